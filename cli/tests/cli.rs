@@ -1,0 +1,128 @@
+//! The `actionseal` command end to end: exact output bytes, stdin and files, exit codes, and
+//! every rejected conformance vector reported as `error: <code>: ...` with exit status 2.
+
+use actionseal_conformance::canon_vectors;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_actionseal"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn actionseal");
+    // The command may exit before reading everything (size limit); a broken pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn example() -> String {
+    format!("{}/../examples/refund-action.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn canon_writes_exactly_the_canonical_bytes() {
+    let out = run(&["canon", &example()], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("{\"args\":{\"amount_minor\":2500,"));
+    assert!(!text.ends_with('\n'));
+    // stdin, absent or `-`, gives the same bytes.
+    let input = std::fs::read(example()).unwrap();
+    assert_eq!(run(&["canon"], &input).stdout, text.as_bytes());
+    assert_eq!(run(&["canon", "-"], &input).stdout, text.as_bytes());
+}
+
+#[test]
+fn digest_is_the_sha256_of_the_canon_output() {
+    let canon = run(&["canon", &example()], b"").stdout;
+    let digest = String::from_utf8(run(&["digest", &example()], b"").stdout).unwrap();
+    let want = format!("{}\n", actionseal_core::Digest::of(&canon));
+    assert_eq!(digest, want);
+    assert_eq!(digest.len(), "sha256:".len() + 64 + 1);
+}
+
+#[test]
+fn every_rejected_vector_exits_2_with_its_code() {
+    let mut n = 0;
+    for v in canon_vectors() {
+        for profile in ["strict", "rfc8785"] {
+            let expected = &v.doc[profile];
+            let out = run(&["canon", "--profile", profile], &v.input());
+            match expected.get("error").and_then(|e| e.as_str()) {
+                Some(code) => {
+                    assert_eq!(out.status.code(), Some(2), "{} {profile}", v.name);
+                    let err = String::from_utf8(out.stderr).unwrap();
+                    assert!(err.starts_with(&format!("error: {code}: ")), "{}: {err}", v.name);
+                    assert!(out.stdout.is_empty());
+                    n += 1;
+                }
+                None => {
+                    assert!(out.status.success(), "{} {profile}", v.name);
+                    assert_eq!(out.stdout, expected["canonical"].as_str().unwrap().as_bytes());
+                }
+            }
+        }
+    }
+    assert!(n > 80);
+}
+
+#[test]
+fn profile_changes_number_handling() {
+    let out = run(&["canon", "--profile=rfc8785"], b"[9007199254740993]");
+    assert_eq!(out.stdout, b"[9007199254740992]");
+    let out = run(&["digest"], b"[9007199254740993]");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: inexact_number: "));
+}
+
+#[test]
+fn limits_are_options() {
+    let out = run(&["canon", "--max-bytes", "4"], b"[1,2,3]");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: size_limit_exceeded: "));
+    let out = run(&["canon", "--max-depth=1"], b"[[1]]");
+    assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: depth_limit_exceeded: "));
+    // An endless stream is cut off at the limit rather than read to the end.
+    let big = vec![b' '; 1 << 20];
+    assert_eq!(run(&["canon", "--max-bytes", "100"], &big).status.code(), Some(2));
+}
+
+#[test]
+fn usage_and_io_errors() {
+    assert_eq!(run(&["frobnicate"], b"").status.code(), Some(64));
+    assert_eq!(run(&[], b"").status.code(), Some(64));
+    assert_eq!(run(&["canon", "--profile", "loose"], b"1").status.code(), Some(64));
+    assert_eq!(run(&["canon", "a", "b"], b"").status.code(), Some(64));
+    assert_eq!(run(&["canon", "/nonexistent/x.json"], b"").status.code(), Some(74));
+    assert!(run(&["--help"], b"").status.success());
+    assert!(run(&["--version"], b"").status.success());
+}
+
+#[test]
+fn arbitrary_bytes_never_crash() {
+    // SplitMix64 over a fixed seed: varied, repeatable inputs.
+    let mut s: u64 = 7;
+    let mut next = || {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let alphabet = b"{}[]\",:\\u0123456789abcdefeE+-.tnrl \x00\xff\xed\xa0";
+    for _ in 0..200 {
+        let len = (next() % 40) as usize;
+        let input: Vec<u8> = (0..len)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        let out = run(&["canon"], &input);
+        let code = out.status.code();
+        assert!(code == Some(0) || code == Some(2), "{input:?} -> {code:?}");
+        if code == Some(2) {
+            assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: "));
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Rewrites the expected results of the conformance vectors and the generated corpus from the
+//! Rust core. With `--check`, writes nothing and fails when any file would change.
+
+use actionseal_conformance::decisions::{self, agrees};
+use actionseal_conformance::{canon_vectors, codes_problems, corpus, dir, expected, to_pretty, vectors};
+use actionseal_core::Profile;
+use serde_json::{Map, Value as Json};
+use std::fs;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let check = std::env::args().any(|a| a == "--check");
+    let mut problems = Vec::new();
+    let mut changed = Vec::new();
+
+    for v in canon_vectors() {
+        let input = v.input();
+        let strict = expected(&input, Profile::Strict);
+        let rfc = expected(&input, Profile::Rfc8785);
+        if let Some(p) = naming_problem(&v.name, &strict) {
+            problems.push(p);
+        }
+        let mut doc = Map::new();
+        for key in ["description", "input", "input_hex"] {
+            if let Some(x) = v.doc.get(key) {
+                doc.insert(key.into(), x.clone());
+            }
+        }
+        if let Some(k) = v.doc.keys().find(|k| !matches!(k.as_str(), "description" | "input" | "input_hex" | "strict" | "rfc8785")) {
+            problems.push(format!("{}: unknown field {k:?}", v.name));
+        }
+        doc.insert("strict".into(), strict);
+        doc.insert("rfc8785".into(), rfc);
+        let text = to_pretty(&Json::Object(doc));
+        if fs::read_to_string(&v.path).ok().as_deref() != Some(text.as_str()) {
+            changed.push(v.path.display().to_string());
+            if !check {
+                fs::write(&v.path, text).expect("write vector");
+            }
+        }
+    }
+
+    type Compute = fn(&Map<String, Json>) -> Result<Json, String>;
+    let kinds: [(&str, Compute); 4] = [
+        ("contract", decisions::contract_result),
+        ("action", decisions::action_result),
+        ("approval", decisions::approval_result),
+        ("budget", decisions::budget_result),
+    ];
+    for (kind, compute) in kinds {
+        for v in vectors(kind) {
+            let actual = match compute(&v.doc) {
+                Ok(a) => a,
+                Err(e) => {
+                    problems.push(format!("{kind}/{}: {e}", v.name));
+                    continue;
+                }
+            };
+            let authored = v.doc.get("expect").cloned().unwrap_or(Json::Null);
+            if !agrees(&authored, &actual) {
+                problems.push(format!("{kind}/{}: expected {authored}, the core says {actual}", v.name));
+            }
+            if let Some(p) = naming_problem(&v.name, &actual) {
+                problems.push(format!("{kind}/{p}"));
+            }
+            let mut doc = v.doc.clone();
+            doc.insert("expect".into(), actual);
+            write_if_changed(&v.path, &to_pretty(&Json::Object(doc)), check, &mut changed);
+        }
+    }
+
+    let scenarios: Json = serde_json::from_str(
+        &fs::read_to_string(dir().join("scenarios/permit.json")).expect("scenarios/permit.json"),
+    )
+    .expect("scenarios/permit.json is JSON");
+    match decisions::permit_vectors(&scenarios) {
+        Ok(built) => {
+            let permit_dir = dir().join("vectors/permit");
+            let names: Vec<String> = built.iter().map(|(n, _)| format!("{n}.json")).collect();
+            for entry in fs::read_dir(&permit_dir).into_iter().flatten().flatten() {
+                let file = entry.file_name().to_string_lossy().into_owned();
+                if file.ends_with(".json") && !names.contains(&file) {
+                    changed.push(format!("{} (no such scenario)", entry.path().display()));
+                    if !check {
+                        fs::remove_file(entry.path()).expect("remove stale vector");
+                    }
+                }
+            }
+            for (name, vector) in built {
+                if let Some(p) = permit_naming_problem(&name, &vector["expect"]) {
+                    problems.push(p);
+                }
+                fs::create_dir_all(&permit_dir).expect("mkdir");
+                write_if_changed(&permit_dir.join(format!("{name}.json")), &to_pretty(&vector), check, &mut changed);
+            }
+        }
+        Err(p) => problems.extend(p),
+    }
+
+    let corpus_path = dir().join("generated/corpus.jsonl");
+    let lines: String = corpus::generate()
+        .iter()
+        .map(|c| serde_json::to_string(c).expect("serialize") + "\n")
+        .collect();
+    if fs::read_to_string(&corpus_path).ok().as_deref() != Some(lines.as_str()) {
+        changed.push(corpus_path.display().to_string());
+        if !check {
+            fs::create_dir_all(corpus_path.parent().unwrap()).expect("mkdir");
+            fs::write(&corpus_path, lines).expect("write corpus");
+        }
+    }
+
+    problems.extend(codes_problems());
+
+    for p in &problems {
+        eprintln!("error: {p}");
+    }
+    if check {
+        for c in &changed {
+            eprintln!("error: {c} is out of date: run `cargo run -p actionseal-conformance --bin regen`");
+        }
+    } else {
+        for c in &changed {
+            eprintln!("updated {c}");
+        }
+    }
+    if problems.is_empty() && !(check && !changed.is_empty()) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `y_` files must be accepted under strict, `n_<code>...` files rejected with that code.
+fn naming_problem(name: &str, strict: &Json) -> Option<String> {
+    let error = strict.get("error").and_then(Json::as_str);
+    match (name.split_once('_'), error) {
+        (Some(("y", _)), None) => None,
+        (Some(("y", _)), Some(code)) => Some(format!("{name}: y_ vector rejected with {code}")),
+        (Some(("n", rest)), Some(code)) if rest.starts_with(code) => None,
+        (Some(("n", _)), Some(code)) => Some(format!("{name}: n_ vector rejected with {code}, not the code its name starts with")),
+        (Some(("n", _)), None) => Some(format!("{name}: n_ vector accepted under strict")),
+        _ => Some(format!("{name}: vector names start with y_ or n_")),
+    }
+}
+
+
+fn write_if_changed(path: &std::path::Path, text: &str, check: bool, changed: &mut Vec<String>) {
+    if fs::read_to_string(path).ok().as_deref() != Some(text) {
+        changed.push(path.display().to_string());
+        if !check {
+            fs::write(path, text).expect("write vector");
+        }
+    }
+}
+
+/// `y_` scenarios permit; `n_reject...`/`n_reapprove...` give that outcome; other `n_<code>`
+/// scenarios fail with that error code.
+fn permit_naming_problem(name: &str, expect: &Json) -> Option<String> {
+    let outcome = expect.get("outcome").and_then(Json::as_str);
+    let ok = match (name.split_once('_'), outcome) {
+        (Some(("y", _)), Some("permit")) => true,
+        (Some(("n", rest)), Some(o)) => o != "permit" && rest.starts_with(o),
+        (Some(("n", _)), None) => naming_problem(name, expect).is_none(),
+        _ => false,
+    };
+    (!ok).then(|| format!("permit/{name}: name does not match the result {expect}"))
+}

@@ -1,0 +1,302 @@
+//! Expected results of the contract, action, approval, budget and permit vectors, computed by
+//! the Rust core and checked against the expectations written by hand.
+
+use actionseal_core::{
+    canonicalize, charge, check, parse, Action, ActionIds, Approval, Contract, Decision,
+    DecisionInput, Error, Options, OwnedValue,
+};
+use serde_json::{json, Map, Value as Json};
+
+/// Parses JSON text with the strict core parser into an owned value.
+pub fn core_value(text: &str) -> Result<OwnedValue, Error> {
+    parse(text.as_bytes(), &Options::default()).map(|v| v.into_owned())
+}
+
+fn error_json(e: &Error) -> Json {
+    json!({"error": e.code().as_str(), "path": e.path()})
+}
+
+fn text_of(doc: &Map<String, Json>, key: &str) -> Result<String, String> {
+    doc.get(key)
+        .and_then(Json::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{key} must be a JSON text (a string)"))
+}
+
+/// `{"digest", "requirement"?}` or `{"error", "path"}` for a contract vector.
+pub fn contract_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    let contract = match core_value(&text_of(doc, "contract")?).and_then(|v| Contract::from_value(&v)) {
+        Ok(c) => c,
+        Err(e) => return Ok(error_json(&e)),
+    };
+    let mut out = json!({"digest": contract.digest().to_string()});
+    if doc.contains_key("args") {
+        match core_value(&text_of(doc, "args")?).and_then(|a| contract.requires_approval(&a)) {
+            Ok(r) => out["requirement"] = json!({"required": r.required, "rule": r.rule}),
+            Err(e) => return Ok(error_json(&e)),
+        }
+    }
+    Ok(out)
+}
+
+/// `{"action", "fingerprint"}` or `{"error", "path"}` for an action vector.
+pub fn action_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    let ids = doc.get("ids").and_then(Json::as_object).ok_or("ids must be an object")?;
+    let id = |k: &str| ids.get(k).and_then(Json::as_str).unwrap_or_default().to_owned();
+    let (tenant, subject, job_id, request_id, policy_version) = (
+        id("tenant"),
+        id("subject"),
+        id("job_id"),
+        id("request_id"),
+        id("policy_version"),
+    );
+    let args_text = text_of(doc, "args")?;
+    let built = core_value(&text_of(doc, "contract")?)
+        .and_then(|c| Contract::from_value(&c))
+        .and_then(|c| {
+            let args = core_value(&args_text)?;
+            Action::build(
+                &c,
+                &args,
+                &ActionIds {
+                    tenant: &tenant,
+                    subject: &subject,
+                    job_id: &job_id,
+                    request_id: &request_id,
+                    policy_version: &policy_version,
+                },
+            )
+        });
+    Ok(match built {
+        Ok(a) => json!({"action": canonicalize(a.value()), "fingerprint": a.digest().to_string()}),
+        Err(e) => error_json(&e),
+    })
+}
+
+/// `{"approval", "fingerprint"}` or `{"error", "path"}` for an approval vector.
+pub fn approval_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    let d = doc
+        .get("decision")
+        .and_then(Json::as_object)
+        .ok_or("decision must be an object")?;
+    let s = |k: &str| d.get(k).and_then(Json::as_str).unwrap_or_default().to_owned();
+    let t = |k: &str| d.get(k).and_then(Json::as_i64).unwrap_or_default();
+    let decided = core_value(&text_of(doc, "action")?)
+        .and_then(|a| Action::from_value(&a))
+        .and_then(|a| {
+            let decision = Decision::parse(&s("decision"))?;
+            Approval::decide(
+                &a,
+                &DecisionInput {
+                    approval_id: &s("approval_id"),
+                    decision_id: &s("decision_id"),
+                    decision,
+                    approver: &s("approver"),
+                    decided_at: t("decided_at"),
+                    expires_at: t("expires_at"),
+                },
+            )
+        });
+    Ok(match decided {
+        Ok(a) => json!({
+            "approval": canonicalize(a.value()),
+            "fingerprint": actionseal_core::fingerprint(a.value()).to_string(),
+        }),
+        Err(e) => error_json(&e),
+    })
+}
+
+/// `{"budget"}` or `{"error", "path", "at"}` for a budget vector: the costs charged in turn.
+pub fn budget_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    let mut budget = core_value(&text_of(doc, "budget")?).map_err(|e| e.to_string())?;
+    let costs = doc.get("costs").and_then(Json::as_array).ok_or("costs must be an array")?;
+    for (i, cost) in costs.iter().enumerate() {
+        let cost = core_value(cost.as_str().ok_or("each cost is a JSON text")?)
+            .map_err(|e| e.to_string())?;
+        match charge(&budget, &cost) {
+            Ok(b) => budget = b,
+            Err(e) => {
+                let mut out = error_json(&e);
+                out["at"] = i.into();
+                return Ok(out);
+            }
+        }
+    }
+    Ok(json!({"budget": canonicalize(&budget)}))
+}
+
+/// The verdict (or `{"error", "path"}` for a malformed context) for a permit vector.
+pub fn permit_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    let approval = match doc.get("approval") {
+        Some(Json::Null) => None,
+        Some(Json::String(t)) => Some(core_value(t).map_err(|e| e.to_string())?),
+        _ => return Err("approval must be a JSON text or null".into()),
+    };
+    let action = core_value(&text_of(doc, "action")?).map_err(|e| e.to_string())?;
+    let context = core_value(&text_of(doc, "context")?).map_err(|e| e.to_string())?;
+    Ok(match check(approval.as_ref(), &action, &context) {
+        Ok(v) => serde_json::from_str(&canonicalize(&v.to_value())).map_err(|e| e.to_string())?,
+        Err(e) => error_json(&e),
+    })
+}
+
+/// Whether every member written by hand in `authored` has the same value in `actual`.
+pub fn agrees(authored: &Json, actual: &Json) -> bool {
+    match (authored, actual) {
+        (Json::Object(a), Json::Object(b)) => a.iter().all(|(k, v)| b.get(k).is_some_and(|w| agrees(v, w))),
+        _ => authored == actual,
+    }
+}
+
+/// Builds the permit vectors from `scenarios/permit.json`: `(name, vector)` pairs, or the
+/// problems found (a scenario whose verdict disagrees with its hand-written expectation).
+pub fn permit_vectors(scenarios: &Json) -> Result<Vec<(String, Json)>, Vec<String>> {
+    let contracts = &scenarios["contracts"];
+    let base = &scenarios["base"];
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for s in scenarios["scenarios"].as_array().into_iter().flatten() {
+        let name = s["name"].as_str().unwrap_or("?").to_owned();
+        match build_permit(contracts, base, s) {
+            Ok(vector) => {
+                if !agrees(&s["expect"], &vector["expect"]) {
+                    problems.push(format!(
+                        "permit scenario {name}: expected {}, the core says {}",
+                        s["expect"], vector["expect"]
+                    ));
+                }
+                out.push((name, vector));
+            }
+            Err(e) => problems.push(format!("permit scenario {name}: {e}")),
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String> {
+    let contract_name = s.get("contract").unwrap_or(&base["contract"]);
+    let contract_doc = &contracts[contract_name.as_str().ok_or("contract names a contract")?];
+    let contract = Contract::from_value(&to_core(contract_doc)?).map_err(|e| e.to_string())?;
+    let args = to_core(s.get("args").unwrap_or(&base["args"]))?;
+    let ids = &base["ids"];
+    let id = |k: &str| ids[k].as_str().unwrap_or_default().to_owned();
+    let (tenant, subject, job_id, request_id, policy_version) = (
+        id("tenant"),
+        id("subject"),
+        id("job_id"),
+        id("request_id"),
+        id("policy_version"),
+    );
+    let action = Action::build(
+        &contract,
+        &args,
+        &ActionIds {
+            tenant: &tenant,
+            subject: &subject,
+            job_id: &job_id,
+            request_id: &request_id,
+            policy_version: &policy_version,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+
+    let approval_text = if s.get("approval") == Some(&Json::Null) {
+        Json::Null
+    } else {
+        let mut d = base["decision"].clone();
+        edit(&mut d, &s["decision"])?;
+        let ds = |k: &str| d[k].as_str().unwrap_or_default().to_owned();
+        let decision = Decision::parse(&ds("decision")).map_err(|e| e.to_string())?;
+        let approval = Approval::decide(
+            &action,
+            &DecisionInput {
+                approval_id: &ds("approval_id"),
+                decision_id: &ds("decision_id"),
+                decision,
+                approver: &ds("approver"),
+                decided_at: d["decided_at"].as_i64().unwrap_or_default(),
+                expires_at: d["expires_at"].as_i64().unwrap_or_default(),
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let mut record = from_core(approval.value())?;
+        edit(&mut record, &s["tamper"])?;
+        Json::String(serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?)
+    };
+
+    let mut presented = from_core(action.value())?;
+    edit(&mut presented, &s["presented"])?;
+    let action_text = match s.get("presented_style").and_then(Json::as_str) {
+        Some("reordered") => reordered(&presented, 0),
+        Some(other) => return Err(format!("unknown presented_style {other}")),
+        None => serde_json::to_string(&presented).map_err(|e| e.to_string())?,
+    };
+
+    let mut context = base["context"].clone();
+    let context_contract = s.get("context_contract").unwrap_or(contract_name);
+    context["contract"] = contracts[context_contract.as_str().ok_or("context_contract names a contract")?].clone();
+    edit(&mut context, &s["context"])?;
+
+    let mut vector = Map::new();
+    vector.insert("description".into(), s["description"].clone());
+    vector.insert("approval".into(), approval_text);
+    vector.insert("action".into(), Json::String(action_text));
+    vector.insert(
+        "context".into(),
+        Json::String(serde_json::to_string_pretty(&context).map_err(|e| e.to_string())?),
+    );
+    let result = permit_result(&vector)?;
+    vector.insert("expect".into(), result);
+    Ok(Json::Object(vector))
+}
+
+/// Applies `[["set", pointer, value] | ["remove", pointer], ...]` to `doc`.
+fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
+    for e in edits.as_array().into_iter().flatten() {
+        let op = e[0].as_str().unwrap_or_default();
+        let pointer = e[1].as_str().ok_or("edit needs a pointer")?;
+        let (parent, key) = pointer.rsplit_once('/').ok_or("edit pointer must start with /")?;
+        let target = doc
+            .pointer_mut(parent)
+            .and_then(Json::as_object_mut)
+            .ok_or_else(|| format!("no object at {parent}"))?;
+        match op {
+            "set" => {
+                target.insert(key.to_owned(), e[2].clone());
+            }
+            "remove" => {
+                target.remove(key);
+            }
+            _ => return Err(format!("unknown edit {op}")),
+        }
+    }
+    Ok(())
+}
+
+/// Pretty text with every object's members in reverse order: same content, other bytes.
+fn reordered(v: &Json, indent: usize) -> String {
+    let pad = "  ".repeat(indent + 1);
+    match v {
+        Json::Object(m) => {
+            let members: Vec<String> = m
+                .iter()
+                .rev()
+                .map(|(k, v)| format!("{pad}{} : {}", Json::String(k.clone()), reordered(v, indent + 1)))
+                .collect();
+            format!("{{\n{}\n{}}}", members.join(",\n"), "  ".repeat(indent))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn to_core(v: &Json) -> Result<OwnedValue, String> {
+    core_value(&v.to_string()).map_err(|e| e.to_string())
+}
+
+fn from_core(v: &OwnedValue) -> Result<Json, String> {
+    serde_json::from_str(&canonicalize(v)).map_err(|e| e.to_string())
+}

@@ -1,0 +1,150 @@
+//! Shared conformance data for every actionseal runtime: locating the files, reading vectors,
+//! and computing the expected result of a case with the Rust core (the regenerator's oracle).
+
+use actionseal_core::{canonicalize_json, Code, Digest, Options, Profile, Reason};
+use serde_json::{json, Map, Value as Json};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub mod corpus;
+pub mod decisions;
+
+/// The `conformance/` directory.
+pub fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// The public RFC 8785 test data: `$ACTIONSEAL_JCS_DIR`, else `../shared/vectors/jcs` beside
+/// the repository. Missing data is an error, never a reason to skip.
+pub fn jcs_dir() -> Result<PathBuf, String> {
+    let candidate = match std::env::var_os("ACTIONSEAL_JCS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => dir().join("../../shared/vectors/jcs"),
+    };
+    if candidate.join("public_vectors.jsonl").is_file() {
+        Ok(candidate)
+    } else {
+        Err(format!(
+            "public RFC 8785 data not found at {} (set ACTIONSEAL_JCS_DIR)",
+            candidate.display()
+        ))
+    }
+}
+
+/// One vector file.
+pub struct Vector {
+    /// File name without `.json`.
+    pub name: String,
+    /// The file's path.
+    pub path: PathBuf,
+    /// The whole file.
+    pub doc: Map<String, Json>,
+}
+
+impl Vector {
+    /// The raw input bytes (`input` as UTF-8, or `input_hex` decoded).
+    pub fn input(&self) -> Vec<u8> {
+        match (self.doc.get("input"), self.doc.get("input_hex")) {
+            (Some(Json::String(s)), None) => s.as_bytes().to_vec(),
+            (None, Some(Json::String(h))) => decode_hex(h).unwrap_or_else(|| {
+                panic!("{}: input_hex is not hex", self.name);
+            }),
+            _ => panic!("{}: needs exactly one of input, input_hex", self.name),
+        }
+    }
+}
+
+/// Reads every `vectors/canon/*.json`, sorted by name.
+pub fn canon_vectors() -> Vec<Vector> {
+    vectors("canon")
+}
+
+/// Reads every `vectors/<kind>/*.json`, sorted by name.
+pub fn vectors(kind: &str) -> Vec<Vector> {
+    let mut out: Vec<_> = fs::read_dir(dir().join("vectors").join(kind))
+        .unwrap_or_else(|e| panic!("vectors/{kind}: {e}"))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|path| {
+            let text = fs::read_to_string(&path).expect("read vector");
+            let Json::Object(doc) = serde_json::from_str(&text).expect("vector is JSON") else {
+                panic!("{}: not an object", path.display());
+            };
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            Vector { name, path, doc }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// The expected-result object for `input` under `profile`: `{canonical, fingerprint}` or
+/// `{error, path, offset?}`.
+pub fn expected(input: &[u8], profile: Profile) -> Json {
+    match canonicalize_json(input, &Options::with_profile(profile)) {
+        Ok(c) => json!({
+            "canonical": c,
+            "fingerprint": Digest::of(c.as_bytes()).to_string(),
+        }),
+        Err(e) => {
+            let mut m = Map::new();
+            m.insert("error".into(), e.code().as_str().into());
+            m.insert("path".into(), e.path().into());
+            if let Some(o) = e.offset() {
+                m.insert("offset".into(), o.into());
+            }
+            Json::Object(m)
+        }
+    }
+}
+
+/// Decodes lowercase or uppercase hex.
+pub fn decode_hex(h: &str) -> Option<Vec<u8>> {
+    if h.len() % 2 != 0 {
+        return None;
+    }
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Pretty JSON with a trailing newline, as the vector files are written.
+pub fn to_pretty(v: &Json) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("serialize");
+    s.push('\n');
+    s
+}
+
+/// `codes.json` must list exactly the core's codes, each with a meaning.
+pub fn codes_problems() -> Vec<String> {
+    let text = fs::read_to_string(dir().join("codes.json")).expect("codes.json");
+    let doc: Json = serde_json::from_str(&text).expect("codes.json is JSON");
+    let listed = doc["codes"].as_object().cloned().unwrap_or_default();
+    let mut problems = Vec::new();
+    for code in Code::ALL {
+        match listed.get(code.as_str()).and_then(Json::as_str) {
+            Some(m) if !m.trim().is_empty() => {}
+            _ => problems.push(format!("codes.json: {} is missing or has no meaning", code.as_str())),
+        }
+    }
+    for name in listed.keys() {
+        if Code::from_name(name).is_none() {
+            problems.push(format!("codes.json: {name} is not a core error code"));
+        }
+    }
+    // Reasons: the same names, in the same order, with the same outcomes as the core.
+    let reasons = doc["reasons"].as_object().cloned().unwrap_or_default();
+    let listed: Vec<(&str, &str)> = reasons
+        .iter()
+        .map(|(k, v)| (k.as_str(), v["outcome"].as_str().unwrap_or("")))
+        .collect();
+    let core: Vec<(&str, &str)> = Reason::ALL
+        .iter()
+        .map(|r| (r.as_str(), r.outcome().as_str()))
+        .collect();
+    if listed != core {
+        problems.push(format!("codes.json: reasons {listed:?} differ from the core's {core:?}"));
+    }
+    problems
+}

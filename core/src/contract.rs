@@ -1,0 +1,137 @@
+//! Tool contracts: what a tool is, what arguments it takes, and when a call needs a person.
+//!
+//! ```json
+//! {"tool": "refund_create", "version": "3", "effect": "write",
+//!  "args": {"type": "object", "properties": {...}, "required": [...]},
+//!  "approval": {"when": [{"pointer": "/amount_minor", "op": "gt", "value": 10000}]},
+//!  "cost_minor": 25}
+//! ```
+//!
+//! All six fields are required and no others are allowed. `args` is the JSON Schema agent
+//! frameworks already give the model (see [`crate::schema`]); its top level must be an object
+//! schema. A contract has its own fingerprint, which every action made under it carries.
+
+use crate::digest::Digest;
+use crate::error::{Code, Error, Result};
+use crate::fields::Fields;
+use crate::rule::{ApprovalRule, Requirement};
+use crate::schema::Schema;
+use crate::value::{OwnedValue, Value};
+use std::sync::Arc;
+
+/// Whether a tool only reads or also changes something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Reads only.
+    Read,
+    /// Has a side effect.
+    Write,
+}
+
+/// A loaded, validated tool contract. Cloning is cheap (shared).
+#[derive(Clone, Debug)]
+pub struct Contract(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    document: OwnedValue,
+    digest: Digest,
+    tool: String,
+    version: String,
+    effect: Effect,
+    schema: Schema,
+    approval: ApprovalRule,
+    cost_minor: i64,
+}
+
+const FIELDS: &[&str] = &["tool", "version", "effect", "args", "approval", "cost_minor"];
+
+impl Contract {
+    /// Loads a contract. A malformed field is [`Code::InvalidContract`]; a schema outside the
+    /// supported subset is [`Code::UnsupportedSchema`] or [`Code::InvalidSchema`], with the
+    /// path inside the contract (`/args/...`).
+    pub fn from_value(document: &Value<'_>) -> Result<Contract> {
+        let f = Fields::new(document, Code::InvalidContract, "contract", FIELDS)?;
+        let tool = f.identity("tool")?.to_owned();
+        let version = f.identity("version")?.to_owned();
+        let effect = match f.one_of("effect", &["read", "write"])? {
+            "read" => Effect::Read,
+            _ => Effect::Write,
+        };
+        let args = f.required("args")?;
+        let is_object_schema = args
+            .as_object()
+            .and_then(|o| o.get("type"))
+            .and_then(Value::as_str)
+            == Some("object");
+        if !is_object_schema {
+            return Err(Error::new(
+                Code::InvalidContract,
+                "args must be a JSON Schema with \"type\": \"object\"",
+            )
+            .in_key("args"));
+        }
+        let schema = Schema::compile(args).map_err(|e| e.in_key("args"))?;
+        let approval =
+            ApprovalRule::from_value(f.required("approval")?).map_err(|e| e.in_key("approval"))?;
+        let cost_minor = f.integer("cost_minor", 0)?;
+        let document = document.clone().into_owned();
+        Ok(Contract(Arc::new(Inner {
+            digest: crate::fingerprint(&document),
+            document,
+            tool,
+            version,
+            effect,
+            schema,
+            approval,
+            cost_minor,
+        })))
+    }
+
+    /// The contract's fingerprint.
+    pub fn digest(&self) -> Digest {
+        self.0.digest
+    }
+
+    /// The contract document as loaded.
+    pub fn document(&self) -> &OwnedValue {
+        &self.0.document
+    }
+
+    /// The tool name.
+    pub fn tool(&self) -> &str {
+        &self.0.tool
+    }
+
+    /// The contract version.
+    pub fn version(&self) -> &str {
+        &self.0.version
+    }
+
+    /// Read or write.
+    pub fn effect(&self) -> Effect {
+        self.0.effect
+    }
+
+    /// The cost of one call, in minor units of the budget's currency.
+    pub fn cost_minor(&self) -> i64 {
+        self.0.cost_minor
+    }
+
+    /// The approval rule.
+    pub fn approval(&self) -> &ApprovalRule {
+        &self.0.approval
+    }
+
+    /// Validates call arguments; errors carry paths relative to the arguments.
+    pub fn validate_args(&self, args: &Value<'_>) -> Result<()> {
+        self.0.schema.validate(args)
+    }
+
+    /// Whether a call with these arguments needs an approval, and which rule decided. The
+    /// arguments are validated first: invalid arguments are an error, never "no approval".
+    pub fn requires_approval(&self, args: &Value<'_>) -> Result<Requirement> {
+        self.validate_args(args)?;
+        Ok(self.0.approval.evaluate(args))
+    }
+}

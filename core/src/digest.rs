@@ -1,0 +1,230 @@
+//! SHA-256 fingerprints of canonical bytes and their constant-time comparison.
+
+use crate::canon::Sink;
+use crate::error::{Code, Error, Result};
+use sha2::{Digest as _, Sha256};
+use std::fmt;
+use std::str::FromStr;
+
+/// A SHA-256 fingerprint, written `sha256:` + 64 lowercase hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Digest([u8; 32]);
+
+const PREFIX: &str = "sha256:";
+
+impl Digest {
+    /// The SHA-256 digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Digest {
+        Digest(Sha256::digest(bytes).into())
+    }
+
+    /// The 32 digest bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// Compares in time independent of where the digests differ.
+    pub fn ct_eq(&self, other: &Digest) -> bool {
+        let diff = self
+            .0
+            .iter()
+            .zip(other.0.iter())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        std::hint::black_box(diff) == 0
+    }
+}
+
+/// A [`Sink`] that hashes canonical text as it is written, in chunks, so the whole text is
+/// never held: small pieces are gathered in a buffer and the hasher sees large blocks.
+pub(crate) struct Hasher {
+    buf: Vec<u8>,
+    sha: Sha256,
+}
+
+/// Bytes gathered before the hasher is called: large enough that per-call overhead is
+/// negligible, small enough to stay in the L1/L2 cache.
+const CHUNK: usize = 8 * 1024;
+
+impl Hasher {
+    /// A hasher with nothing written.
+    pub(crate) fn new() -> Hasher {
+        Hasher {
+            buf: Vec::with_capacity(CHUNK),
+            sha: Sha256::new(),
+        }
+    }
+
+    /// The digest of everything written.
+    pub(crate) fn finish(mut self) -> Digest {
+        self.sha.update(&self.buf);
+        Digest(self.sha.finalize().into())
+    }
+
+    #[cold]
+    fn flush_then_put(&mut self, b: &[u8]) {
+        self.sha.update(&self.buf);
+        self.buf.clear();
+        if b.len() >= CHUNK {
+            self.sha.update(b);
+        } else {
+            self.buf.extend_from_slice(b);
+        }
+    }
+}
+
+impl Sink for Hasher {
+    #[inline]
+    fn put(&mut self, s: &str) {
+        let b = s.as_bytes();
+        if self.buf.len() + b.len() <= CHUNK {
+            self.buf.extend_from_slice(b);
+        } else {
+            self.flush_then_put(b);
+        }
+    }
+
+    #[inline]
+    fn put_ascii(&mut self, c: u8) {
+        if self.buf.len() < CHUNK {
+            self.buf.push(c);
+        } else {
+            self.flush_then_put(&[c]);
+        }
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut s = [0u8; 71];
+        s[..7].copy_from_slice(PREFIX.as_bytes());
+        for (i, b) in self.0.iter().enumerate() {
+            s[7 + 2 * i] = HEX[usize::from(b >> 4)];
+            s[8 + 2 * i] = HEX[usize::from(b & 0xF)];
+        }
+        f.write_str(std::str::from_utf8(&s).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl FromStr for Digest {
+    type Err = Error;
+
+    /// Parses `sha256:` + 64 lowercase hex digits; anything else is [`Code::InvalidDigest`].
+    fn from_str(s: &str) -> Result<Digest> {
+        let invalid = || {
+            Error::new(
+                Code::InvalidDigest,
+                "a digest is \"sha256:\" followed by 64 lowercase hex digits",
+            )
+        };
+        let hex = s.strip_prefix(PREFIX).ok_or_else(invalid)?.as_bytes();
+        if hex.len() != 64 {
+            return Err(invalid());
+        }
+        let mut out = [0u8; 32];
+        let mut bad = 0u8;
+        for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+            let (hi, hi_bad) = nibble(pair[0]);
+            let (lo, lo_bad) = nibble(pair[1]);
+            *o = (hi << 4) | lo;
+            bad |= hi_bad | lo_bad;
+        }
+        if bad != 0 {
+            return Err(invalid());
+        }
+        Ok(Digest(out))
+    }
+}
+
+/// Decodes a lowercase hex digit without branching on its value; the second result is
+/// non-zero when the byte is not one.
+fn nibble(c: u8) -> (u8, u8) {
+    let digit = c.wrapping_sub(b'0');
+    let letter = c.wrapping_sub(b'a');
+    let is_digit = ((u16::from(digit) + 0xF6) >> 8) as u8 ^ 1; // 1 when digit < 10
+    let is_letter = ((u16::from(letter) + 0xFA) >> 8) as u8 ^ 1; // 1 when letter < 6
+    let value = (digit & is_digit.wrapping_neg()) | (letter.wrapping_add(10) & is_letter.wrapping_neg());
+    (value & 0xF, (is_digit | is_letter) ^ 1)
+}
+
+/// Whether two fingerprint strings name the same digest, compared in constant time.
+///
+/// A malformed or wrong-length digest on either side is never equal to anything.
+pub fn digest_equal(a: &str, b: &str) -> bool {
+    match (a.parse::<Digest>(), b.parse::<Digest>()) {
+        (Ok(a), Ok(b)) => a.ct_eq(&b),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_digest_and_round_trip() {
+        let d = Digest::of(b"abc");
+        let s = d.to_string();
+        assert_eq!(
+            s,
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(s.parse::<Digest>().unwrap(), d);
+        assert!(digest_equal(&s, &s));
+        assert!(!digest_equal(&s, &Digest::of(b"abd").to_string()));
+    }
+
+    #[test]
+    fn hasher_equals_one_shot_digest_across_chunk_boundaries() {
+        let text: String = (0..3 * CHUNK).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        for cut in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 7] {
+            let mut h = Hasher::new();
+            let (a, b) = text.split_at(cut);
+            for piece in a.as_bytes().chunks(5) {
+                h.put(std::str::from_utf8(piece).unwrap());
+            }
+            h.put_ascii(b'!');
+            h.put(b);
+            assert_eq!(h.finish(), Digest::of(format!("{a}!{b}").as_bytes()), "{cut}");
+        }
+    }
+
+    #[test]
+    fn malformed_digests_are_never_equal() {
+        let good = Digest::of(b"").to_string();
+        let upper = good.to_uppercase().replace("SHA256", "sha256");
+        for bad in [
+            "",
+            "sha256:",
+            &good[..70],
+            &format!("{good}0"),
+            &good[7..],
+            &upper,
+            &good.replace("sha256:", "sha512:"),
+            &format!("sha256:{}g", &good[7..70]),
+            "sha256:ééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé",
+        ] {
+            assert!(!digest_equal(bad, bad), "{bad:?}");
+            assert!(!digest_equal(&good, bad), "{bad:?}");
+            assert!(bad.parse::<Digest>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn nibble_accepts_exactly_lowercase_hex() {
+        for c in 0..=255u8 {
+            let (v, bad) = nibble(c);
+            match c {
+                b'0'..=b'9' => assert_eq!((v, bad), (c - b'0', 0)),
+                b'a'..=b'f' => assert_eq!((v, bad), (c - b'a' + 10, 0)),
+                _ => assert_ne!(bad, 0, "{c}"),
+            }
+        }
+    }
+}

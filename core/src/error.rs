@@ -1,0 +1,245 @@
+//! The one error model: a stable snake_case [`Code`] plus where it happened.
+
+use std::fmt;
+
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])* $variant:ident => $name:literal,)*) => {
+        /// A stable, machine-readable error code.
+        ///
+        /// The snake_case names are a public contract shared by every runtime and listed in
+        /// `conformance/codes.json`; a variant is never renamed or reused for another meaning.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Code {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable snake_case name of this code.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+
+            /// The code with this snake_case name, if there is one.
+            pub fn from_name(name: &str) -> Option<Code> {
+                match name {
+                    $($name => Some(Code::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The input bytes are not well-formed UTF-8.
+    InvalidUtf8 => "invalid_utf8",
+    /// The input does not follow the RFC 8259 grammar.
+    SyntaxError => "syntax_error",
+    /// A complete JSON value is followed by something other than whitespace.
+    TrailingContent => "trailing_content",
+    /// The input starts with a byte-order mark (U+FEFF).
+    ByteOrderMark => "byte_order_mark",
+    /// An object has the same key twice (compared after unescaping).
+    DuplicateKey => "duplicate_key",
+    /// A string holds an unpaired UTF-16 surrogate, escaped or encoded.
+    LoneSurrogate => "lone_surrogate",
+    /// `NaN`, `Infinity` or another non-finite number.
+    NonFiniteNumber => "non_finite_number",
+    /// A number too large in magnitude for an IEEE 754 double.
+    NumberOverflow => "number_overflow",
+    /// Strict profile: the canonical form of a number would denote a different decimal value.
+    InexactNumber => "inexact_number",
+    /// Arrays and objects are nested deeper than the configured limit.
+    DepthLimitExceeded => "depth_limit_exceeded",
+    /// The input is larger than the configured limit.
+    SizeLimitExceeded => "size_limit_exceeded",
+    /// A host value has a type with no JSON meaning (bytes, Date, undefined, a function, ...).
+    UnsupportedType => "unsupported_type",
+    /// A host mapping has a key that is not a string.
+    NonStringKey => "non_string_key",
+    /// A host value contains itself.
+    CyclicValue => "cyclic_value",
+    /// A host array has holes.
+    SparseArray => "sparse_array",
+    /// An option passed by the caller is not recognised (for example an unknown profile name).
+    InvalidOption => "invalid_option",
+    /// A digest is not `sha256:` followed by 64 lowercase hex digits.
+    InvalidDigest => "invalid_digest",
+    /// A tool's argument schema uses a keyword, format or pattern feature outside the supported subset.
+    UnsupportedSchema => "unsupported_schema",
+    /// A tool's argument schema is malformed (a keyword with a value of the wrong shape).
+    InvalidSchema => "invalid_schema",
+    /// An object has a property its schema does not declare.
+    UnknownField => "unknown_field",
+    /// A required property is missing.
+    MissingField => "missing_field",
+    /// A value has the wrong JSON type (`"300"` or `true` where a number is expected).
+    TypeMismatch => "type_mismatch",
+    /// An integer outside ±(2^53 − 1), where no runtime can hold it exactly.
+    UnsafeInteger => "unsafe_integer",
+    /// A value is not one of the schema's `enum` values or not its `const`.
+    EnumMismatch => "enum_mismatch",
+    /// A number is outside `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum` or not a `multipleOf`.
+    OutOfRange => "out_of_range",
+    /// A string or array is shorter or longer than the schema allows.
+    LengthOutOfRange => "length_out_of_range",
+    /// A string does not match the schema's `pattern`.
+    PatternMismatch => "pattern_mismatch",
+    /// A string does not match the schema's `format`.
+    FormatMismatch => "format_mismatch",
+    /// An array with `uniqueItems` has two equal items.
+    DuplicateItems => "duplicate_items",
+    /// A value matches none (`anyOf`) or not exactly one (`oneOf`) of the alternatives.
+    NoMatchingAlternative => "no_matching_alternative",
+    /// A tool contract is malformed: a missing or unknown field, or a field of the wrong shape.
+    InvalidContract => "invalid_contract",
+    /// An action envelope is malformed: a missing or unknown field, a blank identity, a bad digest.
+    InvalidAction => "invalid_action",
+    /// An approval record is malformed.
+    InvalidApproval => "invalid_approval",
+    /// A trusted context is malformed (the executor's own server must supply a well-formed one).
+    InvalidContext => "invalid_context",
+    /// A budget is malformed, or a cost is negative or not an integer.
+    InvalidBudget => "invalid_budget",
+    /// A charge would take a budget's spending over its limit.
+    BudgetExceeded => "budget_exceeded",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error with a stable [`Code`], a human-readable message, and where it happened.
+///
+/// `path` is a JSON Pointer (RFC 6901) to the value concerned, empty for the root;
+/// `offset` is the byte offset in the input text, when the input was text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    code: Code,
+    message: String,
+    path: String,
+    offset: Option<usize>,
+}
+
+/// Result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A new error with this code and message, at the root and with no offset.
+    pub fn new(code: Code, message: impl Into<String>) -> Error {
+        Error {
+            code,
+            message: message.into(),
+            path: String::new(),
+            offset: None,
+        }
+    }
+
+    pub(crate) fn at(code: Code, offset: usize, message: impl Into<String>) -> Error {
+        Error::new(code, message).with_offset(offset)
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// The message, without the code; not part of the stable contract.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// JSON Pointer to the value concerned (`""` for the root).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Byte offset in the input text, when known.
+    pub fn offset(&self) -> Option<usize> {
+        self.offset
+    }
+
+    /// Sets the byte offset.
+    pub fn with_offset(mut self, offset: usize) -> Error {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// Prefixes the path with an object key, as a caller unwinding out of that member does.
+    pub fn in_key(mut self, key: &str) -> Error {
+        let mut path = String::with_capacity(key.len() + 1 + self.path.len());
+        path.push('/');
+        crate::pointer::push_escaped(&mut path, key);
+        path.push_str(&self.path);
+        self.path = path;
+        self
+    }
+
+    /// Prefixes the path with an array index.
+    pub fn in_index(mut self, index: usize) -> Error {
+        self.path = format!("/{index}{}", self.path);
+        self
+    }
+
+    /// A host value of a type that JSON cannot represent; `type_name` is the host's name for it.
+    pub fn unsupported_type(type_name: &str) -> Error {
+        Error::new(
+            Code::UnsupportedType,
+            format!("{type_name} has no JSON representation"),
+        )
+    }
+
+    /// A host mapping key that is not a string; `type_name` is the key's host type.
+    pub fn non_string_key(type_name: &str) -> Error {
+        Error::new(
+            Code::NonStringKey,
+            format!("object keys must be strings, not {type_name}"),
+        )
+    }
+
+    /// A host container that contains itself.
+    pub fn cyclic_value() -> Error {
+        Error::new(Code::CyclicValue, "value contains itself")
+    }
+
+    /// A host array with a hole at `index`.
+    pub fn sparse_array(index: usize) -> Error {
+        Error::new(Code::SparseArray, format!("array has a hole at index {index}"))
+    }
+
+    /// A host string with an unpaired surrogate.
+    pub fn lone_surrogate() -> Error {
+        Error::new(Code::LoneSurrogate, "string has an unpaired surrogate")
+    }
+
+    /// Host containers nested deeper than `max_depth`.
+    pub fn depth_limit(max_depth: usize) -> Error {
+        Error::new(
+            Code::DepthLimitExceeded,
+            format!("nesting deeper than the limit of {max_depth}"),
+        )
+    }
+}
+
+impl fmt::Display for Error {
+    /// `code: message`, then the location when there is one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)?;
+        match (self.path.is_empty(), self.offset) {
+            (true, None) => Ok(()),
+            (true, Some(o)) => write!(f, " (at byte {o})"),
+            (false, None) => write!(f, " (at {})", self.path),
+            (false, Some(o)) => write!(f, " (at {}, byte {o})", self.path),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,85 @@
+//! actionseal core: strict JSON, RFC 8785 canonical form and SHA-256 fingerprints.
+//!
+//! A human approval in actionseal is evidence about one exact action: the SHA-256 digest of
+//! the action's canonical bytes. This crate turns JSON text or host values into those bytes,
+//! identically in every runtime, and refuses input whose meaning is ambiguous or would be
+//! changed by the conversion (duplicate keys, lone surrogates, non-finite or inexact
+//! numbers) with a stable [`Code`]. It does no I/O.
+//!
+//! ```
+//! use actionseal_core::{canonicalize_json, fingerprint_json, Options};
+//!
+//! let opts = Options::default();
+//! let text = br#"{"order": "order-17", "amount_minor": 2500.00, "currency": "USD"}"#;
+//! assert_eq!(
+//!     canonicalize_json(text, &opts).unwrap(),
+//!     r#"{"amount_minor":2500,"currency":"USD","order":"order-17"}"#
+//! );
+//! assert!(fingerprint_json(text, &opts).unwrap().to_string().starts_with("sha256:"));
+//! ```
+
+mod action;
+mod approval;
+mod budget;
+mod canon;
+mod contract;
+mod digest;
+mod error;
+mod fields;
+mod keyorder;
+mod number;
+mod options;
+mod parse;
+mod permit;
+mod pointer;
+mod rule;
+mod scan;
+pub mod schema;
+mod utf16;
+mod value;
+
+pub use action::{Action, ActionIds, ACTION_FIELDS};
+pub use approval::{Approval, Decision, DecisionInput};
+pub use budget::charge;
+pub use canon::{canonicalize, write_canonical};
+pub use contract::{Contract, Effect};
+pub use digest::{digest_equal, Digest};
+pub use error::{Code, Error, Result};
+pub use keyorder::cmp_utf16;
+pub use number::{Number, MAX_SAFE_INTEGER};
+pub use options::{Options, Profile, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH};
+pub use parse::parse;
+pub use permit::{check, check_with, Context, Outcome, Reason, Verdict};
+pub use pointer::parse_pointer;
+pub use rule::{ApprovalRule, Requirement};
+pub use schema::Schema;
+pub use utf16::string_from_utf16;
+pub use value::{Object, OwnedValue, Value};
+
+/// The RFC 8785 canonical text of a JSON text, under the options' profile and limits.
+pub fn canonicalize_json(input: &[u8], options: &Options) -> Result<String> {
+    let mut out = String::with_capacity(input.len());
+    if canon::canonicalize_text(input, options, &mut out) {
+        return Ok(out);
+    }
+    // Not accepted by the direct path: the full parser gives the error (or, for input the
+    // direct path does not handle, the value).
+    let value = parse(input, options)?;
+    out.clear();
+    write_canonical(&value, &mut out);
+    Ok(out)
+}
+
+/// The fingerprint of a value: SHA-256 of its canonical bytes.
+pub fn fingerprint(value: &Value<'_>) -> Digest {
+    Digest::of(canonicalize(value).as_bytes())
+}
+
+/// The fingerprint of a JSON text: SHA-256 of its canonical bytes.
+pub fn fingerprint_json(input: &[u8], options: &Options) -> Result<Digest> {
+    let mut hasher = digest::Hasher::new();
+    if canon::canonicalize_text(input, options, &mut hasher) {
+        return Ok(hasher.finish());
+    }
+    canonicalize_json(input, options).map(|c| Digest::of(c.as_bytes()))
+}
