@@ -1,5 +1,8 @@
 //! `actionseal`: canonical JSON, fingerprints and permit checks from the command line.
 
+mod check;
+mod demo;
+
 use actionseal_core::{canonicalize_json, Digest, Error, Options, Profile};
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
@@ -11,6 +14,12 @@ commands:
   canon [FILE]    write the RFC 8785 canonical form of the JSON in FILE (or stdin when FILE is
                   absent or -), exactly, with no trailing newline
   digest [FILE]   print the fingerprint (sha256:<hex>) of the canonical form, and a newline
+  check --action FILE --context FILE [--approval FILE]
+                  re-prove an action before dispatch: print the verdict as JSON; the exit
+                  status says permit (0), reapprove (3) or reject (4). Leave out --approval
+                  when there is none.
+  demo            the refund story end to end: contract, action, approval, permit, and every
+                  way it can go wrong between approval and dispatch
 
 options:
   --profile strict|rfc8785   number profile (default strict: a number whose canonical form would
@@ -20,8 +29,8 @@ options:
   -h, --help                 this help
   -V, --version              the version
 
-exit status: 0 success, 2 bad input (stderr: `error: <code>: <message>`), 64 usage error,
-             74 I/O error";
+exit status: 0 success or permit, 2 bad input (stderr: `error: <code>: <message>`),
+             3 reapprove, 4 reject, 64 usage error, 74 I/O error";
 
 /// Exit status for input the core rejects.
 const EXIT_BAD_INPUT: u8 = 2;
@@ -31,14 +40,19 @@ const EXIT_USAGE: u8 = 64;
 const EXIT_IO: u8 = 74;
 
 enum Failure {
+    /// A check that did not permit: the verdict is already printed.
+    Verdict(u8),
     Usage(String),
     Io(String),
     Input(Error),
+    /// Bad input in a named file.
+    InputIn(String, Error),
 }
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Verdict(status)) => ExitCode::from(status),
         Err(Failure::Usage(msg)) => {
             eprintln!("error: {msg}\n\n{USAGE}");
             ExitCode::from(EXIT_USAGE)
@@ -51,6 +65,14 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(EXIT_BAD_INPUT)
         }
+        Err(Failure::InputIn(file, e)) => {
+            eprintln!(
+                "error: {}: {file}: {}",
+                e.code(),
+                e.to_string().split_once(": ").map_or("", |(_, m)| m)
+            );
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
     }
 }
 
@@ -58,10 +80,14 @@ struct Args {
     command: String,
     file: Option<String>,
     options: Options,
+    approval: Option<String>,
+    action: Option<String>,
+    context: Option<String>,
 }
 
 fn parse_args(args: Vec<String>) -> Result<Option<Args>, Failure> {
     let mut options = Options::default();
+    let (mut approval, mut action, mut context) = (None, None, None);
     let mut positional = Vec::new();
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
@@ -91,6 +117,9 @@ fn parse_args(args: Vec<String>) -> Result<Option<Args>, Failure> {
             }
             "--max-bytes" => options.max_bytes = number(&value("--max-bytes")?, "--max-bytes")?,
             "--max-depth" => options.max_depth = number(&value("--max-depth")?, "--max-depth")?,
+            "--approval" => approval = Some(value("--approval")?),
+            "--action" => action = Some(value("--action")?),
+            "--context" => context = Some(value("--context")?),
             "-" => positional.push(arg),
             f if f.starts_with('-') => return Err(Failure::Usage(format!("unknown option {f}"))),
             _ => positional.push(arg),
@@ -108,6 +137,9 @@ fn parse_args(args: Vec<String>) -> Result<Option<Args>, Failure> {
         command,
         file,
         options,
+        approval,
+        action,
+        context,
     }))
 }
 
@@ -131,6 +163,31 @@ fn run(args: Vec<String>) -> Result<(), Failure> {
             let canonical = canonicalize_json(&input, &args.options).map_err(Failure::Input)?;
             write_stdout(format!("{}\n", Digest::of(canonical.as_bytes())).as_bytes())
         }
+        "check" => {
+            let read = |flag: &str, path: &Option<String>| -> Result<_, Failure> {
+                let path = path
+                    .as_deref()
+                    .ok_or_else(|| Failure::Usage(format!("check needs {flag} FILE")))?;
+                let bytes = read_input(Some(path), &args.options)?;
+                check::read_json(&bytes, &args.options)
+                    .map_err(|e| Failure::InputIn(path.to_owned(), e))
+            };
+            let action = read("--action", &args.action)?;
+            let context = read("--context", &args.context)?;
+            let approval = match &args.approval {
+                Some(_) => Some(read("--approval", &args.approval)?),
+                None => None,
+            };
+            let (verdict, status) =
+                check::run(approval.as_ref(), &action, &context).map_err(Failure::Input)?;
+            write_stdout(format!("{verdict}\n").as_bytes())?;
+            if status == 0 {
+                Ok(())
+            } else {
+                Err(Failure::Verdict(status))
+            }
+        }
+        "demo" => write_stdout(demo::story().as_bytes()),
         other => Err(Failure::Usage(format!("unknown command {other:?}"))),
     }
 }

@@ -19,7 +19,10 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
 }
 
 fn example() -> String {
-    format!("{}/../examples/refund-action.json", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/../examples/refund/action.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 #[test]
@@ -55,13 +58,20 @@ fn every_rejected_vector_exits_2_with_its_code() {
                 Some(code) => {
                     assert_eq!(out.status.code(), Some(2), "{} {profile}", v.name);
                     let err = String::from_utf8(out.stderr).unwrap();
-                    assert!(err.starts_with(&format!("error: {code}: ")), "{}: {err}", v.name);
+                    assert!(
+                        err.starts_with(&format!("error: {code}: ")),
+                        "{}: {err}",
+                        v.name
+                    );
                     assert!(out.stdout.is_empty());
                     n += 1;
                 }
                 None => {
                     assert!(out.status.success(), "{} {profile}", v.name);
-                    assert_eq!(out.stdout, expected["canonical"].as_str().unwrap().as_bytes());
+                    assert_eq!(
+                        out.stdout,
+                        expected["canonical"].as_str().unwrap().as_bytes()
+                    );
                 }
             }
         }
@@ -75,28 +85,43 @@ fn profile_changes_number_handling() {
     assert_eq!(out.stdout, b"[9007199254740992]");
     let out = run(&["digest"], b"[9007199254740993]");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: inexact_number: "));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("error: inexact_number: "));
 }
 
 #[test]
 fn limits_are_options() {
     let out = run(&["canon", "--max-bytes", "4"], b"[1,2,3]");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: size_limit_exceeded: "));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("error: size_limit_exceeded: "));
     let out = run(&["canon", "--max-depth=1"], b"[[1]]");
-    assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: depth_limit_exceeded: "));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("error: depth_limit_exceeded: "));
     // An endless stream is cut off at the limit rather than read to the end.
     let big = vec![b' '; 1 << 20];
-    assert_eq!(run(&["canon", "--max-bytes", "100"], &big).status.code(), Some(2));
+    assert_eq!(
+        run(&["canon", "--max-bytes", "100"], &big).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
 fn usage_and_io_errors() {
     assert_eq!(run(&["frobnicate"], b"").status.code(), Some(64));
     assert_eq!(run(&[], b"").status.code(), Some(64));
-    assert_eq!(run(&["canon", "--profile", "loose"], b"1").status.code(), Some(64));
+    assert_eq!(
+        run(&["canon", "--profile", "loose"], b"1").status.code(),
+        Some(64)
+    );
     assert_eq!(run(&["canon", "a", "b"], b"").status.code(), Some(64));
-    assert_eq!(run(&["canon", "/nonexistent/x.json"], b"").status.code(), Some(74));
+    assert_eq!(
+        run(&["canon", "/nonexistent/x.json"], b"").status.code(),
+        Some(74)
+    );
     assert!(run(&["--help"], b"").status.success());
     assert!(run(&["--version"], b"").status.success());
 }
@@ -122,7 +147,127 @@ fn arbitrary_bytes_never_crash() {
         let code = out.status.code();
         assert!(code == Some(0) || code == Some(2), "{input:?} -> {code:?}");
         if code == Some(2) {
-            assert!(String::from_utf8(out.stderr).unwrap().starts_with("error: "));
+            assert!(String::from_utf8(out.stderr)
+                .unwrap()
+                .starts_with("error: "));
         }
+    }
+}
+
+fn refund(file: &str) -> String {
+    format!("{}/../examples/refund/{file}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn check_prints_the_verdict_and_exits_by_outcome() {
+    let (approval, action, context) = (
+        refund("approval.json"),
+        refund("action.json"),
+        refund("context.json"),
+    );
+    let out = run(
+        &[
+            "check",
+            "--approval",
+            &approval,
+            "--action",
+            &action,
+            "--context",
+            &context,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let verdict = String::from_utf8(out.stdout).unwrap();
+    assert!(verdict.contains("\"outcome\":\"permit\""), "{verdict}");
+    assert!(verdict.ends_with("}\n"));
+
+    let drifted = refund("action-drifted.json");
+    let out = run(
+        &[
+            "check",
+            "--approval",
+            &approval,
+            "--action",
+            &drifted,
+            "--context",
+            &context,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let verdict = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        verdict.contains("\"drift\":[\"/args/amount_minor\"]"),
+        "{verdict}"
+    );
+
+    let out = run(&["check", "--action", &action, "--context", &context], b"");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("\"reasons\":[\"no_approval\"]"));
+}
+
+#[test]
+fn check_reports_bad_input_with_the_file() {
+    let dir = std::env::temp_dir().join(format!("actionseal-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("dup.json");
+    std::fs::write(&bad, br#"{"a":1,"a":2}"#).unwrap();
+    let out = run(
+        &[
+            "check",
+            "--action",
+            bad.to_str().unwrap(),
+            "--context",
+            &refund("context.json"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: duplicate_key: ") && err.contains("dup.json"),
+        "{err}"
+    );
+    // A context that is not well-formed is bad input, not a verdict.
+    let ctx = dir.join("ctx.json");
+    std::fs::write(&ctx, br#"{"now":"soon"}"#).unwrap();
+    let out = run(
+        &[
+            "check",
+            "--action",
+            &refund("action.json"),
+            "--context",
+            ctx.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("error: invalid_context: "));
+    assert_eq!(
+        run(&["check", "--context", &refund("context.json")], b"")
+            .status
+            .code(),
+        Some(64)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn demo_tells_the_story() {
+    let out = run(&["demo"], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "the same action                  PERMIT",
+        "amount 2500 -> 2600              REJECT    action_drift  drift /args/amount_minor",
+        "dispatched at 10:30 sharp        REAPPROVE expired",
+        "budget_exceeded",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
 }

@@ -25,10 +25,11 @@ fn text_of(doc: &Map<String, Json>, key: &str) -> Result<String, String> {
 
 /// `{"digest", "requirement"?}` or `{"error", "path"}` for a contract vector.
 pub fn contract_result(doc: &Map<String, Json>) -> Result<Json, String> {
-    let contract = match core_value(&text_of(doc, "contract")?).and_then(|v| Contract::from_value(&v)) {
-        Ok(c) => c,
-        Err(e) => return Ok(error_json(&e)),
-    };
+    let contract =
+        match core_value(&text_of(doc, "contract")?).and_then(|v| Contract::from_value(&v)) {
+            Ok(c) => c,
+            Err(e) => return Ok(error_json(&e)),
+        };
     let mut out = json!({"digest": contract.digest().to_string()});
     if doc.contains_key("args") {
         match core_value(&text_of(doc, "args")?).and_then(|a| contract.requires_approval(&a)) {
@@ -41,8 +42,16 @@ pub fn contract_result(doc: &Map<String, Json>) -> Result<Json, String> {
 
 /// `{"action", "fingerprint"}` or `{"error", "path"}` for an action vector.
 pub fn action_result(doc: &Map<String, Json>) -> Result<Json, String> {
-    let ids = doc.get("ids").and_then(Json::as_object).ok_or("ids must be an object")?;
-    let id = |k: &str| ids.get(k).and_then(Json::as_str).unwrap_or_default().to_owned();
+    let ids = doc
+        .get("ids")
+        .and_then(Json::as_object)
+        .ok_or("ids must be an object")?;
+    let id = |k: &str| {
+        ids.get(k)
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     let (tenant, subject, job_id, request_id, policy_version) = (
         id("tenant"),
         id("subject"),
@@ -79,7 +88,12 @@ pub fn approval_result(doc: &Map<String, Json>) -> Result<Json, String> {
         .get("decision")
         .and_then(Json::as_object)
         .ok_or("decision must be an object")?;
-    let s = |k: &str| d.get(k).and_then(Json::as_str).unwrap_or_default().to_owned();
+    let s = |k: &str| {
+        d.get(k)
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     let t = |k: &str| d.get(k).and_then(Json::as_i64).unwrap_or_default();
     let decided = core_value(&text_of(doc, "action")?)
         .and_then(|a| Action::from_value(&a))
@@ -109,7 +123,10 @@ pub fn approval_result(doc: &Map<String, Json>) -> Result<Json, String> {
 /// `{"budget"}` or `{"error", "path", "at"}` for a budget vector: the costs charged in turn.
 pub fn budget_result(doc: &Map<String, Json>) -> Result<Json, String> {
     let mut budget = core_value(&text_of(doc, "budget")?).map_err(|e| e.to_string())?;
-    let costs = doc.get("costs").and_then(Json::as_array).ok_or("costs must be an array")?;
+    let costs = doc
+        .get("costs")
+        .and_then(Json::as_array)
+        .ok_or("costs must be an array")?;
     for (i, cost) in costs.iter().enumerate() {
         let cost = core_value(cost.as_str().ok_or("each cost is a JSON text")?)
             .map_err(|e| e.to_string())?;
@@ -143,7 +160,9 @@ pub fn permit_result(doc: &Map<String, Json>) -> Result<Json, String> {
 /// Whether every member written by hand in `authored` has the same value in `actual`.
 pub fn agrees(authored: &Json, actual: &Json) -> bool {
     match (authored, actual) {
-        (Json::Object(a), Json::Object(b)) => a.iter().all(|(k, v)| b.get(k).is_some_and(|w| agrees(v, w))),
+        (Json::Object(a), Json::Object(b)) => a
+            .iter()
+            .all(|(k, v)| b.get(k).is_some_and(|w| agrees(v, w))),
         _ => authored == actual,
     }
 }
@@ -238,7 +257,10 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
 
     let mut context = base["context"].clone();
     let context_contract = s.get("context_contract").unwrap_or(contract_name);
-    context["contract"] = contracts[context_contract.as_str().ok_or("context_contract names a contract")?].clone();
+    context["contract"] = contracts[context_contract
+        .as_str()
+        .ok_or("context_contract names a contract")?]
+    .clone();
     edit(&mut context, &s["context"])?;
 
     let mut vector = Map::new();
@@ -259,7 +281,9 @@ fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
     for e in edits.as_array().into_iter().flatten() {
         let op = e[0].as_str().unwrap_or_default();
         let pointer = e[1].as_str().ok_or("edit needs a pointer")?;
-        let (parent, key) = pointer.rsplit_once('/').ok_or("edit pointer must start with /")?;
+        let (parent, key) = pointer
+            .rsplit_once('/')
+            .ok_or("edit pointer must start with /")?;
         let target = doc
             .pointer_mut(parent)
             .and_then(Json::as_object_mut)
@@ -285,7 +309,13 @@ fn reordered(v: &Json, indent: usize) -> String {
             let members: Vec<String> = m
                 .iter()
                 .rev()
-                .map(|(k, v)| format!("{pad}{} : {}", Json::String(k.clone()), reordered(v, indent + 1)))
+                .map(|(k, v)| {
+                    format!(
+                        "{pad}{} : {}",
+                        Json::String(k.clone()),
+                        reordered(v, indent + 1)
+                    )
+                })
                 .collect();
             format!("{{\n{}\n{}}}", members.join(",\n"), "  ".repeat(indent))
         }

@@ -125,7 +125,10 @@ pub fn codes_problems() -> Vec<String> {
     for code in Code::ALL {
         match listed.get(code.as_str()).and_then(Json::as_str) {
             Some(m) if !m.trim().is_empty() => {}
-            _ => problems.push(format!("codes.json: {} is missing or has no meaning", code.as_str())),
+            _ => problems.push(format!(
+                "codes.json: {} is missing or has no meaning",
+                code.as_str()
+            )),
         }
     }
     for name in listed.keys() {
@@ -144,7 +147,9 @@ pub fn codes_problems() -> Vec<String> {
         .map(|r| (r.as_str(), r.outcome().as_str()))
         .collect();
     if listed != core {
-        problems.push(format!("codes.json: reasons {listed:?} differ from the core's {core:?}"));
+        problems.push(format!(
+            "codes.json: reasons {listed:?} differ from the core's {core:?}"
+        ));
     }
     problems
 }

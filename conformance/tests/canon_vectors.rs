@@ -16,7 +16,11 @@ fn vectors_match_under_both_profiles() {
             if let Some(canonical) = want.get("canonical").and_then(|c| c.as_str()) {
                 let opts = Options::with_profile(p);
                 let again = canonicalize_json(canonical.as_bytes(), &opts).unwrap();
-                assert_eq!(again, canonical, "{}: canonical text is not a fixed point", v.name);
+                assert_eq!(
+                    again, canonical,
+                    "{}: canonical text is not a fixed point",
+                    v.name
+                );
                 assert_eq!(
                     fingerprint_json(&input, &opts).unwrap().to_string(),
                     want["fingerprint"].as_str().unwrap()
@@ -30,7 +34,11 @@ fn vectors_match_under_both_profiles() {
 fn every_error_class_has_a_vector() {
     let seen: std::collections::BTreeSet<String> = canon_vectors()
         .iter()
-        .filter_map(|v| v.doc["strict"].get("error").map(|e| e.as_str().unwrap().to_owned()))
+        .filter_map(|v| {
+            v.doc["strict"]
+                .get("error")
+                .map(|e| e.as_str().unwrap().to_owned())
+        })
         .collect();
     for code in [
         "invalid_utf8",
@@ -62,7 +70,10 @@ fn size_limit_is_enforced_and_configurable() {
     };
     assert!(canonicalize_json(b"[1,2,3]", &opts).is_ok());
     let e = canonicalize_json(b"[1,2,3,4]", &opts).unwrap_err();
-    assert_eq!((e.code().as_str(), e.offset()), ("size_limit_exceeded", Some(8)));
+    assert_eq!(
+        (e.code().as_str(), e.offset()),
+        ("size_limit_exceeded", Some(8))
+    );
     let big = vec![b' '; actionseal_core::DEFAULT_MAX_BYTES + 1];
     let e = canonicalize_json(&big, &Options::default()).unwrap_err();
     assert_eq!(e.code().as_str(), "size_limit_exceeded");
@@ -76,5 +87,8 @@ fn depth_limit_is_configurable() {
     };
     assert!(canonicalize_json(b"[[1]]", &opts).is_ok());
     let e = canonicalize_json(b"[[[1]]]", &opts).unwrap_err();
-    assert_eq!((e.code().as_str(), e.path(), e.offset()), ("depth_limit_exceeded", "/0/0", Some(2)));
+    assert_eq!(
+        (e.code().as_str(), e.path(), e.offset()),
+        ("depth_limit_exceeded", "/0/0", Some(2))
+    );
 }

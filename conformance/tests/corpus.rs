@@ -8,8 +8,15 @@ use serde_json::Value as Json;
 #[test]
 fn corpus_is_current_and_consistent() {
     let text = std::fs::read_to_string(dir().join("generated/corpus.jsonl")).unwrap();
-    let lines: Vec<Json> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines, corpus::generate(), "corpus is stale: run the regenerator");
+    let lines: Vec<Json> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        corpus::generate(),
+        "corpus is stale: run the regenerator"
+    );
     assert_eq!(lines.len(), corpus::CASES);
     let mut hosts = 0;
     for case in &lines {

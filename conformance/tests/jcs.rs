@@ -44,7 +44,11 @@ fn check_pairs(dir: &str) -> usize {
     let mut n = 0;
     for entry in fs::read_dir(jcs().join(dir).join("input")).unwrap() {
         let input_path = entry.unwrap().path();
-        let file = input_path.file_name().unwrap().to_string_lossy().into_owned();
+        let file = input_path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let input = fs::read(&input_path).unwrap();
         let want = fs::read_to_string(jcs().join(dir).join("output").join(&file)).unwrap();
         let name = format!("{dir}/input/{file}");
@@ -60,11 +64,23 @@ fn cyberphone_testdata() {
     let d = jcs().join("cyberphone");
     for entry in fs::read_dir(d.join("outhex")).unwrap() {
         let path = entry.unwrap().path();
-        let hex: String = fs::read_to_string(&path).unwrap().split_whitespace().collect();
+        let hex: String = fs::read_to_string(&path)
+            .unwrap()
+            .split_whitespace()
+            .collect();
         let want = decode_hex(&hex).unwrap();
-        let input = fs::read(d.join("input").join(path.with_extension("json").file_name().unwrap())).unwrap();
+        let input = fs::read(
+            d.join("input")
+                .join(path.with_extension("json").file_name().unwrap()),
+        )
+        .unwrap();
         let want = String::from_utf8(want).unwrap();
-        assert_eq!(canon(&input, Profile::Rfc8785).as_deref(), Ok(want.as_str()), "{}", path.display());
+        assert_eq!(
+            canon(&input, Profile::Rfc8785).as_deref(),
+            Ok(want.as_str()),
+            "{}",
+            path.display()
+        );
     }
 }
 
@@ -75,8 +91,14 @@ fn erdtman_serde_jcs_and_rfc_examples() {
         ("serde_jcs/ex.1.input.json", "serde_jcs/ex.1.output.json"),
         ("serde_jcs/ex.2.input.json", "serde_jcs/ex.2.output.json"),
         ("serde_jcs/ex.3.input.json", "serde_jcs/ex.3.output.json"),
-        ("rfc8785/rfc_example.input.json", "rfc8785/rfc_example.expected.json"),
-        ("rfc8785/rfc_sorting.input.json", "rfc8785/rfc_sorting.expected.json"),
+        (
+            "rfc8785/rfc_example.input.json",
+            "rfc8785/rfc_example.expected.json",
+        ),
+        (
+            "rfc8785/rfc_sorting.input.json",
+            "rfc8785/rfc_sorting.expected.json",
+        ),
     ] {
         let bytes = fs::read(jcs().join(input)).unwrap();
         let want = fs::read_to_string(jcs().join(output)).unwrap();
@@ -118,9 +140,10 @@ fn es6_static_numbers_round_trip() {
 
 #[test]
 fn public_vectors_jsonl() {
-    let exclusions: Json =
-        serde_json::from_str(&fs::read_to_string(dir().join("jcs-strict-exclusions.json")).unwrap())
-            .unwrap();
+    let exclusions: Json = serde_json::from_str(
+        &fs::read_to_string(dir().join("jcs-strict-exclusions.json")).unwrap(),
+    )
+    .unwrap();
     let excluded = exclusions["excluded"].as_array().unwrap();
     let text = fs::read_to_string(jcs().join("public_vectors.jsonl")).unwrap();
     let mut used = 0;
@@ -138,7 +161,10 @@ fn public_vectors_jsonl() {
             let exclusion = excluded.iter().find(|x| x["name"] == name.as_str());
             match (p, exclusion) {
                 (Profile::Strict, Some(x)) => {
-                    assert_eq!(x["input"], case["input"], "{label}: exclusion names another input");
+                    assert_eq!(
+                        x["input"], case["input"],
+                        "{label}: exclusion names another input"
+                    );
                     assert_eq!(got, Err(x["code"].as_str().unwrap().to_owned()), "{label}");
                     used += 1;
                 }
@@ -146,13 +172,25 @@ fn public_vectors_jsonl() {
                     Ok(c) => {
                         assert_eq!(got.as_deref(), Ok(c.as_str()), "{label} ({})", p.as_str());
                         let digest = Digest::of(c.as_bytes()).to_string();
-                        assert_eq!(digest, format!("sha256:{}", case["sha256"].as_str().unwrap()));
+                        assert_eq!(
+                            digest,
+                            format!("sha256:{}", case["sha256"].as_str().unwrap())
+                        );
                     }
-                    Err(()) => assert!(got.is_err(), "{label} ({}): accepted a reject case", p.as_str()),
+                    Err(()) => assert!(
+                        got.is_err(),
+                        "{label} ({}): accepted a reject case",
+                        p.as_str()
+                    ),
                 },
             }
         }
     }
-    let lines = excluded.iter().filter(|x| x["name"].as_str().unwrap().starts_with("public_vectors.jsonl:"));
+    let lines = excluded.iter().filter(|x| {
+        x["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("public_vectors.jsonl:")
+    });
     assert_eq!(used, lines.count(), "an exclusion names no line");
 }

@@ -14,7 +14,11 @@ fn es6_number_texts() {
         let bits = u64::from_str_radix(v["bits"].as_str().unwrap(), 16).unwrap();
         let want = v["text"].as_str().unwrap();
         let x = f64::from_bits(bits);
-        assert_eq!(Number::from_f64(x).unwrap().to_canonical_string(), want, "bits {bits:016x}");
+        assert_eq!(
+            Number::from_f64(x).unwrap().to_canonical_string(),
+            want,
+            "bits {bits:016x}"
+        );
         // The shortest text reads back as the same double, and strict accepts it as exact.
         let back = Number::from_text(want, Profile::Strict).unwrap().as_f64();
         if x == 0.0 {

@@ -52,9 +52,7 @@ impl Action {
     /// contract (errors keep their codes, with paths under `/args`), checks the identities
     /// ([`Code::InvalidAction`]), and fills `tool` and `contract` from the contract.
     pub fn build(contract: &Contract, args: &Value<'_>, ids: &ActionIds<'_>) -> Result<Action> {
-        contract
-            .validate_args(args)
-            .map_err(|e| e.in_key("args"))?;
+        contract.validate_args(args).map_err(|e| e.in_key("args"))?;
         let strings = [
             ("job_id", ids.job_id),
             ("policy_version", ids.policy_version),
@@ -69,7 +67,12 @@ impl Action {
         }
         let mut entries: Vec<(Cow<'static, str>, OwnedValue)> = strings
             .iter()
-            .map(|(k, s)| (Cow::Borrowed(*k), Value::String(Cow::Owned((*s).to_owned()))))
+            .map(|(k, s)| {
+                (
+                    Cow::Borrowed(*k),
+                    Value::String(Cow::Owned((*s).to_owned())),
+                )
+            })
             .collect();
         entries.push(("args".into(), args.clone().into_owned()));
         entries.push((
@@ -116,7 +119,10 @@ impl Action {
     /// The call's arguments.
     pub fn args(&self) -> &OwnedValue {
         static EMPTY: OwnedValue = Value::Null;
-        self.envelope.as_object().and_then(|o| o.get("args")).unwrap_or(&EMPTY)
+        self.envelope
+            .as_object()
+            .and_then(|o| o.get("args"))
+            .unwrap_or(&EMPTY)
     }
 }
 
@@ -124,7 +130,14 @@ impl Action {
 /// object arguments.
 pub(crate) fn check_shape(v: &Value<'_>) -> Result<()> {
     let f = Fields::new(v, Code::InvalidAction, "action", &ACTION_FIELDS)?;
-    for key in ["tenant", "subject", "tool", "job_id", "request_id", "policy_version"] {
+    for key in [
+        "tenant",
+        "subject",
+        "tool",
+        "job_id",
+        "request_id",
+        "policy_version",
+    ] {
         f.identity(key)?;
     }
     f.digest("contract")?;

@@ -13,7 +13,12 @@ use std::borrow::Cow;
 /// [`Code::InvalidBudget`]. Spending beyond the limit is [`Code::BudgetExceeded`], and the
 /// budget is left as it was. Reaching the limit exactly is allowed.
 pub fn charge(budget: &Value<'_>, cost_minor: &Value<'_>) -> Result<OwnedValue> {
-    let f = Fields::new(budget, Code::InvalidBudget, "budget", &["limit_minor", "spent_minor"])?;
+    let f = Fields::new(
+        budget,
+        Code::InvalidBudget,
+        "budget",
+        &["limit_minor", "spent_minor"],
+    )?;
     let limit = f.integer("limit_minor", 0)?;
     let spent = f.integer("spent_minor", 0)?;
     let cost = match cost_minor {

@@ -44,7 +44,14 @@ struct Inner {
     cost_minor: i64,
 }
 
-const FIELDS: &[&str] = &["tool", "version", "effect", "args", "approval", "cost_minor"];
+const FIELDS: &[&str] = &[
+    "tool",
+    "version",
+    "effect",
+    "args",
+    "approval",
+    "cost_minor",
+];
 
 impl Contract {
     /// Loads a contract. A malformed field is [`Code::InvalidContract`]; a schema outside the

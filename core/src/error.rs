@@ -212,7 +212,10 @@ impl Error {
 
     /// A host array with a hole at `index`.
     pub fn sparse_array(index: usize) -> Error {
-        Error::new(Code::SparseArray, format!("array has a hole at index {index}"))
+        Error::new(
+            Code::SparseArray,
+            format!("array has a hole at index {index}"),
+        )
     }
 
     /// A host string with an unpaired surrogate.

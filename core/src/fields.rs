@@ -64,12 +64,11 @@ impl<'v, 'a> Fields<'v, 'a> {
     /// One of a fixed set of strings.
     pub(crate) fn one_of(&self, key: &str, choices: &[&'static str]) -> Result<&'static str> {
         let s = self.string(key)?;
-        choices.iter().copied().find(|c| *c == s).ok_or_else(|| {
-            self.error(
-                key,
-                format!("{key} must be one of {choices:?}, not {s:?}"),
-            )
-        })
+        choices
+            .iter()
+            .copied()
+            .find(|c| *c == s)
+            .ok_or_else(|| self.error(key, format!("{key} must be one of {choices:?}, not {s:?}")))
     }
 
     /// An integer within ±(2^53 − 1), at least `min`.
@@ -83,7 +82,10 @@ impl<'v, 'a> Fields<'v, 'a> {
             Some(n) if n >= min => Ok(n),
             _ => Err(self.error(
                 key,
-                format!("{key} must be an integer of at least {min}, not {}", describe(v)),
+                format!(
+                    "{key} must be an integer of at least {min}, not {}",
+                    describe(v)
+                ),
             )),
         }
     }

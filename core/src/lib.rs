@@ -35,6 +35,7 @@ mod pointer;
 mod rule;
 mod scan;
 pub mod schema;
+mod spoken;
 mod utf16;
 mod value;
 
@@ -53,6 +54,7 @@ pub use permit::{check, check_with, Context, Outcome, Reason, Verdict};
 pub use pointer::parse_pointer;
 pub use rule::{ApprovalRule, Requirement};
 pub use schema::Schema;
+pub use spoken::short_fingerprint;
 pub use utf16::string_from_utf16;
 pub use value::{Object, OwnedValue, Value};
 

@@ -268,7 +268,10 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     };
     let mut requirement = None;
     if let (true, Some(c), true) = (valid_action, contract, known_tool) {
-        let args = action.as_object().and_then(|o| o.get("args")).unwrap_or(&Value::Null);
+        let args = action
+            .as_object()
+            .and_then(|o| o.get("args"))
+            .unwrap_or(&Value::Null);
         match c.requires_approval(args) {
             Ok(r) => requirement = Some(r.required),
             Err(e) => action_error = Some(e.in_key("args")),
@@ -347,7 +350,11 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
 fn diff(a: &Value<'_>, b: &Value<'_>, path: &mut String, out: &mut Vec<String>) {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            let mut keys: Vec<&str> = x.iter().map(|(k, _)| k).chain(y.iter().map(|(k, _)| k)).collect();
+            let mut keys: Vec<&str> = x
+                .iter()
+                .map(|(k, _)| k)
+                .chain(y.iter().map(|(k, _)| k))
+                .collect();
             keys.sort_by(|p, q| crate::cmp_utf16(p, q));
             keys.dedup();
             for k in keys {

@@ -120,13 +120,18 @@ impl ApprovalRule {
 
 impl Condition {
     fn from_value(v: &Value<'_>) -> Result<Condition> {
-        let f = Fields::new(v, Code::InvalidContract, "condition", &["pointer", "op", "value"])?;
+        let f = Fields::new(
+            v,
+            Code::InvalidContract,
+            "condition",
+            &["pointer", "op", "value"],
+        )?;
         let pointer = f.string("pointer")?;
         if pointer.is_empty() || parse_pointer(pointer).is_none() {
-            return Err(
-                invalid("pointer must be a JSON Pointer into args, such as \"/amount_minor\"")
-                    .in_key("pointer"),
-            );
+            return Err(invalid(
+                "pointer must be a JSON Pointer into args, such as \"/amount_minor\"",
+            )
+            .in_key("pointer"));
         }
         let name = f.string("op")?;
         let Some(&(_, op)) = OPS.iter().find(|(n, _)| *n == name) else {
@@ -145,13 +150,15 @@ impl Condition {
         match (op, &value) {
             (Op::Gt | Op::Gte | Op::Lt | Op::Lte, Some(Value::Number(_))) => {}
             (Op::Gt | Op::Gte | Op::Lt | Op::Lte, _) => {
-                return Err(invalid(format!("{name} compares numbers: value must be a number"))
-                    .in_key("value"))
+                return Err(
+                    invalid(format!("{name} compares numbers: value must be a number"))
+                        .in_key("value"),
+                )
             }
             (Op::In | Op::NotIn, Some(Value::Array(a))) if !a.is_empty() => {}
             (Op::In | Op::NotIn, _) => {
                 return Err(
-                    invalid(format!("{name} needs a non-empty array of values")).in_key("value"),
+                    invalid(format!("{name} needs a non-empty array of values")).in_key("value")
                 )
             }
             _ => {}
@@ -186,7 +193,7 @@ impl Condition {
                 listed == (self.op == Op::In)
             }
             Op::Gt | Op::Gte | Op::Lt | Op::Lte => {
-                match (number(arg), given.and_then(|g| number(g))) {
+                match (number(arg), given.and_then(number)) {
                     (Some(a), Some(b)) => match self.op {
                         Op::Gt => a > b,
                         Op::Gte => a >= b,

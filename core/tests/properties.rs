@@ -9,7 +9,9 @@ use std::borrow::Cow;
 
 fn finite() -> impl Strategy<Value = f64> {
     prop_oneof![
-        any::<u64>().prop_map(f64::from_bits).prop_filter("finite", |f| f.is_finite()),
+        any::<u64>()
+            .prop_map(f64::from_bits)
+            .prop_filter("finite", |f| f.is_finite()),
         (-1_000_000i64..1_000_000).prop_map(|i| i as f64),
         (-1_000_000i64..1_000_000).prop_map(|i| i as f64 / 100.0),
     ]

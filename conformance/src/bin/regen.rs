@@ -2,7 +2,9 @@
 //! Rust core. With `--check`, writes nothing and fails when any file would change.
 
 use actionseal_conformance::decisions::{self, agrees};
-use actionseal_conformance::{canon_vectors, codes_problems, corpus, dir, expected, to_pretty, vectors};
+use actionseal_conformance::{
+    canon_vectors, codes_problems, corpus, dir, expected, to_pretty, vectors,
+};
 use actionseal_core::Profile;
 use serde_json::{Map, Value as Json};
 use std::fs;
@@ -26,7 +28,12 @@ fn main() -> ExitCode {
                 doc.insert(key.into(), x.clone());
             }
         }
-        if let Some(k) = v.doc.keys().find(|k| !matches!(k.as_str(), "description" | "input" | "input_hex" | "strict" | "rfc8785")) {
+        if let Some(k) = v.doc.keys().find(|k| {
+            !matches!(
+                k.as_str(),
+                "description" | "input" | "input_hex" | "strict" | "rfc8785"
+            )
+        }) {
             problems.push(format!("{}: unknown field {k:?}", v.name));
         }
         doc.insert("strict".into(), strict);
@@ -58,7 +65,10 @@ fn main() -> ExitCode {
             };
             let authored = v.doc.get("expect").cloned().unwrap_or(Json::Null);
             if !agrees(&authored, &actual) {
-                problems.push(format!("{kind}/{}: expected {authored}, the core says {actual}", v.name));
+                problems.push(format!(
+                    "{kind}/{}: expected {authored}, the core says {actual}",
+                    v.name
+                ));
             }
             if let Some(p) = naming_problem(&v.name, &actual) {
                 problems.push(format!("{kind}/{p}"));
@@ -91,7 +101,12 @@ fn main() -> ExitCode {
                     problems.push(p);
                 }
                 fs::create_dir_all(&permit_dir).expect("mkdir");
-                write_if_changed(&permit_dir.join(format!("{name}.json")), &to_pretty(&vector), check, &mut changed);
+                write_if_changed(
+                    &permit_dir.join(format!("{name}.json")),
+                    &to_pretty(&vector),
+                    check,
+                    &mut changed,
+                );
             }
         }
         Err(p) => problems.extend(p),
@@ -117,7 +132,9 @@ fn main() -> ExitCode {
     }
     if check {
         for c in &changed {
-            eprintln!("error: {c} is out of date: run `cargo run -p actionseal-conformance --bin regen`");
+            eprintln!(
+                "error: {c} is out of date: run `cargo run -p actionseal-conformance --bin regen`"
+            );
         }
     } else {
         for c in &changed {
@@ -138,12 +155,13 @@ fn naming_problem(name: &str, strict: &Json) -> Option<String> {
         (Some(("y", _)), None) => None,
         (Some(("y", _)), Some(code)) => Some(format!("{name}: y_ vector rejected with {code}")),
         (Some(("n", rest)), Some(code)) if rest.starts_with(code) => None,
-        (Some(("n", _)), Some(code)) => Some(format!("{name}: n_ vector rejected with {code}, not the code its name starts with")),
+        (Some(("n", _)), Some(code)) => Some(format!(
+            "{name}: n_ vector rejected with {code}, not the code its name starts with"
+        )),
         (Some(("n", _)), None) => Some(format!("{name}: n_ vector accepted under strict")),
         _ => Some(format!("{name}: vector names start with y_ or n_")),
     }
 }
-
 
 fn write_if_changed(path: &std::path::Path, text: &str, check: bool, changed: &mut Vec<String>) {
     if fs::read_to_string(path).ok().as_deref() != Some(text) {
