@@ -18,11 +18,23 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("then", "conditionals are not supported"),
     ("else", "conditionals are not supported"),
     ("not", "\"not\" is not supported"),
-    ("patternProperties", "declare each property in \"properties\""),
+    (
+        "patternProperties",
+        "declare each property in \"properties\"",
+    ),
     ("propertyNames", "declare each property in \"properties\""),
-    ("dependentRequired", "dependencies between properties are not supported"),
-    ("dependentSchemas", "dependencies between properties are not supported"),
-    ("dependencies", "dependencies between properties are not supported"),
+    (
+        "dependentRequired",
+        "dependencies between properties are not supported",
+    ),
+    (
+        "dependentSchemas",
+        "dependencies between properties are not supported",
+    ),
+    (
+        "dependencies",
+        "dependencies between properties are not supported",
+    ),
     ("unevaluatedProperties", "objects are closed already"),
     ("unevaluatedItems", "use \"items\""),
     ("additionalItems", "use \"prefixItems\" and \"items\""),
@@ -40,7 +52,10 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("contentEncoding", "content keywords are not supported"),
     ("contentMediaType", "content keywords are not supported"),
     ("contentSchema", "content keywords are not supported"),
-    ("nullable", "OpenAPI's \"nullable\" is not JSON Schema: use \"type\": [..., \"null\"]"),
+    (
+        "nullable",
+        "OpenAPI's \"nullable\" is not JSON Schema: use \"type\": [..., \"null\"]",
+    ),
     ("example", "use \"examples\" (an array)"),
 ];
 
@@ -93,16 +108,15 @@ impl Compiler {
                 path,
             ));
         }
-        let obj = match v {
-            Value::Object(o) => o,
-            Value::Bool(_) => {
-                return Err(unsupported(
+        let obj =
+            match v {
+                Value::Object(o) => o,
+                Value::Bool(_) => return Err(unsupported(
                     "boolean schemas are supported only as \"additionalProperties\" and \"items\"",
                     path,
-                ))
-            }
-            _ => return Err(invalid("a schema must be an object", path)),
-        };
+                )),
+                _ => return Err(invalid("a schema must be an object", path)),
+            };
         let id = self.nodes.len();
         self.nodes.push(Node::default());
         self.by_path.insert(path.clone(), id);
@@ -128,7 +142,13 @@ impl Compiler {
         Ok(id)
     }
 
-    fn child(&mut self, v: &Value<'_>, path: &mut String, token: &str, depth: usize) -> Result<NodeId> {
+    fn child(
+        &mut self,
+        v: &Value<'_>,
+        path: &mut String,
+        token: &str,
+        depth: usize,
+    ) -> Result<NodeId> {
         let len = path.len();
         push_token(path, token);
         let r = self.node(v, path, depth + 1);
@@ -136,7 +156,12 @@ impl Compiler {
         r
     }
 
-    fn schema_list(&mut self, v: &Value<'_>, path: &mut String, depth: usize) -> Result<Vec<NodeId>> {
+    fn schema_list(
+        &mut self,
+        v: &Value<'_>,
+        path: &mut String,
+        depth: usize,
+    ) -> Result<Vec<NodeId>> {
         match v {
             Value::Array(a) if !a.is_empty() => a
                 .iter()
@@ -147,13 +172,25 @@ impl Compiler {
         }
     }
 
-    fn schema_map(&mut self, o: &Object<'_>, path: &mut String, depth: usize) -> Result<Vec<(String, NodeId)>> {
+    fn schema_map(
+        &mut self,
+        o: &Object<'_>,
+        path: &mut String,
+        depth: usize,
+    ) -> Result<Vec<(String, NodeId)>> {
         o.iter()
             .map(|(k, s)| Ok((k.to_owned(), self.child(s, path, k, depth)?)))
             .collect()
     }
 
-    fn keyword(&mut self, n: &mut Node, key: &str, v: &Value<'_>, path: &mut String, depth: usize) -> Result<()> {
+    fn keyword(
+        &mut self,
+        n: &mut Node,
+        key: &str,
+        v: &Value<'_>,
+        path: &mut String,
+        depth: usize,
+    ) -> Result<()> {
         match key {
             "type" => n.types = Some(types(v, path)?),
             "properties" => {
@@ -194,13 +231,17 @@ impl Compiler {
             "minItems" => n.min_items = Some(count(v, path)?),
             "maxItems" => n.max_items = Some(count(v, path)?),
             "pattern" => {
-                let src = v.as_str().ok_or_else(|| invalid("must be a string", path))?;
-                let p = Pattern::new(src)
-                    .map_err(|e| at(e.code(), e.message().to_owned(), path))?;
+                let src = v
+                    .as_str()
+                    .ok_or_else(|| invalid("must be a string", path))?;
+                let p =
+                    Pattern::new(src).map_err(|e| at(e.code(), e.message().to_owned(), path))?;
                 n.pattern = Some((src.to_owned(), p));
             }
             "format" => {
-                let name = v.as_str().ok_or_else(|| invalid("must be a string", path))?;
+                let name = v
+                    .as_str()
+                    .ok_or_else(|| invalid("must be a string", path))?;
                 n.format = Some(Format::from_name(name).ok_or_else(|| {
                     unsupported(
                         format!("format {name:?} is not supported (supported: date-time, date, time, email, uuid, uri, ipv4, ipv6, hostname)"),
@@ -227,7 +268,9 @@ impl Compiler {
             "anyOf" => n.any_of = self.schema_list(v, path, depth)?,
             "oneOf" => n.one_of = self.schema_list(v, path, depth)?,
             "$ref" => {
-                let r = v.as_str().ok_or_else(|| invalid("must be a string", path))?;
+                let r = v
+                    .as_str()
+                    .ok_or_else(|| invalid("must be a string", path))?;
                 n.reference = Some((r.to_owned(), None));
             }
             "$defs" | "definitions" => {
@@ -237,10 +280,12 @@ impl Compiler {
                 self.schema_map(o, path, depth)?;
             }
             "title" | "description" | "$comment" | "$schema" => {
-                v.as_str().ok_or_else(|| invalid("must be a string", path))?;
+                v.as_str()
+                    .ok_or_else(|| invalid("must be a string", path))?;
             }
             "$id" => {
-                v.as_str().ok_or_else(|| invalid("must be a string", path))?;
+                v.as_str()
+                    .ok_or_else(|| invalid("must be a string", path))?;
                 if depth > 0 {
                     return Err(unsupported(
                         "\"$id\" is supported only at the root (it would change how $ref resolves)",
@@ -301,12 +346,15 @@ impl Compiler {
             };
             if !fragment.is_empty() && !fragment.starts_with('/') {
                 return Err(unsupported(
-                    format!("$ref {r:?} names an anchor: only JSON Pointer fragments are supported"),
+                    format!(
+                        "$ref {r:?} names an anchor: only JSON Pointer fragments are supported"
+                    ),
                     &here,
                 ));
             }
-            let pointer = percent_decode(fragment)
-                .ok_or_else(|| invalid(format!("$ref {r:?} has malformed percent-encoding"), &here))?;
+            let pointer = percent_decode(fragment).ok_or_else(|| {
+                invalid(format!("$ref {r:?} has malformed percent-encoding"), &here)
+            })?;
             let target = *self.by_path.get(&pointer).ok_or_else(|| {
                 invalid(
                     format!("$ref {r:?} does not point to a schema in this document"),
@@ -430,8 +478,16 @@ fn in_place(n: &Node) -> Vec<(NodeId, String)> {
     if let Some((_, Some(t))) = n.reference {
         out.push((t, "/$ref".to_owned()));
     }
-    for (name, list) in [("allOf", &n.all_of), ("anyOf", &n.any_of), ("oneOf", &n.one_of)] {
-        out.extend(list.iter().enumerate().map(|(i, &c)| (c, format!("/{name}/{i}"))));
+    for (name, list) in [
+        ("allOf", &n.all_of),
+        ("anyOf", &n.any_of),
+        ("oneOf", &n.one_of),
+    ] {
+        out.extend(
+            list.iter()
+                .enumerate()
+                .map(|(i, &c)| (c, format!("/{name}/{i}"))),
+        );
     }
     out
 }

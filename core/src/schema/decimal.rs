@@ -27,10 +27,9 @@ impl Decimal {
         let frac_len = mant.split_once('.').map_or(0, |(_, f)| f.len() as i32);
         // At most 17 significant digits (the shortest round-trip form of a double), plus
         // leading zeros that do not change the value: no overflow.
-        let mut mantissa = mant
-            .bytes()
-            .filter(u8::is_ascii_digit)
-            .fold(0u64, |v, d| v.saturating_mul(10).saturating_add(u64::from(d - b'0')));
+        let mut mantissa = mant.bytes().filter(u8::is_ascii_digit).fold(0u64, |v, d| {
+            v.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+        });
         let mut exponent = exp - frac_len;
         if mantissa == 0 {
             return Decimal {

@@ -309,7 +309,9 @@ fn uri(s: &str) -> bool {
 
 fn authority(a: &str) -> bool {
     let (userinfo, hostport) = a.split_once('@').unwrap_or(("", a));
-    if !uri_chars(userinfo, |c| is_unreserved(c) || is_sub_delim(c) || c == b':') {
+    if !uri_chars(userinfo, |c| {
+        is_unreserved(c) || is_sub_delim(c) || c == b':'
+    }) {
         return false;
     }
     let (host_ok, port) = if let Some(inner) = hostport.strip_prefix('[') {
@@ -326,7 +328,10 @@ fn authority(a: &str) -> bool {
         (ipv6(literal) || ip_future(literal), port)
     } else {
         let (host, port) = hostport.rsplit_once(':').unwrap_or((hostport, ""));
-        (uri_chars(host, |c| is_unreserved(c) || is_sub_delim(c)), port)
+        (
+            uri_chars(host, |c| is_unreserved(c) || is_sub_delim(c)),
+            port,
+        )
     };
     host_ok && port.bytes().all(|c| c.is_ascii_digit())
 }
@@ -390,11 +395,21 @@ mod tests {
         check(
             Format::Date,
             &["2000-02-29", "0000-01-01", "1900-02-28"],
-            &["1900-02-29", "2021-04-31", "2021-4-01", "2021-04-01T00:00:00Z"],
+            &[
+                "1900-02-29",
+                "2021-04-31",
+                "2021-4-01",
+                "2021-04-01T00:00:00Z",
+            ],
         );
         check(
             Format::Time,
-            &["08:30:06Z", "23:59:60+00:00", "15:59:60-08:00", "00:00:00.000001z"],
+            &[
+                "08:30:06Z",
+                "23:59:60+00:00",
+                "15:59:60-08:00",
+                "00:00:00.000001z",
+            ],
             &["08:30:06", "8:30:06Z", "22:59:60Z", "08:30Z"],
         );
     }
@@ -403,7 +418,12 @@ mod tests {
     fn email_hostname() {
         check(
             Format::Email,
-            &["joe.bloggs@example.com", "a+tag@b.co", "x@localhost", "o'neil@x-y.org"],
+            &[
+                "joe.bloggs@example.com",
+                "a+tag@b.co",
+                "x@localhost",
+                "o'neil@x-y.org",
+            ],
             &[
                 "joe..bloggs@example.com",
                 ".joe@example.com",
@@ -418,8 +438,22 @@ mod tests {
         );
         check(
             Format::Hostname,
-            &["www.example.com", "localhost", "1host", "xn--nw2a.xn--j6w193g"],
-            &["", ".", "a..b", "-a.com", "a-.com", "a_b.com", "a.com.", &"a".repeat(64)],
+            &[
+                "www.example.com",
+                "localhost",
+                "1host",
+                "xn--nw2a.xn--j6w193g",
+            ],
+            &[
+                "",
+                ".",
+                "a..b",
+                "-a.com",
+                "a-.com",
+                "a_b.com",
+                "a.com.",
+                &"a".repeat(64),
+            ],
         );
     }
 
@@ -427,18 +461,50 @@ mod tests {
     fn uuid_ip() {
         check(
             Format::Uuid,
-            &["2EB8AA08-AA98-11EA-B4AA-73B441D16380", "00000000-0000-0000-0000-000000000000"],
-            &["2eb8aa08aa9811eab4aa73b441d16380", "{2eb8aa08-aa98-11ea-b4aa-73b441d16380}", "2eb8aa08-aa98-11ea-b4aa-73b441d1638g"],
+            &[
+                "2EB8AA08-AA98-11EA-B4AA-73B441D16380",
+                "00000000-0000-0000-0000-000000000000",
+            ],
+            &[
+                "2eb8aa08aa9811eab4aa73b441d16380",
+                "{2eb8aa08-aa98-11ea-b4aa-73b441d16380}",
+                "2eb8aa08-aa98-11ea-b4aa-73b441d1638g",
+            ],
         );
         check(
             Format::Ipv4,
             &["192.168.0.1", "0.0.0.0", "255.255.255.255"],
-            &["256.0.0.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.4 ", "١.2.3.4"],
+            &[
+                "256.0.0.1",
+                "1.2.3",
+                "1.2.3.4.5",
+                "01.2.3.4",
+                "1.2.3.4 ",
+                "١.2.3.4",
+            ],
         );
         check(
             Format::Ipv6,
-            &["::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::", "::ffff:192.168.0.1", "fe80::a:b"],
-            &["1:2:3:4:5:6:7:8:9", "1::2::3", ":::", "1:2:3:4:5:6:7", "12345::", "fe80::a%eth1", "[::1]", "::1.2.3.256", "1.2.3.4"],
+            &[
+                "::",
+                "::1",
+                "1::",
+                "1:2:3:4:5:6:7:8",
+                "1:2:3:4:5:6:7::",
+                "::ffff:192.168.0.1",
+                "fe80::a:b",
+            ],
+            &[
+                "1:2:3:4:5:6:7:8:9",
+                "1::2::3",
+                ":::",
+                "1:2:3:4:5:6:7",
+                "12345::",
+                "fe80::a%eth1",
+                "[::1]",
+                "::1.2.3.256",
+                "1.2.3.4",
+            ],
         );
     }
 

@@ -6,9 +6,11 @@
 //! decides whether arguments fit it, with the first error in a fixed order. The same code runs
 //! in every runtime, so every runtime decides alike.
 //!
-//! The rule of thumb: **every value this accepts is also valid under standard JSON Schema
-//! 2020-12; some values JSON Schema accepts are refused here** (closed objects, safe
-//! integers, stricter formats). Nothing in a schema is silently ignored.
+//! The rule of thumb: **every value this accepts is also valid under the JSON Schema 2020-12
+//! specification; some values JSON Schema accepts are refused here** (closed objects, safe
+//! integers, stricter formats). Nothing in a schema is silently ignored. (Implementations
+//! that decide `multipleOf` by dividing binary doubles refuse some decimal multiples the
+//! specification and this validator accept, such as `19.99` of `0.01`.)
 //!
 //! # Keywords
 //!
@@ -136,9 +138,9 @@ mod regex_vm;
 mod tests;
 mod validate;
 
-use crate::error::Result;
 #[cfg(doc)]
 use crate::error::Code;
+use crate::error::Result;
 use crate::value::Value;
 use node::{Node, NodeId};
 use std::sync::Arc;

@@ -175,6 +175,8 @@ impl Node {
 
     /// The exact values this node allows, if it has `const` or `enum`.
     pub(crate) fn literals(&self) -> impl Iterator<Item = &Value<'static>> {
-        self.constant.iter().chain(self.enumeration.iter().flatten())
+        self.constant
+            .iter()
+            .chain(self.enumeration.iter().flatten())
     }
 }

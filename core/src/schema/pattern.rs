@@ -261,12 +261,17 @@ impl Parser {
             Some('?') => (0, Some(1)),
             Some('{') => {
                 self.pos += 1;
-                let min = self.number().ok_or_else(|| syntax("incomplete quantifier"))?;
+                let min = self
+                    .number()
+                    .ok_or_else(|| syntax("incomplete quantifier"))?;
                 let max = if self.eat(',') {
                     if self.peek() == Some('}') {
                         None
                     } else {
-                        Some(self.number().ok_or_else(|| syntax("incomplete quantifier"))?)
+                        Some(
+                            self.number()
+                                .ok_or_else(|| syntax("incomplete quantifier"))?,
+                        )
                     }
                 } else {
                     Some(min)
@@ -315,7 +320,9 @@ impl Parser {
                     return Err(unsupported("a lookbehind"))
                 }
                 Some('<') => self.group_name()?,
-                _ => return Err(unsupported("a group form other than (...), (?:...), (?<name>...) and leading lookaheads")),
+                _ => return Err(unsupported(
+                    "a group form other than (...), (?:...), (?<name>...) and leading lookaheads",
+                )),
             }
         }
         let inner = self.disjunction(depth + 1)?;
@@ -339,7 +346,9 @@ impl Parser {
                 Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$' => name.push(c),
                 Some(c) if c.is_ascii_digit() && !name.is_empty() => name.push(c),
                 Some(c) if !c.is_ascii() || c == '\\' => {
-                    return Err(unsupported("a group name beyond ASCII letters, digits, _ and $"))
+                    return Err(unsupported(
+                        "a group name beyond ASCII letters, digits, _ and $",
+                    ))
                 }
                 _ => return Err(syntax("invalid capture group name")),
             }
@@ -385,7 +394,9 @@ impl Parser {
                 _ => Err(syntax("\\c must be followed by an ASCII letter")),
             },
             'x' => {
-                let v = self.hex_digits(2).ok_or_else(|| syntax("\\x needs two hex digits"))?;
+                let v = self
+                    .hex_digits(2)
+                    .ok_or_else(|| syntax("\\x needs two hex digits"))?;
                 Ok(ClassAtom::Char(v))
             }
             'u' => self.unicode_escape().map(ClassAtom::Char),
@@ -421,7 +432,9 @@ impl Parser {
         let v = self
             .hex_digits(4)
             .ok_or_else(|| syntax("\\u needs four hex digits"))?;
-        if (0xD800..0xDC00).contains(&v) && self.peek() == Some('\\') && self.peek_at(1) == Some('u')
+        if (0xD800..0xDC00).contains(&v)
+            && self.peek() == Some('\\')
+            && self.peek_at(1) == Some('u')
         {
             let save = self.pos;
             self.pos += 2;
@@ -452,7 +465,9 @@ impl Parser {
                 continue;
             }
             self.pos += 1;
-            let c = self.next().ok_or_else(|| syntax("unterminated character class"))?;
+            let c = self
+                .next()
+                .ok_or_else(|| syntax("unterminated character class"))?;
             let b = self.class_atom(c)?;
             match (a, b) {
                 (ClassAtom::Char(lo), ClassAtom::Char(hi)) if lo <= hi => set.0.push((lo, hi)),
@@ -484,8 +499,12 @@ fn push_atom(set: &mut Set, a: ClassAtom) {
     }
 }
 
-/// Splits `^(?=A)(?!B)...C` into its lookaheads and `C`; refuses lookaheads anywhere else.
-fn split_leading_lookaheads(ast: Ast) -> Result<(Vec<(bool, Ast)>, Ast, bool)> {
+/// `(positive, pattern)` of each leading lookahead.
+type Lookaheads = Vec<(bool, Ast)>;
+
+/// Splits `^(?=A)(?!B)...C` into its lookaheads and `C` (and whether `C` is anchored);
+/// refuses lookaheads anywhere else.
+fn split_leading_lookaheads(ast: Ast) -> Result<(Lookaheads, Ast, bool)> {
     let misplaced = || unsupported("a lookahead other than right after a leading ^");
     if let Ast::Concat(terms) = &ast {
         let leading = terms

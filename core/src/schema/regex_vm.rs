@@ -105,7 +105,9 @@ impl Program {
             for i in 0..current.dense.len() {
                 let pc = current.dense[i];
                 if let Inst::Set(ranges) = &self.insts[pc] {
-                    if in_set(ranges, c as u32) && self.add(&mut next, &mut stack, pc + 1, text, pos + 1) {
+                    if in_set(ranges, c as u32)
+                        && self.add(&mut next, &mut stack, pc + 1, text, pos + 1)
+                    {
                         return true;
                     }
                 }
@@ -117,7 +119,14 @@ impl Program {
     }
 
     /// Adds the threads reachable from `pc` without consuming input; true on reaching `Match`.
-    fn add(&self, list: &mut Threads, stack: &mut Vec<usize>, pc: usize, text: &[char], pos: usize) -> bool {
+    fn add(
+        &self,
+        list: &mut Threads,
+        stack: &mut Vec<usize>,
+        pc: usize,
+        text: &[char],
+        pos: usize,
+    ) -> bool {
         stack.clear();
         stack.push(pc);
         while let Some(pc) = stack.pop() {

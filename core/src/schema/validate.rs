@@ -70,7 +70,13 @@ impl<'s> Validator<'s> {
         Ok(())
     }
 
-    fn check_array(&mut self, n: &Node, a: &[Value<'_>], closing: bool, depth: usize) -> Result<()> {
+    fn check_array(
+        &mut self,
+        n: &Node,
+        a: &[Value<'_>],
+        closing: bool,
+        depth: usize,
+    ) -> Result<()> {
         check_length(n, a.len())?;
         for (i, item) in a.iter().enumerate() {
             let schema = match n.prefix_items.get(i) {
@@ -92,7 +98,13 @@ impl<'s> Validator<'s> {
         Ok(())
     }
 
-    fn check_object(&mut self, n: &Node, o: &Object<'_>, closing: bool, depth: usize) -> Result<()> {
+    fn check_object(
+        &mut self,
+        n: &Node,
+        o: &Object<'_>,
+        closing: bool,
+        depth: usize,
+    ) -> Result<()> {
         check_members(n, o, closing)?;
         for (k, child) in o.iter() {
             let schema = match (n.property(k), n.additional) {
@@ -105,7 +117,13 @@ impl<'s> Validator<'s> {
         Ok(())
     }
 
-    fn alternatives(&mut self, branches: &[NodeId], v: &Value<'_>, depth: usize, exactly_one: bool) -> Result<()> {
+    fn alternatives(
+        &mut self,
+        branches: &[NodeId],
+        v: &Value<'_>,
+        depth: usize,
+        exactly_one: bool,
+    ) -> Result<()> {
         let mut errors = Vec::new();
         let mut matched: Option<usize> = None;
         for (i, &b) in branches.iter().enumerate() {
@@ -294,7 +312,11 @@ fn check_unique(a: &[Value<'_>]) -> Result<()> {
         // Canonical forms are equal exactly when values are equal as JSON (numbers by
         // value, objects regardless of member order).
         if let Some(first) = seen.insert(canonicalize(item), i) {
-            return Err(err(Code::DuplicateItems, format!("item {i} equals item {first}")).in_index(i));
+            return Err(err(
+                Code::DuplicateItems,
+                format!("item {i} equals item {first}"),
+            )
+            .in_index(i));
         }
     }
     Ok(())
@@ -343,13 +365,15 @@ fn several_match(first: usize, second: usize) -> Error {
 fn no_match(v: &Value<'_>, mut errors: Vec<Error>) -> Error {
     let type_rejected = |e: &Error| e.code() == Code::TypeMismatch && e.path().is_empty();
     let fits = errors.iter().filter(|e| !type_rejected(e)).count();
+    // Messages name each alternative's code and path, not its message: nested
+    // alternatives would otherwise grow messages exponentially.
     match fits {
         0 => err(
             Code::TypeMismatch,
             format!(
-                "{} matches the type of none of the alternatives ({})",
+                "{} matches the type of none of the {} alternatives",
                 v.type_name(),
-                errors.iter().map(|e| e.message()).collect::<Vec<_>>().join("; ")
+                errors.len()
             ),
         ),
         1 => {
@@ -364,7 +388,10 @@ fn no_match(v: &Value<'_>, mut errors: Vec<Error>) -> Error {
                 errors
                     .iter()
                     .enumerate()
-                    .map(|(i, e)| format!("{i}: {e}"))
+                    .map(|(i, e)| match e.path() {
+                        "" => format!("{i}: {}", e.code()),
+                        p => format!("{i}: {} at {p}", e.code()),
+                    })
                     .collect::<Vec<_>>()
                     .join("; ")
             ),
@@ -376,12 +403,18 @@ fn no_match(v: &Value<'_>, mut errors: Vec<Error>) -> Error {
 fn check_literals(n: &Node, v: &Value<'_>) -> Result<()> {
     if let Some(c) = &n.constant {
         if v != c {
-            return Err(err(Code::EnumMismatch, "value is not the schema's const value"));
+            return Err(err(
+                Code::EnumMismatch,
+                "value is not the schema's const value",
+            ));
         }
     }
     if let Some(options) = &n.enumeration {
         if !options.iter().any(|o| v == o) {
-            return Err(err(Code::EnumMismatch, "value is not one of the schema's enum values"));
+            return Err(err(
+                Code::EnumMismatch,
+                "value is not one of the schema's enum values",
+            ));
         }
     }
     Ok(())
