@@ -1,0 +1,141 @@
+"""Benchmark: actionseal's Python binding against what a Python user would write instead,
+side by side in one process, on the payloads in bench/payloads/.
+
+    pip install -r bench/requirements.txt   # plus the actionseal wheel
+    python bench/python.py [--seconds 1]
+
+Every contender returns a "sha256:<hex>" fingerprint of a dict parsed from the payload:
+
+- actionseal.fingerprint(d)
+- actionseal.fingerprint_json(text): for reference, from the JSON text instead of the dict
+- json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + hashlib.sha256:
+  the usual hand-rolled "canonical" JSON (not RFC 8785: other key order and number forms)
+- rfc8785.dumps(d) + hashlib.sha256: a pure-Python RFC 8785 implementation
+- canonicaljson.encode_canonical_json(d) + hashlib.sha256: Matrix's canonical JSON
+
+Prints calls per CPU second per payload and how many times faster actionseal.fingerprint is
+than each. This is a measurement, not a test: nothing here fails on a slow machine.
+"""
+
+import argparse
+import hashlib
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import canonicaljson
+import rfc8785
+
+import actionseal
+
+PAYLOADS = Path(__file__).resolve().parent / "payloads"
+
+
+def json_dumps_sha256(d):
+    text = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def rfc8785_sha256(d):
+    return "sha256:" + hashlib.sha256(rfc8785.dumps(d)).hexdigest()
+
+
+def canonicaljson_sha256(d):
+    return "sha256:" + hashlib.sha256(canonicaljson.encode_canonical_json(d)).hexdigest()
+
+
+# CPU time of this (single-threaded) process rather than wall time: on a shared machine, time
+# spent waiting for a core is not the contender's. Rounds also interleave the contenders.
+clock = time.process_time
+
+
+def batch_size(fn, arg):
+    """Calls per clock reading, so that reading the clock costs little beside the work."""
+    for _ in range(200):  # warm up caches (and CPython's specializing interpreter)
+        fn(arg)
+    batch, start = 1, clock()
+    while clock() - start < 0.01:
+        for _ in range(batch):
+            fn(arg)
+        batch *= 2
+    return batch
+
+
+def rate(fn, arg, batch, seconds):
+    """Calls per second of ``fn(arg)`` over about ``seconds``."""
+    n, start = 0, clock()
+    deadline = start + seconds
+    while True:
+        for _ in range(batch):
+            fn(arg)
+        n += batch
+        now = clock()
+        if now >= deadline:
+            return n / (now - start)
+
+
+def measure(contenders, seconds, rounds=5):
+    """Best calls per second of each ``(label, fn, arg)``. Rounds take turns between the
+    contenders, so that a busy machine slows them all alike."""
+    batches = {label: batch_size(fn, arg) for label, fn, arg in contenders}
+    best = dict.fromkeys(batches, 0.0)
+    for _ in range(rounds):
+        for label, fn, arg in contenders:
+            best[label] = max(best[label], rate(fn, arg, batches[label], seconds / rounds))
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per contender and payload")
+    args = parser.parse_args()
+
+    payloads = []
+    for name in ("refund.json", "10k.json"):
+        text = (PAYLOADS / name).read_text("utf-8")
+        d = json.loads(text)
+        canonical = actionseal.canonicalize(d)
+        # Same answers before timing anything.
+        assert rfc8785.dumps(d) == canonical.encode(), name
+        assert rfc8785_sha256(d) == actionseal.fingerprint(d) == actionseal.fingerprint_json(text)
+        payloads.append((name, len(canonical.encode()), text, d))
+
+    contenders = [
+        ("actionseal.fingerprint(dict)", actionseal.fingerprint, False),
+        ("actionseal.fingerprint_json(text)", actionseal.fingerprint_json, True),
+        ("json.dumps(sort_keys) + sha256", json_dumps_sha256, False),
+        ("rfc8785.dumps + sha256", rfc8785_sha256, False),
+        ("canonicaljson + sha256", canonicaljson_sha256, False),
+    ]
+    results = {}
+    for name, _, text, d in payloads:
+        runs = [(label, fn, text if takes_text else d) for label, fn, takes_text in contenders]
+        for label, ops in measure(runs, args.seconds).items():
+            results[label, name] = ops
+
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, "
+        f"rfc8785 {rfc8785.__version__ if hasattr(rfc8785, '__version__') else '?'}, "
+        f"canonicaljson {canonicaljson.__version__}"
+    )
+    header = "| contender |"
+    rule = "| --- |"
+    for name, size, _, _ in payloads:
+        header += f" {name} ({size} B) ops/s | actionseal is |"
+        rule += " ---: | ---: |"
+    print(header)
+    print(rule)
+    for label, _, _ in contenders:
+        row = f"| {label} |"
+        for name, _, _, _ in payloads:
+            ops = results[label, name]
+            ratio = results["actionseal.fingerprint(dict)", name] / ops
+            row += f" {ops:,.0f} | {ratio:.2f}x |"
+        print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

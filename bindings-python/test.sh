@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the Python wheel, installs it in a fresh virtual environment, runs the README's
+# quickstart there and then the pytest suite against the installed wheel.
+#
+#   bash bindings-python/test.sh
+#
+# Works from a clean clone: creates <repo>/.venv with the pinned build tools when missing.
+# Needs the public RFC 8785 data in $ACTIONSEAL_JCS_DIR (default: ../shared/vectors/jcs
+# beside the repository); without it the run fails. Exits non-zero on any failure.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))"
+
+export ACTIONSEAL_JCS_DIR="${ACTIONSEAL_JCS_DIR:-$repo/../shared/vectors/jcs}"
+if [ ! -f "$ACTIONSEAL_JCS_DIR/public_vectors.jsonl" ]; then
+    echo "test.sh: public RFC 8785 data not found in $ACTIONSEAL_JCS_DIR (set ACTIONSEAL_JCS_DIR)" >&2
+    exit 1
+fi
+
+# Build tools, pinned, in the repository's venv (Debian's pip refuses system installs).
+venv="$repo/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements-dev.txt"
+
+# The wheel, with a target directory of its own so that cargo builds elsewhere do not
+# rebuild pyo3 each time.
+export CARGO_TARGET_DIR="$repo/target/python"
+scratch="$CARGO_TARGET_DIR/scratch"
+rm -rf "$scratch"
+mkdir -p "$scratch/wheels"
+"$venv/bin/maturin" build --release --manifest-path "$here/Cargo.toml" --out "$scratch/wheels"
+wheels=("$scratch"/wheels/actionseal-*.whl)
+if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
+    echo "test.sh: expected one wheel in $scratch/wheels, found: ${wheels[*]}" >&2
+    exit 1
+fi
+
+# A clean environment with only the wheel and pytest.
+python3 -m venv "$scratch/venv"
+py="$scratch/venv/bin/python"
+pytest_pin="$(grep -E '^pytest==' "$here/requirements-dev.txt")"
+"$py" -m pip install --quiet --disable-pip-version-check "${wheels[0]}" "$pytest_pin"
+
+# Run everything from the scratch directory so that nothing in the source tree can shadow
+# the installed package.
+cd "$scratch"
+export PYTHONDONTWRITEBYTECODE=1
+"$py" - <<'EOF'
+import actionseal, sys
+where = actionseal.__file__
+assert where.startswith(sys.prefix), f"actionseal imported from {where}, not the scratch venv"
+print(f"actionseal {actionseal.__version__} from {where}")
+EOF
+
+# The README's quickstart: the first python block after the marker, and the text block after
+# it is what it must print.
+"$py" - "$here/README.md" <<'EOF'
+import re, subprocess, sys
+readme = open(sys.argv[1], encoding="utf-8").read()
+marker = readme.index("<!-- quickstart:")
+blocks = re.findall(r"```(\w+)\n(.*?)```", readme[marker:], re.S)
+(lang, code), (out_lang, want) = blocks[0], blocks[1]
+assert (lang, out_lang) == ("python", "text"), (lang, out_lang)
+assert len(code.strip().splitlines()) == 3, "the quickstart is three lines"
+got = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+if got != want:
+    sys.exit(f"README quickstart printed {got!r}, the README says {want!r}")
+print("README quickstart: ok")
+EOF
+
+"$py" -m pytest -p no:cacheprovider -q "$here/tests"

@@ -1,0 +1,357 @@
+"""Python values to JSON: the type mapping, its errors and their paths."""
+
+import collections
+import datetime
+import decimal
+import enum
+import fractions
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+import actionseal
+from conftest import error_of
+
+
+def canon(value, profile="strict"):
+    return actionseal.canonicalize(value, profile=profile)
+
+
+@pytest.mark.parametrize(
+    "value,text",
+    [
+        (None, "null"),
+        (True, "true"),
+        (False, "false"),
+        (0, "0"),
+        (-17, "-17"),
+        (2**53, "9007199254740992"),
+        (-(2**53), "-9007199254740992"),
+        (2**53 + 2, "9007199254740994"),
+        (10**20, "100000000000000000000"),
+        (10**21, "1e+21"),
+        (-(10**300), "-1e+300"),
+        (1.0, "1"),
+        (-0.0, "0"),
+        (19.99, "19.99"),
+        (1e-7, "1e-7"),
+        (1e21, "1e+21"),
+        (5e-324, "5e-324"),
+        (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ("", '""'),
+        ("é€😀\u2028\x00\x1f\"\\/", '"é€😀\u2028\\u0000\\u001f\\"\\\\/"'),
+        ([], "[]"),
+        ((), "[]"),
+        ((1, [2, (3,)]), "[1,[2,[3]]]"),
+        ({}, "{}"),
+        ({"b": 1, "a": [True, None]}, '{"a":[true,null],"b":1}'),
+        # Keys sort by UTF-16 code units: U+1F600 (D83D DE00) before U+E000.
+        ({"\ue000": 1, "😀": 2, "a": 3}, '{"a":3,"😀":2,"\ue000":1}'),
+        ({"amount_minor": 2500, "currency": "USD"}, '{"amount_minor":2500,"currency":"USD"}'),
+    ],
+)
+def test_values(value, text):
+    assert canon(value) == text
+    assert canon(value, "rfc8785") == text
+    digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert actionseal.fingerprint(value) == actionseal.fingerprint_json(text) == digest
+
+
+def test_shared_references_are_not_cycles():
+    shared = {"x": [1, 2]}
+    assert canon([shared, shared, {"s": shared}]) == '[{"x":[1,2]},{"x":[1,2]},{"s":{"x":[1,2]}}]'
+
+
+def test_integers_under_each_profile():
+    assert error_of(canon, 2**53 + 1).code == "inexact_number"
+    # An integer gets the rule its decimal text gets: 2^60 is a double, but its canonical
+    # form 1152921504606847000 names a different number.
+    for big in (2**60, -(2**63), 2**64, 2**100):
+        err = error_of(canon, [big])
+        assert (err.code, err.path, err.offset) == ("inexact_number", "/0", None)
+        assert error_of(actionseal.canonicalize_json, str(big)).code == "inexact_number"
+        assert canon(big, "rfc8785") == actionseal.canonicalize_json(str(big), profile="rfc8785")
+    assert canon(-(2**63), "rfc8785") == "-9223372036854776000"
+    assert canon(2**53 + 1, "rfc8785") == "9007199254740992"
+    assert error_of(canon, -(2**53) - 1).code == "inexact_number"
+    assert error_of(canon, 2**64 + 1).code == "inexact_number"
+    assert canon(2**64 + 1, "rfc8785") == "18446744073709552000"
+    for big in (2**1024, -(2**1024), 10**400):
+        for profile in ("strict", "rfc8785"):
+            err = error_of(canon, {"n": [big]}, profile)
+            assert (err.code, err.path, err.offset) == ("number_overflow", "/n/0", None)
+
+
+def test_int_too_long_for_python_to_print():
+    # More digits than sys.get_int_max_str_digits() (4300 by default) allows writing out.
+    err = error_of(canon, [10**5000])
+    assert (err.code, err.path) == ("number_overflow", "/0")
+
+
+class Unknown:
+    pass
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+BAD = [
+    # (value, code, path)
+    (b"bytes", "unsupported_type", ""),
+    ({"items": [1, 2, {"amount": b"x"}]}, "unsupported_type", "/items/2/amount"),
+    ({"items": [1, 2, {"amount": bytearray(b"x")}]}, "unsupported_type", "/items/2/amount"),
+    ({"items": [1, 2, {"amount": decimal.Decimal("1.5")}]}, "unsupported_type", "/items/2/amount"),
+    ({"when": datetime.datetime(2026, 1, 1)}, "unsupported_type", "/when"),
+    ({"when": datetime.date(2026, 1, 1)}, "unsupported_type", "/when"),
+    ({"tags": {"a", "b"}}, "unsupported_type", "/tags"),
+    ({"tags": frozenset()}, "unsupported_type", "/tags"),
+    ([Unknown()], "unsupported_type", "/0"),
+    ([Color.RED], "unsupported_type", "/0"),
+    ([uuid.UUID(int=1)], "unsupported_type", "/0"),
+    ([fractions.Fraction(1, 3)], "unsupported_type", "/0"),
+    ([1j], "unsupported_type", "/0"),
+    ([range(3)], "unsupported_type", "/0"),
+    ([iter([1])], "unsupported_type", "/0"),
+    ([len], "unsupported_type", "/0"),
+    ([object], "unsupported_type", "/0"),
+    ([memoryview(b"")], "unsupported_type", "/0"),
+    ({"m": collections.UserDict()}, "unsupported_type", "/m"),
+    ({"a": {1: "x"}}, "non_string_key", "/a"),
+    ({"a": {None: "x"}}, "non_string_key", "/a"),
+    ({("t",): 1}, "non_string_key", ""),
+    ({b"k": 1}, "non_string_key", ""),
+    ({"a": [float("nan")]}, "non_finite_number", "/a/0"),
+    ({"a": [float("inf")]}, "non_finite_number", "/a/0"),
+    ({"a": [float("-inf")]}, "non_finite_number", "/a/0"),
+    ({"s": "\ud800"}, "lone_surrogate", "/s"),
+    (["ok", "\udc00x"], "lone_surrogate", "/1"),
+    # A surrogate pair written as two code points is two lone surrogates in Python.
+    (["\ud83d\ude00"], "lone_surrogate", "/0"),
+    # A key cannot be named in a pointer when it is itself the problem: the dict's path.
+    ({"o": {"k\ud800": 1}}, "lone_surrogate", "/o"),
+    ({"a/b~c": [2**53 + 1]}, "inexact_number", "/a~1b~0c/0"),
+]
+
+
+@pytest.mark.parametrize("value,code,path", BAD, ids=[f"{c}:{p}:{i}" for i, (_, c, p) in enumerate(BAD)])
+def test_bad_values(value, code, path):
+    for fn in (actionseal.canonicalize, actionseal.fingerprint):
+        err = error_of(fn, value)
+        assert (err.code, err.path, err.offset) == (code, path, None), str(err)
+
+
+def test_unsupported_type_names_the_type():
+    assert "Decimal" in str(error_of(canon, decimal.Decimal(1)))
+    assert "bytes" in str(error_of(canon, b""))
+    assert "int" in str(error_of(canon, {3: 1}))
+
+
+def test_cycles():
+    items = [1]
+    items.append(items)
+    err = error_of(canon, items)
+    assert (err.code, err.path) == ("cyclic_value", "/1")
+    d = {"a": {}}
+    d["a"]["back"] = d
+    err = error_of(canon, {"root": d})
+    assert (err.code, err.path) == ("cyclic_value", "/root/a/back")
+    t = ([],)
+    t[0].append(t)
+    assert error_of(canon, t).code == "cyclic_value"
+
+
+def nested(depth):
+    value = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_depth_limit():
+    assert canon(nested(128)) == "[" * 128 + "]" * 128
+    err = error_of(canon, nested(129))
+    assert (err.code, err.path) == ("depth_limit_exceeded", "/0" * 128)
+    # The same value as text fails the same way.
+    text_err = error_of(actionseal.canonicalize_json, json.dumps(nested(129)))
+    assert (text_err.code, text_err.path) == (err.code, err.path)
+
+
+def test_very_deep_nesting_does_not_crash():
+    deep = nested(100_000)
+    assert error_of(canon, deep).code == "depth_limit_exceeded"
+    obj = {}
+    for _ in range(100_000):
+        obj = {"k": obj}
+    assert error_of(actionseal.fingerprint, obj).code == "depth_limit_exceeded"
+    assert error_of(actionseal.canonicalize_json, "[" * 100_000 + "]" * 100_000).code == "depth_limit_exceeded"
+
+
+# Subclasses of dict, list, tuple, str, int and float are read as their built-in data, as
+# json.dumps reads them; no overridden method is called.
+
+
+class Price(float):
+    def __repr__(self):
+        return "not used"
+
+
+class Loud(str):
+    def __str__(self):
+        return "LOUD"
+
+    def encode(self, *args):  # never called
+        raise AssertionError("encode called")
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+class Currency(str, enum.Enum):
+    USD = "USD"
+
+
+class Sneaky(dict):
+    def items(self):
+        raise AssertionError("items called")
+
+    def __iter__(self):
+        raise AssertionError("__iter__ called")
+
+    def __getitem__(self, key):
+        raise AssertionError("__getitem__ called")
+
+
+class Ints(list):
+    def __iter__(self):
+        raise AssertionError("__iter__ called")
+
+
+Point = collections.namedtuple("Point", "x y")
+
+
+def test_subclasses_read_as_builtin_data():
+    value = {
+        Loud("k"): Loud("v"),
+        "price": Price(19.99),
+        "level": Level.HIGH,
+        "currency": Currency.USD,
+        "ordered": collections.OrderedDict([("b", 1), ("a", 2)]),
+        "counts": collections.Counter({"x": 2}),
+        "default": collections.defaultdict(list, {"y": []}),
+        "sneaky": Sneaky(z=1),
+        "ints": Ints([1, 2]),
+        "point": Point(1, 2),
+    }
+    want = {
+        "k": "v",
+        "price": 19.99,
+        "level": 3,
+        "currency": "USD",
+        "ordered": {"a": 2, "b": 1},
+        "counts": {"x": 2},
+        "default": {"y": []},
+        "sneaky": {"z": 1},
+        "ints": [1, 2],
+        "point": [1, 2],
+    }
+    assert canon(value) == canon(want)
+    # The same as json.dumps gives for these types.
+    assert canon(value) == actionseal.canonicalize_json(
+        json.dumps({k: v for k, v in want.items()}, ensure_ascii=False)
+    )
+
+
+def test_bool_is_never_a_number():
+    assert canon([True, False, 1, 0]) == "[true,false,1,0]"
+    assert actionseal.fingerprint(True) != actionseal.fingerprint(1)
+    assert canon({"a": True}) != canon({"a": 1})
+
+
+def test_str_subclass_keys_that_collide_are_duplicates():
+    class Key(str):
+        def __hash__(self):
+            return id(self)
+
+        def __eq__(self, other):
+            return self is other
+
+    err = error_of(canon, {"o": {Key("a"): 1, Key("a"): 2}})
+    assert (err.code, err.path) == ("duplicate_key", "/o/a")
+
+
+EVIL = """
+import actionseal
+
+victim = {}
+
+class Meta(type):
+    @property
+    def __name__(cls):
+        victim.clear()
+        return "Evil"
+
+class Evil(metaclass=Meta):
+    pass
+
+# Keys built at run time, so that only the dicts hold them.
+outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
+victim[outer] = {inner: [Evil()]}
+del outer, inner
+try:
+    actionseal.canonicalize(victim)
+except actionseal.ActionsealError as e:
+    print(e.code, e.path, str(e), victim)
+
+# Raising for a lone surrogate allocates an exception, which can start the garbage collector;
+# here its callback empties the dicts being read. Where a collection falls depends on the
+# collector's thresholds: try several, and report each run that raised.
+import gc
+for threshold in (1, 2, 3):
+    for pad in range(4):
+        victim = {}
+        armed = False
+        def empty(phase, info):
+            if armed and phase == "start":
+                victim.clear()
+        gc.callbacks[:] = [empty]
+        outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
+        victim[outer] = {inner: [[] for _ in range(pad)] + ["\\ud800"]}
+        del outer, inner
+        gc.set_threshold(threshold)
+        gc.collect()
+        armed = True
+        try:
+            actionseal.canonicalize(victim)
+        except actionseal.ActionsealError as e:
+            armed = False
+            print(e.code, e.path, pad, victim)
+        armed = False
+"""
+
+
+def test_code_run_by_a_failure_cannot_free_the_path():
+    """Naming an unsupported type can run Python code (a metaclass property), and so can
+    raising (through the garbage collector); when that code empties the very dicts being
+    read, the error still names the path it was found at. Runs with CPython's debug
+    allocator, which overwrites freed memory, so that a key read after it was freed shows
+    (or crashes) instead of passing by luck."""
+    env = dict(os.environ, PYTHONMALLOC="debug")
+    run = subprocess.run([sys.executable, "-c", EVIL], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    first, *rest = run.stdout.splitlines()
+    assert first == (
+        "unsupported_type /outer/inner/0 "
+        "unsupported_type: Evil has no JSON representation (at /outer/inner/0) {}"
+    )
+    # A run whose collection came before the call canonicalizes "{}" and prints nothing.
+    assert len(rest) >= 4, run.stdout
+    for line in rest:
+        code, path, pad, emptied = line.split(" ")
+        assert (code, path, emptied) == ("lone_surrogate", f"/outer/inner/{pad}", "{}")
