@@ -223,6 +223,15 @@ impl Error {
         Error::new(Code::LoneSurrogate, "string has an unpaired surrogate")
     }
 
+    /// A host number too large for a double; `description` says which (such as "an integer
+    /// of 5000 digits").
+    pub fn number_overflow(description: &str) -> Error {
+        Error::new(
+            Code::NumberOverflow,
+            format!("{description} is too large for a double"),
+        )
+    }
+
     /// Host containers nested deeper than `max_depth`.
     pub fn depth_limit(max_depth: usize) -> Error {
         Error::new(

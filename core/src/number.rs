@@ -27,34 +27,34 @@ impl Number {
         }
     }
 
-    /// A number from an integer. Under [`Profile::Strict`] an integer that no double equals
-    /// (such as 2^53 + 1) is [`Code::InexactNumber`]; under [`Profile::Rfc8785`] it is rounded.
+    /// A number from an integer. Under [`Profile::Strict`] an integer is accepted exactly
+    /// when its decimal text would be: 2^53 + 1 (no double equals it) and 2^60 (its canonical
+    /// text, `1152921504606847000`, names another number) are [`Code::InexactNumber`]; under
+    /// [`Profile::Rfc8785`] it is rounded to the nearest double.
     pub fn from_i64(i: i64, profile: Profile) -> Result<Number> {
         Number::from_i128(i128::from(i), profile)
     }
 
     /// As [`Number::from_i64`], for 128-bit integers.
     pub fn from_i128(i: i128, profile: Profile) -> Result<Number> {
-        // `as` rounds to nearest, ties to even, like parsing the decimal text would.
-        let f = i as f64;
-        // 2^127 is the one double that `as i128` saturates to a different value (i128::MAX).
-        let exact = f < 2f64.powi(127) && f as i128 == i;
-        if profile == Profile::Strict && !exact {
-            return Err(inexact(&i.to_string(), f));
+        if i.unsigned_abs() <= MAX_SAFE_INTEGER as u128 {
+            // Exact: every integer of at most 53 bits is a double.
+            return Ok(Number(i as f64));
         }
-        Ok(Number(f))
+        // Beyond that, the same rule as the integer's text, so hosts and text agree.
+        let text = i.to_string();
+        from_token(&text, false, profile)
     }
 
     /// A number from JSON number text (RFC 8259 grammar, nothing around it), under `profile`.
     ///
     /// This is the rule [`crate::parse`] applies to every number token; hosts use it for
-    /// integers too large for 64 bits.
+    /// integers too large for 128 bits. Errors about the value carry no offset; grammar
+    /// errors carry the offset in `text`.
     pub fn from_text(text: &str, profile: Profile) -> Result<Number> {
         let bytes = text.as_bytes();
         match scan(bytes, 0) {
-            Ok((end, simple)) if end == bytes.len() => {
-                from_token(text, simple, profile).map_err(|e| e.with_offset(0))
-            }
+            Ok((end, simple)) if end == bytes.len() => from_token(text, simple, profile),
             Ok((end, _)) => Err(Error::at(
                 Code::SyntaxError,
                 end,
@@ -590,7 +590,26 @@ mod tests {
                 .as_f64(),
             2f64.powi(53)
         );
-        assert!(Number::from_i64(i64::MIN, s).is_ok());
+        // i64::MIN is a double, but its canonical text -9223372036854776000 is another number.
+        assert_eq!(
+            Number::from_i64(i64::MIN, s).unwrap_err().code(),
+            Code::InexactNumber
+        );
+        assert_eq!(
+            Number::from_i64(1 << 60, s).unwrap_err().code(),
+            Code::InexactNumber
+        );
+        assert_eq!(
+            Number::from_i128(100_000_000_000_000_000_000, s)
+                .unwrap()
+                .to_canonical_string(),
+            "100000000000000000000"
+        );
+        assert_eq!(
+            Number::from_i128(-(1 << 53) - 2, s).unwrap().as_f64(),
+            -(2f64.powi(53) + 2.0)
+        );
+        assert!(Number::from_i64(i64::MIN, Profile::Rfc8785).is_ok());
         assert_eq!(
             Number::from_i64(i64::MAX, s).unwrap_err().code(),
             Code::InexactNumber
