@@ -23,7 +23,9 @@ fn text_of(doc: &Map<String, Json>, key: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{key} must be a JSON text (a string)"))
 }
 
-/// `{"digest", "requirement"?}` or `{"error", "path"}` for a contract vector.
+/// `{"digest", "requirement"?, "action_valid"?}` or `{"error", "path"}` for a contract
+/// vector: the contract loads, then (when given) `args` is checked with `requires_approval`
+/// and `action` with `validate_action`.
 pub fn contract_result(doc: &Map<String, Json>) -> Result<Json, String> {
     let contract =
         match core_value(&text_of(doc, "contract")?).and_then(|v| Contract::from_value(&v)) {
@@ -34,6 +36,12 @@ pub fn contract_result(doc: &Map<String, Json>) -> Result<Json, String> {
     if doc.contains_key("args") {
         match core_value(&text_of(doc, "args")?).and_then(|a| contract.requires_approval(&a)) {
             Ok(r) => out["requirement"] = json!({"required": r.required, "rule": r.rule}),
+            Err(e) => return Ok(error_json(&e)),
+        }
+    }
+    if doc.contains_key("action") {
+        match core_value(&text_of(doc, "action")?).and_then(|a| contract.validate_action(&a)) {
+            Ok(()) => out["action_valid"] = Json::Bool(true),
             Err(e) => return Ok(error_json(&e)),
         }
     }
