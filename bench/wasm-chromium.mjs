@@ -1,0 +1,53 @@
+// Benchmark: actionseal-wasm in headless Chromium against npm `canonicalize` +
+// `crypto.subtle.digest`, on bench/payloads/refund.json and 10k.json, in the same page.
+//
+//   bindings-wasm/build.sh && node bench/wasm-chromium.mjs [--seconds 5]
+//
+// Prints a Markdown table of ops/s with the ratio to the baseline, and the size of the wasm.
+
+import { readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { launch, serve } from "../conformance/js/browser/harness.mjs";
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const secondsArg = process.argv.indexOf("--seconds");
+const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 5;
+const payloads = ["refund.json", "10k.json"];
+
+// The npm package is CommonJS; the page gets it as an ES module.
+const npmFile = createRequire(import.meta.url).resolve("canonicalize");
+const npmModule = `const module = { exports: {} };\n${await readFile(npmFile, "utf8")}\nexport default module.exports;\n`;
+
+const wasmFile = here("../bindings-wasm/pkg/web/actionseal_wasm_bg.wasm");
+const server = await serve(
+  { "/": here("./wasm/"), "/pkg/": here("../bindings-wasm/pkg/web/"), "/payloads/": here("./payloads/") },
+  { "/canonicalize.mjs": { type: "text/javascript", body: npmModule } },
+);
+let browser;
+try {
+  browser = await launch();
+  const { page } = browser;
+  await page.goto(`${server.origin}/index.html`);
+  await page.waitForFunction(() => window.actionsealBench !== undefined);
+  const version = await page.evaluate(() => navigator.userAgent.match(/Chrom(e|ium)\/[\d.]+/)?.[0]);
+  const rows = await page.evaluate(([p, s]) => window.actionsealBench.run(p, s), [payloads, seconds]);
+  if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
+  const wasmBytes = (await stat(wasmFile)).size;
+  const gzipBytes = (await import("node:zlib")).gzipSync(await readFile(wasmFile), { level: 9 }).length;
+  console.log(`${version} headless; per payload, ${seconds}s per operation in 40 interleaved rounds`);
+  console.log("ops/s: median over rounds; ratio: median over rounds of the ratio within a round");
+  console.log(`wasm: ${wasmBytes.toLocaleString("en")} bytes (${gzipBytes.toLocaleString("en")} gzipped)`);
+  console.log("| payload | operation | ops/s | ratio |");
+  console.log("| --- | --- | ---: | ---: |");
+  for (const r of rows) {
+    const ratio = r.ratio === null ? "" : `${r.ratio.toFixed(2)}x`;
+    console.log(`| ${r.payload} (${r.bytes} B) | ${r.op} | ${Math.round(r.ops).toLocaleString("en")} | ${ratio} |`);
+  }
+} catch (err) {
+  console.error(err.message, ...(browser?.errors ?? []));
+  process.exitCode = 1;
+} finally {
+  await browser?.close();
+  await server.close();
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Tests the actionseal-wasm package from a clean clone: builds both targets, runs the shared
+# conformance tests (conformance/js/) in Node (wasm-node) and in headless Chromium
+# (chromium), packs the npm package, installs the tarball into an empty folder and runs the
+# Node example of bindings-wasm/README.md there, then lints the crate.
+#
+# Installs what it needs: the wasm32 target and the pinned wasm-bindgen-cli (build.sh), the
+# root npm dev dependencies (npm ci), and Debian's chromium when /usr/bin/chromium is missing.
+# Env: ACTIONSEAL_JCS_DIR (default <repo>/../shared/vectors/jcs), CARGO_TARGET_DIR
+# (default <repo>/target/wasm). Exits non-zero on any failure; skips nothing.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/wasm}"
+step() { printf '\n== %s\n' "$*"; }
+
+# The public RFC 8785 vectors: a missing directory is a failure, never a skip.
+export ACTIONSEAL_JCS_DIR="${ACTIONSEAL_JCS_DIR:-$root/../shared/vectors/jcs}"
+if [ ! -d "$ACTIONSEAL_JCS_DIR" ]; then
+  echo "test.sh: ACTIONSEAL_JCS_DIR=$ACTIONSEAL_JCS_DIR is not a directory" >&2
+  exit 1
+fi
+if ! ls conformance/js/*.test.mjs > /dev/null 2>&1; then
+  echo "test.sh: no conformance tests in conformance/js/" >&2
+  exit 1
+fi
+
+step "toolchain"
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/canonicalize ]; then
+  npm ci --no-audit --no-fund
+fi
+if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends chromium
+fi
+
+step "build"
+"$here/build.sh"
+
+step "conformance: wasm in Node"
+ACTIONSEAL_RUNTIME=wasm-node node --test conformance/js/
+
+step "conformance: wasm in headless Chromium"
+ACTIONSEAL_RUNTIME=chromium node --test conformance/js/
+
+step "package"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+(cd "$here" && npm pack --pack-destination "$work" > "$work/pack.log" 2>&1) || { cat "$work/pack.log" >&2; exit 1; }
+tarball="$(ls "$work"/actionseal-wasm-*.tgz)"
+tar -tzf "$tarball" | sort
+mkdir "$work/app"
+cd "$work/app"
+npm init -y > /dev/null
+npm install --no-audit --no-fund "$tarball"
+
+# The three lines after the README's node-example marker; the last line's comment is the
+# expected output.
+awk '/<!-- node-example/ { found = 1; next } found && /^```js/ { code = 1; next }
+     code && /^```/ { exit } code { print }' "$here/README.md" > example.mjs
+if [ "$(wc -l < example.mjs)" -ne 3 ]; then
+  echo "test.sh: expected a 3-line Node example in README.md, got:" >&2
+  cat example.mjs >&2
+  exit 1
+fi
+expected="$(tail -n 1 example.mjs | sed 's|.*; // ||')"
+actual="$(node example.mjs)"
+if [ "$actual" != "$expected" ]; then
+  printf 'test.sh: README example printed\n  %s\nexpected\n  %s\n' "$actual" "$expected" >&2
+  exit 1
+fi
+echo "README example: $actual"
+
+# The same package from CommonJS, and the web build's ES module loading in Node.
+node -e 'const a = require("actionseal-wasm"); if (!a.digestEqual(a.fingerprint([1]), a.fingerprintJson("[1.0]"))) process.exit(1)'
+node --input-type=module -e '
+  import { readFile } from "node:fs/promises";
+  import { createRequire } from "node:module";
+  import init, { fingerprint } from "actionseal-wasm/web";
+  const wasm = createRequire(import.meta.url).resolve("actionseal-wasm/actionseal_wasm_bg.wasm");
+  await init({ module_or_path: await readFile(wasm) });
+  if (!fingerprint({ a: 1 }).startsWith("sha256:")) process.exit(1);'
+
+step "lint (this crate; core is linted by the workspace test)"
+cd "$root"
+cargo fmt -p actionseal-wasm -- --check
+cargo clippy -p actionseal-wasm --no-deps --all-targets -- -D warnings
+cargo clippy -p actionseal-wasm --no-deps --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "ok"
