@@ -223,6 +223,11 @@ impl Error {
         Error::new(Code::LoneSurrogate, "string has an unpaired surrogate")
     }
 
+    /// An option the caller passed is malformed (`message` says which and how).
+    pub fn invalid_option(message: impl Into<String>) -> Error {
+        Error::new(Code::InvalidOption, message)
+    }
+
     /// A host number too large for a double; `description` says which (such as "an integer
     /// of 5000 digits").
     pub fn number_overflow(description: &str) -> Error {
