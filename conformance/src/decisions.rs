@@ -2,8 +2,8 @@
 //! the Rust core and checked against the expectations written by hand.
 
 use actionseal_core::{
-    canonicalize, charge, check, parse, Action, ActionIds, Approval, Contract, Decision,
-    DecisionInput, Error, Options, OwnedValue,
+    canonicalize, charge, check, parse, Action, ActionIds, Approval, Contract, DecisionInput,
+    Error, Options, OwnedValue,
 };
 use serde_json::{json, Map, Value as Json};
 
@@ -48,77 +48,27 @@ pub fn contract_result(doc: &Map<String, Json>) -> Result<Json, String> {
     Ok(out)
 }
 
-/// `{"action", "fingerprint"}` or `{"error", "path"}` for an action vector.
+/// `{"action", "fingerprint"}` or `{"error", "path"}` for an action vector: the contract
+/// loads, `ids` is read as [`ActionIds`], and the action is built.
 pub fn action_result(doc: &Map<String, Json>) -> Result<Json, String> {
-    let ids = doc
-        .get("ids")
-        .and_then(Json::as_object)
-        .ok_or("ids must be an object")?;
-    let id = |k: &str| {
-        ids.get(k)
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let (tenant, subject, job_id, request_id, policy_version) = (
-        id("tenant"),
-        id("subject"),
-        id("job_id"),
-        id("request_id"),
-        id("policy_version"),
-    );
+    let ids = to_core(doc.get("ids").ok_or("ids is missing")?)?;
     let args_text = text_of(doc, "args")?;
     let built = core_value(&text_of(doc, "contract")?)
         .and_then(|c| Contract::from_value(&c))
-        .and_then(|c| {
-            let args = core_value(&args_text)?;
-            Action::build(
-                &c,
-                &args,
-                &ActionIds {
-                    tenant: &tenant,
-                    subject: &subject,
-                    job_id: &job_id,
-                    request_id: &request_id,
-                    policy_version: &policy_version,
-                },
-            )
-        });
+        .and_then(|c| Action::build(&c, &core_value(&args_text)?, &ActionIds::from_value(&ids)?));
     Ok(match built {
         Ok(a) => json!({"action": canonicalize(a.value()), "fingerprint": a.digest().to_string()}),
         Err(e) => error_json(&e),
     })
 }
 
-/// `{"approval", "fingerprint"}` or `{"error", "path"}` for an approval vector.
+/// `{"approval", "fingerprint"}` or `{"error", "path"}` for an approval vector: the action is
+/// read, `decision` is read as [`DecisionInput`], and the record is built.
 pub fn approval_result(doc: &Map<String, Json>) -> Result<Json, String> {
-    let d = doc
-        .get("decision")
-        .and_then(Json::as_object)
-        .ok_or("decision must be an object")?;
-    let s = |k: &str| {
-        d.get(k)
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let t = |k: &str| d.get(k).and_then(Json::as_i64).unwrap_or_default();
+    let decision = to_core(doc.get("decision").ok_or("decision is missing")?)?;
     let decided = core_value(&text_of(doc, "action")?)
         .and_then(|a| Action::from_value(&a))
-        .and_then(|a| {
-            let decision = Decision::parse(&s("decision"))?;
-            Approval::decide(
-                &a,
-                &DecisionInput {
-                    approval_id: &s("approval_id"),
-                    decision_id: &s("decision_id"),
-                    decision,
-                    approver: &s("approver"),
-                    decided_at: t("decided_at"),
-                    expires_at: t("expires_at"),
-                },
-            )
-        });
+        .and_then(|a| Approval::decide(&a, &DecisionInput::from_value(&decision)?));
     Ok(match decided {
         Ok(a) => json!({
             "approval": canonicalize(a.value()),
@@ -209,47 +159,19 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
     let contract_doc = &contracts[contract_name.as_str().ok_or("contract names a contract")?];
     let contract = Contract::from_value(&to_core(contract_doc)?).map_err(|e| e.to_string())?;
     let args = to_core(s.get("args").unwrap_or(&base["args"]))?;
-    let ids = &base["ids"];
-    let id = |k: &str| ids[k].as_str().unwrap_or_default().to_owned();
-    let (tenant, subject, job_id, request_id, policy_version) = (
-        id("tenant"),
-        id("subject"),
-        id("job_id"),
-        id("request_id"),
-        id("policy_version"),
-    );
-    let action = Action::build(
-        &contract,
-        &args,
-        &ActionIds {
-            tenant: &tenant,
-            subject: &subject,
-            job_id: &job_id,
-            request_id: &request_id,
-            policy_version: &policy_version,
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let ids = to_core(&base["ids"])?;
+    let action = ActionIds::from_value(&ids)
+        .and_then(|ids| Action::build(&contract, &args, &ids))
+        .map_err(|e| e.to_string())?;
 
     let approval_text = if s.get("approval") == Some(&Json::Null) {
         Json::Null
     } else {
         let mut d = base["decision"].clone();
         edit(&mut d, &s["decision"])?;
-        let ds = |k: &str| d[k].as_str().unwrap_or_default().to_owned();
-        let decision = Decision::parse(&ds("decision")).map_err(|e| e.to_string())?;
-        let approval = Approval::decide(
-            &action,
-            &DecisionInput {
-                approval_id: &ds("approval_id"),
-                decision_id: &ds("decision_id"),
-                decision,
-                approver: &ds("approver"),
-                decided_at: d["decided_at"].as_i64().unwrap_or_default(),
-                expires_at: d["expires_at"].as_i64().unwrap_or_default(),
-            },
-        )
-        .map_err(|e| e.to_string())?;
+        let d = to_core(&d)?;
+        let decision = DecisionInput::from_value(&d).map_err(|e| e.to_string())?;
+        let approval = Approval::decide(&action, &decision).map_err(|e| e.to_string())?;
         let mut record = from_core(approval.value())?;
         edit(&mut record, &s["tamper"])?;
         Json::String(serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?)

@@ -40,6 +40,26 @@ pub struct ActionIds<'s> {
     pub policy_version: &'s str,
 }
 
+impl<'s> ActionIds<'s> {
+    /// Reads `{"tenant", "subject", "job_id", "request_id", "policy_version"}` (exactly
+    /// these, all identity strings); problems are [`Code::InvalidAction`] at the field.
+    pub fn from_value(v: &'s Value<'_>) -> Result<ActionIds<'s>> {
+        let f = Fields::new(
+            v,
+            Code::InvalidAction,
+            "action ids",
+            &["tenant", "subject", "job_id", "request_id", "policy_version"],
+        )?;
+        Ok(ActionIds {
+            tenant: f.identity("tenant")?,
+            subject: f.identity("subject")?,
+            job_id: f.identity("job_id")?,
+            request_id: f.identity("request_id")?,
+            policy_version: f.identity("policy_version")?,
+        })
+    }
+}
+
 /// A validated action envelope and its fingerprint.
 #[derive(Clone, Debug)]
 pub struct Action {

@@ -62,6 +62,35 @@ pub struct DecisionInput<'s> {
     pub expires_at: i64,
 }
 
+impl<'s> DecisionInput<'s> {
+    /// Reads `{"approval_id", "decision_id", "decision", "approver", "decided_at",
+    /// "expires_at"}` (exactly these; times integer ms); problems are
+    /// [`Code::InvalidApproval`] at the field.
+    pub fn from_value(v: &'s Value<'_>) -> Result<DecisionInput<'s>> {
+        let f = Fields::new(
+            v,
+            Code::InvalidApproval,
+            "decision",
+            &[
+                "approval_id",
+                "decision_id",
+                "decision",
+                "approver",
+                "decided_at",
+                "expires_at",
+            ],
+        )?;
+        Ok(DecisionInput {
+            approval_id: f.identity("approval_id")?,
+            decision_id: f.identity("decision_id")?,
+            decision: Decision::parse(f.string("decision")?)?,
+            approver: f.identity("approver")?,
+            decided_at: f.integer("decided_at", 0)?,
+            expires_at: f.integer("expires_at", 0)?,
+        })
+    }
+}
+
 /// A validated approval record.
 #[derive(Clone, Debug)]
 pub struct Approval {
