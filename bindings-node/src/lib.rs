@@ -1,0 +1,179 @@
+//! Node.js bindings for actionseal: RFC 8785 canonical JSON and SHA-256 fingerprints that
+//! bind a human approval to the exact action it was given for.
+//!
+//! Every rule, default and error text is core's (`actionseal-core`); this crate only turns
+//! JavaScript values into core values and core errors into JavaScript errors (an `Error`
+//! with `code`, `path` and `offset`, its message core's Display text).
+
+mod fail;
+mod gather;
+mod host;
+mod js;
+mod options;
+mod realm;
+mod strings;
+mod tape;
+mod text;
+
+use actionseal_core::{digest_equal as core_digest_equal, Digest, Options};
+use fail::Fail;
+use js::{Js, JsResult};
+use napi::bindgen_prelude::{Env, Unknown};
+use napi::{JsValue, Result};
+use napi_derive::napi;
+
+/// Options of `canonicalize`, `fingerprint`, `canonicalizeJson` and `fingerprintJson`.
+#[napi(object, js_name = "Options")]
+pub struct CanonOptions {
+    /// Number profile: `"strict"` (the default) refuses a number whose canonical form would
+    /// denote a different value (`9007199254740993`, `1e-400`) with code `inexact_number`;
+    /// `"rfc8785"` rounds every number to the nearest double, as plain RFC 8785 does. Any
+    /// other value is an error with code `invalid_option`. Host values (JavaScript numbers)
+    /// are doubles already, so the profile only matters for JSON text.
+    #[napi(ts_type = "'strict' | 'rfc8785'")]
+    pub profile: Option<String>,
+}
+
+/// Runs a conversion and turns its failure into a thrown JavaScript error.
+fn run<T>(env: &Env, f: impl FnOnce(Js) -> JsResult<T>) -> Result<T> {
+    let js = Js(env.raw());
+    f(js).map_err(|fail: Fail| fail.throw(js.0))
+}
+
+/// Core's canonical text of `v`, written into a buffer sized once from `size`, so that a
+/// large value is not copied as the text grows. (Same as `actionseal_core::canonicalize`.)
+fn canonical_text(v: &actionseal_core::Value<'_>, size: usize) -> String {
+    let mut out = String::with_capacity(size);
+    actionseal_core::write_canonical(v, &mut out);
+    out
+}
+
+/// A JavaScript string from ASCII text (a fingerprint), made without UTF-8 decoding.
+fn ascii_string(js: Js, s: &str) -> JsResult<Unknown<'static>> {
+    let v = js.latin1(s.as_bytes())?;
+    // SAFETY: `v` is a live handle of this callback's environment; napi-rs only passes it back
+    // to Node as the return value.
+    Ok(unsafe { Unknown::from_raw_unchecked(js.0, v) })
+}
+
+fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
+    options::read(js, options.map(|o| o.raw()))
+}
+
+/// The RFC 8785 canonical JSON text of a JavaScript value.
+///
+/// Accepts plain objects (prototype `Object.prototype` or `null`, also another realm's such
+/// as a `vm` context's), arrays, strings, finite numbers (`-0` becomes `0`), booleans and
+/// `null`; a Proxy is read through its traps. Anything else throws an `Error` with a
+/// `code` and the JSON Pointer `path` of the value: `unsupported_type` (`undefined`, BigInt,
+/// Symbol, functions, `Date`, `Map`, `Set`, typed arrays, boxed primitives, class instances,
+/// objects with a `toJSON` method), `sparse_array`, `cyclic_value`, `non_finite_number`,
+/// `lone_surrogate`, `non_string_key` (a symbol key) or `depth_limit_exceeded` (nesting
+/// deeper than 128). Only own enumerable string keys are read; an exception thrown by a
+/// getter or Proxy trap propagates unchanged.
+///
+/// @example
+/// canonicalize({ b: 1, a: "x" }) // '{"a":"x","b":1}'
+#[napi(ts_args_type = "value: unknown, options?: Options | null")]
+pub fn canonicalize(env: Env, value: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<String> {
+    run(&env, |js| {
+        let opts = read_options(js, options)?;
+        host::with_value(js, value.raw(), &opts, canonical_text)
+    })
+}
+
+/// The fingerprint of a JavaScript value: `"sha256:"` followed by the 64 lowercase hex
+/// digits of the SHA-256 digest of its canonical JSON text.
+///
+/// Accepts the same values as `canonicalize` and throws the same errors.
+///
+/// @example
+/// fingerprint({ order_id: "A-17", amount_minor: 2500 }) // 'sha256:…'
+#[napi(
+    ts_args_type = "value: unknown, options?: Options | null",
+    ts_return_type = "string"
+)]
+pub fn fingerprint(
+    env: Env,
+    value: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        let opts = read_options(js, options)?;
+        let digest = host::with_value(js, value.raw(), &opts, |v, size| {
+            Digest::of(canonical_text(v, size).as_bytes())
+        })?;
+        ascii_string(js, &digest.to_string())
+    })
+}
+
+/// The RFC 8785 canonical form of JSON text, given as a string or as UTF-8 bytes
+/// (`Uint8Array` or `Buffer`).
+///
+/// The text is parsed strictly: duplicate keys, lone surrogates (escaped, or unpaired in the
+/// string itself), a byte-order mark, `NaN`, numbers too large for a double and (under the
+/// default `"strict"` profile) numbers that would change value all throw an `Error` with a
+/// `code`, the JSON Pointer `path` and the byte `offset` in the UTF-8 text. Input is limited to
+/// 16 MiB and 128 levels of nesting.
+///
+/// @example
+/// canonicalizeJson('{"b": 1.50, "a": [true]}') // '{"a":[true],"b":1.5}'
+#[napi(ts_args_type = "text: string | Uint8Array, options?: Options | null")]
+pub fn canonicalize_json(
+    env: Env,
+    text: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<String> {
+    run(&env, |js| {
+        let opts = read_options(js, options)?;
+        text::with_bytes(js, text.raw(), &opts, actionseal_core::canonicalize_json)
+    })
+}
+
+/// The fingerprint of JSON text (a string or UTF-8 bytes): `"sha256:"` followed by the
+/// SHA-256 digest, in lowercase hex, of its canonical form.
+///
+/// Reads the text like `canonicalizeJson` and throws the same errors.
+///
+/// @example
+/// fingerprintJson('{"amount_minor": 2500}') // 'sha256:…'
+#[napi(
+    ts_args_type = "text: string | Uint8Array, options?: Options | null",
+    ts_return_type = "string"
+)]
+pub fn fingerprint_json(
+    env: Env,
+    text: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        let opts = read_options(js, options)?;
+        let digest = text::with_bytes(js, text.raw(), &opts, actionseal_core::fingerprint_json)?;
+        ascii_string(js, &digest.to_string())
+    })
+}
+
+/// Whether two fingerprints name the same digest, compared in constant time.
+///
+/// Each must be `"sha256:"` followed by 64 lowercase hex digits. A malformed fingerprint,
+/// or an argument that is not a string, is never equal to anything: the result is `false`,
+/// nothing is thrown.
+///
+/// @example
+/// digestEqual(approval.fingerprint, fingerprint(action)) // true when they match
+#[napi(ts_args_type = "a: unknown, b: unknown")]
+pub fn digest_equal(env: Env, a: Unknown<'_>, b: Unknown<'_>) -> Result<bool> {
+    run(&env, |js| {
+        let mut reader = strings::Reader::new(js);
+        let mut read = |v: Unknown<'_>| match reader.string(v.raw()) {
+            Ok(s) => Ok(s),
+            // A lone surrogate cannot be part of a well-formed digest.
+            Err(Fail::Core(_)) => Ok(None),
+            Err(f) => Err(f),
+        };
+        let (Some(a), Some(b)) = (read(a)?, read(b)?) else {
+            return Ok(false);
+        };
+        Ok(core_digest_equal(&a, &b))
+    })
+}

@@ -1,0 +1,534 @@
+// Conformance tests shared by every JavaScript runtime of actionseal:
+//
+//   ACTIONSEAL_RUNTIME=node      node --test conformance/js/   (the napi addon, bindings-node/)
+//   ACTIONSEAL_RUNTIME=wasm-node node --test conformance/js/   (the wasm build, run in Node)
+//   ACTIONSEAL_RUNTIME=chromium  node --test conformance/js/   (the wasm build, in Chromium)
+//
+// The test itself always runs in Node; it reads the vectors, sends batches of operations to
+// an engine, and compares the results. Public RFC 8785 data is read from the directory in
+// $ACTIONSEAL_JCS_DIR (default: <repo>/../shared/vectors/jcs); a missing directory fails.
+//
+// Engine interface, implemented by ./engines/<runtime>.mjs:
+//
+//   export async function open() -> engine
+//   engine.run(ops) -> Promise<results>
+//     ops: Array<{fn, args}>, fn one of "canonicalize", "canonicalizeJson", "fingerprint",
+//     "fingerprintJson", "digestEqual"; each arg is either
+//       - plain JSON data (passed as is),
+//       - {$bytes: [..numbers..]}: a Uint8Array with these bytes, or
+//       - {$js: "<JavaScript expression source>"}: the value of the expression, evaluated in
+//         the runtime's global scope (for host values JSON cannot carry: undefined, BigInt,
+//         cycles, sparse arrays, Map, lone-surrogate strings, ...).
+//     results: one per op, in order: {ok: <return value>} or
+//       {error: {code, path, offset, isError: err instanceof Error, message}}
+//       (`code`, `path`, `offset` as found on the thrown value, undefined when absent).
+//   engine.close() -> Promise<void>
+//
+// Ops are sent in batches of a few thousand so that a browser engine makes few round trips.
+
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { accepted, rejected, thrown } from './host-cases.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const conformance = join(here, '..')
+const repo = join(conformance, '..')
+const RUNTIMES = ['node', 'wasm-node', 'chromium']
+const PROFILES = ['strict', 'rfc8785']
+const BATCH = 2000
+
+const runtime = process.env.ACTIONSEAL_RUNTIME
+if (!RUNTIMES.includes(runtime)) {
+  throw new Error(`set ACTIONSEAL_RUNTIME to one of ${RUNTIMES.join(', ')} (got ${JSON.stringify(runtime)})`)
+}
+const jcsDir = process.env.ACTIONSEAL_JCS_DIR || join(repo, '..', 'shared', 'vectors', 'jcs')
+const codes = new Set(Object.keys(JSON.parse(readFileSync(join(conformance, 'codes.json'), 'utf8')).codes))
+
+const { open } = await import(`./engines/${runtime}.mjs`)
+let engine
+before(async () => {
+  engine = await open()
+})
+after(async () => {
+  await engine?.close()
+})
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+/** Every code any engine returned, checked against codes.json at the end. */
+const seenCodes = new Set()
+
+/** Runs ops in batches; returns their results in order. */
+async function run(ops) {
+  const results = []
+  for (let i = 0; i < ops.length; i += BATCH) {
+    const batch = ops.slice(i, i + BATCH)
+    const got = await engine.run(batch)
+    assert.equal(got.length, batch.length, 'engine returned a result per op')
+    results.push(...got)
+  }
+  for (const r of results) if (r.error?.code != null) seenCodes.add(r.error.code)
+  return results
+}
+
+/** A string argument; one JSON cannot carry (a lone surrogate) goes as a JS literal. */
+const str = (s) => (s.isWellFormed() ? s : { $js: JSON.stringify(s) })
+const bytes = (u8) => ({ $bytes: Array.from(u8) })
+const utf8 = (s) => new TextEncoder().encode(s)
+const sha256 = (s) => 'sha256:' + createHash('sha256').update(s, 'utf8').digest('hex')
+const opts = (profile) => ({ profile })
+const show = (v) => {
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? `${x}n` : x))
+  return s === undefined ? String(v) : s.length > 160 ? s.slice(0, 160) + '…' : s
+}
+
+/**
+ * Compares results with expectations, collecting every mismatch so that one run shows them
+ * all. `want` is {ok: value} or {error: {code, path[, offset]}}; offset is compared only when
+ * the expectation has the key `offset` (use undefined for "no offset").
+ */
+class Check {
+  constructor() {
+    this.failures = []
+    this.count = 0
+  }
+
+  result(label, got, want) {
+    this.count++
+    const fail = (why) => this.failures.push(`${label}: ${why}; got ${show(got)}`)
+    if ('ok' in want) {
+      if (!('ok' in got)) return fail(`expected ${show(want.ok)}`)
+      if (got.ok !== want.ok) return fail(`expected ${show(want.ok)}`)
+      return
+    }
+    if (!('error' in got)) return fail(`expected error ${want.error.code} at ${show(want.error.path)}`)
+    const e = got.error
+    if (e.code !== want.error.code) return fail(`expected code ${want.error.code}`)
+    if (e.path !== want.error.path) return fail(`expected path ${show(want.error.path)}`)
+    if ('offset' in want.error && (e.offset ?? undefined) !== want.error.offset) {
+      return fail(`expected offset ${want.error.offset}`)
+    }
+    if (e.isError !== true) return fail('expected an Error instance')
+    if (typeof e.message !== 'string' || !e.message.startsWith(`${e.code}: `)) {
+      return fail("expected core's message (\"<code>: ...\")")
+    }
+  }
+
+  done(minimum = 1) {
+    assert.ok(this.count >= minimum, `checked ${this.count} results, expected at least ${minimum}`)
+    const shown = this.failures.slice(0, 25).join('\n')
+    const more = this.failures.length > 25 ? `\n... and ${this.failures.length - 25} more` : ''
+    assert.equal(this.failures.length, 0, `${this.failures.length} of ${this.count} results differ:\n${shown}${more}`)
+  }
+}
+
+/** Expectation from a vector's per-profile result ({canonical, fingerprint} or {error, path, offset}). */
+function expect(res, key, withOffset) {
+  if ('error' in res) {
+    const error = { code: res.error, path: res.path }
+    if (withOffset) error.offset = res.offset
+    return { error }
+  }
+  return { ok: res[key] }
+}
+
+function readJsonl(path) {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
+}
+
+/** An expression for the double with these 16 hex digits of IEEE 754 bits. */
+const double = (bits) => `new Float64Array(new BigUint64Array([0x${bits}n]).buffer)[0]`
+
+// ---------------------------------------------------------------------------------------
+
+describe(`actionseal conformance (${runtime})`, () => {
+  it('canonicalization vectors, as text and as UTF-8 bytes, under both profiles', async () => {
+    const dir = join(conformance, 'vectors', 'canon')
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+    const ops = []
+    const wants = []
+    for (const file of files) {
+      const v = JSON.parse(readFileSync(join(dir, file), 'utf8'))
+      assert.ok(('input' in v) !== ('input_hex' in v), `${file}: exactly one of input, input_hex`)
+      const inputs = []
+      if ('input' in v) {
+        inputs.push(['text', str(v.input), false], ['bytes', bytes(utf8(v.input)), true])
+      } else {
+        inputs.push(['bytes', bytes(Buffer.from(v.input_hex, 'hex')), true])
+      }
+      for (const profile of PROFILES) {
+        assert.ok(v[profile], `${file}: no ${profile} result`)
+        for (const [form, arg, withOffset] of inputs) {
+          for (const [fn, key] of [['canonicalizeJson', 'canonical'], ['fingerprintJson', 'fingerprint']]) {
+            ops.push({ fn, args: [arg, opts(profile)] })
+            wants.push([`${file} ${profile} ${form} ${fn}`, expect(v[profile], key, withOffset)])
+          }
+        }
+      }
+      // The default profile is strict.
+      if ('input' in v) {
+        ops.push({ fn: 'fingerprintJson', args: [str(v.input)] })
+        wants.push([`${file} default profile`, expect(v.strict, 'fingerprint', false)])
+      }
+    }
+    const got = await run(ops)
+    const check = new Check()
+    got.forEach((g, i) => check.result(wants[i][0], g, wants[i][1]))
+    check.done(files.length * 4)
+  })
+
+  it('numbers format as ECMAScript String(x) and read back exactly', async () => {
+    const cases = readJsonl(join(conformance, 'vectors', 'numbers', 'es6_random.jsonl'))
+    assert.ok(cases.length >= 10000, 'es6_random.jsonl has at least 10000 numbers')
+    const ops = []
+    const wants = []
+    for (const { bits, text } of cases) {
+      const arr = `[${text}]`
+      ops.push({ fn: 'canonicalize', args: [{ $js: `[${double(bits)}]` }] })
+      wants.push([`canonicalize([${bits}])`, { ok: arr }])
+      ops.push({ fn: 'fingerprint', args: [{ $js: `[${double(bits)}]` }] })
+      wants.push([`fingerprint([${bits}])`, { ok: sha256(arr) }])
+      ops.push({ fn: 'canonicalizeJson', args: [arr] })
+      wants.push([`canonicalizeJson(${arr})`, { ok: arr }])
+    }
+    const got = await run(ops)
+    const check = new Check()
+    got.forEach((g, i) => check.result(wants[i][0], g, wants[i][1]))
+    check.done(cases.length * 3)
+  })
+
+  it('generated corpus: JSON text as string and bytes, and host values from JSON.parse', async () => {
+    const lines = readJsonl(join(conformance, 'generated', 'corpus.jsonl'))
+    assert.ok(lines.length > 0, 'corpus.jsonl is not empty')
+    const ops = []
+    const wants = []
+    let hosts = 0
+    for (const c of lines) {
+      for (const profile of PROFILES) {
+        for (const [form, arg] of [['text', str(c.text)], ['bytes', bytes(utf8(c.text))]]) {
+          for (const [fn, key] of [['canonicalizeJson', 'canonical'], ['fingerprintJson', 'fingerprint']]) {
+            ops.push({ fn, args: [arg, opts(profile)] })
+            wants.push([`corpus ${c.id} ${profile} ${form} ${fn}`, expect(c[profile], key, false)])
+          }
+        }
+      }
+      if (c.host) {
+        hosts++
+        assert.ok('canonical' in c.strict, `corpus ${c.id}: a host case is accepted`)
+        const value = { $js: `JSON.parse(${JSON.stringify(c.text)})` }
+        ops.push({ fn: 'fingerprint', args: [value] })
+        wants.push([`corpus ${c.id} fingerprint(JSON.parse(text))`, { ok: c.strict.fingerprint }])
+        ops.push({ fn: 'canonicalize', args: [value] })
+        wants.push([`corpus ${c.id} canonicalize(JSON.parse(text))`, { ok: c.strict.canonical }])
+      }
+    }
+    assert.ok(hosts > 0, 'corpus has host cases')
+    const got = await run(ops)
+    const check = new Check()
+    got.forEach((g, i) => check.result(wants[i][0], g, wants[i][1]))
+    check.done(lines.length * 8)
+  })
+
+  describe('public RFC 8785 data', () => {
+    assert.ok(existsSync(jcsDir), `ACTIONSEAL_JCS_DIR ${jcsDir} does not exist`)
+    const exclusions = JSON.parse(readFileSync(join(conformance, 'jcs-strict-exclusions.json'), 'utf8')).excluded
+    const excluded = (name) => exclusions.find((x) => x.name === name)
+
+    /** Ops and expectations for one named input under both profiles. */
+    function namedCase(name, input, want, ops, wants) {
+      for (const profile of PROFILES) {
+        const x = profile === 'strict' ? excluded(name) : undefined
+        const forms = [['bytes', bytes(input)]]
+        const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+        try {
+          forms.push(['text', str(text.decode(input))])
+        } catch {
+          // Not UTF-8: bytes only.
+        }
+        for (const [form, arg] of forms) {
+          ops.push({ fn: 'canonicalizeJson', args: [arg, opts(profile)] })
+          ops.push({ fn: 'fingerprintJson', args: [arg, opts(profile)] })
+          const label = `${name} ${profile} ${form}`
+          if (x) {
+            wants.push([label, { code: x.code }], [label, { code: x.code }])
+          } else if (want === null) {
+            wants.push([label, { reject: true }], [label, { reject: true }])
+          } else {
+            wants.push([label, { ok: want }], [label, { ok: sha256(want) }])
+          }
+        }
+      }
+    }
+
+    async function runNamed(ops, wants, minimum) {
+      const got = await run(ops)
+      const check = new Check()
+      got.forEach((g, i) => {
+        const [label, want] = wants[i]
+        if ('code' in want) {
+          check.count++
+          if (g.error?.code !== want.code) check.failures.push(`${label}: expected strict exclusion ${want.code}; got ${show(g)}`)
+        } else if ('reject' in want) {
+          check.count++
+          if (!(g.error && codes.has(g.error.code))) check.failures.push(`${label}: expected a coded error; got ${show(g)}`)
+        } else {
+          check.result(label, g, want)
+        }
+      })
+      check.done(minimum)
+    }
+
+    it('public_vectors.jsonl', async () => {
+      const lines = readFileSync(join(jcsDir, 'public_vectors.jsonl'), 'utf8').split('\n')
+      const ops = []
+      const wants = []
+      let n = 0
+      lines.forEach((line, i) => {
+        if (line.trim() === '') return
+        const c = JSON.parse(line)
+        const name = `public_vectors.jsonl:${i + 1}`
+        const x = excluded(name)
+        if (x) assert.equal(x.input, c.input, `${name}: the exclusion names another input`)
+        if ('canonical' in c) assert.equal(sha256(c.canonical), `sha256:${c.sha256}`, `${name}: sha256 of canonical`)
+        namedCase(name, utf8(c.input), 'canonical' in c ? c.canonical : null, ops, wants)
+        n++
+      })
+      assert.ok(n > 0)
+      await runNamed(ops, wants, n * 4)
+    })
+
+    it('input and output files', async () => {
+      const ops = []
+      const wants = []
+      const pairs = []
+      for (const dir of ['cyberphone', 'erdtman_canonicalize']) {
+        for (const file of readdirSync(join(jcsDir, dir, 'input')).sort()) {
+          pairs.push([`${dir}/input/${file}`, `${dir}/output/${file}`])
+        }
+      }
+      for (const i of [1, 2, 3]) pairs.push([`serde_jcs/ex.${i}.input.json`, `serde_jcs/ex.${i}.output.json`])
+      for (const f of ['rfc_example', 'rfc_sorting']) pairs.push([`rfc8785/${f}.input.json`, `rfc8785/${f}.expected.json`])
+      for (const [input, output] of pairs) {
+        // Some output files end with an editor newline that is not canonical.
+        const want = readFileSync(join(jcsDir, output), 'utf8').replace(/\n+$/, '')
+        namedCase(input, readFileSync(join(jcsDir, input)), want, ops, wants)
+      }
+      // cyberphone's outhex files hold the expected bytes in hex.
+      for (const file of readdirSync(join(jcsDir, 'cyberphone', 'outhex')).sort()) {
+        const hex = readFileSync(join(jcsDir, 'cyberphone', 'outhex', file), 'utf8').replace(/\s+/g, '')
+        const input = readFileSync(join(jcsDir, 'cyberphone', 'input', file.replace(/\.txt$/, '.json')))
+        ops.push({ fn: 'canonicalizeJson', args: [bytes(input), opts('rfc8785')] })
+        wants.push([`cyberphone/outhex/${file}`, { ok: Buffer.from(hex, 'hex').toString('utf8') }])
+      }
+      assert.equal(pairs.length, 13)
+      await runNamed(ops, wants, pairs.length * 8)
+    })
+
+    it('Appendix B numbers and the ES6 static number sequence', async () => {
+      const ops = []
+      const wants = []
+      const csv = readFileSync(join(jcsDir, 'rfc8785', 'appendix_b_numbers.csv'), 'utf8').trim().split('\n').slice(1)
+      assert.equal(csv.length, 26)
+      for (const row of csv) {
+        const [hex, want] = row.split(',')
+        ops.push({ fn: 'canonicalize', args: [{ $js: `[${double(hex)}]` }] })
+        wants.push([
+          `Appendix B ${hex}`,
+          want === 'ERROR' ? { error: { code: 'non_finite_number', path: '/0' } } : { ok: `[${want}]` },
+        ])
+      }
+      // Node is the reference for ECMAScript number formatting (conformance/README.md).
+      const seq = readFileSync(join(jcsDir, 'es6numbers', 'es6_static_u64.txt'), 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '')
+      assert.ok(seq.length >= 100)
+      for (const hex of seq) {
+        const x = new Float64Array(new BigUint64Array([BigInt(`0x${hex}`)]).buffer)[0]
+        ops.push({ fn: 'canonicalize', args: [{ $js: `[${double(hex)}]` }] })
+        wants.push([`es6 static ${hex}`, { ok: `[${String(x)}]` }])
+        ops.push({ fn: 'canonicalizeJson', args: [`[${String(x)}]`] })
+        wants.push([`es6 static ${hex} read back`, { ok: `[${String(x)}]` }])
+      }
+      const got = await run(ops)
+      const check = new Check()
+      got.forEach((g, i) => check.result(wants[i][0], g, wants[i][1]))
+      check.done(csv.length + seq.length * 2)
+    })
+  })
+
+  describe('host values', () => {
+    it('rejected values throw a coded Error with the JSON Pointer of the value', async () => {
+      const ops = []
+      const wants = []
+      for (const c of rejected) {
+        for (const fn of ['fingerprint', 'canonicalize']) {
+          ops.push({ fn, args: [{ $js: c.js }] })
+          wants.push([`${c.name} (${fn})`, { error: { code: c.code, path: c.path, offset: undefined } }])
+        }
+        ops.push({ fn: 'fingerprint', args: [{ $js: c.js }, opts('rfc8785')] })
+        wants.push([`${c.name} (fingerprint, rfc8785)`, { error: { code: c.code, path: c.path, offset: undefined } }])
+      }
+      const got = await run(ops)
+      const check = new Check()
+      got.forEach((g, i) => check.result(wants[i][0], g, wants[i][1]))
+      check.done(rejected.length * 3)
+      for (const c of rejected) assert.ok(codes.has(c.code), `${c.name}: ${c.code} is in codes.json`)
+    })
+
+    it('exceptions thrown by getters and Proxy traps propagate unchanged', async () => {
+      const ops = thrown.flatMap((c) => ['fingerprint', 'canonicalize'].map((fn) => ({ fn, args: [{ $js: c.js }] })))
+      const got = await run(ops)
+      got.forEach((g, i) => {
+        const c = thrown[Math.floor(i / 2)]
+        assert.ok(g.error, `${c.name}: throws; got ${show(g)}`)
+        assert.equal(g.error.isError, true, `${c.name}: an Error`)
+        assert.equal(g.error.code ?? undefined, undefined, `${c.name}: not a coded error`)
+        if (c.message !== null) assert.equal(g.error.message, c.message, c.name)
+      })
+    })
+
+    it('accepted values: plain data, getters, proxies, null prototypes, huge and deep values', async () => {
+      const ops = []
+      const wants = []
+      for (const c of accepted) {
+        const value = { $js: c.js }
+        if ('canonical' in c) {
+          ops.push({ fn: 'canonicalize', args: [value] }, { fn: 'fingerprint', args: [value] })
+          wants.push([`${c.name} (canonicalize)`, { ok: c.canonical }], [`${c.name} (fingerprint)`, { ok: sha256(c.canonical) }])
+        } else {
+          ops.push({ fn: 'fingerprint', args: [value] }, { fn: 'fingerprintJson', args: [{ $js: c.json }] })
+          wants.push([`${c.name} (fingerprint)`, null], [`${c.name} (fingerprintJson of JSON.stringify)`, null])
+        }
+      }
+      const got = await run(ops)
+      const check = new Check()
+      got.forEach((g, i) => {
+        const [label, want] = wants[i]
+        if (want !== null) return check.result(label, g, want)
+        if (i % 2 === 1) {
+          check.count++
+          const [a, b] = [got[i - 1], g]
+          if (!('ok' in a) || !('ok' in b) || a.ok !== b.ok || !a.ok.startsWith('sha256:')) {
+            check.failures.push(`${label}: fingerprint(value) and fingerprintJson(JSON.stringify(value)) differ: ${show(a)} vs ${show(b)}`)
+          }
+        }
+      })
+      check.done(accepted.length)
+    })
+  })
+
+  it('digestEqual: equal digests only; anything malformed or not a string is false', async () => {
+    const a = sha256('{"a":1}')
+    const b = sha256('{"a":2}')
+    const cases = [
+      [[a, a], true],
+      [[a, { $js: JSON.stringify(a) }], true],
+      [[a, b], false],
+      [[b, a], false],
+      [[a, a.toUpperCase()], false],
+      [[a.replace('sha256:', 'SHA256:'), a.replace('sha256:', 'SHA256:')], false],
+      [[a.slice(7), a.slice(7)], false],
+      [[a + '0', a + '0'], false],
+      [[a.slice(0, -1), a.slice(0, -1)], false],
+      [[a.slice(0, -1) + 'g', a.slice(0, -1) + 'g'], false],
+      [['', ''], false],
+      [['sha256:', 'sha256:'], false],
+      [[{ $js: JSON.stringify(a.slice(0, -1) + '\ud800') }, { $js: JSON.stringify(a.slice(0, -1) + '\ud800') }], false],
+      [[a, null], false],
+      [[null, null], false],
+      [[{ $js: 'undefined' }, { $js: 'undefined' }], false],
+      [[1, 1], false],
+      [[{ $js: `new String(${JSON.stringify(a)})` }, a], false],
+      [[{ $js: `[${JSON.stringify(a)}]` }, a], false],
+      [[{ $js: `({ toString: () => ${JSON.stringify(a)} })` }, a], false],
+      [[{ $js: `${JSON.stringify(a)}` }, { $js: `${JSON.stringify(a)}` }], true],
+    ]
+    const got = await run(cases.map(([args]) => ({ fn: 'digestEqual', args })))
+    const check = new Check()
+    got.forEach((g, i) => check.result(`digestEqual(${show(cases[i][0])})`, g, { ok: cases[i][1] }))
+    check.done(cases.length)
+  })
+
+  it('options: profile names, defaults, and invalid_option for anything else', async () => {
+    const value = { $js: '({ n: 1 })' }
+    const text = '9007199254740993'
+    const cases = [
+      [{ fn: 'canonicalizeJson', args: [text] }, { error: { code: 'inexact_number', path: '' } }],
+      [{ fn: 'canonicalizeJson', args: [text, null] }, { error: { code: 'inexact_number', path: '' } }],
+      [{ fn: 'canonicalizeJson', args: [text, {}] }, { error: { code: 'inexact_number', path: '' } }],
+      [{ fn: 'canonicalizeJson', args: [text, { $js: 'undefined' }] }, { error: { code: 'inexact_number', path: '' } }],
+      [{ fn: 'canonicalizeJson', args: [text, opts('strict')] }, { error: { code: 'inexact_number', path: '' } }],
+      [{ fn: 'canonicalizeJson', args: [text, opts('rfc8785')] }, { ok: '9007199254740992' }],
+      [{ fn: 'canonicalize', args: [value, opts('rfc8785')] }, { ok: '{"n":1}' }],
+      [{ fn: 'fingerprint', args: [value, opts('strict')] }, { ok: sha256('{"n":1}') }],
+    ]
+    for (const fn of ['canonicalize', 'fingerprint', 'canonicalizeJson', 'fingerprintJson']) {
+      const arg = fn.endsWith('Json') ? '{"n":1}' : value
+      for (const bad of [opts('bogus'), opts('STRICT'), opts(''), { profile: 1 }, { profile: null }]) {
+        cases.push([{ fn, args: [arg, bad] }, { error: { code: 'invalid_option', path: '' } }])
+      }
+    }
+    const got = await run(cases.map(([op]) => op))
+    const check = new Check()
+    got.forEach((g, i) => check.result(`${cases[i][0].fn}(${show(cases[i][0].args)})`, g, cases[i][1]))
+    check.done(cases.length)
+  })
+
+  it('JSON text functions take a string or a Uint8Array and reject anything else with a code', async () => {
+    const ok = [
+      [{ fn: 'canonicalizeJson', args: [{ $js: 'new Uint8Array([91, 49, 93])' }] }, '[1]'],
+      [{ fn: 'canonicalizeJson', args: [{ $js: 'new Uint8Array([0, 91, 49, 93, 0]).subarray(1, 4)' }] }, '[1]'],
+      [{ fn: 'canonicalizeJson', args: [{ $js: 'new Uint8Array(0)' }] }, null],
+    ]
+    const bad = ['5', 'undefined', 'null', '({})', '["[1]"]', 'new Uint16Array(2)', 'new ArrayBuffer(2)', 'new String("[1]")']
+    const ops = [
+      ...ok.map(([op]) => op),
+      ...bad.flatMap((js) => ['canonicalizeJson', 'fingerprintJson'].map((fn) => ({ fn, args: [{ $js: js }] }))),
+    ]
+    const got = await run(ops)
+    assert.deepEqual(got[0], { ok: '[1]' })
+    assert.deepEqual(got[1], { ok: '[1]' })
+    assert.equal(got[2].error?.code, 'syntax_error', `empty input: ${show(got[2])}`)
+    got.slice(ok.length).forEach((g, i) => {
+      const label = `${ops[ok.length + i].fn}(${bad[Math.floor(i / 2)]})`
+      assert.ok(g.error, `${label} throws; got ${show(g)}`)
+      assert.equal(g.error.isError, true, label)
+      assert.ok(codes.has(g.error.code), `${label}: code ${g.error.code} is in codes.json`)
+    })
+  })
+
+  it('a string with a lone surrogate is lone_surrogate, with its UTF-8 offset, not U+FFFD', async () => {
+    // Offsets are compared only for bytes (conformance/README.md), so not here.
+    const cases = [
+      ['["a\ud800"]', ''],
+      ['{"k": "\udc00"}', ''],
+      ['["\ud83d", "\ude00"]', ''],
+      ['["ok", "\ud83d\ude00"]', null],
+    ]
+    const ops = cases.flatMap(([text]) => ['canonicalizeJson', 'fingerprintJson'].map((fn) => ({ fn, args: [str(text)] })))
+    const got = await run(ops)
+    const check = new Check()
+    got.forEach((g, i) => {
+      const [text, path] = cases[Math.floor(i / 2)]
+      const want = path === null
+        ? { ok: i % 2 === 0 ? '["ok","😀"]' : sha256('["ok","😀"]') }
+        : { error: { code: 'lone_surrogate', path } }
+      check.result(`${ops[i].fn}(${JSON.stringify(text)})`, g, want)
+    })
+    check.done(cases.length * 2)
+  })
+
+  it('every code returned is in conformance/codes.json', () => {
+    assert.ok(seenCodes.size > 10, `saw ${seenCodes.size} codes`)
+    for (const code of seenCodes) assert.ok(codes.has(code), `${code} is in codes.json`)
+  })
+})
