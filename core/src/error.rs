@@ -223,6 +223,15 @@ impl Error {
         Error::new(Code::LoneSurrogate, "string has an unpaired surrogate")
     }
 
+    /// JSON text of a host type that is neither a string nor bytes; `type_name` is the host's
+    /// name for it.
+    pub fn not_json_text(type_name: &str) -> Error {
+        Error::new(
+            Code::UnsupportedType,
+            format!("JSON text must be a string or bytes, not {type_name}"),
+        )
+    }
+
     /// An option the caller passed is malformed (`message` says which and how).
     pub fn invalid_option(message: impl Into<String>) -> Error {
         Error::new(Code::InvalidOption, message)

@@ -55,19 +55,21 @@ pub use pointer::parse_pointer;
 pub use rule::{ApprovalRule, Requirement};
 pub use schema::Schema;
 pub use spoken::short_fingerprint;
-pub use utf16::string_from_utf16;
+pub use utf16::{string_from_utf16, utf16_to_wtf8};
 pub use value::{Object, OwnedValue, Value};
 
 /// The RFC 8785 canonical text of a JSON text, under the options' profile and limits.
 pub fn canonicalize_json(input: &[u8], options: &Options) -> Result<String> {
-    let mut out = String::with_capacity(input.len());
-    if canon::canonicalize_text(input, options, &mut out) {
-        return Ok(out);
+    let mut direct = Vec::with_capacity(input.len());
+    if canon::canonicalize_text(input, options, &mut direct) {
+        if let Ok(text) = String::from_utf8(direct) {
+            return Ok(text);
+        }
     }
     // Not accepted by the direct path: the full parser gives the error (or, for input the
     // direct path does not handle, the value).
     let value = parse(input, options)?;
-    out.clear();
+    let mut out = String::with_capacity(input.len());
     write_canonical(&value, &mut out);
     Ok(out)
 }
