@@ -14,7 +14,19 @@ Every contender returns a "sha256:<hex>" fingerprint of a dict parsed from the p
 - canonicaljson.encode_canonical_json(d) + hashlib.sha256: Matrix's canonical JSON
 
 Prints calls per CPU second per payload and how many times faster actionseal.fingerprint is
-than each. This is a measurement, not a test: nothing here fails on a slow machine.
+than each.
+
+Then the permit check of the refund scenario (conformance/vectors/permit/y_permit_exact.json:
+an approval, the approved action and the executor's context), beside one fingerprint of the
+same action, which is the least a check must do:
+
+- actionseal.fingerprint(action)
+- actionseal.check(approval, action, context), the context's contract a preloaded Contract
+- actionseal.check(approval, action, context), the context's contract a document (compiled
+  on every call)
+
+and how many fingerprints of the action each costs (the goal for the preloaded contract: at
+most 2). This is a measurement, not a test: nothing here fails on a slow machine.
 """
 
 import argparse
@@ -23,6 +35,7 @@ import json
 import platform
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import canonicaljson
@@ -31,6 +44,7 @@ import rfc8785
 import actionseal
 
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
+PERMIT = Path(__file__).resolve().parents[1] / "conformance" / "vectors" / "permit" / "y_permit_exact.json"
 
 
 def json_dumps_sha256(d):
@@ -134,7 +148,36 @@ def main():
             ratio = results["actionseal.fingerprint(dict)", name] / ops
             row += f" {ops:,.0f} | {ratio:.2f}x |"
         print(row)
+    print()
+    permit_check(args.seconds)
     return 0
+
+
+def permit_check(seconds):
+    """Times the permit check of the refund scenario against one fingerprint of its action."""
+    vector = json.loads(PERMIT.read_text("utf-8"))
+    approval = actionseal.loads(vector["approval"])
+    action = actionseal.loads(vector["action"])
+    context = actionseal.loads(vector["context"])
+    preloaded = dict(context, contract=actionseal.Contract(context["contract"]))
+    # Same answers before timing anything: the vector's verdict, either way.
+    assert actionseal.check(approval, action, context) == vector["expect"]
+    assert actionseal.check(approval, action, preloaded) == vector["expect"]
+    assert vector["expect"]["outcome"] == "permit"
+
+    # Each is a partial called through the same lambda, so that the calling overhead is alike.
+    contenders = [
+        ("actionseal.fingerprint(action)", partial(actionseal.fingerprint, action)),
+        ("actionseal.check(...), Contract preloaded", partial(actionseal.check, approval, action, preloaded)),
+        ("actionseal.check(...), contract document", partial(actionseal.check, approval, action, context)),
+    ]
+    results = measure([(label, lambda f: f(), fn) for label, fn in contenders], seconds)
+    size = len(actionseal.canonicalize(action).encode())
+    print(f"| permit check, refund scenario (action {size} B) | calls/s | costs, in fingerprints of the action |")
+    print("| --- | ---: | ---: |")
+    base = results["actionseal.fingerprint(action)"]
+    for label, _ in contenders:
+        print(f"| {label} | {results[label]:,.0f} | {base / results[label]:.2f} |")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Python wheel, installs it in a fresh virtual environment, runs the README's
-# quickstart there and then the pytest suite against the installed wheel.
+# examples there and then the pytest suite against the installed wheel.
 #
 #   bash bindings-python/test.sh
 #
@@ -55,20 +55,21 @@ assert where.startswith(sys.prefix), f"actionseal imported from {where}, not the
 print(f"actionseal {actionseal.__version__} from {where}")
 EOF
 
-# The README's quickstart: the first python block after the marker, and the text block after
+# The README's examples: the first python block after each marker, and the text block after
 # it is what it must print.
 "$py" - "$here/README.md" <<'EOF'
 import re, subprocess, sys
 readme = open(sys.argv[1], encoding="utf-8").read()
-marker = readme.index("<!-- quickstart:")
-blocks = re.findall(r"```(\w+)\n(.*?)```", readme[marker:], re.S)
-(lang, code), (out_lang, want) = blocks[0], blocks[1]
-assert (lang, out_lang) == ("python", "text"), (lang, out_lang)
-assert len(code.strip().splitlines()) == 3, "the quickstart is three lines"
-got = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-if got != want:
-    sys.exit(f"README quickstart printed {got!r}, the README says {want!r}")
-print("README quickstart: ok")
+for marker in ("<!-- quickstart:", "<!-- refund-example:"):
+    blocks = re.findall(r"```(\w+)\n(.*?)```", readme[readme.index(marker):], re.S)
+    (lang, code), (out_lang, want) = blocks[0], blocks[1]
+    assert (lang, out_lang) == ("python", "text"), (marker, lang, out_lang)
+    if marker == "<!-- quickstart:":
+        assert len(code.strip().splitlines()) == 3, "the quickstart is three lines"
+    got = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    if got != want:
+        sys.exit(f"README {marker[5:-1]} printed {got!r}, the README says {want!r}")
+    print(f"README {marker[5:-1]}: ok")
 EOF
 
 "$py" -m pytest -p no:cacheprovider -q "$here/tests"

@@ -17,39 +17,112 @@
 //! A successful walk runs no Python code (it allocates no object the garbage collector
 //! tracks), so nothing can change or free a value while it is being read: that is what lets
 //! strings be borrowed instead of copied. Once a walk fails, only the keys on the path to the
-//! failure are read again, and those are held. Recursion is bounded by `max_depth`, and the
-//! containers being visited are kept to detect cycles.
+//! failure are read again, and those are held; a value converted earlier for the same call
+//! is dropped unread. Recursion is bounded by `max_depth`, and the containers being visited
+//! are kept to detect cycles.
+//!
+//! The converted value lives only inside a `with_*` function, which hands it to a closure
+//! that calls core (no Python code) and returns core's owned result; that result is turned
+//! into Python objects (which can run Python code) only after the value is gone.
 
 use crate::error::to_py;
 use crate::text::{utf8, Utf8Error};
-use actionseal_core::{
-    write_canonical, Code, Digest, Error, Number, Object, Options, Profile, Value, MAX_SAFE_INTEGER,
-};
+use actionseal_core::{write_canonical, Digest, Error, Number, Object, Options, Profile, Value};
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::borrow::Cow;
 use std::ptr::addr_of_mut;
 
-/// The canonical text of a Python value.
+/// Converts a Python value and passes core's value to `f`.
 ///
-/// The converted value borrows strings from Python objects, so it must not outlive this call
-/// nor see Python code run while it exists (which could free them): it never leaves this
-/// function, which writes it out at once.
+/// The value borrows strings from Python objects, so `f` must run no Python code (which could
+/// free them): it may call core, never Python. What `f` returns must not borrow from the value
+/// (the signature sees to that), so it is safe to turn into Python objects afterwards.
+pub(crate) fn with_value<R>(
+    root: &Bound<'_, PyAny>,
+    options: &Options,
+    f: impl FnOnce(&Value<'_>) -> R,
+) -> PyResult<R> {
+    let py = root.py();
+    // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
+    match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
+        Ok(converted) => Ok(f(&converted.value)),
+        Err(failure) => Err(failure.into_py(py)),
+    }
+}
+
+/// [`with_value`] for a value that sits at `key` of what core reports on: a conversion error's
+/// path starts with `/key`, as core's errors about the value do.
+pub(crate) fn with_value_at<R>(
+    root: &Bound<'_, PyAny>,
+    key: &str,
+    options: &Options,
+    f: impl FnOnce(&Value<'_>) -> R,
+) -> PyResult<R> {
+    let py = root.py();
+    // SAFETY: as in `with_value`.
+    match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
+        Ok(converted) => Ok(f(&converted.value)),
+        Err(failure) => Err(failure.in_key(key).into_py(py)),
+    }
+}
+
+/// Converts two Python values and passes both to `f`, as [`with_value`] does one.
+///
+/// If the second fails to convert, raising the error can run Python code, which could free
+/// strings the first borrows: the first is then dropped unread before the error is raised.
+pub(crate) fn with_values<R>(
+    first: &Bound<'_, PyAny>,
+    second: &Bound<'_, PyAny>,
+    options: &Options,
+    f: impl FnOnce(&Value<'_>, &Value<'_>) -> R,
+) -> PyResult<R> {
+    let py = first.py();
+    // SAFETY: as in `with_value`.
+    let a = unsafe { convert(py, first.as_ptr(), options, Skip::NONE) }
+        .map_err(|failure| failure.into_py(py))?;
+    // SAFETY: as in `with_value`; no Python code has run since `a` was converted, and none
+    // runs before `f` returns unless this walk fails.
+    match unsafe { convert(py, second.as_ptr(), options, Skip::NONE) } {
+        Ok(b) => Ok(f(&a.value, &b.value)),
+        Err(failure) => {
+            drop(a);
+            Err(failure.into_py(py))
+        }
+    }
+}
+
+/// Converts a dict without one member, given as its key's text and its value object (found by
+/// identity, so that no Python code runs to compare), and passes the object to `f` as
+/// [`with_value`] does.
+pub(crate) fn with_dict_without<R>(
+    dict: &Bound<'_, PyDict>,
+    (key, value): (&'static str, &Bound<'_, PyAny>),
+    options: &Options,
+    f: impl FnOnce(&Value<'_>) -> R,
+) -> PyResult<R> {
+    let py = dict.py();
+    let skip = Skip {
+        key,
+        value: value.as_ptr(),
+    };
+    // SAFETY: as in `with_value`; the skipped value is only compared by address.
+    match unsafe { convert(py, dict.as_ptr(), options, skip) } {
+        Ok(converted) => Ok(f(&converted.value)),
+        Err(failure) => Err(failure.into_py(py)),
+    }
+}
+
+/// The canonical text of a Python value.
 pub(crate) fn canonicalize(root: &Bound<'_, PyAny>, options: &Options) -> PyResult<String> {
     let py = root.py();
-    let mut walk = Walk {
-        py,
-        profile: options.profile,
-        max_depth: options.max_depth,
-        open: Vec::new(),
-        text_len: 0,
-    };
-    // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
-    match unsafe { walk.value(root.as_ptr()) } {
-        Ok(value) => {
-            let mut out = String::with_capacity(walk.text_len);
-            write_canonical(&value, &mut out);
+    // SAFETY: as in `with_value`: the value is written out at once and never leaves here.
+    match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
+        Ok(converted) => {
+            let mut out = String::with_capacity(converted.text_len);
+            write_canonical(&converted.value, &mut out);
             Ok(out)
         }
         Err(failure) => Err(failure.into_py(py)),
@@ -59,6 +132,53 @@ pub(crate) fn canonicalize(root: &Bound<'_, PyAny>, options: &Options) -> PyResu
 /// The fingerprint (`sha256:<hex>`) of a Python value.
 pub(crate) fn fingerprint(root: &Bound<'_, PyAny>, options: &Options) -> PyResult<String> {
     canonicalize(root, options).map(|text| Digest::of(text.as_bytes()).to_string())
+}
+
+/// A converted value and a guess at the length of its canonical text.
+struct Converted<'a> {
+    value: Value<'a>,
+    text_len: usize,
+}
+
+/// A member of the root dict to leave out: the one with this key text and this value object.
+#[derive(Clone, Copy)]
+struct Skip {
+    key: &'static str,
+    /// Null for none.
+    value: *mut ffi::PyObject,
+}
+
+impl Skip {
+    const NONE: Skip = Skip {
+        key: "",
+        value: std::ptr::null_mut(),
+    };
+}
+
+/// Converts one Python value; when it is a dict, without the member `skip` names.
+///
+/// # Safety
+/// `obj` must point to a live object that, with everything it contains, stays alive and
+/// unchanged while the result is used: true while no Python code runs (see the module doc).
+unsafe fn convert<'a>(
+    py: Python<'_>,
+    obj: *mut ffi::PyObject,
+    options: &Options,
+    skip: Skip,
+) -> Result<Converted<'a>, Failure> {
+    let mut walk = Walk {
+        py,
+        profile: options.profile,
+        max_depth: options.max_depth,
+        open: Vec::new(),
+        text_len: 0,
+        skip,
+    };
+    let value = walk.value(obj)?;
+    Ok(Converted {
+        value,
+        text_len: walk.text_len,
+    })
 }
 
 /// Why a value could not be converted.
@@ -116,6 +236,9 @@ struct Walk<'py> {
     /// A guess at the length of the canonical text, to allocate it once: the bytes of every
     /// string and key plus a few per value.
     text_len: usize,
+    /// The member the root dict leaves out. Taken by the first dict read, which is the root
+    /// when this is set.
+    skip: Skip,
 }
 
 /// Whether `obj`'s type is exactly `ty`.
@@ -193,34 +316,28 @@ impl<'py> Walk<'py> {
             if i == -1 && !ffi::PyErr_Occurred().is_null() {
                 return Err(Failure::Python(PyErr::fetch(self.py)));
             }
-            if i.unsigned_abs() <= MAX_SAFE_INTEGER as u64 {
-                return Number::from_i64(i, self.profile)
-                    .map(Value::Number)
-                    .map_err(Failure::Core);
-            }
-            // Beyond 2^53 an integer gets the rule its decimal text gets in JSON text: core's
-            // `from_i64` accepts 2^60 under strict although its canonical form,
-            // 1152921504606847000, names another number, while `from_text` refuses it.
-            return self.int_text(&i.to_string());
+            return Number::from_i64(i, self.profile)
+                .map(Value::Number)
+                .map_err(Failure::Core);
         }
-        // Beyond 64 bits: the decimal text too.
-        match Bound::from_owned_ptr_or_err(self.py, ffi::PyNumber_ToBase(obj, 10)) {
-            Ok(text) => self.int_text(utf8(self.py, text.as_ptr()).map_err(Failure::from)?),
+        // Beyond 64 bits: through the decimal text, which the limited API can give without
+        // running Python code (`PyNumber_ToBase` takes an `int` subclass as it is).
+        let text = match Bound::from_owned_ptr_or_err(self.py, ffi::PyNumber_ToBase(obj, 10)) {
+            Ok(text) => text,
             // More digits than `sys.get_int_max_str_digits()` lets Python write out: far
             // beyond the largest double (about 1.8e308) under any setting of it (>= 640).
             Err(e) if e.is_instance_of::<PyValueError>(self.py) => {
-                Err(Failure::Core(too_many_digits()))
+                return Err(Failure::Core(too_many_digits()))
             }
-            Err(e) => Err(Failure::Python(e)),
+            Err(e) => return Err(Failure::Python(e)),
+        };
+        let digits = utf8(self.py, text.as_ptr()).map_err(Failure::from)?;
+        match digits.parse::<i128>() {
+            Ok(i) => Number::from_i128(i, self.profile),
+            Err(_) => Number::from_text(digits, self.profile),
         }
-    }
-
-    /// An integer from its decimal digits, by core's rule for number text.
-    fn int_text<'a>(&self, digits: &str) -> Result<Value<'a>, Failure> {
-        Number::from_text(digits, self.profile)
-            .map(Value::Number)
-            // The text is ours, not the caller's: an offset into it means nothing.
-            .map_err(|e| Failure::Core(Error::new(e.code(), e.message())))
+        .map(Value::Number)
+        .map_err(Failure::Core)
     }
 
     unsafe fn float<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
@@ -244,10 +361,14 @@ impl<'py> Walk<'py> {
 
     unsafe fn dict<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
         self.enter(obj)?;
+        let skip = std::mem::replace(&mut self.skip, Skip::NONE);
         let mut entries = Vec::with_capacity(ffi::PyDict_Size(obj).max(0) as usize);
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         while ffi::PyDict_Next(obj, &mut pos, &mut k, &mut v) != 0 {
             let key = self.key(k)?;
+            if v == skip.value && key == skip.key {
+                continue;
+            }
             // Failing can run Python code: naming a type, or raising (a lone surrogate, an int
             // too long to print) allocates an object the garbage collector tracks, which can
             // start a collection and so a finalizer. The key must outlive that, because the
@@ -318,12 +439,6 @@ impl From<Utf8Error> for Failure {
 }
 
 /// The error for an `int` too long for Python to write in decimal.
-///
-/// Core has no constructor for a number it never sees as text (see the report to the lead);
-/// until it does, this is the one message the binding words itself.
 fn too_many_digits() -> Error {
-    Error::new(
-        Code::NumberOverflow,
-        "integer has more digits than Python converts to text, far too large for a double",
-    )
+    Error::number_overflow("an int with more digits than Python converts to text")
 }

@@ -10,7 +10,8 @@ create_exception!(
     actionseal,
     ActionsealError,
     PyValueError,
-    "Raised when input cannot be canonicalized.\n\n\
+    "Raised when input is refused: JSON that cannot be canonicalized exactly, or a\n\
+     contract, action, approval, context or budget that is malformed or does not hold.\n\n\
      Attributes:\n\
      \x20   code: stable snake_case error code (see conformance/codes.json).\n\
      \x20   path: JSON Pointer to the value concerned, \"\" for the root.\n\

@@ -1,27 +1,41 @@
 //! Python bindings for actionseal, built as `actionseal._actionseal` and re-exported by the
 //! `actionseal` package.
 //!
+//! Two layers: canonical JSON and fingerprints of Python values and text, and the approval
+//! model over them (contracts, actions, approvals, the permit check, budgets).
+//!
 //! Every rule, default and error text is core's: this crate converts Python values and text
 //! to core's input, calls core, and maps the result or error back.
 
+mod context;
+mod contract;
 mod convert;
 mod error;
 mod profile;
+mod schema;
 mod text;
+mod to_py;
 
 use pyo3::prelude::*;
 
 /// RFC 8785 canonical JSON and SHA-256 fingerprints that bind approvals to exact actions.
 #[pymodule]
 mod _actionseal {
+    use crate::contract::contract_arg;
+    use crate::convert::{with_value, with_value_at, with_values};
     use crate::profile::{ProfileArg, DEFAULT};
     use crate::text::{JsonText, Utf8Error};
-    use crate::{convert, error::to_py};
+    use crate::{context, contract, convert, error::to_py, to_py};
+    use actionseal_core::{Action, ActionIds, Approval, DecisionInput, Options, OwnedValue};
     use pyo3::prelude::*;
-    use pyo3::types::PyString;
+    use pyo3::types::{PyDict, PyString};
 
     #[pymodule_export]
+    use crate::contract::PyContract;
+    #[pymodule_export]
     use crate::error::ActionsealError;
+    #[pymodule_export]
+    use crate::schema::PySchema;
 
     /// The package version.
     #[allow(non_upper_case_globals)] // a Python dunder name
@@ -117,5 +131,177 @@ mod _actionseal {
             Err(Utf8Error::LoneSurrogate) => Ok(None),
             Err(Utf8Error::Python(e)) => Err(e),
         }
+    }
+
+    /// Whether a call of ``contract``'s tool with ``args`` needs an approval:
+    /// ``{"required": bool, "rule": str}``, ``rule`` the JSON Pointer into the contract of the
+    /// rule that decided (``"/approval"``, ``"/approval/when/0"``, ...).
+    ///
+    /// ``contract`` is a ``Contract`` or a contract document. The arguments are validated
+    /// first: invalid ones raise ActionsealError, never "no approval".
+    #[pyfunction]
+    fn requires_approval<'py>(
+        contract: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        contract::requires_approval(&contract_arg(contract)?, args)
+    }
+
+    /// The action envelope for a call of ``contract``'s tool with ``args``: the dict a
+    /// reviewer approves, ``{"tenant", "subject", "tool", "contract", "args", "job_id",
+    /// "request_id", "policy_version"}``, with ``tool`` and ``contract`` (the contract's
+    /// digest) filled in.
+    ///
+    /// ``contract`` is a ``Contract`` or a contract document. The five identities, all
+    /// required, come from the server, never from the model. Raises ActionsealError when the
+    /// arguments break the contract (their own code, the path under ``/args``) or an identity
+    /// is missing, unknown, not a str, blank, padded or holds a control character
+    /// (``invalid_action`` at its name).
+    #[pyfunction]
+    #[pyo3(
+        signature = (contract, args, **ids),
+        text_signature = "(contract, args, *, tenant, subject, job_id, request_id, policy_version)"
+    )]
+    fn action<'py>(
+        contract: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyAny>,
+        ids: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = args.py();
+        let contract = contract_arg(contract)?;
+        // Core reads the keywords as data, so that it decides what an identity may be.
+        let ids = keywords(py, ids)?;
+        let ids = ActionIds::from_value(&ids).map_err(|e| to_py(py, &e))?;
+        // Conversion errors, like core's, have paths in the envelope: under `/args`.
+        let built = with_value_at(args, "args", &Options::default(), |a| {
+            Action::build(&contract, a, &ids)
+        })?
+        .map_err(|e| to_py(py, &e))?;
+        to_py::value(py, built.value())
+    }
+
+    /// The approval record of a reviewer's decision about ``action`` (an envelope from
+    /// ``action``): ``{"approval_id", "decision_id", "decision", "action", "action_digest",
+    /// "approver", "decided_at", "expires_at"}``. It carries the frozen action and its
+    /// fingerprint, so a task resumes with exactly what was approved.
+    ///
+    /// Every keyword is required: ``decision`` is ``"approved"`` or ``"rejected"`` (no
+    /// default: a decision is explicit), times are integer milliseconds since the epoch
+    /// (``True`` is not one), ``expires_at`` after ``decided_at``. Raises ActionsealError
+    /// for a malformed action (``invalid_action``, path inside it) or decision
+    /// (``invalid_approval`` at the keyword's name).
+    #[pyfunction]
+    #[pyo3(
+        signature = (action, **decision),
+        text_signature = "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at)"
+    )]
+    fn approve<'py>(
+        action: &Bound<'py, PyAny>,
+        decision: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = action.py();
+        let decision = keywords(py, decision)?;
+        let action = with_value(action, &Options::default(), Action::from_value)?
+            .map_err(|e| to_py(py, &e))?;
+        let approval = DecisionInput::from_value(&decision)
+            .and_then(|d| Approval::decide(&action, &d))
+            .map_err(|e| to_py(py, &e))?;
+        to_py::value(py, approval.value())
+    }
+
+    /// Keyword arguments as the JSON object core reads them from (none given: `{}`, so that
+    /// core names the first missing one). Owned: core borrows from it while other arguments
+    /// are converted.
+    fn keywords(py: Python<'_>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<OwnedValue> {
+        let empty;
+        let kwargs = match kwargs {
+            Some(k) => k,
+            None => {
+                empty = PyDict::new(py);
+                &empty
+            }
+        };
+        with_value(kwargs, &Options::default(), |v| v.clone().into_owned())
+    }
+
+    /// The permit check, just before dispatch: is ``action`` still the action ``approval``
+    /// (a record from ``approve``, or None) approved, and does the approval still hold in
+    /// ``context``, the executor's own trusted state?
+    ///
+    /// ``context`` is ``{"now", "tenant", "policy_version", "contract",
+    /// "approver_authorized", "subject_authorized", "revoked"}``; its ``contract`` is the
+    /// tool's current ``Contract`` (loaded once: fastest), its document, or None when the
+    /// server has none. Returns the verdict ``{"outcome": "permit" | "reapprove" | "reject",
+    /// "reasons", "drift", "action_digest", "approved_digest", "action_error"}``: dispatch
+    /// only on ``"permit"``. Everything wrong with the approval or the action is a reason;
+    /// only a malformed context raises ActionsealError (``invalid_context``, or a contract
+    /// document's own error under ``/contract``), as does a value that is not JSON at all
+    /// (``unsupported_type``, ``non_finite_number``, ..., the path inside its argument).
+    #[pyfunction]
+    fn check<'py>(
+        approval: &Bound<'py, PyAny>,
+        action: &Bound<'py, PyAny>,
+        context: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = action.py();
+        let context = context::read(context)?;
+        let verdict = with_values(approval, action, &Options::default(), |ap, ac| {
+            actionseal_core::check_with(Some(ap), ac, &context)
+        })?;
+        to_py::value(py, &verdict.to_value())
+    }
+
+    /// Charges ``cost_minor`` to ``budget`` (``{"limit_minor", "spent_minor"}``, integers in
+    /// minor units) and returns the budget with the new spending; ``budget`` itself is not
+    /// changed. Raises ActionsealError ``budget_exceeded`` when spending would pass the limit
+    /// (reaching it exactly is allowed), ``invalid_budget`` for a malformed budget or a cost
+    /// that is not a non-negative integer (``True``, ``"300"`` and ``2.5`` are not costs).
+    #[pyfunction]
+    fn charge<'py>(
+        budget: &Bound<'py, PyAny>,
+        cost_minor: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = budget.py();
+        let charged = with_values(budget, cost_minor, &Options::default(), |b, c| {
+            actionseal_core::charge(b, c)
+        })?
+        .map_err(|e| to_py(py, &e))?;
+        to_py::value(py, &charged)
+    }
+
+    /// Parses JSON text (str or UTF-8 bytes) strictly into Python values: dict, list, str,
+    /// int, float, bool and None. Integral numbers within ±(2^53 − 1) become int, all others
+    /// float; dict keys come in canonical order.
+    ///
+    /// Use it instead of ``json.loads`` for anything you will check or approve:
+    /// ``json.loads`` keeps the last of duplicate keys and silently rounds, so two readers
+    /// can see different actions. Raises ActionsealError, as ``canonicalize_json`` does
+    /// (``duplicate_key``, ``lone_surrogate``, ``inexact_number`` under the strict profile,
+    /// ...), with a byte offset into the UTF-8 text.
+    #[pyfunction]
+    #[pyo3(signature = (text, *, profile = DEFAULT), text_signature = "(text, *, profile='strict')")]
+    fn loads<'py>(text: &Bound<'py, PyAny>, profile: ProfileArg) -> PyResult<Bound<'py, PyAny>> {
+        let py = text.py();
+        let text = JsonText::new(text)?;
+        let (bytes, options) = (text.as_bytes(), profile.options());
+        let run = || actionseal_core::parse(bytes, &options);
+        let parsed = if bytes.len() >= DETACH_MIN_BYTES {
+            py.detach(run)
+        } else {
+            run()
+        };
+        // The value borrows from `text`'s bytes, which `text` keeps alive and unchanged.
+        to_py::value(py, &parsed.map_err(|e| to_py(py, &e))?)
+    }
+
+    /// The first 64 bits of a fingerprint as four groups of four hex digits, such as
+    /// ``"f31c 54dd 3e07 a4eb"``: what a reviewer reads aloud or compares by eye with the
+    /// executor's log. Machines compare the full digest (``digest_equal``). A malformed
+    /// digest raises ActionsealError ``invalid_digest``.
+    #[pyfunction]
+    fn short_fingerprint(digest: &Bound<'_, PyString>) -> PyResult<String> {
+        // No digest has a surrogate: core words the error either way.
+        actionseal_core::short_fingerprint(&digest.to_string_lossy())
+            .map_err(|e| to_py(digest.py(), &e))
     }
 }

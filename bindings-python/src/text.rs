@@ -4,17 +4,6 @@ use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use std::os::raw::c_char;
-
-extern "C" {
-    // Part of the limited API from 3.10 with this signature, and exported with the same
-    // signature by every CPython 3 before that; pyo3-ffi declares it only when the minimum
-    // abi3 version is 3.10, and it is the only way to read a str without copying it.
-    fn PyUnicode_AsUTF8AndSize(
-        unicode: *mut ffi::PyObject,
-        size: *mut ffi::Py_ssize_t,
-    ) -> *const c_char;
-}
 
 /// Why a `str` has no UTF-8 text.
 pub(crate) enum Utf8Error {
@@ -34,7 +23,9 @@ pub(crate) unsafe fn utf8<'a>(
     obj: *mut ffi::PyObject,
 ) -> Result<&'a str, Utf8Error> {
     let mut size: ffi::Py_ssize_t = 0;
-    let data = PyUnicode_AsUTF8AndSize(obj, &mut size);
+    // Borrows the UTF-8 form CPython caches in the object: the only way to read a str
+    // without copying it under the limited API (from 3.10).
+    let data = ffi::PyUnicode_AsUTF8AndSize(obj, &mut size);
     if data.is_null() {
         let err = PyErr::fetch(py);
         return Err(if err.is_instance_of::<PyUnicodeEncodeError>(py) {

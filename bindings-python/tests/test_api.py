@@ -14,12 +14,21 @@ FP_EMPTY_OBJECT = "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060
 def test_exports_and_signature():
     assert set(actionseal.__all__) == {
         "ActionsealError",
+        "Contract",
+        "Schema",
         "__version__",
+        "action",
+        "approve",
         "canonicalize",
         "canonicalize_json",
+        "charge",
+        "check",
         "digest_equal",
         "fingerprint",
         "fingerprint_json",
+        "loads",
+        "requires_approval",
+        "short_fingerprint",
     }
     assert actionseal.ActionsealError.__module__ == "actionseal"
     assert issubclass(actionseal.ActionsealError, ValueError)

@@ -1,9 +1,13 @@
-"""actionseal: RFC 8785 canonical JSON and SHA-256 fingerprints.
+"""actionseal: approvals bound to the exact action, by RFC 8785 canonical JSON and SHA-256.
 
 A human approval of an AI agent's tool call should mean exactly the action the human saw.
 actionseal binds an approval to the fingerprint of the action's canonical form: the same
 action always has the same fingerprint in every runtime, and input whose meaning is ambiguous
 (duplicate keys, lone surrogates, non-finite or inexact numbers) is refused with a stable code.
+
+The approval model on top: a ``Contract`` says what a tool takes and when a call needs a
+person; ``action`` builds the envelope a reviewer sees; ``approve`` records the decision about
+that exact envelope; ``check`` decides, just before dispatch, whether the call may run.
 
 >>> import actionseal
 >>> actionseal.canonicalize({"b": [1, 2.50], "a": "x"})
@@ -12,20 +16,38 @@ action always has the same fingerprint in every runtime, and input whose meaning
 
 from ._actionseal import (
     ActionsealError,
+    Contract,
+    Schema,
     __version__,
+    action,
+    approve,
     canonicalize,
     canonicalize_json,
+    charge,
+    check,
     digest_equal,
     fingerprint,
     fingerprint_json,
+    loads,
+    requires_approval,
+    short_fingerprint,
 )
 
 __all__ = [
     "ActionsealError",
+    "Contract",
+    "Schema",
     "__version__",
+    "action",
+    "approve",
     "canonicalize",
     "canonicalize_json",
+    "charge",
+    "check",
     "digest_equal",
     "fingerprint",
     "fingerprint_json",
+    "loads",
+    "requires_approval",
+    "short_fingerprint",
 ]

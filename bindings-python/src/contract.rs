@@ -1,0 +1,162 @@
+//! `actionseal.Contract`: a tool contract loaded once (its argument schema compiled) and
+//! shared, read-only, by every call and thread that uses it.
+
+use crate::convert::with_value;
+use crate::error::to_py;
+use crate::to_py;
+use actionseal_core::{Contract, Effect, Options};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use std::hash::{Hash, Hasher};
+
+/// A validated tool contract: the tool, its argument schema, when a call needs approval, and
+/// what a call costs.
+///
+/// ``Contract(document)`` loads a contract document, such as
+/// ``{"tool": "refund_create", "version": "3", "effect": "write", "args": <JSON Schema>,
+/// "approval": "always" | "never" | {"when": [...]}, "cost_minor": 25}``, and raises
+/// ActionsealError (``invalid_contract``, ``unsupported_schema``, ``invalid_schema``, ...
+/// with the path inside the document) when it is not one. Load each contract once and pass
+/// the object to ``action``, ``requires_approval`` and ``check``: the schema is compiled
+/// here, not on every call. Immutable; safe to share between threads; picklable. Two
+/// contracts are equal when their digests are.
+#[pyclass(frozen, eq, hash, module = "actionseal", name = "Contract")]
+pub(crate) struct PyContract(pub(crate) Contract);
+
+impl PartialEq for PyContract {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.digest() == other.0.digest()
+    }
+}
+
+impl Hash for PyContract {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.digest().hash(state);
+    }
+}
+
+#[pymethods]
+impl PyContract {
+    #[new]
+    #[pyo3(text_signature = "(document)")]
+    fn new(document: &Bound<'_, PyAny>) -> PyResult<Self> {
+        load(document).map(PyContract)
+    }
+
+    /// The contract's fingerprint (``"sha256:<64 hex>"``), which every action made under it
+    /// carries in its ``contract`` field.
+    #[getter]
+    fn digest(&self) -> String {
+        self.0.digest().to_string()
+    }
+
+    /// The tool name.
+    #[getter]
+    fn tool(&self) -> &str {
+        self.0.tool()
+    }
+
+    /// The contract version.
+    #[getter]
+    fn version(&self) -> &str {
+        self.0.version()
+    }
+
+    /// ``"read"`` or ``"write"``.
+    #[getter]
+    fn effect(&self) -> &'static str {
+        match self.0.effect() {
+            Effect::Read => "read",
+            Effect::Write => "write",
+        }
+    }
+
+    /// The cost of one call, in minor units of the budget's currency.
+    #[getter]
+    fn cost_minor(&self) -> i64 {
+        self.0.cost_minor()
+    }
+
+    /// The contract document as loaded: a new dict on each access, so it cannot be changed
+    /// in place.
+    #[getter]
+    fn document<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py::value(py, self.0.document())
+    }
+
+    /// Whether a call with these arguments needs an approval: ``{"required": bool, "rule":
+    /// str}``, ``rule`` being the JSON Pointer into the contract of the rule that decided.
+    /// The arguments are validated first: invalid arguments raise ActionsealError, never
+    /// "no approval".
+    #[pyo3(text_signature = "(self, args)")]
+    fn requires_approval<'py>(&self, args: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        requires_approval(&self.0, args)
+    }
+
+    /// Validates call arguments against the contract's schema; raises ActionsealError with
+    /// the first error (``unknown_field``, ``type_mismatch``, ...), its path a JSON Pointer
+    /// into the arguments.
+    #[pyo3(text_signature = "(self, args)")]
+    fn validate_args(&self, args: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = args.py();
+        with_value(args, &Options::default(), |a| self.0.validate_args(a))?
+            .map_err(|e| to_py(py, &e))
+    }
+
+    /// Checks that ``action`` is an envelope for a call of this contract, as a confirmation
+    /// page must before it offers an Approve button: well-formed (``invalid_action``), naming
+    /// this tool and this contract's digest (``invalid_action`` at ``/tool`` or
+    /// ``/contract``), with arguments this contract accepts (their own codes, under
+    /// ``/args``). Raises ActionsealError; returns None when the action is valid.
+    #[pyo3(text_signature = "(self, action)")]
+    fn validate_action(&self, action: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = action.py();
+        with_value(action, &Options::default(), |a| self.0.validate_action(a))?
+            .map_err(|e| to_py(py, &e))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
+        let c = &slf.get().0;
+        Ok(format!(
+            "<actionseal.Contract tool={} version={} digest={}>",
+            PyString::new(py, c.tool()).repr()?,
+            PyString::new(py, c.version()).repr()?,
+            PyString::new(py, &c.digest().to_string()).repr()?,
+        ))
+    }
+
+    /// Pickles as the document, which is loaded again on unpickling.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let document = to_py::value(py, slf.get().0.document())?;
+        Ok((slf.get_type().into_any(), PyTuple::new(py, [document])?))
+    }
+}
+
+/// Loads a contract document given as a Python value.
+fn load(document: &Bound<'_, PyAny>) -> PyResult<Contract> {
+    let py = document.py();
+    with_value(document, &Options::default(), Contract::from_value)?.map_err(|e| to_py(py, &e))
+}
+
+/// A `contract` argument: a `Contract`, or a document to load.
+pub(crate) fn contract_arg(obj: &Bound<'_, PyAny>) -> PyResult<Contract> {
+    match obj.cast::<PyContract>() {
+        Ok(c) => Ok(c.get().0.clone()),
+        Err(_) => load(obj),
+    }
+}
+
+/// `{"required", "rule"}` for a call of `contract` with `args`.
+pub(crate) fn requires_approval<'py>(
+    contract: &Contract,
+    args: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = args.py();
+    let requirement = with_value(args, &Options::default(), |a| contract.requires_approval(a))?
+        .map_err(|e| to_py(py, &e))?;
+    to_py::requirement(py, &requirement)
+}
