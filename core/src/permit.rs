@@ -244,22 +244,29 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     let action_digest = crate::fingerprint(action);
 
     // The approval, if one was presented: None = absent, Some(None) = invalid or tampered.
+    // The frozen action usually equals the presented one, whose fingerprint is already
+    // known and whose shape is then already checked.
+    let mut same_as_frozen = false;
     let presented = match approval {
         None | Some(Value::Null) => None,
         Some(v) => Some(approval::read(v).ok().filter(|r| {
-            // Sealed when the claimed digest is the frozen action's fingerprint. The frozen
-            // action usually equals the presented one, whose fingerprint is already known.
-            let frozen_digest = if r.frozen == action {
+            same_as_frozen = r.frozen == action;
+            let frozen_digest = if same_as_frozen {
                 action_digest
             } else {
                 crate::fingerprint(r.frozen)
             };
+            // Sealed when the claimed digest is the frozen action's fingerprint.
             r.action_digest.ct_eq(&frozen_digest)
         })),
     };
     let record = presented.as_ref().and_then(Option::as_ref);
 
-    let mut action_error = crate::action::check_shape(action).err();
+    let mut action_error = if same_as_frozen {
+        None
+    } else {
+        crate::action::check_shape(action).err()
+    };
     let valid_action = action_error.is_none();
     let contract = ctx.contract.as_ref();
     let known_tool = match contract {

@@ -34,7 +34,8 @@ pub enum ApprovalRule {
 /// One condition of an [`ApprovalRule::When`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Condition {
-    pointer: String,
+    /// The pointer's reference tokens, unescaped once when the contract is loaded.
+    tokens: Vec<String>,
     op: Op,
     value: Option<OwnedValue>,
 }
@@ -127,12 +128,12 @@ impl Condition {
             &["pointer", "op", "value"],
         )?;
         let pointer = f.string("pointer")?;
-        if pointer.is_empty() || parse_pointer(pointer).is_none() {
-            return Err(invalid(
-                "pointer must be a JSON Pointer into args, such as \"/amount_minor\"",
-            )
-            .in_key("pointer"));
-        }
+        let tokens = parse_pointer(pointer)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| {
+                invalid("pointer must be a JSON Pointer into args, such as \"/amount_minor\"")
+                    .in_key("pointer")
+            })?;
         let name = f.string("op")?;
         let Some(&(_, op)) = OPS.iter().find(|(n, _)| *n == name) else {
             let names: Vec<_> = OPS.iter().map(|(n, _)| *n).collect();
@@ -164,14 +165,14 @@ impl Condition {
             _ => {}
         }
         Ok(Condition {
-            pointer: pointer.to_owned(),
+            tokens,
             op,
             value,
         })
     }
 
     fn matches(&self, args: &Value<'_>) -> bool {
-        let Some(arg) = args.pointer(&self.pointer) else {
+        let Some(arg) = args.pointer_tokens(&self.tokens) else {
             // Fail closed: an argument that is not there cannot show the call is harmless.
             return self.op != Op::Exists;
         };

@@ -69,8 +69,12 @@ impl<'a> Value<'a> {
 
     /// The value at a JSON Pointer, if the pointer is valid and the value exists.
     pub fn pointer(&self, pointer: &str) -> Option<&Value<'a>> {
-        let tokens = crate::pointer::parse_pointer(pointer)?;
-        tokens.iter().try_fold(self, |v, t| match v {
+        self.pointer_tokens(&crate::pointer::parse_pointer(pointer)?)
+    }
+
+    /// The value at a JSON Pointer already split into unescaped reference tokens.
+    pub fn pointer_tokens<S: AsRef<str>>(&self, tokens: &[S]) -> Option<&Value<'a>> {
+        tokens.iter().map(AsRef::as_ref).try_fold(self, |v, t| match v {
             Value::Object(o) => o.get(t),
             Value::Array(a) => parse_index(t).and_then(|i| a.get(i)),
             _ => None,
@@ -204,8 +208,11 @@ mod tests {
         assert_eq!(keys, ["a", "b", "\u{1F600}", "\u{E000}"]);
         assert_eq!(o.get("a"), Some(&Value::Bool(true)));
         assert_eq!(o.get("c"), None);
-        let e = Object::from_entries(vec![("a/b".into(), Value::Null), ("a/b".into(), Value::Null)])
-            .unwrap_err();
+        let e = Object::from_entries(vec![
+            ("a/b".into(), Value::Null),
+            ("a/b".into(), Value::Null),
+        ])
+        .unwrap_err();
         assert_eq!((e.code(), e.path()), (Code::DuplicateKey, "/a~1b"));
     }
 
