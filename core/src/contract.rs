@@ -36,6 +36,8 @@ pub struct Contract(Arc<Inner>);
 struct Inner {
     document: OwnedValue,
     digest: Digest,
+    /// `digest` as text, compared with every action's `contract` field.
+    digest_text: String,
     tool: String,
     version: String,
     effect: Effect,
@@ -83,8 +85,10 @@ impl Contract {
             ApprovalRule::from_value(f.required("approval")?).map_err(|e| e.in_key("approval"))?;
         let cost_minor = f.integer("cost_minor", 0)?;
         let document = document.clone().into_owned();
+        let digest = crate::fingerprint(&document);
         Ok(Contract(Arc::new(Inner {
-            digest: crate::fingerprint(&document),
+            digest_text: digest.to_string(),
+            digest,
             document,
             tool,
             version,
@@ -98,6 +102,11 @@ impl Contract {
     /// The contract's fingerprint.
     pub fn digest(&self) -> Digest {
         self.0.digest
+    }
+
+    /// The fingerprint as text (`sha256:` + hex).
+    pub fn digest_text(&self) -> &str {
+        &self.0.digest_text
     }
 
     /// The contract document as loaded.
@@ -149,7 +158,7 @@ impl Contract {
             )
             .in_key("tool"));
         }
-        if field("contract") != self.digest().to_string() {
+        if field("contract") != self.digest_text() {
             return Err(Error::new(
                 Code::InvalidAction,
                 "the action was made under another contract than this one",

@@ -329,7 +329,7 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     if any_differs("policy_version", &ctx.policy_version) {
         reasons.push(Reason::PolicyDrift);
     }
-    if contract.is_some_and(|c| any_differs("contract", &c.digest().to_string())) {
+    if contract.is_some_and(|c| any_differs("contract", c.digest_text())) {
         reasons.push(Reason::ContractDrift);
     }
     if record.is_some() && ctx.revoked {

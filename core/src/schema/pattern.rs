@@ -61,11 +61,28 @@ impl Pattern {
 
     /// Whether the pattern matches somewhere in `text`, as ECMA's `RegExp.prototype.test` does.
     pub(crate) fn is_match(&self, text: &str) -> bool {
-        let chars: Vec<char> = text.chars().collect();
-        self.lookaheads
-            .iter()
-            .all(|(positive, prog)| prog.is_match(&chars, true) == *positive)
-            && self.main.is_match(&chars, self.anchored)
+        thread_local! {
+            static CHARS: std::cell::RefCell<Vec<char>> = std::cell::RefCell::default();
+        }
+        let run = |chars: &[char]| {
+            self.lookaheads
+                .iter()
+                .all(|(positive, prog)| prog.is_match(chars, true) == *positive)
+                && self.main.is_match(chars, self.anchored)
+        };
+        CHARS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut chars) => {
+                chars.clear();
+                chars.extend(text.chars());
+                let matched = run(&chars);
+                // Keep small buffers for reuse, not the memory of one huge string.
+                if chars.capacity() > 1 << 16 {
+                    *chars = Vec::new();
+                }
+                matched
+            }
+            Err(_) => run(&text.chars().collect::<Vec<_>>()),
+        })
     }
 }
 

@@ -37,16 +37,31 @@ pub(crate) struct Program {
 }
 
 /// A set of instruction indices with O(1) insert, membership and clear.
+#[derive(Default)]
 struct Threads {
     dense: Vec<usize>,
     sparse: Vec<usize>,
 }
 
+/// The matcher's working memory, kept per thread so that matching allocates nothing once
+/// warm (tool arguments are validated on every permit check).
+#[derive(Default)]
+struct Scratch {
+    current: Threads,
+    next: Threads,
+    stack: Vec<usize>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 impl Threads {
-    fn new(n: usize) -> Threads {
-        Threads {
-            dense: Vec::with_capacity(n),
-            sparse: vec![0; n],
+    /// Empties the set and makes room for program counters below `n`.
+    fn reset(&mut self, n: usize) {
+        self.dense.clear();
+        if self.sparse.len() < n {
+            self.sparse.resize(n, 0);
         }
     }
 
@@ -60,9 +75,6 @@ impl Threads {
         true
     }
 
-    fn clear(&mut self) {
-        self.dense.clear();
-    }
 }
 
 fn is_word(c: Option<char>) -> bool {
@@ -87,12 +99,24 @@ impl Program {
 
     /// Whether the program matches `text` starting at position 0 (`anchored`) or anywhere.
     pub(crate) fn is_match(&self, text: &[char], anchored: bool) -> bool {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.run(text, anchored, &mut scratch),
+            // Only reached if matching ever re-entered itself; stay correct regardless.
+            Err(_) => self.run(text, anchored, &mut Scratch::default()),
+        })
+    }
+
+    fn run(&self, text: &[char], anchored: bool, scratch: &mut Scratch) -> bool {
         let n = self.insts.len();
-        let mut current = Threads::new(n);
-        let mut next = Threads::new(n);
-        let mut stack = Vec::new();
+        let Scratch {
+            current,
+            next,
+            stack,
+        } = scratch;
+        current.reset(n);
+        next.reset(n);
         for pos in 0..=text.len() {
-            if (pos == 0 || !anchored) && self.add(&mut current, &mut stack, 0, text, pos) {
+            if (pos == 0 || !anchored) && self.add(current, stack, 0, text, pos) {
                 return true;
             }
             if current.dense.is_empty() {
@@ -105,15 +129,13 @@ impl Program {
             for i in 0..current.dense.len() {
                 let pc = current.dense[i];
                 if let Inst::Set(ranges) = &self.insts[pc] {
-                    if in_set(ranges, c as u32)
-                        && self.add(&mut next, &mut stack, pc + 1, text, pos + 1)
-                    {
+                    if in_set(ranges, c as u32) && self.add(next, stack, pc + 1, text, pos + 1) {
                         return true;
                     }
                 }
             }
-            std::mem::swap(&mut current, &mut next);
-            next.clear();
+            std::mem::swap(current, next);
+            next.dense.clear();
         }
         false
     }
