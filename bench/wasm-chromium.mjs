@@ -1,5 +1,6 @@
 // Benchmark: actionseal-wasm in headless Chromium against npm `canonicalize` +
-// `crypto.subtle.digest`, on bench/payloads/refund.json and 10k.json, in the same page.
+// `crypto.subtle.digest`, on bench/payloads/refund.json and 10k.json, in the same page; and
+// the cost of the permit `check` of examples/refund in fingerprints of the same action.
 //
 //   bindings-wasm/build.sh && node bench/wasm-chromium.mjs [--seconds 5]
 //
@@ -21,7 +22,12 @@ const npmModule = `const module = { exports: {} };\n${await readFile(npmFile, "u
 
 const wasmFile = here("../bindings-wasm/pkg/web/actionseal_wasm_bg.wasm");
 const server = await serve(
-  { "/": here("./wasm/"), "/pkg/": here("../bindings-wasm/pkg/web/"), "/payloads/": here("./payloads/") },
+  {
+    "/": here("./wasm/"),
+    "/pkg/": here("../bindings-wasm/pkg/web/"),
+    "/payloads/": here("./payloads/"),
+    "/refund/": here("../examples/refund/"),
+  },
   { "/canonicalize.mjs": { type: "text/javascript", body: npmModule } },
 );
 let browser;
@@ -37,6 +43,7 @@ try {
   const gzipBytes = (await import("node:zlib")).gzipSync(await readFile(wasmFile), { level: 9 }).length;
   console.log(`${version} headless; per payload, ${seconds}s per operation in 40 interleaved rounds`);
   console.log("ops/s: median over rounds; ratio: median over rounds of the ratio within a round");
+  console.log("(refund check rows: the ratio is time per call over the time of one fingerprint(action))");
   console.log(`wasm: ${wasmBytes.toLocaleString("en")} bytes (${gzipBytes.toLocaleString("en")} gzipped)`);
   console.log("| payload | operation | ops/s | ratio |");
   console.log("| --- | --- | ---: | ---: |");

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Tests the actionseal-wasm package from a clean clone: builds both targets, runs the shared
-# conformance tests (conformance/js/) in Node (wasm-node) and in headless Chromium
-# (chromium), packs the npm package, installs the tarball into an empty folder and runs the
-# Node example of bindings-wasm/README.md there, then lints the crate.
+# conformance tests (conformance/js/: conformance.test.mjs for canonical JSON and
+# fingerprints, decisions.test.mjs for the approval model) in Node (wasm-node) and in
+# headless Chromium (chromium), then this package's own tests (bindings-wasm/test/: freeing
+# handles, and the TypeScript declarations), packs the npm package, installs the tarball
+# into an empty folder and runs the Node example of bindings-wasm/README.md there, then lints
+# the crate.
 #
 # Installs what it needs: the wasm32 target and the pinned wasm-bindgen-cli (build.sh), the
 # root npm dev dependencies (npm ci), and Debian's chromium when /usr/bin/chromium is missing.
@@ -22,13 +25,15 @@ if [ ! -d "$ACTIONSEAL_JCS_DIR" ]; then
   echo "test.sh: ACTIONSEAL_JCS_DIR=$ACTIONSEAL_JCS_DIR is not a directory" >&2
   exit 1
 fi
-if ! ls conformance/js/*.test.mjs > /dev/null 2>&1; then
-  echo "test.sh: no conformance tests in conformance/js/" >&2
-  exit 1
-fi
+for t in conformance.test.mjs decisions.test.mjs; do
+  if [ ! -f "conformance/js/$t" ]; then
+    echo "test.sh: conformance/js/$t is missing" >&2
+    exit 1
+  fi
+done
 
 step "toolchain"
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/canonicalize ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/canonicalize ] || [ ! -x node_modules/.bin/tsc ]; then
   npm ci --no-audit --no-fund
 fi
 if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
@@ -46,6 +51,13 @@ ACTIONSEAL_RUNTIME=wasm-node node --test conformance/js/
 
 step "conformance: wasm in headless Chromium"
 ACTIONSEAL_RUNTIME=chromium node --test conformance/js/
+
+step "this package: Contract and Schema handles"
+node --test bindings-wasm/test/
+
+step "TypeScript declarations (bindings-wasm/test/types.ts against pkg/web)"
+node_modules/.bin/tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext \
+  --lib es2022,dom,esnext.disposable bindings-wasm/test/types.ts
 
 step "package"
 work="$(mktemp -d)"
@@ -77,6 +89,20 @@ echo "README example: $actual"
 
 # The same package from CommonJS, and the web build's ES module loading in Node.
 node -e 'const a = require("actionseal-wasm"); if (!a.digestEqual(a.fingerprint([1]), a.fingerprintJson("[1.0]"))) process.exit(1)'
+# The approval model from the installed package: a contract, an envelope, a record, a permit.
+cp "$root/examples/refund/contract.json" contract.json
+node -e '
+  const a = require("actionseal-wasm");
+  const contract = new a.Contract(require("./contract.json"));
+  const ids = { tenant: "t", subject: "s", job_id: "j", request_id: "r", policy_version: "p" };
+  const envelope = a.action(contract, { order_id: "order-17", amount_minor: 2500, currency: "USD" }, ids);
+  const record = a.approve(envelope, { approval_id: "a", decision_id: "d", decision: "approved",
+    approver: "b", decided_at: 0, expires_at: 10 });
+  const verdict = a.check(record, envelope, { now: 5, tenant: "t", policy_version: "p", contract,
+    approver_authorized: true, subject_authorized: true, revoked: false });
+  contract.free();
+  if (verdict.outcome !== "permit") { console.error(verdict); process.exit(1); }
+  console.log("approval model from the package:", verdict.outcome, a.shortFingerprint(verdict.action_digest));'
 node --input-type=module -e '
   import { readFile } from "node:fs/promises";
   import { createRequire } from "node:module";

@@ -1,9 +1,10 @@
 // The benchmark page: wasm `fingerprint(obj)` (sync) against npm `canonicalize` +
-// `crypto.subtle.digest("SHA-256")` (async, awaited per op), side by side in one page.
-// Driven by bench/wasm-chromium.mjs, which serves /pkg/ (the web build), /payloads/ and
-// /canonicalize.mjs (the npm package wrapped as an ES module).
+// `crypto.subtle.digest("SHA-256")` (async, awaited per op), side by side in one page; and
+// the permit `check` of the refund scenario against `fingerprint` of the same action.
+// Driven by bench/wasm-chromium.mjs, which serves /pkg/ (the web build), /payloads/,
+// /refund/ (examples/refund) and /canonicalize.mjs (the npm package wrapped as an ES module).
 
-import init, { fingerprint, fingerprintJson, canonicalize } from "/pkg/actionseal_wasm.js";
+import init, { Contract, check, fingerprint, fingerprintJson, canonicalize } from "/pkg/actionseal_wasm.js";
 import canonicalizeNpm from "/canonicalize.mjs";
 
 const encoder = new TextEncoder();
@@ -99,7 +100,54 @@ async function run(payloads, seconds) {
       row("wasm canonicalize(obj) vs npm canonicalize", "wasmCanon"),
     );
   }
+  rows.push(...(await checkRows(seconds)));
   return rows;
+}
+
+/**
+ * The refund scenario of examples/refund: `check(approval, action, context)` with a
+ * `Contract` instance in the context (what an executor does), and with the contract document
+ * (compiled on every call), against `fingerprint(action)`. The ratio column is each
+ * operation's time over one fingerprint's: how many fingerprints a full check costs.
+ */
+async function checkRows(seconds) {
+  const load = async (name) => (await fetch(`/refund/${name}`)).json();
+  const [action, approval, context] = await Promise.all(["action.json", "approval.json", "context.json"].map(load));
+  const contract = new Contract(context.contract);
+  try {
+    const executor = { ...context, contract };
+    const verdict = check(approval, action, executor);
+    if (verdict.outcome !== "permit" || check(approval, action, context).outcome !== "permit") {
+      throw new Error(`the refund scenario does not permit: ${JSON.stringify(verdict)}`);
+    }
+    const m = await measureAll(
+      {
+        fp: () => fingerprint(action),
+        check: () => check(approval, action, executor).action_digest,
+        checkFrozen: () => check(approval, approval.action, executor).action_digest,
+        checkDocument: () => check(approval, action, context).action_digest,
+      },
+      { check: "fp", checkFrozen: "fp", checkDocument: "fp" },
+      seconds,
+    );
+    const bytes = encoder.encode(JSON.stringify(action)).length;
+    // Here the ratio is time over fingerprint time (the inverse of the ops/s ratio).
+    const row = (op, k, ratio = true) => ({
+      payload: "refund check",
+      bytes,
+      op,
+      ops: m[k].ops,
+      ratio: ratio ? 1 / m[k].ratio : null,
+    });
+    return [
+      row("wasm fingerprint(action)", "fp", false),
+      row("wasm check(approval, action, context with a Contract): time / fingerprint time", "check"),
+      row("the same, the action being approval.action itself (read once)", "checkFrozen"),
+      row("wasm check(approval, action, context with the document): time / fingerprint time", "checkDocument"),
+    ];
+  } finally {
+    contract.free();
+  }
 }
 
 window.actionsealBench = { run };

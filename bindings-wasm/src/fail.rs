@@ -90,13 +90,18 @@ impl Fail {
         }
     }
 
-    /// The value to throw to JavaScript.
-    pub(crate) fn into_js(self, max_depth: usize) -> JsValue {
-        match self {
-            Fail::Core(e) => crate::error::to_js(&e),
-            Fail::Deep(t) => crate::error::to_js(&t.resolve(max_depth)),
-            Fail::Thrown(v) => v,
-        }
+    /// The value to throw to JavaScript; a core error's path is placed under member `key`
+    /// when the caller's other errors for this value are.
+    pub(crate) fn into_js(self, max_depth: usize, key: Option<&str>) -> JsValue {
+        let e = match self {
+            Fail::Core(e) => e,
+            Fail::Deep(t) => t.resolve(max_depth),
+            Fail::Thrown(v) => return v,
+        };
+        crate::error::to_js(&match key {
+            Some(k) => e.in_key(k),
+            None => e,
+        })
     }
 }
 

@@ -14,7 +14,7 @@
 
 use crate::fail::{Fail, Trail};
 use crate::js::{self, shape, tag};
-use actionseal_core::{Error, Number, Object, Value};
+use actionseal_core::{Contract, Error, Number, Object, Value};
 use bumpalo::Bump;
 use std::borrow::Cow;
 use wasm_bindgen::{JsCast, JsValue};
@@ -32,6 +32,10 @@ thread_local! {
     static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
+/// Takes a class instance as a contract, if it is a `Contract`; an exception from it is
+/// [`Fail::Thrown`].
+pub(crate) type Lend = fn(&JsValue) -> Result<Option<Contract>, Fail>;
+
 /// Walks JavaScript values into core [`Value`]s whose strings live in `arena`.
 pub(crate) struct Walker<'a> {
     max_depth: usize,
@@ -40,6 +44,14 @@ pub(crate) struct Walker<'a> {
     scratch: Vec<u8>,
     /// Where the JS side writes a tape's length.
     slot: Box<f64>,
+    /// The root member that may be a `Contract` instance (see [`Walker::root_holding`]).
+    hold: Option<(&'static str, Lend)>,
+    /// The contract found there.
+    held: Option<Contract>,
+    /// The root member whose object is kept (see [`Walker::root_capturing`]).
+    capture: Option<&'static str>,
+    /// That object.
+    captured: Option<JsValue>,
 }
 
 impl Drop for Walker<'_> {
@@ -69,11 +81,63 @@ impl<'a> Walker<'a> {
             arena,
             scratch,
             slot: Box::new(0.0),
+            hold: None,
+            held: None,
+            capture: None,
+            captured: None,
         }
+    }
+
+    /// Converts a whole value; a failure becomes the value to throw.
+    pub(crate) fn read(&mut self, value: &JsValue) -> Result<Value<'a>, JsValue> {
+        self.root(value)
+            .map_err(|f| f.into_js(self.max_depth, None))
+    }
+
+    /// As [`Walker::read`], for a value that the caller's errors place at member `key` (the
+    /// arguments of an action are under `/args`), so its conversion errors are too.
+    pub(crate) fn read_in(&mut self, value: &JsValue, key: &str) -> Result<Value<'a>, JsValue> {
+        self.root(value)
+            .map_err(|f| f.into_js(self.max_depth, Some(key)))
+    }
+
+    /// Converts a value and returns beside it the JavaScript object that was its root member
+    /// `key`, if that member was an object: `check` converts the presented action only once
+    /// when it is the very object the approval froze.
+    pub(crate) fn root_capturing(
+        &mut self,
+        value: &JsValue,
+        key: &'static str,
+    ) -> Result<(Value<'a>, Option<JsValue>), JsValue> {
+        (self.capture, self.captured) = (Some(key), None);
+        let root = self.read(value);
+        self.capture = None;
+        root.map(|v| (v, self.captured.take()))
+    }
+
+    /// Converts a value whose root member `key` may be a `Contract` instance rather than a
+    /// contract document: such a member is taken by `lend` and left out of the value, and
+    /// the contract is returned beside it. Any other class instance there is refused as
+    /// everywhere else, and the members are read in the same order either way, so the first
+    /// problem is the one reported.
+    pub(crate) fn root_holding(
+        &mut self,
+        value: &JsValue,
+        key: &'static str,
+        lend: Lend,
+    ) -> Result<(Value<'a>, Option<Contract>), JsValue> {
+        (self.hold, self.held) = (Some((key, lend)), None);
+        let root = self.read(value);
+        self.hold = None;
+        root.map(|v| (v, self.held.take()))
     }
 
     /// Converts a whole value.
     pub(crate) fn root(&mut self, value: &JsValue) -> Result<Value<'a>, Fail> {
+        // Most values are objects, which need no tape of their own.
+        if value.is_object() {
+            return self.container(value.clone(), 0);
+        }
         let (tape, children) = self.encode(|p, c, s| js::encode_value(value, p, c, s))?;
         match Tape::new(tape).item(&children, &mut 0)? {
             Item::Leaf(v) => Ok(v),
@@ -203,7 +267,21 @@ impl<'a> Walker<'a> {
             };
             let value = match tape.item(children, &mut next_child) {
                 Ok(Item::Leaf(v)) => Ok(v),
-                Ok(Item::Container(v)) => self.container(v, depth),
+                Ok(Item::Container(v)) => {
+                    if depth == 1 {
+                        if self.capture.is_some_and(|k| k == key) {
+                            self.captured = Some(v.clone());
+                        }
+                        if self.hold.is_some_and(|(k, _)| k == key) {
+                            match self.take_held(&v) {
+                                Ok(true) => continue,
+                                Ok(false) => {}
+                                Err(e) => return Err(e.in_key(key.into_owned(), object)),
+                            }
+                        }
+                    }
+                    self.container(v, depth)
+                }
                 Ok(Item::Hole) => Err(Tape::corrupt()),
                 Err(e) => Err(e),
             };
@@ -214,6 +292,40 @@ impl<'a> Walker<'a> {
         }
         Ok(Value::Object(Object::from_entries(entries)?))
     }
+}
+
+impl Walker<'_> {
+    /// Whether the held member `v` is a `Contract` instance, which is then kept. Plain data
+    /// is not asked (no user code runs for a contract document), and is converted as usual.
+    fn take_held(&mut self, v: &JsValue) -> Result<bool, Fail> {
+        let Some((_, lend)) = self.hold else {
+            return Ok(false);
+        };
+        if is_plain(js::shape(v))? {
+            return Ok(false);
+        }
+        match lend(v)? {
+            Some(contract) => {
+                self.held = Some(contract);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}
+
+/// Whether `shape` bits describe plain data (an object or array of any realm), or the
+/// exception that reading them threw.
+pub(crate) fn is_plain(bits: u32) -> Result<bool, Fail> {
+    if bits & shape::THREW != 0 {
+        return Err(Fail::Thrown(js::take_thrown()));
+    }
+    let plain = shape::PROTO_OBJECT
+        | shape::PROTO_NULL
+        | shape::PROTO_OTHER_OBJECT
+        | shape::PROTO_ARRAY
+        | shape::PROTO_OTHER_ARRAY;
+    Ok(bits & plain != 0)
 }
 
 /// Reads the records of a tape written by `js/host.js`.

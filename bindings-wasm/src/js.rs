@@ -83,6 +83,15 @@ extern "C" {
     #[wasm_bindgen(js_name = takeThrown)]
     pub fn take_thrown() -> JsValue;
 
+    /// Calls `value.__actionsealLend()`, with which a `Contract` instance hands its contract
+    /// to Rust (see `contract.rs`): 1 when called, 0 when there is no such method,
+    /// [`shape::THREW`] when the call threw (a freed contract; see [`take_thrown`]).
+    #[wasm_bindgen(js_name = lendContract)]
+    pub fn lend_contract(value: &JsValue) -> u32;
+
+    /// A verdict object from core's strings (see `to_js::verdict`).
+    pub fn verdict(pool: &str, lengths: &[u32]) -> JsValue;
+
     /// The name of the value's class, `""` when it has none.
     #[wasm_bindgen(js_name = className)]
     pub fn class_name(value: &JsValue) -> String;

@@ -3,12 +3,23 @@
 //! Every function is synchronous. Failures throw a JavaScript `Error` whose message is core's
 //! Display text and which has `code`, `path` and `offset` properties. All rules, defaults and
 //! messages come from `actionseal-core`; this crate only converts values.
+//!
+//! Canonical form and fingerprints are here; the approval model is in `model.rs`,
+//! `contract.rs` and `schema.rs`.
 
+mod contract;
 mod error;
 mod fail;
 mod host;
 mod js;
+mod model;
 mod options;
+mod schema;
+mod to_js;
+
+pub use contract::JsContract;
+pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
+pub use schema::JsSchema;
 
 use actionseal_core::{Error, Options, Value};
 use bumpalo::Bump;
@@ -97,6 +108,19 @@ pub fn fingerprint_json(text: JsonTextArg, options: Option<OptionsArg>) -> Resul
         .map_err(|e| error::to_js(&e))
 }
 
+/// A JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
+/// JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
+/// numbers (under the default `"strict"` profile) and nesting deeper than 128 levels throw.
+/// Returns fresh plain objects and arrays (object members in canonical order; a `"__proto__"`
+/// key is an own property).
+#[wasm_bindgen(js_name = parseJson, unchecked_return_type = "unknown")]
+pub fn parse_json(text: JsonTextArg, options: Option<OptionsArg>) -> Result<JsValue, JsValue> {
+    let options = read_options(options)?;
+    let bytes = text_bytes(&text)?;
+    let value = actionseal_core::parse(&bytes, &options).map_err(|e| error::to_js(&e))?;
+    to_js::value(&value)
+}
+
 /// Whether two fingerprints name the same digest, compared in constant time; anything that is
 /// not a well-formed fingerprint string is equal to nothing.
 #[wasm_bindgen(js_name = digestEqual)]
@@ -129,7 +153,7 @@ fn with_host_value<T>(
     let mut walker = host::Walker::new(options.max_depth, &arena);
     match walker.root(value) {
         Ok(v) => Ok(f(&v)),
-        Err(fail) => Err(fail.into_js(options.max_depth)),
+        Err(fail) => Err(fail.into_js(options.max_depth, None)),
     }
 }
 
@@ -140,7 +164,7 @@ fn text_bytes(text: &JsValue) -> Result<Vec<u8>, JsValue> {
     match host::Walker::new(max_depth, &Bump::new()).text(text) {
         Ok(Some(bytes)) => return Ok(bytes),
         Ok(None) => {}
-        Err(fail) => return Err(fail.into_js(max_depth)),
+        Err(fail) => return Err(fail.into_js(max_depth, None)),
     }
     if let Some(bytes) = text.dyn_ref::<js_sys::Uint8Array>() {
         return Ok(bytes.to_vec());

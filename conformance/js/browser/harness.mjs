@@ -1,6 +1,6 @@
 // Node-side helpers for running pages in Debian's Chromium: a static file server on
 // 127.0.0.1 and a headless browser with a fresh profile. Used by the chromium conformance
-// engine and by bench/wasm-chromium.mjs.
+// engine, bench/wasm-chromium.mjs and examples/confirm-page/test.mjs.
 
 import { createServer } from "node:http";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -13,6 +13,9 @@ const TYPES = {
   ".mjs": "text/javascript; charset=utf-8",
   ".json": "application/json",
   ".wasm": "application/wasm",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
 };
 
 /** The flags of TOOLCHAIN.md; playwright adds `--headless` and the profile directory itself. */

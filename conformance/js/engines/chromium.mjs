@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 import { launch, serve } from "../browser/harness.mjs";
 import { asciiJson, restoreResult } from "../browser/runner.mjs";
 
-const browserDir = fileURLToPath(new URL("../browser/", import.meta.url));
+// The page is browser/index.html; its runner imports ../ops.mjs, so the whole of
+// conformance/js/ is served.
+const jsDir = fileURLToPath(new URL("../", import.meta.url));
 const webDir = fileURLToPath(new URL("../../../bindings-wasm/pkg/web/", import.meta.url));
 
 /** Serves the page and the web build, starts Chromium and waits for the module to load. */
@@ -20,11 +22,11 @@ export async function open() {
   } catch {
     throw new Error(`no web build in ${webDir} (run bindings-wasm/build.sh)`);
   }
-  const server = await serve({ "/": browserDir, "/pkg/": webDir });
+  const server = await serve({ "/": jsDir, "/pkg/": webDir });
   let browser;
   try {
     browser = await launch();
-    await browser.page.goto(`${server.origin}/index.html`);
+    await browser.page.goto(`${server.origin}/browser/index.html`);
     await browser.page.waitForFunction(() => window.actionsealConformance !== undefined);
     await browser.page.evaluate(() => window.actionsealConformance.ready);
   } catch (err) {

@@ -3,7 +3,7 @@
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { runOps } from "../browser/runner.mjs";
+import { runOps } from "../ops.mjs";
 
 const entry = fileURLToPath(new URL("../../../bindings-wasm/pkg/node/actionseal_wasm.js", import.meta.url));
 

@@ -1,0 +1,79 @@
+// Compiled (not run) by bindings-wasm/test.sh with `tsc --noEmit --strict`: the declarations
+// of the web build describe the API as documented, and misuse is a type error.
+
+import init, {
+  type ActionEnvelope,
+  type ActionsealError,
+  type ApprovalRecord,
+  type CheckContext,
+  type ContractDocument,
+  type Requirement,
+  type Verdict,
+  action,
+  approve,
+  charge,
+  check,
+  Contract,
+  fingerprint,
+  parseJson,
+  requiresApproval,
+  Schema,
+  shortFingerprint,
+} from "../pkg/web/actionseal_wasm.js";
+
+export async function confirm(document: ContractDocument, pending: ActionEnvelope): Promise<ApprovalRecord> {
+  await init();
+  const contract = new Contract(document);
+  try {
+    contract.validateAction(pending);
+    const effect: "read" | "write" = contract.effect;
+    const cost: number = contract.costMinor;
+    const copy: ContractDocument = contract.document;
+    const need: Requirement = contract.requiresApproval(pending.args);
+    const also: boolean = requiresApproval(copy, pending.args).required;
+    const envelope: ActionEnvelope = action(contract, pending.args, {
+      tenant: pending.tenant,
+      subject: pending.subject,
+      job_id: pending.job_id,
+      request_id: pending.request_id,
+      policy_version: pending.policy_version,
+    });
+    const record = approve(envelope, {
+      approval_id: "apr-1",
+      decision_id: "dec-1",
+      decision: "approved",
+      approver: "user:bob",
+      decided_at: Date.now(),
+      expires_at: Date.now() + 600_000,
+    });
+    const context: CheckContext = {
+      now: Date.now(),
+      tenant: envelope.tenant,
+      policy_version: envelope.policy_version,
+      contract,
+      approver_authorized: true,
+      subject_authorized: true,
+      revoked: false,
+    };
+    const verdict: Verdict = check(record, envelope, context);
+    const first: "permit" | "reapprove" | "reject" = verdict.outcome;
+    const spoken: string = shortFingerprint(fingerprint(envelope));
+    const left = charge({ limit_minor: 100, spent_minor: 0 }, cost).spent_minor;
+    const parsed: unknown = parseJson('{"a": 1}', { profile: "strict" });
+    void [effect, need, also, first, spoken, left, parsed];
+    new Schema(document.args).validate(pending.args);
+    return record;
+  } catch (e) {
+    const err = e as ActionsealError;
+    throw new Error(`${err.code} at ${err.path}`);
+  } finally {
+    contract.free();
+  }
+}
+
+// @ts-expect-error: the decision is "approved" or "rejected"
+approve({} as ActionEnvelope, { approval_id: "a", decision_id: "d", decision: "ok", approver: "b", decided_at: 0, expires_at: 1 });
+// @ts-expect-error: a context needs every field
+check(null, {}, { now: 0 });
+// @ts-expect-error: the lending method is not part of the API
+new Contract({} as ContractDocument).__actionsealLend();

@@ -1,0 +1,358 @@
+// The confirmation page: loads a pending request {"action", "contract"}, shows everything that
+// decides what the action does, checks the action against its contract, and turns the
+// reviewer's decision into an approval record bound to the action's fingerprint. Every rule
+// (strict JSON, the contract, the record) is actionseal's, run here in WebAssembly.
+
+import { argumentRows, el, showDigest, showScalar, showString } from "./render.mjs";
+
+// The web build of actionseal-wasm, as bindings-wasm/build.sh writes it into the repository.
+const WASM = "../../bindings-wasm/pkg/web/actionseal_wasm.js";
+
+const $ = (id) => document.getElementById(id);
+const setState = (state) => {
+  document.body.dataset.state = state;
+};
+
+let api;
+try {
+  api = await import(WASM);
+  await api.default();
+} catch (err) {
+  setState("error");
+  $("load-status").className = "status problem";
+  $("load-status").textContent =
+    `actionseal could not be loaded (${err.message}). Build it with bindings-wasm/build.sh and serve the ` +
+    "repository root over HTTP, as examples/confirm-page/README.md explains.";
+  throw err;
+}
+
+/** What is on screen: the action as loaded, its contract (a Contract or null), its fingerprint. */
+let current = null;
+const form = $("decision-form");
+
+// ---------------------------------------------------------------------------------------
+// Loading
+
+$("request-file").addEventListener("change", async (event) => {
+  const file = event.target.files?.[0];
+  if (file) load(new Uint8Array(await file.arrayBuffer()), file.name);
+});
+
+$("load-text").addEventListener("click", () => load($("request-text").value, "the pasted request"));
+
+/** Loads a request file of this page's own origin (the only place the page may read). */
+async function loadFromUrl(param) {
+  const url = new URL(param, location.href);
+  if (url.origin !== location.origin) {
+    return problem(`The request must come from this page's own origin, not ${url.origin}.`);
+  }
+  setState("loading");
+  try {
+    const response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+    if (!response.ok) return problem(`Could not read ${url.pathname}: HTTP ${response.status}.`);
+    load(new Uint8Array(await response.arrayBuffer()), url.pathname.split("/").pop());
+  } catch (err) {
+    problem(`Could not read ${url.pathname}: ${err.message}.`);
+  }
+}
+
+/** A problem with the request itself: shown where requests are loaded, nothing to review. */
+function problem(message) {
+  reset();
+  setState("error");
+  const status = $("load-status");
+  status.className = "status problem";
+  status.textContent = message;
+}
+
+function reset() {
+  current?.contract?.free();
+  current = null;
+  $("review").hidden = true;
+  $("result").hidden = true;
+  $("load-status").className = "status";
+  $("load-status").textContent = "";
+}
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Reads a request (JSON text or bytes) strictly and shows it. */
+function load(input, source) {
+  reset();
+  let request;
+  try {
+    // actionseal's parser: a duplicate key, a lone surrogate or an inexact number is an
+    // error here, so what is shown is the one meaning the text has.
+    request = api.parseJson(input);
+  } catch (err) {
+    return problem(`Could not load ${source}: it is not strict JSON (${err.message}).`);
+  }
+  if (!isObject(request) || !("action" in request) || !("contract" in request)) {
+    return problem(`Could not load ${source}: a pending request is {"action": …, "contract": …}.`);
+  }
+  const extra = Object.keys(request).find((k) => k !== "action" && k !== "contract");
+  if (extra !== undefined) {
+    return problem(`Could not load ${source}: it has a member "${extra}" besides "action" and "contract".`);
+  }
+
+  const { action } = request;
+  let contract = null;
+  let error = null;
+  try {
+    contract = new api.Contract(request.contract);
+  } catch (err) {
+    error = { where: "contract", err };
+  }
+  if (contract !== null) {
+    try {
+      contract.validateAction(action);
+    } catch (err) {
+      error = { where: "action", err };
+    }
+  }
+  current = { action, contract, fingerprint: api.fingerprint(action), error };
+  $("load-status").textContent = `Loaded ${source}.`;
+  show(current);
+}
+
+// ---------------------------------------------------------------------------------------
+// Showing
+
+function show(c) {
+  const { action, contract, fingerprint, error } = c;
+  const envelope = isObject(action) ? action : {};
+
+  // The action and who it is for.
+  $("tool").replaceChildren(field(envelope, "tool"));
+  const named = typeof envelope.contract === "string" && /^sha256:[0-9a-f]{64}$/.test(envelope.contract) ? envelope.contract : null;
+  const matches = contract !== null && named !== null && api.digestEqual(named, contract.digest);
+  $("identity").replaceChildren(
+    ...fact("Tenant", field(envelope, "tenant")),
+    ...fact("Subject", field(envelope, "subject")),
+    ...fact("Policy version", field(envelope, "policy_version")),
+    ...fact("Job", field(envelope, "job_id")),
+    ...fact("Request", field(envelope, "request_id")),
+    ...fact("Contract", named === null ? field(envelope, "contract") : el("span", "", el("code", "digest", showDigest(named, { highlight: 0 })),
+      el("span", matches ? "tag ok" : "tag bad", matches ? "is this contract" : "is not this contract"))),
+  );
+
+  $("short-fingerprint").textContent = api.shortFingerprint(fingerprint);
+  $("fingerprint").replaceChildren(showDigest(fingerprint));
+
+  const args = isObject(envelope.args) ? envelope.args : null;
+  const rows = args === null ? [] : argumentRows(args);
+  $("args").replaceChildren(
+    ...(rows.length > 0 ? rows : [el("tr", "", cell(args === null ? "The action has no argument object." : "No arguments."))]),
+  );
+
+  showContract(contract, error?.where === "contract" ? error.err : null);
+  showVerdict(c);
+  $("review").hidden = false;
+}
+
+function cell(text) {
+  const td = el("td", "empty-row", text);
+  td.colSpan = 3;
+  return td;
+}
+
+/** A member of the envelope as it must be read: strings escaped, anything else as JSON. */
+function field(envelope, key) {
+  if (!(key in envelope)) return el("span", "missing", "missing");
+  return showScalar(envelope[key]).node;
+}
+
+function fact(term, ...details) {
+  return [el("dt", "", term), el("dd", "", ...details)];
+}
+
+const OPS = { gt: ">", gte: "≥", lt: "<", lte: "≤", eq: "=", ne: "≠", in: "is one of", not_in: "is not one of", exists: "is present", absent: "is absent" };
+
+/** Words for the contract rule a requirement names ("/approval/when/0"). */
+function ruleText(doc, rule) {
+  if (rule === "/approval") return doc.approval === "always" ? "every call needs approval" : "no call needs approval";
+  if (rule === "/approval/when") return "none of the contract's conditions holds";
+  const condition = doc.approval.when[Number(rule.split("/").pop())];
+  const value = "value" in condition ? ` ${JSON.stringify(condition.value)}` : "";
+  return `${condition.pointer} ${OPS[condition.op] ?? condition.op}${value}`;
+}
+
+function showContract(contract, err) {
+  const box = $("contract");
+  if (contract === null) {
+    box.replaceChildren(...fact("Problem", errorDetails(err)));
+    return;
+  }
+  const doc = contract.document;
+  box.replaceChildren(
+    ...fact("Tool", showString(contract.tool).node),
+    ...fact("Version", showString(contract.version).node),
+    ...fact("Effect", el("span", `tag ${contract.effect === "write" ? "write" : "read"}`, contract.effect === "write" ? "write — changes something" : "read only")),
+    ...fact("Cost per call", el("span", "mono", `${contract.costMinor} minor units`)),
+    ...fact("Approval rule", el("span", "mono", typeof doc.approval === "string" ? doc.approval : (doc.approval.when ?? []).map((_, i) => ruleText(doc, `/approval/when/${i}`)).join("  or  "))),
+    ...fact("Fingerprint", el("code", "digest", showDigest(contract.digest, { highlight: 0 }))),
+  );
+}
+
+/** Marks the argument an action error points at (or the nearest row above it). */
+function markOffendingArgument({ where, err }) {
+  if (where !== "action" || typeof err?.path !== "string" || !err.path.startsWith("/args/")) return;
+  const rows = [...$("args").querySelectorAll("tr[data-pointer]")];
+  let pointer = err.path.slice("/args".length);
+  for (;;) {
+    const row = rows.find((r) => r.dataset.pointer === pointer);
+    if (row !== undefined) {
+      row.classList.add("offending");
+      row.querySelector("td.value").append(el("span", "offence", `✕ ${err.message}`));
+      return;
+    }
+    // A missing member's path names it; mark its parent instead.
+    if (!pointer.includes("/", 1)) return;
+    pointer = pointer.slice(0, pointer.lastIndexOf("/"));
+  }
+}
+
+/** Code, path and message of an actionseal error, as a small definition list. */
+function errorDetails(err) {
+  const list = el("dl", "error-details");
+  list.append(
+    ...fact("Code", el("code", "", String(err?.code ?? "(none)"))),
+    ...fact("Path", el("code", "", err?.path === "" ? '"" (the whole value)' : String(err?.path ?? ""))),
+    ...fact("Message", el("span", "", String(err?.message ?? err))),
+  );
+  return list;
+}
+
+function showVerdict(c) {
+  const banner = $("banner");
+  const decision = $("decision-error");
+  if (c.error !== null) {
+    setState("invalid");
+    const what = c.error.where === "contract" ? "The contract in this request is not valid" : "This action does not satisfy its contract";
+    banner.className = "banner bad";
+    banner.replaceChildren(el("strong", "", `✕ ${what}.`), " It cannot be approved; the executor would refuse it too.");
+    decision.hidden = false;
+    decision.replaceChildren(
+      el("p", "problem-title", "This action cannot be approved"),
+      errorDetails(c.error.err),
+      el("p", "hint", "Send it back to whoever proposed it; a corrected request gets a new fingerprint."),
+    );
+    markOffendingArgument(c.error);
+    // Not merely hidden: no Approve button exists for an invalid action.
+    form.remove();
+    return;
+  }
+  setState("ready");
+  const need = c.contract.requiresApproval(c.action.args);
+  const doc = c.contract.document;
+  banner.className = "banner ok";
+  banner.replaceChildren(
+    el("strong", "", "✓ The action satisfies its contract."),
+    need.required
+      ? ` Approval is required: ${ruleText(doc, need.rule)}. Check every value before you decide.`
+      : ` The contract does not require approval for this call (${ruleText(doc, need.rule)}); you may still decide.`,
+  );
+  decision.hidden = true;
+  $("decision").append(form);
+  form.hidden = false;
+  for (const control of form.elements) control.disabled = false;
+  $("decision-problem").hidden = true;
+  $("approver").removeAttribute("aria-invalid");
+}
+
+// ---------------------------------------------------------------------------------------
+// Deciding
+
+form.noValidate = true;
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (current === null || current.error !== null) return;
+  const decision = event.submitter?.value === "rejected" ? "rejected" : "approved";
+  const decidedAt = Date.now();
+  const validity = Number($("validity").value);
+  let record;
+  try {
+    record = api.approve(current.action, {
+      approval_id: crypto.randomUUID(),
+      decision_id: crypto.randomUUID(),
+      decision,
+      approver: $("approver").value,
+      decided_at: decidedAt,
+      expires_at: decidedAt + validity,
+    });
+  } catch (err) {
+    const shown = $("decision-problem");
+    shown.hidden = false;
+    shown.textContent = err.path === "/approver" ? `Approver: ${err.message}` : err.message;
+    if (err.path === "/approver") {
+      $("approver").setAttribute("aria-invalid", "true");
+      $("approver").focus();
+    }
+    return;
+  }
+  if (!api.digestEqual(record.action_digest, current.fingerprint)) {
+    throw new Error("the record is not bound to the fingerprint shown");
+  }
+  for (const control of form.elements) control.disabled = true;
+  showRecord(record);
+});
+
+function showRecord(record) {
+  setState("decided");
+  const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  const verb = record.decision === "approved" ? "Approved" : "Rejected";
+  const summary = $("result-summary");
+  summary.className = `result-summary ${record.decision}`;
+  summary.replaceChildren(
+    el("strong", "", `${verb} by `), showString(record.approver).node,
+    ` on ${when(record.decided_at)}, valid until ${when(record.expires_at)} (${$("validity").selectedOptions[0].text}). `,
+    "Bound to the action fingerprint ", el("code", "mono", api.shortFingerprint(record.action_digest)), ".",
+  );
+  const text = `${JSON.stringify(record, null, 2)}\n`;
+  $("decision-json").textContent = text;
+  $("result").className = `card result ${record.decision}`;
+  $("result").hidden = false;
+  $("result-title").focus();
+  $("copy").onclick = () => copy(text);
+  $("download").onclick = () => download(text, `approval-${record.approval_id}.json`);
+}
+
+async function copy(text) {
+  const status = $("copy-status");
+  try {
+    await navigator.clipboard.writeText(text);
+    status.textContent = "Copied.";
+  } catch {
+    // No clipboard permission: select the text so that the reviewer can copy it.
+    getSelection().selectAllChildren($("decision-json"));
+    status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+  }
+}
+
+function download(text, name) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const link = el("a", "", "");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+$("again").addEventListener("click", () => {
+  reset();
+  setState("empty");
+  $("request-file").value = "";
+  $("request-text").value = "";
+  window.scrollTo({ top: 0 });
+  $("request-file").focus();
+});
+
+// A request named in the address (?request=samples/refund.json), once everything is defined.
+const requested = new URLSearchParams(location.search).get("request");
+if (requested !== null) {
+  await loadFromUrl(requested);
+} else {
+  setState("empty");
+}
