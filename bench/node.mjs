@@ -1,9 +1,11 @@
 // Benchmark: actionseal's Node binding against the npm `canonicalize` package + node:crypto
-// SHA-256, side by side in one process, on the payloads in bench/payloads/.
+// SHA-256, side by side in one process, on the payloads in bench/payloads/; and the permit
+// check of the refund example (examples/refund/) against one fingerprint of its action.
 //
 //   node bench/node.mjs [--seconds 1]
 //
-// Prints calls per CPU-second for each function and payload, and the ratio to the baseline.
+// Prints calls per CPU-second for each function and payload, and the ratio to the baseline
+// (for `check`: how many fingerprints of the action one check costs; the goal is at most 2).
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -78,10 +80,39 @@ for (const name of ['refund.json', '10k.json']) {
   )
 }
 
+// The permit check of the refund example: the approval, the presented action (the approved
+// one, so the verdict is permit) and the executor's context, whose contract is a `Contract`
+// loaded once (as a long-running executor holds it) or the plain contract document (loaded
+// and compiled on every call).
+const refund = (name) => actionseal.parseJson(readFileSync(join(root, 'examples', 'refund', `${name}.json`)))
+const [approval, action, context] = ['approval', 'action', 'context'].map(refund)
+const withContract = { ...context, contract: new actionseal.Contract(context.contract) }
+for (const ctx of [context, withContract]) {
+  const verdict = actionseal.check(approval, action, ctx)
+  if (verdict.outcome !== 'permit') throw new Error(`refund example: expected permit, got ${JSON.stringify(verdict)}`)
+}
+// measureAll counts `.length` of what each function returns: a verdict has none, so count its reasons.
+const [fpAction, checkContract, checkPlain] = measureAll([
+  () => actionseal.fingerprint(action),
+  () => actionseal.check(approval, action, withContract).reasons,
+  () => actionseal.check(approval, action, context).reasons,
+])
+const checkRows = [
+  { op: 'fingerprint(action)', ops: fpAction, ratio: 1 },
+  { op: 'check(approval, action, context), context.contract a Contract', ops: checkContract, ratio: fpAction / checkContract },
+  { op: 'check(approval, action, context), context.contract a plain document', ops: checkPlain, ratio: fpAction / checkPlain },
+]
+
 console.log(`node ${process.version}; calls per CPU-second, best of 10 interleaved rounds, ${seconds}s of CPU per function`)
 console.log('| payload | operation | ops/s | vs baseline |')
 console.log('| --- | --- | ---: | ---: |')
 for (const r of rows) {
   const ratio = r.ratio === null ? '' : `${r.ratio.toFixed(2)}x`
   console.log(`| ${r.payload} (${r.bytes} B) | ${r.op} | ${Math.round(r.ops).toLocaleString('en')} | ${ratio} |`)
+}
+console.log('')
+console.log('| refund example | ops/s | cost in fingerprints of the action |')
+console.log('| --- | ---: | ---: |')
+for (const r of checkRows) {
+  console.log(`| ${r.op} | ${Math.round(r.ops).toLocaleString('en')} | ${r.ratio.toFixed(2)} |`)
 }

@@ -2,8 +2,8 @@
 /* eslint-disable */
 
 /**
- * The stable codes this package's functions throw (a subset of actionseal's codes, listed
- * with their meaning in conformance/codes.json). A code is never renamed or reused.
+ * The stable codes this package's functions throw: all of actionseal's codes, listed with
+ * their meaning in conformance/codes.json. A code is never renamed or reused.
  */
 export type ErrorCode =
   | 'invalid_utf8'
@@ -22,6 +22,26 @@ export type ErrorCode =
   | 'cyclic_value'
   | 'sparse_array'
   | 'invalid_option'
+  | 'invalid_digest'
+  | 'unsupported_schema'
+  | 'invalid_schema'
+  | 'unknown_field'
+  | 'missing_field'
+  | 'type_mismatch'
+  | 'unsafe_integer'
+  | 'enum_mismatch'
+  | 'out_of_range'
+  | 'length_out_of_range'
+  | 'pattern_mismatch'
+  | 'format_mismatch'
+  | 'duplicate_items'
+  | 'no_matching_alternative'
+  | 'invalid_contract'
+  | 'invalid_action'
+  | 'invalid_approval'
+  | 'invalid_context'
+  | 'invalid_budget'
+  | 'budget_exceeded'
 
 /**
  * What the functions throw for input they refuse: a plain `Error` carrying these properties.
@@ -46,3 +66,118 @@ export interface ActionsealError extends Error {
   offset?: number
 }
 
+/** A tool contract document: what `new Contract(document)` loads. No other field is allowed. */
+export interface ContractDocument {
+  tool: string
+  version: string
+  effect: 'read' | 'write'
+  /** The tool's arguments: a JSON Schema (actionseal's strict subset) with `type: 'object'`. */
+  args: object
+  /** When a call needs a person: always, never, or when any condition matches. */
+  approval: 'always' | 'never' | { when: ApprovalCondition[] }
+  /** What one call costs, in minor units of the budget's currency. */
+  cost_minor: number
+}
+
+/** One condition of a contract's approval rule. Conditions fail closed (see the README). */
+export interface ApprovalCondition {
+  /** JSON Pointer into the call's arguments. */
+  pointer: string
+  op: 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'ne' | 'in' | 'not_in' | 'exists' | 'absent'
+  /** The operand; absent for `exists` and `absent`, a non-empty array for `in` and `not_in`. */
+  value?: unknown
+}
+
+/**
+ * Who acts, in which tenant, for which job and request, under which policy: from the
+ * executor's server, never from the model. Each a non-blank string without surrounding
+ * whitespace or control characters.
+ */
+export interface ActionIds {
+  tenant: string
+  subject: string
+  job_id: string
+  /** The request identity within the job, stable across retries. */
+  request_id: string
+  policy_version: string
+}
+
+/** An action envelope: exactly what a reviewer approves; its fingerprint is what an approval binds. */
+export interface ActionEnvelope extends ActionIds {
+  tool: string
+  /** The fingerprint of the tool's contract. */
+  contract: string
+  args: { [key: string]: unknown }
+}
+
+/** A reviewer's decision about one action; times in integer milliseconds since the epoch. */
+export interface DecisionInput {
+  approval_id: string
+  /** Identity of the decision callback, for de-duplicating repeated deliveries. */
+  decision_id: string
+  decision: 'approved' | 'rejected'
+  approver: string
+  decided_at: number
+  /** When the decision stops holding; after `decided_at`. */
+  expires_at: number
+}
+
+/** An approval record: the decision, the frozen action and its fingerprint. */
+export interface ApprovalRecord extends DecisionInput {
+  action: ActionEnvelope
+  action_digest: string
+}
+
+/** What the executor's own server knows at dispatch time; never taken from the model. */
+export interface CheckContext {
+  /** Milliseconds since the epoch. */
+  now: number
+  tenant: string
+  policy_version: string
+  /**
+   * The tool's current contract: a `Contract` (not compiled again) or a contract document;
+   * `null` when the server has none for the action's tool.
+   */
+  contract: Contract | ContractDocument | null
+  approver_authorized: boolean
+  subject_authorized: boolean
+  revoked: boolean
+}
+
+/** Why a check did not permit (listed with their meaning in conformance/codes.json). */
+export type Reason =
+  | 'no_approval'
+  | 'invalid_approval'
+  | 'invalid_action'
+  | 'unknown_tool'
+  | 'decision_rejected'
+  | 'tenant_mismatch'
+  | 'action_drift'
+  | 'expired'
+  | 'approver_unauthorized'
+  | 'subject_unauthorized'
+  | 'policy_drift'
+  | 'contract_drift'
+  | 'revoked'
+
+/** The result of `check`. */
+export interface Verdict {
+  /** `permit`: dispatch; `reapprove`: send the same task back for approval; `reject`: never run it. */
+  outcome: 'permit' | 'reapprove' | 'reject'
+  /** Every reason found, in a fixed order; empty exactly when permitted. */
+  reasons: Reason[]
+  /** JSON Pointers where the presented action differs from the approved one. */
+  drift: string[]
+  /** Fingerprint of the presented action. */
+  action_digest: string
+  /** The approved action's fingerprint, when a valid, untampered approval was presented. */
+  approved_digest: string | null
+  /** Why the action is invalid, with the reason `invalid_action`. */
+  action_error: { code: ErrorCode; path: string } | null
+}
+
+/** A cumulative budget in integer minor units. */
+export interface Budget {
+  limit_minor: number
+  spent_minor: number
+}

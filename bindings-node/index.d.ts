@@ -2,8 +2,8 @@
 /* eslint-disable */
 
 /**
- * The stable codes this package's functions throw (a subset of actionseal's codes, listed
- * with their meaning in conformance/codes.json). A code is never renamed or reused.
+ * The stable codes this package's functions throw: all of actionseal's codes, listed with
+ * their meaning in conformance/codes.json. A code is never renamed or reused.
  */
 export type ErrorCode =
   | 'invalid_utf8'
@@ -22,6 +22,26 @@ export type ErrorCode =
   | 'cyclic_value'
   | 'sparse_array'
   | 'invalid_option'
+  | 'invalid_digest'
+  | 'unsupported_schema'
+  | 'invalid_schema'
+  | 'unknown_field'
+  | 'missing_field'
+  | 'type_mismatch'
+  | 'unsafe_integer'
+  | 'enum_mismatch'
+  | 'out_of_range'
+  | 'length_out_of_range'
+  | 'pattern_mismatch'
+  | 'format_mismatch'
+  | 'duplicate_items'
+  | 'no_matching_alternative'
+  | 'invalid_contract'
+  | 'invalid_action'
+  | 'invalid_approval'
+  | 'invalid_context'
+  | 'invalid_budget'
+  | 'budget_exceeded'
 
 /**
  * What the functions throw for input they refuse: a plain `Error` carrying these properties.
@@ -46,6 +66,121 @@ export interface ActionsealError extends Error {
   offset?: number
 }
 
+/** A tool contract document: what `new Contract(document)` loads. No other field is allowed. */
+export interface ContractDocument {
+  tool: string
+  version: string
+  effect: 'read' | 'write'
+  /** The tool's arguments: a JSON Schema (actionseal's strict subset) with `type: 'object'`. */
+  args: object
+  /** When a call needs a person: always, never, or when any condition matches. */
+  approval: 'always' | 'never' | { when: ApprovalCondition[] }
+  /** What one call costs, in minor units of the budget's currency. */
+  cost_minor: number
+}
+
+/** One condition of a contract's approval rule. Conditions fail closed (see the README). */
+export interface ApprovalCondition {
+  /** JSON Pointer into the call's arguments. */
+  pointer: string
+  op: 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'ne' | 'in' | 'not_in' | 'exists' | 'absent'
+  /** The operand; absent for `exists` and `absent`, a non-empty array for `in` and `not_in`. */
+  value?: unknown
+}
+
+/**
+ * Who acts, in which tenant, for which job and request, under which policy: from the
+ * executor's server, never from the model. Each a non-blank string without surrounding
+ * whitespace or control characters.
+ */
+export interface ActionIds {
+  tenant: string
+  subject: string
+  job_id: string
+  /** The request identity within the job, stable across retries. */
+  request_id: string
+  policy_version: string
+}
+
+/** An action envelope: exactly what a reviewer approves; its fingerprint is what an approval binds. */
+export interface ActionEnvelope extends ActionIds {
+  tool: string
+  /** The fingerprint of the tool's contract. */
+  contract: string
+  args: { [key: string]: unknown }
+}
+
+/** A reviewer's decision about one action; times in integer milliseconds since the epoch. */
+export interface DecisionInput {
+  approval_id: string
+  /** Identity of the decision callback, for de-duplicating repeated deliveries. */
+  decision_id: string
+  decision: 'approved' | 'rejected'
+  approver: string
+  decided_at: number
+  /** When the decision stops holding; after `decided_at`. */
+  expires_at: number
+}
+
+/** An approval record: the decision, the frozen action and its fingerprint. */
+export interface ApprovalRecord extends DecisionInput {
+  action: ActionEnvelope
+  action_digest: string
+}
+
+/** What the executor's own server knows at dispatch time; never taken from the model. */
+export interface CheckContext {
+  /** Milliseconds since the epoch. */
+  now: number
+  tenant: string
+  policy_version: string
+  /**
+   * The tool's current contract: a `Contract` (not compiled again) or a contract document;
+   * `null` when the server has none for the action's tool.
+   */
+  contract: Contract | ContractDocument | null
+  approver_authorized: boolean
+  subject_authorized: boolean
+  revoked: boolean
+}
+
+/** Why a check did not permit (listed with their meaning in conformance/codes.json). */
+export type Reason =
+  | 'no_approval'
+  | 'invalid_approval'
+  | 'invalid_action'
+  | 'unknown_tool'
+  | 'decision_rejected'
+  | 'tenant_mismatch'
+  | 'action_drift'
+  | 'expired'
+  | 'approver_unauthorized'
+  | 'subject_unauthorized'
+  | 'policy_drift'
+  | 'contract_drift'
+  | 'revoked'
+
+/** The result of `check`. */
+export interface Verdict {
+  /** `permit`: dispatch; `reapprove`: send the same task back for approval; `reject`: never run it. */
+  outcome: 'permit' | 'reapprove' | 'reject'
+  /** Every reason found, in a fixed order; empty exactly when permitted. */
+  reasons: Reason[]
+  /** JSON Pointers where the presented action differs from the approved one. */
+  drift: string[]
+  /** Fingerprint of the presented action. */
+  action_digest: string
+  /** The approved action's fingerprint, when a valid, untampered approval was presented. */
+  approved_digest: string | null
+  /** Why the action is invalid, with the reason `invalid_action`. */
+  action_error: { code: ErrorCode; path: string } | null
+}
+
+/** A cumulative budget in integer minor units. */
+export interface Budget {
+  limit_minor: number
+  spent_minor: number
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -54,6 +189,93 @@ export interface ActionsealError extends Error {
  * can point the loader at a WASI artifact this package does not build itself.
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/**
+ * A validated tool contract: the tool, its argument schema (compiled once, here), when a
+ * call needs approval, and what a call costs.
+ *
+ * `new Contract(document)` loads a contract document such as `{ tool: 'refund_create',
+ * version: '3', effect: 'write', args: <JSON Schema>, approval: { when: [...] },
+ * cost_minor: 25 }` and throws (`invalid_contract`, `unsupported_schema`, `invalid_schema`,
+ * ..., with the path inside the document) when it is not one. Pass the instance to
+ * `action`, `requiresApproval` and `check` (as `context.contract`) so that the schema is not
+ * compiled on every call. Instances are immutable and may be shared freely.
+ */
+export declare class Contract {
+  /** Loads and validates a contract document. */
+  constructor(document: ContractDocument)
+  /**
+   * The contract's fingerprint (`"sha256:<64 hex>"`), which every action made under it
+   * carries in its `contract` field.
+   */
+  get digest(): string
+  /** The tool name. */
+  get tool(): string
+  /** The contract version. */
+  get version(): string
+  /** `'read'` or `'write'`. */
+  get effect(): 'read' | 'write'
+  /** The cost of one call, in minor units of the budget's currency. */
+  get costMinor(): number
+  /** The contract document as loaded: a fresh plain-object copy on each access. */
+  get document(): ContractDocument
+  /**
+   * Whether a call with these arguments needs an approval, and which rule of the contract
+   * decided (`/approval`, `/approval/when/<i>` or `/approval/when`). The arguments are
+   * validated first: invalid arguments throw (code and path inside the arguments), they
+   * never mean "no approval".
+   */
+  requiresApproval(args: object): Requirement
+  /**
+   * Throws the first way the arguments break the contract's schema (code and path inside
+   * the arguments); returns nothing when they fit.
+   */
+  validateArgs(args: object): void
+  /**
+   * Throws unless `action` is an envelope for a call of this contract (its tool, its
+   * fingerprint) with arguments it accepts: what a confirmation page checks before it
+   * offers an Approve button. `invalid_action` for the envelope, the arguments' own codes
+   * under `/args`.
+   */
+  validateAction(action: object): void
+}
+
+/**
+ * A tool-argument JSON Schema (actionseal's strict subset of JSON Schema 2020-12: closed
+ * objects, strict types, ECMA patterns, formats), compiled once.
+ *
+ * `new Schema(schema)` throws `unsupported_schema` (a keyword, format or pattern feature
+ * outside the subset) or `invalid_schema` (a malformed keyword), with the JSON Pointer of the
+ * offending part of the schema as `path`. A contract's `args` is such a schema.
+ */
+export declare class Schema {
+  /** Compiles a schema. */
+  constructor(schema: object)
+  /**
+   * Throws the first way `value` breaks the schema (`type_mismatch`, `unknown_field`,
+   * `missing_field`, ..., with the JSON Pointer of the value concerned as `path`);
+   * returns nothing when it fits.
+   */
+  validate(value: unknown): void
+}
+
+/**
+ * The action envelope for a call of `contract`'s tool (a `Contract` or a contract document)
+ * with `args`: the arguments are validated against the contract (their own codes, under
+ * `/args`), the ids checked (`invalid_action` at the id: each must be a non-blank string
+ * without surrounding whitespace or control characters, and no other key is allowed), and
+ * `tool` and `contract` (the contract's fingerprint) filled in. The envelope's fingerprint
+ * is what an approval binds.
+ */
+export declare function action(contract: Contract | ContractDocument, args: object, ids: ActionIds): ActionEnvelope
+
+/**
+ * The approval record of a reviewer's decision about `action` (a well-formed envelope;
+ * `invalid_action` otherwise). Every field of `decision` is required, there are no defaults:
+ * `invalid_approval` at the field for a missing, unknown or malformed one (`expires_at` must
+ * be after `decided_at`, both integer milliseconds since the epoch).
+ */
+export declare function approve(action: ActionEnvelope, decision: DecisionInput): ApprovalRecord
 
 /**
  * The RFC 8785 canonical JSON text of a JavaScript value.
@@ -89,6 +311,30 @@ export declare function canonicalize(value: unknown, options?: Options | null): 
 export declare function canonicalizeJson(text: string | Uint8Array, options?: Options | null): string
 
 /**
+ * `budget` with `costMinor` more spent, as a new object (the budget passed in is not
+ * changed). A budget or cost that is not a non-negative safe integer is `invalid_budget`;
+ * spending past the limit is `budget_exceeded` (reaching it exactly is allowed).
+ */
+export declare function charge(budget: Budget, costMinor: number): Budget
+
+/**
+ * The permit check before dispatch: is `action` the approved action, does the approval
+ * still hold, do the people and rules behind it stand? `approval` is `null` or `undefined`
+ * when none was presented.
+ *
+ * Only a malformed `context` throws (`invalid_context`, or the contract's own error under
+ * `/contract`); everything wrong with the approval or the action is a reason in the verdict.
+ * `context.contract` may be a `Contract`, which is then not compiled again.
+ *
+ * @example
+ * const verdict = check(approval, action, { now: Date.now(), tenant: 'tenant-a',
+ *   policy_version: 'refund-policy-2026-08-01', contract: refund,
+ *   approver_authorized: true, subject_authorized: true, revoked: false })
+ * if (verdict.outcome === 'permit') dispatch(action)
+ */
+export declare function check(approval: ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
+
+/**
  * Whether two fingerprints name the same digest, compared in constant time.
  *
  * Each must be `"sha256:"` followed by 64 lowercase hex digits. A malformed fingerprint,
@@ -122,7 +368,10 @@ export declare function fingerprint(value: unknown, options?: Options | null): s
  */
 export declare function fingerprintJson(text: string | Uint8Array, options?: Options | null): string
 
-/** Options of `canonicalize`, `fingerprint`, `canonicalizeJson` and `fingerprintJson`. */
+/**
+ * Options of `canonicalize`, `fingerprint`, `canonicalizeJson`, `fingerprintJson` and
+ * `parseJson`.
+ */
 export interface Options {
   /**
    * Number profile: `"strict"` (the default) refuses a number whose canonical form would
@@ -133,3 +382,46 @@ export interface Options {
    */
   profile?: 'strict' | 'rfc8785'
 }
+
+/**
+ * JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
+ * JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
+ * numbers (under the default `"strict"` profile), a byte-order mark and nesting deeper than
+ * 128 levels throw, as for `canonicalizeJson`. Returns fresh plain objects and arrays; a
+ * `"__proto__"` key is an own property, as `JSON.parse` makes it.
+ *
+ * @example
+ * parseJson('{"amount_minor": 2500.00}') // { amount_minor: 2500 }
+ * parseJson('{"a": 1, "a": 2}')          // throws duplicate_key at /a
+ */
+export declare function parseJson(text: string | Uint8Array, options?: Options | null): unknown
+
+/** Whether a call needs an approval, and the JSON Pointer of the contract rule that decided. */
+export interface Requirement {
+  /** Whether an approval is needed. */
+  required: boolean
+  /**
+   * `'/approval'` for `"always"`/`"never"`, `'/approval/when/<i>'` for the first matching
+   * condition, `'/approval/when'` when none matched.
+   */
+  rule: string
+}
+
+/**
+ * Whether a call with these arguments needs an approval under `contract` (a `Contract` or a
+ * contract document), and which rule of the contract decided. The arguments are validated
+ * first: invalid arguments throw, they never mean "no approval".
+ *
+ * @example
+ * requiresApproval(refund, { order_id: 'order-17', amount_minor: 2500, currency: 'USD' })
+ * // { required: true, rule: '/approval/when/0' }
+ */
+export declare function requiresApproval(contract: Contract | ContractDocument, args: object): Requirement
+
+/**
+ * The first 64 bits of a fingerprint as four groups of four hex digits
+ * (`'f31c 54dd 3e07 a4eb'`): what a reviewer reads aloud or compares by eye against the
+ * executor's log. Machines compare the full digest. Anything but a well-formed fingerprint
+ * is `invalid_digest`.
+ */
+export declare function shortFingerprint(digest: string): string

@@ -835,8 +835,17 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Contract = nativeBinding.Contract
+module.exports.Schema = nativeBinding.Schema
+module.exports.action = nativeBinding.action
+module.exports.approve = nativeBinding.approve
 module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.canonicalizeJson = nativeBinding.canonicalizeJson
+module.exports.charge = nativeBinding.charge
+module.exports.check = nativeBinding.check
 module.exports.digestEqual = nativeBinding.digestEqual
 module.exports.fingerprint = nativeBinding.fingerprint
 module.exports.fingerprintJson = nativeBinding.fingerprintJson
+module.exports.parseJson = nativeBinding.parseJson
+module.exports.requiresApproval = nativeBinding.requiresApproval
+module.exports.shortFingerprint = nativeBinding.shortFingerprint

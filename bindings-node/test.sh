@@ -6,9 +6,9 @@
 # Needs node/npm and a Rust toolchain. Installs the root dev tools (npm ci) when missing,
 # builds the addon (CARGO_TARGET_DIR defaults to target/node), checks that the committed
 # index.js and index.d.ts are what the build generates, runs the Rust checks, the shared
-# JavaScript conformance test and the Node-specific tests, then packs the npm package,
-# installs the tarball into an empty folder and runs the README example (and a TypeScript
-# check) there. Public RFC 8785 data: $ACTIONSEAL_JCS_DIR (default <repo>/../shared/vectors/jcs).
+# JavaScript conformance tests (conformance/js/: canonical form and the approval model) and
+# the Node-specific tests (bindings-node/test/), then packs the npm package, installs the
+# tarball into an empty folder and runs the README examples (and a TypeScript check) there. Public RFC 8785 data: $ACTIONSEAL_JCS_DIR (default <repo>/../shared/vectors/jcs).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -62,7 +62,7 @@ step "conformance (ACTIONSEAL_RUNTIME=node)"
 step "Node-specific tests"
 (cd "$root" && node --test bindings-node/test/)
 
-step "npm pack, install the tarball into an empty folder, run the README example there"
+step "npm pack, install the tarball into an empty folder, run the README examples there"
 (cd "$here" && npm pack --pack-destination "$tmp" --silent >/dev/null)
 tarball="$(ls "$tmp"/actionseal-*.tgz)"
 mkdir "$tmp/app"
@@ -80,6 +80,20 @@ if [ "$out" != "true" ]; then
   exit 1
 fi
 echo "README example printed: $out"
+# The approval-model example: the block between example:refund:start and example:refund:end,
+# whose output must be the text block after example:refund:output.
+awk '/<!-- example:refund:start/{on=1; next} /<!-- example:refund:end/{on=0} on && !/^```/' "$here/README.md" > "$tmp/app/refund.js"
+awk '/<!-- example:refund:output/{on=1; next} on && /^```text/{next} on && /^```/{exit} on' "$here/README.md" > "$tmp/app/refund.expected"
+if [ ! -s "$tmp/app/refund.js" ] || [ ! -s "$tmp/app/refund.expected" ]; then
+  echo "FAIL: the README's approval-model example or its output block is missing" >&2
+  exit 1
+fi
+(cd "$tmp/app" && node refund.js) > "$tmp/app/refund.out"
+if ! diff -u "$tmp/app/refund.expected" "$tmp/app/refund.out"; then
+  echo "FAIL: the README's approval-model example printed something else than its output block" >&2
+  exit 1
+fi
+echo "README approval-model example printed its output block ($(wc -l < "$tmp/app/refund.out") lines)"
 cp "$here/test/types.ts" "$tmp/app/types.ts"
 (cd "$tmp/app" && "$tsc" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext types.ts)
 echo "index.d.ts type-checks test/types.ts"

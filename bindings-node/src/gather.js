@@ -12,8 +12,12 @@
 // huge sparse array or a Buffer is not walked element by element. At most one such value is
 // recorded, so `refs` holds only what Rust needs to describe it.
 //
+// Several values (the arguments of one call) may be recorded on one tape, one after the
+// other; the walk stops at the first value Rust cannot accept in any of them.
+//
 // Tape format (a Float64Array; tags are also defined in src/tape.rs):
-//   slot 0: number of slots used; slot 1: length of `text` in UTF-16 code units; then one value:
+//   slot 0: number of slots used; slot 1: length of `text` in UTF-16 code units; then each
+//   value:
 //   NULL | FALSE | TRUE
 //   NUMBER value
 //   STRING length                  (the code units are appended to `text`)
@@ -21,18 +25,23 @@
 //   DEEP                           (refs = the enclosing containers, outermost first, then v:
 //                                   an object at the depth limit, not entered)
 //   FOREIGN proto isArray          (refs = [v]: an object or array with an unlisted prototype)
+//   HELD index                     (heldList[index] = v: an object that inherits from `heldProto`,
+//                                   not entered; Rust decides whether it may be there)
 //   ARRAY proto flags length       then the elements, or HOLE where one is missing
 //   OBJECT proto flags count       then `count` times: key length (key appended to `text`), value
 // `proto` indexes `protos`: 0 Object.prototype, 1 Array.prototype, 2 null, then others in
 // the order met. Flags: 1 = has a `toJSON` method, 2 = has an own enumerable symbol-keyed
 // property.
 //
+// `heldProto` (optional, with `heldList`) is a prototype whose instances are handed to Rust
+// as they are, appended to `heldList`, such as a `Contract` inside `check`'s context.
+//
 // Returns `text` alone when it used the tape it was given and `refs` and `protos` are not
 // needed (the common case); else [text, tape, refs, protos].
 'use strict';
 (() => {
   const NULL = 0, FALSE = 1, TRUE = 2, NUMBER = 3, STRING = 4, ARRAY = 5, OBJECT = 6
-  const OTHER = 7, HOLE = 8, DEEP = 9, FOREIGN = 10
+  const OTHER = 7, HOLE = 8, DEEP = 9, FOREIGN = 10, HELD = 11
   const TO_JSON = 1, SYMBOL_KEY = 2
 
   // Captured now, so that later changes to the globals cannot change what is recorded.
@@ -42,6 +51,7 @@
   const { isArray } = Array
   const call = Function.prototype.call
   const isEnumerable = call.bind(ObjectPrototype.propertyIsEnumerable)
+  const isPrototypeOf = call.bind(ObjectPrototype.isPrototypeOf)
   const includes = call.bind(ArrayPrototype.includes)
   const push = call.bind(ArrayPrototype.push)
   const slice = call.bind(ArrayPrototype.slice)
@@ -52,6 +62,7 @@
   // running saves and restores it, and records on a tape of its own.
   let busy = false
   let tape, n, text, refs, protos, lastProto, lastIndex, limit, objectProtos, arrayProtos, stop, stack, used
+  let heldProto, held
 
   function room(k) {
     if (n + k > tape.length) {
@@ -112,6 +123,12 @@
     if (depth >= used) used = depth + 1
     const array = isArray(v)
     const proto = getPrototypeOf(v)
+    if (heldProto !== null && proto !== ObjectPrototype && proto !== null && !array && isPrototypeOf(heldProto, v)) {
+      tape[n++] = HELD
+      tape[n++] = held.length
+      push(held, v)
+      return
+    }
     const pi = protoIndex(proto)
     const listed = array
       ? pi === 1 || includes(arrayProtos, proto)
@@ -173,10 +190,10 @@
     }
   }
 
-  return function gather(value, maxDepth, given, extraObjectProtos, extraArrayProtos) {
+  return function gather(maxDepth, given, extraObjectProtos, extraArrayProtos, heldPrototype, heldList, ...values) {
     const nested = busy
     const saved = nested
-      ? { tape, n, text, refs, protos, lastProto, lastIndex, limit, objectProtos, arrayProtos, stop, stack, used }
+      ? { tape, n, text, refs, protos, lastProto, lastIndex, limit, objectProtos, arrayProtos, stop, stack, used, heldProto, held }
       : null
     busy = true
     tape = nested || !given ? new F64(1024) : given
@@ -189,11 +206,13 @@
     limit = maxDepth
     objectProtos = extraObjectProtos || []
     arrayProtos = extraArrayProtos || []
+    heldProto = heldPrototype && heldList ? heldPrototype : null
+    held = heldList || null
     stop = false
     if (nested || stack === undefined) stack = []
     used = 0
     try {
-      walk(value, 0)
+      for (let i = 0; i < values.length && !stop; i++) walk(values[i], 0)
       tape[0] = n
       tape[1] = text.length
       return tape === given && refs === null && protos === null ? text : [text, tape, refs, protos]
@@ -212,9 +231,11 @@
         stop = saved.stop
         stack = saved.stack
         used = saved.used
+        heldProto = saved.heldProto
+        held = saved.held
       } else {
         busy = false
-        tape = refs = protos = objectProtos = arrayProtos = null
+        tape = refs = protos = objectProtos = arrayProtos = heldProto = held = null
         text = ''
         lastProto = ObjectPrototype
         // Drop the references to the caller's containers (cheaper than setting `length`).

@@ -1,17 +1,10 @@
 //! Runs `gather.js`, the JavaScript half of the host walk, and collects what it recorded.
 
 use crate::fail::Fail;
+use crate::instance::instance;
 use crate::js::{Handle, Js, JsResult};
 use napi::sys;
 use std::borrow::Cow;
-use std::ffi::c_void;
-use std::ptr;
-
-/// The script; its completion value is the `gather` function.
-const SOURCE: &str = include_str!("gather.js");
-
-/// Slots in the tape made for a new environment.
-const FIRST_TAPE: usize = 1024;
 
 /// A longer tape than this is not kept for later calls.
 const MAX_KEPT_TAPE: usize = 1 << 16;
@@ -28,75 +21,23 @@ pub(crate) struct Gathered<'t> {
     /// The prototypes that tape entries refer to by index, when there are more than the
     /// three fixed ones.
     pub(crate) protos: Option<Handle>,
+    /// The array of the objects that `HELD` entries refer to by index, when some were to
+    /// be handed over.
+    pub(crate) held: Option<Handle>,
 }
 
-/// Per-environment state: the compiled `gather` function and the tape it writes on.
-struct Instance {
-    gather: sys::napi_ref,
-    tape: sys::napi_ref,
-    /// The tape's memory, which stays put while `tape` holds it: the `Float64Array` is
-    /// reachable only from here and from `gather`, so nothing can detach it.
-    tape_data: *const f64,
-    tape_len: usize,
-}
-
-/// Frees the instance data when the environment goes away; Node releases the references.
-unsafe extern "C" fn finalize(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
-    // SAFETY: `data` is the `Box<Instance>` leaked in `instance`, finalized once.
-    drop(unsafe { Box::from_raw(data.cast::<Instance>()) });
-}
-
-/// This environment's state, made on first use.
-///
-/// A raw pointer: JavaScript run by `gather` may call the addon again, so no reference to the
-/// state is held across a call into JavaScript.
-fn instance(js: Js) -> JsResult<*mut Instance> {
-    let mut data: *mut c_void = ptr::null_mut();
-    // SAFETY: `js.0` is the live environment; instance data is only ever set below.
-    let status = unsafe { sys::napi_get_instance_data(js.0, &mut data) };
-    if status != sys::Status::napi_ok {
-        return Err(Fail::Napi(status));
-    }
-    if !data.is_null() {
-        // Set below to a live `Box<Instance>`, freed only with the environment, and used by
-        // one thread (this environment's) at a time.
-        return Ok(data.cast::<Instance>());
-    }
-    let gather = js.run_script(SOURCE)?;
-    let tape = js.new_f64_array(FIRST_TAPE)?;
-    let info = js.typed_array(tape)?.ok_or(Fail::Internal("new tape"))?;
-    let instance = Box::into_raw(Box::new(Instance {
-        gather: js.reference(gather)?,
-        tape: js.reference(tape)?,
-        tape_data: info.data.cast::<f64>(),
-        tape_len: info.len,
-    }));
-    // SAFETY: hands the box to Node, which calls `finalize` on it once.
-    let status = unsafe {
-        sys::napi_set_instance_data(
-            js.0,
-            instance.cast::<c_void>(),
-            Some(finalize),
-            ptr::null_mut(),
-        )
-    };
-    if status != sys::Status::napi_ok {
-        // SAFETY: Node did not take it.
-        drop(unsafe { Box::from_raw(instance) });
-        return Err(Fail::Napi(status));
-    }
-    Ok(instance)
-}
-
-/// Records `value`, entering at most `max_depth` levels of containers, and treating as plain
-/// the objects and arrays whose prototypes are in the extra lists (other realms').
+/// Records `values` one after the other, entering at most `max_depth` levels of containers
+/// in each, treating as plain the objects and arrays whose prototypes are in the extra lists
+/// (other realms'), and handing over as they are, in a new array, the objects that inherit
+/// from `held_proto`.
 ///
 /// The result may borrow the environment's tape: read it before any JavaScript runs.
 pub(crate) fn gather<'t>(
     js: Js,
-    value: Handle,
+    values: &[Handle],
     max_depth: usize,
     extra_protos: Option<(Handle, Handle)>,
+    held_proto: Option<Handle>,
 ) -> JsResult<Gathered<'t>> {
     let inst = instance(js)?;
     // SAFETY: `inst` is live (see `instance`); the fields are copied out before any
@@ -114,10 +55,23 @@ pub(crate) fn gather<'t>(
     // (from a getter) replaces the environment's tape meanwhile.
     let tape = js.deref(tape_ref)?;
     let depth = js.number(max_depth as f64)?;
-    let result = match extra_protos {
-        None => js.call(f, &[value, depth, tape])?,
-        Some((objects, arrays)) => js.call(f, &[value, depth, tape, objects, arrays])?,
+    let none = js.undefined()?;
+    let (objects, arrays) = extra_protos.unwrap_or((none, none));
+    let held = match held_proto {
+        Some(_) => Some(js.array_of(&[])?),
+        None => None,
     };
+    let mut args = Vec::with_capacity(6 + values.len());
+    args.extend([
+        depth,
+        tape,
+        objects,
+        arrays,
+        held_proto.unwrap_or(none),
+        held.unwrap_or(none),
+    ]);
+    args.extend_from_slice(values);
+    let result = js.call(f, &args)?;
     if let Some(len) = js.string_length(result)? {
         // The common case: the tape given was used, and nothing else is needed.
         if tape_data.align_offset(std::mem::align_of::<f64>()) != 0 {
@@ -131,6 +85,7 @@ pub(crate) fn gather<'t>(
             text: js.utf16_exact(result, len)?,
             refs: None,
             protos: None,
+            held,
         });
     }
     let text_value = js.element(result, 0)?;
@@ -179,6 +134,7 @@ pub(crate) fn gather<'t>(
         text: js.utf16_exact(text_value, text_len)?,
         refs: present(refs)?,
         protos: present(protos)?,
+        held,
     })
 }
 

@@ -62,6 +62,27 @@ impl Js {
         Ok(eq)
     }
 
+    /// The global object.
+    pub(crate) fn global(self) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe { sys::napi_get_global(self.0, &mut out) })?;
+        Ok(out)
+    }
+
+    /// `null`.
+    pub(crate) fn null(self) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe { sys::napi_get_null(self.0, &mut out) })?;
+        Ok(out)
+    }
+
+    /// `undefined`.
+    pub(crate) fn undefined(self) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe { sys::napi_get_undefined(self.0, &mut out) })?;
+        Ok(out)
+    }
+
     /// A number.
     pub(crate) fn number(self, f: f64) -> JsResult<Handle> {
         let mut out = ptr::null_mut();

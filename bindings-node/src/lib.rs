@@ -1,19 +1,34 @@
 //! Node.js bindings for actionseal: RFC 8785 canonical JSON and SHA-256 fingerprints that
-//! bind a human approval to the exact action it was given for.
+//! bind a human approval to the exact action it was given for, and the approval model built
+//! on them (contracts, action envelopes, approval records, the permit check, budgets).
 //!
 //! Every rule, default and error text is core's (`actionseal-core`); this crate only turns
-//! JavaScript values into core values and core errors into JavaScript errors (an `Error`
-//! with `code`, `path` and `offset`, its message core's Display text).
+//! JavaScript values into core values, core values back into JavaScript values, and core
+//! errors into JavaScript errors (an `Error` with `code`, `path` and `offset`, its message
+//! core's Display text).
+//!
+//! Canonical form and fingerprints are here; the approval model is in `model.rs`,
+//! `contract.rs` and `schema.rs`.
 
+mod contract;
 mod fail;
 mod gather;
 mod host;
+mod instance;
 mod js;
+mod model;
 mod options;
 mod realm;
+mod schema;
 mod strings;
 mod tape;
 mod text;
+mod to_js;
+mod verdict;
+
+pub use contract::{Contract, Requirement};
+pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
+pub use schema::Schema;
 
 use actionseal_core::{digest_equal as core_digest_equal, Digest, Options};
 use fail::Fail;
@@ -22,7 +37,8 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 
-/// Options of `canonicalize`, `fingerprint`, `canonicalizeJson` and `fingerprintJson`.
+/// Options of `canonicalize`, `fingerprint`, `canonicalizeJson`, `fingerprintJson` and
+/// `parseJson`.
 #[napi(object, js_name = "Options")]
 pub struct CanonOptions {
     /// Number profile: `"strict"` (the default) refuses a number whose canonical form would
@@ -35,7 +51,7 @@ pub struct CanonOptions {
 }
 
 /// Runs a conversion and turns its failure into a thrown JavaScript error.
-fn run<T>(env: &Env, f: impl FnOnce(Js) -> JsResult<T>) -> Result<T> {
+pub(crate) fn run<T>(env: &Env, f: impl FnOnce(Js) -> JsResult<T>) -> Result<T> {
     let js = Js(env.raw());
     f(js).map_err(|fail: Fail| fail.throw(js.0))
 }
@@ -46,14 +62,6 @@ fn canonical_text(v: &actionseal_core::Value<'_>, size: usize) -> String {
     let mut out = String::with_capacity(size);
     actionseal_core::write_canonical(v, &mut out);
     out
-}
-
-/// A JavaScript string from ASCII text (a fingerprint), made without UTF-8 decoding.
-fn ascii_string(js: Js, s: &str) -> JsResult<Unknown<'static>> {
-    let v = js.latin1(s.as_bytes())?;
-    // SAFETY: `v` is a live handle of this callback's environment; napi-rs only passes it back
-    // to Node as the return value.
-    Ok(unsafe { Unknown::from_raw_unchecked(js.0, v) })
 }
 
 fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
@@ -103,7 +111,7 @@ pub fn fingerprint(
         let digest = host::with_value(js, value.raw(), &opts, |v, size| {
             Digest::of(canonical_text(v, size).as_bytes())
         })?;
-        ascii_string(js, &digest.to_string())
+        to_js::text(js, &digest.to_string())
     })
 }
 
@@ -149,7 +157,33 @@ pub fn fingerprint_json(
     run(&env, |js| {
         let opts = read_options(js, options)?;
         let digest = text::with_bytes(js, text.raw(), &opts, actionseal_core::fingerprint_json)?;
-        ascii_string(js, &digest.to_string())
+        to_js::text(js, &digest.to_string())
+    })
+}
+
+/// JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
+/// JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
+/// numbers (under the default `"strict"` profile), a byte-order mark and nesting deeper than
+/// 128 levels throw, as for `canonicalizeJson`. Returns fresh plain objects and arrays; a
+/// `"__proto__"` key is an own property, as `JSON.parse` makes it.
+///
+/// @example
+/// parseJson('{"amount_minor": 2500.00}') // { amount_minor: 2500 }
+/// parseJson('{"a": 1, "a": 2}')          // throws duplicate_key at /a
+#[napi(
+    ts_args_type = "text: string | Uint8Array, options?: Options | null",
+    ts_return_type = "unknown"
+)]
+pub fn parse_json(
+    env: Env,
+    text: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        let opts = read_options(js, options)?;
+        let canonical =
+            text::with_bytes(js, text.raw(), &opts, actionseal_core::canonicalize_json)?;
+        to_js::json(js, &canonical)
     })
 }
 

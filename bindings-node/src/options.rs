@@ -3,7 +3,7 @@
 use crate::fail::Fail;
 use crate::js::{Handle, Js, JsResult};
 use crate::strings::Reader;
-use actionseal_core::{Code, Error, Options, Profile};
+use actionseal_core::{Error, Options, Profile};
 use napi::sys::ValueType;
 
 /// Reads `{ profile?: "strict" | "rfc8785" }`; `undefined` or `null` means the defaults.
@@ -28,7 +28,6 @@ pub(crate) fn read(js: Js, options: Option<Handle>) -> JsResult<Options> {
 }
 
 /// `invalid_option` for an options value of the wrong JavaScript type.
-// Core has no constructor for this yet (see the bindings report); the code is core's.
 fn invalid(message: &str) -> Fail {
-    Error::new(Code::InvalidOption, message).into()
+    Error::invalid_option(message).into()
 }

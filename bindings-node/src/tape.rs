@@ -8,8 +8,7 @@ use crate::fail::Fail;
 use crate::gather::Gathered;
 use crate::js::{Handle, Js, JsResult};
 use crate::realm::{self, Proto};
-use crate::strings::wtf8;
-use actionseal_core::{string_from_utf16, Error, Number, Object, Value};
+use actionseal_core::{string_from_utf16, utf16_to_wtf8, Error, Number, Object, Value};
 use napi::sys::ValueType;
 use std::borrow::Cow;
 
@@ -25,6 +24,7 @@ const OTHER: u8 = 7;
 const HOLE: u8 = 8;
 const DEEP: u8 = 9;
 const FOREIGN: u8 = 10;
+const HELD: u8 = 11;
 
 // Container flags.
 const TO_JSON: u32 = 1;
@@ -52,7 +52,7 @@ impl Utf8Text {
         let bytes = if ascii {
             g.text.iter().map(|&u| u as u8).collect()
         } else {
-            wtf8(&g.text)
+            utf16_to_wtf8(&g.text)
         };
         Utf8Text {
             // Fails when some string has a lone surrogate; each is then decoded on its own,
@@ -63,10 +63,12 @@ impl Utf8Text {
     }
 }
 
-/// Decodes one gathered value.
-pub(crate) struct Decoder<'a> {
+/// Decodes one gathered value. The value borrows its strings from the [`Utf8Text`] (`'a`),
+/// not from the tape (`'g`), so the tape can be released (and reused by the next walk) while
+/// the value is in use.
+pub(crate) struct Decoder<'g, 'a> {
     js: Js,
-    g: &'a Gathered<'a>,
+    g: &'g Gathered<'g>,
     pos: usize,
     text_pos: usize,
     utf8: Option<&'a str>,
@@ -76,21 +78,25 @@ pub(crate) struct Decoder<'a> {
     /// Classification of `protos[i]`, filled as needed.
     protos: Vec<Option<Proto>>,
     /// Other realms' prototypes already accepted for this call.
-    foreign_plain: &'a [Handle],
-    foreign_array: &'a [Handle],
+    foreign_plain: &'g [Handle],
+    foreign_array: &'g [Handle],
+    /// The member of the value being read that may be a held object (see [`Decoder::next`]).
+    lift: Option<&'g str>,
+    /// The held object found there.
+    lifted: Option<Handle>,
 }
 
-impl<'a> Decoder<'a> {
+impl<'g, 'a> Decoder<'g, 'a> {
     /// A decoder for `g`, which was gathered with `max_depth` and the given accepted
     /// prototypes of other realms.
     pub(crate) fn new(
         js: Js,
-        g: &'a Gathered<'a>,
+        g: &'g Gathered<'g>,
         utf8: &'a Utf8Text,
         max_depth: usize,
-        foreign_plain: &'a [Handle],
-        foreign_array: &'a [Handle],
-    ) -> Decoder<'a> {
+        foreign_plain: &'g [Handle],
+        foreign_array: &'g [Handle],
+    ) -> Decoder<'g, 'a> {
         Decoder {
             js,
             g,
@@ -103,16 +109,35 @@ impl<'a> Decoder<'a> {
             protos: Vec::new(),
             foreign_plain,
             foreign_array,
+            lift: None,
+            lifted: None,
         }
     }
 
-    /// The whole value; the tape must be used up exactly.
-    pub(crate) fn root(&mut self) -> JsResult<Value<'a>> {
-        let v = self.value(0)?;
+    /// The next recorded value.
+    ///
+    /// With `lift`, the member `lift` of this value, when it is an object, may be a held
+    /// object (one `gather` handed over as it is): it is then left out of the value and
+    /// returned by [`Decoder::lifted`]. A held object anywhere else is refused as any other
+    /// non-plain object is.
+    pub(crate) fn next(&mut self, lift: Option<&'g str>) -> JsResult<Value<'a>> {
+        self.lift = lift;
+        let v = self.value(0);
+        self.lift = None;
+        v
+    }
+
+    /// Checks that the values read were all the tape holds.
+    pub(crate) fn finish(&self) -> JsResult<()> {
         if self.pos != self.g.tape.len() || self.text_pos != self.g.text.len() {
             return Err(Fail::Internal("tape not used up"));
         }
-        Ok(v)
+        Ok(())
+    }
+
+    /// The held object taken out of a value by [`Decoder::next`], if any.
+    pub(crate) fn lifted(&self) -> Option<Handle> {
+        self.lifted
     }
 
     fn slot(&mut self) -> JsResult<f64> {
@@ -144,7 +169,7 @@ impl<'a> Decoder<'a> {
     /// The next `len` code units of the text, as a string; core rejects a lone surrogate.
     fn text(&mut self, len: u32) -> JsResult<Cow<'a, str>> {
         let end = self.text_pos + len as usize;
-        let units: &'a [u16] = self
+        let units: &'g [u16] = self
             .g
             .text
             .get(self.text_pos..end)
@@ -186,6 +211,10 @@ impl<'a> Decoder<'a> {
             FOREIGN => {
                 let (proto, array) = (self.int()?, self.int()? != 0);
                 Err(self.foreign(proto, array))
+            }
+            HELD => {
+                let i = self.int()?;
+                Err(self.held_error(i))
             }
             ARRAY => self.container(depth, true),
             OBJECT => self.container(depth, false),
@@ -245,6 +274,16 @@ impl<'a> Decoder<'a> {
         for _ in 0..count {
             let len = self.int()?;
             let key = self.text(len)?;
+            // `depth` 1: members of the root object.
+            if depth == 1
+                && self.lift == Some(&*key)
+                && self.g.tape.get(self.pos) == Some(&f64::from(HELD))
+            {
+                self.pos += 1;
+                let i = self.int()?;
+                self.lifted = Some(self.held(i)?);
+                continue;
+            }
             let value = self.value(depth).map_err(|f| f.in_key(&key))?;
             entries.push((key, value));
         }
@@ -292,6 +331,24 @@ impl<'a> Decoder<'a> {
             .protos
             .ok_or(Fail::Internal("no prototypes recorded"))?;
         self.js.element(protos, i)
+    }
+
+    /// `held[i]`.
+    fn held(&self, i: u32) -> JsResult<Handle> {
+        let held = self
+            .g
+            .held
+            .ok_or(Fail::Internal("no held objects recorded"))?;
+        self.js.element(held, i)
+    }
+
+    /// The error for a held object where only data may be: `unsupported_type`, named after
+    /// its constructor (`Contract`).
+    fn held_error(&self, i: u32) -> Fail {
+        match self.held(i).and_then(|h| self.js.prototype(h)) {
+            Ok(proto) => realm::unsupported(self.js, proto, "object"),
+            Err(f) => f,
+        }
     }
 
     /// `refs[i]`.

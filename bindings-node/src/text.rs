@@ -43,11 +43,7 @@ pub(crate) fn with_bytes<T>(
             return Ok(f(&snapshot, options)?);
         }
     }
-    Err(Error::unsupported_type(&format!(
-        "{} (text must be a string or Uint8Array)",
-        type_name(js, text)?
-    ))
-    .into())
+    Err(Error::not_json_text(type_name(js, text)?).into())
 }
 
 /// A short name for the type of a value given where text was expected.
@@ -57,10 +53,31 @@ fn type_name(js: Js, v: Handle) -> JsResult<&'static str> {
         ValueType::napi_null => "null",
         ValueType::napi_boolean => "boolean",
         ValueType::napi_number => "number",
+        ValueType::napi_string => "string",
         ValueType::napi_symbol => "Symbol",
         ValueType::napi_function => "function",
         ValueType::napi_bigint => "BigInt",
-        _ if js.typed_array(v)?.is_some() => "typed array other than Uint8Array",
-        _ => "object",
+        _ => match js.typed_array(v)? {
+            Some(array) => typed_array_name(array.kind),
+            None => "object",
+        },
     })
+}
+
+/// The constructor name of a typed array kind.
+fn typed_array_name(kind: napi::sys::napi_typedarray_type) -> &'static str {
+    match kind {
+        TypedarrayType::int8_array => "Int8Array",
+        TypedarrayType::uint8_array => "Uint8Array",
+        TypedarrayType::uint8_clamped_array => "Uint8ClampedArray",
+        TypedarrayType::int16_array => "Int16Array",
+        TypedarrayType::uint16_array => "Uint16Array",
+        TypedarrayType::int32_array => "Int32Array",
+        TypedarrayType::uint32_array => "Uint32Array",
+        TypedarrayType::float32_array => "Float32Array",
+        TypedarrayType::float64_array => "Float64Array",
+        TypedarrayType::bigint64_array => "BigInt64Array",
+        TypedarrayType::biguint64_array => "BigUint64Array",
+        _ => "typed array",
+    }
 }

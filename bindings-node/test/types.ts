@@ -1,25 +1,45 @@
 // Type-checked against the packed package by test.sh (tsc --noEmit --strict): the
 // declarations in index.d.ts must describe the API as documented in README.md.
 import {
+  Contract,
+  Schema,
+  action,
+  approve,
   canonicalize,
   canonicalizeJson,
+  charge,
+  check,
   digestEqual,
   fingerprint,
   fingerprintJson,
+  parseJson,
+  requiresApproval,
+  shortFingerprint,
+  type ActionEnvelope,
+  type ActionIds,
   type ActionsealError,
+  type ApprovalRecord,
+  type Budget,
+  type CheckContext,
+  type ContractDocument,
+  type DecisionInput,
   type ErrorCode,
   type Options,
+  type Reason,
+  type Requirement,
+  type Verdict,
 } from 'actionseal'
 
 const options: Options = { profile: 'rfc8785' }
-const action = { tool: 'refund_create', args: { order_id: 'order-17', amount_minor: 2500 } }
+const call = { tool: 'refund_create', args: { order_id: 'order-17', amount_minor: 2500 } }
 
-const text: string = canonicalize(action)
-const digest: string = fingerprint(action, options)
+const text: string = canonicalize(call)
+const digest: string = fingerprint(call, options)
 const fromText: string = fingerprintJson(text, null)
 const fromBytes: string = canonicalizeJson(new TextEncoder().encode(text), { profile: 'strict' })
 const same: boolean = digestEqual(digest, fromText)
 const notString: boolean = digestEqual(undefined, 42)
+const parsed: unknown = parseJson(new TextEncoder().encode(text), { profile: 'strict' })
 
 try {
   fingerprint({ amount: 10n })
@@ -31,9 +51,52 @@ try {
   console.log(code, path, offset, err.message)
 }
 
+// The approval model.
+const document: ContractDocument = {
+  tool: 'refund_create',
+  version: '3',
+  effect: 'write',
+  args: { type: 'object', properties: { amount_minor: { type: 'integer' } }, required: ['amount_minor'] },
+  approval: { when: [{ pointer: '/amount_minor', op: 'gt', value: 1000 }] },
+  cost_minor: 25,
+}
+const refund = new Contract(document)
+const facts: [string, string, string, 'read' | 'write', number, ContractDocument] = [
+  refund.digest, refund.tool, refund.version, refund.effect, refund.costMinor, refund.document,
+]
+const needs: Requirement = refund.requiresApproval({ amount_minor: 2500 })
+const needsToo: Requirement = requiresApproval(document, { amount_minor: 2500 })
+refund.validateArgs({ amount_minor: 2500 })
+const ids: ActionIds = { tenant: 't', subject: 's', job_id: 'j', request_id: 'r', policy_version: 'p' }
+const envelope: ActionEnvelope = action(refund, { amount_minor: 2500 }, ids)
+refund.validateAction(envelope)
+const decision: DecisionInput = {
+  approval_id: 'a', decision_id: 'd', decision: 'approved', approver: 'bob', decided_at: 1, expires_at: 2,
+}
+const record: ApprovalRecord = approve(envelope, decision)
+const context: CheckContext = {
+  now: 1, tenant: 't', policy_version: 'p', contract: refund,
+  approver_authorized: true, subject_authorized: true, revoked: false,
+}
+const verdict: Verdict = check(record, envelope, context)
+const none: Verdict = check(null, envelope, { ...context, contract: document })
+const alsoNone: Verdict = check(undefined, envelope, { ...context, contract: null })
+const reasons: Reason[] = verdict.reasons
+const outcome: 'permit' | 'reapprove' | 'reject' = verdict.outcome
+const approved: string | null = verdict.approved_digest
+const error: { code: ErrorCode; path: string } | null = verdict.action_error
+const spent: Budget = charge({ limit_minor: 100, spent_minor: 0 }, refund.costMinor)
+const spoken: string = shortFingerprint(record.action_digest)
+new Schema(document.args).validate({ amount_minor: 1 })
+
 // @ts-expect-error: only the two profile names are accepted
-canonicalize(action, { profile: 'loose' })
+canonicalize(call, { profile: 'loose' })
 // @ts-expect-error: JSON text is a string or bytes
 fingerprintJson(42)
+// @ts-expect-error: a decision is "approved" or "rejected"
+approve(envelope, { ...decision, decision: 'maybe' })
+// @ts-expect-error: a Schema is not a contract
+check(record, envelope, { ...context, contract: new Schema({}) })
 
-console.log(text, digest, fromText, fromBytes, same, notString)
+console.log(text, digest, fromText, fromBytes, same, notString, parsed, facts, needs, needsToo)
+console.log(none, alsoNone, reasons, outcome, approved, error, spent, spoken)

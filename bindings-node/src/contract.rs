@@ -1,0 +1,206 @@
+//! `Contract`: a tool contract loaded once, its argument schema compiled, for every call that
+//! uses it; and how a function that takes "a `Contract` or a contract document" reads one.
+
+use crate::fail::Fail;
+use crate::host;
+use crate::js::{Handle, Js, JsResult};
+use crate::realm;
+use crate::run;
+use crate::to_js;
+use actionseal_core::{Contract as CoreContract, Effect, Options};
+use napi::bindgen_prelude::{Env, TypeTag, Unknown};
+use napi::sys::{self, ValueType};
+use napi::{JsValue, Result};
+use napi_derive::napi;
+use std::ffi::c_void;
+use std::ptr;
+
+/// Whether a call needs an approval, and the JSON Pointer of the contract rule that decided.
+#[napi(object)]
+pub struct Requirement {
+    /// Whether an approval is needed.
+    pub required: bool,
+    /// `'/approval'` for `"always"`/`"never"`, `'/approval/when/<i>'` for the first matching
+    /// condition, `'/approval/when'` when none matched.
+    pub rule: String,
+}
+
+/// The name the class is registered under, as napi-rs keys it.
+const CLASS_NAME: &str = "Contract\0";
+
+/// A validated tool contract: the tool, its argument schema (compiled once, here), when a
+/// call needs approval, and what a call costs.
+///
+/// `new Contract(document)` loads a contract document such as `{ tool: 'refund_create',
+/// version: '3', effect: 'write', args: <JSON Schema>, approval: { when: [...] },
+/// cost_minor: 25 }` and throws (`invalid_contract`, `unsupported_schema`, `invalid_schema`,
+/// ..., with the path inside the document) when it is not one. Pass the instance to
+/// `action`, `requiresApproval` and `check` (as `context.contract`) so that the schema is not
+/// compiled on every call. Instances are immutable and may be shared freely.
+#[napi]
+pub struct Contract {
+    inner: CoreContract,
+}
+
+#[napi]
+impl Contract {
+    /// Loads and validates a contract document.
+    #[napi(constructor, ts_args_type = "document: ContractDocument")]
+    pub fn new(env: Env, document: Unknown<'_>) -> Result<Contract> {
+        run(&env, |js| {
+            Ok(Contract {
+                inner: load(js, document.raw())?,
+            })
+        })
+    }
+
+    /// The contract's fingerprint (`"sha256:<64 hex>"`), which every action made under it
+    /// carries in its `contract` field.
+    #[napi(getter, ts_return_type = "string")]
+    pub fn digest(&self, env: Env) -> Result<Unknown<'static>> {
+        run(&env, |js| to_js::text(js, &self.inner.digest().to_string()))
+    }
+
+    /// The tool name.
+    #[napi(getter)]
+    pub fn tool(&self) -> String {
+        self.inner.tool().to_owned()
+    }
+
+    /// The contract version.
+    #[napi(getter)]
+    pub fn version(&self) -> String {
+        self.inner.version().to_owned()
+    }
+
+    /// `'read'` or `'write'`.
+    #[napi(getter, ts_return_type = "'read' | 'write'")]
+    pub fn effect(&self) -> &'static str {
+        match self.inner.effect() {
+            Effect::Read => "read",
+            Effect::Write => "write",
+        }
+    }
+
+    /// The cost of one call, in minor units of the budget's currency.
+    #[napi(getter)]
+    pub fn cost_minor(&self) -> f64 {
+        // Core reads it as a safe integer (at most 2^53 - 1): exact as a double.
+        self.inner.cost_minor() as f64
+    }
+
+    /// The contract document as loaded: a fresh plain-object copy on each access.
+    #[napi(getter, ts_return_type = "ContractDocument")]
+    pub fn document(&self, env: Env) -> Result<Unknown<'static>> {
+        run(&env, |js| to_js::value(js, self.inner.document()))
+    }
+
+    /// Whether a call with these arguments needs an approval, and which rule of the contract
+    /// decided (`/approval`, `/approval/when/<i>` or `/approval/when`). The arguments are
+    /// validated first: invalid arguments throw (code and path inside the arguments), they
+    /// never mean "no approval".
+    #[napi(ts_args_type = "args: object")]
+    pub fn requires_approval(&self, env: Env, args: Unknown<'_>) -> Result<Requirement> {
+        run(&env, |js| requirement(js, &self.inner, args.raw()))
+    }
+
+    /// Throws the first way the arguments break the contract's schema (code and path inside
+    /// the arguments); returns nothing when they fit.
+    #[napi(ts_args_type = "args: object")]
+    pub fn validate_args(&self, env: Env, args: Unknown<'_>) -> Result<()> {
+        run(&env, |js| {
+            host::with_value(js, args.raw(), &Options::default(), |args, _| {
+                self.inner.validate_args(args)
+            })??;
+            Ok(())
+        })
+    }
+
+    /// Throws unless `action` is an envelope for a call of this contract (its tool, its
+    /// fingerprint) with arguments it accepts: what a confirmation page checks before it
+    /// offers an Approve button. `invalid_action` for the envelope, the arguments' own codes
+    /// under `/args`.
+    #[napi(ts_args_type = "action: object")]
+    pub fn validate_action(&self, env: Env, action: Unknown<'_>) -> Result<()> {
+        run(&env, |js| {
+            host::with_value(js, action.raw(), &Options::default(), |action, _| {
+                self.inner.validate_action(action)
+            })??;
+            Ok(())
+        })
+    }
+}
+
+/// Loads a contract document given as a JavaScript value.
+fn load(js: Js, document: Handle) -> JsResult<CoreContract> {
+    Ok(host::with_value(
+        js,
+        document,
+        &Options::default(),
+        |document, _| CoreContract::from_value(document),
+    )??)
+}
+
+/// `contract.requiresApproval(args)`.
+pub(crate) fn requirement(js: Js, contract: &CoreContract, args: Handle) -> JsResult<Requirement> {
+    let r = host::with_value(js, args, &Options::default(), |args, _| {
+        contract.requires_approval(args)
+    })??;
+    Ok(Requirement {
+        required: r.required,
+        rule: r.rule,
+    })
+}
+
+/// A `Contract` instance's contract, or a contract document loaded (and compiled) for this
+/// call.
+pub(crate) fn contract_of(js: Js, value: Handle) -> JsResult<CoreContract> {
+    match instance(js, value)? {
+        Some(contract) => Ok(contract),
+        None => load(js, value),
+    }
+}
+
+/// The contract of a `Contract` instance (made by this addon in this environment); `None`
+/// for anything else, including an object that only inherits from `Contract.prototype`.
+pub(crate) fn instance(js: Js, value: Handle) -> JsResult<Option<CoreContract>> {
+    if js.type_of(value)? != ValueType::napi_object {
+        return Ok(None);
+    }
+    let tag = <Contract as TypeTag>::type_tag();
+    let mut tagged = false;
+    // SAFETY: `js.0` is the live environment and `value` one of its handles.
+    let status = unsafe { sys::napi_check_object_type_tag(js.0, value, &tag, &mut tagged) };
+    if status != sys::Status::napi_ok {
+        return Err(Fail::Napi(status));
+    }
+    if !tagged {
+        return Ok(None);
+    }
+    let mut data: *mut c_void = ptr::null_mut();
+    // SAFETY: as above; napi-rs wraps every object it tags as a `Contract` with a
+    // `Box<Contract>`, which lives until the object is collected (it is in use here).
+    let status = unsafe { sys::napi_unwrap(js.0, value, &mut data) };
+    if status != sys::Status::napi_ok || data.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: see above. Only `&self` methods exist, so no `&mut` to it can be live; the
+    // contract is cloned (an `Arc`) before any JavaScript runs.
+    Ok(Some(unsafe { &*data.cast::<Contract>() }.inner.clone()))
+}
+
+/// The contract of the object `check` found as `context.contract` (it inherits from
+/// `Contract.prototype`); `unsupported_type` at `/contract` when it is not a real instance.
+pub(crate) fn lifted(js: Js, value: Handle) -> JsResult<CoreContract> {
+    match instance(js, value)? {
+        Some(contract) => Ok(contract),
+        None => Err(realm::unsupported(js, js.prototype(value)?, "object").in_key("contract")),
+    }
+}
+
+/// `Contract.prototype`, from the constructor napi-rs registered for this environment.
+pub(crate) fn class_prototype(js: Js) -> JsResult<Handle> {
+    let ctor = napi::bindgen_prelude::get_class_constructor(CLASS_NAME)
+        .ok_or(Fail::Internal("the Contract class is not registered"))?;
+    js.named(js.deref(ctor)?, c"prototype")
+}

@@ -1,0 +1,199 @@
+//! The approval model: when a call needs a person (`requiresApproval`), the envelope a reviewer
+//! sees (`action`), the record of their decision (`approve`), the permit check before
+//! dispatch (`check`), budgets (`charge`) and the spoken form of a fingerprint.
+//!
+//! Every argument is JSON data, converted as `fingerprint` converts it (a `Contract` may stand
+//! where a contract document is expected); every rule, default and message is core's. Data
+//! goes back as fresh plain objects (`to_js.rs`).
+
+use crate::contract::{self, contract_of, Requirement};
+use crate::host::{self, Lift};
+use crate::instance;
+use crate::js::{Handle, Js, JsResult};
+use crate::run;
+use crate::strings::Reader;
+use crate::to_js;
+use crate::verdict;
+use actionseal_core::{
+    check_with, Action, ActionIds, Approval, Code, Context, DecisionInput, Error, Options, Value,
+};
+use napi::bindgen_prelude::{Env, Unknown};
+use napi::sys::ValueType;
+use napi::{JsValue, Result};
+use napi_derive::napi;
+
+/// Runs `f` on the converted values of `values`, read in one walk.
+fn with<const N: usize, R>(
+    js: Js,
+    values: [Handle; N],
+    f: impl FnOnce(&[Value<'_>; N]) -> JsResult<R>,
+) -> JsResult<R> {
+    host::with_values(js, values, &Options::default(), None, |values, _| f(values))?
+}
+
+/// Whether a call with these arguments needs an approval under `contract` (a `Contract` or a
+/// contract document), and which rule of the contract decided. The arguments are validated
+/// first: invalid arguments throw, they never mean "no approval".
+///
+/// @example
+/// requiresApproval(refund, { order_id: 'order-17', amount_minor: 2500, currency: 'USD' })
+/// // { required: true, rule: '/approval/when/0' }
+#[napi(ts_args_type = "contract: Contract | ContractDocument, args: object")]
+pub fn requires_approval(
+    env: Env,
+    contract: Unknown<'_>,
+    args: Unknown<'_>,
+) -> Result<Requirement> {
+    run(&env, |js| {
+        let contract = contract_of(js, contract.raw())?;
+        contract::requirement(js, &contract, args.raw())
+    })
+}
+
+/// The action envelope for a call of `contract`'s tool (a `Contract` or a contract document)
+/// with `args`: the arguments are validated against the contract (their own codes, under
+/// `/args`), the ids checked (`invalid_action` at the id: each must be a non-blank string
+/// without surrounding whitespace or control characters, and no other key is allowed), and
+/// `tool` and `contract` (the contract's fingerprint) filled in. The envelope's fingerprint
+/// is what an approval binds.
+#[napi(
+    ts_args_type = "contract: Contract | ContractDocument, args: object, ids: ActionIds",
+    ts_return_type = "ActionEnvelope"
+)]
+pub fn action(
+    env: Env,
+    contract: Unknown<'_>,
+    args: Unknown<'_>,
+    ids: Unknown<'_>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        let contract = contract_of(js, contract.raw())?;
+        // The arguments are the envelope's `args`: errors in them, the conversion's as the
+        // contract's, are under `/args`.
+        host::with_value(js, args.raw(), &Options::default(), |args, _| {
+            with(js, [ids.raw()], |[ids]| {
+                let ids = ActionIds::from_value(ids)?;
+                let action = Action::build(&contract, args, &ids)?;
+                to_js::value(js, action.value())
+            })
+        })
+        .map_err(|f| f.in_key("args"))?
+    })
+}
+
+/// The approval record of a reviewer's decision about `action` (a well-formed envelope;
+/// `invalid_action` otherwise). Every field of `decision` is required, there are no defaults:
+/// `invalid_approval` at the field for a missing, unknown or malformed one (`expires_at` must
+/// be after `decided_at`, both integer milliseconds since the epoch).
+#[napi(
+    ts_args_type = "action: ActionEnvelope, decision: DecisionInput",
+    ts_return_type = "ApprovalRecord"
+)]
+pub fn approve(env: Env, action: Unknown<'_>, decision: Unknown<'_>) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        with(js, [action.raw(), decision.raw()], |[action, decision]| {
+            let action = Action::from_value(action)?;
+            let decision = DecisionInput::from_value(decision)?;
+            let approval = Approval::decide(&action, &decision)?;
+            to_js::value(js, approval.value())
+        })
+    })
+}
+
+/// The permit check before dispatch: is `action` the approved action, does the approval
+/// still hold, do the people and rules behind it stand? `approval` is `null` or `undefined`
+/// when none was presented.
+///
+/// Only a malformed `context` throws (`invalid_context`, or the contract's own error under
+/// `/contract`); everything wrong with the approval or the action is a reason in the verdict.
+/// `context.contract` may be a `Contract`, which is then not compiled again.
+///
+/// @example
+/// const verdict = check(approval, action, { now: Date.now(), tenant: 'tenant-a',
+///   policy_version: 'refund-policy-2026-08-01', contract: refund,
+///   approver_authorized: true, subject_authorized: true, revoked: false })
+/// if (verdict.outcome === 'permit') dispatch(action)
+#[napi(
+    ts_args_type = "approval: ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext",
+    ts_return_type = "Verdict"
+)]
+pub fn check(
+    env: Env,
+    approval: Unknown<'_>,
+    action: Unknown<'_>,
+    context: Unknown<'_>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        // No approval presented: `null` (an absent approval to core), which is also what
+        // `undefined` means here, though as data it would be refused.
+        let approval = match js.type_of(approval.raw())? {
+            ValueType::napi_undefined => js.null()?,
+            _ => approval.raw(),
+        };
+        let lift = Lift {
+            value: 2,
+            key: "contract",
+            proto: instance::get(js, |i| i.contract_proto)?,
+        };
+        let values = [approval, action.raw(), context.raw()];
+        host::with_values(
+            js,
+            values,
+            &Options::default(),
+            Some(lift),
+            |[approval, action, context], held| {
+                let context = match held {
+                    Some(h) => Context::with_contract(context, Some(contract::lifted(js, h)?)),
+                    None => Context::from_value(context),
+                }?;
+                verdict::to_js(js, &check_with(Some(approval), action, &context))
+            },
+        )?
+    })
+}
+
+/// `budget` with `costMinor` more spent, as a new object (the budget passed in is not
+/// changed). A budget or cost that is not a non-negative safe integer is `invalid_budget`;
+/// spending past the limit is `budget_exceeded` (reaching it exactly is allowed).
+#[napi(
+    ts_args_type = "budget: Budget, costMinor: number",
+    ts_return_type = "Budget"
+)]
+pub fn charge(env: Env, budget: Unknown<'_>, cost_minor: Unknown<'_>) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        with(js, [budget.raw(), cost_minor.raw()], |[budget, cost]| {
+            to_js::value(js, &actionseal_core::charge(budget, cost)?)
+        })
+    })
+}
+
+/// The first 64 bits of a fingerprint as four groups of four hex digits
+/// (`'f31c 54dd 3e07 a4eb'`): what a reviewer reads aloud or compares by eye against the
+/// executor's log. Machines compare the full digest. Anything but a well-formed fingerprint
+/// is `invalid_digest`.
+#[napi(ts_args_type = "digest: string")]
+pub fn short_fingerprint(env: Env, digest: Unknown<'_>) -> Result<String> {
+    run(&env, |js| match Reader::new(js).string(digest.raw())? {
+        Some(digest) => Ok(actionseal_core::short_fingerprint(&digest)?),
+        None => Err(not_a_digest(js, digest.raw())?.into()),
+    })
+}
+
+/// `invalid_digest` for a digest that is not a string at all, so there is no text for core
+/// to judge; worded as the wasm package words it, naming the value's `typeof`.
+fn not_a_digest(js: Js, v: Handle) -> JsResult<Error> {
+    let kind = match js.type_of(v)? {
+        ValueType::napi_undefined => "undefined",
+        ValueType::napi_boolean => "boolean",
+        ValueType::napi_number => "number",
+        ValueType::napi_string => "string",
+        ValueType::napi_symbol => "symbol",
+        ValueType::napi_function => "function",
+        ValueType::napi_bigint => "bigint",
+        _ => "object",
+    };
+    Ok(Error::new(
+        Code::InvalidDigest,
+        format!("a digest is a string, not {kind}"),
+    ))
+}

@@ -1,0 +1,345 @@
+// Node-specific behaviour of the approval model that the shared conformance tests
+// (conformance/js/decisions.test.mjs) cannot express: one Contract reused across many calls,
+// Contract instances where plain data is expected and plain documents where a Contract is,
+// subclasses and look-alikes, other realms, calls made from getters while a check reads its
+// arguments, garbage collection of Contract objects, and worker threads.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import vm from 'node:vm'
+import { Worker } from 'node:worker_threads'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const pkg = join(here, '..')
+const require = createRequire(import.meta.url)
+const as = require(pkg)
+
+const example = (name) => JSON.parse(readFileSync(join(pkg, '..', 'examples', 'refund', `${name}.json`), 'utf8'))
+const CONTRACT = example('contract')
+const ACTION = example('action')
+const APPROVAL = example('approval')
+const CONTEXT = example('context')
+
+/** The error `fn` throws. */
+function thrownBy(fn) {
+  try {
+    fn()
+  } catch (e) {
+    return e
+  }
+  assert.fail('expected a throw')
+}
+
+/** The action with another amount. */
+const withAmount = (amount) => ({ ...ACTION, args: { ...ACTION.args, amount_minor: amount } })
+
+/** Runs `source` (CommonJS) in a worker with `workerData.pkg` set; resolves with its message. */
+function inWorker(source, data = {}) {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(source, { eval: true, workerData: { pkg, ...data } })
+    w.once('message', resolve)
+    w.once('error', reject)
+  })
+}
+
+describe('Contract reuse', () => {
+  it('one Contract gives the same verdicts as the document, over many checks', () => {
+    const refund = new as.Contract(CONTRACT)
+    const withContract = { ...CONTEXT, contract: refund }
+    const amounts = [1, 999, 1000, 1001, 2500, 9000, 0, -5, 2.5]
+    for (let round = 0; round < 300; round++) {
+      for (const amount of amounts) {
+        const presented = withAmount(amount)
+        const got = as.check(APPROVAL, presented, withContract)
+        if (round === 0) assert.deepEqual(got, as.check(APPROVAL, presented, CONTEXT), `amount ${amount}`)
+        assert.equal(got.outcome, amount === 2500 ? 'permit' : 'reject', `amount ${amount}`)
+      }
+    }
+    // The instance is unchanged by its use.
+    assert.deepEqual(refund.document, CONTRACT)
+    assert.equal(refund.digest, as.fingerprint(CONTRACT))
+  })
+
+  it('its document is a fresh copy each time, and changing it changes nothing', () => {
+    const refund = new as.Contract(CONTRACT)
+    const doc = refund.document
+    assert.notEqual(doc, refund.document)
+    doc.approval = 'never'
+    doc.args.properties.amount_minor.minimum = 100000
+    assert.deepEqual(refund.document, CONTRACT)
+    assert.deepEqual(refund.requiresApproval(ACTION.args), { required: true, rule: '/approval/when/0' })
+  })
+
+  it('keeps no reference to the document it was made from', () => {
+    const doc = structuredClone(CONTRACT)
+    const refund = new as.Contract(doc)
+    doc.tool = 'something_else'
+    doc.approval = 'never'
+    assert.equal(refund.tool, 'refund_create')
+    assert.equal(refund.requiresApproval(ACTION.args).required, true)
+  })
+})
+
+describe('a Contract where data is expected, and data where a Contract is', () => {
+  const refund = new as.Contract(CONTRACT)
+
+  it('a Contract is not JSON data: refused by every conversion with its path', () => {
+    for (const [fn, path] of [
+      [() => as.fingerprint(refund), ''],
+      [() => as.canonicalize({ contract: refund }), '/contract'],
+    ]) {
+      const e = thrownBy(fn)
+      assert.equal(e.code, 'unsupported_type')
+      assert.equal(e.path, path)
+      assert.match(e.message, /^unsupported_type: Contract has no JSON representation/)
+    }
+    const e = thrownBy(() => new as.Contract(refund))
+    assert.equal(e.code, 'unsupported_type')
+    assert.equal(thrownBy(() => as.approve(ACTION, { contract: refund })).path, '/contract')
+    assert.equal(thrownBy(() => as.check({ ...APPROVAL, action: refund }, ACTION, CONTEXT)).path, '/action')
+    assert.equal(thrownBy(() => as.charge({ limit_minor: 1, spent_minor: refund }, 1)).path, '/spent_minor')
+  })
+
+  it('a Contract is accepted only as the context\'s contract, not deeper or elsewhere', () => {
+    const nested = { ...CONTEXT, contract: { ...CONTRACT, args: refund } }
+    assert.equal(thrownBy(() => as.check(APPROVAL, ACTION, nested)).path, '/contract/args')
+    const inArray = { ...CONTEXT, contract: [refund] }
+    assert.equal(thrownBy(() => as.check(APPROVAL, ACTION, inArray)).path, '/contract/0')
+    assert.equal(thrownBy(() => as.check(APPROVAL, { ...ACTION, tool: refund }, CONTEXT)).path, '/tool')
+  })
+
+  it('a plain document is accepted wherever a Contract is', () => {
+    const ids = Object.fromEntries(['tenant', 'subject', 'job_id', 'request_id', 'policy_version'].map((k) => [k, ACTION[k]]))
+    assert.deepEqual(as.action(CONTRACT, ACTION.args, ids), as.action(refund, ACTION.args, ids))
+    assert.deepEqual(as.requiresApproval(CONTRACT, ACTION.args), refund.requiresApproval(ACTION.args))
+    assert.deepEqual(as.check(APPROVAL, ACTION, CONTEXT), as.check(APPROVAL, ACTION, { ...CONTEXT, contract: refund }))
+    // A document in a null-prototype object, and one made in another realm, are documents too.
+    const bare = Object.assign(Object.create(null), CONTRACT)
+    assert.equal(as.requiresApproval(bare, ACTION.args).rule, '/approval/when/0')
+    const foreign = vm.runInNewContext(`(${JSON.stringify(CONTRACT)})`)
+    assert.equal(new as.Contract(foreign).digest, refund.digest)
+  })
+
+  it('a subclass instance counts as a Contract; a look-alike or a Schema does not', () => {
+    class Audited extends as.Contract {
+      note() {
+        return `audited ${this.tool}`
+      }
+    }
+    const audited = new Audited(CONTRACT)
+    assert.equal(audited.note(), 'audited refund_create')
+    assert.equal(as.check(APPROVAL, ACTION, { ...CONTEXT, contract: audited }).outcome, 'permit')
+    assert.equal(as.requiresApproval(audited, ACTION.args).required, true)
+
+    const fake = Object.create(as.Contract.prototype)
+    let e = thrownBy(() => as.check(APPROVAL, ACTION, { ...CONTEXT, contract: fake }))
+    assert.equal(e.code, 'unsupported_type')
+    assert.equal(e.path, '/contract')
+    e = thrownBy(() => as.requiresApproval(fake, ACTION.args))
+    assert.equal(e.code, 'unsupported_type')
+    assert.equal(e.path, '')
+    const schema = new as.Schema(CONTRACT.args)
+    e = thrownBy(() => as.check(APPROVAL, ACTION, { ...CONTEXT, contract: schema }))
+    assert.equal(e.code, 'unsupported_type')
+    assert.match(e.message, /Schema has no JSON representation/)
+    // A Proxy of a Contract is neither data nor the instance.
+    e = thrownBy(() => as.check(APPROVAL, ACTION, { ...CONTEXT, contract: new Proxy(audited, {}) }))
+    assert.equal(e.code, 'unsupported_type')
+    assert.equal(e.path, '/contract')
+  })
+
+  it('a context from another realm (a vm context) may hold a Contract', () => {
+    const refundHere = new as.Contract(CONTRACT)
+    const make = vm.runInNewContext('(text, contract) => ({ ...JSON.parse(text), contract })')
+    const context = make(JSON.stringify(CONTEXT), refundHere)
+    assert.equal(Object.getPrototypeOf(context) === Object.prototype, false)
+    assert.equal(as.check(APPROVAL, ACTION, context).outcome, 'permit')
+  })
+
+  it('an undefined approval is none; any other non-data approval is refused', () => {
+    const withContract = { ...CONTEXT, contract: refund }
+    assert.deepEqual(as.check(undefined, ACTION, withContract), as.check(null, ACTION, withContract))
+    assert.equal(as.check(undefined, ACTION, withContract).reasons[0], 'no_approval')
+    const e = thrownBy(() => as.check(refund, ACTION, withContract))
+    assert.equal(e.code, 'unsupported_type')
+    assert.equal(e.path, '')
+  })
+})
+
+describe('JavaScript running while a check reads its arguments', () => {
+  it('a getter may call check (with a Contract) itself', () => {
+    const refund = new as.Contract(CONTRACT)
+    let inner
+    const context = {
+      ...CONTEXT,
+      contract: refund,
+      get now() {
+        inner = as.check(null, withAmount(500), { ...CONTEXT, contract: refund })
+        return CONTEXT.now
+      },
+    }
+    const outer = as.check(APPROVAL, ACTION, context)
+    assert.equal(outer.outcome, 'permit')
+    assert.deepEqual(inner.reasons, [])
+    assert.equal(inner.outcome, 'permit')
+  })
+
+  it('the first argument that cannot be read decides the error, in argument order', () => {
+    const badApproval = { ...APPROVAL, decided_at: 10n }
+    const badAction = { ...ACTION, tenant: undefined }
+    const badContext = { ...CONTEXT, now: Symbol('now') }
+    assert.equal(thrownBy(() => as.check(badApproval, badAction, badContext)).path, '/decided_at')
+    assert.equal(thrownBy(() => as.check(APPROVAL, badAction, badContext)).path, '/tenant')
+    assert.equal(thrownBy(() => as.check(APPROVAL, ACTION, badContext)).path, '/now')
+    // Getters of later arguments do not run once an earlier one is refused.
+    let ran = false
+    const watched = { ...CONTEXT, get revoked() { ran = true; return false } }
+    thrownBy(() => as.check(badApproval, ACTION, watched))
+    assert.equal(ran, false)
+  })
+})
+
+describe('values returned', () => {
+  it('are fresh plain objects; a "__proto__" key is an own property, as JSON.parse makes it', () => {
+    for (const text of ['{"__proto__": {"polluted": true}, "a": [1, {"__proto__": null}]}', '[{"__proto__": 1}]', '{"a": {"b": {"__proto__": []}}}']) {
+      const got = as.parseJson(text)
+      assert.deepEqual(got, JSON.parse(text))
+      assert.equal(as.canonicalize(got), as.canonicalizeJson(text))
+    }
+    const got = as.parseJson('{"__proto__": {"polluted": true}}')
+    assert.equal(Object.getPrototypeOf(got), Object.prototype)
+    assert.deepEqual(Object.keys(got), ['__proto__'])
+    assert.equal({}.polluted, undefined)
+    const verdict = as.check(APPROVAL, ACTION, CONTEXT)
+    assert.equal(Object.getPrototypeOf(verdict), Object.prototype)
+    assert.notEqual(verdict, as.check(APPROVAL, ACTION, CONTEXT))
+  })
+
+  it('a verdict with drift carries the pointers exactly, whatever they hold', () => {
+    const odd = { type: 'object', additionalProperties: true }
+    const contract = { ...CONTRACT, args: odd, approval: 'always' }
+    const ids = Object.fromEntries(['tenant', 'subject', 'job_id', 'request_id', 'policy_version'].map((k) => [k, ACTION[k]]))
+    const args = { 'a b': 1, 'c,d': 2, 'e/f': 3, 'g~h': 4, 'é "x"': 5, '': 6 }
+    const approved = as.action(contract, args, ids)
+    const record = as.approve(approved, { approval_id: 'a', decision_id: 'd', decision: 'approved', approver: 'bob', decided_at: 1, expires_at: 2e12 })
+    const changed = Object.fromEntries(Object.keys(args).map((k) => [k, 0]))
+    const presented = as.action(contract, changed, ids)
+    const verdict = as.check(record, presented, { ...CONTEXT, contract: new as.Contract(contract) })
+    assert.deepEqual(verdict.reasons, ['action_drift'])
+    assert.deepEqual(verdict.drift, ['/args/', '/args/a b', '/args/c,d', '/args/e~1f', '/args/g~0h', '/args/é "x"'])
+  })
+})
+
+describe('garbage collection', () => {
+  it('Contract and Schema objects are collected without harm, also while in use elsewhere', () => {
+    // In a child process, so that the garbage collector can be driven (--expose-gc).
+    const source = `
+      const as = require(${JSON.stringify(pkg)})
+      const contract = ${JSON.stringify(CONTRACT)}
+      const approval = ${JSON.stringify(APPROVAL)}
+      const action = ${JSON.stringify(ACTION)}
+      const context = ${JSON.stringify(CONTEXT)}
+      let finalized = 0
+      const registry = new FinalizationRegistry(() => { finalized++ })
+      const kept = new as.Contract(contract)
+      ;(function churn() {
+        for (let i = 0; i < 20000; i++) {
+          const c = new as.Contract(contract)
+          registry.register(c, i)
+          const s = new as.Schema(contract.args)
+          registry.register(s, i)
+          if (i % 1000 === 0) {
+            s.validate(action.args)
+            if (as.check(approval, action, { ...context, contract: c }).outcome !== 'permit') throw new Error('verdict')
+          }
+        }
+      })()
+      ;(async () => {
+        for (let i = 0; i < 20 && finalized < 1000; i++) {
+          globalThis.gc()
+          await new Promise((r) => setTimeout(r, 10))
+        }
+        // A check whose context is the only holder of a Contract made on the spot.
+        for (let i = 0; i < 2000; i++) as.check(approval, action, { ...context, contract: new as.Contract(contract) })
+        globalThis.gc()
+        const verdict = as.check(approval, action, { ...context, contract: kept })
+        console.log(JSON.stringify({ finalized, outcome: verdict.outcome, digest: kept.digest }))
+      })()
+    `
+    const r = spawnSync(process.execPath, ['--expose-gc', '-e', source], { encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    const out = JSON.parse(r.stdout.trim())
+    assert.ok(out.finalized >= 1000, `only ${out.finalized} instances were finalized`)
+    assert.equal(out.outcome, 'permit')
+    assert.equal(out.digest, as.fingerprint(CONTRACT))
+  })
+})
+
+describe('worker threads', () => {
+  it('each thread makes its own Contracts and gets the same verdicts', async () => {
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads')
+      const as = require(workerData.pkg)
+      const refund = new as.Contract(workerData.contract)
+      const out = []
+      for (let amount = 0; amount < 3000; amount += 7) {
+        const action = { ...workerData.action, args: { ...workerData.action.args, amount_minor: amount } }
+        out.push(as.check(workerData.approval, action, { ...workerData.context, contract: refund }))
+      }
+      parentPort.postMessage({ out, digest: refund.digest })
+    `
+    const data = { contract: CONTRACT, action: ACTION, approval: APPROVAL, context: CONTEXT }
+    const runs = await Promise.all([0, 1, 2].map(() => inWorker(source, data)))
+    const refund = new as.Contract(CONTRACT)
+    const want = []
+    for (let amount = 0; amount < 3000; amount += 7) {
+      want.push(as.check(APPROVAL, withAmount(amount), { ...CONTEXT, contract: refund }))
+    }
+    for (const r of runs) {
+      assert.equal(r.digest, refund.digest)
+      assert.deepEqual(r.out, want)
+    }
+  })
+
+  it('a Contract sent to another thread arrives as plain data, not as a Contract', async () => {
+    const refund = new as.Contract(CONTRACT)
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads')
+      const as = require(workerData.pkg)
+      let error
+      try { as.check(null, workerData.action, { ...workerData.context, contract: workerData.refund }) } catch (e) { error = [e.code, e.path] }
+      parentPort.postMessage({ error, isContract: workerData.refund instanceof as.Contract })
+    `
+    const r = await inWorker(source, { refund, action: ACTION, context: CONTEXT })
+    assert.equal(r.isContract, false)
+    assert.deepEqual(r.error, ['invalid_contract', '/contract/tool'])
+  })
+
+  it('a worker that ends, or is terminated, while holding Contracts ends cleanly', async () => {
+    // `stay` keeps the worker busy (a timer) until it is terminated; else it exits by itself.
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads')
+      const as = require(workerData.pkg)
+      globalThis.kept = Array.from({ length: 500 }, () => new as.Contract(workerData.contract))
+      if (workerData.stay) setInterval(() => {}, 1000)
+      parentPort.postMessage(globalThis.kept.length)
+    `
+    for (const stay of [false, true, false, true]) {
+      const w = new Worker(source, { eval: true, workerData: { pkg, contract: CONTRACT, stay } })
+      const exited = new Promise((resolve) => w.once('exit', resolve))
+      const n = await new Promise((resolve, reject) => {
+        w.once('message', resolve)
+        w.once('error', reject)
+      })
+      assert.equal(n, 500)
+      if (stay) await w.terminate()
+      // 0: it ended by itself; 1: terminated (Node's code for that).
+      assert.equal(await exited, stay ? 1 : 0)
+    }
+    assert.equal(as.check(APPROVAL, ACTION, CONTEXT).outcome, 'permit')
+  })
+})
