@@ -15,7 +15,7 @@ use crate::strings::Reader;
 use crate::to_js;
 use crate::verdict;
 use actionseal_core::{
-    check_with, Action, ActionIds, Approval, Code, Context, DecisionInput, Error, Options, Value,
+    check_with, Action, ActionIds, Approval, Context, DecisionInput, Error, Options, Value,
 };
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
@@ -192,8 +192,5 @@ fn not_a_digest(js: Js, v: Handle) -> JsResult<Error> {
         ValueType::napi_bigint => "bigint",
         _ => "object",
     };
-    Ok(Error::new(
-        Code::InvalidDigest,
-        format!("a digest is a string, not {kind}"),
-    ))
+    Ok(Error::not_a_digest(kind))
 }

@@ -10,7 +10,7 @@ use crate::error;
 use crate::host::Walker;
 use crate::to_js;
 use actionseal_core::{
-    check_with, Action, ActionIds, Approval, Code, Context, DecisionInput, Error, Value,
+    check_with, Action, ActionIds, Approval, Context, DecisionInput, Error, Value,
     DEFAULT_MAX_DEPTH,
 };
 use bumpalo::Bump;
@@ -257,10 +257,7 @@ pub fn short_fingerprint(
     let Some(digest) = digest.as_string() else {
         // Not a string, so there is no text for core to judge; named as JavaScript names it.
         let kind = digest.js_typeof().as_string().unwrap_or_default();
-        return Err(error::to_js(&Error::new(
-            Code::InvalidDigest,
-            format!("a digest is a string, not {kind}"),
-        )));
+        return Err(error::to_js(&Error::not_a_digest(&kind)));
     };
     actionseal_core::short_fingerprint(&digest).map_err(|e| error::to_js(&e))
 }

@@ -232,6 +232,14 @@ impl Error {
         )
     }
 
+    /// A digest of a host type that is not a string; `type_name` is the host's name for it.
+    pub fn not_a_digest(type_name: &str) -> Error {
+        Error::new(
+            Code::InvalidDigest,
+            format!("a digest is a string, not {type_name}"),
+        )
+    }
+
     /// An option the caller passed is malformed (`message` says which and how).
     pub fn invalid_option(message: impl Into<String>) -> Error {
         Error::new(Code::InvalidOption, message)
