@@ -9,9 +9,14 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
 fn json(path: &str) -> OwnedValue {
-    let text = std::fs::read(format!("{}/../examples/refund/{path}", env!("CARGO_MANIFEST_DIR")))
-        .expect("example file");
-    parse(&text, &Options::default()).expect("example JSON").into_owned()
+    let text = std::fs::read(format!(
+        "{}/../examples/refund/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("example file");
+    parse(&text, &Options::default())
+        .expect("example JSON")
+        .into_owned()
 }
 
 fn bench(c: &mut Criterion) {
@@ -33,7 +38,9 @@ fn bench(c: &mut Criterion) {
     };
     let context = Context::with_contract(&fields, Some(contract)).expect("context");
     assert_eq!(
-        check_with(Some(&approval), &action, &context).outcome.as_str(),
+        check_with(Some(&approval), &action, &context)
+            .outcome
+            .as_str(),
         "permit"
     );
     let mut g = c.benchmark_group("refund");

@@ -1,17 +1,67 @@
-//! Runs one payload through fingerprint_json many times, for profilers:
+//! Runs one payload through fingerprint_json many times, for profilers and quick timings:
 //!   cargo run --release -p actionseal-bench --example profile -- 10k.json 2000
-use actionseal_core::{fingerprint_json, Options};
+//!   valgrind --tool=callgrind target/release/examples/profile 1m 3
+//! `1m` is the ~1 MB payload the benchmark builds; other names are files in bench/payloads.
+//! A name prefixed with `value:` times `fingerprint` of the parsed value instead (the path
+//! bindings take for host values).
+use actionseal_core::{fingerprint, fingerprint_json, parse, Options};
+
+fn payload(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/payloads/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// The benchmark's ~1 MB payload (same construction as benches/canon.rs).
+fn one_megabyte() -> Vec<u8> {
+    let ten_k = String::from_utf8(payload("10k.json")).unwrap();
+    let mut s = String::from("{");
+    let mut i = 0;
+    while s.len() < 1_000_000 {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!("\"part-{i:04}\":{}", ten_k.trim()));
+        i += 1;
+    }
+    s.push('}');
+    s.into_bytes()
+}
+
+/// CPU time of this thread so far, from Linux's /proc (wall time misleads on a loaded machine).
+fn cpu_time() -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = stat.split_whitespace().next()?.parse().ok()?;
+    Some(std::time::Duration::from_nanos(ns))
+}
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_else(|| "10k.json".into());
-    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1000);
-    let input = std::fs::read(format!("{}/payloads/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let n: u32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let (value_path, file) = match name.strip_prefix("value:") {
+        Some(file) => (true, file),
+        None => (false, name.as_str()),
+    };
+    let input = if file == "1m" {
+        one_megabyte()
+    } else {
+        payload(file)
+    };
     let opts = Options::default();
-    let t = std::time::Instant::now();
+    let value = parse(&input, &opts).unwrap();
+    let (t, cpu) = (std::time::Instant::now(), cpu_time());
     for _ in 0..n {
-        std::hint::black_box(fingerprint_json(std::hint::black_box(&input), &opts).unwrap());
+        if value_path {
+            std::hint::black_box(fingerprint(std::hint::black_box(&value)));
+        } else {
+            std::hint::black_box(fingerprint_json(std::hint::black_box(&input), &opts).unwrap());
+        }
     }
-    let per = t.elapsed() / n as u32;
-    println!("{name}: {per:?} per call, {:.0} MB/s", input.len() as f64 / per.as_secs_f64() / 1e6);
+    let per = t.elapsed() / n;
+    let cpu = cpu_time().zip(cpu).map(|(b, a)| (b - a) / n);
+    println!(
+        "{name}: {} bytes, {per:?} per call ({:.0} MB/s), CPU {cpu:?} per call ({:.0} MB/s)",
+        input.len(),
+        input.len() as f64 / per.as_secs_f64() / 1e6,
+        cpu.map_or(0.0, |c| input.len() as f64 / c.as_secs_f64() / 1e6),
+    );
 }

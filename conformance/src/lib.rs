@@ -100,7 +100,7 @@ pub fn expected(input: &[u8], profile: Profile) -> Json {
 
 /// Decodes lowercase or uppercase hex.
 pub fn decode_hex(h: &str) -> Option<Vec<u8>> {
-    if h.len() % 2 != 0 {
+    if !h.len().is_multiple_of(2) {
         return None;
     }
     (0..h.len())

@@ -48,7 +48,13 @@ impl<'s> ActionIds<'s> {
             v,
             Code::InvalidAction,
             "action ids",
-            &["tenant", "subject", "job_id", "request_id", "policy_version"],
+            &[
+                "tenant",
+                "subject",
+                "job_id",
+                "request_id",
+                "policy_version",
+            ],
         )?;
         Ok(ActionIds {
             tenant: f.identity("tenant")?,

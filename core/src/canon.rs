@@ -1,5 +1,8 @@
 //! RFC 8785 serialization of a [`Value`], and of JSON text without building one.
 
+mod chunks;
+mod cursor;
+mod members;
 mod text;
 
 use crate::number::write_number;
@@ -14,6 +17,19 @@ pub(crate) trait Sink {
     fn put(&mut self, s: &str);
     /// Appends one ASCII byte.
     fn put_ascii(&mut self, c: u8);
+}
+
+/// Where the direct path's output goes, in pieces: bytes of canonical UTF-8 text.
+pub(crate) trait Bytes {
+    /// Appends bytes.
+    fn put_bytes(&mut self, b: &[u8]);
+}
+
+impl Bytes for Vec<u8> {
+    #[inline]
+    fn put_bytes(&mut self, b: &[u8]) {
+        self.extend_from_slice(b);
+    }
 }
 
 impl Sink for String {
@@ -79,9 +95,15 @@ pub(crate) fn write_value<S: Sink>(value: &Value<'_>, out: &mut S) {
 /// Appends a string as RFC 8785 section 3.2.2.2 says: `"` and `\` escaped, the short forms
 /// `\b \f \n \r \t`, `\u00xx` (lowercase) for other control characters, everything else as is.
 pub(crate) fn write_string<S: Sink>(s: &str, out: &mut S) {
+    out.put_ascii(b'"');
+    write_content(s, out);
+    out.put_ascii(b'"');
+}
+
+/// Appends the text between the quotes of [`write_string`].
+pub(crate) fn write_content<S: Sink>(s: &str, out: &mut S) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
-    out.put_ascii(b'"');
     let mut start = 0;
     loop {
         let i = find_special(b, start);
@@ -103,5 +125,4 @@ pub(crate) fn write_string<S: Sink>(s: &str, out: &mut S) {
         }
         start = i + 1;
     }
-    out.put_ascii(b'"');
 }

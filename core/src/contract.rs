@@ -154,7 +154,11 @@ impl Contract {
         if field("tool") != self.tool() {
             return Err(Error::new(
                 Code::InvalidAction,
-                format!("the action is for {:?}, not {:?}", field("tool"), self.tool()),
+                format!(
+                    "the action is for {:?}, not {:?}",
+                    field("tool"),
+                    self.tool()
+                ),
             )
             .in_key("tool"));
         }

@@ -1,6 +1,6 @@
 //! SHA-256 fingerprints of canonical bytes and their constant-time comparison.
 
-use crate::canon::Sink;
+use crate::canon::Bytes;
 use crate::error::{Code, Error, Result};
 use sha2::{Digest as _, Sha256};
 use std::fmt;
@@ -34,8 +34,8 @@ impl Digest {
     }
 }
 
-/// A [`Sink`] that hashes canonical text as it is written, in chunks, so the whole text is
-/// never held: small pieces are gathered in a buffer and the hasher sees large blocks.
+/// A [`Bytes`] sink that hashes canonical text as it is written, so the whole text is never
+/// held: long pieces are hashed where they are, short ones gathered into larger blocks.
 pub(crate) struct Hasher {
     buf: Vec<u8>,
     sha: Sha256,
@@ -49,7 +49,8 @@ impl Hasher {
     /// A hasher with nothing written.
     pub(crate) fn new() -> Hasher {
         Hasher {
-            buf: Vec::with_capacity(CHUNK),
+            // Allocated only if small pieces are gathered.
+            buf: Vec::new(),
             sha: Sha256::new(),
         }
     }
@@ -60,11 +61,13 @@ impl Hasher {
         Digest(self.sha.finalize().into())
     }
 
-    #[cold]
+    /// Hashes what is gathered, then `b` if it is long or else gathers it.
     fn flush_then_put(&mut self, b: &[u8]) {
-        self.sha.update(&self.buf);
-        self.buf.clear();
-        if b.len() >= CHUNK {
+        if !self.buf.is_empty() {
+            self.sha.update(&self.buf);
+            self.buf.clear();
+        }
+        if b.len() >= DIRECT {
             self.sha.update(b);
         } else {
             self.buf.extend_from_slice(b);
@@ -72,23 +75,16 @@ impl Hasher {
     }
 }
 
-impl Sink for Hasher {
+/// Pieces at least this long are hashed where they are rather than gathered.
+const DIRECT: usize = 64;
+
+impl Bytes for Hasher {
     #[inline]
-    fn put(&mut self, s: &str) {
-        let b = s.as_bytes();
-        if self.buf.len() + b.len() <= CHUNK {
+    fn put_bytes(&mut self, b: &[u8]) {
+        if b.len() < DIRECT && self.buf.len() + b.len() <= CHUNK {
             self.buf.extend_from_slice(b);
         } else {
             self.flush_then_put(b);
-        }
-    }
-
-    #[inline]
-    fn put_ascii(&mut self, c: u8) {
-        if self.buf.len() < CHUNK {
-            self.buf.push(c);
-        } else {
-            self.flush_then_put(&[c]);
         }
     }
 }
@@ -149,7 +145,8 @@ fn nibble(c: u8) -> (u8, u8) {
     let letter = c.wrapping_sub(b'a');
     let is_digit = ((u16::from(digit) + 0xF6) >> 8) as u8 ^ 1; // 1 when digit < 10
     let is_letter = ((u16::from(letter) + 0xFA) >> 8) as u8 ^ 1; // 1 when letter < 6
-    let value = (digit & is_digit.wrapping_neg()) | (letter.wrapping_add(10) & is_letter.wrapping_neg());
+    let value =
+        (digit & is_digit.wrapping_neg()) | (letter.wrapping_add(10) & is_letter.wrapping_neg());
     (value & 0xF, (is_digit | is_letter) ^ 1)
 }
 
@@ -182,16 +179,34 @@ mod tests {
 
     #[test]
     fn hasher_equals_one_shot_digest_across_chunk_boundaries() {
-        let text: String = (0..3 * CHUNK).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-        for cut in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 7] {
+        let text: String = (0..3 * CHUNK)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        for cut in [
+            0,
+            1,
+            DIRECT - 1,
+            DIRECT,
+            CHUNK - 1,
+            CHUNK,
+            CHUNK + 1,
+            2 * CHUNK + 7,
+        ] {
             let mut h = Hasher::new();
             let (a, b) = text.split_at(cut);
-            for piece in a.as_bytes().chunks(5) {
-                h.put(std::str::from_utf8(piece).unwrap());
+            // Short pieces, and pieces around the length that is hashed directly.
+            for (i, piece) in a.as_bytes().chunks(DIRECT - 1).enumerate() {
+                let (short, long) = piece.split_at(piece.len().min(5 + i % 3));
+                h.put_bytes(short);
+                h.put_bytes(long);
             }
-            h.put_ascii(b'!');
-            h.put(b);
-            assert_eq!(h.finish(), Digest::of(format!("{a}!{b}").as_bytes()), "{cut}");
+            h.put_bytes(b"!");
+            h.put_bytes(b.as_bytes());
+            assert_eq!(
+                h.finish(),
+                Digest::of(format!("{a}!{b}").as_bytes()),
+                "{cut}"
+            );
         }
     }
 

@@ -6,10 +6,15 @@ use std::cmp::Ordering;
 ///
 /// UTF-8 byte order equals code point order, which differs from UTF-16 order only when one
 /// side is a supplementary character (encoded as surrogates 0xD800..0xDFFF) and the other is
-/// in U+E000..U+FFFF. So bytes are compared directly and only the first differing byte is
-/// looked at (see [`rank`]).
+/// in U+E000..U+FFFF. So bytes are compared directly, and the first differing byte decides,
+/// with the lead bytes 0xEE and 0xEF ranked above 0xF0..0xF4.
 pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
-    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    cmp_utf16_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`cmp_utf16`] on the UTF-8 bytes of two strings.
+#[inline]
+pub(crate) fn cmp_utf16_bytes(ab: &[u8], bb: &[u8]) -> Ordering {
     let common = ab.len().min(bb.len());
     let mut i = 0;
     // Eight bytes at a time to the first difference.
@@ -55,8 +60,8 @@ fn word(b: &[u8]) -> u64 {
     u64::from_be_bytes(w)
 }
 
-/// A string's first eight bytes as a big-endian integer, zero-padded: compared with
-/// [`cmp_prefix`], it orders most keys without touching their text.
+/// A string's first eight bytes as a big-endian integer, zero-padded: through [`sort_key`],
+/// it orders most keys without touching their text.
 #[inline]
 pub(crate) fn prefix(s: &[u8]) -> u64 {
     match s.get(..8) {
@@ -69,19 +74,31 @@ pub(crate) fn prefix(s: &[u8]) -> u64 {
     }
 }
 
-/// Compares two strings by their [`prefix`]es as [`cmp_utf16`] compares the strings;
-/// `Equal` means the prefixes are equal and the strings must be compared in full (they may
-/// still differ after eight bytes, or by trailing U+0000 against the end).
+/// The [`prefix`] of `b[start..start + len]`, reading eight bytes at once when `b` has them.
 #[inline]
-pub(crate) fn cmp_prefix(a: u64, b: u64) -> Ordering {
-    let x = a ^ b;
-    if x == 0 {
-        return Ordering::Equal;
+pub(crate) fn prefix_at(b: &[u8], start: usize, len: usize) -> u64 {
+    match b.get(start..start + 8) {
+        Some(head) if len >= 8 => word(head),
+        // Keep the first `len` bytes (len < 8, so the shift is at most 64 - 8).
+        Some(head) => word(head) & !(u64::MAX >> (len * 8)),
+        None => prefix(&b[start..start + len]),
     }
-    // The first differing byte; a string that ended earlier has a zero there, below any
-    // byte that differs from zero.
-    let shift = 56 - (x.leading_zeros() & !7);
-    rank((a >> shift) as u8).cmp(&rank((b >> shift) as u8))
+}
+
+/// A [`prefix`] remapped so that comparing two as integers orders the strings as
+/// [`cmp_utf16`] does, except that equal results must be settled by comparing the strings in
+/// full (they may differ after eight bytes, or by trailing U+0000 against the end).
+///
+/// Each byte is replaced by its [`rank`]; a string that ends within the eight bytes has
+/// zeros there, below any byte that differs from zero.
+#[inline]
+pub(crate) fn sort_key(prefix: u64) -> u64 {
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    if prefix & HIGHS == 0 {
+        // ASCII: every byte is its own rank.
+        return prefix;
+    }
+    u64::from_be_bytes(prefix.to_be_bytes().map(rank))
 }
 
 #[cfg(test)]
@@ -111,12 +128,24 @@ mod tests {
 
         #[test]
         fn prefix_order_agrees_with_full_order(a in "[a\u{0}\u{7F}\u{80}\u{E000}\u{FFFF}\u{10000}\u{1F600}]{0,10}", b in "[a\u{0}\u{7F}\u{80}\u{E000}\u{FFFF}\u{10000}\u{1F600}]{0,10}") {
-            let by_prefix = cmp_prefix(prefix(a.as_bytes()), prefix(b.as_bytes()));
+            let by_prefix = sort_key(prefix(a.as_bytes())).cmp(&sort_key(prefix(b.as_bytes())));
             if by_prefix != Ordering::Equal {
                 prop_assert_eq!(by_prefix, reference(&a, &b));
             } else {
-                prop_assert_eq!(&a.as_bytes()[..a.len().min(8)], &b.as_bytes()[..b.len().min(8)]);
+                // Equal prefixes: the strings agree on their first eight bytes, where a string
+                // that ends early can only be matched by U+0000.
+                let (a8, b8) = (&a.as_bytes()[..a.len().min(8)], &b.as_bytes()[..b.len().min(8)]);
+                let common = a8.len().min(b8.len());
+                prop_assert_eq!(&a8[..common], &b8[..common]);
+                prop_assert!(a8[common..].iter().chain(&b8[common..]).all(|&c| c == 0));
             }
+        }
+
+        #[test]
+        fn prefix_at_is_the_prefix_of_the_slice(b in proptest::collection::vec(any::<u8>(), 0..20), start in 0usize..20, len in 0usize..20) {
+            let start = start.min(b.len());
+            let len = len.min(b.len() - start);
+            prop_assert_eq!(prefix_at(&b, start, len), prefix(&b[start..start + len]));
         }
 
         #[test]

@@ -48,7 +48,7 @@ impl Number {
 
     /// A number from JSON number text (RFC 8259 grammar, nothing around it), under `profile`.
     ///
-    /// This is the rule [`crate::parse`] applies to every number token; hosts use it for
+    /// This is the rule [`crate::parse()`] applies to every number token; hosts use it for
     /// integers too large for 128 bits. Errors about the value carry no offset; grammar
     /// errors carry the offset in `text`.
     pub fn from_text(text: &str, profile: Profile) -> Result<Number> {
@@ -93,10 +93,83 @@ pub(crate) fn write_number<S: Sink>(f: f64, out: &mut S) {
     // are the integer itself; this covers ids, amounts and counts without running Ryu.
     if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
         write_integer(f as i64, out);
+    } else if let Some((m, k)) = short_decimal(f.abs()) {
+        write_decimal(f < 0.0, m, k, out);
     } else {
         let mut buf = ryu_js::Buffer::new();
         out.put(buf.format_finite(f));
     }
+}
+
+/// For a non-integral `a` from 1e-6 to 1e15, the decimal `m / 10^k` with at most 15
+/// significant digits and `k <= 8` that rounds to `a`, if there is one.
+///
+/// Such a decimal is the shortest round-trip form of `a`, which Ryu would find: decimals of
+/// at most 15 significant digits round to different doubles (15 = DBL_DIG), so it is the only
+/// one of so few digits, and the shortest form has no more digits than it. The test is exact:
+/// `m` (below 2^53) and `10^k` are doubles, so `m / 10^k` is the double nearest to the
+/// decimal. The candidate `m` is `a * 10^k` rounded, which is right whenever a decimal with
+/// `k` places exists: `a` and the product are each within a relative 2^-53 of exact, so the
+/// product is within 0.23 of `m` (below 10^15).
+#[inline]
+fn short_decimal(a: f64) -> Option<(u64, u32)> {
+    if !(1e-6..1e15).contains(&a) {
+        return None;
+    }
+    let mut p = 1.0;
+    for k in 1..=8 {
+        p *= 10.0;
+        let m = (a * p).round();
+        if m >= 1e15 {
+            return None;
+        }
+        if m / p == a {
+            return Some((m as u64, k));
+        }
+    }
+    None
+}
+
+/// Appends `m / 10^k` (`m > 0`, `k >= 1`) in ECMAScript's plain notation, negated if `neg`.
+fn write_decimal<S: Sink>(neg: bool, mut m: u64, mut k: u32, out: &mut S) {
+    while m % 10 == 0 && k > 0 {
+        m /= 10;
+        k -= 1;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    while m > 0 {
+        at -= 1;
+        digits[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+    }
+    let digits = &digits[at..];
+    let k = k as usize;
+    let mut buf = [0u8; 48];
+    let mut len = 0;
+    let mut push = |bytes: &[u8]| {
+        buf[len..len + bytes.len()].copy_from_slice(bytes);
+        len += bytes.len();
+    };
+    if neg {
+        push(b"-");
+    }
+    if digits.len() > k {
+        let (int, frac) = digits.split_at(digits.len() - k);
+        push(int);
+        if !frac.is_empty() {
+            push(b".");
+            push(frac);
+        }
+    } else {
+        push(b"0.");
+        for _ in digits.len()..k {
+            push(b"0");
+        }
+        push(digits);
+    }
+    // Only ASCII digits, '-' and '.' were written.
+    out.put(std::str::from_utf8(&buf[..len]).unwrap_or_default());
 }
 
 fn write_integer<S: Sink>(i: i64, out: &mut S) {
@@ -207,7 +280,7 @@ pub(crate) fn scan(b: &[u8], start: usize) -> Result<(usize, bool)> {
 /// and the strict profile's check passes for the same reason (see
 /// `round_trips_by_digit_count`). What is cut: trailing zeros of the fraction, the point if
 /// nothing is left after it, and for zero (`-0.00`) everything but one `0`.
-#[inline]
+#[inline(always)]
 pub(crate) fn scan_short(b: &[u8], start: usize) -> Option<(usize, usize, usize)> {
     let mut i = start;
     if b.get(i) == Some(&b'-') {
@@ -232,33 +305,34 @@ pub(crate) fn scan_short(b: &[u8], start: usize) -> Option<(usize, usize, usize)
     if b.get(i) == Some(&b'.') {
         i += 1;
         let frac_start = i;
-        // One past the last non-zero fraction digit, and the first one.
-        let (mut first_nz, mut last_nz) = (0, 0);
-        while let Some(&d @ b'0'..=b'9') = b.get(i) {
+        while let Some(b'0'..=b'9') = b.get(i) {
             i += 1;
-            if d != b'0' {
-                if last_nz == 0 {
-                    first_nz = i - 1;
-                }
-                last_nz = i;
-            }
         }
         if i == frac_start {
             return None;
         }
-        if last_nz != 0 {
+        // One past the last non-zero fraction digit (frac_start if there is none).
+        let mut last = i;
+        while last > frac_start && b[last - 1] == b'0' {
+            last -= 1;
+        }
+        if last > frac_start {
             let significant = if int_zero {
-                if first_nz - frac_start > 5 {
+                let zeros = b[frac_start..last]
+                    .iter()
+                    .take_while(|&&d| d == b'0')
+                    .count();
+                if zeros > 5 {
                     return None;
                 }
-                last_nz - first_nz
+                last - frac_start - zeros
             } else {
-                int_digits + (last_nz - frac_start)
+                int_digits + (last - frac_start)
             };
             if significant > 15 {
                 return None;
             }
-            canon_end = last_nz;
+            canon_end = last;
         }
     }
     if let Some(b'e' | b'E') = b.get(i) {
@@ -473,7 +547,10 @@ mod tests {
     fn overflow_is_an_error_in_both_profiles() {
         for p in Profile::ALL {
             assert_eq!(canon("1e400", p).unwrap_err().code(), Code::NumberOverflow);
-            assert_eq!(canon("-1.8e308", p).unwrap_err().code(), Code::NumberOverflow);
+            assert_eq!(
+                canon("-1.8e308", p).unwrap_err().code(),
+                Code::NumberOverflow
+            );
             assert_eq!(
                 canon("1e99999999999999999999999", p).unwrap_err().code(),
                 Code::NumberOverflow
@@ -488,7 +565,9 @@ mod tests {
 
     #[test]
     fn grammar() {
-        for bad in ["01", "1.", ".1", "+1", "1e", "1e+", "-", "", "1 ", "0x1", "1.e1"] {
+        for bad in [
+            "01", "1.", ".1", "+1", "1e", "1e+", "-", "", "1 ", "0x1", "1.e1",
+        ] {
             assert_eq!(
                 Number::from_text(bad, Profile::Strict).unwrap_err().code(),
                 Code::SyntaxError,
@@ -576,10 +655,76 @@ mod tests {
         }
     }
 
+    fn ryu(f: f64) -> String {
+        ryu_js::Buffer::new().format_finite(f).to_owned()
+    }
+
+    #[test]
+    fn written_like_ryu() {
+        for f in [
+            0.1,
+            -0.1,
+            145.17,
+            0.000001,
+            0.0000012,
+            1e-7,
+            123456789.12345678,
+            0.3,
+            2.5e-5,
+            1e15 + 0.5,
+            999999999999999.9,
+            0.30000000000000004,
+            5e-324,
+            1.7976931348623157e308,
+            -0.0,
+            1e21,
+            1e20,
+            12.000001,
+            1.0000000000000002,
+            4.35,
+            0.045,
+            100.25,
+        ] {
+            assert_eq!(
+                Number::from_f64(f).unwrap().to_canonical_string(),
+                ryu(f),
+                "{f:e}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        #[test]
+        fn short_decimals_written_like_ryu(int in 0u64..10_000_000, frac in 0u64..100_000_000, places in 1usize..10, neg in any::<bool>()) {
+            let text = format!("{}{int}.{:0places$}", if neg { "-" } else { "" }, frac % 10u64.pow(places as u32));
+            let f: f64 = text.parse().unwrap();
+            prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f), "{}", text);
+        }
+
+        #[test]
+        fn any_double_written_like_ryu(bits in any::<u64>()) {
+            let f = f64::from_bits(bits);
+            prop_assume!(f.is_finite());
+            prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f));
+        }
+
+        #[test]
+        fn doubles_near_short_decimals_written_like_ryu(m in 1u64..1_000_000_000_000_000, k in 1i32..12, ulps in -2i64..=2) {
+            let f = m as f64 / 10f64.powi(k);
+            let f = f64::from_bits((f.to_bits() as i64 + ulps) as u64);
+            prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f));
+        }
+    }
+
     #[test]
     fn integers() {
         let s = Profile::Strict;
-        assert_eq!(Number::from_i64(1 << 53, s).unwrap().as_f64(), 2f64.powi(53));
+        assert_eq!(
+            Number::from_i64(1 << 53, s).unwrap().as_f64(),
+            2f64.powi(53)
+        );
         assert_eq!(
             Number::from_i64((1 << 53) + 1, s).unwrap_err().code(),
             Code::InexactNumber
@@ -614,7 +759,10 @@ mod tests {
             Number::from_i64(i64::MAX, s).unwrap_err().code(),
             Code::InexactNumber
         );
-        assert_eq!(Number::from_f64(f64::NAN).unwrap_err().code(), Code::NonFiniteNumber);
+        assert_eq!(
+            Number::from_f64(f64::NAN).unwrap_err().code(),
+            Code::NonFiniteNumber
+        );
         assert_eq!(Number::from_i64(-7, s).unwrap().as_safe_integer(), Some(-7));
         assert_eq!(Number::from_f64(0.5).unwrap().as_safe_integer(), None);
     }

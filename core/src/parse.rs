@@ -243,10 +243,12 @@ impl<'a> Parser<'a, '_> {
         // Equal keys stay in input order, so a duplicate is reported where it repeats.
         members.sort_unstable_by(|a, b| cmp_utf16(&a.0, &b.0).then(a.2.cmp(&b.2)));
         if let Some(w) = members.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(
-                Error::at(Code::DuplicateKey, w[1].2, format!("duplicate key {:?}", w[1].0))
-                    .in_key(&w[1].0),
-            );
+            return Err(Error::at(
+                Code::DuplicateKey,
+                w[1].2,
+                format!("duplicate key {:?}", w[1].0),
+            )
+            .in_key(&w[1].0));
         }
         let entries = self.members.drain(base..).map(|(k, v, _)| (k, v)).collect();
         Ok(Value::Object(Object::from_sorted(entries)))
@@ -276,7 +278,8 @@ impl<'a> Parser<'a, '_> {
                 Some(b'\\') => {
                     let prefix_end = self.pos;
                     let c = self.escape()?;
-                    let s = owned.get_or_insert_with(|| String::with_capacity(prefix_end - start + 16));
+                    let s =
+                        owned.get_or_insert_with(|| String::with_capacity(prefix_end - start + 16));
                     s.push_str(&self.s[chunk..prefix_end]);
                     s.push(c);
                     chunk = self.pos;
@@ -288,13 +291,7 @@ impl<'a> Parser<'a, '_> {
                         format!("control character U+{c:04X} must be escaped in a string"),
                     ))
                 }
-                None => {
-                    return Err(Error::at(
-                        Code::SyntaxError,
-                        open,
-                        "unterminated string",
-                    ))
-                }
+                None => return Err(Error::at(Code::SyntaxError, open, "unterminated string")),
             }
         }
     }

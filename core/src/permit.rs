@@ -394,7 +394,9 @@ mod tests {
     use crate::{parse, Action, ActionIds, Approval, DecisionInput, Options};
 
     fn json(text: &str) -> OwnedValue {
-        parse(text.as_bytes(), &Options::default()).unwrap().into_owned()
+        parse(text.as_bytes(), &Options::default())
+            .unwrap()
+            .into_owned()
     }
 
     fn setup() -> (Contract, OwnedValue, OwnedValue) {
@@ -430,7 +432,8 @@ mod tests {
     fn a_preloaded_contract_gives_the_same_verdict() {
         let (contract, action, approval) = setup();
         let fields = r#""now":5,"tenant":"a","policy_version":"p","approver_authorized":true,"subject_authorized":true,"revoked":false"#;
-        let ctx = Context::with_contract(&json(&format!("{{{fields}}}")), Some(contract.clone())).unwrap();
+        let ctx = Context::with_contract(&json(&format!("{{{fields}}}")), Some(contract.clone()))
+            .unwrap();
         let v = check_with(Some(&approval), &action, &ctx);
         assert_eq!(v.outcome, Outcome::Permit);
         let embedded = format!(
@@ -438,7 +441,10 @@ mod tests {
             crate::canonicalize(contract.document())
         );
         let w = check(Some(&approval), &action, &json(&embedded)).unwrap();
-        assert_eq!(crate::canonicalize(&v.to_value()), crate::canonicalize(&w.to_value()));
+        assert_eq!(
+            crate::canonicalize(&v.to_value()),
+            crate::canonicalize(&w.to_value())
+        );
         // The contract may not be given twice.
         let e = Context::with_contract(&json(&embedded), Some(contract)).unwrap_err();
         assert_eq!((e.code(), e.path()), (Code::InvalidContext, "/contract"));

@@ -164,11 +164,7 @@ impl Condition {
             }
             _ => {}
         }
-        Ok(Condition {
-            tokens,
-            op,
-            value,
-        })
+        Ok(Condition { tokens, op, value })
     }
 
     fn matches(&self, args: &Value<'_>) -> bool {

@@ -34,6 +34,67 @@ pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// As [`find_special`], but also stopping at any byte of 0x80 or more (the start or middle of
+/// a multi-byte character), so that a caller can validate UTF-8 as it goes.
+#[inline]
+pub(crate) fn find_special_or_high(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        // As in find_special; a byte with its high bit set is a match of its own.
+        let hits = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w)
+            | w;
+        let hits = hits & HIGHS;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || !(0x20..0x80).contains(&c) {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The end of the well-formed UTF-8 character that starts at `i` (whose first byte is 0x80 or
+/// more), or `None` if the bytes there are not one: the rules of `std::str::from_utf8`,
+/// which also rejects encoded surrogates (0xED 0xA0..0xBF).
+#[inline]
+pub(crate) fn utf8_char_end(b: &[u8], i: usize) -> Option<usize> {
+    let cont = |c: u8| (0x80..=0xBF).contains(&c);
+    let (c, c1) = (*b.get(i)?, *b.get(i + 1)?);
+    // Tested in order of frequency: two-byte characters first.
+    if (0xC2..=0xDF).contains(&c) {
+        return cont(c1).then_some(i + 2);
+    }
+    let c2 = *b.get(i + 2)?;
+    if c < 0xF0 {
+        let second = match c {
+            0xE0 => (0xA0..=0xBF).contains(&c1),
+            0xED => (0x80..=0x9F).contains(&c1),
+            0xE1..=0xEF => cont(c1),
+            _ => false,
+        };
+        return (second && cont(c2)).then_some(i + 3);
+    }
+    let c3 = *b.get(i + 3)?;
+    let second = match c {
+        0xF0 => (0x90..=0xBF).contains(&c1),
+        0xF1..=0xF3 => cont(c1),
+        0xF4 => (0x80..=0x8F).contains(&c1),
+        _ => false,
+    };
+    (second && cont(c2) && cont(c3)).then_some(i + 4)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +111,37 @@ mod tests {
         fn matches_bytewise_scan(b in proptest::collection::vec(any::<u8>(), 0..40), start in 0usize..40) {
             let start = start.min(b.len());
             prop_assert_eq!(find_special(&b, start), reference(&b, start));
+        }
+
+        #[test]
+        fn or_high_matches_bytewise_scan(b in proptest::collection::vec(any::<u8>(), 0..40), start in 0usize..40) {
+            let start = start.min(b.len());
+            let want = (start..b.len())
+                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20 || b[j] >= 0x80)
+                .unwrap_or(b.len());
+            prop_assert_eq!(find_special_or_high(&b, start), want);
+        }
+
+        #[test]
+        fn utf8_char_end_agrees_with_std(b in proptest::collection::vec(any::<u8>(), 1..6)) {
+            prop_assume!(b[0] >= 0x80);
+            // std's verdict on the first character: valid iff the prefix up to the first
+            // error covers at least one whole character.
+            let want = match std::str::from_utf8(&b) {
+                Ok(s) => Some(s.chars().next().unwrap().len_utf8()),
+                Err(e) if e.valid_up_to() > 0 => Some(std::str::from_utf8(&b[..e.valid_up_to()]).unwrap().chars().next().unwrap().len_utf8()),
+                Err(_) => None,
+            };
+            prop_assert_eq!(utf8_char_end(&b, 0), want);
+        }
+
+        #[test]
+        fn utf8_char_end_accepts_every_char(c in any::<char>()) {
+            let mut buf = [0u8; 4];
+            let s = c.encode_utf8(&mut buf);
+            if !c.is_ascii() {
+                prop_assert_eq!(utf8_char_end(s.as_bytes(), 0), Some(s.len()));
+            }
         }
 
         #[test]

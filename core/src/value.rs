@@ -74,11 +74,14 @@ impl<'a> Value<'a> {
 
     /// The value at a JSON Pointer already split into unescaped reference tokens.
     pub fn pointer_tokens<S: AsRef<str>>(&self, tokens: &[S]) -> Option<&Value<'a>> {
-        tokens.iter().map(AsRef::as_ref).try_fold(self, |v, t| match v {
-            Value::Object(o) => o.get(t),
-            Value::Array(a) => parse_index(t).and_then(|i| a.get(i)),
-            _ => None,
-        })
+        tokens
+            .iter()
+            .map(AsRef::as_ref)
+            .try_fold(self, |v, t| match v {
+                Value::Object(o) => o.get(t),
+                Value::Array(a) => parse_index(t).and_then(|i| a.get(i)),
+                _ => None,
+            })
     }
 }
 

@@ -141,7 +141,8 @@ fn main() -> ExitCode {
             eprintln!("updated {c}");
         }
     }
-    if problems.is_empty() && !(check && !changed.is_empty()) {
+    let stale = check && !changed.is_empty();
+    if problems.is_empty() && !stale {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

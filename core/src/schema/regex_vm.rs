@@ -74,7 +74,6 @@ impl Threads {
         self.dense.push(pc);
         true
     }
-
 }
 
 fn is_word(c: Option<char>) -> bool {
