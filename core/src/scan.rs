@@ -7,7 +7,19 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// or `b.len()` if there is none. These are the only bytes a JSON string cannot hold
 /// literally, and the only ones RFC 8785 escapes.
 #[inline]
-pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
+    find::<false>(b, i)
+}
+
+/// As [`find_special`], but also stopping at any byte of 0x80 or more (the start or middle of
+/// a multi-byte character), so that a caller can validate UTF-8 as it goes.
+#[inline]
+pub(crate) fn find_special_or_high(b: &[u8], i: usize) -> usize {
+    find::<true>(b, i)
+}
+
+#[inline(always)]
+fn find<const STOP_AT_HIGH: bool>(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
         let w = u64::from_le_bytes([
             chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
@@ -16,9 +28,13 @@ pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
         // spurious bits above a real match, so the lowest set bit is always a real match.
         let quote = w ^ (ONES * u64::from(b'"'));
         let backslash = w ^ (ONES * u64::from(b'\\'));
-        let hits = (quote.wrapping_sub(ONES) & !quote)
+        let mut hits = (quote.wrapping_sub(ONES) & !quote)
             | (backslash.wrapping_sub(ONES) & !backslash)
             | (w.wrapping_sub(ONES * 0x20) & !w);
+        if STOP_AT_HIGH {
+            // A byte with its high bit set is a match of its own.
+            hits |= w;
+        }
         let hits = hits & HIGHS;
         if hits != 0 {
             return i + (hits.trailing_zeros() / 8) as usize;
@@ -26,37 +42,7 @@ pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
         i += 8;
     }
     while let Some(&c) = b.get(i) {
-        if c == b'"' || c == b'\\' || c < 0x20 {
-            return i;
-        }
-        i += 1;
-    }
-    i
-}
-
-/// As [`find_special`], but also stopping at any byte of 0x80 or more (the start or middle of
-/// a multi-byte character), so that a caller can validate UTF-8 as it goes.
-#[inline]
-pub(crate) fn find_special_or_high(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes([
-            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
-        ]);
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        // As in find_special; a byte with its high bit set is a match of its own.
-        let hits = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w)
-            | w;
-        let hits = hits & HIGHS;
-        if hits != 0 {
-            return i + (hits.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while let Some(&c) = b.get(i) {
-        if c == b'"' || c == b'\\' || !(0x20..0x80).contains(&c) {
+        if c == b'"' || c == b'\\' || c < 0x20 || (STOP_AT_HIGH && c >= 0x80) {
             return i;
         }
         i += 1;
