@@ -1,6 +1,5 @@
 //! The `options` argument.
 
-use crate::fail::Fail;
 use crate::js::{Handle, Js, JsResult};
 use crate::strings::Reader;
 use actionseal_core::{Error, Options, Profile};
@@ -14,7 +13,7 @@ pub(crate) fn read(js: Js, options: Option<Handle>) -> JsResult<Options> {
         return Ok(Options::default());
     };
     if js.type_of(options)? != ValueType::napi_object {
-        return Err(invalid("options must be an object"));
+        return Err(Error::options_not_an_object().into());
     }
     let profile = js.named(options, c"profile")?;
     match js.type_of(profile)? {
@@ -23,11 +22,6 @@ pub(crate) fn read(js: Js, options: Option<Handle>) -> JsResult<Options> {
             let name = Reader::new(js).string(profile)?.unwrap_or_default();
             Ok(Options::with_profile(name.parse::<Profile>()?))
         }
-        _ => Err(invalid("options.profile must be a string")),
+        _ => Err(Error::profile_not_a_string().into()),
     }
-}
-
-/// `invalid_option` for an options value of the wrong JavaScript type.
-fn invalid(message: &str) -> Fail {
-    Error::invalid_option(message).into()
 }

@@ -184,7 +184,5 @@ fn text_bytes(text: &JsValue) -> Result<Vec<u8>, JsValue> {
             None => "value".to_owned(),
         }
     };
-    Err(error::to_js(&Error::unsupported_type(&format!(
-        "{name} (text must be a string or Uint8Array)"
-    ))))
+    Err(error::to_js(&Error::not_json_text(&name)))
 }

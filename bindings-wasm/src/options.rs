@@ -1,6 +1,6 @@
 //! The `options` argument: `{ profile?: "strict" | "rfc8785" }`.
 
-use actionseal_core::{Code, Error, Options, Profile};
+use actionseal_core::{Error, Options, Profile};
 use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
@@ -17,7 +17,7 @@ pub(crate) fn read(options: &JsValue) -> Result<Options, BadOptions> {
         return Ok(Options::default());
     }
     if !options.is_object() {
-        return Err(BadOptions::Core(invalid("options must be an object")));
+        return Err(BadOptions::Core(Error::options_not_an_object()));
     }
     let profile =
         Reflect::get(options, &JsValue::from_str("profile")).map_err(BadOptions::Thrown)?;
@@ -25,17 +25,9 @@ pub(crate) fn read(options: &JsValue) -> Result<Options, BadOptions> {
         return Ok(Options::default());
     }
     let Some(name) = profile.as_string() else {
-        return Err(BadOptions::Core(invalid(
-            "options.profile must be a string",
-        )));
+        return Err(BadOptions::Core(Error::profile_not_a_string()));
     };
     name.parse::<Profile>()
         .map(Options::with_profile)
         .map_err(BadOptions::Core)
-}
-
-/// `invalid_option` for an options value of the wrong JavaScript type, worded as the Node
-/// package words it. Core has no constructor for this yet.
-fn invalid(message: &str) -> Error {
-    Error::new(Code::InvalidOption, message)
 }

@@ -240,6 +240,16 @@ impl Error {
         )
     }
 
+    /// An options argument that is not an object (JavaScript hosts).
+    pub fn options_not_an_object() -> Error {
+        Error::invalid_option("options must be an object")
+    }
+
+    /// An options argument whose `profile` is not a string (JavaScript hosts).
+    pub fn profile_not_a_string() -> Error {
+        Error::invalid_option("options.profile must be a string")
+    }
+
     /// An option the caller passed is malformed (`message` says which and how).
     pub fn invalid_option(message: impl Into<String>) -> Error {
         Error::new(Code::InvalidOption, message)
