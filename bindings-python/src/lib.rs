@@ -48,6 +48,19 @@ mod _actionseal {
     /// must be won back). At 4 KiB (about 9 us) the cost was lost in the noise.
     const DETACH_MIN_BYTES: usize = 4096;
 
+    /// Runs `run` on `len` bytes of JSON text, with the GIL released when that pays.
+    fn on_text<T, F>(py: Python<'_>, len: usize, run: F) -> T
+    where
+        F: pyo3::marker::Ungil + FnOnce() -> T,
+        T: pyo3::marker::Ungil,
+    {
+        if len >= DETACH_MIN_BYTES {
+            py.detach(run)
+        } else {
+            run()
+        }
+    }
+
     /// The RFC 8785 canonical JSON text of a Python value.
     ///
     /// ``value`` is built from dict (str keys), list, tuple, str, int, float, bool and None.
@@ -82,13 +95,10 @@ mod _actionseal {
     ) -> PyResult<String> {
         let text = JsonText::new(text)?;
         let (bytes, options) = (text.as_bytes(), profile.options());
-        let run = || actionseal_core::canonicalize_json(bytes, &options);
-        let result = if bytes.len() >= DETACH_MIN_BYTES {
-            py.detach(run)
-        } else {
-            run()
-        };
-        result.map_err(|e| to_py(py, &e))
+        on_text(py, bytes.len(), || {
+            actionseal_core::canonicalize_json(bytes, &options)
+        })
+        .map_err(|e| to_py(py, &e))
     }
 
     /// The fingerprint (``"sha256:<hex>"``) of the canonical form of JSON text given as str
@@ -102,13 +112,10 @@ mod _actionseal {
     ) -> PyResult<String> {
         let text = JsonText::new(text)?;
         let (bytes, options) = (text.as_bytes(), profile.options());
-        let run = || actionseal_core::fingerprint_json(bytes, &options).map(|d| d.to_string());
-        let result = if bytes.len() >= DETACH_MIN_BYTES {
-            py.detach(run)
-        } else {
-            run()
-        };
-        result.map_err(|e| to_py(py, &e))
+        on_text(py, bytes.len(), || {
+            actionseal_core::fingerprint_json(bytes, &options).map(|d| d.to_string())
+        })
+        .map_err(|e| to_py(py, &e))
     }
 
     /// Whether two fingerprints name the same digest, compared in constant time.
@@ -284,12 +291,7 @@ mod _actionseal {
         let py = text.py();
         let text = JsonText::new(text)?;
         let (bytes, options) = (text.as_bytes(), profile.options());
-        let run = || actionseal_core::parse(bytes, &options);
-        let parsed = if bytes.len() >= DETACH_MIN_BYTES {
-            py.detach(run)
-        } else {
-            run()
-        };
+        let parsed = on_text(py, bytes.len(), || actionseal_core::parse(bytes, &options));
         // The value borrows from `text`'s bytes, which `text` keeps alive and unchanged.
         to_py::value(py, &parsed.map_err(|e| to_py(py, &e))?)
     }
