@@ -11,32 +11,12 @@
 //! times all of them in many short interleaved windows and keeps each one's best window (the
 //! one least disturbed), and prints the ratios the goals are stated in.
 
+use actionseal_bench::{one_megabyte, payload};
 use actionseal_core::{fingerprint_json, Options};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sha2::{Digest, Sha256};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-fn payload(name: &str) -> Vec<u8> {
-    let path = format!("{}/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(path).expect("payload")
-}
-
-/// About 1 MB: the 10 KB payload's line items repeated under distinct keys.
-fn one_megabyte() -> Vec<u8> {
-    let ten_k = String::from_utf8(payload("10k.json")).unwrap();
-    let mut s = String::from("{");
-    let mut i = 0;
-    while s.len() < 1_000_000 {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&format!("\"part-{i:04}\":{}", ten_k.trim()));
-        i += 1;
-    }
-    s.push('}');
-    s.into_bytes()
-}
 
 fn hex(d: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()

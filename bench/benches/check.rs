@@ -4,39 +4,13 @@
 //!
 //!   cargo bench -p actionseal-bench --bench check
 
-use actionseal_core::{check_with, fingerprint, parse, Context, Contract, Options, OwnedValue};
+use actionseal_bench::refund_check;
+use actionseal_core::{check_with, fingerprint};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
-fn json(path: &str) -> OwnedValue {
-    let text = std::fs::read(format!(
-        "{}/../examples/refund/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .expect("example file");
-    parse(&text, &Options::default())
-        .expect("example JSON")
-        .into_owned()
-}
-
 fn bench(c: &mut Criterion) {
-    let approval = json("approval.json");
-    let action = json("action.json");
-    let context_doc = json("context.json");
-    let contract = Contract::from_value(&json("contract.json")).expect("contract");
-    let fields = match &context_doc {
-        actionseal_core::Value::Object(o) => actionseal_core::Value::Object(
-            actionseal_core::Object::from_entries(
-                o.iter()
-                    .filter(|(k, _)| *k != "contract")
-                    .map(|(k, v)| (k.to_owned().into(), v.clone()))
-                    .collect(),
-            )
-            .expect("context"),
-        ),
-        _ => unreachable!("the example context is an object"),
-    };
-    let context = Context::with_contract(&fields, Some(contract)).expect("context");
+    let (approval, action, context) = refund_check();
     assert_eq!(
         check_with(Some(&approval), &action, &context)
             .outcome

@@ -4,27 +4,8 @@
 //! `1m` is the ~1 MB payload the benchmark builds; other names are files in bench/payloads.
 //! A name prefixed with `value:` times `fingerprint` of the parsed value instead (the path
 //! bindings take for host values).
+use actionseal_bench::{one_megabyte, payload};
 use actionseal_core::{fingerprint, fingerprint_json, parse, Options};
-
-fn payload(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/payloads/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-/// The benchmark's ~1 MB payload (same construction as benches/canon.rs).
-fn one_megabyte() -> Vec<u8> {
-    let ten_k = String::from_utf8(payload("10k.json")).unwrap();
-    let mut s = String::from("{");
-    let mut i = 0;
-    while s.len() < 1_000_000 {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&format!("\"part-{i:04}\":{}", ten_k.trim()));
-        i += 1;
-    }
-    s.push('}');
-    s.into_bytes()
-}
 
 /// CPU time of this thread so far, from Linux's /proc (wall time misleads on a loaded machine).
 fn cpu_time() -> Option<std::time::Duration> {

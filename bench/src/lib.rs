@@ -1,0 +1,50 @@
+//! Inputs shared by the benchmarks and the profiling examples, so that both measure the same
+//! thing.
+
+use actionseal_core::{parse, Context, Contract, Object, Options, OwnedValue, Value};
+
+/// A file from `bench/payloads/`.
+pub fn payload(name: &str) -> Vec<u8> {
+    let path = format!("{}/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// About 1 MB: the 10 KB payload repeated under distinct keys `part-0000`, ...
+pub fn one_megabyte() -> Vec<u8> {
+    let ten_k = String::from_utf8(payload("10k.json")).expect("10k.json is UTF-8");
+    let mut s = String::from("{");
+    let mut i = 0;
+    while s.len() < 1_000_000 {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!("\"part-{i:04}\":{}", ten_k.trim()));
+        i += 1;
+    }
+    s.push('}');
+    s.into_bytes()
+}
+
+/// The refund scenario of `examples/refund/`: approval, presented action, and the trusted
+/// context with its contract preloaded.
+pub fn refund_check() -> (OwnedValue, OwnedValue, Context) {
+    let json = |file: &str| {
+        let path = format!("{}/../examples/refund/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        parse(&text, &Options::default())
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .into_owned()
+    };
+    let Value::Object(context) = json("context.json") else {
+        panic!("the example context is not an object");
+    };
+    let fields = context
+        .iter()
+        .filter(|(k, _)| *k != "contract")
+        .map(|(k, v)| (k.to_owned().into(), v.clone()))
+        .collect();
+    let fields = Value::Object(Object::from_entries(fields).expect("context fields"));
+    let contract = Contract::from_value(&json("contract.json")).expect("contract");
+    let context = Context::with_contract(&fields, Some(contract)).expect("context");
+    (json("approval.json"), json("action.json"), context)
+}
