@@ -36,12 +36,7 @@ step "toolchain"
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/canonicalize ] || [ ! -x node_modules/.bin/tsc ]; then
   npm ci --no-audit --no-fund
 fi
-if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update
-  $sudo apt-get install -y --no-install-recommends chromium
-fi
+"$root/scripts/ensure-chromium"
 
 step "build"
 "$here/build.sh"

@@ -21,12 +21,7 @@ step "toolchain"
 if [ ! -d node_modules/playwright-core ] || [ ! -x node_modules/.bin/napi ]; then
   npm ci --no-audit --no-fund
 fi
-if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update
-  $sudo apt-get install -y --no-install-recommends chromium
-fi
+"$root/scripts/ensure-chromium"
 
 step "actionseal-wasm (web build, loaded by the page)"
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/wasm}" bindings-wasm/build.sh
