@@ -45,12 +45,7 @@ pub(crate) fn with_value<R>(
     options: &Options,
     f: impl FnOnce(&Value<'_>) -> R,
 ) -> PyResult<R> {
-    let py = root.py();
-    // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
-    match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
-        Ok(converted) => Ok(f(&converted.value)),
-        Err(failure) => Err(failure.into_py(py)),
-    }
+    convert_then(root, None, options, f)
 }
 
 /// [`with_value`] for a value that sits at `key` of what core reports on: a conversion error's
@@ -61,11 +56,26 @@ pub(crate) fn with_value_at<R>(
     options: &Options,
     f: impl FnOnce(&Value<'_>) -> R,
 ) -> PyResult<R> {
+    convert_then(root, Some(key), options, f)
+}
+
+fn convert_then<R>(
+    root: &Bound<'_, PyAny>,
+    key: Option<&str>,
+    options: &Options,
+    f: impl FnOnce(&Value<'_>) -> R,
+) -> PyResult<R> {
     let py = root.py();
-    // SAFETY: as in `with_value`.
+    // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
     match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
         Ok(converted) => Ok(f(&converted.value)),
-        Err(failure) => Err(failure.in_key(key).into_py(py)),
+        Err(failure) => {
+            let failure = match key {
+                Some(key) => failure.in_key(key),
+                None => failure,
+            };
+            Err(failure.into_py(py))
+        }
     }
 }
 
