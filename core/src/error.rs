@@ -177,7 +177,7 @@ impl Error {
     pub fn in_key(mut self, key: &str) -> Error {
         let mut path = String::with_capacity(key.len() + 1 + self.path.len());
         path.push('/');
-        crate::pointer::push_escaped(&mut path, key);
+        crate::json::pointer::push_escaped(&mut path, key);
         path.push_str(&self.path);
         self.path = path;
         self

@@ -18,50 +18,33 @@
 //! assert!(fingerprint_json(text, &opts).unwrap().to_string().starts_with("sha256:"));
 //! ```
 
-mod action;
-mod approval;
-mod budget;
-mod canon;
-mod contract;
-mod digest;
 mod error;
-mod fields;
-mod keyorder;
-mod number;
-mod options;
-mod parse;
-mod permit;
-mod pointer;
-mod rule;
-mod scan;
-pub mod schema;
-mod spoken;
-mod utf16;
-mod value;
+mod json;
+mod model;
 
-pub use action::{Action, ActionIds, ACTION_FIELDS};
-pub use approval::{Approval, Decision, DecisionInput};
-pub use budget::charge;
-pub use canon::{canonicalize, write_canonical};
-pub use contract::{Contract, Effect};
-pub use digest::{digest_equal, Digest};
 pub use error::{Code, Error, Result};
-pub use keyorder::cmp_utf16;
-pub use number::{Number, MAX_SAFE_INTEGER};
-pub use options::{Options, Profile, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH};
-pub use parse::parse;
-pub use permit::{check, check_with, Context, Outcome, Reason, Verdict};
-pub use pointer::parse_pointer;
-pub use rule::{ApprovalRule, Requirement};
-pub use schema::Schema;
-pub use spoken::short_fingerprint;
-pub use utf16::{string_from_utf16, utf16_to_wtf8};
-pub use value::{Object, OwnedValue, Value};
+pub use json::canon::{canonicalize, write_canonical};
+pub use json::digest::{digest_equal, Digest};
+pub use json::keyorder::cmp_utf16;
+pub use json::number::{Number, MAX_SAFE_INTEGER};
+pub use json::options::{Options, Profile, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH};
+pub use json::parse::parse;
+pub use json::pointer::parse_pointer;
+pub use json::utf16::{string_from_utf16, utf16_to_wtf8};
+pub use json::value::{Object, OwnedValue, Value};
+pub use model::action::{Action, ActionIds, ACTION_FIELDS};
+pub use model::approval::{Approval, Decision, DecisionInput};
+pub use model::budget::charge;
+pub use model::contract::{Contract, Effect};
+pub use model::permit::{check, check_with, Context, Outcome, Reason, Verdict};
+pub use model::rule::{ApprovalRule, Requirement};
+pub use model::schema::{self, Schema};
+pub use model::spoken::short_fingerprint;
 
 /// The RFC 8785 canonical text of a JSON text, under the options' profile and limits.
 pub fn canonicalize_json(input: &[u8], options: &Options) -> Result<String> {
     let mut direct = Vec::with_capacity(input.len());
-    if canon::canonicalize_text(input, options, &mut direct) {
+    if json::canon::canonicalize_text(input, options, &mut direct) {
         if let Ok(text) = String::from_utf8(direct) {
             return Ok(text);
         }
@@ -81,8 +64,8 @@ pub fn fingerprint(value: &Value<'_>) -> Digest {
 
 /// The fingerprint of a JSON text: SHA-256 of its canonical bytes.
 pub fn fingerprint_json(input: &[u8], options: &Options) -> Result<Digest> {
-    let mut hasher = digest::Hasher::new();
-    if canon::canonicalize_text(input, options, &mut hasher) {
+    let mut hasher = json::digest::Hasher::new();
+    if json::canon::canonicalize_text(input, options, &mut hasher) {
         return Ok(hasher.finish());
     }
     // As in canonicalize_json: the full parser gives the error.

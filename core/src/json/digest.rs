@@ -1,0 +1,164 @@
+//! SHA-256 fingerprints of canonical bytes and their constant-time comparison.
+
+use crate::error::{Code, Error, Result};
+use crate::json::canon::Bytes;
+use sha2::{Digest as _, Sha256};
+use std::fmt;
+use std::str::FromStr;
+
+/// A SHA-256 fingerprint, written `sha256:` + 64 lowercase hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Digest([u8; 32]);
+
+const PREFIX: &str = "sha256:";
+
+impl Digest {
+    /// The SHA-256 digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Digest {
+        Digest(Sha256::digest(bytes).into())
+    }
+
+    /// The 32 digest bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// Compares in time independent of where the digests differ.
+    pub fn ct_eq(&self, other: &Digest) -> bool {
+        let diff = self
+            .0
+            .iter()
+            .zip(other.0.iter())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        std::hint::black_box(diff) == 0
+    }
+}
+
+/// A [`Bytes`] sink that hashes canonical text as it is written, so the whole text is never
+/// held: long pieces are hashed where they are, short ones gathered into larger blocks.
+pub(crate) struct Hasher {
+    buf: Vec<u8>,
+    sha: Sha256,
+}
+
+/// Bytes gathered before the hasher is called: large enough that per-call overhead is
+/// negligible, small enough to stay in the L1/L2 cache.
+const CHUNK: usize = 8 * 1024;
+
+impl Hasher {
+    /// A hasher with nothing written.
+    pub(crate) fn new() -> Hasher {
+        Hasher {
+            // Allocated only if small pieces are gathered.
+            buf: Vec::new(),
+            sha: Sha256::new(),
+        }
+    }
+
+    /// The digest of everything written.
+    pub(crate) fn finish(mut self) -> Digest {
+        self.sha.update(&self.buf);
+        Digest(self.sha.finalize().into())
+    }
+
+    /// Hashes what is gathered, then `b` if it is long or else gathers it.
+    fn flush_then_put(&mut self, b: &[u8]) {
+        if !self.buf.is_empty() {
+            self.sha.update(&self.buf);
+            self.buf.clear();
+        }
+        if b.len() >= DIRECT {
+            self.sha.update(b);
+        } else {
+            self.buf.extend_from_slice(b);
+        }
+    }
+}
+
+/// Pieces at least this long are hashed where they are rather than gathered.
+const DIRECT: usize = 64;
+
+impl Bytes for Hasher {
+    #[inline]
+    fn put_bytes(&mut self, b: &[u8]) {
+        if b.len() < DIRECT && self.buf.len() + b.len() <= CHUNK {
+            self.buf.extend_from_slice(b);
+        } else {
+            self.flush_then_put(b);
+        }
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut s = [0u8; 71];
+        s[..7].copy_from_slice(PREFIX.as_bytes());
+        for (i, b) in self.0.iter().enumerate() {
+            s[7 + 2 * i] = HEX[usize::from(b >> 4)];
+            s[8 + 2 * i] = HEX[usize::from(b & 0xF)];
+        }
+        f.write_str(std::str::from_utf8(&s).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl FromStr for Digest {
+    type Err = Error;
+
+    /// Parses `sha256:` + 64 lowercase hex digits; anything else is [`Code::InvalidDigest`].
+    fn from_str(s: &str) -> Result<Digest> {
+        let invalid = || {
+            Error::new(
+                Code::InvalidDigest,
+                "a digest is \"sha256:\" followed by 64 lowercase hex digits",
+            )
+        };
+        let hex = s.strip_prefix(PREFIX).ok_or_else(invalid)?.as_bytes();
+        if hex.len() != 64 {
+            return Err(invalid());
+        }
+        let mut out = [0u8; 32];
+        let mut bad = 0u8;
+        for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+            let (hi, hi_bad) = nibble(pair[0]);
+            let (lo, lo_bad) = nibble(pair[1]);
+            *o = (hi << 4) | lo;
+            bad |= hi_bad | lo_bad;
+        }
+        if bad != 0 {
+            return Err(invalid());
+        }
+        Ok(Digest(out))
+    }
+}
+
+/// Decodes a lowercase hex digit without branching on its value; the second result is
+/// non-zero when the byte is not one.
+fn nibble(c: u8) -> (u8, u8) {
+    let digit = c.wrapping_sub(b'0');
+    let letter = c.wrapping_sub(b'a');
+    let is_digit = ((u16::from(digit) + 0xF6) >> 8) as u8 ^ 1; // 1 when digit < 10
+    let is_letter = ((u16::from(letter) + 0xFA) >> 8) as u8 ^ 1; // 1 when letter < 6
+    let value =
+        (digit & is_digit.wrapping_neg()) | (letter.wrapping_add(10) & is_letter.wrapping_neg());
+    (value & 0xF, (is_digit | is_letter) ^ 1)
+}
+
+/// Whether two fingerprint strings name the same digest, compared in constant time.
+///
+/// A malformed or wrong-length digest on either side is never equal to anything.
+pub fn digest_equal(a: &str, b: &str) -> bool {
+    match (a.parse::<Digest>(), b.parse::<Digest>()) {
+        (Ok(a), Ok(b)) => a.ct_eq(&b),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

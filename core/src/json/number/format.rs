@@ -1,0 +1,108 @@
+//! ECMAScript `Number.prototype.toString` output for finite doubles.
+
+use crate::json::canon::Sink;
+
+/// Appends the ECMAScript `Number.prototype.toString` form of a finite double.
+pub(crate) fn write_number<S: Sink>(f: f64, out: &mut S) {
+    // Every integer below 2^53 is exactly representable, so its shortest round-trip digits
+    // are the integer itself; this covers ids, amounts and counts without running Ryu.
+    if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+        write_integer(f as i64, out);
+    } else if let Some((m, k)) = short_decimal(f.abs()) {
+        write_decimal(f < 0.0, m, k, out);
+    } else {
+        let mut buf = ryu_js::Buffer::new();
+        out.put(buf.format_finite(f));
+    }
+}
+
+/// For a non-integral `a` from 1e-6 to 1e15, the decimal `m / 10^k` with at most 15
+/// significant digits and `k <= 8` that rounds to `a`, if there is one.
+///
+/// Such a decimal is the shortest round-trip form of `a`, which Ryu would find: decimals of
+/// at most 15 significant digits round to different doubles (15 = DBL_DIG), so it is the only
+/// one of so few digits, and the shortest form has no more digits than it. The test is exact:
+/// `m` (below 2^53) and `10^k` are doubles, so `m / 10^k` is the double nearest to the
+/// decimal. The candidate `m` is `a * 10^k` rounded, which is right whenever a decimal with
+/// `k` places exists: `a` and the product are each within a relative 2^-53 of exact, so the
+/// product is within 0.23 of `m` (below 10^15).
+#[inline]
+fn short_decimal(a: f64) -> Option<(u64, u32)> {
+    if !(1e-6..1e15).contains(&a) {
+        return None;
+    }
+    let mut p = 1.0;
+    for k in 1..=8 {
+        p *= 10.0;
+        let m = (a * p).round();
+        if m >= 1e15 {
+            return None;
+        }
+        if m / p == a {
+            return Some((m as u64, k));
+        }
+    }
+    None
+}
+
+/// Appends `m / 10^k` (`m > 0`, `k >= 1`) in ECMAScript's plain notation, negated if `neg`.
+fn write_decimal<S: Sink>(neg: bool, mut m: u64, mut k: u32, out: &mut S) {
+    while m % 10 == 0 && k > 0 {
+        m /= 10;
+        k -= 1;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    while m > 0 {
+        at -= 1;
+        digits[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+    }
+    let digits = &digits[at..];
+    let k = k as usize;
+    let mut buf = [0u8; 48];
+    let mut len = 0;
+    let mut push = |bytes: &[u8]| {
+        buf[len..len + bytes.len()].copy_from_slice(bytes);
+        len += bytes.len();
+    };
+    if neg {
+        push(b"-");
+    }
+    if digits.len() > k {
+        let (int, frac) = digits.split_at(digits.len() - k);
+        push(int);
+        if !frac.is_empty() {
+            push(b".");
+            push(frac);
+        }
+    } else {
+        push(b"0.");
+        for _ in digits.len()..k {
+            push(b"0");
+        }
+        push(digits);
+    }
+    // Only ASCII digits, '-' and '.' were written.
+    out.put(std::str::from_utf8(&buf[..len]).unwrap_or_default());
+}
+
+fn write_integer<S: Sink>(i: i64, out: &mut S) {
+    let mut buf = [0u8; 20];
+    let mut pos = buf.len();
+    let mut n = i.unsigned_abs();
+    loop {
+        pos -= 1;
+        buf[pos] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        pos -= 1;
+        buf[pos] = b'-';
+    }
+    // Only ASCII digits and '-' were written.
+    out.put(std::str::from_utf8(&buf[pos..]).unwrap_or_default());
+}

@@ -1,0 +1,271 @@
+use super::*;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+fn canon(text: &str, profile: Profile) -> Result<String> {
+    Number::from_text(text, profile).map(Number::to_canonical_string)
+}
+
+#[test]
+fn strict_keeps_values_exact() {
+    for (text, want) in [
+        ("25.00", "25"),
+        ("1E30", "1e+30"),
+        ("100000000000000000000", "100000000000000000000"),
+        ("-0", "0"),
+        ("-0.0e5", "0"),
+        ("1e21", "1e+21"),
+        ("1e-7", "1e-7"),
+        ("0.1", "0.1"),
+        ("9007199254740992", "9007199254740992"),
+        ("9007199254740994", "9007199254740994"),
+        ("123456789012345678901234567890e-10", "12345678901234567000"),
+    ] {
+        let strict = canon(text, Profile::Strict);
+        if text.starts_with("1234") {
+            assert_eq!(strict.unwrap_err().code(), Code::InexactNumber);
+        } else {
+            assert_eq!(strict.unwrap(), want, "{text}");
+        }
+        assert_eq!(canon(text, Profile::Rfc8785).unwrap(), want, "{text}");
+    }
+}
+
+#[test]
+fn strict_rejects_changed_values() {
+    for (text, rounded) in [
+        ("9007199254740993", "9007199254740992"),
+        ("0.10000000000000001", "0.1"),
+        ("1e-400", "0"),
+        ("-1e-400", "0"),
+        ("1.00000000000000000000000000001", "1"),
+    ] {
+        let err = canon(text, Profile::Strict).unwrap_err();
+        assert_eq!(err.code(), Code::InexactNumber, "{text}");
+        assert_eq!(canon(text, Profile::Rfc8785).unwrap(), rounded, "{text}");
+    }
+}
+
+#[test]
+fn overflow_is_an_error_in_both_profiles() {
+    for p in Profile::ALL {
+        assert_eq!(canon("1e400", p).unwrap_err().code(), Code::NumberOverflow);
+        assert_eq!(
+            canon("-1.8e308", p).unwrap_err().code(),
+            Code::NumberOverflow
+        );
+        assert_eq!(
+            canon("1e99999999999999999999999", p).unwrap_err().code(),
+            Code::NumberOverflow
+        );
+    }
+    // Rounds down to the largest double rather than overflowing.
+    assert_eq!(
+        canon("1.7976931348623158e308", Profile::Rfc8785).unwrap(),
+        "1.7976931348623157e+308"
+    );
+}
+
+#[test]
+fn grammar() {
+    for bad in [
+        "01", "1.", ".1", "+1", "1e", "1e+", "-", "", "1 ", "0x1", "1.e1",
+    ] {
+        assert_eq!(
+            Number::from_text(bad, Profile::Strict).unwrap_err().code(),
+            Code::SyntaxError,
+            "{bad:?}"
+        );
+    }
+    assert_eq!(
+        Number::from_text("-Infinity", Profile::Strict)
+            .unwrap_err()
+            .code(),
+        Code::NonFiniteNumber
+    );
+}
+
+/// The short path's text, checked against the general one (a float parser and Ryu).
+fn check_short(tok: &str) -> std::result::Result<bool, TestCaseError> {
+    let b = tok.as_bytes();
+    let Some((end, cs, ce)) = scan_short(b, 0) else {
+        return Ok(false);
+    };
+    let (scan_end, simple) = scan(b, 0).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(end, scan_end, "{}", tok);
+    for p in Profile::ALL {
+        let n = from_token(&tok[..end], simple, p)
+            .map_err(|e| TestCaseError::fail(format!("{tok}: {e}")))?;
+        prop_assert_eq!(&tok[cs..ce], n.to_canonical_string(), "{} {:?}", tok, p);
+    }
+    Ok(true)
+}
+
+#[test]
+fn short_tokens_match_ryu() {
+    for (tok, short) in [
+        ("0", true),
+        ("-0", true),
+        ("-0.000", true),
+        ("1.50", true),
+        ("100.0", true),
+        ("145.17", true),
+        ("0.000001", true),
+        ("0.0000001", false),
+        ("123456789012345", true),
+        ("1234567890123456", false),
+        ("12345678.12345670", true),
+        ("12345678.123456789", false),
+        ("0.123456789012345", true),
+        ("0.1234567890123456", false),
+        ("1e5", false),
+        ("01", false),
+        ("1.", false),
+        ("-", false),
+        ("1.5,", true),
+    ] {
+        assert_eq!(check_short(tok).unwrap(), short, "{tok}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    #[test]
+    fn short_path_equals_ryu_path(
+        tok in "-?(0|[1-9][0-9]{0,16})(\\.[0-9]{1,18})?([eE][+-]?[0-9]{1,3})?[,\\]}x]?",
+    ) {
+        check_short(&tok)?;
+    }
+
+    #[test]
+    fn short_path_equals_ryu_path_on_dense_digits(
+        int in "-?(0|[1-9][0-9]{0,15})",
+        zeros in 0usize..8,
+        frac in "[0-9]{0,16}",
+    ) {
+        let tok = if frac.is_empty() { int } else { format!("{int}.{}{frac}", "0".repeat(zeros)) };
+        check_short(&tok)?;
+    }
+
+    #[test]
+    fn short_path_equals_ryu_path_on_random_doubles(x in any::<f64>(), digits in 1usize..17) {
+        // Decimals of a given length near random doubles: the cases where 15 digits is
+        // the boundary of exactness.
+        prop_assume!(x.is_finite());
+        let tok = format!("{:.*}", digits, x.abs() % 1e6);
+        check_short(&tok)?;
+    }
+}
+
+fn ryu(f: f64) -> String {
+    ryu_js::Buffer::new().format_finite(f).to_owned()
+}
+
+#[test]
+fn written_like_ryu() {
+    for f in [
+        0.1,
+        -0.1,
+        145.17,
+        0.000001,
+        0.0000012,
+        1e-7,
+        123456789.12345678,
+        0.3,
+        2.5e-5,
+        1e15 + 0.5,
+        999999999999999.9,
+        0.30000000000000004,
+        5e-324,
+        1.7976931348623157e308,
+        -0.0,
+        1e21,
+        1e20,
+        12.000001,
+        1.0000000000000002,
+        4.35,
+        0.045,
+        100.25,
+    ] {
+        assert_eq!(
+            Number::from_f64(f).unwrap().to_canonical_string(),
+            ryu(f),
+            "{f:e}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    #[test]
+    fn short_decimals_written_like_ryu(int in 0u64..10_000_000, frac in 0u64..100_000_000, places in 1usize..10, neg in any::<bool>()) {
+        let text = format!("{}{int}.{:0places$}", if neg { "-" } else { "" }, frac % 10u64.pow(places as u32));
+        let f: f64 = text.parse().unwrap();
+        prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f), "{}", text);
+    }
+
+    #[test]
+    fn any_double_written_like_ryu(bits in any::<u64>()) {
+        let f = f64::from_bits(bits);
+        prop_assume!(f.is_finite());
+        prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f));
+    }
+
+    #[test]
+    fn doubles_near_short_decimals_written_like_ryu(m in 1u64..1_000_000_000_000_000, k in 1i32..12, ulps in -2i64..=2) {
+        let f = m as f64 / 10f64.powi(k);
+        let f = f64::from_bits((f.to_bits() as i64 + ulps) as u64);
+        prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f));
+    }
+}
+
+#[test]
+fn integers() {
+    let s = Profile::Strict;
+    assert_eq!(
+        Number::from_i64(1 << 53, s).unwrap().as_f64(),
+        2f64.powi(53)
+    );
+    assert_eq!(
+        Number::from_i64((1 << 53) + 1, s).unwrap_err().code(),
+        Code::InexactNumber
+    );
+    assert_eq!(
+        Number::from_i64((1 << 53) + 1, Profile::Rfc8785)
+            .unwrap()
+            .as_f64(),
+        2f64.powi(53)
+    );
+    // i64::MIN is a double, but its canonical text -9223372036854776000 is another number.
+    assert_eq!(
+        Number::from_i64(i64::MIN, s).unwrap_err().code(),
+        Code::InexactNumber
+    );
+    assert_eq!(
+        Number::from_i64(1 << 60, s).unwrap_err().code(),
+        Code::InexactNumber
+    );
+    assert_eq!(
+        Number::from_i128(100_000_000_000_000_000_000, s)
+            .unwrap()
+            .to_canonical_string(),
+        "100000000000000000000"
+    );
+    assert_eq!(
+        Number::from_i128(-(1 << 53) - 2, s).unwrap().as_f64(),
+        -(2f64.powi(53) + 2.0)
+    );
+    assert!(Number::from_i64(i64::MIN, Profile::Rfc8785).is_ok());
+    assert_eq!(
+        Number::from_i64(i64::MAX, s).unwrap_err().code(),
+        Code::InexactNumber
+    );
+    assert_eq!(
+        Number::from_f64(f64::NAN).unwrap_err().code(),
+        Code::NonFiniteNumber
+    );
+    assert_eq!(Number::from_i64(-7, s).unwrap().as_safe_integer(), Some(-7));
+    assert_eq!(Number::from_f64(0.5).unwrap().as_safe_integer(), None);
+}

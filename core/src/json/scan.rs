@@ -1,0 +1,85 @@
+//! Finding the bytes that end a run of plain string content, eight at a time.
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The first index at or after `i` whose byte is `"`, `\` or a control character (< 0x20),
+/// or `b.len()` if there is none. These are the only bytes a JSON string cannot hold
+/// literally, and the only ones RFC 8785 escapes.
+#[inline]
+pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
+    find::<false>(b, i)
+}
+
+/// As [`find_special`], but also stopping at any byte of 0x80 or more (the start or middle of
+/// a multi-byte character), so that a caller can validate UTF-8 as it goes.
+#[inline]
+pub(crate) fn find_special_or_high(b: &[u8], i: usize) -> usize {
+    find::<true>(b, i)
+}
+
+#[inline(always)]
+fn find<const STOP_AT_HIGH: bool>(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        // A byte's high bit is set in each term where the byte matches; borrows can only set
+        // spurious bits above a real match, so the lowest set bit is always a real match.
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let mut hits = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        if STOP_AT_HIGH {
+            // A byte with its high bit set is a match of its own.
+            hits |= w;
+        }
+        let hits = hits & HIGHS;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 || (STOP_AT_HIGH && c >= 0x80) {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The end of the well-formed UTF-8 character that starts at `i` (whose first byte is 0x80 or
+/// more), or `None` if the bytes there are not one: the rules of `std::str::from_utf8`,
+/// which also rejects encoded surrogates (0xED 0xA0..0xBF).
+#[inline]
+pub(crate) fn utf8_char_end(b: &[u8], i: usize) -> Option<usize> {
+    let cont = |c: u8| (0x80..=0xBF).contains(&c);
+    let (c, c1) = (*b.get(i)?, *b.get(i + 1)?);
+    // Tested in order of frequency: two-byte characters first.
+    if (0xC2..=0xDF).contains(&c) {
+        return cont(c1).then_some(i + 2);
+    }
+    let c2 = *b.get(i + 2)?;
+    if c < 0xF0 {
+        let second = match c {
+            0xE0 => (0xA0..=0xBF).contains(&c1),
+            0xED => (0x80..=0x9F).contains(&c1),
+            0xE1..=0xEF => cont(c1),
+            _ => false,
+        };
+        return (second && cont(c2)).then_some(i + 3);
+    }
+    let c3 = *b.get(i + 3)?;
+    let second = match c {
+        0xF0 => (0x90..=0xBF).contains(&c1),
+        0xF1..=0xF3 => cont(c1),
+        0xF4 => (0x80..=0x8F).contains(&c1),
+        _ => false,
+    };
+    (second && cont(c2) && cont(c3)).then_some(i + 4)
+}
+
+#[cfg(test)]
+mod tests;

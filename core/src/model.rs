@@ -1,0 +1,12 @@
+//! The approval model: tool contracts and their argument schemas, action envelopes, approval
+//! records, the permit check and budgets, all over the JSON layer in [`crate::json`].
+
+pub(crate) mod action;
+pub(crate) mod approval;
+pub(crate) mod budget;
+pub(crate) mod contract;
+pub(crate) mod fields;
+pub(crate) mod permit;
+pub(crate) mod rule;
+pub mod schema;
+pub(crate) mod spoken;

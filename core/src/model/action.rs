@@ -1,0 +1,183 @@
+//! Action envelopes: the exact call a reviewer approves.
+//!
+//! `{"tenant", "subject", "tool", "contract", "args", "job_id", "request_id", "policy_version"}`,
+//! nothing more and nothing less. `contract` is the fingerprint of the tool's contract, `args`
+//! the call's arguments, the other fields non-blank identity strings (no leading or trailing
+//! whitespace, no control characters). The envelope's fingerprint is what an approval binds.
+
+use crate::error::{Code, Error, Result};
+use crate::json::digest::Digest;
+use crate::json::value::{Object, OwnedValue, Value};
+use crate::model::contract::Contract;
+use crate::model::fields::{check_identity, Fields};
+use std::borrow::Cow;
+
+/// The fields of an action envelope, in canonical order.
+pub const ACTION_FIELDS: [&str; 8] = [
+    "args",
+    "contract",
+    "job_id",
+    "policy_version",
+    "request_id",
+    "subject",
+    "tenant",
+    "tool",
+];
+
+/// Who acts, in which tenant, for which job and request, under which policy: everything of an
+/// action besides the tool and its arguments. Trusted: it comes from the server, not the model.
+#[derive(Clone, Copy, Debug)]
+pub struct ActionIds<'s> {
+    /// The tenant the call runs in.
+    pub tenant: &'s str,
+    /// The principal the agent acts for.
+    pub subject: &'s str,
+    /// The durable task this call belongs to.
+    pub job_id: &'s str,
+    /// The request identity within the task (stable across retries).
+    pub request_id: &'s str,
+    /// The policy version in force when the call was proposed.
+    pub policy_version: &'s str,
+}
+
+impl<'s> ActionIds<'s> {
+    /// Reads `{"tenant", "subject", "job_id", "request_id", "policy_version"}` (exactly
+    /// these, all identity strings); problems are [`Code::InvalidAction`] at the field.
+    pub fn from_value(v: &'s Value<'_>) -> Result<ActionIds<'s>> {
+        let f = Fields::new(
+            v,
+            Code::InvalidAction,
+            "action ids",
+            &[
+                "tenant",
+                "subject",
+                "job_id",
+                "request_id",
+                "policy_version",
+            ],
+        )?;
+        Ok(ActionIds {
+            tenant: f.identity("tenant")?,
+            subject: f.identity("subject")?,
+            job_id: f.identity("job_id")?,
+            request_id: f.identity("request_id")?,
+            policy_version: f.identity("policy_version")?,
+        })
+    }
+}
+
+/// A validated action envelope and its fingerprint.
+#[derive(Clone, Debug)]
+pub struct Action {
+    envelope: OwnedValue,
+    digest: Digest,
+}
+
+impl Action {
+    /// Builds the envelope for a call of `contract`'s tool: validates `args` against the
+    /// contract (errors keep their codes, with paths under `/args`), checks the identities
+    /// ([`Code::InvalidAction`]), and fills `tool` and `contract` from the contract.
+    pub fn build(contract: &Contract, args: &Value<'_>, ids: &ActionIds<'_>) -> Result<Action> {
+        contract.validate_args(args).map_err(|e| e.in_key("args"))?;
+        let strings = [
+            ("job_id", ids.job_id),
+            ("policy_version", ids.policy_version),
+            ("request_id", ids.request_id),
+            ("subject", ids.subject),
+            ("tenant", ids.tenant),
+        ];
+        for (key, s) in strings {
+            check_identity(s).map_err(|why| {
+                Error::new(Code::InvalidAction, format!("{key} {why}")).in_key(key)
+            })?;
+        }
+        let mut entries: Vec<(Cow<'static, str>, OwnedValue)> = strings
+            .iter()
+            .map(|(k, s)| {
+                (
+                    Cow::Borrowed(*k),
+                    Value::String(Cow::Owned((*s).to_owned())),
+                )
+            })
+            .collect();
+        entries.push(("args".into(), args.clone().into_owned()));
+        entries.push((
+            "contract".into(),
+            Value::String(Cow::Owned(contract.digest().to_string())),
+        ));
+        entries.push((
+            "tool".into(),
+            Value::String(Cow::Owned(contract.tool().to_owned())),
+        ));
+        let envelope = Value::Object(Object::from_entries(entries)?);
+        Ok(Action {
+            digest: crate::fingerprint(&envelope),
+            envelope,
+        })
+    }
+
+    /// Reads an envelope, checking its shape only (arguments are checked against a contract
+    /// by [`crate::check`]). Problems are [`Code::InvalidAction`].
+    pub fn from_value(v: &Value<'_>) -> Result<Action> {
+        check_shape(v)?;
+        let envelope = v.clone().into_owned();
+        Ok(Action {
+            digest: crate::fingerprint(&envelope),
+            envelope,
+        })
+    }
+
+    /// The envelope.
+    pub fn value(&self) -> &OwnedValue {
+        &self.envelope
+    }
+
+    /// The envelope's fingerprint: what an approval binds.
+    pub fn digest(&self) -> Digest {
+        self.digest
+    }
+
+    /// A string field of the envelope (every field but `args` is one).
+    pub fn field(&self, key: &str) -> &str {
+        field(&self.envelope, key)
+    }
+
+    /// The call's arguments.
+    pub fn args(&self) -> &OwnedValue {
+        static EMPTY: OwnedValue = Value::Null;
+        self.envelope
+            .as_object()
+            .and_then(|o| o.get("args"))
+            .unwrap_or(&EMPTY)
+    }
+}
+
+/// Checks that `v` is an action envelope: exactly the eight fields, identities, a digest,
+/// object arguments.
+pub(crate) fn check_shape(v: &Value<'_>) -> Result<()> {
+    let f = Fields::new(v, Code::InvalidAction, "action", &ACTION_FIELDS)?;
+    for key in [
+        "tenant",
+        "subject",
+        "tool",
+        "job_id",
+        "request_id",
+        "policy_version",
+    ] {
+        f.identity(key)?;
+    }
+    f.digest("contract")?;
+    if !matches!(f.required("args")?, Value::Object(_)) {
+        return Err(Error::new(Code::InvalidAction, "args must be an object").in_key("args"));
+    }
+    Ok(())
+}
+
+/// A string field of an envelope whose shape was checked.
+pub(crate) fn field<'v>(v: &'v Value<'_>, key: &str) -> &'v str {
+    // Eight members: a byte-comparing scan beats a binary search in UTF-16 order.
+    v.as_object()
+        .and_then(|o| o.iter().find(|(k, _)| *k == key))
+        .and_then(|(_, v)| v.as_str())
+        .unwrap_or("")
+}

@@ -1,0 +1,232 @@
+//! Approval records: a person's decision about one exact action.
+//!
+//! `{"approval_id", "decision_id", "decision": "approved"|"rejected", "action": <the frozen
+//! envelope>, "action_digest", "approver", "decided_at", "expires_at"}`, times in integer
+//! milliseconds since the Unix epoch. The record carries the frozen action itself, so a task
+//! resumes with exactly what was approved, and `action_digest` must be its fingerprint.
+
+use crate::error::{Code, Error, Result};
+use crate::json::digest::Digest;
+use crate::json::value::{Object, OwnedValue, Value};
+use crate::model::action::Action;
+use crate::model::fields::{check_identity, Fields};
+use std::borrow::Cow;
+
+/// A reviewer's decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// The action may run while the approval holds.
+    Approved,
+    /// The action must not run.
+    Rejected,
+}
+
+impl Decision {
+    /// `approved` or `rejected`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Approved => "approved",
+            Decision::Rejected => "rejected",
+        }
+    }
+
+    /// Parses `approved` or `rejected`; anything else is [`Code::InvalidApproval`].
+    pub fn parse(s: &str) -> Result<Decision> {
+        match s {
+            "approved" => Ok(Decision::Approved),
+            "rejected" => Ok(Decision::Rejected),
+            _ => Err(Error::new(
+                Code::InvalidApproval,
+                format!("decision must be \"approved\" or \"rejected\", not {s:?}"),
+            )
+            .in_key("decision")),
+        }
+    }
+}
+
+/// Who decided what, and when the decision stops holding. Ids and times are passed in, so
+/// building a record is pure.
+#[derive(Clone, Copy, Debug)]
+pub struct DecisionInput<'s> {
+    /// Identity of this approval.
+    pub approval_id: &'s str,
+    /// Identity of the decision callback (for de-duplicating repeated deliveries).
+    pub decision_id: &'s str,
+    /// Approved or rejected.
+    pub decision: Decision,
+    /// The person who decided.
+    pub approver: &'s str,
+    /// When they decided, in ms since the epoch.
+    pub decided_at: i64,
+    /// When the decision stops holding, in ms since the epoch; after `decided_at`.
+    pub expires_at: i64,
+}
+
+impl<'s> DecisionInput<'s> {
+    /// Reads `{"approval_id", "decision_id", "decision", "approver", "decided_at",
+    /// "expires_at"}` (exactly these; times integer ms); problems are
+    /// [`Code::InvalidApproval`] at the field.
+    pub fn from_value(v: &'s Value<'_>) -> Result<DecisionInput<'s>> {
+        let f = Fields::new(
+            v,
+            Code::InvalidApproval,
+            "decision",
+            &[
+                "approval_id",
+                "decision_id",
+                "decision",
+                "approver",
+                "decided_at",
+                "expires_at",
+            ],
+        )?;
+        Ok(DecisionInput {
+            approval_id: f.identity("approval_id")?,
+            decision_id: f.identity("decision_id")?,
+            decision: Decision::parse(f.string("decision")?)?,
+            approver: f.identity("approver")?,
+            decided_at: f.integer("decided_at", 0)?,
+            expires_at: f.integer("expires_at", 0)?,
+        })
+    }
+}
+
+/// A validated approval record.
+#[derive(Clone, Debug)]
+pub struct Approval {
+    record: OwnedValue,
+    action: Action,
+    action_digest: Digest,
+    decision: Decision,
+    expires_at: i64,
+}
+
+const FIELDS: [&str; 8] = [
+    "action",
+    "action_digest",
+    "approval_id",
+    "approver",
+    "decided_at",
+    "decision",
+    "decision_id",
+    "expires_at",
+];
+
+impl Approval {
+    /// Records a decision about `action`.
+    pub fn decide(action: &Action, d: &DecisionInput<'_>) -> Result<Approval> {
+        for (key, s) in [
+            ("approval_id", d.approval_id),
+            ("decision_id", d.decision_id),
+            ("approver", d.approver),
+        ] {
+            check_identity(s).map_err(|why| {
+                Error::new(Code::InvalidApproval, format!("{key} {why}")).in_key(key)
+            })?;
+        }
+        let int = |key: &'static str, n: i64| -> Result<OwnedValue> {
+            crate::Number::from_i64(n, crate::Profile::Strict)
+                .ok()
+                .filter(|_| (0..=crate::MAX_SAFE_INTEGER).contains(&n))
+                .map(Value::Number)
+                .ok_or_else(|| {
+                    Error::new(
+                        Code::InvalidApproval,
+                        format!("{key} must be an integer from 0 to 2^53 - 1"),
+                    )
+                    .in_key(key)
+                })
+        };
+        let string = |s: &str| Value::String(Cow::Owned(s.to_owned()));
+        let entries: Vec<(Cow<'static, str>, OwnedValue)> = vec![
+            ("action".into(), action.value().clone()),
+            ("action_digest".into(), string(&action.digest().to_string())),
+            ("approval_id".into(), string(d.approval_id)),
+            ("approver".into(), string(d.approver)),
+            ("decided_at".into(), int("decided_at", d.decided_at)?),
+            ("decision".into(), string(d.decision.as_str())),
+            ("decision_id".into(), string(d.decision_id)),
+            ("expires_at".into(), int("expires_at", d.expires_at)?),
+        ];
+        Approval::from_value(&Value::Object(Object::from_entries(entries)?))
+    }
+
+    /// Reads a record, checking its shape ([`Code::InvalidApproval`], or the action's own
+    /// error under `/action`). Whether `action_digest` matches the frozen action is a separate
+    /// question: see [`Approval::is_sealed`].
+    pub fn from_value(v: &Value<'_>) -> Result<Approval> {
+        let r = read(v)?;
+        Ok(Approval {
+            record: v.clone().into_owned(),
+            action: Action::from_value(r.frozen).map_err(|e| e.in_key("action"))?,
+            action_digest: r.action_digest,
+            decision: r.decision,
+            expires_at: r.expires_at,
+        })
+    }
+
+    /// The record.
+    pub fn value(&self) -> &OwnedValue {
+        &self.record
+    }
+
+    /// The frozen action.
+    pub fn action(&self) -> &Action {
+        &self.action
+    }
+
+    /// The digest the record claims for its action.
+    pub fn action_digest(&self) -> Digest {
+        self.action_digest
+    }
+
+    /// Whether `action_digest` is the fingerprint of the frozen action (a record whose action
+    /// was edited after the decision is not).
+    pub fn is_sealed(&self) -> bool {
+        self.action_digest.ct_eq(&self.action.digest())
+    }
+
+    /// Approved or rejected.
+    pub fn decision(&self) -> Decision {
+        self.decision
+    }
+
+    /// When the decision stops holding (ms since the epoch).
+    pub fn expires_at(&self) -> i64 {
+        self.expires_at
+    }
+}
+
+/// A record whose shape was checked, borrowing the frozen action.
+pub(crate) struct Record<'v, 'a> {
+    pub(crate) frozen: &'v Value<'a>,
+    pub(crate) action_digest: Digest,
+    pub(crate) decision: Decision,
+    pub(crate) expires_at: i64,
+}
+
+/// Checks the shape of an approval record.
+pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
+    let f = Fields::new(v, Code::InvalidApproval, "approval", &FIELDS)?;
+    for key in ["approval_id", "decision_id", "approver"] {
+        f.identity(key)?;
+    }
+    let decision = Decision::parse(f.string("decision")?)?;
+    let decided_at = f.integer("decided_at", 0)?;
+    let expires_at = f.integer("expires_at", 0)?;
+    if expires_at <= decided_at {
+        return Err(
+            Error::new(Code::InvalidApproval, "expires_at must be after decided_at")
+                .in_key("expires_at"),
+        );
+    }
+    let action_digest = f.digest("action_digest")?;
+    let frozen = f.required("action")?;
+    crate::model::action::check_shape(frozen).map_err(|e| e.in_key("action"))?;
+    Ok(Record {
+        frozen,
+        action_digest,
+        decision,
+        expires_at,
+    })
+}

@@ -1,0 +1,183 @@
+//! Tool contracts: what a tool is, what arguments it takes, and when a call needs a person.
+//!
+//! ```json
+//! {"tool": "refund_create", "version": "3", "effect": "write",
+//!  "args": {"type": "object", "properties": {...}, "required": [...]},
+//!  "approval": {"when": [{"pointer": "/amount_minor", "op": "gt", "value": 10000}]},
+//!  "cost_minor": 25}
+//! ```
+//!
+//! All six fields are required and no others are allowed. `args` is the JSON Schema agent
+//! frameworks already give the model (see [`crate::model::schema`]); its top level must be an object
+//! schema. A contract has its own fingerprint, which every action made under it carries.
+
+use crate::error::{Code, Error, Result};
+use crate::json::digest::Digest;
+use crate::json::value::{OwnedValue, Value};
+use crate::model::fields::Fields;
+use crate::model::rule::{ApprovalRule, Requirement};
+use crate::model::schema::Schema;
+use std::sync::Arc;
+
+/// Whether a tool only reads or also changes something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Reads only.
+    Read,
+    /// Has a side effect.
+    Write,
+}
+
+/// A loaded, validated tool contract. Cloning is cheap (shared).
+#[derive(Clone, Debug)]
+pub struct Contract(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    document: OwnedValue,
+    digest: Digest,
+    /// `digest` as text, compared with every action's `contract` field.
+    digest_text: String,
+    tool: String,
+    version: String,
+    effect: Effect,
+    schema: Schema,
+    approval: ApprovalRule,
+    cost_minor: i64,
+}
+
+const FIELDS: &[&str] = &[
+    "tool",
+    "version",
+    "effect",
+    "args",
+    "approval",
+    "cost_minor",
+];
+
+impl Contract {
+    /// Loads a contract. A malformed field is [`Code::InvalidContract`]; a schema outside the
+    /// supported subset is [`Code::UnsupportedSchema`] or [`Code::InvalidSchema`], with the
+    /// path inside the contract (`/args/...`).
+    pub fn from_value(document: &Value<'_>) -> Result<Contract> {
+        let f = Fields::new(document, Code::InvalidContract, "contract", FIELDS)?;
+        let tool = f.identity("tool")?.to_owned();
+        let version = f.identity("version")?.to_owned();
+        let effect = match f.one_of("effect", &["read", "write"])? {
+            "read" => Effect::Read,
+            _ => Effect::Write,
+        };
+        let args = f.required("args")?;
+        let is_object_schema = args
+            .as_object()
+            .and_then(|o| o.get("type"))
+            .and_then(Value::as_str)
+            == Some("object");
+        if !is_object_schema {
+            return Err(Error::new(
+                Code::InvalidContract,
+                "args must be a JSON Schema with \"type\": \"object\"",
+            )
+            .in_key("args"));
+        }
+        let schema = Schema::compile(args).map_err(|e| e.in_key("args"))?;
+        let approval =
+            ApprovalRule::from_value(f.required("approval")?).map_err(|e| e.in_key("approval"))?;
+        let cost_minor = f.integer("cost_minor", 0)?;
+        let document = document.clone().into_owned();
+        let digest = crate::fingerprint(&document);
+        Ok(Contract(Arc::new(Inner {
+            digest_text: digest.to_string(),
+            digest,
+            document,
+            tool,
+            version,
+            effect,
+            schema,
+            approval,
+            cost_minor,
+        })))
+    }
+
+    /// The contract's fingerprint.
+    pub fn digest(&self) -> Digest {
+        self.0.digest
+    }
+
+    /// The fingerprint as text (`sha256:` + hex).
+    pub fn digest_text(&self) -> &str {
+        &self.0.digest_text
+    }
+
+    /// The contract document as loaded.
+    pub fn document(&self) -> &OwnedValue {
+        &self.0.document
+    }
+
+    /// The tool name.
+    pub fn tool(&self) -> &str {
+        &self.0.tool
+    }
+
+    /// The contract version.
+    pub fn version(&self) -> &str {
+        &self.0.version
+    }
+
+    /// Read or write.
+    pub fn effect(&self) -> Effect {
+        self.0.effect
+    }
+
+    /// The cost of one call, in minor units of the budget's currency.
+    pub fn cost_minor(&self) -> i64 {
+        self.0.cost_minor
+    }
+
+    /// The approval rule.
+    pub fn approval(&self) -> &ApprovalRule {
+        &self.0.approval
+    }
+
+    /// Validates call arguments; errors carry paths relative to the arguments.
+    pub fn validate_args(&self, args: &Value<'_>) -> Result<()> {
+        self.0.schema.validate(args)
+    }
+
+    /// Checks that `action` is an envelope for a call of this contract, as a confirmation page
+    /// must before it offers an Approve button: a well-formed envelope ([`Code::InvalidAction`]),
+    /// naming this tool and this contract's fingerprint ([`Code::InvalidAction`] at `/tool` or
+    /// `/contract`), with arguments this contract accepts (their own codes, under `/args`).
+    pub fn validate_action(&self, action: &Value<'_>) -> Result<()> {
+        crate::model::action::check_shape(action)?;
+        let field = |k| crate::model::action::field(action, k);
+        if field("tool") != self.tool() {
+            return Err(Error::new(
+                Code::InvalidAction,
+                format!(
+                    "the action is for {:?}, not {:?}",
+                    field("tool"),
+                    self.tool()
+                ),
+            )
+            .in_key("tool"));
+        }
+        if field("contract") != self.digest_text() {
+            return Err(Error::new(
+                Code::InvalidAction,
+                "the action was made under another contract than this one",
+            )
+            .in_key("contract"));
+        }
+        let args = action.as_object().and_then(|o| o.get("args"));
+        self.validate_args(args.unwrap_or(&Value::Null))
+            .map_err(|e| e.in_key("args"))
+    }
+
+    /// Whether a call with these arguments needs an approval, and which rule decided. The
+    /// arguments are validated first: invalid arguments are an error, never "no approval".
+    pub fn requires_approval(&self, args: &Value<'_>) -> Result<Requirement> {
+        self.validate_args(args)?;
+        Ok(self.0.approval.evaluate(args))
+    }
+}

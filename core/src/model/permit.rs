@@ -1,0 +1,392 @@
+//! The permit check: before dispatch, prove that the action in hand is still the approved
+//! action, that the approval still holds now, and that the people and rules behind it stand.
+//!
+//! `check(approval, action, context)` evaluates every reason below and returns them all, in
+//! this fixed order, with the outcome the worst of them decides:
+//!
+//! | reason | when | outcome |
+//! | --- | --- | --- |
+//! | `no_approval` | no approval was presented and the call needs one (or whether it does cannot be told) | reapprove |
+//! | `invalid_approval` | the approval is malformed, or its `action_digest` is not its frozen action's fingerprint (tampered) | reject |
+//! | `invalid_action` | the action is malformed or its arguments break the current contract (`action_error` says how) | reject |
+//! | `unknown_tool` | the server has no contract for the action's tool | reject |
+//! | `decision_rejected` | the reviewer rejected the action | reject |
+//! | `tenant_mismatch` | the action's or the approval's tenant is not the context's | reject |
+//! | `action_drift` | the action differs from the approved one (`drift` lists the JSON Pointers) | reject |
+//! | `expired` | `now >= expires_at`: the instant of expiry is already expired | reapprove |
+//! | `approver_unauthorized` | the approver may no longer approve | reapprove |
+//! | `subject_unauthorized` | the subject may no longer perform the action | reject |
+//! | `policy_drift` | the policy version now in force is not the action's or the approval's | reapprove |
+//! | `contract_drift` | the tool's contract now in force is not the action's or the approval's | reapprove |
+//! | `revoked` | the approval was revoked | reapprove |
+//!
+//! The outcome is `reject` if any reason rejects, else `reapprove` if there is any reason,
+//! else `permit`. A call that is wrong as presented is rejected; an approval that no longer
+//! holds for a still-valid task sends the same task back for approval. Neither is a transport
+//! error: never retry past them and never mint a new task to get around them. After drift,
+//! resume with the approval's frozen action; nothing here suggests updating the approval.
+
+use crate::error::{Code, Error, Result};
+use crate::json::digest::Digest;
+use crate::json::value::{Object, OwnedValue, Value};
+use crate::model::action::field;
+use crate::model::approval::{self, Decision};
+use crate::model::contract::Contract;
+use crate::model::fields::Fields;
+use std::borrow::Cow;
+
+macro_rules! reasons {
+    ($($variant:ident => $name:literal, $outcome:ident;)*) => {
+        /// Why a check did not permit, in the order checks report them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Reason {
+            $(#[doc = concat!("`", $name, "`")] $variant,)*
+        }
+
+        impl Reason {
+            /// Every reason, in report order.
+            pub const ALL: &'static [Reason] = &[$(Reason::$variant,)*];
+
+            /// The stable snake_case name.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Reason::$variant => $name,)* }
+            }
+
+            /// The outcome this reason calls for on its own.
+            pub const fn outcome(self) -> Outcome {
+                match self { $(Reason::$variant => Outcome::$outcome,)* }
+            }
+        }
+    };
+}
+
+reasons! {
+    NoApproval => "no_approval", Reapprove;
+    InvalidApproval => "invalid_approval", Reject;
+    InvalidAction => "invalid_action", Reject;
+    UnknownTool => "unknown_tool", Reject;
+    DecisionRejected => "decision_rejected", Reject;
+    TenantMismatch => "tenant_mismatch", Reject;
+    ActionDrift => "action_drift", Reject;
+    Expired => "expired", Reapprove;
+    ApproverUnauthorized => "approver_unauthorized", Reapprove;
+    SubjectUnauthorized => "subject_unauthorized", Reject;
+    PolicyDrift => "policy_drift", Reapprove;
+    ContractDrift => "contract_drift", Reapprove;
+    Revoked => "revoked", Reapprove;
+}
+
+/// What the executor does with the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    /// Dispatch it.
+    Permit,
+    /// Do not dispatch; send the same task back for approval.
+    Reapprove,
+    /// Do not dispatch; the call is wrong as presented.
+    Reject,
+}
+
+impl Outcome {
+    /// `permit`, `reapprove` or `reject`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Permit => "permit",
+            Outcome::Reapprove => "reapprove",
+            Outcome::Reject => "reject",
+        }
+    }
+}
+
+/// What the executor's own server knows at dispatch time. Never taken from the model or the
+/// caller's payload.
+///
+/// `{"now", "tenant", "policy_version", "contract", "approver_authorized",
+/// "subject_authorized", "revoked"}`: `now` in ms since the epoch, `contract` the tool's
+/// current contract document (or `null` when the server has none for the action's tool).
+#[derive(Clone, Debug)]
+pub struct Context {
+    now: i64,
+    tenant: String,
+    policy_version: String,
+    contract: Option<Contract>,
+    approver_authorized: bool,
+    subject_authorized: bool,
+    revoked: bool,
+}
+
+const CONTEXT_FIELDS: [&str; 7] = [
+    "now",
+    "tenant",
+    "policy_version",
+    "contract",
+    "approver_authorized",
+    "subject_authorized",
+    "revoked",
+];
+
+impl Context {
+    /// Reads a context; problems are [`Code::InvalidContext`] (or the contract's own error
+    /// under `/contract`).
+    pub fn from_value(v: &Value<'_>) -> Result<Context> {
+        let f = Fields::new(v, Code::InvalidContext, "context", &CONTEXT_FIELDS)?;
+        let contract = match f.required("contract")? {
+            Value::Null => None,
+            c => Some(Contract::from_value(c).map_err(|e| e.in_key("contract"))?),
+        };
+        Context::read(&f, contract)
+    }
+
+    /// Reads a context whose contract is already loaded (so a long-running executor compiles
+    /// each contract once): `v` holds every field but `contract`.
+    pub fn with_contract(v: &Value<'_>, contract: Option<Contract>) -> Result<Context> {
+        let f = Fields::new(v, Code::InvalidContext, "context", &CONTEXT_FIELDS[..])?;
+        if f.required("contract").is_ok() {
+            return Err(Error::new(
+                Code::InvalidContext,
+                "the contract is given separately: leave it out of the context",
+            )
+            .in_key("contract"));
+        }
+        Context::read(&f, contract)
+    }
+
+    fn read(f: &Fields<'_, '_>, contract: Option<Contract>) -> Result<Context> {
+        Ok(Context {
+            now: f.integer("now", 0)?,
+            tenant: f.identity("tenant")?.to_owned(),
+            policy_version: f.identity("policy_version")?.to_owned(),
+            contract,
+            approver_authorized: f.boolean("approver_authorized")?,
+            subject_authorized: f.boolean("subject_authorized")?,
+            revoked: f.boolean("revoked")?,
+        })
+    }
+
+    /// The tool's current contract, if the server has one.
+    pub fn contract(&self) -> Option<&Contract> {
+        self.contract.as_ref()
+    }
+}
+
+/// The result of a check.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    /// Permit, reapprove or reject.
+    pub outcome: Outcome,
+    /// Every reason found, in [`Reason::ALL`] order; empty exactly when permitted.
+    pub reasons: Vec<Reason>,
+    /// JSON Pointers where the presented action differs from the approved one.
+    pub drift: Vec<String>,
+    /// Fingerprint of the presented action.
+    pub action_digest: Digest,
+    /// The approved action's fingerprint, when a valid, untampered approval was presented.
+    pub approved_digest: Option<Digest>,
+    /// Why the action is invalid, with `invalid_action`.
+    pub action_error: Option<Error>,
+}
+
+impl Verdict {
+    /// The verdict as JSON: `{"outcome", "reasons", "drift", "action_digest",
+    /// "approved_digest", "action_error": null | {"code", "path"}}`.
+    pub fn to_value(&self) -> OwnedValue {
+        let s = |s: String| Value::String(Cow::Owned(s));
+        let strings = |v: Vec<String>| Value::Array(v.into_iter().map(s).collect());
+        let action_error = match &self.action_error {
+            None => Value::Null,
+            Some(e) => object(vec![
+                ("code", s(e.code().as_str().to_owned())),
+                ("path", s(e.path().to_owned())),
+            ]),
+        };
+        object(vec![
+            ("outcome", s(self.outcome.as_str().to_owned())),
+            (
+                "reasons",
+                strings(self.reasons.iter().map(|r| r.as_str().to_owned()).collect()),
+            ),
+            ("drift", strings(self.drift.clone())),
+            ("action_digest", s(self.action_digest.to_string())),
+            (
+                "approved_digest",
+                self.approved_digest
+                    .map_or(Value::Null, |d| s(d.to_string())),
+            ),
+            ("action_error", action_error),
+        ])
+    }
+}
+
+fn object(entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
+    let entries = entries
+        .into_iter()
+        .map(|(k, v)| (Cow::Borrowed(k), v))
+        .collect();
+    // Keys are distinct literals.
+    Value::Object(Object::from_entries(entries).unwrap_or_default())
+}
+
+/// Checks a presented action against an approval (`None` or JSON `null` when there is none)
+/// and the trusted context given as JSON. Only a malformed context is an error: everything
+/// wrong with the approval or the action is a reason in the verdict.
+pub fn check(
+    approval: Option<&Value<'_>>,
+    action: &Value<'_>,
+    context: &Value<'_>,
+) -> Result<Verdict> {
+    Ok(check_with(approval, action, &Context::from_value(context)?))
+}
+
+/// [`check`] with a context already read.
+pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Context) -> Verdict {
+    let mut reasons = Vec::new();
+    let mut drift = Vec::new();
+    let action_digest = crate::fingerprint(action);
+
+    // The approval, if one was presented: None = absent, Some(None) = invalid or tampered.
+    // The frozen action usually equals the presented one, whose fingerprint is already
+    // known and whose shape is then already checked.
+    let mut same_as_frozen = false;
+    let presented = match approval {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(approval::read(v).ok().filter(|r| {
+            same_as_frozen = r.frozen == action;
+            let frozen_digest = if same_as_frozen {
+                action_digest
+            } else {
+                crate::fingerprint(r.frozen)
+            };
+            // Sealed when the claimed digest is the frozen action's fingerprint.
+            r.action_digest.ct_eq(&frozen_digest)
+        })),
+    };
+    let record = presented.as_ref().and_then(Option::as_ref);
+
+    let mut action_error = if same_as_frozen {
+        None
+    } else {
+        crate::model::action::check_shape(action).err()
+    };
+    let valid_action = action_error.is_none();
+    let contract = ctx.contract.as_ref();
+    let known_tool = match contract {
+        None => false,
+        Some(c) => !valid_action || field(action, "tool") == c.tool(),
+    };
+    let mut requirement = None;
+    if let (true, Some(c), true) = (valid_action, contract, known_tool) {
+        let args = action
+            .as_object()
+            .and_then(|o| o.get("args"))
+            .unwrap_or(&Value::Null);
+        match c.requires_approval(args) {
+            Ok(r) => requirement = Some(r.required),
+            Err(e) => action_error = Some(e.in_key("args")),
+        }
+    }
+    // Envelopes whose fields can be compared with the context: the frozen one and, when
+    // well-formed, the presented one.
+    let envelopes: Vec<&Value<'_>> = record
+        .map(|r| r.frozen)
+        .into_iter()
+        .chain(valid_action.then_some(action))
+        .collect();
+    let any_differs = |key: &str, want: &str| envelopes.iter().any(|e| field(e, key) != want);
+
+    if presented.is_none() && requirement != Some(false) {
+        reasons.push(Reason::NoApproval);
+    }
+    if matches!(presented, Some(None)) {
+        reasons.push(Reason::InvalidApproval);
+    }
+    if action_error.is_some() {
+        reasons.push(Reason::InvalidAction);
+    }
+    if !known_tool {
+        reasons.push(Reason::UnknownTool);
+    }
+    if record.is_some_and(|r| r.decision == Decision::Rejected) {
+        reasons.push(Reason::DecisionRejected);
+    }
+    if any_differs("tenant", &ctx.tenant) {
+        reasons.push(Reason::TenantMismatch);
+    }
+    if let Some(r) = record {
+        if !r.action_digest.ct_eq(&action_digest) {
+            diff(r.frozen, action, &mut String::new(), &mut drift);
+            reasons.push(Reason::ActionDrift);
+        }
+        if ctx.now >= r.expires_at {
+            reasons.push(Reason::Expired);
+        }
+        if !ctx.approver_authorized {
+            reasons.push(Reason::ApproverUnauthorized);
+        }
+    }
+    if !ctx.subject_authorized {
+        reasons.push(Reason::SubjectUnauthorized);
+    }
+    if any_differs("policy_version", &ctx.policy_version) {
+        reasons.push(Reason::PolicyDrift);
+    }
+    if contract.is_some_and(|c| any_differs("contract", c.digest_text())) {
+        reasons.push(Reason::ContractDrift);
+    }
+    if record.is_some() && ctx.revoked {
+        reasons.push(Reason::Revoked);
+    }
+
+    let outcome = reasons
+        .iter()
+        .map(|r| r.outcome())
+        .max()
+        .unwrap_or(Outcome::Permit);
+    Verdict {
+        outcome,
+        reasons,
+        drift,
+        action_digest,
+        approved_digest: record.map(|r| r.action_digest),
+        action_error,
+    }
+}
+
+/// Appends the JSON Pointers at which `a` and `b` differ: a member on one side only, a value
+/// of another type or another scalar value, or an array of another length (reported at the
+/// array).
+fn diff(a: &Value<'_>, b: &Value<'_>, path: &mut String, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&str> = x
+                .iter()
+                .map(|(k, _)| k)
+                .chain(y.iter().map(|(k, _)| k))
+                .collect();
+            keys.sort_by(|p, q| crate::cmp_utf16(p, q));
+            keys.dedup();
+            for k in keys {
+                let len = path.len();
+                path.push('/');
+                crate::json::pointer::push_escaped(path, k);
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => diff(p, q, path, out),
+                    _ => out.push(path.clone()),
+                }
+                path.truncate(len);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("/{i}"));
+                diff(p, q, path, out);
+                path.truncate(len);
+            }
+        }
+        _ if a == b => {}
+        _ => out.push(path.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

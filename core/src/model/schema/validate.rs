@@ -1,0 +1,444 @@
+//! Validating a value against a compiled schema, reporting the first error in the documented
+//! order.
+
+use super::compile::show;
+use super::decimal::Decimal;
+use super::node::{Additional, Items, Node, NodeId, Types, EMPTY};
+use super::MAX_VALIDATION_DEPTH;
+use crate::error::{Code, Error, Result};
+use crate::json::canon::canonicalize;
+use crate::json::number::MAX_SAFE_INTEGER;
+use crate::json::value::{Object, Value};
+use std::collections::HashMap;
+
+/// Validates `value` against the schema rooted at `root`.
+pub(crate) fn validate(nodes: &[Node], root: NodeId, value: &Value<'_>) -> Result<()> {
+    Validator {
+        nodes,
+        memo: HashMap::new(),
+    }
+    .check(root, value, true, 0)
+}
+
+struct Validator<'s> {
+    nodes: &'s [Node],
+    /// Results of `anyOf`/`oneOf` alternatives by (node, address of the value): recursive
+    /// schemas with several alternatives would otherwise revisit the same subvalue
+    /// exponentially often.
+    memo: HashMap<(NodeId, usize), Result<()>>,
+}
+
+fn err(code: Code, msg: impl Into<String>) -> Error {
+    Error::new(code, msg)
+}
+
+impl<'s> Validator<'s> {
+    /// Checks `v` against node `id`. `closing` says whether this node is where `v`'s
+    /// undeclared object members and unschematized array items are refused: true where a
+    /// value is entered (the root, a property, an item, an alternative that is not a
+    /// fragment), false for `$ref` and `allOf` parts, whose declarations merge with the
+    /// node that applies them.
+    fn check(&mut self, id: NodeId, v: &Value<'_>, closing: bool, depth: usize) -> Result<()> {
+        if depth > MAX_VALIDATION_DEPTH {
+            return Err(too_deep());
+        }
+        let nodes = self.nodes;
+        let n = &nodes[id];
+        check_scalar(n, v)?;
+        match v {
+            Value::Array(a) => self.check_array(n, a, closing, depth)?,
+            Value::Object(o) => self.check_object(n, o, closing, depth)?,
+            _ => {}
+        }
+        self.in_place(n, v, depth)
+    }
+
+    /// `$ref`, `allOf`, `anyOf`, `oneOf`.
+    fn in_place(&mut self, n: &Node, v: &Value<'_>, depth: usize) -> Result<()> {
+        if let Some((_, Some(target))) = n.reference {
+            self.check(target, v, false, depth + 1)?;
+        }
+        for &part in &n.all_of {
+            self.check(part, v, false, depth + 1)?;
+        }
+        if !n.any_of.is_empty() {
+            self.alternatives(&n.any_of, v, depth, false)?;
+        }
+        if !n.one_of.is_empty() {
+            self.alternatives(&n.one_of, v, depth, true)?;
+        }
+        Ok(())
+    }
+
+    fn check_array(
+        &mut self,
+        n: &Node,
+        a: &[Value<'_>],
+        closing: bool,
+        depth: usize,
+    ) -> Result<()> {
+        check_length(n, a.len())?;
+        for (i, item) in a.iter().enumerate() {
+            let schema = match n.prefix_items.get(i) {
+                Some(&s) => Some(s),
+                None => match n.items {
+                    Items::Schema(s) => Some(s),
+                    Items::True | Items::False => None,
+                    Items::Absent => (closing && !n.items_elsewhere).then_some(EMPTY),
+                },
+            };
+            if let Some(s) = schema {
+                self.check(s, item, true, depth + 1)
+                    .map_err(|e| e.in_index(i))?;
+            }
+        }
+        if n.unique_items {
+            check_unique(a)?;
+        }
+        Ok(())
+    }
+
+    fn check_object(
+        &mut self,
+        n: &Node,
+        o: &Object<'_>,
+        closing: bool,
+        depth: usize,
+    ) -> Result<()> {
+        check_members(n, o, closing)?;
+        for (k, child) in o.iter() {
+            let schema = match (n.property(k), n.additional) {
+                (Some(s), _) | (None, Additional::Schema(s)) => s,
+                _ => continue,
+            };
+            self.check(schema, child, true, depth + 1)
+                .map_err(|e| e.in_key(k))?;
+        }
+        Ok(())
+    }
+
+    fn alternatives(
+        &mut self,
+        branches: &[NodeId],
+        v: &Value<'_>,
+        depth: usize,
+        exactly_one: bool,
+    ) -> Result<()> {
+        let mut errors = Vec::new();
+        let mut matched: Option<usize> = None;
+        for (i, &b) in branches.iter().enumerate() {
+            match self.branch(b, v, depth + 1) {
+                Ok(()) if !exactly_one => return Ok(()),
+                Ok(()) => {
+                    if let Some(first) = matched {
+                        return Err(several_match(first, i));
+                    }
+                    matched = Some(i);
+                }
+                Err(e) if e.code() == Code::DepthLimitExceeded => return Err(e),
+                Err(e) => errors.push(e),
+            }
+        }
+        match matched {
+            Some(_) => Ok(()),
+            None => Err(no_match(v, errors)),
+        }
+    }
+
+    fn branch(&mut self, b: NodeId, v: &Value<'_>, depth: usize) -> Result<()> {
+        let key = (b, v as *const Value<'_> as usize);
+        if let Some(r) = self.memo.get(&key) {
+            return r.clone();
+        }
+        let closing = !self.nodes[b].fragment;
+        let r = self.check(b, v, closing, depth);
+        if !matches!(&r, Err(e) if e.code() == Code::DepthLimitExceeded) {
+            self.memo.insert(key, r.clone());
+        }
+        r
+    }
+}
+
+#[inline(never)]
+fn check_type(t: Types, v: &Value<'_>) -> Result<()> {
+    let (ok, got) = match v {
+        Value::Null => (t.contains(Types::NULL), "null"),
+        Value::Bool(_) => (t.contains(Types::BOOLEAN), "boolean"),
+        Value::String(_) => (t.contains(Types::STRING), "string"),
+        Value::Array(_) => (t.contains(Types::ARRAY), "array"),
+        Value::Object(_) => (t.contains(Types::OBJECT), "object"),
+        Value::Number(x) => {
+            let f = x.as_f64();
+            if t.contains(Types::NUMBER) {
+                (true, "number")
+            } else if t.contains(Types::INTEGER) && f.fract() == 0.0 {
+                if f.abs() > MAX_SAFE_INTEGER as f64 {
+                    return Err(err(
+                        Code::UnsafeInteger,
+                        format!(
+                            "{} is outside ±(2^53−1), where integers are exact in every runtime",
+                            x.to_canonical_string()
+                        ),
+                    ));
+                }
+                (true, "integer")
+            } else if f.fract() != 0.0 {
+                (false, "a number with a fractional part")
+            } else {
+                (false, "number")
+            }
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(err(
+            Code::TypeMismatch,
+            format!("expected {}, got {got}", t.describe()),
+        ))
+    }
+}
+
+#[inline(never)]
+fn check_number(n: &Node, x: crate::json::number::Number) -> Result<()> {
+    let f = x.as_f64();
+    let out = |what: &str, bound: f64| {
+        Err(err(
+            Code::OutOfRange,
+            format!("{} is {what} {}", x.to_canonical_string(), show(bound)),
+        ))
+    };
+    if let Some(m) = n.minimum {
+        if f < m {
+            return out("less than the minimum", m);
+        }
+    }
+    if let Some(m) = n.exclusive_minimum {
+        if f <= m {
+            return out("not greater than the exclusive minimum", m);
+        }
+    }
+    if let Some(m) = n.maximum {
+        if f > m {
+            return out("greater than the maximum", m);
+        }
+    }
+    if let Some(m) = n.exclusive_maximum {
+        if f >= m {
+            return out("not less than the exclusive maximum", m);
+        }
+    }
+    if let Some((m, d)) = n.multiple_of {
+        if !Decimal::of(x).is_multiple_of(d) {
+            return out("not a multiple of", m);
+        }
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn check_string(n: &Node, s: &str) -> Result<()> {
+    if n.min_length.is_some() || n.max_length.is_some() {
+        let len = s.chars().count() as u64;
+        if let Some(min) = n.min_length {
+            if len < min {
+                return Err(err(
+                    Code::LengthOutOfRange,
+                    format!("string has {len} characters, fewer than minLength {min}"),
+                ));
+            }
+        }
+        if let Some(max) = n.max_length {
+            if len > max {
+                return Err(err(
+                    Code::LengthOutOfRange,
+                    format!("string has {len} characters, more than maxLength {max}"),
+                ));
+            }
+        }
+    }
+    if let Some((src, p)) = &n.pattern {
+        if !p.is_match(s) {
+            return Err(err(
+                Code::PatternMismatch,
+                format!("string does not match the pattern {src:?}"),
+            ));
+        }
+    }
+    if let Some(f) = n.format {
+        if !f.matches(s) {
+            return Err(err(
+                Code::FormatMismatch,
+                format!("string is not a valid {}", f.name()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn check_length(n: &Node, len: usize) -> Result<()> {
+    let len = len as u64;
+    if let Some(min) = n.min_items {
+        if len < min {
+            return Err(err(
+                Code::LengthOutOfRange,
+                format!("array has {len} items, fewer than minItems {min}"),
+            ));
+        }
+    }
+    if let Some(max) = n.max_items {
+        if len > max {
+            return Err(err(
+                Code::LengthOutOfRange,
+                format!("array has {len} items, more than maxItems {max}"),
+            ));
+        }
+    }
+    let prefix = n.prefix_items.len() as u64;
+    if n.items == Items::False && len > prefix {
+        return Err(err(
+            Code::LengthOutOfRange,
+            format!("array has {len} items, more than the {prefix} the schema allows"),
+        ));
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn check_unique(a: &[Value<'_>]) -> Result<()> {
+    let mut seen: HashMap<String, usize> = HashMap::with_capacity(a.len());
+    for (i, item) in a.iter().enumerate() {
+        // Canonical forms are equal exactly when values are equal as JSON (numbers by
+        // value, objects regardless of member order).
+        if let Some(first) = seen.insert(canonicalize(item), i) {
+            return Err(err(
+                Code::DuplicateItems,
+                format!("item {i} equals item {first}"),
+            )
+            .in_index(i));
+        }
+    }
+    Ok(())
+}
+
+/// Unknown members, then missing required members.
+#[inline(never)]
+fn check_members(n: &Node, o: &Object<'_>, closing: bool) -> Result<()> {
+    let implicit = closing && !n.open;
+    for (k, _) in o.iter() {
+        let own = n.property(k).is_some();
+        if (n.additional == Additional::False && !own) || (implicit && !n.declares(k)) {
+            return Err(err(
+                Code::UnknownField,
+                format!("unknown field {k:?}: the schema does not declare it"),
+            )
+            .in_key(k));
+        }
+    }
+    for (name, _) in &n.required {
+        if o.get(name).is_none() {
+            return Err(err(
+                Code::MissingField,
+                format!("required field {name:?} is missing"),
+            )
+            .in_key(name));
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn several_match(first: usize, second: usize) -> Error {
+    err(
+        Code::NoMatchingAlternative,
+        format!("value matches oneOf alternatives {first} and {second}; it must match exactly one"),
+    )
+}
+
+/// The error when no alternative matches: the one alternative the value's type fits, when
+/// there is exactly one (`"300"` for an optional integer is a type mismatch, `-1` for an
+/// optional positive integer is out of range).
+#[cold]
+#[inline(never)]
+fn no_match(v: &Value<'_>, mut errors: Vec<Error>) -> Error {
+    let type_rejected = |e: &Error| e.code() == Code::TypeMismatch && e.path().is_empty();
+    let fits = errors.iter().filter(|e| !type_rejected(e)).count();
+    // Messages name each alternative's code and path, not its message: nested
+    // alternatives would otherwise grow messages exponentially.
+    match fits {
+        0 => err(
+            Code::TypeMismatch,
+            format!(
+                "{} matches the type of none of the {} alternatives",
+                v.type_name(),
+                errors.len()
+            ),
+        ),
+        1 => {
+            let i = errors.iter().position(|e| !type_rejected(e)).unwrap_or(0);
+            errors.swap_remove(i)
+        }
+        _ => err(
+            Code::NoMatchingAlternative,
+            format!(
+                "value matches none of the {} alternatives ({})",
+                errors.len(),
+                errors
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| match e.path() {
+                        "" => format!("{i}: {}", e.code()),
+                        p => format!("{i}: {} at {p}", e.code()),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        ),
+    }
+}
+
+#[inline(never)]
+fn check_literals(n: &Node, v: &Value<'_>) -> Result<()> {
+    if let Some(c) = &n.constant {
+        if v != c {
+            return Err(err(
+                Code::EnumMismatch,
+                "value is not the schema's const value",
+            ));
+        }
+    }
+    if let Some(options) = &n.enumeration {
+        if !options.iter().any(|o| v == o) {
+            return Err(err(
+                Code::EnumMismatch,
+                "value is not one of the schema's enum values",
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn too_deep() -> Error {
+    err(
+        Code::DepthLimitExceeded,
+        format!("validation nested deeper than {MAX_VALIDATION_DEPTH} schema applications"),
+    )
+}
+
+/// `type`, `const`, `enum`, and the keywords of numbers and strings.
+#[inline(never)]
+fn check_scalar(n: &Node, v: &Value<'_>) -> Result<()> {
+    if let Some(t) = n.types {
+        check_type(t, v)?;
+    }
+    check_literals(n, v)?;
+    match v {
+        Value::Number(x) => check_number(n, *x),
+        Value::String(s) => check_string(n, s),
+        _ => Ok(()),
+    }
+}
