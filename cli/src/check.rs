@@ -1,29 +1,37 @@
 //! `actionseal check`: the permit check on JSON files.
 
+use crate::io::{read_input, write_stdout};
+use crate::Failure;
 use actionseal_core::{check, parse, Options, Outcome, OwnedValue};
+use std::path::Path;
 
 /// Exit status for a `reapprove` verdict.
 pub const EXIT_REAPPROVE: u8 = 3;
 /// Exit status for a `reject` verdict.
 pub const EXIT_REJECT: u8 = 4;
 
-/// Parses one input file's JSON strictly; `name` prefixes the error path so the user can tell
-/// which file was bad.
-pub fn read_json(bytes: &[u8], options: &Options) -> actionseal_core::Result<OwnedValue> {
-    parse(bytes, options).map(|v| v.into_owned())
-}
-
-/// Runs the check and returns the verdict's canonical JSON and the exit status.
-pub fn run(
-    approval: Option<&OwnedValue>,
-    action: &OwnedValue,
-    context: &OwnedValue,
-) -> actionseal_core::Result<(String, u8)> {
-    let verdict = check(approval, action, context)?;
-    let status = match verdict.outcome {
-        Outcome::Permit => 0,
-        Outcome::Reapprove => EXIT_REAPPROVE,
-        Outcome::Reject => EXIT_REJECT,
+/// Reads and checks the three files, prints the verdict's canonical JSON and returns the exit
+/// status as a [`Failure::Verdict`] unless it permits.
+pub(crate) fn run(
+    action: &Path,
+    context: &Path,
+    approval: Option<&Path>,
+    options: &Options,
+) -> Result<(), Failure> {
+    let read = |path: &Path| -> Result<OwnedValue, Failure> {
+        let bytes = read_input(Some(path), options)?;
+        parse(&bytes, options)
+            .map(|v| v.into_owned())
+            .map_err(|e| Failure::InputIn(path.display().to_string(), e))
     };
-    Ok((actionseal_core::canonicalize(&verdict.to_value()), status))
+    let action = read(action)?;
+    let context = read(context)?;
+    let approval = approval.map(read).transpose()?;
+    let verdict = check(approval.as_ref(), &action, &context).map_err(Failure::Input)?;
+    write_stdout(format!("{}\n", actionseal_core::canonicalize(&verdict.to_value())).as_bytes())?;
+    match verdict.outcome {
+        Outcome::Permit => Ok(()),
+        Outcome::Reapprove => Err(Failure::Verdict(EXIT_REAPPROVE)),
+        Outcome::Reject => Err(Failure::Verdict(EXIT_REJECT)),
+    }
 }

@@ -124,6 +124,47 @@ fn usage_and_io_errors() {
     );
     assert!(run(&["--help"], b"").status.success());
     assert!(run(&["--version"], b"").status.success());
+    // A command that does not exist is a usage error, even when asked for its help.
+    let out = run(&["key", "--help"], b"");
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("key"));
+    // Each command has its own help.
+    let out = run(&["check", "--help"], b"");
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        help.contains("--approval") && !help.contains("--profile"),
+        "{help}"
+    );
+    // Shell completions name every command.
+    let out = run(&["completions", "bash"], b"");
+    assert!(out.status.success());
+    let script = String::from_utf8(out.stdout).unwrap();
+    for command in ["canon", "digest", "check", "demo"] {
+        assert!(script.contains(command), "{command}");
+    }
+}
+
+#[test]
+fn check_never_rounds() {
+    // A check reads everything with the strict profile: asking for rfc8785 is refused, not
+    // silently ignored.
+    let out = run(
+        &[
+            "check",
+            "--profile",
+            "rfc8785",
+            "--action",
+            &refund("action.json"),
+            "--context",
+            &refund("context.json"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("strict profile only"));
 }
 
 #[test]

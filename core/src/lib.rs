@@ -19,6 +19,9 @@
 //! ```
 
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod json;
 mod model;
 

@@ -1,0 +1,31 @@
+//! Reading input files (or stdin) within the size limit, and writing output.
+
+use crate::Failure;
+use actionseal_core::Options;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// Reads the file or stdin (`None` or `-`), stopping one byte past the size limit so that an
+/// endless stream is refused by the core's size check rather than read to the end.
+pub(crate) fn read_input(file: Option<&Path>, options: &Options) -> Result<Vec<u8>, Failure> {
+    let limit = options.max_bytes.saturating_add(1) as u64;
+    let mut buf = Vec::new();
+    let result = match file.filter(|p| *p != Path::new("-")) {
+        Some(path) => std::fs::File::open(path)
+            .and_then(|f| f.take(limit).read_to_end(&mut buf))
+            .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display()))),
+        None => io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_end(&mut buf)
+            .map_err(|e| Failure::Io(format!("cannot read stdin: {e}"))),
+    };
+    result.map(|_| buf)
+}
+
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::Io(format!("cannot write output: {e}")))
+}
