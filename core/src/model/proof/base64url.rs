@@ -67,8 +67,10 @@ pub(crate) fn decode_into(text: &str, out: &mut Vec<u8>) -> Result<()> {
         // A short last group carries bits that no byte takes: they must be zero, or two texts
         // would decode to the same bytes.
         if bytes < 3 && n & (0xFF_FFFF >> (8 * bytes)) != 0 {
-            return Err(invalid("the unused bits of the last character are not zero")
-                .with_offset(i * 4 + chunk.len() - 1));
+            return Err(
+                invalid("the unused bits of the last character are not zero")
+                    .with_offset(i * 4 + chunk.len() - 1),
+            );
         }
         for k in 0..bytes {
             out.push((n >> (16 - 8 * k)) as u8);

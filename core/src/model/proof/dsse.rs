@@ -66,13 +66,17 @@ pub fn sign_approval(record: &Value<'_>, key: &SigningKey) -> Result<OwnedValue>
     Ok(Value::Object(Object::from_entries(vec![
         ("payload".into(), s(base64url::encode(payload.as_bytes()))),
         ("payloadType".into(), s(PAYLOAD_TYPE.to_owned())),
-        ("signatures".into(), Value::Array(vec![Value::Object(entry)])),
+        (
+            "signatures".into(),
+            Value::Array(vec![Value::Object(entry)]),
+        ),
     ])?))
 }
 
 /// Whether `v` has the shape of an envelope rather than of a record (it names a payload type).
 pub(crate) fn looks_like_envelope(v: &Value<'_>) -> bool {
-    v.as_object().is_some_and(|o| o.get("payloadType").is_some())
+    v.as_object()
+        .is_some_and(|o| o.get("payloadType").is_some())
 }
 
 /// Checks the envelope up to and including the signature, decoding the payload into `payload`;
@@ -82,7 +86,12 @@ pub(crate) fn verify_signature<'k>(
     keys: &'k KeySet,
     payload: &mut Vec<u8>,
 ) -> Result<&'k ServiceKey> {
-    let f = Fields::new(envelope, Code::InvalidEnvelope, "envelope", &ENVELOPE_FIELDS)?;
+    let f = Fields::new(
+        envelope,
+        Code::InvalidEnvelope,
+        "envelope",
+        &ENVELOPE_FIELDS,
+    )?;
     let payload_type = f.string("payloadType")?;
     let payload_text = f.string("payload")?;
     let Value::Array(signatures) = f.required("signatures")? else {
@@ -108,10 +117,10 @@ pub(crate) fn verify_signature<'k>(
         .in_key("signatures"));
     };
     let at = |e: Error| e.in_key("0").in_key("signatures");
-    let s = Fields::new(entry, Code::InvalidEnvelope, "signature", &["keyid", "sig"]).map_err(at)?;
+    let s =
+        Fields::new(entry, Code::InvalidEnvelope, "signature", &["keyid", "sig"]).map_err(at)?;
     let keyid = s.string("keyid").map_err(at)?;
-    let sig = base64url::decode(s.string("sig").map_err(at)?)
-        .map_err(|e| at(e.in_key("sig")))?;
+    let sig = base64url::decode(s.string("sig").map_err(at)?).map_err(|e| at(e.in_key("sig")))?;
     base64url::decode_into(payload_text, payload).map_err(|e| e.in_key("payload"))?;
     let key = keys.service_key(keyid).map_err(|e| at(e.in_key("keyid")))?;
     key.key

@@ -101,10 +101,7 @@ impl PublicKey {
         let bytes: &[u8; 64] = signature.try_into().map_err(|_| {
             Error::new(
                 Code::InvalidSignature,
-                format!(
-                    "an Ed25519 signature is 64 bytes, not {}",
-                    signature.len()
-                ),
+                format!("an Ed25519 signature is 64 bytes, not {}", signature.len()),
             )
         })?;
         self.key
@@ -237,7 +234,12 @@ fn thumbprint(x: &str) -> String {
 fn jwk(members: &[(&'static str, &str)]) -> OwnedValue {
     let entries = members
         .iter()
-        .map(|(k, v)| (Cow::Borrowed(*k), Value::String(Cow::Owned((*v).to_owned()))))
+        .map(|(k, v)| {
+            (
+                Cow::Borrowed(*k),
+                Value::String(Cow::Owned((*v).to_owned())),
+            )
+        })
         .collect();
     // Distinct literal keys.
     Value::Object(Object::from_entries(entries).unwrap_or_default())

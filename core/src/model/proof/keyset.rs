@@ -125,15 +125,13 @@ impl KeySet {
         }
         if let Ok(keys) = f.required("passkeys") {
             for (id, entry) in members(keys, "passkeys")? {
-                set.passkeys.push(
-                    read_passkey(id, entry).map_err(|e| e.in_key(id).in_key("passkeys"))?,
-                );
+                set.passkeys
+                    .push(read_passkey(id, entry).map_err(|e| e.in_key(id).in_key("passkeys"))?);
             }
         }
         match f.required("webauthn") {
             Ok(rp) => {
-                set.relying_party =
-                    Some(read_relying_party(rp).map_err(|e| e.in_key("webauthn"))?);
+                set.relying_party = Some(read_relying_party(rp).map_err(|e| e.in_key("webauthn"))?);
             }
             Err(_) if !set.passkeys.is_empty() => {
                 return Err(Error::new(
@@ -217,7 +215,12 @@ impl Passkey {
 
 impl Window {
     fn read(f: &Fields<'_, '_>) -> Result<Window> {
-        let bound = |key| f.required(key).is_ok().then(|| f.integer(key, 0)).transpose();
+        let bound = |key| {
+            f.required(key)
+                .is_ok()
+                .then(|| f.integer(key, 0))
+                .transpose()
+        };
         let w = Window {
             from: bound("valid_from")?,
             until: bound("valid_until")?,
@@ -235,8 +238,7 @@ impl Window {
     }
 
     fn holds(&self, at: i64) -> Result<()> {
-        if self.from.is_some_and(|from| at < from) || self.until.is_some_and(|until| at >= until)
-        {
+        if self.from.is_some_and(|from| at < from) || self.until.is_some_and(|until| at >= until) {
             return Err(Error::new(
                 Code::KeyOutsideWindow,
                 format!(
@@ -337,7 +339,11 @@ fn identities(v: &Value<'_>) -> Result<Vec<String>> {
         let s = item
             .as_str()
             .ok_or_else(|| invalid(format!("must be a string, not {}", item.type_name())))
-            .and_then(|s| check_identity(s).map(|()| s).map_err(|why| invalid(why.into())))
+            .and_then(|s| {
+                check_identity(s)
+                    .map(|()| s)
+                    .map_err(|why| invalid(why.into()))
+            })
             .map_err(|e| e.in_index(i))?;
         if out.iter().any(|o| o == s) {
             return Err(invalid(format!("{s:?} is listed twice")).in_index(i));

@@ -102,12 +102,20 @@ fn each_failure_has_its_reason() {
     let envelope = sign_approval(&record, &k).unwrap();
     let trusted = entry(&k, "");
     // No proof where it is required; no proof needed otherwise.
-    assert_eq!(reasons(Some(&record), &action, &context(true, &trusted)), ["proof_missing"]);
+    assert_eq!(
+        reasons(Some(&record), &action, &context(true, &trusted)),
+        ["proof_missing"]
+    );
     assert!(reasons(Some(&record), &action, &context(false, &trusted)).is_empty());
     // A key the server does not trust, or none at all.
-    assert_eq!(reasons(Some(&envelope), &action, &context(true, &entry(&other, ""))), ["key_untrusted"]);
-    let no_proof = json(r#"{"now":500,"tenant":"a","policy_version":"p","contract":null,
-        "approver_authorized":true,"subject_authorized":true,"revoked":false}"#);
+    assert_eq!(
+        reasons(Some(&envelope), &action, &context(true, &entry(&other, ""))),
+        ["key_untrusted"]
+    );
+    let no_proof = json(
+        r#"{"now":500,"tenant":"a","policy_version":"p","contract":null,
+        "approver_authorized":true,"subject_authorized":true,"revoked":false}"#,
+    );
     assert_eq!(
         reasons(Some(&envelope), &action, &no_proof),
         ["key_untrusted", "unknown_tool"]
@@ -127,7 +135,10 @@ fn each_failure_has_its_reason() {
     }
     // Whom the key may sign for.
     let only_c = entry(&k, r#","approvers":["c"]"#);
-    assert_eq!(reasons(Some(&envelope), &action, &context(true, &only_c)), ["signer_not_allowed"]);
+    assert_eq!(
+        reasons(Some(&envelope), &action, &context(true, &only_c)),
+        ["signer_not_allowed"]
+    );
     let b_and_c = entry(&k, r#","approvers":["c","b"]"#);
     assert!(reasons(Some(&envelope), &action, &context(true, &b_and_c)).is_empty());
     // A flipped bit in the signature.
@@ -135,7 +146,10 @@ fn each_failure_has_its_reason() {
     let at = forged.find(r#""sig":""#).unwrap() + 7;
     let flipped = if &forged[at..=at] == "A" { "B" } else { "A" };
     forged.replace_range(at..=at, flipped);
-    assert_eq!(reasons(Some(&json(&forged)), &action, &context(true, &trusted)), ["proof_invalid"]);
+    assert_eq!(
+        reasons(Some(&json(&forged)), &action, &context(true, &trusted)),
+        ["proof_invalid"]
+    );
 }
 
 #[test]
@@ -165,7 +179,10 @@ fn signed_content_is_checked_like_any_record() {
     // Signing refuses a tampered record.
     let tampered = json(&crate::canonicalize(&record).replace(r#""n":1"#, r#""n":3"#));
     let e = sign_approval(&tampered, &k).unwrap_err();
-    assert_eq!((e.code(), e.path()), (Code::InvalidApproval, "/action_digest"));
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::InvalidApproval, "/action_digest")
+    );
 }
 
 #[test]
@@ -199,13 +216,43 @@ fn malformed_key_sets_are_refused_with_a_path() {
     let x = base64url::encode(k.public_key().as_bytes());
     let id = k.public_key().keyid();
     for (text, code, path) in [
-        (format!(r#"{{"service_keys":{{"wrong":{{"key":"{x}"}}}}}}"#), Code::InvalidKeySet, "/service_keys/wrong".to_owned()),
-        (format!(r#"{{"service_keys":{{"{id}":{{"key":"{x}","valid_from":5,"valid_until":5}}}}}}"#), Code::InvalidKeySet, format!("/service_keys/{id}/valid_until")),
-        (format!(r#"{{"service_keys":{{"{id}":{{"key":"{x}","approvers":[]}}}}}}"#), Code::InvalidKeySet, format!("/service_keys/{id}/approvers")),
-        (format!(r#"{{"service_keys":{{"{id}":{{"key":"{x}","approvers":["b","b"]}}}}}}"#), Code::InvalidKeySet, format!("/service_keys/{id}/approvers/1")),
-        (format!(r#"{{"service_keys":{{"{id}":{{"key":"{x}="}}}}}}"#), Code::InvalidBase64, format!("/service_keys/{id}/key")),
-        (r#"{"passkeys":{}, "other":1}"#.to_owned(), Code::InvalidKeySet, "/other".to_owned()),
-        (r#"{"passkeys":{"AAAA":{"public_key":"oA","approver":"b"}}}"#.to_owned(), Code::InvalidKey, "/passkeys/AAAA/public_key".to_owned()),
+        (
+            format!(r#"{{"service_keys":{{"wrong":{{"key":"{x}"}}}}}}"#),
+            Code::InvalidKeySet,
+            "/service_keys/wrong".to_owned(),
+        ),
+        (
+            format!(
+                r#"{{"service_keys":{{"{id}":{{"key":"{x}","valid_from":5,"valid_until":5}}}}}}"#
+            ),
+            Code::InvalidKeySet,
+            format!("/service_keys/{id}/valid_until"),
+        ),
+        (
+            format!(r#"{{"service_keys":{{"{id}":{{"key":"{x}","approvers":[]}}}}}}"#),
+            Code::InvalidKeySet,
+            format!("/service_keys/{id}/approvers"),
+        ),
+        (
+            format!(r#"{{"service_keys":{{"{id}":{{"key":"{x}","approvers":["b","b"]}}}}}}"#),
+            Code::InvalidKeySet,
+            format!("/service_keys/{id}/approvers/1"),
+        ),
+        (
+            format!(r#"{{"service_keys":{{"{id}":{{"key":"{x}="}}}}}}"#),
+            Code::InvalidBase64,
+            format!("/service_keys/{id}/key"),
+        ),
+        (
+            r#"{"passkeys":{}, "other":1}"#.to_owned(),
+            Code::InvalidKeySet,
+            "/other".to_owned(),
+        ),
+        (
+            r#"{"passkeys":{"AAAA":{"public_key":"oA","approver":"b"}}}"#.to_owned(),
+            Code::InvalidKey,
+            "/passkeys/AAAA/public_key".to_owned(),
+        ),
     ] {
         let e = KeySet::from_value(&json(&text)).unwrap_err();
         assert_eq!((e.code(), e.path()), (code, path.as_str()), "{text}");

@@ -99,7 +99,10 @@ fn check<'k>(record: &Value<'_>, assertion: &Value<'_>, keys: &'k KeySet) -> Res
         .passkey(credential_id)
         .map_err(|e| e.in_key("credential_id"))?;
     let rp = keys.relying_party().ok_or_else(|| {
-        Error::new(Code::UnknownKey, "the key set has no WebAuthn relying party")
+        Error::new(
+            Code::UnknownKey,
+            "the key set has no WebAuthn relying party",
+        )
     })?;
     let mut message = Vec::with_capacity(auth_data.len() + 32);
     message.extend_from_slice(&auth_data);
@@ -112,7 +115,8 @@ fn check<'k>(record: &Value<'_>, assertion: &Value<'_>, keys: &'k KeySet) -> Res
     let challenge = crate::fingerprint(record);
     client_data_says(&client_data, "webauthn.get", challenge.as_bytes(), rp)
         .map_err(|e| e.in_key("client_data_json"))?;
-    let extensions = authenticator_says(&auth_data, rp).map_err(|e| e.in_key("authenticator_data"))?;
+    let extensions =
+        authenticator_says(&auth_data, rp).map_err(|e| e.in_key("authenticator_data"))?;
     if extensions & AT != 0 {
         return Err(Error::new(
             Code::InvalidAssertion,
@@ -160,7 +164,9 @@ fn client_data_says(text: &[u8], kind: &str, challenge: &[u8], rp: &RelyingParty
         Some(_) => return Err(bad("a cross-origin ceremony is not accepted".into())),
     }
     if o.get("topOrigin").is_some() {
-        return Err(bad("a ceremony inside another origin's page is not accepted".into()));
+        return Err(bad(
+            "a ceremony inside another origin's page is not accepted".into(),
+        ));
     }
     Ok(())
 }
@@ -313,12 +319,16 @@ fn attested_key<'a>(
         }
     }
     if fmt != Some("none") || statement != Some(0) {
-        return Err(bad("only \"none\" attestation with an empty statement is accepted"));
+        return Err(bad(
+            "only \"none\" attestation with an empty statement is accepted",
+        ));
     }
     let data = auth_data.ok_or_else(|| bad("the attestation object has no authData"))?;
     let flags = authenticator_says(data, rp)?;
     if flags & AT == 0 {
-        return Err(bad("a registration must carry attested credential data (AT)"));
+        return Err(bad(
+            "a registration must carry attested credential data (AT)",
+        ));
     }
     // aaguid (16) | credentialIdLength (2, big-endian) | credentialId | COSE key | extensions?
     let attested = &data[37..];
@@ -330,7 +340,9 @@ fn attested_key<'a>(
         .get(18..18 + id_len)
         .ok_or_else(|| bad("attested credential data is truncated"))?;
     if id != credential_id {
-        return Err(bad("the attested credential id is not the credential id given"));
+        return Err(bad(
+            "the attested credential id is not the credential id given",
+        ));
     }
     let key_bytes = &attested[18 + id_len..];
     let (key, used) = cbor::read_prefix(key_bytes).map_err(bad)?;

@@ -22,12 +22,12 @@ fn rfc_4648_test_vectors_in_the_url_alphabet_without_padding() {
 #[test]
 fn every_other_spelling_is_refused() {
     for (text, offset) in [
-        ("Zg==", Some(2)),       // padding
-        ("Zm9v Zg", Some(4)),    // whitespace
-        ("+/+/", Some(0)),       // standard alphabet
-        ("Zh", Some(1)),         // unused bits set: "Zg" is the one spelling of "f"
-        ("Zm9", Some(2)),        // ditto for two bytes
-        ("Z", None),             // one character cannot hold a byte
+        ("Zg==", Some(2)),    // padding
+        ("Zm9v Zg", Some(4)), // whitespace
+        ("+/+/", Some(0)),    // standard alphabet
+        ("Zh", Some(1)),      // unused bits set: "Zg" is the one spelling of "f"
+        ("Zm9", Some(2)),     // ditto for two bytes
+        ("Z", None),          // one character cannot hold a byte
         ("Zm9vY", None),
     ] {
         let e = decode(text).unwrap_err();

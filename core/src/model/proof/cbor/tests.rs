@@ -10,7 +10,9 @@ fn hex(s: &str) -> Vec<u8> {
 #[test]
 fn reads_the_items_webauthn_uses() {
     // {1: 2, 3: -7, -1: 1, "fmt": "none", "b": h'0102', "a": [true, null]}
-    let bytes = hex("a60102032620016366 6d74646e6f6e656162420102616182f5f6".replace(' ', "").as_str());
+    let bytes = hex("a60102032620016366 6d74646e6f6e656162420102616182f5f6"
+        .replace(' ', "")
+        .as_str());
     let item = read_exact(&bytes).unwrap();
     let Item::Map(m) = item else { panic!() };
     assert_eq!(m[0], (Item::Uint(1), Item::Uint(2)));

@@ -79,7 +79,10 @@ fn small_order_and_non_canonical_keys_are_refused() {
         }
     }
     assert!(refused_for_encoding > 0);
-    assert_eq!(PublicKey::from_bytes(&[1; 31]).unwrap_err().code(), Code::InvalidKey);
+    assert_eq!(
+        PublicKey::from_bytes(&[1; 31]).unwrap_err().code(),
+        Code::InvalidKey
+    );
 }
 
 #[test]
@@ -101,12 +104,19 @@ fn a_non_canonical_s_is_refused() {
     }
     let e = key.verify(&hex(message), &sig).unwrap_err();
     assert_eq!(e.code(), Code::InvalidSignature);
-    assert_eq!(key.verify(&hex(message), &sig[..63]).unwrap_err().code(), Code::InvalidSignature);
+    assert_eq!(
+        key.verify(&hex(message), &sig[..63]).unwrap_err().code(),
+        Code::InvalidSignature
+    );
 }
 
 #[test]
 fn jwk_forms() {
-    let json = |t: &str| parse(t.as_bytes(), &Default::default()).unwrap().into_owned();
+    let json = |t: &str| {
+        parse(t.as_bytes(), &Default::default())
+            .unwrap()
+            .into_owned()
+    };
     let key = SigningKey::from_seed(&[7; 32]);
     // The private JWK reads back; its public half is the public JWK.
     let private = key.to_jwk();
@@ -123,11 +133,26 @@ fn jwk_forms() {
     // Wrong curve, wrong kid, mismatched x, unknown member.
     let x = base64url::encode(key.public_key().as_bytes());
     for (text, path) in [
-        (format!(r#"{{"kty":"OKP","crv":"X25519","x":"{x}"}}"#), "/crv"),
-        (format!(r#"{{"kty":"EC","crv":"Ed25519","x":"{x}"}}"#), "/kty"),
-        (format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}","kid":"k1"}}"#), "/kid"),
-        (format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}","ext":true}}"#), "/ext"),
-        (format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}=="}}"#), "/x"),
+        (
+            format!(r#"{{"kty":"OKP","crv":"X25519","x":"{x}"}}"#),
+            "/crv",
+        ),
+        (
+            format!(r#"{{"kty":"EC","crv":"Ed25519","x":"{x}"}}"#),
+            "/kty",
+        ),
+        (
+            format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}","kid":"k1"}}"#),
+            "/kid",
+        ),
+        (
+            format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}","ext":true}}"#),
+            "/ext",
+        ),
+        (
+            format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}=="}}"#),
+            "/x",
+        ),
     ] {
         let e = PublicKey::from_value(&json(&text)).unwrap_err();
         assert_eq!(e.path(), path, "{text}");
