@@ -195,3 +195,19 @@ fn every_signed_verify_vector_through_the_command_line() {
     assert!(n >= 20);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn the_demo_refuses_forged_approvals_and_permits_a_signed_one() {
+    let out = run(&["demo"], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "service-signed decision          PERMIT",
+        "forged: a bare record            REJECT    proof_missing",
+        "forged: signed by an unknown key REJECT    key_untrusted",
+        "signed, then edited in transit   REJECT    proof_invalid",
+        "key may sign for user:carol only REJECT    signer_not_allowed",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+}
