@@ -127,7 +127,9 @@ fn usage_and_io_errors() {
     // A command that does not exist is a usage error, even when asked for its help.
     let out = run(&["frobnicate", "--help"], b"");
     assert_eq!(out.status.code(), Some(64));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("frobnicate"));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("frobnicate"));
     // Each command has its own help.
     let out = run(&["check", "--help"], b"");
     assert!(out.status.success());
