@@ -1,8 +1,8 @@
 //! `actionseal demo`: the refund story for a newcomer, computed live by the core.
 
 use actionseal_core::{
-    canonicalize, charge, check, parse, short_fingerprint, Action, ActionIds, Approval, Contract,
-    Decision, DecisionInput, Object, Options, OwnedValue, Value,
+    canonicalize, charge, check, parse, short_fingerprint, sign_approval, Action, ActionIds,
+    Approval, Contract, Decision, DecisionInput, Object, Options, OwnedValue, SigningKey, Value,
 };
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -315,6 +315,81 @@ fn write_story(o: &mut String) -> std::fmt::Result {
             }
             Err(e) => writeln!(o, "   charge {cost:>3} -> {}: {}", e.code(), e.message())?,
         }
+    }
+    proof_story(o, record, presented, &context)
+}
+
+/// Section 7: when the approval system sits in another trust domain, only a signed decision
+/// from a key the executor's server trusts counts.
+fn proof_story(
+    o: &mut String,
+    record: &OwnedValue,
+    presented: &OwnedValue,
+    context: &OwnedValue,
+) -> std::fmt::Result {
+    // Fixed seeds, for the demo only: real keys come from `actionseal key generate`.
+    let service = SigningKey::from_seed(&[0x5e; 32]);
+    let stranger = SigningKey::from_seed(&[0x0f; 32]);
+    let entry = |key: &SigningKey, extra: &str| {
+        format!(
+            r#""{}": {{"key": {}{extra}}}"#,
+            key.public_key().keyid(),
+            canonicalize(&key.public_key().to_jwk())
+        )
+    };
+    let requiring = |entries: String| {
+        with(
+            context,
+            &["proof"],
+            Some(json(&format!(
+                r#"{{"required": true, "keys": {{"service_keys": {{{entries}}}}}}}"#
+            ))),
+        )
+    };
+    let trusted = requiring(entry(&service, ""));
+    let (Ok(signed), Ok(forged)) = (
+        sign_approval(record, &service),
+        sign_approval(record, &stranger),
+    ) else {
+        return writeln!(o, "the example record does not sign");
+    };
+    writeln!(
+        o,
+        "\n7. Approvals from another trust domain must prove who decided (context: proof required)"
+    )?;
+    writeln!(
+        o,
+        "   trusted service key   {} (Ed25519, RFC 7638 keyid)",
+        service.public_key().keyid()
+    )?;
+    let mut edited = canonicalize(&signed);
+    // The signed payload, base64url: replace its first character, as a relay that edits it would.
+    if let Some(at) = edited.find(r#""payload":""#).map(|i| i + 11) {
+        let swap = if edited[at..].starts_with('e') {
+            "f"
+        } else {
+            "e"
+        };
+        edited.replace_range(at..=at, swap);
+    }
+    let only_carol = requiring(entry(&service, r#", "approvers": ["user:carol"]"#));
+    let cases: [(&str, Option<OwnedValue>, &OwnedValue); 5] = [
+        ("service-signed decision", Some(signed.clone()), &trusted),
+        ("forged: a bare record", Some(record.clone()), &trusted),
+        ("forged: signed by an unknown key", Some(forged), &trusted),
+        (
+            "signed, then edited in transit",
+            Some(json(&edited)),
+            &trusted,
+        ),
+        (
+            "key may sign for user:carol only",
+            Some(signed),
+            &only_carol,
+        ),
+    ];
+    for (label, approval, ctx) in &cases {
+        verdict_line(o, label, approval.as_ref(), presented, ctx)?;
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 mod check;
 mod demo;
 mod io;
+mod key;
 
 use actionseal_core::{canonicalize_json, Digest, Error, Options, Profile};
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -18,7 +19,7 @@ const EXIT_IO: u8 = 74;
 
 const EXIT_STATUS: &str = "\
 Exit status: 0 success or permit, 2 bad input (stderr: `error: <code>: <message>`),
-3 reapprove, 4 reject, 64 usage error, 74 I/O error.";
+3 reapprove, 4 reject (or, for key verify, a refused proof), 64 usage error, 74 I/O error.";
 
 /// Bind human approvals of AI agent tool calls to the exact action: canonical JSON (RFC 8785),
 /// fingerprints and the permit check.
@@ -45,6 +46,9 @@ enum Command {
     /// The refund story end to end: contract, action, approval, permit, and every way it can
     /// go wrong between approval and dispatch.
     Demo,
+    /// Ed25519 service keys: generate one, sign an approval record, verify a signed decision
+    /// (or a passkey-approved record) against a key set.
+    Key(key::KeyArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell to write completions for.
@@ -179,6 +183,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 &options,
             )
         }
+        Command::Key(args) => key::run(args),
         Command::Demo => io::write_stdout(demo::story().as_bytes()),
         Command::Completions { shell } => {
             let mut out = Vec::new();

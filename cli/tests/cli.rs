@@ -125,9 +125,11 @@ fn usage_and_io_errors() {
     assert!(run(&["--help"], b"").status.success());
     assert!(run(&["--version"], b"").status.success());
     // A command that does not exist is a usage error, even when asked for its help.
-    let out = run(&["key", "--help"], b"");
+    let out = run(&["frobnicate", "--help"], b"");
     assert_eq!(out.status.code(), Some(64));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("key"));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("frobnicate"));
     // Each command has its own help.
     let out = run(&["check", "--help"], b"");
     assert!(out.status.success());

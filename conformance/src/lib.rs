@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 pub mod corpus;
 pub mod decisions;
+pub mod proof;
 
 /// The `conformance/` directory.
 pub fn dir() -> PathBuf {

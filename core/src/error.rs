@@ -109,6 +109,43 @@ codes! {
     InvalidBudget => "invalid_budget",
     /// A charge would take a budget's spending over its limit.
     BudgetExceeded => "budget_exceeded",
+    /// A field that must be base64url is not canonical unpadded base64url (RFC 4648 section 5).
+    InvalidBase64 => "invalid_base64",
+    /// A key is malformed or unusable: not the declared type, not a curve point, of small order,
+    /// not canonically encoded, or a private key where a public one belongs.
+    InvalidKey => "invalid_key",
+    /// A trusted key set is malformed: a keyid that is not its key's thumbprint, an empty validity
+    /// window, a blank approver, passkeys without the WebAuthn relying party.
+    InvalidKeySet => "invalid_key_set",
+    /// A signed envelope is malformed: a missing or unknown field, or not exactly one signature.
+    InvalidEnvelope => "invalid_envelope",
+    /// A signed envelope's payloadType is not exactly application/vnd.actionseal.approval+json.
+    PayloadTypeMismatch => "payload_type_mismatch",
+    /// A signature does not verify with the key (or is not a well-formed signature at all).
+    InvalidSignature => "invalid_signature",
+    /// A signed payload is not already in RFC 8785 canonical form.
+    NonCanonicalPayload => "non_canonical_payload",
+    /// An approval carries no signature or passkey assertion where one is required.
+    MissingProof => "missing_proof",
+    /// The keyid or passkey credential is not in the trusted key set.
+    UnknownKey => "unknown_key",
+    /// The decision was made outside the validity window of the key or credential that proves it.
+    KeyOutsideWindow => "key_outside_window",
+    /// The key or credential may not sign for the record's approver.
+    SignerNotAllowed => "signer_not_allowed",
+    /// A passkey assertion is malformed: its fields, clientDataJSON, authenticatorData layout, or a
+    /// cross-origin ceremony.
+    InvalidAssertion => "invalid_assertion",
+    /// A passkey assertion's challenge is not the fingerprint of the decision it is attached to.
+    ChallengeMismatch => "challenge_mismatch",
+    /// A passkey assertion's origin is not one the executor's server allows.
+    OriginNotAllowed => "origin_not_allowed",
+    /// A passkey assertion's rpIdHash is not the SHA-256 of the relying party id.
+    RpIdMismatch => "rp_id_mismatch",
+    /// A passkey assertion's flags do not say that the user was present (UP) and verified (UV).
+    UserNotVerified => "user_not_verified",
+    /// A passkey registration is malformed or not a "none" attestation of a new credential.
+    InvalidRegistration => "invalid_registration",
 }
 
 impl fmt::Display for Code {

@@ -2,6 +2,7 @@
 //! Rust core. With `--check`, writes nothing and fails when any file would change.
 
 use actionseal_conformance::decisions::{self, agrees};
+use actionseal_conformance::proof;
 use actionseal_conformance::{
     canon_vectors, codes_problems, corpus, dir, expected, to_pretty, vectors,
 };
@@ -48,11 +49,13 @@ fn main() -> ExitCode {
     }
 
     type Compute = fn(&Map<String, Json>) -> Result<Json, String>;
-    let kinds: [(&str, Compute); 4] = [
+    let kinds: [(&str, Compute); 6] = [
         ("contract", decisions::contract_result),
         ("action", decisions::action_result),
         ("approval", decisions::approval_result),
         ("budget", decisions::budget_result),
+        ("signed", proof::proof_result),
+        ("passkey", proof::proof_result),
     ];
     for (kind, compute) in kinds {
         for v in vectors(kind) {
@@ -70,7 +73,12 @@ fn main() -> ExitCode {
                     v.name
                 ));
             }
-            if let Some(p) = naming_problem(&v.name, &actual) {
+            // Vectors that run a check are named by the permit rule.
+            let naming = match actual.get("outcome") {
+                Some(_) => permit_naming_problem(&v.name, &actual),
+                None => naming_problem(&v.name, &actual),
+            };
+            if let Some(p) = naming {
                 problems.push(format!("{kind}/{p}"));
             }
             let mut doc = v.doc.clone();

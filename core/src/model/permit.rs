@@ -8,6 +8,10 @@
 //! | --- | --- | --- |
 //! | `no_approval` | no approval was presented and the call needs one (or whether it does cannot be told) | reapprove |
 //! | `invalid_approval` | the approval is malformed, or its `action_digest` is not its frozen action's fingerprint (tampered) | reject |
+//! | `proof_missing` | the context requires proof and the approval is a bare record | reject |
+//! | `proof_invalid` | the signature or passkey assertion does not verify, or its envelope, payload or ceremony is wrong | reject |
+//! | `key_untrusted` | the key or passkey credential is not in the context's key set, or the decision is outside its window | reject |
+//! | `signer_not_allowed` | the key or credential may not sign for the record's approver | reject |
 //! | `invalid_action` | the action is malformed or its arguments break the current contract (`action_error` says how) | reject |
 //! | `unknown_tool` | the server has no contract for the action's tool | reject |
 //! | `decision_rejected` | the reviewer rejected the action | reject |
@@ -33,7 +37,9 @@ use crate::model::action::field;
 use crate::model::approval::{self, Decision};
 use crate::model::contract::Contract;
 use crate::model::fields::Fields;
+use crate::model::proof::{self, ProofPolicy};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 macro_rules! reasons {
     ($($variant:ident => $name:literal, $outcome:ident;)*) => {
@@ -63,6 +69,10 @@ macro_rules! reasons {
 reasons! {
     NoApproval => "no_approval", Reapprove;
     InvalidApproval => "invalid_approval", Reject;
+    ProofMissing => "proof_missing", Reject;
+    ProofInvalid => "proof_invalid", Reject;
+    KeyUntrusted => "key_untrusted", Reject;
+    SignerNotAllowed => "signer_not_allowed", Reject;
     InvalidAction => "invalid_action", Reject;
     UnknownTool => "unknown_tool", Reject;
     DecisionRejected => "decision_rejected", Reject;
@@ -103,7 +113,8 @@ impl Outcome {
 ///
 /// `{"now", "tenant", "policy_version", "contract", "approver_authorized",
 /// "subject_authorized", "revoked"}`: `now` in ms since the epoch, `contract` the tool's
-/// current contract document (or `null` when the server has none for the action's tool).
+/// current contract document (or `null` when the server has none for the action's tool);
+/// optionally `"proof": {"required", "keys"}`, the trusted key set ([`ProofPolicy`]).
 #[derive(Clone, Debug)]
 pub struct Context {
     now: i64,
@@ -113,9 +124,10 @@ pub struct Context {
     approver_authorized: bool,
     subject_authorized: bool,
     revoked: bool,
+    proof: Option<Arc<ProofPolicy>>,
 }
 
-const CONTEXT_FIELDS: [&str; 7] = [
+const CONTEXT_FIELDS: [&str; 8] = [
     "now",
     "tenant",
     "policy_version",
@@ -123,6 +135,7 @@ const CONTEXT_FIELDS: [&str; 7] = [
     "approver_authorized",
     "subject_authorized",
     "revoked",
+    "proof",
 ];
 
 impl Context {
@@ -160,7 +173,25 @@ impl Context {
             approver_authorized: f.boolean("approver_authorized")?,
             subject_authorized: f.boolean("subject_authorized")?,
             revoked: f.boolean("revoked")?,
+            proof: match f.required("proof") {
+                Ok(p) => Some(Arc::new(
+                    ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?,
+                )),
+                Err(_) => None,
+            },
         })
+    }
+
+    /// The context with this proof policy instead of its own (so a long-running executor
+    /// reads its key set once).
+    pub fn with_proof(mut self, policy: Option<Arc<ProofPolicy>>) -> Context {
+        self.proof = policy;
+        self
+    }
+
+    /// The proof policy, if the context has one.
+    pub fn proof(&self) -> Option<&ProofPolicy> {
+        self.proof.as_deref()
     }
 
     /// The tool's current contract, if the server has one.
@@ -242,12 +273,17 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     let mut reasons = Vec::new();
     let mut drift = Vec::new();
     let action_digest = crate::fingerprint(action);
+    // A signed or passkey-approved record counts only once its proof holds.
+    let mut payload = Vec::new();
+    let opened = proof::open(approval, ctx.proof(), &mut payload);
+    let approval = opened.record();
 
     // The approval, if one was presented: None = absent, Some(None) = invalid or tampered.
     // The frozen action usually equals the presented one, whose fingerprint is already
     // known and whose shape is then already checked.
     let mut same_as_frozen = false;
     let presented = match approval {
+        _ if opened.refused().is_some() => Some(None),
         None | Some(Value::Null) => None,
         Some(v) => Some(approval::read(v).ok().filter(|r| {
             same_as_frozen = r.frozen == action;
@@ -297,7 +333,7 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
         reasons.push(Reason::NoApproval);
     }
     if matches!(presented, Some(None)) {
-        reasons.push(Reason::InvalidApproval);
+        reasons.push(opened.refused().unwrap_or(Reason::InvalidApproval));
     }
     if action_error.is_some() {
         reasons.push(Reason::InvalidAction);

@@ -91,6 +91,9 @@ pub(super) struct Shape {
     /// The keys in input order, as `key` and `key_len` of a [`Member`], so that the next
     /// object's keys can be checked against them rather than scanned.
     keys: Vec<(u32, u32)>,
+    /// Changes whenever the shape does: an object whose nested objects were sorted meanwhile
+    /// checked its keys against a shape that is no longer the one remembered.
+    generation: u32,
 }
 
 impl Shape {
@@ -132,7 +135,13 @@ impl Shape {
         }
     }
 
+    /// Which shape is remembered: it changes with every [`Shape::learn`] and [`Shape::forget`].
+    pub(super) fn generation(&self) -> u32 {
+        self.generation
+    }
+
     pub(super) fn forget(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
         self.orders.clear();
         self.perm.clear();
         self.keys.clear();

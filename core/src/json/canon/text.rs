@@ -271,8 +271,10 @@ impl<'a> Writer<'a, '_> {
         c.skip_ws(&mut self.s.out);
         let base = self.s.open.len();
         let unfinished = self.unfinished;
-        // Whether every key so far is the one the last sorted object had there.
+        // Whether every key so far is the one the last sorted object had there, and which
+        // object that is (a nested object sorted meanwhile replaces it).
         let mut as_expected = true;
+        let shape = self.s.shape.generation();
         if c.peek() == Some(b'}') {
             c.pos += 1;
         } else {
@@ -317,6 +319,7 @@ impl<'a> Writer<'a, '_> {
                 }
             }
         }
+        let as_expected = as_expected && self.s.shape.generation() == shape;
         self.close_object(&mut c, at, base, unfinished, as_expected)?;
         self.at = c;
         Some(())

@@ -1,0 +1,123 @@
+//! `actionseal key`: Ed25519 service keys for signed decisions.
+
+use crate::io::{read_input, write_stdout};
+use crate::Failure;
+use actionseal_core::{
+    canonicalize, parse, sign_approval, verify_proof, KeySet, Options, OwnedValue, SigningKey,
+};
+use clap::{Args, Subcommand};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Exit status when `key verify` refuses the proof.
+pub const EXIT_REFUSED: u8 = 4;
+
+pub(crate) const EXIT_STATUS: &str = "\
+Exit status: 0 success, 2 bad input (a malformed file, key, key set or record; stderr:
+`error: <code>: <message>`), 4 the proof is refused (key verify: stderr names the code, such as
+invalid_signature or unknown_key), 64 usage error, 74 I/O error.";
+
+#[derive(Args)]
+#[command(after_help = EXIT_STATUS)]
+pub(crate) struct KeyArgs {
+    #[command(subcommand)]
+    command: KeyCommand,
+}
+
+#[derive(Subcommand)]
+enum KeyCommand {
+    /// Make a new Ed25519 key: write the private JWK to --out (created with mode 0600, never
+    /// overwritten) and print the public JWK, whose `kid` is its RFC 7638 thumbprint.
+    ///
+    /// The public JWK goes into the executor's key set:
+    /// `{"service_keys": {"<kid>": {"key": <public JWK>}}}`.
+    #[command(after_help = EXIT_STATUS)]
+    Generate {
+        /// Where to write the private key.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Sign an approval record: print the DSSE envelope whose payload is the record's
+    /// canonical bytes (payload type application/vnd.actionseal.approval+json).
+    ///
+    /// The record must be well-formed and sealed (its action_digest the fingerprint of its
+    /// action): a signature never vouches for a tampered record.
+    #[command(after_help = EXIT_STATUS)]
+    Sign {
+        /// The private key: a JWK with `d`, or the raw 32-byte seed as a base64url JSON string.
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The approval record; stdin when absent or `-`.
+        approval: Option<PathBuf>,
+    },
+    /// Verify a signed envelope or a passkey-approved record against a key set, and print
+    /// `{"approval": <record>, "signer": {...}}`.
+    ///
+    /// The keyid in an envelope is only a hint: trust comes from the key set, with each key's
+    /// validity window and the approvers it may sign for.
+    #[command(after_help = EXIT_STATUS)]
+    Verify {
+        /// The trusted key set: {"service_keys", "passkeys", "webauthn"}.
+        #[arg(long, value_name = "FILE")]
+        keys: PathBuf,
+        /// The envelope or passkey-approved record; stdin when absent or `-`.
+        approval: Option<PathBuf>,
+    },
+}
+
+pub(crate) fn run(args: KeyArgs) -> Result<(), Failure> {
+    let options = Options::default();
+    match args.command {
+        KeyCommand::Generate { out } => {
+            let mut seed = [0u8; 32];
+            getrandom::fill(&mut seed)
+                .map_err(|e| Failure::Io(format!("no secure random source: {e}")))?;
+            let key = SigningKey::from_seed(&seed);
+            write_private(&out, &format!("{}\n", canonicalize(&key.to_jwk())))?;
+            line(&key.public_key().to_jwk())
+        }
+        KeyCommand::Sign { key, approval } => {
+            let key = SigningKey::from_value(&read(Some(&key), &options)?)
+                .map_err(|e| Failure::InputIn(key.display().to_string(), e))?;
+            let record = read(approval.as_deref(), &options)?;
+            let envelope = sign_approval(&record, &key).map_err(Failure::Input)?;
+            line(&envelope)
+        }
+        KeyCommand::Verify { keys, approval } => {
+            let set = KeySet::from_value(&read(Some(&keys), &options)?)
+                .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
+            let presented = read(approval.as_deref(), &options)?;
+            match verify_proof(&presented, &set) {
+                Ok(verified) => line(&verified.to_value()),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    Err(Failure::Verdict(EXIT_REFUSED))
+                }
+            }
+        }
+    }
+}
+
+fn read(path: Option<&Path>, options: &Options) -> Result<OwnedValue, Failure> {
+    let bytes = read_input(path, options)?;
+    let name = path.map_or("stdin".into(), |p| p.display().to_string());
+    parse(&bytes, options)
+        .map(|v| v.into_owned())
+        .map_err(|e| Failure::InputIn(name, e))
+}
+
+fn line(value: &OwnedValue) -> Result<(), Failure> {
+    write_stdout(format!("{}\n", canonicalize(value)).as_bytes())
+}
+
+/// Creates `path` for the private key: never replaces a file, readable by the owner only.
+fn write_private(path: &Path, text: &str) -> Result<(), Failure> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
+        .map_err(|e| Failure::Io(format!("cannot create {}: {e}", path.display())))
+}

@@ -1,0 +1,46 @@
+use super::*;
+
+#[test]
+fn rfc_4648_test_vectors_in_the_url_alphabet_without_padding() {
+    let cases: [(&[u8], &str); 7] = [
+        (b"", ""),
+        (b"f", "Zg"),
+        (b"fo", "Zm8"),
+        (b"foo", "Zm9v"),
+        (b"foob", "Zm9vYg"),
+        (b"fooba", "Zm9vYmE"),
+        (b"foobar", "Zm9vYmFy"),
+    ];
+    for (bytes, text) in cases {
+        assert_eq!(encode(bytes), text);
+        assert_eq!(decode(text).unwrap(), bytes);
+    }
+    assert_eq!(encode(&[0xfb, 0xff, 0xbf]), "-_-_");
+    assert_eq!(decode("-_-_").unwrap(), [0xfb, 0xff, 0xbf]);
+}
+
+#[test]
+fn every_other_spelling_is_refused() {
+    for (text, offset) in [
+        ("Zg==", Some(2)),    // padding
+        ("Zm9v Zg", Some(4)), // whitespace
+        ("+/+/", Some(0)),    // standard alphabet
+        ("Zh", Some(1)),      // unused bits set: "Zg" is the one spelling of "f"
+        ("Zm9", Some(2)),     // ditto for two bytes
+        ("Z", None),          // one character cannot hold a byte
+        ("Zm9vY", None),
+    ] {
+        let e = decode(text).unwrap_err();
+        assert_eq!(e.code(), Code::InvalidBase64, "{text:?}");
+        assert_eq!(e.offset(), offset, "{text:?}");
+    }
+}
+
+#[test]
+fn round_trips_every_length_and_byte() {
+    let bytes: Vec<u8> = (0..=255u8).rev().collect();
+    for n in 0..bytes.len() {
+        let text = encode(&bytes[..n]);
+        assert_eq!(decode(&text).unwrap(), &bytes[..n]);
+    }
+}
