@@ -20,5 +20,13 @@ pub use event::{verify_audit, AuditReport, Event, EventKind, Problem};
 pub use ids::{approval_id, idempotency_key, task_id};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
+/// Checks an identity a ledger operation takes besides its JSON documents (an executor, a
+/// proposer, a budget name, ...): the same rule as every identity in an action.
+/// Problems are [`crate::Code::InvalidRequest`] naming `what`.
+pub fn check_identity(what: &str, s: &str) -> crate::Result<()> {
+    crate::model::fields::check_identity(s)
+        .map_err(|why| crate::Error::new(crate::Code::InvalidRequest, format!("{what} {why}")))
+}
+
 #[cfg(test)]
 mod tests;
