@@ -115,12 +115,15 @@ pub(crate) fn state_from(s: &str) -> Result<State> {
     State::parse(s).map_err(|_| storage("stored task", format!("unknown state {s:?}")))
 }
 
+/// The chain head: the last seq (0 for none) and its digest.
+pub(crate) type Head = (i64, Option<Digest>);
+
+/// An event ready to insert: seq, canonical text, digest.
+pub(crate) type Sealed = (i64, String, Digest);
+
 /// Gives queued events their seq and `prev` after `head`, and returns each with its seq,
 /// canonical text and digest, plus the new head.
-pub(crate) fn seal(
-    events: &mut [Event],
-    head: (i64, Option<Digest>),
-) -> (Vec<(i64, String, Digest)>, (i64, Option<Digest>)) {
+pub(crate) fn seal(events: &mut [Event], head: Head) -> (Vec<Sealed>, Head) {
     let (mut seq, mut prev) = head;
     let mut out = Vec::with_capacity(events.len());
     for e in events.iter_mut() {
