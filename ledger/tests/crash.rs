@@ -169,7 +169,7 @@ fn crash_after_claim_then_reconcile_not_executed() {
         assert_eq!(l.task(&task).unwrap().state, State::Claimed);
         assert_eq!(reclaim(&l, &task).unwrap_err().code(), Code::AlreadyClaimed);
         clock.set(T0 + LEASE + 1);
-        assert_eq!(l.expire_leases().unwrap(), [task.clone()]);
+        assert_eq!(l.expire_leases().unwrap(), std::slice::from_ref(&task));
         assert_eq!(l.task(&task).unwrap().state, State::Unknown);
         assert_eq!(reclaim(&l, &task).unwrap_err().code(), Code::AlreadyClaimed);
         assert_eq!(business.counts(), (0, 0), "no automatic second dispatch");
