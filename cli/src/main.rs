@@ -3,6 +3,8 @@
 mod check;
 mod demo;
 mod io;
+mod ledger;
+mod ledger_demo;
 
 use actionseal_core::{canonicalize_json, Digest, Error, Options, Profile};
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -18,7 +20,7 @@ const EXIT_IO: u8 = 74;
 
 const EXIT_STATUS: &str = "\
 Exit status: 0 success or permit, 2 bad input (stderr: `error: <code>: <message>`),
-3 reapprove, 4 reject, 64 usage error, 74 I/O error.";
+3 reapprove, 4 reject, 64 usage error, 74 I/O error (`actionseal ledger --help` for its own).";
 
 /// Bind human approvals of AI agent tool calls to the exact action: canonical JSON (RFC 8785),
 /// fingerprints and the permit check.
@@ -45,6 +47,9 @@ enum Command {
     /// The refund story end to end: contract, action, approval, permit, and every way it can
     /// go wrong between approval and dispatch.
     Demo,
+    /// The task ledger (SQLite or PostgreSQL): propose, decide, claim once, complete,
+    /// reconcile, revoke, show, audit.
+    Ledger(ledger::LedgerArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell to write completions for.
@@ -180,6 +185,7 @@ fn run(command: Command) -> Result<(), Failure> {
             )
         }
         Command::Demo => io::write_stdout(demo::story().as_bytes()),
+        Command::Ledger(args) => ledger::run(args),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "actionseal", &mut out);
