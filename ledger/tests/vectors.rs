@@ -6,7 +6,7 @@ mod common;
 
 use actionseal_core::ledger::{Observed, Reported};
 use actionseal_core::{Action, ActionIds, Contract, OwnedValue};
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, ManualClock, Task};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, ManualClock, Task};
 use common::{engines, Db};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
