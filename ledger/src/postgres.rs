@@ -362,7 +362,7 @@ impl Tx for PgTx<'_> {
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
         let sql = format!(
             "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) \
              ON CONFLICT DO NOTHING"
         );
         let state = t.state.as_str();
@@ -378,7 +378,6 @@ impl Tx for PgTx<'_> {
                 &state,
                 &t.action,
                 &digest,
-                &t.contract,
                 &required,
                 &t.cost_minor,
                 &t.idempotency_key,

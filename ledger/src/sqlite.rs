@@ -72,8 +72,10 @@ fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
             format!("the ledger file cannot use WAL (journal mode {mode})"),
         ));
     }
-    c.execute_batch(&format!("PRAGMA synchronous={sync};"))
-        .map_err(|e| sql_error("synchronous", e))?;
+    c.execute_batch(&format!(
+        "PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint=10000;"
+    ))
+    .map_err(|e| sql_error("synchronous", e))?;
     Ok(c)
 }
 
@@ -335,7 +337,7 @@ impl Tx for SqliteTx<'_> {
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
         let sql = format!(
             "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) \
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) \
              ON CONFLICT DO NOTHING"
         );
         let n = self.exec(
@@ -348,7 +350,6 @@ impl Tx for SqliteTx<'_> {
                 t.state.as_str(),
                 t.action,
                 t.action_digest.to_string(),
-                t.contract,
                 i64::from(t.approval_required),
                 t.cost_minor,
                 t.idempotency_key,

@@ -15,8 +15,6 @@ pub(crate) struct TaskRow {
     /// The frozen proposed action, canonical JSON.
     pub action: String,
     pub action_digest: Digest,
-    /// The contract document it was proposed under, canonical JSON.
-    pub contract: String,
     pub approval_required: bool,
     /// The contract's cost of one call, reserved on a budget by a claim that names one.
     pub cost_minor: i64,
@@ -148,7 +146,7 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
 pub(crate) const SCHEMA: &str = "
 CREATE TABLE ledger_tasks (
   id TEXT PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL, request_id TEXT NOT NULL,
-  state TEXT NOT NULL, action TEXT NOT NULL, action_digest TEXT NOT NULL, contract TEXT NOT NULL,
+  state TEXT NOT NULL, action TEXT NOT NULL, action_digest TEXT NOT NULL,
   approval_required {int} NOT NULL, cost_minor {int} NOT NULL, idempotency_key TEXT NOT NULL,
   proposer TEXT NOT NULL, fence {int} NOT NULL, round {int} NOT NULL, approval_id TEXT,
   executor TEXT, lease_until {int}, budget TEXT, reserved {int} NOT NULL, result TEXT,
@@ -176,7 +174,7 @@ INSERT INTO ledger_head VALUES (1, 0, NULL);
 pub(crate) const SCHEMA_VERSION: i64 = 1;
 
 pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
-    action_digest, contract, approval_required, cost_minor, idempotency_key, proposer, fence, \
+    action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
     round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at";
 
 /// The schema-too-new error.
@@ -208,21 +206,20 @@ pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
         state: state_from(&r.text(4)?)?,
         action: r.text(5)?,
         action_digest: digest_from(&r.text(6)?)?,
-        contract: r.text(7)?,
-        approval_required: r.int(8)? != 0,
-        cost_minor: r.int(9)?,
-        idempotency_key: r.text(10)?,
-        proposer: r.text(11)?,
-        fence: r.int(12)?,
-        round: r.int(13)?,
-        approval_id: r.opt_text(14)?,
-        executor: r.opt_text(15)?,
-        lease_until: r.opt_int(16)?,
-        budget: r.opt_text(17)?,
-        reserved: r.int(18)?,
-        result: r.opt_text(19)?,
-        created_at: r.int(20)?,
-        updated_at: r.int(21)?,
+        approval_required: r.int(7)? != 0,
+        cost_minor: r.int(8)?,
+        idempotency_key: r.text(9)?,
+        proposer: r.text(10)?,
+        fence: r.int(11)?,
+        round: r.int(12)?,
+        approval_id: r.opt_text(13)?,
+        executor: r.opt_text(14)?,
+        lease_until: r.opt_int(15)?,
+        budget: r.opt_text(16)?,
+        reserved: r.int(17)?,
+        result: r.opt_text(18)?,
+        created_at: r.int(19)?,
+        updated_at: r.int(20)?,
     })
 }
 

@@ -53,7 +53,6 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         state,
         action: canon(a.value()),
         action_digest: a.digest(),
-        contract: canon(p.contract.document()),
         approval_required: p.required,
         cost_minor: p.contract.cost_minor(),
         idempotency_key: idempotency_key(tenant, job, request),
