@@ -47,11 +47,18 @@ enum Backend {
     Postgres(postgres::Postgres),
 }
 
-/// A task ledger on SQLite or PostgreSQL.
+/// A task ledger on SQLite or PostgreSQL. `Send + Sync`: share one between threads.
 pub struct Ledger {
     backend: Backend,
     clock: Arc<dyn Clock>,
 }
+
+// Bindings hand one ledger to many threads (Python threads with the GIL released, libuv's
+// pool under Node): keep it shareable.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Ledger>();
+};
 
 /// A claim request: the task, the action the executor is about to dispatch, the facts only its
 /// server knows, who it is, how long its lease lasts, and the budget to charge (if any).

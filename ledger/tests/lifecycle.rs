@@ -537,3 +537,92 @@ fn both_engines_write_the_same_audit() {
     let report = actionseal_core::ledger::verify_audit(exports[0].as_bytes(), None);
     assert_eq!((report.events, report.broken), (5, None));
 }
+
+/// Seed 003's audit list, answered from the events of one task alone: who proposed, for whom,
+/// which task and request, which tool and contract, which digest was approved, by whom, when,
+/// under which decision, which executor claimed it and when, whether the dispatched action
+/// matched, what the business answered, and the duplicates on the way.
+#[test]
+fn the_audit_answers_seed_003() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let contract = refund_contract();
+        let act = refund("job-7f93", "req-b285", 2500);
+        let task = l.propose(&act, &contract, "agent:refunds").unwrap();
+        clock.advance(MINUTE);
+        let d = decision(&task, "dec-42", "approved", T0 + MINUTE, HOUR);
+        l.decide(&d).unwrap();
+        l.decide(&d).unwrap();
+        clock.advance(MINUTE);
+        let ClaimOutcome::Claimed(c, _) = claim(&l, &task.id, &act, &facts(&contract)).unwrap()
+        else {
+            panic!()
+        };
+        l.complete(
+            &task.id,
+            c.fence,
+            Reported::Succeeded,
+            Some(&json(r#"{"refund_id": "rf-9"}"#)),
+            "worker-1",
+        )
+        .unwrap();
+        let events = audit_events(&l);
+        let of = |kind: &str| {
+            events
+                .iter()
+                .find(|e| str_field(e, "kind") == kind)
+                .unwrap()
+                .clone()
+        };
+        let detail = |e: &OwnedValue, k: &str| str_field(field(e, "detail"), k).to_owned();
+        let digest = task.action_digest.to_string();
+
+        let p = of("proposed");
+        assert_eq!(str_field(&p, "actor"), "agent:refunds");
+        assert_eq!(detail(&p, "subject"), "user:alice");
+        assert_eq!(
+            (
+                str_field(&p, "task"),
+                detail(&p, "job_id").as_str(),
+                detail(&p, "request_id").as_str()
+            ),
+            (task.id.as_str(), "job-7f93", "req-b285")
+        );
+        assert_eq!(detail(&p, "tool"), "refund_create");
+        assert_eq!(
+            detail(&p, "contract"),
+            actionseal_core::fingerprint(&contract).to_string()
+        );
+        let dec = of("decided");
+        assert_eq!(str_field(&dec, "approved_digest"), digest);
+        assert_eq!(
+            (str_field(&dec, "actor"), detail(&dec, "approver").as_str()),
+            ("user:bob", "user:bob")
+        );
+        assert_eq!(str_field(&dec, "decision_id"), "dec-42");
+        assert_eq!(field(&dec, "at"), &json(&(T0 + MINUTE).to_string()));
+        assert_eq!(
+            str_field(&of("decision_duplicate"), "decision_id"),
+            "dec-42"
+        );
+        let cl = of("claimed");
+        assert_eq!(str_field(&cl, "actor"), "worker-1");
+        assert_eq!(field(&cl, "at"), &json(&(T0 + 2 * MINUTE).to_string()));
+        assert_eq!(
+            str_field(&cl, "action_digest"),
+            str_field(&cl, "approved_digest")
+        );
+        assert_eq!(detail(&cl, "idempotency_key"), task.idempotency_key);
+        let done = of("completed");
+        assert_eq!(str_field(&done, "outcome"), "succeeded");
+        assert_eq!(
+            detail(&done, "result_digest"),
+            actionseal_core::fingerprint(&json(r#"{"refund_id": "rf-9"}"#)).to_string()
+        );
+        // No argument values, no business payload.
+        let text = l.audit_export().unwrap();
+        assert!(!text.contains("order-17") && !text.contains("rf-9"));
+    }
+}

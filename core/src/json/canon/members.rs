@@ -91,6 +91,10 @@ pub(super) struct Shape {
     /// The keys in input order, as `key` and `key_len` of a [`Member`], so that the next
     /// object's keys can be checked against them rather than scanned.
     keys: Vec<(u32, u32)>,
+    /// Changes whenever the remembered shape does: an object whose keys were checked against
+    /// one shape must not take the permutation of another that a nested object learned
+    /// meanwhile.
+    generation: u32,
 }
 
 impl Shape {
@@ -132,7 +136,13 @@ impl Shape {
         }
     }
 
+    /// Which shape is remembered (see the field).
+    pub(super) fn generation(&self) -> u32 {
+        self.generation
+    }
+
     pub(super) fn forget(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
         self.orders.clear();
         self.perm.clear();
         self.keys.clear();

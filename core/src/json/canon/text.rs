@@ -271,8 +271,10 @@ impl<'a> Writer<'a, '_> {
         c.skip_ws(&mut self.s.out);
         let base = self.s.open.len();
         let unfinished = self.unfinished;
-        // Whether every key so far is the one the last sorted object had there.
+        // Whether every key so far is the one the last sorted object had there, and which
+        // shape that was (a nested object may learn another one before this one closes).
         let mut as_expected = true;
+        let generation = self.s.shape.generation();
         if c.peek() == Some(b'}') {
             c.pos += 1;
         } else {
@@ -286,7 +288,10 @@ impl<'a> Writer<'a, '_> {
                 let index = s.open.len() - base;
                 // Objects in an array of records repeat the keys of the last one sorted:
                 // check for the expected key before scanning for any.
-                let expected = s.shape.expected(index).filter(|_| as_expected);
+                let expected = s
+                    .shape
+                    .expected(index)
+                    .filter(|_| as_expected && s.shape.generation() == generation);
                 let (key, key_len, order) = match expected {
                     Some((k, len, order)) if c.same_key(k, len) => (k as u32, len as u32, order),
                     _ => {
@@ -317,6 +322,7 @@ impl<'a> Writer<'a, '_> {
                 }
             }
         }
+        let as_expected = as_expected && self.s.shape.generation() == generation;
         self.close_object(&mut c, at, base, unfinished, as_expected)?;
         self.at = c;
         Some(())
