@@ -354,7 +354,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                             max_bytes: usize::MAX - 1,
                             ..Options::default()
                         };
-                        verify_audit(&read_input(Some(&f), &options)?, None)
+                        verify_audit(&read_input(Some(&f), &options)?, &[])
                     }
                     None => open(db)?.audit_verify().map_err(fail)?,
                 };

@@ -338,10 +338,11 @@ impl Story {
         self.say("6. The audit: a hash chain of every change and refusal");
         let report = self.ledger.audit_verify()?;
         self.say(format!(
-            "   {} events, chain intact: {}, head {}",
+            "   {} events in {} of the audit's {} chains, every chain intact: {}",
             report.events,
+            report.heads.len(),
+            actionseal_core::ledger::CHAINS,
             report.broken.is_none(),
-            report.head.map(|h| h.to_string()).unwrap_or_default()
         ));
         self.tamper(url)?;
         Ok(())
@@ -369,9 +370,11 @@ impl Story {
             .map_err(|e| Error::new(Code::LedgerStorage, e.to_string()))?;
         let report = self.ledger.audit_verify()?;
         match report.broken {
-            Some((seq, problem)) => self.say(format!(
-                "   with the trigger dropped and one row edited: broken at seq {seq} ({})",
-                problem.as_str()
+            Some(b) => self.say(format!(
+                "   with the trigger dropped and one row edited: chain {} breaks at seq {} ({})",
+                b.chain.unwrap_or(-1),
+                b.seq.unwrap_or(-1),
+                b.problem.as_str()
             )),
             None => self.say("   the edit was NOT detected (this is a bug)"),
         }

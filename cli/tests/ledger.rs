@@ -229,9 +229,9 @@ fn the_ledger_demo_tells_the_story() {
         "moved to unknown",
         "refused, stale_fence",
         "same key both times: true; effects for it: 1",
-        "chain intact: true",
+        "every chain intact: true",
         "refused by the table's trigger",
-        "broken at seq",
+        "breaks at seq",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }

@@ -106,14 +106,19 @@ fn audit_chains_break_at_the_named_seq() {
     let all = vectors("ledger/audit");
     assert!(all.len() >= 7);
     for v in all {
-        let head = match &v.doc["head"] {
-            Json::Null => None,
-            h => Some((
-                h["seq"].as_i64().unwrap(),
-                h["digest"].as_str().unwrap().parse::<Digest>().unwrap(),
-            )),
-        };
-        let report = verify_audit(&v.input(), head);
+        let heads: Vec<(i64, i64, Digest)> = v.doc["heads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["chain"].as_i64().unwrap(),
+                    h["seq"].as_i64().unwrap(),
+                    h["digest"].as_str().unwrap().parse::<Digest>().unwrap(),
+                )
+            })
+            .collect();
+        let report = verify_audit(&v.input(), &heads);
         let got: Json =
             serde_json::from_str(&actionseal_core::canonicalize(&report.to_value())).unwrap();
         for (k, want) in v.doc["expect"].as_object().unwrap() {

@@ -34,7 +34,8 @@ pub use model::{Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
-    check_identity, verify_audit, AuditReport, DecisionEnvelope, Event, Observed, Reported, State,
+    check_identity, verify_audit, AuditReport, ChainHead, DecisionEnvelope, Event, Observed,
+    Reported, State,
 };
 use actionseal_core::{Action, Code, Contract, Error, Result, Value};
 use ops::claim::ClaimInput;
@@ -291,8 +292,8 @@ impl Ledger {
     /// Walks the stored chain up to the recorded head and names the first broken seq.
     pub fn audit_verify(&self) -> Result<AuditReport> {
         self.read(|tx| {
-            let (text, head) = export(tx)?;
-            Ok(verify_audit(text.as_bytes(), head))
+            let (text, heads) = export(tx)?;
+            Ok(verify_audit(text.as_bytes(), &heads))
         })
     }
 
@@ -305,7 +306,7 @@ impl Ledger {
     }
 }
 
-fn export(tx: &mut dyn Tx) -> Result<(String, Option<(i64, actionseal_core::Digest)>)> {
+fn export(tx: &mut dyn Tx) -> Result<(String, Vec<ChainHead>)> {
     let mut text = String::new();
     for (body, digest) in tx.events(None)? {
         // A stored digest that does not even parse is kept as-is, for the verifier to flag.
@@ -315,10 +316,11 @@ fn export(tx: &mut dyn Tx) -> Result<(String, Option<(i64, actionseal_core::Dige
         }
         text.push('\n');
     }
-    let (seq, digest) = tx.head()?;
-    let head = match digest {
-        Some(d) => Some((seq, digest_from(&d)?)),
-        None => None,
-    };
-    Ok((text, head))
+    let mut heads = Vec::new();
+    for (chain, seq, digest) in tx.heads()? {
+        if let Some(d) = digest {
+            heads.push((chain, seq, digest_from(&d)?));
+        }
+    }
+    Ok((text, heads))
 }

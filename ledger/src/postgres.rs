@@ -10,11 +10,11 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    approval_from, budget_from, digest_from, seal, storage, task_from, too_new, ApprovalRow,
-    BudgetRow, Cols, Done, TaskRow, Tx, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA, SCHEMA_VERSION,
-    TASK_COLUMNS,
+    approval_from, budget_from, by_chain, digest_from, seal, storage, task_from, too_new,
+    ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA,
+    SCHEMA_VERSION, TASK_COLUMNS,
 };
-use actionseal_core::ledger::{Event, State};
+use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::{Code, Error, Result};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
@@ -40,7 +40,8 @@ struct Conn {
 
 /// Why an operation failed, and whether running it again may succeed.
 fn pg_error(what: &str, e: &postgres::Error) -> Error {
-    if e.is_closed() || e.as_db_error().is_none() && e.code().is_none() {
+    let io = std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>());
+    if e.is_closed() || io {
         return Error::new(Code::LedgerUnavailable, format!("{what}: {e}"));
     }
     match e.as_db_error() {
@@ -228,6 +229,13 @@ fn migrate(client: &mut Client) -> Result<()> {
             )
             .map(|_| ())
         })
+        .and_then(|()| {
+            tx.execute(
+                "INSERT INTO ledger_head SELECT c, 0, NULL FROM generate_series(0, $1::bigint - 1) AS c",
+                &[&CHAINS],
+            )
+            .map(|_| ())
+        })
         .map_err(|e| pg_error("create schema", &e))?;
     tx.commit().map_err(|e| pg_error("create schema", &e))
 }
@@ -307,40 +315,51 @@ impl PgTx<'_> {
     }
 
     fn flush(&mut self) -> std::result::Result<(), Failure> {
-        if self.events.is_empty() {
-            return Ok(());
-        }
         let coded = |this: &mut Self, e: Error| match this.failed.take() {
             Some(d) => Failure::Driver(d),
             None => Failure::Coded(e),
         };
-        let head = match self.head() {
-            Ok((seq, d)) => match d.as_deref().map(digest_from).transpose() {
-                Ok(d) => (seq, d),
+        for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
+            // Lock this chain's head last and hold it only for the inserts and the commit.
+            let head = match self.rows(
+                "SELECT seq, digest FROM ledger_head WHERE chain = $1 FOR UPDATE",
+                &[&chain],
+            ) {
+                Ok(rows) => match rows
+                    .first()
+                    .map(|r| Ok::<_, Error>((r.int(0)?, r.opt_text(1)?)))
+                {
+                    Some(Ok((seq, d))) => match d.as_deref().map(digest_from).transpose() {
+                        Ok(d) => (seq, d),
+                        Err(e) => return Err(coded(self, e)),
+                    },
+                    Some(Err(e)) => return Err(coded(self, e)),
+                    None => return Err(coded(self, storage("audit head", "missing"))),
+                },
                 Err(e) => return Err(coded(self, e)),
-            },
-            Err(e) => return Err(coded(self, e)),
-        };
-        let mut events = std::mem::take(&mut self.events);
-        let (sealed, _) = seal(&mut events, head);
-        let n = sealed.len();
-        for (i, (e, (seq, text, digest))) in events.iter().zip(&sealed).enumerate() {
-            let kind = e.kind.as_str();
-            let digest = digest.to_string();
-            // The last insert moves the head in the same statement: one round trip fewer
-            // while the head is locked.
-            let sql = if i + 1 == n {
-                "WITH e AS (INSERT INTO ledger_events (seq, at, tenant, task, kind, body, digest) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)) \
-                 UPDATE ledger_head SET seq = $1, digest = $7 WHERE id = 1"
-            } else {
-                "INSERT INTO ledger_events (seq, at, tenant, task, kind, body, digest) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)"
             };
-            if let Err(err) =
-                self.exec(sql, &[seq, &e.at, &e.tenant, &e.task, &kind, text, &digest])
-            {
-                return Err(coded(self, err));
+            let (sealed, _) = seal(&mut events, head);
+            let n = sealed.len();
+            for (i, (e, (seq, text, digest))) in events.iter().zip(&sealed).enumerate() {
+                let kind = e.kind.as_str();
+                let digest = digest.to_string();
+                // The last insert moves the head in the same statement: one round trip fewer
+                // while the head is locked.
+                let sql = if i + 1 == n {
+                    "WITH e AS (INSERT INTO ledger_events \
+                     (chain, seq, at, tenant, task, kind, body, digest) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)) \
+                     UPDATE ledger_head SET seq = $2, digest = $8 WHERE chain = $1"
+                } else {
+                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                };
+                if let Err(err) = self.exec(
+                    sql,
+                    &[&chain, seq, &e.at, &e.tenant, &e.task, &kind, text, &digest],
+                ) {
+                    return Err(coded(self, err));
+                }
             }
         }
         Ok(())
@@ -523,24 +542,25 @@ impl Tx for PgTx<'_> {
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>> {
         let rows = match task {
             Some(id) => self.rows(
-                "SELECT body, digest FROM ledger_events WHERE task = $1 ORDER BY seq",
+                "SELECT body, digest FROM ledger_events WHERE task = $1 ORDER BY chain, seq",
                 &[&id],
             )?,
-            None => self.rows("SELECT body, digest FROM ledger_events ORDER BY seq", &[])?,
+            None => self.rows(
+                "SELECT body, digest FROM ledger_events ORDER BY chain, seq",
+                &[],
+            )?,
         };
         rows.iter().map(|r| Ok((r.text(0)?, r.text(1)?))).collect()
     }
 
-    fn head(&mut self) -> Result<(i64, Option<String>)> {
-        let sql = format!(
-            "SELECT seq, digest FROM ledger_head WHERE id = 1{}",
-            self.lock()
-        );
-        let rows = self.rows(&sql, &[])?;
-        let r = rows
-            .first()
-            .ok_or_else(|| storage("audit head", "missing"))?;
-        Ok((r.int(0)?, r.opt_text(1)?))
+    fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>> {
+        self.rows(
+            "SELECT chain, seq, digest FROM ledger_head ORDER BY chain",
+            &[],
+        )?
+        .iter()
+        .map(|r| Ok((r.int(0)?, r.int(1)?, r.opt_text(2)?)))
+        .collect()
     }
 
     fn append(&mut self, e: Event) {

@@ -7,12 +7,12 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    approval_from, budget_from, digest_from, seal, storage, task_from, too_new, ApprovalRow,
-    BudgetRow, Cols, Done, TaskRow, Tx, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA, SCHEMA_VERSION,
-    TASK_COLUMNS,
+    approval_from, budget_from, by_chain, digest_from, seal, storage, task_from, too_new,
+    ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA,
+    SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
-use actionseal_core::ledger::{Event, State};
+use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
 use std::path::{Path, PathBuf};
@@ -238,6 +238,12 @@ fn migrate(c: &mut Connection) -> Result<()> {
             )
             .map(|_| ())
         })
+        .and_then(|()| {
+            (0..CHAINS).try_for_each(|c| {
+                tx.execute("INSERT INTO ledger_head VALUES (?1, 0, NULL)", [c])
+                    .map(|_| ())
+            })
+        })
         .map_err(|e| sql_error("create schema", e))?;
     tx.commit().map_err(|e| sql_error("create schema", e))
 }
@@ -291,39 +297,38 @@ impl SqliteTx<'_> {
     }
 
     fn flush(&mut self) -> Result<()> {
-        if self.events.is_empty() {
-            return Ok(());
-        }
-        let (seq, digest): (i64, Option<String>) = self
-            .tx
-            .query_row(
-                "SELECT seq, digest FROM ledger_head WHERE id = 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(|e| sql_error("audit head", e))?;
-        let head = (seq, digest.as_deref().map(digest_from).transpose()?);
-        let mut events = std::mem::take(&mut self.events);
-        let (sealed, (seq, last)) = seal(&mut events, head);
-        for (e, (seq, text, digest)) in events.iter().zip(&sealed) {
+        for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
+            let (seq, digest): (i64, Option<String>) = self
+                .tx
+                .query_row(
+                    "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
+                    [chain],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(|e| sql_error("audit head", e))?;
+            let head = (seq, digest.as_deref().map(digest_from).transpose()?);
+            let (sealed, (seq, last)) = seal(&mut events, head);
+            for (e, (seq, text, digest)) in events.iter().zip(&sealed) {
+                self.exec(
+                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        chain,
+                        seq,
+                        e.at,
+                        e.tenant,
+                        e.task,
+                        e.kind.as_str(),
+                        text,
+                        digest.to_string()
+                    ],
+                )?;
+            }
             self.exec(
-                "INSERT INTO ledger_events (seq, at, tenant, task, kind, body, digest) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    seq,
-                    e.at,
-                    e.tenant,
-                    e.task,
-                    e.kind.as_str(),
-                    text,
-                    digest.to_string()
-                ],
+                "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3",
+                params![seq, last.map(|d| d.to_string()), chain],
             )?;
         }
-        self.exec(
-            "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE id = 1",
-            params![seq, last.map(|d| d.to_string())],
-        )?;
         Ok(())
     }
 }
@@ -488,26 +493,24 @@ impl Tx for SqliteTx<'_> {
         let map = |r: &rusqlite::Row<'_>| Ok((r.text(0)?, r.text(1)?));
         match task {
             Some(id) => self.rows(
-                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY seq",
+                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY chain, seq",
                 params![id],
                 map,
             ),
             None => self.rows(
-                "SELECT body, digest FROM ledger_events ORDER BY seq",
+                "SELECT body, digest FROM ledger_events ORDER BY chain, seq",
                 params![],
                 map,
             ),
         }
     }
 
-    fn head(&mut self) -> Result<(i64, Option<String>)> {
-        self.tx
-            .query_row(
-                "SELECT seq, digest FROM ledger_head WHERE id = 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(|e| sql_error("audit head", e))
+    fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>> {
+        self.rows(
+            "SELECT chain, seq, digest FROM ledger_head ORDER BY chain",
+            params![],
+            |r| Ok((r.int(0)?, r.int(1)?, r.opt_text(2)?)),
+        )
     }
 
     fn append(&mut self, e: Event) {

@@ -92,10 +92,11 @@ pub(crate) trait Tx {
     fn expired_leases(&mut self, now: i64) -> Result<Vec<String>>;
     /// Every task in `state` (or any) of `tenant` (or any), oldest first.
     fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>>;
-    /// Stored events (canonical body, digest) of one task, or of all when `None`, by seq.
+    /// Stored events (canonical body, digest) of one task, or of all when `None`, by chain
+    /// and seq.
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>>;
-    /// The chain head: the last seq and its digest.
-    fn head(&mut self) -> Result<(i64, Option<String>)>;
+    /// Every chain's head: (chain, last seq, its digest).
+    fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>>;
     /// Queues an event; the backend gives it its seq and `prev` and writes it at commit, so
     /// the chain head is held for as short a time as possible.
     fn append(&mut self, e: Event);
@@ -119,8 +120,22 @@ pub(crate) type Head = (i64, Option<Digest>);
 /// An event ready to insert: seq, canonical text, digest.
 pub(crate) type Sealed = (i64, String, Digest);
 
-/// Gives queued events their seq and `prev` after `head`, and returns each with its seq,
-/// canonical text and digest, plus the new head.
+/// The queued events of one transaction, grouped by chain in ascending order (the order in
+/// which their heads are locked, so that two transactions never wait for each other).
+pub(crate) fn by_chain(mut events: Vec<Event>) -> Vec<(i64, Vec<Event>)> {
+    events.sort_by_key(|e| e.chain);
+    let mut out: Vec<(i64, Vec<Event>)> = Vec::new();
+    for e in events {
+        match out.last_mut() {
+            Some((c, group)) if *c == e.chain => group.push(e),
+            _ => out.push((e.chain, vec![e])),
+        }
+    }
+    out
+}
+
+/// Gives one chain's queued events their seq and `prev` after `head`, and returns each with
+/// its seq, canonical text and digest, plus the new head.
 pub(crate) fn seal(events: &mut [Event], head: Head) -> (Vec<Sealed>, Head) {
     let (mut seq, mut prev) = head;
     let mut out = Vec::with_capacity(events.len());
@@ -163,11 +178,10 @@ CREATE TABLE ledger_budgets (
   name TEXT PRIMARY KEY, limit_minor {int} NOT NULL, spent_minor {int} NOT NULL,
   reserved_minor {int} NOT NULL);
 CREATE TABLE ledger_events (
-  seq {int} PRIMARY KEY, at {int} NOT NULL, tenant TEXT NOT NULL, task TEXT,
-  kind TEXT NOT NULL, body TEXT NOT NULL, digest TEXT NOT NULL);
-CREATE INDEX ledger_events_task ON ledger_events (task, seq);
-CREATE TABLE ledger_head (id {int} PRIMARY KEY CHECK (id = 1), seq {int} NOT NULL, digest TEXT);
-INSERT INTO ledger_head VALUES (1, 0, NULL);
+  chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL, tenant TEXT NOT NULL, task TEXT,
+  kind TEXT NOT NULL, body TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (chain, seq));
+CREATE INDEX ledger_events_task ON ledger_events (task, chain, seq);
+CREATE TABLE ledger_head (chain {int} PRIMARY KEY, seq {int} NOT NULL, digest TEXT);
 ";
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.

@@ -534,7 +534,7 @@ fn both_engines_write_the_same_audit() {
         })
         .collect();
     assert!(exports.windows(2).all(|w| w[0] == w[1]), "{exports:#?}");
-    let report = actionseal_core::ledger::verify_audit(exports[0].as_bytes(), None);
+    let report = actionseal_core::ledger::verify_audit(exports[0].as_bytes(), &[]);
     assert_eq!((report.events, report.broken), (5, None));
 }
 

@@ -4,17 +4,20 @@
 
 mod common;
 
-use actionseal_core::ledger::{Problem, Reported};
+use actionseal_core::ledger::{chain_of, Problem, Reported};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
 use common::*;
 
-/// Three full lifecycles: 12 events.
-fn history(db: &Db) -> Ledger {
+/// Three full lifecycles: 12 events; returns the chain of the first task, whose four events
+/// are seqs 1 to 4 of that chain.
+fn history(db: &Db) -> (Ledger, i64) {
     let l = db.open();
+    let mut first = None;
     let contract = refund_contract();
     for i in 0..3 {
         let act = refund(&format!("job-{i}"), "req-1", 2500);
         let t = l.propose(&act, &contract, "agent").unwrap();
+        first.get_or_insert_with(|| chain_of(Some(&t.id)));
         l.decide(&decision(&t, &format!("d{i}"), "approved", l.now(), HOUR))
             .unwrap();
         let out = l
@@ -35,7 +38,7 @@ fn history(db: &Db) -> Ledger {
     }
     let r = l.audit_verify().unwrap();
     assert_eq!((r.events, r.broken), (12, None));
-    l
+    (l, first.unwrap())
 }
 
 fn unprotect(db: &Db) {
@@ -47,14 +50,23 @@ fn unprotect(db: &Db) {
     }
 }
 
-fn broken(l: &Ledger) -> Option<(i64, Problem)> {
+/// Where the audit breaks: (chain, seq, problem).
+fn broken(l: &Ledger) -> Option<(i64, i64, Problem)> {
     let r = l.audit_verify().unwrap();
+    let at = r
+        .broken
+        .map(|b| (b.chain.unwrap(), b.seq.unwrap(), b.problem));
     // The same verdict from the exported text alone, as any runtime would compute it.
-    let alone = actionseal_core::ledger::verify_audit(l.audit_export().unwrap().as_bytes(), None);
-    if r.broken.map(|b| b.1) != Some(Problem::HeadMismatch) {
-        assert_eq!(alone.broken, r.broken);
+    let alone = actionseal_core::ledger::verify_audit(l.audit_export().unwrap().as_bytes(), &[]);
+    if at.map(|b| b.2) != Some(Problem::HeadMismatch) {
+        assert_eq!(
+            alone
+                .broken
+                .map(|b| (b.chain.unwrap(), b.seq.unwrap(), b.problem)),
+            at
+        );
     }
-    r.broken
+    at
 }
 
 #[test]
@@ -76,13 +88,17 @@ fn the_events_table_refuses_update_and_delete() {
 fn an_edited_row_is_found_at_its_seq() {
     for engine in engines() {
         let db = Db::fresh(engine);
-        let l = history(&db);
+        let (l, c) = history(&db);
         unprotect(&db);
-        db.sql(
+        db.sql(&format!(
             "UPDATE ledger_events SET body = replace(body, '\"actor\":\"worker-1\"', \
-             '\"actor\":\"mallory\"') WHERE seq = 7",
+             '\"actor\":\"mallory\"') WHERE chain = {c} AND seq = 3"
+        ));
+        assert_eq!(
+            broken(&l),
+            Some((c, 3, Problem::DigestMismatch)),
+            "{engine:?}"
         );
-        assert_eq!(broken(&l), Some((7, Problem::DigestMismatch)), "{engine:?}");
     }
 }
 
@@ -90,13 +106,21 @@ fn an_edited_row_is_found_at_its_seq() {
 fn a_deleted_row_is_found_at_its_seq() {
     for engine in engines() {
         let db = Db::fresh(engine);
-        let l = history(&db);
+        let (l, c) = history(&db);
         unprotect(&db);
-        db.sql("DELETE FROM ledger_events WHERE seq = 5");
-        assert_eq!(broken(&l), Some((5, Problem::SeqGap)), "{engine:?}");
-        // Removing the last one is found against the recorded head.
-        db.sql("DELETE FROM ledger_events WHERE seq >= 5");
-        assert_eq!(broken(&l), Some((5, Problem::HeadMismatch)), "{engine:?}");
+        db.sql(&format!(
+            "DELETE FROM ledger_events WHERE chain = {c} AND seq = 2"
+        ));
+        assert_eq!(broken(&l), Some((c, 2, Problem::SeqGap)), "{engine:?}");
+        // Removing the last ones is found against the recorded head.
+        db.sql(&format!(
+            "DELETE FROM ledger_events WHERE chain = {c} AND seq >= 2"
+        ));
+        assert_eq!(
+            broken(&l),
+            Some((c, 2, Problem::HeadMismatch)),
+            "{engine:?}"
+        );
     }
 }
 
@@ -104,13 +128,13 @@ fn a_deleted_row_is_found_at_its_seq() {
 fn two_swapped_rows_are_found_at_the_first() {
     for engine in engines() {
         let db = Db::fresh(engine);
-        let l = history(&db);
+        let (l, c) = history(&db);
         unprotect(&db);
-        db.sql(
-            "UPDATE ledger_events SET seq = -1 WHERE seq = 9;
-             UPDATE ledger_events SET seq = 9 WHERE seq = 10;
-             UPDATE ledger_events SET seq = 10 WHERE seq = -1;",
-        );
-        assert_eq!(broken(&l), Some((9, Problem::SeqGap)), "{engine:?}");
+        db.sql(&format!(
+            "UPDATE ledger_events SET seq = -1 WHERE chain = {c} AND seq = 2;
+             UPDATE ledger_events SET seq = 2 WHERE chain = {c} AND seq = 3;
+             UPDATE ledger_events SET seq = 3 WHERE chain = {c} AND seq = -1;"
+        ));
+        assert_eq!(broken(&l), Some((c, 2, Problem::SeqGap)), "{engine:?}");
     }
 }

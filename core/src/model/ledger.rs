@@ -16,7 +16,9 @@ mod values;
 pub use budget::reserve;
 pub use claim::{claim_step, context, drift_between, ClaimStep, FACT_FIELDS};
 pub use decision::DecisionEnvelope;
-pub use event::{verify_audit, AuditReport, Event, EventKind, Problem};
+pub use event::{
+    chain_of, verify_audit, AuditReport, Break, ChainHead, Event, EventKind, Problem, CHAINS,
+};
 pub use ids::{approval_id, idempotency_key, task_id};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 

@@ -11,7 +11,7 @@ pub(crate) mod revoke;
 use crate::json::obj;
 use crate::model::Task;
 use crate::store::{storage, Done, TaskRow, Tx};
-use actionseal_core::ledger::{next, Event, EventKind, Op, Snapshot, State};
+use actionseal_core::ledger::{chain_of, next, Event, EventKind, Op, Snapshot, State};
 use actionseal_core::{Code, Error, OwnedValue, Result};
 
 /// The actor of events the ledger makes by itself (a lease running out).
@@ -28,6 +28,7 @@ pub(crate) fn snapshot(t: &TaskRow) -> Snapshot {
 /// An event about `t` as it is now, by `actor`; the caller fills in what the kind needs.
 pub(crate) fn event(t: &TaskRow, now: i64, kind: EventKind, actor: &str) -> Event {
     Event {
+        chain: chain_of(Some(&t.id)),
         seq: 0,
         at: now,
         tenant: t.tenant.clone(),

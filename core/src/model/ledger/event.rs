@@ -4,13 +4,18 @@
 //! transaction. An event is a fixed-shape JSON object (every member always present, `null` or
 //! empty when it does not apply):
 //!
-//! `{"seq", "at", "tenant", "task", "kind", "actor", "action_digest", "approved_digest",
-//! "decision_id", "fence", "outcome", "reasons", "drift", "state", "detail", "prev"}`
+//! `{"chain", "seq", "at", "tenant", "task", "kind", "actor", "action_digest",
+//! "approved_digest", "decision_id", "fence", "outcome", "reasons", "drift", "state", "detail",
+//! "prev"}`
 //!
-//! `prev` is the previous event's digest (`null` for seq 1), and an event's digest is the
-//! fingerprint of its canonical JSON. Events hold digests, identities and JSON Pointers, never
-//! argument values. An exported audit is JSON Lines: each line is the event with its `digest`
-//! added, so an edited, removed or reordered event is found at its own seq in any runtime.
+//! The audit is [`CHAINS`] hash chains; a task's events all go to one of them, chosen by its
+//! id ([`chain_of`]), so transactions about different tasks append to different chains at once
+//! (on PostgreSQL they would otherwise queue behind one head through every commit). Within a
+//! chain, `seq` counts from 1 without gaps and `prev` is the previous event's digest (`null`
+//! for seq 1); an event's digest is the fingerprint of its canonical JSON. Events hold digests,
+//! identities and JSON Pointers, never argument values. An exported audit is JSON Lines: each
+//! line is the event with its `digest` added, so an edited, removed or reordered event is found
+//! at its own chain and seq in any runtime.
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
@@ -82,10 +87,23 @@ kinds! {
     Revoked => "revoked",
 }
 
+/// How many chains the audit has.
+pub const CHAINS: i64 = 16;
+
+/// The chain of a task's events: the first byte of SHA-256 of its id, modulo [`CHAINS`].
+/// Events that concern no task go to chain 0.
+pub fn chain_of(task: Option<&str>) -> i64 {
+    task.map_or(0, |t| {
+        i64::from(Digest::of(t.as_bytes()).as_bytes()[0]) % CHAINS
+    })
+}
+
 /// One audit event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    /// Position in the chain, from 1, without gaps.
+    /// The chain it belongs to (see [`chain_of`]).
+    pub chain: i64,
+    /// Position in its chain, from 1, without gaps.
     pub seq: i64,
     /// When, by the ledger's clock (ms since the epoch).
     pub at: i64,
@@ -119,7 +137,8 @@ pub struct Event {
     pub prev: Option<Digest>,
 }
 
-const FIELDS: [&str; 16] = [
+const FIELDS: [&str; 17] = [
+    "chain",
     "seq",
     "at",
     "tenant",
@@ -146,6 +165,7 @@ impl Event {
     /// The event as JSON, without its digest.
     pub fn to_value(&self) -> OwnedValue {
         object(vec![
+            ("chain", int(self.chain)),
             ("seq", int(self.seq)),
             ("at", int(self.at)),
             ("tenant", string(&self.tenant)),
@@ -218,7 +238,12 @@ impl Event {
         if !matches!(detail, Value::Object(_)) {
             return Err(bad("detail", "must be an object"));
         }
+        let chain = f.integer("chain", 0)?;
+        if chain >= CHAINS {
+            return Err(bad("chain", "is not a chain of this audit"));
+        }
         Ok(Event {
+            chain,
             seq: f.integer("seq", 1)?,
             at: f.integer("at", 0)?,
             tenant: f.identity("tenant")?.to_owned(),
@@ -281,93 +306,159 @@ impl Problem {
     }
 }
 
-/// The result of walking a chain.
+/// The last event of a chain: (chain, seq, digest).
+pub type ChainHead = (i64, i64, Digest);
+
+/// Where a chain breaks first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Break {
+    /// The line of the export (from 1); for a chain that stops short of its recorded head,
+    /// one past the last line.
+    pub line: i64,
+    /// The chain, when the line says which.
+    pub chain: Option<i64>,
+    /// The seq the chain needed there, when the chain is known.
+    pub seq: Option<i64>,
+    /// Why.
+    pub problem: Problem,
+}
+
+/// The result of walking an audit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AuditReport {
-    /// Events read before the first break (all of them when the chain holds).
+    /// Events read before the first break (all of them when every chain holds).
     pub events: i64,
-    /// The digest of the last good event.
-    pub head: Option<Digest>,
-    /// The first broken seq and why.
-    pub broken: Option<(i64, Problem)>,
+    /// The last good event of each chain that has any, by chain.
+    pub heads: Vec<ChainHead>,
+    /// The first break, in line order.
+    pub broken: Option<Break>,
 }
 
 impl AuditReport {
-    /// `{"valid", "events", "head", "broken_seq", "problem"}`.
+    /// `{"valid", "events", "heads": [{"chain", "seq", "digest"}], "broken": null |
+    /// {"line", "chain", "seq", "problem"}}`.
     pub fn to_value(&self) -> OwnedValue {
+        let heads = self
+            .heads
+            .iter()
+            .map(|(c, s, d)| {
+                object(vec![
+                    ("chain", int(*c)),
+                    ("seq", int(*s)),
+                    ("digest", string(&d.to_string())),
+                ])
+            })
+            .collect();
+        let broken = self.broken.map_or(Value::Null, |b| {
+            object(vec![
+                ("line", int(b.line)),
+                ("chain", b.chain.map_or(Value::Null, int)),
+                ("seq", b.seq.map_or(Value::Null, int)),
+                ("problem", string(b.problem.as_str())),
+            ])
+        });
         object(vec![
             ("valid", Value::Bool(self.broken.is_none())),
             ("events", int(self.events)),
-            ("head", opt_digest(&self.head)),
-            (
-                "broken_seq",
-                self.broken.map_or(Value::Null, |(s, _)| int(s)),
-            ),
-            ("problem", opt_string(self.broken.map(|(_, p)| p.as_str()))),
+            ("heads", Value::Array(heads)),
+            ("broken", broken),
         ])
     }
 
-    /// `Ok` when the chain holds, else [`Code::AuditChainBroken`] naming the seq.
+    /// `Ok` when every chain holds, else [`Code::AuditChainBroken`] naming where.
     pub fn into_result(self) -> Result<AuditReport> {
         match self.broken {
             None => Ok(self),
-            Some((seq, p)) => Err(Error::new(
+            Some(b) => Err(Error::new(
                 Code::AuditChainBroken,
-                format!("the audit chain breaks at seq {seq}: {}", p.as_str()),
+                match (b.chain, b.seq) {
+                    (Some(c), Some(s)) => format!(
+                        "audit chain {c} breaks at seq {s} (line {}): {}",
+                        b.line,
+                        b.problem.as_str()
+                    ),
+                    _ => format!(
+                        "the audit breaks at line {}: {}",
+                        b.line,
+                        b.problem.as_str()
+                    ),
+                },
             )),
         }
     }
 }
 
-/// Walks an exported audit (JSON Lines, one event with its `digest` per line; empty lines
-/// ignored) and names the first broken seq. `head` is the (seq, digest) the ledger recorded as
-/// its last event, when known: a chain that stops short of it lost events at its end.
-pub fn verify_audit(jsonl: &[u8], head: Option<(i64, Digest)>) -> AuditReport {
+/// Walks an exported audit (JSON Lines, one event with its `digest` per line, the chains in
+/// any interleaving but each in seq order; empty lines ignored) and names the first break.
+/// `heads` are the (chain, seq, digest) the ledger recorded as each chain's last event: a chain
+/// that stops short of its head lost events at its end.
+pub fn verify_audit(jsonl: &[u8], heads: &[ChainHead]) -> AuditReport {
+    // Per chain: the last seq read and its digest.
+    let mut last: Vec<(i64, Option<Digest>)> = vec![(0, None); CHAINS as usize];
     let mut report = AuditReport {
         events: 0,
-        head: None,
+        heads: Vec::new(),
         broken: None,
     };
     let options = Options::default();
+    let mut line_no = 0;
     for line in jsonl.split(|b| *b == b'\n') {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let expected = report.events + 1;
-        let problem = match check_line(line, expected, report.head.as_ref(), &options) {
-            Ok(digest) => {
-                report.events = expected;
-                report.head = Some(digest);
-                continue;
+        line_no += 1;
+        match check_line(line, &last, &options) {
+            Ok((chain, digest)) => {
+                let l = &mut last[chain as usize];
+                *l = (l.0 + 1, Some(digest));
+                report.events += 1;
             }
-            Err(p) => p,
-        };
-        report.broken = Some((expected, problem));
-        return report;
+            Err((chain, problem)) => {
+                report.broken = Some(Break {
+                    line: line_no,
+                    chain,
+                    seq: chain.map(|c| last[c as usize].0 + 1),
+                    problem,
+                });
+                break;
+            }
+        }
     }
-    if let Some((seq, digest)) = head {
-        let ends_there = report.events == seq && report.head.is_some_and(|h| h.ct_eq(&digest));
-        if !ends_there {
-            let at = if report.events < seq {
-                report.events + 1
-            } else {
-                seq
+    report.heads = last
+        .iter()
+        .enumerate()
+        .filter_map(|(c, (seq, d))| d.map(|d| (c as i64, *seq, d)))
+        .collect();
+    if report.broken.is_none() {
+        for &(chain, seq, digest) in heads {
+            let Some(&(have, d)) = usize::try_from(chain).ok().and_then(|c| last.get(c)) else {
+                continue;
             };
-            report.broken = Some((at, Problem::HeadMismatch));
+            if have != seq || !d.is_some_and(|d| d.ct_eq(&digest)) {
+                report.broken = Some(Break {
+                    line: line_no + 1,
+                    chain: Some(chain),
+                    seq: Some(have.min(seq) + 1),
+                    problem: Problem::HeadMismatch,
+                });
+                break;
+            }
         }
     }
     report
 }
 
+type LineError = (Option<i64>, Problem);
+
 fn check_line(
     line: &[u8],
-    expected: i64,
-    prev: Option<&Digest>,
+    last: &[(i64, Option<Digest>)],
     options: &Options,
-) -> std::result::Result<Digest, Problem> {
-    let v = crate::parse(line, options).map_err(|_| Problem::Malformed)?;
+) -> std::result::Result<(i64, Digest), LineError> {
+    let malformed = (None, Problem::Malformed);
+    let v = crate::parse(line, options).map_err(|_| malformed)?;
     let Value::Object(o) = v else {
-        return Err(Problem::Malformed);
+        return Err(malformed);
     };
     let mut claimed = None;
     let mut rest = Vec::with_capacity(o.len());
@@ -378,19 +469,21 @@ fn check_line(
             rest.push((k, v));
         }
     }
-    let claimed = claimed.ok_or(Problem::Malformed)?;
-    let body = Value::Object(Object::from_entries(rest).map_err(|_| Problem::Malformed)?);
-    let event = Event::from_value(&body).map_err(|_| Problem::Malformed)?;
-    if event.seq != expected {
-        return Err(Problem::SeqGap);
+    let claimed = claimed.ok_or(malformed)?;
+    let body = Value::Object(Object::from_entries(rest).map_err(|_| malformed)?);
+    let event = Event::from_value(&body).map_err(|_| malformed)?;
+    let chain = Some(event.chain);
+    let (seq, prev) = last[event.chain as usize];
+    if event.seq != seq + 1 {
+        return Err((chain, Problem::SeqGap));
     }
     if !crate::fingerprint(&body).ct_eq(&claimed) {
-        return Err(Problem::DigestMismatch);
+        return Err((chain, Problem::DigestMismatch));
     }
     match (event.prev, prev) {
         (None, None) => {}
-        (Some(a), Some(b)) if a.ct_eq(b) => {}
-        _ => return Err(Problem::PrevMismatch),
+        (Some(a), Some(b)) if a.ct_eq(&b) => {}
+        _ => return Err((chain, Problem::PrevMismatch)),
     }
-    Ok(claimed)
+    Ok((event.chain, claimed))
 }

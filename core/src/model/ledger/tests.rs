@@ -122,6 +122,7 @@ fn budget_reservations_stop_at_the_limit() {
 
 fn event(seq: i64, prev: Option<Digest>) -> Event {
     Event {
+        chain: 3,
         seq,
         at: 1_000 + seq,
         tenant: "a".into(),
@@ -153,12 +154,20 @@ fn chain(n: i64) -> Vec<String> {
         .collect()
 }
 
+/// Where a chain of `chain(n)` breaks, as (line, seq, problem) in chain 3.
+fn broken_at(text: &str, heads: &[ChainHead]) -> Option<(i64, Option<i64>, Problem)> {
+    verify_audit(text.as_bytes(), heads)
+        .broken
+        .map(|b| (b.line, b.seq, b.problem))
+}
+
 #[test]
 fn the_verifier_names_the_first_broken_seq() {
     let lines = chain(5);
     let text = lines.join("\n");
-    let ok = verify_audit(text.as_bytes(), None);
+    let ok = verify_audit(text.as_bytes(), &[]);
     assert_eq!((ok.events, ok.broken), (5, None));
+    assert_eq!(ok.heads.len(), 1);
     // Every event reads back as it was written.
     let back: OwnedValue = json(&lines[1]);
     let Value::Object(o) = back else { panic!() };
@@ -179,35 +188,72 @@ fn the_verifier_names_the_first_broken_seq() {
     let edited = text.replacen("\"actor\":\"agent\"", "\"actor\":\"mallory\"", 3);
     // The first three events were edited: the first is named.
     assert_eq!(
-        verify_audit(edited.as_bytes(), None).broken,
-        Some((1, Problem::DigestMismatch))
+        broken_at(&edited, &[]),
+        Some((1, Some(1), Problem::DigestMismatch))
     );
 
     let mut removed = lines.clone();
     removed.remove(2);
     assert_eq!(
-        verify_audit(removed.join("\n").as_bytes(), None).broken,
-        Some((3, Problem::SeqGap))
+        broken_at(&removed.join("\n"), &[]),
+        Some((3, Some(3), Problem::SeqGap))
     );
 
     let mut swapped = lines.clone();
     swapped.swap(1, 2);
     assert_eq!(
-        verify_audit(swapped.join("\n").as_bytes(), None).broken,
-        Some((2, Problem::SeqGap))
+        broken_at(&swapped.join("\n"), &[]),
+        Some((2, Some(2), Problem::SeqGap))
     );
 
-    let head = (5, ok.head.unwrap());
+    let heads = ok.heads.clone();
+    assert_eq!(heads[0].0, 3);
     let truncated = lines[..4].join("\n");
     assert_eq!(
-        verify_audit(truncated.as_bytes(), Some(head)).broken,
-        Some((5, Problem::HeadMismatch))
+        broken_at(&truncated, &heads),
+        Some((5, Some(5), Problem::HeadMismatch))
     );
-    assert!(verify_audit(text.as_bytes(), Some(head)).broken.is_none());
+    assert!(verify_audit(text.as_bytes(), &heads).broken.is_none());
     assert_eq!(
-        verify_audit(b"{\"seq\":1}\n", None).broken,
-        Some((1, Problem::Malformed))
+        broken_at("{\"seq\":1}\n", &[]),
+        Some((1, None, Problem::Malformed))
     );
+    let report = verify_audit(edited.as_bytes(), &[]);
+    let e = report.into_result().unwrap_err();
+    assert_eq!(e.code(), Code::AuditChainBroken);
+    assert!(e.message().contains("chain 3 breaks at seq 1"), "{e}");
+}
+
+#[test]
+fn chains_interleave_and_are_checked_apart() {
+    let a = chain(3);
+    let mut other = Vec::new();
+    let mut prev = None;
+    for seq in 1..=2 {
+        let mut e = event(seq, prev);
+        e.chain = 9;
+        let d = e.digest();
+        prev = Some(d);
+        other.push(Event::line(&e.canonical(), &d));
+    }
+    let mixed = [&a[0], &other[0], &a[1], &other[1], &a[2]]
+        .map(|s| s.as_str())
+        .join("\n");
+    let r = verify_audit(mixed.as_bytes(), &[]);
+    assert_eq!((r.events, r.broken, r.heads.len()), (5, None, 2));
+    // Removing chain 9's first event breaks chain 9, not chain 3.
+    let cut = [&a[0], &a[1], &other[1], &a[2]]
+        .map(|s| s.as_str())
+        .join("\n");
+    let b = verify_audit(cut.as_bytes(), &[]).broken.unwrap();
+    assert_eq!(
+        (b.line, b.chain, b.seq, b.problem),
+        (3, Some(9), Some(1), Problem::SeqGap)
+    );
+    for t in ["task_1", "task_2", "x"] {
+        assert!((0..CHAINS).contains(&chain_of(Some(t))));
+    }
+    assert_eq!(chain_of(None), 0);
 }
 
 #[test]
@@ -218,8 +264,8 @@ fn an_event_reported_with_its_own_fixed_digest_breaks_the_next_link() {
     e2.actor = "mallory".into();
     lines[1] = Event::line(&e2.canonical(), &e2.digest());
     assert_eq!(
-        verify_audit(lines.join("\n").as_bytes(), None).broken,
-        Some((3, Problem::PrevMismatch))
+        broken_at(&lines.join("\n"), &[]),
+        Some((3, Some(3), Problem::PrevMismatch))
     );
 }
 
