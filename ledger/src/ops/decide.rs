@@ -112,7 +112,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     ]);
     tx.append(ev);
     let decided = Decided {
-        task: view(tx, &t)?,
+        task: super::view_with(&t, approval.record.as_deref())?,
         decision: d.clone(),
         duplicate: false,
     };

@@ -99,5 +99,6 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         ("idempotency_key", s(&t.idempotency_key)),
     ]);
     tx.append(ev);
-    Ok(Done::Ok(view(tx, &t)?))
+    // A new task has no decision yet.
+    Ok(Done::Ok(super::view_with(&t, None)?))
 }
