@@ -335,7 +335,7 @@ impl Story {
             self.business.effects.get(&key).copied().unwrap_or(0)
         ));
 
-        self.say("6. The audit: a hash chain of every change and refusal");
+        self.say("6. The audit: hash chains of every change and refusal");
         let report = self.ledger.audit_verify()?;
         self.say(format!(
             "   {} events in {} of the audit's {} chains, every chain intact: {}",
