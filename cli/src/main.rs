@@ -4,6 +4,8 @@ mod check;
 mod demo;
 mod io;
 mod key;
+mod ledger;
+mod ledger_demo;
 
 use actionseal_core::{canonicalize_json, Digest, Error, Options, Profile};
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -19,7 +21,8 @@ const EXIT_IO: u8 = 74;
 
 const EXIT_STATUS: &str = "\
 Exit status: 0 success or permit, 2 bad input (stderr: `error: <code>: <message>`),
-3 reapprove, 4 reject (or, for key verify, a refused proof), 64 usage error, 74 I/O error.";
+3 reapprove, 4 reject (or, for key verify, a refused proof), 64 usage error, 74 I/O error
+(`actionseal ledger --help` for the ledger's own).";
 
 /// Bind human approvals of AI agent tool calls to the exact action: canonical JSON (RFC 8785),
 /// fingerprints and the permit check.
@@ -49,6 +52,9 @@ enum Command {
     /// Ed25519 service keys: generate one, sign an approval record, verify a signed decision
     /// (or a passkey-approved record) against a key set.
     Key(key::KeyArgs),
+    /// The task ledger (SQLite or PostgreSQL): propose, decide, claim once, complete,
+    /// reconcile, revoke, show, audit.
+    Ledger(ledger::LedgerArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell to write completions for.
@@ -185,6 +191,7 @@ fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Key(args) => key::run(args),
         Command::Demo => io::write_stdout(demo::story().as_bytes()),
+        Command::Ledger(args) => ledger::run(args),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "actionseal", &mut out);

@@ -146,6 +146,48 @@ codes! {
     UserNotVerified => "user_not_verified",
     /// A passkey registration is malformed or not a "none" attestation of a new credential.
     InvalidRegistration => "invalid_registration",
+    /// The ledger has no task with this id (or this identity).
+    TaskNotFound => "task_not_found",
+    /// The ledger has no approval with this approval_id.
+    ApprovalNotFound => "approval_not_found",
+    /// The ledger has no budget account with this name.
+    BudgetNotFound => "budget_not_found",
+    /// A task with this identity (tenant, job_id, request_id) already exists for another action digest.
+    TaskConflict => "task_conflict",
+    /// A decision_id already recorded with other content.
+    DecisionConflict => "decision_conflict",
+    /// A decision names another job, request or action digest than the task's frozen action.
+    DecisionMismatch => "decision_mismatch",
+    /// A decision arrived for a task that is not awaiting one (its state is in the message).
+    TaskNotAwaitingDecision => "task_not_awaiting_decision",
+    /// A claim lost: the task's approval was already claimed (by another executor, or earlier).
+    AlreadyClaimed => "already_claimed",
+    /// A claim on a task that has no usable approval (awaiting a decision, or rejected).
+    TaskNotClaimable => "task_not_claimable",
+    /// A completion for a task that is not claimed.
+    TaskNotClaimed => "task_not_claimed",
+    /// A reconciliation for a task whose outcome is not in doubt.
+    TaskNotInDoubt => "task_not_in_doubt",
+    /// A completion with a fence token older than the task's current one (a superseded claim).
+    StaleFence => "stale_fence",
+    /// A completion after the claim's lease ran out: the task's outcome is now in doubt.
+    LeaseExpired => "lease_expired",
+    /// A ledger operation's input is malformed (an executor, a lease, an outcome, a budget limit).
+    InvalidRequest => "invalid_request",
+    /// A decision envelope is malformed: a missing or unknown field, a blank identity, a bad digest or time.
+    InvalidDecision => "invalid_decision",
+    /// A ledger URL is not `sqlite:PATH`, `sqlite::memory:` or a `postgres://` URL.
+    InvalidLedgerUrl => "invalid_ledger_url",
+    /// The ledger's database cannot be reached or opened (no server, refused, no such directory).
+    LedgerUnavailable => "ledger_unavailable",
+    /// The file or database is not an actionseal ledger (not SQLite, or foreign tables).
+    NotALedger => "not_a_ledger",
+    /// The ledger's schema was written by a newer version of actionseal.
+    LedgerSchemaTooNew => "ledger_schema_too_new",
+    /// The ledger's database failed during an operation; nothing of the operation was kept.
+    LedgerStorage => "ledger_storage",
+    /// An audit chain is broken: an event was edited, removed, reordered or is malformed.
+    AuditChainBroken => "audit_chain_broken",
 }
 
 impl fmt::Display for Code {

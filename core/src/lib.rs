@@ -39,6 +39,7 @@ pub use model::action::{Action, ActionIds, ACTION_FIELDS};
 pub use model::approval::{Approval, Decision, DecisionInput};
 pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
+pub use model::ledger;
 pub use model::permit::{check, check_with, Context, Outcome, Reason, Verdict};
 pub use model::proof::{
     base64url_decode, base64url_encode, ed25519_verify, pae, passkey_challenge, sign_approval,

@@ -390,7 +390,7 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
 /// Appends the JSON Pointers at which `a` and `b` differ: a member on one side only, a value
 /// of another type or another scalar value, or an array of another length (reported at the
 /// array).
-fn diff(a: &Value<'_>, b: &Value<'_>, path: &mut String, out: &mut Vec<String>) {
+pub(crate) fn diff(a: &Value<'_>, b: &Value<'_>, path: &mut String, out: &mut Vec<String>) {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let mut keys: Vec<&str> = x

@@ -91,9 +91,6 @@ pub(super) struct Shape {
     /// The keys in input order, as `key` and `key_len` of a [`Member`], so that the next
     /// object's keys can be checked against them rather than scanned.
     keys: Vec<(u32, u32)>,
-    /// Changes whenever the shape does: an object whose nested objects were sorted meanwhile
-    /// checked its keys against a shape that is no longer the one remembered.
-    generation: u32,
 }
 
 impl Shape {
@@ -103,11 +100,6 @@ impl Shape {
     pub(super) fn expected(&self, i: usize) -> Option<(usize, usize, u64)> {
         let &(key, len) = self.keys.get(i)?;
         (len & DECODED == 0).then(|| (key as usize, len as usize, self.orders[i]))
-    }
-
-    /// Whether there are `n` keys.
-    pub(super) fn has_len(&self, n: usize) -> bool {
-        self.orders.len() == n
     }
 
     /// Whether `m`, in input order, has the remembered sort keys.
@@ -135,13 +127,7 @@ impl Shape {
         }
     }
 
-    /// Which shape is remembered: it changes with every [`Shape::learn`] and [`Shape::forget`].
-    pub(super) fn generation(&self) -> u32 {
-        self.generation
-    }
-
     pub(super) fn forget(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
         self.orders.clear();
         self.perm.clear();
         self.keys.clear();

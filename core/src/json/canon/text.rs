@@ -32,11 +32,11 @@ pub(crate) fn canonicalize_text<B: Bytes>(input: &[u8], options: &Options, sink:
 /// Objects up to this size whose members need sorting are rewritten in sorted order when
 /// they close; larger ones (rare, and with more bytes per member) get a sorted member list
 /// that the second pass follows.
-const REARRANGE_MAX: usize = 2048;
+pub(crate) const REARRANGE_MAX: usize = 2048;
 
-/// [`canonicalize_text`], rewriting objects of up to `rearrange_max` bytes (tests use other
-/// limits so that both ways of ordering members are exercised).
-fn write_text<B: Bytes>(
+/// [`canonicalize_text`], rewriting objects of up to `rearrange_max` bytes (tests and fuzz
+/// targets use other limits so that both ways of ordering members are exercised).
+pub(crate) fn write_text<B: Bytes>(
     input: &[u8],
     options: &Options,
     sink: &mut B,
@@ -271,10 +271,10 @@ impl<'a> Writer<'a, '_> {
         c.skip_ws(&mut self.s.out);
         let base = self.s.open.len();
         let unfinished = self.unfinished;
-        // Whether every key so far is the one the last sorted object had there, and which
-        // object that is (a nested object sorted meanwhile replaces it).
+        // Whether every key so far is the one the shape had there: only a guess at the next
+        // key, which saves scanning for it. Whatever it guesses, each key is read and
+        // compared in full, and its sort key is the one of its own text.
         let mut as_expected = true;
-        let shape = self.s.shape.generation();
         if c.peek() == Some(b'}') {
             c.pos += 1;
         } else {
@@ -319,15 +319,13 @@ impl<'a> Writer<'a, '_> {
                 }
             }
         }
-        let as_expected = as_expected && self.s.shape.generation() == shape;
-        self.close_object(&mut c, at, base, unfinished, as_expected)?;
+        self.close_object(&mut c, at, base, unfinished)?;
         self.at = c;
         Some(())
     }
 
     /// Puts the object `objects[at]`, whose members are `open[base..]`, in canonical order,
-    /// or notes how the second pass is to; `unfinished` is the count when it opened, and
-    /// `as_expected` whether every key was the one the [`Shape`] has at its position.
+    /// or notes how the second pass is to; `unfinished` is the count when it opened.
     #[inline(never)]
     fn close_object(
         &mut self,
@@ -335,7 +333,6 @@ impl<'a> Writer<'a, '_> {
         at: usize,
         base: usize,
         unfinished: usize,
-        as_expected: bool,
     ) -> Option<()> {
         let s = &mut self.s;
         let end = c.out_pos();
@@ -370,7 +367,9 @@ impl<'a> Writer<'a, '_> {
                 obj,
                 rewrite,
             };
-            if (as_expected && s.shape.has_len(members.len())) || s.shape.matches(members) {
+            // Compared in full, never taken on trust from the key lookups: a nested object
+            // may have replaced the shape since this object's keys were checked against it.
+            if s.shape.matches(members) {
                 place.put(s.shape.perm().iter().map(|&i| &members[i as usize]))?;
             } else {
                 sort_members(members, c.b, &s.keys)?;

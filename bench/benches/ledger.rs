@@ -1,0 +1,348 @@
+//! Full task lifecycles per second (propose, decide, claim, complete) through the ledger,
+//! side by side in one run with a naive implementation on the same engine: four transactions,
+//! a SELECT-then-UPDATE claim, no audit, no budget, no check. Goals (issue 9): the ledger costs
+//! at most 1.5x the naive lifecycle on each backend; on SQLite at least 2,000 lifecycles/s with
+//! synchronous=FULL and 6,000/s with NORMAL.
+//!
+//!   cargo bench -p actionseal-bench --bench ledger                       # SQLite only
+//!   scripts/pg run --fsync cargo bench -p actionseal-bench --bench ledger  # and PostgreSQL
+//!
+//! Rounds are interleaved (ledger, naive, ledger, naive, ...); the table gives the median
+//! lifecycles/s of the rounds with their spread, and p50/p99 latency of one lifecycle.
+
+use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const ROUNDS: usize = 5;
+
+fn json(text: &str) -> OwnedValue {
+    parse(text.as_bytes(), &Options::default())
+        .expect("bench JSON")
+        .into_owned()
+}
+
+struct Fixture {
+    contract: OwnedValue,
+    compiled: Contract,
+    facts: OwnedValue,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let contract = json(include_str!("../../examples/refund/contract.json"));
+        let facts = json(&format!(
+            r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
+                "approver_authorized": true, "subject_authorized": true}}"#,
+            canonicalize(&contract)
+        ));
+        Fixture {
+            compiled: Contract::from_value(&contract).expect("contract"),
+            contract,
+            facts,
+        }
+    }
+
+    fn action(&self, job: &str) -> OwnedValue {
+        let ids = ActionIds {
+            tenant: "tenant-a",
+            subject: "user:alice",
+            job_id: job,
+            request_id: "req-1",
+            policy_version: "refund-policy-2026-08-01",
+        };
+        let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+        Action::build(&self.compiled, &args, &ids)
+            .expect("action")
+            .value()
+            .clone()
+    }
+}
+
+/// One implementation: runs one lifecycle of task `job`.
+trait Lifecycle: Send + Sync {
+    fn run(&self, f: &Fixture, job: &str);
+}
+
+impl Lifecycle for Ledger {
+    fn run(&self, f: &Fixture, job: &str) {
+        let act = f.action(job);
+        let t = self.propose(&act, &f.contract, "agent").expect("propose");
+        let now = self.now();
+        let d = json(&format!(
+            r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
+                "action_digest": "{}", "decision": "approved", "approver": "user:bob",
+                "decided_at": {now}, "expires_at": {}}}"#,
+            t.approval_id.as_deref().unwrap_or(""),
+            t.action_digest,
+            now + 3_600_000
+        ));
+        self.decide(&d).expect("decide");
+        let out = self
+            .claim(&ClaimRequest {
+                task_id: &t.id,
+                action: &act,
+                facts: &f.facts,
+                executor: "worker",
+                lease_ms: 60_000,
+                budget: None,
+            })
+            .expect("claim");
+        let ClaimOutcome::Claimed(c, _) = out else {
+            panic!("not claimed: {}", out.result())
+        };
+        self.complete(
+            &t.id,
+            c.fence,
+            actionseal_core::ledger::Reported::Succeeded,
+            None,
+            "worker",
+        )
+        .expect("complete");
+    }
+}
+
+/// The naive lifecycle on SQLite: four autocommit writes, the claim a SELECT then an UPDATE.
+struct NaiveSqlite(std::sync::Mutex<rusqlite::Connection>);
+
+impl NaiveSqlite {
+    fn open(path: &std::path::Path, sync: &str) -> NaiveSqlite {
+        let c = rusqlite::Connection::open(path).expect("open");
+        c.busy_timeout(Duration::from_secs(30)).expect("busy");
+        c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+            .expect("wal");
+        c.execute_batch(&format!(
+            "PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint=10000;
+             CREATE TABLE IF NOT EXISTS naive_tasks (id TEXT PRIMARY KEY, state TEXT NOT NULL,
+               action TEXT NOT NULL, approval TEXT, fence INTEGER NOT NULL);"
+        ))
+        .expect("schema");
+        NaiveSqlite(std::sync::Mutex::new(c))
+    }
+}
+
+impl Lifecycle for NaiveSqlite {
+    fn run(&self, f: &Fixture, job: &str) {
+        let act = canonicalize(&f.action(job));
+        let c = self.0.lock().expect("lock");
+        c.prepare_cached("INSERT INTO naive_tasks VALUES (?1, 'awaiting_approval', ?2, NULL, 0)")
+            .and_then(|mut s| s.execute([job, act.as_str()]))
+            .expect("propose");
+        c.prepare_cached("UPDATE naive_tasks SET state = 'approved', approval = ?2 WHERE id = ?1")
+            .and_then(|mut s| s.execute([job, "{\"decision\":\"approved\"}"]))
+            .expect("decide");
+        let state: String = c
+            .prepare_cached("SELECT state FROM naive_tasks WHERE id = ?1")
+            .and_then(|mut s| s.query_row([job], |r| r.get(0)))
+            .expect("look");
+        assert_eq!(state, "approved");
+        c.prepare_cached(
+            "UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = ?1",
+        )
+        .and_then(|mut s| s.execute([job]))
+        .expect("claim");
+        c.prepare_cached("UPDATE naive_tasks SET state = 'succeeded' WHERE id = ?1")
+            .and_then(|mut s| s.execute([job]))
+            .expect("complete");
+    }
+}
+
+/// The naive lifecycle on PostgreSQL, one connection per worker.
+struct NaivePg {
+    url: String,
+    pool: std::sync::Mutex<Vec<postgres::Client>>,
+}
+
+impl Lifecycle for NaivePg {
+    fn run(&self, f: &Fixture, job: &str) {
+        let act = canonicalize(&f.action(job));
+        let taken = self.pool.lock().expect("pool").pop();
+        let mut c = taken.unwrap_or_else(|| {
+            postgres::Client::connect(&self.url, postgres::NoTls).expect("connect")
+        });
+        let mut exec = |sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]| {
+            let st = c.prepare(sql).expect("prepare");
+            c.execute(&st, params).expect("execute")
+        };
+        exec(
+            "INSERT INTO naive_tasks VALUES ($1, 'awaiting_approval', $2, NULL, 0)",
+            &[&job, &act],
+        );
+        exec(
+            "UPDATE naive_tasks SET state = 'approved', approval = $2 WHERE id = $1",
+            &[&job, &"{\"decision\":\"approved\"}"],
+        );
+        let st = c
+            .prepare("SELECT state FROM naive_tasks WHERE id = $1")
+            .expect("prepare");
+        let state: String = c.query_one(&st, &[&job]).expect("look").get(0);
+        assert_eq!(state, "approved");
+        let mut exec = |sql: &str| {
+            let st = c.prepare(sql).expect("prepare");
+            c.execute(&st, &[&job]).expect("execute")
+        };
+        exec("UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = $1");
+        exec("UPDATE naive_tasks SET state = 'succeeded' WHERE id = $1");
+        self.pool.lock().expect("pool").push(c);
+    }
+}
+
+#[derive(Default)]
+struct Samples {
+    rates: Vec<f64>,
+    latencies: Vec<Duration>,
+}
+
+static JOB: AtomicUsize = AtomicUsize::new(0);
+
+/// One round: `per_worker` lifecycles on each of `workers` threads; returns lifecycles/s.
+fn round(
+    imp: &Arc<dyn Lifecycle>,
+    f: &Arc<Fixture>,
+    workers: usize,
+    per_worker: usize,
+    s: &mut Samples,
+) {
+    let start = Instant::now();
+    let lats: Vec<Vec<Duration>> = std::thread::scope(|scope| {
+        let hs: Vec<_> = (0..workers)
+            .map(|_| {
+                let (imp, f) = (imp.clone(), f.clone());
+                scope.spawn(move || {
+                    (0..per_worker)
+                        .map(|_| {
+                            let job = format!("job-{}", JOB.fetch_add(1, Ordering::SeqCst));
+                            let t = Instant::now();
+                            imp.run(&f, &job);
+                            t.elapsed()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("worker")).collect()
+    });
+    let total = workers * per_worker;
+    s.rates.push(total as f64 / start.elapsed().as_secs_f64());
+    s.latencies.extend(lats.into_iter().flatten());
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn pct(v: &mut [Duration], p: f64) -> f64 {
+    v.sort();
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i].as_secs_f64() * 1e3
+}
+
+/// Filters from the command line (`cargo bench --bench ledger -- normal`): a configuration
+/// runs when its label contains one of them, or when there are none.
+fn wanted(label: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.to_lowercase())
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| label.to_lowercase().contains(f))
+}
+
+fn compare(
+    label: &str,
+    ledger: Arc<dyn Lifecycle>,
+    naive: Arc<dyn Lifecycle>,
+    workers: usize,
+    per_worker: usize,
+) {
+    if !wanted(label) {
+        return;
+    }
+    let f = Arc::new(Fixture::new());
+    // Warm up both (connections, caches, files).
+    round(&ledger, &f, workers, 5, &mut Samples::default());
+    round(&naive, &f, workers, 5, &mut Samples::default());
+    let (mut l, mut n) = (Samples::default(), Samples::default());
+    for _ in 0..ROUNDS {
+        round(&ledger, &f, workers, per_worker, &mut l);
+        round(&naive, &f, workers, per_worker, &mut n);
+    }
+    let spread = |v: &[f64]| {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, 0f64), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+        format!("{lo:.0}-{hi:.0}")
+    };
+    let (lm, nm) = (median(&mut l.rates), median(&mut n.rates));
+    println!(
+        "| {label} | {lm:.0} ({}) | {:.2} / {:.2} | {nm:.0} ({}) | {:.2} / {:.2} | {:.2}x |",
+        spread(&l.rates),
+        pct(&mut l.latencies, 0.5),
+        pct(&mut l.latencies, 0.99),
+        spread(&n.rates),
+        pct(&mut n.latencies, 0.5),
+        pct(&mut n.latencies, 0.99),
+        nm / lm
+    );
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` and test discovery
+    }
+    let dir = std::env::temp_dir().join(format!("actionseal-bench-ledger-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    println!(
+        "| backend | ledger lifecycles/s (rounds) | ledger p50 / p99 ms | naive lifecycles/s (rounds) | naive p50 / p99 ms | ledger cost |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (sync, q) in [("FULL", ""), ("NORMAL", "?synchronous=normal")] {
+        let url = format!(
+            "sqlite:{}{q}",
+            dir.join(format!("ledger-{sync}.db")).display()
+        );
+        let ledger: Arc<dyn Lifecycle> = Arc::new(Ledger::open(&url).expect("ledger"));
+        let naive: Arc<dyn Lifecycle> = Arc::new(NaiveSqlite::open(
+            &dir.join(format!("naive-{sync}.db")),
+            sync,
+        ));
+        let n = if sync == "FULL" { 300 } else { 1000 };
+        compare(&format!("SQLite {sync}, 1 process"), ledger, naive, 1, n);
+    }
+    match std::env::var("ACTIONSEAL_TEST_PG") {
+        Ok(base) => {
+            let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("pg");
+            for sql in ["DROP DATABASE IF EXISTS bench_ledger", "CREATE DATABASE bench_ledger"] {
+                admin.batch_execute(sql).expect("db");
+            }
+            let url = format!("{}/bench_ledger", base.rsplit_once('/').expect("url").0);
+            let ledger: Arc<dyn Lifecycle> = Arc::new(Ledger::open(&url).expect("ledger"));
+            let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("pg");
+            c.batch_execute(
+                "CREATE TABLE naive_tasks (id TEXT PRIMARY KEY, state TEXT NOT NULL,
+                   action TEXT NOT NULL, approval TEXT, fence BIGINT NOT NULL)",
+            )
+            .expect("schema");
+            let naive: Arc<dyn Lifecycle> = Arc::new(NaivePg {
+                url: url.clone(),
+                pool: std::sync::Mutex::new(Vec::new()),
+            });
+            for workers in [1, 8, 32] {
+                compare(
+                    &format!("PostgreSQL, {workers} workers"),
+                    ledger.clone(),
+                    naive.clone(),
+                    workers,
+                    (600 / workers).max(20),
+                );
+            }
+        }
+        Err(_) => println!(
+            "(PostgreSQL skipped: run through `scripts/pg run --fsync cargo bench -p actionseal-bench --bench ledger`)"
+        ),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

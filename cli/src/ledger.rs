@@ -1,0 +1,371 @@
+//! `actionseal ledger --db URL ...`: the task ledger from the command line.
+
+use crate::io::{read_input, write_stdout};
+use crate::Failure;
+use actionseal_core::ledger::{verify_audit, Observed, Reported, State};
+use actionseal_core::{canonicalize, parse, Code, Error, Options, OwnedValue};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+
+/// Exit status when a claim sends the task back for approval.
+const EXIT_REAPPROVE: u8 = 3;
+/// Exit status when a claim is refused as drift or rejects the task before dispatch.
+const EXIT_REJECT: u8 = 4;
+/// Exit status when the ledger refuses an operation because of the task's state.
+const EXIT_REFUSED: u8 = 5;
+/// Exit status when the audit chain is broken.
+const EXIT_BROKEN: u8 = 6;
+/// Exit status when the ledger's database cannot be reached (sysexits EX_UNAVAILABLE).
+const EXIT_UNAVAILABLE: u8 = 69;
+/// Exit status when the database fails during an operation (EX_IOERR).
+const EXIT_STORAGE: u8 = 74;
+
+pub(crate) const EXIT_STATUS: &str = "\
+Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budget,
+3 the claim sent the task back for approval, 4 the claim was refused as drift or
+rejected the task before dispatch, 5 refused by the task's state (already_claimed,
+stale_fence, task_conflict, decision_conflict, ...), 6 the audit chain is broken,
+64 usage error, 69 the database cannot be reached, 74 I/O or storage error.
+Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
+
+/// The task ledger: propose, decide, claim once, complete, reconcile, audit.
+#[derive(Args)]
+#[command(after_help = EXIT_STATUS)]
+pub(crate) struct LedgerArgs {
+    /// The ledger: sqlite:PATH[?synchronous=normal], sqlite::memory: or postgres://...
+    #[arg(long, value_name = "URL", env = "ACTIONSEAL_LEDGER")]
+    db: Option<String>,
+    #[command(subcommand)]
+    command: LedgerCommand,
+}
+
+#[derive(Subcommand)]
+enum LedgerCommand {
+    /// Create (or check and migrate) the ledger's schema.
+    Init,
+    /// Record a task for an action made under a contract.
+    Propose {
+        /// The action envelope.
+        #[arg(long, value_name = "FILE")]
+        action: PathBuf,
+        /// The tool's contract.
+        #[arg(long, value_name = "FILE")]
+        contract: PathBuf,
+        /// Who proposes it (the agent or runtime).
+        #[arg(long, value_name = "ID")]
+        proposer: String,
+    },
+    /// Record a reviewer's decision envelope (de-duplicated by decision_id).
+    Decide {
+        /// {"approval_id", "decision_id", "job_id", "request_id", "action_digest",
+        /// "decision", "approver", "decided_at", "expires_at"}
+        #[arg(long, value_name = "FILE")]
+        decision: PathBuf,
+    },
+    /// Re-prove the approval and claim the task for dispatch, once.
+    Claim {
+        /// The task id.
+        #[arg(long, value_name = "ID")]
+        task: String,
+        /// The action about to be dispatched.
+        #[arg(long, value_name = "FILE")]
+        action: PathBuf,
+        /// {"tenant", "policy_version", "contract", "approver_authorized",
+        /// "subject_authorized"} from the executor's own server.
+        #[arg(long, value_name = "FILE")]
+        facts: PathBuf,
+        /// Who claims it.
+        #[arg(long, value_name = "ID")]
+        executor: String,
+        /// How long the claim holds before the task's outcome is in doubt.
+        #[arg(long, value_name = "MS", default_value_t = 300_000)]
+        lease_ms: i64,
+        /// A budget account to reserve the contract's cost on.
+        #[arg(long, value_name = "NAME")]
+        budget: Option<String>,
+    },
+    /// Report the outcome of a claim, with its fence token.
+    Complete {
+        /// The task id.
+        #[arg(long, value_name = "ID")]
+        task: String,
+        /// The claim's fence token.
+        #[arg(long, value_name = "N")]
+        fence: i64,
+        /// succeeded, failed or unknown.
+        #[arg(long, value_name = "OUTCOME")]
+        outcome: String,
+        /// What the business system answered (JSON).
+        #[arg(long, value_name = "FILE")]
+        result: Option<PathBuf>,
+        /// Who completes it.
+        #[arg(long, value_name = "ID")]
+        executor: String,
+    },
+    /// Record what the business system answered about a task in doubt.
+    Reconcile {
+        /// The task id.
+        #[arg(long, value_name = "ID")]
+        task: String,
+        /// succeeded, failed or not_executed.
+        #[arg(long, value_name = "OBSERVED")]
+        observed: String,
+        /// What the business system answered (JSON).
+        #[arg(long, value_name = "FILE")]
+        result: Option<PathBuf>,
+        /// Who reconciles it.
+        #[arg(long, value_name = "ID")]
+        actor: String,
+    },
+    /// Revoke an approval.
+    Revoke {
+        /// The approval id.
+        #[arg(long, value_name = "ID")]
+        approval: String,
+        /// Who revokes it.
+        #[arg(long, value_name = "ID")]
+        actor: String,
+    },
+    /// Move claimed tasks whose lease ran out to unknown.
+    Expire,
+    /// Create a budget account or set its limit.
+    Budget {
+        /// The account.
+        #[arg(long, value_name = "NAME")]
+        name: String,
+        /// Its limit in minor units.
+        #[arg(long, value_name = "N")]
+        limit: i64,
+    },
+    /// Show one task with its history, or list tasks.
+    Show {
+        /// The task id (else: a list).
+        #[arg(long, value_name = "ID")]
+        task: Option<String>,
+        /// List only tasks in this state.
+        #[arg(long, value_name = "STATE")]
+        state: Option<String>,
+        /// List only tasks of this tenant.
+        #[arg(long, value_name = "TENANT")]
+        tenant: Option<String>,
+    },
+    /// Verify or export the audit chain.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+    /// The durable half of the refund story on a fresh SQLite ledger.
+    Demo,
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Walk the chain (of the ledger, or of an exported FILE) and name the first broken seq.
+    Verify {
+        /// An exported audit (JSON Lines) instead of the ledger's own.
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+    },
+    /// Write the audit as JSON Lines, one event with its digest per line.
+    Export,
+}
+
+fn json_file(path: &Path) -> Result<OwnedValue, Failure> {
+    let options = Options::default();
+    let bytes = read_input(Some(path), &options)?;
+    parse(&bytes, &options)
+        .map(|v| v.into_owned())
+        .map_err(|e| Failure::InputIn(path.display().to_string(), e))
+}
+
+fn print(v: &OwnedValue) -> Result<(), Failure> {
+    write_stdout(format!("{}\n", canonicalize(v)).as_bytes())
+}
+
+/// Prints the error and gives the exit status its code calls for.
+fn fail(e: Error) -> Failure {
+    let status = match e.code() {
+        Code::AlreadyClaimed
+        | Code::TaskNotClaimable
+        | Code::TaskNotClaimed
+        | Code::TaskNotInDoubt
+        | Code::TaskNotAwaitingDecision
+        | Code::StaleFence
+        | Code::LeaseExpired
+        | Code::TaskConflict
+        | Code::DecisionConflict
+        | Code::DecisionMismatch
+        | Code::BudgetExceeded => EXIT_REFUSED,
+        Code::AuditChainBroken => EXIT_BROKEN,
+        Code::LedgerUnavailable => EXIT_UNAVAILABLE,
+        Code::LedgerStorage => EXIT_STORAGE,
+        _ => return Failure::Input(e),
+    };
+    eprintln!("error: {e}");
+    Failure::Verdict(status)
+}
+
+fn open(db: Option<&str>) -> Result<Ledger, Failure> {
+    let url = db
+        .ok_or_else(|| Failure::Usage("the ledger needs --db URL (or ACTIONSEAL_LEDGER)".into()))?;
+    Ledger::open(url).map_err(fail)
+}
+
+pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
+    let db = args.db.as_deref();
+    match args.command {
+        LedgerCommand::Init => {
+            let l = open(db)?;
+            let report = l.audit_verify().map_err(fail)?;
+            write_stdout(
+                format!(
+                    "{{\"backend\":\"{}\",\"events\":{}}}\n",
+                    l.backend(),
+                    report.events
+                )
+                .as_bytes(),
+            )
+        }
+        LedgerCommand::Propose {
+            action,
+            contract,
+            proposer,
+        } => {
+            let (action, contract) = (json_file(&action)?, json_file(&contract)?);
+            let task = open(db)?
+                .propose(&action, &contract, &proposer)
+                .map_err(fail)?;
+            print(&task.to_value())
+        }
+        LedgerCommand::Decide { decision } => {
+            let d = json_file(&decision)?;
+            print(&open(db)?.decide(&d).map_err(fail)?.to_value())
+        }
+        LedgerCommand::Claim {
+            task,
+            action,
+            facts,
+            executor,
+            lease_ms,
+            budget,
+        } => {
+            let (action, facts) = (json_file(&action)?, json_file(&facts)?);
+            let out = open(db)?
+                .claim(&ClaimRequest {
+                    task_id: &task,
+                    action: &action,
+                    facts: &facts,
+                    executor: &executor,
+                    lease_ms,
+                    budget: budget.as_deref(),
+                })
+                .map_err(fail)?;
+            print(&out.to_value())?;
+            match out {
+                ClaimOutcome::Claimed(..) => Ok(()),
+                ClaimOutcome::Reapproval { .. } => Err(Failure::Verdict(EXIT_REAPPROVE)),
+                ClaimOutcome::Drift { .. } | ClaimOutcome::Rejected { .. } => {
+                    Err(Failure::Verdict(EXIT_REJECT))
+                }
+            }
+        }
+        LedgerCommand::Complete {
+            task,
+            fence,
+            outcome,
+            result,
+            executor,
+        } => {
+            let reported = Reported::parse(&outcome).map_err(Failure::Input)?;
+            let result = result.as_deref().map(json_file).transpose()?;
+            let t = open(db)?
+                .complete(&task, fence, reported, result.as_ref(), &executor)
+                .map_err(fail)?;
+            print(&t.to_value())
+        }
+        LedgerCommand::Reconcile {
+            task,
+            observed,
+            result,
+            actor,
+        } => {
+            let observed = Observed::parse(&observed).map_err(Failure::Input)?;
+            let result = result.as_deref().map(json_file).transpose()?;
+            let t = open(db)?
+                .reconcile(&task, observed, result.as_ref(), &actor)
+                .map_err(fail)?;
+            print(&t.to_value())
+        }
+        LedgerCommand::Revoke { approval, actor } => print(
+            &open(db)?
+                .revoke(&approval, &actor)
+                .map_err(fail)?
+                .to_value(),
+        ),
+        LedgerCommand::Expire => {
+            let ids = open(db)?.expire_leases().map_err(fail)?;
+            let list = ids.into_iter().map(|id| id.into()).collect();
+            print(&OwnedValue::Array(list))
+        }
+        LedgerCommand::Budget { name, limit } => {
+            print(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
+        }
+        LedgerCommand::Show {
+            task,
+            state,
+            tenant,
+        } => {
+            let l = open(db)?;
+            match task {
+                Some(id) => {
+                    let (task, events) = l.task_history(&id).map_err(fail)?;
+                    let history = events.iter().map(|e| e.to_value()).collect();
+                    let mut entries = match task.to_value() {
+                        OwnedValue::Object(o) => o.into_entries(),
+                        _ => Vec::new(),
+                    };
+                    entries.push(("history".into(), OwnedValue::Array(history)));
+                    let v = actionseal_core::Object::from_entries(entries).map_err(fail)?;
+                    print(&OwnedValue::Object(v))
+                }
+                None => {
+                    let state = state
+                        .as_deref()
+                        .map(State::parse)
+                        .transpose()
+                        .map_err(Failure::Input)?;
+                    let tasks = l.tasks(state, tenant.as_deref()).map_err(fail)?;
+                    print(&OwnedValue::Array(
+                        tasks.iter().map(|t| t.to_value()).collect(),
+                    ))
+                }
+            }
+        }
+        LedgerCommand::Audit { command } => match command {
+            AuditCommand::Export => {
+                let text = open(db)?.audit_export().map_err(fail)?;
+                write_stdout(text.as_bytes())
+            }
+            AuditCommand::Verify { file } => {
+                let report = match file {
+                    Some(f) => {
+                        let options = Options {
+                            max_bytes: usize::MAX - 1,
+                            ..Options::default()
+                        };
+                        verify_audit(&read_input(Some(&f), &options)?, &[])
+                    }
+                    None => open(db)?.audit_verify().map_err(fail)?,
+                };
+                print(&report.to_value())?;
+                report.into_result().map(|_| ()).map_err(fail)
+            }
+        },
+        LedgerCommand::Demo => {
+            let url = db.ok_or_else(|| Failure::Usage("demo needs --db sqlite:PATH".into()))?;
+            let story = crate::ledger_demo::story(url).map_err(fail)?;
+            write_stdout(story.as_bytes())
+        }
+    }
+}

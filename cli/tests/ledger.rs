@@ -1,0 +1,241 @@
+//! `actionseal ledger` end to end on a SQLite file: results as JSON, documented exit codes,
+//! and the ledger demo.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_actionseal"))
+        .args(args)
+        .env_remove("ACTIONSEAL_LEDGER")
+        .output()
+        .expect("spawn actionseal")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/refund")
+}
+
+/// The value of `"key":"..."` in canonical JSON text.
+fn member(text: &str, key: &str) -> String {
+    let start = text.find(&format!("\"{key}\":")).unwrap() + key.len() + 3;
+    let rest = &text[start..];
+    let end = rest.find([',', '}']).unwrap();
+    rest[..end].trim_matches('"').to_owned()
+}
+
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir(name: &str) -> Dir {
+    let d = std::env::temp_dir().join(format!("actionseal-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    Dir(d)
+}
+
+#[test]
+fn a_lifecycle_through_the_command_line() {
+    let d = dir("lifecycle");
+    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    let ex = examples();
+    let s = |p: &str| ex.join(p).display().to_string();
+    let l = |args: &[&str]| {
+        let mut all = vec!["ledger", "--db", db.as_str()];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    assert!(l(&["init"]).status.success());
+    let out = l(&[
+        "propose",
+        "--action",
+        &s("action.json"),
+        "--contract",
+        &s("contract.json"),
+        "--proposer",
+        "agent",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let task = stdout(&out);
+    let (id, apr, digest) = (
+        member(&task, "id"),
+        member(&task, "approval_id"),
+        member(&task, "action_digest"),
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let decision = d.0.join("decision.json");
+    std::fs::write(
+        &decision,
+        format!(
+            r#"{{"approval_id": "{apr}", "decision_id": "d1", "job_id": "job-7f93", "request_id": "req-b285",
+                "action_digest": "{digest}", "decision": "approved", "approver": "user:bob",
+                "decided_at": {now}, "expires_at": {}}}"#,
+            now + 3_600_000
+        ),
+    )
+    .unwrap();
+    assert!(l(&["decide", "--decision", decision.to_str().unwrap()])
+        .status
+        .success());
+    // Facts: the example context without now and revoked.
+    let ctx = std::fs::read_to_string(ex.join("context.json")).unwrap();
+    let facts = d.0.join("facts.json");
+    let mut v: serde_json::Value = serde_json::from_str(&ctx).unwrap();
+    v.as_object_mut().unwrap().remove("now");
+    v.as_object_mut().unwrap().remove("revoked");
+    std::fs::write(&facts, v.to_string()).unwrap();
+    let claim = |action: &str, who: &str| {
+        l(&[
+            "claim",
+            "--task",
+            &id,
+            "--action",
+            &s(action),
+            "--facts",
+            facts.to_str().unwrap(),
+            "--executor",
+            who,
+        ])
+    };
+    let drift = claim("action-drifted.json", "w1");
+    assert_eq!(drift.status.code(), Some(4));
+    assert!(stdout(&drift).contains("\"result\":\"tool_args_drift\""));
+    let won = claim("action.json", "w1");
+    assert_eq!(
+        won.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&won.stderr)
+    );
+    let fence = member(&stdout(&won), "fence");
+    let lost = claim("action.json", "w2");
+    assert_eq!(lost.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&lost.stderr).starts_with("error: already_claimed: "));
+    let done = l(&[
+        "complete",
+        "--task",
+        &id,
+        "--fence",
+        &fence,
+        "--outcome",
+        "succeeded",
+        "--executor",
+        "w1",
+    ]);
+    assert!(stdout(&done).contains("\"state\":\"succeeded\""));
+    let stale = l(&[
+        "complete",
+        "--task",
+        &id,
+        "--fence",
+        "0",
+        "--outcome",
+        "failed",
+        "--executor",
+        "w1",
+    ]);
+    assert_eq!(stale.status.code(), Some(5));
+    let show = stdout(&l(&["show", "--task", &id]));
+    assert!(show.contains("\"history\":[") && show.contains("\"kind\":\"claimed\""));
+    let verify = l(&["audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(0));
+    assert!(stdout(&verify).contains("\"valid\":true"));
+    let export = d.0.join("audit.jsonl");
+    std::fs::write(&export, l(&["audit", "export"]).stdout).unwrap();
+    let ok = run(&[
+        "ledger",
+        "audit",
+        "verify",
+        "--file",
+        export.to_str().unwrap(),
+    ]);
+    assert_eq!(ok.status.code(), Some(0));
+    let text = std::fs::read_to_string(&export).unwrap().replacen(
+        "\"actor\":\"w2\"",
+        "\"actor\":\"w3\"",
+        1,
+    );
+    std::fs::write(&export, text).unwrap();
+    let bad = run(&[
+        "ledger",
+        "audit",
+        "verify",
+        "--file",
+        export.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(6));
+    assert!(stdout(&bad).contains("\"problem\":\"digest_mismatch\""));
+}
+
+#[test]
+fn exit_codes_for_bad_ledgers() {
+    assert_eq!(
+        run(&["ledger", "--db", "mysql://x", "init"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&[
+            "ledger",
+            "--db",
+            "postgres://postgres@127.0.0.1:1/x?connect_timeout=5",
+            "init"
+        ])
+        .status
+        .code(),
+        Some(69)
+    );
+    assert_eq!(run(&["ledger", "init"]).status.code(), Some(64));
+    let d = dir("missing");
+    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    let out = run(&["ledger", "--db", &db, "show", "--task", "task_nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: task_not_found: "));
+    assert!(run(&["ledger", "--help"]).status.success());
+}
+
+#[test]
+fn the_ledger_demo_tells_the_story() {
+    let d = dir("demo");
+    let db = format!("sqlite:{}", d.0.join("demo.db").display());
+    let out = run(&["ledger", "--db", &db, "demo"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    for expected in [
+        "worker-2: refused, already_claimed",
+        "tool_args_drift at [\"/args/amount_minor\"]; task still approved; approved amount returned: 2500",
+        "is awaiting_reapproval",
+        "dispatch_count 0, business_effect_count 0",
+        "dispatched once: dispatch_count 1",
+        "moved to unknown",
+        "refused, stale_fence",
+        "same key both times: true; effects for it: 1",
+        "every chain intact: true",
+        "refused by the table's trigger",
+        "breaks at seq",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert!(!text.contains("this is a bug"), "{text}");
+    // A second run on the same file refuses rather than mixing stories.
+    assert_eq!(run(&["ledger", "--db", &db, "demo"]).status.code(), Some(2));
+}

@@ -1,0 +1,34 @@
+//! The task ledger's pure half: task states and the transitions each operation may make, the
+//! error of every refused transition, the identities derived from a task (task id, approval
+//! ids, the business idempotency key), the decision envelope, the trusted context a claim is
+//! checked against, and the audit event format with its chain verifier. No I/O: the
+//! `actionseal-ledger` crate stores all of this in SQLite or PostgreSQL, one transaction per
+//! operation, and both backends take every decision from here.
+
+mod budget;
+mod claim;
+mod decision;
+mod event;
+mod ids;
+mod state;
+mod values;
+
+pub use budget::reserve;
+pub use claim::{claim_step, context, drift_between, ClaimStep, FACT_FIELDS};
+pub use decision::DecisionEnvelope;
+pub use event::{
+    chain_of, verify_audit, AuditReport, Break, ChainHead, Event, EventKind, Problem, CHAINS,
+};
+pub use ids::{approval_id, idempotency_key, task_id};
+pub use state::{next, Observed, Op, Reported, Snapshot, State};
+
+/// Checks an identity a ledger operation takes besides its JSON documents (an executor, a
+/// proposer, a budget name, ...): the same rule as every identity in an action.
+/// Problems are [`crate::Code::InvalidRequest`] naming `what`.
+pub fn check_identity(what: &str, s: &str) -> crate::Result<()> {
+    crate::model::fields::check_identity(s)
+        .map_err(|why| crate::Error::new(crate::Code::InvalidRequest, format!("{what} {why}")))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,92 @@
+//! What a claim checks: the trusted context (built here and nowhere else) and how the check's
+//! verdict maps to a transition.
+
+use crate::error::{Code, Error, Result};
+use crate::json::value::{Object, Value};
+use crate::model::fields::Fields;
+use crate::model::ledger::state::Op;
+use crate::model::permit::{Context, Outcome, Reason, Verdict};
+use std::borrow::Cow;
+
+/// The facts only the executor's server knows, which a claim takes from its caller:
+/// `{"tenant", "policy_version", "contract", "approver_authorized", "subject_authorized"}`.
+/// `now` and `revoked` are never among them: the ledger supplies both.
+pub const FACT_FIELDS: [&str; 5] = [
+    "tenant",
+    "policy_version",
+    "contract",
+    "approver_authorized",
+    "subject_authorized",
+];
+
+/// The trusted context of a claim: the caller's facts plus the ledger's own clock and
+/// revocation record. This is the one place a ledger builds a [`Context`]. Malformed facts,
+/// or facts that try to set `now` or `revoked`, are [`Code::InvalidContext`].
+pub fn context(facts: &Value<'_>, now: i64, revoked: bool) -> Result<Context> {
+    if let Some(key) = ["now", "revoked"]
+        .into_iter()
+        .find(|k| facts.as_object().is_some_and(|o| o.get(k).is_some()))
+    {
+        return Err(Error::new(
+            Code::InvalidContext,
+            format!("{key} is supplied by the ledger, never by the caller"),
+        )
+        .in_key(key));
+    }
+    let f = Fields::new(facts, Code::InvalidContext, "facts", &FACT_FIELDS)?;
+    let mut entries: Vec<(Cow<'_, str>, Value<'_>)> = FACT_FIELDS
+        .iter()
+        .filter_map(|k| f.required(k).ok().map(|v| (Cow::Borrowed(*k), v.clone())))
+        .collect();
+    entries.push((Cow::Borrowed("now"), super::values::int(now)));
+    entries.push((Cow::Borrowed("revoked"), Value::Bool(revoked)));
+    Context::from_value(&Value::Object(Object::from_entries(entries)?))
+}
+
+/// What a claim does with a verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimStep {
+    /// Claim it.
+    Permit,
+    /// Refuse the call; the task stays approved and the frozen action is returned.
+    Drift,
+    /// Send the same task back for approval.
+    Reapprove,
+    /// Reject the task before dispatch.
+    Reject,
+}
+
+impl ClaimStep {
+    /// The operation this step applies to the task.
+    pub fn op(self) -> Op {
+        match self {
+            ClaimStep::Permit => Op::ClaimPermit,
+            ClaimStep::Drift => Op::ClaimDrift,
+            ClaimStep::Reapprove => Op::ClaimReapprove,
+            ClaimStep::Reject => Op::ClaimReject,
+        }
+    }
+}
+
+/// Maps a verdict to a claim step. Drift comes first: a call that is not the approved one is
+/// refused without touching the task, whatever else is wrong, so the caller can resume with the
+/// frozen action.
+pub fn claim_step(v: &Verdict) -> ClaimStep {
+    if v.reasons.contains(&Reason::ActionDrift) {
+        return ClaimStep::Drift;
+    }
+    match v.outcome {
+        Outcome::Permit => ClaimStep::Permit,
+        Outcome::Reapprove => ClaimStep::Reapprove,
+        Outcome::Reject => ClaimStep::Reject,
+    }
+}
+
+/// The JSON Pointers at which `presented` differs from `frozen` (the same pointers a check
+/// reports as drift). A task that needed no approval has no approval to compare with, so the
+/// ledger compares the presented action with the proposed one itself.
+pub fn drift_between(frozen: &Value<'_>, presented: &Value<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    crate::model::permit::diff(frozen, presented, &mut String::new(), &mut out);
+    out
+}

@@ -1,0 +1,489 @@
+//! Audit events and the chain verifier.
+//!
+//! Every ledger operation that changes or refuses something appends one event in the same
+//! transaction. An event is a fixed-shape JSON object (every member always present, `null` or
+//! empty when it does not apply):
+//!
+//! `{"chain", "seq", "at", "tenant", "task", "kind", "actor", "action_digest",
+//! "approved_digest", "decision_id", "fence", "outcome", "reasons", "drift", "state", "detail",
+//! "prev"}`
+//!
+//! The audit is [`CHAINS`] hash chains; a task's events all go to one of them, chosen by its
+//! id ([`chain_of`]), so transactions about different tasks append to different chains at once
+//! (on PostgreSQL they would otherwise queue behind one head through every commit). Within a
+//! chain, `seq` counts from 1 without gaps and `prev` is the previous event's digest (`null`
+//! for seq 1); an event's digest is the fingerprint of its canonical JSON. Events hold digests,
+//! identities and JSON Pointers, never argument values. An exported audit is JSON Lines: each
+//! line is the event with its `digest` added, so an edited, removed or reordered event is found
+//! at its own chain and seq in any runtime.
+
+use crate::error::{Code, Error, Result};
+use crate::json::digest::Digest;
+use crate::json::value::{Object, OwnedValue, Value};
+use crate::model::fields::Fields;
+use crate::model::ledger::state::State;
+use crate::model::ledger::values::{int, object, opt_string, string, strings};
+use crate::Options;
+
+macro_rules! kinds {
+    ($($(#[doc = $doc:literal])* $variant:ident => $name:literal,)*) => {
+        /// What an audit event records.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum EventKind {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl EventKind {
+            /// Every kind.
+            pub const ALL: &'static [EventKind] = &[$(EventKind::$variant,)*];
+
+            /// The stable snake_case name.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(EventKind::$variant => $name,)* }
+            }
+
+            /// The kind with this name.
+            pub fn from_name(s: &str) -> Option<EventKind> {
+                match s { $($name => Some(EventKind::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+kinds! {
+    /// A task was proposed: who proposed it, for whom, which tool, contract and digest.
+    Proposed => "proposed",
+    /// The same identity and digest was proposed again; the same task was returned.
+    ProposeDuplicate => "propose_duplicate",
+    /// A proposal was refused (`task_conflict`).
+    ProposeRefused => "propose_refused",
+    /// A reviewer's decision was recorded.
+    Decided => "decided",
+    /// A decision callback was delivered again with the same content.
+    DecisionDuplicate => "decision_duplicate",
+    /// A decision was refused (conflict, mismatch, task not awaiting one).
+    DecisionRefused => "decision_refused",
+    /// An executor claimed the task: lease, fence and idempotency key.
+    Claimed => "claimed",
+    /// A claim was refused (already claimed, not claimable, over budget).
+    ClaimRefused => "claim_refused",
+    /// A claim presented another action than the approved one.
+    ToolArgsDrift => "tool_args_drift",
+    /// A claim found the approval no longer holds: the task awaits re-approval.
+    SentToReapproval => "sent_to_reapproval",
+    /// A claim's check rejected the task before dispatch.
+    RejectedPreDispatch => "rejected_pre_dispatch",
+    /// An executor reported the outcome of its claim.
+    Completed => "completed",
+    /// A completion was refused (stale fence, lease expired, not claimed).
+    CompleteRefused => "complete_refused",
+    /// A claim's lease ran out without completion: the outcome is in doubt.
+    LeaseExpired => "lease_expired",
+    /// The business system's answer about a task in doubt was recorded.
+    Reconciled => "reconciled",
+    /// A reconciliation was refused (the outcome was not in doubt).
+    ReconcileRefused => "reconcile_refused",
+    /// An approval was revoked.
+    Revoked => "revoked",
+}
+
+/// How many chains the audit has.
+pub const CHAINS: i64 = 16;
+
+/// The chain of a task's events: the first byte of SHA-256 of its id, modulo [`CHAINS`].
+/// Events that concern no task go to chain 0.
+pub fn chain_of(task: Option<&str>) -> i64 {
+    task.map_or(0, |t| {
+        i64::from(Digest::of(t.as_bytes()).as_bytes()[0]) % CHAINS
+    })
+}
+
+/// One audit event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// The chain it belongs to (see [`chain_of`]).
+    pub chain: i64,
+    /// Position in its chain, from 1, without gaps.
+    pub seq: i64,
+    /// When, by the ledger's clock (ms since the epoch).
+    pub at: i64,
+    /// The tenant of the task.
+    pub tenant: String,
+    /// The task id.
+    pub task: Option<String>,
+    /// What happened.
+    pub kind: EventKind,
+    /// Who did it: the proposer, the approver, the executor, the reconciler, or `ledger`.
+    pub actor: String,
+    /// The digest of the action concerned (proposed or presented).
+    pub action_digest: Option<Digest>,
+    /// The digest of the approved action, when there is an approval.
+    pub approved_digest: Option<Digest>,
+    /// The decision concerned.
+    pub decision_id: Option<String>,
+    /// The fence token concerned.
+    pub fence: Option<i64>,
+    /// The verdict outcome, the reported or observed outcome, or the refusal's error code.
+    pub outcome: Option<String>,
+    /// The check's reasons, when a check ran.
+    pub reasons: Vec<String>,
+    /// JSON Pointers where a presented action drifted from the approved one.
+    pub drift: Vec<String>,
+    /// The task's state after the event.
+    pub state: Option<State>,
+    /// Identities and digests specific to the kind (never argument values).
+    pub detail: OwnedValue,
+    /// The previous event's digest.
+    pub prev: Option<Digest>,
+}
+
+const FIELDS: [&str; 17] = [
+    "chain",
+    "seq",
+    "at",
+    "tenant",
+    "task",
+    "kind",
+    "actor",
+    "action_digest",
+    "approved_digest",
+    "decision_id",
+    "fence",
+    "outcome",
+    "reasons",
+    "drift",
+    "state",
+    "detail",
+    "prev",
+];
+
+fn opt_digest(d: &Option<Digest>) -> OwnedValue {
+    d.map_or(Value::Null, |d| string(&d.to_string()))
+}
+
+impl Event {
+    /// The event as JSON, without its digest.
+    pub fn to_value(&self) -> OwnedValue {
+        object(vec![
+            ("chain", int(self.chain)),
+            ("seq", int(self.seq)),
+            ("at", int(self.at)),
+            ("tenant", string(&self.tenant)),
+            ("task", opt_string(self.task.as_deref())),
+            ("kind", string(self.kind.as_str())),
+            ("actor", string(&self.actor)),
+            ("action_digest", opt_digest(&self.action_digest)),
+            ("approved_digest", opt_digest(&self.approved_digest)),
+            ("decision_id", opt_string(self.decision_id.as_deref())),
+            ("fence", self.fence.map_or(Value::Null, int)),
+            ("outcome", opt_string(self.outcome.as_deref())),
+            ("reasons", strings(&self.reasons)),
+            ("drift", strings(&self.drift)),
+            ("state", opt_string(self.state.map(State::as_str))),
+            ("detail", self.detail.clone()),
+            ("prev", opt_digest(&self.prev)),
+        ])
+    }
+
+    /// The canonical text of [`Event::to_value`]: what a ledger stores.
+    pub fn canonical(&self) -> String {
+        crate::canonicalize(&self.to_value())
+    }
+
+    /// The event's digest: the fingerprint of its canonical JSON.
+    pub fn digest(&self) -> Digest {
+        Digest::of(self.canonical().as_bytes())
+    }
+
+    /// One line of an exported audit: the canonical JSON of the event with its `digest`.
+    pub fn line(canonical: &str, digest: &Digest) -> String {
+        // Re-read so that `digest` takes its place in canonical key order.
+        let v = crate::parse(canonical.as_bytes(), &Options::default())
+            .map(|v| with_digest(v.into_owned(), digest))
+            .unwrap_or(Value::Null);
+        crate::canonicalize(&v)
+    }
+
+    /// Reads an event (without `digest`); problems are [`Code::AuditChainBroken`] at the field.
+    pub fn from_value(v: &Value<'_>) -> Result<Event> {
+        let f = Fields::new(v, Code::AuditChainBroken, "event", &FIELDS)?;
+        let opt = |key: &str| -> Result<Option<String>> {
+            match f.required(key)? {
+                Value::Null => Ok(None),
+                _ => f.identity(key).map(|s| Some(s.to_owned())),
+            }
+        };
+        let opt_dig = |key: &str| -> Result<Option<Digest>> {
+            match f.required(key)? {
+                Value::Null => Ok(None),
+                _ => f.digest(key).map(Some),
+            }
+        };
+        let list = |key: &str| -> Result<Vec<String>> {
+            match f.required(key)? {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| bad(key, "must be an array of strings")),
+                _ => Err(bad(key, "must be an array of strings")),
+            }
+        };
+        let kind = f.string("kind")?;
+        let state = match opt("state")? {
+            None => None,
+            Some(s) => Some(State::parse(&s).map_err(|_| bad("state", "is not a task state"))?),
+        };
+        let detail = f.required("detail")?;
+        if !matches!(detail, Value::Object(_)) {
+            return Err(bad("detail", "must be an object"));
+        }
+        let chain = f.integer("chain", 0)?;
+        if chain >= CHAINS {
+            return Err(bad("chain", "is not a chain of this audit"));
+        }
+        Ok(Event {
+            chain,
+            seq: f.integer("seq", 1)?,
+            at: f.integer("at", 0)?,
+            tenant: f.identity("tenant")?.to_owned(),
+            task: opt("task")?,
+            kind: EventKind::from_name(kind).ok_or_else(|| bad("kind", "is not an event kind"))?,
+            actor: f.identity("actor")?.to_owned(),
+            action_digest: opt_dig("action_digest")?,
+            approved_digest: opt_dig("approved_digest")?,
+            decision_id: opt("decision_id")?,
+            fence: match f.required("fence")? {
+                Value::Null => None,
+                _ => Some(f.integer("fence", 0)?),
+            },
+            outcome: opt("outcome")?,
+            reasons: list("reasons")?,
+            drift: list("drift")?,
+            state,
+            detail: detail.clone().into_owned(),
+            prev: opt_dig("prev")?,
+        })
+    }
+}
+
+fn bad(key: &str, what: &str) -> Error {
+    Error::new(Code::AuditChainBroken, format!("{key} {what}")).in_key(key)
+}
+
+fn with_digest(v: OwnedValue, digest: &Digest) -> OwnedValue {
+    let Value::Object(o) = v else { return v };
+    let mut entries = o.into_entries();
+    entries.push(("digest".into(), string(&digest.to_string())));
+    Value::Object(Object::from_entries(entries).unwrap_or_default())
+}
+
+/// Why a chain is broken, at the first broken seq.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// The line is not an event (not JSON, a missing or unknown field, a bad value).
+    Malformed,
+    /// The event's content is not what its digest seals (edited).
+    DigestMismatch,
+    /// The event at this position has another seq (a removed or reordered event).
+    SeqGap,
+    /// The event's `prev` is not the previous event's digest (an event before it was replaced).
+    PrevMismatch,
+    /// The chain ends before the head the ledger recorded (events removed from the end).
+    HeadMismatch,
+}
+
+impl Problem {
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Problem::Malformed => "malformed",
+            Problem::DigestMismatch => "digest_mismatch",
+            Problem::SeqGap => "seq_gap",
+            Problem::PrevMismatch => "prev_mismatch",
+            Problem::HeadMismatch => "head_mismatch",
+        }
+    }
+}
+
+/// The last event of a chain: (chain, seq, digest).
+pub type ChainHead = (i64, i64, Digest);
+
+/// Where a chain breaks first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Break {
+    /// The line of the export (from 1); for a chain that stops short of its recorded head,
+    /// one past the last line.
+    pub line: i64,
+    /// The chain, when the line says which.
+    pub chain: Option<i64>,
+    /// The seq the chain needed there, when the chain is known.
+    pub seq: Option<i64>,
+    /// Why.
+    pub problem: Problem,
+}
+
+/// The result of walking an audit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditReport {
+    /// Events read before the first break (all of them when every chain holds).
+    pub events: i64,
+    /// The last good event of each chain that has any, by chain.
+    pub heads: Vec<ChainHead>,
+    /// The first break, in line order.
+    pub broken: Option<Break>,
+}
+
+impl AuditReport {
+    /// `{"valid", "events", "heads": [{"chain", "seq", "digest"}], "broken": null |
+    /// {"line", "chain", "seq", "problem"}}`.
+    pub fn to_value(&self) -> OwnedValue {
+        let heads = self
+            .heads
+            .iter()
+            .map(|(c, s, d)| {
+                object(vec![
+                    ("chain", int(*c)),
+                    ("seq", int(*s)),
+                    ("digest", string(&d.to_string())),
+                ])
+            })
+            .collect();
+        let broken = self.broken.map_or(Value::Null, |b| {
+            object(vec![
+                ("line", int(b.line)),
+                ("chain", b.chain.map_or(Value::Null, int)),
+                ("seq", b.seq.map_or(Value::Null, int)),
+                ("problem", string(b.problem.as_str())),
+            ])
+        });
+        object(vec![
+            ("valid", Value::Bool(self.broken.is_none())),
+            ("events", int(self.events)),
+            ("heads", Value::Array(heads)),
+            ("broken", broken),
+        ])
+    }
+
+    /// `Ok` when every chain holds, else [`Code::AuditChainBroken`] naming where.
+    pub fn into_result(self) -> Result<AuditReport> {
+        match self.broken {
+            None => Ok(self),
+            Some(b) => Err(Error::new(
+                Code::AuditChainBroken,
+                match (b.chain, b.seq) {
+                    (Some(c), Some(s)) => format!(
+                        "audit chain {c} breaks at seq {s} (line {}): {}",
+                        b.line,
+                        b.problem.as_str()
+                    ),
+                    _ => format!(
+                        "the audit breaks at line {}: {}",
+                        b.line,
+                        b.problem.as_str()
+                    ),
+                },
+            )),
+        }
+    }
+}
+
+/// Walks an exported audit (JSON Lines, one event with its `digest` per line, the chains in
+/// any interleaving but each in seq order; empty lines ignored) and names the first break.
+/// `heads` are the (chain, seq, digest) the ledger recorded as each chain's last event: a chain
+/// that stops short of its head lost events at its end.
+pub fn verify_audit(jsonl: &[u8], heads: &[ChainHead]) -> AuditReport {
+    // Per chain: the last seq read and its digest.
+    let mut last: Vec<(i64, Option<Digest>)> = vec![(0, None); CHAINS as usize];
+    let mut report = AuditReport {
+        events: 0,
+        heads: Vec::new(),
+        broken: None,
+    };
+    let options = Options::default();
+    let mut line_no = 0;
+    for line in jsonl.split(|b| *b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        line_no += 1;
+        match check_line(line, &last, &options) {
+            Ok((chain, digest)) => {
+                let l = &mut last[chain as usize];
+                *l = (l.0 + 1, Some(digest));
+                report.events += 1;
+            }
+            Err((chain, problem)) => {
+                report.broken = Some(Break {
+                    line: line_no,
+                    chain,
+                    seq: chain.map(|c| last[c as usize].0 + 1),
+                    problem,
+                });
+                break;
+            }
+        }
+    }
+    report.heads = last
+        .iter()
+        .enumerate()
+        .filter_map(|(c, (seq, d))| d.map(|d| (c as i64, *seq, d)))
+        .collect();
+    if report.broken.is_none() {
+        for &(chain, seq, digest) in heads {
+            let Some(&(have, d)) = usize::try_from(chain).ok().and_then(|c| last.get(c)) else {
+                continue;
+            };
+            if have != seq || !d.is_some_and(|d| d.ct_eq(&digest)) {
+                report.broken = Some(Break {
+                    line: line_no + 1,
+                    chain: Some(chain),
+                    seq: Some(have.min(seq) + 1),
+                    problem: Problem::HeadMismatch,
+                });
+                break;
+            }
+        }
+    }
+    report
+}
+
+type LineError = (Option<i64>, Problem);
+
+fn check_line(
+    line: &[u8],
+    last: &[(i64, Option<Digest>)],
+    options: &Options,
+) -> std::result::Result<(i64, Digest), LineError> {
+    let malformed = (None, Problem::Malformed);
+    let v = crate::parse(line, options).map_err(|_| malformed)?;
+    let Value::Object(o) = v else {
+        return Err(malformed);
+    };
+    let mut claimed = None;
+    let mut rest = Vec::with_capacity(o.len());
+    for (k, v) in o.into_entries() {
+        if k == "digest" {
+            claimed = v.as_str().and_then(|s| s.parse::<Digest>().ok());
+        } else {
+            rest.push((k, v));
+        }
+    }
+    let claimed = claimed.ok_or(malformed)?;
+    let body = Value::Object(Object::from_entries(rest).map_err(|_| malformed)?);
+    let event = Event::from_value(&body).map_err(|_| malformed)?;
+    let chain = Some(event.chain);
+    let (seq, prev) = last[event.chain as usize];
+    if event.seq != seq + 1 {
+        return Err((chain, Problem::SeqGap));
+    }
+    if !crate::fingerprint(&body).ct_eq(&claimed) {
+        return Err((chain, Problem::DigestMismatch));
+    }
+    match (event.prev, prev) {
+        (None, None) => {}
+        (Some(a), Some(b)) if a.ct_eq(&b) => {}
+        _ => return Err((chain, Problem::PrevMismatch)),
+    }
+    Ok((event.chain, claimed))
+}

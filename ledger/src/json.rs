@@ -1,0 +1,52 @@
+//! Small JSON builders and readers for the values the ledger returns and stores.
+
+use actionseal_core::{
+    canonicalize, parse, Code, Error, Number, Object, Options, OwnedValue, Profile, Result, Value,
+};
+use std::borrow::Cow;
+
+pub(crate) fn s(x: &str) -> OwnedValue {
+    Value::String(Cow::Owned(x.to_owned()))
+}
+
+pub(crate) fn opt_s(x: Option<&str>) -> OwnedValue {
+    x.map_or(Value::Null, s)
+}
+
+/// A safe integer (times, fences, money); anything else would be a bug upstream and is `null`.
+pub(crate) fn n(x: i64) -> OwnedValue {
+    Number::from_i64(x, Profile::Strict)
+        .ok()
+        .filter(|_| x.abs() <= actionseal_core::MAX_SAFE_INTEGER)
+        .map_or(Value::Null, Value::Number)
+}
+
+pub(crate) fn opt_n(x: Option<i64>) -> OwnedValue {
+    x.map_or(Value::Null, n)
+}
+
+pub(crate) fn obj(entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
+    let entries = entries
+        .into_iter()
+        .map(|(k, v)| (Cow::Borrowed(k), v))
+        .collect();
+    // Keys are distinct literals at every call site.
+    Value::Object(Object::from_entries(entries).unwrap_or_default())
+}
+
+/// Reads JSON the ledger itself stored (canonical text); a failure means the database was
+/// edited behind the ledger's back.
+pub(crate) fn stored(text: &str) -> Result<OwnedValue> {
+    parse(text.as_bytes(), &Options::default())
+        .map(Value::into_owned)
+        .map_err(|e| {
+            Error::new(
+                Code::LedgerStorage,
+                format!("stored JSON does not parse: {e}"),
+            )
+        })
+}
+
+pub(crate) fn canon(v: &Value<'_>) -> String {
+    canonicalize(v)
+}

@@ -1,0 +1,326 @@
+//! actionseal-ledger: the durable half of actionseal. A task ledger that records each proposed
+//! action, de-duplicates reviewers' decisions, lets exactly one executor claim an approval (and
+//! only after re-proving it with core's check), carries one business idempotency key per task,
+//! reconciles outcomes in doubt instead of retrying them, reserves budgets atomically, and keeps
+//! a hash-chained audit of everything it changed or refused.
+//!
+//! Two backends behind one interface, chosen by URL: `sqlite:PATH` (embedded, the default;
+//! `sqlite::memory:` for tests) and `postgres://...` (many executors, many machines). Both take
+//! every decision from `actionseal_core::ledger` and run the same tests.
+//!
+//! ```
+//! use actionseal_ledger::Ledger;
+//! let ledger = Ledger::open("sqlite::memory:").unwrap();
+//! assert!(ledger.audit_verify().unwrap().broken.is_none());
+//! ```
+//!
+//! A [`Ledger`] is `Send + Sync`; its calls block on the database and hold no lock of the
+//! caller's, so a binding runs them off its event loop (or with the GIL released). Inputs are
+//! core JSON values, results have a `to_value()`, and every error carries a core
+//! [`actionseal_core::Code`]. Never call it from inside an async runtime's worker thread: the
+//! PostgreSQL driver runs its own.
+
+mod clock;
+mod json;
+mod model;
+mod ops;
+mod postgres;
+mod sqlite;
+mod store;
+mod url;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use model::{Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
+pub use url::{Durability, Target};
+
+use actionseal_core::ledger::{
+    check_identity, verify_audit, AuditReport, ChainHead, DecisionEnvelope, Event, Observed,
+    Reported, State,
+};
+use actionseal_core::{Action, Code, Contract, Error, Result, Value};
+use ops::claim::ClaimInput;
+use ops::propose::Proposal;
+use std::sync::Arc;
+use store::{digest_from, Done, Tx};
+
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    Postgres(postgres::Postgres),
+}
+
+/// A task ledger on SQLite or PostgreSQL. `Send + Sync`: share one between threads.
+pub struct Ledger {
+    backend: Backend,
+    clock: Arc<dyn Clock>,
+}
+
+// Bindings hand one ledger to many threads (Python threads with the GIL released, libuv's
+// pool under Node): keep it shareable.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Ledger>();
+};
+
+/// A claim request: the task, the action the executor is about to dispatch, the facts only its
+/// server knows, who it is, how long its lease lasts, and the budget to charge (if any).
+#[derive(Clone, Copy, Debug)]
+pub struct ClaimRequest<'a> {
+    /// The task id.
+    pub task_id: &'a str,
+    /// The action the executor presents for dispatch.
+    pub action: &'a Value<'a>,
+    /// `{"tenant", "policy_version", "contract", "approver_authorized", "subject_authorized"}`
+    /// from the executor's own server (`now` and `revoked` come from the ledger).
+    pub facts: &'a Value<'a>,
+    /// The executor's identity.
+    pub executor: &'a str,
+    /// The lease, in ms: complete before it runs out, or the task becomes `unknown`.
+    pub lease_ms: i64,
+    /// The budget account to reserve the contract's cost on.
+    pub budget: Option<&'a str>,
+}
+
+impl Ledger {
+    /// Opens (creating or migrating its schema) the ledger at `url`, with the system clock.
+    pub fn open(url: &str) -> Result<Ledger> {
+        Ledger::open_with_clock(url, Arc::new(SystemClock))
+    }
+
+    /// Opens the ledger at `url` with the given clock (tests inject a [`ManualClock`]).
+    pub fn open_with_clock(url: &str, clock: Arc<dyn Clock>) -> Result<Ledger> {
+        let backend = match Target::parse(url)? {
+            Target::SqliteFile(path, d) => Backend::Sqlite(sqlite::Sqlite::open_file(&path, d)?),
+            Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory()?),
+            Target::Postgres(u) => Backend::Postgres(postgres::Postgres::open(&u)?),
+        };
+        Ok(Ledger { backend, clock })
+    }
+
+    /// The ledger's current time (ms since the epoch).
+    pub fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    fn write<T>(&self, f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>) -> Result<T> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.write(&*self.clock, f),
+            Backend::Postgres(p) => p.write(&*self.clock, f),
+        }
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        match &self.backend {
+            Backend::Sqlite(s) => s.read(f),
+            Backend::Postgres(p) => p.read(f),
+        }
+    }
+
+    /// Records a task for `action` (an envelope made under `contract`), proposed by
+    /// `proposer`. The same identity with the same action returns the same task; with another
+    /// action it is [`Code::TaskConflict`]. A call its contract lets run without a person is
+    /// claimable at once.
+    pub fn propose(
+        &self,
+        action: &Value<'_>,
+        contract: &Value<'_>,
+        proposer: &str,
+    ) -> Result<Task> {
+        check_identity("proposer", proposer)?;
+        let contract = Contract::from_value(contract).map_err(|e| e.in_key("contract"))?;
+        contract
+            .validate_action(action)
+            .map_err(|e| e.in_key("action"))?;
+        let action = Action::from_value(action).map_err(|e| e.in_key("action"))?;
+        let required = contract
+            .requires_approval(action.args())
+            .map_err(|e| e.in_key("args").in_key("action"))?
+            .required;
+        let p = Proposal {
+            action,
+            contract,
+            required,
+            proposer: proposer.to_owned(),
+        };
+        self.write(|tx, now| ops::propose::run(tx, now, &p))
+    }
+
+    /// Records a reviewer's decision envelope (seed 003): once per `decision_id`; a repeat with
+    /// the same content returns the recorded decision, with other content it is
+    /// [`Code::DecisionConflict`].
+    pub fn decide(&self, decision: &Value<'_>) -> Result<Decided> {
+        let d = DecisionEnvelope::from_value(decision)?;
+        self.write(|tx, now| ops::decide::run(tx, now, &d))
+    }
+
+    /// Claims a task for dispatch: see [`ClaimOutcome`]. Losers get [`Code::AlreadyClaimed`].
+    pub fn claim(&self, r: &ClaimRequest<'_>) -> Result<ClaimOutcome> {
+        check_identity("executor", r.executor)?;
+        if let Some(b) = r.budget {
+            check_identity("budget", b)?;
+        }
+        if r.lease_ms <= 0 || r.lease_ms > actionseal_core::MAX_SAFE_INTEGER / 2 {
+            return Err(Error::new(
+                Code::InvalidRequest,
+                format!("a lease is a positive number of ms, not {}", r.lease_ms),
+            ));
+        }
+        let presented = r.action.clone().into_owned();
+        let facts = r.facts.clone().into_owned();
+        let input = ClaimInput {
+            task_id: r.task_id,
+            presented: &presented,
+            facts: &facts,
+            executor: r.executor,
+            lease_ms: r.lease_ms,
+            budget: r.budget,
+        };
+        self.write(|tx, now| ops::claim::run(tx, now, &input))
+    }
+
+    /// Reports the outcome of a claim; `fence` must be the claim's (else [`Code::StaleFence`]).
+    pub fn complete(
+        &self,
+        task_id: &str,
+        fence: i64,
+        reported: Reported,
+        result: Option<&Value<'_>>,
+        executor: &str,
+    ) -> Result<Task> {
+        check_identity("executor", executor)?;
+        let result = result.map(|r| r.clone().into_owned());
+        self.write(|tx, now| {
+            ops::finish::complete(tx, now, task_id, fence, reported, result.as_ref(), executor)
+        })
+    }
+
+    /// Records what the business system answered about a task in doubt: `succeeded` and
+    /// `failed` are final, `not_executed` makes it claimable again with the same idempotency
+    /// key (and a higher fence).
+    pub fn reconcile(
+        &self,
+        task_id: &str,
+        observed: Observed,
+        result: Option<&Value<'_>>,
+        actor: &str,
+    ) -> Result<Task> {
+        check_identity("actor", actor)?;
+        let result = result.map(|r| r.clone().into_owned());
+        self.write(|tx, now| {
+            ops::finish::reconcile(tx, now, task_id, observed, result.as_ref(), actor)
+        })
+    }
+
+    /// Revokes an approval: the next claim of its task sends it back for approval.
+    pub fn revoke(&self, approval_id: &str, actor: &str) -> Result<Revocation> {
+        check_identity("actor", actor)?;
+        self.write(|tx, now| ops::revoke::run(tx, now, approval_id, actor))
+    }
+
+    /// Moves every claimed task whose lease ran out to `unknown` (never back to claimable);
+    /// returns their ids. Operations on a task also do this for it before anything else.
+    pub fn expire_leases(&self) -> Result<Vec<String>> {
+        self.write(ops::finish::expire_leases)
+    }
+
+    /// Creates a budget account, or sets the limit of an existing one.
+    pub fn set_budget(&self, name: &str, limit_minor: i64) -> Result<Budget> {
+        check_identity("budget", name)?;
+        if !(0..=actionseal_core::MAX_SAFE_INTEGER).contains(&limit_minor) {
+            return Err(Error::new(
+                Code::InvalidRequest,
+                format!("a limit is a non-negative safe integer, not {limit_minor}"),
+            ));
+        }
+        self.write(|tx, _| {
+            let mut b = tx.budget(name)?.unwrap_or(store::BudgetRow {
+                name: name.to_owned(),
+                limit: 0,
+                spent: 0,
+                reserved: 0,
+            });
+            b.limit = limit_minor;
+            tx.put_budget(&b)?;
+            Ok(Done::Ok(Budget::from_row(&b)))
+        })
+    }
+
+    /// A budget account.
+    pub fn budget(&self, name: &str) -> Result<Budget> {
+        self.read(|tx| {
+            tx.budget(name)?
+                .map(|b| Budget::from_row(&b))
+                .ok_or_else(|| Error::new(Code::BudgetNotFound, format!("no budget {name:?}")))
+        })
+    }
+
+    /// One task.
+    pub fn task(&self, id: &str) -> Result<Task> {
+        self.read(|tx| {
+            let t = ops::locked_task(tx, id)?;
+            ops::view(tx, &t)
+        })
+    }
+
+    /// One task with its history: the audit events about it, in order.
+    pub fn task_history(&self, id: &str) -> Result<(Task, Vec<Event>)> {
+        self.read(|tx| {
+            let t = ops::locked_task(tx, id)?;
+            let task = ops::view(tx, &t)?;
+            let events = tx
+                .events(Some(id))?
+                .iter()
+                .map(|(body, _)| json::stored(body).and_then(|v| Event::from_value(&v)))
+                .collect::<Result<_>>()?;
+            Ok((task, events))
+        })
+    }
+
+    /// Tasks in a state (or any) of a tenant (or any), oldest first.
+    pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
+        self.read(|tx| {
+            let rows = tx.list_tasks(state, tenant)?;
+            rows.iter().map(|t| ops::view(tx, t)).collect()
+        })
+    }
+
+    /// The whole audit as JSON Lines (one event with its digest per line), verifiable with
+    /// `actionseal_core::ledger::verify_audit` in any runtime.
+    pub fn audit_export(&self) -> Result<String> {
+        self.read(|tx| export(tx).map(|(text, _)| text))
+    }
+
+    /// Walks the stored chain up to the recorded head and names the first broken seq.
+    pub fn audit_verify(&self) -> Result<AuditReport> {
+        self.read(|tx| {
+            let (text, heads) = export(tx)?;
+            Ok(verify_audit(text.as_bytes(), &heads))
+        })
+    }
+
+    /// Which backend this ledger is on: `sqlite` or `postgres`.
+    pub fn backend(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
+        }
+    }
+}
+
+fn export(tx: &mut dyn Tx) -> Result<(String, Vec<ChainHead>)> {
+    let mut text = String::new();
+    for (body, digest) in tx.events(None)? {
+        // A stored digest that does not even parse is kept as-is, for the verifier to flag.
+        match digest.parse() {
+            Ok(d) => text.push_str(&Event::line(&body, &d)),
+            Err(_) => text.push_str(&body),
+        }
+        text.push('\n');
+    }
+    let mut heads = Vec::new();
+    for (chain, seq, digest) in tx.heads()? {
+        if let Some(d) = digest {
+            heads.push((chain, seq, digest_from(&d)?));
+        }
+    }
+    Ok((text, heads))
+}

@@ -1,0 +1,294 @@
+//! What the ledger returns: plain data, each with its JSON form (`to_value`), so that a
+//! binding hands results over as host objects without knowing the ledger.
+
+use crate::json::{n, obj, opt_n, opt_s, s, stored};
+use crate::store::{BudgetRow, TaskRow};
+use actionseal_core::ledger::{DecisionEnvelope, State};
+use actionseal_core::{Digest, OwnedValue, Result, Value, Verdict};
+
+/// A task and everything the ledger knows about it.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// `task_` + 32 hex digits, derived from (tenant, job_id, request_id).
+    pub id: String,
+    /// The tenant.
+    pub tenant: String,
+    /// The job.
+    pub job_id: String,
+    /// The request within the job.
+    pub request_id: String,
+    /// Where it is.
+    pub state: State,
+    /// The frozen proposed action (the envelope the reviewer sees).
+    pub action: OwnedValue,
+    /// Its fingerprint.
+    pub action_digest: Digest,
+    /// Whether its contract asked for a person's approval when it was proposed.
+    pub approval_required: bool,
+    /// The current approval round's id (the one a decision must name).
+    pub approval_id: Option<String>,
+    /// The current approval record, once decided.
+    pub approval: Option<OwnedValue>,
+    /// The business idempotency key, the same for the task's whole life.
+    pub idempotency_key: String,
+    /// Who proposed it.
+    pub proposer: String,
+    /// The current fence token (0 before the first claim).
+    pub fence: i64,
+    /// The executor of the current or last claim.
+    pub executor: Option<String>,
+    /// When the current claim's lease runs out (ms).
+    pub lease_until: Option<i64>,
+    /// The budget account of the current claim.
+    pub budget: Option<String>,
+    /// Minor units the current claim holds on that budget.
+    pub reserved_minor: i64,
+    /// What the business system answered.
+    pub result: Option<OwnedValue>,
+    /// When it was proposed (ms).
+    pub created_at: i64,
+    /// When it last changed (ms).
+    pub updated_at: i64,
+}
+
+impl Task {
+    pub(crate) fn from_row(t: &TaskRow, approval: Option<&str>) -> Result<Task> {
+        Ok(Task {
+            id: t.id.clone(),
+            tenant: t.tenant.clone(),
+            job_id: t.job_id.clone(),
+            request_id: t.request_id.clone(),
+            state: t.state,
+            action: stored(&t.action)?,
+            action_digest: t.action_digest,
+            approval_required: t.approval_required,
+            approval_id: t.approval_id.clone(),
+            approval: approval.map(stored).transpose()?,
+            idempotency_key: t.idempotency_key.clone(),
+            proposer: t.proposer.clone(),
+            fence: t.fence,
+            executor: t.executor.clone(),
+            lease_until: t.lease_until,
+            budget: t.budget.clone(),
+            reserved_minor: t.reserved,
+            result: t.result.as_deref().map(stored).transpose()?,
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+        })
+    }
+
+    /// The task as JSON.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("id", s(&self.id)),
+            ("tenant", s(&self.tenant)),
+            ("job_id", s(&self.job_id)),
+            ("request_id", s(&self.request_id)),
+            ("state", s(self.state.as_str())),
+            ("action", self.action.clone()),
+            ("action_digest", s(&self.action_digest.to_string())),
+            ("approval_required", Value::Bool(self.approval_required)),
+            ("approval_id", opt_s(self.approval_id.as_deref())),
+            ("approval", self.approval.clone().unwrap_or(Value::Null)),
+            ("idempotency_key", s(&self.idempotency_key)),
+            ("proposer", s(&self.proposer)),
+            ("fence", n(self.fence)),
+            ("executor", opt_s(self.executor.as_deref())),
+            ("lease_until", opt_n(self.lease_until)),
+            ("budget", opt_s(self.budget.as_deref())),
+            ("reserved_minor", n(self.reserved_minor)),
+            ("result", self.result.clone().unwrap_or(Value::Null)),
+            ("created_at", n(self.created_at)),
+            ("updated_at", n(self.updated_at)),
+        ])
+    }
+}
+
+/// A recorded decision.
+#[derive(Clone, Debug)]
+pub struct Decided {
+    /// The task after the decision.
+    pub task: Task,
+    /// The decision as recorded.
+    pub decision: DecisionEnvelope,
+    /// Whether this delivery repeated a decision already recorded (nothing changed).
+    pub duplicate: bool,
+}
+
+impl Decided {
+    /// `{"task", "decision", "duplicate"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("task", self.task.to_value()),
+            ("decision", self.decision.to_value()),
+            ("duplicate", Value::Bool(self.duplicate)),
+        ])
+    }
+}
+
+/// A won claim: dispatch `action` with `idempotency_key`, then complete with `fence`.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// The task.
+    pub task_id: String,
+    /// The fence token: a completion must present it.
+    pub fence: i64,
+    /// The business idempotency key to dispatch with.
+    pub idempotency_key: String,
+    /// When the lease runs out (ms): complete before then.
+    pub lease_until: i64,
+    /// Who holds the claim.
+    pub executor: String,
+    /// The exact approved action to dispatch.
+    pub action: OwnedValue,
+}
+
+/// What a claim did.
+#[derive(Clone, Debug)]
+pub enum ClaimOutcome {
+    /// The claim won: dispatch.
+    Claimed(Claim, Task),
+    /// The presented action is not the approved one: refused, the task stays approved, and the
+    /// frozen approved action is returned to resume with.
+    Drift {
+        /// The task (unchanged).
+        task: Task,
+        /// The check's verdict (reasons and drift pointers).
+        verdict: Verdict,
+        /// The action that was approved.
+        approved_action: OwnedValue,
+    },
+    /// The approval no longer holds: the same task now awaits re-approval.
+    Reapproval {
+        /// The task, now `awaiting_reapproval` with a new approval id.
+        task: Task,
+        /// Why.
+        verdict: Verdict,
+    },
+    /// The check rejected the call: the task is `rejected_pre_dispatch`.
+    Rejected {
+        /// The task.
+        task: Task,
+        /// Why.
+        verdict: Verdict,
+    },
+}
+
+impl ClaimOutcome {
+    /// `tool_args_drift`, `awaiting_reapproval`, `rejected_pre_dispatch` or `claimed`.
+    pub fn result(&self) -> &'static str {
+        match self {
+            ClaimOutcome::Claimed(..) => "claimed",
+            ClaimOutcome::Drift { .. } => "tool_args_drift",
+            ClaimOutcome::Reapproval { .. } => "awaiting_reapproval",
+            ClaimOutcome::Rejected { .. } => "rejected_pre_dispatch",
+        }
+    }
+
+    /// The task after the claim.
+    pub fn task(&self) -> &Task {
+        match self {
+            ClaimOutcome::Claimed(_, task)
+            | ClaimOutcome::Drift { task, .. }
+            | ClaimOutcome::Reapproval { task, .. }
+            | ClaimOutcome::Rejected { task, .. } => task,
+        }
+    }
+
+    /// `{"result", "claimed", "task", "claim", "verdict", "approved_action"}` (members that do
+    /// not apply are `null`).
+    pub fn to_value(&self) -> OwnedValue {
+        let (claim, verdict, approved) = match self {
+            ClaimOutcome::Claimed(c, _) => (
+                obj(vec![
+                    ("task_id", s(&c.task_id)),
+                    ("fence", n(c.fence)),
+                    ("idempotency_key", s(&c.idempotency_key)),
+                    ("lease_until", n(c.lease_until)),
+                    ("executor", s(&c.executor)),
+                    ("action", c.action.clone()),
+                ]),
+                Value::Null,
+                Value::Null,
+            ),
+            ClaimOutcome::Drift {
+                verdict,
+                approved_action,
+                ..
+            } => (Value::Null, verdict.to_value(), approved_action.clone()),
+            ClaimOutcome::Reapproval { verdict, .. } | ClaimOutcome::Rejected { verdict, .. } => {
+                (Value::Null, verdict.to_value(), Value::Null)
+            }
+        };
+        obj(vec![
+            ("result", s(self.result())),
+            (
+                "claimed",
+                Value::Bool(matches!(self, ClaimOutcome::Claimed(..))),
+            ),
+            ("task", self.task().to_value()),
+            ("claim", claim),
+            ("verdict", verdict),
+            ("approved_action", approved),
+        ])
+    }
+}
+
+/// A revoked approval.
+#[derive(Clone, Debug)]
+pub struct Revocation {
+    /// The approval.
+    pub approval_id: String,
+    /// Its task.
+    pub task_id: String,
+    /// When it was revoked (ms).
+    pub revoked_at: i64,
+    /// Whether it was already revoked (nothing changed).
+    pub duplicate: bool,
+}
+
+impl Revocation {
+    /// `{"approval_id", "task_id", "revoked_at", "duplicate"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("approval_id", s(&self.approval_id)),
+            ("task_id", s(&self.task_id)),
+            ("revoked_at", n(self.revoked_at)),
+            ("duplicate", Value::Bool(self.duplicate)),
+        ])
+    }
+}
+
+/// A budget account, in minor units.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Its name.
+    pub name: String,
+    /// The most that may be spent.
+    pub limit_minor: i64,
+    /// Spent by succeeded claims.
+    pub spent_minor: i64,
+    /// Held by claims whose outcome is not known yet.
+    pub reserved_minor: i64,
+}
+
+impl Budget {
+    pub(crate) fn from_row(b: &BudgetRow) -> Budget {
+        Budget {
+            name: b.name.clone(),
+            limit_minor: b.limit,
+            spent_minor: b.spent,
+            reserved_minor: b.reserved,
+        }
+    }
+
+    /// `{"name", "limit_minor", "spent_minor", "reserved_minor"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("name", s(&self.name)),
+            ("limit_minor", n(self.limit_minor)),
+            ("spent_minor", n(self.spent_minor)),
+            ("reserved_minor", n(self.reserved_minor)),
+        ])
+    }
+}

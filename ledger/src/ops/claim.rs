@@ -1,0 +1,200 @@
+//! claim: re-prove the stored approval against the presented action and the executor's facts,
+//! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
+//! idempotency key, reserving the contract's cost on a budget in the same transaction.
+
+use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_with};
+use crate::json::{n, opt_s, s, stored};
+use crate::model::{Claim, ClaimOutcome};
+use crate::store::{ApprovalRow, Done, Tx};
+use actionseal_core::ledger::{
+    approval_id, claim_step, context, drift_between, next, reserve, ClaimStep, EventKind, Op, State,
+};
+use actionseal_core::{check_with, Code, Error, OwnedValue, Result};
+
+/// A claim request, read before the transaction.
+pub(crate) struct ClaimInput<'a> {
+    pub task_id: &'a str,
+    pub presented: &'a OwnedValue,
+    pub facts: &'a OwnedValue,
+    pub executor: &'a str,
+    pub lease_ms: i64,
+    pub budget: Option<&'a str>,
+}
+
+pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<ClaimOutcome>> {
+    let mut t = locked_task(tx, c.task_id)?;
+    expire_if_due(tx, &mut t, now)?;
+    let presented_digest = actionseal_core::fingerprint(c.presented);
+    let mut ev = event(&t, now, EventKind::ClaimRefused, c.executor);
+    ev.action_digest = Some(presented_digest);
+    ev.detail = detail(vec![("executor", s(c.executor))]);
+
+    // Refused on the task's state before anything else: a losing claim changes nothing.
+    let before = snapshot(&t);
+    if let Err(e) = next(&before, Op::ClaimPermit, now) {
+        return refuse(tx, ev, e);
+    }
+    let approval = match &t.approval_id {
+        Some(id) => tx.approval(id)?,
+        None => None,
+    };
+    let record = approval
+        .as_ref()
+        .and_then(|a| a.record.as_deref())
+        .map(stored)
+        .transpose()?;
+    let revoked = approval.as_ref().is_some_and(|a| a.revoked_at.is_some());
+    let record_text = approval.and_then(|a| a.record);
+    let ctx = context(c.facts, now, revoked)?;
+    let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
+    let frozen = stored(&t.action)?;
+    let mut step = claim_step(&verdict);
+    if record.is_none() && !presented_digest.ct_eq(&t.action_digest) && step != ClaimStep::Drift {
+        // No approval to compare with: compare with the proposed action.
+        verdict.drift = drift_between(&frozen, c.presented);
+        step = ClaimStep::Drift;
+    }
+    ev.approved_digest = verdict.approved_digest.or(Some(t.action_digest));
+    ev.reasons = verdict
+        .reasons
+        .iter()
+        .map(|r| r.as_str().to_owned())
+        .collect();
+    ev.drift = verdict.drift.clone();
+    ev.outcome = Some(verdict.outcome.as_str().to_owned());
+    let state = next(&before, step.op(), now)?;
+
+    match step {
+        ClaimStep::Drift => {
+            ev.kind = EventKind::ToolArgsDrift;
+            ev.outcome = Some("tool_args_drift".to_owned());
+            tx.append(ev);
+            Ok(Done::Ok(ClaimOutcome::Drift {
+                task: view_with(&t, record_text.as_deref())?,
+                verdict,
+                approved_action: frozen,
+            }))
+        }
+        ClaimStep::Reapprove => {
+            t.round += 1;
+            let apr = approval_id(&t.id, t.round);
+            tx.put_approval(&ApprovalRow {
+                approval_id: apr.clone(),
+                task_id: t.id.clone(),
+                round: t.round,
+                decision_id: None,
+                record: None,
+                revoked_at: None,
+            })?;
+            t.approval_id = Some(apr.clone());
+            t.state = state;
+            t.updated_at = now;
+            save(tx, &t, &before)?;
+            ev.kind = EventKind::SentToReapproval;
+            ev.state = Some(t.state);
+            ev.detail = detail(vec![("executor", s(c.executor)), ("approval_id", s(&apr))]);
+            tx.append(ev);
+            Ok(Done::Ok(ClaimOutcome::Reapproval {
+                task: view_with(&t, None)?,
+                verdict,
+            }))
+        }
+        ClaimStep::Reject => {
+            t.state = state;
+            t.updated_at = now;
+            save(tx, &t, &before)?;
+            ev.kind = EventKind::RejectedPreDispatch;
+            ev.state = Some(t.state);
+            tx.append(ev);
+            Ok(Done::Ok(ClaimOutcome::Rejected {
+                task: view_with(&t, record_text.as_deref())?,
+                verdict,
+            }))
+        }
+        ClaimStep::Permit => permit(
+            tx,
+            now,
+            c,
+            (t, before),
+            ev,
+            Approved {
+                frozen,
+                record: record_text,
+            },
+        ),
+    }
+}
+
+/// What a permitted claim hands back: the frozen action and the approval record it used.
+struct Approved {
+    frozen: OwnedValue,
+    record: Option<String>,
+}
+
+fn permit(
+    tx: &mut dyn Tx,
+    now: i64,
+    c: &ClaimInput<'_>,
+    (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
+    mut ev: actionseal_core::ledger::Event,
+    approved: Approved,
+) -> Result<Done<ClaimOutcome>> {
+    let mut cost = 0;
+    if let Some(name) = c.budget {
+        let mut b = tx.budget(name)?.ok_or_else(|| {
+            Error::new(Code::BudgetNotFound, format!("no budget {name:?}")).in_key("budget")
+        })?;
+        // The cost of the contract the task was proposed under (the check has just proved
+        // it is still the one in force).
+        cost = t.cost_minor;
+        match reserve(b.limit, b.spent, b.reserved, cost) {
+            Ok(reserved) => b.reserved = reserved,
+            Err(e) => {
+                ev.detail = detail(vec![
+                    ("executor", s(c.executor)),
+                    ("budget", s(name)),
+                    ("cost_minor", n(cost)),
+                ]);
+                return refuse(tx, ev, e);
+            }
+        }
+        tx.put_budget(&b)?;
+    }
+    t.state = State::Claimed;
+    t.fence += 1;
+    t.executor = Some(c.executor.to_owned());
+    t.lease_until = Some(now.saturating_add(c.lease_ms));
+    t.budget = c.budget.map(str::to_owned);
+    t.reserved = cost;
+    t.updated_at = now;
+    if !tx.update_task(&t, before.state, before.fence)? {
+        // Only possible if something wrote the task without its lock.
+        return Err(Error::new(
+            Code::AlreadyClaimed,
+            "the task was claimed concurrently",
+        ));
+    }
+    ev.kind = EventKind::Claimed;
+    ev.state = Some(t.state);
+    ev.fence = Some(t.fence);
+    ev.detail = detail(vec![
+        ("executor", s(c.executor)),
+        ("lease_until", n(now.saturating_add(c.lease_ms))),
+        ("idempotency_key", s(&t.idempotency_key)),
+        ("budget", opt_s(c.budget)),
+        ("cost_minor", n(cost)),
+    ]);
+    tx.append(ev);
+    let claim = Claim {
+        task_id: t.id.clone(),
+        fence: t.fence,
+        idempotency_key: t.idempotency_key.clone(),
+        lease_until: now.saturating_add(c.lease_ms),
+        executor: c.executor.to_owned(),
+        action: approved.frozen,
+    };
+    Ok(Done::Ok(ClaimOutcome::Claimed(
+        claim,
+        view_with(&t, approved.record.as_deref())?,
+    )))
+}

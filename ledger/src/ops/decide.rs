@@ -1,0 +1,123 @@
+//! decide: record a reviewer's decision envelope, once per decision_id.
+
+use super::{detail, event, locked_task, refuse, save, snapshot, view};
+use crate::json::{canon, n, s, stored};
+use crate::model::Decided;
+use crate::store::{storage, Done, Tx};
+use actionseal_core::ledger::{next, DecisionEnvelope, EventKind, Op};
+use actionseal_core::{Action, Approval, Code, Error, Result};
+
+pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Done<Decided>> {
+    let not_found = || {
+        Error::new(
+            Code::ApprovalNotFound,
+            format!("no approval {:?}", d.approval_id),
+        )
+        .in_key("approval_id")
+    };
+    let task_id = tx.approval(&d.approval_id)?.ok_or_else(not_found)?.task_id;
+    let mut t = locked_task(tx, &task_id)?;
+    // Re-read under the task's lock: every change to a round happens under it.
+    let approval = tx.approval(&d.approval_id)?.ok_or_else(not_found)?;
+    let envelope = canon(&d.to_value());
+
+    let mut ev = event(&t, now, EventKind::DecisionRefused, &d.approver);
+    ev.decision_id = Some(d.decision_id.clone());
+    ev.action_digest = Some(d.action_digest);
+    ev.approved_digest = Some(t.action_digest);
+    ev.detail = detail(vec![
+        ("approval_id", s(&d.approval_id)),
+        ("decision", s(d.decision.as_str())),
+    ]);
+
+    if let Some(recorded) = tx.decision(&d.decision_id)? {
+        if recorded != envelope {
+            return refuse(
+                tx,
+                ev,
+                Error::new(
+                    Code::DecisionConflict,
+                    format!(
+                        "decision {:?} was already recorded with other content",
+                        d.decision_id
+                    ),
+                )
+                .in_key("decision_id"),
+            );
+        }
+        // A repeated delivery: record that it came, change nothing.
+        ev.kind = EventKind::DecisionDuplicate;
+        tx.append(ev);
+        let recorded = DecisionEnvelope::from_value(&stored(&recorded)?)?;
+        return Ok(Done::Ok(Decided {
+            task: view(tx, &t)?,
+            decision: recorded,
+            duplicate: true,
+        }));
+    }
+    if let Err(e) = d.check_task(&t.job_id, &t.request_id, &t.action_digest) {
+        return refuse(tx, ev, e);
+    }
+    let before = snapshot(&t);
+    let state = match next(&before, Op::Decide(d.decision), now) {
+        Ok(state) if approval.round == t.round && approval.decision_id.is_none() => state,
+        Ok(_) => {
+            return refuse(
+                tx,
+                ev,
+                Error::new(
+                    Code::TaskNotAwaitingDecision,
+                    format!(
+                        "the task is {}: approval {:?} belongs to an earlier round, the task awaits a decision on {:?}",
+                        t.state.as_str(),
+                        d.approval_id,
+                        t.approval_id.as_deref().unwrap_or("")
+                    ),
+                )
+                .in_key("approval_id"),
+            )
+        }
+        Err(e) => return refuse(tx, ev, e),
+    };
+    let action = Action::from_value(&stored(&t.action)?)?;
+    let record = Approval::decide(&action, &d.input())?;
+    if !tx.insert_decision(&d.decision_id, &d.approval_id, &envelope, now)? {
+        // The id was taken by a decision for another task committed meanwhile.
+        return refuse(
+            tx,
+            ev,
+            Error::new(
+                Code::DecisionConflict,
+                format!("decision {:?} was already recorded", d.decision_id),
+            )
+            .in_key("decision_id"),
+        );
+    }
+    let mut approval = approval;
+    approval.decision_id = Some(d.decision_id.clone());
+    approval.record = Some(canon(record.value()));
+    tx.put_approval(&approval)?;
+    t.state = state;
+    t.updated_at = now;
+    save(tx, &t, &before)?;
+    ev.kind = EventKind::Decided;
+    ev.state = Some(t.state);
+    ev.outcome = Some(d.decision.as_str().to_owned());
+    ev.detail = detail(vec![
+        ("approval_id", s(&d.approval_id)),
+        ("decision", s(d.decision.as_str())),
+        ("approver", s(&d.approver)),
+        ("decided_at", n(d.decided_at)),
+        ("expires_at", n(d.expires_at)),
+    ]);
+    tx.append(ev);
+    let decided = Decided {
+        task: super::view_with(&t, approval.record.as_deref())?,
+        decision: d.clone(),
+        duplicate: false,
+    };
+    if decided.task.approval.is_none() {
+        return Err(storage("decision", "the approval record was not kept"));
+    }
+    Ok(Done::Ok(decided))
+}

@@ -1,0 +1,113 @@
+//! The operations, written once against [`Tx`]: each runs inside one transaction, takes every
+//! decision from core (`actionseal_core::ledger`), and appends one audit event for whatever it
+//! changed or refused.
+
+pub(crate) mod claim;
+pub(crate) mod decide;
+pub(crate) mod finish;
+pub(crate) mod propose;
+pub(crate) mod revoke;
+
+use crate::json::obj;
+use crate::model::Task;
+use crate::store::{storage, Done, TaskRow, Tx};
+use actionseal_core::ledger::{chain_of, next, Event, EventKind, Op, Snapshot, State};
+use actionseal_core::{Code, Error, OwnedValue, Result};
+
+/// The actor of events the ledger makes by itself (a lease running out).
+pub(crate) const LEDGER_ACTOR: &str = "ledger";
+
+pub(crate) fn snapshot(t: &TaskRow) -> Snapshot {
+    Snapshot {
+        state: t.state,
+        fence: t.fence,
+        lease_until: t.lease_until,
+    }
+}
+
+/// An event about `t` as it is now, by `actor`; the caller fills in what the kind needs.
+pub(crate) fn event(t: &TaskRow, now: i64, kind: EventKind, actor: &str) -> Event {
+    Event {
+        chain: chain_of(Some(&t.id)),
+        seq: 0,
+        at: now,
+        tenant: t.tenant.clone(),
+        task: Some(t.id.clone()),
+        kind,
+        actor: actor.to_owned(),
+        action_digest: Some(t.action_digest),
+        approved_digest: None,
+        decision_id: None,
+        fence: (t.fence > 0).then_some(t.fence),
+        outcome: None,
+        reasons: Vec::new(),
+        drift: Vec::new(),
+        state: Some(t.state),
+        detail: obj(vec![]),
+        prev: None,
+    }
+}
+
+pub(crate) fn detail(entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
+    obj(entries)
+}
+
+/// Records a refusal (its code as the event's outcome) and ends the operation with it.
+pub(crate) fn refuse<T>(tx: &mut dyn Tx, mut ev: Event, e: Error) -> Result<Done<T>> {
+    ev.outcome = Some(e.code().as_str().to_owned());
+    tx.append(ev);
+    Ok(Done::Refused(e))
+}
+
+/// The task, locked for the rest of the transaction.
+pub(crate) fn locked_task(tx: &mut dyn Tx, id: &str) -> Result<TaskRow> {
+    tx.task(id)?
+        .ok_or_else(|| Error::new(Code::TaskNotFound, format!("no task {id:?}")))
+}
+
+/// Writes `t`, which was read in `before` under the lock.
+pub(crate) fn save(tx: &mut dyn Tx, t: &TaskRow, before: &Snapshot) -> Result<()> {
+    if tx.update_task(t, before.state, before.fence)? {
+        Ok(())
+    } else {
+        Err(storage(
+            "task update",
+            format!("{} changed while locked", t.id),
+        ))
+    }
+}
+
+/// Moves a claimed task whose lease ran out to `unknown` (never back to claimable: only a
+/// reconciliation does that). Returns whether it did.
+pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Result<bool> {
+    let before = snapshot(t);
+    if !before.lease_expired(now) {
+        return Ok(false);
+    }
+    t.state = next(&before, Op::ExpireLease, now)?;
+    t.updated_at = now;
+    save(tx, t, &before)?;
+    let mut ev = event(t, now, EventKind::LeaseExpired, LEDGER_ACTOR);
+    ev.outcome = Some(State::Unknown.as_str().to_owned());
+    ev.detail = detail(vec![
+        ("executor", crate::json::opt_s(t.executor.as_deref())),
+        ("lease_until", crate::json::opt_n(t.lease_until)),
+    ]);
+    tx.append(ev);
+    Ok(true)
+}
+
+/// The task as returned to callers, with its current approval record (`known`, when the
+/// operation already holds it, saves reading it again).
+pub(crate) fn view_with(t: &TaskRow, known: Option<&str>) -> Result<Task> {
+    Task::from_row(t, known)
+}
+
+/// The task as returned to callers, with its current approval record.
+pub(crate) fn view(tx: &mut dyn Tx, t: &TaskRow) -> Result<Task> {
+    let record = match &t.approval_id {
+        Some(id) => tx.approval(id)?.and_then(|a| a.record),
+        None => None,
+    };
+    Task::from_row(t, record.as_deref())
+}

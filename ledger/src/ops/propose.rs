@@ -1,0 +1,104 @@
+//! propose: record a task with its frozen action and contract.
+
+use super::{detail, event, refuse, view};
+use crate::json::{canon, s};
+use crate::model::Task;
+use crate::store::{ApprovalRow, Done, TaskRow, Tx};
+use actionseal_core::ledger::{approval_id, idempotency_key, task_id, EventKind, State};
+use actionseal_core::{Action, Code, Contract, Error, Result, Value};
+
+/// A validated proposal, read before the transaction.
+pub(crate) struct Proposal {
+    pub action: Action,
+    pub contract: Contract,
+    pub required: bool,
+    pub proposer: String,
+}
+
+pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>> {
+    let a = &p.action;
+    let (tenant, job, request) = (a.field("tenant"), a.field("job_id"), a.field("request_id"));
+    let id = task_id(tenant, job, request);
+    if let Some(existing) = tx.task(&id)? {
+        let mut ev = event(&existing, now, EventKind::ProposeDuplicate, &p.proposer);
+        ev.action_digest = Some(a.digest());
+        if existing.action_digest.ct_eq(&a.digest()) {
+            tx.append(ev);
+            return Ok(Done::Ok(view(tx, &existing)?));
+        }
+        ev.kind = EventKind::ProposeRefused;
+        ev.approved_digest = Some(existing.action_digest);
+        return refuse(
+            tx,
+            ev,
+            Error::new(
+                Code::TaskConflict,
+                format!(
+                    "task {id} (tenant {tenant:?}, job {job:?}, request {request:?}) was proposed \
+                     with another action: a changed action is a new request, never the same task"
+                ),
+            ),
+        );
+    }
+    let (state, round, apr) = if p.required {
+        (State::AwaitingApproval, 1, Some(approval_id(&id, 1)))
+    } else {
+        (State::Approved, 0, None)
+    };
+    let t = TaskRow {
+        id: id.clone(),
+        tenant: tenant.to_owned(),
+        job_id: job.to_owned(),
+        request_id: request.to_owned(),
+        state,
+        action: canon(a.value()),
+        action_digest: a.digest(),
+        approval_required: p.required,
+        cost_minor: p.contract.cost_minor(),
+        idempotency_key: idempotency_key(tenant, job, request),
+        proposer: p.proposer.clone(),
+        fence: 0,
+        round,
+        approval_id: apr.clone(),
+        executor: None,
+        lease_until: None,
+        budget: None,
+        reserved: 0,
+        result: None,
+        created_at: now,
+        updated_at: now,
+    };
+    if !tx.insert_task(&t)? {
+        // Another transaction inserted it first (PostgreSQL under READ COMMITTED): answer
+        // as if this one had come second.
+        return match tx.task(&id)? {
+            Some(_) => run(tx, now, p),
+            None => Err(crate::store::storage("task insert", "refused, yet no task")),
+        };
+    }
+    if let Some(apr) = &apr {
+        tx.put_approval(&ApprovalRow {
+            approval_id: apr.clone(),
+            task_id: id.clone(),
+            round,
+            decision_id: None,
+            record: None,
+            revoked_at: None,
+        })?;
+    }
+    let mut ev = event(&t, now, EventKind::Proposed, &p.proposer);
+    ev.detail = detail(vec![
+        ("tool", s(a.field("tool"))),
+        ("contract", s(a.field("contract"))),
+        ("subject", s(a.field("subject"))),
+        ("job_id", s(job)),
+        ("request_id", s(request)),
+        ("policy_version", s(a.field("policy_version"))),
+        ("approval_required", Value::Bool(p.required)),
+        ("approval_id", crate::json::opt_s(apr.as_deref())),
+        ("idempotency_key", s(&t.idempotency_key)),
+    ]);
+    tx.append(ev);
+    // A new task has no decision yet.
+    Ok(Done::Ok(super::view_with(&t, None)?))
+}

@@ -1,0 +1,45 @@
+//! revoke: an approval stops holding; the next claim sends the task back for approval.
+
+use super::{detail, event, locked_task};
+use crate::json::s;
+use crate::model::Revocation;
+use crate::store::{Done, Tx};
+use actionseal_core::ledger::EventKind;
+use actionseal_core::{Code, Error, Result};
+
+pub(crate) fn run(
+    tx: &mut dyn Tx,
+    now: i64,
+    approval_id: &str,
+    actor: &str,
+) -> Result<Done<Revocation>> {
+    let not_found = || {
+        Error::new(
+            Code::ApprovalNotFound,
+            format!("no approval {approval_id:?}"),
+        )
+    };
+    let task_id = tx.approval(approval_id)?.ok_or_else(not_found)?.task_id;
+    let t = locked_task(tx, &task_id)?;
+    let mut a = tx.approval(approval_id)?.ok_or_else(not_found)?;
+    if let Some(at) = a.revoked_at {
+        return Ok(Done::Ok(Revocation {
+            approval_id: a.approval_id,
+            task_id,
+            revoked_at: at,
+            duplicate: true,
+        }));
+    }
+    a.revoked_at = Some(now);
+    tx.put_approval(&a)?;
+    let mut ev = event(&t, now, EventKind::Revoked, actor);
+    ev.decision_id = a.decision_id.clone();
+    ev.detail = detail(vec![("approval_id", s(approval_id))]);
+    tx.append(ev);
+    Ok(Done::Ok(Revocation {
+        approval_id: a.approval_id,
+        task_id,
+        revoked_at: now,
+        duplicate: false,
+    }))
+}

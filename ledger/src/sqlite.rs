@@ -1,0 +1,520 @@
+//! The embedded backend: one SQLite file (WAL, `synchronous=FULL` by default, a busy timeout,
+//! `BEGIN IMMEDIATE` for every write), or a private in-memory database for tests.
+//!
+//! `BEGIN IMMEDIATE` takes SQLite's single write lock before the first read, so a transaction
+//! that reads a task as `approved` is the only writer until it commits: two claims cannot both
+//! see it unclaimed.
+
+use crate::clock::Clock;
+use crate::store::{
+    approval_from, budget_from, by_chain, digest_from, seal, storage, task_from, too_new,
+    ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA,
+    SCHEMA_VERSION, TASK_COLUMNS,
+};
+use crate::url::Durability;
+use actionseal_core::ledger::{Event, State, CHAINS};
+use actionseal_core::{Code, Error, Result};
+use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How long a writer waits for the write lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub(crate) struct Sqlite {
+    conns: Conns,
+}
+
+enum Conns {
+    /// One private database: callers take turns on its only connection.
+    Memory(Mutex<Connection>),
+    /// A file: idle connections are kept for reuse; a new one is opened when none is idle.
+    File {
+        path: PathBuf,
+        durability: Durability,
+        idle: Mutex<Vec<Connection>>,
+    },
+}
+
+/// Maps a SQLite error to a coded one.
+pub(crate) fn sql_error(what: &str, e: rusqlite::Error) -> Error {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => Error::new(
+            Code::NotALedger,
+            format!("{what}: the file is not a SQLite database"),
+        ),
+        Some(ErrorCode::CannotOpen) => Error::new(Code::LedgerUnavailable, format!("{what}: {e}")),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => Error::new(
+            Code::LedgerUnavailable,
+            format!("{what}: the database stayed locked for {BUSY_TIMEOUT:?}"),
+        ),
+        _ => storage(what, e),
+    }
+}
+
+fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
+    let c = Connection::open(path).map_err(|e| sql_error("open", e))?;
+    let sync = match durability {
+        Durability::Full => "FULL",
+        Durability::Normal => "NORMAL",
+    };
+    c.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| sql_error("busy timeout", e))?;
+    // journal_mode answers with a row; reading it is also the first real read of the file, so
+    // a file that is not SQLite fails here.
+    let mode: String = c
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .map_err(|e| sql_error("journal mode", e))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Error::new(
+            Code::LedgerUnavailable,
+            format!("the ledger file cannot use WAL (journal mode {mode})"),
+        ));
+    }
+    c.execute_batch(&format!(
+        "PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint=10000;"
+    ))
+    .map_err(|e| sql_error("synchronous", e))?;
+    Ok(c)
+}
+
+impl Sqlite {
+    pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Sqlite> {
+        let mut c = open_file(path, durability)?;
+        migrate(&mut c)?;
+        Ok(Sqlite {
+            conns: Conns::File {
+                path: path.to_owned(),
+                durability,
+                idle: Mutex::new(vec![c]),
+            },
+        })
+    }
+
+    pub(crate) fn open_memory() -> Result<Sqlite> {
+        let mut c = Connection::open_in_memory().map_err(|e| sql_error("open", e))?;
+        migrate(&mut c)?;
+        Ok(Sqlite {
+            conns: Conns::Memory(Mutex::new(c)),
+        })
+    }
+
+    fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        match &self.conns {
+            Conns::Memory(m) => {
+                let mut c = m.lock().unwrap_or_else(|p| p.into_inner());
+                f(&mut c)
+            }
+            Conns::File {
+                path,
+                durability,
+                idle,
+            } => {
+                let taken = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+                let mut c = match taken {
+                    Some(c) => c,
+                    None => open_file(path, *durability)?,
+                };
+                let out = f(&mut c);
+                idle.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+                out
+            }
+        }
+    }
+
+    /// Runs one operation in a write transaction (`BEGIN IMMEDIATE`), re-running it when the
+    /// lock cannot be had at once beyond the busy timeout's own retries.
+    pub(crate) fn write<T>(
+        &self,
+        clock: &dyn Clock,
+        mut f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
+    ) -> Result<T> {
+        self.with_conn(|c| {
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                let tx = match c.transaction_with_behavior(TransactionBehavior::Immediate) {
+                    Ok(tx) => tx,
+                    Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
+                    Err(e) => return Err(sql_error("begin", e)),
+                };
+                // Read after taking the write lock: event times follow commit order.
+                let now = clock.now_ms();
+                let mut stx = SqliteTx {
+                    tx,
+                    events: Vec::new(),
+                    read_only: false,
+                };
+                let done = f(&mut stx, now)?;
+                stx.flush()?;
+                match stx.tx.commit() {
+                    Ok(()) => {}
+                    Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
+                    Err(e) => return Err(sql_error("commit", e)),
+                }
+                return match done {
+                    Done::Ok(v) => Ok(v),
+                    Done::Refused(e) => Err(e),
+                };
+            }
+        })
+    }
+
+    /// Runs reads in one consistent snapshot.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        self.with_conn(|c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Deferred)
+                .map_err(|e| sql_error("begin", e))?;
+            let mut stx = SqliteTx {
+                tx,
+                events: Vec::new(),
+                read_only: true,
+            };
+            let out = f(&mut stx)?;
+            stx.tx.commit().map_err(|e| sql_error("end read", e))?;
+            Ok(out)
+        })
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked)
+    )
+}
+
+/// Creates the schema in an empty database, checks the version of an existing one, and
+/// refuses a database that holds something else.
+fn migrate(c: &mut Connection) -> Result<()> {
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| sql_error("migrate", e))?;
+    let tables: Vec<String> = {
+        let mut st = tx
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .map_err(|e| sql_error("migrate", e))?;
+        let rows = st
+            .query_map([], |r| r.get(0))
+            .map_err(|e| sql_error("migrate", e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| sql_error("migrate", e))?
+    };
+    if tables.iter().any(|t| t == "ledger_schema") {
+        let version: i64 = tx
+            .query_row("SELECT MAX(version) FROM ledger_schema", [], |r| r.get(0))
+            .map_err(|e| sql_error("schema version", e))?;
+        if version > SCHEMA_VERSION {
+            return Err(too_new(version));
+        }
+        return Ok(());
+    }
+    if !tables.is_empty() {
+        return Err(Error::new(
+            Code::NotALedger,
+            format!(
+                "the database holds other tables ({}) and no ledger schema",
+                tables.join(", ")
+            ),
+        ));
+    }
+    let ddl = SCHEMA.replace("{int}", "INTEGER");
+    tx.execute_batch(&ddl)
+        .and_then(|()| {
+            tx.execute_batch(
+                "CREATE TRIGGER ledger_events_no_update BEFORE UPDATE ON ledger_events
+                 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
+                 CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
+                 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
+                 CREATE TABLE ledger_schema (version INTEGER NOT NULL);",
+            )
+        })
+        .and_then(|()| {
+            tx.execute(
+                "INSERT INTO ledger_schema (version) VALUES (?1)",
+                [SCHEMA_VERSION],
+            )
+            .map(|_| ())
+        })
+        .and_then(|()| {
+            (0..CHAINS).try_for_each(|c| {
+                tx.execute("INSERT INTO ledger_head VALUES (?1, 0, NULL)", [c])
+                    .map(|_| ())
+            })
+        })
+        .map_err(|e| sql_error("create schema", e))?;
+    tx.commit().map_err(|e| sql_error("create schema", e))
+}
+
+struct SqliteTx<'c> {
+    tx: rusqlite::Transaction<'c>,
+    events: Vec<Event>,
+    read_only: bool,
+}
+
+impl Cols for rusqlite::Row<'_> {
+    fn text(&self, i: usize) -> Result<String> {
+        self.get(i).map_err(|e| sql_error("read", e))
+    }
+    fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        self.get(i).map_err(|e| sql_error("read", e))
+    }
+    fn int(&self, i: usize) -> Result<i64> {
+        self.get(i).map_err(|e| sql_error("read", e))
+    }
+    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        self.get(i).map_err(|e| sql_error("read", e))
+    }
+}
+
+impl SqliteTx<'_> {
+    /// Rows of a query, each mapped by `f`.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+        f: impl Fn(&rusqlite::Row<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut st = self
+            .tx
+            .prepare_cached(sql)
+            .map_err(|e| sql_error("prepare", e))?;
+        let mut rows = st.query(params).map_err(|e| sql_error("query", e))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(|e| sql_error("query", e))? {
+            out.push(f(r)?);
+        }
+        Ok(out)
+    }
+
+    fn exec(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) -> Result<usize> {
+        self.tx
+            .prepare_cached(sql)
+            .and_then(|mut st| st.execute(params))
+            .map_err(|e| sql_error("write", e))
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
+            let (seq, digest) = self
+                .rows(
+                    "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
+                    params![chain],
+                    |r| Ok((r.int(0)?, r.opt_text(1)?)),
+                )?
+                .pop()
+                .ok_or_else(|| storage("audit head", format!("chain {chain} has none")))?;
+            let head = (seq, digest.as_deref().map(digest_from).transpose()?);
+            let (sealed, (seq, last)) = seal(&mut events, head);
+            for (e, (seq, text, digest)) in events.iter().zip(&sealed) {
+                self.exec(
+                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        chain,
+                        seq,
+                        e.at,
+                        e.tenant,
+                        e.task,
+                        e.kind.as_str(),
+                        text,
+                        digest.to_string()
+                    ],
+                )?;
+            }
+            self.exec(
+                "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3",
+                params![seq, last.map(|d| d.to_string()), chain],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Tx for SqliteTx<'_> {
+    fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        let sql = format!("SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = ?1");
+        Ok(self.rows(&sql, params![id], |r| task_from(r))?.pop())
+    }
+
+    fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
+        let sql = format!(
+            "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) \
+             ON CONFLICT DO NOTHING"
+        );
+        let n = self.exec(
+            &sql,
+            params![
+                t.id,
+                t.tenant,
+                t.job_id,
+                t.request_id,
+                t.state.as_str(),
+                t.action,
+                t.action_digest.to_string(),
+                i64::from(t.approval_required),
+                t.cost_minor,
+                t.idempotency_key,
+                t.proposer,
+                t.fence,
+                t.round,
+                t.approval_id,
+                t.executor,
+                t.lease_until,
+                t.budget,
+                t.reserved,
+                t.result,
+                t.created_at,
+                t.updated_at
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {
+        let n = self.exec(
+            "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
+             executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
+             updated_at = ?10 WHERE id = ?11 AND state = ?12 AND fence = ?13",
+            params![
+                t.state.as_str(),
+                t.fence,
+                t.round,
+                t.approval_id,
+                t.executor,
+                t.lease_until,
+                t.budget,
+                t.reserved,
+                t.result,
+                t.updated_at,
+                t.id,
+                expect.as_str(),
+                expect_fence
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
+        let sql = format!("SELECT {APPROVAL_COLUMNS} FROM ledger_approvals WHERE approval_id = ?1");
+        Ok(self
+            .rows(&sql, params![approval_id], |r| approval_from(r))?
+            .pop())
+    }
+
+    fn put_approval(&mut self, a: &ApprovalRow) -> Result<()> {
+        self.exec(
+            "INSERT INTO ledger_approvals (approval_id, task_id, round, decision_id, record, \
+             revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (approval_id) DO UPDATE \
+             SET decision_id = excluded.decision_id, record = excluded.record, \
+             revoked_at = excluded.revoked_at",
+            params![
+                a.approval_id,
+                a.task_id,
+                a.round,
+                a.decision_id,
+                a.record,
+                a.revoked_at
+            ],
+        )
+        .map(|_| ())
+    }
+
+    fn decision(&mut self, decision_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .rows(
+                "SELECT envelope FROM ledger_decisions WHERE decision_id = ?1",
+                params![decision_id],
+                |r| r.text(0),
+            )?
+            .pop())
+    }
+
+    fn insert_decision(
+        &mut self,
+        decision_id: &str,
+        approval_id: &str,
+        envelope: &str,
+        at: i64,
+    ) -> Result<bool> {
+        let n = self.exec(
+            "INSERT INTO ledger_decisions (decision_id, approval_id, envelope, recorded_at) \
+             VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+            params![decision_id, approval_id, envelope, at],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>> {
+        Ok(self
+            .rows(
+                "SELECT name, limit_minor, spent_minor, reserved_minor FROM ledger_budgets \
+                 WHERE name = ?1",
+                params![name],
+                |r| budget_from(r),
+            )?
+            .pop())
+    }
+
+    fn put_budget(&mut self, b: &BudgetRow) -> Result<()> {
+        self.exec(
+            "INSERT INTO ledger_budgets (name, limit_minor, spent_minor, reserved_minor) \
+             VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET \
+             limit_minor = excluded.limit_minor, spent_minor = excluded.spent_minor, \
+             reserved_minor = excluded.reserved_minor",
+            params![b.name, b.limit, b.spent, b.reserved],
+        )
+        .map(|_| ())
+    }
+
+    fn expired_leases(&mut self, now: i64) -> Result<Vec<String>> {
+        self.rows(
+            "SELECT id FROM ledger_tasks WHERE state = 'claimed' AND lease_until <= ?1 \
+             ORDER BY lease_until",
+            params![now],
+            |r| r.text(0),
+        )
+    }
+
+    fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>> {
+        let sql = format!(
+            "SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE (?1 IS NULL OR state = ?1) \
+             AND (?2 IS NULL OR tenant = ?2) ORDER BY created_at, id"
+        );
+        self.rows(&sql, params![state.map(State::as_str), tenant], |r| {
+            task_from(r)
+        })
+    }
+
+    fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>> {
+        let map = |r: &rusqlite::Row<'_>| Ok((r.text(0)?, r.text(1)?));
+        match task {
+            Some(id) => self.rows(
+                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY chain, seq",
+                params![id],
+                map,
+            ),
+            None => self.rows(
+                "SELECT body, digest FROM ledger_events ORDER BY chain, seq",
+                params![],
+                map,
+            ),
+        }
+    }
+
+    fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>> {
+        self.rows(
+            "SELECT chain, seq, digest FROM ledger_head ORDER BY chain",
+            params![],
+            |r| Ok((r.int(0)?, r.int(1)?, r.opt_text(2)?)),
+        )
+    }
+
+    fn append(&mut self, e: Event) {
+        debug_assert!(!self.read_only, "events are appended by writes only");
+        self.events.push(e);
+    }
+}

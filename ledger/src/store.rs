@@ -1,0 +1,261 @@
+//! What an operation needs from a backend inside one transaction. The operations
+//! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
+
+use actionseal_core::ledger::{Event, State};
+use actionseal_core::{Code, Digest, Error, Result};
+
+/// A task as stored.
+#[derive(Clone, Debug)]
+pub(crate) struct TaskRow {
+    pub id: String,
+    pub tenant: String,
+    pub job_id: String,
+    pub request_id: String,
+    pub state: State,
+    /// The frozen proposed action, canonical JSON.
+    pub action: String,
+    pub action_digest: Digest,
+    pub approval_required: bool,
+    /// The contract's cost of one call, reserved on a budget by a claim that names one.
+    pub cost_minor: i64,
+    pub idempotency_key: String,
+    pub proposer: String,
+    pub fence: i64,
+    /// The approval round (0 when no approval was ever requested).
+    pub round: i64,
+    /// The current round's approval id.
+    pub approval_id: Option<String>,
+    pub executor: Option<String>,
+    pub lease_until: Option<i64>,
+    pub budget: Option<String>,
+    /// Minor units reserved on `budget` by the current claim.
+    pub reserved: i64,
+    /// The business system's answer, canonical JSON.
+    pub result: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// One approval round of a task.
+#[derive(Clone, Debug)]
+pub(crate) struct ApprovalRow {
+    pub approval_id: String,
+    pub task_id: String,
+    pub round: i64,
+    pub decision_id: Option<String>,
+    /// The approval record (core [`actionseal_core::Approval`]), canonical JSON.
+    pub record: Option<String>,
+    pub revoked_at: Option<i64>,
+}
+
+/// A budget account.
+#[derive(Clone, Debug)]
+pub(crate) struct BudgetRow {
+    pub name: String,
+    pub limit: i64,
+    pub spent: i64,
+    pub reserved: i64,
+}
+
+/// How an operation ends inside its transaction. Both commit: a refusal keeps the audit event
+/// that records it.
+pub(crate) enum Done<T> {
+    Ok(T),
+    Refused(Error),
+}
+
+/// One transaction. Reads of a task lock it until the end of the transaction (`FOR UPDATE`
+/// on PostgreSQL; SQLite's `BEGIN IMMEDIATE` already holds the only write lock), so every
+/// operation on a task sees the effect of the one before.
+pub(crate) trait Tx {
+    fn task(&mut self, id: &str) -> Result<Option<TaskRow>>;
+    /// Inserts a new task; false when the id already exists (nothing written).
+    fn insert_task(&mut self, t: &TaskRow) -> Result<bool>;
+    /// Compare-and-set: writes `t` only if the stored task is still in `expect` with fence
+    /// `expect_fence`; false (nothing written) otherwise.
+    fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool>;
+    fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>>;
+    fn put_approval(&mut self, a: &ApprovalRow) -> Result<()>;
+    /// The canonical envelope recorded under this decision id.
+    fn decision(&mut self, decision_id: &str) -> Result<Option<String>>;
+    /// Records a decision; false when the id is already taken (nothing written).
+    fn insert_decision(
+        &mut self,
+        decision_id: &str,
+        approval_id: &str,
+        envelope: &str,
+        at: i64,
+    ) -> Result<bool>;
+    fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>>;
+    fn put_budget(&mut self, b: &BudgetRow) -> Result<()>;
+    /// Claimed tasks whose lease ran out by `now`.
+    fn expired_leases(&mut self, now: i64) -> Result<Vec<String>>;
+    /// Every task in `state` (or any) of `tenant` (or any), oldest first.
+    fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>>;
+    /// Stored events (canonical body, digest) of one task, or of all when `None`, by chain
+    /// and seq.
+    fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>>;
+    /// Every chain's head: (chain, last seq, its digest).
+    fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>>;
+    /// Queues an event; the backend gives it its seq and `prev` and writes it at commit, so
+    /// the chain head is held for as short a time as possible.
+    fn append(&mut self, e: Event);
+}
+
+/// A storage failure: nothing of the operation was kept.
+pub(crate) fn storage(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(Code::LedgerStorage, format!("{what}: {e}"))
+}
+
+/// How many times an operation is re-run after a serialization failure or deadlock.
+pub(crate) const MAX_ATTEMPTS: usize = 8;
+
+pub(crate) fn state_from(s: &str) -> Result<State> {
+    State::parse(s).map_err(|_| storage("stored task", format!("unknown state {s:?}")))
+}
+
+/// The chain head: the last seq (0 for none) and its digest.
+pub(crate) type Head = (i64, Option<Digest>);
+
+/// An event ready to insert: seq, canonical text, digest.
+pub(crate) type Sealed = (i64, String, Digest);
+
+/// The queued events of one transaction, grouped by chain in ascending order (the order in
+/// which their heads are locked, so that two transactions never wait for each other).
+pub(crate) fn by_chain(mut events: Vec<Event>) -> Vec<(i64, Vec<Event>)> {
+    events.sort_by_key(|e| e.chain);
+    let mut out: Vec<(i64, Vec<Event>)> = Vec::new();
+    for e in events {
+        match out.last_mut() {
+            Some((c, group)) if *c == e.chain => group.push(e),
+            _ => out.push((e.chain, vec![e])),
+        }
+    }
+    out
+}
+
+/// Gives one chain's queued events their seq and `prev` after `head`, and returns each with
+/// its seq, canonical text and digest, plus the new head.
+pub(crate) fn seal(events: &mut [Event], head: Head) -> (Vec<Sealed>, Head) {
+    let (mut seq, mut prev) = head;
+    let mut out = Vec::with_capacity(events.len());
+    for e in events.iter_mut() {
+        seq += 1;
+        e.seq = seq;
+        e.prev = prev;
+        let text = e.canonical();
+        let digest = Digest::of(text.as_bytes());
+        prev = Some(digest);
+        out.push((seq, text, digest));
+    }
+    (out, (seq, prev))
+}
+
+/// A stored digest, which the ledger wrote itself.
+pub(crate) fn digest_from(s: &str) -> Result<Digest> {
+    s.parse()
+        .map_err(|_| storage("stored digest", format!("{s:?} is not a digest")))
+}
+
+/// The tables, for both engines: `{int}` is the engine's 64-bit integer type.
+pub(crate) const SCHEMA: &str = "
+CREATE TABLE ledger_tasks (
+  id TEXT PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL, request_id TEXT NOT NULL,
+  state TEXT NOT NULL, action TEXT NOT NULL, action_digest TEXT NOT NULL,
+  approval_required {int} NOT NULL, cost_minor {int} NOT NULL, idempotency_key TEXT NOT NULL,
+  proposer TEXT NOT NULL, fence {int} NOT NULL, round {int} NOT NULL, approval_id TEXT,
+  executor TEXT, lease_until {int}, budget TEXT, reserved {int} NOT NULL, result TEXT,
+  created_at {int} NOT NULL, updated_at {int} NOT NULL,
+  UNIQUE (tenant, job_id, request_id));
+CREATE INDEX ledger_tasks_state ON ledger_tasks (state, tenant);
+CREATE TABLE ledger_approvals (
+  approval_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
+  decision_id TEXT, record TEXT, revoked_at {int});
+CREATE TABLE ledger_decisions (
+  decision_id TEXT PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
+  recorded_at {int} NOT NULL);
+CREATE TABLE ledger_budgets (
+  name TEXT PRIMARY KEY, limit_minor {int} NOT NULL, spent_minor {int} NOT NULL,
+  reserved_minor {int} NOT NULL);
+CREATE TABLE ledger_events (
+  chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL, tenant TEXT NOT NULL, task TEXT,
+  kind TEXT NOT NULL, body TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (chain, seq));
+CREATE INDEX ledger_events_task ON ledger_events (task, chain, seq);
+CREATE TABLE ledger_head (chain {int} PRIMARY KEY, seq {int} NOT NULL, digest TEXT);
+";
+
+/// The schema version this build writes; a ledger with a higher one refuses to open.
+pub(crate) const SCHEMA_VERSION: i64 = 1;
+
+pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
+    action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
+    round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at";
+
+/// The schema-too-new error.
+pub(crate) fn too_new(found: i64) -> Error {
+    Error::new(
+        Code::LedgerSchemaTooNew,
+        format!(
+            "the ledger's schema is version {found}, written by a newer actionseal; this one \
+             knows version {SCHEMA_VERSION} and will not touch it"
+        ),
+    )
+}
+
+/// Reading a column of a result row, on either engine.
+pub(crate) trait Cols {
+    fn text(&self, i: usize) -> Result<String>;
+    fn opt_text(&self, i: usize) -> Result<Option<String>>;
+    fn int(&self, i: usize) -> Result<i64>;
+    fn opt_int(&self, i: usize) -> Result<Option<i64>>;
+}
+
+/// A task from a row of [`TASK_COLUMNS`].
+pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
+    Ok(TaskRow {
+        id: r.text(0)?,
+        tenant: r.text(1)?,
+        job_id: r.text(2)?,
+        request_id: r.text(3)?,
+        state: state_from(&r.text(4)?)?,
+        action: r.text(5)?,
+        action_digest: digest_from(&r.text(6)?)?,
+        approval_required: r.int(7)? != 0,
+        cost_minor: r.int(8)?,
+        idempotency_key: r.text(9)?,
+        proposer: r.text(10)?,
+        fence: r.int(11)?,
+        round: r.int(12)?,
+        approval_id: r.opt_text(13)?,
+        executor: r.opt_text(14)?,
+        lease_until: r.opt_int(15)?,
+        budget: r.opt_text(16)?,
+        reserved: r.int(17)?,
+        result: r.opt_text(18)?,
+        created_at: r.int(19)?,
+        updated_at: r.int(20)?,
+    })
+}
+
+pub(crate) const APPROVAL_COLUMNS: &str =
+    "approval_id, task_id, round, decision_id, record, revoked_at";
+
+pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
+    Ok(ApprovalRow {
+        approval_id: r.text(0)?,
+        task_id: r.text(1)?,
+        round: r.int(2)?,
+        decision_id: r.opt_text(3)?,
+        record: r.opt_text(4)?,
+        revoked_at: r.opt_int(5)?,
+    })
+}
+
+pub(crate) fn budget_from(r: &dyn Cols) -> Result<BudgetRow> {
+    Ok(BudgetRow {
+        name: r.text(0)?,
+        limit: r.int(1)?,
+        spent: r.int(2)?,
+        reserved: r.int(3)?,
+    })
+}

@@ -1,0 +1,310 @@
+//! Fixtures shared by the ledger's tests: fresh databases on both engines, the contracts and
+//! actions of the stories, decisions, facts, and helper processes.
+#![allow(dead_code)]
+
+use actionseal_core::{parse, Action, ActionIds, Contract, Options, OwnedValue, Value};
+use actionseal_ledger::{Ledger, ManualClock, Task};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// 2025-11-30 10:00 UTC.
+pub const T0: i64 = 1_764_496_800_000;
+pub const MINUTE: i64 = 60_000;
+pub const HOUR: i64 = 60 * MINUTE;
+
+pub fn json(text: &str) -> OwnedValue {
+    parse(text.as_bytes(), &Options::default())
+        .unwrap_or_else(|e| panic!("{e}: {text}"))
+        .into_owned()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+/// The engines every test runs on. PostgreSQL comes from `scripts/pg run` (which sets
+/// ACTIONSEAL_TEST_PG); leaving it out is an error unless skipped explicitly with
+/// ACTIONSEAL_TEST_PG=skip.
+pub fn engines() -> Vec<Engine> {
+    match std::env::var("ACTIONSEAL_TEST_PG").as_deref() {
+        Ok("skip") => {
+            eprintln!("ACTIONSEAL_TEST_PG=skip: PostgreSQL tests skipped on request");
+            vec![Engine::Sqlite]
+        }
+        Ok(_) => vec![Engine::Sqlite, Engine::Postgres],
+        Err(_) => panic!(
+            "ACTIONSEAL_TEST_PG is not set: run the ledger tests through `scripts/pg run cargo \
+             test -p actionseal-ledger` (or set ACTIONSEAL_TEST_PG=skip to skip PostgreSQL)"
+        ),
+    }
+}
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+fn unique() -> String {
+    format!(
+        "{}_{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// A fresh, empty ledger database, removed when dropped.
+pub struct Db {
+    pub engine: Engine,
+    pub url: String,
+    /// The SQLite file, for tests that open it directly.
+    pub path: Option<PathBuf>,
+    dir: Option<PathBuf>,
+    pg_name: Option<String>,
+}
+
+pub fn temp_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("actionseal-ledger-test-{}", unique()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+impl Db {
+    /// A fresh database; SQLite files use `synchronous=FULL` (the default) unless `normal`.
+    pub fn fresh(engine: Engine) -> Db {
+        Db::with(engine, false)
+    }
+
+    /// SQLite with `synchronous=NORMAL` (races and setup-heavy tests, where durability across
+    /// power loss is not what is tested).
+    pub fn fast(engine: Engine) -> Db {
+        Db::with(engine, true)
+    }
+
+    fn with(engine: Engine, normal: bool) -> Db {
+        match engine {
+            Engine::Sqlite => {
+                let dir = temp_dir();
+                let path = dir.join("ledger.db");
+                let q = if normal { "?synchronous=normal" } else { "" };
+                Db {
+                    engine,
+                    url: format!("sqlite:{}{q}", path.display()),
+                    path: Some(path),
+                    dir: Some(dir),
+                    pg_name: None,
+                }
+            }
+            Engine::Postgres => {
+                let base = std::env::var("ACTIONSEAL_TEST_PG").unwrap();
+                let name = format!("t_{}", unique());
+                let mut admin = postgres::Client::connect(&base, postgres::NoTls).unwrap();
+                admin
+                    .batch_execute(&format!("CREATE DATABASE {name}"))
+                    .unwrap();
+                Db {
+                    engine,
+                    url: pg_url(&base, &name),
+                    path: None,
+                    dir: None,
+                    pg_name: Some(name),
+                }
+            }
+        }
+    }
+
+    pub fn open(&self) -> Ledger {
+        Ledger::open(&self.url).unwrap_or_else(|e| panic!("open {}: {e}", self.url))
+    }
+
+    pub fn open_at(&self, clock: &ManualClock) -> Ledger {
+        Ledger::open_with_clock(&self.url, Arc::new(clock.clone())).unwrap()
+    }
+
+    /// Runs SQL directly on the database (as an attacker or an operator would).
+    pub fn sql(&self, sql: &str) {
+        match self.engine {
+            Engine::Sqlite => {
+                let c = rusqlite::Connection::open(self.path.as_ref().unwrap()).unwrap();
+                c.execute_batch(sql)
+                    .unwrap_or_else(|e| panic!("{e}: {sql}"));
+            }
+            Engine::Postgres => {
+                let mut c = postgres::Client::connect(&self.url, postgres::NoTls).unwrap();
+                c.batch_execute(sql)
+                    .unwrap_or_else(|e| panic!("{e}: {sql}"));
+            }
+        }
+    }
+
+    /// Whether SQL run directly fails.
+    pub fn sql_fails(&self, sql: &str) -> bool {
+        match self.engine {
+            Engine::Sqlite => {
+                let c = rusqlite::Connection::open(self.path.as_ref().unwrap()).unwrap();
+                c.execute_batch(sql).is_err()
+            }
+            Engine::Postgres => {
+                let mut c = postgres::Client::connect(&self.url, postgres::NoTls).unwrap();
+                c.batch_execute(sql).is_err()
+            }
+        }
+    }
+}
+
+pub fn pg_url(base: &str, db: &str) -> String {
+    let (prefix, _) = base.rsplit_once('/').unwrap();
+    format!("{prefix}/{db}")
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        if let Some(name) = &self.pg_name {
+            if let Ok(base) = std::env::var("ACTIONSEAL_TEST_PG") {
+                if let Ok(mut admin) = postgres::Client::connect(&base, postgres::NoTls) {
+                    let _ = admin
+                        .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                }
+            }
+        }
+    }
+}
+
+/// The refund tool of the examples: approval above 1000 minor units or outside USD.
+pub fn refund_contract() -> OwnedValue {
+    let text = include_str!("../../../examples/refund/contract.json");
+    json(text)
+}
+
+/// The seed 001 refund tool: every call needs a person.
+pub fn seed_contract() -> OwnedValue {
+    json(
+        r#"{"tool": "refund_create", "version": "1", "effect": "write", "approval": "always",
+            "cost_minor": 0,
+            "args": {"type": "object", "required": ["order_id", "amount_minor", "currency", "reason"],
+                     "properties": {"order_id": {"type": "string"},
+                                    "amount_minor": {"type": "integer", "minimum": 1},
+                                    "currency": {"type": "string", "enum": ["CNY", "USD"]},
+                                    "reason": {"type": "string"}}}}"#,
+    )
+}
+
+/// A read-only lookup: no person needed.
+pub fn lookup_contract() -> OwnedValue {
+    json(
+        r#"{"tool": "order_lookup", "version": "1", "effect": "read", "approval": "never",
+            "cost_minor": 1,
+            "args": {"type": "object", "required": ["order_id"],
+                     "properties": {"order_id": {"type": "string"}}}}"#,
+    )
+}
+
+/// An action of `contract` in tenant-a for user:alice.
+pub fn action(contract: &OwnedValue, args: &str, job: &str, request: &str) -> OwnedValue {
+    let c = Contract::from_value(contract).unwrap();
+    let ids = ActionIds {
+        tenant: "tenant-a",
+        subject: "user:alice",
+        job_id: job,
+        request_id: request,
+        policy_version: "refund-policy-2026-08-01",
+    };
+    Action::build(&c, &json(args), &ids)
+        .unwrap()
+        .value()
+        .clone()
+}
+
+/// A refund of `amount` minor units USD for order-17.
+pub fn refund(job: &str, request: &str, amount: i64) -> OwnedValue {
+    action(
+        &refund_contract(),
+        &format!(r#"{{"order_id": "order-17", "amount_minor": {amount}, "currency": "USD"}}"#),
+        job,
+        request,
+    )
+}
+
+/// The executor's facts: tenant-a, the policy in force, `contract`, everyone authorised.
+pub fn facts(contract: &OwnedValue) -> OwnedValue {
+    json(&format!(
+        r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
+            "approver_authorized": true, "subject_authorized": true}}"#,
+        actionseal_core::canonicalize(contract)
+    ))
+}
+
+/// A decision envelope about `task`'s current approval round.
+pub fn decision(task: &Task, decision_id: &str, verdict: &str, at: i64, ttl: i64) -> OwnedValue {
+    json(&format!(
+        r#"{{"approval_id": "{}", "decision_id": "{decision_id}", "job_id": "{}",
+            "request_id": "{}", "action_digest": "{}", "decision": "{verdict}",
+            "approver": "user:bob", "decided_at": {at}, "expires_at": {}}}"#,
+        task.approval_id.as_deref().unwrap(),
+        task.job_id,
+        task.request_id,
+        task.action_digest,
+        at + ttl
+    ))
+}
+
+/// The business system: keyed by idempotency key, it applies each effect once, and counts
+/// every dispatch it receives.
+#[derive(Default)]
+pub struct Business {
+    pub effects: Mutex<HashMap<String, usize>>,
+    pub dispatches: AtomicUsize,
+}
+
+impl Business {
+    /// Receives a dispatch; true when it had an effect (the key was new).
+    pub fn dispatch(&self, key: &str) -> bool {
+        self.dispatches.fetch_add(1, Ordering::SeqCst);
+        let mut e = self.effects.lock().unwrap();
+        let n = e.entry(key.to_owned()).or_insert(0);
+        *n += 1;
+        *n == 1
+    }
+
+    pub fn dispatch_count(&self) -> usize {
+        self.dispatches.load(Ordering::SeqCst)
+    }
+
+    /// Distinct effects (one per key, however often it was sent).
+    pub fn effect_count(&self) -> usize {
+        self.effects.lock().unwrap().len()
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.effects.lock().unwrap().contains_key(key)
+    }
+}
+
+/// Every event of an exported audit, parsed.
+pub fn audit_events(ledger: &Ledger) -> Vec<OwnedValue> {
+    ledger.audit_export().unwrap().lines().map(json).collect()
+}
+
+pub fn field<'a>(v: &'a OwnedValue, key: &str) -> &'a Value<'static> {
+    v.as_object()
+        .and_then(|o| o.get(key))
+        .unwrap_or(&Value::Null)
+}
+
+pub fn str_field<'a>(v: &'a OwnedValue, key: &str) -> &'a str {
+    field(v, key).as_str().unwrap_or("")
+}
+
+/// Runs this test binary's `test` again as a helper process with `env`, stdout piped.
+pub fn helper(test: &str, env: &[(&str, String)]) -> std::process::Command {
+    let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+    c.args([test, "--exact", "--nocapture", "--test-threads=1", "-q"]);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.stdout(std::process::Stdio::piped());
+    c
+}
