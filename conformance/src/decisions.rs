@@ -174,16 +174,23 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
         let approval = Approval::decide(&action, &decision).map_err(|e| e.to_string())?;
         let mut record = from_core(approval.value())?;
         edit(&mut record, &s["tamper"])?;
-        Json::String(serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?)
+        if s.get("reseal") == Some(&Json::Bool(true)) {
+            // A forger who can compute fingerprints: the edited frozen action gets its own.
+            let frozen = to_core(&record["action"])?;
+            record["action_digest"] = actionseal_core::fingerprint(&frozen).to_string().into();
+        }
+        Json::String(ascii(
+            &serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?,
+        ))
     };
 
     let mut presented = from_core(action.value())?;
     edit(&mut presented, &s["presented"])?;
-    let action_text = match s.get("presented_style").and_then(Json::as_str) {
+    let action_text = ascii(&match s.get("presented_style").and_then(Json::as_str) {
         Some("reordered") => reordered(&presented, 0),
         Some(other) => return Err(format!("unknown presented_style {other}")),
         None => serde_json::to_string(&presented).map_err(|e| e.to_string())?,
-    };
+    });
 
     let mut context = base["context"].clone();
     let context_contract = s.get("context_contract").unwrap_or(contract_name);
@@ -199,18 +206,41 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
     vector.insert("action".into(), Json::String(action_text));
     vector.insert(
         "context".into(),
-        Json::String(serde_json::to_string_pretty(&context).map_err(|e| e.to_string())?),
+        Json::String(ascii(
+            &serde_json::to_string_pretty(&context).map_err(|e| e.to_string())?,
+        )),
     );
     let result = permit_result(&vector)?;
     vector.insert("expect".into(), result);
     Ok(Json::Object(vector))
 }
 
-/// Applies `[["set", pointer, value] | ["remove", pointer], ...]` to `doc`.
+/// Applies `[["set", pointer, value] | ["remove", pointer] | ["flip", pointer, index], ...]`
+/// to `doc`. `flip` changes one hex digit of the string at `pointer` (the character at
+/// `index`, counted from the end when negative): a digest that differs in that digit only.
 fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
     for e in edits.as_array().into_iter().flatten() {
         let op = e[0].as_str().unwrap_or_default();
         let pointer = e[1].as_str().ok_or("edit needs a pointer")?;
+        if op == "flip" {
+            let target = doc
+                .pointer_mut(pointer)
+                .ok_or_else(|| format!("nothing at {pointer}"))?;
+            let text = target.as_str().ok_or("flip needs a string")?;
+            let index = e[2].as_i64().ok_or("flip needs an index")?;
+            let at = if index < 0 {
+                text.len() as i64 + index
+            } else {
+                index
+            };
+            let at = usize::try_from(at).map_err(|_| "flip index out of range")?;
+            let old = text.as_bytes().get(at).ok_or("flip index out of range")?;
+            let new = if *old == b'0' { '1' } else { '0' };
+            let mut flipped = text.to_owned();
+            flipped.replace_range(at..=at, &new.to_string());
+            *target = Json::String(flipped);
+            continue;
+        }
         let (parent, key) = pointer
             .rsplit_once('/')
             .ok_or("edit pointer must start with /")?;
@@ -251,6 +281,23 @@ fn reordered(v: &Json, indent: usize) -> String {
         }
         other => other.to_string(),
     }
+}
+
+/// JSON text with every character outside printable ASCII written as a `\u` escape: the same
+/// value, and the vector files show which invisible character a case holds.
+fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' || (' '..='~').contains(&c) {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        }
+    }
+    out
 }
 
 fn to_core(v: &Json) -> Result<OwnedValue, String> {
