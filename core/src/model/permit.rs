@@ -185,17 +185,9 @@ impl Context {
             tenant: f.identity("tenant")?.to_owned(),
             policy_version: f.identity("policy_version")?.to_owned(),
             contract,
-            approver: fact(f, "approver_authorized", "approver", "authorized", true)?,
-            subject: fact(f, "subject_authorized", "subject", "authorized", false)?.ok_or_else(
-                || {
-                    Error::new(
-                        Code::InvalidContext,
-                        "subject_authorized must be {\"subject\", \"authorized\"}, not null",
-                    )
-                    .in_key("subject_authorized")
-                },
-            )?,
-            revoked: fact(f, "revoked", "approval_id", "revoked", true)?,
+            approver: nullable_fact(f, "approver_authorized", "approver", "authorized")?,
+            subject: fact(f, "subject_authorized", "subject", "authorized")?,
+            revoked: nullable_fact(f, "revoked", "approval_id", "revoked")?,
         })
     }
 
@@ -205,18 +197,9 @@ impl Context {
     }
 }
 
-/// Reads `{"<who>": identifier, "<flag>": boolean}` at `key` (or `null` where `nullable`).
-fn fact(
-    f: &Fields<'_, '_>,
-    key: &str,
-    who: &str,
-    flag: &str,
-    nullable: bool,
-) -> Result<Option<Fact>> {
+/// Reads `{"<who>": identifier, "<flag>": boolean}` at `key`.
+fn fact(f: &Fields<'_, '_>, key: &str, who: &str, flag: &str) -> Result<Fact> {
     let v = f.required(key)?;
-    if nullable && *v == Value::Null {
-        return Ok(None);
-    }
     let what = format!("{key} (a fact {{\"{who}\", \"{flag}\"}})");
     let read = || -> Result<Fact> {
         let inner = Fields::new(v, Code::InvalidContext, &what, &[who, flag])?;
@@ -225,7 +208,15 @@ fn fact(
             flag: inner.boolean(flag)?,
         })
     };
-    read().map(Some).map_err(|e| e.in_key(key))
+    read().map_err(|e| e.in_key(key))
+}
+
+/// [`fact`], or `None` for `null`.
+fn nullable_fact(f: &Fields<'_, '_>, key: &str, who: &str, flag: &str) -> Result<Option<Fact>> {
+    match f.required(key)? {
+        Value::Null => Ok(None),
+        _ => fact(f, key, who, flag).map(Some),
+    }
 }
 
 /// The result of a check.
