@@ -215,30 +215,43 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
     Ok(Json::Object(vector))
 }
 
-/// Applies `[["set", pointer, value] | ["remove", pointer] | ["flip", pointer, index], ...]`
-/// to `doc`. `flip` changes one hex digit of the string at `pointer` (the character at
-/// `index`, counted from the end when negative): a digest that differs in that digit only.
+/// Applies `[["set", pointer, value] | ["remove", pointer] | ["flip", pointer, index] |
+/// ["xor", pointer, index, mask] | ["replace_at", pointer, index, text], ...]` to `doc`. The
+/// last three edit the string at `pointer` at character `index` (counted from the end when
+/// negative): `flip` changes that hex digit to another, `xor` xors it with `mask` (1 to 15),
+/// `replace_at` overwrites characters there with `text`: digests that differ only there.
 fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
     for e in edits.as_array().into_iter().flatten() {
         let op = e[0].as_str().unwrap_or_default();
         let pointer = e[1].as_str().ok_or("edit needs a pointer")?;
-        if op == "flip" {
+        if let "flip" | "xor" | "replace_at" = op {
             let target = doc
                 .pointer_mut(pointer)
                 .ok_or_else(|| format!("nothing at {pointer}"))?;
-            let text = target.as_str().ok_or("flip needs a string")?;
-            let index = e[2].as_i64().ok_or("flip needs an index")?;
+            let text = target.as_str().ok_or("a string edit needs a string")?;
+            let index = e[2].as_i64().ok_or("a string edit needs an index")?;
             let at = if index < 0 {
                 text.len() as i64 + index
             } else {
                 index
             };
-            let at = usize::try_from(at).map_err(|_| "flip index out of range")?;
-            let old = text.as_bytes().get(at).ok_or("flip index out of range")?;
-            let new = if *old == b'0' { '1' } else { '0' };
-            let mut flipped = text.to_owned();
-            flipped.replace_range(at..=at, &new.to_string());
-            *target = Json::String(flipped);
+            let at = usize::try_from(at).map_err(|_| "index out of range")?;
+            let old = *text.as_bytes().get(at).ok_or("index out of range")?;
+            let new = match op {
+                "flip" => if old == b'0' { "1" } else { "0" }.to_owned(),
+                "xor" => {
+                    let digit = char::from(old).to_digit(16).ok_or("xor needs a hex digit")?;
+                    let mask = e[3].as_u64().ok_or("xor needs a mask")? as u32;
+                    char::from_digit(digit ^ mask, 16).ok_or("mask out of range")?.to_string()
+                }
+                _ => e[3].as_str().ok_or("replace_at needs text")?.to_owned(),
+            };
+            if at + new.len() > text.len() {
+                return Err("the edit runs past the end of the string".into());
+            }
+            let mut edited = text.to_owned();
+            edited.replace_range(at..at + new.len(), &new);
+            *target = Json::String(edited);
             continue;
         }
         let (parent, key) = pointer
