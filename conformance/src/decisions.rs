@@ -240,9 +240,13 @@ fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
             let new = match op {
                 "flip" => if old == b'0' { "1" } else { "0" }.to_owned(),
                 "xor" => {
-                    let digit = char::from(old).to_digit(16).ok_or("xor needs a hex digit")?;
+                    let digit = char::from(old)
+                        .to_digit(16)
+                        .ok_or("xor needs a hex digit")?;
                     let mask = e[3].as_u64().ok_or("xor needs a mask")? as u32;
-                    char::from_digit(digit ^ mask, 16).ok_or("mask out of range")?.to_string()
+                    char::from_digit(digit ^ mask, 16)
+                        .ok_or("mask out of range")?
+                        .to_string()
                 }
                 _ => e[3].as_str().ok_or("replace_at needs text")?.to_owned(),
             };

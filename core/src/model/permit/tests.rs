@@ -196,7 +196,10 @@ fn a_preloaded_contract_gives_the_same_verdict() {
     let fields = FACTS;
     let ctx =
         Context::with_contract(&json(&format!("{{{fields}}}")), Some(contract.clone())).unwrap();
-    assert_eq!(ctx.contract().map(Contract::digest), Some(contract.digest()));
+    assert_eq!(
+        ctx.contract().map(Contract::digest),
+        Some(contract.digest())
+    );
     let v = check_with(Some(&approval), &action, &ctx);
     assert_eq!(v.outcome, Outcome::Permit);
     let embedded = format!(
