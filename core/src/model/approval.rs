@@ -245,3 +245,6 @@ pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
         expires_at,
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -198,3 +198,6 @@ impl Contract {
         Ok(self.0.approval.evaluate(args))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -55,7 +55,6 @@ pub(crate) enum Class {
     Noncharacter,
     Unassigned,
     PrivateUse,
-    Surrogate,
     Contextual,
     PrecisDisallowed,
     HangulJamo,
@@ -80,7 +79,6 @@ impl Class {
             Class::Noncharacter => "a noncharacter",
             Class::Unassigned => "not assigned in the Unicode version actionseal uses",
             Class::PrivateUse => "a private-use character",
-            Class::Surrogate => "a surrogate",
             Class::Contextual => {
                 "allowed by PRECIS only in some contexts, which identifiers here do not allow"
             }
@@ -166,7 +164,7 @@ fn refused(c: char, gc: Gc) -> Option<Class> {
         _ if has(CodePointSetData::new::<NoncharacterCodePoint>()) => Class::Noncharacter,
         Gc::Cn => Class::Unassigned,
         Gc::Co => Class::PrivateUse,
-        Gc::Cs => Class::Surrogate,
+        // No `char` is a surrogate: Cs never reaches here.
         _ => match precis_exception(c) {
             Some(Exception::Pvalid) => return None,
             Some(Exception::Contextual) => Class::Contextual,

@@ -120,3 +120,18 @@ fn identity_fields_use_the_rule_with_the_document_code() {
         "{e}"
     );
 }
+
+#[test]
+fn messages_describe_the_value() {
+    let v = crate::parse(
+        br#"{"n":"300","long":"0123456789012345678901234567890123456789x"}"#,
+        &crate::Options::default(),
+    )
+    .unwrap();
+    let f = Fields::new(&v, Code::InvalidBudget, "budget", &["n", "long"]).unwrap();
+    let e = f.integer("n", 0).unwrap_err();
+    assert!(e.message().ends_with(r#"not the string "300""#), "{e}");
+    // Long strings are named by their type only.
+    let e = f.integer("long", 0).unwrap_err();
+    assert!(e.message().ends_with("not string"), "{e}");
+}
