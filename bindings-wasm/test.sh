@@ -94,7 +94,9 @@ node -e '
   const record = a.approve(envelope, { approval_id: "a", decision_id: "d", decision: "approved",
     approver: "b", decided_at: 0, expires_at: 10 });
   const verdict = a.check(record, envelope, { now: 5, tenant: "t", policy_version: "p", contract,
-    approver_authorized: true, subject_authorized: true, revoked: false });
+    approver_authorized: { approver: "b", authorized: true },
+    subject_authorized: { subject: "s", authorized: true },
+    revoked: { approval_id: "a", revoked: false } });
   contract.free();
   if (verdict.outcome !== "permit") { console.error(verdict); process.exit(1); }
   console.log("approval model from the package:", verdict.outcome, a.shortFingerprint(verdict.action_digest));'

@@ -35,7 +35,8 @@ impl Fixture {
         let contract = json(include_str!("../../examples/refund/contract.json"));
         let facts = json(&format!(
             r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
-                "approver_authorized": true, "subject_authorized": true}}"#,
+                "approver_authorized": {{"approver": "user:bob", "authorized": true}},
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
             canonicalize(&contract)
         ));
         Fixture {

@@ -111,7 +111,9 @@ pub fn approve(env: Env, action: Unknown<'_>, decision: Unknown<'_>) -> Result<U
 /// @example
 /// const verdict = check(approval, action, { now: Date.now(), tenant: 'tenant-a',
 ///   policy_version: 'refund-policy-2026-08-01', contract: refund,
-///   approver_authorized: true, subject_authorized: true, revoked: false })
+///   approver_authorized: { approver: approval.approver, authorized: true },
+///   subject_authorized: { subject: action.subject, authorized: true },
+///   revoked: { approval_id: approval.approval_id, revoked: false } })
 /// if (verdict.outcome === 'permit') dispatch(action)
 #[napi(
     ts_args_type = "approval: ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext",

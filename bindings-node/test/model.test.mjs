@@ -228,7 +228,12 @@ describe('values returned', () => {
     const record = as.approve(approved, { approval_id: 'a', decision_id: 'd', decision: 'approved', approver: 'bob', decided_at: 1, expires_at: 2e12 })
     const changed = Object.fromEntries(Object.keys(args).map((k) => [k, 0]))
     const presented = as.action(contract, changed, ids)
-    const verdict = as.check(record, presented, { ...CONTEXT, contract: new as.Contract(contract) })
+    const verdict = as.check(record, presented, {
+      ...CONTEXT,
+      contract: new as.Contract(contract),
+      approver_authorized: { approver: 'bob', authorized: true },
+      revoked: { approval_id: 'a', revoked: false },
+    })
     assert.deepEqual(verdict.reasons, ['action_drift'])
     assert.deepEqual(verdict.drift, ['/args/', '/args/a b', '/args/c,d', '/args/e~1f', '/args/g~0h', '/args/é "x"'])
   })

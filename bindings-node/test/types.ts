@@ -76,7 +76,9 @@ const decision: DecisionInput = {
 const record: ApprovalRecord = approve(envelope, decision)
 const context: CheckContext = {
   now: 1, tenant: 't', policy_version: 'p', contract: refund,
-  approver_authorized: true, subject_authorized: true, revoked: false,
+  approver_authorized: { approver: 'bob', authorized: true },
+  subject_authorized: { subject: 's', authorized: true },
+  revoked: { approval_id: 'a', revoked: false },
 }
 const verdict: Verdict = check(record, envelope, context)
 const none: Verdict = check(null, envelope, { ...context, contract: document })

@@ -514,7 +514,9 @@ budget = {}
 approval = {fresh("action"): {fresh("tenant"): fresh("tenant-a"), fresh("args"): {fresh("k"): fresh("v")}},
             fresh("approval_id"): fresh("apr-1")}
 context = {"now": 1, "tenant": "t", "policy_version": "p", "contract": None,
-           "approver_authorized": True, "subject_authorized": True, "revoked": False}
+           "approver_authorized": {"approver": "b", "authorized": True},
+           "subject_authorized": {"subject": "s", "authorized": True},
+           "revoked": {"approval_id": "apr-1", "revoked": False}}
 try:
     actionseal.check(approval, {"args": {"x": Evil()}}, context)
 except actionseal.ActionsealError as e:

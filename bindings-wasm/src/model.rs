@@ -27,14 +27,20 @@ export interface ContractDocument {
   args: object;
   approval: "always" | "never" | { when: ApprovalCondition[] };
   cost_minor: number;
+  /** The longest an approval may hold (expires_at - decided_at), in milliseconds. */
+  max_approval_ms?: number;
 }
 
 /** One condition of a contract's approval rule: the call needs approval when any matches. */
 export interface ApprovalCondition {
   /** JSON Pointer into the call's arguments. */
   pointer: string;
-  op: "gt" | "gte" | "lt" | "lte" | "eq" | "ne" | "in" | "not_in" | "exists" | "absent";
+  op?: "gt" | "gte" | "lt" | "lte" | "eq" | "ne" | "in" | "not_in" | "contains" | "exists" | "absent";
   value?: unknown;
+  /** Instead of op: some element of the array at pointer matches this condition. */
+  any?: ApprovalCondition;
+  /** Instead of op: every element of the array at pointer matches this condition. */
+  all?: ApprovalCondition;
 }
 
 /** Whether a call needs approval, and the JSON Pointer of the contract rule that decided. */
@@ -45,7 +51,8 @@ export interface Requirement {
 }
 
 /** Who acts, where, for which job and request, under which policy: from the server, never
- * from the model. Each a non-blank string without surrounding whitespace or control characters. */
+ * from the model. Each an identifier: RFC 8264 IdentifierClass, in NFC, with no space and no
+ * invisible character (docs/CONTRACTS.md). */
 export interface ActionIds {
   tenant: string;
   subject: string;
@@ -88,9 +95,12 @@ export interface CheckContext {
   /** The tool's current contract (a `Contract` is not compiled again), or null when the
    * server has none for the action's tool. */
   contract: Contract | ContractDocument | null;
-  approver_authorized: boolean;
-  subject_authorized: boolean;
-  revoked: boolean;
+  /** Whether the approval's approver may approve; null only when no approval is presented. */
+  approver_authorized: { approver: string; authorized: boolean } | null;
+  /** Whether the action's subject may perform it. */
+  subject_authorized: { subject: string; authorized: boolean };
+  /** Whether the presented approval was revoked; null only when none is presented. */
+  revoked: { approval_id: string; revoked: boolean } | null;
 }
 
 /** Why a check did not permit. */
@@ -100,6 +110,7 @@ export type Reason =
   | "invalid_action"
   | "unknown_tool"
   | "decision_rejected"
+  | "decided_in_future"
   | "tenant_mismatch"
   | "action_drift"
   | "expired"

@@ -51,9 +51,9 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
       tenant: envelope.tenant,
       policy_version: envelope.policy_version,
       contract,
-      approver_authorized: true,
-      subject_authorized: true,
-      revoked: false,
+      approver_authorized: { approver: "user:bob", authorized: true },
+      subject_authorized: { subject: envelope.subject, authorized: true },
+      revoked: { approval_id: "apr-1", revoked: false },
     };
     const verdict: Verdict = check(record, envelope, context);
     const first: "permit" | "reapprove" | "reject" = verdict.outcome;

@@ -2,7 +2,7 @@
 
 use crate::io::{read_input, write_stdout};
 use crate::Failure;
-use actionseal_core::{check, parse, Options, Outcome, OwnedValue};
+use actionseal_core::{check, parse, Options, Outcome, OwnedValue, Profile};
 use std::path::Path;
 
 /// Exit status for a `reapprove` verdict.
@@ -11,13 +11,19 @@ pub const EXIT_REAPPROVE: u8 = 3;
 pub const EXIT_REJECT: u8 = 4;
 
 /// Reads and checks the three files, prints the verdict's canonical JSON and returns the exit
-/// status as a [`Failure::Verdict`] unless it permits.
+/// status as a [`Failure::Verdict`] unless it permits. Everything is read with the strict
+/// profile: a check never rounds a number, so any other profile is refused here too.
 pub(crate) fn run(
     action: &Path,
     context: &Path,
     approval: Option<&Path>,
     options: &Options,
 ) -> Result<(), Failure> {
+    if options.profile != Profile::Strict {
+        return Err(Failure::Usage(
+            "check reads with the strict profile only: it never rounds a number".into(),
+        ));
+    }
     let read = |path: &Path| -> Result<OwnedValue, Failure> {
         let bytes = read_input(Some(path), options)?;
         parse(&bytes, options)
@@ -35,3 +41,6 @@ pub(crate) fn run(
         Outcome::Reject => Err(Failure::Verdict(EXIT_REJECT)),
     }
 }
+
+#[cfg(test)]
+mod tests;

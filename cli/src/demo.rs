@@ -136,7 +136,10 @@ fn write_story(o: &mut String) -> std::fmt::Result {
 
     let context = json(&format!(
         r#"{{"now": {}, "tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01",
-            "contract": {}, "approver_authorized": true, "subject_authorized": true, "revoked": false}}"#,
+            "contract": {},
+            "approver_authorized": {{"approver": "user:bob", "authorized": true}},
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}},
+            "revoked": {{"approval_id": "apr-1", "revoked": false}}}}"#,
         T0 + 10 * MINUTE,
         canonicalize(&doc)
     ));
@@ -247,22 +250,46 @@ fn write_story(o: &mut String) -> std::fmt::Result {
             with(&context, &["now"], Some(n(T0 + 300 * MINUTE))),
         ),
         (
+            "decided after the worker's now",
+            Some(with(record, &["decided_at"], Some(n(T0 + 20 * MINUTE)))),
+            presented.clone(),
+            context.clone(),
+        ),
+        (
             "approver lost the role",
             Some(record.clone()),
             presented.clone(),
-            with(&context, &["approver_authorized"], Some(Value::Bool(false))),
+            with(
+                &context,
+                &["approver_authorized", "authorized"],
+                Some(Value::Bool(false)),
+            ),
+        ),
+        (
+            "role looked up for user:carol",
+            Some(record.clone()),
+            presented.clone(),
+            with(
+                &context,
+                &["approver_authorized", "approver"],
+                Some(s("user:carol")),
+            ),
         ),
         (
             "subject lost the right",
             Some(record.clone()),
             presented.clone(),
-            with(&context, &["subject_authorized"], Some(Value::Bool(false))),
+            with(
+                &context,
+                &["subject_authorized", "authorized"],
+                Some(Value::Bool(false)),
+            ),
         ),
         (
             "approval revoked",
             Some(record.clone()),
             presented.clone(),
-            with(&context, &["revoked"], Some(Value::Bool(true))),
+            with(&context, &["revoked", "revoked"], Some(Value::Bool(true))),
         ),
         (
             "refund policy redeployed",
@@ -279,6 +306,16 @@ fn write_story(o: &mut String) -> std::fmt::Result {
             Some(record.clone()),
             presented.clone(),
             with(&context, &["contract", "version"], Some(s("4"))),
+        ),
+        (
+            "approvals capped at 10 min",
+            Some(record.clone()),
+            presented.clone(),
+            with(
+                &context,
+                &["contract", "max_approval_ms"],
+                Some(n(10 * MINUTE)),
+            ),
         ),
         (
             "no contract for the tool",

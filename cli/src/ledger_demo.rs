@@ -73,7 +73,8 @@ pub(crate) fn story(url: &str) -> Result<String> {
     let contract = json(CONTRACT)?;
     let facts = json(&format!(
         r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
-            "approver_authorized": true, "subject_authorized": true}}"#,
+            "approver_authorized": {{"approver": "user:bob", "authorized": true}},
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
         canonicalize(&contract)
     ))?;
     let mut s = Story {

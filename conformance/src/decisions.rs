@@ -174,16 +174,23 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
         let approval = Approval::decide(&action, &decision).map_err(|e| e.to_string())?;
         let mut record = from_core(approval.value())?;
         edit(&mut record, &s["tamper"])?;
-        Json::String(serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?)
+        if s.get("reseal") == Some(&Json::Bool(true)) {
+            // A forger who can compute fingerprints: the edited frozen action gets its own.
+            let frozen = to_core(&record["action"])?;
+            record["action_digest"] = actionseal_core::fingerprint(&frozen).to_string().into();
+        }
+        Json::String(ascii(
+            &serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?,
+        ))
     };
 
     let mut presented = from_core(action.value())?;
     edit(&mut presented, &s["presented"])?;
-    let action_text = match s.get("presented_style").and_then(Json::as_str) {
+    let action_text = ascii(&match s.get("presented_style").and_then(Json::as_str) {
         Some("reordered") => reordered(&presented, 0),
         Some(other) => return Err(format!("unknown presented_style {other}")),
         None => serde_json::to_string(&presented).map_err(|e| e.to_string())?,
-    };
+    });
 
     let mut context = base["context"].clone();
     let context_contract = s.get("context_contract").unwrap_or(contract_name);
@@ -199,18 +206,58 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
     vector.insert("action".into(), Json::String(action_text));
     vector.insert(
         "context".into(),
-        Json::String(serde_json::to_string_pretty(&context).map_err(|e| e.to_string())?),
+        Json::String(ascii(
+            &serde_json::to_string_pretty(&context).map_err(|e| e.to_string())?,
+        )),
     );
     let result = permit_result(&vector)?;
     vector.insert("expect".into(), result);
     Ok(Json::Object(vector))
 }
 
-/// Applies `[["set", pointer, value] | ["remove", pointer], ...]` to `doc`.
+/// Applies `[["set", pointer, value] | ["remove", pointer] | ["flip", pointer, index] |
+/// ["xor", pointer, index, mask] | ["replace_at", pointer, index, text], ...]` to `doc`. The
+/// last three edit the string at `pointer` at character `index` (counted from the end when
+/// negative): `flip` changes that hex digit to another, `xor` xors it with `mask` (1 to 15),
+/// `replace_at` overwrites characters there with `text`: digests that differ only there.
 fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
     for e in edits.as_array().into_iter().flatten() {
         let op = e[0].as_str().unwrap_or_default();
         let pointer = e[1].as_str().ok_or("edit needs a pointer")?;
+        if let "flip" | "xor" | "replace_at" = op {
+            let target = doc
+                .pointer_mut(pointer)
+                .ok_or_else(|| format!("nothing at {pointer}"))?;
+            let text = target.as_str().ok_or("a string edit needs a string")?;
+            let index = e[2].as_i64().ok_or("a string edit needs an index")?;
+            let at = if index < 0 {
+                text.len() as i64 + index
+            } else {
+                index
+            };
+            let at = usize::try_from(at).map_err(|_| "index out of range")?;
+            let old = *text.as_bytes().get(at).ok_or("index out of range")?;
+            let new = match op {
+                "flip" => if old == b'0' { "1" } else { "0" }.to_owned(),
+                "xor" => {
+                    let digit = char::from(old)
+                        .to_digit(16)
+                        .ok_or("xor needs a hex digit")?;
+                    let mask = e[3].as_u64().ok_or("xor needs a mask")? as u32;
+                    char::from_digit(digit ^ mask, 16)
+                        .ok_or("mask out of range")?
+                        .to_string()
+                }
+                _ => e[3].as_str().ok_or("replace_at needs text")?.to_owned(),
+            };
+            if at + new.len() > text.len() {
+                return Err("the edit runs past the end of the string".into());
+            }
+            let mut edited = text.to_owned();
+            edited.replace_range(at..at + new.len(), &new);
+            *target = Json::String(edited);
+            continue;
+        }
         let (parent, key) = pointer
             .rsplit_once('/')
             .ok_or("edit pointer must start with /")?;
@@ -251,6 +298,23 @@ fn reordered(v: &Json, indent: usize) -> String {
         }
         other => other.to_string(),
     }
+}
+
+/// JSON text with every character outside printable ASCII written as a `\u` escape: the same
+/// value, and the vector files show which invisible character a case holds.
+fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' || (' '..='~').contains(&c) {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        }
+    }
+    out
 }
 
 fn to_core(v: &Json) -> Result<OwnedValue, String> {

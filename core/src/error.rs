@@ -97,13 +97,16 @@ codes! {
     DuplicateItems => "duplicate_items",
     /// A value matches none (`anyOf`) or not exactly one (`oneOf`) of the alternatives.
     NoMatchingAlternative => "no_matching_alternative",
-    /// A tool contract is malformed: a missing or unknown field, or a field of the wrong shape.
+    /// A tool contract is malformed: a missing or unknown field, a field of the wrong shape, or a
+    /// tool name or version that is not an identifier.
     InvalidContract => "invalid_contract",
-    /// An action envelope is malformed: a missing or unknown field, a blank identity, a bad digest.
+    /// An action envelope is malformed: a missing or unknown field, an identity that is not an
+    /// identifier (empty, a space, an invisible or ambiguous character), a bad digest.
     InvalidAction => "invalid_action",
-    /// An approval record is malformed.
+    /// An approval record is malformed (including an approver or id that is not an identifier).
     InvalidApproval => "invalid_approval",
-    /// A trusted context is malformed (the executor's own server must supply a well-formed one).
+    /// A trusted context is malformed (the executor's own server must supply a well-formed one),
+    /// including a fact that does not name whom it is about.
     InvalidContext => "invalid_context",
     /// A budget is malformed, or a cost is negative or not an integer.
     InvalidBudget => "invalid_budget",

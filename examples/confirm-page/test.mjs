@@ -56,9 +56,9 @@ function cliCheck(record, action, contract, now) {
     tenant: action.tenant,
     policy_version: action.policy_version,
     contract,
-    approver_authorized: true,
-    subject_authorized: true,
-    revoked: false,
+    approver_authorized: { approver: record.approver, authorized: true },
+    subject_authorized: { subject: action.subject, authorized: true },
+    revoked: { approval_id: record.approval_id, revoked: false },
   }))
   const run = spawnSync('cargo', [
     'run', '-q', '-p', 'actionseal-cli', '--',

@@ -402,8 +402,8 @@ fn rejections_and_unauthorised_subjects_end_the_task() {
             .unwrap();
         let mut f = facts(&contract);
         let text = actionseal_core::canonicalize(&f).replace(
-            "\"subject_authorized\":true",
-            "\"subject_authorized\":false",
+            "\"subject_authorized\":{\"authorized\":true",
+            "\"subject_authorized\":{\"authorized\":false",
         );
         f = json(&text);
         let out = claim(&l, &b.id, &refund("job-2", "req-1", 2500), &f).unwrap();

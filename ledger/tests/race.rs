@@ -99,7 +99,10 @@ impl Naive {
             return false;
         }
         // The check runs between the read and the write, as it would in real code.
-        let ctx = actionseal_core::ledger::context(&facts(&refund_contract()), T0, false).unwrap();
+        let approval_id = approval.pointer("/approval_id").and_then(|v| v.as_str());
+        let revoked = approval_id.map(|id| (id, false));
+        let ctx =
+            actionseal_core::ledger::context(&facts(&refund_contract()), T0, revoked).unwrap();
         let _ = check_with(Some(approval), action, &ctx);
         match &mut self.conn {
             NaiveConn::Sqlite(c) => c

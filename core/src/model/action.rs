@@ -181,3 +181,6 @@ pub(crate) fn field<'v>(v: &'v Value<'_>, key: &str) -> &'v str {
         .and_then(|(_, v)| v.as_str())
         .unwrap_or("")
 }
+
+#[cfg(test)]
+mod tests;

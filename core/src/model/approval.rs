@@ -2,8 +2,10 @@
 //!
 //! `{"approval_id", "decision_id", "decision": "approved"|"rejected", "action": <the frozen
 //! envelope>, "action_digest", "approver", "decided_at", "expires_at"}`, times in integer
-//! milliseconds since the Unix epoch. The record carries the frozen action itself, so a task
-//! resumes with exactly what was approved, and `action_digest` must be its fingerprint.
+//! milliseconds since the Unix epoch, `expires_at` after `decided_at`; `approval_id`,
+//! `decision_id` and `approver` are identifiers (see [`crate::model::fields`]). The record
+//! carries the frozen action itself, so a task resumes with exactly what was approved, and
+//! `action_digest` must be its fingerprint.
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
@@ -98,6 +100,7 @@ pub struct Approval {
     action: Action,
     action_digest: Digest,
     decision: Decision,
+    decided_at: i64,
     expires_at: i64,
 }
 
@@ -161,6 +164,7 @@ impl Approval {
             action: Action::from_value(r.frozen).map_err(|e| e.in_key("action"))?,
             action_digest: r.action_digest,
             decision: r.decision,
+            decided_at: r.decided_at,
             expires_at: r.expires_at,
         })
     }
@@ -191,6 +195,11 @@ impl Approval {
         self.decision
     }
 
+    /// When the reviewer decided (ms since the epoch).
+    pub fn decided_at(&self) -> i64 {
+        self.decided_at
+    }
+
     /// When the decision stops holding (ms since the epoch).
     pub fn expires_at(&self) -> i64 {
         self.expires_at
@@ -201,16 +210,19 @@ impl Approval {
 pub(crate) struct Record<'v, 'a> {
     pub(crate) frozen: &'v Value<'a>,
     pub(crate) action_digest: Digest,
+    pub(crate) approval_id: &'v str,
+    pub(crate) approver: &'v str,
     pub(crate) decision: Decision,
+    pub(crate) decided_at: i64,
     pub(crate) expires_at: i64,
 }
 
 /// Checks the shape of an approval record.
 pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
     let f = Fields::new(v, Code::InvalidApproval, "approval", &FIELDS)?;
-    for key in ["approval_id", "decision_id", "approver"] {
-        f.identity(key)?;
-    }
+    let approval_id = f.identity("approval_id")?;
+    f.identity("decision_id")?;
+    let approver = f.identity("approver")?;
     let decision = Decision::parse(f.string("decision")?)?;
     let decided_at = f.integer("decided_at", 0)?;
     let expires_at = f.integer("expires_at", 0)?;
@@ -226,7 +238,13 @@ pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
     Ok(Record {
         frozen,
         action_digest,
+        approval_id,
+        approver,
         decision,
+        decided_at,
         expires_at,
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,9 +7,13 @@
 //!  "cost_minor": 25}
 //! ```
 //!
-//! All six fields are required and no others are allowed. `args` is the JSON Schema agent
-//! frameworks already give the model (see [`crate::model::schema`]); its top level must be an object
-//! schema. A contract has its own fingerprint, which every action made under it carries.
+//! These six fields are required; one more is optional: `max_approval_ms`, the longest an
+//! approval of a call may hold (`expires_at - decided_at`, a positive integer number of
+//! milliseconds; a "10-minute approval" is 600000). No other field is allowed. `args` is the
+//! JSON Schema agent frameworks already give the model (see [`crate::model::schema`]); its top
+//! level must be an object schema. `tool` and `version` are identifiers (see
+//! [`crate::model::fields`]). A contract has its own fingerprint, which every action made
+//! under it carries.
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
@@ -44,6 +48,7 @@ struct Inner {
     schema: Schema,
     approval: ApprovalRule,
     cost_minor: i64,
+    max_approval_ms: Option<i64>,
 }
 
 const FIELDS: &[&str] = &[
@@ -53,6 +58,7 @@ const FIELDS: &[&str] = &[
     "args",
     "approval",
     "cost_minor",
+    "max_approval_ms",
 ];
 
 impl Contract {
@@ -84,6 +90,10 @@ impl Contract {
         let approval =
             ApprovalRule::from_value(f.required("approval")?).map_err(|e| e.in_key("approval"))?;
         let cost_minor = f.integer("cost_minor", 0)?;
+        let max_approval_ms = match f.required("max_approval_ms") {
+            Ok(_) => Some(f.integer("max_approval_ms", 1)?),
+            Err(_) => None,
+        };
         let document = document.clone().into_owned();
         let digest = crate::fingerprint(&document);
         Ok(Contract(Arc::new(Inner {
@@ -96,6 +106,7 @@ impl Contract {
             schema,
             approval,
             cost_minor,
+            max_approval_ms,
         })))
     }
 
@@ -132,6 +143,12 @@ impl Contract {
     /// The cost of one call, in minor units of the budget's currency.
     pub fn cost_minor(&self) -> i64 {
         self.0.cost_minor
+    }
+
+    /// The longest an approval of a call may hold (`expires_at - decided_at`, in ms), if the
+    /// contract caps it. [`crate::check`] treats an approval that holds longer as invalid.
+    pub fn max_approval_ms(&self) -> Option<i64> {
+        self.0.max_approval_ms
     }
 
     /// The approval rule.
@@ -181,3 +198,6 @@ impl Contract {
         Ok(self.0.approval.evaluate(args))
     }
 }
+
+#[cfg(test)]
+mod tests;

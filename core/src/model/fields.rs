@@ -5,6 +5,8 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, Value};
 
+mod identifier;
+
 /// Reads the fields of one object, reporting problems with `code`.
 pub(crate) struct Fields<'v, 'a> {
     obj: &'v Object<'a>,
@@ -57,8 +59,8 @@ impl<'v, 'a> Fields<'v, 'a> {
         }
     }
 
-    /// An identity string: non-empty, no leading or trailing whitespace, no control
-    /// characters. Identities that look alike to a person must not differ invisibly.
+    /// An identity string: an identifier (see [`identifier`]), so that identities that look
+    /// alike to a person cannot differ invisibly.
     pub(crate) fn identity(&self, key: &str) -> Result<&'v str> {
         let s = self.string(key)?;
         check_identity(s).map_err(|why| self.error(key, format!("{key} {why}")))?;
@@ -113,25 +115,10 @@ impl<'v, 'a> Fields<'v, 'a> {
     }
 }
 
-/// Why `s` is not an acceptable identity, if it is not.
-pub(crate) fn check_identity(s: &str) -> std::result::Result<(), &'static str> {
-    // Fast path: printable ASCII with no space at either end is always fine.
-    let b = s.as_bytes();
-    if b.first().is_some_and(|&c| c > b' ' && c < 0x7F)
-        && b.last().is_some_and(|&c| c > b' ' && c < 0x7F)
-        && b.iter().all(|&c| (b' '..0x7F).contains(&c))
-    {
-        return Ok(());
-    }
-    if s.trim().is_empty() {
-        Err("must not be empty or blank")
-    } else if s.trim() != s {
-        Err("must not start or end with whitespace")
-    } else if s.chars().any(char::is_control) {
-        Err("must not contain control characters")
-    } else {
-        Ok(())
-    }
+/// Why `s` is not an acceptable identity, if it is not: a phrase completing "<field> ...".
+/// See [`identifier`] for the rule.
+pub(crate) fn check_identity(s: &str) -> std::result::Result<(), String> {
+    identifier::check(s).map_err(|flaw| flaw.to_string())
 }
 
 /// A short description of a value for messages: its type, and the value if it is a scalar.
@@ -144,3 +131,6 @@ pub(crate) fn describe(v: &Value<'_>) -> String {
         other => other.type_name().into(),
     }
 }
+
+#[cfg(test)]
+mod tests;

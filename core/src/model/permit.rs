@@ -7,7 +7,7 @@
 //! | reason | when | outcome |
 //! | --- | --- | --- |
 //! | `no_approval` | no approval was presented and the call needs one (or whether it does cannot be told) | reapprove |
-//! | `invalid_approval` | the approval is malformed, or its `action_digest` is not its frozen action's fingerprint (tampered) | reject |
+//! | `invalid_approval` | the approval is malformed, its `action_digest` is not its frozen action's fingerprint (tampered), or it holds longer than the current contract's `max_approval_ms` | reject |
 //! | `proof_missing` | the context requires proof and the approval is a bare record | reject |
 //! | `proof_invalid` | the signature or passkey assertion does not verify, or its envelope, payload or ceremony is wrong | reject |
 //! | `key_untrusted` | the key or passkey credential is not in the context's key set, or the decision is outside its window | reject |
@@ -15,14 +15,15 @@
 //! | `invalid_action` | the action is malformed or its arguments break the current contract (`action_error` says how) | reject |
 //! | `unknown_tool` | the server has no contract for the action's tool | reject |
 //! | `decision_rejected` | the reviewer rejected the action | reject |
+//! | `decided_in_future` | the approval's `decided_at` is after the context's `now`: the record is forged or the clocks are skewed | reject |
 //! | `tenant_mismatch` | the action's or the approval's tenant is not the context's | reject |
 //! | `action_drift` | the action differs from the approved one (`drift` lists the JSON Pointers) | reject |
 //! | `expired` | `now >= expires_at`: the instant of expiry is already expired | reapprove |
-//! | `approver_unauthorized` | the approver may no longer approve | reapprove |
-//! | `subject_unauthorized` | the subject may no longer perform the action | reject |
+//! | `approver_unauthorized` | the approver may no longer approve, or the context's fact is about someone else or missing | reapprove |
+//! | `subject_unauthorized` | the subject may no longer perform the action, or the context's fact is about someone else | reject |
 //! | `policy_drift` | the policy version now in force is not the action's or the approval's | reapprove |
 //! | `contract_drift` | the tool's contract now in force is not the action's or the approval's | reapprove |
-//! | `revoked` | the approval was revoked | reapprove |
+//! | `revoked` | the approval was revoked, or the context's fact is about another approval or missing | reapprove |
 //!
 //! The outcome is `reject` if any reason rejects, else `reapprove` if there is any reason,
 //! else `permit`. A call that is wrong as presented is rejected; an approval that no longer
@@ -76,6 +77,7 @@ reasons! {
     InvalidAction => "invalid_action", Reject;
     UnknownTool => "unknown_tool", Reject;
     DecisionRejected => "decision_rejected", Reject;
+    DecidedInFuture => "decided_in_future", Reject;
     TenantMismatch => "tenant_mismatch", Reject;
     ActionDrift => "action_drift", Reject;
     Expired => "expired", Reapprove;
@@ -111,20 +113,47 @@ impl Outcome {
 /// What the executor's own server knows at dispatch time. Never taken from the model or the
 /// caller's payload.
 ///
-/// `{"now", "tenant", "policy_version", "contract", "approver_authorized",
-/// "subject_authorized", "revoked"}`: `now` in ms since the epoch, `contract` the tool's
-/// current contract document (or `null` when the server has none for the action's tool);
-/// optionally `"proof": {"required", "keys"}`, the trusted key set ([`ProofPolicy`]).
+/// ```json
+/// {"now": 1764500600000, "tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01",
+///  "contract": {...},
+///  "approver_authorized": {"approver": "user:bob", "authorized": true},
+///  "subject_authorized": {"subject": "user:alice", "authorized": true},
+///  "revoked": {"approval_id": "apr-1", "revoked": false}}
+/// ```
+///
+/// `now` is in ms since the epoch, `contract` the tool's current contract document (or `null`
+/// when the server has none for the action's tool). Each fact names whom it is about, so a
+/// fact looked up for another approver, subject or approval (a caching or lookup bug) is not
+/// believed: the check fails closed with the fact's reason. `approver_authorized` and `revoked`
+/// may be `null` when no approval is presented; with an approval, a `null` fact is a fact
+/// missing, and fails closed too.
+///
+/// Optionally `"proof": {"required", "keys"}`, the trusted key set ([`ProofPolicy`]).
 #[derive(Clone, Debug)]
 pub struct Context {
     now: i64,
     tenant: String,
     policy_version: String,
     contract: Option<Contract>,
-    approver_authorized: bool,
-    subject_authorized: bool,
-    revoked: bool,
+    approver: Option<Fact>,
+    subject: Fact,
+    revoked: Option<Fact>,
     proof: Option<Arc<ProofPolicy>>,
+}
+
+/// A trusted fact about one named approver, subject or approval: `authorized` for the
+/// first two, `revoked` for the third.
+#[derive(Clone, Debug)]
+struct Fact {
+    about: String,
+    flag: bool,
+}
+
+impl Fact {
+    /// Whether the fact is about `who` and its flag is `flag`.
+    fn says(&self, who: &str, flag: bool) -> bool {
+        self.about == who && self.flag == flag
+    }
 }
 
 const CONTEXT_FIELDS: [&str; 8] = [
@@ -170,9 +199,9 @@ impl Context {
             tenant: f.identity("tenant")?.to_owned(),
             policy_version: f.identity("policy_version")?.to_owned(),
             contract,
-            approver_authorized: f.boolean("approver_authorized")?,
-            subject_authorized: f.boolean("subject_authorized")?,
-            revoked: f.boolean("revoked")?,
+            approver: nullable_fact(f, "approver_authorized", "approver", "authorized")?,
+            subject: fact(f, "subject_authorized", "subject", "authorized")?,
+            revoked: nullable_fact(f, "revoked", "approval_id", "revoked")?,
             proof: match f.required("proof") {
                 Ok(p) => Some(Arc::new(
                     ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?,
@@ -197,6 +226,28 @@ impl Context {
     /// The tool's current contract, if the server has one.
     pub fn contract(&self) -> Option<&Contract> {
         self.contract.as_ref()
+    }
+}
+
+/// Reads `{"<who>": identifier, "<flag>": boolean}` at `key`.
+fn fact(f: &Fields<'_, '_>, key: &str, who: &str, flag: &str) -> Result<Fact> {
+    let v = f.required(key)?;
+    let what = format!("{key} (a fact {{\"{who}\", \"{flag}\"}})");
+    let read = || -> Result<Fact> {
+        let inner = Fields::new(v, Code::InvalidContext, &what, &[who, flag])?;
+        Ok(Fact {
+            about: inner.identity(who)?.to_owned(),
+            flag: inner.boolean(flag)?,
+        })
+    };
+    read().map_err(|e| e.in_key(key))
+}
+
+/// [`fact`], or `None` for `null`.
+fn nullable_fact(f: &Fields<'_, '_>, key: &str, who: &str, flag: &str) -> Result<Option<Fact>> {
+    match f.required(key)? {
+        Value::Null => Ok(None),
+        _ => fact(f, key, who, flag).map(Some),
     }
 }
 
@@ -260,6 +311,11 @@ fn object(entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
 /// Checks a presented action against an approval (`None` or JSON `null` when there is none)
 /// and the trusted context given as JSON. Only a malformed context is an error: everything
 /// wrong with the approval or the action is a reason in the verdict.
+///
+/// A check never rounds: it has no number profile, and its inputs must be values read with
+/// the strict profile (the default of [`crate::parse`], and what every binding uses for the
+/// host values it is given). A text parsed with [`crate::Profile::Rfc8785`] has already been
+/// rounded (`2500.0000000000000001` reads as 2500) and must not be checked.
 pub fn check(
     approval: Option<&Value<'_>>,
     action: &Value<'_>,
@@ -282,6 +338,8 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     // The frozen action usually equals the presented one, whose fingerprint is already
     // known and whose shape is then already checked.
     let mut same_as_frozen = false;
+    let contract = ctx.contract.as_ref();
+    let cap = contract.and_then(Contract::max_approval_ms);
     let presented = match approval {
         _ if opened.refused().is_some() => Some(None),
         None | Some(Value::Null) => None,
@@ -292,8 +350,10 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
             } else {
                 crate::fingerprint(r.frozen)
             };
-            // Sealed when the claimed digest is the frozen action's fingerprint.
+            // Sealed when the claimed digest is the frozen action's fingerprint; valid only
+            // for as long as the contract in force lets an approval hold.
             r.action_digest.ct_eq(&frozen_digest)
+                && cap.map_or(true, |cap| r.expires_at - r.decided_at <= cap)
         })),
     };
     let record = presented.as_ref().and_then(Option::as_ref);
@@ -304,7 +364,6 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
         crate::model::action::check_shape(action).err()
     };
     let valid_action = action_error.is_none();
-    let contract = ctx.contract.as_ref();
     let known_tool = match contract {
         None => false,
         Some(c) => !valid_action || field(action, "tool") == c.tool(),
@@ -344,6 +403,9 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     if record.is_some_and(|r| r.decision == Decision::Rejected) {
         reasons.push(Reason::DecisionRejected);
     }
+    if record.is_some_and(|r| ctx.now < r.decided_at) {
+        reasons.push(Reason::DecidedInFuture);
+    }
     if any_differs("tenant", &ctx.tenant) {
         reasons.push(Reason::TenantMismatch);
     }
@@ -355,11 +417,15 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
         if ctx.now >= r.expires_at {
             reasons.push(Reason::Expired);
         }
-        if !ctx.approver_authorized {
+        if !ctx
+            .approver
+            .as_ref()
+            .is_some_and(|f| f.says(r.approver, true))
+        {
             reasons.push(Reason::ApproverUnauthorized);
         }
     }
-    if !ctx.subject_authorized {
+    if !ctx.subject.flag || any_differs("subject", &ctx.subject.about) {
         reasons.push(Reason::SubjectUnauthorized);
     }
     if any_differs("policy_version", &ctx.policy_version) {
@@ -368,7 +434,11 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     if contract.is_some_and(|c| any_differs("contract", c.digest_text())) {
         reasons.push(Reason::ContractDrift);
     }
-    if record.is_some() && ctx.revoked {
+    if record.is_some_and(|r| {
+        !ctx.revoked
+            .as_ref()
+            .is_some_and(|f| f.says(r.approval_id, false))
+    }) {
         reasons.push(Reason::Revoked);
     }
 

@@ -8,12 +8,30 @@
 //!
 //! A condition is `{"pointer": "/amount_minor", "op": "gt", "value": 10000}`: `pointer` is a
 //! JSON Pointer into the call's `args`, `op` one of `gt`, `gte`, `lt`, `lte` (numbers), `eq`,
-//! `ne` (any JSON value), `in`, `not_in` (a non-empty array of values), `exists`, `absent`
-//! (no `value`).
+//! `ne` (any JSON value), `in`, `not_in` (a non-empty array of values), `contains` (any JSON
+//! value), `exists`, `absent` (no `value`).
 //!
-//! Rules fail closed: when the pointer does not resolve, every op but `exists` and `absent`
-//! matches, and so do `gt`/`gte`/`lt`/`lte` when the argument is not a number. A typo in a
-//! pointer therefore asks for approval rather than skipping it.
+//! - `eq`, `ne`, `in`, `not_in` compare exact JSON values: `"USD"` is not `"usd"` nor `" USD"`,
+//!   `"300"` is not `300`, `true` is not `1`; numbers compare by value (`1000`, `1000.0` and
+//!   `1e3` are one number). No case folding, trimming or Unicode normalization happens, so the
+//!   argument schema must pin the spellings a rule relies on (an `enum` or `const`).
+//! - `contains`, on a string argument, matches when `value` is a string that occurs in it
+//!   (code point for code point, case-sensitive; the empty string occurs in every string); on
+//!   an array argument, when some element equals `value` as `eq` does.
+//!
+//! A condition may instead apply to every element of an array:
+//! `{"pointer": "/payments", "any": {"pointer": "/amount_minor", "op": "gt", "value": 1000}}`
+//! matches when at least one element matches the inner condition, `"all"` when every element
+//! does. The inner condition's pointer is relative to the element (`""` is the element itself),
+//! and it may itself be an `any`/`all`. Over an empty array `any` does not match and `all`
+//! does; to ask for a person when an array is empty, add
+//! `{"pointer": "/payments/0", "op": "absent"}`.
+//!
+//! Rules fail closed: when the pointer does not resolve, every condition but `exists` matches
+//! (`absent` by definition); `gt`/`gte`/`lt`/`lte` match when the argument is not a number;
+//! `contains` matches when the argument is neither a string nor an array, or is a string and
+//! `value` is not; `any`/`all` match when the argument is not an array. A typo in a pointer or
+//! a type the rule did not expect therefore asks for approval rather than skipping it.
 
 use crate::error::{Code, Error, Result};
 use crate::json::pointer::parse_pointer;
@@ -36,8 +54,18 @@ pub enum ApprovalRule {
 pub struct Condition {
     /// The pointer's reference tokens, unescaped once when the contract is loaded.
     tokens: Vec<String>,
-    op: Op,
-    value: Option<OwnedValue>,
+    test: Test,
+}
+
+/// What a condition asks of the value its pointer finds.
+#[derive(Clone, Debug, PartialEq)]
+enum Test {
+    /// An operator, with its value (none for `exists` and `absent`).
+    Compare(Op, Option<OwnedValue>),
+    /// Some element of the array matches the inner condition.
+    Any(Box<Condition>),
+    /// Every element of the array matches the inner condition.
+    All(Box<Condition>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,11 +78,12 @@ enum Op {
     Ne,
     In,
     NotIn,
+    Contains,
     Exists,
     Absent,
 }
 
-const OPS: [(&str, Op); 10] = [
+const OPS: [(&str, Op); 11] = [
     ("gt", Op::Gt),
     ("gte", Op::Gte),
     ("lt", Op::Lt),
@@ -63,6 +92,7 @@ const OPS: [(&str, Op); 10] = [
     ("ne", Op::Ne),
     ("in", Op::In),
     ("not_in", Op::NotIn),
+    ("contains", Op::Contains),
     ("exists", Op::Exists),
     ("absent", Op::Absent),
 ];
@@ -100,7 +130,9 @@ impl ApprovalRule {
         items
             .iter()
             .enumerate()
-            .map(|(i, c)| Condition::from_value(c).map_err(|e| e.in_index(i).in_key("when")))
+            .map(|(i, c)| {
+                Condition::from_value(c, Scope::Args).map_err(|e| e.in_index(i).in_key("when"))
+            })
             .collect::<Result<_>>()
             .map(ApprovalRule::When)
     }
@@ -119,21 +151,66 @@ impl ApprovalRule {
     }
 }
 
+/// What a condition's pointer points into.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The call's arguments: the pointer names a member, never the whole object.
+    Args,
+    /// One element of an array: `""` is the element itself.
+    Element,
+}
+
 impl Condition {
-    fn from_value(v: &Value<'_>) -> Result<Condition> {
+    fn from_value(v: &Value<'_>, scope: Scope) -> Result<Condition> {
         let f = Fields::new(
             v,
             Code::InvalidContract,
             "condition",
-            &["pointer", "op", "value"],
+            &["pointer", "op", "value", "any", "all"],
         )?;
         let pointer = f.string("pointer")?;
         let tokens = parse_pointer(pointer)
-            .filter(|t| !t.is_empty())
+            .filter(|t| scope == Scope::Element || !t.is_empty())
             .ok_or_else(|| {
-                invalid("pointer must be a JSON Pointer into args, such as \"/amount_minor\"")
-                    .in_key("pointer")
+                invalid(match scope {
+                    Scope::Args => {
+                        "pointer must be a JSON Pointer into args, such as \"/amount_minor\""
+                    }
+                    Scope::Element => {
+                        "pointer must be a JSON Pointer into the element, such as \"/amount_minor\" or \"\""
+                    }
+                })
+                .in_key("pointer")
             })?;
+        let present = |k: &str| f.required(k).is_ok();
+        let test = match (present("any"), present("all")) {
+            (true, true) => {
+                return Err(invalid("a condition has either any or all, not both").in_key("all"))
+            }
+            (false, false) => Condition::comparison(&f)?,
+            (any, _) => {
+                let key = if any { "any" } else { "all" };
+                if let Some(k) = ["op", "value"].into_iter().find(|k| present(k)) {
+                    return Err(invalid(format!(
+                        "a condition with {key} applies its inner condition to each element: \
+                         it has no {k} of its own"
+                    ))
+                    .in_key(k));
+                }
+                let inner = Condition::from_value(f.required(key)?, Scope::Element)
+                    .map_err(|e| e.in_key(key))?;
+                if any {
+                    Test::Any(Box::new(inner))
+                } else {
+                    Test::All(Box::new(inner))
+                }
+            }
+        };
+        Ok(Condition { tokens, test })
+    }
+
+    /// `{"op", "value"?}`.
+    fn comparison(f: &Fields<'_, '_>) -> Result<Test> {
         let name = f.string("op")?;
         let Some(&(_, op)) = OPS.iter().find(|(n, _)| *n == name) else {
             let names: Vec<_> = OPS.iter().map(|(n, _)| *n).collect();
@@ -164,20 +241,29 @@ impl Condition {
             }
             _ => {}
         }
-        Ok(Condition { tokens, op, value })
+        Ok(Test::Compare(op, value))
     }
 
     fn matches(&self, args: &Value<'_>) -> bool {
         let Some(arg) = args.pointer_tokens(&self.tokens) else {
             // Fail closed: an argument that is not there cannot show the call is harmless.
-            return self.op != Op::Exists;
+            return !matches!(self.test, Test::Compare(Op::Exists, _));
+        };
+        let (op, given) = match &self.test {
+            Test::Compare(op, given) => (*op, given.as_ref()),
+            // Fail closed on anything but an array.
+            Test::Any(inner) => {
+                return !matches!(arg, Value::Array(a) if !a.iter().any(|e| inner.matches(e)))
+            }
+            Test::All(inner) => {
+                return !matches!(arg, Value::Array(a) if !a.iter().all(|e| inner.matches(e)))
+            }
         };
         let number = |v: &Value<'_>| match v {
             Value::Number(n) => Some(n.as_f64()),
             _ => None,
         };
-        let given = self.value.as_ref();
-        match self.op {
+        match op {
             Op::Exists => true,
             Op::Absent => false,
             Op::Eq => given.is_some_and(|g| g == arg),
@@ -187,11 +273,18 @@ impl Condition {
                     Some(Value::Array(a)) => a.iter().any(|x| x == arg),
                     _ => false,
                 };
-                listed == (self.op == Op::In)
+                listed == (op == Op::In)
             }
+            Op::Contains => match (arg, given) {
+                (Value::String(s), Some(Value::String(t))) => s.contains(&**t),
+                (Value::Array(a), Some(g)) => a.iter().any(|x| x == g),
+                // Fail closed on a string compared with a non-string, or on a value that is
+                // neither a string nor an array.
+                _ => true,
+            },
             Op::Gt | Op::Gte | Op::Lt | Op::Lte => {
                 match (number(arg), given.and_then(number)) {
-                    (Some(a), Some(b)) => match self.op {
+                    (Some(a), Some(b)) => match op {
                         Op::Gt => a > b,
                         Op::Gte => a >= b,
                         Op::Lt => a < b,
@@ -208,3 +301,6 @@ impl Condition {
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(Code::InvalidContract, message)
 }
+
+#[cfg(test)]
+mod tests;

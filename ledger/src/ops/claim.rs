@@ -43,9 +43,11 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
         .and_then(|a| a.record.as_deref())
         .map(stored)
         .transpose()?;
-    let revoked = approval.as_ref().is_some_and(|a| a.revoked_at.is_some());
-    let record_text = approval.and_then(|a| a.record);
+    let revoked = approval
+        .as_ref()
+        .map(|a| (a.approval_id.as_str(), a.revoked_at.is_some()));
     let ctx = context(c.facts, now, revoked)?;
+    let record_text = approval.and_then(|a| a.record);
     let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
     let frozen = stored(&t.action)?;
     let mut step = claim_step(&verdict);

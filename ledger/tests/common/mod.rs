@@ -232,7 +232,8 @@ pub fn refund(job: &str, request: &str, amount: i64) -> OwnedValue {
 pub fn facts(contract: &OwnedValue) -> OwnedValue {
     json(&format!(
         r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
-            "approver_authorized": true, "subject_authorized": true}}"#,
+            "approver_authorized": {{"approver": "user:bob", "authorized": true}},
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
         actionseal_core::canonicalize(contract)
     ))
 }

@@ -9,8 +9,9 @@ use crate::model::permit::{Context, Outcome, Reason, Verdict};
 use std::borrow::Cow;
 
 /// The facts only the executor's server knows, which a claim takes from its caller:
-/// `{"tenant", "policy_version", "contract", "approver_authorized", "subject_authorized"}`.
-/// `now` and `revoked` are never among them: the ledger supplies both.
+/// `{"tenant", "policy_version", "contract", "approver_authorized", "subject_authorized"}`,
+/// each authorization naming whom it is about (see [`Context`]). `now` and `revoked` are
+/// never among them: the ledger supplies both.
 pub const FACT_FIELDS: [&str; 5] = [
     "tenant",
     "policy_version",
@@ -20,9 +21,10 @@ pub const FACT_FIELDS: [&str; 5] = [
 ];
 
 /// The trusted context of a claim: the caller's facts plus the ledger's own clock and
-/// revocation record. This is the one place a ledger builds a [`Context`]. Malformed facts,
-/// or facts that try to set `now` or `revoked`, are [`Code::InvalidContext`].
-pub fn context(facts: &Value<'_>, now: i64, revoked: bool) -> Result<Context> {
+/// revocation record (`revoked` names the stored approval and says whether it was revoked;
+/// `None` when the task has none). This is the one place a ledger builds a [`Context`].
+/// Malformed facts, or facts that try to set `now` or `revoked`, are [`Code::InvalidContext`].
+pub fn context(facts: &Value<'_>, now: i64, revoked: Option<(&str, bool)>) -> Result<Context> {
     if let Some(key) = ["now", "revoked"]
         .into_iter()
         .find(|k| facts.as_object().is_some_and(|o| o.get(k).is_some()))
@@ -39,7 +41,17 @@ pub fn context(facts: &Value<'_>, now: i64, revoked: bool) -> Result<Context> {
         .filter_map(|k| f.required(k).ok().map(|v| (Cow::Borrowed(*k), v.clone())))
         .collect();
     entries.push((Cow::Borrowed("now"), super::values::int(now)));
-    entries.push((Cow::Borrowed("revoked"), Value::Bool(revoked)));
+    let revoked = match revoked {
+        Some((approval_id, flag)) => Value::Object(Object::from_entries(vec![
+            (
+                Cow::Borrowed("approval_id"),
+                Value::String(Cow::Borrowed(approval_id)),
+            ),
+            (Cow::Borrowed("revoked"), Value::Bool(flag)),
+        ])?),
+        None => Value::Null,
+    };
+    entries.push((Cow::Borrowed("revoked"), revoked));
     Context::from_value(&Value::Object(Object::from_entries(entries)?))
 }
 

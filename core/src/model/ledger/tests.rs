@@ -90,16 +90,18 @@ fn facts_never_set_now_or_revoked() {
     let facts = |extra: &str| {
         json(&format!(
             r#"{{"tenant": "a", "policy_version": "p", "contract": null,
-                "approver_authorized": true, "subject_authorized": true{extra}}}"#
+                "approver_authorized": {{"approver": "b", "authorized": true}},
+                "subject_authorized": {{"subject": "s", "authorized": true}}{extra}}}"#
         ))
     };
-    assert!(context(&facts(""), 5, false).is_ok());
+    assert!(context(&facts(""), 5, Some(("ap", false))).is_ok());
+    assert!(context(&facts(""), 5, None).is_ok());
     for extra in [r#", "now": 1"#, r#", "revoked": false"#] {
-        let e = context(&facts(extra), 5, false).unwrap_err();
+        let e = context(&facts(extra), 5, None).unwrap_err();
         assert_eq!(e.code(), Code::InvalidContext);
         assert!(e.message().contains("supplied by the ledger"), "{e}");
     }
-    let e = context(&json(r#"{"tenant": "a"}"#), 5, false).unwrap_err();
+    let e = context(&json(r#"{"tenant": "a"}"#), 5, None).unwrap_err();
     assert_eq!(e.code(), Code::InvalidContext);
 }
 

@@ -36,12 +36,170 @@ fn setup() -> (Contract, OwnedValue, OwnedValue) {
     (contract, action.value().clone(), approval.value().clone())
 }
 
+const FACTS: &str = r#""now":5,"tenant":"a","policy_version":"p",
+    "approver_authorized":{"approver":"b","authorized":true},
+    "subject_authorized":{"subject":"s","authorized":true},
+    "revoked":{"approval_id":"ap","revoked":false}"#;
+
+fn verdict_with(
+    contract: &Contract,
+    approval: Option<&OwnedValue>,
+    action: &OwnedValue,
+    facts: &str,
+) -> Verdict {
+    let ctx =
+        Context::with_contract(&json(&format!("{{{facts}}}")), Some(contract.clone())).unwrap();
+    check_with(approval, action, &ctx)
+}
+
+#[test]
+fn facts_about_someone_else_fail_closed() {
+    let (contract, action, approval) = setup();
+    let run = |from: &str, to: &str| {
+        verdict_with(
+            &contract,
+            Some(&approval),
+            &action,
+            &FACTS.replace(from, to),
+        )
+        .reasons
+    };
+    assert_eq!(run("", ""), []);
+    assert_eq!(
+        run(r#""approver":"b""#, r#""approver":"c""#),
+        [Reason::ApproverUnauthorized]
+    );
+    assert_eq!(
+        run(r#""subject":"s""#, r#""subject":"t""#),
+        [Reason::SubjectUnauthorized]
+    );
+    assert_eq!(
+        run(r#""approval_id":"ap""#, r#""approval_id":"aq""#),
+        [Reason::Revoked]
+    );
+    // With an approval, a null fact is a missing fact.
+    assert_eq!(
+        run(r#"{"approver":"b","authorized":true}"#, "null"),
+        [Reason::ApproverUnauthorized]
+    );
+    assert_eq!(
+        run(r#"{"approval_id":"ap","revoked":false}"#, "null"),
+        [Reason::Revoked]
+    );
+    // Without one, approver and revocation facts do not matter.
+    let none = |from: &str, to: &str| {
+        verdict_with(&contract, None, &action, &FACTS.replace(from, to)).reasons
+    };
+    assert_eq!(
+        none(r#"{"approver":"b","authorized":true}"#, "null"),
+        [Reason::NoApproval]
+    );
+    assert_eq!(
+        none(r#""approval_id":"ap""#, r#""approval_id":"aq""#),
+        [Reason::NoApproval]
+    );
+    assert_eq!(
+        none(r#""subject":"s""#, r#""subject":"t""#),
+        [Reason::NoApproval, Reason::SubjectUnauthorized]
+    );
+}
+
+#[test]
+fn malformed_facts_are_invalid_context() {
+    let (contract, ..) = setup();
+    for (from, to, path) in [
+        (
+            r#"{"subject":"s","authorized":true}"#,
+            "true",
+            "/subject_authorized",
+        ),
+        (
+            r#"{"subject":"s","authorized":true}"#,
+            "null",
+            "/subject_authorized",
+        ),
+        (
+            r#""approver":"b","authorized":true"#,
+            r#""authorized":true"#,
+            "/approver_authorized/approver",
+        ),
+        (r#""revoked":false}"#, r#""revoked":0}"#, "/revoked/revoked"),
+        (
+            r#""approver":"b","#,
+            r#""approver":"b","role":"x","#,
+            "/approver_authorized/role",
+        ),
+        (
+            r#""subject":"s""#,
+            r#""subject":"s\u200b""#,
+            "/subject_authorized/subject",
+        ),
+    ] {
+        let text = format!("{{{}}}", FACTS.replace(from, to));
+        let e = Context::with_contract(&json(&text), Some(contract.clone())).unwrap_err();
+        assert_eq!((e.code(), e.path()), (Code::InvalidContext, path), "{text}");
+    }
+}
+
+#[test]
+fn a_decision_from_the_future_is_rejected() {
+    let (contract, action, approval) = setup();
+    // decided_at is 0: a clock at -1 cannot be written, so move the decision instead.
+    let later = with_times(&approval, 6, 10);
+    let v = verdict_with(&contract, Some(&later), &action, FACTS);
+    assert_eq!(v.reasons, [Reason::DecidedInFuture]);
+    assert_eq!(v.outcome, Outcome::Reject);
+    let at_now = with_times(&approval, 5, 10);
+    assert_eq!(
+        verdict_with(&contract, Some(&at_now), &action, FACTS).reasons,
+        []
+    );
+}
+
+/// The record with other times, resealed (its digest covers only the action).
+fn with_times(approval: &OwnedValue, decided_at: i64, expires_at: i64) -> OwnedValue {
+    let text = crate::canonicalize(approval)
+        .replace(
+            r#""decided_at":0"#,
+            &format!(r#""decided_at":{decided_at}"#),
+        )
+        .replace(
+            r#""expires_at":10"#,
+            &format!(r#""expires_at":{expires_at}"#),
+        );
+    json(&text)
+}
+
+#[test]
+fn a_contract_caps_how_long_an_approval_holds() {
+    let (_, action, approval) = setup();
+    let capped = Contract::from_value(&json(
+        r#"{"tool":"t","version":"1","effect":"write","approval":"always","cost_minor":0,
+            "max_approval_ms":10,
+            "args":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}"#,
+    ))
+    .unwrap();
+    assert_eq!(capped.max_approval_ms(), Some(10));
+    // The action names the uncapped contract: expect contract drift, and nothing about the cap
+    // while the lifetime is within it.
+    let base = verdict_with(&capped, Some(&approval), &action, FACTS).reasons;
+    assert_eq!(base, [Reason::ContractDrift]);
+    let long = with_times(&approval, 0, 11);
+    let v = verdict_with(&capped, Some(&long), &action, FACTS);
+    assert_eq!(v.reasons, [Reason::InvalidApproval, Reason::ContractDrift]);
+    assert_eq!(v.approved_digest, None);
+}
+
 #[test]
 fn a_preloaded_contract_gives_the_same_verdict() {
     let (contract, action, approval) = setup();
-    let fields = r#""now":5,"tenant":"a","policy_version":"p","approver_authorized":true,"subject_authorized":true,"revoked":false"#;
+    let fields = FACTS;
     let ctx =
         Context::with_contract(&json(&format!("{{{fields}}}")), Some(contract.clone())).unwrap();
+    assert_eq!(
+        ctx.contract().map(Contract::digest),
+        Some(contract.digest())
+    );
     let v = check_with(Some(&approval), &action, &ctx);
     assert_eq!(v.outcome, Outcome::Permit);
     let embedded = format!(
@@ -60,7 +218,7 @@ fn a_preloaded_contract_gives_the_same_verdict() {
 
 #[test]
 fn reasons_and_outcomes_are_listed_once_in_order() {
-    assert_eq!(Reason::ALL.len(), 17);
+    assert_eq!(Reason::ALL.len(), 18);
     let mut sorted = Reason::ALL.to_vec();
     sorted.sort();
     assert_eq!(sorted, Reason::ALL);

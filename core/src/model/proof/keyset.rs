@@ -342,7 +342,7 @@ fn identities(v: &Value<'_>) -> Result<Vec<String>> {
             .and_then(|s| {
                 check_identity(s)
                     .map(|()| s)
-                    .map_err(|why| invalid(why.into()))
+                    .map_err(|why| invalid(why))
             })
             .map_err(|e| e.in_index(i))?;
         if out.iter().any(|o| o == s) {

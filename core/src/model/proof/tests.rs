@@ -47,7 +47,7 @@ fn key(n: u8) -> SigningKey {
 fn context(required: bool, entries: &str) -> OwnedValue {
     json(&format!(
         r#"{{"now":500,"tenant":"a","policy_version":"p","contract":{CONTRACT},
-            "approver_authorized":true,"subject_authorized":true,"revoked":false,
+            "approver_authorized":{{"approver":"b","authorized":true}},"subject_authorized":{{"subject":"s","authorized":true}},"revoked":{{"approval_id":"ap","revoked":false}},
             "proof":{{"required":{required},"keys":{{"service_keys":{{{entries}}}}}}}}}"#
     ))
 }
@@ -114,7 +114,9 @@ fn each_failure_has_its_reason() {
     );
     let no_proof = json(
         r#"{"now":500,"tenant":"a","policy_version":"p","contract":null,
-        "approver_authorized":true,"subject_authorized":true,"revoked":false}"#,
+        "approver_authorized":{"approver":"b","authorized":true},
+        "subject_authorized":{"subject":"s","authorized":true},
+        "revoked":{"approval_id":"ap","revoked":false}}"#,
     );
     assert_eq!(
         reasons(Some(&envelope), &action, &no_proof),

@@ -1,0 +1,512 @@
+#!/usr/bin/env node
+// An independent check of every expectation in the contract, action, approval, budget and
+// permit vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
+// with npm `canonicalize` and hashes with node:crypto, and re-derives what each expectation
+// means: fingerprints, envelopes, records, budgets, approval requirements, the identifier
+// rule, and every permit verdict (outcome, reasons, drift, digests).
+//
+// What it takes from the vectors instead of re-deriving: argument-schema validation (the
+// schema engine is checked by vectors/schema/, with hand-written expectations). An
+// expectation that says the arguments are invalid is believed only when its code is a schema
+// code and nothing this checker knows about failed first.
+//
+//   node conformance/tools/crosscheck-model.mjs
+//
+// Exits 1 on any disagreement, or when a vector directory is empty.
+
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { isDeepStrictEqual } from 'node:util'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const canonicalize = createRequire(import.meta.url)('canonicalize')
+const codes = JSON.parse(readFileSync(join(root, 'codes.json'), 'utf8'))
+
+const fp = (value) => 'sha256:' + createHash('sha256').update(canonicalize(value), 'utf8').digest('hex')
+const sha = (text) => 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex')
+
+/** A failure of a document: the core's code and JSON Pointer. */
+class Refused extends Error {
+  constructor(code, path) {
+    super(`${code} at ${path}`)
+    this.code = code
+    this.path = path
+  }
+}
+const refuse = (code, path) => {
+  throw new Refused(code, path)
+}
+const escape = (k) => k.replaceAll('~', '~0').replaceAll('/', '~1')
+const under = (key, f) => {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof Refused) refuse(e.code, `/${escape(key)}${e.path}`)
+    throw e
+  }
+}
+const attempt = (f) => {
+  try {
+    return { ok: f() }
+  } catch (e) {
+    if (e instanceof Refused) return { error: e.code, path: e.path }
+    throw e
+  }
+}
+
+// ----------------------------------------------------------------------- identifier rule
+// RFC 8264 IdentifierClass PVALID, without CONTEXTJ/CONTEXTO, in NFC, not starting with a
+// mark; written from the RFC and Unicode's property names, not from core. (Node's ICU has
+// its own Unicode version; the vectors use characters whose properties are long settled.)
+const refusedClasses = [
+  /\p{Cc}/u, /\p{Bidi_Control}/u, /\p{Join_Control}/u, /\p{Cf}/u, /\p{Default_Ignorable_Code_Point}/u,
+  /[\p{Zl}\p{Zp}\p{Zs}]/u, /\p{Noncharacter_Code_Point}/u, /\p{Cn}/u, /\p{Co}/u, /\p{Cs}/u,
+]
+const letterDigits = /^[\p{Ll}\p{Lu}\p{Lo}\p{Nd}\p{Lm}\p{Mn}\p{Mc}]$/u
+const pvalidExceptions = new Set([0xdf, 0x3c2, 0x6fd, 0x6fe, 0xf0b, 0x3007])
+const otherExceptions = (cp) =>
+  [0xb7, 0x375, 0x5f3, 0x5f4, 0x30fb, 0x640, 0x7fa, 0x302e, 0x302f, 0x303b].includes(cp) ||
+  (cp >= 0x660 && cp <= 0x669) || (cp >= 0x6f0 && cp <= 0x6f9) || (cp >= 0x3031 && cp <= 0x3035)
+const conjoiningJamo = (cp) =>
+  (cp >= 0x1100 && cp <= 0x11ff) || (cp >= 0xa960 && cp <= 0xa97f) || (cp >= 0xd7b0 && cp <= 0xd7ff)
+
+function isIdentifier(s) {
+  if (typeof s !== 'string' || s === '') return false
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)
+    if (cp < 0x80) {
+      if (cp < 0x21 || cp > 0x7e) return false
+      continue
+    }
+    if (refusedClasses.some((re) => re.test(ch))) return false
+    if (pvalidExceptions.has(cp)) continue
+    if (otherExceptions(cp) || conjoiningJamo(cp)) return false
+    if (ch.normalize('NFKC') !== ch || !letterDigits.test(ch)) return false
+  }
+  return !/^\p{M}/u.test(s) && s.normalize('NFC') === s
+}
+
+// ----------------------------------------------------------------------- field reading
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v)
+const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k)
+
+function fields(v, code, allowed) {
+  if (!isObject(v)) refuse(code, '')
+  const unknown = Object.keys(v).sort().find((k) => !allowed.includes(k))
+  if (unknown !== undefined) refuse(code, `/${escape(unknown)}`)
+  const required = (k) => (has(v, k) ? v[k] : refuse(code, `/${escape(k)}`))
+  return {
+    has: (k) => has(v, k),
+    required,
+    string: (k) => (typeof required(k) === 'string' ? v[k] : refuse(code, `/${k}`)),
+    identity: (k) => (isIdentifier(required(k)) ? v[k] : refuse(code, `/${k}`)),
+    integer: (k, min) => {
+      const n = required(k)
+      return typeof n === 'number' && Number.isSafeInteger(n) && n >= min ? n : refuse(code, `/${k}`)
+    },
+    boolean: (k) => (typeof required(k) === 'boolean' ? v[k] : refuse(code, `/${k}`)),
+    digest: (k) => (/^sha256:[0-9a-f]{64}$/.test(required(k)) ? v[k] : refuse(code, `/${k}`)),
+  }
+}
+
+// ----------------------------------------------------------------------- approval rules
+function parsePointer(p) {
+  if (p === '') return []
+  if (!p.startsWith('/')) return null
+  const tokens = []
+  for (const raw of p.slice(1).split('/')) {
+    if (/~(?![01])/.test(raw)) return null
+    tokens.push(raw.replaceAll('~1', '/').replaceAll('~0', '~'))
+  }
+  return tokens
+}
+
+const OPS = ['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'not_in', 'contains', 'exists', 'absent']
+
+function parseCondition(v, element) {
+  const f = fields(v, 'invalid_contract', ['pointer', 'op', 'value', 'any', 'all'])
+  const tokens = parsePointer(f.string('pointer'))
+  if (tokens === null || (!element && tokens.length === 0)) refuse('invalid_contract', '/pointer')
+  const [any, all] = [f.has('any'), f.has('all')]
+  if (any && all) refuse('invalid_contract', '/all')
+  if (any || all) {
+    const key = any ? 'any' : 'all'
+    for (const k of ['op', 'value']) if (f.has(k)) refuse('invalid_contract', `/${k}`)
+    return { tokens, [key]: under(key, () => parseCondition(v[key], true)) }
+  }
+  const op = f.string('op')
+  if (!OPS.includes(op)) refuse('invalid_contract', '/op')
+  if (op === 'exists' || op === 'absent') {
+    if (f.has('value')) refuse('invalid_contract', '/value')
+    return { tokens, op }
+  }
+  const value = f.required('value')
+  if (['gt', 'gte', 'lt', 'lte'].includes(op) && typeof value !== 'number') refuse('invalid_contract', '/value')
+  if (['in', 'not_in'].includes(op) && !(Array.isArray(value) && value.length > 0)) {
+    refuse('invalid_contract', '/value')
+  }
+  return { tokens, op, value }
+}
+
+function parseRule(v) {
+  if (v === 'always' || v === 'never') return v
+  if (!isObject(v)) refuse('invalid_contract', '')
+  const f = fields(v, 'invalid_contract', ['when'])
+  const when = f.required('when')
+  if (!Array.isArray(when) || when.length === 0) refuse('invalid_contract', '/when')
+  return when.map((c, i) => under('when', () => under(String(i), () => parseCondition(c, false))))
+}
+
+function resolve(value, tokens) {
+  let v = value
+  for (const t of tokens) {
+    if (Array.isArray(v)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(t) || Number(t) >= v.length) return undefined
+      v = v[Number(t)]
+    } else if (isObject(v) && has(v, t)) {
+      v = v[t]
+    } else {
+      return undefined
+    }
+  }
+  return v
+}
+
+// Exact JSON equality: numbers by value (JSON.parse already made 1e3 and 1000 one number).
+const same = (a, b) => isDeepStrictEqual(a, b) || (typeof a === 'number' && a === b)
+
+function matches(c, args) {
+  const arg = resolve(args, c.tokens)
+  if (arg === undefined) return c.op !== 'exists'
+  if (c.any) return !Array.isArray(arg) || arg.some((e) => matches(c.any, e))
+  if (c.all) return !Array.isArray(arg) || arg.every((e) => matches(c.all, e))
+  switch (c.op) {
+    case 'exists': return true
+    case 'absent': return false
+    case 'eq': return same(arg, c.value)
+    case 'ne': return !same(arg, c.value)
+    case 'in': return c.value.some((x) => same(x, arg))
+    case 'not_in': return !c.value.some((x) => same(x, arg))
+    case 'contains':
+      if (typeof arg === 'string') return typeof c.value === 'string' ? arg.includes(c.value) : true
+      if (Array.isArray(arg)) return arg.some((x) => same(x, c.value))
+      return true
+    default: {
+      if (typeof arg !== 'number') return true
+      return { gt: arg > c.value, gte: arg >= c.value, lt: arg < c.value, lte: arg <= c.value }[c.op]
+    }
+  }
+}
+
+function requirement(rule, args) {
+  if (rule === 'always' || rule === 'never') return { required: rule === 'always', rule: '/approval' }
+  const i = rule.findIndex((c) => matches(c, args))
+  return i < 0 ? { required: false, rule: '/approval/when' } : { required: true, rule: `/approval/when/${i}` }
+}
+
+// ----------------------------------------------------------------------- documents
+const CONTRACT_FIELDS = ['tool', 'version', 'effect', 'args', 'approval', 'cost_minor', 'max_approval_ms']
+/** A contract's fields in the core's order, stopping before the argument schema is compiled. */
+function contractHead(doc) {
+  const f = fields(doc, 'invalid_contract', CONTRACT_FIELDS)
+  const tool = f.identity('tool')
+  f.identity('version')
+  if (!['read', 'write'].includes(f.string('effect'))) refuse('invalid_contract', '/effect')
+  const args = f.required('args')
+  if (!(isObject(args) && args.type === 'object')) refuse('invalid_contract', '/args')
+  return { f, tool }
+}
+/** The rest of a contract, after its schema (left to the core) compiled. */
+function contractTail({ f, tool }, doc) {
+  const rule = under('approval', () => parseRule(f.required('approval')))
+  f.integer('cost_minor', 0)
+  const cap = f.has('max_approval_ms') ? f.integer('max_approval_ms', 1) : null
+  return { tool, rule, cap, digest: fp(doc) }
+}
+const loadContract = (doc) => contractTail(contractHead(doc), doc)
+
+const ACTION_FIELDS = ['args', 'contract', 'job_id', 'policy_version', 'request_id', 'subject', 'tenant', 'tool']
+function checkActionShape(v) {
+  const f = fields(v, 'invalid_action', ACTION_FIELDS)
+  for (const k of ['tenant', 'subject', 'tool', 'job_id', 'request_id', 'policy_version']) f.identity(k)
+  f.digest('contract')
+  if (!isObject(f.required('args'))) refuse('invalid_action', '/args')
+}
+
+const IDS = ['tenant', 'subject', 'job_id', 'request_id', 'policy_version']
+const DECISION = ['approval_id', 'decision_id', 'decision', 'approver', 'decided_at', 'expires_at']
+function readDecision(v) {
+  const f = fields(v, 'invalid_approval', DECISION)
+  f.identity('approval_id')
+  f.identity('decision_id')
+  if (!['approved', 'rejected'].includes(f.string('decision'))) refuse('invalid_approval', '/decision')
+  f.identity('approver')
+  f.integer('decided_at', 0)
+  f.integer('expires_at', 0)
+  return v
+}
+
+const RECORD_FIELDS = ['action', 'action_digest', 'approval_id', 'approver', 'decided_at', 'decision', 'decision_id', 'expires_at']
+function readRecord(v) {
+  const f = fields(v, 'invalid_approval', RECORD_FIELDS)
+  for (const k of ['approval_id', 'decision_id', 'approver']) f.identity(k)
+  if (!['approved', 'rejected'].includes(f.string('decision'))) refuse('invalid_approval', '/decision')
+  const decided = f.integer('decided_at', 0)
+  const expires = f.integer('expires_at', 0)
+  if (expires <= decided) refuse('invalid_approval', '/expires_at')
+  f.digest('action_digest')
+  under('action', () => checkActionShape(f.required('action')))
+  return v
+}
+
+function readFact(ctx, key, who, flag, nullable) {
+  if (!has(ctx, key)) refuse('invalid_context', `/${key}`)
+  if (nullable && ctx[key] === null) return null
+  return under(key, () => {
+    const f = fields(ctx[key], 'invalid_context', [who, flag])
+    return { about: f.identity(who), flag: f.boolean(flag) }
+  })
+}
+
+function readContext(v) {
+  const f = fields(v, 'invalid_context', ['now', 'tenant', 'policy_version', 'contract', 'approver_authorized', 'subject_authorized', 'revoked'])
+  const doc = f.required('contract')
+  const contract = doc === null ? null : under('contract', () => loadContract(doc))
+  const ctx = { now: f.integer('now', 0), tenant: f.identity('tenant'), policy: f.identity('policy_version'), contract }
+  ctx.approver = readFact(v, 'approver_authorized', 'approver', 'authorized', true)
+  ctx.subject = readFact(v, 'subject_authorized', 'subject', 'authorized', false)
+  if (ctx.subject === null) refuse('invalid_context', '/subject_authorized')
+  ctx.revoked = readFact(v, 'revoked', 'approval_id', 'revoked', true)
+  return ctx
+}
+
+// ----------------------------------------------------------------------- the check
+const REASONS = Object.keys(codes.reasons)
+const OUTCOME = Object.fromEntries(REASONS.map((r) => [r, codes.reasons[r].outcome]))
+const SCHEMA_CODES = ['unknown_field', 'missing_field', 'type_mismatch', 'unsafe_integer', 'enum_mismatch',
+  'out_of_range', 'length_out_of_range', 'pattern_mismatch', 'format_mismatch', 'duplicate_items', 'no_matching_alternative']
+
+function diff(a, b, path, out) {
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(utf16)
+    for (const k of keys) {
+      const p = `${path}/${escape(k)}`
+      if (has(a, k) && has(b, k)) diff(a[k], b[k], p, out)
+      else out.push(p)
+    }
+  } else if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    a.forEach((x, i) => diff(x, b[i], `${path}/${i}`, out))
+  } else if (!same(a, b)) {
+    out.push(path)
+  }
+}
+const utf16 = (x, y) => (x < y ? -1 : x > y ? 1 : 0) // JS strings compare by UTF-16 code units
+
+/** The verdict, with the schema's judgement of the arguments taken from `expected`. */
+function verdict(approvalText, actionText, contextText, expected) {
+  const ctx = readContext(JSON.parse(contextText))
+  const action = JSON.parse(actionText)
+  const actionDigest = fp(action)
+  let record = null
+  let presented = false
+  let sameAsFrozen = false
+  if (approvalText !== null) {
+    presented = true
+    const parsed = attempt(() => readRecord(JSON.parse(approvalText)))
+    if (parsed.ok) {
+      const r = parsed.ok
+      sameAsFrozen = isDeepStrictEqual(r.action, action)
+      const sealed = r.action_digest === fp(r.action)
+      const capped = ctx.contract?.cap == null || r.expires_at - r.decided_at <= ctx.contract.cap
+      if (sealed && capped) record = r
+    }
+  }
+  let actionError = sameAsFrozen ? null : attempt(() => checkActionShape(action))
+  actionError = actionError && actionError.error ? { code: actionError.error, path: actionError.path } : null
+  const validShape = actionError === null
+  const c = ctx.contract
+  const knownTool = c !== null && (!validShape || action.tool === c.tool)
+  let required = null
+  if (validShape && c && knownTool) {
+    const schema = expected.action_error
+    if (schema && schema.path.startsWith('/args')) {
+      if (!SCHEMA_CODES.includes(schema.code)) throw new Error(`argument error ${schema.code} is not a schema code`)
+      actionError = schema // the schema's judgement, believed (see the top of this file)
+    } else {
+      required = requirement(c.rule, action.args).required
+    }
+  }
+  const envelopes = [...(record ? [record.action] : []), ...(actionError === null ? [action] : [])]
+  const differs = (k, want) => envelopes.some((e) => e[k] !== want)
+  const reasons = []
+  const drift = []
+  if (!presented && required !== false) reasons.push('no_approval')
+  if (presented && record === null) reasons.push('invalid_approval')
+  if (actionError) reasons.push('invalid_action')
+  if (!knownTool) reasons.push('unknown_tool')
+  if (record?.decision === 'rejected') reasons.push('decision_rejected')
+  if (record && ctx.now < record.decided_at) reasons.push('decided_in_future')
+  if (differs('tenant', ctx.tenant)) reasons.push('tenant_mismatch')
+  if (record && record.action_digest !== actionDigest) {
+    diff(record.action, action, '', drift)
+    reasons.push('action_drift')
+  }
+  if (record && ctx.now >= record.expires_at) reasons.push('expired')
+  if (record && !(ctx.approver && ctx.approver.about === record.approver && ctx.approver.flag)) {
+    reasons.push('approver_unauthorized')
+  }
+  if (!ctx.subject.flag || differs('subject', ctx.subject.about)) reasons.push('subject_unauthorized')
+  if (differs('policy_version', ctx.policy)) reasons.push('policy_drift')
+  if (c && differs('contract', c.digest)) reasons.push('contract_drift')
+  if (record && !(ctx.revoked && ctx.revoked.about === record.approval_id && !ctx.revoked.flag)) reasons.push('revoked')
+  const rank = { permit: 0, reapprove: 1, reject: 2 }
+  const outcome = reasons.map((r) => OUTCOME[r]).reduce((a, b) => (rank[b] > rank[a] ? b : a), 'permit')
+  return {
+    action_digest: actionDigest,
+    action_error: actionError,
+    approved_digest: record ? record.action_digest : null,
+    drift,
+    outcome,
+    reasons,
+  }
+}
+
+// ----------------------------------------------------------------------- per kind
+const COMPILE_CODES = ['unsupported_schema', 'invalid_schema']
+function contractExpect(v) {
+  const doc = JSON.parse(v.contract)
+  const e = v.expect
+  const head = attempt(() => contractHead(doc))
+  if (head.error) return head
+  if (COMPILE_CODES.includes(e.error) && e.path.startsWith('/args')) return e // the schema compiler's
+  const loaded = attempt(() => contractTail(head.ok, doc))
+  if (loaded.error) return loaded
+  const out = { digest: loaded.ok.digest }
+  if (has(v, 'args')) {
+    if (SCHEMA_CODES.includes(e.error)) return e // the arguments break the schema
+    out.requirement = requirement(loaded.ok.rule, JSON.parse(v.args))
+  }
+  if (has(v, 'action')) {
+    const action = JSON.parse(v.action)
+    const shape = attempt(() => {
+      checkActionShape(action)
+      if (action.tool !== loaded.ok.tool) refuse('invalid_action', '/tool')
+      if (action.contract !== loaded.ok.digest) refuse('invalid_action', '/contract')
+    })
+    if (shape.error) return shape
+    if (SCHEMA_CODES.includes(e.error) && e.path.startsWith('/args')) return e
+    out.action_valid = true
+  }
+  return out
+}
+
+function actionExpect(v) {
+  const contract = attempt(() => loadContract(JSON.parse(v.contract)))
+  if (contract.error) return contract
+  const ids = attempt(() => {
+    const f = fields(v.ids, 'invalid_action', IDS)
+    for (const k of IDS) f.identity(k)
+  })
+  if (ids.error) return ids
+  if (SCHEMA_CODES.includes(v.expect.error) && v.expect.path.startsWith('/args')) return v.expect // the schema's
+  const envelope = { ...v.ids, args: JSON.parse(v.args), contract: contract.ok.digest, tool: contract.ok.tool }
+  const text = canonicalize(envelope)
+  return { action: text, fingerprint: sha(text) }
+}
+
+function approvalExpect(v) {
+  const action = JSON.parse(v.action)
+  const shape = attempt(() => checkActionShape(action))
+  if (shape.error) return shape
+  const d = attempt(() => readDecision(v.decision))
+  if (d.error) return d
+  if (v.decision.expires_at <= v.decision.decided_at) return { error: 'invalid_approval', path: '/expires_at' }
+  const record = { ...v.decision, action, action_digest: fp(action) }
+  const text = canonicalize(record)
+  return { approval: text, fingerprint: sha(text) }
+}
+
+function budgetExpect(v) {
+  let budget = JSON.parse(v.budget)
+  for (const [i, text] of v.costs.entries()) {
+    const cost = JSON.parse(text)
+    const step = attempt(() => {
+      const f = fields(budget, 'invalid_budget', ['limit_minor', 'spent_minor'])
+      const limit = f.integer('limit_minor', 0)
+      const spent = f.integer('spent_minor', 0)
+      if (!(typeof cost === 'number' && Number.isSafeInteger(cost) && cost >= 0)) refuse('invalid_budget', '')
+      if (spent + cost > limit) refuse('budget_exceeded', '')
+      return { limit_minor: limit, spent_minor: spent + cost }
+    })
+    if (step.error) return { ...step, at: i }
+    budget = step.ok
+  }
+  return { budget: canonicalize(budget) }
+}
+
+function permitExpect(v) {
+  const r = attempt(() => verdict(v.approval, v.action, v.context, v.expect))
+  return r.error ? r : r.ok
+}
+
+// ----------------------------------------------------------------------- naming and driver
+function nameProblem(kind, name, expect) {
+  const [prefix, ...rest] = name.split('_')
+  const tail = rest.join('_')
+  if (expect.error !== undefined && !(expect.error in codes.codes)) return `unknown code ${expect.error}`
+  if (kind === 'permit' && expect.outcome !== undefined) {
+    if (prefix === 'y') return expect.outcome === 'permit' ? null : 'y_ vector does not permit'
+    return tail.startsWith(expect.outcome) && expect.outcome !== 'permit' ? null : 'n_ name does not match the outcome'
+  }
+  if (prefix === 'y') return expect.error === undefined ? null : 'y_ vector is refused'
+  if (prefix === 'n') return expect.error !== undefined && tail.startsWith(expect.error) ? null : 'n_ name does not match the code'
+  return 'names start with y_ or n_'
+}
+
+const kinds = {
+  contract: contractExpect,
+  action: actionExpect,
+  approval: approvalExpect,
+  budget: budgetExpect,
+  permit: permitExpect,
+}
+let failures = 0
+for (const [kind, derive] of Object.entries(kinds)) {
+  const dir = join(root, 'vectors', kind)
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+  if (files.length === 0) {
+    console.error(`FAIL ${kind}: no vectors in ${dir}`)
+    failures++
+    continue
+  }
+  let agreed = 0
+  for (const file of files) {
+    const v = JSON.parse(readFileSync(join(dir, file), 'utf8'))
+    const name = file.replace(/\.json$/, '')
+    let problem = nameProblem(kind, name, v.expect)
+    if (!problem) {
+      try {
+        const mine = derive(v)
+        if (!isDeepStrictEqual(mine, v.expect)) {
+          problem = `expected ${JSON.stringify(v.expect)}\n      independently derived ${JSON.stringify(mine)}`
+        }
+      } catch (e) {
+        problem = `cannot derive: ${e.stack}`
+      }
+    }
+    if (problem) {
+      console.error(`FAIL ${kind}/${name}: ${problem}`)
+      failures++
+    } else {
+      agreed++
+    }
+  }
+  console.log(`${kind}: ${agreed} of ${files.length} vectors independently re-derived`)
+}
+if (failures) {
+  console.error(`${failures} disagreement(s)`)
+  process.exit(1)
+}
