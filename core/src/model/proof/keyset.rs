@@ -339,11 +339,7 @@ fn identities(v: &Value<'_>) -> Result<Vec<String>> {
         let s = item
             .as_str()
             .ok_or_else(|| invalid(format!("must be a string, not {}", item.type_name())))
-            .and_then(|s| {
-                check_identity(s)
-                    .map(|()| s)
-                    .map_err(|why| invalid(why))
-            })
+            .and_then(|s| check_identity(s).map(|()| s).map_err(invalid))
             .map_err(|e| e.in_index(i))?;
         if out.iter().any(|o| o == s) {
             return Err(invalid(format!("{s:?} is listed twice")).in_index(i));
