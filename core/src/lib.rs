@@ -22,6 +22,7 @@ mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod host;
 mod json;
 mod model;
 

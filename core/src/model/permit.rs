@@ -1,24 +1,10 @@
 //! The permit check: before dispatch, prove that the action in hand is still the approved
 //! action, that the approval still holds now, and that the people and rules behind it stand.
 //!
-//! `check(approval, action, context)` evaluates every reason below and returns them all, in
-//! this fixed order, with the outcome the worst of them decides:
-//!
-//! | reason | when | outcome |
-//! | --- | --- | --- |
-//! | `no_approval` | no approval was presented and the call needs one (or whether it does cannot be told) | reapprove |
-//! | `invalid_approval` | the approval is malformed, or its `action_digest` is not its frozen action's fingerprint (tampered) | reject |
-//! | `invalid_action` | the action is malformed or its arguments break the current contract (`action_error` says how) | reject |
-//! | `unknown_tool` | the server has no contract for the action's tool | reject |
-//! | `decision_rejected` | the reviewer rejected the action | reject |
-//! | `tenant_mismatch` | the action's or the approval's tenant is not the context's | reject |
-//! | `action_drift` | the action differs from the approved one (`drift` lists the JSON Pointers) | reject |
-//! | `expired` | `now >= expires_at`: the instant of expiry is already expired | reapprove |
-//! | `approver_unauthorized` | the approver may no longer approve | reapprove |
-//! | `subject_unauthorized` | the subject may no longer perform the action | reject |
-//! | `policy_drift` | the policy version now in force is not the action's or the approval's | reapprove |
-//! | `contract_drift` | the tool's contract now in force is not the action's or the approval's | reapprove |
-//! | `revoked` | the approval was revoked | reapprove |
+//! `check(approval, action, context)` evaluates every [`Reason`] and returns them all, in
+//! the order of [`Reason::ALL`], with the outcome the worst of them decides. What each reason
+//! means and the outcome it calls for are written once, on the variants below
+//! ([`Reason::meaning`], [`Reason::outcome`]); `conformance/codes.json` is generated from them.
 //!
 //! The outcome is `reject` if any reason rejects, else `reapprove` if there is any reason,
 //! else `permit`. A call that is wrong as presented is rejected; an approval that no longer
@@ -36,11 +22,11 @@ use crate::model::fields::Fields;
 use std::borrow::Cow;
 
 macro_rules! reasons {
-    ($($variant:ident => $name:literal, $outcome:ident;)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident => $name:literal, $outcome:ident;)*) => {
         /// Why a check did not permit, in the order checks report them.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Reason {
-            $(#[doc = concat!("`", $name, "`")] $variant,)*
+            $($(#[doc = $doc])* $variant,)*
         }
 
         impl Reason {
@@ -56,23 +42,44 @@ macro_rules! reasons {
             pub const fn outcome(self) -> Outcome {
                 match self { $(Reason::$variant => Outcome::$outcome,)* }
             }
+
+            /// When the reason is given: its documentation above, the one source of the
+            /// meaning that `conformance/codes.json` and every runtime's documentation repeat.
+            pub const fn meaning(self) -> &'static str {
+                match self { $(Reason::$variant => concat!($($doc),*).trim_ascii(),)* }
+            }
         }
     };
 }
 
 reasons! {
+    /// No approval was presented and the call needs one (or whether it does cannot be told).
     NoApproval => "no_approval", Reapprove;
+    /// The approval is malformed, or its `action_digest` is not its frozen action's
+    /// fingerprint (tampered).
     InvalidApproval => "invalid_approval", Reject;
+    /// The action is malformed or its arguments break the current contract (`action_error`
+    /// says how).
     InvalidAction => "invalid_action", Reject;
+    /// The server has no contract for the action's tool.
     UnknownTool => "unknown_tool", Reject;
+    /// The reviewer rejected the action.
     DecisionRejected => "decision_rejected", Reject;
+    /// The action's or the approval's tenant is not the context's.
     TenantMismatch => "tenant_mismatch", Reject;
+    /// The action differs from the approved one (`drift` lists the JSON Pointers).
     ActionDrift => "action_drift", Reject;
+    /// `now >= expires_at`: the instant of expiry is already expired.
     Expired => "expired", Reapprove;
+    /// The approver may no longer approve.
     ApproverUnauthorized => "approver_unauthorized", Reapprove;
+    /// The subject may no longer perform the action.
     SubjectUnauthorized => "subject_unauthorized", Reject;
+    /// The policy version now in force is not the action's or the approval's.
     PolicyDrift => "policy_drift", Reapprove;
+    /// The tool's contract now in force is not the action's or the approval's.
     ContractDrift => "contract_drift", Reapprove;
+    /// The approval was revoked.
     Revoked => "revoked", Reapprove;
 }
 
