@@ -16,7 +16,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::action::field;
-use crate::model::approval::{self, Decision};
+use crate::model::approval::{self, Approval, Decision};
 use crate::model::contract::Contract;
 use crate::model::fields::Fields;
 use std::borrow::Cow;
@@ -246,6 +246,41 @@ pub fn check(
 
 /// [`check`] with a context already read.
 pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Context) -> Verdict {
+    let presented = match approval {
+        None | Some(Value::Null) => Presented::None,
+        Some(v) => match approval::read(v) {
+            Ok(r) => Presented::Record(r, None),
+            Err(_) => Presented::Invalid,
+        },
+    };
+    decide(presented, action, ctx)
+}
+
+/// [`check_with`] with an approval loaded once ([`Approval::from_value`]), as an executor that
+/// checks the same approval repeatedly holds it: its record is not read again and its frozen
+/// action not fingerprinted again. The verdict is the one [`check_with`] gives for the
+/// record.
+pub fn check_approval(approval: Option<&Approval>, action: &Value<'_>, ctx: &Context) -> Verdict {
+    let presented = match approval {
+        None => Presented::None,
+        Some(a) => match a.record() {
+            Some(r) => Presented::Record(r, Some(a)),
+            None => Presented::Invalid,
+        },
+    };
+    decide(presented, action, ctx)
+}
+
+/// The approval a check was given.
+enum Presented<'v, 'a> {
+    None,
+    /// Malformed.
+    Invalid,
+    /// Well-formed; loaded, when it was.
+    Record(approval::Record<'v, 'a>, Option<&'v Approval>),
+}
+
+fn decide(presented: Presented<'_, '_>, action: &Value<'_>, ctx: &Context) -> Verdict {
     let mut reasons = Vec::new();
     let mut drift = Vec::new();
     let action_digest = crate::fingerprint(action);
@@ -254,18 +289,26 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     // The frozen action usually equals the presented one, whose fingerprint is already
     // known and whose shape is then already checked.
     let mut same_as_frozen = false;
-    let presented = match approval {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(approval::read(v).ok().filter(|r| {
-            same_as_frozen = r.frozen == action;
-            let frozen_digest = if same_as_frozen {
-                action_digest
-            } else {
-                crate::fingerprint(r.frozen)
+    let mut loaded = None;
+    let presented = match presented {
+        Presented::None => None,
+        Presented::Invalid => Some(None),
+        Presented::Record(r, approval) => {
+            loaded = approval;
+            let known = approval.map(|a| a.action().digest());
+            // Equal fingerprints are equal canonical forms, so the same envelope.
+            same_as_frozen = match known {
+                Some(d) => d == action_digest,
+                None => r.frozen == action,
+            };
+            let frozen_digest = match known {
+                Some(d) => d,
+                None if same_as_frozen => action_digest,
+                None => crate::fingerprint(r.frozen),
             };
             // Sealed when the claimed digest is the frozen action's fingerprint.
-            r.action_digest.ct_eq(&frozen_digest)
-        })),
+            Some(r.action_digest.ct_eq(&frozen_digest).then_some(r))
+        }
     };
     let record = presented.as_ref().and_then(Option::as_ref);
 
@@ -286,8 +329,14 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
             .as_object()
             .and_then(|o| o.get("args"))
             .unwrap_or(&Value::Null);
-        match c.requires_approval(args) {
-            Ok(r) => requirement = Some(r.required),
+        let check = || c.requires_approval(args).map(|r| r.required);
+        // A loaded approval keeps the check of its own (equal) arguments.
+        let checked = match loaded {
+            Some(a) if same_as_frozen => a.args_checked(c, check),
+            _ => check(),
+        };
+        match checked {
+            Ok(required) => requirement = Some(required),
             Err(e) => action_error = Some(e.in_key("args")),
         }
     }
