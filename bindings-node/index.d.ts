@@ -191,6 +191,50 @@ export interface Budget {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * What every function throws for input it refuses: an `Error` whose `code` says why, with
+ * the JSON Pointer `path` of the value concerned and, for JSON text, the byte `offset` in
+ * its UTF-8 (else `null`). The message is `"<code>: <explanation>"` and the location; only
+ * `code`, `path` and `offset` are stable. An exception thrown by a getter or a Proxy trap of
+ * a value is passed on unchanged instead.
+ *
+ * @example
+ * try { fingerprint({ amount: 10n }) } catch (e) {
+ *   if (e instanceof ActionsealError) console.log(e.code, e.path) // unsupported_type /amount
+ * }
+ */
+export declare class ActionsealError {}
+
+/**
+ * An approval record, loaded and validated once.
+ *
+ * `new Approval(record)` reads a record made by `approve` (kept in the executor's storage)
+ * and throws `invalid_approval` (or the frozen action's own error under `/action`) when it is
+ * not one: a record that cannot be loaded is invalid, and the call it was for is rejected.
+ * Pass the instance to `check` in place of the record: it is not read again, and its frozen
+ * action not fingerprinted again, on each check. Whether its `action_digest` is its frozen
+ * action's fingerprint is `sealed`; `check` rejects one that is not (`invalid_approval`).
+ * Instances are immutable and may be shared freely.
+ */
+export declare class Approval {
+  /**
+   * Loads an approval record. Takes no options: records are read with the strict profile
+   * only (`invalid_option` otherwise).
+   */
+  constructor(record: ApprovalRecord)
+  /** The record as loaded: a fresh plain-object copy on each access. */
+  get record(): ApprovalRecord
+  /** The frozen action: a fresh plain-object copy on each access. */
+  get action(): ActionEnvelope
+  /** The fingerprint the record claims for its frozen action (`"sha256:<64 hex>"`). */
+  get actionDigest(): string
+  /**
+   * Whether `actionDigest` is the frozen action's fingerprint (a record whose action was
+   * edited after the decision is not sealed).
+   */
+  get sealed(): boolean
+}
+
+/**
  * A validated tool contract: the tool, its argument schema (compiled once, here), when a
  * call needs approval, and what a call costs.
  *
@@ -202,7 +246,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * compiled on every call. Instances are immutable and may be shared freely.
  */
 export declare class Contract {
-  /** Loads and validates a contract document. */
+  /**
+   * Loads and validates a contract document. Takes no options: contracts are read with
+   * the strict profile only (`invalid_option` otherwise).
+   */
   constructor(document: ContractDocument)
   /**
    * The contract's fingerprint (`"sha256:<64 hex>"`), which every action made under it
@@ -282,7 +329,7 @@ export declare function approve(action: ActionEnvelope, decision: DecisionInput)
  *
  * Accepts plain objects (prototype `Object.prototype` or `null`, also another realm's such
  * as a `vm` context's), arrays, strings, finite numbers (`-0` becomes `0`), booleans and
- * `null`; a Proxy is read through its traps. Anything else throws an `Error` with a
+ * `null`; a Proxy is read through its traps. Anything else throws an `ActionsealError` with a
  * `code` and the JSON Pointer `path` of the value: `unsupported_type` (`undefined`, BigInt,
  * Symbol, functions, `Date`, `Map`, `Set`, typed arrays, boxed primitives, class instances,
  * objects with a `toJSON` method), `sparse_array`, `cyclic_value`, `non_finite_number`,
@@ -301,7 +348,7 @@ export declare function canonicalize(value: unknown, options?: Options | null): 
  *
  * The text is parsed strictly: duplicate keys, lone surrogates (escaped, or unpaired in the
  * string itself), a byte-order mark, `NaN`, numbers too large for a double and (under the
- * default `"strict"` profile) numbers that would change value all throw an `Error` with a
+ * default `"strict"` profile) numbers that would change value all throw an `ActionsealError` with a
  * `code`, the JSON Pointer `path` and the byte `offset` in the UTF-8 text. Input is limited to
  * 16 MiB and 128 levels of nesting.
  *
@@ -319,8 +366,8 @@ export declare function charge(budget: Budget, costMinor: number): Budget
 
 /**
  * The permit check before dispatch: is `action` the approved action, does the approval
- * still hold, do the people and rules behind it stand? `approval` is `null` or `undefined`
- * when none was presented.
+ * still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
+ * once: fastest), an approval record, or `null` or `undefined` when none was presented.
  *
  * Only a malformed `context` throws (`invalid_context`, or the contract's own error under
  * `/contract`); everything wrong with the approval or the action is a reason in the verdict.
@@ -332,7 +379,7 @@ export declare function charge(budget: Budget, costMinor: number): Budget
  *   approver_authorized: true, subject_authorized: true, revoked: false })
  * if (verdict.outcome === 'permit') dispatch(action)
  */
-export declare function check(approval: ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
+export declare function check(approval: Approval | ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
  * Whether two fingerprints name the same digest, compared in constant time.

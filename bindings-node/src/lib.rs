@@ -2,30 +2,30 @@
 //! bind a human approval to the exact action it was given for, and the approval model built
 //! on them (contracts, action envelopes, approval records, the permit check, budgets).
 //!
-//! Every rule, default and error text is core's (`actionseal-core`); this crate only turns
-//! JavaScript values into core values, core values back into JavaScript values, and core
-//! errors into JavaScript errors (an `Error` with `code`, `path` and `offset`, its message
-//! core's Display text).
+//! Every rule, default and error text is core's (`actionseal-core`, whose host rulebook
+//! decides what a JavaScript value may be); this crate only moves values between JavaScript
+//! and core, with the walker and tape decoder it shares with the WebAssembly build
+//! (`actionseal-js`), and throws core's errors as `ActionsealError`s (`code`, `path`,
+//! `offset`; the message is core's Display text).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs` and `schema.rs`.
+//! `contract.rs`, `approval.rs` and `schema.rs`.
 
+mod approval;
 mod contract;
 mod fail;
-mod gather;
 mod host;
 mod instance;
 mod js;
 mod model;
 mod options;
-mod realm;
 mod schema;
 mod strings;
-mod tape;
 mod text;
 mod to_js;
 mod verdict;
 
+pub use approval::Approval;
 pub use contract::{Contract, Requirement};
 pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
 pub use schema::Schema;
@@ -33,9 +33,34 @@ pub use schema::Schema;
 use actionseal_core::{digest_equal as core_digest_equal, Digest, Options};
 use fail::Fail;
 use js::{Js, JsResult};
-use napi::bindgen_prelude::{Env, Unknown};
+use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
+
+/// What every function throws for input it refuses: an `Error` whose `code` says why, with
+/// the JSON Pointer `path` of the value concerned and, for JSON text, the byte `offset` in
+/// its UTF-8 (else `null`). The message is `"<code>: <explanation>"` and the location; only
+/// `code`, `path` and `offset` are stable. An exception thrown by a getter or a Proxy trap of
+/// a value is passed on unchanged instead.
+///
+/// @example
+/// try { fingerprint({ amount: 10n }) } catch (e) {
+///   if (e instanceof ActionsealError) console.log(e.code, e.path) // unsupported_type /amount
+/// }
+#[napi]
+pub struct ActionsealError {}
+// The class is the walker's (bindings-js/js/host.mjs), which both JavaScript packages share;
+// this struct only gives it its place among the generated exports and declarations, and
+// `module_exports` puts the real class there.
+
+/// Exports the error class of this environment's walker in place of the placeholder.
+#[napi(module_exports)]
+pub fn module_exports(env: Env, exports: Object<'_>) -> Result<()> {
+    run(&env, |js| {
+        let class = js.named(instance::get(js, |i| i.host)?, c"ActionsealError")?;
+        js.set_named(exports.raw(), c"ActionsealError", class)
+    })
+}
 
 /// Options of `canonicalize`, `fingerprint`, `canonicalizeJson`, `fingerprintJson` and
 /// `parseJson`.
@@ -53,7 +78,7 @@ pub struct CanonOptions {
 /// Runs a conversion and turns its failure into a thrown JavaScript error.
 pub(crate) fn run<T>(env: &Env, f: impl FnOnce(Js) -> JsResult<T>) -> Result<T> {
     let js = Js(env.raw());
-    f(js).map_err(|fail: Fail| fail.throw(js.0))
+    f(js).map_err(|fail: Fail| fail.throw(js))
 }
 
 /// Core's canonical text of `v`, written into a buffer sized once from `size`, so that a
@@ -72,7 +97,7 @@ fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
 ///
 /// Accepts plain objects (prototype `Object.prototype` or `null`, also another realm's such
 /// as a `vm` context's), arrays, strings, finite numbers (`-0` becomes `0`), booleans and
-/// `null`; a Proxy is read through its traps. Anything else throws an `Error` with a
+/// `null`; a Proxy is read through its traps. Anything else throws an `ActionsealError` with a
 /// `code` and the JSON Pointer `path` of the value: `unsupported_type` (`undefined`, BigInt,
 /// Symbol, functions, `Date`, `Map`, `Set`, typed arrays, boxed primitives, class instances,
 /// objects with a `toJSON` method), `sparse_array`, `cyclic_value`, `non_finite_number`,
@@ -120,7 +145,7 @@ pub fn fingerprint(
 ///
 /// The text is parsed strictly: duplicate keys, lone surrogates (escaped, or unpaired in the
 /// string itself), a byte-order mark, `NaN`, numbers too large for a double and (under the
-/// default `"strict"` profile) numbers that would change value all throw an `Error` with a
+/// default `"strict"` profile) numbers that would change value all throw an `ActionsealError` with a
 /// `code`, the JSON Pointer `path` and the byte `offset` in the UTF-8 text. Input is limited to
 /// 16 MiB and 128 levels of nesting.
 ///

@@ -28,12 +28,14 @@ function thrownBy(fn) {
 }
 
 describe('errors', () => {
-  it('are Error instances with code, path and core\'s message; offset only for text', () => {
+  it('are ActionsealErrors with code, path and core\'s message; offset only for text', () => {
     const host = thrownBy(() => as.fingerprint({ a: [1, 10n] }))
+    assert.ok(host instanceof as.ActionsealError)
     assert.ok(host instanceof Error)
+    assert.equal(host.name, 'ActionsealError')
     assert.equal(host.code, 'unsupported_type')
     assert.equal(host.path, '/a/1')
-    assert.equal(host.offset, undefined)
+    assert.equal(host.offset, null)
     assert.match(host.message, /^unsupported_type: .+ \(at \/a\/1\)$/)
 
     const text = thrownBy(() => as.canonicalizeJson('{"a": 1, "a": 2}'))

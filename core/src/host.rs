@@ -481,6 +481,18 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// A call whose values have objects of more realms than the binding walks them again for
+/// (each realm's `Object.prototype` costs a walk): [`Code::UnsupportedType`].
+pub fn too_many_realms() -> Error {
+    Error::unsupported_type("object from yet another realm")
+}
+
+/// A member (such as `check`'s `context.contract`) that held an object of a class that is
+/// not what may stand there, nor data: [`Code::UnsupportedType`] at `/key`.
+pub fn not_an_instance(t: HostType<'_>, key: &str) -> Error {
+    Error::unsupported_type(t.name()).in_key(key)
+}
+
 /// JSON text given as a value of a type that is neither text nor bytes:
 /// [`Code::UnsupportedType`].
 pub fn json_text(t: HostType<'_>) -> Error {
