@@ -22,7 +22,9 @@ const MARKER: &str = "\nexport const host = ";
 /// runs scripts rather than modules (Node-API's `napi_run_script`): the expression after
 /// [`MARKER`]. The module holds only comments before it (checked by a test).
 pub fn script() -> &'static str {
-    MODULE.split_once(MARKER).map_or("", |(_, expression)| expression)
+    MODULE
+        .split_once(MARKER)
+        .map_or("", |(_, expression)| expression)
 }
 
 /// What the walker's `describe` said a value is, as core names types.
@@ -47,7 +49,11 @@ pub fn verdict_pool(v: &Verdict) -> (String, Vec<i32>) {
     let mut lengths = Vec::with_capacity(8 + v.reasons.len());
     let mut push = |s: &str, lengths: &mut Vec<i32>| {
         pool.push_str(s);
-        let units = if s.is_ascii() { s.len() } else { s.encode_utf16().count() };
+        let units = if s.is_ascii() {
+            s.len()
+        } else {
+            s.encode_utf16().count()
+        };
         lengths.push(units as i32);
     };
     push(v.outcome.as_str(), &mut lengths);

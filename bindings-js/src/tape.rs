@@ -51,7 +51,11 @@ pub struct Header {
 
 /// Reads and checks the header of a tape.
 pub fn header(tape: &[f64]) -> Result<Header, Fail> {
-    let slot = |i: usize| tape.get(i).copied().ok_or(Fail::Bug("tape without a header"));
+    let slot = |i: usize| {
+        tape.get(i)
+            .copied()
+            .ok_or(Fail::Bug("tape without a header"))
+    };
     let (slots, text_len, well_formed) = (slot(0)?, slot(1)?, slot(2)?);
     let slots = count(slots)?;
     if slots < HEADER || slots > tape.len() {
@@ -217,7 +221,14 @@ impl<'t> Decoder<'t> {
                     Piece::Broken => return Err(b.lone_surrogate().into()),
                 }
             }
-            ARRAY | OBJECT => self.container(b, if tag == ARRAY { Kind::Array } else { Kind::Object })?,
+            ARRAY | OBJECT => self.container(
+                b,
+                if tag == ARRAY {
+                    Kind::Array
+                } else {
+                    Kind::Object
+                },
+            )?,
             REPEAT => {
                 let depth = self.int()? as usize;
                 // The open container at `depth` has the identity token `depth + 1`.
@@ -273,10 +284,7 @@ impl<'t> Decoder<'t> {
                 }
                 Piece::Broken => return Err(b.lone_surrogate_key().into()),
             };
-            if top
-                && self.lift == Some(key)
-                && self.tape.get(self.pos) == Some(&f64::from(HELD))
-            {
+            if top && self.lift == Some(key) && self.tape.get(self.pos) == Some(&f64::from(HELD)) {
                 self.pos += 1;
                 self.lifted = Some(self.int()?);
                 self.name()?;
@@ -317,7 +325,7 @@ impl<'t> Decoder<'t> {
         let name = self.name()?;
         let own = self.slot()? == 1.0;
         let parent = match self.tape.get(self.pos) {
-            Some(&v) if v == -1.0 => {
+            Some(&-1.0) => {
                 self.pos += 1;
                 None
             }

@@ -57,7 +57,9 @@ impl Approval {
     /// The fingerprint the record claims for its frozen action (`"sha256:<64 hex>"`).
     #[napi(getter, ts_return_type = "string")]
     pub fn action_digest(&self, env: Env) -> Result<Unknown<'static>> {
-        run(&env, |js| to_js::text(js, &self.inner.action_digest().to_string()))
+        run(&env, |js| {
+            to_js::text(js, &self.inner.action_digest().to_string())
+        })
     }
 
     /// Whether `actionDigest` is the frozen action's fingerprint (a record whose action was

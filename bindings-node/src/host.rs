@@ -31,7 +31,9 @@ pub(crate) fn with_value<R>(
     options: &Options,
     f: impl FnOnce(&Value<'_>, usize) -> R,
 ) -> JsResult<R> {
-    convert(js, &[v], options, None, |values, size, _| f(&values[0], size))
+    convert(js, &[v], options, None, |values, size, _| {
+        f(&values[0], size)
+    })
 }
 
 /// Converts several JavaScript values (the arguments of one call, at most three) in one
@@ -76,7 +78,14 @@ fn convert<R>(
     let mut objects: Vec<Handle> = Vec::new();
     let mut arrays: Vec<Handle> = Vec::new();
     loop {
-        let walk = gather(js, values, options.max_depth, &objects, &arrays, lift.map(|l| l.1))?;
+        let walk = gather(
+            js,
+            values,
+            options.max_depth,
+            &objects,
+            &arrays,
+            lift.map(|l| l.1),
+        )?;
         let tape = walk.slots();
         let h = header(tape)?;
         let tape = &tape[..h.slots];
@@ -95,7 +104,9 @@ fn convert<R>(
         match decoded {
             Ok(d) => {
                 let lifted = match d.lifted {
-                    Some(i) => Some(js.element(walk.held.ok_or(Fail::Internal("no held objects"))?, i)?),
+                    Some(i) => {
+                        Some(js.element(walk.held.ok_or(Fail::Internal("no held objects"))?, i)?)
+                    }
                     None => None,
                 };
                 return Ok(f(&d.values, d.size, lifted));
@@ -105,7 +116,11 @@ fn convert<R>(
             {
                 let refs = walk.refs.ok_or(Fail::Internal("no references recorded"))?;
                 let proto = js.element(refs, reference)?;
-                if array { arrays.push(proto) } else { objects.push(proto) }
+                if array {
+                    arrays.push(proto)
+                } else {
+                    objects.push(proto)
+                }
             }
             Err(actionseal_js::Fail::Regather { .. }) => {
                 return Err(actionseal_core::host::too_many_realms().into());
@@ -153,7 +168,13 @@ fn gather(
     let tape = js.deref(tape_ref)?;
     let null = js.null()?;
     let undefined = js.undefined()?;
-    let list = |l: &[Handle]| if l.is_empty() { Ok(null) } else { js.array_of(l) };
+    let list = |l: &[Handle]| {
+        if l.is_empty() {
+            Ok(null)
+        } else {
+            js.array_of(l)
+        }
+    };
     let count = js.number(values.len() as f64)?;
     let value = |i: usize| values.get(i).copied().unwrap_or(undefined);
     let args = [

@@ -65,7 +65,9 @@ pub(crate) fn instance(js: Js) -> JsResult<*mut Instance> {
     let tape = js.new_typed_array(sys::TypedarrayType::float64_array, FIRST_TAPE)?;
     let tape_info = js.typed_array(tape)?.ok_or(Fail::Internal("new tape"))?;
     let lengths = js.new_typed_array(sys::TypedarrayType::int32_array, LENGTHS)?;
-    let lengths_info = js.typed_array(lengths)?.ok_or(Fail::Internal("new lengths"))?;
+    let lengths_info = js
+        .typed_array(lengths)?
+        .ok_or(Fail::Internal("new lengths"))?;
     let json = js.named(js.global()?, c"JSON")?;
     let json_parse = js.named(json, c"parse")?;
     let contract_proto = crate::contract::class_prototype(js)?;

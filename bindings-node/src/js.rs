@@ -48,8 +48,6 @@ impl Js {
         Ok(t)
     }
 
-
-
     /// The global object.
     pub(crate) fn global(self) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
@@ -287,7 +285,6 @@ impl Js {
     pub(crate) fn delete_reference(self, r: sys::napi_ref) -> JsResult<()> {
         check(unsafe { sys::napi_delete_reference(self.0, r) })
     }
-
 }
 
 /// `f` of the Rust value that napi-rs wrapped in `value`, an instance of the class `T` made by

@@ -19,8 +19,7 @@ use crate::to_js;
 use crate::verdict;
 use actionseal_core::host::digest_argument;
 use actionseal_core::{
-    check_approval, check_with, Action, ActionIds, Approval, Context, DecisionInput, Options,
-    Value,
+    check_approval, check_with, Action, ActionIds, Approval, Context, DecisionInput, Options, Value,
 };
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
@@ -152,7 +151,10 @@ pub fn check(
         };
         let held = (lift, instance::get(js, |i| i.contract_proto)?);
         let context_of = |context: &Value<'_>, lifted: Option<Handle>| match lifted {
-            Some(h) => Ok(Context::with_contract(context, Some(contract::lifted(js, h)?))?),
+            Some(h) => Ok(Context::with_contract(
+                context,
+                Some(contract::lifted(js, h)?),
+            )?),
             None => Ok::<_, crate::fail::Fail>(Context::from_value(context)?),
         };
         let options = Options::default();
@@ -172,10 +174,16 @@ pub fn check(
         };
         let lift = (Lift { value: 2, ..lift }, held.1);
         let values = [approval, action.raw(), context.raw()];
-        host::with_values(js, values, &options, Some(lift), |[approval, action, context], h| {
-            let context = context_of(context, h)?;
-            verdict::to_js(js, &check_with(Some(approval), action, &context))
-        })?
+        host::with_values(
+            js,
+            values,
+            &options,
+            Some(lift),
+            |[approval, action, context], h| {
+                let context = context_of(context, h)?;
+                verdict::to_js(js, &check_with(Some(approval), action, &context))
+            },
+        )?
     })
 }
 

@@ -41,9 +41,9 @@ fn with_facts<T>(
         }
         _ => {
             let description = crate::text::describe(js, profile)?;
-            return f(OptionsArg::Given(ProfileArg::Other(actionseal_js::described(
-                &description,
-            ))));
+            return f(OptionsArg::Given(ProfileArg::Other(
+                actionseal_js::described(&description),
+            )));
         }
     };
     f(OptionsArg::Given(fact))

@@ -36,7 +36,12 @@ impl Schema {
     /// `missing_field`, ..., with the JSON Pointer of the value concerned as `path`);
     /// returns nothing when it fits.
     #[napi(ts_args_type = "value: unknown")]
-    pub fn validate(&self, env: Env, value: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<()> {
+    pub fn validate(
+        &self,
+        env: Env,
+        value: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> Result<()> {
         run(&env, |js| {
             crate::options::none(js, options.map(|o| o.raw()))?;
             host::with_value(js, value.raw(), &Options::default(), |value, _| {

@@ -13,7 +13,9 @@ use napi::bindgen_prelude::Unknown;
 pub(crate) fn to_js(js: Js, verdict: &Verdict) -> JsResult<Unknown<'static>> {
     let (pool, lengths) = actionseal_js::verdict_pool(verdict);
     if lengths.len() > LENGTHS {
-        return Err(Fail::Internal("a verdict with more strings than its lengths array"));
+        return Err(Fail::Internal(
+            "a verdict with more strings than its lengths array",
+        ));
     }
     let inst = instance::instance(js)?;
     // SAFETY: `inst` is live; its lengths array holds `LENGTHS` i32s at `lengths_data`, kept

@@ -402,8 +402,11 @@ impl<'a> Walk<'_, 'a> {
         len: ffi::Py_ssize_t,
         item: impl Fn(ffi::Py_ssize_t) -> *mut ffi::PyObject,
     ) -> Result<(), Failure> {
-        self.b
-            .open(Container::plain(Kind::Array, obj as usize, len.max(0) as usize))?;
+        self.b.open(Container::plain(
+            Kind::Array,
+            obj as usize,
+            len.max(0) as usize,
+        ))?;
         for i in 0..len {
             let it = item(i);
             if it.is_null() {

@@ -30,7 +30,8 @@ impl FromPyObject<'_, '_> for ProfileArg {
         let options = |fact| host::options(OptionsArg::Given(fact)).map_err(|e| to_py(py, &e));
         if !ob.is_instance_of::<PyString>() {
             let name = ob.get_type().name()?.to_string();
-            return options(Fact::Other(HostType::Object(Some(&name)))).map(|o| ProfileArg(o.profile));
+            return options(Fact::Other(HostType::Object(Some(&name))))
+                .map(|o| ProfileArg(o.profile));
         }
         // SAFETY: `ob` is a str, borrowed for the duration of this call.
         let lossy;

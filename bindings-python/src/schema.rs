@@ -30,7 +30,11 @@ impl PySchema {
     /// Validates a value; raises ActionsealError with the first error (``unknown_field``,
     /// ``type_mismatch``, ...), its path a JSON Pointer into the value.
     #[pyo3(signature = (value, *, profile = None), text_signature = "(self, value)")]
-    fn validate(&self, value: &Bound<'_, PyAny>, profile: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn validate(
+        &self,
+        value: &Bound<'_, PyAny>,
+        profile: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let py = value.py();
         crate::profile::refuse(py, profile)?;
         with_value(value, &Options::default(), |v| self.0.validate(v))?.map_err(|e| to_py(py, &e))

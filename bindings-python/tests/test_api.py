@@ -14,6 +14,7 @@ FP_EMPTY_OBJECT = "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060
 def test_exports_and_signature():
     assert set(actionseal.__all__) == {
         "ActionsealError",
+        "Approval",
         "Contract",
         "Schema",
         "__version__",

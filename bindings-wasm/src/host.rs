@@ -94,7 +94,13 @@ pub(crate) fn convert<R>(
     let value = |i: usize| values.get(i).copied().unwrap_or(&undefined);
     let held_proto = lift.map_or(&null, |l| l.1);
     loop {
-        let list = |a: &Array| if a.length() == 0 { JsValue::NULL } else { a.into() };
+        let list = |a: &Array| {
+            if a.length() == 0 {
+                JsValue::NULL
+            } else {
+                a.into()
+            }
+        };
         let (result, given) = GIVEN.with(|given| {
             let result = HOST.with(|h| {
                 h.gather(

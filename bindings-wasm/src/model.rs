@@ -13,8 +13,7 @@ use crate::host::Fail;
 use crate::{error, host, to_js, NoOptions};
 use actionseal_core::host::digest_argument;
 use actionseal_core::{
-    check_approval, check_with, Action, ActionIds, Approval, Context, DecisionInput, Options,
-    Value,
+    check_approval, check_with, Action, ActionIds, Approval, Context, DecisionInput, Options, Value,
 };
 use actionseal_js::wasm::HOST;
 use actionseal_js::Lift;
@@ -25,9 +24,11 @@ fn with<const N: usize, R>(
     values: [&JsValue; N],
     f: impl FnOnce(&[Value<'_>; N]) -> actionseal_core::Result<R>,
 ) -> Result<R, Fail> {
-    host::convert(&values, &Options::default(), None, |v, _| match v.try_into() {
-        Ok(v) => f(v).map_err(Fail::Core),
-        Err(_) => Err(Fail::Js(host::internal("value count"))),
+    host::convert(&values, &Options::default(), None, |v, _| {
+        match v.try_into() {
+            Ok(v) => f(v).map_err(Fail::Core),
+            Err(_) => Err(Fail::Js(host::internal("value count"))),
+        }
     })?
 }
 
@@ -120,10 +121,19 @@ pub fn check(
     // A loaded approval: only the action and the context are read.
     if let Some(loaded) = crate::approval::lent(&approval)? {
         let values = [&action, &context];
-        let verdict = host::convert(&values, &options, Some((lift, &contract_proto)), |v, lifted| {
-            let context = read_context(&v[1], lifted)?;
-            Ok::<_, Fail>(to_js::verdict(&check_approval(Some(&loaded), &v[0], &context)))
-        });
+        let verdict = host::convert(
+            &values,
+            &options,
+            Some((lift, &contract_proto)),
+            |v, lifted| {
+                let context = read_context(&v[1], lifted)?;
+                Ok::<_, Fail>(to_js::verdict(&check_approval(
+                    Some(&loaded),
+                    &v[0],
+                    &context,
+                )))
+            },
+        );
         return Ok(verdict??);
     }
     // No approval presented: `null` (an absent approval to core), which is also what
@@ -135,10 +145,15 @@ pub fn check(
     };
     let values = [&approval, &action, &context];
     let lift = Lift { value: 2, ..lift };
-    let verdict = host::convert(&values, &options, Some((lift, &contract_proto)), |v, lifted| {
-        let context = read_context(&v[2], lifted)?;
-        Ok::<_, Fail>(to_js::verdict(&check_with(Some(&v[0]), &v[1], &context)))
-    });
+    let verdict = host::convert(
+        &values,
+        &options,
+        Some((lift, &contract_proto)),
+        |v, lifted| {
+            let context = read_context(&v[2], lifted)?;
+            Ok::<_, Fail>(to_js::verdict(&check_with(Some(&v[0]), &v[1], &context)))
+        },
+    );
     Ok(verdict??)
 }
 

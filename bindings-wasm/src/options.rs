@@ -10,13 +10,17 @@ use wasm_bindgen::JsValue;
 /// The options of the JSON functions: `{ profile?: "strict" | "rfc8785" }`, `undefined` or
 /// `null` for the defaults. An exception from a getter is passed on.
 pub(crate) fn read(options: &JsValue) -> Result<Options, JsValue> {
-    with_facts(options, |arg| host::options(arg).map_err(|e| error::to_js(&e)))
+    with_facts(options, |arg| {
+        host::options(arg).map_err(|e| error::to_js(&e))
+    })
 }
 
 /// The approval model's functions take no options: anything given is core's
 /// `invalid_option` (they never round a number).
 pub(crate) fn none(options: &JsValue) -> Result<(), JsValue> {
-    with_facts(options, |arg| host::no_options(arg).map_err(|e| error::to_js(&e)))
+    with_facts(options, |arg| {
+        host::no_options(arg).map_err(|e| error::to_js(&e))
+    })
 }
 
 fn with_facts<T>(
@@ -37,9 +41,9 @@ fn with_facts<T>(
         Some(name) => f(OptionsArg::Given(ProfileArg::Name(&name))),
         None => {
             let description = HOST.with(|h| h.describe(&profile));
-            f(OptionsArg::Given(ProfileArg::Other(actionseal_js::described(
-                &description,
-            ))))
+            f(OptionsArg::Given(ProfileArg::Other(
+                actionseal_js::described(&description),
+            )))
         }
     }
 }

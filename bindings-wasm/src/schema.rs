@@ -24,7 +24,11 @@ impl JsSchema {
         options: Option<NoOptions>,
     ) -> Result<JsSchema, JsValue> {
         crate::no_options(options)?;
-        let inner = error::core(host::with_value(&schema, &Options::default(), Schema::compile)?)?;
+        let inner = error::core(host::with_value(
+            &schema,
+            &Options::default(),
+            Schema::compile,
+        )?)?;
         Ok(JsSchema { inner })
     }
 
@@ -36,6 +40,8 @@ impl JsSchema {
         options: Option<NoOptions>,
     ) -> Result<(), JsValue> {
         crate::no_options(options)?;
-        error::core(host::with_value(&value, &Options::default(), |v| self.inner.validate(v))?)
+        error::core(host::with_value(&value, &Options::default(), |v| {
+            self.inner.validate(v)
+        })?)
     }
 }

@@ -41,7 +41,7 @@ pub use model::approval::{Approval, Decision, DecisionInput};
 pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::permit::{check, check_approval, check_with, Context, Outcome, Reason, Verdict};
-pub use model::rule::{ApprovalRule, Requirement};
+pub use model::rule::{operators, ApprovalRule, Requirement};
 pub use model::schema::{self, Schema};
 pub use model::spoken::short_fingerprint;
 

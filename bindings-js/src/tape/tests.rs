@@ -3,7 +3,11 @@ use actionseal_core::{canonicalize, Code};
 
 /// A tape from records (the header is added).
 fn tape(records: &[f64], text: &str) -> Vec<f64> {
-    let mut t = vec![(records.len() + HEADER) as f64, text.encode_utf16().count() as f64, 1.0];
+    let mut t = vec![
+        (records.len() + HEADER) as f64,
+        text.encode_utf16().count() as f64,
+        1.0,
+    ];
     t.extend_from_slice(records);
     t
 }
@@ -33,7 +37,23 @@ const N: f64 = NUMBER as f64;
 fn plain_data() {
     // {"b": [1, "é😀"], "a": null}
     let got = run(
-        &[O, 0., 0., 2., 1., A, 1., 0., 2., N, 1., S, 3., 1., NULL as f64],
+        &[
+            O,
+            0.,
+            0.,
+            2.,
+            1.,
+            A,
+            1.,
+            0.,
+            2.,
+            N,
+            1.,
+            S,
+            3.,
+            1.,
+            NULL as f64,
+        ],
         "bé😀a",
     );
     assert_eq!(got.unwrap(), r#"{"a":null,"b":[1,"é😀"]}"#);
@@ -45,7 +65,11 @@ fn refusals_have_paths() {
     let e = run(&[O, 0., 0., 1., 1., A, 1., 0., 1., UNDEFINED as f64], "a").unwrap_err();
     assert_eq!(refused(e), (Code::UnsupportedType, "/a/0".to_owned()));
     // {"a": {"x": <the root again>}}
-    let e = run(&[O, 0., 0., 1., 1., O, 0., 0., 1., 1., REPEAT as f64, 0.], "ax").unwrap_err();
+    let e = run(
+        &[O, 0., 0., 1., 1., O, 0., 0., 1., 1., REPEAT as f64, 0.],
+        "ax",
+    )
+    .unwrap_err();
     assert_eq!(refused(e), (Code::CyclicValue, "/a/x".to_owned()));
     // [1, <hole>]
     let e = run(&[A, 1., 0., 2., N, 1., HOLE as f64], "").unwrap_err();
