@@ -13,9 +13,8 @@
 // (bindings-js/src/lib.rs). So nothing but comments may come before that line, and it must
 // stay the file's only export.
 //
-// Tape format (a Float64Array). Slot 0: slots used; 1: length of `text` in UTF-16 code
-// units; 2: 1 when `text` has no lone surrogate (it is well-formed), else 0. Then the values,
-// one after the other, each a record:
+// Tape format (a Float64Array). Slot 0: slots used; 1: length of `text` in UTF-16 code units.
+// Then the values, one after the other, each a record:
 //   NULL | FALSE | TRUE
 //   NUMBER value
 //   STRING length                    the code units are appended to `text`
@@ -45,7 +44,7 @@ export const host = (() => {
   const REPEAT = 7, HOLE = 8, UNDEFINED = 9, BIGINT = 10, SYMBOL = 11, FUNCTION = 12
   const FOREIGN = 13, HELD = 14
   const TO_JSON = 1, SYMBOL_KEY = 2
-  const HEADER = 3
+  const HEADER = 2
 
   // Captured now, so that later changes to the globals cannot change what is recorded.
   const ObjectPrototype = Object.prototype
@@ -264,7 +263,7 @@ export const host = (() => {
    * accepted; or null), and recording as HELD, not entering, the objects that inherit from
    * `heldPrototype` (or null), such as a Contract in check's context. Writes on `given` when it fits
    * and no walk is running; returns `text` alone when that happened and nothing else is
-   * needed, else [text, tape, refs, held].
+   * needed, else [text, tape (null when it is `given`), refs, held].
    */
   function gather(given, maxDepth, objectProtos, arrayProtos, heldPrototype, count, v0, v1, v2) {
     const nested = busy
@@ -290,9 +289,8 @@ export const host = (() => {
       if (count > 2 && !stop) walk(v2, 0)
       tape[0] = n
       tape[1] = text.length
-      tape[2] = wellFormed(text) ? 1 : 0
       const plain = tape === given && refs === null && (held === null || held.length === 0)
-      return plain ? text : [text, tape, refs, held]
+      return plain ? text : [text, tape === given ? null : tape, refs, held]
     } finally {
       // Drop the references to the caller's containers (cheaper than setting `length`).
       for (let i = 0; i < used; i++) stack[i] = undefined

@@ -27,12 +27,12 @@ const TO_JSON: u32 = 1;
 const SYMBOL_KEY: u32 = 2;
 
 /// Slots before the first record.
-const HEADER: usize = 3;
+const HEADER: usize = 2;
 
 /// The gathered strings and keys, all of them one after another.
 #[derive(Clone, Copy)]
 pub enum Text<'t> {
-    /// As UTF-8, when the text has no lone surrogate.
+    /// As UTF-8, when the text has no lone surrogate (see [`may_be_lossy`]).
     Utf8(&'t str),
     /// As UTF-16 code units, lone surrogates included.
     Utf16(&'t [u16]),
@@ -45,8 +45,6 @@ pub struct Header {
     pub slots: usize,
     /// The text's length in UTF-16 code units.
     pub text_len: usize,
-    /// The text has no lone surrogate, so it can be read as UTF-8.
-    pub well_formed: bool,
 }
 
 /// Reads and checks the header of a tape.
@@ -56,16 +54,20 @@ pub fn header(tape: &[f64]) -> Result<Header, Fail> {
             .copied()
             .ok_or(Fail::Bug("tape without a header"))
     };
-    let (slots, text_len, well_formed) = (slot(0)?, slot(1)?, slot(2)?);
-    let slots = count(slots)?;
+    let slots = count(slot(0)?)?;
     if slots < HEADER || slots > tape.len() {
         return Err(Fail::Bug("tape header out of range"));
     }
     Ok(Header {
         slots,
-        text_len: count(text_len)?,
-        well_formed: well_formed == 1.0,
+        text_len: count(slot(1)?)?,
     })
+}
+
+/// Whether UTF-8 text an engine wrote from a string may hold a U+FFFD that stands for a lone
+/// surrogate it replaced: then the string is read again as UTF-16 code units.
+pub fn may_be_lossy(utf8: &str) -> bool {
+    utf8.contains('\u{FFFD}')
 }
 
 /// A gathered tape, its header checked, and its text.
@@ -393,6 +395,12 @@ impl<'t> Cursor<'t> {
             }
             Text::Utf8(s) => {
                 let rest = s.get(self.byte..).ok_or(short)?;
+                // Most strings are ASCII even in text that is not: one unit per byte.
+                if let Some(ascii) = rest.get(..len).filter(|p| p.is_ascii()) {
+                    self.byte += len;
+                    self.unit += len;
+                    return Ok(Piece::Str(ascii));
+                }
                 let mut units = 0;
                 let mut bytes = 0;
                 for c in rest.chars() {

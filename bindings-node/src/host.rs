@@ -78,7 +78,7 @@ fn convert<R>(
     let mut objects: Vec<Handle> = Vec::new();
     let mut arrays: Vec<Handle> = Vec::new();
     loop {
-        let walk = gather(
+        let gathered = gather(
             js,
             values,
             options.max_depth,
@@ -86,27 +86,27 @@ fn convert<R>(
             &arrays,
             lift.map(|l| l.1),
         )?;
-        let tape = walk.slots();
+        let tape = gathered.slots();
         let h = header(tape)?;
         let tape = &tape[..h.slots];
-        // The text's UTF-8, when it is well-formed (one copy, no transcoding in Rust), else
-        // its UTF-16 code units.
-        let (utf8, utf16);
-        let text = if h.well_formed {
-            utf8 = read_utf8(js, walk.text, h.text_len)?;
-            Text::Utf8(&utf8)
-        } else {
-            utf16 = js.utf16_exact(walk.text, h.text_len)?;
+        // The text's UTF-8 as V8 writes it (one copy, no transcoding in Rust), unless V8
+        // may have replaced a lone surrogate: then its UTF-16 code units.
+        let utf8 = read_utf8(js, gathered.text, h.text_len)?;
+        let utf16;
+        let text = if actionseal_js::may_be_lossy(&utf8) {
+            utf16 = js.utf16_exact(gathered.text, h.text_len)?;
             Text::Utf16(&utf16)
+        } else {
+            Text::Utf8(&utf8)
         };
         let g = Gathered { tape, text };
         let decoded = decode(&g, values.len(), options, lift.map(|l| l.0));
         match decoded {
             Ok(d) => {
                 let lifted = match d.lifted {
-                    Some(i) => {
-                        Some(js.element(walk.held.ok_or(Fail::Internal("no held objects"))?, i)?)
-                    }
+                    Some(i) => Some(
+                        js.element(gathered.held.ok_or(Fail::Internal("no held objects"))?, i)?,
+                    ),
                     None => None,
                 };
                 return Ok(f(&d.values, d.size, lifted));
@@ -114,7 +114,9 @@ fn convert<R>(
             Err(actionseal_js::Fail::Regather { reference, array })
                 if objects.len() + arrays.len() < MAX_FOREIGN =>
             {
-                let refs = walk.refs.ok_or(Fail::Internal("no references recorded"))?;
+                let refs = gathered
+                    .refs
+                    .ok_or(Fail::Internal("no references recorded"))?;
                 let proto = js.element(refs, reference)?;
                 if array {
                     arrays.push(proto)
@@ -192,11 +194,11 @@ fn gather(
         return Err(Fail::Internal("more than three values in one walk"));
     }
     let result = js.call(f, &args)?;
+    if tape_data.align_offset(std::mem::align_of::<f64>()) != 0 {
+        return Err(Fail::Internal("misaligned tape"));
+    }
     if js.string_length(result)?.is_some() {
         // The common case: the given tape was used, and nothing else is needed.
-        if tape_data.align_offset(std::mem::align_of::<f64>()) != 0 {
-            return Err(Fail::Internal("misaligned tape"));
-        }
         return Ok(Walk {
             tape: Vec::new(),
             borrowed: Some((tape_data, tape_len)),
@@ -212,6 +214,16 @@ fn gather(
     };
     let refs = present(js.element(result, 2)?)?;
     let held = present(js.element(result, 3)?)?;
+    let Some(written) = present(written)? else {
+        // The given tape, with held objects or references beside it.
+        return Ok(Walk {
+            tape: Vec::new(),
+            borrowed: Some((tape_data, tape_len)),
+            text,
+            refs,
+            held,
+        });
+    };
     let info = js
         .typed_array(written)?
         .filter(|i| i.kind == sys::TypedarrayType::float64_array && !i.data.is_null())
@@ -249,10 +261,12 @@ fn gather(
     })
 }
 
-/// The UTF-8 text of a well-formed string `len` UTF-16 code units long.
+/// The UTF-8 text (lone surrogates replaced by U+FFFD) of a string `len` UTF-16 code units
+/// long.
 fn read_utf8(js: Js, text: Handle, len: usize) -> JsResult<String> {
-    // Enough for any short text, and for long ASCII text; else measured and read again.
-    let mut buf = Vec::with_capacity(if len <= 4096 { 3 * len + 8 } else { len + 8 });
+    // Room for any text up to a megabyte, so that it is read in one call; a longer one is
+    // measured first when it is not ASCII.
+    let mut buf = Vec::with_capacity(if len <= 1 << 20 { 3 * len + 8 } else { len + 8 });
     loop {
         match js.utf8_into(text, &mut buf)? {
             Utf8::Done => break,
@@ -260,6 +274,6 @@ fn read_utf8(js: Js, text: Handle, len: usize) -> JsResult<String> {
             Utf8::NotString => return Err(Fail::Internal("text is not a string")),
         }
     }
-    // A well-formed string's UTF-8 is valid; checked rather than trusted.
+    // V8 writes valid UTF-8; checked rather than trusted.
     String::from_utf8(buf).map_err(|_| Fail::Internal("text is not UTF-8"))
 }

@@ -123,7 +123,12 @@ pub(crate) fn convert<R>(
             Some(_) => (result, given, JsValue::NULL, JsValue::NULL),
             None => {
                 let parts: Array = result.unchecked_into();
-                let tape = parts.get(1).unchecked_into();
+                let written = parts.get(1);
+                let tape = if written.is_null() {
+                    given
+                } else {
+                    written.unchecked_into()
+                };
                 (parts.get(0), tape, parts.get(2), parts.get(3))
             }
         };
@@ -131,13 +136,15 @@ pub(crate) fn convert<R>(
         let mut copy = vec![0.0; slots as usize];
         tape.subarray(0, slots).copy_to(&mut copy);
         let h = header(&copy).map_err(bug)?;
-        let (utf8, utf16);
-        let text = if h.well_formed {
-            utf8 = text.as_string().unwrap_or_default();
-            Text::Utf8(&utf8)
-        } else {
+        // The text's UTF-8 as the engine encodes it, unless it may have replaced a lone
+        // surrogate: then its UTF-16 code units.
+        let utf8 = text.as_string().unwrap_or_default();
+        let utf16;
+        let text = if actionseal_js::may_be_lossy(&utf8) {
             utf16 = HOST.with(|h| h.units(&text)).to_vec();
             Text::Utf16(&utf16)
+        } else {
+            Text::Utf8(&utf8)
         };
         let g = Gathered {
             tape: &copy[..h.slots],

@@ -212,9 +212,11 @@ struct Frame<'a> {
 }
 
 enum Members<'a> {
+    /// The members so far; with `pending`, the last one has its key and awaits its value
+    /// (a placeholder `null` until then).
     Object {
         entries: Vec<(Cow<'a, str>, Value<'a>)>,
-        key: Option<Cow<'a, str>>,
+        pending: bool,
     },
     Array(Vec<Value<'a>>),
 }
@@ -243,6 +245,7 @@ impl<'a> Builder<'a> {
     }
 
     /// How many containers are open.
+    #[inline]
     pub fn depth(&self) -> usize {
         self.frames.len()
     }
@@ -281,7 +284,7 @@ impl<'a> Builder<'a> {
         let members = match c.kind {
             Kind::Object => Members::Object {
                 entries: Vec::with_capacity(len),
-                key: None,
+                pending: false,
             },
             Kind::Array => Members::Array(Vec::with_capacity(len)),
         };
@@ -293,12 +296,15 @@ impl<'a> Builder<'a> {
     }
 
     /// The key of the next member of the open object.
+    #[inline]
     pub fn key(&mut self, key: Cow<'a, str>) -> Step {
         match self.frames.last_mut().map(|f| &mut f.members) {
             Some(Members::Object {
-                key: slot @ None, ..
+                entries,
+                pending: pending @ false,
             }) => {
-                *slot = Some(key);
+                entries.push((key, Value::Null));
+                *pending = true;
                 Ok(())
             }
             _ => Err(Stop::Misuse(
@@ -357,16 +363,19 @@ impl<'a> Builder<'a> {
     }
 
     /// `null`.
+    #[inline]
     pub fn null(&mut self) -> Step {
         self.put(Value::Null)
     }
 
     /// A boolean.
+    #[inline]
     pub fn boolean(&mut self, b: bool) -> Step {
         self.put(Value::Bool(b))
     }
 
     /// A string.
+    #[inline]
     pub fn string(&mut self, s: Cow<'a, str>) -> Step {
         self.put(Value::String(s))
     }
@@ -381,6 +390,7 @@ impl<'a> Builder<'a> {
 
     /// A double (a JavaScript number, a Python `float`); NaN and the infinities are
     /// [`Code::NonFiniteNumber`].
+    #[inline]
     pub fn double(&mut self, f: f64) -> Step {
         match Number::from_f64(f) {
             Ok(n) => self.put(Value::Number(n)),
@@ -389,6 +399,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A host integer, under the profile's rule for integers.
+    #[inline]
     pub fn integer(&mut self, i: i128) -> Step {
         match Number::from_i128(i, self.profile) {
             Ok(n) => self.put(Value::Number(n)),
@@ -411,7 +422,7 @@ impl<'a> Builder<'a> {
         };
         let value = match frame.members {
             Members::Array(items) => Value::Array(items),
-            Members::Object { key: Some(_), .. } => {
+            Members::Object { pending: true, .. } => {
                 return Err(Stop::Misuse("an object closed after a key without a value"))
             }
             Members::Object { entries, .. } => match Object::from_entries(entries) {
@@ -432,6 +443,7 @@ impl<'a> Builder<'a> {
         }
     }
 
+    #[inline]
     fn put(&mut self, v: Value<'a>) -> Step {
         match self.frames.last_mut().map(|f| &mut f.members) {
             None if self.root.is_none() => {
@@ -443,13 +455,17 @@ impl<'a> Builder<'a> {
                 items.push(v);
                 Ok(())
             }
-            Some(Members::Object { entries, key }) => match key.take() {
-                Some(k) => {
-                    entries.push((k, v));
-                    Ok(())
+            Some(Members::Object {
+                entries,
+                pending: pending @ true,
+            }) => {
+                if let Some(last) = entries.last_mut() {
+                    last.1 = v;
                 }
-                None => Err(Stop::Misuse("a member value without a key")),
-            },
+                *pending = false;
+                Ok(())
+            }
+            Some(Members::Object { .. }) => Err(Stop::Misuse("a member value without a key")),
         }
     }
 
@@ -474,9 +490,15 @@ impl<'a> Builder<'a> {
             .rev()
             .fold(e, |e, f| match &f.members {
                 Members::Array(items) => e.in_index(items.len()),
-                Members::Object { key: Some(k), .. } => e.in_key(k),
+                Members::Object {
+                    entries,
+                    pending: true,
+                } => match entries.last() {
+                    Some((k, _)) => e.in_key(k),
+                    None => e,
+                },
                 // Between members: the object itself.
-                Members::Object { key: None, .. } => e,
+                Members::Object { pending: false, .. } => e,
             })
     }
 }
