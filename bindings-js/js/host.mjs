@@ -226,13 +226,22 @@ export const host = (() => {
       if (depth >= used) used = depth + 1
       for (let i = 0; i < length && !stop; i++) {
         const item = v[i]
-        if (item === undefined && !(i in v)) {
-          room(1)
+        // Strings and numbers, most of the data, are recorded here rather than by a call.
+        if (n + 3 > tape.length) room(3)
+        if (typeof item === 'string') {
+          tape[n++] = STRING
+          tape[n++] = item.length
+          text += item
+        } else if (typeof item === 'number') {
+          tape[n++] = NUMBER
+          tape[n++] = item
+        } else if (item === undefined && !(i in v)) {
           tape[n++] = HOLE
           stop = true
           return
+        } else {
+          walk(item, depth + 1)
         }
-        walk(item, depth + 1)
       }
       return
     }
@@ -249,10 +258,21 @@ export const host = (() => {
     if (depth >= used) used = depth + 1
     for (let i = 0; i < names.length && !stop; i++) {
       const name = names[i]
-      room(1)
+      const item = v[name]
+      if (n + 4 > tape.length) room(4)
       tape[n++] = name.length
-      text += name
-      walk(v[name], depth + 1)
+      if (typeof item === 'string') {
+        tape[n++] = STRING
+        tape[n++] = item.length
+        text += name + item
+      } else if (typeof item === 'number') {
+        tape[n++] = NUMBER
+        tape[n++] = item
+        text += name
+      } else {
+        text += name
+        walk(item, depth + 1)
+      }
     }
   }
 
@@ -261,7 +281,7 @@ export const host = (() => {
    * tape, entering at most `maxDepth` levels of containers, treating as plain the objects and
    * arrays whose prototypes are in `objectProtos` and `arrayProtos` (other realms', which core
    * accepted; or null), and recording as HELD, not entering, the objects that inherit from
-   * `heldPrototype` (or null), such as a Contract in check's context. Writes on `given` when it fits
+   * `heldPrototype` (or null), such as a Contract in check's context; `undefined` is null. Writes on `given` when it fits
    * and no walk is running; returns `text` alone when that happened and nothing else is
    * needed, else [text, tape (null when it is `given`), refs, held].
    */
@@ -276,10 +296,10 @@ export const host = (() => {
     text = ''
     refs = null
     limit = maxDepth
-    acceptedObjects = objectProtos
-    acceptedArrays = arrayProtos
-    heldProto = heldPrototype
-    held = heldPrototype === null ? null : []
+    acceptedObjects = objectProtos ?? null
+    acceptedArrays = arrayProtos ?? null
+    heldProto = heldPrototype ?? null
+    held = heldProto === null ? null : []
     stop = false
     used = 0
     if (nested) stack = []

@@ -69,6 +69,19 @@ impl Fail {
     }
 }
 
+impl Fail {
+    /// Throws this failure now, for a callback that returns to Node-API directly.
+    pub(crate) fn throw_now(self, js: Js) {
+        let e = self.throw(js);
+        if e.status != napi::Status::PendingException {
+            let message = std::ffi::CString::new(e.reason.replace('\0', " ")).unwrap_or_default();
+            // SAFETY: the live environment of the current callback; a failure to throw leaves
+            // nothing to clean up.
+            unsafe { sys::napi_throw_error(js.0, std::ptr::null(), message.as_ptr()) };
+        }
+    }
+}
+
 /// The napi-rs error that means "an exception is already pending".
 fn pending() -> napi::Error {
     napi::Error::new(napi::Status::PendingException, "")

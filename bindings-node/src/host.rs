@@ -14,6 +14,7 @@ use crate::js::{Handle, Js, JsResult, Utf8};
 use actionseal_core::{Options, Value};
 use actionseal_js::{decode, header, Gathered, Text};
 use napi::sys;
+use std::cell::Cell;
 
 pub(crate) use actionseal_js::Lift;
 
@@ -91,7 +92,7 @@ fn convert<R>(
         let tape = &tape[..h.slots];
         // The text's UTF-8 as V8 writes it (one copy, no transcoding in Rust), unless V8
         // may have replaced a lone surrogate: then its UTF-16 code units.
-        let utf8 = read_utf8(js, gathered.text, h.text_len)?;
+        let utf8 = Recycled(read_utf8(js, gathered.text, h.text_len)?);
         let utf16;
         let text = if actionseal_js::may_be_lossy(&utf8) {
             utf16 = js.utf16_exact(gathered.text, h.text_len)?;
@@ -168,11 +169,11 @@ fn gather(
     // This handle keeps the tape alive until the call returns, even if a nested call (from a
     // getter) replaces the environment's tape meanwhile.
     let tape = js.deref(tape_ref)?;
-    let null = js.null()?;
+    // `undefined` stands for every absent argument (the walker reads it as null).
     let undefined = js.undefined()?;
     let list = |l: &[Handle]| {
         if l.is_empty() {
-            Ok(null)
+            Ok(undefined)
         } else {
             js.array_of(l)
         }
@@ -184,7 +185,7 @@ fn gather(
         js.number(max_depth as f64)?,
         list(objects)?,
         list(arrays)?,
-        held_proto.unwrap_or(null),
+        held_proto.unwrap_or(undefined),
         count,
         value(0),
         value(1),
@@ -261,12 +262,31 @@ fn gather(
     })
 }
 
+/// A text buffer that goes back to [`SCRATCH`] when dropped.
+struct Recycled(String);
+
+impl Drop for Recycled {
+    fn drop(&mut self) {
+        recycle(std::mem::take(&mut self.0));
+    }
+}
+
+impl std::ops::Deref for Recycled {
+    type Target = String;
+
+    fn deref(&self) -> &String {
+        &self.0
+    }
+}
+
 /// The UTF-8 text (lone surrogates replaced by U+FFFD) of a string `len` UTF-16 code units
 /// long.
 fn read_utf8(js: Js, text: Handle, len: usize) -> JsResult<String> {
     // Room for any text up to a megabyte, so that it is read in one call; a longer one is
-    // measured first when it is not ASCII.
-    let mut buf = Vec::with_capacity(if len <= 1 << 20 { 3 * len + 8 } else { len + 8 });
+    // measured first when it is not ASCII. The buffer is the last call's, when free.
+    let mut buf = SCRATCH.take();
+    buf.clear();
+    buf.reserve(if len <= 1 << 20 { 3 * len + 8 } else { len + 8 });
     loop {
         match js.utf8_into(text, &mut buf)? {
             Utf8::Done => break,
@@ -276,4 +296,20 @@ fn read_utf8(js: Js, text: Handle, len: usize) -> JsResult<String> {
     }
     // V8 writes valid UTF-8; checked rather than trusted.
     String::from_utf8(buf).map_err(|_| Fail::Internal("text is not UTF-8"))
+}
+
+thread_local! {
+    /// A text buffer kept from one call to the next (see [`Recycled`]).
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// A larger text buffer than this is not kept for the next call.
+const MAX_KEPT_TEXT: usize = 1 << 16;
+
+/// Gives a text buffer back for the next call, unless it is large.
+fn recycle(text: String) {
+    let buf = text.into_bytes();
+    if buf.capacity() <= MAX_KEPT_TEXT {
+        SCRATCH.set(buf);
+    }
 }

@@ -15,6 +15,10 @@ pub(crate) type JsResult<T> = Result<T, Fail>;
 /// A raw handle.
 pub(crate) type Handle = sys::napi_value;
 
+/// A plain Node-API callback.
+pub(crate) type RawCallback =
+    unsafe extern "C" fn(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value;
+
 /// The environment of the current callback.
 #[derive(Clone, Copy)]
 pub(crate) struct Js(pub(crate) sys::napi_env);
@@ -126,6 +130,22 @@ impl Js {
     pub(crate) fn named(self, obj: Handle, name: &CStr) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
         check(unsafe { sys::napi_get_named_property(self.0, obj, name.as_ptr(), &mut out) })?;
+        Ok(out)
+    }
+
+    /// A function named `name` that Node-API calls `callback` for.
+    pub(crate) fn function(self, name: &CStr, callback: RawCallback) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe {
+            sys::napi_create_function(
+                self.0,
+                name.as_ptr(),
+                name.to_bytes().len() as isize,
+                Some(callback),
+                ptr::null_mut(),
+                &mut out,
+            )
+        })?;
         Ok(out)
     }
 
