@@ -6,7 +6,9 @@
 
 mod tape;
 
-pub use tape::{decode, header, may_be_lossy, Decoded, Fail, Gathered, Header, Lift, Text};
+pub use tape::{
+    canonical, decode, header, may_be_lossy, Decoded, Fail, Gathered, Header, Lift, Text,
+};
 
 use actionseal_core::host::HostType;
 use actionseal_core::{canonicalize, Value, Verdict};

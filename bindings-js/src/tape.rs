@@ -1,7 +1,9 @@
 //! Reads the tape `js/host.mjs` wrote (its format is described there) and reports what it
 //! holds to core's host rulebook, which builds the values and decides every error.
 
-use actionseal_core::host::{self, Builder, Class, Container, HostType, Kind, Parent, Prototype};
+use actionseal_core::host::{
+    self, Builder, Class, Container, HostType, Kind, Output, Parent, Prototype,
+};
 use actionseal_core::{Error, Options, Value};
 use std::borrow::Cow;
 
@@ -158,6 +160,24 @@ pub fn decode<'t>(
     })
 }
 
+/// The canonical text of a gathered tape's one value, written without building the value:
+/// what `canonicalize` returns and `fingerprint` hashes.
+pub fn canonical(g: &Gathered<'_>, options: &Options) -> Result<String, Fail> {
+    let mut d = Decoder {
+        tape: g.tape,
+        pos: HEADER,
+        text: Cursor::new(g.text),
+        lift: None,
+        lifted: None,
+    };
+    let mut b = Builder::canonical(options, d.size_guess());
+    d.value(&mut b)?;
+    if d.pos != d.tape.len() || !d.text.done() {
+        return Err(Fail::Bug("tape not used up"));
+    }
+    Ok(b.finish()?)
+}
+
 struct Decoder<'t> {
     tape: &'t [f64],
     pos: usize,
@@ -179,6 +199,15 @@ fn count(v: f64) -> Result<usize, Fail> {
 }
 
 impl<'t> Decoder<'t> {
+    /// About the length of the canonical text: the text and a few bytes per slot.
+    fn size_guess(&self) -> usize {
+        let text = match self.text.text {
+            Text::Utf8(s) => s.len(),
+            Text::Utf16(u) => 3 * u.len(),
+        };
+        text + 4 * self.tape.len() + 16
+    }
+
     fn slot(&mut self) -> Result<f64, Fail> {
         let v = *self
             .tape
@@ -205,7 +234,7 @@ impl<'t> Decoder<'t> {
         }
     }
 
-    fn value(&mut self, b: &mut Builder<'t>) -> Result<(), Fail> {
+    fn value<O: Output<'t>>(&mut self, b: &mut Builder<'t, O>) -> Result<(), Fail> {
         let tag = self.int()?;
         match tag {
             NULL => b.null()?,
@@ -253,7 +282,7 @@ impl<'t> Decoder<'t> {
         Ok(())
     }
 
-    fn container(&mut self, b: &mut Builder<'t>, kind: Kind) -> Result<(), Fail> {
+    fn container<O: Output<'t>>(&mut self, b: &mut Builder<'t, O>, kind: Kind) -> Result<(), Fail> {
         let (_proto, flags, len) = (self.int()?, self.int()?, self.int()?);
         // Every prototype the walker enters is plain: this realm's, or one core accepted.
         b.open(Container {
@@ -300,7 +329,7 @@ impl<'t> Decoder<'t> {
     }
 
     /// An object or array with a prototype the walker did not enter.
-    fn foreign(&mut self, b: &mut Builder<'t>) -> Fail {
+    fn foreign<O: Output<'t>>(&mut self, b: &mut Builder<'t, O>) -> Fail {
         match self.foreign_facts() {
             Ok((reference, kind, p)) if p.accepts(kind) => Fail::Regather {
                 reference,

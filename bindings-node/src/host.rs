@@ -76,17 +76,61 @@ fn convert<R>(
     lift: Option<(Lift, Handle)>,
     f: impl FnOnce(&[Value<'_>], usize, Option<Handle>) -> R,
 ) -> JsResult<R> {
+    let mut f = Some(f);
+    walk(js, values, options, lift.map(|l| l.1), |g, held| {
+        let d = decode(g, values.len(), options, lift.map(|l| l.0))?;
+        let lifted = match (d.lifted, held) {
+            (Some(i), Some(held)) => Some(js.element(held, i).map_err(Lost)?),
+            (Some(_), None) => return Err(actionseal_js::Fail::Bug("no held objects").into()),
+            (None, _) => None,
+        };
+        let f = f.take().ok_or(Lost(Fail::Internal("decoded twice")))?;
+        Ok(f(&d.values, d.size, lifted))
+    })
+}
+
+/// The canonical text of one JavaScript value, written as the walk is read (no value is
+/// built): what `canonicalize` returns and `fingerprint` hashes.
+pub(crate) fn canonical(js: Js, v: Handle, options: &Options) -> JsResult<String> {
+    walk(js, &[v], options, None, |g, _| {
+        Ok(actionseal_js::canonical(g, options)?)
+    })
+}
+
+/// Why reading a gathered tape failed: the decoder's reason, or the binding's own.
+enum ReadFail {
+    Decoder(actionseal_js::Fail),
+    Binding(Fail),
+}
+
+impl From<actionseal_js::Fail> for ReadFail {
+    fn from(f: actionseal_js::Fail) -> ReadFail {
+        ReadFail::Decoder(f)
+    }
+}
+
+/// A failure of the binding's own while reading, passed on.
+struct Lost(Fail);
+
+impl From<Lost> for ReadFail {
+    fn from(l: Lost) -> ReadFail {
+        ReadFail::Binding(l.0)
+    }
+}
+
+/// Gathers `values` and has `read` read the tape (given the held objects, if any); gathers
+/// again, with the prototype accepted, when core accepts another realm's.
+fn walk<T>(
+    js: Js,
+    values: &[Handle],
+    options: &Options,
+    held_proto: Option<Handle>,
+    mut read: impl FnMut(&Gathered<'_>, Option<Handle>) -> Result<T, ReadFail>,
+) -> JsResult<T> {
     let mut objects: Vec<Handle> = Vec::new();
     let mut arrays: Vec<Handle> = Vec::new();
     loop {
-        let gathered = gather(
-            js,
-            values,
-            options.max_depth,
-            &objects,
-            &arrays,
-            lift.map(|l| l.1),
-        )?;
+        let gathered = gather(js, values, options.max_depth, &objects, &arrays, held_proto)?;
         let tape = gathered.slots();
         let h = header(tape)?;
         let tape = &tape[..h.slots];
@@ -101,18 +145,9 @@ fn convert<R>(
             Text::Utf8(&utf8)
         };
         let g = Gathered { tape, text };
-        let decoded = decode(&g, values.len(), options, lift.map(|l| l.0));
-        match decoded {
-            Ok(d) => {
-                let lifted = match d.lifted {
-                    Some(i) => Some(
-                        js.element(gathered.held.ok_or(Fail::Internal("no held objects"))?, i)?,
-                    ),
-                    None => None,
-                };
-                return Ok(f(&d.values, d.size, lifted));
-            }
-            Err(actionseal_js::Fail::Regather { reference, array })
+        match read(&g, gathered.held) {
+            Ok(t) => return Ok(t),
+            Err(ReadFail::Decoder(actionseal_js::Fail::Regather { reference, array }))
                 if objects.len() + arrays.len() < MAX_FOREIGN =>
             {
                 let refs = gathered
@@ -125,10 +160,11 @@ fn convert<R>(
                     objects.push(proto)
                 }
             }
-            Err(actionseal_js::Fail::Regather { .. }) => {
+            Err(ReadFail::Decoder(actionseal_js::Fail::Regather { .. })) => {
                 return Err(actionseal_core::host::too_many_realms().into());
             }
-            Err(e) => return Err(e.into()),
+            Err(ReadFail::Decoder(e)) => return Err(e.into()),
+            Err(ReadFail::Binding(e)) => return Err(e),
         }
     }
 }

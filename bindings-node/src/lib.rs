@@ -93,14 +93,6 @@ pub(crate) fn run<T>(env: &Env, f: impl FnOnce(Js) -> JsResult<T>) -> Result<T> 
     f(js).map_err(|fail: Fail| fail.throw(js))
 }
 
-/// Core's canonical text of `v`, written into a buffer sized once from `size`, so that a
-/// large value is not copied as the text grows. (Same as `actionseal_core::canonicalize`.)
-fn canonical_text(v: &actionseal_core::Value<'_>, size: usize) -> String {
-    let mut out = String::with_capacity(size);
-    actionseal_core::write_canonical(v, &mut out);
-    out
-}
-
 fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
     options::read(js, options.map(|o| o.raw()))
 }
@@ -159,31 +151,14 @@ pub fn fingerprint(
 /// `fingerprint(value, options)`.
 fn fingerprint_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    let digest = host::with_value(js, value, &opts, |v, size| {
-        // The canonical text is only hashed: written into the last call's buffer.
-        let mut text = CANONICAL.take();
-        text.clear();
-        text.reserve(size);
-        actionseal_core::write_canonical(v, &mut text);
-        let digest = Digest::of(text.as_bytes());
-        if text.capacity() <= 1 << 16 {
-            CANONICAL.set(text);
-        }
-        digest
-    })?;
+    let digest = Digest::of(host::canonical(js, value, &opts)?.as_bytes());
     to_js::string(js, &digest.to_string())
-}
-
-thread_local! {
-    /// The buffer `fingerprint` writes canonical text into, kept from one call to the next.
-    static CANONICAL: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
 }
 
 /// `canonicalize(value, options)`.
 fn canonical_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    let text = host::with_value(js, value, &opts, canonical_text)?;
-    to_js::string(js, &text)
+    to_js::string(js, &host::canonical(js, value, &opts)?)
 }
 
 mod raw {

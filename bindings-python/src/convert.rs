@@ -29,8 +29,8 @@
 
 use crate::error::to_py;
 use crate::text::{utf8, Utf8Error};
-use actionseal_core::host::{Builder, Container, HostType, Kind, Stop};
-use actionseal_core::{write_canonical, Digest, Options, Value};
+use actionseal_core::host::{Builder, Container, HostType, Kind, Output, Stop};
+use actionseal_core::{Digest, Options, Value};
 use pyo3::exceptions::{PySystemError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -128,29 +128,46 @@ pub(crate) fn with_dict_without<R>(
     }
 }
 
-/// The canonical text of a Python value.
+/// The canonical text of a Python value, written as the walk goes (no value is built).
 pub(crate) fn canonicalize(root: &Bound<'_, PyAny>, options: &Options) -> PyResult<String> {
-    let py = root.py();
-    // SAFETY: as in `with_value`: the value is written out at once and never leaves here.
-    match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
-        Ok(converted) => {
-            let mut out = String::with_capacity(converted.text_len);
-            write_canonical(&converted.value, &mut out);
-            Ok(out)
-        }
-        Err(failure) => Err(failure.into_py(py)),
-    }
+    canonical_into(root, options, String::with_capacity(256))
 }
 
 /// The fingerprint (`sha256:<hex>`) of a Python value.
 pub(crate) fn fingerprint(root: &Bound<'_, PyAny>, options: &Options) -> PyResult<String> {
-    canonicalize(root, options).map(|text| Digest::of(text.as_bytes()).to_string())
+    // The text is only hashed: written into the buffer the last call used.
+    let text = canonical_into(root, options, TEXT.take())?;
+    let digest = Digest::of(text.as_bytes());
+    if text.capacity() <= 1 << 16 {
+        TEXT.set(text);
+    }
+    Ok(digest.to_string())
 }
 
-/// A converted value and a guess at the length of its canonical text.
+thread_local! {
+    /// The buffer `fingerprint` writes canonical text into, kept from one call to the next.
+    static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// [`canonicalize`], writing into `text`.
+fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> PyResult<String> {
+    let py = root.py();
+    let mut walk = Walk {
+        py,
+        b: Builder::canonical_into(options, text),
+        skip: Skip::NONE,
+    };
+    // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
+    // The text borrows nothing.
+    match unsafe { walk.value(root.as_ptr()) }.and_then(|()| Ok(walk.b.finish()?)) {
+        Ok(text) => Ok(text),
+        Err(failure) => Err(failure.into_py(py)),
+    }
+}
+
+/// A converted value.
 struct Converted<'a> {
     value: Value<'a>,
-    text_len: usize,
 }
 
 /// A member of the root dict to leave out: the one with this key text and this value object.
@@ -182,15 +199,11 @@ unsafe fn convert<'a>(
     let mut walk = Walk {
         py,
         b: Builder::new(options),
-        text_len: 0,
         skip,
     };
     walk.value(obj)?;
     let value = walk.b.finish()?;
-    Ok(Converted {
-        value,
-        text_len: walk.text_len,
-    })
+    Ok(Converted { value })
 }
 
 /// Why a value could not be converted.
@@ -231,12 +244,9 @@ impl Failure {
     }
 }
 
-struct Walk<'py, 'a> {
+struct Walk<'py, 'a, O: Output<'a> = actionseal_core::host::Values<'a>> {
     py: Python<'py>,
-    b: Builder<'a>,
-    /// A guess at the length of the canonical text, to allocate it once: the bytes of every
-    /// string and key plus a few per value.
-    text_len: usize,
+    b: Builder<'a, O>,
     /// The member the root dict leaves out. Taken by the first dict read, which is the root
     /// when this is set.
     skip: Skip,
@@ -251,14 +261,13 @@ unsafe fn is_type(obj: *mut ffi::PyObject, ty: *mut ffi::PyTypeObject) -> bool {
     ffi::Py_TYPE(obj) == ty
 }
 
-impl<'a> Walk<'_, 'a> {
+impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
     /// Reports one value.
     ///
     /// # Safety
     /// `obj` must point to a live object that, with everything it contains, stays alive and
     /// unchanged for `'a`: true while no Python code runs, as none does here.
     unsafe fn value(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
-        self.text_len += 8;
         // Exact built-in types first, most common first: one pointer comparison each.
         if is_type(obj, addr_of_mut!(ffi::PyUnicode_Type)) {
             self.string(obj)
@@ -304,10 +313,7 @@ impl<'a> Walk<'_, 'a> {
 
     unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
         match utf8(self.py, obj) {
-            Ok(s) => {
-                self.text_len += s.len();
-                Ok(self.b.string(Cow::Borrowed(s))?)
-            }
+            Ok(s) => Ok(self.b.string(Cow::Borrowed(s))?),
             Err(Utf8Error::LoneSurrogate) => Err(self.b.lone_surrogate().into()),
             Err(Utf8Error::Python(e)) => Err(Failure::Python(e)),
         }
@@ -320,7 +326,7 @@ impl<'a> Walk<'_, 'a> {
             if i == -1 && !ffi::PyErr_Occurred().is_null() {
                 return Err(Failure::Python(PyErr::fetch(self.py)));
             }
-            return Ok(self.b.integer(i128::from(i))?);
+            return Ok(self.b.integer(i)?);
         }
         // Beyond 64 bits: through the decimal text, which the limited API can give without
         // running Python code (`PyNumber_ToBase` takes an `int` subclass as it is).
@@ -339,7 +345,7 @@ impl<'a> Walk<'_, 'a> {
             Err(Utf8Error::Python(e)) => return Err(Failure::Python(e)),
         };
         match digits.parse::<i128>() {
-            Ok(i) => Ok(self.b.integer(i)?),
+            Ok(i) => Ok(self.b.integer_wide(i)?),
             Err(_) => Ok(self.b.integer_text(digits)?),
         }
     }
@@ -372,10 +378,7 @@ impl<'a> Walk<'_, 'a> {
     unsafe fn key(&mut self, key: *mut ffi::PyObject) -> Result<&'a str, Failure> {
         if is_type(key, addr_of_mut!(ffi::PyUnicode_Type)) || ffi::PyUnicode_Check(key) != 0 {
             match utf8(self.py, key) {
-                Ok(s) => {
-                    self.text_len += s.len() + 4;
-                    Ok(s)
-                }
+                Ok(s) => Ok(s),
                 Err(Utf8Error::LoneSurrogate) => Err(self.b.lone_surrogate_key().into()),
                 Err(Utf8Error::Python(e)) => Err(Failure::Python(e)),
             }

@@ -85,6 +85,31 @@ pub(crate) fn convert<R>(
     lift: Option<(Lift, &JsValue)>,
     f: impl FnOnce(&[Value<'_>], Option<JsValue>) -> R,
 ) -> Result<R, Fail> {
+    let mut f = Some(f);
+    walk(values, options, lift.map(|l| l.1), |g, held| {
+        let d = decode(g, values.len(), options, lift.map(|l| l.0))?;
+        let lifted = d.lifted.map(|i| held.unchecked_ref::<Array>().get(i));
+        let f = f.take().ok_or(actionseal_js::Fail::Bug("decoded twice"))?;
+        Ok(f(&d.values, lifted))
+    })
+}
+
+/// The canonical text of one JavaScript value, written as the walk is read (no value is
+/// built): what `canonicalize` returns and `fingerprint` hashes.
+pub(crate) fn canonical(value: &JsValue, options: &Options) -> Result<String, Fail> {
+    walk(&[value], options, None, |g, _| {
+        actionseal_js::canonical(g, options)
+    })
+}
+
+/// Gathers `values` and has `read` read the tape (given the held objects); gathers again,
+/// with the prototype accepted, when core accepts another realm's.
+fn walk<T>(
+    values: &[&JsValue],
+    options: &Options,
+    held_proto: Option<&JsValue>,
+    mut read: impl FnMut(&Gathered<'_>, &JsValue) -> Result<T, actionseal_js::Fail>,
+) -> Result<T, Fail> {
     if values.len() > 3 {
         return Err(internal("more than three values in one walk").into());
     }
@@ -92,7 +117,7 @@ pub(crate) fn convert<R>(
     let arrays = Array::new();
     let (undefined, null) = (JsValue::UNDEFINED, JsValue::NULL);
     let value = |i: usize| values.get(i).copied().unwrap_or(&undefined);
-    let held_proto = lift.map_or(&null, |l| l.1);
+    let held_proto = held_proto.unwrap_or(&null);
     loop {
         let list = |a: &Array| {
             if a.length() == 0 {
@@ -150,11 +175,8 @@ pub(crate) fn convert<R>(
             tape: &copy[..h.slots],
             text,
         };
-        match decode(&g, values.len(), options, lift.map(|l| l.0)) {
-            Ok(d) => {
-                let lifted = d.lifted.map(|i| held.unchecked_ref::<Array>().get(i));
-                return Ok(f(&d.values, lifted));
-            }
+        match read(&g, &held) {
+            Ok(t) => return Ok(t),
             Err(actionseal_js::Fail::Regather { reference, array })
                 if ((objects.length() + arrays.length()) as usize) < MAX_FOREIGN =>
             {

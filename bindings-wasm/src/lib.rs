@@ -25,7 +25,7 @@ pub use contract::JsContract;
 pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
 pub use schema::JsSchema;
 
-use actionseal_core::{Options, Value};
+use actionseal_core::Options;
 use actionseal_js::wasm::HOST;
 use wasm_bindgen::prelude::*;
 
@@ -52,7 +52,7 @@ pub fn canonicalize(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
     options: Option<OptionsArg>,
 ) -> Result<String, JsValue> {
-    with_host_value(&value, options, actionseal_core::canonicalize)
+    Ok(host::canonical(&value, &read_options(options)?)?)
 }
 
 /// The fingerprint (`sha256:` + 64 hex digits) of a JavaScript value's canonical text.
@@ -61,9 +61,8 @@ pub fn fingerprint(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
     options: Option<OptionsArg>,
 ) -> Result<String, JsValue> {
-    with_host_value(&value, options, |v| {
-        actionseal_core::fingerprint(v).to_string()
-    })
+    let text = host::canonical(&value, &read_options(options)?)?;
+    Ok(actionseal_core::Digest::of(text.as_bytes()).to_string())
 }
 
 /// The RFC 8785 canonical text of a JSON text (a string or UTF-8 bytes).
@@ -120,15 +119,6 @@ fn read_options(options: Option<OptionsArg>) -> Result<Options, JsValue> {
 /// Refuses the options a caller passed to a function of the approval model.
 fn no_options(options: Option<NoOptions>) -> Result<(), JsValue> {
     options::none(&options.map_or(JsValue::UNDEFINED, Into::into))
-}
-
-/// Converts a host value under `options` and applies `f` to it.
-fn with_host_value<T>(
-    value: &JsValue,
-    options: Option<OptionsArg>,
-    f: impl FnOnce(&Value<'_>) -> T,
-) -> Result<T, JsValue> {
-    Ok(host::with_value(value, &read_options(options)?, f)?)
 }
 
 /// The bytes of a JSON text argument: a string (lone surrogates kept, in their three-byte

@@ -205,42 +205,79 @@ impl From<Error> for Stop {
 /// Result of a builder step.
 pub type Step<T = ()> = std::result::Result<T, Stop>;
 
-/// An open container.
+/// An open container, as the rules see it: its identity and where the walk is in it.
 struct Frame<'a> {
     identity: usize,
-    members: Members<'a>,
-}
-
-enum Members<'a> {
-    /// The members so far; with `pending`, the last one has its key and awaits its value
-    /// (a placeholder `null` until then).
-    Object {
-        entries: Vec<(Cow<'a, str>, Value<'a>)>,
-        pending: bool,
-    },
-    Array(Vec<Value<'a>>),
+    kind: Kind,
+    /// Members or elements reported so far.
+    count: usize,
+    /// The key of the member being reported (objects).
+    key: Option<Cow<'a, str>>,
 }
 
 /// Most members reserved up front from a binding's count, which is only a hint.
 const MAX_RESERVE: usize = 4096;
 
-/// Builds a core [`Value`] from the facts a binding reports, applying every rule (see the
-/// module documentation). Strings borrow for `'a` from wherever the binding keeps them.
-pub struct Builder<'a> {
+/// What a [`Builder`] makes of the data it accepts: a [`Value`] ([`Values`]), or the
+/// canonical text directly ([`Canonical`], for the functions that need no more).
+pub trait Output<'a> {
+    /// What [`Builder::finish`] returns.
+    type Done;
+    /// A container begins, with about `len` members or elements.
+    fn open(&mut self, kind: Kind, len: usize);
+    /// The key of the next member of the innermost object (a `Cow`, so that an output can
+    /// keep it borrowed for `'a` when it is).
+    #[allow(clippy::ptr_arg)]
+    fn key(&mut self, key: &Cow<'a, str>);
+    /// A scalar.
+    fn scalar(&mut self, v: Value<'a>);
+    /// The innermost container ends; a duplicate key (host keys with the same text) is
+    /// [`Code::DuplicateKey`] with the key's path under the object.
+    fn close(&mut self) -> Result<(), Error>;
+    /// The value reported.
+    fn finish(self) -> Option<Self::Done>;
+}
+
+/// Builds a value from the facts a binding reports, applying every rule (see the module
+/// documentation): into a [`Value`] by default, or any [`Output`]. Strings borrow for `'a`
+/// from wherever the binding keeps them.
+pub struct Builder<'a, O: Output<'a> = Values<'a>> {
     max_depth: usize,
     profile: Profile,
     frames: Vec<Frame<'a>>,
-    root: Option<Value<'a>>,
+    out: O,
+    /// A whole value has been reported.
+    complete: bool,
 }
 
 impl<'a> Builder<'a> {
-    /// A builder under `options`' depth limit and number profile.
+    /// A builder of a [`Value`] under `options`' depth limit and number profile.
     pub fn new(options: &Options) -> Builder<'a> {
+        Builder::with_output(options, Values::default())
+    }
+}
+
+impl<'a> Builder<'a, Canonical<'a>> {
+    /// A builder of the canonical text of the value, under `options`.
+    pub fn canonical(options: &Options, capacity: usize) -> Builder<'a, Canonical<'a>> {
+        Builder::with_output(options, Canonical::with_capacity(capacity))
+    }
+
+    /// [`Builder::canonical`], writing into `text` (emptied first).
+    pub fn canonical_into(options: &Options, text: String) -> Builder<'a, Canonical<'a>> {
+        Builder::with_output(options, Canonical::into_buffer(text))
+    }
+}
+
+impl<'a, O: Output<'a>> Builder<'a, O> {
+    /// A builder into `out`, under `options`' depth limit and number profile.
+    pub fn with_output(options: &Options, out: O) -> Builder<'a, O> {
         Builder {
             max_depth: options.max_depth,
             profile: options.profile,
             frames: Vec::new(),
-            root: None,
+            out,
+            complete: false,
         }
     }
 
@@ -280,17 +317,13 @@ impl<'a> Builder<'a> {
         if self.frames.len() >= self.max_depth {
             return Err(self.here(Error::depth_limit(self.max_depth)).into());
         }
-        let len = c.len.min(MAX_RESERVE);
-        let members = match c.kind {
-            Kind::Object => Members::Object {
-                entries: Vec::with_capacity(len),
-                pending: false,
-            },
-            Kind::Array => Members::Array(Vec::with_capacity(len)),
-        };
+        self.value_starts()?;
+        self.out.open(c.kind, c.len.min(MAX_RESERVE));
         self.frames.push(Frame {
             identity: c.identity,
-            members,
+            kind: c.kind,
+            count: 0,
+            key: None,
         });
         Ok(())
     }
@@ -298,13 +331,16 @@ impl<'a> Builder<'a> {
     /// The key of the next member of the open object.
     #[inline]
     pub fn key(&mut self, key: Cow<'a, str>) -> Step {
-        match self.frames.last_mut().map(|f| &mut f.members) {
-            Some(Members::Object {
-                entries,
-                pending: pending @ false,
-            }) => {
-                entries.push((key, Value::Null));
-                *pending = true;
+        match self.frames.last_mut() {
+            Some(
+                f @ Frame {
+                    kind: Kind::Object,
+                    key: None,
+                    ..
+                },
+            ) => {
+                self.out.key(&key);
+                f.key = Some(key);
                 Ok(())
             }
             _ => Err(Stop::Misuse(
@@ -335,9 +371,9 @@ impl<'a> Builder<'a> {
 
     /// The array's next element is missing: [`Code::SparseArray`] at the array.
     pub fn hole(&self) -> Stop {
-        match self.frames.last().map(|f| &f.members) {
-            Some(Members::Array(items)) => {
-                self.in_container(Error::sparse_array(items.len())).into()
+        match self.frames.last() {
+            Some(f) if f.kind == Kind::Array => {
+                self.in_container(Error::sparse_array(f.count)).into()
             }
             _ => Stop::Misuse("a hole outside an array"),
         }
@@ -400,7 +436,15 @@ impl<'a> Builder<'a> {
 
     /// A host integer, under the profile's rule for integers.
     #[inline]
-    pub fn integer(&mut self, i: i128) -> Step {
+    pub fn integer(&mut self, i: i64) -> Step {
+        match Number::from_i64(i, self.profile) {
+            Ok(n) => self.put(Value::Number(n)),
+            Err(e) => Err(self.here(e).into()),
+        }
+    }
+
+    /// A host integer beyond 64 bits, under the profile's rule for integers.
+    pub fn integer_wide(&mut self, i: i128) -> Step {
         match Number::from_i128(i, self.profile) {
             Ok(n) => self.put(Value::Number(n)),
             Err(e) => Err(self.here(e).into()),
@@ -417,55 +461,62 @@ impl<'a> Builder<'a> {
 
     /// The open container ends.
     pub fn close(&mut self) -> Step {
-        let Some(frame) = self.frames.pop() else {
-            return Err(Stop::Misuse("close without a container"));
-        };
-        let value = match frame.members {
-            Members::Array(items) => Value::Array(items),
-            Members::Object { pending: true, .. } => {
+        match self.frames.last() {
+            None => return Err(Stop::Misuse("close without a container")),
+            Some(Frame { key: Some(_), .. }) => {
                 return Err(Stop::Misuse("an object closed after a key without a value"))
             }
-            Members::Object { entries, .. } => match Object::from_entries(entries) {
-                Ok(o) => Value::Object(o),
-                // Two host keys with the same text (Python `str` subclasses that compare
-                // unequal): the error's path is the key's, under this object.
-                Err(e) => return Err(self.here(e).into()),
-            },
-        };
-        self.put(value)
+            Some(_) => {}
+        }
+        self.frames.pop();
+        // Two host keys with the same text (Python `str` subclasses that compare unequal):
+        // the error's path is the key's, under this object.
+        self.out.close().map_err(|e| self.here(e))?;
+        self.value_ends();
+        Ok(())
     }
 
     /// The value reported, once every container is closed.
-    pub fn finish(self) -> Step<Value<'a>> {
-        match (self.frames.is_empty(), self.root) {
-            (true, Some(v)) => Ok(v),
-            _ => Err(Stop::Misuse("the walk ended before the value was complete")),
+    pub fn finish(self) -> Step<O::Done> {
+        if !self.frames.is_empty() || !self.complete {
+            return Err(Stop::Misuse("the walk ended before the value was complete"));
         }
+        self.out
+            .finish()
+            .ok_or(Stop::Misuse("the walk ended before the value was complete"))
     }
 
     #[inline]
     fn put(&mut self, v: Value<'a>) -> Step {
-        match self.frames.last_mut().map(|f| &mut f.members) {
-            None if self.root.is_none() => {
-                self.root = Some(v);
-                Ok(())
+        self.value_starts()?;
+        self.out.scalar(v);
+        self.value_ends();
+        Ok(())
+    }
+
+    /// A value may begin here: a member with its key, an element, or the root.
+    #[inline]
+    fn value_starts(&self) -> Step {
+        match self.frames.last() {
+            None if self.complete => Err(Stop::Misuse("a second value after the root")),
+            Some(Frame {
+                kind: Kind::Object,
+                key: None,
+                ..
+            }) => Err(Stop::Misuse("a member value without a key")),
+            _ => Ok(()),
+        }
+    }
+
+    /// A value ended: the next member or element, or the whole value.
+    #[inline]
+    fn value_ends(&mut self) {
+        match self.frames.last_mut() {
+            Some(f) => {
+                f.count += 1;
+                f.key = None;
             }
-            None => Err(Stop::Misuse("a second value after the root")),
-            Some(Members::Array(items)) => {
-                items.push(v);
-                Ok(())
-            }
-            Some(Members::Object {
-                entries,
-                pending: pending @ true,
-            }) => {
-                if let Some(last) = entries.last_mut() {
-                    last.1 = v;
-                }
-                *pending = false;
-                Ok(())
-            }
-            Some(Members::Object { .. }) => Err(Stop::Misuse("a member value without a key")),
+            None => self.complete = true,
         }
     }
 
@@ -488,20 +539,83 @@ impl<'a> Builder<'a> {
         self.frames[..n]
             .iter()
             .rev()
-            .fold(e, |e, f| match &f.members {
-                Members::Array(items) => e.in_index(items.len()),
-                Members::Object {
-                    entries,
-                    pending: true,
-                } => match entries.last() {
-                    Some((k, _)) => e.in_key(k),
-                    None => e,
-                },
+            .fold(e, |e, f| match (&f.kind, &f.key) {
+                (Kind::Array, _) => e.in_index(f.count),
+                (Kind::Object, Some(k)) => e.in_key(k),
                 // Between members: the object itself.
-                Members::Object { pending: false, .. } => e,
+                (Kind::Object, None) => e,
             })
     }
 }
+
+/// The [`Output`] that builds a [`Value`].
+#[derive(Default)]
+pub struct Values<'a> {
+    /// The containers being built, innermost last.
+    open: Vec<Partial<'a>>,
+    root: Option<Value<'a>>,
+}
+
+enum Partial<'a> {
+    /// Members so far; the last awaits its value (a placeholder `null`) after a key.
+    Object(Vec<(Cow<'a, str>, Value<'a>)>),
+    Array(Vec<Value<'a>>),
+}
+
+impl<'a> Values<'a> {
+    #[inline]
+    fn place(&mut self, v: Value<'a>) {
+        match self.open.last_mut() {
+            None => self.root = Some(v),
+            Some(Partial::Array(items)) => items.push(v),
+            Some(Partial::Object(entries)) => {
+                if let Some(last) = entries.last_mut() {
+                    last.1 = v;
+                }
+            }
+        }
+    }
+}
+
+impl<'a> Output<'a> for Values<'a> {
+    type Done = Value<'a>;
+
+    fn open(&mut self, kind: Kind, len: usize) {
+        self.open.push(match kind {
+            Kind::Object => Partial::Object(Vec::with_capacity(len)),
+            Kind::Array => Partial::Array(Vec::with_capacity(len)),
+        });
+    }
+
+    #[inline]
+    fn key(&mut self, key: &Cow<'a, str>) {
+        if let Some(Partial::Object(entries)) = self.open.last_mut() {
+            entries.push((key.clone(), Value::Null));
+        }
+    }
+
+    #[inline]
+    fn scalar(&mut self, v: Value<'a>) {
+        self.place(v);
+    }
+
+    fn close(&mut self) -> Result<(), Error> {
+        let v = match self.open.pop() {
+            Some(Partial::Object(entries)) => Value::Object(Object::from_entries(entries)?),
+            Some(Partial::Array(items)) => Value::Array(items),
+            None => return Ok(()),
+        };
+        self.place(v);
+        Ok(())
+    }
+
+    fn finish(self) -> Option<Value<'a>> {
+        self.root
+    }
+}
+
+mod canonical;
+pub use canonical::Canonical;
 
 /// A call whose values have objects of more realms than the binding walks them again for
 /// (each realm's `Object.prototype` costs a walk): [`Code::UnsupportedType`].

@@ -11,13 +11,18 @@ fn tape(records: &[f64], text: &str) -> Vec<f64> {
     t
 }
 
+/// The canonical text of the tape's value, decoded into a value and written directly (which
+/// must agree, in results and errors alike).
 fn run(records: &[f64], text: &str) -> Result<String, Fail> {
     let t = tape(records, text);
     let g = Gathered {
         tape: &t,
         text: Text::Utf8(text),
     };
-    decode(&g, 1, &Options::default(), None).map(|d| canonicalize(&d.values[0]))
+    let decoded = decode(&g, 1, &Options::default(), None).map(|d| canonicalize(&d.values[0]));
+    let direct = canonical(&g, &Options::default());
+    assert_eq!(format!("{decoded:?}"), format!("{direct:?}"));
+    decoded
 }
 
 fn refused(f: Fail) -> (Code, String) {

@@ -284,3 +284,82 @@ fn options_and_arguments() {
         Code::InvalidDigest
     );
 }
+
+/// Reports a random value (with keys out of order, escapes, nesting) to a builder.
+fn report<'a, O: Output<'a>>(b: &mut Builder<'a, O>, seed: &mut u64, depth: usize) {
+    let mut next = || {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    };
+    const KEYS: [&str; 8] = ["b", "a", "é", "\u{1F600}", "\u{E000}", "", "a\"b", "z\n"];
+    let kind = if depth > 3 { next() % 4 } else { next() % 6 };
+    match kind {
+        0 => b.null().unwrap(),
+        1 => b.double(f64::from_bits(next() >> 2) / 7.0).unwrap(),
+        2 => b.integer((next() % 2_000_000) as i64 - 1_000_000).unwrap(),
+        3 => b
+            .string(Cow::Borrowed(KEYS[(next() % 8) as usize]))
+            .unwrap(),
+        4 => {
+            let n = next() % 4;
+            b.open(Container::plain(Kind::Array, 0, 0)).unwrap();
+            for _ in 0..n {
+                report(b, seed, depth + 1);
+            }
+            b.close().unwrap();
+        }
+        _ => {
+            let n = (next() % 6) as usize;
+            let start = (next() % 8) as usize;
+            b.open(Container::plain(Kind::Object, 0, 0)).unwrap();
+            for i in 0..n {
+                b.key(Cow::Borrowed(KEYS[(start + i) % 8])).unwrap();
+                report(b, seed, depth + 1);
+            }
+            b.close().unwrap();
+        }
+    }
+}
+
+#[test]
+fn canonical_output_is_the_canonical_text_of_the_value() {
+    let options = Options::default();
+    for i in 0..20_000u64 {
+        let (mut s1, mut s2) = (i * 2_654_435_761 + 1, i * 2_654_435_761 + 1);
+        let mut values = Builder::new(&options);
+        report(&mut values, &mut s1, 0);
+        let mut text = Builder::canonical(&options, 0);
+        report(&mut text, &mut s2, 0);
+        assert_eq!(
+            text.finish().unwrap(),
+            canonicalize(&values.finish().unwrap())
+        );
+    }
+}
+
+#[test]
+fn canonical_output_refuses_duplicate_keys_where_values_do() {
+    for dup in [true, false] {
+        let mut b = Builder::canonical(&Options::default(), 0);
+        b.open(obj(1)).unwrap();
+        b.key("o".into()).unwrap();
+        b.open(obj(2)).unwrap();
+        for k in ["b", "a", if dup { "b" } else { "c" }] {
+            b.key(Cow::Borrowed(k)).unwrap();
+            b.integer(1).unwrap();
+        }
+        let closed = b.close();
+        if dup {
+            assert_eq!(
+                refused(closed.unwrap_err()),
+                (Code::DuplicateKey, "/o/b".to_owned())
+            );
+        } else {
+            closed.unwrap();
+            b.close().unwrap();
+            assert_eq!(b.finish().unwrap(), r#"{"o":{"a":1,"b":1,"c":1}}"#);
+        }
+    }
+}
