@@ -160,9 +160,13 @@ pub fn decode<'t>(
     })
 }
 
-/// The canonical text of a gathered tape's one value, written without building the value:
-/// what `canonicalize` returns and `fingerprint` hashes.
+/// The canonical text of a gathered tape's one value: what `canonicalize` returns and
+/// `fingerprint` hashes. A large value's text is written as the tape is read, without
+/// building the value (fewer allocations); a small one is built first, which costs less than
+/// moving its members' text into order.
 pub fn canonical(g: &Gathered<'_>, options: &Options) -> Result<String, Fail> {
+    /// Slots from which writing directly pays.
+    const DIRECT_FROM: usize = 512;
     let mut d = Decoder {
         tape: g.tape,
         pos: HEADER,
@@ -170,12 +174,22 @@ pub fn canonical(g: &Gathered<'_>, options: &Options) -> Result<String, Fail> {
         lift: None,
         lifted: None,
     };
-    let mut b = Builder::canonical(options, d.size_guess());
-    d.value(&mut b)?;
+    let size = d.size_guess();
+    let text = if g.tape.len() >= DIRECT_FROM {
+        let mut b = Builder::canonical(options, size);
+        d.value(&mut b)?;
+        b.finish()?
+    } else {
+        let mut b = Builder::new(options);
+        d.value(&mut b)?;
+        let mut text = String::with_capacity(size);
+        actionseal_core::write_canonical(&b.finish()?, &mut text);
+        text
+    };
     if d.pos != d.tape.len() || !d.text.done() {
         return Err(Fail::Bug("tape not used up"));
     }
-    Ok(b.finish()?)
+    Ok(text)
 }
 
 struct Decoder<'t> {

@@ -150,17 +150,19 @@ thread_local! {
 }
 
 /// [`canonicalize`], writing into `text`.
-fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> PyResult<String> {
+fn canonical_into(
+    root: &Bound<'_, PyAny>,
+    options: &Options,
+    mut text: String,
+) -> PyResult<String> {
     let py = root.py();
-    let mut walk = Walk {
-        py,
-        b: Builder::canonical_into(options, text),
-        skip: Skip::NONE,
-    };
-    // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
-    // The text borrows nothing.
-    match unsafe { walk.value(root.as_ptr()) }.and_then(|()| Ok(walk.b.finish()?)) {
-        Ok(text) => Ok(text),
+    // SAFETY: as in `with_value`: the value is written out at once and never leaves here.
+    match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
+        Ok(converted) => {
+            text.clear();
+            actionseal_core::write_canonical(&converted.value, &mut text);
+            Ok(text)
+        }
         Err(failure) => Err(failure.into_py(py)),
     }
 }

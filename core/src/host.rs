@@ -206,13 +206,13 @@ impl From<Error> for Stop {
 pub type Step<T = ()> = std::result::Result<T, Stop>;
 
 /// An open container, as the rules see it: its identity and where the walk is in it.
-struct Frame<'a> {
+struct Frame {
     identity: usize,
     kind: Kind,
     /// Members or elements reported so far.
     count: usize,
-    /// The key of the member being reported (objects).
-    key: Option<Cow<'a, str>>,
+    /// The key of the member being reported has been given (objects; the output keeps it).
+    keyed: bool,
 }
 
 /// Most members reserved up front from a binding's count, which is only a hint.
@@ -225,10 +225,11 @@ pub trait Output<'a> {
     type Done;
     /// A container begins, with about `len` members or elements.
     fn open(&mut self, kind: Kind, len: usize);
-    /// The key of the next member of the innermost object (a `Cow`, so that an output can
-    /// keep it borrowed for `'a` when it is).
-    #[allow(clippy::ptr_arg)]
-    fn key(&mut self, key: &Cow<'a, str>);
+    /// The key of the next member of the innermost object.
+    fn key(&mut self, key: Cow<'a, str>);
+    /// The key of the member being reported in the open container at `depth` (0 the
+    /// outermost), for an error's path.
+    fn current_key(&self, depth: usize) -> Option<&str>;
     /// A scalar.
     fn scalar(&mut self, v: Value<'a>);
     /// The innermost container ends; a duplicate key (host keys with the same text) is
@@ -242,9 +243,11 @@ pub trait Output<'a> {
 /// documentation): into a [`Value`] by default, or any [`Output`]. Strings borrow for `'a`
 /// from wherever the binding keeps them.
 pub struct Builder<'a, O: Output<'a> = Values<'a>> {
+    /// Strings borrow for `'a`, through the output.
+    _borrows: std::marker::PhantomData<&'a str>,
     max_depth: usize,
     profile: Profile,
-    frames: Vec<Frame<'a>>,
+    frames: Vec<Frame>,
     out: O,
     /// A whole value has been reported.
     complete: bool,
@@ -273,6 +276,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     /// A builder into `out`, under `options`' depth limit and number profile.
     pub fn with_output(options: &Options, out: O) -> Builder<'a, O> {
         Builder {
+            _borrows: std::marker::PhantomData,
             max_depth: options.max_depth,
             profile: options.profile,
             frames: Vec::new(),
@@ -323,7 +327,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
             identity: c.identity,
             kind: c.kind,
             count: 0,
-            key: None,
+            keyed: false,
         });
         Ok(())
     }
@@ -335,12 +339,12 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
             Some(
                 f @ Frame {
                     kind: Kind::Object,
-                    key: None,
+                    keyed: false,
                     ..
                 },
             ) => {
-                self.out.key(&key);
-                f.key = Some(key);
+                f.keyed = true;
+                self.out.key(key);
                 Ok(())
             }
             _ => Err(Stop::Misuse(
@@ -463,7 +467,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     pub fn close(&mut self) -> Step {
         match self.frames.last() {
             None => return Err(Stop::Misuse("close without a container")),
-            Some(Frame { key: Some(_), .. }) => {
+            Some(Frame { keyed: true, .. }) => {
                 return Err(Stop::Misuse("an object closed after a key without a value"))
             }
             Some(_) => {}
@@ -501,7 +505,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
             None if self.complete => Err(Stop::Misuse("a second value after the root")),
             Some(Frame {
                 kind: Kind::Object,
-                key: None,
+                keyed: false,
                 ..
             }) => Err(Stop::Misuse("a member value without a key")),
             _ => Ok(()),
@@ -514,7 +518,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
         match self.frames.last_mut() {
             Some(f) => {
                 f.count += 1;
-                f.key = None;
+                f.keyed = false;
             }
             None => self.complete = true,
         }
@@ -538,12 +542,16 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     fn locate(&self, e: Error, n: usize) -> Error {
         self.frames[..n]
             .iter()
+            .enumerate()
             .rev()
-            .fold(e, |e, f| match (&f.kind, &f.key) {
+            .fold(e, |e, (depth, f)| match (f.kind, f.keyed) {
                 (Kind::Array, _) => e.in_index(f.count),
-                (Kind::Object, Some(k)) => e.in_key(k),
+                (Kind::Object, true) => match self.out.current_key(depth) {
+                    Some(k) => e.in_key(k),
+                    None => e,
+                },
                 // Between members: the object itself.
-                (Kind::Object, None) => e,
+                (Kind::Object, false) => e,
             })
     }
 }
@@ -588,9 +596,16 @@ impl<'a> Output<'a> for Values<'a> {
     }
 
     #[inline]
-    fn key(&mut self, key: &Cow<'a, str>) {
+    fn key(&mut self, key: Cow<'a, str>) {
         if let Some(Partial::Object(entries)) = self.open.last_mut() {
-            entries.push((key.clone(), Value::Null));
+            entries.push((key, Value::Null));
+        }
+    }
+
+    fn current_key(&self, depth: usize) -> Option<&str> {
+        match self.open.get(depth) {
+            Some(Partial::Object(entries)) => entries.last().map(|(k, _)| k.as_ref()),
+            _ => None,
         }
     }
 

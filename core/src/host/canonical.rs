@@ -98,7 +98,7 @@ impl<'a> Output<'a> for Canonical<'a> {
     }
 
     #[inline]
-    fn key(&mut self, key: &Cow<'a, str>) {
+    fn key(&mut self, key: Cow<'a, str>) {
         if let Some(o) = self.open.last_mut() {
             if o.any {
                 self.text.push(',');
@@ -106,13 +106,25 @@ impl<'a> Output<'a> for Canonical<'a> {
             o.any = true;
         }
         let start = self.text.len();
-        write_string(key, &mut self.text);
+        write_string(&key, &mut self.text);
         self.text.push(':');
         self.members.push(Member {
-            key: key.clone(),
+            key,
             start,
             end: start,
         });
+    }
+
+    fn current_key(&self, depth: usize) -> Option<&str> {
+        let o = self.open.get(depth)?;
+        // The open object's last member; members of deeper objects come after its own.
+        let end = self
+            .open
+            .get(depth + 1)
+            .map_or(self.members.len(), |inner| inner.first_member);
+        self.members[o.first_member..end]
+            .last()
+            .map(|m| m.key.as_ref())
     }
 
     #[inline]
@@ -146,7 +158,10 @@ impl<'a> Output<'a> for Canonical<'a> {
         if !in_order {
             members.sort_by(|x, y| cmp_utf16(&x.key, &y.key));
             if let Some(w) = members.windows(2).find(|w| w[0].key == w[1].key) {
-                return Err(duplicate_key(&w[0].key));
+                let e = duplicate_key(&w[0].key);
+                // The object is abandoned; the members left are its container's.
+                self.members.truncate(o.first_member);
+                return Err(e);
             }
             // The members' text, in order, in place of the text as written.
             let from = members
