@@ -57,9 +57,9 @@ for f in index.js index.d.ts; do
 done
 
 step "Rust: fmt, clippy, unit tests"
-(cd "$root" && cargo fmt -p actionseal-node -- --check)
-(cd "$root" && cargo clippy -p actionseal-node --no-deps --all-targets -- -D warnings)
-(cd "$root" && cargo test -p actionseal-node)
+(cd "$root" && cargo fmt -p actionseal-node -p actionseal-js -- --check)
+(cd "$root" && cargo clippy -p actionseal-node -p actionseal-js --no-deps --all-targets -- -D warnings)
+(cd "$root" && cargo test -p actionseal-node -p actionseal-js)
 
 step "conformance (ACTIONSEAL_RUNTIME=node)"
 (cd "$root" && ACTIONSEAL_RUNTIME=node node --test conformance/js/)

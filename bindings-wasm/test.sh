@@ -115,5 +115,6 @@ cd "$root"
 cargo fmt -p actionseal-wasm -- --check
 cargo clippy -p actionseal-wasm --no-deps --all-targets -- -D warnings
 cargo clippy -p actionseal-wasm --no-deps --target wasm32-unknown-unknown --all-targets -- -D warnings
+cargo clippy -p actionseal-js --features wasm --no-deps --target wasm32-unknown-unknown -- -D warnings
 
 step "ok"
