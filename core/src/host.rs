@@ -256,7 +256,13 @@ pub struct Builder<'a, O: Output<'a> = Values<'a>> {
 impl<'a> Builder<'a> {
     /// A builder of a [`Value`] under `options`' depth limit and number profile.
     pub fn new(options: &Options) -> Builder<'a> {
-        Builder::with_output(options, Values::default())
+        Builder::with_output(
+            options,
+            Values {
+                open: Vec::with_capacity(8),
+                root: None,
+            },
+        )
     }
 }
 
@@ -279,7 +285,8 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
             _borrows: std::marker::PhantomData,
             max_depth: options.max_depth,
             profile: options.profile,
-            frames: Vec::new(),
+            // Most values nest a few levels: one allocation for them.
+            frames: Vec::with_capacity(8),
             out,
             complete: false,
         }
@@ -490,7 +497,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
             .ok_or(Stop::Misuse("the walk ended before the value was complete"))
     }
 
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, v: Value<'a>) -> Step {
         self.value_starts()?;
         self.out.scalar(v);
@@ -499,7 +506,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     }
 
     /// A value may begin here: a member with its key, an element, or the root.
-    #[inline]
+    #[inline(always)]
     fn value_starts(&self) -> Step {
         match self.frames.last() {
             None if self.complete => Err(Stop::Misuse("a second value after the root")),
@@ -513,7 +520,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     }
 
     /// A value ended: the next member or element, or the whole value.
-    #[inline]
+    #[inline(always)]
     fn value_ends(&mut self) {
         match self.frames.last_mut() {
             Some(f) => {
@@ -571,14 +578,15 @@ enum Partial<'a> {
 }
 
 impl<'a> Values<'a> {
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, v: Value<'a>) {
         match self.open.last_mut() {
             None => self.root = Some(v),
             Some(Partial::Array(items)) => items.push(v),
             Some(Partial::Object(entries)) => {
                 if let Some(last) = entries.last_mut() {
-                    last.1 = v;
+                    // The placeholder is a `null`, which owns nothing: no drop to run.
+                    std::mem::forget(std::mem::replace(&mut last.1, v));
                 }
             }
         }
@@ -609,7 +617,7 @@ impl<'a> Output<'a> for Values<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn scalar(&mut self, v: Value<'a>) {
         self.place(v);
     }

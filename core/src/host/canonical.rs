@@ -156,7 +156,7 @@ impl<'a> Output<'a> for Canonical<'a> {
             .windows(2)
             .all(|w| cmp_utf16(&w[0].key, &w[1].key) == Ordering::Less);
         if !in_order {
-            members.sort_by(|x, y| cmp_utf16(&x.key, &y.key));
+            members.sort_unstable_by(|x, y| cmp_utf16(&x.key, &y.key));
             if let Some(w) = members.windows(2).find(|w| w[0].key == w[1].key) {
                 let e = duplicate_key(&w[0].key);
                 // The object is abandoned; the members left are its container's.
