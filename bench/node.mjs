@@ -2,10 +2,13 @@
 // SHA-256, side by side in one process, on the payloads in bench/payloads/; and the permit
 // check of the refund example (examples/refund/) against one fingerprint of its action.
 //
-//   node bench/node.mjs [--seconds 1]
+//   node bench/node.mjs [--seconds 2]
 //
-// Prints calls per CPU-second for each function and payload, and the ratio to the baseline
-// (for `check`: how many fingerprints of the action one check costs; the goal is at most 2).
+// Nine interleaved rounds: in each, every function runs for the same CPU time, one after the
+// other, and the round's ratio compares them. Prints each ratio's median and its spread (the
+// lowest and highest round), never the best round alone. Calls are counted per second of
+// process CPU time (user + system), so time spent waiting for a core on a shared machine is
+// not counted; V8's helper threads (GC) count as cost.
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -19,100 +22,74 @@ const canonicalizeNpm = require('canonicalize')
 
 const secondsArg = process.argv.indexOf('--seconds')
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 2
+const ROUNDS = 9
 
-/**
- * Measures several functions in interleaved rounds and returns, for each, the best rate it
- * reached in any round, in calls per second of process CPU time (user + system). CPU time,
- * unlike wall time, does not count the time the process waits while other processes use
- * the cores, so shared or loaded machines give stable ratios; on an idle machine the two
- * agree (apart from V8's helper threads, whose GC work is counted as cost).
- */
-function measureAll(fns) {
+/** Calls per CPU-second of each function, in each of ROUNDS interleaved rounds. */
+function rounds(fns) {
   let sink = 0
-  for (const fn of fns) for (let i = 0; i < 2000; i++) sink ^= fn().length // warm up
-  const best = fns.map(() => 0)
-  const rounds = 10
-  const perRound = (seconds / rounds) * 1e6 // microseconds of CPU time
-  for (let round = 0; round < rounds; round++) {
+  for (const fn of fns) for (let i = 0; i < 2000; i++) sink ^= fn() === undefined ? 0 : 1 // warm up
+  const perRound = (seconds / ROUNDS) * 1e6 // microseconds of CPU time per function
+  const out = fns.map(() => [])
+  for (let round = 0; round < ROUNDS; round++) {
     fns.forEach((fn, k) => {
       let n = 0
       const start = process.cpuUsage()
       let used = 0
       while (used < perRound) {
-        for (let i = 0; i < 50; i++) sink ^= fn().length
-        n += 50
+        for (let i = 0; i < 20; i++) sink ^= fn() === undefined ? 0 : 1
+        n += 20
         const d = process.cpuUsage(start)
         used = d.user + d.system
       }
-      best[k] = Math.max(best[k], n / (used / 1e6))
+      out[k].push(n / (used / 1e6))
     })
   }
   if (sink === 0.5) console.log('') // keeps the results alive
-  return best
+  return out
 }
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+
+/** "median (min–max)" of the per-round ratios a[i] / b[i]. */
+function ratio(a, b) {
+  const r = a.map((x, i) => x / b[i])
+  return { median: median(r), min: Math.min(...r), max: Math.max(...r) }
+}
+const show = (r) => `**${r.median.toFixed(2)}x** (${r.min.toFixed(2)}–${r.max.toFixed(2)})`
+const ops = (xs) => Math.round(median(xs)).toLocaleString('en')
 
 const baseline = (value) => 'sha256:' + createHash('sha256').update(canonicalizeNpm(value)).digest('hex')
 
-const rows = []
-for (const name of ['refund.json', '10k.json']) {
+console.log(`node ${process.version}; calls per CPU-second, median of ${ROUNDS} interleaved rounds (lowest–highest round's ratio in brackets), ${seconds}s of CPU per function`)
+console.log('')
+console.log('| payload | npm canonicalize + node:crypto | `fingerprint(obj)` | vs baseline | `fingerprintJson(text)` | vs baseline |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+for (const name of ['refund.json', 'items150.json', '10k.json']) {
   const text = readFileSync(join(root, 'bench', 'payloads', name), 'utf8')
   const value = JSON.parse(text)
-  if (baseline(value) !== actionseal.fingerprint(value)) {
-    throw new Error(`${name}: actionseal and the baseline disagree`)
-  }
-  if (actionseal.fingerprintJson(text) !== actionseal.fingerprint(value)) {
-    throw new Error(`${name}: fingerprintJson and fingerprint disagree`)
-  }
-  const [base, fp, fpJson, canonNpm, canon] = measureAll([
-    () => baseline(value),
-    () => actionseal.fingerprint(value),
-    () => actionseal.fingerprintJson(text),
-    () => canonicalizeNpm(value),
-    () => actionseal.canonicalize(value),
-  ])
-  const bytes = Buffer.byteLength(text)
-  rows.push(
-    { payload: name, bytes, op: 'npm canonicalize + node:crypto sha256 (baseline)', ops: base, ratio: 1 },
-    { payload: name, bytes, op: 'fingerprint(obj)', ops: fp, ratio: fp / base },
-    { payload: name, bytes, op: 'fingerprintJson(text)', ops: fpJson, ratio: fpJson / base },
-    { payload: name, bytes, op: 'npm canonicalize(obj) alone', ops: canonNpm, ratio: null },
-    { payload: name, bytes, op: 'canonicalize(obj), vs npm canonicalize alone', ops: canon, ratio: canon / canonNpm },
-  )
+  if (baseline(value) !== actionseal.fingerprint(value)) throw new Error(`${name}: actionseal and the baseline disagree`)
+  if (actionseal.fingerprintJson(text) !== actionseal.fingerprint(value)) throw new Error(`${name}: fingerprintJson and fingerprint disagree`)
+  const [base, fp, fpJson] = rounds([() => baseline(value), () => actionseal.fingerprint(value), () => actionseal.fingerprintJson(text)])
+  const bytes = Buffer.byteLength(canonicalizeNpm(value))
+  console.log(`| ${name} (${bytes} B canonical) | ${ops(base)} | ${ops(fp)} | ${show(ratio(fp, base))} | ${ops(fpJson)} | ${show(ratio(fpJson, base))} |`)
 }
 
 // The permit check of the refund example: the approval, the presented action (the approved
 // one, so the verdict is permit) and the executor's context, whose contract is a `Contract`
-// loaded once (as a long-running executor holds it) or the plain contract document (loaded
-// and compiled on every call).
+// loaded once (as a long-running executor holds it) or the plain contract document.
 const refund = (name) => actionseal.parseJson(readFileSync(join(root, 'examples', 'refund', `${name}.json`)))
-const [approval, action, context] = ['approval', 'action', 'context'].map(refund)
+const [record, action, context] = ['approval', 'action', 'context'].map(refund)
 const withContract = { ...context, contract: new actionseal.Contract(context.contract) }
-for (const ctx of [context, withContract]) {
-  const verdict = actionseal.check(approval, action, ctx)
-  if (verdict.outcome !== 'permit') throw new Error(`refund example: expected permit, got ${JSON.stringify(verdict)}`)
-}
-// measureAll counts `.length` of what each function returns: a verdict has none, so count its reasons.
-const [fpAction, checkContract, checkPlain] = measureAll([
-  () => actionseal.fingerprint(action),
-  () => actionseal.check(approval, action, withContract).reasons,
-  () => actionseal.check(approval, action, context).reasons,
-])
-const checkRows = [
-  { op: 'fingerprint(action)', ops: fpAction, ratio: 1 },
-  { op: 'check(approval, action, context), context.contract a Contract', ops: checkContract, ratio: fpAction / checkContract },
-  { op: 'check(approval, action, context), context.contract a plain document', ops: checkPlain, ratio: fpAction / checkPlain },
+const loaded = new actionseal.Approval(record)
+const checks = [
+  ['`check(Approval, action, context)`, contract a `Contract`', () => actionseal.check(loaded, action, withContract)],
+  ['`check(record, action, context)`, contract a `Contract`', () => actionseal.check(record, action, withContract)],
+  ['`check(record, action, context)`, contract a document', () => actionseal.check(record, action, context)],
 ]
-
-console.log(`node ${process.version}; calls per CPU-second, best of 10 interleaved rounds, ${seconds}s of CPU per function`)
-console.log('| payload | operation | ops/s | vs baseline |')
-console.log('| --- | --- | ---: | ---: |')
-for (const r of rows) {
-  const ratio = r.ratio === null ? '' : `${r.ratio.toFixed(2)}x`
-  console.log(`| ${r.payload} (${r.bytes} B) | ${r.op} | ${Math.round(r.ops).toLocaleString('en')} | ${ratio} |`)
-}
+for (const [label, fn] of checks) if (fn().outcome !== 'permit') throw new Error(`${label}: not permitted`)
+const [fpAction, ...checked] = rounds([() => actionseal.fingerprint(action), ...checks.map(([, fn]) => fn)])
 console.log('')
-console.log('| refund example | ops/s | cost in fingerprints of the action |')
+console.log('| refund example | calls/s | cost in fingerprints of the action |')
 console.log('| --- | ---: | ---: |')
-for (const r of checkRows) {
-  console.log(`| ${r.op} | ${Math.round(r.ops).toLocaleString('en')} | ${r.ratio.toFixed(2)} |`)
-}
+console.log(`| \`fingerprint(action)\` | ${ops(fpAction)} | 1 |`)
+checks.forEach(([label], i) => console.log(`| ${label} | ${ops(checked[i])} | ${show(ratio(fpAction, checked[i]))} |`))

@@ -14,7 +14,7 @@ import { launch, serve } from "../conformance/js/browser/harness.mjs";
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const secondsArg = process.argv.indexOf("--seconds");
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 5;
-const payloads = ["refund.json", "10k.json"];
+const payloads = ["refund.json", "items150.json", "10k.json"];
 
 // The npm package is CommonJS; the page gets it as an ES module.
 const npmFile = createRequire(import.meta.url).resolve("canonicalize");
@@ -41,14 +41,14 @@ try {
   if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
   const wasmBytes = (await stat(wasmFile)).size;
   const gzipBytes = (await import("node:zlib")).gzipSync(await readFile(wasmFile), { level: 9 }).length;
-  console.log(`${version} headless; per payload, ${seconds}s per operation in 40 interleaved rounds`);
-  console.log("ops/s: median over rounds; ratio: median over rounds of the ratio within a round");
+  console.log(`${version} headless; per payload, ${seconds}s per operation in 9 interleaved rounds`);
+  console.log("ops/s: median over rounds; ratio: median over rounds of the ratio within a round (lowest–highest)");
   console.log("(refund check rows: the ratio is time per call over the time of one fingerprint(action))");
   console.log(`wasm: ${wasmBytes.toLocaleString("en")} bytes (${gzipBytes.toLocaleString("en")} gzipped)`);
   console.log("| payload | operation | ops/s | ratio |");
   console.log("| --- | --- | ---: | ---: |");
   for (const r of rows) {
-    const ratio = r.ratio === null ? "" : `${r.ratio.toFixed(2)}x`;
+    const ratio = r.ratio === null ? "" : `${r.ratio.toFixed(2)}x (${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)})`;
     console.log(`| ${r.payload} (${r.bytes} B) | ${r.op} | ${Math.round(r.ops).toLocaleString("en")} | ${ratio} |`);
   }
 } catch (err) {

@@ -835,6 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.ActionsealError = nativeBinding.ActionsealError
+module.exports.Approval = nativeBinding.Approval
 module.exports.Contract = nativeBinding.Contract
 module.exports.Schema = nativeBinding.Schema
 module.exports.action = nativeBinding.action

@@ -8,16 +8,21 @@
 # index.js and index.d.ts are what the build generates, runs the Rust checks, the shared
 # JavaScript conformance tests (conformance/js/: canonical form and the approval model) and
 # the Node-specific tests (bindings-node/test/), then packs the npm package, installs the
-# tarball into an empty folder and runs the README examples (and a TypeScript check) there. Public RFC 8785 data: $ACTIONSEAL_JCS_DIR (default <repo>/../shared/vectors/jcs).
+# tarball into an empty folder and runs the README examples (and a TypeScript check) there.
+# Public RFC 8785 data: $ACTIONSEAL_JCS_DIR (default <repo>/../shared/vectors/jcs); without it
+# those tests are skipped, in one line that says so, unless ACTIONSEAL_REQUIRE_PUBLIC_DATA=1.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/node}"
 export ACTIONSEAL_JCS_DIR="${ACTIONSEAL_JCS_DIR:-$root/../shared/vectors/jcs}"
-if [ ! -d "$ACTIONSEAL_JCS_DIR" ]; then
-  echo "FAIL: public RFC 8785 data not found at ACTIONSEAL_JCS_DIR=$ACTIONSEAL_JCS_DIR" >&2
-  exit 1
+if [ ! -f "$ACTIONSEAL_JCS_DIR/public_vectors.jsonl" ]; then
+  if [ "${ACTIONSEAL_REQUIRE_PUBLIC_DATA:-}" = 1 ]; then
+    echo "FAIL: public RFC 8785 data not found at ACTIONSEAL_JCS_DIR=$ACTIONSEAL_JCS_DIR and ACTIONSEAL_REQUIRE_PUBLIC_DATA=1" >&2
+    exit 1
+  fi
+  echo "NOTE: public RFC 8785 data not found at $ACTIONSEAL_JCS_DIR: its tests are skipped (set ACTIONSEAL_JCS_DIR)"
 fi
 
 step() { printf '\n== %s\n' "$*"; }
@@ -52,9 +57,9 @@ for f in index.js index.d.ts; do
 done
 
 step "Rust: fmt, clippy, unit tests"
-(cd "$root" && cargo fmt -p actionseal-node -- --check)
-(cd "$root" && cargo clippy -p actionseal-node --no-deps --all-targets -- -D warnings)
-(cd "$root" && cargo test -p actionseal-node)
+(cd "$root" && cargo fmt -p actionseal-node -p actionseal-js -- --check)
+(cd "$root" && cargo clippy -p actionseal-node -p actionseal-js --no-deps --all-targets -- -D warnings)
+(cd "$root" && cargo test -p actionseal-node -p actionseal-js)
 
 step "conformance (ACTIONSEAL_RUNTIME=node)"
 (cd "$root" && ACTIONSEAL_RUNTIME=node node --test conformance/js/)

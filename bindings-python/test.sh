@@ -5,8 +5,10 @@
 #   bash bindings-python/test.sh
 #
 # Works from a clean clone: creates <repo>/.venv with the pinned build tools when missing.
-# Needs the public RFC 8785 data in $ACTIONSEAL_JCS_DIR (default: ../shared/vectors/jcs
-# beside the repository); without it the run fails. Exits non-zero on any failure.
+# Reads the public RFC 8785 data in $ACTIONSEAL_JCS_DIR (default: ../shared/vectors/jcs beside
+# the repository); without it those tests are skipped, in one line that says so, unless
+# ACTIONSEAL_REQUIRE_PUBLIC_DATA=1 (CI), which makes its absence a failure. Exits non-zero on
+# any failure.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,8 +16,11 @@ repo="$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." &
 
 export ACTIONSEAL_JCS_DIR="${ACTIONSEAL_JCS_DIR:-$repo/../shared/vectors/jcs}"
 if [ ! -f "$ACTIONSEAL_JCS_DIR/public_vectors.jsonl" ]; then
-    echo "test.sh: public RFC 8785 data not found in $ACTIONSEAL_JCS_DIR (set ACTIONSEAL_JCS_DIR)" >&2
-    exit 1
+    if [ "${ACTIONSEAL_REQUIRE_PUBLIC_DATA:-}" = 1 ]; then
+        echo "test.sh: public RFC 8785 data not found in $ACTIONSEAL_JCS_DIR and ACTIONSEAL_REQUIRE_PUBLIC_DATA=1" >&2
+        exit 1
+    fi
+    echo "NOTE: public RFC 8785 data not found in $ACTIONSEAL_JCS_DIR: its tests are skipped (set ACTIONSEAL_JCS_DIR)"
 fi
 
 # Build tools, pinned, in the repository's venv (Debian's pip refuses system installs).

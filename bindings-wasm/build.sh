@@ -34,20 +34,39 @@ wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/actionseal_wasm.wasm"
 rm -rf "$here/pkg"
 wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$here/pkg/web" "$wasm"
 wasm-bindgen --target nodejs --remove-name-section --remove-producers-section --out-dir "$here/pkg/node" "$wasm"
-# The web glue is an ES module, the Node glue CommonJS: say so to Node per directory.
+# The web glue is an ES module, the Node glue CommonJS: say so to Node per directory. The
+# Node glue require()s the walker module it imports (bindings-js/js/host.mjs, copied under
+# snippets/), an ES module, which Node loads as it is from 20.19 on.
 echo '{"type": "module"}' > "$here/pkg/web/package.json"
 echo '{"type": "commonjs"}' > "$here/pkg/node/package.json"
-# The Node glue require()s its copy of js/host.js, an ES module: make that copy CommonJS, so
-# that Node versions without require(esm) load it. host.js exports only with
-# `export function`, which this turns into `exports.name = name`.
-for f in "$here"/pkg/node/snippets/*/js/host.js; do
-  names="$(sed -n 's/^export function \([A-Za-z0-9_]*\).*/\1/p' "$f")"
-  sed -i -e 's/^export function /function /' -e '1i "use strict";' "$f"
-  if grep -qE '^[[:space:]]*(export|import)[[:space:]{*]' "$f"; then
-    echo "build.sh: $f has an import or export that is not 'export function'" >&2
+# Entry points: the glue, and the error class of the walker module that it throws.
+for flavor in web node; do
+  found=("$here/pkg/$flavor"/snippets/actionseal-js-*/js/host.mjs)
+  if [ "${#found[@]}" -ne 1 ] || [ ! -f "${found[0]}" ]; then
+    echo "build.sh: expected one walker module in pkg/$flavor/snippets, found: ${found[*]}" >&2
     exit 1
   fi
-  for name in $names; do echo "exports.$name = $name;" >> "$f"; done
+  walker="./${found[0]#"$here/pkg/$flavor/"}"
+  {
+    echo '// Written by bindings-wasm/build.sh: the generated glue, and the error class it throws.'
+    if [ "$flavor" = web ]; then
+      echo "import { host } from \"$walker\";"
+      echo 'export * from "./actionseal_wasm.js";'
+      echo 'export { default } from "./actionseal_wasm.js";'
+      echo 'export const ActionsealError = host.ActionsealError;'
+    else
+      echo '"use strict";'
+      echo 'module.exports = {'
+      echo '  ...require("./actionseal_wasm.js"),'
+      echo "  ActionsealError: require(\"$walker\").host.ActionsealError,"
+      echo '};'
+    fi
+  } > "$here/pkg/$flavor/index.js"
+  {
+    echo '// Written by bindings-wasm/build.sh.'
+    echo 'export * from "./actionseal_wasm.js";'
+    if [ "$flavor" = web ]; then echo 'export { default } from "./actionseal_wasm.js";'; fi
+  } > "$here/pkg/$flavor/index.d.ts"
 done
 # Not published: the types of the raw wasm exports.
 rm -f "$here"/pkg/*/actionseal_wasm_bg.wasm.d.ts

@@ -5,7 +5,7 @@
 //!   cargo bench -p actionseal-bench --bench check
 
 use actionseal_bench::refund_check;
-use actionseal_core::{check_with, fingerprint};
+use actionseal_core::{check_approval, check_with, fingerprint, Approval};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
@@ -17,12 +17,22 @@ fn bench(c: &mut Criterion) {
             .as_str(),
         "permit"
     );
+    let loaded = Approval::from_value(&approval).expect("the example approval loads");
+    assert_eq!(
+        check_approval(Some(&loaded), &action, &context)
+            .outcome
+            .as_str(),
+        "permit"
+    );
     let mut g = c.benchmark_group("refund");
     g.bench_function("fingerprint(action)", |b| {
         b.iter(|| fingerprint(black_box(&action)))
     });
     g.bench_function("check_with(approval, action, context)", |b| {
         b.iter(|| check_with(Some(black_box(&approval)), black_box(&action), &context))
+    });
+    g.bench_function("check_approval(loaded approval, action, context)", |b| {
+        b.iter(|| check_approval(Some(black_box(&loaded)), black_box(&action), &context))
     });
     g.bench_function("check_with(...).to_value()", |b| {
         b.iter(|| check_with(Some(black_box(&approval)), black_box(&action), &context).to_value())

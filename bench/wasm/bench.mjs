@@ -4,7 +4,7 @@
 // Driven by bench/wasm-chromium.mjs, which serves /pkg/ (the web build), /payloads/,
 // /refund/ (examples/refund) and /canonicalize.mjs (the npm package wrapped as an ES module).
 
-import init, { Contract, check, fingerprint, fingerprintJson, canonicalize } from "/pkg/actionseal_wasm.js";
+import init, { Approval, Contract, check, fingerprint, fingerprintJson, canonicalize } from "/pkg/index.js";
 import canonicalizeNpm from "/canonicalize.mjs";
 
 const encoder = new TextEncoder();
@@ -43,9 +43,10 @@ async function rate(fn, ms) {
 /**
  * Measures each function in `fns` in `rounds` interleaved rounds, so that a change in
  * machine load hits all of them alike. Returns, per function, the median ops/s over the
- * rounds and the median over rounds of its ratio to `fns[against]` in the same round.
+ * rounds and the median, lowest and highest over rounds of its ratio to `fns[against]` in
+ * the same round.
  */
-async function measureAll(fns, against, seconds, rounds = 40) {
+async function measureAll(fns, against, seconds, rounds = 9) {
   for (const fn of Object.values(fns)) await rate(fn, 300); // warm up: JIT tiers, caches
   const samples = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
   const ratios = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
@@ -61,7 +62,10 @@ async function measureAll(fns, against, seconds, rounds = 40) {
   }
   const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
   return Object.fromEntries(
-    Object.keys(fns).map((k) => [k, { ops: median(samples[k]), ratio: median(ratios[k]) }]),
+    Object.keys(fns).map((k) => [
+      k,
+      { ops: median(samples[k]), ratio: median(ratios[k]), min: Math.min(...ratios[k]), max: Math.max(...ratios[k]) },
+    ]),
   );
 }
 
@@ -91,7 +95,14 @@ async function run(payloads, seconds) {
       { wasm: "base", wasmText: "base", wasmCanon: "npmCanon" },
       seconds,
     );
-    const row = (op, k, ratio = true) => ({ payload: name, bytes, op, ops: m[k].ops, ratio: ratio ? m[k].ratio : null });
+    const row = (op, k, ratio = true) => ({
+      payload: name,
+      bytes,
+      op,
+      ops: m[k].ops,
+      ratio: ratio ? m[k].ratio : null,
+      spread: ratio ? [m[k].min, m[k].max] : null,
+    });
     rows.push(
       row("npm canonicalize + subtle.digest (baseline)", "base"),
       row("wasm fingerprint(obj)", "wasm"),
@@ -114,6 +125,7 @@ async function checkRows(seconds) {
   const load = async (name) => (await fetch(`/refund/${name}`)).json();
   const [action, approval, context] = await Promise.all(["action.json", "approval.json", "context.json"].map(load));
   const contract = new Contract(context.contract);
+  const loaded = new Approval(approval);
   try {
     const executor = { ...context, contract };
     const verdict = check(approval, action, executor);
@@ -123,11 +135,12 @@ async function checkRows(seconds) {
     const m = await measureAll(
       {
         fp: () => fingerprint(action),
+        checkLoaded: () => check(loaded, action, executor).action_digest,
         check: () => check(approval, action, executor).action_digest,
         checkFrozen: () => check(approval, approval.action, executor).action_digest,
         checkDocument: () => check(approval, action, context).action_digest,
       },
-      { check: "fp", checkFrozen: "fp", checkDocument: "fp" },
+      { checkLoaded: "fp", check: "fp", checkFrozen: "fp", checkDocument: "fp" },
       seconds,
     );
     const bytes = encoder.encode(JSON.stringify(action)).length;
@@ -138,15 +151,18 @@ async function checkRows(seconds) {
       op,
       ops: m[k].ops,
       ratio: ratio ? 1 / m[k].ratio : null,
+      spread: ratio ? [1 / m[k].max, 1 / m[k].min] : null,
     });
     return [
       row("wasm fingerprint(action)", "fp", false),
+      row("wasm check(Approval, action, context with a Contract): time / fingerprint time", "checkLoaded"),
       row("wasm check(approval, action, context with a Contract): time / fingerprint time", "check"),
       row("the same, the action being approval.action itself (read once)", "checkFrozen"),
       row("wasm check(approval, action, context with the document): time / fingerprint time", "checkDocument"),
     ];
   } finally {
     contract.free();
+    loaded.free();
   }
 }
 

@@ -4,16 +4,13 @@
 use crate::fail::Fail;
 use crate::host;
 use crate::js::{Handle, Js, JsResult};
-use crate::realm;
+use crate::options;
 use crate::run;
 use crate::to_js;
 use actionseal_core::{Contract as CoreContract, Effect, Options};
-use napi::bindgen_prelude::{Env, TypeTag, Unknown};
-use napi::sys::{self, ValueType};
+use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
-use std::ffi::c_void;
-use std::ptr;
 
 /// Whether a call needs an approval, and the JSON Pointer of the contract rule that decided.
 #[napi(object)]
@@ -44,10 +41,12 @@ pub struct Contract {
 
 #[napi]
 impl Contract {
-    /// Loads and validates a contract document.
+    /// Loads and validates a contract document. Takes no options: contracts are read with
+    /// the strict profile only (`invalid_option` otherwise).
     #[napi(constructor, ts_args_type = "document: ContractDocument")]
-    pub fn new(env: Env, document: Unknown<'_>) -> Result<Contract> {
+    pub fn new(env: Env, document: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<Contract> {
         run(&env, |js| {
+            options::none(js, options.map(|o| o.raw()))?;
             Ok(Contract {
                 inner: load(js, document.raw())?,
             })
@@ -100,15 +99,29 @@ impl Contract {
     /// validated first: invalid arguments throw (code and path inside the arguments), they
     /// never mean "no approval".
     #[napi(ts_args_type = "args: object")]
-    pub fn requires_approval(&self, env: Env, args: Unknown<'_>) -> Result<Requirement> {
-        run(&env, |js| requirement(js, &self.inner, args.raw()))
+    pub fn requires_approval(
+        &self,
+        env: Env,
+        args: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> Result<Requirement> {
+        run(&env, |js| {
+            options::none(js, options.map(|o| o.raw()))?;
+            requirement(js, &self.inner, args.raw())
+        })
     }
 
     /// Throws the first way the arguments break the contract's schema (code and path inside
     /// the arguments); returns nothing when they fit.
     #[napi(ts_args_type = "args: object")]
-    pub fn validate_args(&self, env: Env, args: Unknown<'_>) -> Result<()> {
+    pub fn validate_args(
+        &self,
+        env: Env,
+        args: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> Result<()> {
         run(&env, |js| {
+            options::none(js, options.map(|o| o.raw()))?;
             host::with_value(js, args.raw(), &Options::default(), |args, _| {
                 self.inner.validate_args(args)
             })??;
@@ -121,8 +134,14 @@ impl Contract {
     /// offers an Approve button. `invalid_action` for the envelope, the arguments' own codes
     /// under `/args`.
     #[napi(ts_args_type = "action: object")]
-    pub fn validate_action(&self, env: Env, action: Unknown<'_>) -> Result<()> {
+    pub fn validate_action(
+        &self,
+        env: Env,
+        action: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> Result<()> {
         run(&env, |js| {
+            options::none(js, options.map(|o| o.raw()))?;
             host::with_value(js, action.raw(), &Options::default(), |action, _| {
                 self.inner.validate_action(action)
             })??;
@@ -164,37 +183,21 @@ pub(crate) fn contract_of(js: Js, value: Handle) -> JsResult<CoreContract> {
 /// The contract of a `Contract` instance (made by this addon in this environment); `None`
 /// for anything else, including an object that only inherits from `Contract.prototype`.
 pub(crate) fn instance(js: Js, value: Handle) -> JsResult<Option<CoreContract>> {
-    if js.type_of(value)? != ValueType::napi_object {
-        return Ok(None);
-    }
-    let tag = <Contract as TypeTag>::type_tag();
-    let mut tagged = false;
-    // SAFETY: `js.0` is the live environment and `value` one of its handles.
-    let status = unsafe { sys::napi_check_object_type_tag(js.0, value, &tag, &mut tagged) };
-    if status != sys::Status::napi_ok {
-        return Err(Fail::Napi(status));
-    }
-    if !tagged {
-        return Ok(None);
-    }
-    let mut data: *mut c_void = ptr::null_mut();
-    // SAFETY: as above; napi-rs wraps every object it tags as a `Contract` with a
-    // `Box<Contract>`, which lives until the object is collected (it is in use here).
-    let status = unsafe { sys::napi_unwrap(js.0, value, &mut data) };
-    if status != sys::Status::napi_ok || data.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: see above. Only `&self` methods exist, so no `&mut` to it can be live; the
-    // contract is cloned (an `Arc`) before any JavaScript runs.
-    Ok(Some(unsafe { &*data.cast::<Contract>() }.inner.clone()))
+    // Cloned (an `Arc`) before any JavaScript runs.
+    crate::js::unwrapped(js, value, |c: &Contract| c.inner.clone())
 }
 
-/// The contract of the object `check` found as `context.contract` (it inherits from
-/// `Contract.prototype`); `unsupported_type` at `/contract` when it is not a real instance.
+/// The contract of the object `check` found as `context.contract` (its prototype is
+/// `Contract.prototype`); core's `unsupported_type` at `/contract` when it is not a real
+/// instance.
 pub(crate) fn lifted(js: Js, value: Handle) -> JsResult<CoreContract> {
     match instance(js, value)? {
         Some(contract) => Ok(contract),
-        None => Err(realm::unsupported(js, js.prototype(value)?, "object").in_key("contract")),
+        None => {
+            let description = crate::text::describe(js, value)?;
+            let t = actionseal_js::described(&description);
+            Err(actionseal_core::host::not_an_instance(t, "contract").into())
+        }
     }
 }
 

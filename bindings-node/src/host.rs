@@ -1,23 +1,28 @@
-//! JavaScript values to core [`Value`]s.
+//! JavaScript values to core [`Value`]s: the Node transport of the walk that both JavaScript
+//! packages share.
 //!
-//! Accepted: plain objects (prototype `Object.prototype` or `null`, or another realm's
-//! `Object.prototype`), arrays, strings, finite numbers, booleans and `null`. Everything else
-//! is an error with a code from core and the JSON Pointer of the value, never dropped or
-//! converted. Only own enumerable string keys are read, with getters run (as
-//! `JSON.stringify` does); an exception thrown by a getter or Proxy trap propagates unchanged.
-//!
-//! The walk has two halves: `gather.js` records the value on a tape in one call (reading it
-//! through Node-API instead costs several native calls per property, slower than plain
-//! JavaScript), and [`Decoder`] applies the rules while reading the tape.
+//! The walker (`bindings-js/js/host.mjs`, run once per environment) records the values on a
+//! tape in one call; the shared decoder (`actionseal_js::decode`) hands the tape to core's
+//! host rulebook, which decides every rule and error. This file only calls the walker, finds
+//! the tape and the text, and gathers again when core accepts another realm's prototype.
+//! Reading a value through Node-API instead costs several native calls per property, slower
+//! than plain JavaScript.
 
 use crate::fail::Fail;
-use crate::gather::gather;
-use crate::js::{Handle, Js, JsResult};
-use crate::tape::{Decoder, Utf8Text};
-use actionseal_core::{Error, Options, Value};
+use crate::instance::instance;
+use crate::js::{Handle, Js, JsResult, Utf8};
+use actionseal_core::{Options, Value};
+use actionseal_js::{decode, header, Gathered, Text};
+use napi::sys;
+use std::cell::Cell;
+
+pub(crate) use actionseal_js::Lift;
 
 /// How many other realms' prototypes one call accepts (each costs one more walk).
 const MAX_FOREIGN: usize = 8;
+
+/// A longer tape than this is not kept for later calls.
+const MAX_KEPT_TAPE: usize = 1 << 16;
 
 /// Converts one JavaScript value and hands it to `f`, with a guess of the length of its
 /// canonical text (to size the output once).
@@ -32,29 +37,16 @@ pub(crate) fn with_value<R>(
     })
 }
 
-/// An object that may stand as itself, not as data, as one member of one of the values: a
-/// `Contract` as `check`'s `context.contract`.
-#[derive(Clone, Copy)]
-pub(crate) struct Lift {
-    /// Which of the values.
-    pub(crate) value: usize,
-    /// The member of that value (an object) where such an object may be.
-    pub(crate) key: &'static str,
-    /// Objects that inherit from this prototype are handed over as they are.
-    pub(crate) proto: Handle,
-}
-
-/// Converts several JavaScript values (the arguments of one call) in one walk, and hands `f`
-/// the values and, with `lift`, the object found at `lift.key` of value `lift.value`, which
-/// is then left out of that value. Such an object anywhere else is `unsupported_type`.
-///
-/// The first value that cannot be converted gives the error, as if they were converted in
-/// turn.
+/// Converts several JavaScript values (the arguments of one call, at most three) in one
+/// walk, and hands `f` the values and, with `lift`, the object found at `lift`'s place,
+/// which is then left out of that value: a `Contract` as `check`'s `context.contract`. Such
+/// an object anywhere else is `unsupported_type`. The first value that cannot be converted
+/// gives the error, as if they were converted in turn.
 pub(crate) fn with_values<const N: usize, R>(
     js: Js,
     values: [Handle; N],
     options: &Options,
-    lift: Option<Lift>,
+    lift: Option<(Lift, Handle)>,
     f: impl FnOnce(&[Value<'_>; N], Option<Handle>) -> R,
 ) -> JsResult<R> {
     convert(js, &values, options, lift, |values, _, lifted| {
@@ -65,60 +57,295 @@ pub(crate) fn with_values<const N: usize, R>(
     })?
 }
 
-/// The walk: `gather` records the values, the decoder reads them; the objects and arrays of
-/// other realms that the decoder accepts are gathered again as plain.
+/// What one walk recorded: the tape (borrowed from the environment's when no JavaScript can
+/// run before it is read, else copied) and the handles the records refer to.
+struct Walk {
+    tape: Vec<f64>,
+    borrowed: Option<(*const f64, usize)>,
+    text: Handle,
+    refs: Option<Handle>,
+    held: Option<Handle>,
+}
+
+/// The walk: gather, decode; when core accepts a prototype of another realm, gather again
+/// with it.
 fn convert<R>(
     js: Js,
     values: &[Handle],
     options: &Options,
-    lift: Option<Lift>,
+    lift: Option<(Lift, Handle)>,
     f: impl FnOnce(&[Value<'_>], usize, Option<Handle>) -> R,
 ) -> JsResult<R> {
-    let mut plain: Vec<Handle> = Vec::new();
+    let mut f = Some(f);
+    walk(js, values, options, lift.map(|l| l.1), |g, held| {
+        let d = decode(g, values.len(), options, lift.map(|l| l.0))?;
+        let lifted = match (d.lifted, held) {
+            (Some(i), Some(held)) => Some(js.element(held, i).map_err(Lost)?),
+            (Some(_), None) => return Err(actionseal_js::Fail::Bug("no held objects").into()),
+            (None, _) => None,
+        };
+        let f = f.take().ok_or(Lost(Fail::Internal("decoded twice")))?;
+        Ok(f(&d.values, d.size, lifted))
+    })
+}
+
+/// The canonical text of one JavaScript value, written as the walk is read (no value is
+/// built): what `canonicalize` returns and `fingerprint` hashes.
+pub(crate) fn canonical(js: Js, v: Handle, options: &Options) -> JsResult<String> {
+    walk(js, &[v], options, None, |g, _| {
+        Ok(actionseal_js::canonical(g, options)?)
+    })
+}
+
+/// Why reading a gathered tape failed: the decoder's reason, or the binding's own.
+enum ReadFail {
+    Decoder(actionseal_js::Fail),
+    Binding(Fail),
+}
+
+impl From<actionseal_js::Fail> for ReadFail {
+    fn from(f: actionseal_js::Fail) -> ReadFail {
+        ReadFail::Decoder(f)
+    }
+}
+
+/// A failure of the binding's own while reading, passed on.
+struct Lost(Fail);
+
+impl From<Lost> for ReadFail {
+    fn from(l: Lost) -> ReadFail {
+        ReadFail::Binding(l.0)
+    }
+}
+
+/// Gathers `values` and has `read` read the tape (given the held objects, if any); gathers
+/// again, with the prototype accepted, when core accepts another realm's.
+fn walk<T>(
+    js: Js,
+    values: &[Handle],
+    options: &Options,
+    held_proto: Option<Handle>,
+    mut read: impl FnMut(&Gathered<'_>, Option<Handle>) -> Result<T, ReadFail>,
+) -> JsResult<T> {
+    let mut objects: Vec<Handle> = Vec::new();
     let mut arrays: Vec<Handle> = Vec::new();
     loop {
-        let extra = if plain.is_empty() && arrays.is_empty() {
-            None
+        let gathered = gather(js, values, options.max_depth, &objects, &arrays, held_proto)?;
+        let tape = gathered.slots();
+        let h = header(tape)?;
+        let tape = &tape[..h.slots];
+        // The text's UTF-8 as V8 writes it (one copy, no transcoding in Rust), unless V8
+        // may have replaced a lone surrogate: then its UTF-16 code units.
+        let utf8 = Recycled(read_utf8(js, gathered.text, h.text_len)?);
+        let utf16;
+        let text = if actionseal_js::may_be_lossy(&utf8) {
+            utf16 = js.utf16_exact(gathered.text, h.text_len)?;
+            Text::Utf16(&utf16)
         } else {
-            Some((js.array_of(&plain)?, js.array_of(&arrays)?))
+            Text::Utf8(&utf8)
         };
-        let g = gather(js, values, options.max_depth, extra, lift.map(|l| l.proto))?;
-        let utf8 = Utf8Text::new(&g);
-        let decoded = {
-            let mut decoder = Decoder::new(js, &g, &utf8, options.max_depth, &plain, &arrays);
-            let mut out = Vec::with_capacity(values.len());
-            let mut result = Ok(());
-            for i in 0..values.len() {
-                let key = lift.filter(|l| l.value == i).map(|l| l.key);
-                match decoder.next(key) {
-                    Ok(v) => out.push(v),
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
-            result
-                .and_then(|()| decoder.finish())
-                .map(|()| (out, decoder.lifted()))
-        };
-        let size = utf8.len() + 4 * g.tape.len() + 16;
-        // The tape may be the environment's, which the next walk writes on: `f` may start
-        // one (for another argument), so the tape is let go first.
-        drop(g);
-        match decoded {
-            Err(Fail::Regather { proto, array }) if plain.len() + arrays.len() < MAX_FOREIGN => {
+        let g = Gathered { tape, text };
+        match read(&g, gathered.held) {
+            Ok(t) => return Ok(t),
+            Err(ReadFail::Decoder(actionseal_js::Fail::Regather { reference, array }))
+                if objects.len() + arrays.len() < MAX_FOREIGN =>
+            {
+                let refs = gathered
+                    .refs
+                    .ok_or(Fail::Internal("no references recorded"))?;
+                let proto = js.element(refs, reference)?;
                 if array {
-                    arrays.push(proto);
+                    arrays.push(proto)
                 } else {
-                    plain.push(proto);
+                    objects.push(proto)
                 }
             }
-            Err(Fail::Regather { .. }) => {
-                return Err(Error::unsupported_type("object from another realm").into())
+            Err(ReadFail::Decoder(actionseal_js::Fail::Regather { .. })) => {
+                return Err(actionseal_core::host::too_many_realms().into());
             }
-            Ok((values, lifted)) => return Ok(f(&values, size, lifted)),
-            Err(other) => return Err(other),
+            Err(ReadFail::Decoder(e)) => return Err(e.into()),
+            Err(ReadFail::Binding(e)) => return Err(e),
         }
+    }
+}
+
+impl Walk {
+    /// The tape's slots.
+    fn slots(&self) -> &[f64] {
+        match self.borrowed {
+            // SAFETY: the environment's tape, `len` doubles at `data`, kept alive by the
+            // instance; no JavaScript runs while the slice is in use (see `gather`).
+            Some((data, len)) => unsafe { std::slice::from_raw_parts(data, len) },
+            None => &self.tape,
+        }
+    }
+}
+
+/// Runs the walker's `gather` on `values`.
+fn gather(
+    js: Js,
+    values: &[Handle],
+    max_depth: usize,
+    objects: &[Handle],
+    arrays: &[Handle],
+    held_proto: Option<Handle>,
+) -> JsResult<Walk> {
+    let inst = instance(js)?;
+    // SAFETY: `inst` is live (see `instance`); the fields are copied out before any
+    // JavaScript runs.
+    let (gather_ref, tape_ref, tape_data, tape_len) = unsafe {
+        (
+            (*inst).gather,
+            (*inst).tape,
+            (*inst).tape_data,
+            (*inst).tape_len,
+        )
+    };
+    let f = js.deref(gather_ref)?;
+    // This handle keeps the tape alive until the call returns, even if a nested call (from a
+    // getter) replaces the environment's tape meanwhile.
+    let tape = js.deref(tape_ref)?;
+    // `undefined` stands for every absent argument (the walker reads it as null).
+    let undefined = js.undefined()?;
+    let list = |l: &[Handle]| {
+        if l.is_empty() {
+            Ok(undefined)
+        } else {
+            js.array_of(l)
+        }
+    };
+    let count = js.number(values.len() as f64)?;
+    let value = |i: usize| values.get(i).copied().unwrap_or(undefined);
+    let args = [
+        tape,
+        js.number(max_depth as f64)?,
+        list(objects)?,
+        list(arrays)?,
+        held_proto.unwrap_or(undefined),
+        count,
+        value(0),
+        value(1),
+        value(2),
+    ];
+    if values.len() > 3 {
+        return Err(Fail::Internal("more than three values in one walk"));
+    }
+    let result = js.call(f, &args)?;
+    if tape_data.align_offset(std::mem::align_of::<f64>()) != 0 {
+        return Err(Fail::Internal("misaligned tape"));
+    }
+    if js.string_length(result)?.is_some() {
+        // The common case: the given tape was used, and nothing else is needed.
+        return Ok(Walk {
+            tape: Vec::new(),
+            borrowed: Some((tape_data, tape_len)),
+            text: result,
+            refs: None,
+            held: None,
+        });
+    }
+    let text = js.element(result, 0)?;
+    let written = js.element(result, 1)?;
+    let present = |v: Handle| -> JsResult<Option<Handle>> {
+        Ok((js.type_of(v)? != sys::ValueType::napi_null).then_some(v))
+    };
+    let refs = present(js.element(result, 2)?)?;
+    let held = present(js.element(result, 3)?)?;
+    let Some(written) = present(written)? else {
+        // The given tape, with held objects or references beside it.
+        return Ok(Walk {
+            tape: Vec::new(),
+            borrowed: Some((tape_data, tape_len)),
+            text,
+            refs,
+            held,
+        });
+    };
+    let info = js
+        .typed_array(written)?
+        .filter(|i| i.kind == sys::TypedarrayType::float64_array && !i.data.is_null())
+        .ok_or(Fail::Internal("tape is not a Float64Array"))?;
+    // SAFETY: a Float64Array of `info.len` elements starts at `info.data`; read as bytes
+    // since nothing promises the alignment, and copied before any JavaScript runs.
+    let bytes = unsafe { std::slice::from_raw_parts(info.data.cast::<u8>(), info.len * 8) };
+    let copy: Vec<f64> = bytes
+        .chunks_exact(8)
+        .map(|b| f64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .collect();
+    // Keep a tape that grew, for later calls, unless it grew huge.
+    // SAFETY: `inst` is live. Read again: a nested call may have replaced the tape.
+    let current_len = unsafe { (*inst).tape_len };
+    if info.len > current_len
+        && info.len <= MAX_KEPT_TAPE
+        && info.data.align_offset(std::mem::align_of::<f64>()) == 0
+    {
+        let new_ref = js.reference(written)?;
+        // SAFETY: `inst` is live and no other reference to it exists while this runs.
+        let old = unsafe {
+            let inst = &mut *inst;
+            inst.tape_data = info.data.cast::<f64>();
+            inst.tape_len = info.len;
+            std::mem::replace(&mut inst.tape, new_ref)
+        };
+        js.delete_reference(old)?;
+    }
+    Ok(Walk {
+        tape: copy,
+        borrowed: None,
+        text,
+        refs,
+        held,
+    })
+}
+
+/// A text buffer that goes back to [`SCRATCH`] when dropped.
+struct Recycled(String);
+
+impl Drop for Recycled {
+    fn drop(&mut self) {
+        recycle(std::mem::take(&mut self.0));
+    }
+}
+
+impl std::ops::Deref for Recycled {
+    type Target = String;
+
+    fn deref(&self) -> &String {
+        &self.0
+    }
+}
+
+/// The UTF-8 text (lone surrogates replaced by U+FFFD) of a string `len` UTF-16 code units
+/// long.
+fn read_utf8(js: Js, text: Handle, len: usize) -> JsResult<String> {
+    // Room for any text up to a megabyte, so that it is read in one call; a longer one is
+    // measured first when it is not ASCII. The buffer is the last call's, when free.
+    let mut buf = SCRATCH.take();
+    buf.clear();
+    buf.reserve(if len <= 1 << 20 { 3 * len + 8 } else { len + 8 });
+    loop {
+        match js.utf8_into(text, &mut buf)? {
+            Utf8::Done => break,
+            Utf8::TooLong(n) => buf.reserve(n + 8),
+            Utf8::NotString => return Err(Fail::Internal("text is not a string")),
+        }
+    }
+    // V8 writes valid UTF-8; checked rather than trusted.
+    String::from_utf8(buf).map_err(|_| Fail::Internal("text is not UTF-8"))
+}
+
+thread_local! {
+    /// A text buffer kept from one call to the next (see [`Recycled`]).
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// A larger text buffer than this is not kept for the next call.
+const MAX_KEPT_TEXT: usize = 1 << 16;
+
+/// Gives a text buffer back for the next call, unless it is large.
+fn recycle(text: String) {
+    let buf = text.into_bytes();
+    if buf.capacity() <= MAX_KEPT_TEXT {
+        SCRATCH.set(buf);
     }
 }

@@ -7,20 +7,21 @@ use napi::sys;
 use std::ffi::c_void;
 use std::ptr;
 
-/// The script of the host walk's JavaScript half; its completion value is the `gather`
-/// function.
-const GATHER_SOURCE: &str = include_str!("gather.js");
-
-/// The script that makes `check`'s verdicts; its completion value is the `verdict` function.
-const VERDICT_SOURCE: &str = include_str!("verdict.js");
-
 /// Slots in the tape made for a new environment.
 const FIRST_TAPE: usize = 1024;
 
+/// Slots in the array of string lengths `verdict` reads.
+pub(crate) const LENGTHS: usize = 64;
+
 /// This environment's state.
 pub(crate) struct Instance {
-    /// The `gather` function (`gather.js`).
+    /// The walker's `host` object (bindings-js/js/host.mjs), run as a script here.
+    pub(crate) host: sys::napi_ref,
+    /// `host.gather`, `host.fail`, `host.verdict`, `host.describe`.
     pub(crate) gather: sys::napi_ref,
+    pub(crate) fail: sys::napi_ref,
+    pub(crate) verdict: sys::napi_ref,
+    pub(crate) describe: sys::napi_ref,
     /// The tape `gather` writes on when it fits.
     pub(crate) tape: sys::napi_ref,
     /// The tape's memory, which stays put while `tape` holds it: the `Float64Array` is
@@ -28,13 +29,14 @@ pub(crate) struct Instance {
     pub(crate) tape_data: *const f64,
     /// The tape's length in slots.
     pub(crate) tape_len: usize,
+    /// An `Int32Array` of [`LENGTHS`] for `verdict`, and its memory (as the tape's).
+    pub(crate) lengths: sys::napi_ref,
+    pub(crate) lengths_data: *mut i32,
     /// `JSON.parse` as it was when the environment first used the addon, so that a later
     /// change to the global does not change what the functions return.
     pub(crate) json_parse: sys::napi_ref,
-    /// `Contract.prototype`, which `check` looks for in its context.
+    /// `Contract.prototype`, whose instances `check` takes in its context.
     pub(crate) contract_proto: sys::napi_ref,
-    /// The `verdict` function (`verdict.js`).
-    pub(crate) verdict: sys::napi_ref,
 }
 
 /// Frees the instance data when the environment goes away; Node releases the references.
@@ -59,21 +61,29 @@ pub(crate) fn instance(js: Js) -> JsResult<*mut Instance> {
         // one thread (this environment's) at a time.
         return Ok(data.cast::<Instance>());
     }
-    let gather = js.run_script(GATHER_SOURCE)?;
-    let tape = js.new_f64_array(FIRST_TAPE)?;
-    let info = js.typed_array(tape)?.ok_or(Fail::Internal("new tape"))?;
+    let host = js.run_script(actionseal_js::script())?;
+    let tape = js.new_typed_array(sys::TypedarrayType::float64_array, FIRST_TAPE)?;
+    let tape_info = js.typed_array(tape)?.ok_or(Fail::Internal("new tape"))?;
+    let lengths = js.new_typed_array(sys::TypedarrayType::int32_array, LENGTHS)?;
+    let lengths_info = js
+        .typed_array(lengths)?
+        .ok_or(Fail::Internal("new lengths"))?;
     let json = js.named(js.global()?, c"JSON")?;
     let json_parse = js.named(json, c"parse")?;
     let contract_proto = crate::contract::class_prototype(js)?;
-    let verdict = js.run_script(VERDICT_SOURCE)?;
     let instance = Box::into_raw(Box::new(Instance {
-        gather: js.reference(gather)?,
+        host: js.reference(host)?,
+        gather: js.reference(js.named(host, c"gather")?)?,
+        fail: js.reference(js.named(host, c"fail")?)?,
+        verdict: js.reference(js.named(host, c"verdict")?)?,
+        describe: js.reference(js.named(host, c"describe")?)?,
         tape: js.reference(tape)?,
-        tape_data: info.data.cast::<f64>(),
-        tape_len: info.len,
+        tape_data: tape_info.data.cast::<f64>(),
+        tape_len: tape_info.len,
+        lengths: js.reference(lengths)?,
+        lengths_data: lengths_info.data.cast::<i32>().cast_mut(),
         json_parse: js.reference(json_parse)?,
         contract_proto: js.reference(contract_proto)?,
-        verdict: js.reference(verdict)?,
     }));
     // SAFETY: hands the box to Node, which calls `finalize` on it once.
     let status = unsafe {

@@ -4,6 +4,7 @@
 //! without napi-rs's typed wrappers, and map the status to a [`Fail`].
 
 use crate::fail::Fail;
+use napi::bindgen_prelude::TypeTag;
 use napi::sys;
 use std::ffi::{c_char, c_void, CStr};
 use std::ptr;
@@ -13,6 +14,10 @@ pub(crate) type JsResult<T> = Result<T, Fail>;
 
 /// A raw handle.
 pub(crate) type Handle = sys::napi_value;
+
+/// A plain Node-API callback.
+pub(crate) type RawCallback =
+    unsafe extern "C" fn(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value;
 
 /// The environment of the current callback.
 #[derive(Clone, Copy)]
@@ -45,21 +50,6 @@ impl Js {
         let mut t = 0;
         check(unsafe { sys::napi_typeof(self.0, v, &mut t) })?;
         Ok(t)
-    }
-
-    /// `Object.getPrototypeOf`, except that a Proxy reads as having none (V8 does not run
-    /// the trap here); only used on values that are not proxies.
-    pub(crate) fn prototype(self, v: Handle) -> JsResult<Handle> {
-        let mut out = ptr::null_mut();
-        check(unsafe { sys::napi_get_prototype(self.0, v, &mut out) })?;
-        Ok(out)
-    }
-
-    /// `===`.
-    pub(crate) fn same(self, a: Handle, b: Handle) -> JsResult<bool> {
-        let mut eq = false;
-        check(unsafe { sys::napi_strict_equals(self.0, a, b, &mut eq) })?;
-        Ok(eq)
     }
 
     /// The global object.
@@ -143,6 +133,27 @@ impl Js {
         Ok(out)
     }
 
+    /// A function named `name` that Node-API calls `callback` for.
+    pub(crate) fn function(self, name: &CStr, callback: RawCallback) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe {
+            sys::napi_create_function(
+                self.0,
+                name.as_ptr(),
+                name.to_bytes().len() as isize,
+                Some(callback),
+                ptr::null_mut(),
+                &mut out,
+            )
+        })?;
+        Ok(out)
+    }
+
+    /// `obj[name] = value`.
+    pub(crate) fn set_named(self, obj: Handle, name: &CStr, value: Handle) -> JsResult<()> {
+        check(unsafe { sys::napi_set_named_property(self.0, obj, name.as_ptr(), value) })
+    }
+
     /// `f.call(f, ...args)`.
     pub(crate) fn call(self, f: Handle, args: &[Handle]) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
@@ -188,22 +199,17 @@ impl Js {
         Ok(Utf8::Done)
     }
 
-    /// A new `Float64Array` of `len` zeros.
-    pub(crate) fn new_f64_array(self, len: usize) -> JsResult<Handle> {
+    /// A new typed array of `len` zeros, of element type `kind` (8 bytes or fewer each).
+    pub(crate) fn new_typed_array(
+        self,
+        kind: sys::napi_typedarray_type,
+        len: usize,
+    ) -> JsResult<Handle> {
         let mut data: *mut c_void = ptr::null_mut();
         let mut buffer = ptr::null_mut();
         check(unsafe { sys::napi_create_arraybuffer(self.0, len * 8, &mut data, &mut buffer) })?;
         let mut out = ptr::null_mut();
-        check(unsafe {
-            sys::napi_create_typedarray(
-                self.0,
-                sys::TypedarrayType::float64_array,
-                len,
-                buffer,
-                0,
-                &mut out,
-            )
-        })?;
+        check(unsafe { sys::napi_create_typedarray(self.0, kind, len, buffer, 0, &mut out) })?;
         Ok(out)
     }
 
@@ -299,13 +305,36 @@ impl Js {
     pub(crate) fn delete_reference(self, r: sys::napi_ref) -> JsResult<()> {
         check(unsafe { sys::napi_delete_reference(self.0, r) })
     }
+}
 
-    /// Takes the pending exception, if any, so that a best-effort lookup can go on.
-    pub(crate) fn clear_exception(self) {
-        let mut e = ptr::null_mut();
-        // SAFETY: see above; a failure leaves nothing to clean up.
-        unsafe { sys::napi_get_and_clear_last_exception(self.0, &mut e) };
+/// `f` of the Rust value that napi-rs wrapped in `value`, an instance of the class `T` made by
+/// this addon; `None` for anything else, including an object that only inherits from the
+/// class's prototype (napi-rs tags every instance it makes with the class's type tag).
+pub(crate) fn unwrapped<T: TypeTag + 'static, R>(
+    js: Js,
+    value: Handle,
+    f: impl FnOnce(&T) -> R,
+) -> JsResult<Option<R>> {
+    if js.type_of(value)? != sys::ValueType::napi_object {
+        return Ok(None);
     }
+    let tag = T::type_tag();
+    let mut tagged = false;
+    // SAFETY: `js.0` is the live environment and `value` one of its handles.
+    check(unsafe { sys::napi_check_object_type_tag(js.0, value, &tag, &mut tagged) })?;
+    if !tagged {
+        return Ok(None);
+    }
+    let mut data: *mut c_void = ptr::null_mut();
+    // SAFETY: as above; napi-rs wraps every object it tags as a `T` with a `Box<T>`, which
+    // lives until the object is collected (it is in use here).
+    let status = unsafe { sys::napi_unwrap(js.0, value, &mut data) };
+    if status != sys::Status::napi_ok || data.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: see above. The classes have only `&self` methods, so no `&mut` to it can be
+    // live, and `f` runs no JavaScript.
+    Ok(Some(f(unsafe { &*data.cast::<T>() })))
 }
 
 /// What [`Js::typed_array`] reports.

@@ -2,30 +2,30 @@
 //! bind a human approval to the exact action it was given for, and the approval model built
 //! on them (contracts, action envelopes, approval records, the permit check, budgets).
 //!
-//! Every rule, default and error text is core's (`actionseal-core`); this crate only turns
-//! JavaScript values into core values, core values back into JavaScript values, and core
-//! errors into JavaScript errors (an `Error` with `code`, `path` and `offset`, its message
-//! core's Display text).
+//! Every rule, default and error text is core's (`actionseal-core`, whose host rulebook
+//! decides what a JavaScript value may be); this crate only moves values between JavaScript
+//! and core, with the walker and tape decoder it shares with the WebAssembly build
+//! (`actionseal-js`), and throws core's errors as `ActionsealError`s (`code`, `path`,
+//! `offset`; the message is core's Display text).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs` and `schema.rs`.
+//! `contract.rs`, `approval.rs` and `schema.rs`.
 
+mod approval;
 mod contract;
 mod fail;
-mod gather;
 mod host;
 mod instance;
 mod js;
 mod model;
 mod options;
-mod realm;
 mod schema;
 mod strings;
-mod tape;
 mod text;
 mod to_js;
 mod verdict;
 
+pub use approval::Approval;
 pub use contract::{Contract, Requirement};
 pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
 pub use schema::Schema;
@@ -33,9 +33,46 @@ pub use schema::Schema;
 use actionseal_core::{digest_equal as core_digest_equal, Digest, Options};
 use fail::Fail;
 use js::{Js, JsResult};
-use napi::bindgen_prelude::{Env, Unknown};
+use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
+
+/// What every function throws for input it refuses: an `Error` whose `code` says why, with
+/// the JSON Pointer `path` of the value concerned and, for JSON text, the byte `offset` in
+/// its UTF-8 (else `null`). The message is `"<code>: <explanation>"` and the location; only
+/// `code`, `path` and `offset` are stable. An exception thrown by a getter or a Proxy trap of
+/// a value is passed on unchanged instead.
+///
+/// @example
+/// try { fingerprint({ amount: 10n }) } catch (e) {
+///   if (e instanceof ActionsealError) console.log(e.code, e.path) // unsupported_type /amount
+/// }
+#[napi]
+pub struct ActionsealError {}
+// The class is the walker's (bindings-js/js/host.mjs), which both JavaScript packages share;
+// this struct only gives it its place among the generated exports and declarations, and
+// `module_exports` puts the real class there.
+
+/// Exports the error class of this environment's walker in place of the placeholder.
+#[napi(module_exports)]
+pub fn module_exports(env: Env, exports: Object<'_>) -> Result<()> {
+    run(&env, |js| {
+        let class = js.named(instance::get(js, |i| i.host)?, c"ActionsealError")?;
+        js.set_named(exports.raw(), c"ActionsealError", class)?;
+        // The functions called most often, on small values, go straight to Node-API: the
+        // generic wrapper around the `#[napi]` functions costs a tenth of a small call.
+        js.set_named(
+            exports.raw(),
+            c"fingerprint",
+            js.function(c"fingerprint", raw::fingerprint)?,
+        )?;
+        js.set_named(
+            exports.raw(),
+            c"canonicalize",
+            js.function(c"canonicalize", raw::canonicalize)?,
+        )
+    })
+}
 
 /// Options of `canonicalize`, `fingerprint`, `canonicalizeJson`, `fingerprintJson` and
 /// `parseJson`.
@@ -53,15 +90,7 @@ pub struct CanonOptions {
 /// Runs a conversion and turns its failure into a thrown JavaScript error.
 pub(crate) fn run<T>(env: &Env, f: impl FnOnce(Js) -> JsResult<T>) -> Result<T> {
     let js = Js(env.raw());
-    f(js).map_err(|fail: Fail| fail.throw(js.0))
-}
-
-/// Core's canonical text of `v`, written into a buffer sized once from `size`, so that a
-/// large value is not copied as the text grows. (Same as `actionseal_core::canonicalize`.)
-fn canonical_text(v: &actionseal_core::Value<'_>, size: usize) -> String {
-    let mut out = String::with_capacity(size);
-    actionseal_core::write_canonical(v, &mut out);
-    out
+    f(js).map_err(|fail: Fail| fail.throw(js))
 }
 
 fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
@@ -72,7 +101,7 @@ fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
 ///
 /// Accepts plain objects (prototype `Object.prototype` or `null`, also another realm's such
 /// as a `vm` context's), arrays, strings, finite numbers (`-0` becomes `0`), booleans and
-/// `null`; a Proxy is read through its traps. Anything else throws an `Error` with a
+/// `null`; a Proxy is read through its traps. Anything else throws an `ActionsealError` with a
 /// `code` and the JSON Pointer `path` of the value: `unsupported_type` (`undefined`, BigInt,
 /// Symbol, functions, `Date`, `Map`, `Set`, typed arrays, boxed primitives, class instances,
 /// objects with a `toJSON` method), `sparse_array`, `cyclic_value`, `non_finite_number`,
@@ -82,11 +111,18 @@ fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
 ///
 /// @example
 /// canonicalize({ b: 1, a: "x" }) // '{"a":"x","b":1}'
-#[napi(ts_args_type = "value: unknown, options?: Options | null")]
-pub fn canonicalize(env: Env, value: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<String> {
+#[napi(
+    ts_args_type = "value: unknown, options?: Options | null",
+    ts_return_type = "string"
+)]
+pub fn canonicalize(
+    env: Env,
+    value: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
     run(&env, |js| {
-        let opts = read_options(js, options)?;
-        host::with_value(js, value.raw(), &opts, canonical_text)
+        let text = canonical_of(js, value.raw(), options.map(|o| o.raw()))?;
+        Ok(to_js::unknown(js, text))
     })
 }
 
@@ -107,12 +143,79 @@ pub fn fingerprint(
     options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
-        let opts = read_options(js, options)?;
-        let digest = host::with_value(js, value.raw(), &opts, |v, size| {
-            Digest::of(canonical_text(v, size).as_bytes())
-        })?;
-        to_js::text(js, &digest.to_string())
+        let f = fingerprint_of(js, value.raw(), options.map(|o| o.raw()))?;
+        Ok(to_js::unknown(js, f))
     })
+}
+
+/// `fingerprint(value, options)`.
+fn fingerprint_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
+    let opts = options::read(js, options)?;
+    let digest = Digest::of(host::canonical(js, value, &opts)?.as_bytes());
+    to_js::string(js, &digest.to_string())
+}
+
+/// `canonicalize(value, options)`.
+fn canonical_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
+    let opts = options::read(js, options)?;
+    to_js::string(js, &host::canonical(js, value, &opts)?)
+}
+
+mod raw {
+    //! `fingerprint` and `canonicalize` as plain Node-API callbacks (see `module_exports`).
+
+    use crate::js::{Handle, Js};
+    use napi::sys;
+    use std::ptr;
+
+    type Body = fn(Js, Handle, Option<Handle>) -> crate::js::JsResult<Handle>;
+
+    /// Reads `(value, options?)` and runs `body`, throwing its failure.
+    ///
+    /// # Safety
+    /// Called by Node-API with the environment and callback info of a call.
+    unsafe fn call(env: sys::napi_env, info: sys::napi_callback_info, body: Body) -> Handle {
+        let js = Js(env);
+        let mut argc = 2usize;
+        let mut argv: [Handle; 2] = [ptr::null_mut(); 2];
+        let status = unsafe {
+            sys::napi_get_cb_info(
+                env,
+                info,
+                &mut argc,
+                argv.as_mut_ptr(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        let result = if status != sys::Status::napi_ok {
+            Err(crate::fail::Fail::Napi(status))
+        } else {
+            // Missing arguments are `undefined`, as Node-API fills them.
+            body(js, argv[0], (argc > 1).then_some(argv[1]))
+        };
+        match result {
+            Ok(v) => v,
+            Err(fail) => {
+                fail.throw_now(js);
+                ptr::null_mut()
+            }
+        }
+    }
+
+    pub(super) unsafe extern "C" fn fingerprint(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { call(env, info, crate::fingerprint_of) }
+    }
+
+    pub(super) unsafe extern "C" fn canonicalize(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { call(env, info, crate::canonical_of) }
+    }
 }
 
 /// The RFC 8785 canonical form of JSON text, given as a string or as UTF-8 bytes
@@ -120,7 +223,7 @@ pub fn fingerprint(
 ///
 /// The text is parsed strictly: duplicate keys, lone surrogates (escaped, or unpaired in the
 /// string itself), a byte-order mark, `NaN`, numbers too large for a double and (under the
-/// default `"strict"` profile) numbers that would change value all throw an `Error` with a
+/// default `"strict"` profile) numbers that would change value all throw an `ActionsealError` with a
 /// `code`, the JSON Pointer `path` and the byte `offset` in the UTF-8 text. Input is limited to
 /// 16 MiB and 128 levels of nesting.
 ///

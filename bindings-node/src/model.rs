@@ -3,24 +3,33 @@
 //! dispatch (`check`), budgets (`charge`) and the spoken form of a fingerprint.
 //!
 //! Every argument is JSON data, converted as `fingerprint` converts it (a `Contract` may stand
-//! where a contract document is expected); every rule, default and message is core's. Data
-//! goes back as fresh plain objects (`to_js.rs`).
+//! where a contract document is expected, an `Approval` where a record is); every rule,
+//! default and message is core's. None of them takes options: the approval model reads
+//! everything with the strict profile (core refuses any with `invalid_option`). Data goes back
+//! as fresh plain objects (`to_js.rs`).
 
 use crate::contract::{self, contract_of, Requirement};
 use crate::host::{self, Lift};
 use crate::instance;
 use crate::js::{Handle, Js, JsResult};
+use crate::options;
 use crate::run;
 use crate::strings::Reader;
 use crate::to_js;
 use crate::verdict;
+use actionseal_core::host::digest_argument;
 use actionseal_core::{
-    check_with, Action, ActionIds, Approval, Context, DecisionInput, Error, Options, Value,
+    check_approval, check_with, Action, ActionIds, Approval, Context, DecisionInput, Options, Value,
 };
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
 use napi::{JsValue, Result};
 use napi_derive::napi;
+
+/// Refuses the options a caller passed to a function of the approval model.
+fn no_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<()> {
+    options::none(js, options.map(|o| o.raw()))
+}
 
 /// Runs `f` on the converted values of `values`, read in one walk.
 fn with<const N: usize, R>(
@@ -43,8 +52,10 @@ pub fn requires_approval(
     env: Env,
     contract: Unknown<'_>,
     args: Unknown<'_>,
+    options: Option<Unknown<'_>>,
 ) -> Result<Requirement> {
     run(&env, |js| {
+        no_options(js, options)?;
         let contract = contract_of(js, contract.raw())?;
         contract::requirement(js, &contract, args.raw())
     })
@@ -65,8 +76,10 @@ pub fn action(
     contract: Unknown<'_>,
     args: Unknown<'_>,
     ids: Unknown<'_>,
+    options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
+        no_options(js, options)?;
         let contract = contract_of(js, contract.raw())?;
         // The arguments are the envelope's `args`: errors in them, the conversion's as the
         // contract's, are under `/args`.
@@ -89,8 +102,14 @@ pub fn action(
     ts_args_type = "action: ActionEnvelope, decision: DecisionInput",
     ts_return_type = "ApprovalRecord"
 )]
-pub fn approve(env: Env, action: Unknown<'_>, decision: Unknown<'_>) -> Result<Unknown<'static>> {
+pub fn approve(
+    env: Env,
+    action: Unknown<'_>,
+    decision: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
     run(&env, |js| {
+        no_options(js, options)?;
         with(js, [action.raw(), decision.raw()], |[action, decision]| {
             let action = Action::from_value(action)?;
             let decision = DecisionInput::from_value(decision)?;
@@ -101,8 +120,8 @@ pub fn approve(env: Env, action: Unknown<'_>, decision: Unknown<'_>) -> Result<U
 }
 
 /// The permit check before dispatch: is `action` the approved action, does the approval
-/// still hold, do the people and rules behind it stand? `approval` is `null` or `undefined`
-/// when none was presented.
+/// still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
+/// once: fastest), an approval record, or `null` or `undefined` when none was presented.
 ///
 /// Only a malformed `context` throws (`invalid_context`, or the contract's own error under
 /// `/contract`); everything wrong with the approval or the action is a reason in the verdict.
@@ -116,7 +135,7 @@ pub fn approve(env: Env, action: Unknown<'_>, decision: Unknown<'_>) -> Result<U
 ///   revoked: { approval_id: approval.approval_id, revoked: false } })
 /// if (verdict.outcome === 'permit') dispatch(action)
 #[napi(
-    ts_args_type = "approval: ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext",
+    ts_args_type = "approval: Approval | ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext",
     ts_return_type = "Verdict"
 )]
 pub fn check(
@@ -124,30 +143,46 @@ pub fn check(
     approval: Unknown<'_>,
     action: Unknown<'_>,
     context: Unknown<'_>,
+    options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
+        no_options(js, options)?;
+        let lift = Lift {
+            value: 1,
+            key: "contract",
+        };
+        let held = (lift, instance::get(js, |i| i.contract_proto)?);
+        let context_of = |context: &Value<'_>, lifted: Option<Handle>| match lifted {
+            Some(h) => Ok(Context::with_contract(
+                context,
+                Some(contract::lifted(js, h)?),
+            )?),
+            None => Ok::<_, crate::fail::Fail>(Context::from_value(context)?),
+        };
+        let options = Options::default();
+        // A loaded approval: only the action and the context are read.
+        if let Some(loaded) = crate::approval::instance(js, approval.raw())? {
+            let values = [action.raw(), context.raw()];
+            return host::with_values(js, values, &options, Some(held), |[action, context], h| {
+                let context = context_of(context, h)?;
+                verdict::to_js(js, &check_approval(Some(&loaded), action, &context))
+            })?;
+        }
         // No approval presented: `null` (an absent approval to core), which is also what
         // `undefined` means here, though as data it would be refused.
         let approval = match js.type_of(approval.raw())? {
             ValueType::napi_undefined => js.null()?,
             _ => approval.raw(),
         };
-        let lift = Lift {
-            value: 2,
-            key: "contract",
-            proto: instance::get(js, |i| i.contract_proto)?,
-        };
+        let lift = (Lift { value: 2, ..lift }, held.1);
         let values = [approval, action.raw(), context.raw()];
         host::with_values(
             js,
             values,
-            &Options::default(),
+            &options,
             Some(lift),
-            |[approval, action, context], held| {
-                let context = match held {
-                    Some(h) => Context::with_contract(context, Some(contract::lifted(js, h)?)),
-                    None => Context::from_value(context),
-                }?;
+            |[approval, action, context], h| {
+                let context = context_of(context, h)?;
                 verdict::to_js(js, &check_with(Some(approval), action, &context))
             },
         )?
@@ -161,8 +196,14 @@ pub fn check(
     ts_args_type = "budget: Budget, costMinor: number",
     ts_return_type = "Budget"
 )]
-pub fn charge(env: Env, budget: Unknown<'_>, cost_minor: Unknown<'_>) -> Result<Unknown<'static>> {
+pub fn charge(
+    env: Env,
+    budget: Unknown<'_>,
+    cost_minor: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
     run(&env, |js| {
+        no_options(js, options)?;
         with(js, [budget.raw(), cost_minor.raw()], |[budget, cost]| {
             to_js::value(js, &actionseal_core::charge(budget, cost)?)
         })
@@ -177,22 +218,9 @@ pub fn charge(env: Env, budget: Unknown<'_>, cost_minor: Unknown<'_>) -> Result<
 pub fn short_fingerprint(env: Env, digest: Unknown<'_>) -> Result<String> {
     run(&env, |js| match Reader::new(js).string(digest.raw())? {
         Some(digest) => Ok(actionseal_core::short_fingerprint(&digest)?),
-        None => Err(not_a_digest(js, digest.raw())?.into()),
+        None => {
+            let description = crate::text::describe(js, digest.raw())?;
+            Err(digest_argument(actionseal_js::described(&description)).into())
+        }
     })
-}
-
-/// `invalid_digest` for a digest that is not a string at all, so there is no text for core
-/// to judge; worded as the wasm package words it, naming the value's `typeof`.
-fn not_a_digest(js: Js, v: Handle) -> JsResult<Error> {
-    let kind = match js.type_of(v)? {
-        ValueType::napi_undefined => "undefined",
-        ValueType::napi_boolean => "boolean",
-        ValueType::napi_number => "number",
-        ValueType::napi_string => "string",
-        ValueType::napi_symbol => "symbol",
-        ValueType::napi_function => "function",
-        ValueType::napi_bigint => "bigint",
-        _ => "object",
-    };
-    Ok(Error::not_a_digest(kind))
 }

@@ -1,27 +1,50 @@
-//! The `options` argument.
+//! The `options` argument, read into the facts core's rules take (`actionseal_core::host`).
 
 use crate::js::{Handle, Js, JsResult};
 use crate::strings::Reader;
-use actionseal_core::{Error, Options, Profile};
+use actionseal_core::host::{self, OptionsArg, ProfileArg};
+use actionseal_core::Options;
 use napi::sys::ValueType;
 
-/// Reads `{ profile?: "strict" | "rfc8785" }`; `undefined` or `null` means the defaults.
-///
-/// Core decides what a profile name means; an unknown name is its `invalid_option`.
+/// The options of the JSON functions: `{ profile?: "strict" | "rfc8785" }`, `undefined` or
+/// `null` for the defaults.
 pub(crate) fn read(js: Js, options: Option<Handle>) -> JsResult<Options> {
+    with_facts(js, options, |arg| Ok(host::options(arg)?))
+}
+
+/// The approval model's functions take no options: anything given is core's
+/// `invalid_option` (they never round a number).
+pub(crate) fn none(js: Js, options: Option<Handle>) -> JsResult<()> {
+    with_facts(js, options, |arg| Ok(host::no_options(arg)?))
+}
+
+fn with_facts<T>(
+    js: Js,
+    options: Option<Handle>,
+    f: impl FnOnce(OptionsArg<'_>) -> JsResult<T>,
+) -> JsResult<T> {
     let Some(options) = options else {
-        return Ok(Options::default());
+        return f(OptionsArg::Absent);
     };
-    if js.type_of(options)? != ValueType::napi_object {
-        return Err(Error::options_not_an_object().into());
+    match js.type_of(options)? {
+        ValueType::napi_undefined | ValueType::napi_null => return f(OptionsArg::Absent),
+        ValueType::napi_object => {}
+        _ => return f(OptionsArg::NotAnObject),
     }
     let profile = js.named(options, c"profile")?;
-    match js.type_of(profile)? {
-        ValueType::napi_undefined => Ok(Options::default()),
+    let name;
+    let fact = match js.type_of(profile)? {
+        ValueType::napi_undefined => ProfileArg::Absent,
         ValueType::napi_string => {
-            let name = Reader::new(js).string(profile)?.unwrap_or_default();
-            Ok(Options::with_profile(name.parse::<Profile>()?))
+            name = Reader::new(js).string(profile)?.unwrap_or_default();
+            ProfileArg::Name(&name)
         }
-        _ => Err(Error::profile_not_a_string().into()),
-    }
+        _ => {
+            let description = crate::text::describe(js, profile)?;
+            return f(OptionsArg::Given(ProfileArg::Other(
+                actionseal_js::described(&description),
+            )));
+        }
+    };
+    f(OptionsArg::Given(fact))
 }

@@ -22,8 +22,9 @@ pub struct Schema {
 impl Schema {
     /// Compiles a schema.
     #[napi(constructor, ts_args_type = "schema: object")]
-    pub fn new(env: Env, schema: Unknown<'_>) -> Result<Schema> {
+    pub fn new(env: Env, schema: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<Schema> {
         run(&env, |js| {
+            crate::options::none(js, options.map(|o| o.raw()))?;
             let inner = host::with_value(js, schema.raw(), &Options::default(), |schema, _| {
                 CoreSchema::compile(schema)
             })??;
@@ -35,8 +36,14 @@ impl Schema {
     /// `missing_field`, ..., with the JSON Pointer of the value concerned as `path`);
     /// returns nothing when it fits.
     #[napi(ts_args_type = "value: unknown")]
-    pub fn validate(&self, env: Env, value: Unknown<'_>) -> Result<()> {
+    pub fn validate(
+        &self,
+        env: Env,
+        value: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> Result<()> {
         run(&env, |js| {
+            crate::options::none(js, options.map(|o| o.raw()))?;
             host::with_value(js, value.raw(), &Options::default(), |value, _| {
                 self.inner.validate(value)
             })??;

@@ -1,12 +1,16 @@
-//! The `text` argument of `canonicalizeJson` and `fingerprintJson`.
+//! The `text` argument of the JSON-text functions, and naming a value given where it does not
+//! belong.
 
+use crate::instance;
 use crate::js::{Handle, Js, JsResult};
-use crate::strings::text_bytes;
-use actionseal_core::{Error, Options, Result};
-use napi::sys::{TypedarrayType, ValueType};
+use crate::strings::{text_bytes, Reader};
+use actionseal_core::host;
+use actionseal_core::{Options, Result};
+use napi::sys::TypedarrayType;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-/// Runs `f` on the UTF-8 bytes of `text`, a string or a `Uint8Array` (a `Buffer` is one).
+/// Runs `f` on the UTF-8 bytes of `text`, a string or a `Uint8Array` (a `Buffer` is one);
+/// anything else is core's `unsupported_type`.
 ///
 /// A `Uint8Array` is read in place unless its memory is a `SharedArrayBuffer`, which another
 /// thread could change during parsing; that is copied first.
@@ -43,41 +47,14 @@ pub(crate) fn with_bytes<T>(
             return Ok(f(&snapshot, options)?);
         }
     }
-    Err(Error::not_json_text(type_name(js, text)?).into())
+    let description = describe(js, text)?;
+    Err(host::json_text(actionseal_js::described(&description)).into())
 }
 
-/// A short name for the type of a value given where text was expected.
-fn type_name(js: Js, v: Handle) -> JsResult<&'static str> {
-    Ok(match js.type_of(v)? {
-        ValueType::napi_undefined => "undefined",
-        ValueType::napi_null => "null",
-        ValueType::napi_boolean => "boolean",
-        ValueType::napi_number => "number",
-        ValueType::napi_string => "string",
-        ValueType::napi_symbol => "Symbol",
-        ValueType::napi_function => "function",
-        ValueType::napi_bigint => "BigInt",
-        _ => match js.typed_array(v)? {
-            Some(array) => typed_array_name(array.kind),
-            None => "object",
-        },
-    })
-}
-
-/// The constructor name of a typed array kind.
-fn typed_array_name(kind: napi::sys::napi_typedarray_type) -> &'static str {
-    match kind {
-        TypedarrayType::int8_array => "Int8Array",
-        TypedarrayType::uint8_array => "Uint8Array",
-        TypedarrayType::uint8_clamped_array => "Uint8ClampedArray",
-        TypedarrayType::int16_array => "Int16Array",
-        TypedarrayType::uint16_array => "Uint16Array",
-        TypedarrayType::int32_array => "Int32Array",
-        TypedarrayType::uint32_array => "Uint32Array",
-        TypedarrayType::float32_array => "Float32Array",
-        TypedarrayType::float64_array => "Float64Array",
-        TypedarrayType::bigint64_array => "BigInt64Array",
-        TypedarrayType::biguint64_array => "BigUint64Array",
-        _ => "typed array",
-    }
+/// The walker's description of a value (`typeof`, or `object:<constructor name>`), which
+/// core turns into the name messages use.
+pub(crate) fn describe(js: Js, v: Handle) -> JsResult<String> {
+    let f = instance::get(js, |i| i.describe)?;
+    let d = js.call(f, &[v])?;
+    Ok(Reader::new(js).string(d)?.unwrap_or_default())
 }

@@ -28,12 +28,14 @@ function thrownBy(fn) {
 }
 
 describe('errors', () => {
-  it('are Error instances with code, path and core\'s message; offset only for text', () => {
+  it('are ActionsealErrors with code, path and core\'s message; offset only for text', () => {
     const host = thrownBy(() => as.fingerprint({ a: [1, 10n] }))
+    assert.ok(host instanceof as.ActionsealError)
     assert.ok(host instanceof Error)
+    assert.equal(host.name, 'ActionsealError')
     assert.equal(host.code, 'unsupported_type')
     assert.equal(host.path, '/a/1')
-    assert.equal(host.offset, undefined)
+    assert.equal(host.offset, null)
     assert.match(host.message, /^unsupported_type: .+ \(at \/a\/1\)$/)
 
     const text = thrownBy(() => as.canonicalizeJson('{"a": 1, "a": 2}'))
@@ -50,8 +52,8 @@ describe('errors', () => {
   it('index.d.ts lists exactly the codes and reasons of conformance/codes.json', () => {
     const dts = readFileSync(join(pkg, 'index.d.ts'), 'utf8')
     const union = (name) => {
-      const body = dts.match(new RegExp(`export type ${name} =([^/]*?)\\n\\n`, 's'))[1]
-      return [...body.matchAll(/'([a-z_0-9]+)'/g)].map((m) => m[1])
+      const body = dts.match(new RegExp(`export type ${name} =\\n(.*?)\\n\\n`, 's'))[1]
+      return [...body.matchAll(/^  \| '([a-z_0-9]+)'$/gm)].map((m) => m[1])
     }
     const registry = JSON.parse(readFileSync(join(pkg, '..', 'conformance', 'codes.json'), 'utf8'))
     assert.deepEqual(union('ErrorCode'), Object.keys(registry.codes))

@@ -1,6 +1,8 @@
 // Type-checked against the packed package by test.sh (tsc --noEmit --strict): the
 // declarations in index.d.ts must describe the API as documented in README.md.
 import {
+  ActionsealError,
+  Approval,
   Contract,
   Schema,
   action,
@@ -17,7 +19,6 @@ import {
   shortFingerprint,
   type ActionEnvelope,
   type ActionIds,
-  type ActionsealError,
   type ApprovalRecord,
   type Budget,
   type CheckContext,
@@ -44,11 +45,14 @@ const parsed: unknown = parseJson(new TextEncoder().encode(text), { profile: 'st
 try {
   fingerprint({ amount: 10n })
 } catch (e) {
-  const err = e as ActionsealError
-  const code: ErrorCode = err.code
-  const path: string = err.path
-  const offset: number | undefined = err.offset
-  console.log(code, path, offset, err.message)
+  // The class narrows: code, path and offset are typed as in the wasm package and the .pyi.
+  if (e instanceof ActionsealError) {
+    const code: ErrorCode = e.code
+    const path: string = e.path
+    const offset: number | null = e.offset
+    const message: string = e.message
+    console.log(code, path, offset, message)
+  }
 }
 
 // The approval model.
@@ -81,6 +85,10 @@ const context: CheckContext = {
   revoked: { approval_id: 'a', revoked: false },
 }
 const verdict: Verdict = check(record, envelope, context)
+const loaded = new Approval(record)
+const fast: Verdict = check(loaded, envelope, context)
+const sealed: boolean = loaded.sealed
+const frozen: ActionEnvelope = loaded.action
 const none: Verdict = check(null, envelope, { ...context, contract: document })
 const alsoNone: Verdict = check(undefined, envelope, { ...context, contract: null })
 const reasons: Reason[] = verdict.reasons
@@ -101,4 +109,6 @@ approve(envelope, { ...decision, decision: 'maybe' })
 check(record, envelope, { ...context, contract: new Schema({}) })
 
 console.log(text, digest, fromText, fromBytes, same, notString, parsed, facts, needs, needsToo)
-console.log(none, alsoNone, reasons, outcome, approved, error, spent, spoken)
+console.log(none, alsoNone, reasons, outcome, approved, error, spent, spoken, fast, sealed, frozen)
+// @ts-expect-error: the approval model takes no options
+check(record, envelope, context, { profile: 'rfc8785' })

@@ -3,6 +3,7 @@
 
 use crate::convert::with_value;
 use crate::error::to_py;
+use crate::profile::refuse;
 use crate::to_py;
 use actionseal_core::{Contract, Effect, Options};
 use pyo3::prelude::*;
@@ -38,8 +39,9 @@ impl Hash for PyContract {
 #[pymethods]
 impl PyContract {
     #[new]
-    #[pyo3(text_signature = "(document)")]
-    fn new(document: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (document, *, profile = None), text_signature = "(document)")]
+    fn new(document: &Bound<'_, PyAny>, profile: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        refuse(document.py(), profile)?;
         load(document).map(PyContract)
     }
 
@@ -88,16 +90,26 @@ impl PyContract {
     /// str}``, ``rule`` being the JSON Pointer into the contract of the rule that decided.
     /// The arguments are validated first: invalid arguments raise ActionsealError, never
     /// "no approval".
-    #[pyo3(text_signature = "(self, args)")]
-    fn requires_approval<'py>(&self, args: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    #[pyo3(signature = (args, *, profile = None), text_signature = "(self, args)")]
+    fn requires_approval<'py>(
+        &self,
+        args: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        refuse(args.py(), profile)?;
         requires_approval(&self.0, args)
     }
 
     /// Validates call arguments against the contract's schema; raises ActionsealError with
     /// the first error (``unknown_field``, ``type_mismatch``, ...), its path a JSON Pointer
     /// into the arguments.
-    #[pyo3(text_signature = "(self, args)")]
-    fn validate_args(&self, args: &Bound<'_, PyAny>) -> PyResult<()> {
+    #[pyo3(signature = (args, *, profile = None), text_signature = "(self, args)")]
+    fn validate_args(
+        &self,
+        args: &Bound<'_, PyAny>,
+        profile: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        refuse(args.py(), profile)?;
         let py = args.py();
         with_value(args, &Options::default(), |a| self.0.validate_args(a))?
             .map_err(|e| to_py(py, &e))
@@ -108,8 +120,13 @@ impl PyContract {
     /// this tool and this contract's digest (``invalid_action`` at ``/tool`` or
     /// ``/contract``), with arguments this contract accepts (their own codes, under
     /// ``/args``). Raises ActionsealError; returns None when the action is valid.
-    #[pyo3(text_signature = "(self, action)")]
-    fn validate_action(&self, action: &Bound<'_, PyAny>) -> PyResult<()> {
+    #[pyo3(signature = (action, *, profile = None), text_signature = "(self, action)")]
+    fn validate_action(
+        &self,
+        action: &Bound<'_, PyAny>,
+        profile: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        refuse(action.py(), profile)?;
         let py = action.py();
         with_value(action, &Options::default(), |a| self.0.validate_action(a))?
             .map_err(|e| to_py(py, &e))

@@ -1,4 +1,6 @@
-//! Python values to core values.
+//! Python values to core values: the walk reports what it finds to core's host rulebook
+//! (`actionseal_core::host::Builder`), which decides everything (what may be data, depth,
+//! cycles, type names, paths, every error) and builds the value.
 //!
 //! | Python | JSON |
 //! | --- | --- |
@@ -12,14 +14,14 @@
 //!
 //! Subclasses of `dict`, `list`, `tuple`, `str`, `int` and `float` (`IntEnum`, `StrEnum`,
 //! `OrderedDict`, named tuples, ...) are read as their built-in data, as `json.dumps` reads
-//! them: no overridden method is called. Everything else is `unsupported_type`.
+//! them: no overridden method is called. Everything else is reported as not data, named by
+//! its type. A container's identity is its address, so core finds cycles.
 //!
 //! A successful walk runs no Python code (it allocates no object the garbage collector
 //! tracks), so nothing can change or free a value while it is being read: that is what lets
 //! strings be borrowed instead of copied. Once a walk fails, only the keys on the path to the
-//! failure are read again, and those are held; a value converted earlier for the same call
-//! is dropped unread. Recursion is bounded by `max_depth`, and the containers being visited
-//! are kept to detect cycles.
+//! failure are read again (core builds the error's path from them), and those are held; a
+//! value converted earlier for the same call is dropped unread.
 //!
 //! The converted value lives only inside a `with_*` function, which hands it to a closure
 //! that calls core (no Python code) and returns core's owned result; that result is turned
@@ -27,8 +29,9 @@
 
 use crate::error::to_py;
 use crate::text::{utf8, Utf8Error};
-use actionseal_core::{write_canonical, Digest, Error, Number, Object, Options, Profile, Value};
-use pyo3::exceptions::PyValueError;
+use actionseal_core::host::{Builder, Container, HostType, Kind, Output, Stop};
+use actionseal_core::{Digest, Options, Value};
+use pyo3::exceptions::{PySystemError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -125,29 +128,48 @@ pub(crate) fn with_dict_without<R>(
     }
 }
 
-/// The canonical text of a Python value.
+/// The canonical text of a Python value, written as the walk goes (no value is built).
 pub(crate) fn canonicalize(root: &Bound<'_, PyAny>, options: &Options) -> PyResult<String> {
+    canonical_into(root, options, String::with_capacity(256))
+}
+
+/// The fingerprint (`sha256:<hex>`) of a Python value.
+pub(crate) fn fingerprint(root: &Bound<'_, PyAny>, options: &Options) -> PyResult<String> {
+    // The text is only hashed: written into the buffer the last call used.
+    let text = canonical_into(root, options, TEXT.take())?;
+    let digest = Digest::of(text.as_bytes());
+    if text.capacity() <= 1 << 16 {
+        TEXT.set(text);
+    }
+    Ok(digest.to_string())
+}
+
+thread_local! {
+    /// The buffer `fingerprint` writes canonical text into, kept from one call to the next.
+    static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// [`canonicalize`], writing into `text`.
+fn canonical_into(
+    root: &Bound<'_, PyAny>,
+    options: &Options,
+    mut text: String,
+) -> PyResult<String> {
     let py = root.py();
     // SAFETY: as in `with_value`: the value is written out at once and never leaves here.
     match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
         Ok(converted) => {
-            let mut out = String::with_capacity(converted.text_len);
-            write_canonical(&converted.value, &mut out);
-            Ok(out)
+            text.clear();
+            actionseal_core::write_canonical(&converted.value, &mut text);
+            Ok(text)
         }
         Err(failure) => Err(failure.into_py(py)),
     }
 }
 
-/// The fingerprint (`sha256:<hex>`) of a Python value.
-pub(crate) fn fingerprint(root: &Bound<'_, PyAny>, options: &Options) -> PyResult<String> {
-    canonicalize(root, options).map(|text| Digest::of(text.as_bytes()).to_string())
-}
-
-/// A converted value and a guess at the length of its canonical text.
+/// A converted value.
 struct Converted<'a> {
     value: Value<'a>,
-    text_len: usize,
 }
 
 /// A member of the root dict to leave out: the one with this key text and this value object.
@@ -178,54 +200,38 @@ unsafe fn convert<'a>(
 ) -> Result<Converted<'a>, Failure> {
     let mut walk = Walk {
         py,
-        profile: options.profile,
-        max_depth: options.max_depth,
-        open: Vec::new(),
-        text_len: 0,
+        b: Builder::new(options),
         skip,
     };
-    let value = walk.value(obj)?;
-    Ok(Converted {
-        value,
-        text_len: walk.text_len,
-    })
+    walk.value(obj)?;
+    let value = walk.b.finish()?;
+    Ok(Converted { value })
 }
 
 /// Why a value could not be converted.
 enum Failure {
-    /// A core error, with the path built so far.
-    Core(Error),
+    /// Core refused the value (the error carries its path).
+    Core(actionseal_core::Error),
     /// A Python exception (out of memory), passed on as is.
     Python(PyErr),
+    /// This binding reported facts out of order (a bug).
+    Bug(&'static str),
+}
+
+impl From<Stop> for Failure {
+    fn from(s: Stop) -> Failure {
+        match s {
+            Stop::Refused(e) => Failure::Core(e),
+            Stop::Misuse(what) => Failure::Bug(what),
+        }
+    }
 }
 
 impl Failure {
-    /// A value (or, with `is_key`, a dict key) of a type JSON cannot hold, named by its type.
-    fn unsupported(obj: &Bound<'_, PyAny>, is_key: bool) -> Failure {
-        // `__name__` can be computed by a metaclass, so this can run Python code; the keys the
-        // path is built from are held (see `Walk::dict`).
-        let name = match obj.get_type().name() {
-            Ok(n) => n.to_string(),
-            Err(e) => return Failure::Python(e),
-        };
-        Failure::Core(if is_key {
-            Error::non_string_key(&name)
-        } else {
-            Error::unsupported_type(&name)
-        })
-    }
-
     fn in_key(self, key: &str) -> Failure {
         match self {
             Failure::Core(e) => Failure::Core(e.in_key(key)),
-            f @ Failure::Python(_) => f,
-        }
-    }
-
-    fn in_index(self, index: usize) -> Failure {
-        match self {
-            Failure::Core(e) => Failure::Core(e.in_index(index)),
-            f @ Failure::Python(_) => f,
+            f => f,
         }
     }
 
@@ -233,19 +239,16 @@ impl Failure {
         match self {
             Failure::Core(e) => to_py(py, &e),
             Failure::Python(e) => e,
+            Failure::Bug(what) => {
+                PySystemError::new_err(format!("internal error in actionseal: {what}"))
+            }
         }
     }
 }
 
-struct Walk<'py> {
+struct Walk<'py, 'a, O: Output<'a> = actionseal_core::host::Values<'a>> {
     py: Python<'py>,
-    profile: Profile,
-    max_depth: usize,
-    /// The containers from the root down to the one being read.
-    open: Vec<*mut ffi::PyObject>,
-    /// A guess at the length of the canonical text, to allocate it once: the bytes of every
-    /// string and key plus a few per value.
-    text_len: usize,
+    b: Builder<'a, O>,
     /// The member the root dict leaves out. Taken by the first dict read, which is the root
     /// when this is set.
     skip: Skip,
@@ -260,14 +263,13 @@ unsafe fn is_type(obj: *mut ffi::PyObject, ty: *mut ffi::PyTypeObject) -> bool {
     ffi::Py_TYPE(obj) == ty
 }
 
-impl<'py> Walk<'py> {
-    /// Converts one value.
+impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
+    /// Reports one value.
     ///
     /// # Safety
     /// `obj` must point to a live object that, with everything it contains, stays alive and
     /// unchanged for `'a`: true while no Python code runs, as none does here.
-    unsafe fn value<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
-        self.text_len += 8;
+    unsafe fn value(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
         // Exact built-in types first, most common first: one pointer comparison each.
         if is_type(obj, addr_of_mut!(ffi::PyUnicode_Type)) {
             self.string(obj)
@@ -278,11 +280,11 @@ impl<'py> Walk<'py> {
         } else if is_type(obj, addr_of_mut!(ffi::PyList_Type)) {
             self.list(obj)
         } else if is_type(obj, addr_of_mut!(ffi::PyFloat_Type)) {
-            self.float(obj)
+            Ok(self.b.double(ffi::PyFloat_AsDouble(obj))?)
         } else if is_type(obj, addr_of_mut!(ffi::PyBool_Type)) {
-            Ok(Value::Bool(obj == ffi::Py_True()))
+            Ok(self.b.boolean(obj == ffi::Py_True())?)
         } else if obj == ffi::Py_None() {
-            Ok(Value::Null)
+            Ok(self.b.null()?)
         } else if is_type(obj, addr_of_mut!(ffi::PyTuple_Type)) {
             self.tuple(obj)
         } else {
@@ -292,13 +294,13 @@ impl<'py> Walk<'py> {
 
     /// Instances of subclasses of the built-in types, read as their built-in data; `bool`
     /// cannot be subclassed, so an `int` subclass is never a boolean.
-    unsafe fn subclass<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
+    unsafe fn subclass(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
         if ffi::PyUnicode_Check(obj) != 0 {
             self.string(obj)
         } else if ffi::PyLong_Check(obj) != 0 {
             self.int(obj)
         } else if ffi::PyFloat_Check(obj) != 0 {
-            self.float(obj)
+            Ok(self.b.double(ffi::PyFloat_AsDouble(obj))?)
         } else if ffi::PyDict_Check(obj) != 0 {
             self.dict(obj)
         } else if ffi::PyList_Check(obj) != 0 {
@@ -306,149 +308,127 @@ impl<'py> Walk<'py> {
         } else if ffi::PyTuple_Check(obj) != 0 {
             self.tuple(obj)
         } else {
-            Err(Failure::unsupported(
-                &Bound::from_borrowed_ptr(self.py, obj),
-                false,
-            ))
+            let name = type_name(self.py, obj)?;
+            Err(self.b.unsupported(HostType::Object(Some(&name))).into())
         }
     }
 
-    unsafe fn string<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
-        let s = utf8(self.py, obj).map_err(Failure::from)?;
-        self.text_len += s.len();
-        Ok(Value::String(Cow::Borrowed(s)))
+    unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
+        match utf8(self.py, obj) {
+            Ok(s) => Ok(self.b.string(Cow::Borrowed(s))?),
+            Err(Utf8Error::LoneSurrogate) => Err(self.b.lone_surrogate().into()),
+            Err(Utf8Error::Python(e)) => Err(Failure::Python(e)),
+        }
     }
 
-    unsafe fn int<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
+    unsafe fn int(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
         let mut overflow = 0;
         let i = ffi::PyLong_AsLongLongAndOverflow(obj, &mut overflow);
         if overflow == 0 {
             if i == -1 && !ffi::PyErr_Occurred().is_null() {
                 return Err(Failure::Python(PyErr::fetch(self.py)));
             }
-            return Number::from_i64(i, self.profile)
-                .map(Value::Number)
-                .map_err(Failure::Core);
+            return Ok(self.b.integer(i)?);
         }
         // Beyond 64 bits: through the decimal text, which the limited API can give without
         // running Python code (`PyNumber_ToBase` takes an `int` subclass as it is).
         let text = match Bound::from_owned_ptr_or_err(self.py, ffi::PyNumber_ToBase(obj, 10)) {
             Ok(text) => text,
             // More digits than `sys.get_int_max_str_digits()` lets Python write out: far
-            // beyond the largest double (about 1.8e308) under any setting of it (>= 640).
+            // beyond the largest double under any setting of it (>= 640).
             Err(e) if e.is_instance_of::<PyValueError>(self.py) => {
-                return Err(Failure::Core(too_many_digits()))
+                return Err(self.b.integer_too_long().into())
             }
             Err(e) => return Err(Failure::Python(e)),
         };
-        let digits = utf8(self.py, text.as_ptr()).map_err(Failure::from)?;
+        let digits = match utf8(self.py, text.as_ptr()) {
+            Ok(d) => d,
+            Err(Utf8Error::LoneSurrogate) => return Err(Failure::Bug("an int's digits")),
+            Err(Utf8Error::Python(e)) => return Err(Failure::Python(e)),
+        };
         match digits.parse::<i128>() {
-            Ok(i) => Number::from_i128(i, self.profile),
-            Err(_) => Number::from_text(digits, self.profile),
+            Ok(i) => Ok(self.b.integer_wide(i)?),
+            Err(_) => Ok(self.b.integer_text(digits)?),
         }
-        .map(Value::Number)
-        .map_err(Failure::Core)
     }
 
-    unsafe fn float<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
-        // Cannot fail: `obj` is a float.
-        Number::from_f64(ffi::PyFloat_AsDouble(obj))
-            .map(Value::Number)
-            .map_err(Failure::Core)
-    }
-
-    /// Enters a container: refuses one already open (a cycle) or one too deep.
-    unsafe fn enter(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
-        if self.open.contains(&obj) {
-            return Err(Failure::Core(Error::cyclic_value()));
-        }
-        if self.open.len() >= self.max_depth {
-            return Err(Failure::Core(Error::depth_limit(self.max_depth)));
-        }
-        self.open.push(obj);
-        Ok(())
-    }
-
-    unsafe fn dict<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
-        self.enter(obj)?;
+    unsafe fn dict(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
+        let len = ffi::PyDict_Size(obj).max(0) as usize;
+        self.b
+            .open(Container::plain(Kind::Object, obj as usize, len))?;
         let skip = std::mem::replace(&mut self.skip, Skip::NONE);
-        let mut entries = Vec::with_capacity(ffi::PyDict_Size(obj).max(0) as usize);
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         while ffi::PyDict_Next(obj, &mut pos, &mut k, &mut v) != 0 {
+            // Failing can run Python code: naming a type, or raising (a lone surrogate, an int
+            // too long to print) allocates an object the garbage collector tracks, which can
+            // start a collection and so a finalizer. The key must outlive that, because core
+            // builds the error's path from it.
+            let hold = Bound::from_borrowed_ptr(self.py, k);
             let key = self.key(k)?;
             if v == skip.value && key == skip.key {
                 continue;
             }
-            // Failing can run Python code: naming a type, or raising (a lone surrogate, an int
-            // too long to print) allocates an object the garbage collector tracks, which can
-            // start a collection and so a finalizer. The key must outlive that, because the
-            // error's path is then built from it.
-            let _hold = Bound::from_borrowed_ptr(self.py, k);
-            let value = self.value(v).map_err(|f| f.in_key(key))?;
-            entries.push((Cow::Borrowed(key), value));
+            self.b.key(Cow::Borrowed(key))?;
+            self.value(v)?;
+            drop(hold);
         }
-        self.open.pop();
-        Object::from_entries(entries)
-            .map(Value::Object)
-            .map_err(Failure::Core)
+        Ok(self.b.close()?)
     }
 
-    /// A dict key: a `str`. A key with a lone surrogate cannot be named in a JSON Pointer, so
-    /// that error, like a non-string key, has the path of the dict.
-    unsafe fn key<'a>(&mut self, key: *mut ffi::PyObject) -> Result<&'a str, Failure> {
+    /// A dict key: a `str`. A key with a lone surrogate or of another type is core's error at
+    /// the dict (a key that cannot be named cannot be in a path).
+    unsafe fn key(&mut self, key: *mut ffi::PyObject) -> Result<&'a str, Failure> {
         if is_type(key, addr_of_mut!(ffi::PyUnicode_Type)) || ffi::PyUnicode_Check(key) != 0 {
-            let s = utf8(self.py, key).map_err(Failure::from)?;
-            self.text_len += s.len() + 4;
-            Ok(s)
+            match utf8(self.py, key) {
+                Ok(s) => Ok(s),
+                Err(Utf8Error::LoneSurrogate) => Err(self.b.lone_surrogate_key().into()),
+                Err(Utf8Error::Python(e)) => Err(Failure::Python(e)),
+            }
         } else {
-            Err(Failure::unsupported(
-                &Bound::from_borrowed_ptr(self.py, key),
-                true,
-            ))
+            let name = type_name(self.py, key)?;
+            Err(self.b.non_string_key(HostType::Object(Some(&name))).into())
         }
     }
 
-    unsafe fn list<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
+    unsafe fn list(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
         self.sequence(obj, ffi::PyList_Size(obj), |i| ffi::PyList_GetItem(obj, i))
     }
 
-    unsafe fn tuple<'a>(&mut self, obj: *mut ffi::PyObject) -> Result<Value<'a>, Failure> {
+    unsafe fn tuple(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
         self.sequence(obj, ffi::PyTuple_Size(obj), |i| {
             ffi::PyTuple_GetItem(obj, i)
         })
     }
 
     /// A list or tuple of `len` items, read with `item` (a borrowed reference).
-    unsafe fn sequence<'a>(
+    unsafe fn sequence(
         &mut self,
         obj: *mut ffi::PyObject,
         len: ffi::Py_ssize_t,
         item: impl Fn(ffi::Py_ssize_t) -> *mut ffi::PyObject,
-    ) -> Result<Value<'a>, Failure> {
-        self.enter(obj)?;
-        let mut items = Vec::with_capacity(len.max(0) as usize);
+    ) -> Result<(), Failure> {
+        self.b.open(Container::plain(
+            Kind::Array,
+            obj as usize,
+            len.max(0) as usize,
+        ))?;
         for i in 0..len {
             let it = item(i);
             if it.is_null() {
                 return Err(Failure::Python(PyErr::fetch(self.py)));
             }
-            items.push(self.value(it).map_err(|f| f.in_index(i as usize))?);
+            self.value(it)?;
         }
-        self.open.pop();
-        Ok(Value::Array(items))
+        Ok(self.b.close()?)
     }
 }
 
-impl From<Utf8Error> for Failure {
-    fn from(e: Utf8Error) -> Failure {
-        match e {
-            Utf8Error::LoneSurrogate => Failure::Core(Error::lone_surrogate()),
-            Utf8Error::Python(e) => Failure::Python(e),
-        }
+/// The name of an object's type, for core's messages. `__name__` can be computed by a
+/// metaclass, so this can run Python code; the keys the path is built from are held (see
+/// `Walk::dict`).
+unsafe fn type_name(py: Python<'_>, obj: *mut ffi::PyObject) -> Result<String, Failure> {
+    match Bound::from_borrowed_ptr(py, obj).get_type().name() {
+        Ok(n) => Ok(n.to_string()),
+        Err(e) => Err(Failure::Python(e)),
     }
-}
-
-/// The error for an `int` too long for Python to write in decimal.
-fn too_many_digits() -> Error {
-    Error::number_overflow("an int with more digits than Python converts to text")
 }

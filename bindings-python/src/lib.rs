@@ -7,6 +7,7 @@
 //! Every rule, default and error text is core's: this crate converts Python values and text
 //! to core's input, calls core, and maps the result or error back.
 
+mod approval;
 mod context;
 mod contract;
 mod convert;
@@ -23,13 +24,15 @@ use pyo3::prelude::*;
 mod _actionseal {
     use crate::contract::contract_arg;
     use crate::convert::{with_value, with_value_at, with_values};
-    use crate::profile::{ProfileArg, DEFAULT};
+    use crate::profile::{refuse, ProfileArg, DEFAULT};
     use crate::text::{JsonText, Utf8Error};
     use crate::{context, contract, convert, error::to_py, to_py};
     use actionseal_core::{Action, ActionIds, Approval, DecisionInput, Options, OwnedValue};
     use pyo3::prelude::*;
     use pyo3::types::{PyDict, PyString};
 
+    #[pymodule_export]
+    use crate::approval::PyApproval;
     #[pymodule_export]
     use crate::contract::PyContract;
     #[pymodule_export]
@@ -120,18 +123,22 @@ mod _actionseal {
 
     /// Whether two fingerprints name the same digest, compared in constant time.
     ///
-    /// Each must be ``"sha256:"`` followed by 64 lowercase hex digits; a malformed one is
-    /// never equal to anything, itself included.
+    /// Each must be ``"sha256:"`` followed by 64 lowercase hex digits; a malformed one, or a
+    /// value that is not a str, is never equal to anything, itself included. Never raises.
     #[pyfunction]
-    fn digest_equal(a: &Bound<'_, PyString>, b: &Bound<'_, PyString>) -> PyResult<bool> {
+    fn digest_equal(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
         match (digest_text(a)?, digest_text(b)?) {
             (Some(a), Some(b)) => Ok(actionseal_core::digest_equal(a, b)),
             _ => Ok(false),
         }
     }
 
-    /// The text of a would-be digest; `None` for a str no digest can be (a lone surrogate).
-    fn digest_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Option<&'a str>> {
+    /// The text of a would-be digest; `None` for anything no digest can be (not a str, or a
+    /// str with a lone surrogate).
+    fn digest_text<'a>(s: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a str>> {
+        if !s.is_instance_of::<PyString>() {
+            return Ok(None);
+        }
         // SAFETY: `s` is a str that outlives the returned slice.
         match unsafe { crate::text::utf8(s.py(), s.as_ptr()) } {
             Ok(t) => Ok(Some(t)),
@@ -147,10 +154,13 @@ mod _actionseal {
     /// ``contract`` is a ``Contract`` or a contract document. The arguments are validated
     /// first: invalid ones raise ActionsealError, never "no approval".
     #[pyfunction]
+    #[pyo3(signature = (contract, args, *, profile = None), text_signature = "(contract, args)")]
     fn requires_approval<'py>(
         contract: &Bound<'py, PyAny>,
         args: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        refuse(args.py(), profile)?;
         contract::requires_approval(&contract_arg(contract)?, args)
     }
 
@@ -175,6 +185,7 @@ mod _actionseal {
         ids: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = args.py();
+        refuse(py, profile_in(ids)?.as_ref())?;
         let contract = contract_arg(contract)?;
         // Core reads the keywords as data, so that it decides what an identity may be.
         let ids = keywords(py, ids)?;
@@ -207,6 +218,7 @@ mod _actionseal {
         decision: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = action.py();
+        refuse(py, profile_in(decision)?.as_ref())?;
         let decision = keywords(py, decision)?;
         let action = with_value(action, &Options::default(), Action::from_value)?
             .map_err(|e| to_py(py, &e))?;
@@ -214,6 +226,14 @@ mod _actionseal {
             .and_then(|d| Approval::decide(&action, &d))
             .map_err(|e| to_py(py, &e))?;
         to_py::value(py, approval.value())
+    }
+
+    /// A `profile` keyword among keyword arguments that are otherwise data.
+    fn profile_in<'py>(kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match kwargs {
+            Some(k) => k.get_item(pyo3::intern!(k.py(), "profile")),
+            None => Ok(None),
+        }
     }
 
     /// Keyword arguments as the JSON object core reads them from (none given: `{}`, so that
@@ -232,8 +252,8 @@ mod _actionseal {
     }
 
     /// The permit check, just before dispatch: is ``action`` still the action ``approval``
-    /// (a record from ``approve``, or None) approved, and does the approval still hold in
-    /// ``context``, the executor's own trusted state?
+    /// (an ``Approval`` loaded once, fastest; a record from ``approve``; or None) approved,
+    /// and does the approval still hold in ``context``, the executor's own trusted state?
     ///
     /// ``context`` is ``{"now", "tenant", "policy_version", "contract",
     /// "approver_authorized", "subject_authorized", "revoked"}``; its ``contract`` is the
@@ -245,16 +265,31 @@ mod _actionseal {
     /// document's own error under ``/contract``), as does a value that is not JSON at all
     /// (``unsupported_type``, ``non_finite_number``, ..., the path inside its argument).
     #[pyfunction]
+    #[pyo3(
+        signature = (approval, action, context, *, profile = None),
+        text_signature = "(approval, action, context)"
+    )]
     fn check<'py>(
         approval: &Bound<'py, PyAny>,
         action: &Bound<'py, PyAny>,
         context: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = action.py();
+        refuse(py, profile)?;
         let context = context::read(context)?;
-        let verdict = with_values(approval, action, &Options::default(), |ap, ac| {
-            actionseal_core::check_with(Some(ap), ac, &context)
-        })?;
+        let options = Options::default();
+        let verdict = match approval.cast::<PyApproval>() {
+            Ok(loaded) => {
+                let loaded = loaded.get();
+                with_value(action, &options, |ac| {
+                    actionseal_core::check_approval(Some(&loaded.0), ac, &context)
+                })?
+            }
+            Err(_) => with_values(approval, action, &options, |ap, ac| {
+                actionseal_core::check_with(Some(ap), ac, &context)
+            })?,
+        };
         to_py::value(py, &verdict.to_value())
     }
 
@@ -264,11 +299,14 @@ mod _actionseal {
     /// (reaching it exactly is allowed), ``invalid_budget`` for a malformed budget or a cost
     /// that is not a non-negative integer (``True``, ``"300"`` and ``2.5`` are not costs).
     #[pyfunction]
+    #[pyo3(signature = (budget, cost_minor, *, profile = None), text_signature = "(budget, cost_minor)")]
     fn charge<'py>(
         budget: &Bound<'py, PyAny>,
         cost_minor: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = budget.py();
+        refuse(py, profile)?;
         let charged = with_values(budget, cost_minor, &Options::default(), |b, c| {
             actionseal_core::charge(b, c)
         })?
@@ -299,11 +337,16 @@ mod _actionseal {
     /// The first 64 bits of a fingerprint as four groups of four hex digits, such as
     /// ``"f31c 54dd 3e07 a4eb"``: what a reviewer reads aloud or compares by eye with the
     /// executor's log. Machines compare the full digest (``digest_equal``). A malformed
-    /// digest raises ActionsealError ``invalid_digest``.
+    /// digest, or a value that is not a str, raises ActionsealError ``invalid_digest``.
     #[pyfunction]
-    fn short_fingerprint(digest: &Bound<'_, PyString>) -> PyResult<String> {
+    fn short_fingerprint(digest: &Bound<'_, PyAny>) -> PyResult<String> {
+        let py = digest.py();
+        let Ok(text) = digest.cast::<PyString>() else {
+            let name = digest.get_type().name()?.to_string();
+            let t = actionseal_core::host::HostType::Object(Some(&name));
+            return Err(to_py(py, &actionseal_core::host::digest_argument(t)));
+        };
         // No digest has a surrogate: core words the error either way.
-        actionseal_core::short_fingerprint(&digest.to_string_lossy())
-            .map_err(|e| to_py(digest.py(), &e))
+        actionseal_core::short_fingerprint(&text.to_string_lossy()).map_err(|e| to_py(py, &e))
     }
 }

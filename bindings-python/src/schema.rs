@@ -18,9 +18,10 @@ pub(crate) struct PySchema(Schema);
 #[pymethods]
 impl PySchema {
     #[new]
-    #[pyo3(text_signature = "(schema)")]
-    fn new(schema: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (schema, *, profile = None), text_signature = "(schema)")]
+    fn new(schema: &Bound<'_, PyAny>, profile: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let py = schema.py();
+        crate::profile::refuse(py, profile)?;
         with_value(schema, &Options::default(), Schema::compile)?
             .map(PySchema)
             .map_err(|e| to_py(py, &e))
@@ -28,9 +29,14 @@ impl PySchema {
 
     /// Validates a value; raises ActionsealError with the first error (``unknown_field``,
     /// ``type_mismatch``, ...), its path a JSON Pointer into the value.
-    #[pyo3(text_signature = "(self, value)")]
-    fn validate(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    #[pyo3(signature = (value, *, profile = None), text_signature = "(self, value)")]
+    fn validate(
+        &self,
+        value: &Bound<'_, PyAny>,
+        profile: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let py = value.py();
+        crate::profile::refuse(py, profile)?;
         with_value(value, &Options::default(), |v| self.0.validate(v))?.map_err(|e| to_py(py, &e))
     }
 }

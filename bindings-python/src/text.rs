@@ -1,6 +1,7 @@
 //! Borrowing the UTF-8 text of Python `str` and `bytes` objects without copying.
 
-use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError};
+use actionseal_core::host::HostType;
+use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -52,7 +53,8 @@ pub(crate) struct JsonText<'py> {
 }
 
 impl<'py> JsonText<'py> {
-    /// Accepts `str` or `bytes` (and their subclasses); anything else is a `TypeError`.
+    /// Accepts `str` or `bytes` (and their subclasses); anything else is core's
+    /// `unsupported_type`.
     pub(crate) fn new(text: &Bound<'py, PyAny>) -> PyResult<JsonText<'py>> {
         let py = text.py();
         if text.is_instance_of::<PyString>() {
@@ -79,10 +81,11 @@ impl<'py> JsonText<'py> {
         }
         match text.cast::<PyBytes>() {
             Ok(b) => Ok(JsonText::from_bytes(b.clone())),
-            Err(_) => Err(PyTypeError::new_err(format!(
-                "expected str or bytes, not {}",
-                text.get_type().name()?
-            ))),
+            Err(_) => {
+                let name = text.get_type().name()?.to_string();
+                let e = actionseal_core::host::json_text(HostType::Object(Some(&name)));
+                Err(crate::error::to_py(py, &e))
+            }
         }
     }
 

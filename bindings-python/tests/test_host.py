@@ -1,16 +1,13 @@
 """Python values to JSON: the type mapping, its errors and their paths."""
 
 import collections
-import datetime
 import decimal
 import enum
-import fractions
 import hashlib
 import json
 import os
 import subprocess
 import sys
-import uuid
 
 import pytest
 
@@ -93,77 +90,14 @@ def test_int_too_long_for_python_to_print():
     assert (err.code, err.path) == ("number_overflow", "/0")
 
 
-class Unknown:
-    pass
-
-
-class Color(enum.Enum):
-    RED = 1
-
-
-BAD = [
-    # (value, code, path)
-    (b"bytes", "unsupported_type", ""),
-    ({"items": [1, 2, {"amount": b"x"}]}, "unsupported_type", "/items/2/amount"),
-    ({"items": [1, 2, {"amount": bytearray(b"x")}]}, "unsupported_type", "/items/2/amount"),
-    ({"items": [1, 2, {"amount": decimal.Decimal("1.5")}]}, "unsupported_type", "/items/2/amount"),
-    ({"when": datetime.datetime(2026, 1, 1)}, "unsupported_type", "/when"),
-    ({"when": datetime.date(2026, 1, 1)}, "unsupported_type", "/when"),
-    ({"tags": {"a", "b"}}, "unsupported_type", "/tags"),
-    ({"tags": frozenset()}, "unsupported_type", "/tags"),
-    ([Unknown()], "unsupported_type", "/0"),
-    ([Color.RED], "unsupported_type", "/0"),
-    ([uuid.UUID(int=1)], "unsupported_type", "/0"),
-    ([fractions.Fraction(1, 3)], "unsupported_type", "/0"),
-    ([1j], "unsupported_type", "/0"),
-    ([range(3)], "unsupported_type", "/0"),
-    ([iter([1])], "unsupported_type", "/0"),
-    ([len], "unsupported_type", "/0"),
-    ([object], "unsupported_type", "/0"),
-    ([memoryview(b"")], "unsupported_type", "/0"),
-    ({"m": collections.UserDict()}, "unsupported_type", "/m"),
-    ({"a": {1: "x"}}, "non_string_key", "/a"),
-    ({"a": {None: "x"}}, "non_string_key", "/a"),
-    ({("t",): 1}, "non_string_key", ""),
-    ({b"k": 1}, "non_string_key", ""),
-    ({"a": [float("nan")]}, "non_finite_number", "/a/0"),
-    ({"a": [float("inf")]}, "non_finite_number", "/a/0"),
-    ({"a": [float("-inf")]}, "non_finite_number", "/a/0"),
-    ({"s": "\ud800"}, "lone_surrogate", "/s"),
-    (["ok", "\udc00x"], "lone_surrogate", "/1"),
-    # A surrogate pair written as two code points is two lone surrogates in Python.
-    (["\ud83d\ude00"], "lone_surrogate", "/0"),
-    # A key cannot be named in a pointer when it is itself the problem: the dict's path.
-    ({"o": {"k\ud800": 1}}, "lone_surrogate", "/o"),
-    ({"a/b~c": [2**53 + 1]}, "inexact_number", "/a~1b~0c/0"),
-]
-
-
-@pytest.mark.parametrize("value,code,path", BAD, ids=[f"{c}:{p}:{i}" for i, (_, c, p) in enumerate(BAD)])
-def test_bad_values(value, code, path):
-    for fn in (actionseal.canonicalize, actionseal.fingerprint):
-        err = error_of(fn, value)
-        assert (err.code, err.path, err.offset) == (code, path, None), str(err)
+# Bad values, cycles and depth: conformance/vectors/host/ (test_host_vectors.py), shared with
+# the JavaScript runtimes.
 
 
 def test_unsupported_type_names_the_type():
     assert "Decimal" in str(error_of(canon, decimal.Decimal(1)))
     assert "bytes" in str(error_of(canon, b""))
     assert "int" in str(error_of(canon, {3: 1}))
-
-
-def test_cycles():
-    items = [1]
-    items.append(items)
-    err = error_of(canon, items)
-    assert (err.code, err.path) == ("cyclic_value", "/1")
-    d = {"a": {}}
-    d["a"]["back"] = d
-    err = error_of(canon, {"root": d})
-    assert (err.code, err.path) == ("cyclic_value", "/root/a/back")
-    t = ([],)
-    t[0].append(t)
-    assert error_of(canon, t).code == "cyclic_value"
 
 
 def nested(depth):
@@ -173,13 +107,10 @@ def nested(depth):
     return value
 
 
-def test_depth_limit():
-    assert canon(nested(128)) == "[" * 128 + "]" * 128
+def test_depth_limit_of_text_and_values_agree():
     err = error_of(canon, nested(129))
-    assert (err.code, err.path) == ("depth_limit_exceeded", "/0" * 128)
-    # The same value as text fails the same way.
     text_err = error_of(actionseal.canonicalize_json, json.dumps(nested(129)))
-    assert (text_err.code, text_err.path) == (err.code, err.path)
+    assert (text_err.code, text_err.path) == (err.code, err.path) == ("depth_limit_exceeded", "/0" * 128)
 
 
 def test_very_deep_nesting_does_not_crash():
@@ -309,30 +240,30 @@ try:
 except actionseal.ActionsealError as e:
     print(e.code, e.path, str(e), victim)
 
-# Raising for a lone surrogate allocates an exception, which can start the garbage collector;
-# here its callback empties the dicts being read. Where a collection falls depends on the
-# collector's thresholds: try several, and report each run that raised.
+# Raising for a lone surrogate allocates an exception, which can start the garbage collector
+# (before Python 3.12, at the allocation itself); here its callback empties the dicts being
+# read. With the threshold at 1, the allocations of the exception start a collection during
+# the call, every time.
 import gc
-for threshold in (1, 2, 3):
-    for pad in range(4):
-        victim = {}
-        armed = False
-        def empty(phase, info):
-            if armed and phase == "start":
-                victim.clear()
-        gc.callbacks[:] = [empty]
-        outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
-        victim[outer] = {inner: [[] for _ in range(pad)] + ["\\ud800"]}
-        del outer, inner
-        gc.set_threshold(threshold)
-        gc.collect()
-        armed = True
-        try:
-            actionseal.canonicalize(victim)
-        except actionseal.ActionsealError as e:
-            armed = False
-            print(e.code, e.path, pad, victim)
-        armed = False
+victim = {}
+armed = fired = False
+def empty(phase, info):
+    global fired
+    if armed and phase == "start":
+        fired = True
+        victim.clear()
+gc.callbacks[:] = [empty]
+outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
+victim[outer] = {inner: [[], "\\ud800"]}
+del outer, inner
+gc.collect()
+gc.set_threshold(1)
+armed = True
+try:
+    actionseal.canonicalize(victim)
+except actionseal.ActionsealError as e:
+    armed = False
+    print(e.code, e.path, fired, victim)
 """
 
 
@@ -345,13 +276,10 @@ def test_code_run_by_a_failure_cannot_free_the_path():
     env = dict(os.environ, PYTHONMALLOC="debug")
     run = subprocess.run([sys.executable, "-c", EVIL], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
-    first, *rest = run.stdout.splitlines()
-    assert first == (
+    assert run.stdout.splitlines() == [
         "unsupported_type /outer/inner/0 "
-        "unsupported_type: Evil has no JSON representation (at /outer/inner/0) {}"
-    )
-    # A run whose collection came before the call canonicalizes "{}" and prints nothing.
-    assert len(rest) >= 4, run.stdout
-    for line in rest:
-        code, path, pad, emptied = line.split(" ")
-        assert (code, path, emptied) == ("lone_surrogate", f"/outer/inner/{pad}", "{}")
+        "unsupported_type: Evil has no JSON representation (at /outer/inner/0) {}",
+        # From 3.12 the collector runs only between bytecodes, so not during the call.
+        f"lone_surrogate /outer/inner/1 {sys.version_info < (3, 12)} "
+        + ("{}" if sys.version_info < (3, 12) else "{'outer': {'inner': [[], '\\ud800']}}"),
+    ], run.stdout

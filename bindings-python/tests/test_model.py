@@ -397,8 +397,7 @@ def test_loads_refuses_what_json_loads_accepts():
         assert error_of(actionseal.loads, text).code == code, text
     assert actionseal.loads("[9007199254740993]", profile="rfc8785") == [9007199254740992.0]
     assert error_of(actionseal.loads, "[]", profile="lax").code == "invalid_option"
-    with pytest.raises(TypeError):
-        actionseal.loads(bytearray(b"[]"))
+    assert error_of(actionseal.loads, bytearray(b"[]")).code == "unsupported_type"
 
 
 def test_loads_round_trips_the_corpus():
@@ -432,8 +431,8 @@ def test_short_fingerprint(envelope):
     for bad in ("", "sha256:xyz", "sha256:" + "F" * 64, "sha256:" + "0" * 63, "sha256:\ud800" + "0" * 63):
         err = error_of(actionseal.short_fingerprint, bad)
         assert (err.code, err.path) == ("invalid_digest", "")
-    with pytest.raises(TypeError):
-        actionseal.short_fingerprint(b"sha256:" + b"0" * 64)
+    err = error_of(actionseal.short_fingerprint, b"sha256:" + b"0" * 64)
+    assert (err.code, str(err)) == ("invalid_digest", "invalid_digest: a digest is a string, not bytes")
 
 
 # ------------------------------------------------------------------ surface and threads

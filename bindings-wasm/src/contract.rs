@@ -2,25 +2,27 @@
 //! uses it; and how a function that takes "a `Contract` or a contract document" reads one.
 //!
 //! A `Contract` instance can also sit inside another argument (`check`'s `context.contract`),
-//! where wasm-bindgen's glue cannot hand it to Rust. There the walk asks the instance itself:
-//! it calls the instance's `__actionsealLend` method, whose glue passes the instance's own
-//! pointer to Rust, which puts a (shared, cheap) clone of the contract where the caller takes
-//! it. Only objects that are not plain data are asked, so a contract document never has any
-//! of its members called.
+//! where wasm-bindgen's glue cannot hand it to Rust. There the walk records it as it is (it
+//! inherits from `Contract.prototype`), and the instance is asked to lend itself: its
+//! `__actionsealLend` method, whose glue passes the instance's own pointer to Rust, puts a
+//! (shared, cheap) clone of the contract where the caller takes it. Plain data is never asked.
 
 use crate::error;
-use crate::fail::Fail;
-use crate::host::{is_plain, Walker};
-use crate::js::{self, shape};
+use crate::host;
 use crate::to_js;
-use actionseal_core::{Contract, Effect, Value, DEFAULT_MAX_DEPTH};
-use bumpalo::Bump;
+use crate::NoOptions;
+use actionseal_core::{
+    Action, ActionIds, Approval, Contract, Decision, DecisionInput, Effect, Options, Value,
+};
+use actionseal_js::wasm::HOST;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 
 thread_local! {
-    /// The contract the last `__actionsealLend` call handed over, until [`lend`] takes it.
+    /// The contract the last `__actionsealLend` call handed over, until [`lent`] takes it.
     static LENT: Cell<Option<Contract>> = const { Cell::new(None) };
+    /// `Contract.prototype` and `Approval.prototype` (see [`prototypes`]).
+    static PROTOTYPES: (JsValue, JsValue) = make_prototypes();
 }
 
 /// A validated tool contract: the tool, its argument schema (compiled once, here), when a
@@ -42,14 +44,14 @@ pub struct JsContract {
 
 #[wasm_bindgen(js_class = Contract)]
 impl JsContract {
-    /// Loads and validates a contract document.
+    /// Loads and validates a contract document. Takes no options: contracts are read with
+    /// the strict profile only (`invalid_option` otherwise).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "ContractDocument")] document: JsValue,
+        options: Option<NoOptions>,
     ) -> Result<JsContract, JsValue> {
-        let arena = Bump::new();
-        let mut walker = Walker::new(DEFAULT_MAX_DEPTH, &arena);
-        let document = walker.read(&document)?;
+        crate::no_options(options)?;
         load(&document).map(|inner| JsContract { inner })
     }
 
@@ -102,7 +104,9 @@ impl JsContract {
     pub fn requires_approval(
         &self,
         #[wasm_bindgen(unchecked_param_type = "object")] args: JsValue,
+        options: Option<NoOptions>,
     ) -> Result<JsValue, JsValue> {
+        crate::no_options(options)?;
         requirement(&self.inner, &args)
     }
 
@@ -112,11 +116,10 @@ impl JsContract {
     pub fn validate_args(
         &self,
         #[wasm_bindgen(unchecked_param_type = "object")] args: JsValue,
+        options: Option<NoOptions>,
     ) -> Result<(), JsValue> {
-        let arena = Bump::new();
-        let args = Walker::new(DEFAULT_MAX_DEPTH, &arena).read(&args)?;
-        self.inner
-            .validate_args(&args)
+        crate::no_options(options)?;
+        host::with_value(&args, &Options::default(), |a| self.inner.validate_args(a))?
             .map_err(|e| error::to_js(&e))
     }
 
@@ -126,12 +129,13 @@ impl JsContract {
     pub fn validate_action(
         &self,
         #[wasm_bindgen(unchecked_param_type = "object")] action: JsValue,
+        options: Option<NoOptions>,
     ) -> Result<(), JsValue> {
-        let arena = Bump::new();
-        let action = Walker::new(DEFAULT_MAX_DEPTH, &arena).read(&action)?;
-        self.inner
-            .validate_action(&action)
-            .map_err(|e| error::to_js(&e))
+        crate::no_options(options)?;
+        host::with_value(&action, &Options::default(), |a| {
+            self.inner.validate_action(a)
+        })?
+        .map_err(|e| error::to_js(&e))
     }
 
     /// Not part of the API: hands this contract to Rust code that found the instance inside
@@ -143,49 +147,82 @@ impl JsContract {
 }
 
 /// Loads a contract document.
-fn load(document: &Value<'_>) -> Result<Contract, JsValue> {
-    Contract::from_value(document).map_err(|e| error::to_js(&e))
+fn load(document: &JsValue) -> Result<Contract, JsValue> {
+    host::with_value(document, &Options::default(), Contract::from_value)?
+        .map_err(|e| error::to_js(&e))
 }
 
-/// The contract of a `Contract` instance; `None` for anything else.
-pub(crate) fn lend(value: &JsValue) -> Result<Option<Contract>, Fail> {
+/// The contract of a `Contract` instance; `None` for anything else (plain data is not
+/// asked). An exception from a getter or Proxy trap, or from a freed instance, is passed on.
+pub(crate) fn lent(value: &JsValue) -> Result<Option<Contract>, JsValue> {
     LENT.set(None);
-    match js::lend_contract(value) {
-        shape::THREW => Err(Fail::Thrown(js::take_thrown())),
-        0 => Ok(None),
-        _ => Ok(LENT.take()),
+    let proto = prototypes().0;
+    match HOST.with(|h| h.lend(value, &proto))? {
+        true => Ok(LENT.take()),
+        false => Ok(None),
     }
 }
 
 /// A `Contract` instance's contract, or a contract document loaded (and compiled) for this
 /// call. Anything else is refused as the conversion of a document would refuse it.
 pub(crate) fn contract_of(value: &JsValue) -> Result<Contract, JsValue> {
-    let max_depth = DEFAULT_MAX_DEPTH;
-    if value.is_object() {
-        let found = is_plain(js::shape(value)).and_then(|plain| match plain {
-            true => Ok(None),
-            false => lend(value),
-        });
-        match found {
-            Ok(Some(contract)) => return Ok(contract),
-            Ok(None) => {}
-            Err(fail) => return Err(fail.into_js(max_depth, None)),
-        }
+    match lent(value)? {
+        Some(contract) => Ok(contract),
+        None => load(value),
     }
-    let arena = Bump::new();
-    let document = Walker::new(max_depth, &arena).read(value)?;
-    load(&document)
 }
 
 /// `{required, rule}` for a call of `contract` with `args`.
 pub(crate) fn requirement(contract: &Contract, args: &JsValue) -> Result<JsValue, JsValue> {
-    let arena = Bump::new();
-    let args = Walker::new(DEFAULT_MAX_DEPTH, &arena).read(args)?;
-    let r = contract
-        .requires_approval(&args)
+    let r = host::with_value(args, &Options::default(), |a| contract.requires_approval(a))?
         .map_err(|e| error::to_js(&e))?;
     to_js::object(vec![
         ("required", Value::Bool(r.required)),
         ("rule", Value::from(r.rule)),
     ])
+}
+
+/// `Contract.prototype` and `Approval.prototype`, whose instances stand where data is
+/// expected. Rust cannot name the classes the generated glue defines, so it makes one small
+/// instance of each once and takes its prototype; the garbage collector frees the instances.
+pub(crate) fn prototypes() -> (JsValue, JsValue) {
+    PROTOTYPES.with(Clone::clone)
+}
+
+fn make_prototypes() -> (JsValue, JsValue) {
+    let proto = |v: JsValue| js_sys::Object::get_prototype_of(&v).into();
+    let fixture = || -> actionseal_core::Result<(Contract, Approval)> {
+        let doc = actionseal_core::parse(
+            br#"{"tool":"t","version":"1","effect":"read","args":{"type":"object"},"approval":"never","cost_minor":0}"#,
+            &Options::default(),
+        )?;
+        let contract = Contract::from_value(&doc)?;
+        let ids = ActionIds {
+            tenant: "t",
+            subject: "s",
+            job_id: "j",
+            request_id: "r",
+            policy_version: "p",
+        };
+        let args = Value::Object(actionseal_core::Object::new());
+        let action = Action::build(&contract, &args, &ids)?;
+        let decision = DecisionInput {
+            approval_id: "a",
+            decision_id: "d",
+            decision: Decision::Approved,
+            approver: "b",
+            decided_at: 0,
+            expires_at: 1,
+        };
+        Ok((contract, Approval::decide(&action, &decision)?))
+    };
+    match fixture() {
+        Ok((contract, approval)) => (
+            proto(JsContract { inner: contract }.into()),
+            proto(crate::approval::JsApproval::wrap(approval).into()),
+        ),
+        // Cannot happen (the fixture is valid); were it to, nothing would be taken as an
+        // instance, and instances would be refused as what is not data.
+        Err(_) => (JsValue::NULL, JsValue::NULL),
+    }
 }

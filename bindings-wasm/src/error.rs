@@ -1,19 +1,18 @@
-//! Core errors as JavaScript `Error` objects.
+//! Core errors as the `ActionsealError`s of the walker module, which both JavaScript packages
+//! throw and export.
 
 use actionseal_core::Error;
-use js_sys::Reflect;
+use actionseal_js::wasm::HOST;
 use wasm_bindgen::JsValue;
 
-/// A JavaScript `Error` whose message is core's Display text, with `code`, `path` and, when
-/// core knows it, `offset` as own properties, as the Node package throws.
+/// An `ActionsealError` whose message is core's Display text, with `code`, `path` and
+/// `offset` (`null` when core knows none).
 pub(crate) fn to_js(e: &Error) -> JsValue {
-    let err: JsValue = js_sys::Error::new(&e.to_string()).into();
-    // Setting a property of a fresh Error does not fail; if a patched prototype made it,
-    // the Error would still be thrown, only without that property.
-    let _ = Reflect::set(&err, &"code".into(), &e.code().as_str().into());
-    let _ = Reflect::set(&err, &"path".into(), &e.path().into());
-    if let Some(offset) = e.offset() {
-        let _ = Reflect::set(&err, &"offset".into(), &JsValue::from(offset as f64));
-    }
-    err
+    let offset = e.offset().map_or(-1.0, |o| o as f64);
+    HOST.with(|h| h.fail(e.code().as_str(), &e.to_string(), e.path(), offset))
+}
+
+/// A core result with its error as the value to throw.
+pub(crate) fn core<T>(r: actionseal_core::Result<T>) -> Result<T, JsValue> {
+    r.map_err(|e| to_js(&e))
 }

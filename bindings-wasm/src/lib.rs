@@ -1,59 +1,33 @@
 //! WebAssembly bindings of actionseal, for browsers and Node: the API of the Node package.
 //!
-//! Every function is synchronous. Failures throw a JavaScript `Error` whose message is core's
-//! Display text and which has `code`, `path` and `offset` properties. All rules, defaults and
-//! messages come from `actionseal-core`; this crate only converts values.
+//! Every function is synchronous. Failures throw an `ActionsealError` (the class of the
+//! walker module both JavaScript packages share, exported by this package's entry points)
+//! whose message is core's Display text and which has `code`, `path` and `offset`. All rules,
+//! defaults and messages come from `actionseal-core`, whose host rulebook decides what a
+//! JavaScript value may be; this crate only moves values, with the walker and tape decoder it
+//! shares with the Node addon (`actionseal-js`).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs` and `schema.rs`.
+//! `contract.rs`, `approval.rs` and `schema.rs`.
 
+mod approval;
 mod contract;
 mod error;
-mod fail;
 mod host;
-mod js;
 mod model;
 mod options;
 mod schema;
 mod to_js;
+mod types;
 
+pub use approval::JsApproval;
 pub use contract::JsContract;
 pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
 pub use schema::JsSchema;
 
-use actionseal_core::{Error, Options, Value};
-use bumpalo::Bump;
-use options::BadOptions;
+use actionseal_core::Options;
+use actionseal_js::wasm::HOST;
 use wasm_bindgen::prelude::*;
-
-/// Gives `js/host.js` this instance's memory, once, when the module is instantiated.
-#[wasm_bindgen(start)]
-fn start() {
-    js::attach(&wasm_bindgen::memory());
-}
-
-#[wasm_bindgen(typescript_custom_section)]
-const TYPES: &'static str = r#"
-/** Options of every function. */
-export interface Options {
-  /** Number profile: "strict" (the default) refuses numbers whose value canonicalization
-   * would change; "rfc8785" rounds them as plain RFC 8785 does. */
-  profile?: "strict" | "rfc8785";
-}
-
-/** A JSON text: a string, or its UTF-8 bytes. */
-export type JsonText = string | Uint8Array;
-
-/** What every function throws: a plain `Error` with these properties. */
-export interface ActionsealError extends Error {
-  /** Stable snake_case code, such as "duplicate_key" or "unsupported_type". */
-  code: string;
-  /** JSON Pointer (RFC 6901) to the value concerned; "" for the root. */
-  path: string;
-  /** Byte offset in the UTF-8 input text, when the input was text. */
-  offset: number | undefined;
-}
-"#;
 
 #[wasm_bindgen]
 extern "C" {
@@ -64,6 +38,11 @@ extern "C" {
     /// A JSON text argument, typed for TypeScript.
     #[wasm_bindgen(typescript_type = "JsonText")]
     pub type JsonTextArg;
+
+    /// The options argument of the approval model's functions, which take none (core refuses
+    /// any with `invalid_option`: they never round a number).
+    #[wasm_bindgen(typescript_type = "undefined")]
+    pub type NoOptions;
 }
 
 /// The RFC 8785 canonical text of a JavaScript value (plain objects, arrays, strings, finite
@@ -73,7 +52,7 @@ pub fn canonicalize(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
     options: Option<OptionsArg>,
 ) -> Result<String, JsValue> {
-    with_host_value(&value, options, actionseal_core::canonicalize)
+    Ok(host::canonical(&value, &read_options(options)?)?)
 }
 
 /// The fingerprint (`sha256:` + 64 hex digits) of a JavaScript value's canonical text.
@@ -82,9 +61,8 @@ pub fn fingerprint(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
     options: Option<OptionsArg>,
 ) -> Result<String, JsValue> {
-    with_host_value(&value, options, |v| {
-        actionseal_core::fingerprint(v).to_string()
-    })
+    let text = host::canonical(&value, &read_options(options)?)?;
+    Ok(actionseal_core::Digest::of(text.as_bytes()).to_string())
 }
 
 /// The RFC 8785 canonical text of a JSON text (a string or UTF-8 bytes).
@@ -135,54 +113,31 @@ pub fn digest_equal(
 }
 
 fn read_options(options: Option<OptionsArg>) -> Result<Options, JsValue> {
-    let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
-    options::read(&options).map_err(|e| match e {
-        BadOptions::Core(e) => error::to_js(&e),
-        BadOptions::Thrown(v) => v,
-    })
+    options::read(&options.map_or(JsValue::UNDEFINED, Into::into))
 }
 
-/// Converts a host value under `options` and applies `f` to it.
-fn with_host_value<T>(
-    value: &JsValue,
-    options: Option<OptionsArg>,
-    f: impl FnOnce(&Value<'_>) -> T,
-) -> Result<T, JsValue> {
-    let options = read_options(options)?;
-    let arena = Bump::new();
-    let mut walker = host::Walker::new(options.max_depth, &arena);
-    match walker.root(value) {
-        Ok(v) => Ok(f(&v)),
-        Err(fail) => Err(fail.into_js(options.max_depth, None)),
-    }
+/// Refuses the options a caller passed to a function of the approval model.
+fn no_options(options: Option<NoOptions>) -> Result<(), JsValue> {
+    options::none(&options.map_or(JsValue::UNDEFINED, Into::into))
 }
 
-/// The bytes of a JSON text argument: a string (lone surrogates kept for the parser to
-/// report with their offset) or a `Uint8Array` (a `Buffer` is one), copied.
+/// The bytes of a JSON text argument: a string (lone surrogates kept, in their three-byte
+/// form, for the parser to report with their offset) or a `Uint8Array` (a `Buffer` is one),
+/// copied; anything else is core's `unsupported_type`.
 fn text_bytes(text: &JsValue) -> Result<Vec<u8>, JsValue> {
-    let max_depth = Options::default().max_depth;
-    match host::Walker::new(max_depth, &Bump::new()).text(text) {
-        Ok(Some(bytes)) => return Ok(bytes),
-        Ok(None) => {}
-        Err(fail) => return Err(fail.into_js(max_depth, None)),
+    if text.is_string() {
+        // UTF-8 from the engine when that is lossless, else from the code units.
+        if HOST.with(|h| h.well_formed(text)) {
+            return Ok(text.as_string().unwrap_or_default().into_bytes());
+        }
+        let units = HOST.with(|h| h.units(text)).to_vec();
+        return Ok(actionseal_core::utf16_to_wtf8(&units));
     }
     if let Some(bytes) = text.dyn_ref::<js_sys::Uint8Array>() {
         return Ok(bytes.to_vec());
     }
-    // Named as the Node package names it, for the message only.
-    let name = if text.is_null() {
-        "null".to_owned()
-    } else if text.is_object() {
-        Some(js::class_name(text))
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| "object".to_owned())
-    } else {
-        match text.js_typeof().as_string().as_deref() {
-            Some("symbol") => "Symbol".to_owned(),
-            Some("bigint") => "BigInt".to_owned(),
-            Some(t) => t.to_owned(),
-            None => "value".to_owned(),
-        }
-    };
-    Err(error::to_js(&Error::not_json_text(&name)))
+    let description = HOST.with(|h| h.describe(text));
+    Err(error::to_js(&actionseal_core::host::json_text(
+        actionseal_js::described(&description),
+    )))
 }

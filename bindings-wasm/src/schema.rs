@@ -1,9 +1,7 @@
 //! `Schema`: a tool-argument JSON Schema on its own, compiled once.
 
-use crate::error;
-use crate::host::Walker;
-use actionseal_core::{Schema, DEFAULT_MAX_DEPTH};
-use bumpalo::Bump;
+use crate::{error, host, NoOptions};
+use actionseal_core::{Options, Schema};
 use wasm_bindgen::prelude::*;
 
 /// A compiled tool-argument schema: the strict JSON Schema subset of actionseal contracts,
@@ -19,16 +17,19 @@ pub struct JsSchema {
 
 #[wasm_bindgen(js_class = Schema)]
 impl JsSchema {
-    /// Compiles a schema.
+    /// Compiles a schema. Takes no options (`invalid_option` otherwise).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "object | boolean")] schema: JsValue,
+        options: Option<NoOptions>,
     ) -> Result<JsSchema, JsValue> {
-        let arena = Bump::new();
-        let schema = Walker::new(DEFAULT_MAX_DEPTH, &arena).read(&schema)?;
-        Schema::compile(&schema)
-            .map(|inner| JsSchema { inner })
-            .map_err(|e| error::to_js(&e))
+        crate::no_options(options)?;
+        let inner = error::core(host::with_value(
+            &schema,
+            &Options::default(),
+            Schema::compile,
+        )?)?;
+        Ok(JsSchema { inner })
     }
 
     /// Throws the first way `value` breaks the schema (code and JSON Pointer into the value);
@@ -36,9 +37,11 @@ impl JsSchema {
     pub fn validate(
         &self,
         #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+        options: Option<NoOptions>,
     ) -> Result<(), JsValue> {
-        let arena = Bump::new();
-        let value = Walker::new(DEFAULT_MAX_DEPTH, &arena).read(&value)?;
-        self.inner.validate(&value).map_err(|e| error::to_js(&e))
+        crate::no_options(options)?;
+        error::core(host::with_value(&value, &Options::default(), |v| {
+            self.inner.validate(v)
+        })?)
     }
 }

@@ -3,8 +3,10 @@
 
 import init, {
   type ActionEnvelope,
-  type ActionsealError,
   type ApprovalRecord,
+  type ErrorCode,
+  ActionsealError,
+  Approval,
   type CheckContext,
   type ContractDocument,
   type Requirement,
@@ -19,7 +21,7 @@ import init, {
   requiresApproval,
   Schema,
   shortFingerprint,
-} from "../pkg/web/actionseal_wasm.js";
+} from "../pkg/web/index.js";
 
 export async function confirm(document: ContractDocument, pending: ActionEnvelope): Promise<ApprovalRecord> {
   await init();
@@ -56,6 +58,10 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
       revoked: { approval_id: "apr-1", revoked: false },
     };
     const verdict: Verdict = check(record, envelope, context);
+    const loaded = new Approval(record);
+    const fast: Verdict = check(loaded, envelope, context);
+    loaded.free();
+    void fast;
     const first: "permit" | "reapprove" | "reject" = verdict.outcome;
     const spoken: string = shortFingerprint(fingerprint(envelope));
     const left = charge({ limit_minor: 100, spent_minor: 0 }, cost).spent_minor;
@@ -64,8 +70,13 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
     new Schema(document.args).validate(pending.args);
     return record;
   } catch (e) {
-    const err = e as ActionsealError;
-    throw new Error(`${err.code} at ${err.path}`);
+    // The class narrows: code, path and offset are typed as in the Node package and the .pyi.
+    if (e instanceof ActionsealError) {
+      const code: ErrorCode = e.code;
+      const offset: number | null = e.offset;
+      throw new Error(`${code} at ${e.path} (${offset})`);
+    }
+    throw e;
   } finally {
     contract.free();
   }
@@ -75,5 +86,7 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
 approve({} as ActionEnvelope, { approval_id: "a", decision_id: "d", decision: "ok", approver: "b", decided_at: 0, expires_at: 1 });
 // @ts-expect-error: a context needs every field
 check(null, {}, { now: 0 });
+// @ts-expect-error: the approval model takes no options
+check(null, {}, {} as CheckContext, { profile: "rfc8785" });
 // @ts-expect-error: the lending method is not part of the API
 new Contract({} as ContractDocument).__actionsealLend();

@@ -6,6 +6,8 @@
 //
 // An op is {fn, args}:
 //   fn  "canonicalize", "check", ... : that exported function, called with the args;
+//       "new Contract", "new Approval" : that class constructed with the args (the result is
+//                                        null: the instance is freed at once);
 //       "Contract#validateAction"     : that method of the first argument, called with the rest;
 //       "Contract.digest"             : that property of the first argument ("Schema#"/"Schema." too).
 //   args are decoded recursively (inside arrays and plain objects too):
@@ -17,10 +19,11 @@
 //       {$schema: <doc>}    new api.Schema(doc)
 //     An object with one of these keys as its only key is always such a form.
 // A result is {ok: <return value>} (`undefined`, from a void method, is reported as null) or
-// {error: {code, path, offset, isError, message}} with what the thrown value carries. An
-// exception while decoding (a parse or a constructor that throws) is that op's error.
-// Every Contract and Schema an op made is freed when the op ends (where the runtime has
-// `free`; napi classes are collected by the garbage collector).
+// {error: {code, path, offset, isError, isClass, name, message}} with what the thrown value
+// carries (`isClass`: an instance of the package's ActionsealError). An exception while
+// decoding (a parse or a constructor that throws) is that op's error.
+// Every Contract, Schema and Approval an op made is freed when the op ends (where the runtime
+// has `free`; napi classes are collected by the garbage collector).
 
 /** The functions an op may call by name. */
 export const FUNCTIONS = [
@@ -39,9 +42,12 @@ export const FUNCTIONS = [
 ];
 
 /** The classes whose methods ("Class#name") and properties ("Class.name") an op may use. */
-export const CLASSES = ["Contract", "Schema"];
+export const CLASSES = ["Contract", "Schema", "Approval"];
 
-const FORMS = ["$bytes", "$js", "$json", "$contract", "$schema"];
+/** The classes an op may construct ("new Class"). */
+export const CONSTRUCTORS = ["Contract", "Approval"];
+
+const FORMS = ["$bytes", "$js", "$json", "$contract", "$schema", "$approval"];
 
 /** A malformed op: a bug in the test, which fails the whole batch rather than one result. */
 class HarnessError extends Error {}
@@ -63,6 +69,8 @@ export function decodeArg(api, arg, made = []) {
         return api.parseJson(inner);
       case "$contract":
         return keep(new api.Contract(decodeArg(api, inner, made)), made);
+      case "$approval":
+        return keep(new api.Approval(decodeArg(api, inner, made)), made);
       default:
         return keep(new api.Schema(decodeArg(api, inner, made)), made);
     }
@@ -77,7 +85,13 @@ function keep(handle, made) {
 }
 
 /** Calls what `fn` names; a name it does not know is a HarnessError. */
-function call(api, fn, args) {
+function call(api, fn, args, made) {
+  const construct = /^new (\w+)$/.exec(fn);
+  if (construct !== null) {
+    if (!CONSTRUCTORS.includes(construct[1])) throw new HarnessError(`unknown class in op ${fn}`);
+    keep(new api[construct[1]](...args), made);
+    return null;
+  }
   const member = /^(\w+)([#.])(\w+)$/.exec(fn);
   if (member !== null) {
     const [, cls, kind, name] = member;
@@ -98,14 +112,14 @@ export function runOp(api, op) {
     try {
       args = op.args.map((a) => decodeArg(api, a, made));
     } catch (err) {
-      return failure(err);
+      return failure(api, err);
     }
     let result;
     try {
-      result = call(api, op.fn, args);
+      result = call(api, op.fn, args, made);
     } catch (err) {
       if (err instanceof HarnessError) throw err;
-      return failure(err);
+      return failure(api, err);
     }
     return { ok: result === undefined ? null : result };
   } finally {
@@ -113,7 +127,7 @@ export function runOp(api, op) {
   }
 }
 
-function failure(err) {
+function failure(api, err) {
   const e = err !== null && (typeof err === "object" || typeof err === "function") ? err : {};
   return {
     error: {
@@ -121,6 +135,8 @@ function failure(err) {
       path: e.path,
       offset: e.offset,
       isError: err instanceof Error,
+      isClass: typeof api.ActionsealError === "function" && err instanceof api.ActionsealError,
+      name: typeof e.name === "string" ? e.name : undefined,
       message: typeof e.message === "string" ? e.message : String(err),
     },
   };

@@ -1,7 +1,7 @@
 //! Shared conformance data for every actionseal runtime: locating the files, reading vectors,
 //! and computing the expected result of a case with the Rust core (the regenerator's oracle).
 
-use actionseal_core::{canonicalize_json, Code, Digest, Options, Profile, Reason};
+use actionseal_core::{canonicalize_json, Digest, Options, Profile};
 use serde_json::{json, Map, Value as Json};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 pub mod corpus;
 pub mod decisions;
 pub mod proof;
+pub mod surfaces;
 
 /// The `conformance/` directory.
 pub fn dir() -> PathBuf {
@@ -115,42 +116,4 @@ pub fn to_pretty(v: &Json) -> String {
     let mut s = serde_json::to_string_pretty(v).expect("serialize");
     s.push('\n');
     s
-}
-
-/// `codes.json` must list exactly the core's codes, each with a meaning.
-pub fn codes_problems() -> Vec<String> {
-    let text = fs::read_to_string(dir().join("codes.json")).expect("codes.json");
-    let doc: Json = serde_json::from_str(&text).expect("codes.json is JSON");
-    let listed = doc["codes"].as_object().cloned().unwrap_or_default();
-    let mut problems = Vec::new();
-    for code in Code::ALL {
-        match listed.get(code.as_str()).and_then(Json::as_str) {
-            Some(m) if !m.trim().is_empty() => {}
-            _ => problems.push(format!(
-                "codes.json: {} is missing or has no meaning",
-                code.as_str()
-            )),
-        }
-    }
-    for name in listed.keys() {
-        if Code::from_name(name).is_none() {
-            problems.push(format!("codes.json: {name} is not a core error code"));
-        }
-    }
-    // Reasons: the same names, in the same order, with the same outcomes as the core.
-    let reasons = doc["reasons"].as_object().cloned().unwrap_or_default();
-    let listed: Vec<(&str, &str)> = reasons
-        .iter()
-        .map(|(k, v)| (k.as_str(), v["outcome"].as_str().unwrap_or("")))
-        .collect();
-    let core: Vec<(&str, &str)> = Reason::ALL
-        .iter()
-        .map(|r| (r.as_str(), r.outcome().as_str()))
-        .collect();
-    if listed != core {
-        problems.push(format!(
-            "codes.json: reasons {listed:?} differ from the core's {core:?}"
-        ));
-    }
-    problems
 }

@@ -1,7 +1,7 @@
 //! Every canonicalization vector gives its recorded result under both profiles, and every
 //! accepted canonical text is a fixed point.
 
-use actionseal_conformance::{canon_vectors, codes_problems, expected};
+use actionseal_conformance::{canon_vectors, expected, surfaces};
 use actionseal_core::{canonicalize_json, fingerprint_json, Options, Profile};
 
 #[test]
@@ -56,10 +56,22 @@ fn every_error_class_has_a_vector() {
     }
 }
 
+/// Every generated surface (codes.json, the TypeScript declarations of both JavaScript
+/// packages, the Python stub's Literals) is what core generates now, and the data shapes they
+/// describe are the ones core reads.
 #[test]
-fn codes_json_matches_the_core() {
-    let problems = codes_problems();
+fn generated_surfaces_match_the_core() {
+    let problems = surfaces::meaning_problems();
     assert!(problems.is_empty(), "{problems:#?}");
+    let files = surfaces::surfaces().unwrap_or_else(|p| panic!("{p:#?}"));
+    for f in files {
+        let committed = std::fs::read_to_string(&f.path).unwrap_or_default();
+        assert!(
+            committed == f.text,
+            "{} is stale: run `cargo run -p actionseal-conformance --bin regen` and commit it",
+            f.path.display()
+        );
+    }
 }
 
 #[test]

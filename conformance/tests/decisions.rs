@@ -41,3 +41,37 @@ fn budget_vectors() {
 fn permit_vectors() {
     run("permit", permit_result, 40);
 }
+
+/// An approval loaded once (`Approval::from_value`, then `check_approval`) gives the verdict
+/// that checking its record gives, in every permit vector whose approval can be loaded.
+#[test]
+fn permit_vectors_with_a_loaded_approval() {
+    use actionseal_conformance::decisions::core_value;
+    use actionseal_core::{check_approval, check_with, Approval, Context};
+    let mut loaded = 0;
+    for v in vectors("permit") {
+        let Some(Json::String(text)) = v.doc.get("approval") else {
+            continue;
+        };
+        let record = core_value(text).unwrap();
+        let Ok(approval) = Approval::from_value(&record) else {
+            continue;
+        };
+        let text = |key: &str| v.doc[key].as_str().unwrap().to_owned();
+        let action = core_value(&text("action")).unwrap();
+        let Ok(context) = Context::from_value(&core_value(&text("context")).unwrap()) else {
+            continue;
+        };
+        let want = check_with(Some(&record), &action, &context).to_value();
+        // Twice: the second check reuses what the first kept.
+        for _ in 0..2 {
+            let got = check_approval(Some(&approval), &action, &context).to_value();
+            assert_eq!(got, want, "permit/{}", v.name);
+        }
+        loaded += 1;
+    }
+    assert!(
+        loaded >= 25,
+        "only {loaded} permit vectors have an approval that loads"
+    );
+}

@@ -25,6 +25,14 @@ macro_rules! codes {
                 }
             }
 
+            /// What the code means: its documentation above, the one source of the meaning
+            /// every runtime's documentation and `conformance/codes.json` repeat.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $(Code::$variant => concat!($($doc),*).trim_ascii(),)*
+                }
+            }
+
             /// The code with this snake_case name, if there is one.
             pub fn from_name(name: &str) -> Option<Code> {
                 match name {

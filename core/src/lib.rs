@@ -22,6 +22,7 @@ mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod host;
 mod json;
 mod model;
 
@@ -40,13 +41,13 @@ pub use model::approval::{Approval, Decision, DecisionInput};
 pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::ledger;
-pub use model::permit::{check, check_with, Context, Outcome, Reason, Verdict};
+pub use model::permit::{check, check_approval, check_with, Context, Outcome, Reason, Verdict};
 pub use model::proof::{
     base64url_decode, base64url_encode, ed25519_verify, pae, passkey_challenge, sign_approval,
     verify_envelope, verify_passkey, verify_proof, KeySet, ProofPolicy, PublicKey, Registration,
     Signer, SigningKey, Verified, PAYLOAD_TYPE,
 };
-pub use model::rule::{ApprovalRule, Requirement};
+pub use model::rule::{operators, ApprovalRule, Requirement};
 pub use model::schema::{self, Schema};
 pub use model::spoken::short_fingerprint;
 

@@ -16,6 +16,7 @@ that exact envelope; ``check`` decides, just before dispatch, whether the call m
 
 from ._actionseal import (
     ActionsealError,
+    Approval,
     Contract,
     Schema,
     __version__,
@@ -35,6 +36,7 @@ from ._actionseal import (
 
 __all__ = [
     "ActionsealError",
+    "Approval",
     "Contract",
     "Schema",
     "__version__",

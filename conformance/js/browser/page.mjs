@@ -1,7 +1,7 @@
 // The conformance page: loads the web build of actionseal-wasm (served under /pkg/) and
 // exposes `window.actionsealConformance.runJson(opsJson)` for the chromium engine.
 
-import init, * as api from "/pkg/actionseal_wasm.js";
+import init, * as api from "/pkg/index.js";
 import { asciiJson, runOps } from "./runner.mjs";
 
 window.actionsealConformance = {

@@ -15,8 +15,8 @@ export function asciiJson(value) {
 /** A result read back from JSON, with the keys that JSON drops (`undefined`) restored. */
 export function restoreResult(r) {
   if ("error" in r) {
-    const { code, path, offset, isError, message } = r.error;
-    return { error: { code, path, offset, isError, message } };
+    const { code, path, offset, isError, isClass, name, message } = r.error;
+    return { error: { code, path, offset, isError, isClass, name, message } };
   }
   return { ok: r.ok };
 }

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { runOps } from "../ops.mjs";
 
-const entry = fileURLToPath(new URL("../../../bindings-wasm/pkg/node/actionseal_wasm.js", import.meta.url));
+const entry = fileURLToPath(new URL("../../../bindings-wasm/pkg/node/index.js", import.meta.url));
 
 /** Loads the module; fails with a hint when it has not been built. */
 export async function open() {

@@ -3,9 +3,7 @@
 
 use actionseal_conformance::decisions::{self, agrees};
 use actionseal_conformance::proof;
-use actionseal_conformance::{
-    canon_vectors, codes_problems, corpus, dir, expected, to_pretty, vectors,
-};
+use actionseal_conformance::{canon_vectors, corpus, dir, expected, surfaces, to_pretty, vectors};
 use actionseal_core::Profile;
 use serde_json::{Map, Value as Json};
 use std::fs;
@@ -133,16 +131,32 @@ fn main() -> ExitCode {
         }
     }
 
-    problems.extend(codes_problems());
+    // The surfaces generated from core: codes.json, the TypeScript declarations, the stub.
+    problems.extend(surfaces::meaning_problems());
+    match surfaces::surfaces() {
+        Ok(files) => {
+            for f in files {
+                write_if_changed(&f.path, &f.text, check, &mut changed);
+            }
+        }
+        Err(p) => problems.extend(p),
+    }
 
     for p in &problems {
         eprintln!("error: {p}");
     }
     if check {
         for c in &changed {
+            eprintln!("error: {c} is out of date");
+        }
+        if !changed.is_empty() {
             eprintln!(
-                "error: {c} is out of date: run `cargo run -p actionseal-conformance --bin regen`"
+                "\nThese files are generated from core. Run\n\n    \
+                 cargo run -p actionseal-conformance --bin regen\n\nand commit:\n"
             );
+            for c in &changed {
+                eprintln!("    {c}");
+            }
         }
     } else {
         for c in &changed {

@@ -39,6 +39,10 @@ impl Number {
     /// text, `1152921504606847000`, names another number) are [`Code::InexactNumber`]; under
     /// [`Profile::Rfc8785`] it is rounded to the nearest double.
     pub fn from_i64(i: i64, profile: Profile) -> Result<Number> {
+        if i.unsigned_abs() <= MAX_SAFE_INTEGER as u64 {
+            // Exact, as in `from_i128`, without its 128-bit conversion.
+            return Ok(Number(i as f64));
+        }
         Number::from_i128(i128::from(i), profile)
     }
 

@@ -118,6 +118,11 @@ impl<'a> From<&'a str> for Value<'a> {
     }
 }
 
+/// [`Code::DuplicateKey`] for `key`, at the key's path under its object.
+pub(crate) fn duplicate_key(key: &str) -> Error {
+    Error::new(Code::DuplicateKey, format!("duplicate object key {key:?}")).in_key(key)
+}
+
 /// A JSON object whose keys are unique and sorted by UTF-16 code units (RFC 8785 order).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Object<'a> {
@@ -137,11 +142,7 @@ impl<'a> Object<'a> {
     pub fn from_entries(mut entries: Vec<(Cow<'a, str>, Value<'a>)>) -> Result<Object<'a>> {
         entries.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
         if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(Error::new(
-                Code::DuplicateKey,
-                format!("duplicate object key {:?}", w[0].0),
-            )
-            .in_key(&w[0].0));
+            return Err(duplicate_key(&w[0].0));
         }
         Ok(Object { entries })
     }

@@ -11,8 +11,10 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::action::Action;
+use crate::model::contract::Contract;
 use crate::model::fields::{check_identity, Fields};
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// A reviewer's decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,7 +95,9 @@ impl<'s> DecisionInput<'s> {
     }
 }
 
-/// A validated approval record.
+/// A validated approval record, loaded once: an executor that checks the same approval
+/// repeatedly passes this to [`crate::check_approval`], which neither reads the record again
+/// nor fingerprints its frozen action again.
 #[derive(Clone, Debug)]
 pub struct Approval {
     record: OwnedValue,
@@ -102,6 +106,10 @@ pub struct Approval {
     decision: Decision,
     decided_at: i64,
     expires_at: i64,
+    /// Whether the frozen action's arguments fit a contract, and whether the call needs an
+    /// approval under it, from the first check against that contract (a pure function of the
+    /// two, so later checks with an equal action and the same contract reuse it).
+    args_checked: OnceLock<(Digest, Result<bool>)>,
 }
 
 const FIELDS: [&str; 8] = [
@@ -166,6 +174,7 @@ impl Approval {
             decision: r.decision,
             decided_at: r.decided_at,
             expires_at: r.expires_at,
+            args_checked: OnceLock::new(),
         })
     }
 
@@ -204,6 +213,31 @@ impl Approval {
     pub fn expires_at(&self) -> i64 {
         self.expires_at
     }
+
+    /// The record as `check` reads it. It was read when the approval was loaded (its frozen
+    /// action too, which is not read again), so this cannot fail; were it to, the approval is
+    /// treated as invalid.
+    pub(crate) fn record(&self) -> Option<Record<'_, 'static>> {
+        read_record(&self.record, false).ok()
+    }
+
+    /// `check(contract)`, the check of the frozen action's arguments against `contract`,
+    /// computed once per approval for the first contract it is checked with.
+    pub(crate) fn args_checked(
+        &self,
+        contract: &Contract,
+        check: impl FnOnce() -> Result<bool>,
+    ) -> Result<bool> {
+        if let Some((digest, result)) = self.args_checked.get() {
+            if *digest == contract.digest() {
+                return result.clone();
+            }
+        }
+        let result = check();
+        // Only the first contract is kept; another one is checked each time.
+        let _ = self.args_checked.set((contract.digest(), result.clone()));
+        result
+    }
 }
 
 /// A record whose shape was checked, borrowing the frozen action.
@@ -219,6 +253,11 @@ pub(crate) struct Record<'v, 'a> {
 
 /// Checks the shape of an approval record.
 pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
+    read_record(v, true)
+}
+
+/// [`read`], checking the frozen action's shape only with `check_frozen`.
+fn read_record<'v, 'a>(v: &'v Value<'a>, check_frozen: bool) -> Result<Record<'v, 'a>> {
     let f = Fields::new(v, Code::InvalidApproval, "approval", &FIELDS)?;
     let approval_id = f.identity("approval_id")?;
     f.identity("decision_id")?;
@@ -234,7 +273,9 @@ pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
     }
     let action_digest = f.digest("action_digest")?;
     let frozen = f.required("action")?;
-    crate::model::action::check_shape(frozen).map_err(|e| e.in_key("action"))?;
+    if check_frozen {
+        crate::model::action::check_shape(frozen).map_err(|e| e.in_key("action"))?;
+    }
     Ok(Record {
         frozen,
         action_digest,

@@ -1,29 +1,10 @@
 //! The permit check: before dispatch, prove that the action in hand is still the approved
 //! action, that the approval still holds now, and that the people and rules behind it stand.
 //!
-//! `check(approval, action, context)` evaluates every reason below and returns them all, in
-//! this fixed order, with the outcome the worst of them decides:
-//!
-//! | reason | when | outcome |
-//! | --- | --- | --- |
-//! | `no_approval` | no approval was presented and the call needs one (or whether it does cannot be told) | reapprove |
-//! | `invalid_approval` | the approval is malformed, its `action_digest` is not its frozen action's fingerprint (tampered), or it holds longer than the current contract's `max_approval_ms` | reject |
-//! | `proof_missing` | the context requires proof and the approval is a bare record | reject |
-//! | `proof_invalid` | the signature or passkey assertion does not verify, or its envelope, payload or ceremony is wrong | reject |
-//! | `key_untrusted` | the key or passkey credential is not in the context's key set, or the decision is outside its window | reject |
-//! | `signer_not_allowed` | the key or credential may not sign for the record's approver | reject |
-//! | `invalid_action` | the action is malformed or its arguments break the current contract (`action_error` says how) | reject |
-//! | `unknown_tool` | the server has no contract for the action's tool | reject |
-//! | `decision_rejected` | the reviewer rejected the action | reject |
-//! | `decided_in_future` | the approval's `decided_at` is after the context's `now`: the record is forged or the clocks are skewed | reject |
-//! | `tenant_mismatch` | the action's or the approval's tenant is not the context's | reject |
-//! | `action_drift` | the action differs from the approved one (`drift` lists the JSON Pointers) | reject |
-//! | `expired` | `now >= expires_at`: the instant of expiry is already expired | reapprove |
-//! | `approver_unauthorized` | the approver may no longer approve, or the context's fact is about someone else or missing | reapprove |
-//! | `subject_unauthorized` | the subject may no longer perform the action, or the context's fact is about someone else | reject |
-//! | `policy_drift` | the policy version now in force is not the action's or the approval's | reapprove |
-//! | `contract_drift` | the tool's contract now in force is not the action's or the approval's | reapprove |
-//! | `revoked` | the approval was revoked, or the context's fact is about another approval or missing | reapprove |
+//! `check(approval, action, context)` evaluates every [`Reason`] and returns them all, in
+//! the order of [`Reason::ALL`], with the outcome the worst of them decides. What each reason
+//! means and the outcome it calls for are written once, on the variants below
+//! ([`Reason::meaning`], [`Reason::outcome`]); `conformance/codes.json` is generated from them.
 //!
 //! The outcome is `reject` if any reason rejects, else `reapprove` if there is any reason,
 //! else `permit`. A call that is wrong as presented is rejected; an approval that no longer
@@ -35,7 +16,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::action::field;
-use crate::model::approval::{self, Decision};
+use crate::model::approval::{self, Approval, Decision};
 use crate::model::contract::Contract;
 use crate::model::fields::Fields;
 use crate::model::proof::{self, ProofPolicy};
@@ -43,11 +24,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 macro_rules! reasons {
-    ($($variant:ident => $name:literal, $outcome:ident;)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident => $name:literal, $outcome:ident;)*) => {
         /// Why a check did not permit, in the order checks report them.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Reason {
-            $(#[doc = concat!("`", $name, "`")] $variant,)*
+            $($(#[doc = $doc])* $variant,)*
         }
 
         impl Reason {
@@ -63,28 +44,59 @@ macro_rules! reasons {
             pub const fn outcome(self) -> Outcome {
                 match self { $(Reason::$variant => Outcome::$outcome,)* }
             }
+
+            /// When the reason is given: its documentation above, the one source of the
+            /// meaning that `conformance/codes.json` and every runtime's documentation repeat.
+            pub const fn meaning(self) -> &'static str {
+                match self { $(Reason::$variant => concat!($($doc),*).trim_ascii(),)* }
+            }
         }
     };
 }
 
 reasons! {
+    /// No approval was presented and the call needs one (or whether it does cannot be told).
     NoApproval => "no_approval", Reapprove;
+    /// The approval is malformed, its `action_digest` is not its frozen action's fingerprint
+    /// (tampered), or it holds longer than the current contract's `max_approval_ms`.
     InvalidApproval => "invalid_approval", Reject;
+    /// The context requires proof and the approval is a bare record.
     ProofMissing => "proof_missing", Reject;
+    /// The signature or passkey assertion does not verify, or its envelope, payload or
+    /// ceremony is wrong.
     ProofInvalid => "proof_invalid", Reject;
+    /// The key or passkey credential is not in the context's key set, or the decision is
+    /// outside its window.
     KeyUntrusted => "key_untrusted", Reject;
+    /// The key or credential may not sign for the record's approver.
     SignerNotAllowed => "signer_not_allowed", Reject;
+    /// The action is malformed or its arguments break the current contract (`action_error`
+    /// says how).
     InvalidAction => "invalid_action", Reject;
+    /// The server has no contract for the action's tool.
     UnknownTool => "unknown_tool", Reject;
+    /// The reviewer rejected the action.
     DecisionRejected => "decision_rejected", Reject;
+    /// The approval's `decided_at` is after the context's `now`: the record is forged or the
+    /// clocks are skewed.
     DecidedInFuture => "decided_in_future", Reject;
+    /// The action's or the approval's tenant is not the context's.
     TenantMismatch => "tenant_mismatch", Reject;
+    /// The action differs from the approved one (`drift` lists the JSON Pointers).
     ActionDrift => "action_drift", Reject;
+    /// `now >= expires_at`: the instant of expiry is already expired.
     Expired => "expired", Reapprove;
+    /// The approver may no longer approve, or the context's fact is about someone else or
+    /// missing.
     ApproverUnauthorized => "approver_unauthorized", Reapprove;
+    /// The subject may no longer perform the action, or the context's fact is about someone
+    /// else.
     SubjectUnauthorized => "subject_unauthorized", Reject;
+    /// The policy version now in force is not the action's or the approval's.
     PolicyDrift => "policy_drift", Reapprove;
+    /// The tool's contract now in force is not the action's or the approval's.
     ContractDrift => "contract_drift", Reapprove;
+    /// The approval was revoked, or the context's fact is about another approval or missing.
     Revoked => "revoked", Reapprove;
 }
 
@@ -326,13 +338,56 @@ pub fn check(
 
 /// [`check`] with a context already read.
 pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Context) -> Verdict {
-    let mut reasons = Vec::new();
-    let mut drift = Vec::new();
-    let action_digest = crate::fingerprint(action);
     // A signed or passkey-approved record counts only once its proof holds.
     let mut payload = Vec::new();
     let opened = proof::open(approval, ctx.proof(), &mut payload);
-    let approval = opened.record();
+    let presented = match (opened.refused(), opened.record()) {
+        (Some(reason), _) => Presented::Refused(reason),
+        (None, None) => Presented::None,
+        (None, Some(v)) => match approval::read(v) {
+            Ok(r) => Presented::Record(r, None),
+            Err(_) => Presented::Invalid,
+        },
+    };
+    decide(presented, action, ctx)
+}
+
+/// [`check_with`] with an approval loaded once ([`Approval::from_value`]), as an executor that
+/// checks the same approval repeatedly holds it: its record is not read again and its frozen
+/// action not fingerprinted again. The verdict is the one [`check_with`] gives for the
+/// record (a loaded approval is a bare record: a context that requires proof refuses it).
+pub fn check_approval(approval: Option<&Approval>, action: &Value<'_>, ctx: &Context) -> Verdict {
+    let presented = match approval {
+        None => Presented::None,
+        Some(a) => {
+            let mut payload = Vec::new();
+            match proof::open(Some(a.value()), ctx.proof(), &mut payload).refused() {
+                Some(reason) => Presented::Refused(reason),
+                None => match a.record() {
+                    Some(r) => Presented::Record(r, Some(a)),
+                    None => Presented::Invalid,
+                },
+            }
+        }
+    };
+    decide(presented, action, ctx)
+}
+
+/// The approval a check was given.
+enum Presented<'v, 'a> {
+    None,
+    /// Malformed.
+    Invalid,
+    /// Its proof does not hold, for this reason.
+    Refused(Reason),
+    /// Well-formed (and proven where the context asks for proof); loaded, when it was.
+    Record(approval::Record<'v, 'a>, Option<&'v Approval>),
+}
+
+fn decide(presented: Presented<'_, '_>, action: &Value<'_>, ctx: &Context) -> Verdict {
+    let mut reasons = Vec::new();
+    let mut drift = Vec::new();
+    let action_digest = crate::fingerprint(action);
 
     // The approval, if one was presented: None = absent, Some(None) = invalid or tampered.
     // The frozen action usually equals the presented one, whose fingerprint is already
@@ -340,21 +395,34 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
     let mut same_as_frozen = false;
     let contract = ctx.contract.as_ref();
     let cap = contract.and_then(Contract::max_approval_ms);
-    let presented = match approval {
-        _ if opened.refused().is_some() => Some(None),
-        None | Some(Value::Null) => None,
-        Some(v) => Some(approval::read(v).ok().filter(|r| {
-            same_as_frozen = r.frozen == action;
-            let frozen_digest = if same_as_frozen {
-                action_digest
-            } else {
-                crate::fingerprint(r.frozen)
+    let mut refused = None;
+    let mut loaded = None;
+    let presented = match presented {
+        Presented::None => None,
+        Presented::Invalid => Some(None),
+        Presented::Refused(reason) => {
+            refused = Some(reason);
+            Some(None)
+        }
+        Presented::Record(r, approval) => {
+            loaded = approval;
+            let known = approval.map(|a| a.action().digest());
+            // Equal fingerprints are equal canonical forms, so the same envelope.
+            same_as_frozen = match known {
+                Some(d) => d == action_digest,
+                None => r.frozen == action,
+            };
+            let frozen_digest = match known {
+                Some(d) => d,
+                None if same_as_frozen => action_digest,
+                None => crate::fingerprint(r.frozen),
             };
             // Sealed when the claimed digest is the frozen action's fingerprint; valid only
             // for as long as the contract in force lets an approval hold.
-            r.action_digest.ct_eq(&frozen_digest)
-                && cap.map_or(true, |cap| r.expires_at - r.decided_at <= cap)
-        })),
+            let sealed = r.action_digest.ct_eq(&frozen_digest)
+                && cap.is_none_or(|cap| r.expires_at - r.decided_at <= cap);
+            Some(sealed.then_some(r))
+        }
     };
     let record = presented.as_ref().and_then(Option::as_ref);
 
@@ -374,8 +442,14 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
             .as_object()
             .and_then(|o| o.get("args"))
             .unwrap_or(&Value::Null);
-        match c.requires_approval(args) {
-            Ok(r) => requirement = Some(r.required),
+        let check = || c.requires_approval(args).map(|r| r.required);
+        // A loaded approval keeps the check of its own (equal) arguments.
+        let checked = match loaded {
+            Some(a) if same_as_frozen => a.args_checked(c, check),
+            _ => check(),
+        };
+        match checked {
+            Ok(required) => requirement = Some(required),
             Err(e) => action_error = Some(e.in_key("args")),
         }
     }
@@ -392,7 +466,7 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
         reasons.push(Reason::NoApproval);
     }
     if matches!(presented, Some(None)) {
-        reasons.push(opened.refused().unwrap_or(Reason::InvalidApproval));
+        reasons.push(refused.unwrap_or(Reason::InvalidApproval));
     }
     if action_error.is_some() {
         reasons.push(Reason::InvalidAction);

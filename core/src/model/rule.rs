@@ -97,6 +97,12 @@ const OPS: [(&str, Op); 11] = [
     ("absent", Op::Absent),
 ];
 
+/// The names of the operators a condition may use (`"gt"`, `"in"`, ...), for generated
+/// documentation and types.
+pub fn operators() -> impl Iterator<Item = &'static str> {
+    OPS.iter().map(|(name, _)| *name)
+}
+
 /// Whether a call needs an approval, and which part of the contract decided it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Requirement {

@@ -6,8 +6,11 @@ use crate::json::canon::Sink;
 pub(crate) fn write_number<S: Sink>(f: f64, out: &mut S) {
     // Every integer below 2^53 is exactly representable, so its shortest round-trip digits
     // are the integer itself; this covers ids, amounts and counts without running Ryu.
-    if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
-        write_integer(f as i64, out);
+    // `as` truncates toward zero (one instruction, where `fract` calls the C library), so
+    // the round trip holds exactly for integers.
+    let i = f as i64;
+    if i as f64 == f && f.abs() < 9_007_199_254_740_992.0 {
+        write_integer(i, out);
     } else if let Some((m, k)) = short_decimal(f.abs()) {
         write_decimal(f < 0.0, m, k, out);
     } else {
@@ -34,11 +37,17 @@ fn short_decimal(a: f64) -> Option<(u64, u32)> {
     let mut p = 1.0;
     for k in 1..=8 {
         p *= 10.0;
-        let m = (a * p).round();
+        // Rounded by adding a half and truncating (no C library call): only a candidate,
+        // which the exact test below accepts or not; when a decimal with `k` places exists,
+        // the product is within 0.23 of it, far from where the two ways of rounding differ.
+        let x = a * p;
+        let m = (x + 0.5) as u64 as f64;
         if m >= 1e15 {
             return None;
         }
-        if m / p == a {
+        // A decimal with `k` places puts the product within 0.23 of `m`; a product farther
+        // off has none, and skips the division.
+        if (x - m).abs() <= 0.25 && m / p == a {
             return Some((m as u64, k));
         }
     }
@@ -47,7 +56,7 @@ fn short_decimal(a: f64) -> Option<(u64, u32)> {
 
 /// Appends `m / 10^k` (`m > 0`, `k >= 1`) in ECMAScript's plain notation, negated if `neg`.
 fn write_decimal<S: Sink>(neg: bool, mut m: u64, mut k: u32, out: &mut S) {
-    while m % 10 == 0 && k > 0 {
+    while m.is_multiple_of(10) && k > 0 {
         m /= 10;
         k -= 1;
     }

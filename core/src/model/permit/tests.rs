@@ -237,3 +237,30 @@ fn drift_lists_every_differing_pointer() {
     diff(&json("[1]"), &json("[1,2]"), &mut String::new(), &mut out);
     assert_eq!(out, [""]);
 }
+
+#[test]
+fn a_loaded_approval_keeps_its_argument_check_per_contract() {
+    let (contract, action, approval) = setup();
+    let loaded = Approval::from_value(&approval).unwrap();
+    let fields = json(
+        r#"{"now":5,"tenant":"a","policy_version":"p",
+            "approver_authorized":{"approver":"b","authorized":true},
+            "subject_authorized":{"subject":"s","authorized":true},
+            "revoked":{"approval_id":"ap","revoked":false}}"#,
+    );
+    // The same tool and digest field, but a contract whose schema refuses the arguments.
+    let strict = Contract::from_value(&json(
+        r#"{"tool":"t","version":"1","effect":"write","approval":"always","cost_minor":0,
+            "args":{"type":"object","properties":{"n":{"type":"string"}},"required":["n"]}}"#,
+    ))
+    .unwrap();
+    for c in [&contract, &strict, &contract, &strict] {
+        let ctx = Context::with_contract(&fields, Some(c.clone())).unwrap();
+        let want = check_with(Some(&approval), &action, &ctx).to_value();
+        let got = check_approval(Some(&loaded), &action, &ctx).to_value();
+        assert_eq!(crate::canonicalize(&got), crate::canonicalize(&want));
+    }
+    let ctx = Context::with_contract(&fields, Some(strict)).unwrap();
+    let v = check_approval(Some(&loaded), &action, &ctx);
+    assert_eq!(v.action_error.map(|e| e.code()), Some(Code::TypeMismatch));
+}

@@ -260,3 +260,26 @@ fn malformed_key_sets_are_refused_with_a_path() {
         assert_eq!((e.code(), e.path()), (code, path.as_str()), "{text}");
     }
 }
+
+#[test]
+fn a_loaded_approval_is_a_bare_record() {
+    // An executor that loads a record once gets the same verdict as for the record itself: a
+    // context that requires proof refuses it, one that does not permits it.
+    let (record, action) = record();
+    let loaded = crate::Approval::from_value(&record).unwrap();
+    let trusted = entry(&key(1), "");
+    for required in [true, false] {
+        let ctx = crate::Context::from_value(&context(required, &trusted)).unwrap();
+        let got = crate::check_approval(Some(&loaded), &action, &ctx);
+        let want = crate::check_with(Some(&record), &action, &ctx);
+        assert_eq!(got.reasons, want.reasons);
+        assert_eq!(
+            got.reasons.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+            if required {
+                vec!["proof_missing"]
+            } else {
+                vec![]
+            }
+        );
+    }
+}

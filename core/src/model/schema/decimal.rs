@@ -60,7 +60,7 @@ impl Decimal {
             let mut rest = divisor.mantissa / g;
             for p in [2u64, 5] {
                 let mut count = 0;
-                while rest % p == 0 {
+                while rest.is_multiple_of(p) {
                     rest /= p;
                     count += 1;
                 }

@@ -1,0 +1,99 @@
+"""Error parity: ``ActionsealError`` is a ``ValueError`` carrying ``code``, ``path`` and
+``offset`` typed as the stub (and both JavaScript packages' declarations) say, and every code
+of conformance/codes.json is raised by some call of this package. The calls come from the
+vectors: the first one that raises each code."""
+
+import json
+
+import pytest
+
+import actionseal
+from conftest import CODES, CONFORMANCE
+from test_host_vectors import NAMESPACE, call
+
+# Codes this package cannot raise, with the reason.
+UNREACHABLE = {
+    "sparse_array": "a Python list or tuple has no holes",
+}
+
+
+def vectors(kind):
+    paths = sorted((CONFORMANCE / "vectors" / kind).glob("*.json"))
+    assert paths, kind
+    return [(p.name, json.loads(p.read_text("utf-8"))) for p in paths]
+
+
+def sources():
+    """(code, label, thunk) for every vector that raises a code, in a fixed order."""
+    out = []
+    for name, v in vectors("canon"):
+        if "error" in v["strict"]:
+            text = v["input"].encode("utf-8", "surrogatepass") if "input" in v else bytes.fromhex(v["input_hex"])
+            out.append((v["strict"]["error"], f"canon/{name}", lambda t=text: actionseal.canonicalize_json(t)))
+    for name, v in vectors("schema"):
+        code = v["expect"].get("error") or v["expect"].get("schema_error")
+        if code:
+            def run(v=v):
+                schema = actionseal.Schema(actionseal.loads(v["schema"]))
+                schema.validate(actionseal.loads(v["value"]))
+            out.append((code, f"schema/{name}", run))
+    for name, v in vectors("contract"):
+        if v["expect"].get("error") == "invalid_contract" and "args" not in v and "action" not in v:
+            out.append(("invalid_contract", f"contract/{name}", lambda v=v: actionseal.Contract(actionseal.loads(v["contract"]))))
+    for name, v in vectors("action"):
+        if "error" in v["expect"]:
+            out.append((v["expect"]["error"], f"action/{name}",
+                        lambda v=v: actionseal.action(actionseal.loads(v["contract"]), actionseal.loads(v["args"]), **v["ids"])))
+    for name, v in vectors("approval"):
+        if "error" in v["expect"]:
+            out.append((v["expect"]["error"], f"approval/{name}",
+                        lambda v=v: actionseal.approve(actionseal.loads(v["action"]), **v["decision"])))
+    for name, v in vectors("budget"):
+        if "error" in v["expect"] and v["expect"]["at"] == 0:
+            out.append((v["expect"]["error"], f"budget/{name}",
+                        lambda v=v: actionseal.charge(actionseal.loads(v["budget"]), actionseal.loads(v["costs"][0]))))
+    for name, v in vectors("permit"):
+        if "error" in v["expect"]:
+            def run(v=v):
+                approval = None if v["approval"] is None else actionseal.loads(v["approval"])
+                actionseal.check(approval, actionseal.loads(v["action"]), actionseal.loads(v["context"]))
+            out.append((v["expect"]["error"], f"permit/{name}", run))
+    for name, v in vectors("host"):
+        if "error" in v["expect"] and "python" in v:
+            profile = v.get("profile", {}).get("python")
+            fn = v.get("call", "fingerprint")
+            out.append((v["expect"]["error"], f"host/{name}",
+                        lambda v=v, fn=fn, profile=profile: call(fn, eval(v["python"], NAMESPACE), profile)))  # noqa: S307
+    # Input over the 16 MiB limit, refused before it is read.
+    out.append(("size_limit_exceeded", "text over 16 MiB", lambda: actionseal.canonicalize_json(b" " * (16 * 1024 * 1024 + 1))))
+    out.append(("invalid_approval", "Approval({})", lambda: actionseal.Approval({})))
+    return out
+
+
+def test_every_code_is_raised_with_typed_fields():
+    all_sources = sources()
+    for code in sorted(CODES):
+        if code in UNREACHABLE:
+            assert not any(c == code for c, _, _ in all_sources), f"{code} is listed as unreachable"
+            continue
+        found = next(((label, thunk) for c, label, thunk in all_sources if c == code), None)
+        assert found, f"no vector raises {code}: add one (or list it in UNREACHABLE with the reason)"
+        label, thunk = found
+        with pytest.raises(actionseal.ActionsealError) as info:
+            thunk()
+        err = info.value
+        assert err.code == code, f"{label}: {err}"
+        assert type(err) is actionseal.ActionsealError
+        assert isinstance(err, ValueError)
+        assert isinstance(err.path, str)
+        assert err.offset is None or (type(err.offset) is int and err.offset >= 0)
+        assert str(err).startswith(f"{code}: ")
+    assert set(UNREACHABLE) <= CODES
+
+
+def test_the_class():
+    assert issubclass(actionseal.ActionsealError, ValueError)
+    assert actionseal.ActionsealError.__module__ == "actionseal"
+    with pytest.raises(actionseal.ActionsealError) as info:
+        actionseal.canonicalize_json('{"a": 1, "a": 2}')
+    assert (info.value.code, info.value.path, info.value.offset) == ("duplicate_key", "/a", 9)

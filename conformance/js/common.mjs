@@ -1,0 +1,97 @@
+// What the JavaScript conformance tests share: the engine under test, running batches of ops
+// on it, and comparing results. Each test file opens its own engine (`ACTIONSEAL_RUNTIME`:
+// node, wasm-node or chromium; ./engines/<runtime>.mjs) and checks everything it runs inside
+// the test that ran it, so a test's outcome never depends on which other tests ran before.
+
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+export const conformance = join(here, '..')
+export const repo = join(conformance, '..')
+export const RUNTIMES = ['node', 'wasm-node', 'chromium']
+const BATCH = 2000
+
+export const runtime = process.env.ACTIONSEAL_RUNTIME
+if (!RUNTIMES.includes(runtime)) {
+  throw new Error(`set ACTIONSEAL_RUNTIME to one of ${RUNTIMES.join(', ')} (got ${JSON.stringify(runtime)})`)
+}
+
+export const registry = JSON.parse(readFileSync(join(conformance, 'codes.json'), 'utf8'))
+export const codes = new Set(Object.keys(registry.codes))
+export const reasons = new Set(Object.keys(registry.reasons))
+
+/** Opens the engine of ACTIONSEAL_RUNTIME. */
+export async function openEngine() {
+  const { open } = await import(`./engines/${runtime}.mjs`)
+  return open()
+}
+
+/**
+ * Runs ops in batches and returns their results in order. Every error code, verdict reason
+ * and action_error code in them must be one conformance/codes.json lists (checked here, in
+ * the calling test).
+ */
+export async function run(engine, ops) {
+  const results = []
+  for (let i = 0; i < ops.length; i += BATCH) {
+    const batch = ops.slice(i, i + BATCH)
+    const got = await engine.run(batch)
+    assert.equal(got.length, batch.length, 'engine returned a result per op')
+    results.push(...got)
+  }
+  for (const [i, r] of results.entries()) {
+    const code = r.error?.code
+    if (code != null) assert.ok(codes.has(code), `op ${i} (${ops[i].fn}): code ${code} is not in codes.json`)
+    const v = r.ok
+    if (v !== null && typeof v === 'object' && Array.isArray(v.reasons)) {
+      for (const reason of v.reasons) assert.ok(reasons.has(reason), `reason ${reason} is not in codes.json`)
+      const c = v.action_error?.code
+      if (c != null) assert.ok(codes.has(c), `action_error code ${c} is not in codes.json`)
+    }
+  }
+  return results
+}
+
+export const sha256 = (s) => 'sha256:' + createHash('sha256').update(s, 'utf8').digest('hex')
+
+export const show = (v) => {
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? `${x}n` : x))
+  return s === undefined ? String(v) : s.length > 200 ? s.slice(0, 200) + '…' : s
+}
+
+/** Why a coded error is not the package's ActionsealError as every runtime throws it; or null. */
+export function notAnActionsealError(e) {
+  if (e.isError !== true) return 'expected an Error instance'
+  if (e.isClass !== true) return 'expected an instance of the package\'s ActionsealError'
+  if (e.name !== 'ActionsealError') return `expected the name ActionsealError, got ${show(e.name)}`
+  if (typeof e.path !== 'string') return 'expected a string path'
+  if (!(e.offset === null || (Number.isSafeInteger(e.offset) && e.offset >= 0))) return `expected an offset that is null or a byte offset, got ${show(e.offset)}`
+  if (typeof e.message !== 'string' || !e.message.startsWith(`${e.code}: `)) return 'expected core\'s message ("<code>: ...")'
+  return null
+}
+
+/**
+ * The public RFC 8785 data: $ACTIONSEAL_JCS_DIR, else <repo>/../shared/vectors/jcs. `null`
+ * when it is absent, after saying so in one visible line; absent with
+ * ACTIONSEAL_REQUIRE_PUBLIC_DATA=1 (CI) is a failure.
+ */
+export function publicData() {
+  const dir = process.env.ACTIONSEAL_JCS_DIR || join(repo, '..', 'shared', 'vectors', 'jcs')
+  if (existsSync(join(dir, 'public_vectors.jsonl'))) return dir
+  if (process.env.ACTIONSEAL_REQUIRE_PUBLIC_DATA === '1') {
+    throw new Error(`public RFC 8785 data not found at ${dir} and ACTIONSEAL_REQUIRE_PUBLIC_DATA=1`)
+  }
+  return null
+}
+
+/** The vectors of one directory of conformance/vectors: [file name, parsed vector]. */
+export function vectors(kind) {
+  const dir = join(conformance, 'vectors', kind)
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+  assert.ok(files.length > 0, `no vectors in ${dir}`)
+  return files.map((f) => [f, JSON.parse(readFileSync(join(dir, f), 'utf8'))])
+}

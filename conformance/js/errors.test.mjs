@@ -1,0 +1,106 @@
+// Error parity in a JavaScript runtime: the package exports the ActionsealError class that
+// every function throws (`instanceof` works), its `code`, `path` and `offset` are what the
+// TypeScript declarations (and the Python stub) say, and every code of conformance/codes.json
+// is raised by some call of this package. The calls come from the vectors: the first one that
+// raises each code.
+//
+//   ACTIONSEAL_RUNTIME=node|wasm-node|chromium node --test conformance/js/errors.test.mjs
+
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { codes, notAnActionsealError, openEngine, run, runtime, show, vectors } from './common.mjs'
+
+let engine
+before(async () => {
+  engine = await openEngine()
+})
+after(async () => {
+  await engine?.close()
+})
+
+/** Codes this package cannot raise, with the reason; none for JavaScript. */
+const UNREACHABLE = {}
+
+const json = (text) => ({ $json: text })
+const bytes = (hex) => ({ $bytes: Array.from(Buffer.from(hex, 'hex')) })
+
+/** [code, label, op] for every vector that raises a code, in a fixed order. */
+function sources() {
+  const out = []
+  for (const [file, v] of vectors('canon')) {
+    const e = v.strict.error
+    if (e) out.push([e, `canon/${file}`, { fn: 'canonicalizeJson', args: ['input' in v ? (v.input.isWellFormed() ? v.input : { $js: JSON.stringify(v.input) }) : bytes(v.input_hex)] }])
+  }
+  for (const [file, v] of vectors('schema')) {
+    const e = v.expect.error ?? v.expect.schema_error
+    if (e) out.push([e, `schema/${file}`, { fn: 'Schema#validate', args: [{ $schema: json(v.schema) }, 'value' in v ? json(v.value) : null] }])
+  }
+  for (const [file, v] of vectors('contract')) {
+    // Contracts that do not load (later steps' errors come from other vectors).
+    if (v.expect.error === 'invalid_contract' && v.expect.path !== undefined && !('args' in v) && !('action' in v)) {
+      out.push([v.expect.error, `contract/${file}`, { fn: 'Contract.digest', args: [{ $contract: json(v.contract) }] }])
+    }
+  }
+  for (const [file, v] of vectors('action')) {
+    if (v.expect.error) out.push([v.expect.error, `action/${file}`, { fn: 'action', args: [json(v.contract), json(v.args), v.ids] }])
+  }
+  for (const [file, v] of vectors('approval')) {
+    if (v.expect.error) out.push([v.expect.error, `approval/${file}`, { fn: 'approve', args: [json(v.action), v.decision] }])
+  }
+  for (const [file, v] of vectors('budget')) {
+    // The first charge, from the budget as given.
+    if (v.expect.error && v.expect.at === 0) out.push([v.expect.error, `budget/${file}`, { fn: 'charge', args: [json(v.budget), json(v.costs[0])] }])
+  }
+  for (const [file, v] of vectors('permit')) {
+    if (v.expect.error) out.push([v.expect.error, `permit/${file}`, { fn: 'check', args: [v.approval === null ? null : json(v.approval), json(v.action), json(v.context)] }])
+  }
+  const functions = { fingerprint: 'fingerprint', fingerprint_json: 'fingerprintJson', canonicalize: 'canonicalize', canonicalize_json: 'canonicalizeJson', short_fingerprint: 'shortFingerprint' }
+  for (const [file, v] of vectors('host')) {
+    const fn = functions[v.call ?? 'fingerprint']
+    if (!v.expect.error || !('js' in v) || fn === undefined) continue
+    const options = v.profile === undefined ? [] : [{ $js: `({ profile: ${v.profile.js} })` }]
+    out.push([v.expect.error, `host/${file}`, { fn, args: [{ $js: v.js }, ...options] }])
+  }
+  // Input over the 16 MiB limit, refused before it is read.
+  out.push(['size_limit_exceeded', 'text over 16 MiB', { fn: 'canonicalizeJson', args: [{ $js: '" ".repeat(16 * 1024 * 1024 + 1)' }] }])
+  out.push(['invalid_approval', 'new Approval({})', { fn: 'new Approval', args: [{}] }])
+  return out
+}
+
+describe(`errors (${runtime})`, () => {
+  it('every code of codes.json is raised, as an ActionsealError with typed fields', async () => {
+    const all = sources()
+    const chosen = []
+    for (const code of codes) {
+      if (code in UNREACHABLE) continue
+      const found = all.find(([c]) => c === code)
+      assert.ok(found, `no vector raises ${code}: add one (or list it in UNREACHABLE with the reason)`)
+      chosen.push(found)
+    }
+    const got = await run(engine, chosen.map(([, , op]) => op))
+    const failures = []
+    got.forEach((r, i) => {
+      const [code, label] = chosen[i]
+      if (!('error' in r)) return failures.push(`${code} (${label}): no error; got ${show(r)}`)
+      if (r.error.code !== code) return failures.push(`${code} (${label}): got ${show(r.error)}`)
+      const why = notAnActionsealError(r.error)
+      if (why) failures.push(`${code} (${label}): ${why}`)
+    })
+    assert.equal(failures.length, 0, failures.join('\n'))
+    assert.equal(chosen.length + Object.keys(UNREACHABLE).length, codes.size)
+    for (const code of Object.keys(UNREACHABLE)) assert.ok(codes.has(code), `${code} is not in codes.json`)
+  })
+
+  it('the class is exported, is an Error, and can be told apart from other errors', async () => {
+    const [own, other] = await run(engine, [
+      { fn: 'canonicalizeJson', args: ['{"a": 1, "a": 2}'] },
+      { fn: 'fingerprint', args: [{ $js: '({ get x() { throw new RangeError("mine") } })' }] },
+    ])
+    assert.deepEqual([own.error.code, own.error.path, own.error.offset], ['duplicate_key', '/a', 9])
+    assert.equal(notAnActionsealError(own.error), null)
+    // An exception of the caller's own (a getter's) is passed on: not an ActionsealError.
+    assert.equal(other.error.isClass, false)
+    assert.equal(other.error.name, 'RangeError')
+    assert.equal(other.error.message, 'mine')
+  })
+})

@@ -1,0 +1,191 @@
+//! The [`Output`] that writes the canonical text directly, for the functions that need only
+//! that (a value's canonical form or fingerprint): no value is built.
+//!
+//! Members are written as the host reports them; when an object closes, its members are put
+//! in canonical key order by moving their text (nested containers move with the member that
+//! holds them). The text is what [`crate::write_canonical`] writes for the value that
+//! [`super::Values`] builds from the same reports (`tests.rs` checks both on the same walks).
+
+use super::{Kind, Output};
+use crate::error::Error;
+use crate::json::canon::write_string;
+use crate::json::keyorder::cmp_utf16;
+use crate::json::number::write_number;
+use crate::json::value::{duplicate_key, Value};
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+/// A member of an open object: its key and where `"key":value` is in the text.
+struct Member<'a> {
+    key: Cow<'a, str>,
+    start: usize,
+    end: usize,
+}
+
+/// An open container: where its members begin in [`Canonical::members`], and whether an
+/// element or member has been written (so the next needs a comma).
+struct Open {
+    kind: Kind,
+    first_member: usize,
+    any: bool,
+}
+
+/// Canonical text, written as the host reports the value.
+pub struct Canonical<'a> {
+    text: String,
+    open: Vec<Open>,
+    members: Vec<Member<'a>>,
+    /// Where the moved members are put together.
+    scratch: String,
+}
+
+impl Canonical<'_> {
+    /// An output with room for `capacity` bytes of text.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Canonical::into_buffer(String::with_capacity(capacity))
+    }
+
+    /// An output that writes into `text` (emptied first), such as a buffer kept from one
+    /// call to the next.
+    pub fn into_buffer(mut text: String) -> Self {
+        text.clear();
+        Canonical {
+            text,
+            open: Vec::with_capacity(8),
+            members: Vec::with_capacity(32),
+            scratch: String::new(),
+        }
+    }
+
+    /// A comma before an element, when it is not the first.
+    #[inline]
+    fn element(&mut self) {
+        if let Some(o) = self.open.last_mut() {
+            if o.kind == Kind::Array {
+                if o.any {
+                    self.text.push(',');
+                }
+                o.any = true;
+            }
+        }
+    }
+
+    /// The end of the member being written, when in an object.
+    #[inline]
+    fn member_ends(&mut self) {
+        if let Some(Open {
+            kind: Kind::Object, ..
+        }) = self.open.last()
+        {
+            if let Some(m) = self.members.last_mut() {
+                m.end = self.text.len();
+            }
+        }
+    }
+}
+
+impl<'a> Output<'a> for Canonical<'a> {
+    type Done = String;
+
+    fn open(&mut self, kind: Kind, _len: usize) {
+        self.element();
+        self.text.push(if kind == Kind::Array { '[' } else { '{' });
+        self.open.push(Open {
+            kind,
+            first_member: self.members.len(),
+            any: false,
+        });
+    }
+
+    #[inline]
+    fn key(&mut self, key: Cow<'a, str>) {
+        if let Some(o) = self.open.last_mut() {
+            if o.any {
+                self.text.push(',');
+            }
+            o.any = true;
+        }
+        let start = self.text.len();
+        write_string(&key, &mut self.text);
+        self.text.push(':');
+        self.members.push(Member {
+            key,
+            start,
+            end: start,
+        });
+    }
+
+    fn current_key(&self, depth: usize) -> Option<&str> {
+        let o = self.open.get(depth)?;
+        // The open object's last member; members of deeper objects come after its own.
+        let end = self
+            .open
+            .get(depth + 1)
+            .map_or(self.members.len(), |inner| inner.first_member);
+        self.members[o.first_member..end]
+            .last()
+            .map(|m| m.key.as_ref())
+    }
+
+    #[inline]
+    fn scalar(&mut self, v: Value<'a>) {
+        self.element();
+        match v {
+            Value::Null => self.text.push_str("null"),
+            Value::Bool(true) => self.text.push_str("true"),
+            Value::Bool(false) => self.text.push_str("false"),
+            Value::Number(n) => write_number(n.as_f64(), &mut self.text),
+            Value::String(s) => write_string(&s, &mut self.text),
+            // Containers are reported with open and close.
+            Value::Array(_) | Value::Object(_) => {}
+        }
+        self.member_ends();
+    }
+
+    fn close(&mut self) -> Result<(), Error> {
+        let Some(o) = self.open.pop() else {
+            return Ok(());
+        };
+        if o.kind == Kind::Array {
+            self.text.push(']');
+            self.member_ends();
+            return Ok(());
+        }
+        let members = &mut self.members[o.first_member..];
+        let in_order = members
+            .windows(2)
+            .all(|w| cmp_utf16(&w[0].key, &w[1].key) == Ordering::Less);
+        if !in_order {
+            members.sort_unstable_by(|x, y| cmp_utf16(&x.key, &y.key));
+            if let Some(w) = members.windows(2).find(|w| w[0].key == w[1].key) {
+                let e = duplicate_key(&w[0].key);
+                // The object is abandoned; the members left are its container's.
+                self.members.truncate(o.first_member);
+                return Err(e);
+            }
+            // The members' text, in order, in place of the text as written.
+            let from = members
+                .iter()
+                .map(|m| m.start)
+                .min()
+                .unwrap_or(self.text.len());
+            self.scratch.clear();
+            for (i, m) in members.iter().enumerate() {
+                if i > 0 {
+                    self.scratch.push(',');
+                }
+                self.scratch.push_str(&self.text[m.start..m.end]);
+            }
+            self.text.truncate(from);
+            self.text.push_str(&self.scratch);
+        }
+        self.members.truncate(o.first_member);
+        self.text.push('}');
+        self.member_ends();
+        Ok(())
+    }
+
+    fn finish(self) -> Option<String> {
+        self.open.is_empty().then_some(self.text)
+    }
+}
