@@ -73,21 +73,118 @@ export type ErrorCode =
   | 'duplicate_items'
   /** A value matches none (`anyOf`) or not exactly one (`oneOf`) of the alternatives. */
   | 'no_matching_alternative'
-  /** A tool contract is malformed: a missing or unknown field, or a field of the wrong shape. */
+  /**
+   * A tool contract is malformed: a missing or unknown field, a field of the wrong shape, or a
+   * tool name or version that is not an identifier.
+   */
   | 'invalid_contract'
   /**
-   * An action envelope is malformed: a missing or unknown field, a blank identity, a bad
-   * digest.
+   * An action envelope is malformed: a missing or unknown field, an identity that is not an
+   * identifier (empty, a space, an invisible or ambiguous character), a bad digest.
    */
   | 'invalid_action'
-  /** An approval record is malformed. */
+  /** An approval record is malformed (including an approver or id that is not an identifier). */
   | 'invalid_approval'
-  /** A trusted context is malformed (the executor's own server must supply a well-formed one). */
+  /**
+   * A trusted context is malformed (the executor's own server must supply a well-formed one),
+   * including a fact that does not name whom it is about.
+   */
   | 'invalid_context'
   /** A budget is malformed, or a cost is negative or not an integer. */
   | 'invalid_budget'
   /** A charge would take a budget's spending over its limit. */
   | 'budget_exceeded'
+  /** A field that must be base64url is not canonical unpadded base64url (RFC 4648 section 5). */
+  | 'invalid_base64'
+  /**
+   * A key is malformed or unusable: not the declared type, not a curve point, of small order,
+   * not canonically encoded, or a private key where a public one belongs.
+   */
+  | 'invalid_key'
+  /**
+   * A trusted key set is malformed: a keyid that is not its key's thumbprint, an empty validity
+   * window, a blank approver, passkeys without the WebAuthn relying party.
+   */
+  | 'invalid_key_set'
+  /** A signed envelope is malformed: a missing or unknown field, or not exactly one signature. */
+  | 'invalid_envelope'
+  /** A signed envelope's payloadType is not exactly application/vnd.actionseal.approval+json. */
+  | 'payload_type_mismatch'
+  /** A signature does not verify with the key (or is not a well-formed signature at all). */
+  | 'invalid_signature'
+  /** A signed payload is not already in RFC 8785 canonical form. */
+  | 'non_canonical_payload'
+  /** An approval carries no signature or passkey assertion where one is required. */
+  | 'missing_proof'
+  /** The keyid or passkey credential is not in the trusted key set. */
+  | 'unknown_key'
+  /** The decision was made outside the validity window of the key or credential that proves it. */
+  | 'key_outside_window'
+  /** The key or credential may not sign for the record's approver. */
+  | 'signer_not_allowed'
+  /**
+   * A passkey assertion is malformed: its fields, clientDataJSON, authenticatorData layout, or
+   * a cross-origin ceremony.
+   */
+  | 'invalid_assertion'
+  /** A passkey assertion's challenge is not the fingerprint of the decision it is attached to. */
+  | 'challenge_mismatch'
+  /** A passkey assertion's origin is not one the executor's server allows. */
+  | 'origin_not_allowed'
+  /** A passkey assertion's rpIdHash is not the SHA-256 of the relying party id. */
+  | 'rp_id_mismatch'
+  /** A passkey assertion's flags do not say that the user was present (UP) and verified (UV). */
+  | 'user_not_verified'
+  /** A passkey registration is malformed or not a "none" attestation of a new credential. */
+  | 'invalid_registration'
+  /** The ledger has no task with this id (or this identity). */
+  | 'task_not_found'
+  /** The ledger has no approval with this approval_id. */
+  | 'approval_not_found'
+  /** The ledger has no budget account with this name. */
+  | 'budget_not_found'
+  /**
+   * A task with this identity (tenant, job_id, request_id) already exists for another action
+   * digest.
+   */
+  | 'task_conflict'
+  /** A decision_id already recorded with other content. */
+  | 'decision_conflict'
+  /** A decision names another job, request or action digest than the task's frozen action. */
+  | 'decision_mismatch'
+  /** A decision arrived for a task that is not awaiting one (its state is in the message). */
+  | 'task_not_awaiting_decision'
+  /** A claim lost: the task's approval was already claimed (by another executor, or earlier). */
+  | 'already_claimed'
+  /** A claim on a task that has no usable approval (awaiting a decision, or rejected). */
+  | 'task_not_claimable'
+  /** A completion for a task that is not claimed. */
+  | 'task_not_claimed'
+  /** A reconciliation for a task whose outcome is not in doubt. */
+  | 'task_not_in_doubt'
+  /** A completion with a fence token older than the task's current one (a superseded claim). */
+  | 'stale_fence'
+  /** A completion after the claim's lease ran out: the task's outcome is now in doubt. */
+  | 'lease_expired'
+  /** A ledger operation's input is malformed (an executor, a lease, an outcome, a budget limit). */
+  | 'invalid_request'
+  /**
+   * A decision envelope is malformed: a missing or unknown field, a blank identity, a bad
+   * digest or time.
+   */
+  | 'invalid_decision'
+  /** A ledger URL is not `sqlite:PATH`, `sqlite::memory:` or a `postgres://` URL. */
+  | 'invalid_ledger_url'
+  /** The ledger's database cannot be reached or opened (no server, refused, no such directory). */
+  | 'ledger_unavailable'
+  /** The file or database is not an actionseal ledger (not SQLite, or foreign tables). */
+  | 'not_a_ledger'
+  /** The ledger's schema was written by a newer version of actionseal. */
+  | 'ledger_schema_too_new'
+  /** The ledger's database failed during an operation; nothing of the operation was kept. */
+  | 'ledger_storage'
+  /** An audit chain is broken: an event was edited, removed, reordered or is malformed. */
+  | 'audit_chain_broken'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -97,10 +194,24 @@ export type Reason =
   /** No approval was presented and the call needs one (or whether it does cannot be told). */
   | 'no_approval'
   /**
-   * The approval is malformed, or its `action_digest` is not its frozen action's fingerprint
-   * (tampered).
+   * The approval is malformed, its `action_digest` is not its frozen action's fingerprint
+   * (tampered), or it holds longer than the current contract's `max_approval_ms`.
    */
   | 'invalid_approval'
+  /** The context requires proof and the approval is a bare record. */
+  | 'proof_missing'
+  /**
+   * The signature or passkey assertion does not verify, or its envelope, payload or ceremony is
+   * wrong.
+   */
+  | 'proof_invalid'
+  /**
+   * The key or passkey credential is not in the context's key set, or the decision is outside
+   * its window.
+   */
+  | 'key_untrusted'
+  /** The key or credential may not sign for the record's approver. */
+  | 'signer_not_allowed'
   /**
    * The action is malformed or its arguments break the current contract (`action_error` says
    * how).
@@ -110,21 +221,26 @@ export type Reason =
   | 'unknown_tool'
   /** The reviewer rejected the action. */
   | 'decision_rejected'
+  /**
+   * The approval's `decided_at` is after the context's `now`: the record is forged or the
+   * clocks are skewed.
+   */
+  | 'decided_in_future'
   /** The action's or the approval's tenant is not the context's. */
   | 'tenant_mismatch'
   /** The action differs from the approved one (`drift` lists the JSON Pointers). */
   | 'action_drift'
   /** `now >= expires_at`: the instant of expiry is already expired. */
   | 'expired'
-  /** The approver may no longer approve. */
+  /** The approver may no longer approve, or the context's fact is about someone else or missing. */
   | 'approver_unauthorized'
-  /** The subject may no longer perform the action. */
+  /** The subject may no longer perform the action, or the context's fact is about someone else. */
   | 'subject_unauthorized'
   /** The policy version now in force is not the action's or the approval's. */
   | 'policy_drift'
   /** The tool's contract now in force is not the action's or the approval's. */
   | 'contract_drift'
-  /** The approval was revoked. */
+  /** The approval was revoked, or the context's fact is about another approval or missing. */
   | 'revoked'
 
 /** What the executor does with a checked call. */
@@ -144,15 +260,25 @@ export interface ContractDocument {
   approval: 'always' | 'never' | { when: ApprovalCondition[] }
   /** What one call costs, in minor units of the budget's currency. */
   cost_minor: number
+  /** The longest an approval may hold (`expires_at - decided_at`), in milliseconds. */
+  max_approval_ms?: number
 }
 
 /** One condition of a contract's approval rule. Conditions fail closed (see the README). */
 export interface ApprovalCondition {
-  /** JSON Pointer into the call's arguments. */
+  /** JSON Pointer into the call's arguments (`""` for the element itself inside `any`/`all`). */
   pointer: string
-  op: 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'ne' | 'in' | 'not_in' | 'exists' | 'absent'
+  /** The comparison; absent when the condition quantifies over an array with `any` or `all`. */
+  op?: 'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'ne' | 'in' | 'not_in' | 'contains' | 'exists' | 'absent'
   /** The operand; absent for `exists` and `absent`, a non-empty array for `in` and `not_in`. */
   value?: unknown
+  /** The condition holds for some element of the array at `pointer` (never for an empty array). */
+  any?: ApprovalCondition
+  /**
+   * The condition holds for every element of the array at `pointer` (always for an empty
+   * array).
+   */
+  all?: ApprovalCondition
 }
 
 /**
@@ -209,8 +335,34 @@ export interface CheckContext {
    * `null` when the server has none for the action's tool.
    */
   contract: Contract | ContractDocument | null
-  approver_authorized: boolean
-  subject_authorized: boolean
+  /**
+   * Whether the approval's approver may still approve; `null` only when no approval is
+   * presented.
+   */
+  approver_authorized: ApproverFact | null
+  /** Whether the action's subject may still perform it. */
+  subject_authorized: SubjectFact
+  /** Whether the approval was revoked; `null` only when no approval is presented. */
+  revoked: RevokedFact | null
+  /** The trusted key set and whether proof is required: `{required, keys}` (see the README). */
+  proof?: object
+}
+
+/** A trusted fact about one named approver: a fact about anyone else is not believed. */
+export interface ApproverFact {
+  approver: string
+  authorized: boolean
+}
+
+/** A trusted fact about one named subject: a fact about anyone else is not believed. */
+export interface SubjectFact {
+  subject: string
+  authorized: boolean
+}
+
+/** A trusted fact about one named approval: a fact about another approval is not believed. */
+export interface RevokedFact {
+  approval_id: string
   revoked: boolean
 }
 
@@ -453,7 +605,9 @@ export declare function charge(budget: Budget, costMinor: number): Budget
  * @example
  * const verdict = check(approval, action, { now: Date.now(), tenant: 'tenant-a',
  *   policy_version: 'refund-policy-2026-08-01', contract: refund,
- *   approver_authorized: true, subject_authorized: true, revoked: false })
+ *   approver_authorized: { approver: approval.approver, authorized: true },
+ *   subject_authorized: { subject: action.subject, authorized: true },
+ *   revoked: { approval_id: approval.approval_id, revoked: false } })
  * if (verdict.outcome === 'permit') dispatch(action)
  */
 export declare function check(approval: Approval | ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
