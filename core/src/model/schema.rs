@@ -173,6 +173,23 @@ impl Schema {
     /// Validates a value, returning the first error in the order the module documents, its
     /// path a JSON Pointer into the value (such as `/items/2/amount_minor`).
     pub fn validate(&self, value: &Value<'_>) -> Result<()> {
+        validate::validate(&self.nodes, self.root, value).0
+    }
+
+    /// [`Schema::validate`], and how many times it applied a schema node to a value: at most
+    /// twice the number of nodes times the number of values in `value` (fuzzing checks the
+    /// bound; not a public API).
+    #[cfg(feature = "fuzzing")]
+    #[doc(hidden)]
+    pub fn validate_counting(&self, value: &Value<'_>) -> (Result<()>, u64) {
         validate::validate(&self.nodes, self.root, value)
+    }
+
+    /// The number of compiled schema nodes (fuzzing bounds validation work with it; not a
+    /// public API).
+    #[cfg(feature = "fuzzing")]
+    #[doc(hidden)]
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 }
