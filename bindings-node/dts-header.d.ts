@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'out_of_range'
   | 'length_out_of_range'
   | 'pattern_mismatch'
+  | 'pattern_input_too_long'
   | 'format_mismatch'
   | 'duplicate_items'
   | 'no_matching_alternative'

@@ -1,7 +1,6 @@
 //! Tests: the conformance vectors, unit tests, and property tests (no input panics; the
 //! pattern engine agrees with the `regex` crate on the syntax both share).
 
-use super::pattern::Pattern;
 use super::{Schema, MAX_VALIDATION_DEPTH};
 use crate::error::{Code, Error};
 use crate::json::options::Options;
@@ -455,113 +454,6 @@ fn alternatives_are_not_exponential() {
     assert_eq!(e.0, "no_matching_alternative");
 }
 
-fn pattern_matches(p: &str, s: &str) -> bool {
-    Pattern::new(p)
-        .unwrap_or_else(|e| panic!("pattern {p:?}: {e}"))
-        .is_match(s)
-}
-
-#[test]
-fn ecma_pattern_semantics() {
-    for (p, s, want) in [
-        ("a", "xay", true),
-        ("^a", "xa", false),
-        ("a$", "a\n", false),
-        (".", "\r", false),
-        (".", "\u{2028}", false),
-        (".", "\u{1F600}", true),
-        ("^.$", "\u{1F600}", true),
-        ("\\s", "\u{A0}", true),
-        ("\\s", "\u{FEFF}", true),
-        ("\\S", "\u{3000}", false),
-        ("\\d", "\u{0663}", false),
-        ("\\w", "é", false),
-        ("\\bfoo\\b", "a foo.", true),
-        ("\\Bfoo", "afoo", true),
-        ("^[^]$", "\n", true),
-        ("[]", "a", false),
-        ("^\\u{1F600}$", "\u{1F600}", true),
-        ("^\\uD83D\\uDE00$", "\u{1F600}", true),
-        ("^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$", "\u{1F610}", true),
-        ("^\\cJ$", "\n", true),
-        ("^[\\b]$", "\u{8}", true),
-        ("^\\x41\\0$", "A\0", true),
-        ("^[\\w-]+$", "a-b_c", true),
-        ("^[a-z-0]+$", "-", true),
-        ("^(?:ab|cd){2}$", "abcd", true),
-        ("^a{2,3}$", "aaaa", false),
-        ("^a{2,}?$", "aaaa", true),
-        ("^(?<year>\\d{4})-(\\d{2})$", "2024-05", true),
-        ("^(?=.*\\d)(?!.*\\s).{8,}$", "abcdefg1", true),
-        ("^(?=.*\\d)(?!.*\\s).{8,}$", "abcdef 1", false),
-        ("^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$", "-12.5", true),
-        ("^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$", "+.", false),
-        ("^[A-Z]{3}-\\d{4}$", "ABC-1234", true),
-        ("", "anything", true),
-        ("(?:)*", "", true),
-        ("\\/\\.\\*", "/.*", true),
-    ] {
-        assert_eq!(pattern_matches(p, s), want, "{p:?} on {s:?}");
-    }
-}
-
-#[test]
-fn ecma_pattern_syntax() {
-    for p in [
-        "\\-",
-        "a{",
-        "{1}",
-        "}",
-        "]",
-        "a**",
-        "[z-a]",
-        "[\\d-z]",
-        "\\a",
-        "\\_",
-        "(",
-        ")",
-        "a)",
-        "\\x4",
-        "\\u12",
-        "\\u{110000}",
-        "\\c1",
-        "(?<1a>x)",
-        "(?<n>a)(?<n>b)",
-        "a{2,1}",
-        "^*",
-        "\\b+",
-        "(?=a)*",
-        "[",
-        "\\",
-        "\\00",
-        "[\\B]",
-    ] {
-        let e = Pattern::new(p).expect_err(p);
-        assert_eq!(e.code(), Code::InvalidSchema, "{p:?}: {e}");
-    }
-    for p in [
-        "(a)\\1",
-        "\\k<n>",
-        "(?<=a)b",
-        "(?<!a)b",
-        "a(?=b)",
-        "(?=a)b",
-        "^a(?=b)",
-        "^(?=a)|b",
-        "^(?=(?=a))",
-        "\\p{L}",
-        "[\\P{L}]",
-        "(?i:a)",
-        "a{20001}",
-        "(?:a{100}){300}",
-    ] {
-        let e = Pattern::new(p).expect_err(p);
-        assert_eq!(e.code(), Code::UnsupportedSchema, "{p:?}: {e}");
-    }
-    // Repeating nothing is quick however large the count.
-    assert!(Pattern::new("(?:){4294967295}").is_ok());
-}
-
 // ---------------------------------------------------------------- properties
 
 /// A random JSON value built from schema-like pieces.
@@ -729,84 +621,6 @@ fn arb_schema() -> impl Strategy<Value = OwnedValue> {
     })
 }
 
-/// Pattern text built from ECMA-syntax pieces, valid or not.
-fn arb_pattern_text() -> impl Strategy<Value = String> {
-    const PIECES: &[&str] = &[
-        "a",
-        "b",
-        "\\d",
-        "\\s",
-        "\\w",
-        "\\b",
-        ".",
-        "^",
-        "$",
-        "(",
-        ")",
-        "(?:",
-        "(?=",
-        "(?!",
-        "[",
-        "]",
-        "[^",
-        "-",
-        "|",
-        "*",
-        "+",
-        "?",
-        "{2}",
-        "{1,3}",
-        "{2,}",
-        "\\u{1F600}",
-        "\\uD83D",
-        "\\uDE00",
-        "\\x4",
-        "\\c",
-        "\\k<a>",
-        "\\1",
-        "(?<a>",
-        "\\",
-        "{",
-        "}",
-        "é",
-        "\\p{L}",
-    ];
-    prop::collection::vec(prop::sample::select(PIECES), 0..12).prop_map(|v| v.concat())
-}
-
-/// A pattern in the syntax ECMA and the `regex` crate share, as (ECMA text, `regex` text)
-/// with ECMA's meaning spelt out for `regex`.
-fn arb_shared_pattern() -> impl Strategy<Value = (String, String)> {
-    let leaf = prop_oneof![
-        prop::sample::select(&["a", "b", "1", " ", "é", "_"][..]).prop_map(|c| (c.to_owned(), regex::escape(c))),
-        Just(("\\n".to_owned(), "\\n".to_owned())),
-        Just((".".to_owned(), "[^\\n\\r\\u{2028}\\u{2029}]".to_owned())),
-        Just(("\\d".to_owned(), "[0-9]".to_owned())),
-        Just(("\\W".to_owned(), "[^0-9A-Za-z_]".to_owned())),
-        Just(("\\s".to_owned(), "[\\t\\n\\x0B\\x0C\\r \\u{A0}\\u{1680}\\u{2000}-\\u{200A}\\u{2028}\\u{2029}\\u{202F}\\u{205F}\\u{3000}\\u{FEFF}]".to_owned())),
-        Just(("[^a-c\\d]".to_owned(), "[^a-c0-9]".to_owned())),
-        Just(("^".to_owned(), "^".to_owned())),
-        Just(("$".to_owned(), "$".to_owned())),
-        Just(("\\b".to_owned(), "(?-u:\\b)".to_owned())),
-    ];
-    leaf.prop_recursive(4, 24, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 1..4).prop_map(|v| {
-                let (a, b): (Vec<String>, Vec<String>) = v.into_iter().unzip();
-                (a.concat(), b.concat())
-            }),
-            (inner.clone(), inner.clone()).prop_map(|((a1, b1), (a2, b2))| {
-                (format!("(?:{a1}|{a2})"), format!("(?:{b1}|{b2})"))
-            }),
-            (
-                inner,
-                prop::sample::select(&["*", "+", "?", "{2}", "{0,2}", "{1,}", "*?"][..])
-            )
-                .prop_map(|((a, b), q)| (format!("(?:{a}){q}"), format!("(?:{b}){q}"))),
-        ]
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
@@ -828,19 +642,5 @@ proptest! {
             }
             let _ = s.validate(&schema);
         }
-    }
-
-    #[test]
-    fn random_patterns_never_panic(p in arb_pattern_text(), s in "[ab1 é\n\u{1F600}]{0,8}") {
-        if let Ok(pat) = Pattern::new(&p) {
-            let _ = pat.is_match(&s);
-        }
-    }
-
-    #[test]
-    fn pattern_engine_agrees_with_regex_crate((ecma, rust) in arb_shared_pattern(), s in "[ab1 é_\n\r\u{2028}\u{A0}]{0,8}") {
-        let ours = Pattern::new(&ecma).map_err(|e| TestCaseError::fail(format!("{ecma:?}: {e}")))?;
-        let theirs = regex::Regex::new(&rust).map_err(|e| TestCaseError::fail(format!("{rust:?}: {e}")))?;
-        prop_assert_eq!(ours.is_match(&s), theirs.is_match(&s), "{:?} vs {:?} on {:?}", ecma, rust, s);
     }
 }

@@ -4,7 +4,7 @@
 use super::compile::show;
 use super::decimal::Decimal;
 use super::node::{Additional, Items, Node, NodeId, Types, EMPTY};
-use super::MAX_VALIDATION_DEPTH;
+use super::{MAX_PATTERN_INPUT, MAX_VALIDATION_DEPTH};
 use crate::error::{Code, Error, Result};
 use crate::json::canon::canonicalize;
 use crate::json::number::MAX_SAFE_INTEGER;
@@ -289,6 +289,17 @@ fn check_string(n: &Node, s: &str) -> Result<()> {
         }
     }
     if let Some((src, p)) = &n.pattern {
+        // Without a maxLength of the schema's own, a pattern is matched against at most
+        // MAX_PATTERN_INPUT code points: the bound on a match's worst-case time.
+        if n.max_length.is_none()
+            && s.len() > MAX_PATTERN_INPUT
+            && s.chars().count() > MAX_PATTERN_INPUT
+        {
+            return Err(err(
+                Code::PatternInputTooLong,
+                format!("string has more than {MAX_PATTERN_INPUT} characters, the most a pattern is matched against when the schema sets no maxLength"),
+            ));
+        }
         if !p.is_match(s) {
             return Err(err(
                 Code::PatternMismatch,
