@@ -41,11 +41,11 @@ mod literal;
 mod parse;
 mod pike;
 mod program;
+mod skip;
 #[cfg(test)]
 mod tests;
 
 use crate::error::{Code, Error, Result};
-use literal::Required;
 use program::Program;
 
 /// Largest program, counted in instructions after repetitions of groups are expanded.
@@ -58,8 +58,6 @@ pub(crate) struct Pattern {
     /// `(must_match, program)` for each leading lookahead, run anchored at the start.
     lookaheads: Vec<(bool, Program)>,
     main: Program,
-    /// A literal every match of `main` contains.
-    required: Option<Required>,
     /// For a `main` that must end at the end of the string: its longest match.
     end_window: Option<u64>,
 }
@@ -77,16 +75,15 @@ impl Pattern {
             })
             .collect::<Result<Vec<_>>>()?;
         let main = compile::simplify(main);
-        let program = compile::program(&main, anchored)?;
-        let (required, end_window) = if program.anchored {
-            (None, None)
-        } else {
-            (literal::required(&main), literal::end_window(&main))
-        };
+        let mut program = compile::program(&main, anchored)?;
+        let mut end_window = None;
+        if !program.anchored {
+            program.skips = skip::Skips::new(&program, literal::required(&main));
+            end_window = literal::end_window(&main);
+        }
         Ok(Pattern {
             lookaheads,
             main: program,
-            required,
             end_window,
         })
     }
@@ -95,24 +92,21 @@ impl Pattern {
     pub(crate) fn is_match(&self, text: &str) -> bool {
         self.lookaheads
             .iter()
-            .all(|(positive, prog)| run(prog, text, 0, None) == *positive)
+            .all(|(positive, prog)| run(prog, text, 0) == *positive)
             && {
                 let from = match self.end_window {
-                    Some(w) => dfa::back(text, text.len(), w, 0),
+                    Some(w) => skip::back(text, text.len(), w, 0),
                     None => 0,
                 };
-                run(&self.main, text, from, self.required.as_ref())
+                run(&self.main, text, from)
             }
     }
 }
 
 /// Runs one program over `text` from byte `from`: the lazy DFA, then if it hands over, the
 /// NFA simulation.
-fn run(prog: &Program, text: &str, from: usize, required: Option<&Required>) -> bool {
-    let mut cache = prog.cache.take();
-    let outcome = dfa::search(prog, &mut cache, text, from, required);
-    prog.cache.put(cache);
-    match outcome {
+fn run(prog: &Program, text: &str, from: usize) -> bool {
+    match prog.cache.with(|cache| dfa::search(prog, cache, text, from)) {
         dfa::Outcome::Answer(a) => a,
         dfa::Outcome::Handoff { at, config } => pike::run(prog, text, at, &config),
     }

@@ -269,7 +269,12 @@ fn check_number(n: &Node, x: crate::json::number::Number) -> Result<()> {
 
 #[inline(never)]
 fn check_string(n: &Node, s: &str) -> Result<()> {
-    if n.min_length.is_some() || n.max_length.is_some() {
+    // A string has at most as many code points as bytes, and at least a quarter as many:
+    // count them only when the bounds need it.
+    let bytes = s.len() as u64;
+    let undecided = n.min_length.is_some_and(|min| bytes / 4 < min)
+        || n.max_length.is_some_and(|max| bytes > max);
+    if undecided {
         let len = s.chars().count() as u64;
         if let Some(min) = n.min_length {
             if len < min {

@@ -9,10 +9,10 @@
 //! ([`super::pike`]), whose cost per character is bounded by the program's size. So the
 //! worst case stays linear in the length of the string, whatever the pattern.
 
-use super::literal::Required;
 use super::program::{is_word, Closure, Counters, Ctx, Pc, Program};
+use super::skip::Found;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, TryLockError};
 
 /// Bytes of states a cache may hold before it is cleared.
 const CACHE_BYTES: usize = 2 << 20;
@@ -22,7 +22,10 @@ const MAX_RANGES: usize = 64;
 /// state for more than one in this many bytes it advanced.
 const MIN_BYTES_PER_STATE: usize = 8;
 
-/// Transition table entries that are not state numbers.
+/// Transition table entries with this bit are not plain state numbers: `UNKNOWN`, `MATCH`,
+/// `DEAD`, or a restart state (`RESTART | id`, where a search may skip).
+const TAG: u32 = 1 << 31;
+const RESTART: u32 = TAG;
 const UNKNOWN: u32 = u32::MAX;
 const MATCH: u32 = u32::MAX - 1;
 const DEAD: u32 = u32::MAX - 2;
@@ -42,17 +45,18 @@ impl std::fmt::Debug for CacheSlot {
 }
 
 impl CacheSlot {
-    pub(crate) fn take(&self) -> Box<Cache> {
-        let taken = match self.0.lock() {
-            Ok(mut slot) => slot.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        };
-        taken.unwrap_or_default()
-    }
-
-    pub(crate) fn put(&self, cache: Box<Cache>) {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(cache);
+    /// Runs `f` with the program's cache; while another search holds it, with a fresh one.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Cache) -> R) -> R {
+        match self.0.try_lock() {
+            Ok(mut slot) => f(slot.get_or_insert_with(Box::default)),
+            // A search that panicked left the cache in an unknown state: start afresh.
+            Err(TryLockError::Poisoned(p)) => {
+                let mut slot = p.into_inner();
+                *slot = None;
+                self.0.clear_poison();
+                f(slot.get_or_insert_with(Box::default))
+            }
+            Err(TryLockError::WouldBlock) => f(&mut Cache::default()),
         }
     }
 }
@@ -72,6 +76,8 @@ pub(crate) struct Cache {
     end: Vec<u8>,
     /// Per state: nothing in progress but a fresh start (unanchored searches only).
     restart: Vec<bool>,
+    /// The start state for each combination of flags, once known.
+    starts: [u32; 4],
     bytes: usize,
     work: Work,
 }
@@ -85,6 +91,7 @@ impl Default for Cache {
             trans: Vec::new(),
             end: Vec::new(),
             restart: Vec::new(),
+            starts: [UNKNOWN; 4],
             bytes: 0,
             work: Work::default(),
         }
@@ -218,6 +225,7 @@ impl Cache {
         self.trans.clear();
         self.end.clear();
         self.restart.clear();
+        self.starts = [UNKNOWN; 4];
         self.bytes = 0;
     }
 
@@ -233,8 +241,15 @@ impl Cache {
         self.trans
             .resize(self.trans.len() + prog.alphabet.len, UNKNOWN);
         self.end.push(0);
-        self.restart
-            .push(!prog.anchored && key.len() == 3 && key[1] == 1 && key[2] == 0);
+        // Skips assume a position after the start (where `^` cannot hold).
+        self.restart.push(
+            prog.skips.is_some()
+                && !prog.anchored
+                && key[0] & AT_START == 0
+                && key.len() == 3
+                && key[1] == 1
+                && key[2] == 0,
+        );
         self.bytes += key.len() * 8 + prog.alphabet.len * 4 + 96;
         id
     }
@@ -248,7 +263,14 @@ impl Cache {
         if prog.uses_word && text[..at].chars().next_back().is_some_and(is_word) {
             flags |= PREV_WORD;
         }
-        self.state(prog, &[flags, 1, 0])
+        match self.starts[flags as usize] {
+            UNKNOWN => {
+                let s = self.state(prog, &[flags, 1, 0]);
+                self.starts[flags as usize] = s;
+                s
+            }
+            s => s,
+        }
     }
 
     /// Loads a configuration into the working counters; returns its flags and seeds.
@@ -307,7 +329,11 @@ impl Cache {
                 let key = std::mem::take(&mut w.key);
                 let id = self.state(prog, &key);
                 self.work.key = key;
-                id
+                if self.restart[id as usize] {
+                    id | RESTART
+                } else {
+                    id
+                }
             }
         };
         self.trans[s as usize * prog.alphabet.len + k as usize] = t;
@@ -360,84 +386,45 @@ pub(crate) fn decode(text: &str, i: usize) -> (char, usize) {
     (c, c.len_utf8())
 }
 
-/// Where a skip may resume: the first occurrence of a required literal at or after a
-/// position, and the earliest start of a match containing it.
-struct Skip<'p> {
-    required: &'p Required,
-    /// Byte offset of the occurrence, and where a match containing it can start earliest.
-    found: Option<(usize, usize)>,
-}
-
-impl Skip<'_> {
-    /// At byte `i`, with nothing in progress: `None` when no match can start at or after
-    /// `i`, else the first byte where one can.
-    fn resume(&mut self, text: &str, i: usize) -> Option<usize> {
-        if let Some((o, start)) = self.found {
-            if o >= i {
-                return Some(start.max(i));
-            }
-        }
-        let o = i + text[i..].find(self.required.literal.as_str())?;
-        let start = match self.required.max_offset {
-            Some(w) => back(text, o, w, i),
-            None => i,
-        };
-        self.found = Some((o, start));
-        Some(start)
-    }
-}
-
-/// The byte offset `chars` characters before byte `from`, but not before byte `floor`.
-pub(crate) fn back(text: &str, from: usize, chars: u64, floor: usize) -> usize {
-    let mut at = from;
-    for (n, (i, _)) in text[floor..from].char_indices().rev().enumerate() {
-        if n as u64 >= chars {
-            break;
-        }
-        at = floor + i;
-    }
-    at
-}
-
 /// Searches `text` from byte `from` (on a character boundary).
-pub(crate) fn search(
-    prog: &Program,
-    cache: &mut Cache,
-    text: &str,
-    from: usize,
-    required: Option<&Required>,
-) -> Outcome {
+pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize) -> Outcome {
     let bytes = text.as_bytes();
     let classes = prog.alphabet.len;
-    let mut skip = required.map(|required| Skip {
-        required,
-        found: None,
-    });
+    let mut found = Found::default();
     let mut i = from;
     let mut s = cache.start(prog, text, i);
     let mut built = 0usize;
     let mut since = from; // where the search stood at the last clearing
     loop {
-        if let Some(skip) = skip.as_mut() {
-            if cache.restart[s as usize] {
-                match skip.resume(text, i) {
-                    None => return Outcome::Answer(false),
-                    Some(j) if j > i => {
-                        i = j;
-                        s = cache.start(prog, text, i);
-                    }
-                    Some(_) => {}
+        if cache.restart[s as usize] {
+            let skips = prog.skips.as_ref().unwrap_or_else(|| unreachable!("restart states need skips"));
+            match skips.resume(text, i, &mut found) {
+                None => return Outcome::Answer(false),
+                Some(j) if j > i => {
+                    i = j;
+                    s = cache.start(prog, text, i);
                 }
+                Some(_) => {}
             }
         }
-        let Some(&b) = bytes.get(i) else { break };
-        let (k, len) = if b < 0x80 {
-            (prog.alphabet.ascii(b), 1)
-        } else {
-            let (c, len) = decode(text, i);
-            (prog.alphabet.class(c as u32), len)
+        // The hot loop: plain transitions.
+        let (k, len, mut t) = loop {
+            let Some(&b) = bytes.get(i) else {
+                return Outcome::Answer(cache.end_match(prog, s));
+            };
+            let (k, len) = if b < 0x80 {
+                (prog.alphabet.ascii(b), 1)
+            } else {
+                let (c, len) = decode(text, i);
+                (prog.alphabet.class(c as u32), len)
+            };
+            let t = cache.trans[s as usize * classes + k as usize];
+            if t & TAG != 0 {
+                break (k, len, t);
+            }
+            s = t;
+            i += len;
         };
-        let mut t = cache.trans[s as usize * classes + k as usize];
         if t == UNKNOWN {
             if cache.bytes > cache.limit {
                 if built.saturating_mul(MIN_BYTES_PER_STATE) > i - since {
@@ -467,10 +454,9 @@ pub(crate) fn search(
             MATCH => return Outcome::Answer(true),
             DEAD => return Outcome::Answer(false),
             _ => {
-                s = t;
+                s = t & !RESTART;
                 i += len;
             }
         }
     }
-    Outcome::Answer(cache.end_match(prog, s))
 }

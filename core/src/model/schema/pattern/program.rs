@@ -4,6 +4,7 @@
 
 use super::dfa::CacheSlot;
 use super::parse::{Assert, Set, WORD};
+use super::skip::Skips;
 use super::{unsupported, MAX_CHAR};
 use crate::error::Result;
 use std::collections::HashMap;
@@ -83,6 +84,7 @@ impl Alphabet {
 #[derive(Debug)]
 pub(crate) struct Program {
     pub insts: Box<[Inst]>,
+    pub sets: Box<[Set]>,
     pub counters: Box<[Counter]>,
     pub alphabet: Alphabet,
     /// Bit `k` of row `s`: class `k` is in set `s`.
@@ -93,6 +95,8 @@ pub(crate) struct Program {
     pub anchored: bool,
     pub uses_start: bool,
     pub uses_word: bool,
+    /// What an unanchored search may skip by (set by [`super::Pattern::new`]).
+    pub skips: Option<Skips>,
     /// The lazy DFA's states, kept between matches.
     pub(super) cache: CacheSlot,
 }
@@ -101,6 +105,7 @@ impl Clone for Program {
     fn clone(&self) -> Program {
         Program {
             insts: self.insts.clone(),
+            sets: self.sets.clone(),
             counters: self.counters.clone(),
             alphabet: self.alphabet.clone(),
             member: self.member.clone(),
@@ -108,6 +113,7 @@ impl Clone for Program {
             anchored: self.anchored,
             uses_start: self.uses_start,
             uses_word: self.uses_word,
+            skips: self.skips.clone(),
             cache: CacheSlot::default(),
         }
     }
@@ -128,6 +134,7 @@ impl Program {
         let (alphabet, member, row) = alphabet(&sets, uses_word)?;
         Ok(Program {
             insts: insts.into_boxed_slice(),
+            sets: sets.into_boxed_slice(),
             counters: counters.into_boxed_slice(),
             alphabet,
             member,
@@ -135,6 +142,7 @@ impl Program {
             anchored,
             uses_start,
             uses_word,
+            skips: None,
             cache: CacheSlot::default(),
         })
     }

@@ -5,7 +5,11 @@
 use super::dfa::{self, Cache, Outcome};
 use super::{pike, Pattern};
 use crate::error::Code;
+use crate::json::options::Options;
+use crate::json::parse::parse;
+use crate::json::value::Value;
 use proptest::prelude::*;
+use std::path::Path;
 
 fn pattern_matches(p: &str, s: &str) -> bool {
     Pattern::new(p)
@@ -153,7 +157,7 @@ fn all_ways(p: &Pattern, s: &str) -> [bool; 3] {
     };
     let tiny = plain(&|prog| {
         let mut cache = Cache::with_limit(2048);
-        match dfa::search(prog, &mut cache, s, 0, None) {
+        match dfa::search(prog, &mut cache, s, 0) {
             Outcome::Answer(a) => a,
             Outcome::Handoff { at, config } => pike::run(prog, s, at, &config),
         }
@@ -181,7 +185,7 @@ fn matchers_agree_on_hand_picked_cases() {
         if p.starts_with("^(?:ab)") && !p.contains(",}") {
             // Counts every other position: more ranges than a DFA state may hold.
             let mut cache = Cache::default();
-            let handed = dfa::search(&pat.main, &mut cache, s, 0, None);
+            let handed = dfa::search(&pat.main, &mut cache, s, 0);
             assert!(matches!(handed, Outcome::Handoff { .. }), "{p:?}");
         }
         let theirs = regex::Regex::new(&p.replace("\\b", "(?-u:\\b)").replace("(?=.*c)", ""))
@@ -320,4 +324,52 @@ proptest! {
         let want = theirs.is_match(&s);
         prop_assert_eq!(all_ways(&ours, &s), [want; 3], "{:?} vs {:?} on {:?}", ecma, rust, s);
     }
+}
+
+/// The verdicts V8 recorded (`conformance/tools/gen-pattern-vectors.mjs`): a pattern V8
+/// refuses is refused here; one it accepts compiles here (or is outside the documented
+/// subset) and matches exactly the subjects V8's `RegExp(p, "u")` matched at code point
+/// boundaries, in every way this engine can run it.
+#[test]
+fn agrees_with_v8() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/vectors/pattern/v8.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (mut accepted, mut unsupported, mut refused, mut verdicts) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let doc = parse(line.as_bytes(), &Options::default())
+            .unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
+        let o = doc.as_object().expect("an object per line");
+        let p = o.get("pattern").and_then(Value::as_str).expect("pattern");
+        let ours = Pattern::new(p);
+        match (o.get("subjects"), ours) {
+            (None, Ok(_)) => failures.push(format!("line {}: {p:?} compiles, V8 refuses it", n + 1)),
+            (None, Err(_)) => refused += 1,
+            (Some(_), Err(e)) if e.code() == Code::UnsupportedSchema => unsupported += 1,
+            (Some(_), Err(e)) => failures.push(format!("line {}: {p:?}: V8 accepts it, here {e}", n + 1)),
+            (Some(Value::Array(subjects)), Ok(pat)) => {
+                accepted += 1;
+                for pair in subjects {
+                    let Value::Array(pair) = pair else {
+                        panic!("line {}: a subject is [string, bool]", n + 1)
+                    };
+                    // A third member notes where V8's test() strays from ECMA-262.
+                    let (Value::String(s), Value::Bool(want)) = (&pair[0], &pair[1]) else {
+                        panic!("line {}: a subject is [string, bool, note?]", n + 1)
+                    };
+                    verdicts += 1;
+                    let got = all_ways(&pat, s);
+                    if got != [*want; 3] {
+                        failures.push(format!("line {}: {p:?} on {s:?}: V8 {want}, here {got:?}", n + 1));
+                    }
+                }
+            }
+            (Some(_), Ok(_)) => panic!("line {}: subjects must be an array", n + 1),
+        }
+    }
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+    // The file must hold data, and the engine must run most of what V8 accepts.
+    assert!(accepted >= 1500 && verdicts >= 15_000, "{accepted} patterns, {verdicts} verdicts");
+    assert!(unsupported * 20 <= accepted, "{unsupported} unsupported of {}", accepted + unsupported);
+    assert!(refused >= 100, "{refused} refused");
 }
