@@ -148,6 +148,9 @@ mod decimal;
 mod format;
 mod node;
 mod pattern;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub use pattern::{probe as probe_pattern, Probe as PatternProbe};
 #[cfg(test)]
 mod tests;
 mod validate;

@@ -103,10 +103,69 @@ impl Pattern {
     }
 }
 
+/// What fuzzing compares and bounds about one match (feature `fuzzing`; not a public API).
+#[cfg(any(test, feature = "fuzzing"))]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// The verdict as validation gives it (skips, cached DFA, hand-over).
+    pub matched: bool,
+    /// The DFA alone from the start, with a cache so small it clears and hands over.
+    pub small_cache: bool,
+    /// The NFA simulation alone.
+    pub nfa: bool,
+    /// Matching steps of `matched` (instructions visited, characters stepped, bytes
+    /// skipped): at most a constant times (bytes + 1) times ([`Probe::size`] + 64).
+    pub work: u64,
+    /// Instructions and counters over all the pattern's programs.
+    pub size: usize,
+}
+
+/// Compiles `source` and matches `text` every way the engine can, counting the work of the
+/// normal way (feature `fuzzing`; not a public API).
+#[cfg(any(test, feature = "fuzzing"))]
+pub fn probe(source: &str, text: &str) -> Result<Probe> {
+    Ok(probe_compiled(&Pattern::new(source)?, text))
+}
+
+#[cfg(any(test, feature = "fuzzing"))]
+fn probe_compiled(p: &Pattern, text: &str) -> Probe {
+    let ways = |run: &dyn Fn(&Program) -> bool| {
+        p.lookaheads
+            .iter()
+            .all(|(positive, prog)| run(prog) == *positive)
+            && run(&p.main)
+    };
+    let before = program::WORK.with(|w| w.get());
+    let matched = p.is_match(text);
+    let work = program::WORK.with(|w| w.get()) - before;
+    let small_cache = ways(&|prog| {
+        let mut cache = dfa::Cache::with_limit(2048);
+        match dfa::search(prog, &mut cache, text, 0) {
+            dfa::Outcome::Answer(a) => a,
+            dfa::Outcome::Handoff { at, config } => pike::run(prog, text, at, &config),
+        }
+    });
+    let nfa = ways(&|prog| pike::run(prog, text, 0, &[0, 1, 0]));
+    let size = std::iter::once(&p.main)
+        .chain(p.lookaheads.iter().map(|(_, prog)| prog))
+        .map(|prog| prog.insts.len() + prog.counters.len())
+        .sum();
+    Probe {
+        matched,
+        small_cache,
+        nfa,
+        work,
+        size,
+    }
+}
+
 /// Runs one program over `text` from byte `from`: the lazy DFA, then if it hands over, the
 /// NFA simulation.
 fn run(prog: &Program, text: &str, from: usize) -> bool {
-    match prog.cache.with(|cache| dfa::search(prog, cache, text, from)) {
+    match prog
+        .cache
+        .with(|cache| dfa::search(prog, cache, text, from))
+    {
         dfa::Outcome::Answer(a) => a,
         dfa::Outcome::Handoff { at, config } => pike::run(prog, text, at, &config),
     }

@@ -9,7 +9,7 @@
 //! ([`super::pike`]), whose cost per character is bounded by the program's size. So the
 //! worst case stays linear in the length of the string, whatever the pattern.
 
-use super::program::{is_word, Closure, Counters, Ctx, Pc, Program};
+use super::program::{is_word, work, Closure, Counters, Ctx, Pc, Program};
 use super::skip::Found;
 use std::collections::HashMap;
 use std::sync::{Mutex, TryLockError};
@@ -133,6 +133,7 @@ impl Relative {
 
     /// One character of class `k` consumed.
     fn step(&mut self, prog: &Program, k: u32) {
+        work(self.active.len() + self.total_ranges());
         for &c in &self.active {
             let counter = prog.counters[c as usize];
             let r = &mut self.ranges[c as usize];
@@ -211,7 +212,7 @@ impl Counters for Relative {
 
 impl Cache {
     /// A cache that clears after `limit` bytes of states.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn with_limit(limit: usize) -> Cache {
         Cache {
             limit,
@@ -397,7 +398,10 @@ pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize)
     let mut since = from; // where the search stood at the last clearing
     loop {
         if cache.restart[s as usize] {
-            let skips = prog.skips.as_ref().unwrap_or_else(|| unreachable!("restart states need skips"));
+            let skips = prog
+                .skips
+                .as_ref()
+                .unwrap_or_else(|| unreachable!("restart states need skips"));
             match skips.resume(text, i, &mut found) {
                 None => return Outcome::Answer(false),
                 Some(j) if j > i => {
@@ -422,6 +426,7 @@ pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize)
             if t & TAG != 0 {
                 break (k, len, t);
             }
+            work(1);
             s = t;
             i += len;
         };

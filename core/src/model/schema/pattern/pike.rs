@@ -9,7 +9,7 @@
 //! its cache; this then runs to the end of the string.
 
 use super::dfa::decode;
-use super::program::{is_word, Closure, Counters, Ctx, Program, SparseSet};
+use super::program::{is_word, work, Closure, Counters, Ctx, Program, SparseSet};
 use std::collections::VecDeque;
 
 /// Counts as ranges of entry positions.
@@ -44,6 +44,7 @@ impl Absolute {
 
     /// One character of class `class` consumed.
     fn step(&mut self, prog: &Program, class: u32) {
+        work(self.active.len());
         self.pos += 1;
         let pos = self.pos;
         for &k in &self.active {

@@ -12,6 +12,21 @@ use std::collections::HashMap;
 /// An instruction index.
 pub(crate) type Pc = u32;
 
+#[cfg(any(test, feature = "fuzzing"))]
+thread_local! {
+    /// Steps taken by the matchers on this thread (tests and fuzzing bound it).
+    pub(crate) static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` steps of matching work (only in tests and fuzzing builds).
+#[inline(always)]
+pub(crate) fn work(n: usize) {
+    #[cfg(any(test, feature = "fuzzing"))]
+    WORK.with(|w| w.set(w.get() + n as u64));
+    #[cfg(not(any(test, feature = "fuzzing")))]
+    let _ = n;
+}
+
 /// One instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Inst {
@@ -176,6 +191,7 @@ impl Program {
             }
         }
         while let Some(pc) = w.stack.pop() {
+            work(1);
             if !w.visited.insert(pc) {
                 continue;
             }
@@ -205,6 +221,7 @@ impl Program {
 
     /// The instructions after the ready `Set`s that hold class `k`.
     pub(crate) fn step(&self, ready: &[Pc], k: u32, mut next: impl FnMut(Pc)) {
+        work(ready.len());
         for &pc in ready {
             if let Inst::Set(s) = self.insts[pc as usize] {
                 if self.member(s, k) {

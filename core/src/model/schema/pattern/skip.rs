@@ -3,7 +3,7 @@
 //! every match contains, or to the next byte that can begin a match.
 
 use super::literal::Required;
-use super::program::{Closure, Counters, Ctx, Inst, Program};
+use super::program::{work, Closure, Counters, Ctx, Inst, Program};
 use memchr::memmem::Finder;
 
 /// What an unanchored program may skip by.
@@ -40,12 +40,8 @@ pub(crate) struct Found(Option<(usize, usize)>);
 impl Skips {
     /// The skips of an unanchored program, if it has any.
     pub(crate) fn new(prog: &Program, required: Option<Required>) -> Option<Skips> {
-        let literal = required.map(|r| {
-            (
-                Finder::new(r.literal.as_bytes()).into_owned(),
-                r.max_offset,
-            )
-        });
+        let literal =
+            required.map(|r| (Finder::new(r.literal.as_bytes()).into_owned(), r.max_offset));
         let first = first_bytes(prog);
         (literal.is_some() || first.is_some()).then_some(Skips { literal, first })
     }
@@ -59,7 +55,13 @@ impl Skips {
                     return Some(start.max(i));
                 }
             }
-            let o = i + finder.find(&text.as_bytes()[i..])?;
+            let o = i + finder
+                .find(&text.as_bytes()[i..])
+                .inspect(|&j| work(j + 1))
+                .or_else(|| {
+                    work(text.len() - i);
+                    None
+                })?;
             let start = match max_offset {
                 Some(w) => back(text, o, *w, i),
                 None => i,
@@ -69,7 +71,11 @@ impl Skips {
         }
         let first = self.first.as_ref()?;
         // No byte that can begin a match: only the end of the string is left.
-        Some(first.find(&text.as_bytes()[i..]).map_or(text.len(), |j| i + j))
+        let to = first
+            .find(&text.as_bytes()[i..])
+            .map_or(text.len(), |j| i + j);
+        work(to - i + 1);
+        Some(to)
     }
 }
 
@@ -80,6 +86,7 @@ pub(crate) fn back(text: &str, from: usize, chars: u64, floor: usize) -> usize {
         if n as u64 >= chars {
             break;
         }
+        work(1);
         at = floor + i;
     }
     at

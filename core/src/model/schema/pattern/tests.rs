@@ -145,25 +145,54 @@ fn ecma_pattern_syntax() {
     assert!(Pattern::new("(?:[a-z]{1,1000}\\.){1,1000}").is_ok());
 }
 
-/// The verdicts of each way to run a pattern: as compiled (skips, cached DFA), the DFA alone
-/// from the start with a cache so small that it clears and hands over, and the NFA simulation
-/// alone.
+/// The verdicts of each way to run a pattern (see [`super::Probe`]).
 fn all_ways(p: &Pattern, s: &str) -> [bool; 3] {
-    let plain = |run: &dyn Fn(&super::Program) -> bool| {
-        p.lookaheads
-            .iter()
-            .all(|(positive, prog)| run(prog) == *positive)
-            && run(&p.main)
-    };
-    let tiny = plain(&|prog| {
-        let mut cache = Cache::with_limit(2048);
-        match dfa::search(prog, &mut cache, s, 0) {
-            Outcome::Answer(a) => a,
-            Outcome::Handoff { at, config } => pike::run(prog, s, at, &config),
-        }
-    });
-    let nfa = plain(&|prog| pike::run(prog, s, 0, &[0, 1, 0]));
-    [p.is_match(s), tiny, nfa]
+    let r = super::probe_compiled(p, s);
+    [r.matched, r.small_cache, r.nfa]
+}
+
+/// Matching work of `pattern` over `text`: as validation runs it, and by the NFA alone.
+fn work(pattern: &str, text: &str) -> (u64, u64) {
+    let r = super::probe(pattern, text).unwrap();
+    let p = Pattern::new(pattern).unwrap();
+    let before = super::program::WORK.with(|w| w.get());
+    pike::run(&p.main, text, 0, &[0, 1, 0]);
+    (r.work, super::program::WORK.with(|w| w.get()) - before)
+}
+
+#[test]
+fn counted_repetitions_cost_the_same_whatever_their_bounds() {
+    // Issue 7: the cost multiplied by the bounds (255 and 9,000 threads per character).
+    let letters: String = (0..10_000)
+        .map(|i| (b'a' + (i * 7 % 26) as u8) as char)
+        .collect();
+    let no_x = letters.replace('x', "y");
+    let words: String = letters
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if i % 9 == 8 { ' ' } else { c })
+        .collect();
+    for (small, large, text) in [
+        ("[a-z0-9]{1,2}@", "[a-z0-9]{1,255}@", &letters),
+        ("[a-z0-9]{1,2}@", "[a-z0-9]{1,255}@", &words),
+        ("[a-z]{0,9}x", "[a-z]{0,9000}x", &no_x),
+        ("^[a-z ]{0,9}$", "^[a-z ]{0,9000}$", &words),
+        ("\\b[a-z]{2,3}\\b", "\\b[a-z]{2,3000}\\b", &words),
+        ("[a-z ]{4,}\\d", "[a-z ]{4000,}\\d", &words),
+    ] {
+        let (a, a_nfa) = work(small, text);
+        let (b, b_nfa) = work(large, text);
+        assert!(b <= 2 * a + 50_000, "{large:?}: {b} steps, {small:?}: {a}");
+        assert!(
+            b_nfa <= 2 * a_nfa + 50_000,
+            "NFA {large:?}: {b_nfa} steps, {small:?}: {a_nfa}"
+        );
+        // And linear: a few steps per character.
+        assert!(
+            b_nfa <= 40 * text.len() as u64,
+            "NFA {large:?}: {b_nfa} steps"
+        );
+    }
 }
 
 #[test]
@@ -332,7 +361,8 @@ proptest! {
 /// boundaries, in every way this engine can run it.
 #[test]
 fn agrees_with_v8() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/vectors/pattern/v8.jsonl");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/vectors/pattern/v8.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (mut accepted, mut unsupported, mut refused, mut verdicts) = (0, 0, 0, 0);
     let mut failures = Vec::new();
@@ -343,10 +373,14 @@ fn agrees_with_v8() {
         let p = o.get("pattern").and_then(Value::as_str).expect("pattern");
         let ours = Pattern::new(p);
         match (o.get("subjects"), ours) {
-            (None, Ok(_)) => failures.push(format!("line {}: {p:?} compiles, V8 refuses it", n + 1)),
+            (None, Ok(_)) => {
+                failures.push(format!("line {}: {p:?} compiles, V8 refuses it", n + 1))
+            }
             (None, Err(_)) => refused += 1,
             (Some(_), Err(e)) if e.code() == Code::UnsupportedSchema => unsupported += 1,
-            (Some(_), Err(e)) => failures.push(format!("line {}: {p:?}: V8 accepts it, here {e}", n + 1)),
+            (Some(_), Err(e)) => {
+                failures.push(format!("line {}: {p:?}: V8 accepts it, here {e}", n + 1))
+            }
             (Some(Value::Array(subjects)), Ok(pat)) => {
                 accepted += 1;
                 for pair in subjects {
@@ -360,16 +394,31 @@ fn agrees_with_v8() {
                     verdicts += 1;
                     let got = all_ways(&pat, s);
                     if got != [*want; 3] {
-                        failures.push(format!("line {}: {p:?} on {s:?}: V8 {want}, here {got:?}", n + 1));
+                        failures.push(format!(
+                            "line {}: {p:?} on {s:?}: V8 {want}, here {got:?}",
+                            n + 1
+                        ));
                     }
                 }
             }
             (Some(_), Ok(_)) => panic!("line {}: subjects must be an array", n + 1),
         }
     }
-    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     // The file must hold data, and the engine must run most of what V8 accepts.
-    assert!(accepted >= 1500 && verdicts >= 15_000, "{accepted} patterns, {verdicts} verdicts");
-    assert!(unsupported * 20 <= accepted, "{unsupported} unsupported of {}", accepted + unsupported);
+    assert!(
+        accepted >= 1500 && verdicts >= 15_000,
+        "{accepted} patterns, {verdicts} verdicts"
+    );
+    assert!(
+        unsupported * 20 <= accepted,
+        "{unsupported} unsupported of {}",
+        accepted + unsupported
+    );
     assert!(refused >= 100, "{refused} refused");
 }
