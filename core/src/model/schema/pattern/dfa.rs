@@ -230,12 +230,13 @@ impl Cache {
         self.bytes = 0;
     }
 
-    /// The state of `key`, added if new.
+    /// The state of `key`, added if new. States are named by where their row starts in
+    /// the transition table (number × classes), so that a step costs no multiplication.
     fn state(&mut self, prog: &Program, key: &[u32]) -> u32 {
         if let Some(&id) = self.ids.get(key) {
             return id;
         }
-        let id = self.keys.len() as u32;
+        let id = self.trans.len() as u32;
         let boxed: Box<[u32]> = key.into();
         self.ids.insert(boxed.clone(), id);
         self.keys.push(boxed);
@@ -253,6 +254,15 @@ impl Cache {
         );
         self.bytes += key.len() * 8 + prog.alphabet.len * 4 + 96;
         id
+    }
+
+    /// The number of state `s`, for the tables kept per state.
+    fn index(prog: &Program, s: u32) -> usize {
+        s as usize / prog.alphabet.len
+    }
+
+    fn is_restart(&self, prog: &Program, s: u32) -> bool {
+        self.restart[Cache::index(prog, s)]
     }
 
     /// The state where a search begins, or restarts after a skip, at byte `at`.
@@ -276,7 +286,7 @@ impl Cache {
 
     /// Loads a configuration into the working counters; returns its flags and seeds.
     fn load(&mut self, prog: &Program, s: u32) -> u32 {
-        let key = &self.keys[s as usize];
+        let key = &self.keys[Cache::index(prog, s)];
         let w = &mut self.work;
         w.counters.reset(prog.counters.len());
         let n = key[1] as usize;
@@ -330,20 +340,21 @@ impl Cache {
                 let key = std::mem::take(&mut w.key);
                 let id = self.state(prog, &key);
                 self.work.key = key;
-                if self.restart[id as usize] {
+                if self.is_restart(prog, id) {
                     id | RESTART
                 } else {
                     id
                 }
             }
         };
-        self.trans[s as usize * prog.alphabet.len + k as usize] = t;
+        self.trans[s as usize + k as usize] = t;
         Some(t)
     }
 
     /// Whether state `s` matches at the end of the string.
     fn end_match(&mut self, prog: &Program, s: u32) -> bool {
-        match self.end[s as usize] {
+        let i = Cache::index(prog, s);
+        match self.end[i] {
             1 => return false,
             2 => return true,
             _ => {}
@@ -357,7 +368,7 @@ impl Cache {
         };
         let w = &mut self.work;
         let matched = prog.closure(&w.seeds, at, &mut w.counters, &mut w.closure);
-        self.end[s as usize] = if matched { 2 } else { 1 };
+        self.end[i] = if matched { 2 } else { 1 };
         matched
     }
 }
@@ -390,14 +401,18 @@ pub(crate) fn decode(text: &str, i: usize) -> (char, usize) {
 /// Searches `text` from byte `from` (on a character boundary).
 pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize) -> Outcome {
     let bytes = text.as_bytes();
-    let classes = prog.alphabet.len;
     let mut found = Found::default();
     let mut i = from;
     let mut s = cache.start(prog, text, i);
+    let mut restart = cache.is_restart(prog, s);
     let mut built = 0usize;
     let mut since = from; // where the search stood at the last clearing
+    let handoff = |cache: &Cache, s: u32, at: usize| Outcome::Handoff {
+        at,
+        config: cache.keys[Cache::index(prog, s)].clone(),
+    };
     loop {
-        if cache.restart[s as usize] {
+        if restart {
             let skips = prog
                 .skips
                 .as_ref()
@@ -407,6 +422,8 @@ pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize)
                 Some(j) if j > i => {
                     i = j;
                     s = cache.start(prog, text, i);
+                    restart = cache.is_restart(prog, s);
+                    continue;
                 }
                 Some(_) => {}
             }
@@ -422,7 +439,7 @@ pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize)
                 let (c, len) = decode(text, i);
                 (prog.alphabet.class(c as u32), len)
             };
-            let t = cache.trans[s as usize * classes + k as usize];
+            let t = cache.trans[s as usize + k as usize];
             if t & TAG != 0 {
                 break (k, len, t);
             }
@@ -433,12 +450,9 @@ pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize)
         if t == UNKNOWN {
             if cache.bytes > cache.limit {
                 if built.saturating_mul(MIN_BYTES_PER_STATE) > i - since {
-                    return Outcome::Handoff {
-                        at: i,
-                        config: cache.keys[s as usize].clone(),
-                    };
+                    return handoff(cache, s, i);
                 }
-                let key = cache.keys[s as usize].clone();
+                let key = cache.keys[Cache::index(prog, s)].clone();
                 cache.clear();
                 s = cache.state(prog, &key);
                 built = 0;
@@ -447,18 +461,14 @@ pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize)
             built += 1;
             match cache.build(prog, s, k) {
                 Some(next) => t = next,
-                None => {
-                    return Outcome::Handoff {
-                        at: i,
-                        config: cache.keys[s as usize].clone(),
-                    }
-                }
+                None => return handoff(cache, s, i),
             }
         }
         match t {
             MATCH => return Outcome::Answer(true),
             DEAD => return Outcome::Answer(false),
             _ => {
+                restart = t & RESTART != 0;
                 s = t & !RESTART;
                 i += len;
             }
