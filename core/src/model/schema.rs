@@ -122,7 +122,8 @@
 //! pydantic's decimal pattern), where they mean what ECMA says. Text that is not a valid
 //! `u`-mode pattern (`\-` outside a class, a lone `{`, `[z-a]`) is invalid. Repetitions of
 //! longer groups are expanded: a pattern may expand to at most 20,000 instructions
-//! (`(?:ab){5000}` is about 10,000).
+//! (`(?:ab){5000}` is about 10,000), and may use at most a few thousand distinct characters
+//! and classes outside one class (their table of classes by sets is limited to 2^24 bits).
 //!
 //! A pattern is matched against at most [`MAX_PATTERN_INPUT`] code points (10,000) unless the
 //! schema that has it sets `maxLength` (then the string is within `maxLength`, checked

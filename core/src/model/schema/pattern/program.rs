@@ -61,7 +61,7 @@ pub(crate) struct Counter {
 }
 
 /// Most classes times sets the membership table may hold (bits).
-const MAX_MEMBERSHIP_BITS: usize = 1 << 22;
+const MAX_MEMBERSHIP_BITS: usize = 1 << 24;
 
 /// The code points split into classes: two code points are in the same class when every set
 /// of the program (and `\w`, where `\b` is used) holds both or neither. Matchers work on
