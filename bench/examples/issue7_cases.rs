@@ -128,7 +128,19 @@ fn main() {
             }
         })
         .collect();
+    let mut words_at = alnum_spaced.clone();
+    words_at.push('x');
+    let mut spaced_at = String::new();
+    for i in 0..1000 {
+        spaced_at.push_str(&letters[i * 99..i * 99 + 99]);
+        spaced_at.push(if i % 2 == 0 { ' ' } else { '-' });
+        spaced_at.push('@');
+    }
+    let mut letters_x = letters.replace('x', "y");
+    letters_x.push('x');
     for (p, subject, label) in [
+        ("[a-z0-9]{1,255}@", &spaced_at, "100 KB, ' @' or '-@' every 100"),
+        ("[a-z]{0,9000}x", &letters_x, "100 KB letters, x last"),
         ("[a-z0-9]{1,255}@", &letters, "100 KB letters, no @"),
         ("[a-z0-9]{1,255}@", &letters_at, "100 KB letters, @ at end"),
         ("[a-z0-9]{1,255}@", &alnum_spaced, "100 KB words, no @"),
