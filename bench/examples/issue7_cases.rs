@@ -139,7 +139,11 @@ fn main() {
     let mut letters_x = letters.replace('x', "y");
     letters_x.push('x');
     for (p, subject, label) in [
-        ("[a-z0-9]{1,255}@", &spaced_at, "100 KB, ' @' or '-@' every 100"),
+        (
+            "[a-z0-9]{1,255}@",
+            &spaced_at,
+            "100 KB, ' @' or '-@' every 100",
+        ),
         ("[a-z]{0,9000}x", &letters_x, "100 KB letters, x last"),
         ("[a-z0-9]{1,255}@", &letters, "100 KB letters, no @"),
         ("[a-z0-9]{1,255}@", &letters_at, "100 KB letters, @ at end"),
