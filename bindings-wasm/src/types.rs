@@ -71,6 +71,11 @@ export type ErrorCode =
   | 'length_out_of_range'
   /** A string does not match the schema's `pattern`. */
   | 'pattern_mismatch'
+  /**
+   * A string checked against a `pattern` is longer than the pattern input limit (10,000 code
+   * points) and its schema sets no `maxLength`.
+   */
+  | 'pattern_input_too_long'
   /** A string does not match the schema's `format`. */
   | 'format_mismatch'
   /** An array with `uniqueItems` has two equal items. */

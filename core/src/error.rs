@@ -99,6 +99,8 @@ codes! {
     LengthOutOfRange => "length_out_of_range",
     /// A string does not match the schema's `pattern`.
     PatternMismatch => "pattern_mismatch",
+    /// A string checked against a `pattern` is longer than the pattern input limit (10,000 code points) and its schema sets no `maxLength`.
+    PatternInputTooLong => "pattern_input_too_long",
     /// A string does not match the schema's `format`.
     FormatMismatch => "format_mismatch",
     /// An array with `uniqueItems` has two equal items.

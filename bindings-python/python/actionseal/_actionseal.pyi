@@ -48,6 +48,7 @@ ErrorCode = Literal[
     "out_of_range",
     "length_out_of_range",
     "pattern_mismatch",
+    "pattern_input_too_long",
     "format_mismatch",
     "duplicate_items",
     "no_matching_alternative",

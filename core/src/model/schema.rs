@@ -110,16 +110,25 @@
 //! # Patterns
 //!
 //! Patterns are ECMA-262 regular expressions in Unicode (`u` flag) mode, the dialect JSON
-//! Schema names, run by this crate's own engine: a Pike VM, linear in the length of the
-//! string, so no pattern can backtrack exponentially. The syntax and meaning are ECMA's, with
-//! these limits: `.` excludes only the line terminators `\n`, `\r`, U+2028, U+2029; `\s` is
-//! ECMA's white space and line terminators (including U+00A0, U+FEFF and the Zs spaces); `\d`,
-//! `\w`, `\b` are ASCII; `^`/`$` match only at the ends of the string; there are no flags.
-//! Backreferences, lookbehind, `\p{..}`, modifiers like `(?i:..)` are unsupported;
+//! Schema names, run by this crate's own engine: a lazy DFA over an NFA, falling back to the
+//! NFA simulation, linear in the length of the string, so no pattern can backtrack
+//! exponentially. A counted repetition of one character or class (`[a-z0-9]{1,255}`,
+//! `\d{4}`, `.{8,}`) costs the same whatever its bounds. The syntax and meaning are ECMA's,
+//! with these limits: `.` excludes only the line terminators `\n`, `\r`, U+2028, U+2029; `\s`
+//! is ECMA's white space and line terminators (including U+00A0, U+FEFF and the Zs spaces);
+//! `\d`, `\w`, `\b` are ASCII; `^`/`$` match only at the ends of the string; there are no
+//! flags. Backreferences, lookbehind, `\p{..}`, modifiers like `(?i:..)` are unsupported;
 //! lookaheads are supported only directly after a leading `^` (`^(?=.*\d)(?!.*\s).{8,}$`,
 //! pydantic's decimal pattern), where they mean what ECMA says. Text that is not a valid
-//! `u`-mode pattern (`\-` outside a class, a lone `{`, `[z-a]`) is invalid. A pattern may
-//! expand to at most 20,000 instructions (`a{5000}` is about 5,000).
+//! `u`-mode pattern (`\-` outside a class, a lone `{`, `[z-a]`) is invalid. Repetitions of
+//! longer groups are expanded: a pattern may expand to at most 20,000 instructions
+//! (`(?:ab){5000}` is about 10,000), and may use at most a few thousand distinct characters
+//! and classes outside one class (their table of classes by sets is limited to 2^24 bits).
+//!
+//! A pattern is matched against at most [`MAX_PATTERN_INPUT`] code points (10,000) unless the
+//! schema that has it sets `maxLength` (then the string is within `maxLength`, checked
+//! first); a longer string is [`Code::PatternInputTooLong`]. This bounds the worst case of a
+//! match; give `maxLength` where arguments may be longer.
 //!
 //! # Bounds
 //!
@@ -127,13 +136,22 @@
 //! [`MAX_VALIDATION_DEPTH`] nested schema applications (each property, item, `$ref`, part or
 //! alternative is one), beyond which it is [`Code::DepthLimitExceeded`]. A recursive schema
 //! therefore validates any value its depth allows, and nothing recurses without a bound.
+//!
+//! Validation takes time polynomial in the schema's size times the value's: a schema reached
+//! along more than one path (a definition used twice, a recursive root) is checked at most
+//! once per value and remembered, so reusing definitions through `allOf`, `anyOf`, `oneOf`
+//! and `$ref`, however deeply, never multiplies the work. A remembered result reached again
+//! deeper down is still held to [`MAX_VALIDATION_DEPTH`]; the error's path is then where it
+//! was reached again.
 
 mod compile;
 mod decimal;
 mod format;
 mod node;
 mod pattern;
-mod regex_vm;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub use pattern::{probe as probe_pattern, Probe as PatternProbe};
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -150,6 +168,10 @@ pub const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// Most nested schema applications one validation follows.
 pub const MAX_VALIDATION_DEPTH: usize = 512;
+
+/// Longest string, in code points, that a `pattern` is matched against when the schema
+/// that has the pattern sets no `maxLength`; a longer one is [`Code::PatternInputTooLong`].
+pub const MAX_PATTERN_INPUT: usize = 10_000;
 
 /// A compiled argument schema. Cheap to clone; shareable across threads.
 #[derive(Clone, Debug)]
@@ -173,6 +195,23 @@ impl Schema {
     /// Validates a value, returning the first error in the order the module documents, its
     /// path a JSON Pointer into the value (such as `/items/2/amount_minor`).
     pub fn validate(&self, value: &Value<'_>) -> Result<()> {
+        validate::validate(&self.nodes, self.root, value).0
+    }
+
+    /// [`Schema::validate`], and how many times it applied a schema node to a value: at most
+    /// twice the number of nodes times the number of values in `value` (fuzzing checks the
+    /// bound; not a public API).
+    #[cfg(feature = "fuzzing")]
+    #[doc(hidden)]
+    pub fn validate_counting(&self, value: &Value<'_>) -> (Result<()>, u64) {
         validate::validate(&self.nodes, self.root, value)
+    }
+
+    /// The number of compiled schema nodes (fuzzing bounds validation work with it; not a
+    /// public API).
+    #[cfg(feature = "fuzzing")]
+    #[doc(hidden)]
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 }

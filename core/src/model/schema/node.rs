@@ -144,6 +144,9 @@ pub(crate) struct Node {
     /// `anyOf`/`oneOf` alternative that is a fragment (such as `{"required": ["email"]}`)
     /// leaves closing objects to the schema around it.
     pub fragment: bool,
+    /// Derived: validation can reach this node along more than one edge, so its results
+    /// are memoized per value (see `compile::apply`).
+    pub shared: bool,
 }
 
 impl Node {

@@ -4,28 +4,40 @@
 use super::compile::show;
 use super::decimal::Decimal;
 use super::node::{Additional, Items, Node, NodeId, Types, EMPTY};
-use super::MAX_VALIDATION_DEPTH;
+use super::{MAX_PATTERN_INPUT, MAX_VALIDATION_DEPTH};
 use crate::error::{Code, Error, Result};
 use crate::json::canon::canonicalize;
 use crate::json::number::MAX_SAFE_INTEGER;
 use crate::json::value::{Object, Value};
 use std::collections::HashMap;
 
-/// Validates `value` against the schema rooted at `root`.
-pub(crate) fn validate(nodes: &[Node], root: NodeId, value: &Value<'_>) -> Result<()> {
-    Validator {
+/// Validates `value` against the schema rooted at `root`; also returns how many times a
+/// node was applied to a value (the measure of work that tests and fuzzing bound).
+pub(crate) fn validate(nodes: &[Node], root: NodeId, value: &Value<'_>) -> (Result<()>, u64) {
+    let mut v = Validator {
         nodes,
         memo: HashMap::new(),
-    }
-    .check(root, value, true, 0)
+        reached: 0,
+        applied: 0,
+    };
+    let r = v.check(root, value, true, 0);
+    (r, v.applied)
 }
+
+/// A memoized check: its result, and how many applications deeper than where it started
+/// it went.
+type Memo = (Result<()>, usize);
 
 struct Validator<'s> {
     nodes: &'s [Node],
-    /// Results of `anyOf`/`oneOf` alternatives by (node, address of the value): recursive
-    /// schemas with several alternatives would otherwise revisit the same subvalue
-    /// exponentially often.
-    memo: HashMap<(NodeId, usize), Result<()>>,
+    /// Results of shared nodes by (node, address of the value, closing): see
+    /// `compile::apply::mark_shared`. With it, each (node, value) pair is checked at most
+    /// twice (closing or not), so validation is polynomial in schema size times value size.
+    memo: HashMap<(NodeId, usize, bool), Memo>,
+    /// The deepest application depth the check in progress has reached.
+    reached: usize,
+    /// Node applications so far (memo hits not counted).
+    applied: u64,
 }
 
 fn err(code: Code, msg: impl Into<String>) -> Error {
@@ -42,6 +54,33 @@ impl<'s> Validator<'s> {
         if depth > MAX_VALIDATION_DEPTH {
             return Err(too_deep());
         }
+        self.reached = self.reached.max(depth);
+        if !self.nodes[id].shared {
+            return self.apply(id, v, closing, depth);
+        }
+        let key = (id, v as *const Value<'_> as usize, closing);
+        if let Some((r, below)) = self.memo.get(&key) {
+            // The same check from here would go `below` levels deeper: past the limit it
+            // is refused, as the check itself would be (at its first level past it).
+            if depth + below > MAX_VALIDATION_DEPTH {
+                return Err(too_deep());
+            }
+            self.reached = self.reached.max(depth + below);
+            return r.clone();
+        }
+        let outer = std::mem::replace(&mut self.reached, depth);
+        let r = self.apply(id, v, closing, depth);
+        let below = self.reached - depth;
+        self.reached = self.reached.max(outer);
+        // A depth error ends the whole validation, so it is never looked up again.
+        if !matches!(&r, Err(e) if e.code() == Code::DepthLimitExceeded) {
+            self.memo.insert(key, (r.clone(), below));
+        }
+        r
+    }
+
+    fn apply(&mut self, id: NodeId, v: &Value<'_>, closing: bool, depth: usize) -> Result<()> {
+        self.applied += 1;
         let nodes = self.nodes;
         let n = &nodes[id];
         check_scalar(n, v)?;
@@ -146,16 +185,8 @@ impl<'s> Validator<'s> {
     }
 
     fn branch(&mut self, b: NodeId, v: &Value<'_>, depth: usize) -> Result<()> {
-        let key = (b, v as *const Value<'_> as usize);
-        if let Some(r) = self.memo.get(&key) {
-            return r.clone();
-        }
         let closing = !self.nodes[b].fragment;
-        let r = self.check(b, v, closing, depth);
-        if !matches!(&r, Err(e) if e.code() == Code::DepthLimitExceeded) {
-            self.memo.insert(key, r.clone());
-        }
-        r
+        self.check(b, v, closing, depth)
     }
 }
 
@@ -238,7 +269,12 @@ fn check_number(n: &Node, x: crate::json::number::Number) -> Result<()> {
 
 #[inline(never)]
 fn check_string(n: &Node, s: &str) -> Result<()> {
-    if n.min_length.is_some() || n.max_length.is_some() {
+    // A string has at most as many code points as bytes, and at least a quarter as many:
+    // count them only when the bounds need it.
+    let bytes = s.len() as u64;
+    let undecided = n.min_length.is_some_and(|min| bytes / 4 < min)
+        || n.max_length.is_some_and(|max| bytes > max);
+    if undecided {
         let len = s.chars().count() as u64;
         if let Some(min) = n.min_length {
             if len < min {
@@ -258,6 +294,17 @@ fn check_string(n: &Node, s: &str) -> Result<()> {
         }
     }
     if let Some((src, p)) = &n.pattern {
+        // Without a maxLength of the schema's own, a pattern is matched against at most
+        // MAX_PATTERN_INPUT code points: the bound on a match's worst-case time.
+        if n.max_length.is_none()
+            && s.len() > MAX_PATTERN_INPUT
+            && s.chars().count() > MAX_PATTERN_INPUT
+        {
+            return Err(err(
+                Code::PatternInputTooLong,
+                format!("string has more than {MAX_PATTERN_INPUT} characters, the most a pattern is matched against when the schema sets no maxLength"),
+            ));
+        }
         if !p.is_match(s) {
             return Err(err(
                 Code::PatternMismatch,
