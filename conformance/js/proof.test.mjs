@@ -89,6 +89,14 @@ describe(`proof (${runtime})`, () => {
     })
   })
 
+  it('the seeds of the RFC 8032 vectors give their public keys', async () => {
+    const seeded = vectors('signed').filter(([, v]) => v.op === 'ed25519' && v.seed_hex && !v.expect.error)
+    assert.ok(seeded.length >= 3)
+    const b64u = (hex) => Buffer.from(hex, 'hex').toString('base64url')
+    const got = await run(seeded.map(([, v]) => ({ fn: 'SigningKey.publicJwk', args: [{ $signingKey: b64u(v.seed_hex) }] })))
+    got.forEach((r, i) => assert.equal(r.ok?.x, b64u(seeded[i][1].public_key_hex), `${seeded[i][0]}: ${show(r)}`))
+  })
+
   it('a generated key: its own seed each time, loaded back from its JWK, signing what its key set verifies', async () => {
     // The keys only live for one op: each is made and read in the same op.
     const [a, b, publicA] = await run([
