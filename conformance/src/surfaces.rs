@@ -8,7 +8,11 @@
 //! described once, here ([`shapes`]), and held to core: every shape is built into a sample
 //! that core's reader must accept, and every field, left out or given a value of the wrong
 //! type, must make it refuse ([`shape_problems`]). A field core adds, drops or retypes fails
-//! the check with the shape and field named.
+//! the check with the shape and field named. The proof shapes (keys, key sets, envelopes,
+//! passkey assertions, registrations) are sampled with real key material (`surfaces/proof.rs`),
+//! so that core's verifiers accept the samples and a probe learns only from the field it
+//! changes; the shapes core only writes (verdicts, verified proofs, signers, registered
+//! credentials) must have exactly the members core writes.
 
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
