@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ROUNDS, ops, ratio, rounds as timed, show } from './rounds.mjs'
 
 const require = createRequire(import.meta.url)
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -22,42 +23,7 @@ const canonicalizeNpm = require('canonicalize')
 
 const secondsArg = process.argv.indexOf('--seconds')
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 2
-const ROUNDS = 9
-
-/** Calls per CPU-second of each function, in each of ROUNDS interleaved rounds. */
-function rounds(fns) {
-  let sink = 0
-  for (const fn of fns) for (let i = 0; i < 2000; i++) sink ^= fn() === undefined ? 0 : 1 // warm up
-  const perRound = (seconds / ROUNDS) * 1e6 // microseconds of CPU time per function
-  const out = fns.map(() => [])
-  for (let round = 0; round < ROUNDS; round++) {
-    fns.forEach((fn, k) => {
-      let n = 0
-      const start = process.cpuUsage()
-      let used = 0
-      while (used < perRound) {
-        for (let i = 0; i < 20; i++) sink ^= fn() === undefined ? 0 : 1
-        n += 20
-        const d = process.cpuUsage(start)
-        used = d.user + d.system
-      }
-      out[k].push(n / (used / 1e6))
-    })
-  }
-  if (sink === 0.5) console.log('') // keeps the results alive
-  return out
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
-
-/** "median (min–max)" of the per-round ratios a[i] / b[i]. */
-function ratio(a, b) {
-  const r = a.map((x, i) => x / b[i])
-  return { median: median(r), min: Math.min(...r), max: Math.max(...r) }
-}
-const show = (r) => `**${r.median.toFixed(2)}x** (${r.min.toFixed(2)}–${r.max.toFixed(2)})`
-const ops = (xs) => Math.round(median(xs)).toLocaleString('en')
-
+const rounds = (fns) => timed(fns, seconds)
 const baseline = (value) => 'sha256:' + createHash('sha256').update(canonicalizeNpm(value)).digest('hex')
 
 console.log(`node ${process.version}; calls per CPU-second, median of ${ROUNDS} interleaved rounds (lowest–highest round's ratio in brackets), ${seconds}s of CPU per function`)

@@ -349,8 +349,8 @@ export interface CheckContext {
   subject_authorized: SubjectFact
   /** Whether the approval was revoked; `null` only when no approval is presented. */
   revoked: RevokedFact | null
-  /** The trusted key set and whether proof is required: `{required, keys}` (see the README). */
-  proof?: object
+  /** Whether every approval must carry proof, and the trusted keys that can give it. */
+  proof?: ProofPolicy
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */
@@ -400,6 +400,162 @@ export interface Verdict {
 export interface Budget {
   limit_minor: number
   spent_minor: number
+}
+
+/**
+ * An Ed25519 public key as a JWK (RFC 8037). Returned with `kid`, the RFC 7638 thumbprint: the
+ * keyid a key set files it under.
+ */
+export interface Ed25519Jwk {
+  kty: 'OKP'
+  crv: 'Ed25519'
+  /** The 32-byte public key, base64url. */
+  x: string
+  /** When present, it must be the key's RFC 7638 thumbprint. */
+  kid?: string
+  alg?: 'EdDSA' | 'Ed25519'
+  use?: 'sig'
+}
+
+/** An Ed25519 private key as a JWK: keep it secret. */
+export interface Ed25519PrivateJwk extends Ed25519Jwk {
+  /** The 32-byte seed, base64url; `x` must be its public key. */
+  d: string
+}
+
+/** The one signature of a signed envelope. */
+export interface EnvelopeSignature {
+  /**
+   * The signing key's RFC 7638 thumbprint: a hint where to look in the key set, never trusted
+   * by itself.
+   */
+  keyid: string
+  /** The Ed25519 signature of the envelope's PAE, base64url. */
+  sig: string
+}
+
+/**
+ * A service-signed decision: a DSSE envelope whose payload is the exact canonical bytes of an
+ * approval record.
+ */
+export interface SignedEnvelope {
+  payloadType: 'application/vnd.actionseal.approval+json'
+  /** The record's canonical bytes, base64url. */
+  payload: string
+  /** Exactly one signature. */
+  signatures: EnvelopeSignature[]
+}
+
+/** What `navigator.credentials.get` returned, each member base64url. */
+export interface PasskeyAssertion {
+  /** `rawId`. */
+  credential_id: string
+  /** `response.authenticatorData`. */
+  authenticator_data: string
+  /** `response.clientDataJSON`. */
+  client_data_json: string
+  /** `response.signature` (ES256: ASN.1 DER). */
+  signature: string
+}
+
+/**
+ * An approval record with the reviewer's passkey assertion over its fingerprint
+ * (`passkeyChallenge`).
+ */
+export interface PasskeyApprovedRecord extends ApprovalRecord {
+  passkey: PasskeyAssertion
+}
+
+/** What `navigator.credentials.create` returned ("none" attestation), each member base64url. */
+export interface PasskeyRegistration {
+  /** `rawId`. */
+  credential_id: string
+  /** `response.attestationObject`. */
+  attestation_object: string
+  /** `response.clientDataJSON`. */
+  client_data_json: string
+}
+
+/** A trusted service key, filed under its keyid, and what it may sign for. */
+export interface ServiceKey {
+  /** The public key: a JWK, or the raw 32 bytes in base64url. */
+  key: Ed25519Jwk | string
+  /** The key vouches for decisions made at or after this time. */
+  valid_from?: number
+  /** ... and before this time. */
+  valid_until?: number
+  /** The approvers it may sign for; absent: anyone. */
+  approvers?: Array<string>
+}
+
+/** A registered passkey credential, filed under its credential id (base64url): one reviewer's. */
+export interface PasskeyKey {
+  /** The COSE key `verifyRegistration` returned, base64url. */
+  public_key: string
+  /** The one approver it signs for. */
+  approver: string
+  valid_from?: number
+  valid_until?: number
+}
+
+/**
+ * The WebAuthn relying party: the rpId whose hash assertions must carry, and the origins a
+ * ceremony may run on.
+ */
+export interface RelyingParty {
+  rp_id: string
+  origins: string[]
+}
+
+/**
+ * The keys and passkeys the executor trusts, from its own server (never from the caller's
+ * payload).
+ */
+export interface KeySet {
+  /** By keyid (each key's RFC 7638 thumbprint). */
+  service_keys?: { [key: string]: ServiceKey }
+  /** By credential id. */
+  passkeys?: { [key: string]: PasskeyKey }
+  /** Required when there are passkeys. */
+  webauthn?: RelyingParty
+}
+
+/** A context's `proof`: whether every approval must carry proof, and the keys that can give it. */
+export interface ProofPolicy {
+  /** When true, a bare record is refused (`proof_missing`). */
+  required: boolean
+  keys: KeySet
+}
+
+/** A service key vouched for the decision. */
+export interface ServiceSigner {
+  kind: 'service'
+  keyid: string
+}
+
+/** A reviewer's passkey vouched for the decision. */
+export interface PasskeySigner {
+  kind: 'passkey'
+  credential_id: string
+  algorithm: 'ES256' | 'EdDSA'
+}
+
+/** A decision whose proof verified: the record, and who signed it. */
+export interface VerifiedProof {
+  /** The record (for a passkey-approved one, without its assertion). */
+  approval: ApprovalRecord
+  signer: ServiceSigner | PasskeySigner
+}
+
+/**
+ * A verified registration: what the key set files under `passkeys[credential_id]`, with the
+ * reviewer's `approver`.
+ */
+export interface PasskeyCredential {
+  algorithm: 'ES256' | 'EdDSA'
+  credential_id: string
+  /** The COSE key, base64url. */
+  public_key: string
 }
 
 /**

@@ -3,7 +3,8 @@
 // JavaScript values and writes down what it finds on a tape that one Rust decoder reads
 // (bindings-js/src/tape.rs); core's host rulebook (core/src/host.rs) decides everything: what
 // may be data, depth, cycles, type names, paths and every error. It also holds the error class
-// both packages throw and export, and builds `check`'s verdicts.
+// both packages throw and export, builds `check`'s verdicts, and draws a new key's seed from
+// the host's CSPRNG.
 //
 // It exists because reading a value through Node-API or wasm-bindgen costs a native call (or
 // several) per property, more than the whole walk costs here, JIT-compiled.
@@ -434,5 +435,17 @@ export const host = (() => {
     }
   }
 
-  return freeze({ gather, wellFormed, units, describe, lend, fail, verdict, ActionsealError })
+  // The host's CSPRNG, captured now like the other globals: Web Crypto's getRandomValues,
+  // which browsers, Deno and Node (>= 19; backed by the OpenSSL CSPRNG of crypto.randomBytes)
+  // all have. Core draws no randomness of its own.
+  const webCrypto = globalThis.crypto
+  const getRandomValues = typeof webCrypto?.getRandomValues === 'function' ? call.bind(webCrypto.getRandomValues) : null
+
+  /** 32 bytes from the host's CSPRNG: the seed of a new signing key. */
+  function seed() {
+    if (getRandomValues === null) throw new Error('actionseal: this environment has no crypto.getRandomValues to make a key with')
+    return getRandomValues(webCrypto, new Uint8Array(32))
+  }
+
+  return freeze({ gather, wellFormed, units, describe, lend, fail, verdict, seed, ActionsealError })
 })()

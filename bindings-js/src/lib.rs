@@ -142,6 +142,10 @@ pub mod wasm {
         #[wasm_bindgen(method)]
         pub fn fail(this: &Host, code: &str, message: &str, path: &str, offset: f64) -> JsValue;
 
+        /// `host.seed()`: 32 bytes from `crypto.getRandomValues`; throws where there is none.
+        #[wasm_bindgen(method, catch)]
+        pub fn seed(this: &Host) -> Result<js_sys::Uint8Array, JsValue>;
+
         /// `host.verdict(pool, lengths)`.
         #[wasm_bindgen(method)]
         pub fn verdict(this: &Host, pool: &str, lengths: &[i32]) -> JsValue;

@@ -9,7 +9,7 @@
 //! `offset`; the message is core's Display text).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs` and `schema.rs`.
+//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs`.
 
 mod approval;
 mod contract;
@@ -19,6 +19,7 @@ mod instance;
 mod js;
 mod model;
 mod options;
+mod proof;
 mod schema;
 mod strings;
 mod text;
@@ -28,6 +29,10 @@ mod verdict;
 pub use approval::Approval;
 pub use contract::{Contract, Requirement};
 pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
+pub use proof::{
+    ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
+    verify_proof, verify_registration, SigningKey,
+};
 pub use schema::Schema;
 
 use actionseal_core::{digest_equal as core_digest_equal, Digest, Options};

@@ -121,7 +121,9 @@ pub fn approve(
 
 /// The permit check before dispatch: is `action` the approved action, does the approval
 /// still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
-/// once: fastest), an approval record, or `null` or `undefined` when none was presented.
+/// once: fastest), an approval record, a signed envelope or a passkey-approved record (whose
+/// proof `context.proof`'s key set must verify), or `null` or `undefined` when none was
+/// presented.
 ///
 /// Only a malformed `context` throws (`invalid_context`, or the contract's own error under
 /// `/contract`); everything wrong with the approval or the action is a reason in the verdict.
@@ -135,7 +137,7 @@ pub fn approve(
 ///   revoked: { approval_id: approval.approval_id, revoked: false } })
 /// if (verdict.outcome === 'permit') dispatch(action)
 #[napi(
-    ts_args_type = "approval: Approval | ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext",
+    ts_args_type = "approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext",
     ts_return_type = "Verdict"
 )]
 pub fn check(

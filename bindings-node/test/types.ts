@@ -5,6 +5,7 @@ import {
   Approval,
   Contract,
   Schema,
+  SigningKey,
   action,
   approve,
   canonicalize,
@@ -15,8 +16,14 @@ import {
   fingerprint,
   fingerprintJson,
   parseJson,
+  passkeyChallenge,
+  publicKey,
   requiresApproval,
   shortFingerprint,
+  verifyEnvelope,
+  verifyPasskey,
+  verifyProof,
+  verifyRegistration,
   type ActionEnvelope,
   type ActionIds,
   type ApprovalRecord,
@@ -24,7 +31,14 @@ import {
   type CheckContext,
   type ContractDocument,
   type DecisionInput,
+  type Ed25519Jwk,
+  type Ed25519PrivateJwk,
   type ErrorCode,
+  type KeySet,
+  type PasskeyApprovedRecord,
+  type PasskeyCredential,
+  type SignedEnvelope,
+  type VerifiedProof,
   type Options,
   type Reason,
   type Requirement,
@@ -112,3 +126,31 @@ console.log(text, digest, fromText, fromBytes, same, notString, parsed, facts, n
 console.log(none, alsoNone, reasons, outcome, approved, error, spent, spoken, fast, sealed, frozen)
 // @ts-expect-error: the approval model takes no options
 check(record, envelope, context, { profile: 'rfc8785' })
+
+// Proof of who decided.
+const key = SigningKey.generate()
+const privateJwk: Ed25519PrivateJwk = key.toJwk()
+const publicJwk: Ed25519Jwk = key.publicJwk
+const same2: Ed25519Jwk = publicKey(publicJwk.x)
+const reloaded = new SigningKey(privateJwk)
+const signed: SignedEnvelope = reloaded.sign(record)
+const keys: KeySet = { service_keys: { [key.keyid]: { key: publicJwk, approvers: ['bob'], valid_from: 0 } } }
+const proven: VerifiedProof = verifyEnvelope(signed, keys)
+const who: string = proven.signer.kind === 'service' ? proven.signer.keyid : proven.signer.credential_id
+const challenge: string = passkeyChallenge(record)
+const withPasskey: PasskeyApprovedRecord = {
+  ...record,
+  passkey: { credential_id: 'AA', authenticator_data: 'AA', client_data_json: 'AA', signature: 'AA' },
+}
+const either: VerifiedProof = verifyProof(signed, keys)
+const passkeyProven: VerifiedProof = verifyPasskey(withPasskey, keys)
+const registered: PasskeyCredential = verifyRegistration(
+  { credential_id: 'AA', attestation_object: 'AA', client_data_json: 'AA' }, challenge,
+  { rp_id: 'example.com', origins: ['https://example.com'] },
+)
+const signedVerdict: Verdict = check(signed, envelope, { ...context, proof: { required: true, keys } })
+console.log(same2, who, either, passkeyProven, registered, signedVerdict)
+// @ts-expect-error: a key set's proof policy says whether proof is required
+check(signed, envelope, { ...context, proof: { keys } })
+// @ts-expect-error: signing needs a record, not an envelope
+reloaded.sign(signed)

@@ -107,6 +107,29 @@ pub(crate) fn with_values<R>(
     }
 }
 
+/// Converts `N` Python values and passes them all to `f`, as [`with_values`] does two: when
+/// one fails to convert, those converted before it are dropped unread before the error is
+/// raised.
+pub(crate) fn with_each<const N: usize, R>(
+    values: [&Bound<'_, PyAny>; N],
+    options: &Options,
+    f: impl FnOnce([&Value<'_>; N]) -> R,
+) -> PyResult<R> {
+    let mut converted = Vec::with_capacity(N);
+    for v in values {
+        // SAFETY: as in `with_value`; no Python code runs between these walks unless one
+        // fails, and then the values converted so far are dropped before the error is raised.
+        match unsafe { convert(v.py(), v.as_ptr(), options, Skip::NONE) } {
+            Ok(c) => converted.push(c),
+            Err(failure) => {
+                drop(converted);
+                return Err(failure.into_py(v.py()));
+            }
+        }
+    }
+    Ok(f(std::array::from_fn(|i| &converted[i].value)))
+}
+
 /// Converts a dict without one member, given as its key's text and its value object (found by
 /// identity, so that no Python code runs to compare), and passes the object to `f` as
 /// [`with_value`] does.

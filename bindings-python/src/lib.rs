@@ -13,6 +13,7 @@ mod contract;
 mod convert;
 mod error;
 mod profile;
+mod proof;
 mod schema;
 mod text;
 mod to_py;
@@ -37,6 +38,13 @@ mod _actionseal {
     use crate::contract::PyContract;
     #[pymodule_export]
     use crate::error::ActionsealError;
+    #[pymodule_export]
+    use crate::proof::PySigningKey;
+    #[pymodule_export]
+    use crate::proof::{
+        ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
+        verify_proof, verify_registration,
+    };
     #[pymodule_export]
     use crate::schema::PySchema;
 

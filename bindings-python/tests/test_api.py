@@ -17,6 +17,7 @@ def test_exports_and_signature():
         "Approval",
         "Contract",
         "Schema",
+        "SigningKey",
         "__version__",
         "action",
         "approve",
@@ -25,11 +26,19 @@ def test_exports_and_signature():
         "charge",
         "check",
         "digest_equal",
+        "ed25519_verify",
         "fingerprint",
         "fingerprint_json",
         "loads",
+        "pae",
+        "passkey_challenge",
+        "public_key",
         "requires_approval",
         "short_fingerprint",
+        "verify_envelope",
+        "verify_passkey",
+        "verify_proof",
+        "verify_registration",
     }
     assert actionseal.ActionsealError.__module__ == "actionseal"
     assert issubclass(actionseal.ActionsealError, ValueError)

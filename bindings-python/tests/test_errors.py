@@ -10,6 +10,7 @@ import pytest
 import actionseal
 from conftest import CODES, CONFORMANCE
 from test_host_vectors import NAMESPACE, call
+from test_proof import run_op
 
 # Codes this package cannot raise, with the reason.
 UNREACHABLE = {
@@ -58,6 +59,10 @@ def sources():
                 approval = None if v["approval"] is None else actionseal.loads(v["approval"])
                 actionseal.check(approval, actionseal.loads(v["action"]), actionseal.loads(v["context"]))
             out.append((v["expect"]["error"], f"permit/{name}", run))
+    for kind in ("signed", "passkey"):
+        for name, v in vectors(kind):
+            if "error" in v["expect"]:
+                out.append((v["expect"]["error"], f"{kind}/{name}", lambda v=v: run_op(v)))
     for name, v in vectors("host"):
         if "error" in v["expect"] and "python" in v:
             profile = v.get("profile", {}).get("python")
@@ -72,12 +77,15 @@ def sources():
 
 def test_every_code_is_raised_with_typed_fields():
     all_sources = sources()
+    missing = []
     for code in sorted(CODES):
         if code in UNREACHABLE:
             assert not any(c == code for c, _, _ in all_sources), f"{code} is listed as unreachable"
             continue
         found = next(((label, thunk) for c, label, thunk in all_sources if c == code), None)
-        assert found, f"no vector raises {code}: add one (or list it in UNREACHABLE with the reason)"
+        if found is None:
+            missing.append(code)
+            continue
         label, thunk = found
         with pytest.raises(actionseal.ActionsealError) as info:
             thunk()
@@ -88,6 +96,7 @@ def test_every_code_is_raised_with_typed_fields():
         assert isinstance(err.path, str)
         assert err.offset is None or (type(err.offset) is int and err.offset >= 0)
         assert str(err).startswith(f"{code}: ")
+    assert not missing, f"no vector raises {', '.join(missing)}: add one each (or list it in UNREACHABLE with the reason)"
     assert set(UNREACHABLE) <= CODES
 
 

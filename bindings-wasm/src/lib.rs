@@ -8,7 +8,7 @@
 //! shares with the Node addon (`actionseal-js`).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs` and `schema.rs`.
+//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs`.
 
 mod approval;
 mod contract;
@@ -16,6 +16,7 @@ mod error;
 mod host;
 mod model;
 mod options;
+mod proof;
 mod schema;
 mod to_js;
 mod types;
@@ -23,6 +24,10 @@ mod types;
 pub use approval::JsApproval;
 pub use contract::JsContract;
 pub use model::{action, approve, charge, check, requires_approval, short_fingerprint};
+pub use proof::{
+    ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
+    verify_proof, verify_registration, JsSigningKey,
+};
 pub use schema::JsSchema;
 
 use actionseal_core::Options;

@@ -87,12 +87,15 @@ pub fn approve(
 
 /// The permit check before dispatch: is `action` the approved action, does the approval
 /// still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
-/// once: fastest), an approval record, or `null` or `undefined` (none presented). Only a
+/// once: fastest), an approval record, a signed envelope or a passkey-approved record (whose
+/// proof `context.proof`'s key set must verify), or `null` or `undefined` (none presented). Only a
 /// malformed `context` throws; everything wrong with the approval or the action is a reason
 /// in the verdict. With a `Contract` as `context.contract` nothing is compiled.
 #[wasm_bindgen(js_name = check, unchecked_return_type = "Verdict")]
 pub fn check(
-    #[wasm_bindgen(unchecked_param_type = "Approval | ApprovalRecord | null | undefined")]
+    #[wasm_bindgen(
+        unchecked_param_type = "Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined"
+    )]
     approval: JsValue,
     #[wasm_bindgen(unchecked_param_type = "object")] action: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CheckContext")] context: JsValue,

@@ -21,6 +21,13 @@ import init, {
   requiresApproval,
   Schema,
   shortFingerprint,
+  SigningKey,
+  type KeySet,
+  type SignedEnvelope,
+  type VerifiedProof,
+  passkeyChallenge,
+  verifyEnvelope,
+  verifyProof,
 } from "../pkg/web/index.js";
 
 export async function confirm(document: ContractDocument, pending: ActionEnvelope): Promise<ApprovalRecord> {
@@ -90,3 +97,20 @@ check(null, {}, { now: 0 });
 check(null, {}, {} as CheckContext, { profile: "rfc8785" });
 // @ts-expect-error: the lending method is not part of the API
 new Contract({} as ContractDocument).__actionsealLend();
+
+/** A signed decision made and verified in the page; `keys` comes from the executor's server. */
+export function signAndVerify(record: ApprovalRecord, keys: KeySet): [VerifiedProof, string] {
+  const key = SigningKey.generate();
+  try {
+    const envelope: SignedEnvelope = key.sign(record);
+    const proven: VerifiedProof = verifyEnvelope(envelope, keys);
+    const again: VerifiedProof = verifyProof(envelope, keys);
+    void again;
+    return [proven, passkeyChallenge(proven.approval)];
+  } finally {
+    key.free();
+  }
+}
+
+// @ts-expect-error: a key set holds keys by keyid, not a list
+verifyEnvelope({} as SignedEnvelope, { service_keys: [] });

@@ -95,3 +95,42 @@ export function vectors(kind) {
   assert.ok(files.length > 0, `no vectors in ${dir}`)
   return files.map((f) => [f, JSON.parse(readFileSync(join(dir, f), 'utf8'))])
 }
+
+const b64u = (hex) => Buffer.from(hex, 'hex').toString('base64url')
+
+/**
+ * The op that runs a signed or passkey vector (conformance/vectors/{signed,passkey}/, whose
+ * `op` names the operation; conformance/src/proof.rs computes each in Rust), and how to turn
+ * its result into the vector's `expect`: `[op, result(r)]`. `canonical` is an independent
+ * canonicalizer (npm `canonicalize`), so a runtime's returned data is not checked against
+ * itself.
+ */
+export function proofOp(v, canonical) {
+  const json = (text) => ({ $json: text })
+  const failed = (r) => ({ error: r.error.code, path: r.error.path })
+  const ok = (f) => (r) => ('error' in r ? failed(r) : f(r.ok))
+  switch (v.op) {
+    case 'ed25519':
+      return [{ fn: 'ed25519Verify', args: [b64u(v.public_key_hex), b64u(v.message_hex), b64u(v.signature_hex)] },
+        ok((x) => (x === null ? { valid: true } : { unexpected: x }))]
+    case 'pae':
+      return [{ fn: 'pae', args: [v.payload_type, b64u(v.payload_hex)] },
+        ok((x) => ({ pae_hex: Buffer.from(x, 'base64url').toString('hex') }))]
+    case 'key':
+      return [{ fn: 'publicKey', args: [json(v.key)] }, ok((jwk) => ({ keyid: jwk.kid, jwk: canonical(jwk) }))]
+    case 'sign':
+      return [{ fn: 'SigningKey#sign', args: [{ $signingKey: json(v.key) }, json(v.approval)] },
+        ok((envelope) => ({ envelope: canonical(envelope) }))]
+    case 'verify':
+      return [{ fn: 'verifyProof', args: [json(v.approval), json(v.keys)] },
+        ok((x) => ({ approval: canonical(x.approval), signer: x.signer }))]
+    case 'register':
+      return [{ fn: 'verifyRegistration', args: [json(v.registration), v.challenge, json(v.webauthn)] }, ok((x) => x)]
+    case 'challenge':
+      return [{ fn: 'passkeyChallenge', args: [json(v.approval)] }, ok((challenge) => ({ challenge }))]
+    case 'check':
+      return [{ fn: 'check', args: [json(v.approval), json(v.action), json(v.context)] }, ok((x) => x)]
+    default:
+      throw new Error(`unknown op ${v.op}`)
+  }
+}

@@ -17,12 +17,15 @@
 //       {$json: "<text>"}   api.parseJson(text): the runtime's own strict parse of a JSON text
 //       {$contract: <doc>}  new api.Contract(doc), so handles never cross an engine boundary
 //       {$schema: <doc>}    new api.Schema(doc)
+//       {$approval: <rec>}  new api.Approval(rec)
+//       {$signingKey: <k>}  new api.SigningKey(k)
+//       {$generatedKey: true}  api.SigningKey.generate()
 //     An object with one of these keys as its only key is always such a form.
 // A result is {ok: <return value>} (`undefined`, from a void method, is reported as null) or
 // {error: {code, path, offset, isError, isClass, name, message}} with what the thrown value
 // carries (`isClass`: an instance of the package's ActionsealError). An exception while
 // decoding (a parse or a constructor that throws) is that op's error.
-// Every Contract, Schema and Approval an op made is freed when the op ends (where the runtime
+// Every Contract, Schema, Approval and SigningKey an op made is freed when the op ends (where the runtime
 // has `free`; napi classes are collected by the garbage collector).
 
 /** The functions an op may call by name. */
@@ -39,15 +42,23 @@ export const FUNCTIONS = [
   "charge",
   "parseJson",
   "shortFingerprint",
+  "publicKey",
+  "verifyEnvelope",
+  "verifyPasskey",
+  "verifyProof",
+  "passkeyChallenge",
+  "verifyRegistration",
+  "ed25519Verify",
+  "pae",
 ];
 
 /** The classes whose methods ("Class#name") and properties ("Class.name") an op may use. */
-export const CLASSES = ["Contract", "Schema", "Approval"];
+export const CLASSES = ["Contract", "Schema", "Approval", "SigningKey"];
 
 /** The classes an op may construct ("new Class"). */
-export const CONSTRUCTORS = ["Contract", "Approval"];
+export const CONSTRUCTORS = ["Contract", "Approval", "SigningKey"];
 
-const FORMS = ["$bytes", "$js", "$json", "$contract", "$schema", "$approval"];
+const FORMS = ["$bytes", "$js", "$json", "$contract", "$schema", "$approval", "$signingKey", "$generatedKey"];
 
 /** A malformed op: a bug in the test, which fails the whole batch rather than one result. */
 class HarnessError extends Error {}
@@ -71,6 +82,11 @@ export function decodeArg(api, arg, made = []) {
         return keep(new api.Contract(decodeArg(api, inner, made)), made);
       case "$approval":
         return keep(new api.Approval(decodeArg(api, inner, made)), made);
+      case "$signingKey":
+        return keep(new api.SigningKey(decodeArg(api, inner, made)), made);
+      case "$generatedKey":
+        if (inner !== true) throw new HarnessError("$generatedKey takes true");
+        return keep(api.SigningKey.generate(), made);
       default:
         return keep(new api.Schema(decodeArg(api, inner, made)), made);
     }

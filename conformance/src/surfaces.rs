@@ -8,13 +8,21 @@
 //! described once, here ([`shapes`]), and held to core: every shape is built into a sample
 //! that core's reader must accept, and every field, left out or given a value of the wrong
 //! type, must make it refuse ([`shape_problems`]). A field core adds, drops or retypes fails
-//! the check with the shape and field named.
+//! the check with the shape and field named. The proof shapes (keys, key sets, envelopes,
+//! passkey assertions, registrations) are sampled with real key material (`surfaces/proof.rs`),
+//! so that core's verifiers accept the samples and a probe learns only from the field it
+//! changes; the shapes core only writes (verdicts, verified proofs, signers, registered
+//! credentials) must have exactly the members core writes.
 
+use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
-    check, operators, Action, ActionIds, Approval, Code, Contract, DecisionInput, Reason,
+    check, operators, Action, ActionIds, Approval, Code, Contract, DecisionInput, KeySet,
+    ProofPolicy, Reason, Registration, SigningKey, PAYLOAD_TYPE,
 };
 use serde_json::{json, Map, Value as Json};
 use std::path::PathBuf;
+
+mod proof;
 
 /// One generated file: its path under the repository and its whole text.
 pub struct Surface {
@@ -129,6 +137,10 @@ pub enum Ty {
     ApprovalRule,
     /// `T | null`.
     Nullable(Box<Ty>),
+    /// An object whose members, under keys of the caller's choosing, are all `T`.
+    Map(Box<Ty>),
+    /// One of these types.
+    Either(Vec<Ty>),
 }
 
 /// A field of a shape.
@@ -164,7 +176,7 @@ fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
 /// The shapes of the data the approval model takes and returns, in declaration order.
 pub fn shapes() -> Vec<Shape> {
     let ops = operators().collect::<Vec<_>>();
-    vec![
+    let mut out = vec![
         Shape {
             name: "ContractDocument",
             doc: "A tool contract document: what `new Contract(document)` loads. No other field is allowed.",
@@ -271,7 +283,7 @@ pub fn shapes() -> Vec<Shape> {
                 field("revoked", Ty::Nullable(Box::new(Ty::Shape("RevokedFact"))), "Whether the approval was revoked; `null` only when no approval is presented."),
                 Field {
                     optional: true,
-                    ..field("proof", Ty::Object, "The trusted key set and whether proof is required: `{required, keys}` (see the README).")
+                    ..field("proof", Ty::Shape("ProofPolicy"), "Whether every approval must carry proof, and the trusted keys that can give it.")
                 },
             ],
         },
@@ -339,6 +351,194 @@ pub fn shapes() -> Vec<Shape> {
                 field("spent_minor", Ty::Int, ""),
             ],
         },
+    ];
+    out.extend(proof_shapes());
+    out
+}
+
+/// An optional field.
+fn optional(name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field {
+        optional: true,
+        ..field(name, ty, doc)
+    }
+}
+
+/// The shapes of proof of who decided: keys, key sets, envelopes, passkey assertions and
+/// registrations, and what verification returns.
+fn proof_shapes() -> Vec<Shape> {
+    let b64 = |doc| field("", Ty::Str, doc);
+    let named = |name, f: Field| Field { name, ..f };
+    vec![
+        Shape {
+            name: "Ed25519Jwk",
+            doc: "An Ed25519 public key as a JWK (RFC 8037). Returned with `kid`, the RFC 7638 thumbprint: the keyid a key set files it under.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("kty", Ty::OneOf(vec!["OKP"]), ""),
+                field("crv", Ty::OneOf(vec!["Ed25519"]), ""),
+                field("x", Ty::Str, "The 32-byte public key, base64url."),
+                optional("kid", Ty::Str, "When present, it must be the key's RFC 7638 thumbprint."),
+                optional("alg", Ty::OneOf(vec!["EdDSA", "Ed25519"]), ""),
+                optional("use", Ty::OneOf(vec!["sig"]), ""),
+            ],
+        },
+        Shape {
+            name: "Ed25519PrivateJwk",
+            doc: "An Ed25519 private key as a JWK: keep it secret.",
+            extends: Some("Ed25519Jwk"),
+            output: false,
+            fields: vec![field("d", Ty::Str, "The 32-byte seed, base64url; `x` must be its public key.")],
+        },
+        Shape {
+            name: "EnvelopeSignature",
+            doc: "The one signature of a signed envelope.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("keyid", Ty::Str, "The signing key's RFC 7638 thumbprint: a hint where to look in the key set, never trusted by itself."),
+                named("sig", b64("The Ed25519 signature of the envelope's PAE, base64url.")),
+            ],
+        },
+        Shape {
+            name: "SignedEnvelope",
+            doc: "A service-signed decision: a DSSE envelope whose payload is the exact canonical bytes of an approval record.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("payloadType", Ty::OneOf(vec![PAYLOAD_TYPE]), ""),
+                named("payload", b64("The record's canonical bytes, base64url.")),
+                field("signatures", Ty::List(Box::new(Ty::Shape("EnvelopeSignature"))), "Exactly one signature."),
+            ],
+        },
+        Shape {
+            name: "PasskeyAssertion",
+            doc: "What `navigator.credentials.get` returned, each member base64url.",
+            extends: None,
+            output: false,
+            fields: vec![
+                named("credential_id", b64("`rawId`.")),
+                named("authenticator_data", b64("`response.authenticatorData`.")),
+                named("client_data_json", b64("`response.clientDataJSON`.")),
+                named("signature", b64("`response.signature` (ES256: ASN.1 DER).")),
+            ],
+        },
+        Shape {
+            name: "PasskeyApprovedRecord",
+            doc: "An approval record with the reviewer's passkey assertion over its fingerprint (`passkeyChallenge`).",
+            extends: Some("ApprovalRecord"),
+            output: false,
+            fields: vec![field("passkey", Ty::Shape("PasskeyAssertion"), "")],
+        },
+        Shape {
+            name: "PasskeyRegistration",
+            doc: "What `navigator.credentials.create` returned (\"none\" attestation), each member base64url.",
+            extends: None,
+            output: false,
+            fields: vec![
+                named("credential_id", b64("`rawId`.")),
+                named("attestation_object", b64("`response.attestationObject`.")),
+                named("client_data_json", b64("`response.clientDataJSON`.")),
+            ],
+        },
+        Shape {
+            name: "ServiceKey",
+            doc: "A trusted service key, filed under its keyid, and what it may sign for.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("key", Ty::Either(vec![Ty::Shape("Ed25519Jwk"), Ty::Str]), "The public key: a JWK, or the raw 32 bytes in base64url."),
+                optional("valid_from", Ty::Millis, "The key vouches for decisions made at or after this time."),
+                optional("valid_until", Ty::Millis, "... and before this time."),
+                optional("approvers", Ty::List(Box::new(Ty::Identity)), "The approvers it may sign for; absent: anyone."),
+            ],
+        },
+        Shape {
+            name: "PasskeyKey",
+            doc: "A registered passkey credential, filed under its credential id (base64url): one reviewer's.",
+            extends: None,
+            output: false,
+            fields: vec![
+                named("public_key", b64("The COSE key `verifyRegistration` returned, base64url.")),
+                field("approver", Ty::Identity, "The one approver it signs for."),
+                optional("valid_from", Ty::Millis, ""),
+                optional("valid_until", Ty::Millis, ""),
+            ],
+        },
+        Shape {
+            name: "RelyingParty",
+            doc: "The WebAuthn relying party: the rpId whose hash assertions must carry, and the origins a ceremony may run on.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("rp_id", Ty::Identity, ""),
+                field("origins", Ty::List(Box::new(Ty::Str)), ""),
+            ],
+        },
+        Shape {
+            name: "KeySet",
+            doc: "The keys and passkeys the executor trusts, from its own server (never from the caller's payload).",
+            extends: None,
+            output: false,
+            fields: vec![
+                optional("service_keys", Ty::Map(Box::new(Ty::Shape("ServiceKey"))), "By keyid (each key's RFC 7638 thumbprint)."),
+                optional("passkeys", Ty::Map(Box::new(Ty::Shape("PasskeyKey"))), "By credential id."),
+                optional("webauthn", Ty::Shape("RelyingParty"), "Required when there are passkeys."),
+            ],
+        },
+        Shape {
+            name: "ProofPolicy",
+            doc: "A context's `proof`: whether every approval must carry proof, and the keys that can give it.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("required", Ty::Bool, "When true, a bare record is refused (`proof_missing`)."),
+                field("keys", Ty::Shape("KeySet"), ""),
+            ],
+        },
+        Shape {
+            name: "ServiceSigner",
+            doc: "A service key vouched for the decision.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("kind", Ty::OneOf(vec!["service"]), ""),
+                field("keyid", Ty::Str, ""),
+            ],
+        },
+        Shape {
+            name: "PasskeySigner",
+            doc: "A reviewer's passkey vouched for the decision.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("kind", Ty::OneOf(vec!["passkey"]), ""),
+                field("credential_id", Ty::Str, ""),
+                field("algorithm", Ty::OneOf(vec!["ES256", "EdDSA"]), ""),
+            ],
+        },
+        Shape {
+            name: "VerifiedProof",
+            doc: "A decision whose proof verified: the record, and who signed it.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("approval", Ty::Shape("ApprovalRecord"), "The record (for a passkey-approved one, without its assertion)."),
+                field("signer", Ty::Either(vec![Ty::Shape("ServiceSigner"), Ty::Shape("PasskeySigner")]), ""),
+            ],
+        },
+        Shape {
+            name: "PasskeyCredential",
+            doc: "A verified registration: what the key set files under `passkeys[credential_id]`, with the reviewer's `approver`.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("algorithm", Ty::OneOf(vec!["ES256", "EdDSA"]), ""),
+                field("credential_id", Ty::Str, ""),
+                field("public_key", Ty::Str, "The COSE key, base64url."),
+            ],
+        },
     ]
 }
 
@@ -385,6 +585,8 @@ fn sample(all: &[Shape], ty: &Ty, n: &mut i64) -> Json {
             json!({"when": [sample_object(all, shape(all, "ApprovalCondition"), n)]})
         }
         Ty::Nullable(_) => Json::Null,
+        Ty::Map(_) => json!({}),
+        Ty::Either(tys) => sample(all, &tys[0], n),
     }
 }
 
@@ -399,11 +601,53 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             // Operands that the sample's operator needs and its pointer names.
             ("ApprovalCondition", "pointer") => json!("/n"),
             ("ApprovalCondition", "value") => json!(1),
-            _ => sample(all, &f.ty, n),
+            _ => match proof_sample(all, s.name, f.name, &m) {
+                Some(v) => v,
+                None => sample(all, &f.ty, n),
+            },
         };
         m.insert(f.name.into(), v);
     }
     Json::Object(m)
+}
+
+/// A sealed approval record: its `action_digest` is its sample action's fingerprint.
+fn sealed_record(all: &[Shape]) -> Json {
+    let mut record = sample_object(all, shape(all, "ApprovalRecord"), &mut 0);
+    record["action_digest"] = json!(digest_of(&record["action"]));
+    record
+}
+
+fn digest_of(v: &Json) -> String {
+    actionseal_core::fingerprint(&json_value(&v.to_string())).to_string()
+}
+
+/// The value of a proof field that only real key material makes acceptable: keys, signatures,
+/// assertions, registrations (`proof.rs`), given the fields sampled before it (`so_far`).
+fn proof_sample(
+    all: &[Shape],
+    shape: &str,
+    field: &str,
+    so_far: &Map<String, Json>,
+) -> Option<Json> {
+    Some(match (shape, field) {
+        ("Ed25519Jwk" | "Ed25519PrivateJwk", "x" | "d") => proof::jwk_member(field),
+        ("ServiceKey", "key") => proof::jwk_member("x"),
+        ("PasskeyKey", "public_key") => {
+            json!(actionseal_core::base64url_encode(&proof::cose_key()))
+        }
+        ("RelyingParty", "rp_id") => json!(proof::RP),
+        ("RelyingParty", "origins") => json!([proof::RP]),
+        ("SignedEnvelope", _) => proof::envelope(&sealed_record(all))[field].clone(),
+        ("EnvelopeSignature", _) => {
+            proof::envelope(&sealed_record(all))["signatures"][0][field].clone()
+        }
+        ("PasskeyAssertion", _) => proof::assertion(&sealed_record(all))[field].clone(),
+        ("PasskeyApprovedRecord", "action_digest") => json!(digest_of(so_far.get("action")?)),
+        ("PasskeyApprovedRecord", "passkey") => proof::assertion(&Json::Object(so_far.clone())),
+        ("PasskeyRegistration", _) => proof::registration().0[field].clone(),
+        _ => return None,
+    })
 }
 
 /// A value of another type than `ty`, which core must refuse there; `None` where any value
@@ -417,6 +661,8 @@ fn wrong(ty: &Ty) -> Option<Json> {
         Ty::Shape(_) | Ty::Object | Ty::ContractOrDocument => json!("x"),
         Ty::List(_) | Ty::ApprovalRule => json!(true),
         Ty::Nullable(_) => json!(false),
+        Ty::Map(_) => json!("x"),
+        Ty::Either(_) => json!(true),
     })
 }
 
@@ -454,6 +700,46 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
             return core_accepts("CheckContext", &ctx);
         }
         "Budget" => actionseal_core::charge(&value, &json_value("0")).map(drop),
+        "Ed25519Jwk" => core_proof::public_jwk(&value).map(drop),
+        "Ed25519PrivateJwk" => SigningKey::from_value(&value).map(drop),
+        "SignedEnvelope" => core_proof::verify(
+            &value,
+            &json_value(&proof::service_keys().to_string()),
+            Accept::Envelope,
+        )
+        .map(drop),
+        // A signature is read as part of an envelope.
+        "EnvelopeSignature" => {
+            let mut envelope = proof::envelope(&sealed_record(&shapes()));
+            envelope["signatures"] = json!([v]);
+            return core_accepts("SignedEnvelope", &envelope);
+        }
+        "PasskeyApprovedRecord" => {
+            let keys = proof::passkeys(v["approver"].as_str().unwrap_or("x"));
+            core_proof::verify(&value, &json_value(&keys.to_string()), Accept::Passkey).map(drop)
+        }
+        "PasskeyAssertion" => {
+            let mut record = sealed_record(&shapes());
+            record["passkey"] = v.clone();
+            return core_accepts("PasskeyApprovedRecord", &record);
+        }
+        "PasskeyRegistration" => {
+            let (_, challenge) = proof::registration();
+            let rp = json_value(&proof::relying_party().to_string());
+            let challenge = json_value(&json!(challenge).to_string());
+            core_proof::verify_registration(&value, &challenge, &rp).map(drop)
+        }
+        // Key set entries are read as part of a key set.
+        "ServiceKey" => {
+            return core_accepts("KeySet", &json!({"service_keys": {proof::keyid(): v}}));
+        }
+        "PasskeyKey" => {
+            let set = json!({"passkeys": {proof::credential_id(): v}, "webauthn": proof::relying_party()});
+            return core_accepts("KeySet", &set);
+        }
+        "RelyingParty" => return core_accepts("KeySet", &json!({"webauthn": v})),
+        "KeySet" => KeySet::from_value(&value).map(drop),
+        "ProofPolicy" => ProofPolicy::from_value(&value).map(drop),
         other => return Err(format!("no reader for {other}")),
     };
     r.map_err(|e| e.to_string())
@@ -500,20 +786,78 @@ pub fn shape_problems() -> Vec<String> {
             }
         }
     }
-    // The verdict is core's own output: the same members.
-    let verdict = verdict_members().unwrap_or_else(|e| vec![e]);
-    let described: Vec<String> = all_fields(&all, shape(&all, "Verdict"))
-        .iter()
-        .map(|f| f.name.to_owned())
-        .collect();
-    let mut sorted = described.clone();
-    sorted.sort();
-    if sorted != verdict {
-        problems.push(format!(
-            "Verdict: core writes {verdict:?}, the shape has {described:?}"
-        ));
+    // What core writes: the same members.
+    for s in all.iter().filter(|s| s.output && s.name != "ActionError") {
+        let written = output_members(s.name).unwrap_or_else(|e| vec![e]);
+        let described: Vec<String> = all_fields(&all, s)
+            .iter()
+            .map(|f| f.name.to_owned())
+            .collect();
+        let mut sorted = described.clone();
+        sorted.sort();
+        if sorted != written {
+            problems.push(format!(
+                "{}: core writes {written:?}, the shape has {described:?}",
+                s.name
+            ));
+        }
     }
     problems
+}
+
+/// The members, sorted, of what core writes for an output shape.
+fn output_members(name: &str) -> Result<Vec<String>, String> {
+    let all = shapes();
+    let keys = |v: &Json| -> Vec<String> {
+        let mut k: Vec<String> = v
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        k.sort();
+        k
+    };
+    let json_of = |v: &actionseal_core::OwnedValue| -> Json {
+        serde_json::from_str(&actionseal_core::canonicalize(v)).expect("JSON")
+    };
+    let verified = |approval: &Json, keys: &Json| -> Result<Json, String> {
+        core_proof::verify(
+            &json_value(&approval.to_string()),
+            &json_value(&keys.to_string()),
+            Accept::Either,
+        )
+        .map(|v| json_of(&v))
+        .map_err(|e| e.to_string())
+    };
+    let record = sealed_record(&all);
+    let passkey = || {
+        let mut r = record.clone();
+        r["passkey"] = proof::assertion(&record);
+        verified(&r, &proof::passkeys("x"))
+    };
+    Ok(match name {
+        "Verdict" => return verdict_members(),
+        "VerifiedProof" => keys(&verified(
+            &proof::envelope(&record),
+            &proof::service_keys(),
+        )?),
+        "ServiceSigner" => {
+            keys(&verified(&proof::envelope(&record), &proof::service_keys())?["signer"])
+        }
+        "PasskeySigner" => keys(&passkey()?["signer"]),
+        "PasskeyCredential" => {
+            let (registration, challenge) = proof::registration();
+            let challenge =
+                actionseal_core::base64url_decode(&challenge).map_err(|e| e.to_string())?;
+            let r = Registration::verify(
+                &json_value(&registration.to_string()),
+                &challenge,
+                &json_value(&proof::relying_party().to_string()),
+            )
+            .map_err(|e| e.to_string())?;
+            keys(&json_of(&r.to_value()))
+        }
+        other => return Err(format!("no writer for {other}")),
+    })
 }
 
 /// The members of a verdict core writes, sorted.
@@ -557,6 +901,8 @@ fn ts_type(ty: &Ty) -> String {
         Ty::ContractOrDocument => "Contract | ContractDocument | null".into(),
         Ty::ApprovalRule => "'always' | 'never' | { when: ApprovalCondition[] }".into(),
         Ty::Nullable(t) => format!("{} | null", ts_type(t)),
+        Ty::Map(t) => format!("{{ [key: string]: {} }}", ts_type(t)),
+        Ty::Either(tys) => tys.iter().map(ts_type).collect::<Vec<_>>().join(" | "),
     }
 }
 
@@ -729,13 +1075,79 @@ fn py_type(ty: &Ty) -> String {
                 .join(", ")
         ),
         Ty::Shape(s) if *s == "ErrorCode" || *s == "Reason" || *s == "Outcome" => (*s).into(),
-        Ty::Shape(s) => format!("_{s}"),
+        Ty::Shape(s) if PY_SHAPES.contains(s) => format!("_{s}"),
+        // Records, envelopes and contexts are described by the functions' docs.
+        Ty::Shape(_) => "Dict[str, Any]".into(),
         Ty::List(t) => format!("List[{}]", py_type(t)),
         Ty::Object => "Dict[str, Any]".into(),
         Ty::Unknown => "Any".into(),
         Ty::ContractOrDocument => "Union[\"Contract\", Dict[str, Any], None]".into(),
         Ty::ApprovalRule => "Union[str, Dict[str, Any]]".into(),
         Ty::Nullable(t) => format!("Optional[{}]", py_type(t)),
+        Ty::Map(t) => format!("Dict[str, {}]", py_type(t)),
+        Ty::Either(tys) => format!(
+            "Union[{}]",
+            tys.iter().map(py_type).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// The shapes the Python stub declares as TypedDicts: what its functions return.
+const PY_SHAPES: [&str; 11] = [
+    "ActionError",
+    "Verdict",
+    "Budget",
+    "Ed25519Jwk",
+    "Ed25519PrivateJwk",
+    "EnvelopeSignature",
+    "SignedEnvelope",
+    "ServiceSigner",
+    "PasskeySigner",
+    "VerifiedProof",
+    "PasskeyCredential",
+];
+
+/// `class _Name(TypedDict)` for a shape: its required fields, then (in a subclass with
+/// `total=False`) its optional ones.
+fn py_typed_dict(out: &mut String, s: &Shape) {
+    let base = s.extends.map_or("TypedDict".to_owned(), |b| {
+        assert!(
+            PY_SHAPES.contains(&b),
+            "{b} is not declared in the Python stub"
+        );
+        format!("_{b}")
+    });
+    let doc = |out: &mut String, text: &str, indent: &str| {
+        if !text.is_empty() {
+            out.push_str(&format!(
+                "{indent}\"\"\"{}\"\"\"\n",
+                text.replace('`', "``")
+            ));
+        }
+    };
+    let fields = |out: &mut String, optional: bool| {
+        for f in s.fields.iter().filter(|f| f.optional == optional) {
+            out.push_str(&format!("    {}: {}\n", f.name, py_type(&f.ty)));
+            doc(out, f.doc, "    ");
+        }
+    };
+    if s.fields.iter().any(|f| f.optional) {
+        out.push_str(&format!("\nclass _{}Required({base}):\n", s.name));
+        doc(out, s.doc, "    ");
+        out.push('\n');
+        fields(out, false);
+        out.push_str(&format!(
+            "\nclass _{0}(_{0}Required, total=False):\n",
+            s.name
+        ));
+        doc(out, s.doc, "    ");
+        out.push('\n');
+        fields(out, true);
+    } else {
+        out.push_str(&format!("\nclass _{}({base}):\n", s.name));
+        doc(out, s.doc, "    ");
+        out.push('\n');
+        fields(out, false);
     }
 }
 
@@ -751,16 +1163,8 @@ fn python_block() -> String {
     out.push_str(&py_literal("Reason", &reasons));
     out.push_str(&py_literal("Outcome", &outcomes()));
     let all = shapes();
-    for name in ["ActionError", "Verdict", "Budget"] {
-        let s = shape(&all, name);
-        out.push_str(&format!("\nclass _{}(TypedDict):\n", s.name));
-        out.push_str(&format!("    \"\"\"{}\"\"\"\n\n", s.doc.replace('`', "``")));
-        for f in &s.fields {
-            out.push_str(&format!("    {}: {}\n", f.name, py_type(&f.ty)));
-            if !f.doc.is_empty() {
-                out.push_str(&format!("    \"\"\"{}\"\"\"\n", f.doc.replace('`', "``")));
-            }
-        }
+    for name in PY_SHAPES {
+        py_typed_dict(&mut out, shape(&all, name));
     }
     out.push_str(PY_END);
     out

@@ -152,6 +152,8 @@ v.n_challenge_mismatch_register = { description: 'A registration for another cha
   challenge: b64u(sha256('another')), webauthn: text(webauthn), expect: failed('challenge_mismatch', '/client_data_json') };
 v.n_origin_not_allowed_register = { description: 'A registration whose origin is not allowed', op: 'register', registration: text(out.bob),
   challenge: b64u(out.regChallenge), webauthn: text({ rp_id: RP_ID, origins: [origins[1]] }), expect: failed('origin_not_allowed', '/client_data_json') };
+v.n_invalid_registration_unknown_field = { description: 'A registration with a member WebAuthn\'s PublicKeyCredential has but the registration format does not (type)', op: 'register',
+  registration: text({ ...out.bob, type: 'public-key' }), challenge: b64u(out.regChallenge), webauthn: text(webauthn), expect: failed('invalid_registration', '/type') };
 v.y_challenge_refund = { description: 'The challenge a passkey signs: the fingerprint of the record without proof fields', op: 'challenge',
   approval: text(record), expect: { challenge: b64u(challengeOf(record)) } };
 v.y_challenge_ignores_the_assertion = { description: 'The same challenge with the assertion attached', op: 'challenge',

@@ -42,6 +42,7 @@ pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::ledger;
 pub use model::permit::{check, check_approval, check_with, Context, Outcome, Reason, Verdict};
+pub use model::proof::calls as proof;
 pub use model::proof::{
     base64url_decode, base64url_encode, ed25519_verify, pae, passkey_challenge, sign_approval,
     verify_envelope, verify_passkey, verify_proof, KeySet, ProofPolicy, PublicKey, Registration,

@@ -1,9 +1,13 @@
 // The confirmation page: loads a pending request {"action", "contract"}, shows everything that
 // decides what the action does, checks the action against its contract, and turns the
 // reviewer's decision into an approval record bound to the action's fingerprint. Every rule
-// (strict JSON, the contract, the record) is actionseal's, run here in WebAssembly.
+// (strict JSON, the contract, the record, signatures and passkeys) is actionseal's, run here
+// in WebAssembly. A request may also carry a signed decision and its key set (signature.mjs);
+// a reviewer may approve with a passkey (passkey.mjs).
 
+import * as passkeys from "./passkey.mjs";
 import { argumentRows, el, showDigest, showScalar, showString } from "./render.mjs";
+import { showSigned } from "./signature.mjs";
 
 // The web build of actionseal-wasm, as bindings-wasm/build.sh writes it into the repository.
 const WASM = "../../bindings-wasm/pkg/web/actionseal_wasm.js";
@@ -29,6 +33,15 @@ try {
 /** What is on screen: the action as loaded, its contract (a Contract or null), its fingerprint. */
 let current = null;
 const form = $("decision-form");
+const passkeyPanel = passkeys.panel(api, {
+  approver: $("approver"),
+  registerButton: $("register-passkey"),
+  approveButton: $("approve-passkey"),
+  status: $("passkey-status"),
+  entry: $("passkey-entry"),
+  keys: $("passkey-keys"),
+  problem: $("decision-problem"),
+});
 
 // ---------------------------------------------------------------------------------------
 // Loading
@@ -90,9 +103,9 @@ function load(input, source) {
   if (!isObject(request) || !("action" in request) || !("contract" in request)) {
     return problem(`Could not load ${source}: a pending request is {"action": …, "contract": …}.`);
   }
-  const extra = Object.keys(request).find((k) => k !== "action" && k !== "contract");
+  const extra = Object.keys(request).find((k) => !["action", "contract", "signed", "keys"].includes(k));
   if (extra !== undefined) {
-    return problem(`Could not load ${source}: it has a member "${extra}" besides "action" and "contract".`);
+    return problem(`Could not load ${source}: it has a member "${extra}" besides "action", "contract", "signed" and "keys".`);
   }
 
   const { action } = request;
@@ -110,7 +123,7 @@ function load(input, source) {
       error = { where: "action", err };
     }
   }
-  current = { action, contract, fingerprint: api.fingerprint(action), error };
+  current = { request, action, contract, fingerprint: api.fingerprint(action), error };
   $("load-status").textContent = `Loaded ${source}.`;
   show(current);
 }
@@ -146,6 +159,7 @@ function show(c) {
   );
 
   showContract(contract, error?.where === "contract" ? error.err : null);
+  showSigned(api, $("signed"), c.request, fingerprint);
   showVerdict(c);
   $("review").hidden = false;
 }
@@ -256,6 +270,7 @@ function showVerdict(c) {
   $("decision").append(form);
   form.hidden = false;
   for (const control of form.elements) control.disabled = false;
+  passkeyPanel.refresh();
   $("decision-problem").hidden = true;
   $("approver").removeAttribute("aria-invalid");
 }
@@ -264,9 +279,10 @@ function showVerdict(c) {
 // Deciding
 
 form.noValidate = true;
-form.addEventListener("submit", (event) => {
+form.addEventListener("submit", async (event) => {
   event.preventDefault();
   if (current === null || current.error !== null) return;
+  const withPasskey = event.submitter?.value === "passkey";
   const decision = event.submitter?.value === "rejected" ? "rejected" : "approved";
   const decidedAt = Date.now();
   const validity = Number($("validity").value);
@@ -294,10 +310,25 @@ form.addEventListener("submit", (event) => {
     throw new Error("the record is not bound to the fingerprint shown");
   }
   for (const control of form.elements) control.disabled = true;
-  showRecord(record);
+  let signer = null;
+  if (withPasskey) {
+    try {
+      const signed = await passkeys.approve(api, record, passkeyPanel.current());
+      record = signed.record;
+      signer = signed.verified.signer;
+    } catch (err) {
+      for (const control of form.elements) control.disabled = false;
+      passkeyPanel.refresh();
+      const shown = $("decision-problem");
+      shown.hidden = false;
+      shown.textContent = `The passkey did not sign: ${err.message}`;
+      return;
+    }
+  }
+  showRecord(record, signer);
 });
 
-function showRecord(record) {
+function showRecord(record, signer = null) {
   setState("decided");
   const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
   const verb = record.decision === "approved" ? "Approved" : "Rejected";
@@ -308,6 +339,18 @@ function showRecord(record) {
     ` on ${when(record.decided_at)}, valid until ${when(record.expires_at)} (${$("validity").selectedOptions[0].text}). `,
     "Bound to the action fingerprint ", el("code", "mono", api.shortFingerprint(record.action_digest)), ".",
   );
+  if (signer !== null) {
+    // The passkey signed the fingerprint of the record without its assertion.
+    const { passkey: _, ...decided } = record;
+    summary.append(
+      ` Signed with passkey ${signer.credential_id.slice(0, 12)}… (${signer.algorithm}) over the decision's fingerprint `,
+      el("code", "mono", api.shortFingerprint(api.fingerprint(decided))),
+      "; verified in this page.",
+    );
+    summary.dataset.passkey = signer.credential_id;
+  } else {
+    delete summary.dataset.passkey;
+  }
   const text = `${JSON.stringify(record, null, 2)}\n`;
   $("decision-json").textContent = text;
   $("result").className = `card result ${record.decision}`;

@@ -2,6 +2,10 @@
 // the fingerprint it shows is the one Python and the native Node addon compute for the same
 // action, an action that breaks its contract gets an error and no Approve button, and the
 // record an Approve produces is bound to the fingerprint shown and permitted by the Rust CLI.
+// Proof of who decided: a service-signed decision is verified in the page (who signed it, and
+// refusals of tampered ones), and a passkey registered and used in the page through a CDP
+// virtual authenticator signs a decision whose assertion verifies in Python, Node and Rust,
+// and fails everywhere once one byte of the action changes.
 //
 //   bash examples/confirm-page/test.sh   (prepares everything this needs, then runs it)
 //
@@ -23,6 +27,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'actionseal-confirm-'))
 const SAMPLES = {
   valid: join(here, 'samples', 'refund.json'),
   invalid: join(here, 'samples', 'refund-invalid-amount.json'),
+  signed: join(here, 'samples', 'refund-signed.json'),
 }
 const HOUR = 3600000
 
@@ -69,6 +74,82 @@ function cliCheck(record, action, contract, now) {
   return { status: run.status, verdict: JSON.parse(run.stdout) }
 }
 
+/** The context of an executor that requires proof and trusts `keys`. */
+function proofContext(record, action, contract, keys, now) {
+  return {
+    now,
+    tenant: action.tenant,
+    policy_version: action.policy_version,
+    contract,
+    approver_authorized: { approver: record.approver, authorized: true },
+    subject_authorized: { subject: action.subject, authorized: true },
+    revoked: { approval_id: record.approval_id, revoked: false },
+    proof: { required: true, keys },
+  }
+}
+
+/** `{signer}` of a verified proof, or `{error}` with the code. */
+const outcome = (f) => {
+  try {
+    return { signer: f().signer }
+  } catch (err) {
+    return { error: err.code }
+  }
+}
+
+/**
+ * A proof (`approval`: a signed envelope or passkey-approved record) verified against `keys`
+ * and checked for `action` with proof required, in Python, the native Node addon and the Rust
+ * CLI: `{python, node, rust}`, each `{verify: {signer} | {error}, check: {outcome, reasons}}`.
+ */
+function everywhere(approval, action, contract, keys, now) {
+  const record = approval.payloadType === undefined ? approval : null
+  const context = proofContext(record ?? { approver: 'user:bob', approval_id: 'apr-1' }, action, contract, keys, now)
+  const input = { approval, action, context, keys }
+  const verdictOf = (v) => ({ outcome: v.outcome, reasons: v.reasons })
+
+  const code = [
+    'import actionseal, json, sys',
+    'i = json.load(sys.stdin)',
+    'try:',
+    '    verify = {"signer": actionseal.verify_proof(i["approval"], i["keys"])["signer"]}',
+    'except actionseal.ActionsealError as e:',
+    '    verify = {"error": e.code}',
+    'v = actionseal.check(i["approval"], i["action"], i["context"])',
+    'print(json.dumps({"verify": verify, "check": {"outcome": v["outcome"], "reasons": v["reasons"]}}))',
+  ].join('\n')
+  const python = JSON.parse(execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input: JSON.stringify(input), encoding: 'utf8' }))
+
+  const node = {
+    verify: outcome(() => addon.verifyProof(approval, keys)),
+    check: verdictOf(addon.check(approval, action, context)),
+  }
+
+  const files = Object.fromEntries(['approval', 'action', 'context', 'keys'].map((k) => [k, join(scratch, `proof-${k}.json`)]))
+  for (const [k, path] of Object.entries(files)) writeFileSync(path, JSON.stringify(input[k]))
+  const verified = cli(['key', 'verify', '--keys', files.keys, files.approval])
+  const checked = cli(['check', '--approval', files.approval, '--action', files.action, '--context', files.context])
+  const rust = {
+    verify: verified.status === 0 ? { signer: JSON.parse(verified.stdout).signer } : { error: /error: (\w+)/.exec(verified.stderr)?.[1] ?? verified.stderr },
+    check: verdictOf(JSON.parse(checked.stdout)),
+  }
+  return { python, node, rust }
+}
+
+/** `cargo run -p actionseal-cli -- ...args`. */
+function cli(args) {
+  const run = spawnSync('cargo', ['run', '-q', '-p', 'actionseal-cli', '--', ...args], { cwd: repo, encoding: 'utf8' })
+  if (run.error) throw run.error
+  return run
+}
+
+/** `text` with its first occurrence of `from` replaced by `to` (one byte, here). */
+const oneByte = (value, from, to) => {
+  const text = JSON.stringify(value)
+  assert.ok(text.includes(from), `${from} in ${text.slice(0, 80)}`)
+  return JSON.parse(text.replace(from, to))
+}
+
 const failures = []
 /** Runs one named check, collecting its failure so that every check runs. */
 async function step(name, fn) {
@@ -87,7 +168,15 @@ const browser = await launch()
 const { page, errors } = browser
 const requests = []
 page.on('request', (r) => requests.push(r.url()))
-const pageUrl = `${server.origin}/examples/confirm-page/index.html`
+// WebAuthn needs a domain as the relying party id: the loopback server as localhost.
+const origin = server.origin.replace('127.0.0.1', 'localhost')
+const pageUrl = `${origin}/examples/confirm-page/index.html`
+// A platform authenticator with user verification, as a phone's or laptop's passkeys are.
+const cdp = await page.context().newCDPSession(page)
+await cdp.send('WebAuthn.enable')
+await cdp.send('WebAuthn.addVirtualAuthenticator', {
+  options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+})
 const saved = []
 const screenshot = async (name) => {
   const path = join(shots, `${name}.png`)
@@ -138,7 +227,7 @@ try {
   await step('Approve: the decision record is bound to the fingerprint shown, and the Rust CLI permits it', async () => {
     await page.fill('#approver', 'user:bob')
     await page.selectOption('#validity', String(HOUR))
-    await page.getByRole('button', { name: 'Approve' }).click()
+    await page.getByRole('button', { name: 'Approve', exact: true }).click()
     await page.waitForSelector('body[data-state="decided"]')
     const record = JSON.parse(await text('#decision-json'))
     assert.equal(record.action_digest, shown.full)
@@ -161,7 +250,7 @@ try {
     await download.saveAs(file)
     assert.equal(readFileSync(file, 'utf8'), await text('#decision-json'))
     assert.equal(download.suggestedFilename(), `approval-${record.approval_id}.json`)
-    assert.equal(await page.getByRole('button', { name: 'Approve' }).isDisabled(), true, 'one decision per review')
+    assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), true, 'one decision per review')
     await screenshot('refund-approved')
   })
 
@@ -250,8 +339,136 @@ try {
     }
   })
 
+  await step('signed decision: verified in the page, with who signed it, and the same in Python, Node and Rust', async () => {
+    const sample = JSON.parse(readFileSync(SAMPLES.signed, 'utf8'))
+    const keyid = Object.keys(sample.keys.service_keys)[0]
+    await open(SAMPLES.signed, 'ready')
+    assert.equal(await page.getAttribute('#signed', 'data-verified'), 'true', await text('#signed-status'))
+    assert.equal(await page.getAttribute('#signed', 'data-keyid'), keyid)
+    assert.equal(await page.getAttribute('#signed', 'data-approver'), 'user:bob')
+    assert.equal(await page.getAttribute('#signed', 'data-matches'), 'true')
+    const facts = await text('#signed-facts')
+    for (const part of [keyid, 'user:bob', 'approved', 'from 2025-11-01 00:00:00 UTC until 2026-01-01 00:00:00 UTC',
+      '2025-11-30 10:53:20 UTC', '2025-11-30 11:23:20 UTC', 'is the action shown']) {
+      assert.ok(facts.includes(part), `the page shows ${part}: ${facts}`)
+    }
+    // The same envelope, everywhere: signed by that key, permitted where proof is required.
+    const all = everywhere(sample.signed, sample.action, sample.contract, sample.keys, 1764500600000)
+    for (const [runtime, got] of Object.entries(all)) {
+      assert.deepEqual(got, { verify: { signer: { keyid, kind: 'service' } }, check: { outcome: 'permit', reasons: [] } }, runtime)
+    }
+    await screenshot('refund-signed')
+  })
+
+  await step('signed decision: a tampered payload, an unknown key and a decision outside the key\'s window are refused in the page', async () => {
+    const sample = JSON.parse(readFileSync(SAMPLES.signed, 'utf8'))
+    const keyid = Object.keys(sample.keys.service_keys)[0]
+    const record = JSON.parse(Buffer.from(sample.signed.payload, 'base64url'))
+    // One byte of the signed payload changed (the amount), the signature kept.
+    const tampered = { ...sample.signed, payload: Buffer.from(JSON.stringify(record).replace('2500', '2600')).toString('base64url') }
+    const cases = [
+      [{ ...sample, signed: tampered }, 'invalid_signature'],
+      [{ ...sample, keys: { service_keys: {} } }, 'unknown_key'],
+      [{ ...sample, keys: { service_keys: { [keyid]: { ...sample.keys.service_keys[keyid], valid_from: record.decided_at + 1 } } } }, 'key_outside_window'],
+    ]
+    await page.goto(pageUrl)
+    await page.waitForSelector('body[data-state="empty"]')
+    await page.click('.paste summary')
+    for (const [request, code] of cases) {
+      await page.fill('#request-text', JSON.stringify(request))
+      await page.click('#load-text')
+      await page.waitForSelector('#signed[data-verified]')
+      assert.equal(await page.getAttribute('#signed', 'data-verified'), 'false', code)
+      assert.ok((await text('#signed-status')).includes(code), `${code}: ${await text('#signed-status')}`)
+      // The action itself may still be reviewed: the signed decision is shown apart.
+      assert.equal(await page.getAttribute('body', 'data-state'), 'ready')
+    }
+    await screenshot('refund-signed-outside-window')
+    const refused = everywhere({ ...sample.signed, payload: tampered.payload }, sample.action, sample.contract, sample.keys, 1764500600000)
+    for (const [runtime, got] of Object.entries(refused)) {
+      assert.deepEqual(got, { verify: { error: 'invalid_signature' }, check: { outcome: 'reject', reasons: ['proof_invalid'] } }, runtime)
+    }
+  })
+
+  let passkeyRecord
+  let passkeyKeys
+  await step('passkey: registered in the page (virtual authenticator, user verification), then Approve with passkey', async () => {
+    await open(SAMPLES.valid, 'ready')
+    assert.equal(await page.locator('#approve-passkey').isDisabled(), true, 'nothing registered yet')
+    await page.fill('#approver', 'user:bob')
+    await page.click('#register-passkey')
+    await page.waitForSelector('#passkey-status[data-registered]')
+    const algorithm = await page.getAttribute('#passkey-status', 'data-algorithm')
+    // The page asks for ES256 first, which the virtual authenticator (like every platform one)
+    // has: a DER signature from a real browser. EdDSA is covered by the recorded vectors.
+    assert.equal(algorithm, 'ES256')
+    passkeyKeys = JSON.parse(await text('#passkey-keys'))
+    const credential = await page.getAttribute('#passkey-status', 'data-registered')
+    assert.deepEqual(Object.keys(passkeyKeys.passkeys), [credential])
+    assert.equal(passkeyKeys.passkeys[credential].approver, 'user:bob')
+    assert.deepEqual(passkeyKeys.webauthn, { rp_id: 'localhost', origins: [origin] })
+    // Another approver typed: this passkey is not theirs.
+    await page.fill('#approver', 'user:carol')
+    assert.equal(await page.locator('#approve-passkey').isDisabled(), true)
+    await page.fill('#approver', 'user:bob')
+    await page.getByRole('button', { name: 'Approve with passkey' }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    passkeyRecord = JSON.parse(await text('#decision-json'))
+    assert.equal(passkeyRecord.action_digest, shown.full)
+    assert.equal(passkeyRecord.passkey.credential_id, credential)
+    assert.equal(await page.getAttribute('#result-summary', 'data-passkey'), credential)
+    // The challenge the browser signed is the fingerprint of the decision (the record
+    // without its assertion), as Node computes it.
+    const { passkey, ...decided } = passkeyRecord
+    const clientData = JSON.parse(Buffer.from(passkey.client_data_json, 'base64url'))
+    assert.equal(clientData.type, 'webauthn.get')
+    assert.equal(clientData.origin, origin)
+    assert.equal(clientData.challenge, addon.passkeyChallenge(decided))
+    assert.equal(`sha256:${Buffer.from(clientData.challenge, 'base64url').toString('hex')}`, addon.fingerprint(decided))
+    // UP and UV are set in the authenticator data.
+    assert.equal(Buffer.from(passkey.authenticator_data, 'base64url')[32] & 0x05, 0x05)
+    await screenshot('refund-passkey-approved')
+  })
+
+  await step('passkey: the assertion made in the browser verifies in Python, Node and Rust', async () => {
+    const request = JSON.parse(readFileSync(SAMPLES.valid, 'utf8'))
+    const credential = passkeyRecord.passkey.credential_id
+    const algorithm = await page.getAttribute('#passkey-status', 'data-algorithm')
+    const all = everywhere(passkeyRecord, request.action, request.contract, passkeyKeys, passkeyRecord.decided_at + 1000)
+    for (const [runtime, got] of Object.entries(all)) {
+      assert.deepEqual(got, {
+        verify: { signer: { algorithm, credential_id: credential, kind: 'passkey' } },
+        check: { outcome: 'permit', reasons: [] },
+      }, runtime)
+    }
+  })
+
+  await step('passkey: one byte of the action changed makes it fail in Python, Node and Rust', async () => {
+    const request = JSON.parse(readFileSync(SAMPLES.valid, 'utf8'))
+    const now = passkeyRecord.decided_at + 1000
+    // The frozen action edited after the passkey signed: the record is no longer sealed.
+    const edited = { ...passkeyRecord, action: oneByte(passkeyRecord.action, 'order-17', 'order-18') }
+    // ... and with its digest recomputed to match: the passkey signed another decision.
+    const resealed = { ...edited, action_digest: addon.fingerprint(edited.action) }
+    // The record intact, the action presented at dispatch one byte off.
+    const presented = oneByte(request.action, 'order-17', 'order-18')
+    const cases = [
+      [edited, request.action, { error: 'invalid_approval' }, { outcome: 'reject', reasons: ['proof_invalid'] }],
+      [resealed, request.action, { error: 'challenge_mismatch' }, { outcome: 'reject', reasons: ['proof_invalid'] }],
+    ]
+    for (const [approval, action, verify, check] of cases) {
+      const all = everywhere(approval, action, request.contract, passkeyKeys, now)
+      for (const [runtime, got] of Object.entries(all)) assert.deepEqual(got, { verify, check }, `${runtime}: ${verify.error}`)
+    }
+    const drifted = everywhere(passkeyRecord, presented, request.contract, passkeyKeys, now)
+    for (const [runtime, got] of Object.entries(drifted)) {
+      assert.equal(got.verify.signer?.kind, 'passkey', runtime)
+      assert.deepEqual(got.check, { outcome: 'reject', reasons: ['action_drift'] }, runtime)
+    }
+  })
+
   await step('the page loads nothing but its own files, and logs no errors', async () => {
-    const foreign = requests.filter((u) => !/^http:\/\/127\.0\.0\.1:\d+\//.test(u) && !u.startsWith('blob:'))
+    const foreign = requests.filter((u) => !/^http:\/\/(127\.0\.0\.1|localhost):\d+\//.test(u) && !u.startsWith('blob:'))
     assert.deepEqual(foreign, [])
     assert.deepEqual(errors, [])
   })

@@ -5,8 +5,8 @@
 #![no_main]
 
 use actionseal_core::{
-    base64url_decode, base64url_encode, canonicalize, check, parse, sign_approval, verify_proof,
-    KeySet, Options, SigningKey,
+    base64url_decode, base64url_encode, canonicalize, check, parse, proof, sign_approval,
+    verify_proof, KeySet, Options, SigningKey,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -26,11 +26,21 @@ fuzz_target!(|data: &[u8]| {
             let again = sign_approval(verified.approval().value(), &key).unwrap();
             assert_eq!(canonicalize(&again), canonicalize(&value));
         }
+        // As every argument of the functions the bindings call (actionseal_core::proof).
+        let _ = proof::verify(&value, &value, proof::Accept::Either);
+        let _ = proof::verify_registration(&value, &value, &value);
+        let _ = proof::verify_ed25519(&value, &value, &value);
+        let _ = proof::pae(&value, &value);
+        let _ = proof::public_jwk(&value);
+        let _ = proof::challenge(&value);
         // As a key set, and as an approval in a check whose context requires proof.
         let _ = KeySet::from_value(&value);
         let context = format!(
-            r#"{{"now":1,"tenant":"t","policy_version":"p","contract":null,"approver_authorized":true,
-                "subject_authorized":true,"revoked":false,"proof":{{"required":true,"keys":{keys_text}}}}}"#
+            r#"{{"now":1,"tenant":"t","policy_version":"p","contract":null,
+                "approver_authorized":{{"approver":"b","authorized":true}},
+                "subject_authorized":{{"subject":"s","authorized":true}},
+                "revoked":{{"approval_id":"a","revoked":false}},
+                "proof":{{"required":true,"keys":{keys_text}}}}}"#
         );
         let context = parse(context.as_bytes(), &options).unwrap();
         let verdict = check(Some(&value), &value, &context).unwrap();

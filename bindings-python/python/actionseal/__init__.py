@@ -9,6 +9,10 @@ The approval model on top: a ``Contract`` says what a tool takes and when a call
 person; ``action`` builds the envelope a reviewer sees; ``approve`` records the decision about
 that exact envelope; ``check`` decides, just before dispatch, whether the call may run.
 
+Proof of who decided: a ``SigningKey`` signs records (``SigningKey.sign``), a passkey signs
+``passkey_challenge(record)``; ``verify_envelope``, ``verify_passkey`` and ``verify_proof``
+check them against the executor's key set, as ``check`` does when its context requires proof.
+
 >>> import actionseal
 >>> actionseal.canonicalize({"b": [1, 2.50], "a": "x"})
 '{"a":"x","b":[1,2.5]}'
@@ -19,6 +23,7 @@ from ._actionseal import (
     Approval,
     Contract,
     Schema,
+    SigningKey,
     __version__,
     action,
     approve,
@@ -27,11 +32,19 @@ from ._actionseal import (
     charge,
     check,
     digest_equal,
+    ed25519_verify,
     fingerprint,
     fingerprint_json,
     loads,
+    pae,
+    passkey_challenge,
+    public_key,
     requires_approval,
     short_fingerprint,
+    verify_envelope,
+    verify_passkey,
+    verify_proof,
+    verify_registration,
 )
 
 __all__ = [
@@ -39,6 +52,7 @@ __all__ = [
     "Approval",
     "Contract",
     "Schema",
+    "SigningKey",
     "__version__",
     "action",
     "approve",
@@ -47,9 +61,17 @@ __all__ = [
     "charge",
     "check",
     "digest_equal",
+    "ed25519_verify",
     "fingerprint",
     "fingerprint_json",
     "loads",
+    "pae",
+    "passkey_challenge",
+    "public_key",
     "requires_approval",
     "short_fingerprint",
+    "verify_envelope",
+    "verify_passkey",
+    "verify_proof",
+    "verify_registration",
 ]

@@ -151,6 +151,73 @@ class _Budget(TypedDict):
 
     limit_minor: int
     spent_minor: int
+
+class _Ed25519JwkRequired(TypedDict):
+    """An Ed25519 public key as a JWK (RFC 8037). Returned with ``kid``, the RFC 7638 thumbprint: the keyid a key set files it under."""
+
+    kty: Literal["OKP"]
+    crv: Literal["Ed25519"]
+    x: str
+    """The 32-byte public key, base64url."""
+
+class _Ed25519Jwk(_Ed25519JwkRequired, total=False):
+    """An Ed25519 public key as a JWK (RFC 8037). Returned with ``kid``, the RFC 7638 thumbprint: the keyid a key set files it under."""
+
+    kid: str
+    """When present, it must be the key's RFC 7638 thumbprint."""
+    alg: Literal["EdDSA", "Ed25519"]
+    use: Literal["sig"]
+
+class _Ed25519PrivateJwk(_Ed25519Jwk):
+    """An Ed25519 private key as a JWK: keep it secret."""
+
+    d: str
+    """The 32-byte seed, base64url; ``x`` must be its public key."""
+
+class _EnvelopeSignature(TypedDict):
+    """The one signature of a signed envelope."""
+
+    keyid: str
+    """The signing key's RFC 7638 thumbprint: a hint where to look in the key set, never trusted by itself."""
+    sig: str
+    """The Ed25519 signature of the envelope's PAE, base64url."""
+
+class _SignedEnvelope(TypedDict):
+    """A service-signed decision: a DSSE envelope whose payload is the exact canonical bytes of an approval record."""
+
+    payloadType: Literal["application/vnd.actionseal.approval+json"]
+    payload: str
+    """The record's canonical bytes, base64url."""
+    signatures: List[_EnvelopeSignature]
+    """Exactly one signature."""
+
+class _ServiceSigner(TypedDict):
+    """A service key vouched for the decision."""
+
+    kind: Literal["service"]
+    keyid: str
+
+class _PasskeySigner(TypedDict):
+    """A reviewer's passkey vouched for the decision."""
+
+    kind: Literal["passkey"]
+    credential_id: str
+    algorithm: Literal["ES256", "EdDSA"]
+
+class _VerifiedProof(TypedDict):
+    """A decision whose proof verified: the record, and who signed it."""
+
+    approval: Dict[str, Any]
+    """The record (for a passkey-approved one, without its assertion)."""
+    signer: Union[_ServiceSigner, _PasskeySigner]
+
+class _PasskeyCredential(TypedDict):
+    """A verified registration: what the key set files under ``passkeys[credential_id]``, with the reviewer's ``approver``."""
+
+    algorithm: Literal["ES256", "EdDSA"]
+    credential_id: str
+    public_key: str
+    """The COSE key, base64url."""
 # --- end of generated ---
 
 __version__: str
@@ -276,12 +343,58 @@ def approve(
     """The approval record of a decision about exactly this action (times in ms)."""
 
 def check(
-    approval: Union[Approval, Dict[str, Any], None],
+    approval: Union[Approval, Dict[str, Any], _SignedEnvelope, None],
     action: Dict[str, Any],
     context: Dict[str, Any],
 ) -> _Verdict:
-    """The permit check before dispatch; ``approval`` may be an ``Approval``,
-    ``context["contract"]`` a ``Contract``."""
+    """The permit check before dispatch; ``approval`` may be an ``Approval``, a record, a
+    signed envelope or a passkey-approved record, ``context["contract"]`` a ``Contract``,
+    ``context["proof"]`` ``{"required", "keys"}``."""
 
 def charge(budget: _Budget, cost_minor: int) -> _Budget:
     """The budget with ``cost_minor`` more spent; raises ``budget_exceeded`` past the limit."""
+
+class SigningKey:
+    """An Ed25519 private key that signs approval records; immutable, not picklable."""
+
+    def __init__(self, key: Union[_Ed25519PrivateJwk, str]) -> None:
+        """Loads a private JWK (with ``d``) or a base64url seed; raises ``invalid_key``."""
+    @staticmethod
+    def generate() -> "SigningKey":
+        """A new key whose seed comes from ``os.urandom``."""
+    @property
+    def keyid(self) -> str:
+        """The public key's RFC 7638 thumbprint."""
+    @property
+    def public_jwk(self) -> _Ed25519Jwk:
+        """The public JWK, with ``kid``, for the executor's key set."""
+    def to_jwk(self) -> _Ed25519PrivateJwk:
+        """The private JWK: keep it secret."""
+    def sign(self, record: Dict[str, Any]) -> _SignedEnvelope:
+        """The DSSE envelope of a sealed approval record (deterministic)."""
+
+def public_key(key: Union[_Ed25519Jwk, str]) -> _Ed25519Jwk:
+    """A public key (JWK or raw base64url) as its normalized JWK, ``kid`` its thumbprint."""
+
+def verify_envelope(envelope: _SignedEnvelope, keys: Dict[str, Any]) -> _VerifiedProof:
+    """Verifies a signed envelope against the executor's key set; raises why it does not hold."""
+
+def verify_passkey(record: Dict[str, Any], keys: Dict[str, Any]) -> _VerifiedProof:
+    """Verifies a passkey-approved record against the key set; raises why it does not hold."""
+
+def verify_proof(approval: Dict[str, Any], keys: Dict[str, Any]) -> _VerifiedProof:
+    """``verify_envelope`` or ``verify_passkey``, whichever proof the approval carries."""
+
+def passkey_challenge(record: Dict[str, Any]) -> str:
+    """The base64url challenge a passkey signs to approve ``record``: its fingerprint."""
+
+def verify_registration(
+    registration: Dict[str, str], challenge: str, webauthn: Dict[str, Any]
+) -> _PasskeyCredential:
+    """Verifies a passkey registration ("none" attestation) for the challenge issued."""
+
+def ed25519_verify(key: Union[_Ed25519Jwk, str], message: str, signature: str) -> None:
+    """Verifies a plain Ed25519 signature (base64url) strictly; raises ``invalid_signature``."""
+
+def pae(payload_type: str, payload: str) -> str:
+    """DSSE's pre-authentication encoding of a payload (base64url in and out)."""

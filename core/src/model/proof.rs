@@ -14,6 +14,7 @@
 //! comes back as `{"approval", "signer"}` ([`Verified::to_value`]).
 
 pub(crate) mod base64url;
+pub mod calls;
 mod cbor;
 mod cose;
 pub(crate) mod dsse;
