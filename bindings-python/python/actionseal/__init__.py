@@ -18,6 +18,8 @@ from ._actionseal import (
     ActionsealError,
     Approval,
     Contract,
+    Ledger,
+    ManualClock,
     Schema,
     __version__,
     action,
@@ -32,12 +34,15 @@ from ._actionseal import (
     loads,
     requires_approval,
     short_fingerprint,
+    verify_audit,
 )
 
 __all__ = [
     "ActionsealError",
     "Approval",
     "Contract",
+    "Ledger",
+    "ManualClock",
     "Schema",
     "__version__",
     "action",
@@ -52,4 +57,5 @@ __all__ = [
     "loads",
     "requires_approval",
     "short_fingerprint",
+    "verify_audit",
 ]
