@@ -517,6 +517,130 @@ export declare class Contract {
 }
 
 /**
+ * A task ledger on SQLite or PostgreSQL: single-use claims of approvals, decision
+ * de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
+ * budgets, and a hash-chained audit.
+ *
+ * Open one with `await Ledger.open(url)`. Every method returns a Promise and runs on libuv's
+ * thread pool, never blocking the event loop; share one `Ledger` between all the callers of
+ * a process. Results are plain objects; a refusal rejects with an `ActionsealError` (codes
+ * in codes.json). A claim that finds drift, an expired or revoked approval, or a reason to
+ * reject resolves with that outcome (`result`): only `'claimed'` means dispatch.
+ */
+export declare class Ledger {
+  /**
+   * Opens (creating or migrating its tables) the ledger at `url`: `'sqlite:PATH'` (one
+   * machine; `?synchronous=normal` trades power-loss durability for speed),
+   * `'sqlite::memory:'` (tests) or `'postgres://user@host/db'` (many executors).
+   * `options.clock` is a `ManualClock` for tests and demos; by default the ledger uses the
+   * system clock, and `now` never comes from the caller.
+   */
+  static open(url: string, options?: { clock?: ManualClock }): Promise<Ledger>
+  /**
+   * The id of the task with this identity, the same in every runtime: a framework's run or
+   * thread is the job, its tool call id the request, so an adapter finds its task again
+   * with `ledger.task(Ledger.taskId({ tenant, job_id, request_id }))`.
+   */
+  static taskId(identity: TaskIdentity): string
+  /** `'sqlite'` or `'postgres'`. */
+  get backend(): 'sqlite' | 'postgres'
+  /**
+   * The ledger's time, in ms since the epoch (its clock's: the system's, or a
+   * `ManualClock`).
+   */
+  now(): number
+  /**
+   * Records a task for `action` (an envelope from `action()`) made under `contract` (a
+   * `Contract` or its document), proposed by `proposer`. The same identity (tenant,
+   * job_id, request_id) with the same action resolves to the same task; with another
+   * action it rejects with `task_conflict`. A call its contract lets run without a person
+   * is claimable at once (`approved`).
+   */
+  propose(request: ProposeRequest): Promise<LedgerTask>
+  /**
+   * Records a reviewer's decision envelope and resolves to `{ task, decision, duplicate
+   * }`. A repeated delivery is a duplicate that changes nothing; the same `decision_id`
+   * with other content rejects with `decision_conflict`, a decision about another digest
+   * with `decision_mismatch`.
+   */
+  decide(decision: DecisionEnvelope): Promise<Decided>
+  /**
+   * Claims a task for dispatching `action` under the executor's `facts` (`{ tenant,
+   * policy_version, contract, approver_authorized, subject_authorized }` from its own
+   * server; the contract as a document), with a lease, optionally reserving the contract's
+   * cost on `budget`. Resolves to `{ result, claimed, task, claim, verdict, approved_action
+   * }`: `result` is `'claimed'` (dispatch `claim.action` with `claim.idempotency_key`,
+   * then complete with `claim.fence`), `'tool_args_drift'` (refused; resume with
+   * `approved_action`), `'awaiting_reapproval'` or `'rejected_pre_dispatch'`. Rejects with
+   * `already_claimed` when the approval was used, `task_not_claimable` when there is none.
+   */
+  claim(request: ClaimRequest): Promise<ClaimOutcome>
+  /**
+   * Reports the outcome of a claim (`'succeeded'`, `'failed'`, or `'unknown'` for a
+   * timeout: reconcile later, never retry) with the claim's fence. Rejects with
+   * `stale_fence` for a superseded claim and `lease_expired` after the lease. Resolves to
+   * the task.
+   */
+  complete(request: CompleteRequest): Promise<LedgerTask>
+  /**
+   * Records what the business system answered about a task in doubt: `'succeeded'` or
+   * `'failed'` (final) or `'not_executed'` (claimable again, same idempotency key, higher
+   * fence). Resolves to the task.
+   */
+  reconcile(request: ReconcileRequest): Promise<LedgerTask>
+  /** Revokes an approval: the next claim of its task sends the task back for approval. */
+  revoke(request: RevokeRequest): Promise<Revocation>
+  /**
+   * Moves every claimed task whose lease ran out to `'unknown'` (never back to claimable)
+   * and resolves to their ids. Any operation on a task also does this for it first.
+   */
+  expireLeases(): Promise<string[]>
+  /** Creates a budget account, or sets its limit (minor units). */
+  setBudget(request: BudgetLimit): Promise<LedgerBudget>
+  /** A budget account; rejects with `budget_not_found`. */
+  budget(name: string): Promise<LedgerBudget>
+  /** A task; rejects with `task_not_found`. */
+  task(taskId: string): Promise<LedgerTask>
+  /** A task with its history: `{ task, events }`, the audit events about it in order. */
+  history(taskId: string): Promise<TaskHistory>
+  /** The tasks in a state of a tenant (either may be left out: any), oldest first. */
+  tasks(filter?: TaskFilter): Promise<LedgerTask[]>
+  /**
+   * The whole audit as JSON Lines (one event with its digest per line), which
+   * `verifyAudit` verifies in any runtime.
+   */
+  auditExport(): Promise<string>
+  /**
+   * Walks the stored audit chains up to their recorded heads: `{ valid, events, heads,
+   * broken }`, `broken` naming the first broken chain and seq.
+   */
+  auditVerify(): Promise<AuditReport>
+  /**
+   * Lets go of the database: resolves once this ledger's connections are closed (the
+   * last call in flight closes them when it ends). Later calls reject with
+   * `ledger_unavailable`. Without it, the connections close when the garbage collector
+   * frees the ledger.
+   */
+  close(): Promise<void>
+}
+
+/**
+ * A clock that moves only when told to, for tests and demos: pass it to `Ledger.open(url, {
+ * clock })` and move it with `set` and `advance`. Times are integer milliseconds since the
+ * epoch; ledgers opened with one clock share its time.
+ */
+export declare class ManualClock {
+  /** A clock standing at `startMs`. */
+  constructor(startMs: number)
+  /** Now, in ms since the epoch. */
+  get now(): number
+  /** Sets the clock to `ms`. */
+  set(ms: number): void
+  /** Moves the clock forward by `ms`. */
+  advance(ms: number): void
+}
+
+/**
  * A tool-argument JSON Schema (actionseal's strict subset of JSON Schema 2020-12: closed
  * objects, strict types, ECMA patterns, formats), compiled once.
  *
@@ -703,3 +827,12 @@ export declare function requiresApproval(contract: Contract | ContractDocument, 
  * is `invalid_digest`.
  */
 export declare function shortFingerprint(digest: string): string
+
+/**
+ * Verifies an audit exported by `ledger.auditExport()` (JSON Lines, as a string or UTF-8
+ * bytes), in any runtime: `{ valid, events, heads, broken }`, `broken` naming the first line,
+ * chain and seq where an event was edited, removed, reordered or is malformed. `heads` (a
+ * report's `heads`) are the chain ends the ledger recorded; with them, events cut from the
+ * end are found too.
+ */
+export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null): AuditReport

@@ -164,7 +164,7 @@ def test_claim_race_between_threads(fresh):
 
 class LockHolder:
     """Another connection (psql) that holds ACCESS EXCLUSIVE on ``table`` in an open
-    transaction until ``release``; PostgreSQL ends the transaction by itself after 60 s idle,
+    transaction until ``release``; PostgreSQL ends the transaction by itself after 30 s idle,
     so a test that goes wrong fails rather than hangs."""
 
     def __init__(self, url, table):
@@ -173,7 +173,7 @@ class LockHolder:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         self.proc.stdin.write(
-            "SET idle_in_transaction_session_timeout = '60s';\nBEGIN;\n"
+            "SET idle_in_transaction_session_timeout = '30s';\nBEGIN;\n"
             f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE;\n\\echo locked\n"
         )
         self.proc.stdin.flush()
@@ -209,7 +209,7 @@ def test_threads_wait_inside_postgres_at_once(tmp_path):
         threads = [threading.Thread(target=read, args=(t,)) for t in ids]
         for t in threads:
             t.start()
-        seen, deadline = 0, time.monotonic() + 60
+        seen, deadline = 0, time.monotonic() + 30
         while seen < len(ids) and time.monotonic() < deadline:
             seen = max(seen, waiting_on(url, "ledger_tasks"))
         assert not results, "a call returned while the lock was held"
