@@ -45,7 +45,9 @@ fn member(js: Js, value: Handle, key: &'static str) -> JsResult<OwnedValue> {
 
 /// A whole argument as an owned value.
 fn owned(js: Js, value: Handle) -> JsResult<OwnedValue> {
-    host::with_value(js, value, &Options::default(), |v, _| v.clone().into_owned())
+    host::with_value(js, value, &Options::default(), |v, _| {
+        v.clone().into_owned()
+    })
 }
 
 fn object(entries: Vec<(&'static str, OwnedValue)>) -> JsResult<OwnedValue> {
@@ -173,7 +175,9 @@ impl Task for Op {
         match output {
             Ok(text) => to_js::json(Js(env.raw()), &text).map_err(|f| match f {
                 Fail::Core(e) => rejection(&env, &e),
-                _ => napi::Error::from_reason("internal error in actionseal: a result did not cross"),
+                _ => {
+                    napi::Error::from_reason("internal error in actionseal: a result did not cross")
+                }
             }),
             Err(e) => Err(rejection(&env, &e)),
         }
@@ -291,7 +295,8 @@ impl Ledger {
                     let values = [url.raw(), options.raw()];
                     host::with_values(js, values, &Options::default(), Some(lift), |[u, o], h| {
                         let clock = h.map(|h| lifted_clock(js, h)).transpose()?;
-                        let request = with_member(o.clone().into_owned(), "url", u.clone().into_owned())?;
+                        let request =
+                            with_member(o.clone().into_owned(), "url", u.clone().into_owned())?;
                         Ok::<_, Fail>((request, clock))
                     })??
                 }
@@ -344,7 +349,10 @@ impl Ledger {
     /// job_id, request_id) with the same action resolves to the same task; with another
     /// action it rejects with `task_conflict`. A call its contract lets run without a person
     /// is claimable at once (`approved`).
-    #[napi(ts_args_type = "request: ProposeRequest", ts_return_type = "Promise<LedgerTask>")]
+    #[napi(
+        ts_args_type = "request: ProposeRequest",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
     pub fn propose(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Propose, |js| {
             let lift = (
@@ -354,16 +362,22 @@ impl Ledger {
                 },
                 crate::instance::get(js, |i| i.contract_proto)?,
             );
-            host::with_values(js, [request.raw()], &Options::default(), Some(lift), |[r], h| {
-                let r = r.clone().into_owned();
-                match h {
-                    Some(h) => {
-                        let c = contract::lifted(js, h)?;
-                        with_member(r, "contract", c.document().clone().into_owned())
+            host::with_values(
+                js,
+                [request.raw()],
+                &Options::default(),
+                Some(lift),
+                |[r], h| {
+                    let r = r.clone().into_owned();
+                    match h {
+                        Some(h) => {
+                            let c = contract::lifted(js, h)?;
+                            with_member(r, "contract", c.document().clone().into_owned())
+                        }
+                        None => Ok(r),
                     }
-                    None => Ok(r),
-                }
-            })?
+                },
+            )?
         })
     }
 
@@ -371,7 +385,10 @@ impl Ledger {
     /// }`. A repeated delivery is a duplicate that changes nothing; the same `decision_id`
     /// with other content rejects with `decision_conflict`, a decision about another digest
     /// with `decision_mismatch`.
-    #[napi(ts_args_type = "decision: DecisionEnvelope", ts_return_type = "Promise<Decided>")]
+    #[napi(
+        ts_args_type = "decision: DecisionEnvelope",
+        ts_return_type = "Promise<Decided>"
+    )]
     pub fn decide(&self, env: Env, decision: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Decide, |js| owned(js, decision.raw()))
     }
@@ -384,7 +401,10 @@ impl Ledger {
     /// then complete with `claim.fence`), `'tool_args_drift'` (refused; resume with
     /// `approved_action`), `'awaiting_reapproval'` or `'rejected_pre_dispatch'`. Rejects with
     /// `already_claimed` when the approval was used, `task_not_claimable` when there is none.
-    #[napi(ts_args_type = "request: ClaimRequest", ts_return_type = "Promise<ClaimOutcome>")]
+    #[napi(
+        ts_args_type = "request: ClaimRequest",
+        ts_return_type = "Promise<ClaimOutcome>"
+    )]
     pub fn claim(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Claim, |js| owned(js, request.raw()))
     }
@@ -393,7 +413,10 @@ impl Ledger {
     /// timeout: reconcile later, never retry) with the claim's fence. Rejects with
     /// `stale_fence` for a superseded claim and `lease_expired` after the lease. Resolves to
     /// the task.
-    #[napi(ts_args_type = "request: CompleteRequest", ts_return_type = "Promise<LedgerTask>")]
+    #[napi(
+        ts_args_type = "request: CompleteRequest",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
     pub fn complete(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Complete, |js| owned(js, request.raw()))
     }
@@ -401,13 +424,19 @@ impl Ledger {
     /// Records what the business system answered about a task in doubt: `'succeeded'` or
     /// `'failed'` (final) or `'not_executed'` (claimable again, same idempotency key, higher
     /// fence). Resolves to the task.
-    #[napi(ts_args_type = "request: ReconcileRequest", ts_return_type = "Promise<LedgerTask>")]
+    #[napi(
+        ts_args_type = "request: ReconcileRequest",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
     pub fn reconcile(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Reconcile, |js| owned(js, request.raw()))
     }
 
     /// Revokes an approval: the next claim of its task sends the task back for approval.
-    #[napi(ts_args_type = "request: RevokeRequest", ts_return_type = "Promise<Revocation>")]
+    #[napi(
+        ts_args_type = "request: RevokeRequest",
+        ts_return_type = "Promise<Revocation>"
+    )]
     pub fn revoke(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Revoke, |js| owned(js, request.raw()))
     }
@@ -420,31 +449,48 @@ impl Ledger {
     }
 
     /// Creates a budget account, or sets its limit (minor units).
-    #[napi(ts_args_type = "request: BudgetLimit", ts_return_type = "Promise<LedgerBudget>")]
+    #[napi(
+        ts_args_type = "request: BudgetLimit",
+        ts_return_type = "Promise<LedgerBudget>"
+    )]
     pub fn set_budget(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::SetBudget, |js| owned(js, request.raw()))
     }
 
     /// A budget account; rejects with `budget_not_found`.
-    #[napi(ts_args_type = "name: string", ts_return_type = "Promise<LedgerBudget>")]
+    #[napi(
+        ts_args_type = "name: string",
+        ts_return_type = "Promise<LedgerBudget>"
+    )]
     pub fn budget(&self, env: Env, name: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Budget, |js| member(js, name.raw(), "name"))
     }
 
     /// A task; rejects with `task_not_found`.
-    #[napi(ts_args_type = "taskId: string", ts_return_type = "Promise<LedgerTask>")]
+    #[napi(
+        ts_args_type = "taskId: string",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
     pub fn task(&self, env: Env, task_id: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Task, |js| member(js, task_id.raw(), "task_id"))
     }
 
     /// A task with its history: `{ task, events }`, the audit events about it in order.
-    #[napi(ts_args_type = "taskId: string", ts_return_type = "Promise<TaskHistory>")]
+    #[napi(
+        ts_args_type = "taskId: string",
+        ts_return_type = "Promise<TaskHistory>"
+    )]
     pub fn history(&self, env: Env, task_id: Unknown<'_>) -> Result<AsyncTask<Op>> {
-        self.start(&env, Call::History, |js| member(js, task_id.raw(), "task_id"))
+        self.start(&env, Call::History, |js| {
+            member(js, task_id.raw(), "task_id")
+        })
     }
 
     /// The tasks in a state of a tenant (either may be left out: any), oldest first.
-    #[napi(ts_args_type = "filter?: TaskFilter", ts_return_type = "Promise<LedgerTask[]>")]
+    #[napi(
+        ts_args_type = "filter?: TaskFilter",
+        ts_return_type = "Promise<LedgerTask[]>"
+    )]
     pub fn tasks(&self, env: Env, filter: Option<Unknown<'_>>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Tasks, |js| match filter {
             Some(f) => owned(js, f.raw()),
@@ -500,7 +546,11 @@ impl Drop for Ledger {
     /// A ledger the garbage collector frees closes its connections on a thread of its own,
     /// not on the loop.
     fn drop(&mut self) {
-        let inner = self.inner.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        let inner = self
+            .inner
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         if let Some(ledger) = inner {
             let _ = std::thread::Builder::new()
                 .name("actionseal-ledger-close".into())
