@@ -40,7 +40,8 @@ pub struct ManualClock {
 fn member(js: Js, value: Handle, key: &'static str) -> JsResult<OwnedValue> {
     host::with_value(js, value, &Options::default(), |v, _| {
         object(vec![(key, v.clone().into_owned())])
-    })?
+    })
+    .map_err(|f| f.in_key(key))?
 }
 
 /// A whole argument as an owned value.
