@@ -254,6 +254,65 @@ export type Outcome =
   | 'reapprove'
   | 'reject'
 
+/** Where a task is in its life (the transitions are in core/src/model/ledger/state.rs). */
+export type TaskState =
+  | 'awaiting_approval'
+  | 'approved'
+  | 'claimed'
+  | 'succeeded'
+  | 'failed'
+  | 'unknown'
+  | 'awaiting_reapproval'
+  | 'rejected'
+  | 'rejected_pre_dispatch'
+
+/** What a claim did: only `claimed` means dispatch. */
+export type ClaimResult =
+  | 'claimed'
+  | 'tool_args_drift'
+  | 'awaiting_reapproval'
+  | 'rejected_pre_dispatch'
+
+/** What an executor reports when it completes a claim (`unknown`: reconcile later, never retry). */
+export type ReportedOutcome =
+  | 'succeeded'
+  | 'failed'
+  | 'unknown'
+
+/** What the business system answered about a task in doubt. */
+export type ObservedOutcome =
+  | 'succeeded'
+  | 'failed'
+  | 'not_executed'
+
+/** What an audit event records. */
+export type EventKind =
+  | 'proposed'
+  | 'propose_duplicate'
+  | 'propose_refused'
+  | 'decided'
+  | 'decision_duplicate'
+  | 'decision_refused'
+  | 'claimed'
+  | 'claim_refused'
+  | 'tool_args_drift'
+  | 'sent_to_reapproval'
+  | 'rejected_pre_dispatch'
+  | 'completed'
+  | 'complete_refused'
+  | 'lease_expired'
+  | 'reconciled'
+  | 'reconcile_refused'
+  | 'revoked'
+
+/** Why an audit chain breaks. */
+export type AuditProblem =
+  | 'malformed'
+  | 'digest_mismatch'
+  | 'seq_gap'
+  | 'prev_mismatch'
+  | 'head_mismatch'
+
 /** A tool contract document: what `new Contract(document)` loads. No other field is allowed. */
 export interface ContractDocument {
   tool: string
@@ -556,6 +615,269 @@ export interface PasskeyCredential {
   credential_id: string
   /** The COSE key, base64url. */
   public_key: string
+}
+
+/**
+ * A task's identity, from which its id is derived: a framework's run or thread is the job, its
+ * tool call id the request.
+ */
+export interface TaskIdentity {
+  tenant: string
+  job_id: string
+  request_id: string
+}
+
+/** What `propose` takes. */
+export interface ProposeRequest {
+  /** The action envelope the reviewer will see. */
+  action: ActionEnvelope
+  /** The contract it was made under: a `Contract` or its document. */
+  contract: Contract | ContractDocument
+  /** Who proposes it (the agent). */
+  proposer: string
+}
+
+/**
+ * A reviewer's decision about one task's frozen action (seed 003); times in integer
+ * milliseconds since the epoch.
+ */
+export interface DecisionEnvelope {
+  /** The task's current approval round (`LedgerTask.approval_id`). */
+  approval_id: string
+  /** Identity of the decision callback: repeated deliveries carry the same one. */
+  decision_id: string
+  job_id: string
+  request_id: string
+  /** The fingerprint of the action the reviewer saw: the task's `action_digest`. */
+  action_digest: string
+  decision: 'approved' | 'rejected'
+  approver: string
+  decided_at: number
+  /** When the decision stops holding; after `decided_at`. */
+  expires_at: number
+}
+
+/**
+ * What only the executor's server knows at dispatch; `now` and `revoked` come from the ledger,
+ * never from the caller.
+ */
+export interface ClaimFacts {
+  tenant: string
+  /** The policy version now in force. */
+  policy_version: string
+  /**
+   * The tool's current contract document (`contract.document` of a `Contract`); `null` when the
+   * server has none.
+   */
+  contract: ContractDocument | null
+  /** Whether the stored approval's approver may still approve. */
+  approver_authorized: ApproverFact | null
+  /** Whether the action's subject may still perform it. */
+  subject_authorized: SubjectFact
+}
+
+/** What `claim` takes. */
+export interface ClaimRequest {
+  task_id: string
+  /** The action the executor is about to dispatch. */
+  action: ActionEnvelope
+  facts: ClaimFacts
+  /** Who claims. */
+  executor: string
+  /** How long the claim holds: complete before it runs out, or the task becomes `unknown`. */
+  lease_ms: number
+  /** The budget account to reserve the contract's cost on. */
+  budget?: string | null
+}
+
+/** What `complete` takes. */
+export interface CompleteRequest {
+  task_id: string
+  /** The claim's fence token. */
+  fence: number
+  outcome: ReportedOutcome
+  executor: string
+  /** What the business system answered (only its digest goes into the audit). */
+  result?: unknown
+}
+
+/** What `reconcile` takes. */
+export interface ReconcileRequest {
+  task_id: string
+  observed: ObservedOutcome
+  /** Who reconciles. */
+  actor: string
+  /** What the business system answered. */
+  result?: unknown
+}
+
+/** What `revoke` takes. */
+export interface RevokeRequest {
+  approval_id: string
+  actor: string
+}
+
+/** What `setBudget` takes. */
+export interface BudgetLimit {
+  name: string
+  /** The most that may be spent, in minor units. */
+  limit_minor: number
+}
+
+/** Which tasks `tasks` lists (a member left out or `null`: any). */
+export interface TaskFilter {
+  state?: TaskState | null
+  tenant?: string | null
+}
+
+/** A task: one proposed action and everything the ledger knows about it. */
+export interface LedgerTask {
+  /** `task_` and 32 hex digits, derived from (tenant, job_id, request_id). */
+  id: string
+  tenant: string
+  job_id: string
+  request_id: string
+  state: TaskState
+  /** The frozen action: what the reviewer decides about and what a claim must present. */
+  action: ActionEnvelope
+  action_digest: string
+  /** Whether its contract asked for a person's approval when it was proposed. */
+  approval_required: boolean
+  /** The current approval round: the one a decision must name. */
+  approval_id: string | null
+  /** The current approval record, once decided. */
+  approval: ApprovalRecord | null
+  /** The business idempotency key: one value for the task's whole life. */
+  idempotency_key: string
+  proposer: string
+  /** The current fence token (0 before the first claim). */
+  fence: number
+  /** The executor of the current or last claim. */
+  executor: string | null
+  /** When the current claim's lease runs out. */
+  lease_until: number | null
+  /** The budget account of the current claim. */
+  budget: string | null
+  /** Minor units the current claim holds on that budget. */
+  reserved_minor: number
+  /** What the business system answered (`null`: nothing yet). */
+  result: unknown
+  created_at: number
+  updated_at: number
+}
+
+/** What `decide` returns. */
+export interface Decided {
+  /** The task after the decision. */
+  task: LedgerTask
+  /** The decision as recorded. */
+  decision: DecisionEnvelope
+  /** Whether this delivery repeated a recorded decision (nothing changed). */
+  duplicate: boolean
+}
+
+/** A won claim: dispatch `action` with `idempotency_key`, then complete with `fence`. */
+export interface Claim {
+  task_id: string
+  fence: number
+  idempotency_key: string
+  lease_until: number
+  executor: string
+  /** The exact approved action to dispatch. */
+  action: ActionEnvelope
+}
+
+/** What `claim` returns: drift, re-approval and rejection are outcomes, not errors. */
+export interface ClaimOutcome {
+  result: ClaimResult
+  /** `result === 'claimed'`. */
+  claimed: boolean
+  /** The task after the claim. */
+  task: LedgerTask
+  /** The claim, when it won. */
+  claim: Claim | null
+  /** Why it did not win (reasons and drift pointers). */
+  verdict: Verdict | null
+  /** On drift: the approved action, to resume with. */
+  approved_action: ActionEnvelope | null
+}
+
+/** What `revoke` returns. */
+export interface Revocation {
+  approval_id: string
+  task_id: string
+  revoked_at: number
+  /** Whether it was revoked already (nothing changed). */
+  duplicate: boolean
+}
+
+/** A budget account, in minor units. */
+export interface LedgerBudget {
+  name: string
+  limit_minor: number
+  /** Spent by succeeded claims. */
+  spent_minor: number
+  /** Held by claims whose outcome is not known yet. */
+  reserved_minor: number
+}
+
+/** An audit event: digests, identities and pointers, never argument values. */
+export interface LedgerEvent {
+  chain: number
+  /** Position in its chain, from 1, without gaps. */
+  seq: number
+  at: number
+  tenant: string
+  task: string | null
+  kind: EventKind
+  actor: string
+  action_digest: string | null
+  approved_digest: string | null
+  decision_id: string | null
+  fence: number | null
+  /** The verdict's outcome, the reported or observed outcome, or the refusal's error code. */
+  outcome: string | null
+  reasons: string[]
+  drift: string[]
+  /** The task's state after the event. */
+  state: TaskState | null
+  /** Identities and digests specific to the kind. */
+  detail: object
+  /** The previous event's digest in the chain. */
+  prev: string | null
+}
+
+/** What `history` returns. */
+export interface TaskHistory {
+  task: LedgerTask
+  /** The audit events about the task, in order. */
+  events: LedgerEvent[]
+}
+
+/** The last event of an audit chain. */
+export interface AuditHead {
+  chain: number
+  seq: number
+  digest: string
+}
+
+/** Where an audit breaks first. */
+export interface AuditBreak {
+  /** The line of the export, from 1. */
+  line: number
+  chain: number | null
+  seq: number | null
+  problem: AuditProblem
+}
+
+/** What verifying an audit says. */
+export interface AuditReport {
+  valid: boolean
+  /** Events read before the first break. */
+  events: number
+  /** The last good event of each chain. */
+  heads: AuditHead[]
+  broken: AuditBreak | null
 }
 
 /**

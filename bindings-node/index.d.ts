@@ -67,11 +67,6 @@ export type ErrorCode =
   | 'length_out_of_range'
   /** A string does not match the schema's `pattern`. */
   | 'pattern_mismatch'
-  /**
-   * A string checked against a `pattern` is longer than the pattern input limit (10,000 code
-   * points) and its schema sets no `maxLength`.
-   */
-  | 'pattern_input_too_long'
   /** A string does not match the schema's `format`. */
   | 'format_mismatch'
   /** An array with `uniqueItems` has two equal items. */
@@ -254,6 +249,65 @@ export type Outcome =
   | 'reapprove'
   | 'reject'
 
+/** Where a task is in its life (the transitions are in core/src/model/ledger/state.rs). */
+export type TaskState =
+  | 'awaiting_approval'
+  | 'approved'
+  | 'claimed'
+  | 'succeeded'
+  | 'failed'
+  | 'unknown'
+  | 'awaiting_reapproval'
+  | 'rejected'
+  | 'rejected_pre_dispatch'
+
+/** What a claim did: only `claimed` means dispatch. */
+export type ClaimResult =
+  | 'claimed'
+  | 'tool_args_drift'
+  | 'awaiting_reapproval'
+  | 'rejected_pre_dispatch'
+
+/** What an executor reports when it completes a claim (`unknown`: reconcile later, never retry). */
+export type ReportedOutcome =
+  | 'succeeded'
+  | 'failed'
+  | 'unknown'
+
+/** What the business system answered about a task in doubt. */
+export type ObservedOutcome =
+  | 'succeeded'
+  | 'failed'
+  | 'not_executed'
+
+/** What an audit event records. */
+export type EventKind =
+  | 'proposed'
+  | 'propose_duplicate'
+  | 'propose_refused'
+  | 'decided'
+  | 'decision_duplicate'
+  | 'decision_refused'
+  | 'claimed'
+  | 'claim_refused'
+  | 'tool_args_drift'
+  | 'sent_to_reapproval'
+  | 'rejected_pre_dispatch'
+  | 'completed'
+  | 'complete_refused'
+  | 'lease_expired'
+  | 'reconciled'
+  | 'reconcile_refused'
+  | 'revoked'
+
+/** Why an audit chain breaks. */
+export type AuditProblem =
+  | 'malformed'
+  | 'digest_mismatch'
+  | 'seq_gap'
+  | 'prev_mismatch'
+  | 'head_mismatch'
+
 /** A tool contract document: what `new Contract(document)` loads. No other field is allowed. */
 export interface ContractDocument {
   tool: string
@@ -349,8 +403,8 @@ export interface CheckContext {
   subject_authorized: SubjectFact
   /** Whether the approval was revoked; `null` only when no approval is presented. */
   revoked: RevokedFact | null
-  /** Whether every approval must carry proof, and the trusted keys that can give it. */
-  proof?: ProofPolicy
+  /** The trusted key set and whether proof is required: `{required, keys}` (see the README). */
+  proof?: object
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */
@@ -403,159 +457,266 @@ export interface Budget {
 }
 
 /**
- * An Ed25519 public key as a JWK (RFC 8037). Returned with `kid`, the RFC 7638 thumbprint: the
- * keyid a key set files it under.
+ * A task's identity, from which its id is derived: a framework's run or thread is the job, its
+ * tool call id the request.
  */
-export interface Ed25519Jwk {
-  kty: 'OKP'
-  crv: 'Ed25519'
-  /** The 32-byte public key, base64url. */
-  x: string
-  /** When present, it must be the key's RFC 7638 thumbprint. */
-  kid?: string
-  alg?: 'EdDSA' | 'Ed25519'
-  use?: 'sig'
+export interface TaskIdentity {
+  tenant: string
+  job_id: string
+  request_id: string
 }
 
-/** An Ed25519 private key as a JWK: keep it secret. */
-export interface Ed25519PrivateJwk extends Ed25519Jwk {
-  /** The 32-byte seed, base64url; `x` must be its public key. */
-  d: string
-}
-
-/** The one signature of a signed envelope. */
-export interface EnvelopeSignature {
-  /**
-   * The signing key's RFC 7638 thumbprint: a hint where to look in the key set, never trusted
-   * by itself.
-   */
-  keyid: string
-  /** The Ed25519 signature of the envelope's PAE, base64url. */
-  sig: string
+/** What `propose` takes. */
+export interface ProposeRequest {
+  /** The action envelope the reviewer will see. */
+  action: ActionEnvelope
+  /** The contract it was made under: a `Contract` or its document. */
+  contract: Contract | ContractDocument
+  /** Who proposes it (the agent). */
+  proposer: string
 }
 
 /**
- * A service-signed decision: a DSSE envelope whose payload is the exact canonical bytes of an
- * approval record.
+ * A reviewer's decision about one task's frozen action (seed 003); times in integer
+ * milliseconds since the epoch.
  */
-export interface SignedEnvelope {
-  payloadType: 'application/vnd.actionseal.approval+json'
-  /** The record's canonical bytes, base64url. */
-  payload: string
-  /** Exactly one signature. */
-  signatures: EnvelopeSignature[]
-}
-
-/** What `navigator.credentials.get` returned, each member base64url. */
-export interface PasskeyAssertion {
-  /** `rawId`. */
-  credential_id: string
-  /** `response.authenticatorData`. */
-  authenticator_data: string
-  /** `response.clientDataJSON`. */
-  client_data_json: string
-  /** `response.signature` (ES256: ASN.1 DER). */
-  signature: string
-}
-
-/**
- * An approval record with the reviewer's passkey assertion over its fingerprint
- * (`passkeyChallenge`).
- */
-export interface PasskeyApprovedRecord extends ApprovalRecord {
-  passkey: PasskeyAssertion
-}
-
-/** What `navigator.credentials.create` returned ("none" attestation), each member base64url. */
-export interface PasskeyRegistration {
-  /** `rawId`. */
-  credential_id: string
-  /** `response.attestationObject`. */
-  attestation_object: string
-  /** `response.clientDataJSON`. */
-  client_data_json: string
-}
-
-/** A trusted service key, filed under its keyid, and what it may sign for. */
-export interface ServiceKey {
-  /** The public key: a JWK, or the raw 32 bytes in base64url. */
-  key: Ed25519Jwk | string
-  /** The key vouches for decisions made at or after this time. */
-  valid_from?: number
-  /** ... and before this time. */
-  valid_until?: number
-  /** The approvers it may sign for; absent: anyone. */
-  approvers?: Array<string>
-}
-
-/** A registered passkey credential, filed under its credential id (base64url): one reviewer's. */
-export interface PasskeyKey {
-  /** The COSE key `verifyRegistration` returned, base64url. */
-  public_key: string
-  /** The one approver it signs for. */
+export interface DecisionEnvelope {
+  /** The task's current approval round (`LedgerTask.approval_id`). */
+  approval_id: string
+  /** Identity of the decision callback: repeated deliveries carry the same one. */
+  decision_id: string
+  job_id: string
+  request_id: string
+  /** The fingerprint of the action the reviewer saw: the task's `action_digest`. */
+  action_digest: string
+  decision: 'approved' | 'rejected'
   approver: string
-  valid_from?: number
-  valid_until?: number
+  decided_at: number
+  /** When the decision stops holding; after `decided_at`. */
+  expires_at: number
 }
 
 /**
- * The WebAuthn relying party: the rpId whose hash assertions must carry, and the origins a
- * ceremony may run on.
+ * What only the executor's server knows at dispatch; `now` and `revoked` come from the ledger,
+ * never from the caller.
  */
-export interface RelyingParty {
-  rp_id: string
-  origins: string[]
+export interface ClaimFacts {
+  tenant: string
+  /** The policy version now in force. */
+  policy_version: string
+  /**
+   * The tool's current contract document (`contract.document` of a `Contract`); `null` when the
+   * server has none.
+   */
+  contract: ContractDocument | null
+  /** Whether the stored approval's approver may still approve. */
+  approver_authorized: ApproverFact | null
+  /** Whether the action's subject may still perform it. */
+  subject_authorized: SubjectFact
 }
 
-/**
- * The keys and passkeys the executor trusts, from its own server (never from the caller's
- * payload).
- */
-export interface KeySet {
-  /** By keyid (each key's RFC 7638 thumbprint). */
-  service_keys?: { [key: string]: ServiceKey }
-  /** By credential id. */
-  passkeys?: { [key: string]: PasskeyKey }
-  /** Required when there are passkeys. */
-  webauthn?: RelyingParty
+/** What `claim` takes. */
+export interface ClaimRequest {
+  task_id: string
+  /** The action the executor is about to dispatch. */
+  action: ActionEnvelope
+  facts: ClaimFacts
+  /** Who claims. */
+  executor: string
+  /** How long the claim holds: complete before it runs out, or the task becomes `unknown`. */
+  lease_ms: number
+  /** The budget account to reserve the contract's cost on. */
+  budget?: string | null
 }
 
-/** A context's `proof`: whether every approval must carry proof, and the keys that can give it. */
-export interface ProofPolicy {
-  /** When true, a bare record is refused (`proof_missing`). */
-  required: boolean
-  keys: KeySet
+/** What `complete` takes. */
+export interface CompleteRequest {
+  task_id: string
+  /** The claim's fence token. */
+  fence: number
+  outcome: ReportedOutcome
+  executor: string
+  /** What the business system answered (only its digest goes into the audit). */
+  result?: unknown
 }
 
-/** A service key vouched for the decision. */
-export interface ServiceSigner {
-  kind: 'service'
-  keyid: string
+/** What `reconcile` takes. */
+export interface ReconcileRequest {
+  task_id: string
+  observed: ObservedOutcome
+  /** Who reconciles. */
+  actor: string
+  /** What the business system answered. */
+  result?: unknown
 }
 
-/** A reviewer's passkey vouched for the decision. */
-export interface PasskeySigner {
-  kind: 'passkey'
-  credential_id: string
-  algorithm: 'ES256' | 'EdDSA'
+/** What `revoke` takes. */
+export interface RevokeRequest {
+  approval_id: string
+  actor: string
 }
 
-/** A decision whose proof verified: the record, and who signed it. */
-export interface VerifiedProof {
-  /** The record (for a passkey-approved one, without its assertion). */
-  approval: ApprovalRecord
-  signer: ServiceSigner | PasskeySigner
+/** What `setBudget` takes. */
+export interface BudgetLimit {
+  name: string
+  /** The most that may be spent, in minor units. */
+  limit_minor: number
 }
 
-/**
- * A verified registration: what the key set files under `passkeys[credential_id]`, with the
- * reviewer's `approver`.
- */
-export interface PasskeyCredential {
-  algorithm: 'ES256' | 'EdDSA'
-  credential_id: string
-  /** The COSE key, base64url. */
-  public_key: string
+/** Which tasks `tasks` lists (a member left out or `null`: any). */
+export interface TaskFilter {
+  state?: TaskState | null
+  tenant?: string | null
+}
+
+/** A task: one proposed action and everything the ledger knows about it. */
+export interface LedgerTask {
+  /** `task_` and 32 hex digits, derived from (tenant, job_id, request_id). */
+  id: string
+  tenant: string
+  job_id: string
+  request_id: string
+  state: TaskState
+  /** The frozen action: what the reviewer decides about and what a claim must present. */
+  action: ActionEnvelope
+  action_digest: string
+  /** Whether its contract asked for a person's approval when it was proposed. */
+  approval_required: boolean
+  /** The current approval round: the one a decision must name. */
+  approval_id: string | null
+  /** The current approval record, once decided. */
+  approval: ApprovalRecord | null
+  /** The business idempotency key: one value for the task's whole life. */
+  idempotency_key: string
+  proposer: string
+  /** The current fence token (0 before the first claim). */
+  fence: number
+  /** The executor of the current or last claim. */
+  executor: string | null
+  /** When the current claim's lease runs out. */
+  lease_until: number | null
+  /** The budget account of the current claim. */
+  budget: string | null
+  /** Minor units the current claim holds on that budget. */
+  reserved_minor: number
+  /** What the business system answered (`null`: nothing yet). */
+  result: unknown
+  created_at: number
+  updated_at: number
+}
+
+/** What `decide` returns. */
+export interface Decided {
+  /** The task after the decision. */
+  task: LedgerTask
+  /** The decision as recorded. */
+  decision: DecisionEnvelope
+  /** Whether this delivery repeated a recorded decision (nothing changed). */
+  duplicate: boolean
+}
+
+/** A won claim: dispatch `action` with `idempotency_key`, then complete with `fence`. */
+export interface Claim {
+  task_id: string
+  fence: number
+  idempotency_key: string
+  lease_until: number
+  executor: string
+  /** The exact approved action to dispatch. */
+  action: ActionEnvelope
+}
+
+/** What `claim` returns: drift, re-approval and rejection are outcomes, not errors. */
+export interface ClaimOutcome {
+  result: ClaimResult
+  /** `result === 'claimed'`. */
+  claimed: boolean
+  /** The task after the claim. */
+  task: LedgerTask
+  /** The claim, when it won. */
+  claim: Claim | null
+  /** Why it did not win (reasons and drift pointers). */
+  verdict: Verdict | null
+  /** On drift: the approved action, to resume with. */
+  approved_action: ActionEnvelope | null
+}
+
+/** What `revoke` returns. */
+export interface Revocation {
+  approval_id: string
+  task_id: string
+  revoked_at: number
+  /** Whether it was revoked already (nothing changed). */
+  duplicate: boolean
+}
+
+/** A budget account, in minor units. */
+export interface LedgerBudget {
+  name: string
+  limit_minor: number
+  /** Spent by succeeded claims. */
+  spent_minor: number
+  /** Held by claims whose outcome is not known yet. */
+  reserved_minor: number
+}
+
+/** An audit event: digests, identities and pointers, never argument values. */
+export interface LedgerEvent {
+  chain: number
+  /** Position in its chain, from 1, without gaps. */
+  seq: number
+  at: number
+  tenant: string
+  task: string | null
+  kind: EventKind
+  actor: string
+  action_digest: string | null
+  approved_digest: string | null
+  decision_id: string | null
+  fence: number | null
+  /** The verdict's outcome, the reported or observed outcome, or the refusal's error code. */
+  outcome: string | null
+  reasons: string[]
+  drift: string[]
+  /** The task's state after the event. */
+  state: TaskState | null
+  /** Identities and digests specific to the kind. */
+  detail: object
+  /** The previous event's digest in the chain. */
+  prev: string | null
+}
+
+/** What `history` returns. */
+export interface TaskHistory {
+  task: LedgerTask
+  /** The audit events about the task, in order. */
+  events: LedgerEvent[]
+}
+
+/** The last event of an audit chain. */
+export interface AuditHead {
+  chain: number
+  seq: number
+  digest: string
+}
+
+/** Where an audit breaks first. */
+export interface AuditBreak {
+  /** The line of the export, from 1. */
+  line: number
+  chain: number | null
+  seq: number | null
+  problem: AuditProblem
+}
+
+/** What verifying an audit says. */
+export interface AuditReport {
+  valid: boolean
+  /** Events read before the first break. */
+  events: number
+  /** The last good event of each chain. */
+  heads: AuditHead[]
+  broken: AuditBreak | null
 }
 
 /**
@@ -678,6 +839,130 @@ export declare class Contract {
 }
 
 /**
+ * A task ledger on SQLite or PostgreSQL: single-use claims of approvals, decision
+ * de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
+ * budgets, and a hash-chained audit.
+ *
+ * Open one with `await Ledger.open(url)`. Every method returns a Promise and runs on libuv's
+ * thread pool, never blocking the event loop; share one `Ledger` between all the callers of
+ * a process. Results are plain objects; a refusal rejects with an `ActionsealError` (codes
+ * in codes.json). A claim that finds drift, an expired or revoked approval, or a reason to
+ * reject resolves with that outcome (`result`): only `'claimed'` means dispatch.
+ */
+export declare class Ledger {
+  /**
+   * Opens (creating or migrating its tables) the ledger at `url`: `'sqlite:PATH'` (one
+   * machine; `?synchronous=normal` trades power-loss durability for speed),
+   * `'sqlite::memory:'` (tests) or `'postgres://user@host/db'` (many executors).
+   * `options.clock` is a `ManualClock` for tests and demos; by default the ledger uses the
+   * system clock, and `now` never comes from the caller.
+   */
+  static open(url: string, options?: { clock?: ManualClock }): Promise<Ledger>
+  /**
+   * The id of the task with this identity, the same in every runtime: a framework's run or
+   * thread is the job, its tool call id the request, so an adapter finds its task again
+   * with `ledger.task(Ledger.taskId({ tenant, job_id, request_id }))`.
+   */
+  static taskId(identity: TaskIdentity): string
+  /** `'sqlite'` or `'postgres'`. */
+  get backend(): 'sqlite' | 'postgres'
+  /**
+   * The ledger's time, in ms since the epoch (its clock's: the system's, or a
+   * `ManualClock`).
+   */
+  now(): number
+  /**
+   * Records a task for `action` (an envelope from `action()`) made under `contract` (a
+   * `Contract` or its document), proposed by `proposer`. The same identity (tenant,
+   * job_id, request_id) with the same action resolves to the same task; with another
+   * action it rejects with `task_conflict`. A call its contract lets run without a person
+   * is claimable at once (`approved`).
+   */
+  propose(request: ProposeRequest): Promise<LedgerTask>
+  /**
+   * Records a reviewer's decision envelope and resolves to `{ task, decision, duplicate
+   * }`. A repeated delivery is a duplicate that changes nothing; the same `decision_id`
+   * with other content rejects with `decision_conflict`, a decision about another digest
+   * with `decision_mismatch`.
+   */
+  decide(decision: DecisionEnvelope): Promise<Decided>
+  /**
+   * Claims a task for dispatching `action` under the executor's `facts` (`{ tenant,
+   * policy_version, contract, approver_authorized, subject_authorized }` from its own
+   * server; the contract as a document), with a lease, optionally reserving the contract's
+   * cost on `budget`. Resolves to `{ result, claimed, task, claim, verdict, approved_action
+   * }`: `result` is `'claimed'` (dispatch `claim.action` with `claim.idempotency_key`,
+   * then complete with `claim.fence`), `'tool_args_drift'` (refused; resume with
+   * `approved_action`), `'awaiting_reapproval'` or `'rejected_pre_dispatch'`. Rejects with
+   * `already_claimed` when the approval was used, `task_not_claimable` when there is none.
+   */
+  claim(request: ClaimRequest): Promise<ClaimOutcome>
+  /**
+   * Reports the outcome of a claim (`'succeeded'`, `'failed'`, or `'unknown'` for a
+   * timeout: reconcile later, never retry) with the claim's fence. Rejects with
+   * `stale_fence` for a superseded claim and `lease_expired` after the lease. Resolves to
+   * the task.
+   */
+  complete(request: CompleteRequest): Promise<LedgerTask>
+  /**
+   * Records what the business system answered about a task in doubt: `'succeeded'` or
+   * `'failed'` (final) or `'not_executed'` (claimable again, same idempotency key, higher
+   * fence). Resolves to the task.
+   */
+  reconcile(request: ReconcileRequest): Promise<LedgerTask>
+  /** Revokes an approval: the next claim of its task sends the task back for approval. */
+  revoke(request: RevokeRequest): Promise<Revocation>
+  /**
+   * Moves every claimed task whose lease ran out to `'unknown'` (never back to claimable)
+   * and resolves to their ids. Any operation on a task also does this for it first.
+   */
+  expireLeases(): Promise<string[]>
+  /** Creates a budget account, or sets its limit (minor units). */
+  setBudget(request: BudgetLimit): Promise<LedgerBudget>
+  /** A budget account; rejects with `budget_not_found`. */
+  budget(name: string): Promise<LedgerBudget>
+  /** A task; rejects with `task_not_found`. */
+  task(taskId: string): Promise<LedgerTask>
+  /** A task with its history: `{ task, events }`, the audit events about it in order. */
+  history(taskId: string): Promise<TaskHistory>
+  /** The tasks in a state of a tenant (either may be left out: any), oldest first. */
+  tasks(filter?: TaskFilter): Promise<LedgerTask[]>
+  /**
+   * The whole audit as JSON Lines (one event with its digest per line), which
+   * `verifyAudit` verifies in any runtime.
+   */
+  auditExport(): Promise<string>
+  /**
+   * Walks the stored audit chains up to their recorded heads: `{ valid, events, heads,
+   * broken }`, `broken` naming the first broken chain and seq.
+   */
+  auditVerify(): Promise<AuditReport>
+  /**
+   * Lets go of the database: resolves once this ledger's connections are closed (the
+   * last call in flight closes them when it ends). Later calls reject with
+   * `ledger_unavailable`. Without it, the connections close when the garbage collector
+   * frees the ledger.
+   */
+  close(): Promise<void>
+}
+
+/**
+ * A clock that moves only when told to, for tests and demos: pass it to `Ledger.open(url, {
+ * clock })` and move it with `set` and `advance`. Times are integer milliseconds since the
+ * epoch; ledgers opened with one clock share its time.
+ */
+export declare class ManualClock {
+  /** A clock standing at `startMs`. */
+  constructor(startMs: number)
+  /** Now, in ms since the epoch. */
+  get now(): number
+  /** Sets the clock to `ms`. */
+  set(ms: number): void
+  /** Moves the clock forward by `ms`. */
+  advance(ms: number): void
+}
+
+/**
  * A tool-argument JSON Schema (actionseal's strict subset of JSON Schema 2020-12: closed
  * objects, strict types, ECMA patterns, formats), compiled once.
  *
@@ -694,46 +979,6 @@ export declare class Schema {
    * returns nothing when it fits.
    */
   validate(value: unknown): void
-}
-
-/**
- * An Ed25519 private key that signs approval records (service-signed decisions).
- *
- * `new SigningKey(key)` loads a private key: a JWK `{ kty: 'OKP', crv: 'Ed25519', d, x }`
- * (`x` must be the public key of `d`; `kid`, if present, its RFC 7638 thumbprint) or the
- * 32-byte seed as a base64url string; it throws `invalid_key` (or `invalid_base64`)
- * otherwise. `SigningKey.generate()` makes a new one from the host's CSPRNG. `keyid` and
- * `publicJwk` go into the executor's key set; `toJwk()` is the secret to store.
- */
-export declare class SigningKey {
-  /** Loads a private key: a JWK with `d`, or the 32-byte seed in base64url. */
-  constructor(key: Ed25519PrivateJwk | string)
-  /**
-   * A new key whose 32-byte seed comes from the host's CSPRNG (`crypto.getRandomValues`,
-   * which Node backs with the OpenSSL CSPRNG of `crypto.randomBytes`); core draws no
-   * randomness itself.
-   */
-  static generate(): SigningKey
-  /** The RFC 7638 thumbprint of the public key: its keyid in a key set and in envelopes. */
-  get keyid(): string
-  /**
-   * The public JWK `{ crv, kid, kty, x }`: what the executor's key set holds under
-   * `service_keys[keyid].key`. A fresh object on each access.
-   */
-  get publicJwk(): Ed25519Jwk
-  /**
-   * The private JWK `{ crv, d, kid, kty, x }`, which `new SigningKey` loads again: keep it
-   * secret.
-   */
-  toJwk(): Ed25519PrivateJwk
-  /**
-   * Signs an approval record: the DSSE envelope `{ payload, payloadType, signatures:
-   * [{ keyid, sig }] }` whose payload is the record's canonical bytes. Throws
-   * `invalid_approval` for a record that is malformed or not sealed (its `action_digest`
-   * not its frozen action's fingerprint). Ed25519 is deterministic: the same record and key
-   * give the same envelope in every runtime.
-   */
-  sign(record: ApprovalRecord): SignedEnvelope
 }
 
 /**
@@ -797,9 +1042,7 @@ export declare function charge(budget: Budget, costMinor: number): Budget
 /**
  * The permit check before dispatch: is `action` the approved action, does the approval
  * still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
- * once: fastest), an approval record, a signed envelope or a passkey-approved record (whose
- * proof `context.proof`'s key set must verify), or `null` or `undefined` when none was
- * presented.
+ * once: fastest), an approval record, or `null` or `undefined` when none was presented.
  *
  * Only a malformed `context` throws (`invalid_context`, or the contract's own error under
  * `/contract`); everything wrong with the approval or the action is a reason in the verdict.
@@ -813,7 +1056,7 @@ export declare function charge(budget: Budget, costMinor: number): Budget
  *   revoked: { approval_id: approval.approval_id, revoked: false } })
  * if (verdict.outcome === 'permit') dispatch(action)
  */
-export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
+export declare function check(approval: Approval | ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
  * Whether two fingerprints name the same digest, compared in constant time.
@@ -826,14 +1069,6 @@ export declare function check(approval: Approval | ApprovalRecord | SignedEnvelo
  * digestEqual(approval.fingerprint, fingerprint(action)) // true when they match
  */
 export declare function digestEqual(a: unknown, b: unknown): boolean
-
-/**
- * Verifies a plain Ed25519 `signature` of `message` (both base64url) with `key` (a JWK or
- * raw base64url) strictly: small-order keys and non-canonical signatures are refused. Throws
- * `invalid_signature` when it does not hold. For checking the primitive against published
- * vectors and other libraries.
- */
-export declare function ed25519Verify(key: Ed25519Jwk | string, message: string, signature: string): void
 
 /**
  * The fingerprint of a JavaScript value: `"sha256:"` followed by the 64 lowercase hex
@@ -873,13 +1108,6 @@ export interface Options {
 }
 
 /**
- * DSSE's pre-authentication encoding of `payloadType` and `payload` (base64url), in
- * base64url: `"DSSEv1" SP len(type) SP type SP len(body) SP body`, the bytes an envelope's
- * signature covers.
- */
-export declare function pae(payloadType: string, payload: string): string
-
-/**
  * JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
  * JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
  * numbers (under the default `"strict"` profile), a byte-order mark and nesting deeper than
@@ -891,23 +1119,6 @@ export declare function pae(payloadType: string, payload: string): string
  * parseJson('{"a": 1, "a": 2}')          // throws duplicate_key at /a
  */
 export declare function parseJson(text: string | Uint8Array, options?: Options | null): unknown
-
-/**
- * The challenge a reviewer's passkey signs to approve `record`, in base64url: the 32 bytes
- * of the fingerprint of the record without its `passkey` member (which still binds the
- * action digest, approver, decision and expiry). Its bytes are the `challenge` of
- * `navigator.credentials.get`.
- */
-export declare function passkeyChallenge(record: ApprovalRecord | PasskeyApprovedRecord): string
-
-/**
- * A public key, given as a JWK or as the raw 32 bytes in base64url, as its normalized
- * public JWK `{ crv, kid, kty, x }`; `kid` is the RFC 7638 thumbprint, the keyid under which
- * a key set files it. Throws `invalid_key` for anything but the canonical encoding of an
- * Ed25519 point of large order (or a JWK with `d`: give the public key only),
- * `invalid_base64` for another base64 spelling.
- */
-export declare function publicKey(key: Ed25519Jwk | string): Ed25519Jwk
 
 /** Whether a call needs an approval, and the JSON Pointer of the contract rule that decided. */
 export interface Requirement {
@@ -940,37 +1151,10 @@ export declare function requiresApproval(contract: Contract | ContractDocument, 
 export declare function shortFingerprint(digest: string): string
 
 /**
- * Verifies a signed envelope against the executor's key set and returns `{ approval, signer:
- * { kind: 'service', keyid } }`. The keyid is only a hint where to look; trust comes from
- * the key set. Throws with why it does not hold: `invalid_envelope`,
- * `payload_type_mismatch`, `unknown_key`, `invalid_signature`, `non_canonical_payload`,
- * `invalid_approval`, `key_outside_window`, `signer_not_allowed`, ... (or the key set's own
- * error).
+ * Verifies an audit exported by `ledger.auditExport()` (JSON Lines, as a string or UTF-8
+ * bytes), in any runtime: `{ valid, events, heads, broken }`, `broken` naming the first line,
+ * chain and seq where an event was edited, removed, reordered or is malformed. `heads` (a
+ * report's `heads`) are the chain ends the ledger recorded; with them, events cut from the
+ * end are found too.
  */
-export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet): VerifiedProof
-
-/**
- * Verifies a passkey-approved record (an approval record with `passkey: { credential_id,
- * authenticator_data, client_data_json, signature }`) against the key set and returns `{
- * approval: <the record without its assertion>, signer: { kind: 'passkey', credential_id,
- * algorithm } }`. Throws with why it does not hold: `missing_proof`, `unknown_key`,
- * `invalid_signature`, `challenge_mismatch`, `origin_not_allowed`, `rp_id_mismatch`,
- * `user_not_verified`, `invalid_assertion`, `signer_not_allowed`, `key_outside_window`, ...
- */
-export declare function verifyPasskey(record: PasskeyApprovedRecord, keys: KeySet): VerifiedProof
-
-/**
- * `verifyEnvelope` or `verifyPasskey`, whichever proof `approval` carries; a bare record
- * throws `missing_proof`.
- */
-export declare function verifyProof(approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet): VerifiedProof
-
-/**
- * Verifies what `navigator.credentials.create` returned, given as `{ credential_id,
- * attestation_object, client_data_json }` (base64url), for the `challenge` the server issued
- * (base64url) and the relying party `{ rp_id, origins }`; returns `{ algorithm, credential_id,
- * public_key }`, what the key set files under `passkeys[credential_id]` with the reviewer's
- * `approver`. Throws `invalid_registration` (or `challenge_mismatch`, `origin_not_allowed`,
- * `rp_id_mismatch`, `user_not_verified`, `invalid_key`).
- */
-export declare function verifyRegistration(registration: PasskeyRegistration, challenge: string, webauthn: RelyingParty): PasskeyCredential
+export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null): AuditReport

@@ -89,7 +89,7 @@ fn pending() -> napi::Error {
 
 /// An `ActionsealError` (the walker's class) whose message is core's Display text, with
 /// `code`, `path` and `offset` (`null` when core knows none).
-fn error_object(js: Js, error: &Error) -> Result<sys::napi_value, Fail> {
+pub(crate) fn error_object(js: Js, error: &Error) -> Result<sys::napi_value, Fail> {
     let fail = instance::get(js, |i| i.fail)?;
     let offset = error.offset().map_or(-1.0, |o| o as f64);
     let args = [

@@ -12,6 +12,7 @@ mod context;
 mod contract;
 mod convert;
 mod error;
+mod ledger;
 mod profile;
 mod proof;
 mod schema;
@@ -45,6 +46,7 @@ mod _actionseal {
         ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
         verify_proof, verify_registration,
     };
+    use crate::ledger::{PyLedger, PyManualClock};
     #[pymodule_export]
     use crate::schema::PySchema;
 
@@ -340,6 +342,33 @@ mod _actionseal {
         let parsed = on_text(py, bytes.len(), || actionseal_core::parse(bytes, &options));
         // The value borrows from `text`'s bytes, which `text` keeps alive and unchanged.
         to_py::value(py, &parsed.map_err(|e| to_py(py, &e))?)
+    }
+
+    /// Verifies an audit exported by ``Ledger.audit_export`` (JSON Lines, as str or UTF-8
+    /// bytes), in any runtime: ``{"valid", "events", "heads", "broken"}``, ``broken`` naming
+    /// the first line, chain and seq where an event was edited, removed, reordered or is
+    /// malformed. ``heads`` (a report's ``heads``: ``[{"chain", "seq", "digest"}]``) are the
+    /// chain ends the ledger recorded; with them, events cut from the end are found too.
+    #[pyfunction]
+    #[pyo3(signature = (jsonl, heads = None))]
+    fn verify_audit<'py>(
+        jsonl: &Bound<'py, PyAny>,
+        heads: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = jsonl.py();
+        let text = JsonText::new(jsonl)?;
+        let heads = match heads {
+            Some(h) => with_value_at(h, "heads", &Options::default(), |v| {
+                actionseal_core::ledger::request::heads(v)
+            })?
+            .map_err(|e| to_py(py, &e.in_key("heads")))?,
+            None => Vec::new(),
+        };
+        let bytes = text.as_bytes();
+        let report = on_text(py, bytes.len(), || {
+            actionseal_core::ledger::verify_audit(bytes, &heads).to_value()
+        });
+        to_py::value(py, &report)
     }
 
     /// The first 64 bits of a fingerprint as four groups of four hex digits, such as

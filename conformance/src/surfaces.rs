@@ -13,6 +13,10 @@
 //! so that core's verifiers accept the samples and a probe learns only from the field it
 //! changes; the shapes core only writes (verdicts, verified proofs, signers, registered
 //! credentials) must have exactly the members core writes.
+//! The ledger's shapes (Node and Python only: the wasm build has no ledger) are in [`ledger`],
+//! held to the ledger's readers and to what a real ledger writes.
+
+mod ledger;
 
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
@@ -133,6 +137,8 @@ pub enum Ty {
     Unknown,
     /// A loaded `Contract` object or a contract document, or null.
     ContractOrDocument,
+    /// A loaded `Contract` object or a contract document.
+    Contract,
     /// A contract's approval rule: `"always"`, `"never"` or `{"when": [conditions]}`.
     ApprovalRule,
     /// `T | null`.
@@ -542,6 +548,20 @@ fn proof_shapes() -> Vec<Shape> {
     ]
 }
 
+/// The model's shapes and the ledger's: what the Node declarations and the Python stub
+/// describe (the wasm build has only the model's).
+pub fn all_shapes() -> Vec<Shape> {
+    let mut all = shapes();
+    all.extend(ledger::shapes());
+    all
+}
+
+/// Whether `name` is a union of string literals rather than an object shape.
+fn is_union(name: &str) -> bool {
+    matches!(name, "ErrorCode" | "Reason" | "Outcome")
+        || ledger::unions().iter().any(|u| u.name == name)
+}
+
 /// The outcomes of a check, in core's order (worst last).
 fn outcomes() -> [&'static str; 3] {
     use actionseal_core::Outcome;
@@ -576,11 +596,16 @@ fn sample(all: &[Shape], ty: &Ty, n: &mut i64) -> Json {
         Ty::Int => json!(0),
         Ty::Bool => json!(true),
         Ty::OneOf(v) => json!(v[0]),
-        Ty::Shape(s) => sample_object(all, shape(all, s), n),
+        Ty::Shape(s) => match ledger::unions().into_iter().find(|u| u.name == *s) {
+            Some(u) => json!(u.members[0]),
+            None => sample_object(all, shape(all, s), n),
+        },
         Ty::List(t) => json!([sample(all, t, n)]),
         Ty::Object => json!({"type": "object"}),
         Ty::Unknown => json!(1),
-        Ty::ContractOrDocument => sample_object(all, shape(all, "ContractDocument"), n),
+        Ty::ContractOrDocument | Ty::Contract => {
+            sample_object(all, shape(all, "ContractDocument"), n)
+        }
         Ty::ApprovalRule => {
             json!({"when": [sample_object(all, shape(all, "ApprovalCondition"), n)]})
         }
@@ -601,6 +626,8 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             // Operands that the sample's operator needs and its pointer names.
             ("ApprovalCondition", "pointer") => json!("/n"),
             ("ApprovalCondition", "value") => json!(1),
+            // Counts from 1.
+            ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") => json!(1),
             _ => match proof_sample(all, s.name, f.name, &m) {
                 Some(v) => v,
                 None => sample(all, &f.ty, n),
@@ -658,7 +685,7 @@ fn wrong(ty: &Ty) -> Option<Json> {
         Ty::Str | Ty::Identity | Ty::Digest | Ty::OneOf(_) => json!(7),
         Ty::Millis | Ty::Int => json!("7"),
         Ty::Bool => json!(0),
-        Ty::Shape(_) | Ty::Object | Ty::ContractOrDocument => json!("x"),
+        Ty::Shape(_) | Ty::Object | Ty::ContractOrDocument | Ty::Contract => json!("x"),
         Ty::List(_) | Ty::ApprovalRule => json!(true),
         Ty::Nullable(_) => json!(false),
         Ty::Map(_) => json!("x"),
@@ -683,7 +710,12 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         "ApprovalRecord" => Approval::from_value(&value).map(drop),
         "CheckContext" => {
             let action = crate::decisions::core_value(
-                &sample_object(&shapes(), shape(&shapes(), "ActionEnvelope"), &mut 0).to_string(),
+                &sample_object(
+                    &all_shapes(),
+                    shape(&all_shapes(), "ActionEnvelope"),
+                    &mut 0,
+                )
+                .to_string(),
             )
             .map_err(|e| e.to_string())?;
             check(None, &action, &value).map(drop)
@@ -695,7 +727,8 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
                 "SubjectFact" => "subject_authorized",
                 _ => "revoked",
             };
-            let mut ctx = sample_object(&shapes(), shape(&shapes(), "CheckContext"), &mut 0);
+            let mut ctx =
+                sample_object(&all_shapes(), shape(&all_shapes(), "CheckContext"), &mut 0);
             ctx[key] = v.clone();
             return core_accepts("CheckContext", &ctx);
         }
@@ -740,7 +773,10 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         "RelyingParty" => return core_accepts("KeySet", &json!({"webauthn": v})),
         "KeySet" => KeySet::from_value(&value).map(drop),
         "ProofPolicy" => ProofPolicy::from_value(&value).map(drop),
-        other => return Err(format!("no reader for {other}")),
+        other => {
+            return ledger::core_accepts(other, v)
+                .unwrap_or_else(|| Err(format!("no reader for {other}")))
+        }
     };
     r.map_err(|e| e.to_string())
 }
@@ -751,7 +787,7 @@ fn json_value(text: &str) -> actionseal_core::OwnedValue {
 
 /// Where the shapes and core disagree.
 pub fn shape_problems() -> Vec<String> {
-    let all = shapes();
+    let all = all_shapes();
     let mut problems = Vec::new();
     for s in all.iter().filter(|s| !s.output) {
         let base = sample_object(&all, s, &mut 0);
@@ -786,8 +822,9 @@ pub fn shape_problems() -> Vec<String> {
             }
         }
     }
-    // What core writes: the same members.
-    for s in all.iter().filter(|s| s.output && s.name != "ActionError") {
+    // What core writes: the same members (the ledger's outputs are held to a real ledger below).
+    let model = shapes();
+    for s in model.iter().filter(|s| s.output && s.name != "ActionError") {
         let written = output_members(s.name).unwrap_or_else(|e| vec![e]);
         let described: Vec<String> = all_fields(&all, s)
             .iter()
@@ -802,6 +839,7 @@ pub fn shape_problems() -> Vec<String> {
             ));
         }
     }
+    problems.extend(ledger::output_problems(&all));
     problems
 }
 
@@ -899,6 +937,7 @@ fn ts_type(ty: &Ty) -> String {
         Ty::Object => "object".into(),
         Ty::Unknown => "unknown".into(),
         Ty::ContractOrDocument => "Contract | ContractDocument | null".into(),
+        Ty::Contract => "Contract | ContractDocument".into(),
         Ty::ApprovalRule => "'always' | 'never' | { when: ApprovalCondition[] }".into(),
         Ty::Nullable(t) => format!("{} | null", ts_type(t)),
         Ty::Map(t) => format!("{{ [key: string]: {} }}", ts_type(t)),
@@ -953,8 +992,9 @@ fn ts_union(out: &mut String, name: &str, doc: &str, members: &[(&str, &str)]) {
     out.push('\n');
 }
 
-/// The declarations both JavaScript packages share: unions and data shapes.
-fn ts_declarations() -> String {
+/// The declarations of the JavaScript packages: unions and data shapes, the ledger's too for
+/// the Node package.
+fn ts_declarations(with_ledger: bool) -> String {
     let mut out = String::new();
     let codes: Vec<(&str, &str)> = Code::ALL
         .iter()
@@ -983,7 +1023,13 @@ fn ts_declarations() -> String {
         "What the executor does with a checked call.",
         &outcomes,
     );
-    let all = shapes();
+    let all = if with_ledger { all_shapes() } else { shapes() };
+    if with_ledger {
+        for u in ledger::unions() {
+            let members: Vec<(&str, &str)> = u.members.iter().map(|m| (*m, "")).collect();
+            ts_union(&mut out, u.name, u.doc, &members);
+        }
+    }
     for s in &all {
         ts_doc(&mut out, s.doc, "");
         let extends = s.extends.map_or(String::new(), |b| format!(" extends {b}"));
@@ -1021,7 +1067,7 @@ fn node_header() -> String {
     let mut out = format!(
         "/* auto-generated by NAPI-RS from src/ and dts-header.d.ts; do not edit */\n/* eslint-disable */\n// {GENERATED}\n\n"
     );
-    out.push_str(&ts_declarations());
+    out.push_str(&ts_declarations(true));
     ts_doc(&mut out, ERROR_DOC, "");
     out.push_str("export interface ActionsealError extends Error {\n");
     out.push_str(&ts_error_members());
@@ -1032,7 +1078,7 @@ fn node_header() -> String {
 /// `bindings-wasm/src/types.rs`: the declarations wasm-bindgen adds to the package's
 /// `.d.ts`.
 fn wasm_types() -> String {
-    let mut ts = ts_declarations();
+    let mut ts = ts_declarations(false);
     ts_doc(&mut ts, ERROR_DOC, "");
     ts.push_str("export declare class ActionsealError extends Error {\n");
     ts.push_str(&ts_error_members());
@@ -1074,14 +1120,15 @@ fn py_type(ty: &Ty) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Ty::Shape(s) if *s == "ErrorCode" || *s == "Reason" || *s == "Outcome" => (*s).into(),
+        Ty::Shape(s) if is_union(s) => (*s).into(),
         Ty::Shape(s) if PY_SHAPES.contains(s) => format!("_{s}"),
-        // Records, envelopes and contexts are described by the functions' docs.
+        // Shapes the stub has no TypedDict for (an action envelope, an approval record).
         Ty::Shape(_) => "Dict[str, Any]".into(),
         Ty::List(t) => format!("List[{}]", py_type(t)),
         Ty::Object => "Dict[str, Any]".into(),
         Ty::Unknown => "Any".into(),
         Ty::ContractOrDocument => "Union[\"Contract\", Dict[str, Any], None]".into(),
+        Ty::Contract => "Union[\"Contract\", Dict[str, Any]]".into(),
         Ty::ApprovalRule => "Union[str, Dict[str, Any]]".into(),
         Ty::Nullable(t) => format!("Optional[{}]", py_type(t)),
         Ty::Map(t) => format!("Dict[str, {}]", py_type(t)),
@@ -1092,20 +1139,6 @@ fn py_type(ty: &Ty) -> String {
     }
 }
 
-/// The shapes the Python stub declares as TypedDicts: what its functions return.
-const PY_SHAPES: [&str; 11] = [
-    "ActionError",
-    "Verdict",
-    "Budget",
-    "Ed25519Jwk",
-    "Ed25519PrivateJwk",
-    "EnvelopeSignature",
-    "SignedEnvelope",
-    "ServiceSigner",
-    "PasskeySigner",
-    "VerifiedProof",
-    "PasskeyCredential",
-];
 
 /// `class _Name(TypedDict)` for a shape: its required fields, then (in a subclass with
 /// `total=False`) its optional ones.
@@ -1151,8 +1184,39 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
     }
 }
 
-/// The generated block of the stub: the Literals of codes, reasons and outcomes, and the
-/// TypedDicts of what the functions return.
+/// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
+/// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
+const PY_SHAPES: [&str; 26] = [
+    "ActionError",
+    "Verdict",
+    "Budget",
+    "Ed25519Jwk",
+    "Ed25519PrivateJwk",
+    "EnvelopeSignature",
+    "SignedEnvelope",
+    "ServiceSigner",
+    "PasskeySigner",
+    "VerifiedProof",
+    "PasskeyCredential",
+    "ApproverFact",
+    "SubjectFact",
+    "DecisionEnvelope",
+    "ClaimFacts",
+    "LedgerTask",
+    "Decided",
+    "Claim",
+    "ClaimOutcome",
+    "Revocation",
+    "LedgerBudget",
+    "LedgerEvent",
+    "TaskHistory",
+    "AuditHead",
+    "AuditBreak",
+    "AuditReport",
+];
+
+/// The generated block of the stub: the Literals of codes, reasons, outcomes and the ledger's
+/// unions, and the TypedDicts of [`PY_SHAPES`].
 fn python_block() -> String {
     let mut out = String::from(PY_BEGIN);
     let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
@@ -1162,7 +1226,11 @@ fn python_block() -> String {
     out.push_str("# Why a check did not permit, in report order.\n");
     out.push_str(&py_literal("Reason", &reasons));
     out.push_str(&py_literal("Outcome", &outcomes()));
-    let all = shapes();
+    for u in ledger::unions() {
+        out.push_str(&format!("# {}\n", u.doc.replace('`', "")));
+        out.push_str(&py_literal(u.name, &u.members));
+    }
+    let all = all_shapes();
     for name in PY_SHAPES {
         py_typed_dict(&mut out, shape(&all, name));
     }

@@ -20,6 +20,7 @@
 //! [`actionseal_core::Code`]. Never call it from inside an async runtime's worker thread: the
 //! PostgreSQL driver runs its own.
 
+mod call;
 mod clock;
 mod json;
 mod model;
@@ -29,6 +30,7 @@ mod sqlite;
 mod store;
 mod url;
 
+pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use model::{Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
 pub use url::{Durability, Target};

@@ -60,7 +60,11 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
         }
         let now = l.now();
         let task_ix = step["task"].as_u64().map(|t| t as usize);
-        let task_id = task_ix.map(|t| tasks[t].id.clone()).unwrap_or_default();
+        // A step may name a task id outright (one that does not exist).
+        let task_id = match step["task_id"].as_str() {
+            Some(id) => id.to_owned(),
+            None => task_ix.map(|t| tasks[t].id.clone()).unwrap_or_default(),
+        };
         let got: Result<Json, actionseal_core::Error> = match step["op"].as_str().unwrap() {
             "propose" => {
                 let act = build(step["job"].as_str().unwrap(), &step["args"]);
@@ -162,6 +166,16 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
                     step["limit"].as_i64().unwrap(),
                 )
                 .map(|b| json!({"limit": b.limit_minor})),
+            "revoke" => {
+                let approval_id = match step["approval_id"].as_str() {
+                    Some(id) => id.to_owned(),
+                    None => l.task(&task_id).unwrap().approval_id.unwrap(),
+                };
+                l.revoke(&approval_id, "admin")
+                    .map(|r| json!({"duplicate": r.duplicate}))
+            }
+            "expire_leases" => l.expire_leases().map(|ids| json!({"expired": ids.len()})),
+            "task" => l.task(&task_id).map(|t| json!({"state": t.state.as_str()})),
             op => panic!("unknown op {op}"),
         };
         let got = got.unwrap_or_else(|e| json!({"error": e.code().as_str()}));
@@ -230,4 +244,16 @@ fn ledger_scenarios_on_both_engines() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn urls_that_do_not_open() {
+    let doc = load(&dir().join("open.json"));
+    for case in doc["cases"].as_array().unwrap() {
+        let url = case["url"].as_str().unwrap();
+        let got = actionseal_ledger::Ledger::open(url)
+            .err()
+            .map(|e| e.code().as_str());
+        assert_eq!(got, case["error"].as_str(), "{url}");
+    }
 }

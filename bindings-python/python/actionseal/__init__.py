@@ -22,6 +22,8 @@ from ._actionseal import (
     ActionsealError,
     Approval,
     Contract,
+    Ledger,
+    ManualClock,
     Schema,
     SigningKey,
     __version__,
@@ -45,12 +47,15 @@ from ._actionseal import (
     verify_passkey,
     verify_proof,
     verify_registration,
+    verify_audit,
 )
 
 __all__ = [
     "ActionsealError",
     "Approval",
     "Contract",
+    "Ledger",
+    "ManualClock",
     "Schema",
     "SigningKey",
     "__version__",
@@ -74,4 +79,5 @@ __all__ = [
     "verify_passkey",
     "verify_proof",
     "verify_registration",
+    "verify_audit",
 ]

@@ -123,6 +123,65 @@ Outcome = Literal[
     "reapprove",
     "reject",
 ]
+# Where a task is in its life (the transitions are in core/src/model/ledger/state.rs).
+TaskState = Literal[
+    "awaiting_approval",
+    "approved",
+    "claimed",
+    "succeeded",
+    "failed",
+    "unknown",
+    "awaiting_reapproval",
+    "rejected",
+    "rejected_pre_dispatch",
+]
+# What a claim did: only claimed means dispatch.
+ClaimResult = Literal[
+    "claimed",
+    "tool_args_drift",
+    "awaiting_reapproval",
+    "rejected_pre_dispatch",
+]
+# What an executor reports when it completes a claim (unknown: reconcile later, never retry).
+ReportedOutcome = Literal[
+    "succeeded",
+    "failed",
+    "unknown",
+]
+# What the business system answered about a task in doubt.
+ObservedOutcome = Literal[
+    "succeeded",
+    "failed",
+    "not_executed",
+]
+# What an audit event records.
+EventKind = Literal[
+    "proposed",
+    "propose_duplicate",
+    "propose_refused",
+    "decided",
+    "decision_duplicate",
+    "decision_refused",
+    "claimed",
+    "claim_refused",
+    "tool_args_drift",
+    "sent_to_reapproval",
+    "rejected_pre_dispatch",
+    "completed",
+    "complete_refused",
+    "lease_expired",
+    "reconciled",
+    "reconcile_refused",
+    "revoked",
+]
+# Why an audit chain breaks.
+AuditProblem = Literal[
+    "malformed",
+    "digest_mismatch",
+    "seq_gap",
+    "prev_mismatch",
+    "head_mismatch",
+]
 
 class _ActionError(TypedDict):
     """Why an action is invalid: a code and the JSON Pointer of the value concerned."""
@@ -218,6 +277,198 @@ class _PasskeyCredential(TypedDict):
     credential_id: str
     public_key: str
     """The COSE key, base64url."""
+
+class _ApproverFact(TypedDict):
+    """A trusted fact about one named approver: a fact about anyone else is not believed."""
+
+    approver: str
+    authorized: bool
+
+class _SubjectFact(TypedDict):
+    """A trusted fact about one named subject: a fact about anyone else is not believed."""
+
+    subject: str
+    authorized: bool
+
+class _DecisionEnvelope(TypedDict):
+    """A reviewer's decision about one task's frozen action (seed 003); times in integer milliseconds since the epoch."""
+
+    approval_id: str
+    """The task's current approval round (``LedgerTask.approval_id``)."""
+    decision_id: str
+    """Identity of the decision callback: repeated deliveries carry the same one."""
+    job_id: str
+    request_id: str
+    action_digest: str
+    """The fingerprint of the action the reviewer saw: the task's ``action_digest``."""
+    decision: Literal["approved", "rejected"]
+    approver: str
+    decided_at: int
+    expires_at: int
+    """When the decision stops holding; after ``decided_at``."""
+
+class _ClaimFacts(TypedDict):
+    """What only the executor's server knows at dispatch; ``now`` and ``revoked`` come from the ledger, never from the caller."""
+
+    tenant: str
+    policy_version: str
+    """The policy version now in force."""
+    contract: Optional[Dict[str, Any]]
+    """The tool's current contract document (``contract.document`` of a ``Contract``); ``null`` when the server has none."""
+    approver_authorized: Optional[_ApproverFact]
+    """Whether the stored approval's approver may still approve."""
+    subject_authorized: _SubjectFact
+    """Whether the action's subject may still perform it."""
+
+class _LedgerTask(TypedDict):
+    """A task: one proposed action and everything the ledger knows about it."""
+
+    id: str
+    """``task_`` and 32 hex digits, derived from (tenant, job_id, request_id)."""
+    tenant: str
+    job_id: str
+    request_id: str
+    state: TaskState
+    action: Dict[str, Any]
+    """The frozen action: what the reviewer decides about and what a claim must present."""
+    action_digest: str
+    approval_required: bool
+    """Whether its contract asked for a person's approval when it was proposed."""
+    approval_id: Optional[str]
+    """The current approval round: the one a decision must name."""
+    approval: Optional[Dict[str, Any]]
+    """The current approval record, once decided."""
+    idempotency_key: str
+    """The business idempotency key: one value for the task's whole life."""
+    proposer: str
+    fence: int
+    """The current fence token (0 before the first claim)."""
+    executor: Optional[str]
+    """The executor of the current or last claim."""
+    lease_until: Optional[int]
+    """When the current claim's lease runs out."""
+    budget: Optional[str]
+    """The budget account of the current claim."""
+    reserved_minor: int
+    """Minor units the current claim holds on that budget."""
+    result: Any
+    """What the business system answered (``null``: nothing yet)."""
+    created_at: int
+    updated_at: int
+
+class _Decided(TypedDict):
+    """What ``decide`` returns."""
+
+    task: _LedgerTask
+    """The task after the decision."""
+    decision: _DecisionEnvelope
+    """The decision as recorded."""
+    duplicate: bool
+    """Whether this delivery repeated a recorded decision (nothing changed)."""
+
+class _Claim(TypedDict):
+    """A won claim: dispatch ``action`` with ``idempotency_key``, then complete with ``fence``."""
+
+    task_id: str
+    fence: int
+    idempotency_key: str
+    lease_until: int
+    executor: str
+    action: Dict[str, Any]
+    """The exact approved action to dispatch."""
+
+class _ClaimOutcome(TypedDict):
+    """What ``claim`` returns: drift, re-approval and rejection are outcomes, not errors."""
+
+    result: ClaimResult
+    claimed: bool
+    """``result === 'claimed'``."""
+    task: _LedgerTask
+    """The task after the claim."""
+    claim: Optional[_Claim]
+    """The claim, when it won."""
+    verdict: Optional[_Verdict]
+    """Why it did not win (reasons and drift pointers)."""
+    approved_action: Optional[Dict[str, Any]]
+    """On drift: the approved action, to resume with."""
+
+class _Revocation(TypedDict):
+    """What ``revoke`` returns."""
+
+    approval_id: str
+    task_id: str
+    revoked_at: int
+    duplicate: bool
+    """Whether it was revoked already (nothing changed)."""
+
+class _LedgerBudget(TypedDict):
+    """A budget account, in minor units."""
+
+    name: str
+    limit_minor: int
+    spent_minor: int
+    """Spent by succeeded claims."""
+    reserved_minor: int
+    """Held by claims whose outcome is not known yet."""
+
+class _LedgerEvent(TypedDict):
+    """An audit event: digests, identities and pointers, never argument values."""
+
+    chain: int
+    seq: int
+    """Position in its chain, from 1, without gaps."""
+    at: int
+    tenant: str
+    task: Optional[str]
+    kind: EventKind
+    actor: str
+    action_digest: Optional[str]
+    approved_digest: Optional[str]
+    decision_id: Optional[str]
+    fence: Optional[int]
+    outcome: Optional[str]
+    """The verdict's outcome, the reported or observed outcome, or the refusal's error code."""
+    reasons: List[str]
+    drift: List[str]
+    state: Optional[TaskState]
+    """The task's state after the event."""
+    detail: Dict[str, Any]
+    """Identities and digests specific to the kind."""
+    prev: Optional[str]
+    """The previous event's digest in the chain."""
+
+class _TaskHistory(TypedDict):
+    """What ``history`` returns."""
+
+    task: _LedgerTask
+    events: List[_LedgerEvent]
+    """The audit events about the task, in order."""
+
+class _AuditHead(TypedDict):
+    """The last event of an audit chain."""
+
+    chain: int
+    seq: int
+    digest: str
+
+class _AuditBreak(TypedDict):
+    """Where an audit breaks first."""
+
+    line: int
+    """The line of the export, from 1."""
+    chain: Optional[int]
+    seq: Optional[int]
+    problem: AuditProblem
+
+class _AuditReport(TypedDict):
+    """What verifying an audit says."""
+
+    valid: bool
+    events: int
+    """Events read before the first break."""
+    heads: List[_AuditHead]
+    """The last good event of each chain."""
+    broken: Optional[_AuditBreak]
 # --- end of generated ---
 
 __version__: str
@@ -398,3 +649,92 @@ def ed25519_verify(key: Union[_Ed25519Jwk, str], message: str, signature: str) -
 
 def pae(payload_type: str, payload: str) -> str:
     """DSSE's pre-authentication encoding of a payload (base64url in and out)."""
+def verify_audit(
+    jsonl: Union[str, bytes], heads: Optional[List[_AuditHead]] = None
+) -> _AuditReport:
+    """Verifies an exported audit (JSON Lines) in any runtime; ``heads`` are the chain ends
+    the ledger recorded (a report's ``heads``), to find events cut from the end too."""
+
+class ManualClock:
+    """A clock that moves only when told to (tests, demos); times in integer ms."""
+
+    def __init__(self, start_ms: int) -> None: ...
+    @property
+    def now(self) -> int:
+        """Now, in ms since the epoch."""
+    def set(self, ms: int) -> None:
+        """Sets the clock to ``ms``."""
+    def advance(self, ms: int) -> None:
+        """Moves the clock forward by ``ms``."""
+
+class Ledger:
+    """A task ledger on SQLite or PostgreSQL. Every method blocks with the GIL released;
+    share one between threads. Refusals raise ActionsealError; drift, re-approval and
+    rejection of a claim are outcomes (``result``), not errors."""
+
+    def __init__(self, url: str, *, clock: Optional[ManualClock] = None) -> None:
+        """Opens ``sqlite:PATH``, ``sqlite::memory:`` or ``postgres://...``."""
+    @property
+    def backend(self) -> Literal["sqlite", "postgres"]: ...
+    def now(self) -> int:
+        """The ledger's time (its clock's), in ms since the epoch."""
+    @staticmethod
+    def task_id(*, tenant: str, job_id: str, request_id: str) -> str:
+        """The id of the task with this identity, the same in every runtime."""
+    def propose(
+        self, action: Dict[str, Any], contract: Union[Contract, Dict[str, Any]], *, proposer: str
+    ) -> _LedgerTask:
+        """Records a task (the same identity and action: the same task; another action:
+        ``task_conflict``)."""
+    def decide(self, decision: _DecisionEnvelope) -> _Decided:
+        """Records a reviewer's decision envelope, once per ``decision_id``."""
+    def claim(
+        self,
+        task_id: str,
+        action: Dict[str, Any],
+        facts: _ClaimFacts,
+        *,
+        executor: str,
+        lease_ms: int,
+        budget: Optional[str] = None,
+    ) -> _ClaimOutcome:
+        """Claims the task's approval for dispatching ``action``: dispatch only when
+        ``result == "claimed"``; ``already_claimed`` and ``task_not_claimable`` raise."""
+    def complete(
+        self,
+        task_id: str,
+        fence: int,
+        outcome: ReportedOutcome,
+        *,
+        executor: str,
+        result: Any = None,
+    ) -> _LedgerTask:
+        """Reports a claim's outcome with its fence (``stale_fence``, ``lease_expired``)."""
+    def reconcile(
+        self, task_id: str, observed: ObservedOutcome, *, actor: str, result: Any = None
+    ) -> _LedgerTask:
+        """Records what the business system answered about a task in doubt."""
+    def revoke(self, approval_id: str, *, actor: str) -> _Revocation:
+        """Revokes an approval: its task's next claim sends it back for approval."""
+    def expire_leases(self) -> List[str]:
+        """Moves every claimed task whose lease ran out to ``unknown``; their ids."""
+    def set_budget(self, name: str, limit_minor: int) -> _LedgerBudget:
+        """Creates a budget account or sets its limit (minor units)."""
+    def budget(self, name: str) -> _LedgerBudget:
+        """A budget account (``budget_not_found``)."""
+    def task(self, task_id: str) -> _LedgerTask:
+        """A task (``task_not_found``)."""
+    def history(self, task_id: str) -> _TaskHistory:
+        """A task with its audit events, in order."""
+    def tasks(
+        self, *, state: Optional[TaskState] = None, tenant: Optional[str] = None
+    ) -> List[_LedgerTask]:
+        """Tasks in a state of a tenant (either may be left out), oldest first."""
+    def audit_export(self) -> str:
+        """The whole audit as JSON Lines."""
+    def audit_verify(self) -> _AuditReport:
+        """Walks the stored chains up to their recorded heads."""
+    def close(self) -> None:
+        """Lets go of the database; later calls raise ``ledger_unavailable``."""
+    def __enter__(self) -> "Ledger": ...
+    def __exit__(self, *exc: object) -> bool: ...

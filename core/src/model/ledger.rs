@@ -10,6 +10,7 @@ mod claim;
 mod decision;
 mod event;
 mod ids;
+pub mod request;
 mod state;
 mod values;
 

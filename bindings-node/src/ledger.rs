@@ -1,0 +1,590 @@
+//! `Ledger` and `ManualClock`: the durable half (actionseal-ledger) for Node.
+//!
+//! Every method converts its arguments on the event loop with the host walk into one JSON
+//! request (read by core's `ledger::request`, exactly as the Python binding's are), and
+//! returns a Promise whose work, `Ledger::call` and the canonical text of its result, runs on
+//! libuv's thread pool (a napi `AsyncTask`): the loop never waits for the database. Calls in
+//! flight at once each take their own connection, up to the pool's size
+//! (`UV_THREADPOOL_SIZE`, 4 by default). The result crosses back as JSON text that the loop
+//! parses into plain objects; a refusal rejects the Promise with an `ActionsealError`.
+
+use crate::contract;
+use crate::fail::{error_object, Fail};
+use crate::host::{self, Lift};
+use crate::js::{Handle, Js, JsResult};
+use crate::run;
+use crate::text;
+use crate::to_js;
+use actionseal_core::ledger::request;
+use actionseal_core::{canonicalize, Code, Error, Object, Options, OwnedValue, Value};
+use actionseal_ledger::{Call, Clock, Ledger as CoreLedger, ManualClock as CoreClock};
+use napi::bindgen_prelude::{AsyncTask, Env, Unknown};
+use napi::{JsValue, Result, Task};
+use napi_derive::napi;
+use std::borrow::Cow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+/// The name the clock class is registered under, as napi-rs keys it.
+const CLOCK_CLASS: &str = "ManualClock\0";
+
+/// A clock that moves only when told to, for tests and demos: pass it to `Ledger.open(url, {
+/// clock })` and move it with `set` and `advance`. Times are integer milliseconds since the
+/// epoch; ledgers opened with one clock share its time.
+#[napi]
+pub struct ManualClock {
+    inner: CoreClock,
+}
+
+/// `{key: value}`: one argument as the member of a request object.
+fn member(js: Js, value: Handle, key: &'static str) -> JsResult<OwnedValue> {
+    host::with_value(js, value, &Options::default(), |v, _| {
+        object(vec![(key, v.clone().into_owned())])
+    })
+    .map_err(|f| f.in_key(key))?
+}
+
+/// A whole argument as an owned value.
+fn owned(js: Js, value: Handle) -> JsResult<OwnedValue> {
+    host::with_value(js, value, &Options::default(), |v, _| {
+        v.clone().into_owned()
+    })
+}
+
+fn object(entries: Vec<(&'static str, OwnedValue)>) -> JsResult<OwnedValue> {
+    let entries = entries
+        .into_iter()
+        .map(|(k, v)| (Cow::Borrowed(k), v))
+        .collect();
+    Ok(Value::Object(Object::from_entries(entries)?))
+}
+
+/// `request` (an object, or core refuses it later) with `key` set to `value`.
+fn with_member(request: OwnedValue, key: &'static str, value: OwnedValue) -> JsResult<OwnedValue> {
+    match request {
+        Value::Object(o) => {
+            let mut entries = o.into_entries();
+            entries.push((Cow::Borrowed(key), value));
+            Ok(Value::Object(Object::from_entries(entries)?))
+        }
+        other => Ok(other),
+    }
+}
+
+/// Reads an integer argument (`{key: <ms>}`, core's rule: a non-negative integer).
+fn millis(js: Js, value: Handle, key: &'static str) -> JsResult<i64> {
+    Ok(request::integer(&member(js, value, key)?, key, 0)?)
+}
+
+#[napi]
+impl ManualClock {
+    /// A clock standing at `startMs`.
+    #[napi(constructor, ts_args_type = "startMs: number")]
+    pub fn new(env: Env, start_ms: Unknown<'_>) -> Result<ManualClock> {
+        run(&env, |js| {
+            Ok(ManualClock {
+                inner: CoreClock::new(millis(js, start_ms.raw(), "start_ms")?),
+            })
+        })
+    }
+
+    /// Now, in ms since the epoch.
+    #[napi(getter)]
+    pub fn now(&self) -> f64 {
+        // Times are safe integers: exact as doubles.
+        self.inner.now_ms() as f64
+    }
+
+    /// Sets the clock to `ms`.
+    #[napi(ts_args_type = "ms: number")]
+    pub fn set(&self, env: Env, ms: Unknown<'_>) -> Result<()> {
+        run(&env, |js| {
+            self.inner.set(millis(js, ms.raw(), "ms")?);
+            Ok(())
+        })
+    }
+
+    /// Moves the clock forward by `ms`.
+    #[napi(ts_args_type = "ms: number")]
+    pub fn advance(&self, env: Env, ms: Unknown<'_>) -> Result<()> {
+        run(&env, |js| {
+            self.inner.advance(millis(js, ms.raw(), "ms")?);
+            Ok(())
+        })
+    }
+}
+
+/// The clock of a `ManualClock` instance found in `open`'s options.
+fn lifted_clock(js: Js, value: Handle) -> JsResult<CoreClock> {
+    match crate::js::unwrapped(js, value, |c: &ManualClock| c.inner.clone())? {
+        Some(clock) => Ok(clock),
+        None => {
+            let description = crate::text::describe(js, value)?;
+            let t = actionseal_js::described(&description);
+            Err(actionseal_core::host::not_an_instance(t, "clock").into())
+        }
+    }
+}
+
+fn clock_prototype(js: Js) -> JsResult<Handle> {
+    let ctor = napi::bindgen_prelude::get_class_constructor(CLOCK_CLASS)
+        .ok_or(Fail::Internal("the ManualClock class is not registered"))?;
+    js.named(js.deref(ctor)?, c"prototype")
+}
+
+/// The error an operation's Promise is rejected with: the `ActionsealError` for `e`.
+fn rejection(env: &Env, e: &Error) -> napi::Error {
+    let js = Js(env.raw());
+    match error_object(js, e) {
+        // SAFETY: a live handle of this environment, passed straight back to napi-rs.
+        Ok(obj) => napi::Error::from(unsafe { Unknown::from_raw_unchecked(js.0, obj) }),
+        Err(_) => napi::Error::from_reason(e.to_string()),
+    }
+}
+
+/// Runs `f` off the loop, turning a panic into an error rather than an abort.
+fn guarded<T>(f: impl FnOnce() -> actionseal_core::Result<T>) -> actionseal_core::Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(Error::new(
+            Code::LedgerStorage,
+            "internal error in actionseal: a ledger operation panicked",
+        ))
+    })
+}
+
+/// One operation: the work to run on the pool, or the refusal found before it.
+pub struct Op {
+    work: std::result::Result<(Arc<CoreLedger>, Call, OwnedValue), Error>,
+}
+
+impl Task for Op {
+    /// The result's canonical JSON text, made on the pool.
+    type Output = std::result::Result<String, Error>;
+    type JsValue = Unknown<'static>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let work = std::mem::replace(
+            &mut self.work,
+            Err(Error::new(Code::LedgerStorage, "the operation ran twice")),
+        );
+        Ok(work.and_then(|(ledger, call, request)| {
+            guarded(|| ledger.call(call, &request).map(|v| canonicalize(&v)))
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Unknown<'static>> {
+        match output {
+            Ok(text) => to_js::json(Js(env.raw()), &text).map_err(|f| match f {
+                Fail::Core(e) => rejection(&env, &e),
+                _ => {
+                    napi::Error::from_reason("internal error in actionseal: a result did not cross")
+                }
+            }),
+            Err(e) => Err(rejection(&env, &e)),
+        }
+    }
+}
+
+/// Opening a ledger, on the pool.
+pub struct Open {
+    url: String,
+    clock: Option<CoreClock>,
+    failed: Option<Error>,
+}
+
+impl Task for Open {
+    type Output = std::result::Result<CoreLedger, Error>;
+    type JsValue = Ledger;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        if let Some(e) = self.failed.take() {
+            return Ok(Err(e));
+        }
+        let (url, clock) = (&self.url, self.clock.take());
+        Ok(guarded(|| match clock {
+            Some(c) => CoreLedger::open_with_clock(url, Arc::new(c)),
+            None => CoreLedger::open(url),
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Ledger> {
+        match output {
+            Ok(ledger) => Ok(Ledger {
+                backend: ledger.backend(),
+                inner: Mutex::new(Some(Arc::new(ledger))),
+            }),
+            Err(e) => Err(rejection(&env, &e)),
+        }
+    }
+}
+
+/// A task ledger on SQLite or PostgreSQL: single-use claims of approvals, decision
+/// de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
+/// budgets, and a hash-chained audit.
+///
+/// Open one with `await Ledger.open(url)`. Every method returns a Promise and runs on libuv's
+/// thread pool, never blocking the event loop; share one `Ledger` between all the callers of
+/// a process. Results are plain objects; a refusal rejects with an `ActionsealError` (codes
+/// in codes.json). A claim that finds drift, an expired or revoked approval, or a reason to
+/// reject resolves with that outcome (`result`): only `'claimed'` means dispatch.
+#[napi]
+pub struct Ledger {
+    /// `None` once closed.
+    inner: Mutex<Option<Arc<CoreLedger>>>,
+    backend: &'static str,
+}
+
+impl Ledger {
+    fn ledger(&self) -> std::result::Result<Arc<CoreLedger>, Error> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| Error::new(Code::LedgerUnavailable, "the ledger was closed"))
+    }
+
+    /// The operation `call` on the request `read` makes; a coded refusal while reading
+    /// rejects the Promise like any other, an exception of the caller's own (a getter that
+    /// throws) is thrown as it is.
+    fn start(
+        &self,
+        env: &Env,
+        call: Call,
+        read: impl FnOnce(Js) -> JsResult<OwnedValue>,
+    ) -> Result<AsyncTask<Op>> {
+        let js = Js(env.raw());
+        let work = match self.ledger() {
+            Err(e) => Err(e),
+            Ok(ledger) => match read(js) {
+                Ok(request) => Ok((ledger, call, request)),
+                Err(Fail::Core(e)) => Err(e),
+                Err(other) => return Err(other.throw(js)),
+            },
+        };
+        Ok(AsyncTask::new(Op { work }))
+    }
+}
+
+#[napi]
+impl Ledger {
+    /// Opens (creating or migrating its tables) the ledger at `url`: `'sqlite:PATH'` (one
+    /// machine; `?synchronous=normal` trades power-loss durability for speed),
+    /// `'sqlite::memory:'` (tests) or `'postgres://user@host/db'` (many executors).
+    /// `options.clock` is a `ManualClock` for tests and demos; by default the ledger uses the
+    /// system clock, and `now` never comes from the caller.
+    #[napi(
+        ts_args_type = "url: string, options?: { clock?: ManualClock }",
+        ts_return_type = "Promise<Ledger>"
+    )]
+    pub fn open(
+        env: Env,
+        url: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> Result<AsyncTask<Open>> {
+        let js = Js(env.raw());
+        let read = || -> JsResult<(String, Option<CoreClock>)> {
+            let (request, clock) = match options {
+                None => (member(js, url.raw(), "url")?, None),
+                Some(options) => {
+                    let lift = (
+                        Lift {
+                            value: 1,
+                            key: "clock",
+                        },
+                        clock_prototype(js)?,
+                    );
+                    let values = [url.raw(), options.raw()];
+                    host::with_values(js, values, &Options::default(), Some(lift), |[u, o], h| {
+                        let clock = h.map(|h| lifted_clock(js, h)).transpose()?;
+                        let request =
+                            with_member(o.clone().into_owned(), "url", u.clone().into_owned())?;
+                        Ok::<_, Fail>((request, clock))
+                    })??
+                }
+            };
+            let url = request::Open::from_value(&request)?.url.to_owned();
+            Ok((url, clock))
+        };
+        let task = match read() {
+            Ok((url, clock)) => Open {
+                url,
+                clock,
+                failed: None,
+            },
+            Err(Fail::Core(e)) => Open {
+                url: String::new(),
+                clock: None,
+                failed: Some(e),
+            },
+            Err(other) => return Err(other.throw(js)),
+        };
+        Ok(AsyncTask::new(task))
+    }
+
+    /// The id of the task with this identity, the same in every runtime: a framework's run or
+    /// thread is the job, its tool call id the request, so an adapter finds its task again
+    /// with `ledger.task(Ledger.taskId({ tenant, job_id, request_id }))`.
+    #[napi(ts_args_type = "identity: TaskIdentity")]
+    pub fn task_id(env: Env, identity: Unknown<'_>) -> Result<String> {
+        run(&env, |js| {
+            let v = owned(js, identity.raw())?;
+            Ok(request::TaskIdentity::from_value(&v)?.task_id())
+        })
+    }
+
+    /// `'sqlite'` or `'postgres'`.
+    #[napi(getter, ts_return_type = "'sqlite' | 'postgres'")]
+    pub fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// The ledger's time, in ms since the epoch (its clock's: the system's, or a
+    /// `ManualClock`).
+    #[napi]
+    pub fn now(&self, env: Env) -> Result<f64> {
+        run(&env, |_| Ok(self.ledger()?.now() as f64))
+    }
+
+    /// Records a task for `action` (an envelope from `action()`) made under `contract` (a
+    /// `Contract` or its document), proposed by `proposer`. The same identity (tenant,
+    /// job_id, request_id) with the same action resolves to the same task; with another
+    /// action it rejects with `task_conflict`. A call its contract lets run without a person
+    /// is claimable at once (`approved`).
+    #[napi(
+        ts_args_type = "request: ProposeRequest",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
+    pub fn propose(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Propose, |js| {
+            let lift = (
+                Lift {
+                    value: 0,
+                    key: "contract",
+                },
+                crate::instance::get(js, |i| i.contract_proto)?,
+            );
+            host::with_values(
+                js,
+                [request.raw()],
+                &Options::default(),
+                Some(lift),
+                |[r], h| {
+                    let r = r.clone().into_owned();
+                    match h {
+                        Some(h) => {
+                            let c = contract::lifted(js, h)?;
+                            with_member(r, "contract", c.document().clone().into_owned())
+                        }
+                        None => Ok(r),
+                    }
+                },
+            )?
+        })
+    }
+
+    /// Records a reviewer's decision envelope and resolves to `{ task, decision, duplicate
+    /// }`. A repeated delivery is a duplicate that changes nothing; the same `decision_id`
+    /// with other content rejects with `decision_conflict`, a decision about another digest
+    /// with `decision_mismatch`.
+    #[napi(
+        ts_args_type = "decision: DecisionEnvelope",
+        ts_return_type = "Promise<Decided>"
+    )]
+    pub fn decide(&self, env: Env, decision: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Decide, |js| owned(js, decision.raw()))
+    }
+
+    /// Claims a task for dispatching `action` under the executor's `facts` (`{ tenant,
+    /// policy_version, contract, approver_authorized, subject_authorized }` from its own
+    /// server; the contract as a document), with a lease, optionally reserving the contract's
+    /// cost on `budget`. Resolves to `{ result, claimed, task, claim, verdict, approved_action
+    /// }`: `result` is `'claimed'` (dispatch `claim.action` with `claim.idempotency_key`,
+    /// then complete with `claim.fence`), `'tool_args_drift'` (refused; resume with
+    /// `approved_action`), `'awaiting_reapproval'` or `'rejected_pre_dispatch'`. Rejects with
+    /// `already_claimed` when the approval was used, `task_not_claimable` when there is none.
+    #[napi(
+        ts_args_type = "request: ClaimRequest",
+        ts_return_type = "Promise<ClaimOutcome>"
+    )]
+    pub fn claim(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Claim, |js| owned(js, request.raw()))
+    }
+
+    /// Reports the outcome of a claim (`'succeeded'`, `'failed'`, or `'unknown'` for a
+    /// timeout: reconcile later, never retry) with the claim's fence. Rejects with
+    /// `stale_fence` for a superseded claim and `lease_expired` after the lease. Resolves to
+    /// the task.
+    #[napi(
+        ts_args_type = "request: CompleteRequest",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
+    pub fn complete(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Complete, |js| owned(js, request.raw()))
+    }
+
+    /// Records what the business system answered about a task in doubt: `'succeeded'` or
+    /// `'failed'` (final) or `'not_executed'` (claimable again, same idempotency key, higher
+    /// fence). Resolves to the task.
+    #[napi(
+        ts_args_type = "request: ReconcileRequest",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
+    pub fn reconcile(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Reconcile, |js| owned(js, request.raw()))
+    }
+
+    /// Revokes an approval: the next claim of its task sends the task back for approval.
+    #[napi(
+        ts_args_type = "request: RevokeRequest",
+        ts_return_type = "Promise<Revocation>"
+    )]
+    pub fn revoke(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Revoke, |js| owned(js, request.raw()))
+    }
+
+    /// Moves every claimed task whose lease ran out to `'unknown'` (never back to claimable)
+    /// and resolves to their ids. Any operation on a task also does this for it first.
+    #[napi(ts_return_type = "Promise<string[]>")]
+    pub fn expire_leases(&self, env: Env) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::ExpireLeases, |_| object(Vec::new()))
+    }
+
+    /// Creates a budget account, or sets its limit (minor units).
+    #[napi(
+        ts_args_type = "request: BudgetLimit",
+        ts_return_type = "Promise<LedgerBudget>"
+    )]
+    pub fn set_budget(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::SetBudget, |js| owned(js, request.raw()))
+    }
+
+    /// A budget account; rejects with `budget_not_found`.
+    #[napi(
+        ts_args_type = "name: string",
+        ts_return_type = "Promise<LedgerBudget>"
+    )]
+    pub fn budget(&self, env: Env, name: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Budget, |js| member(js, name.raw(), "name"))
+    }
+
+    /// A task; rejects with `task_not_found`.
+    #[napi(
+        ts_args_type = "taskId: string",
+        ts_return_type = "Promise<LedgerTask>"
+    )]
+    pub fn task(&self, env: Env, task_id: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Task, |js| member(js, task_id.raw(), "task_id"))
+    }
+
+    /// A task with its history: `{ task, events }`, the audit events about it in order.
+    #[napi(
+        ts_args_type = "taskId: string",
+        ts_return_type = "Promise<TaskHistory>"
+    )]
+    pub fn history(&self, env: Env, task_id: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::History, |js| {
+            member(js, task_id.raw(), "task_id")
+        })
+    }
+
+    /// The tasks in a state of a tenant (either may be left out: any), oldest first.
+    #[napi(
+        ts_args_type = "filter?: TaskFilter",
+        ts_return_type = "Promise<LedgerTask[]>"
+    )]
+    pub fn tasks(&self, env: Env, filter: Option<Unknown<'_>>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Tasks, |js| match filter {
+            Some(f) => owned(js, f.raw()),
+            None => object(Vec::new()),
+        })
+    }
+
+    /// The whole audit as JSON Lines (one event with its digest per line), which
+    /// `verifyAudit` verifies in any runtime.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn audit_export(&self, env: Env) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::AuditExport, |_| object(Vec::new()))
+    }
+
+    /// Walks the stored audit chains up to their recorded heads: `{ valid, events, heads,
+    /// broken }`, `broken` naming the first broken chain and seq.
+    #[napi(ts_return_type = "Promise<AuditReport>")]
+    pub fn audit_verify(&self, env: Env) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::AuditVerify, |_| object(Vec::new()))
+    }
+
+    /// Lets go of the database: resolves once this ledger's connections are closed (the
+    /// last call in flight closes them when it ends). Later calls reject with
+    /// `ledger_unavailable`. Without it, the connections close when the garbage collector
+    /// frees the ledger.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close(&self) -> AsyncTask<Close> {
+        AsyncTask::new(Close(
+            self.inner.lock().unwrap_or_else(|p| p.into_inner()).take(),
+        ))
+    }
+}
+
+/// Closing a ledger: dropping the last reference closes its connections, which talks to
+/// PostgreSQL, so it happens off the loop.
+pub struct Close(Option<Arc<CoreLedger>>);
+
+impl Task for Close {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> Result<()> {
+        drop(self.0.take());
+        Ok(())
+    }
+
+    fn resolve(&mut self, _env: Env, _output: ()) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Ledger {
+    /// A ledger the garbage collector frees closes its connections on a thread of its own,
+    /// not on the loop.
+    fn drop(&mut self) {
+        let inner = self
+            .inner
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(ledger) = inner {
+            let _ = std::thread::Builder::new()
+                .name("actionseal-ledger-close".into())
+                .spawn(move || drop(ledger));
+        }
+    }
+}
+
+/// Verifies an audit exported by `ledger.auditExport()` (JSON Lines, as a string or UTF-8
+/// bytes), in any runtime: `{ valid, events, heads, broken }`, `broken` naming the first line,
+/// chain and seq where an event was edited, removed, reordered or is malformed. `heads` (a
+/// report's `heads`) are the chain ends the ledger recorded; with them, events cut from the
+/// end are found too.
+#[napi(
+    ts_args_type = "jsonl: string | Uint8Array, heads?: AuditHead[] | null",
+    ts_return_type = "AuditReport"
+)]
+pub fn verify_audit(
+    env: Env,
+    jsonl: Unknown<'_>,
+    heads: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        let heads = match heads {
+            Some(h) => {
+                let v = owned(js, h.raw()).map_err(|f| f.in_key("heads"))?;
+                request::heads(&v).map_err(|e| e.in_key("heads"))?
+            }
+            None => Vec::new(),
+        };
+        let report = text::with_bytes(js, jsonl.raw(), &Options::default(), |bytes, _| {
+            Ok(actionseal_core::ledger::verify_audit(bytes, &heads).to_value())
+        })?;
+        to_js::value(js, &report)
+    })
+}

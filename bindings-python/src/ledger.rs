@@ -1,0 +1,423 @@
+//! `actionseal.Ledger` and `actionseal.ManualClock`: the durable half (actionseal-ledger) for
+//! Python.
+//!
+//! Every method puts its arguments into one dict named as the ledger's JSON request names
+//! them, converts it with the host walk (so a wrong type is a coded error, never a
+//! `TypeError`), and hands it to `Ledger::call` with the GIL released: other threads run
+//! while the database works, and calls from several threads proceed at once (each takes its
+//! own connection). Requests are read by core (`actionseal_core::ledger::request`), exactly
+//! as the Node binding's are, and results come back as plain dicts and lists.
+
+use crate::contract::PyContract;
+use crate::convert::{with_dict_without, with_value};
+use crate::error::to_py;
+use crate::to_py;
+use actionseal_core::ledger::request;
+use actionseal_core::{Code, Error, Object, Options, OwnedValue, Value};
+use actionseal_ledger::{Call, Ledger, ManualClock};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+/// A task ledger on SQLite or PostgreSQL: single-use claims of approvals, decision
+/// de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
+/// budgets, and a hash-chained audit.
+///
+/// ``Ledger(url, *, clock=None)`` opens (creating or migrating its tables) the ledger at
+/// ``url``: ``"sqlite:PATH"`` (one machine; ``?synchronous=normal`` trades power-loss
+/// durability for speed), ``"sqlite::memory:"`` (tests) or ``"postgres://user@host/db"`` (many
+/// executors). ``clock`` is a ``ManualClock`` for tests and demos; by default the ledger uses
+/// the system clock, and ``now`` never comes from the caller.
+///
+/// Every method blocks on the database with the GIL released. One ``Ledger`` may be shared by
+/// any number of threads; on PostgreSQL each concurrent call has its own connection. Results
+/// are plain dicts; refusals raise ActionsealError with a code from codes.json. A claim that
+/// finds drift, an expired or revoked approval, or a reason to reject returns that outcome
+/// (``result``): only ``claimed`` means dispatch.
+#[pyclass(frozen, module = "actionseal", name = "Ledger")]
+pub(crate) struct PyLedger {
+    /// `None` once closed.
+    inner: Mutex<Option<Arc<Ledger>>>,
+    backend: &'static str,
+}
+
+/// A clock that moves only when told to, for tests and demos: pass it to ``Ledger(url,
+/// clock=...)`` and move it with ``set`` and ``advance``. Times are integer milliseconds
+/// since the epoch. Safe to share between threads; ledgers opened with it share its time.
+#[pyclass(frozen, module = "actionseal", name = "ManualClock")]
+pub(crate) struct PyManualClock(ManualClock);
+
+/// Reads `{key: int}` from one argument with core's rule (a non-negative integer).
+fn millis(arg: &Bound<'_, PyAny>, key: &'static str) -> PyResult<i64> {
+    let py = arg.py();
+    let dict = PyDict::new(py);
+    dict.set_item(key, arg)?;
+    with_value(&dict, &Options::default(), |v| request::integer(v, key, 0))?
+        .map_err(|e| to_py(py, &e))
+}
+
+#[pymethods]
+impl PyManualClock {
+    #[new]
+    fn new(start_ms: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyManualClock(ManualClock::new(millis(
+            start_ms, "start_ms",
+        )?)))
+    }
+
+    /// Now, in ms since the epoch.
+    #[getter]
+    fn now(&self) -> i64 {
+        actionseal_ledger::Clock::now_ms(&self.0)
+    }
+
+    /// Sets the clock to ``ms``.
+    fn set(&self, ms: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.0.set(millis(ms, "ms")?);
+        Ok(())
+    }
+
+    /// Moves the clock forward by ``ms``.
+    fn advance(&self, ms: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.0.advance(millis(ms, "ms")?);
+        Ok(())
+    }
+}
+
+/// A dict of the named arguments followed by the keyword arguments.
+fn request<'py>(
+    py: Python<'py>,
+    named: &[(&str, &Bound<'py, PyAny>)],
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (k, v) in named {
+        dict.set_item(k, v)?;
+    }
+    if let Some(kw) = kwargs {
+        dict.update(kw.as_mapping())?;
+    }
+    Ok(dict)
+}
+
+/// Converts a request dict into an owned value, with `lifted` (a member found by key and
+/// identity, such as a loaded `Contract`) left out of the walk; core's value borrows from
+/// Python objects only inside `with_*`, so it is copied out before the GIL is released.
+fn owned(
+    dict: &Bound<'_, PyDict>,
+    lifted: Option<(&'static str, &Bound<'_, PyAny>)>,
+) -> PyResult<OwnedValue> {
+    let options = Options::default();
+    match lifted {
+        Some(member) => with_dict_without(dict, member, &options, |v| v.clone().into_owned()),
+        None => with_value(dict, &options, |v| v.clone().into_owned()),
+    }
+}
+
+/// `request` with `key` set to `value` (a document the binding holds, such as a loaded
+/// contract's).
+fn with_member(
+    request: OwnedValue,
+    key: &'static str,
+    value: OwnedValue,
+) -> actionseal_core::Result<OwnedValue> {
+    let mut entries = match request {
+        Value::Object(o) => o.into_entries(),
+        _ => Vec::new(),
+    };
+    entries.push((Cow::Borrowed(key), value));
+    Ok(Value::Object(Object::from_entries(entries)?))
+}
+
+impl PyLedger {
+    fn ledger(&self) -> actionseal_core::Result<Arc<Ledger>> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| Error::new(Code::LedgerUnavailable, "the ledger was closed"))
+    }
+
+    /// Runs `call` on `request` with the GIL released.
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        call: Call,
+        request: OwnedValue,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
+        let out = py.detach(move || ledger.call(call, &request));
+        to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
+    }
+
+    /// Runs `call` on the request made of `named` and `kwargs`.
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        call: Call,
+        named: &[(&str, &Bound<'py, PyAny>)],
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dict = request(py, named, kwargs)?;
+        self.run(py, call, owned(&dict, None)?)
+    }
+}
+
+#[pymethods]
+impl PyLedger {
+    #[new]
+    #[pyo3(signature = (url, *, clock = None))]
+    fn new(
+        py: Python<'_>,
+        url: &Bound<'_, PyAny>,
+        clock: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let dict = request(py, &[("url", url)], None)?;
+        // A ManualClock is lifted out; anything else in its place is refused by the walk.
+        let clock_obj = clock.filter(|c| !c.is_none());
+        let lifted = match clock_obj {
+            Some(c) => {
+                dict.set_item("clock", c)?;
+                c.cast::<PyManualClock>().ok().map(|m| m.get().0.clone())
+            }
+            None => None,
+        };
+        let value = match (&lifted, clock_obj) {
+            (Some(_), Some(c)) => owned(&dict, Some(("clock", c)))?,
+            _ => owned(&dict, None)?,
+        };
+        let url = request::Open::from_value(&value)
+            .map(|o| o.url.to_owned())
+            .map_err(|e| to_py(py, &e))?;
+        let ledger = py
+            .detach(move || match lifted {
+                Some(clock) => Ledger::open_with_clock(&url, Arc::new(clock)),
+                None => Ledger::open(&url),
+            })
+            .map_err(|e| to_py(py, &e))?;
+        Ok(PyLedger {
+            backend: ledger.backend(),
+            inner: Mutex::new(Some(Arc::new(ledger))),
+        })
+    }
+
+    /// ``"sqlite"`` or ``"postgres"``.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// The ledger's time, in ms since the epoch (its clock's: the system's, or a ManualClock).
+    fn now(&self, py: Python<'_>) -> PyResult<i64> {
+        Ok(self.ledger().map_err(|e| to_py(py, &e))?.now())
+    }
+
+    /// The id of the task with this identity: ``Ledger.task_id(tenant=..., job_id=...,
+    /// request_id=...)``. The same in every runtime; a framework's run or thread is the job
+    /// and its tool call id the request, so an adapter finds its task again with
+    /// ``ledger.task(Ledger.task_id(...))``.
+    #[staticmethod]
+    #[pyo3(signature = (**identity))]
+    fn task_id(py: Python<'_>, identity: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+        let dict = request(py, &[], identity)?;
+        let v = owned(&dict, None)?;
+        request::TaskIdentity::from_value(&v)
+            .map(|i| i.task_id())
+            .map_err(|e| to_py(py, &e))
+    }
+
+    /// Records a task for ``action`` (an envelope from ``actionseal.action``) made under
+    /// ``contract`` (a ``Contract`` or its document), proposed by ``proposer=``. The same
+    /// identity (tenant, job_id, request_id) with the same action returns the same task;
+    /// with another action it raises ``task_conflict``. A call its contract lets run without
+    /// a person is claimable at once (``approved``).
+    #[pyo3(signature = (action, contract, **request), text_signature = "(self, action, contract, *, proposer)")]
+    fn propose<'py>(
+        &self,
+        py: Python<'py>,
+        action: &Bound<'py, PyAny>,
+        contract: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dict = self::request(py, &[("action", action), ("contract", contract)], request)?;
+        let value = match contract.cast::<PyContract>() {
+            Ok(loaded) => {
+                let document = loaded.get().0.document().clone().into_owned();
+                let rest = owned(&dict, Some(("contract", contract)))?;
+                with_member(rest, "contract", document).map_err(|e| to_py(py, &e))?
+            }
+            Err(_) => owned(&dict, None)?,
+        };
+        self.run(py, Call::Propose, value)
+    }
+
+    /// Records a reviewer's decision envelope ``{"approval_id", "decision_id", "job_id",
+    /// "request_id", "action_digest", "decision", "approver", "decided_at", "expires_at"}``
+    /// and returns ``{"task", "decision", "duplicate"}``. A repeated delivery is a duplicate
+    /// that changes nothing; the same ``decision_id`` with other content raises
+    /// ``decision_conflict``; a decision about another digest ``decision_mismatch``.
+    fn decide<'py>(
+        &self,
+        py: Python<'py>,
+        decision: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let value = with_value(decision, &Options::default(), |v| v.clone().into_owned())?;
+        self.run(py, Call::Decide, value)
+    }
+
+    /// Claims task ``task_id`` for dispatching ``action`` (what the executor is about to
+    /// run) under ``facts`` (``{"tenant", "policy_version", "contract", "approver_authorized",
+    /// "subject_authorized"}`` from the executor's own server; the contract as a document),
+    /// as ``executor=``, with a lease of ``lease_ms=`` and optionally reserving the contract's
+    /// cost on ``budget=``. Returns ``{"result", "claimed", "task", "claim", "verdict",
+    /// "approved_action"}``: ``result`` is ``claimed`` (dispatch ``claim["action"]`` with
+    /// ``claim["idempotency_key"]``, then complete with ``claim["fence"]``),
+    /// ``tool_args_drift`` (refused; resume with ``approved_action``),
+    /// ``awaiting_reapproval`` or ``rejected_pre_dispatch``. Raises ``already_claimed`` when
+    /// the approval was used, ``task_not_claimable`` when there is none to use.
+    #[pyo3(signature = (task_id, action, facts, **request), text_signature = "(self, task_id, action, facts, *, executor, lease_ms, budget=None)")]
+    fn claim<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        action: &Bound<'py, PyAny>,
+        facts: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("task_id", task_id), ("action", action), ("facts", facts)];
+        self.call(py, Call::Claim, &named, request)
+    }
+
+    /// Reports the outcome of a claim: ``outcome`` is ``"succeeded"``, ``"failed"`` or
+    /// ``"unknown"`` (a timeout: reconcile later, never retry), ``fence`` the claim's, with
+    /// ``executor=`` and optionally ``result=`` (what the business system answered; only its
+    /// digest goes into the audit). Raises ``stale_fence`` for a superseded claim and
+    /// ``lease_expired`` after the lease. Returns the task.
+    #[pyo3(signature = (task_id, fence, outcome, **request), text_signature = "(self, task_id, fence, outcome, *, executor, result=None)")]
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        fence: &Bound<'py, PyAny>,
+        outcome: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("task_id", task_id), ("fence", fence), ("outcome", outcome)];
+        self.call(py, Call::Complete, &named, request)
+    }
+
+    /// Records what the business system answered about a task in doubt: ``observed`` is
+    /// ``"succeeded"`` or ``"failed"`` (final) or ``"not_executed"`` (claimable again, same
+    /// idempotency key, higher fence), by ``actor=``, optionally with ``result=``. Returns
+    /// the task.
+    #[pyo3(signature = (task_id, observed, **request), text_signature = "(self, task_id, observed, *, actor, result=None)")]
+    fn reconcile<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        observed: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("task_id", task_id), ("observed", observed)];
+        self.call(py, Call::Reconcile, &named, request)
+    }
+
+    /// Revokes an approval (by ``actor=``): the next claim of its task sends the task back
+    /// for approval. Returns ``{"approval_id", "task_id", "revoked_at", "duplicate"}``.
+    #[pyo3(signature = (approval_id, **request), text_signature = "(self, approval_id, *, actor)")]
+    fn revoke<'py>(
+        &self,
+        py: Python<'py>,
+        approval_id: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Revoke, &[("approval_id", approval_id)], request)
+    }
+
+    /// Moves every claimed task whose lease ran out to ``unknown`` (never back to claimable)
+    /// and returns their ids. Any operation on a task also does this for it first.
+    fn expire_leases<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::ExpireLeases, &[], None)
+    }
+
+    /// Creates budget account ``name``, or sets its limit (minor units). Returns
+    /// ``{"name", "limit_minor", "spent_minor", "reserved_minor"}``.
+    fn set_budget<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+        limit_minor: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("name", name), ("limit_minor", limit_minor)];
+        self.call(py, Call::SetBudget, &named, None)
+    }
+
+    /// Budget account ``name``; raises ``budget_not_found``.
+    fn budget<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Budget, &[("name", name)], None)
+    }
+
+    /// Task ``task_id``; raises ``task_not_found``.
+    fn task<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Task, &[("task_id", task_id)], None)
+    }
+
+    /// Task ``task_id`` with its history: ``{"task", "events"}``, the audit events about it
+    /// in order.
+    fn history<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::History, &[("task_id", task_id)], None)
+    }
+
+    /// The tasks in ``state=`` of ``tenant=`` (either may be left out: any), oldest first.
+    #[pyo3(signature = (**filter), text_signature = "(self, *, state=None, tenant=None)")]
+    fn tasks<'py>(
+        &self,
+        py: Python<'py>,
+        filter: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Tasks, &[], filter)
+    }
+
+    /// The whole audit as JSON Lines (one event with its digest per line), which
+    /// ``actionseal.verify_audit`` verifies in any runtime.
+    fn audit_export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::AuditExport, &[], None)
+    }
+
+    /// Walks the stored audit chains up to their recorded heads: ``{"valid", "events",
+    /// "heads", "broken"}``, ``broken`` naming the first broken chain and seq.
+    fn audit_verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::AuditVerify, &[], None)
+    }
+
+    /// Lets go of the database (once calls in progress end); later calls raise
+    /// ``ledger_unavailable``. Also what leaving a ``with Ledger(...) as ledger:`` block does.
+    fn close(&self, py: Python<'_>) {
+        let taken = self.inner.lock().unwrap_or_else(|p| p.into_inner()).take();
+        // Closing PostgreSQL connections talks to the server.
+        py.detach(move || drop(taken));
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+}

@@ -1,0 +1,272 @@
+"""What the ledger tests share: fresh databases on both engines (PostgreSQL from
+``scripts/pg run``, which sets ACTIONSEAL_TEST_PG), another connection to PostgreSQL through
+``psql`` (to hold locks and to look at them), and the runner of the ledger scenarios of
+conformance/vectors/ledger/scenarios/ (the same data the Rust ledger and the Node binding
+run, step for step)."""
+
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import urllib.parse
+
+import pytest
+
+import actionseal
+from conftest import CONFORMANCE
+
+LEDGER = CONFORMANCE / "vectors" / "ledger"
+COMMON = json.loads((LEDGER / "common.json").read_text("utf-8"))
+SCENARIOS = sorted((LEDGER / "scenarios").glob("*.json"))
+_names = itertools.count()
+
+
+def pg_base():
+    """ACTIONSEAL_TEST_PG, or None when set to ``skip``; unset is an error, as in Rust."""
+    url = os.environ.get("ACTIONSEAL_TEST_PG")
+    if url is None:
+        pytest.fail(
+            "ACTIONSEAL_TEST_PG is not set: run these tests through bindings-python/test.sh (which "
+            "starts PostgreSQL with scripts/pg) or set ACTIONSEAL_TEST_PG=skip to skip PostgreSQL"
+        )
+    return None if url == "skip" else url
+
+
+def engines():
+    """The engines every ledger test runs on (parametrize ids)."""
+    return ["sqlite", "postgres"]
+
+
+def psql(url, sql, check=True):
+    """Runs SQL on its own connection; returns what it prints (unaligned, tuples only)."""
+    exe = shutil.which("psql")
+    assert exe, "psql not found: scripts/pg puts PostgreSQL's binaries on PATH"
+    out = subprocess.run(
+        [exe, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
+        capture_output=True, text=True, check=check,
+    )
+    return out.stdout.strip()
+
+
+def with_database(url, name):
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
+
+
+class Fresh:
+    """Fresh, empty ledger URLs on one engine; PostgreSQL databases are dropped at the end."""
+
+    def __init__(self, engine, tmp_path):
+        self.engine = engine
+        self.tmp_path = tmp_path
+        self.databases = []
+        if engine == "postgres":
+            self.base = pg_base()
+            if self.base is None:
+                pytest.skip("ACTIONSEAL_TEST_PG=skip: PostgreSQL tests skipped on request")
+
+    def url(self):
+        n = next(_names)
+        if self.engine == "sqlite":
+            return f"sqlite:{self.tmp_path / f'ledger-{n}.db'}"
+        name = f"py_{os.getpid()}_{n}"
+        psql(self.base, f"CREATE DATABASE {name}")
+        self.databases.append(name)
+        return with_database(self.base, name)
+
+    def close(self):
+        for name in self.databases:
+            psql(self.base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", check=False)
+
+
+@pytest.fixture(params=engines())
+def fresh(request, tmp_path):
+    f = Fresh(request.param, tmp_path)
+    yield f
+    f.close()
+
+
+# --- the scenarios ---------------------------------------------------------------------------
+
+
+def contract_of(name):
+    return COMMON["contracts"][name]
+
+
+def facts_for(contract):
+    return {**COMMON["facts"], "contract": contract}
+
+
+def approval_id(task_id, round_):
+    """The approval id of a task's ``round_``-th request for a decision, derived as core does
+    (checked against conformance/vectors/ledger/ids.json)."""
+    return "apr_" + actionseal.fingerprint(["actionseal/approval/v1", task_id, round_])[7:39]
+
+
+class Scenario:
+    """Runs the steps of one scenario on a ledger; each step's result is a dict as the Rust
+    runner makes it (``{"error": code}`` for a refusal)."""
+
+    def __init__(self, doc, url):
+        self.doc = doc
+        self.clock = actionseal.ManualClock(COMMON["start"])
+        self.ledger = actionseal.Ledger(url, clock=self.clock)
+        self.contract = contract_of(doc.get("contract", "refund"))
+        self.facts = facts_for(self.contract)
+        self.tasks, self.actions, self.sent = [], [], {}
+
+    def build(self, job, args):
+        ids = {k: COMMON["ids"][k] for k in ("tenant", "subject", "request_id", "policy_version")}
+        return actionseal.action(self.contract, args, job_id=job, **ids)
+
+    def step(self, step):
+        """Runs one step; raises ActionsealError when the ledger refuses it."""
+        l, now = self.ledger, None
+        if "at" in step:
+            self.clock.set(COMMON["start"] + step["at"])
+        now = l.now()
+        ix = step.get("task")
+        task_id = step.get("task_id") or (self.tasks[ix]["id"] if ix is not None else None)
+        op = step["op"]
+        if op == "propose":
+            act = self.build(step["job"], step["args"])
+            t = l.propose(act, self.contract, proposer=COMMON["proposer"])
+            if all(x["id"] != t["id"] for x in self.tasks):
+                self.tasks.append(t)
+                self.actions.append(act)
+            return {"state": t["state"]}
+        if op == "decide":
+            if "replay" in step:
+                d = self.sent[step["replay"]]
+            else:
+                t = l.task(task_id)
+                apr = approval_id(t["id"], step["approval_round"]) if "approval_round" in step else t["approval_id"]
+                digest = self.tasks[step["digest_of"]]["action_digest"] if "digest_of" in step else t["action_digest"]
+                d = {
+                    "approval_id": apr, "decision_id": step["decision_id"], "job_id": t["job_id"],
+                    "request_id": t["request_id"], "action_digest": digest, "decision": step["decision"],
+                    "approver": COMMON["approver"], "decided_at": now, "expires_at": now + step["ttl"],
+                }
+                self.sent.setdefault(step["decision_id"], d)
+            r = l.decide(d)
+            return {"state": r["task"]["state"], "duplicate": r["duplicate"]}
+        if op == "claim":
+            presented = self.build(self.tasks[ix]["job_id"], step["args"]) if "args" in step else self.actions[ix]
+            out = l.claim(
+                task_id, presented, self.facts, executor=step["executor"],
+                lease_ms=step.get("lease_ms", COMMON["lease_ms"]), budget=step.get("budget"),
+            )
+            got = {"result": out["result"], "state": out["task"]["state"]}
+            if out["claimed"]:
+                got["fence"] = out["claim"]["fence"]
+            else:
+                got["drift"] = out["verdict"]["drift"]
+                got["reasons"] = out["verdict"]["reasons"]
+            return got
+        if op == "complete":
+            return {"state": l.complete(task_id, step["fence"], step["outcome"], executor="worker")["state"]}
+        if op == "reconcile":
+            return {"state": l.reconcile(task_id, step["observed"], actor="reconciler")["state"]}
+        if op == "budget":
+            return {"limit": l.set_budget(step["name"], step["limit"])["limit_minor"]}
+        if op == "revoke":
+            apr = step.get("approval_id") or l.task(task_id)["approval_id"]
+            return {"duplicate": l.revoke(apr, actor="admin")["duplicate"]}
+        if op == "expire_leases":
+            return {"expired": len(l.expire_leases())}
+        if op == "task":
+            return {"state": l.task(task_id)["state"]}
+        raise AssertionError(f"unknown op {op}")
+
+    def run(self):
+        """Runs every step; returns (problems, each task's event kinds, the export's digest)."""
+        problems = []
+        for i, step in enumerate(self.doc["steps"]):
+            try:
+                got = self.step(step)
+            except actionseal.ActionsealError as e:
+                got = {"error": e.code}
+            want = step.get("expect", {})
+            for k, v in want.items():
+                if got.get(k) != v:
+                    problems.append(f"step {i}: {k} is {got.get(k)!r}, expected {v!r}")
+            if "error" in got and "error" not in want:
+                problems.append(f"step {i}: unexpected {got}")
+        kinds = {
+            str(i): [e["kind"] for e in self.ledger.history(t["id"])["events"]]
+            for i, t in enumerate(self.tasks)
+        }
+        report = self.ledger.audit_verify()
+        assert report["valid"], report
+        export = self.ledger.audit_export()
+        return problems, kinds, "sha256:" + hashlib.sha256(export.encode()).hexdigest()
+
+    def raise_at(self, n):
+        """Runs the steps before step ``n`` (whatever they give), then step ``n``, whose
+        refusal propagates."""
+        for step in self.doc["steps"][:n]:
+            try:
+                self.step(step)
+            except actionseal.ActionsealError:
+                pass
+        self.step(self.doc["steps"][n])
+
+
+def scenarios():
+    return [(p.stem, json.loads(p.read_text("utf-8"))) for p in SCENARIOS]
+
+
+# --- every ledger code, raised through the binding (test_errors.py) ---------------------------
+
+
+def _tampered(sql, then):
+    """A SQLite ledger with one task, edited with ``sql`` behind its back, then ``then(ledger,
+    url, task)``."""
+    import sqlite3
+    import tempfile
+
+    path = os.path.join(tempfile.mkdtemp(prefix="actionseal-ledger-"), "ledger.db")
+    ledger = actionseal.Ledger(f"sqlite:{path}")
+    contract = contract_of("refund")
+    ids = {k: COMMON["ids"][k] for k in ("tenant", "subject", "request_id", "policy_version")}
+    args = {"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}
+    task = ledger.propose(actionseal.action(contract, args, job_id="job-1", **ids), contract, proposer="agent")
+    with sqlite3.connect(path) as db:
+        # The triggers that keep the events append-only go first, as an attacker's would.
+        db.executescript("DROP TRIGGER ledger_events_no_update; DROP TRIGGER ledger_events_no_delete;" + sql)
+    ledger.close()
+    then(f"sqlite:{path}", task)
+
+
+def _not_sqlite():
+    import tempfile
+
+    path = os.path.join(tempfile.mkdtemp(prefix="actionseal-ledger-"), "junk.db")
+    with open(path, "wb") as f:
+        f.write(b"x" * 8192)
+    actionseal.Ledger(f"sqlite:{path}")
+
+
+def error_sources():
+    """(code, label, thunk) for every way the vectors and the bad-input cases raise a ledger
+    code: each scenario step that expects an error (run on a fresh in-memory ledger up to that
+    step), each URL of open.json, and databases edited behind the ledger's back."""
+    out = []
+    for name, doc in scenarios():
+        for n, step in enumerate(doc["steps"]):
+            code = step.get("expect", {}).get("error")
+            if code:
+                out.append((code, f"ledger/scenarios/{name} step {n}",
+                            lambda doc=doc, n=n: Scenario(doc, "sqlite::memory:").raise_at(n)))
+    for case in json.loads((LEDGER / "open.json").read_text("utf-8"))["cases"]:
+        out.append((case["error"], f"ledger/open.json {case['url']!r}", lambda u=case["url"]: actionseal.Ledger(u)))
+    out.append(("not_a_ledger", "a file that is not SQLite", _not_sqlite))
+    out.append(("ledger_schema_too_new", "a schema from the future",
+                lambda: _tampered("UPDATE ledger_schema SET version = 99", lambda url, t: actionseal.Ledger(url))))
+    out.append(("ledger_storage", "a stored action that does not parse",
+                lambda: _tampered("UPDATE ledger_tasks SET action = '{'", lambda url, t: actionseal.Ledger(url).task(t["id"]))))
+    out.append(("audit_chain_broken", "an event that is not an event",
+                lambda: _tampered("UPDATE ledger_events SET body = '{}'", lambda url, t: actionseal.Ledger(url).history(t["id"]))))
+    return out

@@ -1,0 +1,304 @@
+"""The ledger through the Python binding, on SQLite and on PostgreSQL: the shared scenarios
+(same steps, same codes, same audit bytes as Rust and Node), derived identities, audit
+verification of exported chains, every method, a claim race between threads, threads waiting
+inside PostgreSQL at once (the GIL is released), and bad input."""
+
+import hashlib
+import json
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import actionseal
+from conftest import error_of
+from ledger_support import (
+    COMMON,
+    LEDGER,
+    Fresh,
+    Scenario,
+    approval_id,
+    contract_of,
+    facts_for,
+    fresh,  # noqa: F401 (a fixture)
+    psql,
+    scenarios,
+)
+
+REFUND = contract_of("refund")
+IDS = {k: COMMON["ids"][k] for k in ("tenant", "subject", "policy_version")}
+
+
+def refund(job, amount=2500, request="req-1", **ids):
+    args = {"order_id": "order-17", "amount_minor": amount, "currency": "USD"}
+    return actionseal.action(REFUND, args, job_id=job, request_id=request, **{**IDS, **ids})
+
+
+def decision(task, decision_id, now, ttl=3_600_000, verdict="approved"):
+    return {
+        "approval_id": task["approval_id"], "decision_id": decision_id, "job_id": task["job_id"],
+        "request_id": task["request_id"], "action_digest": task["action_digest"], "decision": verdict,
+        "approver": COMMON["approver"], "decided_at": now, "expires_at": now + ttl,
+    }
+
+
+@pytest.mark.parametrize("name,doc", scenarios(), ids=[n for n, _ in scenarios()])
+def test_scenarios(fresh, name, doc):
+    problems, kinds, digest = Scenario(doc, fresh.url()).run()
+    assert problems == []
+    assert kinds == doc["audit"]
+    assert digest == doc["audit_digest"], "the exported audit is not the bytes Rust writes"
+
+
+def test_derived_identities():
+    ids = json.loads((LEDGER / "ids.json").read_text("utf-8"))["cases"]
+    ledger = actionseal.Ledger("sqlite::memory:")
+    for c in ids:
+        want = c["expect"]
+        identity = {k: c[k] for k in ("tenant", "job_id", "request_id")}
+        if " " in c["job_id"]:
+            # Derivable in core, but no action can carry it: the ledger refuses it up front.
+            err = error_of(actionseal.Ledger.task_id, **identity)
+            assert (err.code, err.path) == ("invalid_request", "/job_id")
+            continue
+        assert actionseal.Ledger.task_id(**identity) == want["task_id"]
+        act = refund(c["job_id"], request=c["request_id"], tenant=c["tenant"])
+        task = ledger.propose(act, REFUND, proposer="agent")
+        assert (task["id"], task["idempotency_key"]) == (want["task_id"], want["idempotency_key"])
+        assert task["approval_id"] == want["approval_ids"][0]
+        assert [approval_id(task["id"], n) for n in (1, 2)] == want["approval_ids"]
+    err = error_of(actionseal.Ledger.task_id, tenant="t", job_id="j")
+    assert (err.code, err.path) == ("invalid_request", "/request_id")
+
+
+@pytest.mark.parametrize("path", sorted((LEDGER / "audit").glob("*.json")), ids=lambda p: p.stem)
+def test_exported_audits_verify_anywhere(path):
+    v = json.loads(path.read_text("utf-8"))
+    text = v["input"] if "input" in v else bytes.fromhex(v["input_hex"])
+    report = actionseal.verify_audit(text, v["heads"])
+    for k, want in v["expect"].items():
+        assert report[k] == want, k
+    assert report["valid"] == path.name.startswith("y_")
+    err = error_of(actionseal.verify_audit, "", [{"chain": 0, "seq": 0, "digest": "x"}])
+    assert (err.code, err.path) == ("invalid_request", "/heads/0/seq")
+
+
+def test_every_method(fresh):
+    clock = actionseal.ManualClock(COMMON["start"])
+    with actionseal.Ledger(fresh.url(), clock=clock) as ledger:
+        assert ledger.backend == fresh.engine
+        assert ledger.now() == clock.now == COMMON["start"]
+        contract = actionseal.Contract(REFUND)
+        act = refund("job-1")
+        task = ledger.propose(act, contract, proposer="agent")
+        assert ledger.propose(act, REFUND, proposer="agent")["id"] == task["id"]
+        assert task["state"] == "awaiting_approval" and task["action"] == act
+        decided = ledger.decide(decision(task, "dec-1", ledger.now()))
+        assert (decided["duplicate"], decided["decision"]["decision_id"]) == (False, "dec-1")
+        assert ledger.set_budget("refunds", 100) == {
+            "name": "refunds", "limit_minor": 100, "spent_minor": 0, "reserved_minor": 0}
+        # Drift is a result, not an error: the approved action comes back to resume with.
+        drifted = refund("job-1", amount=2600)
+        out = ledger.claim(task["id"], drifted, facts_for(REFUND), executor="w1", lease_ms=60_000)
+        assert (out["result"], out["claimed"], out["approved_action"]) == ("tool_args_drift", False, act)
+        assert out["verdict"]["drift"] == ["/args/amount_minor"] and out["claim"] is None
+        out = ledger.claim(task["id"], act, facts_for(REFUND), executor="w1", lease_ms=60_000, budget="refunds")
+        claim = out["claim"]
+        assert (out["result"], claim["fence"], claim["action"]) == ("claimed", 1, act)
+        assert claim["idempotency_key"] == task["idempotency_key"]
+        assert ledger.budget("refunds")["reserved_minor"] == REFUND["cost_minor"]
+        assert [t["id"] for t in ledger.tasks(state="claimed")] == [task["id"]]
+        assert ledger.tasks(state="claimed", tenant="someone-else") == []
+        assert [t["id"] for t in ledger.tasks()] == [task["id"]]
+        # An outcome in doubt is held, then reconciled.
+        clock.advance(1000)
+        assert ledger.complete(task["id"], 1, "unknown", executor="w1")["state"] == "unknown"
+        done = ledger.reconcile(task["id"], "succeeded", actor="ops", result={"refund": "re_1"})
+        assert (done["state"], done["result"]) == ("succeeded", {"refund": "re_1"})
+        assert ledger.budget("refunds")["spent_minor"] == REFUND["cost_minor"]
+        history = ledger.history(task["id"])
+        assert history["task"] == done
+        assert [e["kind"] for e in history["events"]] == [
+            "proposed", "propose_duplicate", "decided", "tool_args_drift", "claimed", "completed", "reconciled"]
+        revoked = ledger.revoke(task["approval_id"], actor="admin")
+        assert (revoked["task_id"], revoked["duplicate"]) == (task["id"], False)
+        assert ledger.expire_leases() == []
+        export = ledger.audit_export()
+        report = ledger.audit_verify()
+        assert report["valid"] and report["events"] == len(export.splitlines())
+        assert actionseal.verify_audit(export.encode(), report["heads"]) == report
+    err = error_of(ledger.task, task["id"])
+    assert err.code == "ledger_unavailable"
+
+
+def test_claim_race_between_threads(fresh):
+    """Sixteen threads claim each task at once: exactly one wins, every other one gets
+    already_claimed, and the audit holds one claim per task."""
+    tasks, contenders = 12, 16
+    url = fresh.url()
+    if fresh.engine == "sqlite":
+        url += "?synchronous=normal"
+    ledger = actionseal.Ledger(url)
+    facts = facts_for(REFUND)
+    for t in range(tasks):
+        act = refund(f"job-{t}")
+        task = ledger.propose(act, REFUND, proposer="agent")
+        ledger.decide(decision(task, f"dec-{t}", ledger.now()))
+        barrier = threading.Barrier(contenders)
+
+        def contend(i, task=task, act=act, barrier=barrier):
+            barrier.wait()
+            try:
+                return ledger.claim(task["id"], act, facts, executor=f"w{i}", lease_ms=60_000)["result"]
+            except actionseal.ActionsealError as e:
+                return e.code
+
+        with ThreadPoolExecutor(contenders) as pool:
+            got = sorted(pool.map(contend, range(contenders)))
+        assert got == ["already_claimed"] * (contenders - 1) + ["claimed"], t
+        kinds = [e["kind"] for e in ledger.history(task["id"])["events"]]
+        assert kinds.count("claimed") == 1 and kinds.count("claim_refused") == contenders - 1
+
+
+class LockHolder:
+    """Another connection (psql) that holds ACCESS EXCLUSIVE on ``table`` in an open
+    transaction until ``release``; PostgreSQL ends the transaction by itself after 30 s idle,
+    so a test that goes wrong fails rather than hangs."""
+
+    def __init__(self, url, table):
+        self.proc = subprocess.Popen(
+            ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        self.proc.stdin.write(
+            "SET idle_in_transaction_session_timeout = '30s';\nBEGIN;\n"
+            f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE;\n\\echo locked\n"
+        )
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == "locked"
+
+    def release(self):
+        self.proc.stdin.write("COMMIT;\n")
+        self.proc.stdin.close()
+        assert self.proc.wait() == 0
+
+
+def waiting_on(url, table):
+    return int(psql(url, f"SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = '{table}'::regclass"))
+
+
+def test_threads_wait_inside_postgres_at_once(tmp_path):
+    """Eight threads call the ledger while another connection holds a lock their queries need.
+    The main thread watches PostgreSQL until all eight wait on the lock at the same time, then
+    releases it. It can only do so if each call released the GIL while it waited: with the GIL
+    held, the main thread would not run again until the first call gave up (and at most one
+    call would ever wait at once)."""
+    fresh = Fresh("postgres", tmp_path)
+    try:
+        url = fresh.url()
+        ledger = actionseal.Ledger(url)
+        ids = [ledger.propose(refund(f"job-{i}"), REFUND, proposer="agent")["id"] for i in range(8)]
+        holder = LockHolder(url, "ledger_tasks")
+        results = {}
+
+        def read(task_id):
+            results[task_id] = ledger.task(task_id)["state"]
+
+        threads = [threading.Thread(target=read, args=(t,)) for t in ids]
+        for t in threads:
+            t.start()
+        seen, deadline = 0, time.monotonic() + 30
+        while seen < len(ids) and time.monotonic() < deadline:
+            seen = max(seen, waiting_on(url, "ledger_tasks"))
+        assert not results, "a call returned while the lock was held"
+        holder.release()
+        for t in threads:
+            t.join()
+        assert seen == len(ids), f"at most {seen} calls waited at once"
+        assert results == {t: "awaiting_approval" for t in ids}
+    finally:
+        fresh.close()
+
+
+@pytest.mark.parametrize("case", json.loads((LEDGER / "open.json").read_text("utf-8"))["cases"],
+                         ids=lambda c: c["url"] or "empty")
+def test_urls_that_do_not_open(case):
+    assert error_of(actionseal.Ledger, case["url"]).code == case["error"]
+
+
+def test_files_that_are_not_ledgers(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"x" * 8192)
+    assert error_of(actionseal.Ledger, f"sqlite:{junk}").code == "not_a_ledger"
+    assert junk.read_bytes() == b"x" * 8192, "left as it was"
+
+
+def test_wrong_types_are_coded_errors_and_change_nothing():
+    ledger = actionseal.Ledger("sqlite::memory:")
+    act = refund("job-1")
+    task = ledger.propose(act, REFUND, proposer="agent")
+    ledger.decide(decision(task, "dec-1", ledger.now()))
+    before = ledger.audit_export()
+    cases = [
+        (lambda: actionseal.Ledger(5), "invalid_request", "/url"),
+        (lambda: actionseal.Ledger("sqlite::memory:", clock=object()), "unsupported_type", "/clock"),
+        (lambda: actionseal.Ledger("sqlite::memory:", clock=5), "invalid_request", "/clock"),
+        (lambda: actionseal.ManualClock("0"), "invalid_request", "/start_ms"),
+        (lambda: ledger.task(7), "invalid_request", "/task_id"),
+        (lambda: ledger.propose(act, REFUND), "invalid_request", "/proposer"),
+        (lambda: ledger.propose(act, REFUND, proposer="agent", extra=1), "invalid_request", "/extra"),
+        (lambda: ledger.propose({**act, "args": {1, 2}}, REFUND, proposer="a"), "unsupported_type", "/action/args"),
+        (lambda: ledger.propose(act, {}, proposer="agent"), "invalid_contract", "/contract/tool"),
+        (lambda: ledger.claim(task["id"], act, facts_for(REFUND), executor="w", lease_ms=True),
+         "invalid_request", "/lease_ms"),
+        (lambda: ledger.claim(task["id"], act, facts_for(REFUND), executor="w", lease_ms="60000"),
+         "invalid_request", "/lease_ms"),
+        # Paths inside the facts, as the Rust ledger gives them (and check() for a context).
+        (lambda: ledger.claim(task["id"], act, {**facts_for(REFUND), "now": 1}, executor="w", lease_ms=1),
+         "invalid_context", "/now"),
+        (lambda: ledger.claim(task["id"], act, {**facts_for(REFUND), "contract": {}}, executor="w", lease_ms=1),
+         "invalid_contract", "/contract/tool"),
+        (lambda: ledger.complete(task["id"], 1, "done", executor="w"), "invalid_request", "/outcome"),
+        (lambda: ledger.reconcile(task["id"], "succeeded", actor=" r"), "invalid_request", "/actor"),
+        (lambda: ledger.decide({"decision": "approved"}), "invalid_decision", "/decided_at"),
+        (lambda: ledger.tasks(state="done"), "invalid_request", "/state"),
+        (lambda: ledger.set_budget("b", 2.5), "invalid_request", "/limit_minor"),
+    ]
+    for fn, code, path in cases:
+        err = error_of(fn)
+        assert (err.code, err.path) == (code, path), err
+    assert ledger.audit_export() == before
+    assert ledger.task(task["id"])["state"] == "approved"
+
+
+def test_an_unreachable_postgres_is_a_coded_error_soon():
+    err = error_of(actionseal.Ledger, "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=5")
+    assert err.code == "ledger_unavailable" and "cannot reach PostgreSQL" in str(err)
+
+
+# The triggers that keep the events append-only, dropped to edit them as an attacker would.
+UNGUARD = "DROP TRIGGER ledger_events_no_update; DROP TRIGGER ledger_events_no_delete;"
+
+
+def test_tampered_rows(tmp_path):
+    """What the ledger finds edited behind its back is a coded error, never a crash: a schema
+    from the future, a stored task that does not parse, an event that is not an event."""
+    import sqlite3
+
+    path = tmp_path / "ledger.db"
+    ledger = actionseal.Ledger(f"sqlite:{path}")
+    task = ledger.propose(refund("job-1"), REFUND, proposer="agent")
+    with sqlite3.connect(path) as db:
+        db.executescript(UNGUARD + "UPDATE ledger_events SET body = '{}'")
+    assert error_of(ledger.history, task["id"]).code == "audit_chain_broken"
+    assert ledger.audit_verify()["broken"]["problem"] == "malformed"
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE ledger_tasks SET action = '{'")
+    assert error_of(ledger.task, task["id"]).code == "ledger_storage"
+    ledger.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE ledger_schema SET version = 99")
+    assert error_of(actionseal.Ledger, f"sqlite:{path}").code == "ledger_schema_too_new"
+

@@ -1,0 +1,303 @@
+// The ledger scenarios of conformance/vectors/ledger/ through the Node addon's Ledger (the
+// ledger exists only there: the wasm build has none), with what the Node tests of the ledger
+// share: fresh databases on both engines (PostgreSQL from `scripts/pg run`, which sets
+// ACTIONSEAL_TEST_PG), another connection to PostgreSQL through `psql`, and SQL run on a
+// SQLite file behind the ledger's back (through Python's sqlite3: Node 20 has no SQLite).
+// The runner follows ledger/tests/vectors.rs step for step.
+
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { isDeepStrictEqual } from 'node:util'
+
+// Not ./common.mjs, which needs ACTIONSEAL_RUNTIME: the Node tests of the ledger use this too.
+const conformance = join(dirname(fileURLToPath(import.meta.url)), '..')
+const sha256 = (s) => 'sha256:' + createHash('sha256').update(s, 'utf8').digest('hex')
+
+export const api = createRequire(import.meta.url)(join(conformance, '..', 'bindings-node'))
+const dir = join(conformance, 'vectors', 'ledger')
+const load = (name) => JSON.parse(readFileSync(join(dir, name), 'utf8'))
+export const COMMON = load('common.json')
+export const OPEN = load('open.json').cases
+
+/** [name, scenario] of every scenario, in name order. */
+export const scenarios = () =>
+  readdirSync(join(dir, 'scenarios'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => [f.replace(/\.json$/, ''), load(join('scenarios', f))])
+
+/** The audit vectors: [name, vector]. */
+export const audits = () =>
+  readdirSync(join(dir, 'audit'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => [f.replace(/\.json$/, ''), load(join('audit', f))])
+
+export const IDS = load('ids.json').cases
+
+/** The approval id of a task's `round`-th decision request, derived as core does. */
+export const approvalId = (taskId, round) => 'apr_' + api.fingerprint(['actionseal/approval/v1', taskId, round]).slice(7, 39)
+
+export const facts = (contract) => ({ ...COMMON.facts, contract })
+
+/** ACTIONSEAL_TEST_PG, or null when it is `skip`; unset is an error, as in Rust. */
+export function pgBase() {
+  const url = process.env.ACTIONSEAL_TEST_PG
+  if (url === undefined) {
+    throw new Error('ACTIONSEAL_TEST_PG is not set: run these tests through bindings-node/test.sh (which starts PostgreSQL with scripts/pg) or set ACTIONSEAL_TEST_PG=skip to skip PostgreSQL')
+  }
+  return url === 'skip' ? null : url
+}
+
+/** Runs SQL on its own connection through psql; returns what it prints (unaligned, tuples only). */
+export function psql(url, sql) {
+  return execFileSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql], { encoding: 'utf8' }).trim()
+}
+
+let counter = 0
+
+/** Fresh, empty ledger URLs on one engine (`sqlite` or `postgres`); `close` drops the databases. */
+export class Fresh {
+  constructor(engine) {
+    this.engine = engine
+    this.databases = []
+    this.dir = mkdtempSync(join(tmpdir(), 'actionseal-ledger-'))
+    if (engine === 'postgres') this.base = pgBase()
+  }
+
+  url() {
+    counter += 1
+    if (this.engine === 'sqlite') return `sqlite:${join(this.dir, `ledger-${counter}.db`)}`
+    const name = `js_${process.pid}_${counter}`
+    psql(this.base, `CREATE DATABASE ${name}`)
+    this.databases.push(name)
+    const u = new URL(this.base)
+    u.pathname = `/${name}`
+    return u.toString()
+  }
+
+  close() {
+    for (const name of this.databases) {
+      try {
+        psql(this.base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      } catch {}
+    }
+  }
+}
+
+/** The engines to run on: both, or SQLite alone when ACTIONSEAL_TEST_PG=skip. */
+export function engines() {
+  return pgBase() === null ? ['sqlite'] : ['sqlite', 'postgres']
+}
+
+/** SQL run on a SQLite ledger file behind the ledger's back. */
+export function sqliteExec(path, sql) {
+  execFileSync('python3', ['-c', 'import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()', path, sql])
+}
+
+/** The triggers that keep the events append-only, dropped as an attacker would. */
+export const UNGUARD = 'DROP TRIGGER ledger_events_no_update; DROP TRIGGER ledger_events_no_delete;'
+
+/** The error a promise rejects with (it must reject). */
+export async function rejection(promise) {
+  try {
+    await promise
+  } catch (e) {
+    return e
+  }
+  assert.fail('expected a rejection')
+}
+
+/** Runs the steps of one scenario on a ledger, as ledger/tests/vectors.rs does. */
+export class Scenario {
+  static async open(doc, url) {
+    const s = new Scenario(doc)
+    s.ledger = await api.Ledger.open(url, { clock: s.clock })
+    return s
+  }
+
+  constructor(doc) {
+    this.doc = doc
+    this.clock = new api.ManualClock(COMMON.start)
+    this.contract = COMMON.contracts[doc.contract ?? 'refund']
+    this.facts = facts(this.contract)
+    this.tasks = []
+    this.actions = []
+    this.sent = new Map()
+  }
+
+  build(job, args) {
+    const { tenant, subject, request_id, policy_version } = COMMON.ids
+    return api.action(this.contract, args, { tenant, subject, job_id: job, request_id, policy_version })
+  }
+
+  /** One step's result; rejects with the ledger's ActionsealError when it refuses. */
+  async step(step) {
+    const l = this.ledger
+    if ('at' in step) this.clock.set(COMMON.start + step.at)
+    const now = l.now()
+    const ix = step.task
+    const taskId = step.task_id ?? (ix === undefined ? undefined : this.tasks[ix].id)
+    switch (step.op) {
+      case 'propose': {
+        const action = this.build(step.job, step.args)
+        const t = await l.propose({ action, contract: this.contract, proposer: COMMON.proposer })
+        if (!this.tasks.some((x) => x.id === t.id)) {
+          this.tasks.push(t)
+          this.actions.push(action)
+        }
+        return { state: t.state }
+      }
+      case 'decide': {
+        let d
+        if ('replay' in step) d = this.sent.get(step.replay)
+        else {
+          const t = await l.task(taskId)
+          d = {
+            approval_id: 'approval_round' in step ? approvalId(t.id, step.approval_round) : t.approval_id,
+            decision_id: step.decision_id,
+            job_id: t.job_id,
+            request_id: t.request_id,
+            action_digest: 'digest_of' in step ? this.tasks[step.digest_of].action_digest : t.action_digest,
+            decision: step.decision,
+            approver: COMMON.approver,
+            decided_at: now,
+            expires_at: now + step.ttl,
+          }
+          if (!this.sent.has(step.decision_id)) this.sent.set(step.decision_id, d)
+        }
+        const r = await l.decide(d)
+        return { state: r.task.state, duplicate: r.duplicate }
+      }
+      case 'claim': {
+        const action = 'args' in step ? this.build(this.tasks[ix].job_id, step.args) : this.actions[ix]
+        const out = await l.claim({
+          task_id: taskId,
+          action,
+          facts: this.facts,
+          executor: step.executor,
+          lease_ms: step.lease_ms ?? COMMON.lease_ms,
+          budget: step.budget ?? null,
+        })
+        const got = { result: out.result, state: out.task.state }
+        if (out.claimed) got.fence = out.claim.fence
+        else Object.assign(got, { drift: out.verdict.drift, reasons: out.verdict.reasons })
+        return got
+      }
+      case 'complete':
+        return { state: (await l.complete({ task_id: taskId, fence: step.fence, outcome: step.outcome, executor: 'worker' })).state }
+      case 'reconcile':
+        return { state: (await l.reconcile({ task_id: taskId, observed: step.observed, actor: 'reconciler' })).state }
+      case 'budget':
+        return { limit: (await l.setBudget({ name: step.name, limit_minor: step.limit })).limit_minor }
+      case 'revoke': {
+        const approval_id = step.approval_id ?? (await l.task(taskId)).approval_id
+        return { duplicate: (await l.revoke({ approval_id, actor: 'admin' })).duplicate }
+      }
+      case 'expire_leases':
+        return { expired: (await l.expireLeases()).length }
+      case 'task':
+        return { state: (await l.task(taskId)).state }
+      default:
+        throw new Error(`unknown op ${step.op}`)
+    }
+  }
+
+  /** Runs every step: { problems, kinds (each task's event kinds), digest (of the export) }. */
+  async run() {
+    const problems = []
+    for (const [i, step] of this.doc.steps.entries()) {
+      let got
+      try {
+        got = await this.step(step)
+      } catch (e) {
+        if (!(e instanceof api.ActionsealError)) throw e
+        got = { error: e.code }
+      }
+      const want = step.expect ?? {}
+      for (const [k, v] of Object.entries(want)) {
+        if (!isDeepStrictEqual(got[k], v)) problems.push(`step ${i}: ${k} is ${JSON.stringify(got[k])}, expected ${JSON.stringify(v)}`)
+      }
+      if ('error' in got && !('error' in want)) problems.push(`step ${i}: unexpected ${JSON.stringify(got)}`)
+    }
+    const kinds = {}
+    for (const [i, t] of this.tasks.entries()) kinds[i] = (await this.ledger.history(t.id)).events.map((e) => e.kind)
+    const report = await this.ledger.auditVerify()
+    assert.ok(report.valid, JSON.stringify(report))
+    const digest = sha256(await this.ledger.auditExport())
+    await this.ledger.close()
+    return { problems, kinds, digest }
+  }
+
+  /** Runs the steps before step `n` (whatever they give), then step `n`, whose refusal rejects. */
+  async raiseAt(n) {
+    for (const step of this.doc.steps.slice(0, n)) {
+      try {
+        await this.step(step)
+      } catch {}
+    }
+    try {
+      return await this.step(this.doc.steps[n])
+    } finally {
+      await this.ledger.close()
+    }
+  }
+}
+
+
+/** A SQLite ledger with one task, edited with `sql` behind its back; resolves to [url, task]. */
+export async function tampered(sql) {
+  const path = join(mkdtempSync(join(tmpdir(), 'actionseal-ledger-')), 'ledger.db')
+  const url = `sqlite:${path}`
+  const l = await api.Ledger.open(url)
+  const contract = COMMON.contracts.refund
+  const { tenant, subject, request_id, policy_version } = COMMON.ids
+  const action = api.action(contract, { order_id: 'order-17', amount_minor: 2500, currency: 'USD' }, { tenant, subject, job_id: 'job-1', request_id, policy_version })
+  const task = await l.propose({ action, contract, proposer: 'agent' })
+  await l.close()
+  sqliteExec(path, UNGUARD + sql)
+  return [url, task]
+}
+
+/** A file that is not SQLite. */
+export function junkFile() {
+  const path = join(mkdtempSync(join(tmpdir(), 'actionseal-ledger-')), 'junk.db')
+  writeFileSync(path, Buffer.alloc(8192, 'x'))
+  return path
+}
+
+/**
+ * [code, label, thunk] for every way the vectors and the bad-input cases raise a ledger code
+ * through the Node Ledger: each scenario step that expects an error (run on a fresh in-memory
+ * ledger up to that step), each URL of open.json, and databases edited behind its back.
+ */
+export function errorSources() {
+  const out = []
+  for (const [name, doc] of scenarios()) {
+    doc.steps.forEach((step, n) => {
+      const code = step.expect?.error
+      if (code) out.push([code, `ledger/scenarios/${name} step ${n}`, async () => (await Scenario.open(doc, 'sqlite::memory:')).raiseAt(n)])
+    })
+  }
+  for (const c of OPEN) out.push([c.error, `ledger/open.json ${JSON.stringify(c.url)}`, () => api.Ledger.open(c.url)])
+  out.push(['not_a_ledger', 'a file that is not SQLite', () => api.Ledger.open(`sqlite:${junkFile()}`)])
+  out.push(['ledger_schema_too_new', 'a schema from the future', async () => {
+    const [url] = await tampered('UPDATE ledger_schema SET version = 99')
+    return api.Ledger.open(url)
+  }])
+  out.push(['ledger_storage', 'a stored action that does not parse', async () => {
+    const [url, task] = await tampered("UPDATE ledger_tasks SET action = '{'")
+    return (await api.Ledger.open(url)).task(task.id)
+  }])
+  out.push(['audit_chain_broken', 'an event that is not an event', async () => {
+    const [url, task] = await tampered("UPDATE ledger_events SET body = '{}'")
+    return (await api.Ledger.open(url)).history(task.id)
+  }])
+  return out
+}

@@ -1,0 +1,123 @@
+//! Every operation as one JSON request and one JSON result: what the Python and Node bindings
+//! call, so that both take the same requests (read by `actionseal_core::ledger::request`),
+//! return the same data and raise the same codes, and a new operation is one more arm here and
+//! one more method in each binding.
+
+use crate::{ClaimRequest, Ledger};
+use actionseal_core::ledger::request;
+use actionseal_core::{OwnedValue, Result, Value};
+use std::borrow::Cow;
+
+/// An operation, named as the bindings' methods are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// `{"action", "contract", "proposer"}` → the task.
+    Propose,
+    /// A decision envelope → `{"task", "decision", "duplicate"}`.
+    Decide,
+    /// `{"task_id", "action", "facts", "executor", "lease_ms", "budget"?}` → the claim outcome.
+    Claim,
+    /// `{"task_id", "fence", "outcome", "executor", "result"?}` → the task.
+    Complete,
+    /// `{"task_id", "observed", "actor", "result"?}` → the task.
+    Reconcile,
+    /// `{"approval_id", "actor"}` → the revocation.
+    Revoke,
+    /// `{}` → the ids of the tasks whose lease ran out, now `unknown`.
+    ExpireLeases,
+    /// `{"name", "limit_minor"}` → the budget account.
+    SetBudget,
+    /// `{"name"}` → the budget account.
+    Budget,
+    /// `{"task_id"}` → the task.
+    Task,
+    /// `{"task_id"}` → `{"task", "events"}`: the task and its audit events, in order.
+    History,
+    /// `{"state"?, "tenant"?}` → the tasks, oldest first.
+    Tasks,
+    /// `{}` → the audit as JSON Lines (a string).
+    AuditExport,
+    /// `{}` → the audit report of the stored chains.
+    AuditVerify,
+}
+
+fn string(s: String) -> OwnedValue {
+    Value::String(Cow::Owned(s))
+}
+
+fn list<T>(items: &[T], f: impl Fn(&T) -> OwnedValue) -> OwnedValue {
+    Value::Array(items.iter().map(f).collect())
+}
+
+impl Ledger {
+    /// Runs `call` with its request and returns its result as JSON. A request that is not
+    /// one is [`actionseal_core::Code::InvalidRequest`] at the field (the documents inside it
+    /// keep their own codes); everything else is the operation's own result or error.
+    pub fn call(&self, call: Call, v: &Value<'_>) -> Result<OwnedValue> {
+        match call {
+            Call::Propose => {
+                let r = request::Propose::from_value(v)?;
+                Ok(self.propose(r.action, r.contract, r.proposer)?.to_value())
+            }
+            Call::Decide => Ok(self.decide(v)?.to_value()),
+            Call::Claim => {
+                let r = request::Claim::from_value(v)?;
+                let outcome = self.claim(&ClaimRequest {
+                    task_id: r.task_id,
+                    action: r.action,
+                    facts: r.facts,
+                    executor: r.executor,
+                    lease_ms: r.lease_ms,
+                    budget: r.budget,
+                })?;
+                Ok(outcome.to_value())
+            }
+            Call::Complete => {
+                let r = request::Complete::from_value(v)?;
+                let t = self.complete(r.task_id, r.fence, r.outcome, r.result, r.executor)?;
+                Ok(t.to_value())
+            }
+            Call::Reconcile => {
+                let r = request::Reconcile::from_value(v)?;
+                let t = self.reconcile(r.task_id, r.observed, r.result, r.actor)?;
+                Ok(t.to_value())
+            }
+            Call::Revoke => {
+                let r = request::Revoke::from_value(v)?;
+                Ok(self.revoke(r.approval_id, r.actor)?.to_value())
+            }
+            Call::ExpireLeases => {
+                request::nothing(v)?;
+                Ok(list(&self.expire_leases()?, |id| string(id.clone())))
+            }
+            Call::SetBudget => {
+                let r = request::SetBudget::from_value(v)?;
+                Ok(self.set_budget(r.name, r.limit_minor)?.to_value())
+            }
+            Call::Budget => Ok(self.budget(request::identity(v, "name")?)?.to_value()),
+            Call::Task => Ok(self.task(request::identity(v, "task_id")?)?.to_value()),
+            Call::History => {
+                let (task, events) = self.task_history(request::identity(v, "task_id")?)?;
+                let entries = vec![
+                    (Cow::Borrowed("task"), task.to_value()),
+                    (Cow::Borrowed("events"), list(&events, |e| e.to_value())),
+                ];
+                Ok(Value::Object(actionseal_core::Object::from_entries(
+                    entries,
+                )?))
+            }
+            Call::Tasks => {
+                let f = request::Filter::from_value(v)?;
+                Ok(list(&self.tasks(f.state, f.tenant)?, |t| t.to_value()))
+            }
+            Call::AuditExport => {
+                request::nothing(v)?;
+                Ok(string(self.audit_export()?))
+            }
+            Call::AuditVerify => {
+                request::nothing(v)?;
+                Ok(self.audit_verify()?.to_value())
+            }
+        }
+    }
+}
