@@ -67,6 +67,11 @@ export type ErrorCode =
   | 'length_out_of_range'
   /** A string does not match the schema's `pattern`. */
   | 'pattern_mismatch'
+  /**
+   * A string checked against a `pattern` is longer than the pattern input limit (10,000 code
+   * points) and its schema sets no `maxLength`.
+   */
+  | 'pattern_input_too_long'
   /** A string does not match the schema's `format`. */
   | 'format_mismatch'
   /** An array with `uniqueItems` has two equal items. */
@@ -403,8 +408,8 @@ export interface CheckContext {
   subject_authorized: SubjectFact
   /** Whether the approval was revoked; `null` only when no approval is presented. */
   revoked: RevokedFact | null
-  /** The trusted key set and whether proof is required: `{required, keys}` (see the README). */
-  proof?: object
+  /** Whether every approval must carry proof, and the trusted keys that can give it. */
+  proof?: ProofPolicy
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */
@@ -454,6 +459,162 @@ export interface Verdict {
 export interface Budget {
   limit_minor: number
   spent_minor: number
+}
+
+/**
+ * An Ed25519 public key as a JWK (RFC 8037). Returned with `kid`, the RFC 7638 thumbprint: the
+ * keyid a key set files it under.
+ */
+export interface Ed25519Jwk {
+  kty: 'OKP'
+  crv: 'Ed25519'
+  /** The 32-byte public key, base64url. */
+  x: string
+  /** When present, it must be the key's RFC 7638 thumbprint. */
+  kid?: string
+  alg?: 'EdDSA' | 'Ed25519'
+  use?: 'sig'
+}
+
+/** An Ed25519 private key as a JWK: keep it secret. */
+export interface Ed25519PrivateJwk extends Ed25519Jwk {
+  /** The 32-byte seed, base64url; `x` must be its public key. */
+  d: string
+}
+
+/** The one signature of a signed envelope. */
+export interface EnvelopeSignature {
+  /**
+   * The signing key's RFC 7638 thumbprint: a hint where to look in the key set, never trusted
+   * by itself.
+   */
+  keyid: string
+  /** The Ed25519 signature of the envelope's PAE, base64url. */
+  sig: string
+}
+
+/**
+ * A service-signed decision: a DSSE envelope whose payload is the exact canonical bytes of an
+ * approval record.
+ */
+export interface SignedEnvelope {
+  payloadType: 'application/vnd.actionseal.approval+json'
+  /** The record's canonical bytes, base64url. */
+  payload: string
+  /** Exactly one signature. */
+  signatures: EnvelopeSignature[]
+}
+
+/** What `navigator.credentials.get` returned, each member base64url. */
+export interface PasskeyAssertion {
+  /** `rawId`. */
+  credential_id: string
+  /** `response.authenticatorData`. */
+  authenticator_data: string
+  /** `response.clientDataJSON`. */
+  client_data_json: string
+  /** `response.signature` (ES256: ASN.1 DER). */
+  signature: string
+}
+
+/**
+ * An approval record with the reviewer's passkey assertion over its fingerprint
+ * (`passkeyChallenge`).
+ */
+export interface PasskeyApprovedRecord extends ApprovalRecord {
+  passkey: PasskeyAssertion
+}
+
+/** What `navigator.credentials.create` returned ("none" attestation), each member base64url. */
+export interface PasskeyRegistration {
+  /** `rawId`. */
+  credential_id: string
+  /** `response.attestationObject`. */
+  attestation_object: string
+  /** `response.clientDataJSON`. */
+  client_data_json: string
+}
+
+/** A trusted service key, filed under its keyid, and what it may sign for. */
+export interface ServiceKey {
+  /** The public key: a JWK, or the raw 32 bytes in base64url. */
+  key: Ed25519Jwk | string
+  /** The key vouches for decisions made at or after this time. */
+  valid_from?: number
+  /** ... and before this time. */
+  valid_until?: number
+  /** The approvers it may sign for; absent: anyone. */
+  approvers?: Array<string>
+}
+
+/** A registered passkey credential, filed under its credential id (base64url): one reviewer's. */
+export interface PasskeyKey {
+  /** The COSE key `verifyRegistration` returned, base64url. */
+  public_key: string
+  /** The one approver it signs for. */
+  approver: string
+  valid_from?: number
+  valid_until?: number
+}
+
+/**
+ * The WebAuthn relying party: the rpId whose hash assertions must carry, and the origins a
+ * ceremony may run on.
+ */
+export interface RelyingParty {
+  rp_id: string
+  origins: string[]
+}
+
+/**
+ * The keys and passkeys the executor trusts, from its own server (never from the caller's
+ * payload).
+ */
+export interface KeySet {
+  /** By keyid (each key's RFC 7638 thumbprint). */
+  service_keys?: { [key: string]: ServiceKey }
+  /** By credential id. */
+  passkeys?: { [key: string]: PasskeyKey }
+  /** Required when there are passkeys. */
+  webauthn?: RelyingParty
+}
+
+/** A context's `proof`: whether every approval must carry proof, and the keys that can give it. */
+export interface ProofPolicy {
+  /** When true, a bare record is refused (`proof_missing`). */
+  required: boolean
+  keys: KeySet
+}
+
+/** A service key vouched for the decision. */
+export interface ServiceSigner {
+  kind: 'service'
+  keyid: string
+}
+
+/** A reviewer's passkey vouched for the decision. */
+export interface PasskeySigner {
+  kind: 'passkey'
+  credential_id: string
+  algorithm: 'ES256' | 'EdDSA'
+}
+
+/** A decision whose proof verified: the record, and who signed it. */
+export interface VerifiedProof {
+  /** The record (for a passkey-approved one, without its assertion). */
+  approval: ApprovalRecord
+  signer: ServiceSigner | PasskeySigner
+}
+
+/**
+ * A verified registration: what the key set files under `passkeys[credential_id]`, with the
+ * reviewer's `approver`.
+ */
+export interface PasskeyCredential {
+  algorithm: 'ES256' | 'EdDSA'
+  credential_id: string
+  /** The COSE key, base64url. */
+  public_key: string
 }
 
 /**
@@ -982,6 +1143,46 @@ export declare class Schema {
 }
 
 /**
+ * An Ed25519 private key that signs approval records (service-signed decisions).
+ *
+ * `new SigningKey(key)` loads a private key: a JWK `{ kty: 'OKP', crv: 'Ed25519', d, x }`
+ * (`x` must be the public key of `d`; `kid`, if present, its RFC 7638 thumbprint) or the
+ * 32-byte seed as a base64url string; it throws `invalid_key` (or `invalid_base64`)
+ * otherwise. `SigningKey.generate()` makes a new one from the host's CSPRNG. `keyid` and
+ * `publicJwk` go into the executor's key set; `toJwk()` is the secret to store.
+ */
+export declare class SigningKey {
+  /** Loads a private key: a JWK with `d`, or the 32-byte seed in base64url. */
+  constructor(key: Ed25519PrivateJwk | string)
+  /**
+   * A new key whose 32-byte seed comes from the host's CSPRNG (`crypto.getRandomValues`,
+   * which Node backs with the OpenSSL CSPRNG of `crypto.randomBytes`); core draws no
+   * randomness itself.
+   */
+  static generate(): SigningKey
+  /** The RFC 7638 thumbprint of the public key: its keyid in a key set and in envelopes. */
+  get keyid(): string
+  /**
+   * The public JWK `{ crv, kid, kty, x }`: what the executor's key set holds under
+   * `service_keys[keyid].key`. A fresh object on each access.
+   */
+  get publicJwk(): Ed25519Jwk
+  /**
+   * The private JWK `{ crv, d, kid, kty, x }`, which `new SigningKey` loads again: keep it
+   * secret.
+   */
+  toJwk(): Ed25519PrivateJwk
+  /**
+   * Signs an approval record: the DSSE envelope `{ payload, payloadType, signatures:
+   * [{ keyid, sig }] }` whose payload is the record's canonical bytes. Throws
+   * `invalid_approval` for a record that is malformed or not sealed (its `action_digest`
+   * not its frozen action's fingerprint). Ed25519 is deterministic: the same record and key
+   * give the same envelope in every runtime.
+   */
+  sign(record: ApprovalRecord): SignedEnvelope
+}
+
+/**
  * The action envelope for a call of `contract`'s tool (a `Contract` or a contract document)
  * with `args`: the arguments are validated against the contract (their own codes, under
  * `/args`), the ids checked (`invalid_action` at the id: each must be a non-blank string
@@ -1042,7 +1243,9 @@ export declare function charge(budget: Budget, costMinor: number): Budget
 /**
  * The permit check before dispatch: is `action` the approved action, does the approval
  * still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
- * once: fastest), an approval record, or `null` or `undefined` when none was presented.
+ * once: fastest), an approval record, a signed envelope or a passkey-approved record (whose
+ * proof `context.proof`'s key set must verify), or `null` or `undefined` when none was
+ * presented.
  *
  * Only a malformed `context` throws (`invalid_context`, or the contract's own error under
  * `/contract`); everything wrong with the approval or the action is a reason in the verdict.
@@ -1056,7 +1259,7 @@ export declare function charge(budget: Budget, costMinor: number): Budget
  *   revoked: { approval_id: approval.approval_id, revoked: false } })
  * if (verdict.outcome === 'permit') dispatch(action)
  */
-export declare function check(approval: Approval | ApprovalRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
+export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
  * Whether two fingerprints name the same digest, compared in constant time.
@@ -1069,6 +1272,14 @@ export declare function check(approval: Approval | ApprovalRecord | null | undef
  * digestEqual(approval.fingerprint, fingerprint(action)) // true when they match
  */
 export declare function digestEqual(a: unknown, b: unknown): boolean
+
+/**
+ * Verifies a plain Ed25519 `signature` of `message` (both base64url) with `key` (a JWK or
+ * raw base64url) strictly: small-order keys and non-canonical signatures are refused. Throws
+ * `invalid_signature` when it does not hold. For checking the primitive against published
+ * vectors and other libraries.
+ */
+export declare function ed25519Verify(key: Ed25519Jwk | string, message: string, signature: string): void
 
 /**
  * The fingerprint of a JavaScript value: `"sha256:"` followed by the 64 lowercase hex
@@ -1108,6 +1319,13 @@ export interface Options {
 }
 
 /**
+ * DSSE's pre-authentication encoding of `payloadType` and `payload` (base64url), in
+ * base64url: `"DSSEv1" SP len(type) SP type SP len(body) SP body`, the bytes an envelope's
+ * signature covers.
+ */
+export declare function pae(payloadType: string, payload: string): string
+
+/**
  * JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
  * JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
  * numbers (under the default `"strict"` profile), a byte-order mark and nesting deeper than
@@ -1119,6 +1337,23 @@ export interface Options {
  * parseJson('{"a": 1, "a": 2}')          // throws duplicate_key at /a
  */
 export declare function parseJson(text: string | Uint8Array, options?: Options | null): unknown
+
+/**
+ * The challenge a reviewer's passkey signs to approve `record`, in base64url: the 32 bytes
+ * of the fingerprint of the record without its `passkey` member (which still binds the
+ * action digest, approver, decision and expiry). Its bytes are the `challenge` of
+ * `navigator.credentials.get`.
+ */
+export declare function passkeyChallenge(record: ApprovalRecord | PasskeyApprovedRecord): string
+
+/**
+ * A public key, given as a JWK or as the raw 32 bytes in base64url, as its normalized
+ * public JWK `{ crv, kid, kty, x }`; `kid` is the RFC 7638 thumbprint, the keyid under which
+ * a key set files it. Throws `invalid_key` for anything but the canonical encoding of an
+ * Ed25519 point of large order (or a JWK with `d`: give the public key only),
+ * `invalid_base64` for another base64 spelling.
+ */
+export declare function publicKey(key: Ed25519Jwk | string): Ed25519Jwk
 
 /** Whether a call needs an approval, and the JSON Pointer of the contract rule that decided. */
 export interface Requirement {
@@ -1158,3 +1393,39 @@ export declare function shortFingerprint(digest: string): string
  * end are found too.
  */
 export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null): AuditReport
+
+/**
+ * Verifies a signed envelope against the executor's key set and returns `{ approval, signer:
+ * { kind: 'service', keyid } }`. The keyid is only a hint where to look; trust comes from
+ * the key set. Throws with why it does not hold: `invalid_envelope`,
+ * `payload_type_mismatch`, `unknown_key`, `invalid_signature`, `non_canonical_payload`,
+ * `invalid_approval`, `key_outside_window`, `signer_not_allowed`, ... (or the key set's own
+ * error).
+ */
+export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet): VerifiedProof
+
+/**
+ * Verifies a passkey-approved record (an approval record with `passkey: { credential_id,
+ * authenticator_data, client_data_json, signature }`) against the key set and returns `{
+ * approval: <the record without its assertion>, signer: { kind: 'passkey', credential_id,
+ * algorithm } }`. Throws with why it does not hold: `missing_proof`, `unknown_key`,
+ * `invalid_signature`, `challenge_mismatch`, `origin_not_allowed`, `rp_id_mismatch`,
+ * `user_not_verified`, `invalid_assertion`, `signer_not_allowed`, `key_outside_window`, ...
+ */
+export declare function verifyPasskey(record: PasskeyApprovedRecord, keys: KeySet): VerifiedProof
+
+/**
+ * `verifyEnvelope` or `verifyPasskey`, whichever proof `approval` carries; a bare record
+ * throws `missing_proof`.
+ */
+export declare function verifyProof(approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet): VerifiedProof
+
+/**
+ * Verifies what `navigator.credentials.create` returned, given as `{ credential_id,
+ * attestation_object, client_data_json }` (base64url), for the `challenge` the server issued
+ * (base64url) and the relying party `{ rp_id, origins }`; returns `{ algorithm, credential_id,
+ * public_key }`, what the key set files under `passkeys[credential_id]` with the reviewer's
+ * `approver`. Throws `invalid_registration` (or `challenge_mismatch`, `origin_not_allowed`,
+ * `rp_id_mismatch`, `user_not_verified`, `invalid_key`).
+ */
+export declare function verifyRegistration(registration: PasskeyRegistration, challenge: string, webauthn: RelyingParty): PasskeyCredential

@@ -14,6 +14,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))"
 
+# The ledger's tests need a PostgreSQL: a throwaway cluster for this run unless one is given
+# (ACTIONSEAL_TEST_PG=skip skips them, saying so).
+if [ -z "${ACTIONSEAL_TEST_PG:-}" ]; then
+  exec "$repo/scripts/pg" run bash "${BASH_SOURCE[0]}" "$@"
+fi
 export ACTIONSEAL_JCS_DIR="${ACTIONSEAL_JCS_DIR:-$repo/../shared/vectors/jcs}"
 if [ ! -f "$ACTIONSEAL_JCS_DIR/public_vectors.jsonl" ]; then
     if [ "${ACTIONSEAL_REQUIRE_PUBLIC_DATA:-}" = 1 ]; then

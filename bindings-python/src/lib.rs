@@ -46,6 +46,7 @@ mod _actionseal {
         ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
         verify_proof, verify_registration,
     };
+    #[pymodule_export]
     use crate::ledger::{PyLedger, PyManualClock};
     #[pymodule_export]
     use crate::schema::PySchema;
