@@ -102,11 +102,6 @@ impl Shape {
         (len & DECODED == 0).then(|| (key as usize, len as usize, self.orders[i]))
     }
 
-    /// Whether there are `n` keys.
-    pub(super) fn has_len(&self, n: usize) -> bool {
-        self.orders.len() == n
-    }
-
     /// Whether `m`, in input order, has the remembered sort keys.
     pub(super) fn matches(&self, m: &[Member]) -> bool {
         self.orders.len() == m.len() && m.iter().zip(&self.orders).all(|(m, &o)| m.order == o)

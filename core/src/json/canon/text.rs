@@ -271,7 +271,9 @@ impl<'a> Writer<'a, '_> {
         c.skip_ws(&mut self.s.out);
         let base = self.s.open.len();
         let unfinished = self.unfinished;
-        // Whether every key so far is the one the last sorted object had there.
+        // Whether every key so far is the one the shape had there: only a guess at the next
+        // key, which saves scanning for it. Whatever it guesses, each key is read and
+        // compared in full, and its sort key is the one of its own text.
         let mut as_expected = true;
         if c.peek() == Some(b'}') {
             c.pos += 1;
@@ -317,14 +319,13 @@ impl<'a> Writer<'a, '_> {
                 }
             }
         }
-        self.close_object(&mut c, at, base, unfinished, as_expected)?;
+        self.close_object(&mut c, at, base, unfinished)?;
         self.at = c;
         Some(())
     }
 
     /// Puts the object `objects[at]`, whose members are `open[base..]`, in canonical order,
-    /// or notes how the second pass is to; `unfinished` is the count when it opened, and
-    /// `as_expected` whether every key was the one the [`Shape`] has at its position.
+    /// or notes how the second pass is to; `unfinished` is the count when it opened.
     #[inline(never)]
     fn close_object(
         &mut self,
@@ -332,7 +333,6 @@ impl<'a> Writer<'a, '_> {
         at: usize,
         base: usize,
         unfinished: usize,
-        as_expected: bool,
     ) -> Option<()> {
         let s = &mut self.s;
         let end = c.out_pos();
@@ -367,7 +367,9 @@ impl<'a> Writer<'a, '_> {
                 obj,
                 rewrite,
             };
-            if (as_expected && s.shape.has_len(members.len())) || s.shape.matches(members) {
+            // Compared in full, never taken on trust from the key lookups: a nested object
+            // may have replaced the shape since this object's keys were checked against it.
+            if s.shape.matches(members) {
                 place.put(s.shape.perm().iter().map(|&i| &members[i as usize]))?;
             } else {
                 sort_members(members, c.b, &s.keys)?;
