@@ -42,16 +42,40 @@ pub struct Vector {
 }
 
 impl Vector {
-    /// The raw input bytes (`input` as UTF-8, or `input_hex` decoded).
+    /// The raw input bytes: `input` as UTF-8, `input_hex` decoded, or `input_repeat`
+    /// expanded.
     pub fn input(&self) -> Vec<u8> {
-        match (self.doc.get("input"), self.doc.get("input_hex")) {
-            (Some(Json::String(s)), None) => s.as_bytes().to_vec(),
-            (None, Some(Json::String(h))) => decode_hex(h).unwrap_or_else(|| {
+        let forms = INPUT_FORMS.map(|k| self.doc.get(k));
+        match forms {
+            [Some(Json::String(s)), None, None] => s.as_bytes().to_vec(),
+            [None, Some(Json::String(h)), None] => decode_hex(h).unwrap_or_else(|| {
                 panic!("{}: input_hex is not hex", self.name);
             }),
-            _ => panic!("{}: needs exactly one of input, input_hex", self.name),
+            [None, None, Some(parts)] => expand_repeat(parts).unwrap_or_else(|| {
+                panic!("{}: input_repeat is not a list of [text, count]", self.name);
+            }),
+            _ => panic!("{}: needs exactly one of {INPUT_FORMS:?}", self.name),
         }
     }
+}
+
+/// The fields a canonicalization vector can give its input in.
+pub const INPUT_FORMS: [&str; 3] = ["input", "input_hex", "input_repeat"];
+
+/// `input_repeat`, a list of `[text, count]` pairs, as the bytes of each text repeated
+/// `count` times, in order: inputs too large to keep in a vector file as they are.
+pub fn expand_repeat(parts: &Json) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for part in parts.as_array()? {
+        match part.as_array()?.as_slice() {
+            [Json::String(text), count] => {
+                let count = usize::try_from(count.as_u64()?).ok()?;
+                out.extend(text.as_bytes().repeat(count));
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 /// Reads every `vectors/canon/*.json`, sorted by name.

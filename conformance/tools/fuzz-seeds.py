@@ -20,6 +20,8 @@ def texts(node):
     elif isinstance(node, dict):
         if "input_hex" in node:
             yield bytes.fromhex(node["input_hex"])
+        if "input_repeat" in node:
+            yield "".join(text * count for text, count in node["input_repeat"]).encode()
         for key, value in node.items():
             if key in ("canonical",):
                 continue

@@ -4,8 +4,8 @@
 //! read as a decimal (significant digits and the position of the decimal point, in integers
 //! wide enough that nothing saturates within reach), and the float parser is only ever given a
 //! short normalized form of that decimal. A float parser given the raw token is not enough:
-//! Rust's stops reading an exponent at 65,536, so `0.` followed by a million zeros and `5e1000007`
-//! (5,000,000) would be read as 0.
+//! Rust's stops taking in exponent digits once the exponent passes 65,535, so `0.` followed by a
+//! million zeros and `5e1000007` (5,000,000) would be read as 0.
 
 use super::{write_number, Number};
 use crate::error::{Code, Error, Result};

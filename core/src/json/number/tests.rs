@@ -294,7 +294,7 @@ fn long_tokens_are_read_exactly() {
     }
     // The class: values of every magnitude, padded on either side by lengths around the
     // float parser's limits.
-    for zeros in [0, 20, 400, 65_530, 65_536, 65_537, 70_000, 300_000] {
+    for zeros in [0, 20, 400, 65_536, 655_350, 655_370, 700_000] {
         for after_point in [true, false] {
             for (digits, point, want) in [
                 ("5", 7, Ok("5000000")),
