@@ -32,11 +32,11 @@ pub(crate) fn canonicalize_text<B: Bytes>(input: &[u8], options: &Options, sink:
 /// Objects up to this size whose members need sorting are rewritten in sorted order when
 /// they close; larger ones (rare, and with more bytes per member) get a sorted member list
 /// that the second pass follows.
-const REARRANGE_MAX: usize = 2048;
+pub(crate) const REARRANGE_MAX: usize = 2048;
 
-/// [`canonicalize_text`], rewriting objects of up to `rearrange_max` bytes (tests use other
-/// limits so that both ways of ordering members are exercised).
-fn write_text<B: Bytes>(
+/// [`canonicalize_text`], rewriting objects of up to `rearrange_max` bytes (tests and fuzz
+/// targets use other limits so that both ways of ordering members are exercised).
+pub(crate) fn write_text<B: Bytes>(
     input: &[u8],
     options: &Options,
     sink: &mut B,
