@@ -6,6 +6,7 @@ use crate::Options;
 /// The direct text path alone: the canonical bytes of `input`, or `None` where it gives up
 /// (and [`crate::canonicalize_json`] falls back to the full parser).
 pub fn direct_canonical(input: &[u8], options: &Options) -> Option<Vec<u8>> {
+    options.check().ok()?;
     let mut out = Vec::new();
     canonicalize_text(input, options, &mut out).then_some(out)
 }
@@ -18,6 +19,7 @@ pub fn direct_canonical_with(
     options: &Options,
     rearrange_max: usize,
 ) -> Option<Vec<u8>> {
+    options.check().ok()?;
     let mut out = Vec::new();
     write_text(input, options, &mut out, rearrange_max).then_some(out)
 }

@@ -278,7 +278,7 @@ fn recursion_is_bounded() {
     let deep = parse(
         text.as_bytes(),
         &Options {
-            max_depth: 1000,
+            max_depth: crate::MAX_DEPTH_LIMIT,
             ..Options::default()
         },
     )
