@@ -83,7 +83,7 @@ pub fn check_rounding(token: &str, got: Read) -> Result<(), String> {
     let (neg, digits, exp) = match exact(token) {
         Exact::Zero => {
             return match got {
-                Read::Double(f) if f == 0.0 => Ok(()),
+                Read::Double(0.0) => Ok(()),
                 _ => fail("zero must read as zero"),
             }
         }
@@ -328,7 +328,7 @@ impl Big {
             }
         }
         if !self.0.is_empty() {
-            self.0.splice(0..0, std::iter::repeat_n(0, limbs));
+            self.0.splice(0..0, std::iter::repeat(0).take(limbs));
         }
     }
 
