@@ -50,13 +50,15 @@ pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
 /// Default limit on nesting of arrays and objects: 128 levels (`[]` is one level).
 pub const DEFAULT_MAX_DEPTH: usize = 128;
 
-/// The largest `max_depth` accepted: 512 levels. Parsing, the direct text path, writing,
-/// comparing, cloning and dropping values, schema validation and the permit check's drift
-/// diff all recurse once per level; at this depth each of them runs on a 256 KiB thread
-/// stack in an optimized build, with room to spare (`core/tests/stack.rs`). Options with a
-/// larger `max_depth` are [`Code::InvalidOption`] at every entry point, so no option can
-/// make input overflow the stack. (Unoptimized builds use several times the stack per level.)
-pub const MAX_DEPTH_LIMIT: usize = 512;
+/// The largest `max_depth` accepted: 256 levels. Parsing, the direct text path, writing,
+/// comparing, cloning and dropping values and the permit check's drift diff recurse once per
+/// level; at this depth each of them runs on a 256 KiB thread stack of which the caller has
+/// already used a quarter, in an optimized build (`core/tests/stack.rs`). They need 300 to
+/// 375 bytes a level: 512 levels would fit too, 640 would not, so 256 leaves a margin of two.
+/// Options with a larger `max_depth` are [`Code::InvalidOption`] at every entry point, so no
+/// option can make input overflow the stack. (Unoptimized builds use about 32 times the stack
+/// per level.)
+pub const MAX_DEPTH_LIMIT: usize = 256;
 
 /// Options for reading JSON text or host values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
