@@ -1,7 +1,7 @@
 //! Both of actionseal's ways to the canonical form (the direct text path and parse + write)
 //! against an independent canonicalizer, serde_json (with `float_roundtrip`) and
 //! serde_json_canonicalizer, on generated documents without duplicate keys (serde_json keeps
-//! the last of them silently, so it cannot judge those). Under the rfc8785 profile every number
+//! the last of them silently, so it cannot judge those) and without byte edits. Under the rfc8785 profile every number
 //! is rounded as any RFC 8785 implementation rounds it, so the texts must be equal byte for
 //! byte, and a text one side refuses the other must refuse too. The strict profile gives the
 //! same text or refuses.
@@ -18,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(doc) = gen::document(&mut u, 6) else {
         return;
     };
-    if doc.duplicates {
+    // serde_json keeps the last of duplicate keys silently, so it cannot judge those; byte
+    // edits may make a duplicate the generator does not know of.
+    if doc.duplicates || doc.broken {
         return;
     }
     let text = &doc.text;
