@@ -1,10 +1,10 @@
 //! Both of actionseal's ways to the canonical form (the direct text path and parse + write)
 //! against an independent canonicalizer, serde_json (with `float_roundtrip`) and
 //! serde_json_canonicalizer, on generated documents without duplicate keys (serde_json keeps
-//! the last of them silently, so it cannot judge those) and without byte edits. Under the rfc8785 profile every number
-//! is rounded as any RFC 8785 implementation rounds it, so the texts must be equal byte for
-//! byte, and a text one side refuses the other must refuse too. The strict profile gives the
-//! same text or refuses.
+//! the last of them silently, so it cannot judge those) and without byte edits. Under the
+//! rfc8785 profile every number is rounded as any RFC 8785 implementation rounds it, so the
+//! texts must be equal byte for byte, and a text one side refuses the other must refuse too.
+//! The strict profile gives the same text or refuses.
 #![no_main]
 
 use actionseal_core::fuzzing::direct_canonical;
