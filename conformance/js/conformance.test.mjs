@@ -184,6 +184,11 @@ describe(`actionseal conformance (${runtime})`, () => {
         ops.push({ fn: 'fingerprintJson', args: [str(v.input)] })
         wants.push([`${file} default profile`, expect(v.strict, 'fingerprint', false)])
       }
+      // parseJson reads the same value (its canonical form) or refuses with the same error.
+      if ('input' in v && v.input.isWellFormed()) {
+        ops.push({ fn: 'canonicalize', args: [{ $json: v.input }] })
+        wants.push([`${file} canonicalize(parseJson(text))`, expect(v.strict, 'canonical', false)])
+      }
     }
     const got = await run(ops)
     const check = new Check()
