@@ -1,10 +1,11 @@
 //! Both of actionseal's ways to the canonical form (the direct text path and parse + write)
 //! against an independent canonicalizer, serde_json (with `float_roundtrip`) and
 //! serde_json_canonicalizer, on generated documents without duplicate keys (serde_json keeps
-//! the last of them silently, so it cannot judge those) and without byte edits. Under the
-//! rfc8785 profile every number is rounded as any RFC 8785 implementation rounds it, so the
-//! texts must be equal byte for byte, and a text one side refuses the other must refuse too.
-//! The strict profile gives the same text or refuses.
+//! the last of them silently, so it cannot judge those), byte edits or number tokens of more
+//! than 700 digits (serde_json misrounds some; see below). Under the rfc8785 profile every
+//! number is rounded as any RFC 8785 implementation rounds it, so the texts must be equal byte
+//! for byte, and a text one side refuses the other must refuse too. The strict profile gives
+//! the same text or refuses.
 #![no_main]
 
 use actionseal_core::fuzzing::direct_canonical;
@@ -21,6 +22,12 @@ fuzz_target!(|data: &[u8]| {
     // serde_json keeps the last of duplicate keys silently, so it cannot judge those; byte
     // edits may make a duplicate the generator does not know of.
     if doc.duplicates || doc.broken {
+        return;
+    }
+    // serde_json misrounds ties written with about 1,000 or more padding digits
+    // (`9007199254740993` + 1,000 zeros + `e-1000` reads as ...994, not ...992): long tokens
+    // are left to number_exact, which checks them against an exact reference.
+    if longest_digit_run(&doc.text) > 700 {
         return;
     }
     let text = &doc.text;
@@ -68,3 +75,10 @@ fuzz_target!(|data: &[u8]| {
         );
     }
 });
+
+fn longest_digit_run(text: &[u8]) -> usize {
+    text.split(|b| !b.is_ascii_digit())
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0)
+}
