@@ -12,7 +12,7 @@
 //! one least disturbed), and prints the ratios the goals are stated in.
 
 use actionseal_bench::{one_megabyte, payload};
-use actionseal_core::{fingerprint_json, Options};
+use actionseal_core::{fingerprint, fingerprint_json, parse, Options};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sha2::{Digest, Sha256};
 use std::hint::black_box;
@@ -84,9 +84,15 @@ const WINDOW: Duration = Duration::from_millis(5);
 fn summary(_: &mut Criterion) {
     // Digests as bytes here: formatting them as hex is not what is being compared.
     type Run = fn(&[u8]) -> [u8; 32];
-    let runs: [(&str, Run); 4] = [
+    let runs: [(&str, Run); 5] = [
         ("actionseal", |i| {
             *fingerprint_json(i, &Options::default()).unwrap().as_bytes()
+        }),
+        // The full parser and the value writer, without the direct text path: what the direct
+        // path is worth (docs/RELIABILITY.md).
+        ("actionseal_parse_write", |i| {
+            let v = parse(i, &Options::default()).unwrap();
+            *fingerprint(&v).as_bytes()
         }),
         ("serde_json_canonicalizer", |i| {
             let v: serde_json::Value = serde_json::from_slice(i).unwrap();
@@ -106,7 +112,8 @@ fn summary(_: &mut Criterion) {
             black_box(run(black_box(input)));
             (WINDOW.as_nanos() / t.elapsed().as_nanos().max(1)).clamp(1, 100_000) as u32
         });
-        let mut best = [Duration::MAX; 4];
+        let mut best = [Duration::MAX; 5];
+        let mut all: [Vec<f64>; 5] = Default::default();
         for _ in 0..ROUNDS {
             for (k, (_, run)) in runs.iter().enumerate() {
                 let t = Instant::now();
@@ -114,6 +121,7 @@ fn summary(_: &mut Criterion) {
                     black_box(run(black_box(input)));
                 }
                 best[k] = best[k].min(t.elapsed() / calls[k]);
+                all[k].push((t.elapsed() / calls[k]).as_secs_f64());
             }
         }
         let mbs = |d: Duration| input.len() as f64 / d.as_secs_f64() / 1e6;
@@ -124,11 +132,21 @@ fn summary(_: &mut Criterion) {
                 mbs(best[k])
             );
         }
-        let faster = best[1].min(best[2]).as_secs_f64();
+        let faster = best[2].min(best[3]).as_secs_f64();
         println!(
             "  {name:6} actionseal: {:.1}x the throughput of the faster competitor, {:.2}x the time of SHA-256 alone",
             faster / best[0].as_secs_f64(),
-            best[0].as_secs_f64() / best[3].as_secs_f64()
+            best[0].as_secs_f64() / best[4].as_secs_f64()
+        );
+        // Per round, parse + write over the direct path: median and range.
+        let mut ratios: Vec<f64> = all[1].iter().zip(&all[0]).map(|(p, d)| p / d).collect();
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "  {name:6} parse + write takes {:.2}x the time of the direct path (best windows); per round median {:.2}x, range {:.2}x to {:.2}x",
+            best[1].as_secs_f64() / best[0].as_secs_f64(),
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1]
         );
     }
 }

@@ -138,9 +138,15 @@ describe(`actionseal conformance (${runtime})`, () => {
     const wants = []
     for (const file of files) {
       const v = JSON.parse(readFileSync(join(dir, file), 'utf8'))
-      assert.ok(('input' in v) !== ('input_hex' in v), `${file}: exactly one of input, input_hex`)
+      const forms = ['input', 'input_hex', 'input_repeat'].filter((f) => f in v)
+      assert.equal(forms.length, 1, `${file}: exactly one of input, input_hex, input_repeat`)
       const inputs = []
-      if ('input' in v) {
+      if ('input_repeat' in v) {
+        // Input too large for the file: [text, count] pairs, each text repeated count times,
+        // expanded inside the runtime rather than sent to it.
+        const text = `${JSON.stringify(v.input_repeat)}.map(([t, n]) => t.repeat(n)).join('')`
+        inputs.push(['text', { $js: text }, false], ['bytes', { $js: `new TextEncoder().encode(${text})` }, true])
+      } else if ('input' in v) {
         inputs.push(['text', str(v.input), false], ['bytes', bytes(utf8(v.input)), true])
       } else {
         inputs.push(['bytes', bytes(Buffer.from(v.input_hex, 'hex')), true])
@@ -158,6 +164,11 @@ describe(`actionseal conformance (${runtime})`, () => {
       if ('input' in v) {
         ops.push({ fn: 'fingerprintJson', args: [str(v.input)] })
         wants.push([`${file} default profile`, expect(v.strict, 'fingerprint', false)])
+      }
+      // parseJson reads the same value (its canonical form) or refuses with the same error.
+      if ('input' in v && v.input.isWellFormed()) {
+        ops.push({ fn: 'canonicalize', args: [{ $json: v.input }] })
+        wants.push([`${file} canonicalize(parseJson(text))`, expect(v.strict, 'canonical', false)])
       }
     }
     const got = await run(ops)

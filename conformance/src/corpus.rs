@@ -112,7 +112,13 @@ fn random_value(r: &mut Rng, depth: usize) -> Gen {
         let n = r.below(6);
         let mut members: Vec<(String, Gen)> = Vec::new();
         for _ in 0..n {
-            let key = random_string(r, 4);
+            // Half the keys from a small pool, so that nested objects share keys with the
+            // objects around them.
+            let key = if r.chance(50) {
+                r.pick(&["a", "b", "m", "y", "z", "id"]).to_owned()
+            } else {
+                random_string(r, 4)
+            };
             if !members.iter().any(|(k, _)| *k == key) {
                 members.push((key, random_value(r, depth + 1)));
             }
@@ -151,7 +157,8 @@ fn write_string(r: &mut Rng, s: &str, out: &mut String) {
 }
 
 /// Writes a number in a random spelling that denotes exactly the same decimal value as its
-/// shortest form: moved decimal point, extra trailing zeros, `E`/`e`, explicit `+`.
+/// shortest form: moved decimal point, extra leading or trailing zeros (hundreds, now and
+/// then), `E`/`e`, explicit `+`.
 fn write_number(r: &mut Rng, f: f64, out: &mut String) {
     let canon = Number::from_f64(f).expect("finite").to_canonical_string();
     if f == 0.0 {
@@ -179,11 +186,27 @@ fn write_number(r: &mut Rng, f: f64, out: &mut String) {
         digits.pop();
         k += 1;
     }
-    let extra = r.below(3);
+    // Now and then hundreds of padding zeros: number tokens far longer than any double's
+    // digits.
+    let extra = if r.chance(10) {
+        r.below(400)
+    } else {
+        r.below(3)
+    };
     digits.push_str(&"0".repeat(extra));
     k -= extra as i64;
     if neg {
         out.push('-');
+    }
+    if r.chance(10) {
+        // 0.000…digits × 10^e
+        let lead = r.below(400);
+        out.push_str("0.");
+        out.push_str(&"0".repeat(lead));
+        out.push_str(&digits);
+        let e = k + digits.len() as i64 + lead as i64;
+        out.push_str(&format!("e{e}"));
+        return;
     }
     let e = if r.chance(50) {
         out.push_str(&digits);

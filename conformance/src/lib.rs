@@ -17,7 +17,7 @@ pub fn dir() -> PathBuf {
 }
 
 /// The public RFC 8785 test data: `$ACTIONSEAL_JCS_DIR`, else `../shared/vectors/jcs` beside
-/// the repository. Missing data is an error, never a reason to skip.
+/// the repository; an error saying where it was looked for if it is not there.
 pub fn jcs_dir() -> Result<PathBuf, String> {
     let candidate = match std::env::var_os("ACTIONSEAL_JCS_DIR") {
         Some(d) => PathBuf::from(d),
@@ -33,6 +33,22 @@ pub fn jcs_dir() -> Result<PathBuf, String> {
     }
 }
 
+/// The public RFC 8785 test data for a test that reads it, or `None` (with a line on stderr)
+/// when it is absent, as in a bare clone. With `ACTIONSEAL_REQUIRE_PUBLIC_DATA=1`, as CI sets
+/// it, absent data fails the test instead.
+pub fn jcs_dir_or_skip() -> Option<PathBuf> {
+    match jcs_dir() {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var_os("ACTIONSEAL_REQUIRE_PUBLIC_DATA").is_some_and(|v| v == "1") => {
+            panic!("{e}; ACTIONSEAL_REQUIRE_PUBLIC_DATA=1 requires it")
+        }
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
+
 /// One vector file.
 pub struct Vector {
     /// File name without `.json`.
@@ -44,16 +60,40 @@ pub struct Vector {
 }
 
 impl Vector {
-    /// The raw input bytes (`input` as UTF-8, or `input_hex` decoded).
+    /// The raw input bytes: `input` as UTF-8, `input_hex` decoded, or `input_repeat`
+    /// expanded.
     pub fn input(&self) -> Vec<u8> {
-        match (self.doc.get("input"), self.doc.get("input_hex")) {
-            (Some(Json::String(s)), None) => s.as_bytes().to_vec(),
-            (None, Some(Json::String(h))) => decode_hex(h).unwrap_or_else(|| {
+        let forms = INPUT_FORMS.map(|k| self.doc.get(k));
+        match forms {
+            [Some(Json::String(s)), None, None] => s.as_bytes().to_vec(),
+            [None, Some(Json::String(h)), None] => decode_hex(h).unwrap_or_else(|| {
                 panic!("{}: input_hex is not hex", self.name);
             }),
-            _ => panic!("{}: needs exactly one of input, input_hex", self.name),
+            [None, None, Some(parts)] => expand_repeat(parts).unwrap_or_else(|| {
+                panic!("{}: input_repeat is not a list of [text, count]", self.name);
+            }),
+            _ => panic!("{}: needs exactly one of {INPUT_FORMS:?}", self.name),
         }
     }
+}
+
+/// The fields a canonicalization vector can give its input in.
+pub const INPUT_FORMS: [&str; 3] = ["input", "input_hex", "input_repeat"];
+
+/// `input_repeat`, a list of `[text, count]` pairs, as the bytes of each text repeated
+/// `count` times, in order: inputs too large to keep in a vector file as they are.
+pub fn expand_repeat(parts: &Json) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for part in parts.as_array()? {
+        match part.as_array()?.as_slice() {
+            [Json::String(text), count] => {
+                let count = usize::try_from(count.as_u64()?).ok()?;
+                out.extend(text.as_bytes().repeat(count));
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 /// Reads every `vectors/canon/*.json`, sorted by name.

@@ -20,6 +20,8 @@ def texts(node):
     elif isinstance(node, dict):
         if "input_hex" in node:
             yield bytes.fromhex(node["input_hex"])
+        if "input_repeat" in node:
+            yield "".join(text * count for text, count in node["input_repeat"]).encode()
         for key, value in node.items():
             if key in ("canonical",):
                 continue
@@ -35,6 +37,9 @@ for path in files:
     doc = json.loads(path.read_text())
     # Documents that are themselves JSON (contracts, schemas) are seeds too.
     for text in [path.read_bytes(), *texts(doc)]:
+        # Longer seeds would only be cut to the fuzzers' input limit.
+        if len(text) > 65536:
+            continue
         (out / hashlib.sha1(text).hexdigest()).write_bytes(text)
         count += 1
 for line in (root / "generated" / "corpus.jsonl").read_text().split("\n"):

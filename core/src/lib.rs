@@ -31,7 +31,7 @@ pub use json::canon::{canonicalize, write_canonical};
 pub use json::digest::{digest_equal, Digest};
 pub use json::keyorder::cmp_utf16;
 pub use json::number::{Number, MAX_SAFE_INTEGER};
-pub use json::options::{Options, Profile, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH};
+pub use json::options::{Options, Profile, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use json::parse::parse;
 pub use json::pointer::parse_pointer;
 pub use json::utf16::{string_from_utf16, utf16_to_wtf8};
@@ -54,6 +54,7 @@ pub use model::spoken::short_fingerprint;
 
 /// The RFC 8785 canonical text of a JSON text, under the options' profile and limits.
 pub fn canonicalize_json(input: &[u8], options: &Options) -> Result<String> {
+    options.check()?;
     let mut direct = Vec::with_capacity(input.len());
     if json::canon::canonicalize_text(input, options, &mut direct) {
         if let Ok(text) = String::from_utf8(direct) {
@@ -75,6 +76,7 @@ pub fn fingerprint(value: &Value<'_>) -> Digest {
 
 /// The fingerprint of a JSON text: SHA-256 of its canonical bytes.
 pub fn fingerprint_json(input: &[u8], options: &Options) -> Result<Digest> {
+    options.check()?;
     let mut hasher = json::digest::Hasher::new();
     if json::canon::canonicalize_text(input, options, &mut hasher) {
         return Ok(hasher.finish());

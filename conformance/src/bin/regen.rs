@@ -22,7 +22,7 @@ fn main() -> ExitCode {
             problems.push(p);
         }
         let mut doc = Map::new();
-        for key in ["description", "input", "input_hex"] {
+        for key in ["description", "input", "input_hex", "input_repeat"] {
             if let Some(x) = v.doc.get(key) {
                 doc.insert(key.into(), x.clone());
             }
@@ -30,7 +30,7 @@ fn main() -> ExitCode {
         if let Some(k) = v.doc.keys().find(|k| {
             !matches!(
                 k.as_str(),
-                "description" | "input" | "input_hex" | "strict" | "rfc8785"
+                "description" | "input" | "input_hex" | "input_repeat" | "strict" | "rfc8785"
             )
         }) {
             problems.push(format!("{}: unknown field {k:?}", v.name));

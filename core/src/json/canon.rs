@@ -10,6 +10,8 @@ use crate::json::scan::find_special;
 use crate::json::value::Value;
 
 pub(crate) use text::canonicalize_text;
+#[cfg(feature = "fuzzing")]
+pub(crate) use text::{write_text, REARRANGE_MAX};
 
 /// Where canonical text goes: a `String`, or a hasher that never holds all of it.
 pub(crate) trait Sink {

@@ -50,6 +50,16 @@ pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
 /// Default limit on nesting of arrays and objects: 128 levels (`[]` is one level).
 pub const DEFAULT_MAX_DEPTH: usize = 128;
 
+/// The largest `max_depth` accepted: 256 levels. Parsing, the direct text path, writing,
+/// comparing, cloning and dropping values and the permit check's drift diff recurse once per
+/// level; at this depth each of them runs on a 256 KiB thread stack of which the caller has
+/// already used a quarter, in an optimized build (`core/tests/stack.rs`). They need 300 to
+/// 375 bytes a level: 512 levels would fit too, 640 would not, so 256 leaves a margin of two.
+/// Options with a larger `max_depth` are [`Code::InvalidOption`] at every entry point, so no
+/// option can make input overflow the stack. (Unoptimized builds use about 32 times the stack
+/// per level.)
+pub const MAX_DEPTH_LIMIT: usize = 256;
+
 /// Options for reading JSON text or host values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
@@ -57,7 +67,8 @@ pub struct Options {
     pub profile: Profile,
     /// Largest accepted input, in bytes; longer input is [`Code::SizeLimitExceeded`].
     pub max_bytes: usize,
-    /// Deepest accepted nesting; deeper input is [`Code::DepthLimitExceeded`].
+    /// Deepest accepted nesting; deeper input is [`Code::DepthLimitExceeded`]. At most
+    /// [`MAX_DEPTH_LIMIT`].
     pub max_depth: usize,
 }
 
@@ -72,6 +83,23 @@ impl Default for Options {
 }
 
 impl Options {
+    /// Checks the options themselves: a `max_depth` above [`MAX_DEPTH_LIMIT`] is
+    /// [`Code::InvalidOption`]. [`crate::parse()`], [`crate::canonicalize_json`] and
+    /// [`crate::fingerprint_json`] call it before reading anything.
+    pub fn check(&self) -> Result<()> {
+        if self.max_depth > MAX_DEPTH_LIMIT {
+            return Err(Error::new(
+                Code::InvalidOption,
+                format!(
+                    "max_depth {} is more than {MAX_DEPTH_LIMIT}, the deepest nesting that can be \
+                     read without risking a stack overflow",
+                    self.max_depth
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Default limits with the given profile.
     pub fn with_profile(profile: Profile) -> Options {
         Options {

@@ -14,6 +14,7 @@ use std::borrow::Cow;
 /// Objects come back with their keys in canonical order. Errors carry the byte offset and
 /// the JSON Pointer of the value concerned.
 pub fn parse<'a>(input: &'a [u8], options: &Options) -> Result<Value<'a>> {
+    options.check()?;
     if input.len() > options.max_bytes {
         return Err(Error::at(
             Code::SizeLimitExceeded,

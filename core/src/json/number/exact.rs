@@ -1,4 +1,11 @@
 //! From a number token to a double, and the strict profile's exactness check.
+//!
+//! Both are exact for any token the size limit allows: the token's digits and exponent are
+//! read as a decimal (significant digits and the position of the decimal point, in integers
+//! wide enough that nothing saturates within reach), and the float parser is only ever given a
+//! short normalized form of that decimal. A float parser given the raw token is not enough:
+//! Rust's stops taking in exponent digits once the exponent passes 65,535, so `0.` followed by a
+//! million zeros and `5e1000007` (5,000,000) would be read as 0.
 
 use super::{write_number, Number};
 use crate::error::{Code, Error, Result};
@@ -18,31 +25,28 @@ pub(crate) fn from_token(tok: &str, simple: bool, profile: Profile) -> Result<Nu
         let f = n as f64;
         return Ok(Number(if neg { -f } else { f }));
     }
-    let f: f64 = tok
-        .parse()
-        .map_err(|_| Error::new(Code::SyntaxError, "malformed number"))?;
-    if !f.is_finite() {
-        return Err(Error::new(
+    let d = Decimal::parse(tok.as_bytes());
+    let f = d.nearest_double().ok_or_else(|| {
+        Error::new(
             Code::NumberOverflow,
             format!("{} is too large for a double", abbreviate(tok)),
-        ));
-    }
-    if profile == Profile::Strict && !round_trips_by_digit_count(tok.as_bytes()) {
+        )
+    })?;
+    if profile == Profile::Strict && !round_trips_by_digit_count(&d) {
         let mut canon = String::with_capacity(24);
         write_number(f, &mut canon);
-        if !Decimal::parse(tok.as_bytes()).same_value(&Decimal::parse(canon.as_bytes())) {
+        if !d.same_value(&Decimal::parse(canon.as_bytes())) {
             return Err(inexact(tok, f));
         }
     }
     Ok(Number(f))
 }
 
-/// Whether the token has at most 15 significant digits and a magnitude in the normal range
+/// Whether the decimal has at most 15 significant digits and a magnitude in the normal range
 /// (1e-307 to 1e308). Such a decimal is the only one of so few digits that rounds to its
 /// double (decimals of 15 digits are spaced more than 4 ulps apart), so the shortest form of
 /// the double is this decimal again and the strict check can be skipped.
-fn round_trips_by_digit_count(tok: &[u8]) -> bool {
-    let d = Decimal::parse(tok);
+fn round_trips_by_digit_count(d: &Decimal<'_>) -> bool {
     match d.significant() {
         None => true,
         Some((first, end, point)) => end - first <= 15 && (-306..=308).contains(&point),
@@ -68,13 +72,22 @@ fn abbreviate(text: &str) -> String {
     }
 }
 
+/// Exponents are read exactly up to this magnitude and clamped beyond it. A token's digit
+/// count is below 2^64 (it is in memory), so a clamped exponent still puts the decimal point
+/// more than 10^29 places away: overflow or zero, as the exact exponent would.
+const EXPONENT_CLAMP: i128 = 10i128.pow(30);
+
+/// Significant digits handed to the float parser; a longer decimal is cut to this many and a
+/// `1` appended (see [`Decimal::nearest_double`]).
+const KEPT_DIGITS: usize = 800;
+
 /// The decimal value of a number token, without allocating: the digits of the integer and
 /// fraction parts read as one sequence, and the exponent.
 struct Decimal<'a> {
     neg: bool,
     int: &'a [u8],
     frac: &'a [u8],
-    exp: i64,
+    exp: i128,
 }
 
 impl<'a> Decimal<'a> {
@@ -109,14 +122,52 @@ impl<'a> Decimal<'a> {
         }
     }
 
-    /// The significant digits as an index range into the digit sequence and the position of
-    /// the decimal point relative to the first of them; `None` for zero.
-    fn significant(&self) -> Option<(usize, usize, i64)> {
+    /// The significant digits as an index range into the digit sequence, and the position of
+    /// the decimal point relative to the first of them (the value is `0.d1d2... × 10^point`);
+    /// `None` for zero.
+    fn significant(&self) -> Option<(usize, usize, i128)> {
         let n = self.int.len() + self.frac.len();
         let first = (0..n).find(|&i| self.digit(i) != b'0')?;
         let last = (0..n).rev().find(|&i| self.digit(i) != b'0')?;
-        let point = (self.int.len() as i64 - first as i64).saturating_add(self.exp);
+        // Exact: both counts are below 2^64 and the exponent is clamped at 10^30.
+        let point = self.int.len() as i128 - first as i128 + self.exp;
         Some((first, last + 1, point))
+    }
+
+    /// The double nearest to the decimal (ties to even), or `None` if it rounds beyond the
+    /// largest double.
+    ///
+    /// The float parser is given `0.<digits>e<point>` with `point` within ±330, so its own
+    /// limits on exponents never apply. Beyond that range the answer is known: from 10^310 up
+    /// it overflows, and below 10^-330 it is under half the smallest subnormal (4.9e-324), so
+    /// it rounds to zero. A decimal with more than [`KEPT_DIGITS`] significant digits is
+    /// cut to that many and a `1` appended: every double, and every midpoint between two
+    /// adjacent doubles (where rounding changes direction), has at most 767 significant
+    /// digits, so it lies on the same side of each of them as the full decimal, which is
+    /// strictly between its truncation and the next 800-digit decimal.
+    fn nearest_double(&self) -> Option<f64> {
+        let signed = |f: f64| if self.neg { -f } else { f };
+        let Some((first, end, point)) = self.significant() else {
+            return Some(signed(0.0));
+        };
+        if point > 310 {
+            return None;
+        }
+        if point < -330 {
+            return Some(signed(0.0));
+        }
+        let kept = (end - first).min(KEPT_DIGITS);
+        let mut text = String::with_capacity(kept + 12);
+        text.push_str("0.");
+        text.extend((first..first + kept).map(|i| char::from(self.digit(i))));
+        if kept < end - first {
+            // The dropped digits end with a non-zero one (`end` is past the last of them).
+            text.push('1');
+        }
+        text.push('e');
+        text.push_str(&point.to_string());
+        let f: f64 = text.parse().ok()?;
+        f.is_finite().then(|| signed(f))
     }
 
     fn same_value(&self, other: &Decimal<'_>) -> bool {
@@ -133,18 +184,17 @@ impl<'a> Decimal<'a> {
     }
 }
 
-/// Parses an exponent like `+21`, `-7` or `400`, saturating far beyond any double's range.
-fn parse_exponent(t: &[u8]) -> i64 {
+/// Parses an exponent like `+21`, `-7` or `400`, of any length: exact up to
+/// [`EXPONENT_CLAMP`] in magnitude, clamped beyond.
+fn parse_exponent(t: &[u8]) -> i128 {
     let (neg, digits) = match t {
         [b'-', rest @ ..] => (true, rest),
         [b'+', rest @ ..] => (false, rest),
         _ => (false, t),
     };
-    let magnitude = digits.iter().fold(0i64, |n, &d| {
-        n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+    let magnitude = digits.iter().fold(0i128, |n, &d| {
+        (n * 10 + i128::from(d - b'0')).min(EXPONENT_CLAMP)
     });
-    // Clamp so that adding a digit count can never overflow.
-    let magnitude = magnitude.min(i64::MAX / 4);
     if neg {
         -magnitude
     } else {

@@ -269,3 +269,124 @@ fn integers() {
     assert_eq!(Number::from_i64(-7, s).unwrap().as_safe_integer(), Some(-7));
     assert_eq!(Number::from_f64(0.5).unwrap().as_safe_integer(), None);
 }
+
+/// `0.d1d2...e<point>` spelled with `zeros` extra zeros: after the point (and the exponent
+/// raised to match), or after the digits (and the exponent lowered to match).
+fn padded(digits: &str, point: i64, zeros: usize, after_point: bool) -> String {
+    let z = "0".repeat(zeros);
+    if after_point {
+        format!("0.{z}{digits}e{}", point + zeros as i64)
+    } else {
+        format!("{digits}{z}e{}", point - digits.len() as i64 - zeros as i64)
+    }
+}
+
+#[test]
+fn long_tokens_are_read_exactly() {
+    // The trigger and its mirror: exponents past 65,536, where a float parser given
+    // the raw token stops reading them.
+    let trigger = format!("0.{}5e1000007", "0".repeat(1_000_000));
+    let mirror = format!("1{}e-700000", "0".repeat(700_000));
+    for p in Profile::ALL {
+        assert_eq!(canon(&trigger, p).unwrap(), "5000000");
+        assert_eq!(canon(&format!("-{trigger}"), p).unwrap(), "-5000000");
+        assert_eq!(canon(&mirror, p).unwrap(), "1");
+    }
+    // The class: values of every magnitude, padded on either side by lengths around the
+    // float parser's limits.
+    for zeros in [0, 20, 400, 65_536, 655_350, 655_370, 700_000] {
+        for after_point in [true, false] {
+            for (digits, point, want) in [
+                ("5", 7, Ok("5000000")),
+                ("25", 1, Ok("2.5")),
+                ("1", -6, Ok("1e-7")),
+                ("1", 22, Ok("1e+21")),
+                ("17976931348623157", 309, Ok("1.7976931348623157e+308")),
+                ("17976931348623159", 309, Err(Code::NumberOverflow)),
+                ("1", 310, Err(Code::NumberOverflow)),
+                ("5", -323, Ok("5e-324")),
+                ("22250738585072014", -307, Ok("2.2250738585072014e-308")),
+            ] {
+                let text = padded(digits, point, zeros, after_point);
+                for p in Profile::ALL {
+                    let got = canon(&text, p);
+                    let got = got.as_deref().map_err(Error::code);
+                    assert_eq!(got, want, "{digits} {point} {zeros} {after_point}");
+                }
+            }
+            // Below half the smallest subnormal: zero, which the strict profile refuses.
+            let tiny = padded("2", -323, zeros, after_point);
+            assert_eq!(canon(&tiny, Profile::Rfc8785).unwrap(), "0");
+            let e = canon(&tiny, Profile::Strict).unwrap_err();
+            assert_eq!(e.code(), Code::InexactNumber);
+        }
+    }
+    // Exponents with many digits, and zero with any exponent.
+    let long_exp = |e: &str| format!("1e{}{e}", "0".repeat(200_000));
+    assert_eq!(canon(&long_exp("5"), Profile::Strict).unwrap(), "100000");
+    assert_eq!(
+        canon(&long_exp("-5"), Profile::Strict).unwrap_err().code(),
+        Code::SyntaxError
+    );
+    for p in Profile::ALL {
+        assert_eq!(
+            canon(&format!("1e{}", "9".repeat(100)), p)
+                .unwrap_err()
+                .code(),
+            Code::NumberOverflow
+        );
+        assert_eq!(canon(&format!("0e{}", "9".repeat(100)), p).unwrap(), "0");
+        assert_eq!(
+            canon(&format!("-0.0e-{}", "9".repeat(100)), p).unwrap(),
+            "0"
+        );
+    }
+    assert_eq!(
+        canon(&format!("1e-{}", "9".repeat(100)), Profile::Rfc8785).unwrap(),
+        "0"
+    );
+}
+
+#[test]
+fn long_significands_round_correctly() {
+    // Just above and below a midpoint between two doubles, with the deciding digit far past
+    // the float parser's 768-digit window: 2^53 + 1 is the midpoint of 2^53 and 2^53 + 2.
+    let mid = "9007199254740993";
+    for tail_zeros in [0, 760, 790, 800, 5000] {
+        let above = format!("{mid}.{}1", "0".repeat(tail_zeros));
+        let exact = format!("{mid}.{}", "0".repeat(tail_zeros + 1));
+        assert_eq!(canon(&above, Profile::Rfc8785).unwrap(), "9007199254740994");
+        assert_eq!(canon(&exact, Profile::Rfc8785).unwrap(), "9007199254740992");
+        let below = format!("9007199254740992.{}1", "9".repeat(tail_zeros + 1));
+        assert_eq!(canon(&below, Profile::Rfc8785).unwrap(), "9007199254740992");
+    }
+    // Half the smallest subnormal, 2^-1075 = 5^1075 × 10^-1075 (751 significant digits): a
+    // tie, which rounds to zero (even); anything above it, however far down, rounds up.
+    let half = format!("{}e-1075", pow5(1075));
+    assert_eq!(canon(&half, Profile::Rfc8785).unwrap(), "0");
+    for zeros in [0, 100, 5000] {
+        let above = format!("{}{}1e-{}", pow5(1075), "0".repeat(zeros), 1076 + zeros);
+        assert_eq!(canon(&above, Profile::Rfc8785).unwrap(), "5e-324");
+    }
+}
+
+/// The decimal digits of 5^n.
+fn pow5(n: u32) -> String {
+    let mut digits = vec![1u32]; // little-endian base 10
+    for _ in 0..n {
+        let mut carry = 0;
+        for d in &mut digits {
+            let x = *d * 5 + carry;
+            *d = x % 10;
+            carry = x / 10;
+        }
+        if carry > 0 {
+            digits.push(carry);
+        }
+    }
+    digits
+        .iter()
+        .rev()
+        .map(|d| char::from(b'0' + *d as u8))
+        .collect()
+}

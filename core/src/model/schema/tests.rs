@@ -273,11 +273,11 @@ fn recursion_is_bounded() {
     let nest = |n: usize| format!("{}null{}", r#"{"c":"#.repeat(n), "}".repeat(n));
     passes(tree, &nest(100));
     let s = compile(tree).unwrap();
-    let text = nest(400);
+    let text = nest(250);
     let deep = parse(
         text.as_bytes(),
         &Options {
-            max_depth: 1000,
+            max_depth: crate::MAX_DEPTH_LIMIT,
             ..Options::default()
         },
     )

@@ -245,8 +245,62 @@ fn records() -> impl Strategy<Value = String> {
     })
 }
 
+/// Objects nested in objects, all drawing their keys from a few small key sets in varying
+/// orders, so that an object often has the keys of one nested inside it or beside it (the
+/// remembered [`Shape`] is replaced while an outer object still reads its keys); now and then
+/// a key repeats, as itself or spelled with an escape.
+fn nested_shapes() -> impl Strategy<Value = String> {
+    const SETS: [&[&str]; 4] = [
+        &["b", "a", "m"],
+        &["z", "y", "b"],
+        &["a", "b"],
+        &["abcdefgh2", "abcdefgh1", "a"],
+    ];
+    let object = (0..SETS.len(), any::<prop::sample::Index>(), 0u8..12);
+    let leaf = prop_oneof![
+        Just("0".to_owned()),
+        Just("1".to_owned()),
+        Just("[]".to_owned())
+    ];
+    leaf.prop_recursive(4, 40, 3, move |inner| {
+        (object.clone(), prop::collection::vec(inner, 3)).prop_map(|((set, rot, twist), values)| {
+            let keys = SETS[set];
+            let r = rot.index(keys.len());
+            let mut order: Vec<String> = keys[r..]
+                .iter()
+                .chain(&keys[..r])
+                .map(|k| k.to_string())
+                .collect();
+            if twist % 2 == 1 {
+                order.reverse();
+            }
+            match twist {
+                // A duplicate: the first key again, as written or with its first letter escaped.
+                10 => order.push(order[0].clone()),
+                11 => order.push(format!(
+                    "\\u{:04x}{}",
+                    u32::from(order[0].as_bytes()[0]),
+                    &order[0][1..]
+                )),
+                _ => {}
+            }
+            let members: Vec<String> = order
+                .iter()
+                .enumerate()
+                .map(|(i, k)| format!("\"{k}\":{}", values[i % values.len()]))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(5000))]
+
+    #[test]
+    fn direct_path_agrees_with_parser_on_nested_shapes(text in nested_shapes()) {
+        agree_everywhere(text.as_bytes())?;
+    }
 
     #[test]
     fn direct_path_agrees_with_parser_on_records(text in records()) {
@@ -296,6 +350,10 @@ fn known_cases() {
         r#"[{"abcdefgh2":1,"abcdefgh1":2},{"abcdefgh1":1,"abcdefgh2":2}]"#,
         r#"[{"abcdefgh2":1,"abcdefgh1":2},{"abcdefgh1":1,"abcdefgh1":2}]"#,
         r#"[{"abcdefgh2":1,"a":2},{"abcdefgh1":1,"a":2},{"abcdefgh2":1,"a":2}]"#,
+        // A nested object replaced the remembered shape while its parent, whose keys had
+        // matched the old one, was still open (issue 7, item 2): a duplicate, and a misorder.
+        r#"{"p":{"b":0,"a":0,"m":0},"q":{"b":0,"a":{"z":0,"y":0,"b":0},"b":1}}"#,
+        r#"{"p":{"b":0,"a":0,"m":0},"q":{"b":0,"a":{"z":0,"y":0,"m":0},"m":1}}"#,
     ] {
         agree_everywhere(text.as_bytes()).unwrap();
     }

@@ -1,0 +1,8 @@
+//! What the fuzz targets share: structure-aware generators of JSON text and number tokens
+//! (driven by libFuzzer's bytes through `arbitrary`), and the exact decimal reference.
+
+pub mod gen;
+
+/// The exact decimal reference, kept with the core's property tests that also use it.
+#[path = "../../core/tests/reference/decimal.rs"]
+pub mod decimal;
