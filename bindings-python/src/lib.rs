@@ -40,14 +40,14 @@ mod _actionseal {
     #[pymodule_export]
     use crate::error::ActionsealError;
     #[pymodule_export]
+    use crate::ledger::{PyLedger, PyManualClock};
+    #[pymodule_export]
     use crate::proof::PySigningKey;
     #[pymodule_export]
     use crate::proof::{
         ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
         verify_proof, verify_registration,
     };
-    #[pymodule_export]
-    use crate::ledger::{PyLedger, PyManualClock};
     #[pymodule_export]
     use crate::schema::PySchema;
 

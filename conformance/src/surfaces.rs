@@ -1139,7 +1139,6 @@ fn py_type(ty: &Ty) -> String {
     }
 }
 
-
 /// `class _Name(TypedDict)` for a shape: its required fields, then (in a subclass with
 /// `total=False`) its optional ones.
 fn py_typed_dict(out: &mut String, s: &Shape) {

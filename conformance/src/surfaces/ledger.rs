@@ -345,9 +345,8 @@ fn conforms(
             }
         }
         Ty::Digest => {
-            if !v
-                .as_str()
-                .is_some_and(|s| s.parse::<actionseal_core::Digest>().is_ok())
+            if v.as_str()
+                .is_none_or(|s| s.parse::<actionseal_core::Digest>().is_err())
             {
                 bad("a digest")
             }

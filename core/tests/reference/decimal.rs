@@ -234,7 +234,7 @@ fn midpoints(a: f64, x: &Dyadic) -> (Dyadic, Dyadic, bool) {
         Dyadic::new(Big::from_u64(2 * m - 1), k - 1)
     };
     let hi = Dyadic::new(Big::from_u64(2 * m + 1), k - 1);
-    (lo, hi, m % 2 == 0)
+    (lo, hi, m.is_multiple_of(2))
 }
 
 fn abbreviate(token: &str) -> String {
@@ -328,7 +328,7 @@ impl Big {
             }
         }
         if !self.0.is_empty() {
-            self.0.splice(0..0, std::iter::repeat(0).take(limbs));
+            self.0.splice(0..0, std::iter::repeat_n(0, limbs));
         }
     }
 
