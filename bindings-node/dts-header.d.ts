@@ -80,6 +80,11 @@ export type ErrorCode =
   | 'ledger_schema_too_new'
   | 'ledger_storage'
   | 'audit_chain_broken'
+  | 'amend_identity_changed'
+  | 'amend_tool_changed'
+  | 'amend_contract_changed'
+  | 'amend_policy_changed'
+  | 'amend_conflict'
 
 /**
  * What the functions throw for input they refuse: a plain `Error` carrying these properties.

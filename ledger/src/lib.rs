@@ -30,12 +30,12 @@ mod store;
 mod url;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use model::{Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
+pub use model::{Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
-    check_identity, verify_audit, AuditReport, ChainHead, DecisionEnvelope, Event, Observed,
-    Reported, State,
+    check_identity, verify_audit, Amendment, AuditReport, ChainHead, DecisionEnvelope, Event,
+    Observed, Reported, State,
 };
 use actionseal_core::{Action, Code, Contract, Error, Result, Value};
 use ops::claim::ClaimInput;
@@ -142,6 +142,33 @@ impl Ledger {
             proposer: proposer.to_owned(),
         };
         self.write(|tx, now| ops::propose::run(tx, now, &p))
+    }
+
+    /// Replaces the action of a task awaiting a decision with a reviewer's amendment
+    /// `{"task_id", "amends", "action", "reviewer", "reason"}` (see
+    /// [`actionseal_core::ledger::Amendment`]), checked against `contract`, the task's contract
+    /// as the server holds it. Only the arguments may change, and they must satisfy the
+    /// contract; the task keeps the model's proposal beside it, and the decision that follows
+    /// must name the amended digest. Refused, changing nothing: after the decision
+    /// ([`Code::TaskNotAwaitingDecision`]), when `amends` is no longer the task's action
+    /// ([`Code::AmendConflict`]), for another tenant, subject, job or request, tool, contract
+    /// or policy version (`amend_*_changed`), for arguments the contract refuses (its code).
+    /// Sending the action the task already holds is a duplicate that changes nothing.
+    pub fn amend(&self, amendment: &Value<'_>, contract: &Value<'_>) -> Result<Amended> {
+        let a = Amendment::from_value(amendment)?;
+        let contract = Contract::from_value(contract).map_err(|e| e.in_key("contract"))?;
+        self.write(|tx, now| ops::amend::run(tx, now, &a, &contract))
+    }
+
+    /// A task's amendments, in order (with each reviewer's reason).
+    pub fn amendments(&self, task_id: &str) -> Result<Vec<AmendmentRecord>> {
+        self.read(|tx| {
+            ops::locked_task(tx, task_id)?;
+            tx.amendments(task_id)?
+                .iter()
+                .map(AmendmentRecord::from_row)
+                .collect()
+        })
     }
 
     /// Records a reviewer's decision envelope (seed 003): once per `decision_id`; a repeat with

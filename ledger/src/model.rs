@@ -2,8 +2,8 @@
 //! binding hands results over as host objects without knowing the ledger.
 
 use crate::json::{n, obj, opt_n, opt_s, s, stored};
-use crate::store::{BudgetRow, TaskRow};
-use actionseal_core::ledger::{DecisionEnvelope, State};
+use crate::store::{AmendmentRow, BudgetRow, TaskRow};
+use actionseal_core::ledger::{amended_pointers, DecisionEnvelope, State};
 use actionseal_core::{Digest, OwnedValue, Result, Value, Verdict};
 
 /// A task and everything the ledger knows about it.
@@ -19,10 +19,19 @@ pub struct Task {
     pub request_id: String,
     /// Where it is.
     pub state: State,
-    /// The frozen proposed action (the envelope the reviewer sees).
+    /// The frozen action: as proposed, or as a reviewer last amended it before the decision.
+    /// It is what the reviewer decides about and what a claim must present.
     pub action: OwnedValue,
     /// Its fingerprint.
     pub action_digest: Digest,
+    /// The action as the model proposed it, when a reviewer amended it (`None`: `action` is
+    /// the proposal).
+    pub proposed_action: Option<OwnedValue>,
+    /// The fingerprint of the action as the model proposed it (the first proposal, however
+    /// many amendments followed).
+    pub proposed_digest: Digest,
+    /// How many amendments the action went through.
+    pub amendments: i64,
     /// Whether its contract asked for a person's approval when it was proposed.
     pub approval_required: bool,
     /// The current approval round's id (the one a decision must name).
@@ -61,6 +70,9 @@ impl Task {
             state: t.state,
             action: stored(&t.action)?,
             action_digest: t.action_digest,
+            proposed_action: t.proposed_action.as_deref().map(stored).transpose()?,
+            proposed_digest: t.proposed_digest.unwrap_or(t.action_digest),
+            amendments: t.amendments,
             approval_required: t.approval_required,
             approval_id: t.approval_id.clone(),
             approval: approval.map(stored).transpose()?,
@@ -77,8 +89,23 @@ impl Task {
         })
     }
 
-    /// The task as JSON.
+    /// Whether the action a reviewer decides about is not the one the model proposed.
+    pub fn is_amended(&self) -> bool {
+        !self.proposed_digest.ct_eq(&self.action_digest)
+    }
+
+    /// The JSON Pointers at which the action differs from the model's proposal (empty when
+    /// it was not amended, or amended back).
+    pub fn amended_pointers(&self) -> Vec<String> {
+        match &self.proposed_action {
+            Some(p) if self.is_amended() => amended_pointers(p, &self.action),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The task as JSON: every field above, plus `amended_pointers`.
     pub fn to_value(&self) -> OwnedValue {
+        let pointers = self.amended_pointers().iter().map(|p| s(p)).collect();
         obj(vec![
             ("id", s(&self.id)),
             ("tenant", s(&self.tenant)),
@@ -87,6 +114,13 @@ impl Task {
             ("state", s(self.state.as_str())),
             ("action", self.action.clone()),
             ("action_digest", s(&self.action_digest.to_string())),
+            (
+                "proposed_action",
+                self.proposed_action.as_ref().unwrap_or(&self.action).clone(),
+            ),
+            ("proposed_digest", s(&self.proposed_digest.to_string())),
+            ("amendments", n(self.amendments)),
+            ("amended_pointers", Value::Array(pointers)),
             ("approval_required", Value::Bool(self.approval_required)),
             ("approval_id", opt_s(self.approval_id.as_deref())),
             ("approval", self.approval.clone().unwrap_or(Value::Null)),
@@ -121,6 +155,84 @@ impl Decided {
         obj(vec![
             ("task", self.task.to_value()),
             ("decision", self.decision.to_value()),
+            ("duplicate", Value::Bool(self.duplicate)),
+        ])
+    }
+}
+
+/// One amendment of a task's action, as recorded.
+#[derive(Clone, Debug)]
+pub struct AmendmentRecord {
+    /// The task.
+    pub task_id: String,
+    /// 1 for the task's first amendment, one more for each after it.
+    pub n: i64,
+    /// The digest of the action it replaced.
+    pub amends: Digest,
+    /// The amended action.
+    pub action: OwnedValue,
+    /// Its fingerprint.
+    pub action_digest: Digest,
+    /// Who amended it.
+    pub reviewer: String,
+    /// Why, in the reviewer's words.
+    pub reason: String,
+    /// When (ms).
+    pub at: i64,
+}
+
+impl AmendmentRecord {
+    pub(crate) fn from_row(a: &AmendmentRow) -> Result<AmendmentRecord> {
+        Ok(AmendmentRecord {
+            task_id: a.task_id.clone(),
+            n: a.n,
+            amends: a.amends,
+            action: stored(&a.action)?,
+            action_digest: a.action_digest,
+            reviewer: a.reviewer.clone(),
+            reason: a.reason.clone(),
+            at: a.at,
+        })
+    }
+
+    /// `{"task_id", "n", "amends", "action", "action_digest", "reviewer", "reason", "at"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("task_id", s(&self.task_id)),
+            ("n", n(self.n)),
+            ("amends", s(&self.amends.to_string())),
+            ("action", self.action.clone()),
+            ("action_digest", s(&self.action_digest.to_string())),
+            ("reviewer", s(&self.reviewer)),
+            ("reason", s(&self.reason)),
+            ("at", n(self.at)),
+        ])
+    }
+}
+
+/// What an amendment did.
+#[derive(Clone, Debug)]
+pub struct Amended {
+    /// The task after the amendment.
+    pub task: Task,
+    /// The amendment that set the task's action: this one, or (for a duplicate) the one
+    /// recorded earlier; `None` for a duplicate of an action that was never amended.
+    pub amendment: Option<AmendmentRecord>,
+    /// Whether the task already held the amended action (a retry): nothing changed.
+    pub duplicate: bool,
+}
+
+impl Amended {
+    /// `{"task", "amendment", "duplicate"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("task", self.task.to_value()),
+            (
+                "amendment",
+                self.amendment
+                    .as_ref()
+                    .map_or(Value::Null, AmendmentRecord::to_value),
+            ),
             ("duplicate", Value::Bool(self.duplicate)),
         ])
     }

@@ -10,10 +10,11 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    approval_from, budget_from, by_chain, digest_from, seal, storage, task_from, too_new,
-    ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA,
-    SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, digest_from, seal, storage, task_from,
+    too_new, AmendmentRow, ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, AMENDMENT_COLUMNS,
+    APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA, SCHEMA_VERSION, TASK_COLUMNS, UPGRADES,
 };
+use actionseal_core::Digest;
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::{Code, Error, Result};
 use postgres::error::SqlState;
@@ -207,6 +208,14 @@ fn migrate(client: &mut Client) -> Result<()> {
         if version > SCHEMA_VERSION {
             return Err(too_new(version));
         }
+        for (to, ddl) in UPGRADES.iter().filter(|(to, _)| *to > version) {
+            tx.batch_execute(&ddl.replace("{int}", "BIGINT"))
+                .and_then(|()| {
+                    tx.execute("INSERT INTO ledger_schema (version) VALUES ($1)", &[to])
+                        .map(|_| ())
+                })
+                .map_err(|e| pg_error("upgrade schema", &e))?;
+        }
         return tx.commit().map_err(|e| pg_error("migrate", &e));
     }
     let ddl = SCHEMA.replace("{int}", "BIGINT");
@@ -381,12 +390,13 @@ impl Tx for PgTx<'_> {
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
         let sql = format!(
             "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) \
              ON CONFLICT DO NOTHING"
         );
         let state = t.state.as_str();
         let digest = t.action_digest.to_string();
         let required = i64::from(t.approval_required);
+        let proposed_digest = t.proposed_digest.map(|d| d.to_string());
         let n = self.exec(
             &sql,
             &[
@@ -411,9 +421,69 @@ impl Tx for PgTx<'_> {
                 &t.result,
                 &t.created_at,
                 &t.updated_at,
+                &t.proposed_action,
+                &proposed_digest,
+                &t.amendments,
             ],
         )?;
         Ok(n == 1)
+    }
+
+    fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool> {
+        let (digest, state, expect) = (
+            t.action_digest.to_string(),
+            t.state.as_str(),
+            expect.to_string(),
+        );
+        let proposed_digest = t.proposed_digest.map(|d| d.to_string());
+        let n = self.exec(
+            "UPDATE ledger_tasks SET action = $1, action_digest = $2, proposed_action = $3, \
+             proposed_digest = $4, amendments = $5, updated_at = $6 \
+             WHERE id = $7 AND state = $8 AND action_digest = $9",
+            &[
+                &t.action,
+                &digest,
+                &t.proposed_action,
+                &proposed_digest,
+                &t.amendments,
+                &t.updated_at,
+                &t.id,
+                &state,
+                &expect,
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn insert_amendment(&mut self, a: &AmendmentRow) -> Result<()> {
+        let sql = format!(
+            "INSERT INTO ledger_amendments ({AMENDMENT_COLUMNS}) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        );
+        let (amends, digest) = (a.amends.to_string(), a.action_digest.to_string());
+        self.exec(
+            &sql,
+            &[
+                &a.task_id,
+                &a.n,
+                &amends,
+                &a.action,
+                &digest,
+                &a.reviewer,
+                &a.reason,
+                &a.at,
+            ],
+        )
+        .map(|_| ())
+    }
+
+    fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>> {
+        let sql =
+            format!("SELECT {AMENDMENT_COLUMNS} FROM ledger_amendments WHERE task_id = $1 ORDER BY n");
+        self.rows(&sql, &[&task_id])?
+            .iter()
+            .map(|r| amendment_from(r))
+            .collect()
     }
 
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {

@@ -12,9 +12,14 @@ pub(crate) struct TaskRow {
     pub job_id: String,
     pub request_id: String,
     pub state: State,
-    /// The frozen proposed action, canonical JSON.
+    /// The task's action, canonical JSON: the proposed one, or the last amendment's.
     pub action: String,
     pub action_digest: Digest,
+    /// The action as the model proposed it, once a reviewer amended it (`None` before).
+    pub proposed_action: Option<String>,
+    pub proposed_digest: Option<Digest>,
+    /// How many amendments the action went through.
+    pub amendments: i64,
     pub approval_required: bool,
     /// The contract's cost of one call, reserved on a budget by a claim that names one.
     pub cost_minor: i64,
@@ -48,6 +53,22 @@ pub(crate) struct ApprovalRow {
     pub revoked_at: Option<i64>,
 }
 
+/// One amendment of a task's action.
+#[derive(Clone, Debug)]
+pub(crate) struct AmendmentRow {
+    pub task_id: String,
+    /// 1 for the first amendment of the task, one more for each after it.
+    pub n: i64,
+    /// The digest of the action it replaced.
+    pub amends: Digest,
+    /// The amended action, canonical JSON, and its digest.
+    pub action: String,
+    pub action_digest: Digest,
+    pub reviewer: String,
+    pub reason: String,
+    pub at: i64,
+}
+
 /// A budget account.
 #[derive(Clone, Debug)]
 pub(crate) struct BudgetRow {
@@ -74,6 +95,12 @@ pub(crate) trait Tx {
     /// Compare-and-set: writes `t` only if the stored task is still in `expect` with fence
     /// `expect_fence`; false (nothing written) otherwise.
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool>;
+    /// Compare-and-set on the action: writes `t`'s action, proposed action, amendment count
+    /// and time only if the stored task still holds the action `expect`; false otherwise.
+    fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool>;
+    fn insert_amendment(&mut self, a: &AmendmentRow) -> Result<()>;
+    /// A task's amendments, in order.
+    fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>>;
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>>;
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()>;
     /// The canonical envelope recorded under this decision id.
@@ -166,6 +193,7 @@ CREATE TABLE ledger_tasks (
   proposer TEXT NOT NULL, fence {int} NOT NULL, round {int} NOT NULL, approval_id TEXT,
   executor TEXT, lease_until {int}, budget TEXT, reserved {int} NOT NULL, result TEXT,
   created_at {int} NOT NULL, updated_at {int} NOT NULL,
+  proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0,
   UNIQUE (tenant, job_id, request_id));
 CREATE INDEX ledger_tasks_state ON ledger_tasks (state, tenant);
 CREATE TABLE ledger_approvals (
@@ -182,14 +210,33 @@ CREATE TABLE ledger_events (
   kind TEXT NOT NULL, body TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (chain, seq));
 CREATE INDEX ledger_events_task ON ledger_events (task, chain, seq);
 CREATE TABLE ledger_head (chain {int} PRIMARY KEY, seq {int} NOT NULL, digest TEXT);
+CREATE TABLE ledger_amendments (
+  task_id TEXT NOT NULL, n {int} NOT NULL, amends TEXT NOT NULL, action TEXT NOT NULL,
+  action_digest TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT NOT NULL, at {int} NOT NULL,
+  PRIMARY KEY (task_id, n));
 ";
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+pub(crate) const SCHEMA_VERSION: i64 = 2;
+
+/// What brings a ledger of an older version to the next one, for both engines (`{int}` as in
+/// [`SCHEMA`]): `(version reached, statements)`, in order.
+pub(crate) const UPGRADES: &[(i64, &str)] = &[(
+    2,
+    // Version 2: reviewers' amendments.
+    "ALTER TABLE ledger_tasks ADD COLUMN proposed_action TEXT;
+     ALTER TABLE ledger_tasks ADD COLUMN proposed_digest TEXT;
+     ALTER TABLE ledger_tasks ADD COLUMN amendments {int} NOT NULL DEFAULT 0;
+     CREATE TABLE ledger_amendments (
+       task_id TEXT NOT NULL, n {int} NOT NULL, amends TEXT NOT NULL, action TEXT NOT NULL,
+       action_digest TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT NOT NULL,
+       at {int} NOT NULL, PRIMARY KEY (task_id, n));",
+)];
 
 pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
     action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
-    round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at";
+    round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at, \
+    proposed_action, proposed_digest, amendments";
 
 /// The schema-too-new error.
 pub(crate) fn too_new(found: i64) -> Error {
@@ -234,6 +281,25 @@ pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
         result: r.opt_text(18)?,
         created_at: r.int(19)?,
         updated_at: r.int(20)?,
+        proposed_action: r.opt_text(21)?,
+        proposed_digest: r.opt_text(22)?.as_deref().map(digest_from).transpose()?,
+        amendments: r.int(23)?,
+    })
+}
+
+pub(crate) const AMENDMENT_COLUMNS: &str =
+    "task_id, n, amends, action, action_digest, reviewer, reason, at";
+
+pub(crate) fn amendment_from(r: &dyn Cols) -> Result<AmendmentRow> {
+    Ok(AmendmentRow {
+        task_id: r.text(0)?,
+        n: r.int(1)?,
+        amends: digest_from(&r.text(2)?)?,
+        action: r.text(3)?,
+        action_digest: digest_from(&r.text(4)?)?,
+        reviewer: r.text(5)?,
+        reason: r.text(6)?,
+        at: r.int(7)?,
     })
 }
 

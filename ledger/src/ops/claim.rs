@@ -177,13 +177,16 @@ fn permit(
     ev.kind = EventKind::Claimed;
     ev.state = Some(t.state);
     ev.fence = Some(t.fence);
-    ev.detail = detail(vec![
-        ("executor", s(c.executor)),
-        ("lease_until", n(now.saturating_add(c.lease_ms))),
-        ("idempotency_key", s(&t.idempotency_key)),
-        ("budget", opt_s(c.budget)),
-        ("cost_minor", n(cost)),
-    ]);
+    ev.detail = super::detail_of(
+        &t,
+        vec![
+            ("executor", s(c.executor)),
+            ("lease_until", n(now.saturating_add(c.lease_ms))),
+            ("idempotency_key", s(&t.idempotency_key)),
+            ("budget", opt_s(c.budget)),
+            ("cost_minor", n(cost)),
+        ],
+    );
     tx.append(ev);
     let claim = Claim {
         task_id: t.id.clone(),

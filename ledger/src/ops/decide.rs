@@ -1,6 +1,6 @@
 //! decide: record a reviewer's decision envelope, once per decision_id.
 
-use super::{detail, event, locked_task, refuse, save, snapshot, view};
+use super::{amended_from, detail, detail_of, event, locked_task, refuse, save, snapshot, view};
 use crate::json::{canon, n, s, stored};
 use crate::model::Decided;
 use crate::store::{storage, Done, Tx};
@@ -80,7 +80,10 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
         Err(e) => return refuse(tx, ev, e),
     };
     let action = Action::from_value(&stored(&t.action)?)?;
-    let record = Approval::decide(&action, &d.input())?;
+    // An amended action's record keeps the model's proposal beside it.
+    let mut input = d.input();
+    input.proposed_digest = amended_from(&t);
+    let record = Approval::decide(&action, &input)?;
     if !tx.insert_decision(&d.decision_id, &d.approval_id, &envelope, now)? {
         // The id was taken by a decision for another task committed meanwhile.
         return refuse(
@@ -103,13 +106,16 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     ev.kind = EventKind::Decided;
     ev.state = Some(t.state);
     ev.outcome = Some(d.decision.as_str().to_owned());
-    ev.detail = detail(vec![
-        ("approval_id", s(&d.approval_id)),
-        ("decision", s(d.decision.as_str())),
-        ("approver", s(&d.approver)),
-        ("decided_at", n(d.decided_at)),
-        ("expires_at", n(d.expires_at)),
-    ]);
+    ev.detail = detail_of(
+        &t,
+        vec![
+            ("approval_id", s(&d.approval_id)),
+            ("decision", s(d.decision.as_str())),
+            ("approver", s(&d.approver)),
+            ("decided_at", n(d.decided_at)),
+            ("expires_at", n(d.expires_at)),
+        ],
+    );
     tx.append(ev);
     let decided = Decided {
         task: super::view_with(&t, approval.record.as_deref())?,

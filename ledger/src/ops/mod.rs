@@ -2,6 +2,7 @@
 //! decision from core (`actionseal_core::ledger`), and appends one audit event for whatever it
 //! changed or refused.
 
+pub(crate) mod amend;
 pub(crate) mod claim;
 pub(crate) mod decide;
 pub(crate) mod finish;
@@ -12,7 +13,7 @@ use crate::json::obj;
 use crate::model::Task;
 use crate::store::{storage, Done, TaskRow, Tx};
 use actionseal_core::ledger::{chain_of, next, Event, EventKind, Op, Snapshot, State};
-use actionseal_core::{Code, Error, OwnedValue, Result};
+use actionseal_core::{Code, Digest, Error, OwnedValue, Result};
 
 /// The actor of events the ledger makes by itself (a lease running out).
 pub(crate) const LEDGER_ACTOR: &str = "ledger";
@@ -49,6 +50,20 @@ pub(crate) fn event(t: &TaskRow, now: i64, kind: EventKind, actor: &str) -> Even
 }
 
 pub(crate) fn detail(entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
+    obj(entries)
+}
+
+/// The model's proposed digest, when a reviewer amended the task's action to another one.
+pub(crate) fn amended_from(t: &TaskRow) -> Option<Digest> {
+    t.proposed_digest.filter(|p| !p.ct_eq(&t.action_digest))
+}
+
+/// `detail` entries plus the model's proposed digest when the action was amended, so that
+/// events after an amendment carry both digests.
+pub(crate) fn detail_of(t: &TaskRow, mut entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
+    if let Some(p) = amended_from(t) {
+        entries.push(("proposed_digest", crate::json::s(&p.to_string())));
+    }
     obj(entries)
 }
 

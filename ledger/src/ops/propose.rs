@@ -22,7 +22,10 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
     if let Some(existing) = tx.task(&id)? {
         let mut ev = event(&existing, now, EventKind::ProposeDuplicate, &p.proposer);
         ev.action_digest = Some(a.digest());
-        if existing.action_digest.ct_eq(&a.digest()) {
+        // The model proposing again what it proposed, or what a reviewer amended it to, is
+        // the same task.
+        let proposed = existing.proposed_digest.unwrap_or(existing.action_digest);
+        if existing.action_digest.ct_eq(&a.digest()) || proposed.ct_eq(&a.digest()) {
             tx.append(ev);
             return Ok(Done::Ok(view(tx, &existing)?));
         }
@@ -67,6 +70,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         result: None,
         created_at: now,
         updated_at: now,
+        proposed_action: None,
+        proposed_digest: None,
+        amendments: 0,
     };
     if !tx.insert_task(&t)? {
         // Another transaction inserted it first (PostgreSQL under READ COMMITTED): answer

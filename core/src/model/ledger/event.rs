@@ -85,6 +85,14 @@ kinds! {
     ReconcileRefused => "reconcile_refused",
     /// An approval was revoked.
     Revoked => "revoked",
+    /// A reviewer amended the task's action before the decision: `action_digest` is the
+    /// amended action's, `drift` the pointers it changed, and `detail` the digest it replaced,
+    /// the model's proposed digest and the reason's digest.
+    Amended => "amended",
+    /// An amendment arrived that the task already holds (a retry): nothing changed.
+    AmendDuplicate => "amend_duplicate",
+    /// An amendment was refused (after the decision, another tool, tenant, ..., a conflict).
+    AmendRefused => "amend_refused",
 }
 
 /// How many chains the audit has.
@@ -127,7 +135,8 @@ pub struct Event {
     pub outcome: Option<String>,
     /// The check's reasons, when a check ran.
     pub reasons: Vec<String>,
-    /// JSON Pointers where a presented action drifted from the approved one.
+    /// JSON Pointers where a presented action drifted from the approved one (or, for
+    /// `amended`, where the amendment changed the action it replaced).
     pub drift: Vec<String>,
     /// The task's state after the event.
     pub state: Option<State>,

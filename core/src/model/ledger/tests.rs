@@ -20,6 +20,7 @@ fn snap(state: State) -> Snapshot {
 #[test]
 fn every_state_has_one_answer_for_every_operation() {
     let ops = [
+        Op::Amend,
         Op::Decide(Decision::Approved),
         Op::Decide(Decision::Rejected),
         Op::ClaimPermit,
