@@ -160,7 +160,7 @@ enum LedgerCommand {
         #[arg(long, value_name = "N")]
         limit: i64,
     },
-    /// Show one task with its history, or list tasks.
+    /// Show one task with its history and amendments, or list tasks.
     Show {
         /// The task id (else: a list).
         #[arg(long, value_name = "ID")]
@@ -372,6 +372,10 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                         _ => Vec::new(),
                     };
                     entries.push(("history".into(), OwnedValue::Array(history)));
+                    // Each amendment with its reviewer's reason (the audit has only digests).
+                    let amendments = l.amendments(&id).map_err(fail)?;
+                    let log = amendments.iter().map(|a| a.to_value()).collect();
+                    entries.push(("amendment_log".into(), OwnedValue::Array(log)));
                     let v = actionseal_core::Object::from_entries(entries).map_err(fail)?;
                     print(&OwnedValue::Object(v))
                 }

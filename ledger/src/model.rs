@@ -116,7 +116,10 @@ impl Task {
             ("action_digest", s(&self.action_digest.to_string())),
             (
                 "proposed_action",
-                self.proposed_action.as_ref().unwrap_or(&self.action).clone(),
+                self.proposed_action
+                    .as_ref()
+                    .unwrap_or(&self.action)
+                    .clone(),
             ),
             ("proposed_digest", s(&self.proposed_digest.to_string())),
             ("amendments", n(self.amendments)),

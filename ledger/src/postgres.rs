@@ -14,8 +14,8 @@ use crate::store::{
     too_new, AmendmentRow, ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, AMENDMENT_COLUMNS,
     APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA, SCHEMA_VERSION, TASK_COLUMNS, UPGRADES,
 };
-use actionseal_core::Digest;
 use actionseal_core::ledger::{Event, State, CHAINS};
+use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
@@ -478,8 +478,9 @@ impl Tx for PgTx<'_> {
     }
 
     fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>> {
-        let sql =
-            format!("SELECT {AMENDMENT_COLUMNS} FROM ledger_amendments WHERE task_id = $1 ORDER BY n");
+        let sql = format!(
+            "SELECT {AMENDMENT_COLUMNS} FROM ledger_amendments WHERE task_id = $1 ORDER BY n"
+        );
         self.rows(&sql, &[&task_id])?
             .iter()
             .map(|r| amendment_from(r))

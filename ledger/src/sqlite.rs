@@ -11,9 +11,9 @@ use crate::store::{
     too_new, AmendmentRow, ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, AMENDMENT_COLUMNS,
     APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA, SCHEMA_VERSION, TASK_COLUMNS, UPGRADES,
 };
-use actionseal_core::Digest;
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
+use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
 use std::path::{Path, PathBuf};
@@ -428,8 +428,9 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>> {
-        let sql =
-            format!("SELECT {AMENDMENT_COLUMNS} FROM ledger_amendments WHERE task_id = ?1 ORDER BY n");
+        let sql = format!(
+            "SELECT {AMENDMENT_COLUMNS} FROM ledger_amendments WHERE task_id = ?1 ORDER BY n"
+        );
         self.rows(&sql, params![task_id], |r| amendment_from(r))
     }
 

@@ -131,7 +131,10 @@ fn the_original_args_after_the_amended_approval_are_drift() {
             panic!("{engine:?}: {}", out.result());
         };
         assert_eq!(task.state, State::Approved);
-        assert_eq!(approved_action, &amended.action, "the amended args returned");
+        assert_eq!(
+            approved_action, &amended.action,
+            "the amended args returned"
+        );
         assert_eq!(verdict.drift, ["/args/amount_minor"]);
         let ev = l.task_history(&t.id).unwrap().1.pop().unwrap();
         assert_eq!(ev.kind.as_str(), "tool_args_drift");
@@ -141,7 +144,10 @@ fn the_original_args_after_the_amended_approval_are_drift() {
         );
         // Proposing the original again is the same task, still approved for the amendment.
         let again = l.propose(&original, &refund_contract(), "agent").unwrap();
-        assert_eq!((again.id.as_str(), again.state), (t.id.as_str(), State::Approved));
+        assert_eq!(
+            (again.id.as_str(), again.state),
+            (t.id.as_str(), State::Approved)
+        );
         assert_eq!(again.action_digest, amended.action_digest);
         // Resuming with the returned action claims it.
         assert_eq!(
@@ -229,7 +235,11 @@ fn refused_amendments_change_nothing() {
                 (*code, *path),
                 "{engine:?}: {what}: {e}"
             );
-            assert_eq!(snapshot(&l, &t.id), before, "{engine:?}: {what} changed something");
+            assert_eq!(
+                snapshot(&l, &t.id),
+                before,
+                "{engine:?}: {what} changed something"
+            );
         }
         // Checked against another contract than the task's.
         let mut v4 = canonicalize(&contract);
@@ -279,12 +289,22 @@ fn refused_amendments_change_nothing() {
         // Nor on a task that needed no approval, nor one that is gone.
         let read = l
             .propose(
-                &action(&lookup_contract(), r#"{"order_id": "SO-1"}"#, "job-2", "req-1"),
+                &action(
+                    &lookup_contract(),
+                    r#"{"order_id": "SO-1"}"#,
+                    "job-2",
+                    "req-1",
+                ),
                 &lookup_contract(),
                 "agent",
             )
             .unwrap();
-        let other = action(&lookup_contract(), r#"{"order_id": "SO-2"}"#, "job-2", "req-1");
+        let other = action(
+            &lookup_contract(),
+            r#"{"order_id": "SO-2"}"#,
+            "job-2",
+            "req-1",
+        );
         let e = l
             .amend(
                 &amendment(&read.id, &read.action_digest, &other, "user:carol"),
@@ -320,7 +340,10 @@ fn several_amendments_keep_the_models_proposal() {
         assert_eq!(retry.amendment.as_ref().unwrap().n, 1);
         let second = amend(&l, &first, &refund("job-1", "req-1", 1500)).unwrap();
         assert_eq!(second.amendment.as_ref().unwrap().n, 2);
-        assert_eq!(second.amendment.as_ref().unwrap().amends, first.action_digest);
+        assert_eq!(
+            second.amendment.as_ref().unwrap().amends,
+            first.action_digest
+        );
         let now = second.task;
         // "Proposed" is still what the model proposed, not the previous amendment.
         assert_eq!(now.proposed_digest, t.action_digest);
@@ -332,11 +355,29 @@ fn several_amendments_keep_the_models_proposal() {
         let log = l.amendments(&t.id).unwrap();
         assert_eq!(
             log.iter()
-                .map(|a| (a.n, a.amends, a.action_digest, a.reviewer.as_str(), a.reason.as_str()))
+                .map(|a| (
+                    a.n,
+                    a.amends,
+                    a.action_digest,
+                    a.reviewer.as_str(),
+                    a.reason.as_str()
+                ))
                 .collect::<Vec<_>>(),
             [
-                (1, t.action_digest, first.action_digest, "user:carol", REASON),
-                (2, first.action_digest, now.action_digest, "user:carol", REASON),
+                (
+                    1,
+                    t.action_digest,
+                    first.action_digest,
+                    "user:carol",
+                    REASON
+                ),
+                (
+                    2,
+                    first.action_digest,
+                    now.action_digest,
+                    "user:carol",
+                    REASON
+                ),
             ]
         );
         let d = l
@@ -379,13 +420,25 @@ fn a_task_awaiting_reapproval_can_be_amended() {
         l.decide(&decision(&t, "dec-1", "approved", T0, 30 * MINUTE))
             .unwrap();
         clock.advance(HOUR);
-        assert_eq!(claim(&l, &t.id, &act).unwrap().result(), "awaiting_reapproval");
+        assert_eq!(
+            claim(&l, &t.id, &act).unwrap().result(),
+            "awaiting_reapproval"
+        );
         let waiting = l.task(&t.id).unwrap();
         let a = amend(&l, &waiting, &refund("job-1", "req-1", 900)).unwrap();
         assert_eq!(a.task.state, State::AwaitingReapproval);
-        assert_eq!(a.task.approval_id, waiting.approval_id, "the same approval round");
-        l.decide(&decision(&a.task, "dec-2", "approved", clock_now(&clock), HOUR))
-            .unwrap();
+        assert_eq!(
+            a.task.approval_id, waiting.approval_id,
+            "the same approval round"
+        );
+        l.decide(&decision(
+            &a.task,
+            "dec-2",
+            "approved",
+            clock_now(&clock),
+            HOUR,
+        ))
+        .unwrap();
         let ClaimOutcome::Claimed(c, _) = claim(&l, &t.id, &a.task.action).unwrap() else {
             panic!("{engine:?}");
         };
@@ -412,7 +465,10 @@ fn the_audit_shows_proposed_amended_approved_claimed_succeeded() {
         };
         l.complete(&t.id, c.fence, Reported::Succeeded, None, "worker-1")
             .unwrap();
-        let (p, a) = (t.action_digest.to_string(), amended.action_digest.to_string());
+        let (p, a) = (
+            t.action_digest.to_string(),
+            amended.action_digest.to_string(),
+        );
         let events: Vec<OwnedValue> = audit_events(&l)
             .into_iter()
             .filter(|e| str_field(e, "task") == t.id)
@@ -485,7 +541,10 @@ fn naive_amend(url: &str, id: &str, amends: &Digest, new: &OwnedValue) -> bool {
     } else {
         let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
         let now: String = c
-            .query_one("SELECT action_digest FROM ledger_tasks WHERE id = $1", &[&id])
+            .query_one(
+                "SELECT action_digest FROM ledger_tasks WHERE id = $1",
+                &[&id],
+            )
             .unwrap()
             .get(0);
         if now != amends.to_string() {
@@ -544,7 +603,10 @@ fn race(db: &Db, naive: bool) -> (Vec<u32>, Vec<Task>) {
             });
         }
     });
-    (wins.iter().map(|w| w.load(Ordering::SeqCst)).collect(), tasks)
+    (
+        wins.iter().map(|w| w.load(Ordering::SeqCst)).collect(),
+        tasks,
+    )
 }
 
 #[test]
@@ -559,7 +621,10 @@ fn two_reviewers_amending_at_once_one_wins_the_other_conflicts() {
             let now = l.task(&t.id).unwrap();
             let log = l.amendments(&t.id).unwrap();
             assert_eq!(log.len(), 1, "{engine:?}: one amendment recorded");
-            assert_eq!(log[0].action_digest, now.action_digest, "the winner's action");
+            assert_eq!(
+                log[0].action_digest, now.action_digest,
+                "the winner's action"
+            );
             let history = kinds(&l, &t.id);
             assert_eq!(history.iter().filter(|k| *k == "amended").count(), 1);
             conflicts += l
@@ -579,7 +644,10 @@ fn two_reviewers_amending_at_once_one_wins_the_other_conflicts() {
         let (wins, _) = race(&db, true);
         let lost = wins.iter().filter(|w| **w > 1).count();
         eprintln!("{engine:?}: naive read-then-write amendment: {lost} of {TASKS} tasks had several winners");
-        assert!(lost > 0, "{engine:?}: the harness did not catch the naive amendment");
+        assert!(
+            lost > 0,
+            "{engine:?}: the harness did not catch the naive amendment"
+        );
     }
 }
 

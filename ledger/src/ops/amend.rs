@@ -107,7 +107,10 @@ pub(crate) fn run(
     ev.detail = detail(vec![
         ("n", n(t.amendments)),
         ("amends", s(&from.to_string())),
-        ("proposed_digest", opt_s(t.proposed_digest.map(|d| d.to_string()).as_deref())),
+        (
+            "proposed_digest",
+            opt_s(t.proposed_digest.map(|d| d.to_string()).as_deref()),
+        ),
         ("reason_digest", s(&a.reason_digest().to_string())),
         ("approval_id", opt_s(t.approval_id.as_deref())),
     ]);

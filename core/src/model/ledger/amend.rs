@@ -111,7 +111,11 @@ const FIXED: [(&str, Code); 7] = [
 ///
 /// Paths are inside the replacement. Pure: whether the task may be amended at all (its state)
 /// and whether `current` is still the task's action are the ledger's questions.
-pub fn amend_action(current: &Action, replacement: &Value<'_>, contract: &Contract) -> Result<Action> {
+pub fn amend_action(
+    current: &Action,
+    replacement: &Value<'_>,
+    contract: &Contract,
+) -> Result<Action> {
     check_shape(replacement)?;
     for (key, code) in FIXED {
         let (was, now) = (current.field(key), field(replacement, key));

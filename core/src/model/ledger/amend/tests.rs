@@ -29,7 +29,9 @@ fn proposal(c: &Contract, amount: i64) -> Action {
         request_id: "req-1",
         policy_version: "p-1",
     };
-    let args = json(&format!(r#"{{"order_id": "o-17", "amount_minor": {amount}}}"#));
+    let args = json(&format!(
+        r#"{{"order_id": "o-17", "amount_minor": {amount}}}"#
+    ));
     Action::build(c, &args, &ids).unwrap()
 }
 
@@ -53,12 +55,42 @@ fn a_reviewer_may_change_the_arguments_and_nothing_else() {
     );
 
     let cases = [
-        ("\"tenant-a\"", "\"tenant-b\"", Code::AmendIdentityChanged, "/tenant"),
-        ("\"user:alice\"", "\"user:eve\"", Code::AmendIdentityChanged, "/subject"),
-        ("\"job-1\"", "\"job-2\"", Code::AmendIdentityChanged, "/job_id"),
-        ("\"req-1\"", "\"req-2\"", Code::AmendIdentityChanged, "/request_id"),
-        ("\"refund_create\"", "\"wire_transfer\"", Code::AmendToolChanged, "/tool"),
-        ("\"p-1\"", "\"p-2\"", Code::AmendPolicyChanged, "/policy_version"),
+        (
+            "\"tenant-a\"",
+            "\"tenant-b\"",
+            Code::AmendIdentityChanged,
+            "/tenant",
+        ),
+        (
+            "\"user:alice\"",
+            "\"user:eve\"",
+            Code::AmendIdentityChanged,
+            "/subject",
+        ),
+        (
+            "\"job-1\"",
+            "\"job-2\"",
+            Code::AmendIdentityChanged,
+            "/job_id",
+        ),
+        (
+            "\"req-1\"",
+            "\"req-2\"",
+            Code::AmendIdentityChanged,
+            "/request_id",
+        ),
+        (
+            "\"refund_create\"",
+            "\"wire_transfer\"",
+            Code::AmendToolChanged,
+            "/tool",
+        ),
+        (
+            "\"p-1\"",
+            "\"p-2\"",
+            Code::AmendPolicyChanged,
+            "/policy_version",
+        ),
     ];
     for (from, to, code, path) in cases {
         let e = amend_action(&proposed, &edited(&proposed, from, to), &c).unwrap_err();
@@ -72,12 +104,21 @@ fn a_reviewer_may_change_the_arguments_and_nothing_else() {
         &c,
     )
     .unwrap_err();
-    assert_eq!((e.code(), e.path()), (Code::AmendContractChanged, "/contract"));
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::AmendContractChanged, "/contract")
+    );
     let e = amend_action(&proposed, proposed.value(), &other).unwrap_err();
-    assert_eq!((e.code(), e.path()), (Code::AmendContractChanged, "/contract"));
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::AmendContractChanged, "/contract")
+    );
     // Arguments the contract refuses keep the schema's code, under /args.
     let e = amend_action(&proposed, &edited(&proposed, "2500", "0"), &c).unwrap_err();
-    assert_eq!((e.code(), e.path()), (Code::OutOfRange, "/args/amount_minor"));
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::OutOfRange, "/args/amount_minor")
+    );
     let e = amend_action(&proposed, &edited(&proposed, "2500", "\"2500\""), &c).unwrap_err();
     assert_eq!(e.code(), Code::TypeMismatch);
     // Not an envelope at all.
@@ -135,8 +176,14 @@ fn amendment_requests_are_strict() {
     let long = "x".repeat(MAX_REASON_CHARS + 1);
     for (bad, path) in [
         (text.replace("\"user:bob\"", "\" user:bob\""), "/reviewer"),
-        (text.replace("the customer asked for 20.00", "  "), "/reason"),
-        (text.replace("the customer asked for 20.00", &long), "/reason"),
+        (
+            text.replace("the customer asked for 20.00", "  "),
+            "/reason",
+        ),
+        (
+            text.replace("the customer asked for 20.00", &long),
+            "/reason",
+        ),
         (text.replace("\"sha256:", "\"sha1:"), "/amends"),
         (text.replace("\"task_1\"", "\"\""), "/task_id"),
         (text.replace("\"reviewer\"", "\"approver\""), "/approver"),
@@ -186,18 +233,27 @@ fn an_amended_approval_permits_the_amended_action_only() {
 
     // "Not amended" has one spelling: no proposed_digest.
     let e = Approval::decide(&amended, &decision(Some(amended.digest()))).unwrap_err();
-    assert_eq!((e.code(), e.path()), (Code::InvalidApproval, "/proposed_digest"));
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::InvalidApproval, "/proposed_digest")
+    );
     let plain = Approval::decide(&amended, &decision(None)).unwrap();
     assert!(plain.proposed_digest().is_none());
     let text = crate::canonicalize(plain.value());
     assert!(!text.contains("proposed_digest"));
     let same = json(&text.replacen(
         "\"expires_at\"",
-        &format!("\"proposed_digest\":\"{}\",\"expires_at\"", amended.digest()),
+        &format!(
+            "\"proposed_digest\":\"{}\",\"expires_at\"",
+            amended.digest()
+        ),
         1,
     ));
     let e = Approval::from_value(&same).unwrap_err();
-    assert_eq!((e.code(), e.path()), (Code::InvalidApproval, "/proposed_digest"));
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::InvalidApproval, "/proposed_digest")
+    );
     let v = check(Some(&same), amended.value(), &context).unwrap();
     assert_eq!(
         v.reasons.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
