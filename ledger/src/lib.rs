@@ -21,6 +21,7 @@
 //! PostgreSQL driver runs its own.
 
 mod clock;
+mod contracts;
 mod json;
 mod model;
 mod ops;
@@ -37,7 +38,7 @@ use actionseal_core::ledger::{
     check_identity, verify_audit, Amendment, AuditReport, ChainHead, DecisionEnvelope, Event,
     Observed, Reported, State,
 };
-use actionseal_core::{Action, Code, Contract, Error, Result, Value};
+use actionseal_core::{Action, Code, Error, Result, Value};
 use ops::claim::ClaimInput;
 use ops::propose::Proposal;
 use std::sync::Arc;
@@ -52,6 +53,7 @@ enum Backend {
 pub struct Ledger {
     backend: Backend,
     clock: Arc<dyn Clock>,
+    contracts: contracts::Contracts,
 }
 
 // Bindings hand one ledger to many threads (Python threads with the GIL released, libuv's
@@ -93,7 +95,11 @@ impl Ledger {
             Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory()?),
             Target::Postgres(u) => Backend::Postgres(postgres::Postgres::open(&u)?),
         };
-        Ok(Ledger { backend, clock })
+        Ok(Ledger {
+            backend,
+            clock,
+            contracts: contracts::Contracts::default(),
+        })
     }
 
     /// The ledger's current time (ms since the epoch).
@@ -126,7 +132,10 @@ impl Ledger {
         proposer: &str,
     ) -> Result<Task> {
         check_identity("proposer", proposer)?;
-        let contract = Contract::from_value(contract).map_err(|e| e.in_key("contract"))?;
+        let contract = self
+            .contracts
+            .load(contract)
+            .map_err(|e| e.in_key("contract"))?;
         contract
             .validate_action(action)
             .map_err(|e| e.in_key("action"))?;
@@ -156,7 +165,10 @@ impl Ledger {
     /// Sending the action the task already holds is a duplicate that changes nothing.
     pub fn amend(&self, amendment: &Value<'_>, contract: &Value<'_>) -> Result<Amended> {
         let a = Amendment::from_value(amendment)?;
-        let contract = Contract::from_value(contract).map_err(|e| e.in_key("contract"))?;
+        let contract = self
+            .contracts
+            .load(contract)
+            .map_err(|e| e.in_key("contract"))?;
         self.write(|tx, now| ops::amend::run(tx, now, &a, &contract))
     }
 
@@ -194,6 +206,7 @@ impl Ledger {
         let presented = r.action.clone().into_owned();
         let facts = r.facts.clone().into_owned();
         let input = ClaimInput {
+            contracts: &self.contracts,
             task_id: r.task_id,
             presented: &presented,
             facts: &facts,

@@ -46,7 +46,7 @@ pub struct Task {
     pub fence: i64,
     /// The executor of the current or last claim.
     pub executor: Option<String>,
-    /// When the current claim's lease runs out (ms).
+    /// When the current claim's lease runs out (ms), while the task is claimed.
     pub lease_until: Option<i64>,
     /// The budget account of the current claim.
     pub budget: Option<String>,

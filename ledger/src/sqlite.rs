@@ -7,15 +7,33 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, digest_from, seal, storage, task_from,
-    too_new, AmendmentRow, ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA, SCHEMA_VERSION, TASK_COLUMNS, UPGRADES,
+    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal,
+    storage, task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect,
+    Done, TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION,
+    TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
+
+/// SQLite's spelling of the schema.
+const DIALECT: Dialect = Dialect {
+    int: "INTEGER",
+    lean: " WITHOUT ROWID",
+    serial: "INTEGER PRIMARY KEY",
+    append_only: "
+CREATE TRIGGER ledger_events_no_update BEFORE UPDATE ON ledger_events
+BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
+CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
+BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
+",
+};
+
+/// Statements a connection keeps prepared: every statement of every operation, so that none
+/// is parsed twice.
+const STATEMENT_CACHE: usize = 64;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -62,6 +80,7 @@ fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
     };
     c.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sql_error("busy timeout", e))?;
+    c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     // journal_mode answers with a row; reading it is also the first real read of the file, so
     // a file that is not SQLite fails here.
     let mode: String = c
@@ -95,6 +114,7 @@ impl Sqlite {
 
     pub(crate) fn open_memory() -> Result<Sqlite> {
         let mut c = Connection::open_in_memory().map_err(|e| sql_error("open", e))?;
+        c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         migrate(&mut c)?;
         Ok(Sqlite {
             conns: Conns::Memory(Mutex::new(c)),
@@ -135,21 +155,21 @@ impl Sqlite {
             let mut attempt = 0;
             loop {
                 attempt += 1;
-                let tx = match c.transaction_with_behavior(TransactionBehavior::Immediate) {
-                    Ok(tx) => tx,
+                let open = match Open::begin(c, "BEGIN IMMEDIATE") {
+                    Ok(open) => open,
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("begin", e)),
                 };
                 // Read after taking the write lock: event times follow commit order.
                 let now = clock.now_ms();
                 let mut stx = SqliteTx {
-                    tx,
+                    tx: c,
                     events: Vec::new(),
                     read_only: false,
                 };
                 let done = f(&mut stx, now)?;
                 stx.flush()?;
-                match stx.tx.commit() {
+                match open.commit() {
                     Ok(()) => {}
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("commit", e)),
@@ -165,18 +185,49 @@ impl Sqlite {
     /// Runs reads in one consistent snapshot.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
         self.with_conn(|c| {
-            let tx = c
-                .transaction_with_behavior(TransactionBehavior::Deferred)
-                .map_err(|e| sql_error("begin", e))?;
+            let open = Open::begin(c, "BEGIN").map_err(|e| sql_error("begin", e))?;
             let mut stx = SqliteTx {
-                tx,
+                tx: c,
                 events: Vec::new(),
                 read_only: true,
             };
             let out = f(&mut stx)?;
-            stx.tx.commit().map_err(|e| sql_error("end read", e))?;
+            open.commit().map_err(|e| sql_error("end read", e))?;
             Ok(out)
         })
+    }
+}
+
+/// An open transaction, begun and ended with prepared statements (rusqlite's own
+/// transactions parse BEGIN and COMMIT anew every time); rolled back unless committed.
+struct Open<'c> {
+    conn: &'c Connection,
+    done: bool,
+}
+
+impl<'c> Open<'c> {
+    fn begin(conn: &'c Connection, sql: &str) -> rusqlite::Result<Open<'c>> {
+        conn.prepare_cached(sql)?.execute([])?;
+        Ok(Open { conn, done: false })
+    }
+
+    fn commit(mut self) -> rusqlite::Result<()> {
+        self.conn.prepare_cached("COMMIT")?.execute([])?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // Nothing of the operation is kept; a failure here leaves SQLite's own
+            // automatic rollback to finish the job.
+            let _ = self
+                .conn
+                .prepare_cached("ROLLBACK")
+                .and_then(|mut st| st.execute([]));
+        }
     }
 }
 
@@ -204,16 +255,17 @@ fn migrate(c: &mut Connection) -> Result<()> {
             .map_err(|e| sql_error("migrate", e))?
     };
     if tables.iter().any(|t| t == "ledger_schema") {
-        let version: i64 = tx
+        let mut version: i64 = tx
             .query_row("SELECT MAX(version) FROM ledger_schema", [], |r| r.get(0))
             .map_err(|e| sql_error("schema version", e))?;
         if version > SCHEMA_VERSION {
             return Err(too_new(version));
         }
-        for (to, ddl) in UPGRADES.iter().filter(|(to, _)| *to > version) {
-            tx.execute_batch(&ddl.replace("{int}", "INTEGER"))
+        while let Some(sql) = upgrade(version, &DIALECT) {
+            version += 1;
+            tx.execute_batch(&sql)
                 .and_then(|()| {
-                    tx.execute("INSERT INTO ledger_schema (version) VALUES (?1)", [to])
+                    tx.execute("INSERT INTO ledger_schema (version) VALUES (?1)", [version])
                         .map(|_| ())
                 })
                 .map_err(|e| sql_error("upgrade schema", e))?;
@@ -229,17 +281,8 @@ fn migrate(c: &mut Connection) -> Result<()> {
             ),
         ));
     }
-    let ddl = SCHEMA.replace("{int}", "INTEGER");
-    tx.execute_batch(&ddl)
-        .and_then(|()| {
-            tx.execute_batch(
-                "CREATE TRIGGER ledger_events_no_update BEFORE UPDATE ON ledger_events
-                 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
-                 CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
-                 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
-                 CREATE TABLE ledger_schema (version INTEGER NOT NULL);",
-            )
-        })
+    tx.execute_batch(&create_all(&DIALECT))
+        .and_then(|()| tx.execute_batch("CREATE TABLE ledger_schema (version INTEGER NOT NULL);"))
         .and_then(|()| {
             tx.execute(
                 "INSERT INTO ledger_schema (version) VALUES (?1)",
@@ -258,7 +301,8 @@ fn migrate(c: &mut Connection) -> Result<()> {
 }
 
 struct SqliteTx<'c> {
-    tx: rusqlite::Transaction<'c>,
+    /// The connection, inside an open transaction.
+    tx: &'c Connection,
     events: Vec<Event>,
     read_only: bool,
 }
@@ -532,8 +576,8 @@ impl Tx for SqliteTx<'_> {
 
     fn expired_leases(&mut self, now: i64) -> Result<Vec<String>> {
         self.rows(
-            "SELECT id FROM ledger_tasks WHERE state = 'claimed' AND lease_until <= ?1 \
-             ORDER BY lease_until",
+            "SELECT id FROM ledger_tasks WHERE lease_until IS NOT NULL AND lease_until <= ?1 \
+             AND state = 'claimed' ORDER BY lease_until",
             params![now],
             |r| r.text(0),
         )
@@ -553,12 +597,12 @@ impl Tx for SqliteTx<'_> {
         let map = |r: &rusqlite::Row<'_>| Ok((r.text(0)?, r.text(1)?));
         match task {
             Some(id) => self.rows(
-                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY chain, seq",
+                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY id",
                 params![id],
                 map,
             ),
             None => self.rows(
-                "SELECT body, digest FROM ledger_events ORDER BY chain, seq",
+                "SELECT body, digest FROM ledger_events ORDER BY id",
                 params![],
                 map,
             ),

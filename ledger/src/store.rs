@@ -184,54 +184,128 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
         .map_err(|_| storage("stored digest", format!("{s:?} is not a digest")))
 }
 
-/// The tables, for both engines: `{int}` is the engine's 64-bit integer type.
+/// The tables, written for both engines (see [`ddl`]).
+///
+/// Every page a commit dirties is written to SQLite's log as a whole (and every index entry a
+/// row change touches is written on PostgreSQL), so the schema keeps what a lifecycle writes
+/// to a minimum:
+/// - a task's identity (tenant, job_id, request_id) needs no index of its own, because the
+///   task id is derived from it;
+/// - tasks are not indexed by state, which changes with every operation: only the leases of
+///   claimed tasks are (for the sweeper), and listing tasks by state or tenant scans the table;
+/// - events are numbered in the order they are written (`id`), so that every append goes to the
+///   end of one b-tree instead of the ends of 16 chains; each chain is in seq order within
+///   that order, which is the order an export is verified in;
+/// - the small tables keyed by text are `WITHOUT ROWID` on SQLite (one b-tree instead of a
+///   table and its key's index); the tasks, whose rows are large, keep their rowid.
 pub(crate) const SCHEMA: &str = "
-CREATE TABLE ledger_tasks (
-  id TEXT PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL, request_id TEXT NOT NULL,
-  state TEXT NOT NULL, action TEXT NOT NULL, action_digest TEXT NOT NULL,
-  approval_required {int} NOT NULL, cost_minor {int} NOT NULL, idempotency_key TEXT NOT NULL,
-  proposer TEXT NOT NULL, fence {int} NOT NULL, round {int} NOT NULL, approval_id TEXT,
-  executor TEXT, lease_until {int}, budget TEXT, reserved {int} NOT NULL, result TEXT,
-  created_at {int} NOT NULL, updated_at {int} NOT NULL,
-  proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0,
-  UNIQUE (tenant, job_id, request_id));
-CREATE INDEX ledger_tasks_state ON ledger_tasks (state, tenant);
-CREATE TABLE ledger_approvals (
-  approval_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
-  decision_id TEXT, record TEXT, revoked_at {int});
-CREATE TABLE ledger_decisions (
-  decision_id TEXT PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
-  recorded_at {int} NOT NULL);
 CREATE TABLE ledger_budgets (
   name TEXT PRIMARY KEY, limit_minor {int} NOT NULL, spent_minor {int} NOT NULL,
-  reserved_minor {int} NOT NULL);
-CREATE TABLE ledger_events (
-  chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL, tenant TEXT NOT NULL, task TEXT,
-  kind TEXT NOT NULL, body TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (chain, seq));
-CREATE INDEX ledger_events_task ON ledger_events (task, chain, seq);
+  reserved_minor {int} NOT NULL){lean};
 CREATE TABLE ledger_head (chain {int} PRIMARY KEY, seq {int} NOT NULL, digest TEXT);
+" ;
+
+/// The tables version 2 rebuilt (`{v}` is empty for a new ledger, `_v2` while upgrading).
+pub(crate) const REBUILT: &str = "
+CREATE TABLE ledger_tasks{v} (
+  id TEXT NOT NULL PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL,
+  request_id TEXT NOT NULL, state TEXT NOT NULL, action TEXT NOT NULL,
+  action_digest TEXT NOT NULL, approval_required {int} NOT NULL, cost_minor {int} NOT NULL,
+  idempotency_key TEXT NOT NULL, proposer TEXT NOT NULL, fence {int} NOT NULL,
+  round {int} NOT NULL, approval_id TEXT, executor TEXT, lease_until {int}, budget TEXT,
+  reserved {int} NOT NULL, result TEXT, created_at {int} NOT NULL, updated_at {int} NOT NULL,
+  proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0);
+CREATE TABLE ledger_approvals{v} (
+  approval_id TEXT NOT NULL PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
+  decision_id TEXT, record TEXT, revoked_at {int}){lean};
+CREATE TABLE ledger_decisions{v} (
+  decision_id TEXT NOT NULL PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
+  recorded_at {int} NOT NULL){lean};
+CREATE TABLE ledger_events{v} (
+  id {serial}, chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL,
+  tenant TEXT NOT NULL, task TEXT, kind TEXT NOT NULL, body TEXT NOT NULL,
+  digest TEXT NOT NULL);
+";
+
+/// The indexes of the rebuilt tables, and the table version 2 added.
+pub(crate) const INDEXES: &str = "
+CREATE INDEX ledger_tasks_leases ON ledger_tasks (lease_until) WHERE lease_until IS NOT NULL;
+CREATE INDEX ledger_events_task ON ledger_events (task, id);
 CREATE TABLE ledger_amendments (
   task_id TEXT NOT NULL, n {int} NOT NULL, amends TEXT NOT NULL, action TEXT NOT NULL,
   action_digest TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT NOT NULL, at {int} NOT NULL,
-  PRIMARY KEY (task_id, n));
+  PRIMARY KEY (task_id, n)){lean};
+";
+
+/// Version 1 to 2: the rows of the rebuilt tables copied into them (a lease is kept only
+/// while its task is claimed; events are numbered chain by chain), then the old tables
+/// replaced.
+pub(crate) const UPGRADE_TO_2: &str = "
+INSERT INTO ledger_tasks_v2 (id, tenant, job_id, request_id, state, action, action_digest,
+  approval_required, cost_minor, idempotency_key, proposer, fence, round, approval_id,
+  executor, lease_until, budget, reserved, result, created_at, updated_at)
+  SELECT id, tenant, job_id, request_id, state, action, action_digest, approval_required,
+  cost_minor, idempotency_key, proposer, fence, round, approval_id, executor,
+  CASE WHEN state = 'claimed' THEN lease_until END, budget, reserved, result, created_at,
+  updated_at FROM ledger_tasks;
+INSERT INTO ledger_approvals_v2 SELECT approval_id, task_id, round, decision_id, record,
+  revoked_at FROM ledger_approvals;
+INSERT INTO ledger_decisions_v2 SELECT decision_id, approval_id, envelope, recorded_at
+  FROM ledger_decisions;
+INSERT INTO ledger_events_v2 (chain, seq, at, tenant, task, kind, body, digest)
+  SELECT chain, seq, at, tenant, task, kind, body, digest FROM ledger_events ORDER BY chain, seq;
+DROP TABLE ledger_tasks;
+DROP TABLE ledger_approvals;
+DROP TABLE ledger_decisions;
+DROP TABLE ledger_events;
+ALTER TABLE ledger_tasks_v2 RENAME TO ledger_tasks;
+ALTER TABLE ledger_approvals_v2 RENAME TO ledger_approvals;
+ALTER TABLE ledger_decisions_v2 RENAME TO ledger_decisions;
+ALTER TABLE ledger_events_v2 RENAME TO ledger_events;
 ";
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
 pub(crate) const SCHEMA_VERSION: i64 = 2;
 
-/// What brings a ledger of an older version to the next one, for both engines (`{int}` as in
-/// [`SCHEMA`]): `(version reached, statements)`, in order.
-pub(crate) const UPGRADES: &[(i64, &str)] = &[(
-    2,
-    // Version 2: reviewers' amendments.
-    "ALTER TABLE ledger_tasks ADD COLUMN proposed_action TEXT;
-     ALTER TABLE ledger_tasks ADD COLUMN proposed_digest TEXT;
-     ALTER TABLE ledger_tasks ADD COLUMN amendments {int} NOT NULL DEFAULT 0;
-     CREATE TABLE ledger_amendments (
-       task_id TEXT NOT NULL, n {int} NOT NULL, amends TEXT NOT NULL, action TEXT NOT NULL,
-       action_digest TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT NOT NULL,
-       at {int} NOT NULL, PRIMARY KEY (task_id, n));",
-)];
+/// One engine's spelling of the schema: its 64-bit integer type, and whether tables keyed by
+/// text may drop their rowid.
+pub(crate) struct Dialect {
+    pub int: &'static str,
+    pub lean: &'static str,
+    /// An integer key numbered by the engine in insertion order.
+    pub serial: &'static str,
+    /// The triggers that keep `ledger_events` append-only.
+    pub append_only: &'static str,
+}
+
+/// `sql` in `d`'s spelling, with `{v}` as `v`.
+pub(crate) fn ddl(sql: &str, d: &Dialect, v: &str) -> String {
+    sql.replace("{int}", d.int)
+        .replace("{lean}", d.lean)
+        .replace("{serial}", d.serial)
+        .replace("{v}", v)
+}
+
+/// A new ledger's statements (the schema table and the chain heads are the engine's).
+pub(crate) fn create_all(d: &Dialect) -> String {
+    [SCHEMA, REBUILT, INDEXES, d.append_only]
+        .map(|s| ddl(s, d, ""))
+        .concat()
+}
+
+/// The statements that bring a ledger at `version` to the next one.
+pub(crate) fn upgrade(version: i64, d: &Dialect) -> Option<String> {
+    match version {
+        1 => Some(
+            [REBUILT, UPGRADE_TO_2, INDEXES, d.append_only]
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ddl(s, d, if i == 0 { "_v2" } else { "" }))
+                .collect::<String>(),
+        ),
+        _ => None,
+    }
+}
 
 pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
     action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \

@@ -651,30 +651,138 @@ fn two_reviewers_amending_at_once_one_wins_the_other_conflicts() {
     }
 }
 
+/// Version 1's tables, verbatim (`{int}` is the engine's integer type).
+const V1_TABLES: &str = "
+CREATE TABLE ledger_tasks (
+  id TEXT PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL, request_id TEXT NOT NULL,
+  state TEXT NOT NULL, action TEXT NOT NULL, action_digest TEXT NOT NULL,
+  approval_required {int} NOT NULL, cost_minor {int} NOT NULL, idempotency_key TEXT NOT NULL,
+  proposer TEXT NOT NULL, fence {int} NOT NULL, round {int} NOT NULL, approval_id TEXT,
+  executor TEXT, lease_until {int}, budget TEXT, reserved {int} NOT NULL, result TEXT,
+  created_at {int} NOT NULL, updated_at {int} NOT NULL,
+  UNIQUE (tenant, job_id, request_id));
+CREATE INDEX ledger_tasks_state ON ledger_tasks (state, tenant);
+CREATE TABLE ledger_approvals (
+  approval_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
+  decision_id TEXT, record TEXT, revoked_at {int});
+CREATE TABLE ledger_decisions (
+  decision_id TEXT PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
+  recorded_at {int} NOT NULL);
+CREATE TABLE ledger_events (
+  chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL, tenant TEXT NOT NULL, task TEXT,
+  kind TEXT NOT NULL, body TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (chain, seq));
+CREATE INDEX ledger_events_task ON ledger_events (task, chain, seq);
+";
+
+/// Turns a current ledger into the version-1 layout holding the same rows, in place.
+fn downgrade_to_v1(db: &Db) {
+    let int = match db.engine {
+        Engine::Sqlite => "INTEGER",
+        Engine::Postgres => "BIGINT",
+    };
+    let mut sql = String::new();
+    for t in ["tasks", "approvals", "decisions", "events"] {
+        sql += &format!("ALTER TABLE ledger_{t} RENAME TO ledger_{t}_now;\n");
+    }
+    sql += "DROP INDEX ledger_tasks_leases; DROP INDEX ledger_events_task;\n";
+    sql += &V1_TABLES.replace("{int}", int);
+    sql += "INSERT INTO ledger_tasks SELECT id, tenant, job_id, request_id, state, action,
+              action_digest, approval_required, cost_minor, idempotency_key, proposer, fence,
+              round, approval_id, executor, lease_until, budget, reserved, result, created_at,
+              updated_at FROM ledger_tasks_now;
+            INSERT INTO ledger_approvals SELECT * FROM ledger_approvals_now;
+            INSERT INTO ledger_decisions SELECT * FROM ledger_decisions_now;
+            INSERT INTO ledger_events SELECT chain, seq, at, tenant, task, kind, body, digest
+              FROM ledger_events_now;
+            DROP TABLE ledger_tasks_now; DROP TABLE ledger_approvals_now;
+            DROP TABLE ledger_decisions_now; DROP TABLE ledger_events_now;
+            DROP TABLE ledger_amendments;
+            UPDATE ledger_schema SET version = 1;\n";
+    sql += match db.engine {
+        Engine::Sqlite => {
+            "CREATE TRIGGER ledger_events_no_update BEFORE UPDATE ON ledger_events
+             BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
+             CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
+             BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;"
+        }
+        Engine::Postgres => {
+            "CREATE TRIGGER ledger_events_no_change BEFORE UPDATE OR DELETE ON ledger_events
+               FOR EACH ROW EXECUTE FUNCTION ledger_events_append_only();
+             CREATE TRIGGER ledger_events_no_truncate BEFORE TRUNCATE ON ledger_events
+               FOR EACH STATEMENT EXECUTE FUNCTION ledger_events_append_only();"
+        }
+    };
+    db.sql(&sql);
+}
+
 #[test]
 fn a_version_1_ledger_is_upgraded_in_place() {
     for engine in engines() {
         let db = Db::fresh(engine);
         let l = db.open();
-        let t = l
-            .propose(&refund("job-1", "req-1", 2500), &refund_contract(), "agent")
-            .unwrap();
+        let contract = refund_contract();
+        let mut ids = Vec::new();
+        for (i, steps) in [4, 3, 1].into_iter().enumerate() {
+            let act = refund(&format!("job-{i}"), "req-1", 2500);
+            let t = l.propose(&act, &contract, "agent").unwrap();
+            ids.push((t.id.clone(), act.clone()));
+            if steps >= 2 {
+                l.decide(&decision(&t, &format!("d{i}"), "approved", l.now(), HOUR))
+                    .unwrap();
+            }
+            if steps >= 3 {
+                let ClaimOutcome::Claimed(c, _) = claim(&l, &t.id, &act).unwrap() else {
+                    panic!()
+                };
+                if steps >= 4 {
+                    l.complete(&t.id, c.fence, Reported::Succeeded, None, "worker-1")
+                        .unwrap();
+                }
+            }
+        }
+        let audit = l.audit_export().unwrap();
         drop(l);
-        // What version 1 had: no amendment columns or table.
-        db.sql(
-            "ALTER TABLE ledger_tasks DROP COLUMN proposed_action;
-             ALTER TABLE ledger_tasks DROP COLUMN proposed_digest;
-             ALTER TABLE ledger_tasks DROP COLUMN amendments;
-             DROP TABLE ledger_amendments;
-             UPDATE ledger_schema SET version = 1;",
-        );
+        downgrade_to_v1(&db);
+        // Version 1 kept the lease of a finished claim.
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET lease_until = 1 WHERE id = '{}'",
+            ids[0].0
+        ));
+
         let l = db.open();
-        let a = amend(&l, &l.task(&t.id).unwrap(), &refund("job-1", "req-1", 2000)).unwrap();
-        assert_eq!(a.task.proposed_digest, t.action_digest);
+        // The same events (version 2 lists them in the order they were written, version 1
+        // chain by chain: each chain's events are in seq order either way).
+        let lines = |text: &str| {
+            let mut v: Vec<String> = text.lines().map(str::to_owned).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            lines(&l.audit_export().unwrap()),
+            lines(&audit),
+            "{engine:?}: the audit as it was"
+        );
+        assert!(l.audit_verify().unwrap().broken.is_none());
+        let states: Vec<State> = ids.iter().map(|(id, _)| l.task(id).unwrap().state).collect();
+        assert_eq!(
+            states,
+            [State::Succeeded, State::Claimed, State::AwaitingApproval]
+        );
+        assert_eq!(l.task(&ids[0].0).unwrap().lease_until, None);
+        assert!(l.task(&ids[1].0).unwrap().lease_until.is_some());
+        // It carries on: the claimed task completes, the waiting one is amended and decided.
+        let b = l.task(&ids[1].0).unwrap();
+        l.complete(&b.id, b.fence, Reported::Succeeded, None, "worker-1")
+            .unwrap();
+        let c = l.task(&ids[2].0).unwrap();
+        let a = amend(&l, &c, &refund("job-2", "req-1", 2000)).unwrap();
+        l.decide(&decision(&a.task, "d2", "approved", l.now(), HOUR))
+            .unwrap();
+        assert_eq!(claim(&l, &c.id, &a.task.action).unwrap().result(), "claimed");
+        assert!(l.audit_verify().unwrap().broken.is_none());
         drop(l);
         // Opening it again finds it current.
         let l = db.open();
-        assert_eq!(l.task(&t.id).unwrap().amendments, 1);
-        assert!(l.audit_verify().unwrap().broken.is_none());
+        assert_eq!(l.task(&c.id).unwrap().amendments, 1);
     }
 }

@@ -17,7 +17,7 @@ mod values;
 
 pub use amend::{amend_action, amended_pointers, Amendment, MAX_REASON_CHARS};
 pub use budget::reserve;
-pub use claim::{claim_step, context, drift_between, ClaimStep, FACT_FIELDS};
+pub use claim::{claim_step, context, context_with, drift_between, ClaimStep, FACT_FIELDS};
 pub use decision::DecisionEnvelope;
 pub use event::{
     chain_of, verify_audit, AuditReport, Break, ChainHead, Event, EventKind, Problem, CHAINS,

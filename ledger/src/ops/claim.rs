@@ -7,12 +7,14 @@ use crate::json::{n, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
 use crate::store::{ApprovalRow, Done, Tx};
 use actionseal_core::ledger::{
-    approval_id, claim_step, context, drift_between, next, reserve, ClaimStep, EventKind, Op, State,
+    approval_id, claim_step, context_with, drift_between, next, reserve, ClaimStep, EventKind, Op,
+    State,
 };
 use actionseal_core::{check_with, Code, Error, OwnedValue, Result};
 
 /// A claim request, read before the transaction.
 pub(crate) struct ClaimInput<'a> {
+    pub contracts: &'a crate::contracts::Contracts,
     pub task_id: &'a str,
     pub presented: &'a OwnedValue,
     pub facts: &'a OwnedValue,
@@ -45,7 +47,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
         .transpose()?;
     let revoked = approval.as_ref().is_some_and(|a| a.revoked_at.is_some());
     let record_text = approval.and_then(|a| a.record);
-    let ctx = context(c.facts, now, revoked)?;
+    let ctx = context_with(c.facts, now, revoked, |doc| c.contracts.load(doc))?;
     let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
     let frozen = stored(&t.action)?;
     let mut step = claim_step(&verdict);

@@ -78,6 +78,8 @@ pub(crate) fn complete(
         },
     )?;
     t.state = state;
+    // The claim has ended: its lease no longer runs.
+    t.lease_until = None;
     if let Some(r) = result {
         t.result = Some(canon(r));
     }

@@ -100,13 +100,15 @@ pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Resul
         return Ok(false);
     }
     t.state = next(&before, Op::ExpireLease, now)?;
+    // A lease is kept only while its claim holds (the sweeper's index covers just those).
+    let lease = t.lease_until.take();
     t.updated_at = now;
     save(tx, t, &before)?;
     let mut ev = event(t, now, EventKind::LeaseExpired, LEDGER_ACTOR);
     ev.outcome = Some(State::Unknown.as_str().to_owned());
     ev.detail = detail(vec![
         ("executor", crate::json::opt_s(t.executor.as_deref())),
-        ("lease_until", crate::json::opt_n(t.lease_until)),
+        ("lease_until", crate::json::opt_n(lease)),
     ]);
     tx.append(ev);
     Ok(true)
