@@ -20,6 +20,7 @@
 //! [`actionseal_core::Code`]. Never call it from inside an async runtime's worker thread: the
 //! PostgreSQL driver runs its own.
 
+mod checkpoint;
 mod clock;
 mod contracts;
 mod json;
@@ -31,6 +32,7 @@ mod store;
 mod url;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use json::StoredJson;
 pub use model::{Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
 pub use url::{Durability, Target};
 

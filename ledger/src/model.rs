@@ -1,7 +1,7 @@
 //! What the ledger returns: plain data, each with its JSON form (`to_value`), so that a
 //! binding hands results over as host objects without knowing the ledger.
 
-use crate::json::{n, obj, opt_n, opt_s, s, stored};
+use crate::json::{n, obj, opt_n, opt_s, s, stored, StoredJson};
 use crate::store::{AmendmentRow, BudgetRow, TaskRow};
 use actionseal_core::ledger::{amended_pointers, DecisionEnvelope, State};
 use actionseal_core::{Digest, OwnedValue, Result, Value, Verdict};
@@ -21,12 +21,12 @@ pub struct Task {
     pub state: State,
     /// The frozen action: as proposed, or as a reviewer last amended it before the decision.
     /// It is what the reviewer decides about and what a claim must present.
-    pub action: OwnedValue,
+    pub action: StoredJson,
     /// Its fingerprint.
     pub action_digest: Digest,
     /// The action as the model proposed it, when a reviewer amended it (`None`: `action` is
     /// the proposal).
-    pub proposed_action: Option<OwnedValue>,
+    pub proposed_action: Option<StoredJson>,
     /// The fingerprint of the action as the model proposed it (the first proposal, however
     /// many amendments followed).
     pub proposed_digest: Digest,
@@ -37,7 +37,7 @@ pub struct Task {
     /// The current approval round's id (the one a decision must name).
     pub approval_id: Option<String>,
     /// The current approval record, once decided.
-    pub approval: Option<OwnedValue>,
+    pub approval: Option<StoredJson>,
     /// The business idempotency key, the same for the task's whole life.
     pub idempotency_key: String,
     /// Who proposed it.
@@ -53,7 +53,7 @@ pub struct Task {
     /// Minor units the current claim holds on that budget.
     pub reserved_minor: i64,
     /// What the business system answered.
-    pub result: Option<OwnedValue>,
+    pub result: Option<StoredJson>,
     /// When it was proposed (ms).
     pub created_at: i64,
     /// When it last changed (ms).
@@ -68,14 +68,14 @@ impl Task {
             job_id: t.job_id.clone(),
             request_id: t.request_id.clone(),
             state: t.state,
-            action: stored(&t.action)?,
+            action: StoredJson::new(t.action.clone()),
             action_digest: t.action_digest,
-            proposed_action: t.proposed_action.as_deref().map(stored).transpose()?,
+            proposed_action: t.proposed_action.clone().map(StoredJson::new),
             proposed_digest: t.proposed_digest.unwrap_or(t.action_digest),
             amendments: t.amendments,
             approval_required: t.approval_required,
             approval_id: t.approval_id.clone(),
-            approval: approval.map(stored).transpose()?,
+            approval: approval.map(|a| StoredJson::new(a.to_owned())),
             idempotency_key: t.idempotency_key.clone(),
             proposer: t.proposer.clone(),
             fence: t.fence,
@@ -83,7 +83,7 @@ impl Task {
             lease_until: t.lease_until,
             budget: t.budget.clone(),
             reserved_minor: t.reserved,
-            result: t.result.as_deref().map(stored).transpose()?,
+            result: t.result.clone().map(StoredJson::new),
             created_at: t.created_at,
             updated_at: t.updated_at,
         })
@@ -112,13 +112,14 @@ impl Task {
             ("job_id", s(&self.job_id)),
             ("request_id", s(&self.request_id)),
             ("state", s(self.state.as_str())),
-            ("action", self.action.clone()),
+            ("action", self.action.value().clone()),
             ("action_digest", s(&self.action_digest.to_string())),
             (
                 "proposed_action",
                 self.proposed_action
                     .as_ref()
                     .unwrap_or(&self.action)
+                    .value()
                     .clone(),
             ),
             ("proposed_digest", s(&self.proposed_digest.to_string())),
@@ -126,7 +127,7 @@ impl Task {
             ("amended_pointers", Value::Array(pointers)),
             ("approval_required", Value::Bool(self.approval_required)),
             ("approval_id", opt_s(self.approval_id.as_deref())),
-            ("approval", self.approval.clone().unwrap_or(Value::Null)),
+            ("approval", json_or_null(&self.approval)),
             ("idempotency_key", s(&self.idempotency_key)),
             ("proposer", s(&self.proposer)),
             ("fence", n(self.fence)),
@@ -134,11 +135,15 @@ impl Task {
             ("lease_until", opt_n(self.lease_until)),
             ("budget", opt_s(self.budget.as_deref())),
             ("reserved_minor", n(self.reserved_minor)),
-            ("result", self.result.clone().unwrap_or(Value::Null)),
+            ("result", json_or_null(&self.result)),
             ("created_at", n(self.created_at)),
             ("updated_at", n(self.updated_at)),
         ])
     }
+}
+
+fn json_or_null(j: &Option<StoredJson>) -> OwnedValue {
+    j.as_ref().map_or(Value::Null, |j| j.value().clone())
 }
 
 /// A recorded decision.

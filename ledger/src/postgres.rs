@@ -10,10 +10,9 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal,
-    storage, task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect,
-    Done, TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION,
-    TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal, storage,
+    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
+    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
@@ -228,8 +227,11 @@ fn migrate(client: &mut Client) -> Result<()> {
             version += 1;
             tx.batch_execute(&sql)
                 .and_then(|()| {
-                    tx.execute("INSERT INTO ledger_schema (version) VALUES ($1)", &[&version])
-                        .map(|_| ())
+                    tx.execute(
+                        "INSERT INTO ledger_schema (version) VALUES ($1)",
+                        &[&version],
+                    )
+                    .map(|_| ())
                 })
                 .map_err(|e| pg_error("upgrade schema", &e))?;
         }
@@ -622,10 +624,7 @@ impl Tx for PgTx<'_> {
                 "SELECT body, digest FROM ledger_events WHERE task = $1 ORDER BY id",
                 &[&id],
             )?,
-            None => self.rows(
-                "SELECT body, digest FROM ledger_events ORDER BY id",
-                &[],
-            )?,
+            None => self.rows("SELECT body, digest FROM ledger_events ORDER BY id", &[])?,
         };
         rows.iter().map(|r| Ok((r.text(0)?, r.text(1)?))).collect()
     }

@@ -7,16 +7,18 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal,
-    storage, task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect,
-    Done, TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION,
-    TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal, storage,
+    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
+    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// SQLite's spelling of the schema.
 const DIALECT: Dialect = Dialect {
@@ -34,15 +36,15 @@ BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
 /// Statements a connection keeps prepared: every statement of every operation, so that none
 /// is parsed twice.
 const STATEMENT_CACHE: usize = 64;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Duration;
 
 /// How long a writer waits for the write lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub(crate) struct Sqlite {
     conns: Conns,
+    /// Copies a file's log back into it in the background (dropped, and so stopped, with the
+    /// ledger; declared after the connections so that it stops last).
+    _checkpointer: Option<crate::checkpoint::Checkpointer>,
 }
 
 enum Conns {
@@ -109,6 +111,7 @@ impl Sqlite {
                 durability,
                 idle: Mutex::new(vec![c]),
             },
+            _checkpointer: Some(crate::checkpoint::Checkpointer::start(path.to_owned())),
         })
     }
 
@@ -118,6 +121,7 @@ impl Sqlite {
         migrate(&mut c)?;
         Ok(Sqlite {
             conns: Conns::Memory(Mutex::new(c)),
+            _checkpointer: None,
         })
     }
 

@@ -203,7 +203,7 @@ CREATE TABLE ledger_budgets (
   name TEXT PRIMARY KEY, limit_minor {int} NOT NULL, spent_minor {int} NOT NULL,
   reserved_minor {int} NOT NULL){lean};
 CREATE TABLE ledger_head (chain {int} PRIMARY KEY, seq {int} NOT NULL, digest TEXT);
-" ;
+";
 
 /// The tables version 2 rebuilt (`{v}` is empty for a new ledger, `_v2` while upgrading).
 pub(crate) const REBUILT: &str = "
@@ -217,10 +217,10 @@ CREATE TABLE ledger_tasks{v} (
   proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0);
 CREATE TABLE ledger_approvals{v} (
   approval_id TEXT NOT NULL PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
-  decision_id TEXT, record TEXT, revoked_at {int}){lean};
+  decision_id TEXT, record TEXT, revoked_at {int});
 CREATE TABLE ledger_decisions{v} (
   decision_id TEXT NOT NULL PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
-  recorded_at {int} NOT NULL){lean};
+  recorded_at {int} NOT NULL);
 CREATE TABLE ledger_events{v} (
   id {serial}, chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL,
   tenant TEXT NOT NULL, task TEXT, kind TEXT NOT NULL, body TEXT NOT NULL,

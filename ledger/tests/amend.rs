@@ -763,7 +763,10 @@ fn a_version_1_ledger_is_upgraded_in_place() {
             "{engine:?}: the audit as it was"
         );
         assert!(l.audit_verify().unwrap().broken.is_none());
-        let states: Vec<State> = ids.iter().map(|(id, _)| l.task(id).unwrap().state).collect();
+        let states: Vec<State> = ids
+            .iter()
+            .map(|(id, _)| l.task(id).unwrap().state)
+            .collect();
         assert_eq!(
             states,
             [State::Succeeded, State::Claimed, State::AwaitingApproval]
@@ -778,7 +781,10 @@ fn a_version_1_ledger_is_upgraded_in_place() {
         let a = amend(&l, &c, &refund("job-2", "req-1", 2000)).unwrap();
         l.decide(&decision(&a.task, "d2", "approved", l.now(), HOUR))
             .unwrap();
-        assert_eq!(claim(&l, &c.id, &a.task.action).unwrap().result(), "claimed");
+        assert_eq!(
+            claim(&l, &c.id, &a.task.action).unwrap().result(),
+            "claimed"
+        );
         assert!(l.audit_verify().unwrap().broken.is_none());
         drop(l);
         // Opening it again finds it current.

@@ -125,7 +125,10 @@ fn work(l: &Ledger) -> Vec<(String, OwnedValue, OwnedValue)> {
         .tasks(None, None)
         .unwrap()
         .into_iter()
-        .map(|t| (t.id, t.action, t.approval.unwrap_or(OwnedValue::Null)))
+        .map(|t| {
+            let approval = t.approval.map_or(OwnedValue::Null, |a| a.value().clone());
+            (t.id, t.action.value().clone(), approval)
+        })
         .collect();
     tasks.sort_by(|a, b| a.0.cmp(&b.0));
     tasks

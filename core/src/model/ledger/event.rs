@@ -194,9 +194,66 @@ impl Event {
         ])
     }
 
-    /// The canonical text of [`Event::to_value`]: what a ledger stores.
+    /// The canonical text of [`Event::to_value`]: what a ledger stores. Written directly, in
+    /// the members' canonical order, without building the value first (every operation of a
+    /// ledger seals one); the tests hold it to `canonicalize(&to_value())`.
     pub fn canonical(&self) -> String {
-        crate::canonicalize(&self.to_value())
+        use crate::json::canon::{write_string, write_value};
+        let mut out = String::with_capacity(768);
+        let opt_str = |out: &mut String, s: Option<&str>| match s {
+            Some(s) => write_string(s, out),
+            None => out.push_str("null"),
+        };
+        let opt_digest = |out: &mut String, d: &Option<Digest>| match d {
+            Some(d) => write_string(&d.to_string(), out),
+            None => out.push_str("null"),
+        };
+        let list = |out: &mut String, items: &[String]| {
+            out.push('[');
+            for (i, s) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(s, out);
+            }
+            out.push(']');
+        };
+        out.push_str("{\"action_digest\":");
+        opt_digest(&mut out, &self.action_digest);
+        out.push_str(",\"actor\":");
+        write_string(&self.actor, &mut out);
+        out.push_str(",\"approved_digest\":");
+        opt_digest(&mut out, &self.approved_digest);
+        out.push_str(",\"at\":");
+        write_value(&int(self.at), &mut out);
+        out.push_str(",\"chain\":");
+        write_value(&int(self.chain), &mut out);
+        out.push_str(",\"decision_id\":");
+        opt_str(&mut out, self.decision_id.as_deref());
+        out.push_str(",\"detail\":");
+        write_value(&self.detail, &mut out);
+        out.push_str(",\"drift\":");
+        list(&mut out, &self.drift);
+        out.push_str(",\"fence\":");
+        write_value(&self.fence.map_or(Value::Null, int), &mut out);
+        out.push_str(",\"kind\":");
+        write_string(self.kind.as_str(), &mut out);
+        out.push_str(",\"outcome\":");
+        opt_str(&mut out, self.outcome.as_deref());
+        out.push_str(",\"prev\":");
+        opt_digest(&mut out, &self.prev);
+        out.push_str(",\"reasons\":");
+        list(&mut out, &self.reasons);
+        out.push_str(",\"seq\":");
+        write_value(&int(self.seq), &mut out);
+        out.push_str(",\"state\":");
+        opt_str(&mut out, self.state.map(State::as_str));
+        out.push_str(",\"task\":");
+        opt_str(&mut out, self.task.as_deref());
+        out.push_str(",\"tenant\":");
+        write_string(&self.tenant, &mut out);
+        out.push('}');
+        out
     }
 
     /// The event's digest: the fingerprint of its canonical JSON.
