@@ -299,7 +299,7 @@ impl Ledger {
     pub fn task(&self, id: &str) -> Result<Task> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            ops::view(tx, &t)
+            ops::view(&t)
         })
     }
 
@@ -307,7 +307,7 @@ impl Ledger {
     pub fn task_history(&self, id: &str) -> Result<(Task, Vec<Event>)> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            let task = ops::view(tx, &t)?;
+            let task = ops::view(&t)?;
             let events = tx
                 .events(Some(id))?
                 .iter()
@@ -321,7 +321,7 @@ impl Ledger {
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
         self.read(|tx| {
             let rows = tx.list_tasks(state, tenant)?;
-            rows.iter().map(|t| ops::view(tx, t)).collect()
+            rows.iter().map(|t| ops::view(t)).collect()
         })
     }
 

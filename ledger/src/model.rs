@@ -61,7 +61,7 @@ pub struct Task {
 }
 
 impl Task {
-    pub(crate) fn from_row(t: &TaskRow, approval: Option<&str>) -> Result<Task> {
+    pub(crate) fn from_row(t: &TaskRow) -> Result<Task> {
         Ok(Task {
             id: t.id.clone(),
             tenant: t.tenant.clone(),
@@ -75,7 +75,7 @@ impl Task {
             amendments: t.amendments,
             approval_required: t.approval_required,
             approval_id: t.approval_id.clone(),
-            approval: approval.map(|a| StoredJson::new(a.to_owned())),
+            approval: t.approval.clone().map(StoredJson::new),
             idempotency_key: t.idempotency_key.clone(),
             proposer: t.proposer.clone(),
             fence: t.fence,

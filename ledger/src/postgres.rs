@@ -398,7 +398,7 @@ impl Tx for PgTx<'_> {
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
         let sql = format!(
             "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) \
              ON CONFLICT DO NOTHING"
         );
         let state = t.state.as_str();
@@ -432,6 +432,8 @@ impl Tx for PgTx<'_> {
                 &t.proposed_action,
                 &proposed_digest,
                 &t.amendments,
+                &t.approval,
+                &t.revoked_at,
             ],
         )?;
         Ok(n == 1)
@@ -501,7 +503,8 @@ impl Tx for PgTx<'_> {
         let n = self.exec(
             "UPDATE ledger_tasks SET state = $1, fence = $2, round = $3, approval_id = $4, \
              executor = $5, lease_until = $6, budget = $7, reserved = $8, result = $9, \
-             updated_at = $10 WHERE id = $11 AND state = $12 AND fence = $13",
+             updated_at = $10, approval = $11, revoked_at = $12 \
+             WHERE id = $13 AND state = $14 AND fence = $15",
             &[
                 &state,
                 &t.fence,
@@ -513,6 +516,8 @@ impl Tx for PgTx<'_> {
                 &t.reserved,
                 &t.result,
                 &t.updated_at,
+                &t.approval,
+                &t.revoked_at,
                 &t.id,
                 &expect,
                 &expect_fence,
@@ -531,16 +536,14 @@ impl Tx for PgTx<'_> {
 
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()> {
         self.exec(
-            "INSERT INTO ledger_approvals (approval_id, task_id, round, decision_id, record, \
-             revoked_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (approval_id) DO UPDATE \
-             SET decision_id = excluded.decision_id, record = excluded.record, \
-             revoked_at = excluded.revoked_at",
+            "INSERT INTO ledger_approvals (approval_id, task_id, round, decision_id, revoked_at) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (approval_id) DO UPDATE \
+             SET decision_id = excluded.decision_id, revoked_at = excluded.revoked_at",
             &[
                 &a.approval_id,
                 &a.task_id,
                 &a.round,
                 &a.decision_id,
-                &a.record,
                 &a.revoked_at,
             ],
         )

@@ -20,6 +20,11 @@ pub(crate) struct TaskRow {
     pub proposed_digest: Option<Digest>,
     /// How many amendments the action went through.
     pub amendments: i64,
+    /// The current approval round's record (core [`actionseal_core::Approval`]), canonical
+    /// JSON, once decided: kept with the task, so that a claim reads one row.
+    pub approval: Option<String>,
+    /// When the current round's approval was revoked.
+    pub revoked_at: Option<i64>,
     pub approval_required: bool,
     /// The contract's cost of one call, reserved on a budget by a claim that names one.
     pub cost_minor: i64,
@@ -48,8 +53,6 @@ pub(crate) struct ApprovalRow {
     pub task_id: String,
     pub round: i64,
     pub decision_id: Option<String>,
-    /// The approval record (core [`actionseal_core::Approval`]), canonical JSON.
-    pub record: Option<String>,
     pub revoked_at: Option<i64>,
 }
 
@@ -214,10 +217,11 @@ CREATE TABLE ledger_tasks{v} (
   idempotency_key TEXT NOT NULL, proposer TEXT NOT NULL, fence {int} NOT NULL,
   round {int} NOT NULL, approval_id TEXT, executor TEXT, lease_until {int}, budget TEXT,
   reserved {int} NOT NULL, result TEXT, created_at {int} NOT NULL, updated_at {int} NOT NULL,
-  proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0);
+  proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0,
+  approval TEXT, revoked_at {int});
 CREATE TABLE ledger_approvals{v} (
   approval_id TEXT NOT NULL PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
-  decision_id TEXT, record TEXT, revoked_at {int});
+  decision_id TEXT, revoked_at {int});
 CREATE TABLE ledger_decisions{v} (
   decision_id TEXT NOT NULL PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
   recorded_at {int} NOT NULL);
@@ -243,13 +247,14 @@ CREATE TABLE ledger_amendments (
 pub(crate) const UPGRADE_TO_2: &str = "
 INSERT INTO ledger_tasks_v2 (id, tenant, job_id, request_id, state, action, action_digest,
   approval_required, cost_minor, idempotency_key, proposer, fence, round, approval_id,
-  executor, lease_until, budget, reserved, result, created_at, updated_at)
-  SELECT id, tenant, job_id, request_id, state, action, action_digest, approval_required,
-  cost_minor, idempotency_key, proposer, fence, round, approval_id, executor,
-  CASE WHEN state = 'claimed' THEN lease_until END, budget, reserved, result, created_at,
-  updated_at FROM ledger_tasks;
-INSERT INTO ledger_approvals_v2 SELECT approval_id, task_id, round, decision_id, record,
-  revoked_at FROM ledger_approvals;
+  executor, lease_until, budget, reserved, result, created_at, updated_at, approval, revoked_at)
+  SELECT t.id, t.tenant, t.job_id, t.request_id, t.state, t.action, t.action_digest,
+  t.approval_required, t.cost_minor, t.idempotency_key, t.proposer, t.fence, t.round,
+  t.approval_id, t.executor, CASE WHEN t.state = 'claimed' THEN t.lease_until END, t.budget,
+  t.reserved, t.result, t.created_at, t.updated_at, a.record, a.revoked_at
+  FROM ledger_tasks t LEFT JOIN ledger_approvals a ON a.approval_id = t.approval_id;
+INSERT INTO ledger_approvals_v2 SELECT approval_id, task_id, round, decision_id, revoked_at
+  FROM ledger_approvals;
 INSERT INTO ledger_decisions_v2 SELECT decision_id, approval_id, envelope, recorded_at
   FROM ledger_decisions;
 INSERT INTO ledger_events_v2 (chain, seq, at, tenant, task, kind, body, digest)
@@ -310,7 +315,7 @@ pub(crate) fn upgrade(version: i64, d: &Dialect) -> Option<String> {
 pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
     action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
     round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at, \
-    proposed_action, proposed_digest, amendments";
+    proposed_action, proposed_digest, amendments, approval, revoked_at";
 
 /// The schema-too-new error.
 pub(crate) fn too_new(found: i64) -> Error {
@@ -358,6 +363,8 @@ pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
         proposed_action: r.opt_text(21)?,
         proposed_digest: r.opt_text(22)?.as_deref().map(digest_from).transpose()?,
         amendments: r.int(23)?,
+        approval: r.opt_text(24)?,
+        revoked_at: r.opt_int(25)?,
     })
 }
 
@@ -378,7 +385,7 @@ pub(crate) fn amendment_from(r: &dyn Cols) -> Result<AmendmentRow> {
 }
 
 pub(crate) const APPROVAL_COLUMNS: &str =
-    "approval_id, task_id, round, decision_id, record, revoked_at";
+    "approval_id, task_id, round, decision_id, revoked_at";
 
 pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
     Ok(ApprovalRow {
@@ -386,8 +393,7 @@ pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
         task_id: r.text(1)?,
         round: r.int(2)?,
         decision_id: r.opt_text(3)?,
-        record: r.opt_text(4)?,
-        revoked_at: r.opt_int(5)?,
+        revoked_at: r.opt_int(4)?,
     })
 }
 

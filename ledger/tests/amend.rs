@@ -690,7 +690,9 @@ fn downgrade_to_v1(db: &Db) {
               action_digest, approval_required, cost_minor, idempotency_key, proposer, fence,
               round, approval_id, executor, lease_until, budget, reserved, result, created_at,
               updated_at FROM ledger_tasks_now;
-            INSERT INTO ledger_approvals SELECT * FROM ledger_approvals_now;
+            INSERT INTO ledger_approvals SELECT a.approval_id, a.task_id, a.round, a.decision_id,
+              t.approval, a.revoked_at FROM ledger_approvals_now a
+              LEFT JOIN ledger_tasks_now t ON t.approval_id = a.approval_id;
             INSERT INTO ledger_decisions SELECT * FROM ledger_decisions_now;
             INSERT INTO ledger_events SELECT chain, seq, at, tenant, task, kind, body, digest
               FROM ledger_events_now;

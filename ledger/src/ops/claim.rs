@@ -2,7 +2,7 @@
 //! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
-use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_with};
+use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view};
 use crate::json::{n, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
 use crate::store::{ApprovalRow, Done, Tx};
@@ -36,17 +36,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
     if let Err(e) = next(&before, Op::ClaimPermit, now) {
         return refuse(tx, ev, e);
     }
-    let approval = match &t.approval_id {
-        Some(id) => tx.approval(id)?,
-        None => None,
-    };
-    let record = approval
-        .as_ref()
-        .and_then(|a| a.record.as_deref())
-        .map(stored)
-        .transpose()?;
-    let revoked = approval.as_ref().is_some_and(|a| a.revoked_at.is_some());
-    let record_text = approval.and_then(|a| a.record);
+    // The current round's record and revocation live on the task row itself.
+    let record = t.approval.as_deref().map(stored).transpose()?;
+    let revoked = t.revoked_at.is_some();
     let ctx = context_with(c.facts, now, revoked, |doc| c.contracts.load(doc))?;
     let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
     let frozen = stored(&t.action)?;
@@ -72,7 +64,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.outcome = Some("tool_args_drift".to_owned());
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Drift {
-                task: view_with(&t, record_text.as_deref())?,
+                task: view(&t)?,
                 verdict,
                 approved_action: frozen,
             }))
@@ -85,10 +77,11 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
                 task_id: t.id.clone(),
                 round: t.round,
                 decision_id: None,
-                record: None,
                 revoked_at: None,
             })?;
             t.approval_id = Some(apr.clone());
+            t.approval = None;
+            t.revoked_at = None;
             t.state = state;
             t.updated_at = now;
             save(tx, &t, &before)?;
@@ -97,7 +90,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.detail = detail(vec![("executor", s(c.executor)), ("approval_id", s(&apr))]);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Reapproval {
-                task: view_with(&t, None)?,
+                task: view(&t)?,
                 verdict,
             }))
         }
@@ -109,7 +102,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.state = Some(t.state);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Rejected {
-                task: view_with(&t, record_text.as_deref())?,
+                task: view(&t)?,
                 verdict,
             }))
         }
@@ -119,18 +112,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             c,
             (t, before),
             ev,
-            Approved {
-                frozen,
-                record: record_text,
-            },
+            frozen,
         ),
     }
-}
-
-/// What a permitted claim hands back: the frozen action and the approval record it used.
-struct Approved {
-    frozen: OwnedValue,
-    record: Option<String>,
 }
 
 fn permit(
@@ -139,7 +123,7 @@ fn permit(
     c: &ClaimInput<'_>,
     (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
     mut ev: actionseal_core::ledger::Event,
-    approved: Approved,
+    frozen: OwnedValue,
 ) -> Result<Done<ClaimOutcome>> {
     let mut cost = 0;
     if let Some(name) = c.budget {
@@ -196,10 +180,7 @@ fn permit(
         idempotency_key: t.idempotency_key.clone(),
         lease_until: now.saturating_add(c.lease_ms),
         executor: c.executor.to_owned(),
-        action: approved.frozen,
+        action: frozen,
     };
-    Ok(Done::Ok(ClaimOutcome::Claimed(
-        claim,
-        view_with(&t, approved.record.as_deref())?,
-    )))
+    Ok(Done::Ok(ClaimOutcome::Claimed(claim, view(&t)?)))
 }

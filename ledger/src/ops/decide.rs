@@ -50,7 +50,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
         tx.append(ev);
         let recorded = DecisionEnvelope::from_value(&stored(&recorded)?)?;
         return Ok(Done::Ok(Decided {
-            task: view(tx, &t)?,
+            task: view(&t)?,
             decision: recorded,
             duplicate: true,
         }));
@@ -98,8 +98,8 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     }
     let mut approval = approval;
     approval.decision_id = Some(d.decision_id.clone());
-    approval.record = Some(canon(record.value()));
     tx.put_approval(&approval)?;
+    t.approval = Some(canon(record.value()));
     t.state = state;
     t.updated_at = now;
     save(tx, &t, &before)?;
@@ -118,7 +118,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     );
     tx.append(ev);
     let decided = Decided {
-        task: super::view_with(&t, approval.record.as_deref())?,
+        task: view(&t)?,
         decision: d.clone(),
         duplicate: false,
     };

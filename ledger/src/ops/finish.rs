@@ -89,7 +89,7 @@ pub(crate) fn complete(
     ev.state = Some(t.state);
     ev.outcome = Some(reported.as_str().to_owned());
     tx.append(ev);
-    Ok(Done::Ok(view(tx, &t)?))
+    Ok(Done::Ok(view(&t)?))
 }
 
 /// reconcile(task, observed, result) by `actor`: what the business system answered about a
@@ -138,7 +138,7 @@ pub(crate) fn reconcile(
     ev.state = Some(t.state);
     ev.outcome = Some(observed.as_str().to_owned());
     tx.append(ev);
-    Ok(Done::Ok(view(tx, &t)?))
+    Ok(Done::Ok(view(&t)?))
 }
 
 /// Moves every claimed task whose lease ran out to `unknown`; returns their ids.

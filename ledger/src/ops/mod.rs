@@ -114,17 +114,7 @@ pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Resul
     Ok(true)
 }
 
-/// The task as returned to callers, with its current approval record (`known`, when the
-/// operation already holds it, saves reading it again).
-pub(crate) fn view_with(t: &TaskRow, known: Option<&str>) -> Result<Task> {
-    Task::from_row(t, known)
-}
-
-/// The task as returned to callers, with its current approval record.
-pub(crate) fn view(tx: &mut dyn Tx, t: &TaskRow) -> Result<Task> {
-    let record = match &t.approval_id {
-        Some(id) => tx.approval(id)?.and_then(|a| a.record),
-        None => None,
-    };
-    Task::from_row(t, record.as_deref())
+/// The task as returned to callers (with its current approval record, which its row holds).
+pub(crate) fn view(t: &TaskRow) -> Result<Task> {
+    Task::from_row(t)
 }
