@@ -25,7 +25,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(2000);
     let mode = args.next().unwrap_or_else(|| "normal".into());
-    let dir = std::env::temp_dir().join(format!("actionseal-ledger-profile-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("actionseal-ledger-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let url = match mode.as_str() {
         "normal" => format!("sqlite:{}?synchronous=normal", dir.join("l.db").display()),
@@ -54,7 +55,10 @@ fn main() {
             request_id: "req-1",
             policy_version: "refund-policy-2026-08-01",
         };
-        let act = Action::build(&compiled, &args, &ids).expect("action").value().clone();
+        let act = Action::build(&compiled, &args, &ids)
+            .expect("action")
+            .value()
+            .clone();
         let t = ledger.propose(&act, &contract, "agent").expect("propose");
         let now = ledger.now();
         let d = json(&format!(
@@ -118,22 +122,43 @@ fn naive(n: usize, dir: &std::path::Path) {
             request_id: "req-1",
             policy_version: "refund-policy-2026-08-01",
         };
-        let act = canonicalize(Action::build(&compiled, &args, &ids).expect("action").value());
+        let act = canonicalize(
+            Action::build(&compiled, &args, &ids)
+                .expect("action")
+                .value(),
+        );
         let run = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
-            c.prepare_cached(sql).and_then(|mut s| s.execute(p)).expect("sql")
+            c.prepare_cached(sql)
+                .and_then(|mut s| s.execute(p))
+                .expect("sql")
         };
-        run("INSERT INTO naive_tasks VALUES (?1, 'awaiting_approval', ?2, NULL, 0)", &[&job, &act]);
-        run("UPDATE naive_tasks SET state = 'approved', approval = ?2 WHERE id = ?1", &[&job, &"{}"]);
+        run(
+            "INSERT INTO naive_tasks VALUES (?1, 'awaiting_approval', ?2, NULL, 0)",
+            &[&job, &act],
+        );
+        run(
+            "UPDATE naive_tasks SET state = 'approved', approval = ?2 WHERE id = ?1",
+            &[&job, &"{}"],
+        );
         let _: String = c
             .prepare_cached("SELECT state FROM naive_tasks WHERE id = ?1")
             .and_then(|mut s| s.query_row([&job], |r| r.get(0)))
             .expect("look");
-        run("UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = ?1", &[&job]);
-        run("UPDATE naive_tasks SET state = 'succeeded' WHERE id = ?1", &[&job]);
+        run(
+            "UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = ?1",
+            &[&job],
+        );
+        run(
+            "UPDATE naive_tasks SET state = 'succeeded' WHERE id = ?1",
+            &[&job],
+        );
     }
     let wall = t0.elapsed() / n as u32;
     if let (Some(a), Some(b)) = (c0, cpu_time()) {
-        println!("{n} naive lifecycles: {wall:?} wall, {:?} CPU per lifecycle", (b - a) / n as u32);
+        println!(
+            "{n} naive lifecycles: {wall:?} wall, {:?} CPU per lifecycle",
+            (b - a) / n as u32
+        );
     }
     let _ = std::fs::remove_dir_all(dir);
 }

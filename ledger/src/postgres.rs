@@ -3,16 +3,22 @@
 //! Every operation is one READ COMMITTED transaction that first locks its task row
 //! (`SELECT ... FOR UPDATE`), so operations on one task run one after another and each sees the
 //! last one's commit; single use is then also enforced by the conditional
-//! `UPDATE ... WHERE state = $expected AND fence = $expected`. Locks are always taken in the
-//! same order (task, budget, audit head), the audit head last and only for the inserts and the
+//! `UPDATE ... WHERE state = $expected AND fence = $expected`. The task, approval and budget
+//! rows an operation writes go to the server in its last statement, with its audit events and
+//! the move of their chain head (see `last`), so that a claim or a completion is four round
+//! trips: begin, lock and read the task, write, commit. Locks are always taken in the same
+//! order (task, budget, audit head), the audit head last and only for that statement and the
 //! commit. Serialization failures and deadlocks are retried inside the operation a bounded
-//! number of times. A trigger refuses UPDATE, DELETE and TRUNCATE on the events table.
+//! number of times, and so is a proposal that loses the race to create its task. A trigger
+//! refuses UPDATE, DELETE and TRUNCATE on the events table.
+
+mod last;
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal, storage,
-    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
-    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, storage, task_from, too_new,
+    upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, TaskRow, Tx,
+    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
@@ -73,10 +79,12 @@ fn retryable(e: &postgres::Error) -> bool {
     )
 }
 
-/// An error inside a transaction: either coded already, or the driver's (kept for retry).
+/// An error inside a transaction: either coded already, or the driver's (kept for retry), or
+/// a proposal whose task another transaction created first (run it again: it now finds it).
 enum Failure {
     Coded(Error),
     Driver(postgres::Error),
+    Again,
 }
 
 impl Postgres {
@@ -144,6 +152,13 @@ impl Postgres {
                 Err(Failure::Driver(e)) if retryable(&e) && attempt < MAX_ATTEMPTS => continue,
                 Err(Failure::Driver(e)) => break Err(pg_error("transaction", &e)),
                 Err(Failure::Coded(e)) => break Err(e),
+                Err(Failure::Again) if attempt < MAX_ATTEMPTS => continue,
+                Err(Failure::Again) => {
+                    break Err(storage(
+                        "task insert",
+                        "lost the race to create it every time",
+                    ))
+                }
             }
         };
         self.give_back(conn);
@@ -165,6 +180,7 @@ impl Postgres {
                 tx,
                 statements: &mut conn.statements,
                 events: Vec::new(),
+                writes: Vec::new(),
                 locking: false,
                 failed: None,
             };
@@ -192,6 +208,7 @@ fn attempt_write<T>(
         tx,
         statements: &mut conn.statements,
         events: Vec::new(),
+        writes: Vec::new(),
         locking: true,
         failed: None,
     };
@@ -261,6 +278,8 @@ struct PgTx<'a> {
     tx: postgres::Transaction<'a>,
     statements: &'a mut HashMap<String, Statement>,
     events: Vec<Event>,
+    /// Row writes deferred to the last statement (writes only).
+    writes: Vec<last::Write>,
     /// Whether reads of a task or a budget lock the row (writes) or not (reads).
     locking: bool,
     /// The first driver error: the transaction is aborted, and the caller decides whether to
@@ -331,55 +350,47 @@ impl PgTx<'_> {
         }
     }
 
+    /// Sends the deferred writes and the events, one statement per chain (the writes go with
+    /// the first), and checks what each write changed.
     fn flush(&mut self) -> std::result::Result<(), Failure> {
         let coded = |this: &mut Self, e: Error| match this.failed.take() {
             Some(d) => Failure::Driver(d),
             None => Failure::Coded(e),
         };
-        for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
-            // Lock this chain's head last and hold it only for the inserts and the commit.
-            let head = match self.rows(
-                "SELECT seq, digest FROM ledger_head WHERE chain = $1 FOR UPDATE",
-                &[&chain],
-            ) {
-                Ok(rows) => match rows
-                    .first()
-                    .map(|r| Ok::<_, Error>((r.int(0)?, r.opt_text(1)?)))
-                {
-                    Some(Ok((seq, d))) => match d.as_deref().map(digest_from).transpose() {
-                        Ok(d) => (seq, d),
-                        Err(e) => return Err(coded(self, e)),
-                    },
-                    Some(Err(e)) => return Err(coded(self, e)),
-                    None => return Err(coded(self, storage("audit head", "missing"))),
-                },
+        let mut writes = std::mem::take(&mut self.writes);
+        let mut chains = by_chain(std::mem::take(&mut self.events)).into_iter();
+        loop {
+            let chain = chains.next();
+            if chain.is_none() && writes.is_empty() {
+                return Ok(());
+            }
+            let last = last::statement(std::mem::take(&mut writes), chain);
+            let params: Vec<&(dyn ToSql + Sync)> = last
+                .params
+                .iter()
+                .map(|p| &**p as &(dyn ToSql + Sync))
+                .collect();
+            let rows = match self.rows(&last.sql, &params) {
+                Ok(rows) => rows,
                 Err(e) => return Err(coded(self, e)),
             };
-            let (sealed, _) = seal(&mut events, head);
-            let n = sealed.len();
-            for (i, (e, (seq, text, digest))) in events.iter().zip(&sealed).enumerate() {
-                let kind = e.kind.as_str();
-                let digest = digest.to_string();
-                // The last insert moves the head in the same statement: one round trip fewer
-                // while the head is locked.
-                let sql = if i + 1 == n {
-                    "WITH e AS (INSERT INTO ledger_events \
-                     (chain, seq, at, tenant, task, kind, body, digest) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)) \
-                     UPDATE ledger_head SET seq = $2, digest = $8 WHERE chain = $1"
-                } else {
-                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-                };
-                if let Err(err) = self.exec(
-                    sql,
-                    &[&chain, seq, &e.at, &e.tenant, &e.task, &kind, text, &digest],
-                ) {
-                    return Err(coded(self, err));
+            let Some(row) = rows.first() else {
+                return Err(coded(self, storage("audit head", "missing")));
+            };
+            for (i, expect) in last.expect.iter().enumerate() {
+                match (row.int(i), expect) {
+                    (Ok(1), _) => {}
+                    (Ok(0), last::Expect::NewTask) => return Err(Failure::Again),
+                    (Ok(n), _) => {
+                        return Err(coded(
+                            self,
+                            storage("write", format!("{n} rows changed where 1 was locked")),
+                        ))
+                    }
+                    (Err(e), _) => return Err(coded(self, e)),
                 }
             }
         }
-        Ok(())
     }
 }
 
@@ -396,47 +407,23 @@ impl Tx for PgTx<'_> {
     }
 
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
-        let sql = format!(
-            "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) \
-             ON CONFLICT DO NOTHING"
+        // Deferred: a task another proposal created first makes the last statement change
+        // nothing, and the operation runs again (and then finds it).
+        last::defer(&mut self.writes, last::Write::InsertTask(t.clone()));
+        Ok(true)
+    }
+
+    fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {
+        // Deferred, still conditional: the last statement fails if the row changed.
+        last::defer(
+            &mut self.writes,
+            last::Write::UpdateTask {
+                row: t.clone(),
+                expect,
+                fence: expect_fence,
+            },
         );
-        let state = t.state.as_str();
-        let digest = t.action_digest.to_string();
-        let required = i64::from(t.approval_required);
-        let proposed_digest = t.proposed_digest.map(|d| d.to_string());
-        let n = self.exec(
-            &sql,
-            &[
-                &t.id,
-                &t.tenant,
-                &t.job_id,
-                &t.request_id,
-                &state,
-                &t.action,
-                &digest,
-                &required,
-                &t.cost_minor,
-                &t.idempotency_key,
-                &t.proposer,
-                &t.fence,
-                &t.round,
-                &t.approval_id,
-                &t.executor,
-                &t.lease_until,
-                &t.budget,
-                &t.reserved,
-                &t.result,
-                &t.created_at,
-                &t.updated_at,
-                &t.proposed_action,
-                &proposed_digest,
-                &t.amendments,
-                &t.approval,
-                &t.revoked_at,
-            ],
-        )?;
-        Ok(n == 1)
+        Ok(true)
     }
 
     fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool> {
@@ -497,35 +484,6 @@ impl Tx for PgTx<'_> {
             .collect()
     }
 
-    fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {
-        let state = t.state.as_str();
-        let expect = expect.as_str();
-        let n = self.exec(
-            "UPDATE ledger_tasks SET state = $1, fence = $2, round = $3, approval_id = $4, \
-             executor = $5, lease_until = $6, budget = $7, reserved = $8, result = $9, \
-             updated_at = $10, approval = $11, revoked_at = $12 \
-             WHERE id = $13 AND state = $14 AND fence = $15",
-            &[
-                &state,
-                &t.fence,
-                &t.round,
-                &t.approval_id,
-                &t.executor,
-                &t.lease_until,
-                &t.budget,
-                &t.reserved,
-                &t.result,
-                &t.updated_at,
-                &t.approval,
-                &t.revoked_at,
-                &t.id,
-                &expect,
-                &expect_fence,
-            ],
-        )?;
-        Ok(n == 1)
-    }
-
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
         let sql = format!("SELECT {APPROVAL_COLUMNS} FROM ledger_approvals WHERE approval_id = $1");
         self.rows(&sql, &[&approval_id])?
@@ -535,19 +493,29 @@ impl Tx for PgTx<'_> {
     }
 
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()> {
-        self.exec(
-            "INSERT INTO ledger_approvals (approval_id, task_id, round, decision_id, revoked_at) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (approval_id) DO UPDATE \
-             SET decision_id = excluded.decision_id, revoked_at = excluded.revoked_at",
-            &[
-                &a.approval_id,
-                &a.task_id,
-                &a.round,
-                &a.decision_id,
-                &a.revoked_at,
-            ],
-        )
-        .map(|_| ())
+        last::defer(&mut self.writes, last::Write::PutApproval(a.clone()));
+        Ok(())
+    }
+
+    fn approval_and_decision(
+        &mut self,
+        approval_id: &str,
+        decision_id: &str,
+    ) -> Result<(Option<ApprovalRow>, Option<String>)> {
+        let rows = self.rows(
+            "SELECT a.approval_id, a.task_id, a.round, a.decision_id, a.revoked_at, d.envelope \
+             FROM (VALUES (1)) AS one LEFT JOIN ledger_approvals a ON a.approval_id = $1 \
+             LEFT JOIN ledger_decisions d ON d.decision_id = $2",
+            &[&approval_id, &decision_id],
+        )?;
+        let Some(r) = rows.first() else {
+            return Ok((None, None));
+        };
+        let approval = match r.opt_text(0)? {
+            Some(_) => Some(approval_from(r)?),
+            None => None,
+        };
+        Ok((approval, r.opt_text(5)?))
     }
 
     fn decision(&mut self, decision_id: &str) -> Result<Option<String>> {

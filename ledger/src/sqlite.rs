@@ -523,7 +523,13 @@ impl Tx for SqliteTx<'_> {
             "INSERT INTO ledger_approvals (approval_id, task_id, round, decision_id, revoked_at) \
              VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (approval_id) DO UPDATE \
              SET decision_id = excluded.decision_id, revoked_at = excluded.revoked_at",
-            params![a.approval_id, a.task_id, a.round, a.decision_id, a.revoked_at],
+            params![
+                a.approval_id,
+                a.task_id,
+                a.round,
+                a.decision_id,
+                a.revoked_at
+            ],
         )
         .map(|_| ())
     }

@@ -93,10 +93,14 @@ pub(crate) enum Done<T> {
 /// operation on a task sees the effect of the one before.
 pub(crate) trait Tx {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>>;
-    /// Inserts a new task; false when the id already exists (nothing written).
+    /// Inserts a new task; false when the id already exists (nothing written). A backend may
+    /// defer the write to the end of the transaction and answer true, as long as it then runs
+    /// the operation again when the task turns out to exist.
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool>;
     /// Compare-and-set: writes `t` only if the stored task is still in `expect` with fence
-    /// `expect_fence`; false (nothing written) otherwise.
+    /// `expect_fence`; false (nothing written) otherwise. A backend may defer the write to the
+    /// end of the transaction (the task is locked, so it cannot change meanwhile) and fail
+    /// the transaction there if it did.
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool>;
     /// Compare-and-set on the action: writes `t`'s action, proposed action, amendment count
     /// and time only if the stored task still holds the action `expect`; false otherwise.
@@ -105,6 +109,14 @@ pub(crate) trait Tx {
     /// A task's amendments, in order.
     fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>>;
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>>;
+    /// An approval round and the envelope recorded under a decision id, read together.
+    fn approval_and_decision(
+        &mut self,
+        approval_id: &str,
+        decision_id: &str,
+    ) -> Result<(Option<ApprovalRow>, Option<String>)> {
+        Ok((self.approval(approval_id)?, self.decision(decision_id)?))
+    }
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()>;
     /// The canonical envelope recorded under this decision id.
     fn decision(&mut self, decision_id: &str) -> Result<Option<String>>;
@@ -384,8 +396,7 @@ pub(crate) fn amendment_from(r: &dyn Cols) -> Result<AmendmentRow> {
     })
 }
 
-pub(crate) const APPROVAL_COLUMNS: &str =
-    "approval_id, task_id, round, decision_id, revoked_at";
+pub(crate) const APPROVAL_COLUMNS: &str = "approval_id, task_id, round, decision_id, revoked_at";
 
 pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
     Ok(ApprovalRow {

@@ -403,3 +403,42 @@ fn budget_race_exactly_ten_fit() {
         );
     }
 }
+
+/// The same proposal sent by 16 contenders at once, for 50 tasks: one task each, one `proposed`
+/// event and 15 duplicates (on PostgreSQL the losers of the insert run again and find it).
+#[test]
+fn concurrent_proposals_make_one_task() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = Arc::new(db.open());
+        let contract = refund_contract();
+        let start = Barrier::new(CONTENDERS);
+        std::thread::scope(|s| {
+            for _ in 0..CONTENDERS {
+                let (l, contract, start) = (l.clone(), &contract, &start);
+                s.spawn(move || {
+                    start.wait();
+                    for i in 0..50 {
+                        let act = refund(&format!("job-{i}"), "req-1", 2500);
+                        l.propose(&act, contract, "agent").unwrap();
+                    }
+                });
+            }
+        });
+        let tasks = l.tasks(None, None).unwrap();
+        assert_eq!(tasks.len(), 50, "{engine:?}");
+        for t in &tasks {
+            let kinds: Vec<String> = l
+                .task_history(&t.id)
+                .unwrap()
+                .1
+                .iter()
+                .map(|e| e.kind.as_str().to_owned())
+                .collect();
+            assert_eq!(kinds.len(), CONTENDERS, "{engine:?}");
+            assert_eq!(kinds[0], "proposed");
+            assert!(kinds[1..].iter().all(|k| k == "propose_duplicate"));
+        }
+        assert!(l.audit_verify().unwrap().broken.is_none());
+    }
+}

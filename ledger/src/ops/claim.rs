@@ -106,14 +106,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
                 verdict,
             }))
         }
-        ClaimStep::Permit => permit(
-            tx,
-            now,
-            c,
-            (t, before),
-            ev,
-            frozen,
-        ),
+        ClaimStep::Permit => permit(tx, now, c, (t, before), ev, frozen),
     }
 }
 

@@ -18,7 +18,8 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     let task_id = tx.approval(&d.approval_id)?.ok_or_else(not_found)?.task_id;
     let mut t = locked_task(tx, &task_id)?;
     // Re-read under the task's lock: every change to a round happens under it.
-    let approval = tx.approval(&d.approval_id)?.ok_or_else(not_found)?;
+    let (approval, recorded) = tx.approval_and_decision(&d.approval_id, &d.decision_id)?;
+    let approval = approval.ok_or_else(not_found)?;
     let envelope = canon(&d.to_value());
 
     let mut ev = event(&t, now, EventKind::DecisionRefused, &d.approver);
@@ -30,7 +31,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
         ("decision", s(d.decision.as_str())),
     ]);
 
-    if let Some(recorded) = tx.decision(&d.decision_id)? {
+    if let Some(recorded) = recorded {
         if recorded != envelope {
             return refuse(
                 tx,

@@ -199,7 +199,25 @@ impl Event {
     /// ledger seals one); the tests hold it to `canonicalize(&to_value())`.
     pub fn canonical(&self) -> String {
         use crate::json::canon::{write_string, write_value};
-        let mut out = String::with_capacity(768);
+        let [a, b, c] = self.canonical_around();
+        let mut out = String::with_capacity(a.len() + b.len() + c.len() + 96);
+        out.push_str(&a);
+        match &self.prev {
+            Some(d) => write_string(&d.to_string(), &mut out),
+            None => out.push_str("null"),
+        }
+        out.push_str(&b);
+        write_value(&int(self.seq), &mut out);
+        out.push_str(&c);
+        out
+    }
+
+    /// The canonical text in three pieces around the two members the chain decides, `prev`
+    /// and `seq`: the text is `a`, then `prev` (`"sha256:..."` or `null`), then `b`, then `seq`
+    /// (a decimal integer), then `c`. A database that seals events itself (PostgreSQL, under
+    /// its chain head's lock) joins them with the head it holds.
+    pub fn canonical_around(&self) -> [String; 3] {
+        use crate::json::canon::{write_string, write_value};
         let opt_str = |out: &mut String, s: Option<&str>| match s {
             Some(s) => write_string(s, out),
             None => out.push_str("null"),
@@ -218,42 +236,43 @@ impl Event {
             }
             out.push(']');
         };
-        out.push_str("{\"action_digest\":");
-        opt_digest(&mut out, &self.action_digest);
-        out.push_str(",\"actor\":");
-        write_string(&self.actor, &mut out);
-        out.push_str(",\"approved_digest\":");
-        opt_digest(&mut out, &self.approved_digest);
-        out.push_str(",\"at\":");
-        write_value(&int(self.at), &mut out);
-        out.push_str(",\"chain\":");
-        write_value(&int(self.chain), &mut out);
-        out.push_str(",\"decision_id\":");
-        opt_str(&mut out, self.decision_id.as_deref());
-        out.push_str(",\"detail\":");
-        write_value(&self.detail, &mut out);
-        out.push_str(",\"drift\":");
-        list(&mut out, &self.drift);
-        out.push_str(",\"fence\":");
-        write_value(&self.fence.map_or(Value::Null, int), &mut out);
-        out.push_str(",\"kind\":");
-        write_string(self.kind.as_str(), &mut out);
-        out.push_str(",\"outcome\":");
-        opt_str(&mut out, self.outcome.as_deref());
-        out.push_str(",\"prev\":");
-        opt_digest(&mut out, &self.prev);
-        out.push_str(",\"reasons\":");
-        list(&mut out, &self.reasons);
-        out.push_str(",\"seq\":");
-        write_value(&int(self.seq), &mut out);
-        out.push_str(",\"state\":");
-        opt_str(&mut out, self.state.map(State::as_str));
-        out.push_str(",\"task\":");
-        opt_str(&mut out, self.task.as_deref());
-        out.push_str(",\"tenant\":");
-        write_string(&self.tenant, &mut out);
-        out.push('}');
-        out
+        let mut a = String::with_capacity(640);
+        a.push_str("{\"action_digest\":");
+        opt_digest(&mut a, &self.action_digest);
+        a.push_str(",\"actor\":");
+        write_string(&self.actor, &mut a);
+        a.push_str(",\"approved_digest\":");
+        opt_digest(&mut a, &self.approved_digest);
+        a.push_str(",\"at\":");
+        write_value(&int(self.at), &mut a);
+        a.push_str(",\"chain\":");
+        write_value(&int(self.chain), &mut a);
+        a.push_str(",\"decision_id\":");
+        opt_str(&mut a, self.decision_id.as_deref());
+        a.push_str(",\"detail\":");
+        write_value(&self.detail, &mut a);
+        a.push_str(",\"drift\":");
+        list(&mut a, &self.drift);
+        a.push_str(",\"fence\":");
+        write_value(&self.fence.map_or(Value::Null, int), &mut a);
+        a.push_str(",\"kind\":");
+        write_string(self.kind.as_str(), &mut a);
+        a.push_str(",\"outcome\":");
+        opt_str(&mut a, self.outcome.as_deref());
+        a.push_str(",\"prev\":");
+        let mut b = String::with_capacity(64);
+        b.push_str(",\"reasons\":");
+        list(&mut b, &self.reasons);
+        b.push_str(",\"seq\":");
+        let mut c = String::with_capacity(128);
+        c.push_str(",\"state\":");
+        opt_str(&mut c, self.state.map(State::as_str));
+        c.push_str(",\"task\":");
+        opt_str(&mut c, self.task.as_deref());
+        c.push_str(",\"tenant\":");
+        write_string(&self.tenant, &mut c);
+        c.push('}');
+        [a, b, c]
     }
 
     /// The event's digest: the fingerprint of its canonical JSON.
