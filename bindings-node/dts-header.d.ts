@@ -190,6 +190,25 @@ export type ErrorCode =
   | 'ledger_storage'
   /** An audit chain is broken: an event was edited, removed, reordered or is malformed. */
   | 'audit_chain_broken'
+  /**
+   * An amendment changes who or which task the action is for (tenant, subject, job_id or
+   * request_id; the path names the field): that is another task, never an edit of this one.
+   */
+  | 'amend_identity_changed'
+  /** An amendment changes the tool: another action, which needs its own proposal. */
+  | 'amend_tool_changed'
+  /**
+   * An amendment names (or is checked against) another contract than the task's: the task must
+   * be proposed again under the contract in force.
+   */
+  | 'amend_contract_changed'
+  /** An amendment changes the policy version, which is the server's and never a reviewer's edit. */
+  | 'amend_policy_changed'
+  /**
+   * An amendment names an action digest that is no longer the task's (another reviewer amended
+   * it first): reload the task and amend what it holds now.
+   */
+  | 'amend_conflict'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -304,6 +323,9 @@ export type EventKind =
   | 'reconciled'
   | 'reconcile_refused'
   | 'revoked'
+  | 'amended'
+  | 'amend_duplicate'
+  | 'amend_refused'
 
 /** Why an audit chain breaks. */
 export type AuditProblem =
@@ -380,6 +402,11 @@ export interface DecisionInput {
   decided_at: number
   /** When the decision stops holding; after `decided_at`. */
   expires_at: number
+  /**
+   * The fingerprint of the action as the model proposed it, present only when a reviewer
+   * amended it before this decision (it then differs from the decided action's).
+   */
+  proposed_digest?: string
 }
 
 /** An approval record: the decision, the frozen action and its fingerprint. */
@@ -637,6 +664,21 @@ export interface ProposeRequest {
   proposer: string
 }
 
+/** What `amend` takes: a reviewer's edit of a task awaiting a decision. */
+export interface AmendRequest {
+  task_id: string
+  /** The digest of the action the reviewer edited: applied only if the task still holds it. */
+  amends: string
+  /** The whole envelope with the new arguments; nothing else may change. */
+  action: ActionEnvelope
+  /** Who amended it (a trusted reviewer, never the model). */
+  reviewer: string
+  /** Why, in the reviewer's words (at most 1,000 characters; the audit keeps its digest). */
+  reason: string
+  /** The task's contract as the server holds it: a `Contract` or its document. */
+  contract: Contract | ContractDocument
+}
+
 /**
  * A reviewer's decision about one task's frozen action (seed 003); times in integer
  * milliseconds since the epoch.
@@ -741,6 +783,13 @@ export interface LedgerTask {
   /** The frozen action: what the reviewer decides about and what a claim must present. */
   action: ActionEnvelope
   action_digest: string
+  /** The action as the model proposed it (equal to `action` unless a reviewer amended it). */
+  proposed_action: ActionEnvelope
+  proposed_digest: string
+  /** How many times a reviewer amended the action. */
+  amendments: number
+  /** JSON Pointers of the arguments where `action` differs from `proposed_action`. */
+  amended_pointers: string[]
   /** Whether its contract asked for a person's approval when it was proposed. */
   approval_required: boolean
   /** The current approval round: the one a decision must name. */
@@ -764,6 +813,34 @@ export interface LedgerTask {
   result: unknown
   created_at: number
   updated_at: number
+}
+
+/** One recorded amendment. */
+export interface AmendmentRecord {
+  task_id: string
+  /** 1 for the task's first amendment, one more for each after it. */
+  n: number
+  /** The digest of the action it replaced. */
+  amends: string
+  /** The amended action. */
+  action: ActionEnvelope
+  action_digest: string
+  reviewer: string
+  reason: string
+  at: number
+}
+
+/** What `amend` returns. */
+export interface Amended {
+  /** The task after the amendment. */
+  task: LedgerTask
+  /**
+   * The amendment that set the task's action (`null` for a duplicate of an action never
+   * amended).
+   */
+  amendment: AmendmentRecord | null
+  /** Whether the task already held this action (nothing changed). */
+  duplicate: boolean
 }
 
 /** What `decide` returns. */

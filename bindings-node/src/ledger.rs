@@ -382,6 +382,55 @@ impl Ledger {
         })
     }
 
+    /// Replaces the action of a task awaiting a decision with a reviewer's edit: `action` is
+    /// the whole envelope with new arguments, `contract` the task's contract as the server
+    /// holds it, `amends` the digest of the action the reviewer edited (compare-and-set:
+    /// `amend_conflict` when the task moved on). Resolves to `{ task, amendment, duplicate }`;
+    /// the decision that follows must name the amended digest. After the decision it rejects
+    /// with `task_not_awaiting_decision`: an edit then is drift, never an amendment.
+    #[napi(
+        ts_args_type = "request: AmendRequest",
+        ts_return_type = "Promise<Amended>"
+    )]
+    pub fn amend(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Amend, |js| {
+            let lift = (
+                Lift {
+                    value: 0,
+                    key: "contract",
+                },
+                crate::instance::get(js, |i| i.contract_proto)?,
+            );
+            host::with_values(
+                js,
+                [request.raw()],
+                &Options::default(),
+                Some(lift),
+                |[r], h| {
+                    let r = r.clone().into_owned();
+                    match h {
+                        Some(h) => {
+                            let c = contract::lifted(js, h)?;
+                            with_member(r, "contract", c.document().clone().into_owned())
+                        }
+                        None => Ok(r),
+                    }
+                },
+            )?
+        })
+    }
+
+    /// A task's amendments, in order.
+    #[napi(
+        ts_args_type = "taskId: string",
+        ts_return_type = "Promise<AmendmentRecord[]>"
+    )]
+    pub fn amendments(&self, env: Env, task_id: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Amendments, |js| {
+            member(js, task_id.raw(), "task_id")
+        })
+    }
+
     /// Records a reviewer's decision envelope and resolves to `{ task, decision, duplicate
     /// }`. A repeated delivery is a duplicate that changes nothing; the same `decision_id`
     /// with other content rejects with `decision_conflict`, a decision about another digest

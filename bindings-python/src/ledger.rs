@@ -252,6 +252,49 @@ impl PyLedger {
         self.run(py, Call::Propose, value)
     }
 
+    /// Replaces the action of a task awaiting a decision with a reviewer's edit: ``action`` is
+    /// the whole envelope with new arguments, ``contract`` the task's contract as the server
+    /// holds it (a ``Contract`` or its document), ``amends=`` the digest of the action the
+    /// reviewer edited (compare-and-set: ``amend_conflict`` when the task moved on),
+    /// ``reviewer=`` and ``reason=``. Returns ``{"task", "amendment", "duplicate"}``; the
+    /// decision that follows must name the amended digest. After the decision it raises
+    /// ``task_not_awaiting_decision``: an edit then is drift, never an amendment.
+    #[pyo3(signature = (task_id, action, contract, **request), text_signature = "(self, task_id, action, contract, *, amends, reviewer, reason)")]
+    fn amend<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        action: &Bound<'py, PyAny>,
+        contract: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [
+            ("task_id", task_id),
+            ("action", action),
+            ("contract", contract),
+        ];
+        let dict = self::request(py, &named, request)?;
+        let value = match contract.cast::<PyContract>() {
+            Ok(loaded) => {
+                let document = loaded.get().0.document().clone().into_owned();
+                let rest = owned(&dict, Some(("contract", contract)))?;
+                with_member(rest, "contract", document).map_err(|e| to_py(py, &e))?
+            }
+            Err(_) => owned(&dict, None)?,
+        };
+        self.run(py, Call::Amend, value)
+    }
+
+    /// A task's amendments, in order: ``{"task_id", "n", "amends", "action",
+    /// "action_digest", "reviewer", "reason", "at"}`` each.
+    fn amendments<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Amendments, &[("task_id", task_id)], None)
+    }
+
     /// Records a reviewer's decision envelope ``{"approval_id", "decision_id", "job_id",
     /// "request_id", "action_digest", "decision", "approver", "decided_at", "expires_at"}``
     /// and returns ``{"task", "decision", "duplicate"}``. A repeated delivery is a duplicate

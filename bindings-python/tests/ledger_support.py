@@ -4,6 +4,7 @@
 conformance/vectors/ledger/scenarios/ (the same data the Rust ledger and the Node binding
 run, step for step)."""
 
+import copy
 import hashlib
 import itertools
 import json
@@ -137,6 +138,19 @@ class Scenario:
                 self.tasks.append(t)
                 self.actions.append(act)
             return {"state": t["state"]}
+        if op == "amend":
+            # The whole envelope with the step's arguments, then its edits (pointer, value).
+            act = copy.deepcopy(self.build(self.tasks[ix]["job_id"], step["args"]))
+            for pointer, value in step.get("edit", []):
+                keys = [k.replace("~1", "/").replace("~0", "~") for k in pointer.split("/")[1:]]
+                target = act
+                for k in keys[:-1]:
+                    target = target[k]
+                target[keys[-1]] = value
+            amends = (self.tasks[ix] if step.get("amends") == "proposal" else l.task(task_id))["action_digest"]
+            r = l.amend(task_id, act, self.contract, amends=amends,
+                        reviewer=step.get("reviewer", "user:carol"), reason="a reviewer's correction")
+            return {"state": r["task"]["state"], "duplicate": r["duplicate"], "amendments": r["task"]["amendments"]}
         if op == "decide":
             if "replay" in step:
                 d = self.sent[step["replay"]]
@@ -240,6 +254,15 @@ def _tampered(sql, then):
     then(f"sqlite:{path}", task)
 
 
+def _amend_under_another_contract():
+    s = Scenario({"steps": []}, "sqlite::memory:")
+    args = {"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}
+    t = s.ledger.propose(s.build("job-1", args), s.contract, proposer=COMMON["proposer"])
+    edited = s.build("job-1", {**args, "amount_minor": 2000})
+    newer = {**s.contract, "version": s.contract["version"] + "-next"}
+    s.ledger.amend(t["id"], edited, newer, amends=t["action_digest"], reviewer="user:carol", reason="r")
+
+
 def _not_sqlite():
     import tempfile
 
@@ -262,6 +285,8 @@ def error_sources():
                             lambda doc=doc, n=n: Scenario(doc, "sqlite::memory:").raise_at(n)))
     for case in json.loads((LEDGER / "open.json").read_text("utf-8"))["cases"]:
         out.append((case["error"], f"ledger/open.json {case['url']!r}", lambda u=case["url"]: actionseal.Ledger(u)))
+    out.append(("amend_contract_changed", "an amendment under a contract the task was not proposed under",
+                _amend_under_another_contract))
     out.append(("not_a_ledger", "a file that is not SQLite", _not_sqlite))
     out.append(("ledger_schema_too_new", "a schema from the future",
                 lambda: _tampered("UPDATE ledger_schema SET version = 99", lambda url, t: actionseal.Ledger(url))))

@@ -30,7 +30,12 @@ def sources():
     out = []
     for name, v in vectors("canon"):
         if "error" in v["strict"]:
-            text = v["input"].encode("utf-8", "surrogatepass") if "input" in v else bytes.fromhex(v["input_hex"])
+            if "input_repeat" in v:
+                text = "".join(t * n for t, n in v["input_repeat"]).encode("utf-8")
+            elif "input" in v:
+                text = v["input"].encode("utf-8", "surrogatepass")
+            else:
+                text = bytes.fromhex(v["input_hex"])
             out.append((v["strict"]["error"], f"canon/{name}", lambda t=text: actionseal.canonicalize_json(t)))
     for name, v in vectors("schema"):
         code = v["expect"].get("error") or v["expect"].get("schema_error")

@@ -213,6 +213,7 @@ fn make_prototypes() -> (JsValue, JsValue) {
             approver: "b",
             decided_at: 0,
             expires_at: 1,
+            proposed_digest: None,
         };
         Ok((contract, Approval::decide(&action, &decision)?))
     };

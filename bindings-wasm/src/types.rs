@@ -194,6 +194,25 @@ export type ErrorCode =
   | 'ledger_storage'
   /** An audit chain is broken: an event was edited, removed, reordered or is malformed. */
   | 'audit_chain_broken'
+  /**
+   * An amendment changes who or which task the action is for (tenant, subject, job_id or
+   * request_id; the path names the field): that is another task, never an edit of this one.
+   */
+  | 'amend_identity_changed'
+  /** An amendment changes the tool: another action, which needs its own proposal. */
+  | 'amend_tool_changed'
+  /**
+   * An amendment names (or is checked against) another contract than the task's: the task must
+   * be proposed again under the contract in force.
+   */
+  | 'amend_contract_changed'
+  /** An amendment changes the policy version, which is the server's and never a reviewer's edit. */
+  | 'amend_policy_changed'
+  /**
+   * An amendment names an action digest that is no longer the task's (another reviewer amended
+   * it first): reload the task and amend what it holds now.
+   */
+  | 'amend_conflict'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -325,6 +344,11 @@ export interface DecisionInput {
   decided_at: number
   /** When the decision stops holding; after `decided_at`. */
   expires_at: number
+  /**
+   * The fingerprint of the action as the model proposed it, present only when a reviewer
+   * amended it before this decision (it then differs from the decided action's).
+   */
+  proposed_digest?: string
 }
 
 /** An approval record: the decision, the frozen action and its fingerprint. */

@@ -118,6 +118,7 @@ fn write_story(o: &mut String) -> std::fmt::Result {
         approver: "user:bob",
         decided_at: T0,
         expires_at: T0 + 30 * MINUTE,
+        proposed_digest: None,
     };
     let Ok(approval) = Approval::decide(&action, &decision) else {
         return writeln!(o, "the example approval does not build");

@@ -25,7 +25,7 @@ pub(crate) const EXIT_STATUS: &str = "\
 Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budget,
 3 the claim sent the task back for approval, 4 the claim was refused as drift or
 rejected the task before dispatch, 5 refused by the task's state (already_claimed,
-stale_fence, task_conflict, decision_conflict, ...), 6 the audit chain is broken,
+stale_fence, task_conflict, decision_conflict, amend_conflict, ...), 6 the audit chain is broken,
 64 usage error, 69 the database cannot be reached, 74 I/O or storage error.
 Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 
@@ -55,6 +55,28 @@ enum LedgerCommand {
         /// Who proposes it (the agent or runtime).
         #[arg(long, value_name = "ID")]
         proposer: String,
+    },
+    /// A reviewer replaces the arguments of a task awaiting a decision. The amendment names
+    /// the digest of the action it edits and applies only if the task still holds it.
+    Amend {
+        /// The task id.
+        #[arg(long, value_name = "ID")]
+        task: String,
+        /// The action_digest of the task as the reviewer loaded it.
+        #[arg(long, value_name = "DIGEST")]
+        amends: String,
+        /// The whole amended action envelope (only its args may differ).
+        #[arg(long, value_name = "FILE")]
+        action: PathBuf,
+        /// The task's contract, as the server holds it.
+        #[arg(long, value_name = "FILE")]
+        contract: PathBuf,
+        /// Who amends it (a reviewer, never the model).
+        #[arg(long, value_name = "ID")]
+        reviewer: String,
+        /// Why (kept with the task; the audit holds its digest only).
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
     },
     /// Record a reviewer's decision envelope (de-duplicated by decision_id).
     Decide {
@@ -138,7 +160,7 @@ enum LedgerCommand {
         #[arg(long, value_name = "N")]
         limit: i64,
     },
-    /// Show one task with its history, or list tasks.
+    /// Show one task with its history and amendments, or list tasks.
     Show {
         /// The task id (else: a list).
         #[arg(long, value_name = "ID")]
@@ -196,6 +218,7 @@ fn fail(e: Error) -> Failure {
         | Code::TaskConflict
         | Code::DecisionConflict
         | Code::DecisionMismatch
+        | Code::AmendConflict
         | Code::BudgetExceeded => EXIT_REFUSED,
         Code::AuditChainBroken => EXIT_BROKEN,
         Code::LedgerUnavailable => EXIT_UNAVAILABLE,
@@ -237,6 +260,29 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 .propose(&action, &contract, &proposer)
                 .map_err(fail)?;
             print(&task.to_value())
+        }
+        LedgerCommand::Amend {
+            task,
+            amends,
+            action,
+            contract,
+            reviewer,
+            reason,
+        } => {
+            let (action, contract) = (json_file(&action)?, json_file(&contract)?);
+            let text = |x: String| OwnedValue::String(x.into());
+            let amendment = actionseal_core::Object::from_entries(vec![
+                ("task_id".into(), text(task)),
+                ("amends".into(), text(amends)),
+                ("action".into(), action),
+                ("reviewer".into(), text(reviewer)),
+                ("reason".into(), text(reason)),
+            ])
+            .map_err(Failure::Input)?;
+            let out = open(db)?
+                .amend(&OwnedValue::Object(amendment), &contract)
+                .map_err(fail)?;
+            print(&out.to_value())
         }
         LedgerCommand::Decide { decision } => {
             let d = json_file(&decision)?;
@@ -326,6 +372,10 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                         _ => Vec::new(),
                     };
                     entries.push(("history".into(), OwnedValue::Array(history)));
+                    // Each amendment with its reviewer's reason (the audit has only digests).
+                    let amendments = l.amendments(&id).map_err(fail)?;
+                    let log = amendments.iter().map(|a| a.to_value()).collect();
+                    entries.push(("amendment_log".into(), OwnedValue::Array(log)));
                     let v = actionseal_core::Object::from_entries(entries).map_err(fail)?;
                     print(&OwnedValue::Object(v))
                 }

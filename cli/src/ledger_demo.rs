@@ -236,7 +236,9 @@ impl Story {
         }
         self.say("");
 
-        self.say("4. Seed 001: approved at 10:00 for 30 minutes, paused, dispatched at 15:00");
+        self.amendment()?;
+
+        self.say("5. Seed 001: approved at 10:00 for 30 minutes, paused, dispatched at 15:00");
         self.time.set(T0);
         let act3 = self.refund("job-3", 19_900)?;
         let t3 = self
@@ -288,7 +290,7 @@ impl Story {
         ));
 
         self.say(
-            "5. A crash after claim: the outcome is in doubt, and reconciliation sorts it out",
+            "6. A crash after claim: the outcome is in doubt, and reconciliation sorts it out",
         );
         let act4 = self.refund("job-4", 2500)?;
         let t4 = self
@@ -336,7 +338,7 @@ impl Story {
             self.business.effects.get(&key).copied().unwrap_or(0)
         ));
 
-        self.say("6. The audit: hash chains of every change and refusal");
+        self.say("7. The audit: hash chains of every change and refusal");
         let report = self.ledger.audit_verify()?;
         self.say(format!(
             "   {} events in {} of the audit's {} chains, every chain intact: {}",
@@ -347,6 +349,83 @@ impl Story {
         ));
         self.tamper(url)?;
         Ok(())
+    }
+
+    /// A reviewer corrects the arguments before deciding: the decision is made again, about
+    /// the changed action, in the same task (seed 003).
+    fn amendment(&mut self) -> Result<()> {
+        self.say(
+            "4. A reviewer corrects the amount before deciding; the model's original is then drift",
+        );
+        let proposed = self.refund("job-5", 2500)?;
+        let t = self
+            .ledger
+            .propose(&proposed, &self.contract, "agent:refunds")?;
+        let first = self.amendment_of(&t, &t.action_digest, 2000)?;
+        let a = self.ledger.amend(&first, &self.contract)?;
+        let short = |d: &actionseal_core::Digest| d.to_string()[7..19].to_owned();
+        self.say(format!(
+            "   user:carol amends 2500 -> 2000 at {:?}: proposed {} -> amended {}, task still {}",
+            a.task.amended_pointers(),
+            short(&a.task.proposed_digest),
+            short(&a.task.action_digest),
+            a.task.state.as_str()
+        ));
+        let stale = self.decision(&t, "dec-5a", 30)?;
+        let r = self.ledger.decide(&stale);
+        self.refused(r, "a decision about the action as the model proposed it");
+        let d = self.decision(&a.task, "dec-5", 30)?;
+        let decided = self.ledger.decide(&d)?;
+        let kept = decided
+            .task
+            .approval
+            .as_ref()
+            .and_then(|r| r.pointer("/proposed_digest"))
+            .and_then(|v| v.as_str())
+            .map(|d| d[7..19].to_owned())
+            .unwrap_or_default();
+        self.say(format!(
+            "   user:bob approves the amended action; the approval record keeps proposed_digest {kept}"
+        ));
+        let late = self.amendment_of(&t, &a.task.action_digest, 1000)?;
+        let r = self.ledger.amend(&late, &self.contract);
+        self.refused(r, "an amendment after the decision");
+        match self.claim(&t.id, &proposed, "worker-1")? {
+            ClaimOutcome::Drift {
+                approved_action, ..
+            } => {
+                let amount = approved_action
+                    .pointer("/args/amount_minor")
+                    .map(canonicalize)
+                    .unwrap_or_default();
+                self.say(format!(
+                    "   the model re-sends 2500: tool_args_drift; amended amount returned: {amount}"
+                ));
+                let out = self.claim(&t.id, &approved_action, "worker-1")?;
+                let (f, k) = self.claimed(out, "resuming with it, worker-1")?;
+                self.business.dispatch(&k);
+                self.ledger
+                    .complete(&t.id, f, Reported::Succeeded, None, "worker-1")?;
+            }
+            other => self.say(format!("   unexpected: {}", other.result())),
+        }
+        self.say("");
+        Ok(())
+    }
+
+    /// user:carol's amendment of `t` (job-5) to `amount`, editing the action `amends`.
+    fn amendment_of(
+        &self,
+        t: &Task,
+        amends: &actionseal_core::Digest,
+        amount: i64,
+    ) -> Result<OwnedValue> {
+        json(&format!(
+            r#"{{"task_id": "{}", "amends": "{amends}", "action": {}, "reviewer": "user:carol",
+                "reason": "partial refund agreed with the customer"}}"#,
+            t.id,
+            canonicalize(&self.refund("job-5", amount)?)
+        ))
     }
 
     fn tamper(&mut self, url: &str) -> Result<()> {

@@ -223,6 +223,11 @@ fn the_ledger_demo_tells_the_story() {
     for expected in [
         "worker-2: refused, already_claimed",
         "tool_args_drift at [\"/args/amount_minor\"]; task still approved; approved amount returned: 2500",
+        "user:carol amends 2500 -> 2000 at [\"/args/amount_minor\"]",
+        "a decision about the action as the model proposed it: refused, decision_mismatch",
+        "the approval record keeps proposed_digest",
+        "an amendment after the decision: refused, task_not_awaiting_decision",
+        "the model re-sends 2500: tool_args_drift; amended amount returned: 2000",
         "is awaiting_reapproval",
         "dispatch_count 0, business_effect_count 0",
         "dispatched once: dispatch_count 1",
@@ -238,4 +243,75 @@ fn the_ledger_demo_tells_the_story() {
     assert!(!text.contains("this is a bug"), "{text}");
     // A second run on the same file refuses rather than mixing stories.
     assert_eq!(run(&["ledger", "--db", &db, "demo"]).status.code(), Some(2));
+}
+
+#[test]
+fn a_reviewer_amends_through_the_command_line() {
+    let d = dir("amend");
+    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    let ex = examples();
+    let s = |p: &str| ex.join(p).display().to_string();
+    let l = |args: &[&str]| {
+        let mut all = vec!["ledger", "--db", db.as_str()];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    let task = stdout(&l(&[
+        "propose",
+        "--action",
+        &s("action.json"),
+        "--contract",
+        &s("contract.json"),
+        "--proposer",
+        "agent",
+    ]));
+    let (id, proposed) = (member(&task, "id"), member(&task, "action_digest"));
+    let amend = |amends: &str, action: &str| {
+        l(&[
+            "amend",
+            "--task",
+            &id,
+            "--amends",
+            amends,
+            "--action",
+            action,
+            "--contract",
+            &s("contract.json"),
+            "--reviewer",
+            "user:carol",
+            "--reason",
+            "the customer asked for 26.00",
+        ])
+    };
+    // The reviewer changes the amount to 2600 (the "drifted" example's arguments).
+    let out = amend(&proposed, &s("action-drifted.json"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(text.contains("\"duplicate\":false") && text.contains("\"amendments\":1"));
+    assert!(text.contains(&format!("\"proposed_digest\":\"{proposed}\"")));
+    assert!(text.contains("\"amended_pointers\":[\"/args/amount_minor\"]"));
+    let amended = member(&text[text.find("\"task\":").unwrap()..], "action_digest");
+    assert_ne!(amended, proposed);
+    // A second reviewer who loaded the proposal conflicts (exit 5); another tool is bad input.
+    let late = amend(&proposed, &s("action.json"));
+    assert_eq!(late.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&late.stderr).starts_with("error: amend_conflict: "));
+    let other_tool = d.0.join("other-tool.json");
+    std::fs::write(
+        &other_tool,
+        std::fs::read_to_string(ex.join("action-drifted.json"))
+            .unwrap()
+            .replace("\"refund_create\"", "\"wire_transfer\""),
+    )
+    .unwrap();
+    let tool = amend(&amended, other_tool.to_str().unwrap());
+    assert_eq!(tool.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&tool.stderr).starts_with("error: amend_tool_changed: "));
+    let show = stdout(&l(&["show", "--task", &id]));
+    assert!(show.contains("\"kind\":\"amended\"") && show.contains("\"kind\":\"amend_refused\""));
+    assert!(show.contains("\"reason\":\"the customer asked for 26.00\""));
 }

@@ -25,7 +25,8 @@ const LEDGER_CODES = [
   'decision_mismatch', 'task_not_awaiting_decision', 'already_claimed', 'task_not_claimable',
   'task_not_claimed', 'task_not_in_doubt', 'stale_fence', 'lease_expired', 'invalid_request',
   'invalid_decision', 'invalid_ledger_url', 'ledger_unavailable', 'not_a_ledger',
-  'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken',
+  'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
+  'amend_identity_changed', 'amend_tool_changed', 'amend_contract_changed', 'amend_policy_changed',
 ]
 
 /** Codes this package cannot raise, with the reason: the wasm build has no ledger. */
@@ -50,7 +51,11 @@ function sources() {
   const out = []
   for (const [file, v] of vectors('canon')) {
     const e = v.strict.error
-    if (e) out.push([e, `canon/${file}`, { fn: 'canonicalizeJson', args: ['input' in v ? (v.input.isWellFormed() ? v.input : { $js: JSON.stringify(v.input) }) : bytes(v.input_hex)] }])
+    if (!e) continue
+    const input = 'input_repeat' in v
+      ? v.input_repeat.map(([t, n]) => t.repeat(n)).join('')
+      : 'input' in v ? (v.input.isWellFormed() ? v.input : { $js: JSON.stringify(v.input) }) : bytes(v.input_hex)
+    out.push([e, `canon/${file}`, { fn: 'canonicalizeJson', args: [input] }])
   }
   for (const [file, v] of vectors('schema')) {
     const e = v.expect.error ?? v.expect.schema_error

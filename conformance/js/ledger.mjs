@@ -154,6 +154,25 @@ export class Scenario {
         }
         return { state: t.state }
       }
+      case 'amend': {
+        // The whole envelope with the step's arguments, then its edits (pointer, value).
+        const action = structuredClone(this.build(this.tasks[ix].job_id, step.args))
+        for (const [pointer, value] of step.edit ?? []) {
+          const keys = pointer.split('/').slice(1).map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
+          const last = keys.pop()
+          keys.reduce((o, k) => o[k], action)[last] = value
+        }
+        const amends = step.amends === 'proposal' ? this.tasks[ix].action_digest : (await l.task(taskId)).action_digest
+        const r = await l.amend({
+          task_id: taskId,
+          amends,
+          action,
+          reviewer: step.reviewer ?? 'user:carol',
+          reason: "a reviewer's correction",
+          contract: this.contract,
+        })
+        return { state: r.task.state, duplicate: r.duplicate, amendments: r.task.amendments }
+      }
       case 'decide': {
         let d
         if ('replay' in step) d = this.sent.get(step.replay)
@@ -286,6 +305,14 @@ export function errorSources() {
     })
   }
   for (const c of OPEN) out.push([c.error, `ledger/open.json ${JSON.stringify(c.url)}`, () => api.Ledger.open(c.url)])
+  out.push(['amend_contract_changed', 'an amendment under a contract the task was not proposed under', async () => {
+    const s = await Scenario.open({ steps: [] }, 'sqlite::memory:')
+    const args = { order_id: 'order-17', amount_minor: 2500, currency: 'USD' }
+    const t = await s.ledger.propose({ action: s.build('job-1', args), contract: s.contract, proposer: COMMON.proposer })
+    const action = s.build('job-1', { ...args, amount_minor: 2000 })
+    const contract = { ...s.contract, version: `${s.contract.version}-next` }
+    return s.ledger.amend({ task_id: t.id, amends: t.action_digest, action, reviewer: 'user:carol', reason: 'r', contract })
+  }])
   out.push(['not_a_ledger', 'a file that is not SQLite', () => api.Ledger.open(`sqlite:${junkFile()}`)])
   out.push(['ledger_schema_too_new', 'a schema from the future', async () => {
     const [url] = await tampered('UPDATE ledger_schema SET version = 99')

@@ -1,6 +1,7 @@
 //! Expected results of the contract, action, approval, budget and permit vectors, computed by
 //! the Rust core and checked against the expectations written by hand.
 
+use actionseal_core::ledger::{amend_action, amended_pointers};
 use actionseal_core::{
     canonicalize, charge, check, parse, Action, ActionIds, Approval, Contract, DecisionInput,
     Error, Options, OwnedValue,
@@ -73,6 +74,27 @@ pub fn approval_result(doc: &Map<String, Json>) -> Result<Json, String> {
         Ok(a) => json!({
             "approval": canonicalize(a.value()),
             "fingerprint": actionseal_core::fingerprint(a.value()).to_string(),
+        }),
+        Err(e) => error_json(&e),
+    })
+}
+
+/// `{"action", "fingerprint", "pointers"}` or `{"error", "path"}` for an amend vector: the
+/// contract loads, `current` (the task's action) is read, and `replacement` is checked with
+/// [`amend_action`]; `pointers` are what the amendment changed.
+pub fn amend_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    let contract = core_value(&text_of(doc, "contract")?)
+        .and_then(|c| Contract::from_value(&c))
+        .map_err(|e| e.to_string())?;
+    let current = core_value(&text_of(doc, "current")?)
+        .and_then(|a| Action::from_value(&a))
+        .map_err(|e| e.to_string())?;
+    let replacement = core_value(&text_of(doc, "replacement")?).map_err(|e| e.to_string())?;
+    Ok(match amend_action(&current, &replacement, &contract) {
+        Ok(a) => json!({
+            "action": canonicalize(a.value()),
+            "fingerprint": a.digest().to_string(),
+            "pointers": amended_pointers(current.value(), a.value()),
         }),
         Err(e) => error_json(&e),
     })
@@ -160,9 +182,21 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
     let contract = Contract::from_value(&to_core(contract_doc)?).map_err(|e| e.to_string())?;
     let args = to_core(s.get("args").unwrap_or(&base["args"]))?;
     let ids = to_core(&base["ids"])?;
-    let action = ActionIds::from_value(&ids)
+    let proposal = ActionIds::from_value(&ids)
         .and_then(|ids| Action::build(&contract, &args, &ids))
         .map_err(|e| e.to_string())?;
+    // "amend": a reviewer's edits of the proposal before the decision; the decision is then
+    // about the amended action and records the proposal's digest.
+    let (action, proposed_digest) = match s.get("amend") {
+        None => (proposal.clone(), None),
+        Some(edits) => {
+            let mut amended = from_core(proposal.value())?;
+            edit(&mut amended, edits)?;
+            let amended = amend_action(&proposal, &to_core(&amended)?, &contract)
+                .map_err(|e| e.to_string())?;
+            (amended, Some(proposal.digest()))
+        }
+    };
 
     let approval_text = if s.get("approval") == Some(&Json::Null) {
         Json::Null
@@ -170,7 +204,8 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
         let mut d = base["decision"].clone();
         edit(&mut d, &s["decision"])?;
         let d = to_core(&d)?;
-        let decision = DecisionInput::from_value(&d).map_err(|e| e.to_string())?;
+        let mut decision = DecisionInput::from_value(&d).map_err(|e| e.to_string())?;
+        decision.proposed_digest = proposed_digest;
         let approval = Approval::decide(&action, &decision).map_err(|e| e.to_string())?;
         let mut record = from_core(approval.value())?;
         edit(&mut record, &s["tamper"])?;
@@ -184,7 +219,11 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
         ))
     };
 
-    let mut presented = from_core(action.value())?;
+    let mut presented = match s.get("presented_from").and_then(Json::as_str) {
+        None => from_core(action.value())?,
+        Some("proposal") => from_core(proposal.value())?,
+        Some(other) => return Err(format!("unknown presented_from {other}")),
+    };
     edit(&mut presented, &s["presented"])?;
     let action_text = ascii(&match s.get("presented_style").and_then(Json::as_str) {
         Some("reordered") => reordered(&presented, 0),

@@ -262,6 +262,7 @@ pub fn shapes() -> Vec<Shape> {
                 field("approver", Ty::Identity, ""),
                 field("decided_at", Ty::Millis, ""),
                 field("expires_at", Ty::Millis, "When the decision stops holding; after `decided_at`."),
+                optional("proposed_digest", Ty::Digest, "The fingerprint of the action as the model proposed it, present only when a reviewer amended it before this decision (it then differs from the decided action's)."),
             ],
         },
         Shape {
@@ -1185,7 +1186,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 26] = [
+const PY_SHAPES: [&str; 28] = [
     "ActionError",
     "Verdict",
     "Budget",
@@ -1202,6 +1203,8 @@ const PY_SHAPES: [&str; 26] = [
     "DecisionEnvelope",
     "ClaimFacts",
     "LedgerTask",
+    "AmendmentRecord",
+    "Amended",
     "Decided",
     "Claim",
     "ClaimOutcome",

@@ -1,7 +1,7 @@
 //! Contract, action, approval, budget and permit vectors give their recorded results in Rust.
 
 use actionseal_conformance::decisions::{
-    action_result, approval_result, budget_result, contract_result, permit_result,
+    action_result, amend_result, approval_result, budget_result, contract_result, permit_result,
 };
 use actionseal_conformance::vectors;
 use serde_json::{Map, Value as Json};
@@ -30,6 +30,11 @@ fn action_vectors() {
 #[test]
 fn approval_vectors() {
     run("approval", approval_result, 5);
+}
+
+#[test]
+fn amend_vectors() {
+    run("amend", amend_result, 12);
 }
 
 #[test]

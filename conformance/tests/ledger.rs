@@ -17,6 +17,7 @@ fn load(name: &str) -> Json {
 
 fn op(name: &str, fence: i64) -> Op {
     match name {
+        "amend" => Op::Amend,
         "decide_approved" => Op::Decide(Decision::Approved),
         "decide_rejected" => Op::Decide(Decision::Rejected),
         "claim_permit" => Op::ClaimPermit,
@@ -63,7 +64,7 @@ fn every_state_against_every_operation() {
             n += 1;
         }
     }
-    assert_eq!(n, 9 * 13);
+    assert_eq!(n, 9 * 14);
     for case in doc["fences"].as_array().unwrap() {
         let s = Snapshot {
             state: State::parse(case["state"].as_str().unwrap()).unwrap(),

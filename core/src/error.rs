@@ -201,6 +201,19 @@ codes! {
     LedgerStorage => "ledger_storage",
     /// An audit chain is broken: an event was edited, removed, reordered or is malformed.
     AuditChainBroken => "audit_chain_broken",
+    /// An amendment changes who or which task the action is for (tenant, subject, job_id or
+    /// request_id; the path names the field): that is another task, never an edit of this one.
+    AmendIdentityChanged => "amend_identity_changed",
+    /// An amendment changes the tool: another action, which needs its own proposal.
+    AmendToolChanged => "amend_tool_changed",
+    /// An amendment names (or is checked against) another contract than the task's: the task
+    /// must be proposed again under the contract in force.
+    AmendContractChanged => "amend_contract_changed",
+    /// An amendment changes the policy version, which is the server's and never a reviewer's edit.
+    AmendPolicyChanged => "amend_policy_changed",
+    /// An amendment names an action digest that is no longer the task's (another reviewer
+    /// amended it first): reload the task and amend what it holds now.
+    AmendConflict => "amend_conflict",
 }
 
 impl fmt::Display for Code {

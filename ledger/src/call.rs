@@ -13,6 +13,11 @@ use std::borrow::Cow;
 pub enum Call {
     /// `{"action", "contract", "proposer"}` → the task.
     Propose,
+    /// `{"task_id", "amends", "action", "reviewer", "reason", "contract"}` →
+    /// `{"task", "amendment", "duplicate"}`.
+    Amend,
+    /// `{"task_id"}` → the task's amendments, in order.
+    Amendments,
     /// A decision envelope → `{"task", "decision", "duplicate"}`.
     Decide,
     /// `{"task_id", "action", "facts", "executor", "lease_ms", "budget"?}` → the claim outcome.
@@ -58,6 +63,14 @@ impl Ledger {
             Call::Propose => {
                 let r = request::Propose::from_value(v)?;
                 Ok(self.propose(r.action, r.contract, r.proposer)?.to_value())
+            }
+            Call::Amend => {
+                let r = request::Amend::from_value(v)?;
+                Ok(self.amend_with(&r.amendment, r.contract)?.to_value())
+            }
+            Call::Amendments => {
+                let all = self.amendments(request::identity(v, "task_id")?)?;
+                Ok(list(&all, |a| a.to_value()))
             }
             Call::Decide => Ok(self.decide(v)?.to_value()),
             Call::Claim => {

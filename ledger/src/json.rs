@@ -50,3 +50,69 @@ pub(crate) fn stored(text: &str) -> Result<OwnedValue> {
 pub(crate) fn canon(v: &Value<'_>) -> String {
     canonicalize(v)
 }
+
+/// JSON a ledger stored (an action, an approval record, a business result), kept as its
+/// canonical text and read as a value on first use: most callers of an operation never look at
+/// the task it returns, and parsing it for them would cost more than the rest of the
+/// operation's own JSON work. Dereferences to the value; compares by text.
+#[derive(Clone, Debug)]
+pub struct StoredJson {
+    text: String,
+    value: std::sync::OnceLock<OwnedValue>,
+}
+
+impl StoredJson {
+    pub(crate) fn new(text: String) -> StoredJson {
+        StoredJson {
+            text,
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The canonical text, as stored.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Parses the text now (once): `ledger_storage` when it no longer parses (a database
+    /// edited behind the ledger's back). Every task a ledger hands out was checked so.
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.value.get().is_none() {
+            let v = stored(&self.text)?;
+            let _ = self.value.set(v);
+        }
+        Ok(())
+    }
+
+    /// The value (parsed once). The ledger writes only canonical JSON here, and checks that
+    /// it still parses before it hands a task out; were it not to, it would read as `null`.
+    pub fn value(&self) -> &OwnedValue {
+        self.value
+            .get_or_init(|| stored(&self.text).unwrap_or(Value::Null))
+    }
+}
+
+impl std::ops::Deref for StoredJson {
+    type Target = OwnedValue;
+    fn deref(&self) -> &OwnedValue {
+        self.value()
+    }
+}
+
+impl PartialEq for StoredJson {
+    fn eq(&self, other: &StoredJson) -> bool {
+        self.text == other.text
+    }
+}
+
+impl PartialEq<OwnedValue> for StoredJson {
+    fn eq(&self, other: &OwnedValue) -> bool {
+        self.value() == other
+    }
+}
+
+impl PartialEq<StoredJson> for Value<'_> {
+    fn eq(&self, other: &StoredJson) -> bool {
+        self == other.value()
+    }
+}

@@ -21,7 +21,9 @@
 //! PostgreSQL driver runs its own.
 
 mod call;
+mod checkpoint;
 mod clock;
+mod contracts;
 mod json;
 mod model;
 mod ops;
@@ -32,14 +34,15 @@ mod url;
 
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use model::{Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
+pub use json::StoredJson;
+pub use model::{Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
-    check_identity, verify_audit, AuditReport, ChainHead, DecisionEnvelope, Event, Observed,
-    Reported, State,
+    check_identity, verify_audit, Amendment, AuditReport, ChainHead, DecisionEnvelope, Event,
+    Observed, Reported, State,
 };
-use actionseal_core::{Action, Code, Contract, Error, Result, Value};
+use actionseal_core::{Action, Code, Error, Result, Value};
 use ops::claim::ClaimInput;
 use ops::propose::Proposal;
 use std::sync::Arc;
@@ -54,6 +57,7 @@ enum Backend {
 pub struct Ledger {
     backend: Backend,
     clock: Arc<dyn Clock>,
+    contracts: contracts::Contracts,
 }
 
 // Bindings hand one ledger to many threads (Python threads with the GIL released, libuv's
@@ -95,7 +99,11 @@ impl Ledger {
             Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory()?),
             Target::Postgres(u) => Backend::Postgres(postgres::Postgres::open(&u)?),
         };
-        Ok(Ledger { backend, clock })
+        Ok(Ledger {
+            backend,
+            clock,
+            contracts: contracts::Contracts::default(),
+        })
     }
 
     /// The ledger's current time (ms since the epoch).
@@ -128,7 +136,10 @@ impl Ledger {
         proposer: &str,
     ) -> Result<Task> {
         check_identity("proposer", proposer)?;
-        let contract = Contract::from_value(contract).map_err(|e| e.in_key("contract"))?;
+        let contract = self
+            .contracts
+            .load(contract)
+            .map_err(|e| e.in_key("contract"))?;
         contract
             .validate_action(action)
             .map_err(|e| e.in_key("action"))?;
@@ -144,6 +155,40 @@ impl Ledger {
             proposer: proposer.to_owned(),
         };
         self.write(|tx, now| ops::propose::run(tx, now, &p))
+    }
+
+    /// Replaces the action of a task awaiting a decision with a reviewer's amendment
+    /// `{"task_id", "amends", "action", "reviewer", "reason"}` (see
+    /// [`actionseal_core::ledger::Amendment`]), checked against `contract`, the task's contract
+    /// as the server holds it. Only the arguments may change, and they must satisfy the
+    /// contract; the task keeps the model's proposal beside it, and the decision that follows
+    /// must name the amended digest. Refused, changing nothing: after the decision
+    /// ([`Code::TaskNotAwaitingDecision`]), when `amends` is no longer the task's action
+    /// ([`Code::AmendConflict`]), for another tenant, subject, job or request, tool, contract
+    /// or policy version (`amend_*_changed`), for arguments the contract refuses (its code).
+    /// Sending the action the task already holds is a duplicate that changes nothing.
+    pub fn amend(&self, amendment: &Value<'_>, contract: &Value<'_>) -> Result<Amended> {
+        self.amend_with(&Amendment::from_value(amendment)?, contract)
+    }
+
+    /// [`Ledger::amend`] with the amendment already read.
+    pub fn amend_with(&self, a: &Amendment, contract: &Value<'_>) -> Result<Amended> {
+        let contract = self
+            .contracts
+            .load(contract)
+            .map_err(|e| e.in_key("contract"))?;
+        self.write(|tx, now| ops::amend::run(tx, now, a, &contract))
+    }
+
+    /// A task's amendments, in order (with each reviewer's reason).
+    pub fn amendments(&self, task_id: &str) -> Result<Vec<AmendmentRecord>> {
+        self.read(|tx| {
+            ops::locked_task(tx, task_id)?;
+            tx.amendments(task_id)?
+                .iter()
+                .map(AmendmentRecord::from_row)
+                .collect()
+        })
     }
 
     /// Records a reviewer's decision envelope (seed 003): once per `decision_id`; a repeat with
@@ -169,6 +214,7 @@ impl Ledger {
         let presented = r.action.clone().into_owned();
         let facts = r.facts.clone().into_owned();
         let input = ClaimInput {
+            contracts: &self.contracts,
             task_id: r.task_id,
             presented: &presented,
             facts: &facts,
@@ -259,7 +305,7 @@ impl Ledger {
     pub fn task(&self, id: &str) -> Result<Task> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            ops::view(tx, &t)
+            ops::view(&t)
         })
     }
 
@@ -267,7 +313,7 @@ impl Ledger {
     pub fn task_history(&self, id: &str) -> Result<(Task, Vec<Event>)> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            let task = ops::view(tx, &t)?;
+            let task = ops::view(&t)?;
             let events = tx
                 .events(Some(id))?
                 .iter()
@@ -281,7 +327,7 @@ impl Ledger {
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
         self.read(|tx| {
             let rows = tx.list_tasks(state, tenant)?;
-            rows.iter().map(|t| ops::view(tx, t)).collect()
+            rows.iter().map(|t| ops::view(t)).collect()
         })
     }
 

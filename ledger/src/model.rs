@@ -1,9 +1,9 @@
 //! What the ledger returns: plain data, each with its JSON form (`to_value`), so that a
 //! binding hands results over as host objects without knowing the ledger.
 
-use crate::json::{n, obj, opt_n, opt_s, s, stored};
-use crate::store::{BudgetRow, TaskRow};
-use actionseal_core::ledger::{DecisionEnvelope, State};
+use crate::json::{n, obj, opt_n, opt_s, s, stored, StoredJson};
+use crate::store::{AmendmentRow, BudgetRow, TaskRow};
+use actionseal_core::ledger::{amended_pointers, DecisionEnvelope, State};
 use actionseal_core::{Digest, OwnedValue, Result, Value, Verdict};
 
 /// A task and everything the ledger knows about it.
@@ -19,16 +19,25 @@ pub struct Task {
     pub request_id: String,
     /// Where it is.
     pub state: State,
-    /// The frozen proposed action (the envelope the reviewer sees).
-    pub action: OwnedValue,
+    /// The frozen action: as proposed, or as a reviewer last amended it before the decision.
+    /// It is what the reviewer decides about and what a claim must present.
+    pub action: StoredJson,
     /// Its fingerprint.
     pub action_digest: Digest,
+    /// The action as the model proposed it, when a reviewer amended it (`None`: `action` is
+    /// the proposal).
+    pub proposed_action: Option<StoredJson>,
+    /// The fingerprint of the action as the model proposed it (the first proposal, however
+    /// many amendments followed).
+    pub proposed_digest: Digest,
+    /// How many amendments the action went through.
+    pub amendments: i64,
     /// Whether its contract asked for a person's approval when it was proposed.
     pub approval_required: bool,
     /// The current approval round's id (the one a decision must name).
     pub approval_id: Option<String>,
     /// The current approval record, once decided.
-    pub approval: Option<OwnedValue>,
+    pub approval: Option<StoredJson>,
     /// The business idempotency key, the same for the task's whole life.
     pub idempotency_key: String,
     /// Who proposed it.
@@ -37,14 +46,14 @@ pub struct Task {
     pub fence: i64,
     /// The executor of the current or last claim.
     pub executor: Option<String>,
-    /// When the current claim's lease runs out (ms).
+    /// When the current claim's lease runs out (ms), while the task is claimed.
     pub lease_until: Option<i64>,
     /// The budget account of the current claim.
     pub budget: Option<String>,
     /// Minor units the current claim holds on that budget.
     pub reserved_minor: i64,
     /// What the business system answered.
-    pub result: Option<OwnedValue>,
+    pub result: Option<StoredJson>,
     /// When it was proposed (ms).
     pub created_at: i64,
     /// When it last changed (ms).
@@ -52,18 +61,21 @@ pub struct Task {
 }
 
 impl Task {
-    pub(crate) fn from_row(t: &TaskRow, approval: Option<&str>) -> Result<Task> {
+    pub(crate) fn from_row(t: &TaskRow) -> Result<Task> {
         Ok(Task {
             id: t.id.clone(),
             tenant: t.tenant.clone(),
             job_id: t.job_id.clone(),
             request_id: t.request_id.clone(),
             state: t.state,
-            action: stored(&t.action)?,
+            action: StoredJson::new(t.action.clone()),
             action_digest: t.action_digest,
+            proposed_action: t.proposed_action.clone().map(StoredJson::new),
+            proposed_digest: t.proposed_digest.unwrap_or(t.action_digest),
+            amendments: t.amendments,
             approval_required: t.approval_required,
             approval_id: t.approval_id.clone(),
-            approval: approval.map(stored).transpose()?,
+            approval: t.approval.clone().map(StoredJson::new),
             idempotency_key: t.idempotency_key.clone(),
             proposer: t.proposer.clone(),
             fence: t.fence,
@@ -71,25 +83,51 @@ impl Task {
             lease_until: t.lease_until,
             budget: t.budget.clone(),
             reserved_minor: t.reserved,
-            result: t.result.as_deref().map(stored).transpose()?,
+            result: t.result.clone().map(StoredJson::new),
             created_at: t.created_at,
             updated_at: t.updated_at,
         })
     }
 
-    /// The task as JSON.
+    /// Whether the action a reviewer decides about is not the one the model proposed.
+    pub fn is_amended(&self) -> bool {
+        !self.proposed_digest.ct_eq(&self.action_digest)
+    }
+
+    /// The JSON Pointers at which the action differs from the model's proposal (empty when
+    /// it was not amended, or amended back).
+    pub fn amended_pointers(&self) -> Vec<String> {
+        match &self.proposed_action {
+            Some(p) if self.is_amended() => amended_pointers(p, &self.action),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The task as JSON: every field above, plus `amended_pointers`.
     pub fn to_value(&self) -> OwnedValue {
+        let pointers = self.amended_pointers().iter().map(|p| s(p)).collect();
         obj(vec![
             ("id", s(&self.id)),
             ("tenant", s(&self.tenant)),
             ("job_id", s(&self.job_id)),
             ("request_id", s(&self.request_id)),
             ("state", s(self.state.as_str())),
-            ("action", self.action.clone()),
+            ("action", self.action.value().clone()),
             ("action_digest", s(&self.action_digest.to_string())),
+            (
+                "proposed_action",
+                self.proposed_action
+                    .as_ref()
+                    .unwrap_or(&self.action)
+                    .value()
+                    .clone(),
+            ),
+            ("proposed_digest", s(&self.proposed_digest.to_string())),
+            ("amendments", n(self.amendments)),
+            ("amended_pointers", Value::Array(pointers)),
             ("approval_required", Value::Bool(self.approval_required)),
             ("approval_id", opt_s(self.approval_id.as_deref())),
-            ("approval", self.approval.clone().unwrap_or(Value::Null)),
+            ("approval", json_or_null(&self.approval)),
             ("idempotency_key", s(&self.idempotency_key)),
             ("proposer", s(&self.proposer)),
             ("fence", n(self.fence)),
@@ -97,11 +135,15 @@ impl Task {
             ("lease_until", opt_n(self.lease_until)),
             ("budget", opt_s(self.budget.as_deref())),
             ("reserved_minor", n(self.reserved_minor)),
-            ("result", self.result.clone().unwrap_or(Value::Null)),
+            ("result", json_or_null(&self.result)),
             ("created_at", n(self.created_at)),
             ("updated_at", n(self.updated_at)),
         ])
     }
+}
+
+fn json_or_null(j: &Option<StoredJson>) -> OwnedValue {
+    j.as_ref().map_or(Value::Null, |j| j.value().clone())
 }
 
 /// A recorded decision.
@@ -121,6 +163,84 @@ impl Decided {
         obj(vec![
             ("task", self.task.to_value()),
             ("decision", self.decision.to_value()),
+            ("duplicate", Value::Bool(self.duplicate)),
+        ])
+    }
+}
+
+/// One amendment of a task's action, as recorded.
+#[derive(Clone, Debug)]
+pub struct AmendmentRecord {
+    /// The task.
+    pub task_id: String,
+    /// 1 for the task's first amendment, one more for each after it.
+    pub n: i64,
+    /// The digest of the action it replaced.
+    pub amends: Digest,
+    /// The amended action.
+    pub action: OwnedValue,
+    /// Its fingerprint.
+    pub action_digest: Digest,
+    /// Who amended it.
+    pub reviewer: String,
+    /// Why, in the reviewer's words.
+    pub reason: String,
+    /// When (ms).
+    pub at: i64,
+}
+
+impl AmendmentRecord {
+    pub(crate) fn from_row(a: &AmendmentRow) -> Result<AmendmentRecord> {
+        Ok(AmendmentRecord {
+            task_id: a.task_id.clone(),
+            n: a.n,
+            amends: a.amends,
+            action: stored(&a.action)?,
+            action_digest: a.action_digest,
+            reviewer: a.reviewer.clone(),
+            reason: a.reason.clone(),
+            at: a.at,
+        })
+    }
+
+    /// `{"task_id", "n", "amends", "action", "action_digest", "reviewer", "reason", "at"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("task_id", s(&self.task_id)),
+            ("n", n(self.n)),
+            ("amends", s(&self.amends.to_string())),
+            ("action", self.action.clone()),
+            ("action_digest", s(&self.action_digest.to_string())),
+            ("reviewer", s(&self.reviewer)),
+            ("reason", s(&self.reason)),
+            ("at", n(self.at)),
+        ])
+    }
+}
+
+/// What an amendment did.
+#[derive(Clone, Debug)]
+pub struct Amended {
+    /// The task after the amendment.
+    pub task: Task,
+    /// The amendment that set the task's action: this one, or (for a duplicate) the one
+    /// recorded earlier; `None` for a duplicate of an action that was never amended.
+    pub amendment: Option<AmendmentRecord>,
+    /// Whether the task already held the amended action (a retry): nothing changed.
+    pub duplicate: bool,
+}
+
+impl Amended {
+    /// `{"task", "amendment", "duplicate"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("task", self.task.to_value()),
+            (
+                "amendment",
+                self.amendment
+                    .as_ref()
+                    .map_or(Value::Null, AmendmentRecord::to_value),
+            ),
             ("duplicate", Value::Bool(self.duplicate)),
         ])
     }

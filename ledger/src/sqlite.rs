@@ -7,23 +7,44 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    approval_from, budget_from, by_chain, digest_from, seal, storage, task_from, too_new,
-    ApprovalRow, BudgetRow, Cols, Done, TaskRow, Tx, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA,
-    SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal, storage,
+    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
+    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
+use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// SQLite's spelling of the schema.
+const DIALECT: Dialect = Dialect {
+    int: "INTEGER",
+    lean: " WITHOUT ROWID",
+    serial: "INTEGER PRIMARY KEY",
+    append_only: "
+CREATE TRIGGER ledger_events_no_update BEFORE UPDATE ON ledger_events
+BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
+CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
+BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
+",
+};
+
+/// Statements a connection keeps prepared: every statement of every operation, so that none
+/// is parsed twice.
+const STATEMENT_CACHE: usize = 64;
+
 /// How long a writer waits for the write lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub(crate) struct Sqlite {
     conns: Conns,
+    /// Copies a file's log back into it in the background (dropped, and so stopped, with the
+    /// ledger; declared after the connections so that it stops last).
+    _checkpointer: Option<crate::checkpoint::Checkpointer>,
 }
 
 enum Conns {
@@ -61,6 +82,7 @@ fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
     };
     c.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sql_error("busy timeout", e))?;
+    c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     // journal_mode answers with a row; reading it is also the first real read of the file, so
     // a file that is not SQLite fails here.
     let mode: String = c
@@ -89,14 +111,17 @@ impl Sqlite {
                 durability,
                 idle: Mutex::new(vec![c]),
             },
+            _checkpointer: Some(crate::checkpoint::Checkpointer::start(path.to_owned())),
         })
     }
 
     pub(crate) fn open_memory() -> Result<Sqlite> {
         let mut c = Connection::open_in_memory().map_err(|e| sql_error("open", e))?;
+        c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         migrate(&mut c)?;
         Ok(Sqlite {
             conns: Conns::Memory(Mutex::new(c)),
+            _checkpointer: None,
         })
     }
 
@@ -134,21 +159,21 @@ impl Sqlite {
             let mut attempt = 0;
             loop {
                 attempt += 1;
-                let tx = match c.transaction_with_behavior(TransactionBehavior::Immediate) {
-                    Ok(tx) => tx,
+                let open = match Open::begin(c, "BEGIN IMMEDIATE") {
+                    Ok(open) => open,
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("begin", e)),
                 };
                 // Read after taking the write lock: event times follow commit order.
                 let now = clock.now_ms();
                 let mut stx = SqliteTx {
-                    tx,
+                    tx: c,
                     events: Vec::new(),
                     read_only: false,
                 };
                 let done = f(&mut stx, now)?;
                 stx.flush()?;
-                match stx.tx.commit() {
+                match open.commit() {
                     Ok(()) => {}
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("commit", e)),
@@ -164,18 +189,49 @@ impl Sqlite {
     /// Runs reads in one consistent snapshot.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
         self.with_conn(|c| {
-            let tx = c
-                .transaction_with_behavior(TransactionBehavior::Deferred)
-                .map_err(|e| sql_error("begin", e))?;
+            let open = Open::begin(c, "BEGIN").map_err(|e| sql_error("begin", e))?;
             let mut stx = SqliteTx {
-                tx,
+                tx: c,
                 events: Vec::new(),
                 read_only: true,
             };
             let out = f(&mut stx)?;
-            stx.tx.commit().map_err(|e| sql_error("end read", e))?;
+            open.commit().map_err(|e| sql_error("end read", e))?;
             Ok(out)
         })
+    }
+}
+
+/// An open transaction, begun and ended with prepared statements (rusqlite's own
+/// transactions parse BEGIN and COMMIT anew every time); rolled back unless committed.
+struct Open<'c> {
+    conn: &'c Connection,
+    done: bool,
+}
+
+impl<'c> Open<'c> {
+    fn begin(conn: &'c Connection, sql: &str) -> rusqlite::Result<Open<'c>> {
+        conn.prepare_cached(sql)?.execute([])?;
+        Ok(Open { conn, done: false })
+    }
+
+    fn commit(mut self) -> rusqlite::Result<()> {
+        self.conn.prepare_cached("COMMIT")?.execute([])?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // Nothing of the operation is kept; a failure here leaves SQLite's own
+            // automatic rollback to finish the job.
+            let _ = self
+                .conn
+                .prepare_cached("ROLLBACK")
+                .and_then(|mut st| st.execute([]));
+        }
     }
 }
 
@@ -203,13 +259,22 @@ fn migrate(c: &mut Connection) -> Result<()> {
             .map_err(|e| sql_error("migrate", e))?
     };
     if tables.iter().any(|t| t == "ledger_schema") {
-        let version: i64 = tx
+        let mut version: i64 = tx
             .query_row("SELECT MAX(version) FROM ledger_schema", [], |r| r.get(0))
             .map_err(|e| sql_error("schema version", e))?;
         if version > SCHEMA_VERSION {
             return Err(too_new(version));
         }
-        return Ok(());
+        while let Some(sql) = upgrade(version, &DIALECT) {
+            version += 1;
+            tx.execute_batch(&sql)
+                .and_then(|()| {
+                    tx.execute("INSERT INTO ledger_schema (version) VALUES (?1)", [version])
+                        .map(|_| ())
+                })
+                .map_err(|e| sql_error("upgrade schema", e))?;
+        }
+        return tx.commit().map_err(|e| sql_error("upgrade schema", e));
     }
     if !tables.is_empty() {
         return Err(Error::new(
@@ -220,17 +285,8 @@ fn migrate(c: &mut Connection) -> Result<()> {
             ),
         ));
     }
-    let ddl = SCHEMA.replace("{int}", "INTEGER");
-    tx.execute_batch(&ddl)
-        .and_then(|()| {
-            tx.execute_batch(
-                "CREATE TRIGGER ledger_events_no_update BEFORE UPDATE ON ledger_events
-                 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
-                 CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
-                 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
-                 CREATE TABLE ledger_schema (version INTEGER NOT NULL);",
-            )
-        })
+    tx.execute_batch(&create_all(&DIALECT))
+        .and_then(|()| tx.execute_batch("CREATE TABLE ledger_schema (version INTEGER NOT NULL);"))
         .and_then(|()| {
             tx.execute(
                 "INSERT INTO ledger_schema (version) VALUES (?1)",
@@ -249,7 +305,8 @@ fn migrate(c: &mut Connection) -> Result<()> {
 }
 
 struct SqliteTx<'c> {
-    tx: rusqlite::Transaction<'c>,
+    /// The connection, inside an open transaction.
+    tx: &'c Connection,
     events: Vec<Event>,
     read_only: bool,
 }
@@ -342,7 +399,7 @@ impl Tx for SqliteTx<'_> {
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
         let sql = format!(
             "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) \
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) \
              ON CONFLICT DO NOTHING"
         );
         let n = self.exec(
@@ -368,17 +425,71 @@ impl Tx for SqliteTx<'_> {
                 t.reserved,
                 t.result,
                 t.created_at,
-                t.updated_at
+                t.updated_at,
+                t.proposed_action,
+                t.proposed_digest.map(|d| d.to_string()),
+                t.amendments,
+                t.approval,
+                t.revoked_at
             ],
         )?;
         Ok(n == 1)
+    }
+
+    fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool> {
+        let n = self.exec(
+            "UPDATE ledger_tasks SET action = ?1, action_digest = ?2, proposed_action = ?3, \
+             proposed_digest = ?4, amendments = ?5, updated_at = ?6 \
+             WHERE id = ?7 AND state = ?8 AND action_digest = ?9",
+            params![
+                t.action,
+                t.action_digest.to_string(),
+                t.proposed_action,
+                t.proposed_digest.map(|d| d.to_string()),
+                t.amendments,
+                t.updated_at,
+                t.id,
+                t.state.as_str(),
+                expect.to_string()
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn insert_amendment(&mut self, a: &AmendmentRow) -> Result<()> {
+        let sql = format!(
+            "INSERT INTO ledger_amendments ({AMENDMENT_COLUMNS}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+        );
+        self.exec(
+            &sql,
+            params![
+                a.task_id,
+                a.n,
+                a.amends.to_string(),
+                a.action,
+                a.action_digest.to_string(),
+                a.reviewer,
+                a.reason,
+                a.at
+            ],
+        )
+        .map(|_| ())
+    }
+
+    fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>> {
+        let sql = format!(
+            "SELECT {AMENDMENT_COLUMNS} FROM ledger_amendments WHERE task_id = ?1 ORDER BY n"
+        );
+        self.rows(&sql, params![task_id], |r| amendment_from(r))
     }
 
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {
         let n = self.exec(
             "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
              executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
-             updated_at = ?10 WHERE id = ?11 AND state = ?12 AND fence = ?13",
+             updated_at = ?10, approval = ?11, revoked_at = ?12 \
+             WHERE id = ?13 AND state = ?14 AND fence = ?15",
             params![
                 t.state.as_str(),
                 t.fence,
@@ -390,6 +501,8 @@ impl Tx for SqliteTx<'_> {
                 t.reserved,
                 t.result,
                 t.updated_at,
+                t.approval,
+                t.revoked_at,
                 t.id,
                 expect.as_str(),
                 expect_fence
@@ -407,16 +520,14 @@ impl Tx for SqliteTx<'_> {
 
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()> {
         self.exec(
-            "INSERT INTO ledger_approvals (approval_id, task_id, round, decision_id, record, \
-             revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (approval_id) DO UPDATE \
-             SET decision_id = excluded.decision_id, record = excluded.record, \
-             revoked_at = excluded.revoked_at",
+            "INSERT INTO ledger_approvals (approval_id, task_id, round, decision_id, revoked_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (approval_id) DO UPDATE \
+             SET decision_id = excluded.decision_id, revoked_at = excluded.revoked_at",
             params![
                 a.approval_id,
                 a.task_id,
                 a.round,
                 a.decision_id,
-                a.record,
                 a.revoked_at
             ],
         )
@@ -472,8 +583,8 @@ impl Tx for SqliteTx<'_> {
 
     fn expired_leases(&mut self, now: i64) -> Result<Vec<String>> {
         self.rows(
-            "SELECT id FROM ledger_tasks WHERE state = 'claimed' AND lease_until <= ?1 \
-             ORDER BY lease_until",
+            "SELECT id FROM ledger_tasks WHERE lease_until IS NOT NULL AND lease_until <= ?1 \
+             AND state = 'claimed' ORDER BY lease_until",
             params![now],
             |r| r.text(0),
         )
@@ -493,12 +604,12 @@ impl Tx for SqliteTx<'_> {
         let map = |r: &rusqlite::Row<'_>| Ok((r.text(0)?, r.text(1)?));
         match task {
             Some(id) => self.rows(
-                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY chain, seq",
+                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY id",
                 params![id],
                 map,
             ),
             None => self.rows(
-                "SELECT body, digest FROM ledger_events ORDER BY chain, seq",
+                "SELECT body, digest FROM ledger_events ORDER BY id",
                 params![],
                 map,
             ),

@@ -12,9 +12,19 @@ pub(crate) struct TaskRow {
     pub job_id: String,
     pub request_id: String,
     pub state: State,
-    /// The frozen proposed action, canonical JSON.
+    /// The task's action, canonical JSON: the proposed one, or the last amendment's.
     pub action: String,
     pub action_digest: Digest,
+    /// The action as the model proposed it, once a reviewer amended it (`None` before).
+    pub proposed_action: Option<String>,
+    pub proposed_digest: Option<Digest>,
+    /// How many amendments the action went through.
+    pub amendments: i64,
+    /// The current approval round's record (core [`actionseal_core::Approval`]), canonical
+    /// JSON, once decided: kept with the task, so that a claim reads one row.
+    pub approval: Option<String>,
+    /// When the current round's approval was revoked.
+    pub revoked_at: Option<i64>,
     pub approval_required: bool,
     /// The contract's cost of one call, reserved on a budget by a claim that names one.
     pub cost_minor: i64,
@@ -43,9 +53,23 @@ pub(crate) struct ApprovalRow {
     pub task_id: String,
     pub round: i64,
     pub decision_id: Option<String>,
-    /// The approval record (core [`actionseal_core::Approval`]), canonical JSON.
-    pub record: Option<String>,
     pub revoked_at: Option<i64>,
+}
+
+/// One amendment of a task's action.
+#[derive(Clone, Debug)]
+pub(crate) struct AmendmentRow {
+    pub task_id: String,
+    /// 1 for the first amendment of the task, one more for each after it.
+    pub n: i64,
+    /// The digest of the action it replaced.
+    pub amends: Digest,
+    /// The amended action, canonical JSON, and its digest.
+    pub action: String,
+    pub action_digest: Digest,
+    pub reviewer: String,
+    pub reason: String,
+    pub at: i64,
 }
 
 /// A budget account.
@@ -69,12 +93,30 @@ pub(crate) enum Done<T> {
 /// operation on a task sees the effect of the one before.
 pub(crate) trait Tx {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>>;
-    /// Inserts a new task; false when the id already exists (nothing written).
+    /// Inserts a new task; false when the id already exists (nothing written). A backend may
+    /// defer the write to the end of the transaction and answer true, as long as it then runs
+    /// the operation again when the task turns out to exist.
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool>;
     /// Compare-and-set: writes `t` only if the stored task is still in `expect` with fence
-    /// `expect_fence`; false (nothing written) otherwise.
+    /// `expect_fence`; false (nothing written) otherwise. A backend may defer the write to the
+    /// end of the transaction (the task is locked, so it cannot change meanwhile) and fail
+    /// the transaction there if it did.
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool>;
+    /// Compare-and-set on the action: writes `t`'s action, proposed action, amendment count
+    /// and time only if the stored task still holds the action `expect`; false otherwise.
+    fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool>;
+    fn insert_amendment(&mut self, a: &AmendmentRow) -> Result<()>;
+    /// A task's amendments, in order.
+    fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>>;
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>>;
+    /// An approval round and the envelope recorded under a decision id, read together.
+    fn approval_and_decision(
+        &mut self,
+        approval_id: &str,
+        decision_id: &str,
+    ) -> Result<(Option<ApprovalRow>, Option<String>)> {
+        Ok((self.approval(approval_id)?, self.decision(decision_id)?))
+    }
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()>;
     /// The canonical envelope recorded under this decision id.
     fn decision(&mut self, decision_id: &str) -> Result<Option<String>>;
@@ -157,39 +199,135 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
         .map_err(|_| storage("stored digest", format!("{s:?} is not a digest")))
 }
 
-/// The tables, for both engines: `{int}` is the engine's 64-bit integer type.
+/// The tables, written for both engines (see [`ddl`]).
+///
+/// Every page a commit dirties is written to SQLite's log as a whole (and every index entry a
+/// row change touches is written on PostgreSQL), so the schema keeps what a lifecycle writes
+/// to a minimum:
+/// - a task's identity (tenant, job_id, request_id) needs no index of its own, because the
+///   task id is derived from it;
+/// - tasks are not indexed by state, which changes with every operation: only the leases of
+///   claimed tasks are (for the sweeper), and listing tasks by state or tenant scans the table;
+/// - events are numbered in the order they are written (`id`), so that every append goes to the
+///   end of one b-tree instead of the ends of 16 chains; each chain is in seq order within
+///   that order, which is the order an export is verified in;
+/// - the small tables keyed by text are `WITHOUT ROWID` on SQLite (one b-tree instead of a
+///   table and its key's index); the tasks, whose rows are large, keep their rowid.
 pub(crate) const SCHEMA: &str = "
-CREATE TABLE ledger_tasks (
-  id TEXT PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL, request_id TEXT NOT NULL,
-  state TEXT NOT NULL, action TEXT NOT NULL, action_digest TEXT NOT NULL,
-  approval_required {int} NOT NULL, cost_minor {int} NOT NULL, idempotency_key TEXT NOT NULL,
-  proposer TEXT NOT NULL, fence {int} NOT NULL, round {int} NOT NULL, approval_id TEXT,
-  executor TEXT, lease_until {int}, budget TEXT, reserved {int} NOT NULL, result TEXT,
-  created_at {int} NOT NULL, updated_at {int} NOT NULL,
-  UNIQUE (tenant, job_id, request_id));
-CREATE INDEX ledger_tasks_state ON ledger_tasks (state, tenant);
-CREATE TABLE ledger_approvals (
-  approval_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
-  decision_id TEXT, record TEXT, revoked_at {int});
-CREATE TABLE ledger_decisions (
-  decision_id TEXT PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
-  recorded_at {int} NOT NULL);
 CREATE TABLE ledger_budgets (
   name TEXT PRIMARY KEY, limit_minor {int} NOT NULL, spent_minor {int} NOT NULL,
-  reserved_minor {int} NOT NULL);
-CREATE TABLE ledger_events (
-  chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL, tenant TEXT NOT NULL, task TEXT,
-  kind TEXT NOT NULL, body TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (chain, seq));
-CREATE INDEX ledger_events_task ON ledger_events (task, chain, seq);
+  reserved_minor {int} NOT NULL){lean};
 CREATE TABLE ledger_head (chain {int} PRIMARY KEY, seq {int} NOT NULL, digest TEXT);
 ";
 
+/// The tables version 2 rebuilt (`{v}` is empty for a new ledger, `_v2` while upgrading).
+pub(crate) const REBUILT: &str = "
+CREATE TABLE ledger_tasks{v} (
+  id TEXT NOT NULL PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL,
+  request_id TEXT NOT NULL, state TEXT NOT NULL, action TEXT NOT NULL,
+  action_digest TEXT NOT NULL, approval_required {int} NOT NULL, cost_minor {int} NOT NULL,
+  idempotency_key TEXT NOT NULL, proposer TEXT NOT NULL, fence {int} NOT NULL,
+  round {int} NOT NULL, approval_id TEXT, executor TEXT, lease_until {int}, budget TEXT,
+  reserved {int} NOT NULL, result TEXT, created_at {int} NOT NULL, updated_at {int} NOT NULL,
+  proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0,
+  approval TEXT, revoked_at {int});
+CREATE TABLE ledger_approvals{v} (
+  approval_id TEXT NOT NULL PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
+  decision_id TEXT, revoked_at {int});
+CREATE TABLE ledger_decisions{v} (
+  decision_id TEXT NOT NULL PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
+  recorded_at {int} NOT NULL);
+CREATE TABLE ledger_events{v} (
+  id {serial}, chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL,
+  tenant TEXT NOT NULL, task TEXT, kind TEXT NOT NULL, body TEXT NOT NULL,
+  digest TEXT NOT NULL);
+";
+
+/// The indexes of the rebuilt tables, and the table version 2 added.
+pub(crate) const INDEXES: &str = "
+CREATE INDEX ledger_tasks_leases ON ledger_tasks (lease_until) WHERE lease_until IS NOT NULL;
+CREATE INDEX ledger_events_task ON ledger_events (task, id);
+CREATE TABLE ledger_amendments (
+  task_id TEXT NOT NULL, n {int} NOT NULL, amends TEXT NOT NULL, action TEXT NOT NULL,
+  action_digest TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT NOT NULL, at {int} NOT NULL,
+  PRIMARY KEY (task_id, n)){lean};
+";
+
+/// Version 1 to 2: the rows of the rebuilt tables copied into them (a lease is kept only
+/// while its task is claimed; events are numbered chain by chain), then the old tables
+/// replaced.
+pub(crate) const UPGRADE_TO_2: &str = "
+INSERT INTO ledger_tasks_v2 (id, tenant, job_id, request_id, state, action, action_digest,
+  approval_required, cost_minor, idempotency_key, proposer, fence, round, approval_id,
+  executor, lease_until, budget, reserved, result, created_at, updated_at, approval, revoked_at)
+  SELECT t.id, t.tenant, t.job_id, t.request_id, t.state, t.action, t.action_digest,
+  t.approval_required, t.cost_minor, t.idempotency_key, t.proposer, t.fence, t.round,
+  t.approval_id, t.executor, CASE WHEN t.state = 'claimed' THEN t.lease_until END, t.budget,
+  t.reserved, t.result, t.created_at, t.updated_at, a.record, a.revoked_at
+  FROM ledger_tasks t LEFT JOIN ledger_approvals a ON a.approval_id = t.approval_id;
+INSERT INTO ledger_approvals_v2 SELECT approval_id, task_id, round, decision_id, revoked_at
+  FROM ledger_approvals;
+INSERT INTO ledger_decisions_v2 SELECT decision_id, approval_id, envelope, recorded_at
+  FROM ledger_decisions;
+INSERT INTO ledger_events_v2 (chain, seq, at, tenant, task, kind, body, digest)
+  SELECT chain, seq, at, tenant, task, kind, body, digest FROM ledger_events ORDER BY chain, seq;
+DROP TABLE ledger_tasks;
+DROP TABLE ledger_approvals;
+DROP TABLE ledger_decisions;
+DROP TABLE ledger_events;
+ALTER TABLE ledger_tasks_v2 RENAME TO ledger_tasks;
+ALTER TABLE ledger_approvals_v2 RENAME TO ledger_approvals;
+ALTER TABLE ledger_decisions_v2 RENAME TO ledger_decisions;
+ALTER TABLE ledger_events_v2 RENAME TO ledger_events;
+";
+
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+pub(crate) const SCHEMA_VERSION: i64 = 2;
+
+/// One engine's spelling of the schema: its 64-bit integer type, and whether tables keyed by
+/// text may drop their rowid.
+pub(crate) struct Dialect {
+    pub int: &'static str,
+    pub lean: &'static str,
+    /// An integer key numbered by the engine in insertion order.
+    pub serial: &'static str,
+    /// The triggers that keep `ledger_events` append-only.
+    pub append_only: &'static str,
+}
+
+/// `sql` in `d`'s spelling, with `{v}` as `v`.
+pub(crate) fn ddl(sql: &str, d: &Dialect, v: &str) -> String {
+    sql.replace("{int}", d.int)
+        .replace("{lean}", d.lean)
+        .replace("{serial}", d.serial)
+        .replace("{v}", v)
+}
+
+/// A new ledger's statements (the schema table and the chain heads are the engine's).
+pub(crate) fn create_all(d: &Dialect) -> String {
+    [SCHEMA, REBUILT, INDEXES, d.append_only]
+        .map(|s| ddl(s, d, ""))
+        .concat()
+}
+
+/// The statements that bring a ledger at `version` to the next one.
+pub(crate) fn upgrade(version: i64, d: &Dialect) -> Option<String> {
+    match version {
+        1 => Some(
+            [REBUILT, UPGRADE_TO_2, INDEXES, d.append_only]
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ddl(s, d, if i == 0 { "_v2" } else { "" }))
+                .collect::<String>(),
+        ),
+        _ => None,
+    }
+}
 
 pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
     action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
-    round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at";
+    round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at, \
+    proposed_action, proposed_digest, amendments, approval, revoked_at";
 
 /// The schema-too-new error.
 pub(crate) fn too_new(found: i64) -> Error {
@@ -234,11 +372,31 @@ pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
         result: r.opt_text(18)?,
         created_at: r.int(19)?,
         updated_at: r.int(20)?,
+        proposed_action: r.opt_text(21)?,
+        proposed_digest: r.opt_text(22)?.as_deref().map(digest_from).transpose()?,
+        amendments: r.int(23)?,
+        approval: r.opt_text(24)?,
+        revoked_at: r.opt_int(25)?,
     })
 }
 
-pub(crate) const APPROVAL_COLUMNS: &str =
-    "approval_id, task_id, round, decision_id, record, revoked_at";
+pub(crate) const AMENDMENT_COLUMNS: &str =
+    "task_id, n, amends, action, action_digest, reviewer, reason, at";
+
+pub(crate) fn amendment_from(r: &dyn Cols) -> Result<AmendmentRow> {
+    Ok(AmendmentRow {
+        task_id: r.text(0)?,
+        n: r.int(1)?,
+        amends: digest_from(&r.text(2)?)?,
+        action: r.text(3)?,
+        action_digest: digest_from(&r.text(4)?)?,
+        reviewer: r.text(5)?,
+        reason: r.text(6)?,
+        at: r.int(7)?,
+    })
+}
+
+pub(crate) const APPROVAL_COLUMNS: &str = "approval_id, task_id, round, decision_id, revoked_at";
 
 pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
     Ok(ApprovalRow {
@@ -246,8 +404,7 @@ pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
         task_id: r.text(1)?,
         round: r.int(2)?,
         decision_id: r.opt_text(3)?,
-        record: r.opt_text(4)?,
-        revoked_at: r.opt_int(5)?,
+        revoked_at: r.opt_int(4)?,
     })
 }
 

@@ -128,7 +128,10 @@ fn work(l: &Ledger) -> Vec<(String, OwnedValue, OwnedValue)> {
         .tasks(None, None)
         .unwrap()
         .into_iter()
-        .map(|t| (t.id, t.action, t.approval.unwrap_or(OwnedValue::Null)))
+        .map(|t| {
+            let approval = t.approval.map_or(OwnedValue::Null, |a| a.value().clone());
+            (t.id, t.action.value().clone(), approval)
+        })
         .collect();
     tasks.sort_by(|a, b| a.0.cmp(&b.0));
     tasks
@@ -401,5 +404,44 @@ fn budget_race_exactly_ten_fit() {
                 .len(),
             54
         );
+    }
+}
+
+/// The same proposal sent by 16 contenders at once, for 50 tasks: one task each, one `proposed`
+/// event and 15 duplicates (on PostgreSQL the losers of the insert run again and find it).
+#[test]
+fn concurrent_proposals_make_one_task() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = Arc::new(db.open());
+        let contract = refund_contract();
+        let start = Barrier::new(CONTENDERS);
+        std::thread::scope(|s| {
+            for _ in 0..CONTENDERS {
+                let (l, contract, start) = (l.clone(), &contract, &start);
+                s.spawn(move || {
+                    start.wait();
+                    for i in 0..50 {
+                        let act = refund(&format!("job-{i}"), "req-1", 2500);
+                        l.propose(&act, contract, "agent").unwrap();
+                    }
+                });
+            }
+        });
+        let tasks = l.tasks(None, None).unwrap();
+        assert_eq!(tasks.len(), 50, "{engine:?}");
+        for t in &tasks {
+            let kinds: Vec<String> = l
+                .task_history(&t.id)
+                .unwrap()
+                .1
+                .iter()
+                .map(|e| e.kind.as_str().to_owned())
+                .collect();
+            assert_eq!(kinds.len(), CONTENDERS, "{engine:?}");
+            assert_eq!(kinds[0], "proposed");
+            assert!(kinds[1..].iter().all(|k| k == "propose_duplicate"));
+        }
+        assert!(l.audit_verify().unwrap().broken.is_none());
     }
 }

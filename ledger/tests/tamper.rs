@@ -130,10 +130,14 @@ fn two_swapped_rows_are_found_at_the_first() {
         let db = Db::fresh(engine);
         let (l, c) = history(&db);
         unprotect(&db);
+        // Events are stored in the order they were written (`id`): swap the places of two.
         db.sql(&format!(
-            "UPDATE ledger_events SET seq = -1 WHERE chain = {c} AND seq = 2;
-             UPDATE ledger_events SET seq = 2 WHERE chain = {c} AND seq = 3;
-             UPDATE ledger_events SET seq = 3 WHERE chain = {c} AND seq = -1;"
+            "CREATE TEMP TABLE swap AS SELECT
+               (SELECT id FROM ledger_events WHERE chain = {c} AND seq = 2) AS a,
+               (SELECT id FROM ledger_events WHERE chain = {c} AND seq = 3) AS b;
+             UPDATE ledger_events SET id = -1 WHERE id = (SELECT a FROM swap);
+             UPDATE ledger_events SET id = (SELECT a FROM swap) WHERE id = (SELECT b FROM swap);
+             UPDATE ledger_events SET id = (SELECT b FROM swap) WHERE id = -1;"
         ));
         assert_eq!(broken(&l), Some((c, 2, Problem::SeqGap)), "{engine:?}");
     }

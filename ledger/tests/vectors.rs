@@ -109,6 +109,34 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
                 l.decide(&d)
                     .map(|r| json!({"state": r.task.state.as_str(), "duplicate": r.duplicate}))
             }
+            "amend" => {
+                let ix = task_ix.unwrap();
+                let mut replacement = serde_json::from_str::<Json>(&actionseal_core::canonicalize(
+                    &build(&tasks[ix].job_id, &step["args"]),
+                ))
+                .unwrap();
+                for e in step["edit"].as_array().into_iter().flatten() {
+                    *replacement.pointer_mut(e[0].as_str().unwrap()).unwrap() = e[1].clone();
+                }
+                let amends = match step["amends"].as_str() {
+                    Some("proposal") => tasks[ix].action_digest,
+                    _ => l.task(&task_id).unwrap().action_digest,
+                };
+                let a = core(&json!({
+                    "task_id": task_id,
+                    "amends": amends.to_string(),
+                    "action": replacement,
+                    "reviewer": step["reviewer"].as_str().unwrap_or("user:carol"),
+                    "reason": "a reviewer's correction",
+                }));
+                l.amend(&a, &contract_doc).map(|r| {
+                    json!({
+                        "state": r.task.state.as_str(),
+                        "duplicate": r.duplicate,
+                        "amendments": r.task.amendments,
+                    })
+                })
+            }
             "claim" => {
                 let ix = task_ix.unwrap();
                 let presented = match step.get("args") {

@@ -96,6 +96,11 @@ ErrorCode = Literal[
     "ledger_schema_too_new",
     "ledger_storage",
     "audit_chain_broken",
+    "amend_identity_changed",
+    "amend_tool_changed",
+    "amend_contract_changed",
+    "amend_policy_changed",
+    "amend_conflict",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -173,6 +178,9 @@ EventKind = Literal[
     "reconciled",
     "reconcile_refused",
     "revoked",
+    "amended",
+    "amend_duplicate",
+    "amend_refused",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[
@@ -332,6 +340,13 @@ class _LedgerTask(TypedDict):
     action: Dict[str, Any]
     """The frozen action: what the reviewer decides about and what a claim must present."""
     action_digest: str
+    proposed_action: Dict[str, Any]
+    """The action as the model proposed it (equal to ``action`` unless a reviewer amended it)."""
+    proposed_digest: str
+    amendments: int
+    """How many times a reviewer amended the action."""
+    amended_pointers: List[str]
+    """JSON Pointers of the arguments where ``action`` differs from ``proposed_action``."""
     approval_required: bool
     """Whether its contract asked for a person's approval when it was proposed."""
     approval_id: Optional[str]
@@ -355,6 +370,31 @@ class _LedgerTask(TypedDict):
     """What the business system answered (``null``: nothing yet)."""
     created_at: int
     updated_at: int
+
+class _AmendmentRecord(TypedDict):
+    """One recorded amendment."""
+
+    task_id: str
+    n: int
+    """1 for the task's first amendment, one more for each after it."""
+    amends: str
+    """The digest of the action it replaced."""
+    action: Dict[str, Any]
+    """The amended action."""
+    action_digest: str
+    reviewer: str
+    reason: str
+    at: int
+
+class _Amended(TypedDict):
+    """What ``amend`` returns."""
+
+    task: _LedgerTask
+    """The task after the amendment."""
+    amendment: Optional[_AmendmentRecord]
+    """The amendment that set the task's action (``null`` for a duplicate of an action never amended)."""
+    duplicate: bool
+    """Whether the task already held this action (nothing changed)."""
 
 class _Decided(TypedDict):
     """What ``decide`` returns."""
@@ -686,6 +726,19 @@ class Ledger:
     ) -> _LedgerTask:
         """Records a task (the same identity and action: the same task; another action:
         ``task_conflict``)."""
+    def amend(
+        self,
+        task_id: str,
+        action: Dict[str, Any],
+        contract: Union["Contract", Dict[str, Any]],
+        *,
+        amends: str,
+        reviewer: str,
+        reason: str,
+    ) -> _Amended:
+        """Replaces the action of a task awaiting a decision with a reviewer's edit (compare-and-set on ``amends``); after the decision it raises ``task_not_awaiting_decision``."""
+    def amendments(self, task_id: str) -> List[_AmendmentRecord]:
+        """A task's amendments, in order."""
     def decide(self, decision: _DecisionEnvelope) -> _Decided:
         """Records a reviewer's decision envelope, once per ``decision_id``."""
     def claim(

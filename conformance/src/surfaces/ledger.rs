@@ -132,6 +132,14 @@ pub fn shapes() -> Vec<Shape> {
             field("contract", Ty::Contract, "The contract it was made under: a `Contract` or its document."),
             field("proposer", Identity, "Who proposes it (the agent)."),
         ]),
+        input("AmendRequest", "What `amend` takes: a reviewer's edit of a task awaiting a decision.", vec![
+            field("task_id", Identity, ""),
+            field("amends", Digest, "The digest of the action the reviewer edited: applied only if the task still holds it."),
+            field("action", Shape("ActionEnvelope"), "The whole envelope with the new arguments; nothing else may change."),
+            field("reviewer", Identity, "Who amended it (a trusted reviewer, never the model)."),
+            field("reason", Str, "Why, in the reviewer's words (at most 1,000 characters; the audit keeps its digest)."),
+            field("contract", Ty::Contract, "The task's contract as the server holds it: a `Contract` or its document."),
+        ]),
         input("DecisionEnvelope", "A reviewer's decision about one task's frozen action (seed 003); times in integer milliseconds since the epoch.", vec![
             field("approval_id", Identity, "The task's current approval round (`LedgerTask.approval_id`)."),
             field("decision_id", Identity, "Identity of the decision callback: repeated deliveries carry the same one."),
@@ -191,6 +199,10 @@ pub fn shapes() -> Vec<Shape> {
             field("state", Shape("TaskState"), ""),
             field("action", Shape("ActionEnvelope"), "The frozen action: what the reviewer decides about and what a claim must present."),
             field("action_digest", Digest, ""),
+            field("proposed_action", Shape("ActionEnvelope"), "The action as the model proposed it (equal to `action` unless a reviewer amended it)."),
+            field("proposed_digest", Digest, ""),
+            field("amendments", Int, "How many times a reviewer amended the action."),
+            field("amended_pointers", list(Str), "JSON Pointers of the arguments where `action` differs from `proposed_action`."),
             field("approval_required", Bool, "Whether its contract asked for a person's approval when it was proposed."),
             field("approval_id", nullable(Str), "The current approval round: the one a decision must name."),
             field("approval", nullable(Shape("ApprovalRecord")), "The current approval record, once decided."),
@@ -204,6 +216,21 @@ pub fn shapes() -> Vec<Shape> {
             field("result", Unknown, "What the business system answered (`null`: nothing yet)."),
             field("created_at", Millis, ""),
             field("updated_at", Millis, ""),
+        ]),
+        output("AmendmentRecord", "One recorded amendment.", vec![
+            field("task_id", Str, ""),
+            field("n", Int, "1 for the task's first amendment, one more for each after it."),
+            field("amends", Digest, "The digest of the action it replaced."),
+            field("action", Shape("ActionEnvelope"), "The amended action."),
+            field("action_digest", Digest, ""),
+            field("reviewer", Str, ""),
+            field("reason", Str, ""),
+            field("at", Millis, ""),
+        ]),
+        output("Amended", "What `amend` returns.", vec![
+            field("task", Shape("LedgerTask"), "The task after the amendment."),
+            field("amendment", nullable(Shape("AmendmentRecord")), "The amendment that set the task's action (`null` for a duplicate of an action never amended)."),
+            field("duplicate", Bool, "Whether the task already held this action (nothing changed)."),
         ]),
         output("Decided", "What `decide` returns.", vec![
             field("task", Shape("LedgerTask"), "The task after the decision."),
@@ -297,6 +324,10 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "TaskIdentity" => request::TaskIdentity::from_value(&value).map(drop),
         "ProposeRequest" => request::Propose::from_value(&value).and_then(|r| {
             Action::from_value(r.action)?;
+            Contract::from_value(r.contract).map(drop)
+        }),
+        "AmendRequest" => request::Amend::from_value(&value).and_then(|r| {
+            Action::from_value(&r.amendment.action)?;
             Contract::from_value(r.contract).map(drop)
         }),
         "DecisionEnvelope" => DecisionEnvelope::from_value(&value).map(drop),
@@ -408,7 +439,11 @@ fn conforms(
             let Some(obj) = v.as_object() else {
                 return bad(&format!("a {name}"));
             };
-            let fields = super::all_fields(all, s);
+            // An optional member the ledger left out is not described as written.
+            let fields: Vec<_> = super::all_fields(all, s)
+                .into_iter()
+                .filter(|f| !f.optional || obj.contains_key(f.name))
+                .collect();
             let mut want: Vec<&str> = fields.iter().map(|f| f.name).collect();
             let mut got: Vec<&str> = obj.keys().map(String::as_str).collect();
             want.sort_unstable();
@@ -482,11 +517,24 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
     let mut tasks = Vec::new();
     for job in ["j1", "j2", "j3"] {
         let action = envelope(job, 5)?;
-        let task = call(
+        let proposed = call(
             Call::Propose,
-            json!({"action": action, "contract": contract, "proposer": "agent"}),
+            json!({"action": envelope(job, 7)?, "contract": contract, "proposer": "agent"}),
         )?;
-        out.push(("LedgerTask", task.clone()));
+        out.push(("LedgerTask", proposed.clone()));
+        // A reviewer amends 7 to 5 before deciding (the retry is a duplicate).
+        let amend = json!({"task_id": proposed["id"], "amends": proposed["action_digest"],
+            "action": action, "reviewer": "user:r", "reason": "r", "contract": contract});
+        out.push(("Amended", call(Call::Amend, amend.clone())?));
+        out.push(("Amended", call(Call::Amend, amend)?));
+        for a in call(Call::Amendments, json!({"task_id": proposed["id"]}))?
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            out.push(("AmendmentRecord", a.clone()));
+        }
+        let task = call(Call::Task, json!({"task_id": proposed["id"]}))?;
         let decided = call(
             Call::Decide,
             json!({"approval_id": task["approval_id"], "decision_id": format!("d-{job}"),

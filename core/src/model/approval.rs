@@ -6,6 +6,11 @@
 //! `decision_id` and `approver` are identifiers (see [`crate::model::fields`]). The record
 //! carries the frozen action itself, so a task resumes with exactly what was approved, and
 //! `action_digest` must be its fingerprint.
+//!
+//! When a reviewer amended the proposed action before deciding, the record also carries
+//! `"proposed_digest"`: the fingerprint of what the model proposed, present only when it
+//! differs from `action_digest`. It is a record of where the decided action came from, for
+//! display and audit; a check compares only the frozen, decided action.
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
@@ -64,12 +69,15 @@ pub struct DecisionInput<'s> {
     pub decided_at: i64,
     /// When the decision stops holding, in ms since the epoch; after `decided_at`.
     pub expires_at: i64,
+    /// The fingerprint of the action as the model proposed it, when a reviewer amended it
+    /// before this decision (and only then: it must differ from the decided action's).
+    pub proposed_digest: Option<Digest>,
 }
 
 impl<'s> DecisionInput<'s> {
     /// Reads `{"approval_id", "decision_id", "decision", "approver", "decided_at",
-    /// "expires_at"}` (exactly these; times integer ms); problems are
-    /// [`Code::InvalidApproval`] at the field.
+    /// "expires_at"}` (exactly these, plus `"proposed_digest"` when the action was amended;
+    /// times integer ms); problems are [`Code::InvalidApproval`] at the field.
     pub fn from_value(v: &'s Value<'_>) -> Result<DecisionInput<'s>> {
         let f = Fields::new(
             v,
@@ -82,6 +90,7 @@ impl<'s> DecisionInput<'s> {
                 "approver",
                 "decided_at",
                 "expires_at",
+                "proposed_digest",
             ],
         )?;
         Ok(DecisionInput {
@@ -91,7 +100,29 @@ impl<'s> DecisionInput<'s> {
             approver: f.identity("approver")?,
             decided_at: f.integer("decided_at", 0)?,
             expires_at: f.integer("expires_at", 0)?,
+            proposed_digest: optional_digest(&f)?,
         })
+    }
+}
+
+/// `proposed_digest`, when present: a digest.
+fn optional_digest(f: &Fields<'_, '_>) -> Result<Option<Digest>> {
+    match f.required("proposed_digest") {
+        Ok(_) => f.digest("proposed_digest").map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
+/// A `proposed_digest` equal to the decided action's would say "amended" about an action
+/// that was not: there is one spelling of "not amended", and it is the field's absence.
+fn check_proposed(proposed: Option<Digest>, decided: &Digest) -> Result<()> {
+    match proposed {
+        Some(p) if p.ct_eq(decided) => Err(Error::new(
+            Code::InvalidApproval,
+            "proposed_digest equals action_digest: leave it out when the action was not amended",
+        )
+        .in_key("proposed_digest")),
+        _ => Ok(()),
     }
 }
 
@@ -103,6 +134,7 @@ pub struct Approval {
     record: OwnedValue,
     action: Action,
     action_digest: Digest,
+    proposed_digest: Option<Digest>,
     decision: Decision,
     decided_at: i64,
     expires_at: i64,
@@ -112,7 +144,7 @@ pub struct Approval {
     args_checked: OnceLock<(Digest, Result<bool>)>,
 }
 
-const FIELDS: [&str; 8] = [
+const FIELDS: [&str; 9] = [
     "action",
     "action_digest",
     "approval_id",
@@ -121,6 +153,7 @@ const FIELDS: [&str; 8] = [
     "decision",
     "decision_id",
     "expires_at",
+    "proposed_digest",
 ];
 
 impl Approval {
@@ -148,8 +181,9 @@ impl Approval {
                     .in_key(key)
                 })
         };
+        check_proposed(d.proposed_digest, &action.digest())?;
         let string = |s: &str| Value::String(Cow::Owned(s.to_owned()));
-        let entries: Vec<(Cow<'static, str>, OwnedValue)> = vec![
+        let mut entries: Vec<(Cow<'static, str>, OwnedValue)> = vec![
             ("action".into(), action.value().clone()),
             ("action_digest".into(), string(&action.digest().to_string())),
             ("approval_id".into(), string(d.approval_id)),
@@ -159,6 +193,9 @@ impl Approval {
             ("decision_id".into(), string(d.decision_id)),
             ("expires_at".into(), int("expires_at", d.expires_at)?),
         ];
+        if let Some(p) = d.proposed_digest {
+            entries.push(("proposed_digest".into(), string(&p.to_string())));
+        }
         Approval::from_value(&Value::Object(Object::from_entries(entries)?))
     }
 
@@ -171,6 +208,7 @@ impl Approval {
             record: v.clone().into_owned(),
             action: Action::from_value(r.frozen).map_err(|e| e.in_key("action"))?,
             action_digest: r.action_digest,
+            proposed_digest: r.proposed_digest,
             decision: r.decision,
             decided_at: r.decided_at,
             expires_at: r.expires_at,
@@ -191,6 +229,12 @@ impl Approval {
     /// The digest the record claims for its action.
     pub fn action_digest(&self) -> Digest {
         self.action_digest
+    }
+
+    /// The fingerprint of the action the model proposed, when a reviewer amended it before the
+    /// decision; `None` when the decided action is the proposed one.
+    pub fn proposed_digest(&self) -> Option<Digest> {
+        self.proposed_digest
     }
 
     /// Whether `action_digest` is the fingerprint of the frozen action (a record whose action
@@ -246,6 +290,7 @@ pub(crate) struct Record<'v, 'a> {
     pub(crate) action_digest: Digest,
     pub(crate) approval_id: &'v str,
     pub(crate) approver: &'v str,
+    pub(crate) proposed_digest: Option<Digest>,
     pub(crate) decision: Decision,
     pub(crate) decided_at: i64,
     pub(crate) expires_at: i64,
@@ -272,6 +317,8 @@ fn read_record<'v, 'a>(v: &'v Value<'a>, check_frozen: bool) -> Result<Record<'v
         );
     }
     let action_digest = f.digest("action_digest")?;
+    let proposed_digest = optional_digest(&f)?;
+    check_proposed(proposed_digest, &action_digest)?;
     let frozen = f.required("action")?;
     if check_frozen {
         crate::model::action::check_shape(frozen).map_err(|e| e.in_key("action"))?;
@@ -281,6 +328,7 @@ fn read_record<'v, 'a>(v: &'v Value<'a>, check_frozen: bool) -> Result<Record<'v
         action_digest,
         approval_id,
         approver,
+        proposed_digest,
         decision,
         decided_at,
         expires_at,

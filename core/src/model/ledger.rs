@@ -1,10 +1,12 @@
 //! The task ledger's pure half: task states and the transitions each operation may make, the
 //! error of every refused transition, the identities derived from a task (task id, approval
-//! ids, the business idempotency key), the decision envelope, the trusted context a claim is
-//! checked against, and the audit event format with its chain verifier. No I/O: the
+//! ids, the business idempotency key), the decision envelope, reviewers' amendments before a
+//! decision, the trusted context a claim is checked against, and the audit event format with
+//! its chain verifier. No I/O: the
 //! `actionseal-ledger` crate stores all of this in SQLite or PostgreSQL, one transaction per
 //! operation, and both backends take every decision from here.
 
+mod amend;
 mod budget;
 mod claim;
 mod decision;
@@ -14,8 +16,9 @@ pub mod request;
 mod state;
 mod values;
 
+pub use amend::{amend_action, amended_pointers, Amendment, MAX_REASON_CHARS};
 pub use budget::reserve;
-pub use claim::{claim_step, context, drift_between, ClaimStep, FACT_FIELDS};
+pub use claim::{claim_step, context, context_with, drift_between, ClaimStep, FACT_FIELDS};
 pub use decision::DecisionEnvelope;
 pub use event::{
     chain_of, verify_audit, AuditReport, Break, ChainHead, Event, EventKind, Problem, CHAINS,

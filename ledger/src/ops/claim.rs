@@ -2,17 +2,19 @@
 //! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
-use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_with};
+use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view};
 use crate::json::{n, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
 use crate::store::{ApprovalRow, Done, Tx};
 use actionseal_core::ledger::{
-    approval_id, claim_step, context, drift_between, next, reserve, ClaimStep, EventKind, Op, State,
+    approval_id, claim_step, context_with, drift_between, next, reserve, ClaimStep, EventKind, Op,
+    State,
 };
 use actionseal_core::{check_with, Code, Error, OwnedValue, Result};
 
 /// A claim request, read before the transaction.
 pub(crate) struct ClaimInput<'a> {
+    pub contracts: &'a crate::contracts::Contracts,
     pub task_id: &'a str,
     pub presented: &'a OwnedValue,
     pub facts: &'a OwnedValue,
@@ -34,20 +36,13 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
     if let Err(e) = next(&before, Op::ClaimPermit, now) {
         return refuse(tx, ev, e);
     }
-    let approval = match &t.approval_id {
-        Some(id) => tx.approval(id)?,
-        None => None,
-    };
-    let record = approval
-        .as_ref()
-        .and_then(|a| a.record.as_deref())
-        .map(stored)
-        .transpose()?;
-    let revoked = approval
-        .as_ref()
-        .map(|a| (a.approval_id.as_str(), a.revoked_at.is_some()));
-    let ctx = context(c.facts, now, revoked)?;
-    let record_text = approval.and_then(|a| a.record);
+    // The current round's record and revocation live on the task row itself.
+    let record = t.approval.as_deref().map(stored).transpose()?;
+    let revoked = t
+        .approval_id
+        .as_deref()
+        .map(|id| (id, t.revoked_at.is_some()));
+    let ctx = context_with(c.facts, now, revoked, |doc| c.contracts.load(doc))?;
     let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
     let frozen = stored(&t.action)?;
     let mut step = claim_step(&verdict);
@@ -72,7 +67,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.outcome = Some("tool_args_drift".to_owned());
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Drift {
-                task: view_with(&t, record_text.as_deref())?,
+                task: view(&t)?,
                 verdict,
                 approved_action: frozen,
             }))
@@ -85,10 +80,11 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
                 task_id: t.id.clone(),
                 round: t.round,
                 decision_id: None,
-                record: None,
                 revoked_at: None,
             })?;
             t.approval_id = Some(apr.clone());
+            t.approval = None;
+            t.revoked_at = None;
             t.state = state;
             t.updated_at = now;
             save(tx, &t, &before)?;
@@ -97,7 +93,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.detail = detail(vec![("executor", s(c.executor)), ("approval_id", s(&apr))]);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Reapproval {
-                task: view_with(&t, None)?,
+                task: view(&t)?,
                 verdict,
             }))
         }
@@ -109,28 +105,12 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.state = Some(t.state);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Rejected {
-                task: view_with(&t, record_text.as_deref())?,
+                task: view(&t)?,
                 verdict,
             }))
         }
-        ClaimStep::Permit => permit(
-            tx,
-            now,
-            c,
-            (t, before),
-            ev,
-            Approved {
-                frozen,
-                record: record_text,
-            },
-        ),
+        ClaimStep::Permit => permit(tx, now, c, (t, before), ev, frozen),
     }
-}
-
-/// What a permitted claim hands back: the frozen action and the approval record it used.
-struct Approved {
-    frozen: OwnedValue,
-    record: Option<String>,
 }
 
 fn permit(
@@ -139,7 +119,7 @@ fn permit(
     c: &ClaimInput<'_>,
     (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
     mut ev: actionseal_core::ledger::Event,
-    approved: Approved,
+    frozen: OwnedValue,
 ) -> Result<Done<ClaimOutcome>> {
     let mut cost = 0;
     if let Some(name) = c.budget {
@@ -179,13 +159,16 @@ fn permit(
     ev.kind = EventKind::Claimed;
     ev.state = Some(t.state);
     ev.fence = Some(t.fence);
-    ev.detail = detail(vec![
-        ("executor", s(c.executor)),
-        ("lease_until", n(now.saturating_add(c.lease_ms))),
-        ("idempotency_key", s(&t.idempotency_key)),
-        ("budget", opt_s(c.budget)),
-        ("cost_minor", n(cost)),
-    ]);
+    ev.detail = super::detail_of(
+        &t,
+        vec![
+            ("executor", s(c.executor)),
+            ("lease_until", n(now.saturating_add(c.lease_ms))),
+            ("idempotency_key", s(&t.idempotency_key)),
+            ("budget", opt_s(c.budget)),
+            ("cost_minor", n(cost)),
+        ],
+    );
     tx.append(ev);
     let claim = Claim {
         task_id: t.id.clone(),
@@ -193,10 +176,7 @@ fn permit(
         idempotency_key: t.idempotency_key.clone(),
         lease_until: now.saturating_add(c.lease_ms),
         executor: c.executor.to_owned(),
-        action: approved.frozen,
+        action: frozen,
     };
-    Ok(Done::Ok(ClaimOutcome::Claimed(
-        claim,
-        view_with(&t, approved.record.as_deref())?,
-    )))
+    Ok(Done::Ok(ClaimOutcome::Claimed(claim, view(&t)?)))
 }

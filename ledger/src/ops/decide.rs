@@ -1,6 +1,6 @@
 //! decide: record a reviewer's decision envelope, once per decision_id.
 
-use super::{detail, event, locked_task, refuse, save, snapshot, view};
+use super::{amended_from, detail, detail_of, event, locked_task, refuse, save, snapshot, view};
 use crate::json::{canon, n, s, stored};
 use crate::model::Decided;
 use crate::store::{storage, Done, Tx};
@@ -18,7 +18,8 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     let task_id = tx.approval(&d.approval_id)?.ok_or_else(not_found)?.task_id;
     let mut t = locked_task(tx, &task_id)?;
     // Re-read under the task's lock: every change to a round happens under it.
-    let approval = tx.approval(&d.approval_id)?.ok_or_else(not_found)?;
+    let (approval, recorded) = tx.approval_and_decision(&d.approval_id, &d.decision_id)?;
+    let approval = approval.ok_or_else(not_found)?;
     let envelope = canon(&d.to_value());
 
     let mut ev = event(&t, now, EventKind::DecisionRefused, &d.approver);
@@ -30,7 +31,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
         ("decision", s(d.decision.as_str())),
     ]);
 
-    if let Some(recorded) = tx.decision(&d.decision_id)? {
+    if let Some(recorded) = recorded {
         if recorded != envelope {
             return refuse(
                 tx,
@@ -50,7 +51,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
         tx.append(ev);
         let recorded = DecisionEnvelope::from_value(&stored(&recorded)?)?;
         return Ok(Done::Ok(Decided {
-            task: view(tx, &t)?,
+            task: view(&t)?,
             decision: recorded,
             duplicate: true,
         }));
@@ -80,7 +81,10 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
         Err(e) => return refuse(tx, ev, e),
     };
     let action = Action::from_value(&stored(&t.action)?)?;
-    let record = Approval::decide(&action, &d.input())?;
+    // An amended action's record keeps the model's proposal beside it.
+    let mut input = d.input();
+    input.proposed_digest = amended_from(&t);
+    let record = Approval::decide(&action, &input)?;
     if !tx.insert_decision(&d.decision_id, &d.approval_id, &envelope, now)? {
         // The id was taken by a decision for another task committed meanwhile.
         return refuse(
@@ -95,24 +99,27 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     }
     let mut approval = approval;
     approval.decision_id = Some(d.decision_id.clone());
-    approval.record = Some(canon(record.value()));
     tx.put_approval(&approval)?;
+    t.approval = Some(canon(record.value()));
     t.state = state;
     t.updated_at = now;
     save(tx, &t, &before)?;
     ev.kind = EventKind::Decided;
     ev.state = Some(t.state);
     ev.outcome = Some(d.decision.as_str().to_owned());
-    ev.detail = detail(vec![
-        ("approval_id", s(&d.approval_id)),
-        ("decision", s(d.decision.as_str())),
-        ("approver", s(&d.approver)),
-        ("decided_at", n(d.decided_at)),
-        ("expires_at", n(d.expires_at)),
-    ]);
+    ev.detail = detail_of(
+        &t,
+        vec![
+            ("approval_id", s(&d.approval_id)),
+            ("decision", s(d.decision.as_str())),
+            ("approver", s(&d.approver)),
+            ("decided_at", n(d.decided_at)),
+            ("expires_at", n(d.expires_at)),
+        ],
+    );
     tx.append(ev);
     let decided = Decided {
-        task: super::view_with(&t, approval.record.as_deref())?,
+        task: view(&t)?,
         decision: d.clone(),
         duplicate: false,
     };

@@ -78,6 +78,8 @@ pub(crate) fn complete(
         },
     )?;
     t.state = state;
+    // The claim has ended: its lease no longer runs.
+    t.lease_until = None;
     if let Some(r) = result {
         t.result = Some(canon(r));
     }
@@ -87,7 +89,7 @@ pub(crate) fn complete(
     ev.state = Some(t.state);
     ev.outcome = Some(reported.as_str().to_owned());
     tx.append(ev);
-    Ok(Done::Ok(view(tx, &t)?))
+    Ok(Done::Ok(view(&t)?))
 }
 
 /// reconcile(task, observed, result) by `actor`: what the business system answered about a
@@ -136,7 +138,7 @@ pub(crate) fn reconcile(
     ev.state = Some(t.state);
     ev.outcome = Some(observed.as_str().to_owned());
     tx.append(ev);
-    Ok(Done::Ok(view(tx, &t)?))
+    Ok(Done::Ok(view(&t)?))
 }
 
 /// Moves every claimed task whose lease ran out to `unknown`; returns their ids.

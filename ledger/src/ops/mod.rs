@@ -2,6 +2,7 @@
 //! decision from core (`actionseal_core::ledger`), and appends one audit event for whatever it
 //! changed or refused.
 
+pub(crate) mod amend;
 pub(crate) mod claim;
 pub(crate) mod decide;
 pub(crate) mod finish;
@@ -12,7 +13,7 @@ use crate::json::obj;
 use crate::model::Task;
 use crate::store::{storage, Done, TaskRow, Tx};
 use actionseal_core::ledger::{chain_of, next, Event, EventKind, Op, Snapshot, State};
-use actionseal_core::{Code, Error, OwnedValue, Result};
+use actionseal_core::{Code, Digest, Error, OwnedValue, Result};
 
 /// The actor of events the ledger makes by itself (a lease running out).
 pub(crate) const LEDGER_ACTOR: &str = "ledger";
@@ -52,6 +53,20 @@ pub(crate) fn detail(entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
     obj(entries)
 }
 
+/// The model's proposed digest, when a reviewer amended the task's action to another one.
+pub(crate) fn amended_from(t: &TaskRow) -> Option<Digest> {
+    t.proposed_digest.filter(|p| !p.ct_eq(&t.action_digest))
+}
+
+/// `detail` entries plus the model's proposed digest when the action was amended, so that
+/// events after an amendment carry both digests.
+pub(crate) fn detail_of(t: &TaskRow, mut entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
+    if let Some(p) = amended_from(t) {
+        entries.push(("proposed_digest", crate::json::s(&p.to_string())));
+    }
+    obj(entries)
+}
+
 /// Records a refusal (its code as the event's outcome) and ends the operation with it.
 pub(crate) fn refuse<T>(tx: &mut dyn Tx, mut ev: Event, e: Error) -> Result<Done<T>> {
     ev.outcome = Some(e.code().as_str().to_owned());
@@ -85,29 +100,30 @@ pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Resul
         return Ok(false);
     }
     t.state = next(&before, Op::ExpireLease, now)?;
+    // A lease is kept only while its claim holds (the sweeper's index covers just those).
+    let lease = t.lease_until.take();
     t.updated_at = now;
     save(tx, t, &before)?;
     let mut ev = event(t, now, EventKind::LeaseExpired, LEDGER_ACTOR);
     ev.outcome = Some(State::Unknown.as_str().to_owned());
     ev.detail = detail(vec![
         ("executor", crate::json::opt_s(t.executor.as_deref())),
-        ("lease_until", crate::json::opt_n(t.lease_until)),
+        ("lease_until", crate::json::opt_n(lease)),
     ]);
     tx.append(ev);
     Ok(true)
 }
 
-/// The task as returned to callers, with its current approval record (`known`, when the
-/// operation already holds it, saves reading it again).
-pub(crate) fn view_with(t: &TaskRow, known: Option<&str>) -> Result<Task> {
-    Task::from_row(t, known)
-}
-
-/// The task as returned to callers, with its current approval record.
-pub(crate) fn view(tx: &mut dyn Tx, t: &TaskRow) -> Result<Task> {
-    let record = match &t.approval_id {
-        Some(id) => tx.approval(id)?.and_then(|a| a.record),
-        None => None,
-    };
-    Task::from_row(t, record.as_deref())
+/// The task as returned to callers (with its current approval record, which its row holds).
+pub(crate) fn view(t: &TaskRow) -> Result<Task> {
+    let task = Task::from_row(t)?;
+    for j in [&task.action]
+        .into_iter()
+        .chain(&task.proposed_action)
+        .chain(&task.approval)
+        .chain(&task.result)
+    {
+        j.check()?;
+    }
+    Ok(task)
 }

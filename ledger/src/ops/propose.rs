@@ -22,9 +22,12 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
     if let Some(existing) = tx.task(&id)? {
         let mut ev = event(&existing, now, EventKind::ProposeDuplicate, &p.proposer);
         ev.action_digest = Some(a.digest());
-        if existing.action_digest.ct_eq(&a.digest()) {
+        // The model proposing again what it proposed, or what a reviewer amended it to, is
+        // the same task.
+        let proposed = existing.proposed_digest.unwrap_or(existing.action_digest);
+        if existing.action_digest.ct_eq(&a.digest()) || proposed.ct_eq(&a.digest()) {
             tx.append(ev);
-            return Ok(Done::Ok(view(tx, &existing)?));
+            return Ok(Done::Ok(view(&existing)?));
         }
         ev.kind = EventKind::ProposeRefused;
         ev.approved_digest = Some(existing.action_digest);
@@ -67,6 +70,11 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         result: None,
         created_at: now,
         updated_at: now,
+        proposed_action: None,
+        proposed_digest: None,
+        amendments: 0,
+        approval: None,
+        revoked_at: None,
     };
     if !tx.insert_task(&t)? {
         // Another transaction inserted it first (PostgreSQL under READ COMMITTED): answer
@@ -82,7 +90,6 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
             task_id: id.clone(),
             round,
             decision_id: None,
-            record: None,
             revoked_at: None,
         })?;
     }
@@ -100,5 +107,5 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
     ]);
     tx.append(ev);
     // A new task has no decision yet.
-    Ok(Done::Ok(super::view_with(&t, None)?))
+    Ok(Done::Ok(super::view(&t)?))
 }

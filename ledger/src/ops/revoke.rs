@@ -1,6 +1,6 @@
 //! revoke: an approval stops holding; the next claim sends the task back for approval.
 
-use super::{detail, event, locked_task};
+use super::{detail, event, locked_task, save, snapshot};
 use crate::json::s;
 use crate::model::Revocation;
 use crate::store::{Done, Tx};
@@ -20,7 +20,7 @@ pub(crate) fn run(
         )
     };
     let task_id = tx.approval(approval_id)?.ok_or_else(not_found)?.task_id;
-    let t = locked_task(tx, &task_id)?;
+    let mut t = locked_task(tx, &task_id)?;
     let mut a = tx.approval(approval_id)?.ok_or_else(not_found)?;
     if let Some(at) = a.revoked_at {
         return Ok(Done::Ok(Revocation {
@@ -32,6 +32,13 @@ pub(crate) fn run(
     }
     a.revoked_at = Some(now);
     tx.put_approval(&a)?;
+    if t.approval_id.as_deref() == Some(approval_id) {
+        // The current round: its claim reads the revocation from the task row.
+        let before = snapshot(&t);
+        t.revoked_at = Some(now);
+        t.updated_at = now;
+        save(tx, &t, &before)?;
+    }
     let mut ev = event(&t, now, EventKind::Revoked, actor);
     ev.decision_id = a.decision_id.clone();
     ev.detail = detail(vec![("approval_id", s(approval_id))]);

@@ -28,6 +28,7 @@ fn approval() -> Approval {
         approver: "b",
         decided_at: 7,
         expires_at: 11,
+        proposed_digest: None,
     };
     Approval::decide(&action, &d).unwrap()
 }

@@ -3,6 +3,7 @@
 
 use crate::error::{Code, Error, Result};
 use crate::json::value::{Object, Value};
+use crate::model::contract::Contract;
 use crate::model::fields::Fields;
 use crate::model::ledger::state::Op;
 use crate::model::permit::{Context, Outcome, Reason, Verdict};
@@ -25,6 +26,18 @@ pub const FACT_FIELDS: [&str; 5] = [
 /// `None` when the task has none). This is the one place a ledger builds a [`Context`].
 /// Malformed facts, or facts that try to set `now` or `revoked`, are [`Code::InvalidContext`].
 pub fn context(facts: &Value<'_>, now: i64, revoked: Option<(&str, bool)>) -> Result<Context> {
+    context_with(facts, now, revoked, Contract::from_value)
+}
+
+/// [`context`], with the facts' contract document (when not `null`) turned into a
+/// [`Contract`] by `load`: a long-running ledger keeps the contracts it compiled and hands
+/// back the one whose document is equal, instead of compiling it for every claim.
+pub fn context_with(
+    facts: &Value<'_>,
+    now: i64,
+    revoked: Option<(&str, bool)>,
+    load: impl FnOnce(&Value<'_>) -> Result<Contract>,
+) -> Result<Context> {
     if let Some(key) = ["now", "revoked"]
         .into_iter()
         .find(|k| facts.as_object().is_some_and(|o| o.get(k).is_some()))
@@ -36,8 +49,13 @@ pub fn context(facts: &Value<'_>, now: i64, revoked: Option<(&str, bool)>) -> Re
         .in_key(key));
     }
     let f = Fields::new(facts, Code::InvalidContext, "facts", &FACT_FIELDS)?;
+    let contract = match f.required("contract")? {
+        Value::Null => None,
+        doc => Some(load(doc).map_err(|e| e.in_key("contract"))?),
+    };
     let mut entries: Vec<(Cow<'_, str>, Value<'_>)> = FACT_FIELDS
         .iter()
+        .filter(|k| **k != "contract")
         .filter_map(|k| f.required(k).ok().map(|v| (Cow::Borrowed(*k), v.clone())))
         .collect();
     entries.push((Cow::Borrowed("now"), super::values::int(now)));
@@ -52,7 +70,7 @@ pub fn context(facts: &Value<'_>, now: i64, revoked: Option<(&str, bool)>) -> Re
         None => Value::Null,
     };
     entries.push((Cow::Borrowed("revoked"), revoked));
-    Context::from_value(&Value::Object(Object::from_entries(entries)?))
+    Context::with_contract(&Value::Object(Object::from_entries(entries)?), contract)
 }
 
 /// What a claim does with a verdict.

@@ -123,6 +123,7 @@ impl DecisionEnvelope {
             approver: &self.approver,
             decided_at: self.decided_at,
             expires_at: self.expires_at,
+            proposed_digest: None,
         }
     }
 }

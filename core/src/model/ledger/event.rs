@@ -85,6 +85,14 @@ kinds! {
     ReconcileRefused => "reconcile_refused",
     /// An approval was revoked.
     Revoked => "revoked",
+    /// A reviewer amended the task's action before the decision: `action_digest` is the
+    /// amended action's, `drift` the pointers it changed, and `detail` the digest it replaced,
+    /// the model's proposed digest and the reason's digest.
+    Amended => "amended",
+    /// An amendment arrived that the task already holds (a retry): nothing changed.
+    AmendDuplicate => "amend_duplicate",
+    /// An amendment was refused (after the decision, another tool, tenant, ..., a conflict).
+    AmendRefused => "amend_refused",
 }
 
 /// How many chains the audit has.
@@ -127,7 +135,8 @@ pub struct Event {
     pub outcome: Option<String>,
     /// The check's reasons, when a check ran.
     pub reasons: Vec<String>,
-    /// JSON Pointers where a presented action drifted from the approved one.
+    /// JSON Pointers where a presented action drifted from the approved one (or, for
+    /// `amended`, where the amendment changed the action it replaced).
     pub drift: Vec<String>,
     /// The task's state after the event.
     pub state: Option<State>,
@@ -185,9 +194,85 @@ impl Event {
         ])
     }
 
-    /// The canonical text of [`Event::to_value`]: what a ledger stores.
+    /// The canonical text of [`Event::to_value`]: what a ledger stores. Written directly, in
+    /// the members' canonical order, without building the value first (every operation of a
+    /// ledger seals one); the tests hold it to `canonicalize(&to_value())`.
     pub fn canonical(&self) -> String {
-        crate::canonicalize(&self.to_value())
+        use crate::json::canon::{write_string, write_value};
+        let [a, b, c] = self.canonical_around();
+        let mut out = String::with_capacity(a.len() + b.len() + c.len() + 96);
+        out.push_str(&a);
+        match &self.prev {
+            Some(d) => write_string(&d.to_string(), &mut out),
+            None => out.push_str("null"),
+        }
+        out.push_str(&b);
+        write_value(&int(self.seq), &mut out);
+        out.push_str(&c);
+        out
+    }
+
+    /// The canonical text in three pieces around the two members the chain decides, `prev`
+    /// and `seq`: the text is `a`, then `prev` (`"sha256:..."` or `null`), then `b`, then `seq`
+    /// (a decimal integer), then `c`. A database that seals events itself (PostgreSQL, under
+    /// its chain head's lock) joins them with the head it holds.
+    pub fn canonical_around(&self) -> [String; 3] {
+        use crate::json::canon::{write_string, write_value};
+        let opt_str = |out: &mut String, s: Option<&str>| match s {
+            Some(s) => write_string(s, out),
+            None => out.push_str("null"),
+        };
+        let opt_digest = |out: &mut String, d: &Option<Digest>| match d {
+            Some(d) => write_string(&d.to_string(), out),
+            None => out.push_str("null"),
+        };
+        let list = |out: &mut String, items: &[String]| {
+            out.push('[');
+            for (i, s) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(s, out);
+            }
+            out.push(']');
+        };
+        let mut a = String::with_capacity(640);
+        a.push_str("{\"action_digest\":");
+        opt_digest(&mut a, &self.action_digest);
+        a.push_str(",\"actor\":");
+        write_string(&self.actor, &mut a);
+        a.push_str(",\"approved_digest\":");
+        opt_digest(&mut a, &self.approved_digest);
+        a.push_str(",\"at\":");
+        write_value(&int(self.at), &mut a);
+        a.push_str(",\"chain\":");
+        write_value(&int(self.chain), &mut a);
+        a.push_str(",\"decision_id\":");
+        opt_str(&mut a, self.decision_id.as_deref());
+        a.push_str(",\"detail\":");
+        write_value(&self.detail, &mut a);
+        a.push_str(",\"drift\":");
+        list(&mut a, &self.drift);
+        a.push_str(",\"fence\":");
+        write_value(&self.fence.map_or(Value::Null, int), &mut a);
+        a.push_str(",\"kind\":");
+        write_string(self.kind.as_str(), &mut a);
+        a.push_str(",\"outcome\":");
+        opt_str(&mut a, self.outcome.as_deref());
+        a.push_str(",\"prev\":");
+        let mut b = String::with_capacity(64);
+        b.push_str(",\"reasons\":");
+        list(&mut b, &self.reasons);
+        b.push_str(",\"seq\":");
+        let mut c = String::with_capacity(128);
+        c.push_str(",\"state\":");
+        opt_str(&mut c, self.state.map(State::as_str));
+        c.push_str(",\"task\":");
+        opt_str(&mut c, self.task.as_deref());
+        c.push_str(",\"tenant\":");
+        write_string(&self.tenant, &mut c);
+        c.push('}');
+        [a, b, c]
     }
 
     /// The event's digest: the fingerprint of its canonical JSON.

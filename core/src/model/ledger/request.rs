@@ -8,8 +8,9 @@
 //! reads them with their own readers, codes and paths.
 
 use crate::error::{Code, Error, Result};
-use crate::json::value::Value;
+use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::fields::Fields;
+use crate::model::ledger::amend::Amendment;
 use crate::model::ledger::event::ChainHead;
 use crate::model::ledger::state::{Observed, Reported, State};
 
@@ -56,6 +57,41 @@ impl<'v> Open<'v> {
         let f = fields(v, "the ledger's options", &["url"])?;
         Ok(Open {
             url: f.string("url")?,
+        })
+    }
+}
+
+/// `{"task_id", "amends", "action", "reviewer", "reason", "contract"}`: a reviewer's
+/// amendment (read by [`Amendment::from_value`]) and the task's contract as the server holds
+/// it.
+#[derive(Clone, Debug)]
+pub struct Amend<'v, 'a> {
+    /// The amendment.
+    pub amendment: Amendment,
+    /// The contract document the amended arguments must satisfy.
+    pub contract: &'v Value<'a>,
+}
+
+impl<'v, 'a> Amend<'v, 'a> {
+    /// Reads an amendment request.
+    pub fn from_value(v: &'v Value<'a>) -> Result<Amend<'v, 'a>> {
+        let mut keys = crate::model::ledger::amend::FIELDS.to_vec();
+        keys.push("contract");
+        let f = fields(v, "an amendment", &keys)?;
+        let contract = f.required("contract")?;
+        let rest: Vec<_> = v
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .filter(|(k, _)| *k != "contract")
+                    .map(|(k, x)| (k.to_owned().into(), x.clone().into_owned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let rest: OwnedValue = Value::Object(Object::from_entries(rest)?);
+        Ok(Amend {
+            amendment: Amendment::from_value(&rest)?,
+            contract,
         })
     }
 }

@@ -4,6 +4,7 @@
 //! | --- | --- | --- |
 //! | (new) | propose, approval needed | `awaiting_approval` |
 //! | (new) | propose, no approval needed (read-only tools) | `approved` (claimable at once) |
+//! | `awaiting_approval`, `awaiting_reapproval` | amend (a reviewer replaces the arguments) | unchanged (the decision must name the amended digest) |
 //! | `awaiting_approval`, `awaiting_reapproval` | decide approved / rejected | `approved` / `rejected` |
 //! | `approved` | claim, permit | `claimed` (new lease, fence + 1) |
 //! | `approved` | claim, drift | `approved` (refused, audited as `tool_args_drift`) |
@@ -133,6 +134,8 @@ impl Snapshot {
 /// An operation on an existing task, with what decides its transition.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
+    /// A reviewer's amendment of the action, before the decision.
+    Amend,
     /// A reviewer's decision.
     Decide(Decision),
     /// A claim whose check permitted.
@@ -166,6 +169,15 @@ pub fn next(s: &Snapshot, op: Op, now: i64) -> Result<State> {
     use State::*;
     let st = s.state;
     match op {
+        Op::Amend => match st {
+            AwaitingApproval | AwaitingReapproval => Ok(st),
+            _ => Err(refuse(
+                Code::TaskNotAwaitingDecision,
+                st,
+                "it is not awaiting a decision, so its action can no longer be amended (a \
+                 change now needs a new request and a new decision)",
+            )),
+        },
         Op::Decide(d) => match st {
             AwaitingApproval | AwaitingReapproval => Ok(match d {
                 Decision::Approved => Approved,

@@ -20,6 +20,7 @@ fn snap(state: State) -> Snapshot {
 #[test]
 fn every_state_has_one_answer_for_every_operation() {
     let ops = [
+        Op::Amend,
         Op::Decide(Decision::Approved),
         Op::Decide(Decision::Rejected),
         Op::ClaimPermit,
@@ -296,4 +297,39 @@ fn decision_envelopes_are_strict() {
         let e = DecisionEnvelope::from_value(&json(&bad)).unwrap_err();
         assert_eq!(e.code(), Code::InvalidDecision, "{bad}");
     }
+}
+
+#[test]
+fn the_direct_event_text_is_the_canonical_form() {
+    let mut e = event(7, Some(Digest::of(b"p")));
+    let check = |e: &Event| assert_eq!(e.canonical(), crate::canonicalize(&e.to_value()));
+    check(&e);
+    // Every optional member absent, then present; strings that need escaping; big numbers.
+    e.task = None;
+    e.action_digest = None;
+    e.state = None;
+    e.detail = json("{}");
+    e.drift.clear();
+    check(&e);
+    e.tenant = "t\"\\\u{1}\u{7f}é\u{1F600}\u{2028}".into();
+    e.actor = "a\nb".into();
+    e.task = Some("task_é".into());
+    e.approved_digest = Some(Digest::of(b"a"));
+    e.decision_id = Some("d<>&'".into());
+    e.fence = Some(9_007_199_254_740_991);
+    e.at = 0;
+    e.outcome = Some(String::new());
+    e.reasons = vec!["expired".into(), "x\"y".into()];
+    e.drift = vec!["/args/a~1b".into(), "/€".into()];
+    e.detail = json(r#"{"z": [1, 2.5, -0, 1e21], "a": {"é": null, "e": true}}"#);
+    for &kind in EventKind::ALL {
+        e.kind = kind;
+        for &state in State::ALL {
+            e.state = Some(state);
+            check(&e);
+        }
+    }
+    // Out-of-range integers are null in both.
+    e.seq = i64::MAX;
+    check(&e);
 }

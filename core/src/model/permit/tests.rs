@@ -30,6 +30,7 @@ fn setup() -> (Contract, OwnedValue, OwnedValue) {
             approver: "b",
             decided_at: 0,
             expires_at: 10,
+            proposed_digest: None,
         },
     )
     .unwrap();

@@ -33,6 +33,7 @@ fn record() -> (OwnedValue, OwnedValue) {
             approver: "b",
             decided_at: 100,
             expires_at: 1000,
+            proposed_digest: None,
         },
     )
     .unwrap();

@@ -1,0 +1,164 @@
+//! Runs full ledger lifecycles (propose, decide, claim, complete) on a fresh SQLite file, for
+//! profilers and quick timings; prints wall and CPU time per lifecycle:
+//!   cargo run --release -p actionseal-bench --example ledger_profile -- 2000 normal
+//!   valgrind --tool=callgrind target/release/examples/ledger_profile 300 normal
+//!   perf record -e cpu-clock -g target/release/examples/ledger_profile 20000 normal
+//! The second argument is `normal` (default), `full`, or a whole ledger URL.
+use actionseal_core::ledger::Reported;
+use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+
+fn json(text: &str) -> OwnedValue {
+    parse(text.as_bytes(), &Options::default())
+        .expect("JSON")
+        .into_owned()
+}
+
+/// CPU time of this thread so far, from Linux's /proc (wall time misleads on a loaded machine).
+fn cpu_time() -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = stat.split_whitespace().next()?.parse().ok()?;
+    Some(std::time::Duration::from_nanos(ns))
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(2000);
+    let mode = args.next().unwrap_or_else(|| "normal".into());
+    let dir =
+        std::env::temp_dir().join(format!("actionseal-ledger-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let url = match mode.as_str() {
+        "normal" => format!("sqlite:{}?synchronous=normal", dir.join("l.db").display()),
+        "full" => format!("sqlite:{}", dir.join("l.db").display()),
+        url => url.to_owned(),
+    };
+    if mode == "naive" {
+        return naive(n, &dir);
+    }
+    let ledger = Ledger::open(&url).expect("ledger");
+    let contract = json(include_str!("../../examples/refund/contract.json"));
+    let compiled = Contract::from_value(&contract).expect("contract");
+    let facts = json(&format!(
+        r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
+            "approver_authorized": true, "subject_authorized": true}}"#,
+        canonicalize(&contract)
+    ));
+    let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+    let (t0, c0) = (std::time::Instant::now(), cpu_time());
+    for i in 0..n {
+        let job = format!("job-{i}");
+        let ids = ActionIds {
+            tenant: "tenant-a",
+            subject: "user:alice",
+            job_id: &job,
+            request_id: "req-1",
+            policy_version: "refund-policy-2026-08-01",
+        };
+        let act = Action::build(&compiled, &args, &ids)
+            .expect("action")
+            .value()
+            .clone();
+        let t = ledger.propose(&act, &contract, "agent").expect("propose");
+        let now = ledger.now();
+        let d = json(&format!(
+            r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
+                "action_digest": "{}", "decision": "approved", "approver": "user:bob",
+                "decided_at": {now}, "expires_at": {}}}"#,
+            t.approval_id.as_deref().unwrap_or(""),
+            t.action_digest,
+            now + 3_600_000
+        ));
+        ledger.decide(&d).expect("decide");
+        let out = ledger
+            .claim(&ClaimRequest {
+                task_id: &t.id,
+                action: &act,
+                facts: &facts,
+                executor: "worker",
+                lease_ms: 60_000,
+                budget: None,
+            })
+            .expect("claim");
+        let ClaimOutcome::Claimed(c, _) = out else {
+            panic!("not claimed: {}", out.result())
+        };
+        ledger
+            .complete(&t.id, c.fence, Reported::Succeeded, None, "worker")
+            .expect("complete");
+    }
+    let wall = t0.elapsed() / n as u32;
+    match (c0, cpu_time()) {
+        (Some(a), Some(b)) => println!(
+            "{n} lifecycles on {url}: {wall:?} wall, {:?} CPU of this thread per lifecycle",
+            (b - a) / n as u32
+        ),
+        _ => println!("{n} lifecycles on {url}: {wall:?} wall per lifecycle"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The benchmark's naive lifecycle (SELECT-then-UPDATE, no audit), for comparison.
+fn naive(n: usize, dir: &std::path::Path) {
+    let c = rusqlite::Connection::open(dir.join("naive.db")).expect("open");
+    c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+        .expect("wal");
+    c.execute_batch(
+        "PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=10000;
+         CREATE TABLE naive_tasks (id TEXT PRIMARY KEY, state TEXT NOT NULL,
+           action TEXT NOT NULL, approval TEXT, fence INTEGER NOT NULL);",
+    )
+    .expect("schema");
+    let contract = json(include_str!("../../examples/refund/contract.json"));
+    let compiled = Contract::from_value(&contract).expect("contract");
+    let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+    let (t0, c0) = (std::time::Instant::now(), cpu_time());
+    for i in 0..n {
+        let job = format!("job-{i}");
+        let ids = ActionIds {
+            tenant: "tenant-a",
+            subject: "user:alice",
+            job_id: &job,
+            request_id: "req-1",
+            policy_version: "refund-policy-2026-08-01",
+        };
+        let act = canonicalize(
+            Action::build(&compiled, &args, &ids)
+                .expect("action")
+                .value(),
+        );
+        let run = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
+            c.prepare_cached(sql)
+                .and_then(|mut s| s.execute(p))
+                .expect("sql")
+        };
+        run(
+            "INSERT INTO naive_tasks VALUES (?1, 'awaiting_approval', ?2, NULL, 0)",
+            &[&job, &act],
+        );
+        run(
+            "UPDATE naive_tasks SET state = 'approved', approval = ?2 WHERE id = ?1",
+            &[&job, &"{}"],
+        );
+        let _: String = c
+            .prepare_cached("SELECT state FROM naive_tasks WHERE id = ?1")
+            .and_then(|mut s| s.query_row([&job], |r| r.get(0)))
+            .expect("look");
+        run(
+            "UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = ?1",
+            &[&job],
+        );
+        run(
+            "UPDATE naive_tasks SET state = 'succeeded' WHERE id = ?1",
+            &[&job],
+        );
+    }
+    let wall = t0.elapsed() / n as u32;
+    if let (Some(a), Some(b)) = (c0, cpu_time()) {
+        println!(
+            "{n} naive lifecycles: {wall:?} wall, {:?} CPU per lifecycle",
+            (b - a) / n as u32
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

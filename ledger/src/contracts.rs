@@ -1,0 +1,36 @@
+//! The contracts a ledger has compiled, kept for the next operation that brings the same one.
+//!
+//! Proposals and claims carry the tool's contract as a JSON document; compiling it (its schema,
+//! its approval rule, its fingerprint) costs more than the rest of a claim's check. A ledger
+//! serves few contracts, so it keeps the last ones it compiled and reuses the one whose
+//! document is equal to the one presented: equal values have the same canonical form, hence
+//! the same fingerprint and the same compiled contract.
+
+use actionseal_core::{Contract, Result, Value};
+use std::sync::Mutex;
+
+/// How many compiled contracts are kept (the oldest goes first).
+const KEPT: usize = 32;
+
+#[derive(Default)]
+pub(crate) struct Contracts(Mutex<Vec<Contract>>);
+
+impl Contracts {
+    /// The compiled contract of `doc`, from the ones kept or compiled now.
+    pub(crate) fn load(&self, doc: &Value<'_>) -> Result<Contract> {
+        let kept = |v: &Vec<Contract>| v.iter().find(|c| c.document() == doc).cloned();
+        if let Some(c) = kept(&self.0.lock().unwrap_or_else(|p| p.into_inner())) {
+            return Ok(c);
+        }
+        // Compiled outside the lock; a contract that does not compile is not kept.
+        let c = Contract::from_value(doc)?;
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if kept(&v).is_none() {
+            if v.len() == KEPT {
+                v.remove(0);
+            }
+            v.push(c.clone());
+        }
+        Ok(c)
+    }
+}

@@ -1,0 +1,124 @@
+//! amend: a reviewer replaces the task's action before the decision (seed 003: the decision
+//! is then made again, about the changed action, in the same task).
+//!
+//! Concurrency: an amendment names the digest of the action it edits, and is applied only if
+//! the task still holds that action, under the task's lock (compare-and-set). Of two reviewers
+//! who edit the same action at once, the first to commit wins; the other gets
+//! `amend_conflict` and changes nothing. A retry of an amendment that already won (the task
+//! holds exactly the action it sends) is a duplicate: nothing changes.
+
+use super::{detail, event, locked_task, refuse, snapshot, view};
+use crate::json::{canon, n, opt_s, s, stored};
+use crate::model::{Amended, AmendmentRecord};
+use crate::store::{storage, AmendmentRow, Done, Tx};
+use actionseal_core::ledger::{amend_action, amended_pointers, next, Amendment, EventKind, Op};
+use actionseal_core::{fingerprint, Action, Code, Contract, Error, Result};
+
+pub(crate) fn run(
+    tx: &mut dyn Tx,
+    now: i64,
+    a: &Amendment,
+    contract: &Contract,
+) -> Result<Done<Amended>> {
+    let mut t = locked_task(tx, &a.task_id)?;
+    let replacement = fingerprint(&a.action);
+    let mut ev = event(&t, now, EventKind::AmendRefused, &a.reviewer);
+    ev.action_digest = Some(replacement);
+    ev.detail = detail(vec![
+        ("amends", s(&a.amends.to_string())),
+        ("reason_digest", s(&a.reason_digest().to_string())),
+    ]);
+
+    // After the decision, a change is a new request with a new decision, never an edit.
+    let before = snapshot(&t);
+    if let Err(e) = next(&before, Op::Amend, now) {
+        return refuse(tx, ev, e);
+    }
+    if replacement.ct_eq(&t.action_digest) {
+        ev.kind = EventKind::AmendDuplicate;
+        tx.append(ev);
+        let latest = match t.amendments {
+            0 => None,
+            k => tx
+                .amendments(&t.id)?
+                .iter()
+                .find(|r| r.n == k)
+                .map(AmendmentRecord::from_row)
+                .transpose()?,
+        };
+        return Ok(Done::Ok(Amended {
+            task: view(&t)?,
+            amendment: latest,
+            duplicate: true,
+        }));
+    }
+    if !a.amends.ct_eq(&t.action_digest) {
+        return refuse(
+            tx,
+            ev,
+            Error::new(
+                Code::AmendConflict,
+                format!(
+                    "the amendment edits action {}, but the task now holds {}: another \
+                     amendment came first; reload the task and amend what it holds",
+                    a.amends, t.action_digest
+                ),
+            )
+            .in_key("amends"),
+        );
+    }
+    let current = Action::from_value(&stored(&t.action)?)?;
+    let amended = match amend_action(&current, &a.action, contract) {
+        Ok(x) => x,
+        Err(e) => return refuse(tx, ev, e.in_key("action")),
+    };
+    let pointers = amended_pointers(current.value(), amended.value());
+
+    let from = t.action_digest;
+    if t.proposed_digest.is_none() {
+        // The first amendment: what the model proposed is kept beside it, for good.
+        t.proposed_action = Some(t.action.clone());
+        t.proposed_digest = Some(t.action_digest);
+    }
+    t.action = canon(amended.value());
+    t.action_digest = amended.digest();
+    t.amendments += 1;
+    t.updated_at = now;
+    if !tx.amend_task(&t, &from)? {
+        return Err(storage(
+            "task amendment",
+            format!("{} changed while locked", t.id),
+        ));
+    }
+    let row = AmendmentRow {
+        task_id: t.id.clone(),
+        n: t.amendments,
+        amends: from,
+        action: t.action.clone(),
+        action_digest: t.action_digest,
+        reviewer: a.reviewer.clone(),
+        reason: a.reason.clone(),
+        at: now,
+    };
+    tx.insert_amendment(&row)?;
+    ev.kind = EventKind::Amended;
+    ev.action_digest = Some(t.action_digest);
+    ev.drift = pointers;
+    ev.detail = detail(vec![
+        ("n", n(t.amendments)),
+        ("amends", s(&from.to_string())),
+        (
+            "proposed_digest",
+            opt_s(t.proposed_digest.map(|d| d.to_string()).as_deref()),
+        ),
+        ("reason_digest", s(&a.reason_digest().to_string())),
+        ("approval_id", opt_s(t.approval_id.as_deref())),
+    ]);
+    tx.append(ev);
+    Ok(Done::Ok(Amended {
+        // Awaiting a decision: no approval record to show.
+        task: super::view(&t)?,
+        amendment: Some(AmendmentRecord::from_row(&row)?),
+        duplicate: false,
+    }))
+}

@@ -1,0 +1,235 @@
+//! The last statement of an operation on PostgreSQL: the row writes the operation deferred,
+//! its audit events sealed under their chain head's lock, and the head moved, in one round
+//! trip.
+//!
+//! An operation reads under its task's lock and decides everything in Rust; what it writes
+//! does not have to reach the server before the end, so it goes in one statement with the
+//! events. The events are sealed there too: the chain head is locked by the statement itself
+//! (`FOR UPDATE` in its first CTE), so it is held only for this statement and the commit, and
+//! each event's text is joined around the head's `seq` and `prev` (core's
+//! `Event::canonical_around`) and fingerprinted with the server's `sha256()`, byte for byte
+//! what the SQLite backend seals in Rust (the tests compare the two audits).
+
+use crate::store::{ApprovalRow, TaskRow, TASK_COLUMNS};
+use actionseal_core::ledger::{Event, State};
+use postgres::types::ToSql;
+
+/// A row write deferred to the last statement.
+pub(super) enum Write {
+    /// Compare-and-set: applied only if the task is still in `expect` with `fence`.
+    UpdateTask {
+        row: TaskRow,
+        expect: State,
+        fence: i64,
+    },
+    /// A new task; not applied if the id exists (another proposal committed first).
+    InsertTask(TaskRow),
+    /// An approval round, created or updated.
+    PutApproval(ApprovalRow),
+}
+
+impl Write {
+    fn task_id(&self) -> Option<&str> {
+        match self {
+            Write::UpdateTask { row, .. } | Write::InsertTask(row) => Some(&row.id),
+            Write::PutApproval(_) => None,
+        }
+    }
+}
+
+/// Adds `w` to the writes, folding it into an earlier write of the same row: the row is
+/// written once, as it ends, under the first write's condition.
+pub(super) fn defer(writes: &mut Vec<Write>, w: Write) {
+    let same = writes.iter_mut().find(|x| match (&**x, &w) {
+        (Write::PutApproval(a), Write::PutApproval(b)) => a.approval_id == b.approval_id,
+        (x, w) => x.task_id().is_some() && x.task_id() == w.task_id(),
+    });
+    match (same, w) {
+        (Some(Write::UpdateTask { row, .. }), Write::UpdateTask { row: new, .. })
+        | (Some(Write::InsertTask(row)), Write::UpdateTask { row: new, .. }) => *row = new,
+        (Some(Write::PutApproval(a)), Write::PutApproval(b)) => *a = b,
+        (_, w) => writes.push(w),
+    }
+}
+
+/// What a write must have changed: one row, or (for a new task) none when another proposal
+/// of the same task committed first.
+pub(super) enum Expect {
+    One,
+    NewTask,
+}
+
+/// A statement and its parameters.
+pub(super) struct Last {
+    pub sql: String,
+    pub params: Vec<Box<dyn ToSql + Sync + Send>>,
+    /// One per write, in the order of the counts the statement returns.
+    pub expect: Vec<Expect>,
+}
+
+impl Last {
+    fn param(&mut self, v: impl ToSql + Sync + Send + 'static) -> String {
+        self.params.push(Box::new(v));
+        format!("${}", self.params.len())
+    }
+}
+
+/// The statement for `writes` and the events of `chain` (either may be empty, not both). It
+/// returns one row, with the number of rows each write changed, when the chain's head exists.
+pub(super) fn statement(writes: Vec<Write>, chain: Option<(i64, Vec<Event>)>) -> Last {
+    let mut last = Last {
+        sql: String::new(),
+        params: Vec::new(),
+        expect: Vec::new(),
+    };
+    let mut ctes: Vec<String> = Vec::new();
+    for (k, w) in writes.into_iter().enumerate() {
+        let cte = match w {
+            Write::UpdateTask { row, expect, fence } => {
+                last.expect.push(Expect::One);
+                let set = [
+                    ("state", last.param(row.state.as_str().to_owned())),
+                    ("fence", last.param(row.fence)),
+                    ("round", last.param(row.round)),
+                    ("approval_id", last.param(row.approval_id)),
+                    ("executor", last.param(row.executor)),
+                    ("lease_until", last.param(row.lease_until)),
+                    ("budget", last.param(row.budget)),
+                    ("reserved", last.param(row.reserved)),
+                    ("result", last.param(row.result)),
+                    ("updated_at", last.param(row.updated_at)),
+                    ("approval", last.param(row.approval)),
+                    ("revoked_at", last.param(row.revoked_at)),
+                ]
+                .map(|(col, p)| format!("{col} = {p}"));
+                let id = row.id;
+                format!(
+                    "w{k} AS (UPDATE ledger_tasks SET {} WHERE id = {} AND state = {} AND \
+                     fence = {} RETURNING 1)",
+                    set.join(", "),
+                    last.param(id),
+                    last.param(expect.as_str().to_owned()),
+                    last.param(fence)
+                )
+            }
+            Write::InsertTask(t) => {
+                last.expect.push(Expect::NewTask);
+                let values = [
+                    last.param(t.id),
+                    last.param(t.tenant),
+                    last.param(t.job_id),
+                    last.param(t.request_id),
+                    last.param(t.state.as_str().to_owned()),
+                    last.param(t.action),
+                    last.param(t.action_digest.to_string()),
+                    last.param(i64::from(t.approval_required)),
+                    last.param(t.cost_minor),
+                    last.param(t.idempotency_key),
+                    last.param(t.proposer),
+                    last.param(t.fence),
+                    last.param(t.round),
+                    last.param(t.approval_id),
+                    last.param(t.executor),
+                    last.param(t.lease_until),
+                    last.param(t.budget),
+                    last.param(t.reserved),
+                    last.param(t.result),
+                    last.param(t.created_at),
+                    last.param(t.updated_at),
+                    last.param(t.proposed_action),
+                    last.param(t.proposed_digest.map(|d| d.to_string())),
+                    last.param(t.amendments),
+                    last.param(t.approval),
+                    last.param(t.revoked_at),
+                ];
+                format!(
+                    "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ({}) \
+                     ON CONFLICT DO NOTHING RETURNING 1)",
+                    values.join(", ")
+                )
+            }
+            Write::PutApproval(a) => {
+                last.expect.push(Expect::One);
+                format!(
+                    "w{k} AS (INSERT INTO ledger_approvals (approval_id, task_id, round, \
+                     decision_id, revoked_at) VALUES ({}, {}, {}, {}, {}) ON CONFLICT \
+                     (approval_id) DO UPDATE SET decision_id = excluded.decision_id, \
+                     revoked_at = excluded.revoked_at RETURNING 1)",
+                    last.param(a.approval_id),
+                    last.param(a.task_id),
+                    last.param(a.round),
+                    last.param(a.decision_id),
+                    last.param(a.revoked_at)
+                )
+            }
+        };
+        ctes.push(cte);
+    }
+    let counts: Vec<String> = (0..ctes.len())
+        .map(|k| format!("(SELECT count(*) FROM w{k})"))
+        .collect();
+    let counts = if counts.is_empty() {
+        "1".to_owned()
+    } else {
+        counts.join(", ")
+    };
+    let tail = match chain {
+        None => format!("SELECT {counts}"),
+        Some((chain, events)) => {
+            let c = last.param(chain);
+            ctes.push(format!(
+                "h AS (SELECT seq, digest FROM ledger_head WHERE chain = {c} FOR UPDATE)"
+            ));
+            let mut inserts = Vec::new();
+            for (i, e) in events.iter().enumerate() {
+                let n = i + 1;
+                let [a, b, rest] = e.canonical_around();
+                let (a, b, rest) = (last.param(a), last.param(b), last.param(rest));
+                // The first event follows the head; each next one, the event before it.
+                let (from, prev) = if n == 1 {
+                    (
+                        "h".to_owned(),
+                        "coalesce('\"' || h.digest || '\"', 'null')".to_owned(),
+                    )
+                } else {
+                    (
+                        format!("s{}", n - 1),
+                        format!("'\"' || s{}.digest || '\"'", n - 1),
+                    )
+                };
+                ctes.push(format!(
+                    "e{n} AS (SELECT {from}.seq + 1 AS seq, {a}::text || {prev} || {b}::text || \
+                     ({from}.seq + 1)::text || {rest}::text AS body FROM {from})"
+                ));
+                ctes.push(format!(
+                    "s{n} AS (SELECT seq, body, 'sha256:' || \
+                     encode(sha256(convert_to(body, 'UTF8')), 'hex') AS digest FROM e{n})"
+                ));
+                inserts.push(format!(
+                    "SELECT {c}::bigint, seq, {}::bigint, {}::text, {}::text, {}::text, body, \
+                     digest FROM s{n}",
+                    last.param(e.at),
+                    last.param(e.tenant.clone()),
+                    last.param(e.task.clone()),
+                    last.param(e.kind.as_str().to_owned())
+                ));
+            }
+            ctes.push(format!(
+                "i AS (INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, \
+                 digest) {})",
+                inserts.join(" UNION ALL ")
+            ));
+            let end = format!("s{}", events.len());
+            format!(
+                "UPDATE ledger_head SET seq = {end}.seq, digest = {end}.digest FROM {end} \
+                 WHERE ledger_head.chain = {c} RETURNING {counts}"
+            )
+        }
+    };
+    last.sql = if ctes.is_empty() {
+        tail
+    } else {
+        format!("WITH {} {tail}", ctes.join(", "))
+    };
+    last
+}
