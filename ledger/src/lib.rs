@@ -327,7 +327,7 @@ impl Ledger {
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
         self.read(|tx| {
             let rows = tx.list_tasks(state, tenant)?;
-            rows.iter().map(|t| ops::view(t)).collect()
+            rows.iter().map(ops::view).collect()
         })
     }
 
