@@ -104,6 +104,19 @@ if ! diff -u "$tmp/app/refund.expected" "$tmp/app/refund.out"; then
   exit 1
 fi
 echo "README approval-model example printed its output block ($(wc -l < "$tmp/app/refund.out") lines)"
+# The ledger example (an ES module), the same way.
+awk '/<!-- example:ledger:start/{on=1; next} /<!-- example:ledger:end/{on=0} on && !/^```/' "$here/README.md" > "$tmp/app/ledger.mjs"
+awk '/<!-- example:ledger:output/{on=1; next} on && /^```text/{next} on && /^```/{exit} on' "$here/README.md" > "$tmp/app/ledger.expected"
+if [ ! -s "$tmp/app/ledger.mjs" ] || [ ! -s "$tmp/app/ledger.expected" ]; then
+  echo "FAIL: the README's ledger example or its output block is missing" >&2
+  exit 1
+fi
+(cd "$tmp/app" && node ledger.mjs) > "$tmp/app/ledger.out"
+if ! diff -u "$tmp/app/ledger.expected" "$tmp/app/ledger.out"; then
+  echo "FAIL: the README's ledger example printed something else than its output block" >&2
+  exit 1
+fi
+echo "README ledger example printed its output block"
 cp "$here/test/types.ts" "$tmp/app/types.ts"
 (cd "$tmp/app" && "$tsc" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext types.ts)
 echo "index.d.ts type-checks test/types.ts"

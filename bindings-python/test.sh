@@ -70,7 +70,7 @@ EOF
 "$py" - "$here/README.md" <<'EOF'
 import re, subprocess, sys
 readme = open(sys.argv[1], encoding="utf-8").read()
-for marker in ("<!-- quickstart:", "<!-- refund-example:"):
+for marker in ("<!-- quickstart:", "<!-- refund-example:", "<!-- ledger-example:"):
     blocks = re.findall(r"```(\w+)\n(.*?)```", readme[readme.index(marker):], re.S)
     (lang, code), (out_lang, want) = blocks[0], blocks[1]
     assert (lang, out_lang) == ("python", "text"), (marker, lang, out_lang)
