@@ -220,7 +220,9 @@ fn an_amended_approval_permits_the_amended_action_only() {
 
     let context = json(&format!(
         r#"{{"now": 500, "tenant": "tenant-a", "policy_version": "p-1", "contract": {},
-            "approver_authorized": true, "subject_authorized": true, "revoked": false}}"#,
+            "approver_authorized": {{"approver": "user:bob", "authorized": true}},
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}},
+            "revoked": {{"approval_id": "apr-1", "revoked": false}}}}"#,
         crate::canonicalize(c.document())
     ));
     let v = check(Some(record.value()), amended.value(), &context).unwrap();
