@@ -301,6 +301,74 @@ def test_ainvoke_goes_through_awrap_tool_call(ledger):
     assert BODY.ran == [("refund_create", FROZEN_2500)] and ledger.task(tid)["state"] == "succeeded"
 
 
+def test_beside_per_call_hitl_an_approval_runs_once_and_an_edit_needs_an_amendment(ledger):
+    seal, agent = build(ledger, [call(2500), AIMessage("done")], hitl(interrupt_mode="per_call"))
+    config, r = start(agent)
+    hitl_pause = r.interrupts[0]
+    assert hitl_pause.value["type"] == "tool_approval" and BODY.ran == []
+    tid = task_of(config)
+    decide(ledger, tid)  # the reviewer approved 2500 on the ledger, HITL is told "edit to 50"
+    r2 = agent.invoke(Command(resume={hitl_pause.id: {"type": "edit", "edited_action": {
+        "name": "refund_create", "args": {**FROZEN_2500, "amount_minor": 50}}}}), config, version="v2")
+    assert not r2.interrupts and BODY.ran == []
+    assert answers(agent, config)[-1]["error"] == "tool_args_drift"
+    # The same flow with the edit recorded as an amendment first runs the edited args once.
+    BODY.ran.clear()
+    seal2, agent2 = build(ledger, [call(2500), AIMessage("done")], hitl(interrupt_mode="per_call"))
+    config2, r = start(agent2)
+    edited = {**FROZEN_2500, "amount_minor": 1500}
+    seal2.amend(task_of(config2), edited, reviewer="user:bob", reason="partial refund")
+    decide(ledger, task_of(config2))
+    agent2.invoke(Command(resume={r.interrupts[0].id: {"type": "edit", "edited_action": {
+        "name": "refund_create", "args": edited}}}), config2, version="v2")
+    assert BODY.ran == [("refund_create", edited)]
+
+
+# --- Without the adapter: the bypasses docs/ADAPTERS.md lists. If one of these fails, the
+# framework changed its behaviour: update the document (the adapter's tests above still hold).
+
+
+def hitl_alone(script, **kw):
+    return agents.create_agent(FakeModel(messages=iter(script)), tools=[refund_create, order_search],
+                               middleware=[hitl(**kw)], checkpointer=memory.InMemorySaver())
+
+
+def test_without_the_adapter_a_state_edit_after_the_pause_runs_other_args():
+    agent = hitl_alone([call(2500), AIMessage("done")])
+    config, r = start(agent)
+    assert r.interrupts[0].value["action_requests"][0]["args"] == FROZEN_2500  # what the reviewer saw
+    last = agent.get_state(config).values["messages"][-1]
+    agent.update_state(config, {"messages": [last.model_copy(update={"tool_calls": call(50).tool_calls})]})
+    agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), config, version="v2")
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 50})]
+
+
+def test_without_the_adapter_a_batched_edit_may_switch_the_tool_and_is_not_validated():
+    agent = hitl_alone([call(2500), AIMessage("done")])
+    config, _ = start(agent)
+    agent.invoke(edit({"query": "x"}, name="order_search"), config, version="v2")
+    assert BODY.ran == [("order_search", {"query": "x"})]
+    BODY.ran.clear()
+    agent = hitl_alone([call(2500), AIMessage("done")])
+    config, _ = start(agent)
+    agent.invoke(edit({**FROZEN_2500, "amount_minor": "300"}), config, version="v2")
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 300})], '"300" coerced to 300'
+
+
+def test_without_the_adapter_batched_decisions_are_matched_by_position():
+    two = AIMessage("", tool_calls=[
+        {"name": "refund_create", "id": "call_a", "type": "tool_call", "args": {**FROZEN_2500, "amount_minor": 100}},
+        {"name": "refund_create", "id": "call_b", "type": "tool_call", "args": {**FROZEN_2500, "amount_minor": 90000}}])
+    agent = hitl_alone([two, AIMessage("done")])
+    config, r = start(agent)
+    # A review screen that lists the biggest first returns its decisions in its own order.
+    shown = sorted(r.interrupts[0].value["action_requests"], key=lambda a: -a["args"]["amount_minor"])
+    meant = {100: {"type": "approve"}, 90000: {"type": "reject"}}
+    agent.invoke(Command(resume={"decisions": [meant[a["args"]["amount_minor"]] for a in shown]}), config,
+                 version="v2")
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 90000})]
+
+
 def test_a_schema_outside_cores_subset_fails_when_the_tool_is_wrapped():
     @tools_mod.tool
     def upload(blob: bytes) -> str:

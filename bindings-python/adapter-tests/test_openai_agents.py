@@ -5,6 +5,7 @@ bypasses the SDK's approvals alone allow, and the runnable example."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any, Literal
 
@@ -248,3 +249,54 @@ def test_the_example_runs():
     out = run_example("openai_agents_refund")
     assert "paused for approval" in out and "ran: refunded 2500 USD on order-17" in out
     assert "RunState.approve alone: stopped" in out
+
+
+# --- Without the adapter: the bypasses docs/ADAPTERS.md lists. If one of these fails, the
+# framework changed its behaviour: update the document (the adapter's tests above still hold).
+
+
+def plain(steps):
+    tool = dataclasses.replace(refund_create, needs_approval=True)
+    return sdk.Agent(name="desk", model=testing.ScriptedModel(steps), tools=[tool])
+
+
+def test_without_the_adapter_a_tampered_saved_state_runs_other_args():
+    agent = plain([refund(2500), done()])
+    r = run(agent, "refund")
+    state = r.to_state()
+    state.approve(r.interruptions[0])
+    doc = json.loads(state.to_string().replace('\\"amount_minor\\":2500', '\\"amount_minor\\":50'))
+    raw = responses.ResponseFunctionToolCall(**doc["last_processed_response"]["functions"][0]["tool_call"])
+    doc["context"]["tool_invocations"]["call_1"]["fingerprint"] = invocation.tool_invocation_identity_and_scope(
+        raw, tool_name="refund_create")[3]
+    resume(agent, restore(agent, json.dumps(doc)))
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 50})]
+
+
+def test_without_the_adapter_an_approval_written_into_the_state_runs():
+    agent = plain([refund(90000), done()])
+    r = run(agent, "refund")
+    doc = json.loads(r.to_state().to_string())
+    doc["context"]["function_tool_approvals"] = [{"agent": {"name": "desk"}, "tool_key": "refund_create",
+                                                   "decision": {"approved": ["call_1"], "rejected": []}}]
+    resume(agent, restore(agent, json.dumps(doc)))
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 90000})]
+
+
+def test_without_the_adapter_always_approve_covers_later_calls_with_other_args():
+    agent = plain([refund(2500, "call_1"), refund(99999, "call_2"), done()])
+    r = run(agent, "refund")
+    state = r.to_state()
+    state.approve(r.interruptions[0], always_approve=True)
+    r2 = resume(agent, state)
+    assert not r2.interruptions
+    assert BODY.ran == [("refund_create", FROZEN_2500), ("refund_create", {**FROZEN_2500, "amount_minor": 99999})]
+
+
+def test_without_the_adapter_300_is_coerced_to_an_integer():
+    agent = plain([refund("300"), done()])
+    r = run(agent, "refund")
+    state = r.to_state()
+    state.approve(r.interruptions[0])
+    resume(agent, state)
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 300})]

@@ -231,3 +231,51 @@ def test_the_example_runs():
     out = run_example("pydantic_ai_refund")
     assert "paused for approval" in out and "ran: refunded 2000 USD on order-17" in out
     assert "override_args without an amendment: tool_args_drift" in out
+
+
+# --- Without the adapter: the bypasses docs/ADAPTERS.md lists. If one of these fails, the
+# framework changed its behaviour: update the document (the adapter's tests above still hold).
+
+
+def plain(*steps):
+    gated = toolsets.FunctionToolset()
+    gated.add_function(refund_create, requires_approval=True)
+    return pai.Agent(scripted(*steps), output_type=[str, DeferredToolRequests], toolsets=[gated])
+
+
+def test_without_the_adapter_override_args_run_directly():
+    agent = plain(refund(2500))
+    r = asyncio.run(agent.run("refund"))
+    asyncio.run(agent.run(message_history=r.all_messages(), deferred_tool_results=DeferredToolResults(
+        approvals={"call_1": ToolApproved(override_args={**FROZEN_2500, "amount_minor": "50"})})))
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 50})], '"50" coerced and run'
+
+
+def test_without_the_adapter_args_edited_in_the_history_run():
+    agent = plain(refund(2500))
+    r = asyncio.run(agent.run("refund"))
+    history = r.all_messages()
+    for m in history:
+        if isinstance(m, msgs.ModelResponse):
+            for p in m.parts:
+                if isinstance(p, msgs.ToolCallPart):
+                    p.args = {**FROZEN_2500, "amount_minor": 50}
+    asyncio.run(agent.run(message_history=history,
+                          deferred_tool_results=DeferredToolResults(approvals={"call_1": True})))
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 50})]
+
+
+def test_without_the_adapter_an_approval_is_whatever_the_caller_passes():
+    agent = plain(refund(90000))
+    r = asyncio.run(agent.run("refund"))
+    asyncio.run(agent.run(message_history=r.all_messages(), deferred_tool_results=DeferredToolResults(
+        approvals={"call_1": True})))
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 90000})]
+
+
+def test_without_the_adapter_300_is_coerced_to_an_integer():
+    agent = plain(refund("300"))
+    r = asyncio.run(agent.run("refund"))
+    asyncio.run(agent.run(message_history=r.all_messages(),
+                          deferred_tool_results=DeferredToolResults(approvals={"call_1": True})))
+    assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 300})]
