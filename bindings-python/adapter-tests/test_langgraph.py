@@ -256,6 +256,21 @@ def test_expiry_while_paused_goes_back_to_approval_as_the_same_task(ledger, cloc
     assert BODY.ran == [("refund_create", FROZEN_2500)]
 
 
+def test_an_approver_who_lost_the_right_sends_the_task_back_for_approval(ledger):
+    import dataclasses
+
+    seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="w")
+    nobody = dataclasses.replace(TRUSTED, approvers=lambda approver: False)  # bob left the team
+    agent = agents.create_agent(FakeModel(messages=iter([call(2500), AIMessage("done")])), tools=[refund_create],
+                                middleware=[lg.ActionsealMiddleware(seal, trusted=lambda rt: nobody)],
+                                checkpointer=memory.InMemorySaver())
+    config, r = start(agent)
+    decide(ledger, r.interrupts[0].value["task_id"])
+    again = agent.invoke(Command(resume=True), config, version="v2").interrupts[0].value
+    assert BODY.ran == [] and (again["task_id"], again["state"]) == (r.interrupts[0].value["task_id"],
+                                                                      "awaiting_reapproval")
+
+
 def test_a_tool_that_needs_no_approval_runs_without_a_pause(ledger):
     search = AIMessage("", tool_calls=[{"name": "order_search", "id": "s1", "type": "tool_call",
                                         "args": {"query": "order-17"}}])
@@ -367,6 +382,35 @@ def test_without_the_adapter_batched_decisions_are_matched_by_position():
     agent.invoke(Command(resume={"decisions": [meant[a["args"]["amount_minor"]] for a in shown]}), config,
                  version="v2")
     assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 90000})]
+
+
+def test_without_the_adapter_two_racing_resumes_of_one_per_call_interrupt_both_run():
+    """Each body waits for the other at a barrier: it passes only if both resumes run the tool
+    (if LangGraph ever serialises them, the lone body's wait breaks and this test fails)."""
+    meet = threading.Barrier(2, timeout=10)
+
+    @tools_mod.tool
+    def slow_refund(order_id: str, amount_minor: int) -> str:
+        """Refund."""
+        BODY("slow_refund", {"order_id": order_id, "amount_minor": amount_minor})
+        meet.wait()
+        return "ok"
+
+    agent = agents.create_agent(
+        FakeModel(messages=iter([AIMessage("", tool_calls=[{"name": "slow_refund", "id": "c1", "type": "tool_call",
+                                                            "args": {"order_id": "order-17", "amount_minor": 2500}}]),
+                                 AIMessage("done"), AIMessage("done")])),
+        tools=[slow_refund], checkpointer=memory.InMemorySaver(),
+        middleware=[middleware.HumanInTheLoopMiddleware(interrupt_on={"slow_refund": True}, interrupt_mode="per_call")])
+    config, r = start(agent)
+    resume = Command(resume={r.interrupts[0].id: {"type": "approve"}})
+    threads = [threading.Thread(target=agent.invoke, args=(resume, config), kwargs={"version": "v2"})
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert BODY.count("slow_refund") == 2
 
 
 def test_a_schema_outside_cores_subset_fails_when_the_tool_is_wrapped():
