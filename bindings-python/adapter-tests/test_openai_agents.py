@@ -300,3 +300,14 @@ def test_without_the_adapter_300_is_coerced_to_an_integer():
     state.approve(r.interruptions[0])
     resume(agent, state)
     assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 300})]
+
+
+def test_without_the_adapter_a_saved_state_resumed_twice_runs_twice():
+    agent = plain([refund(2500)] + [done()] * 2)
+    r = run(agent, "refund")
+    state = r.to_state()
+    state.approve(r.interruptions[0])
+    saved = state.to_string()
+    resume(agent, restore(agent, saved))
+    resume(agent, restore(agent, saved))
+    assert BODY.ran == [("refund_create", FROZEN_2500)] * 2

@@ -279,3 +279,12 @@ def test_without_the_adapter_300_is_coerced_to_an_integer():
     asyncio.run(agent.run(message_history=r.all_messages(),
                           deferred_tool_results=DeferredToolResults(approvals={"call_1": True})))
     assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 300})]
+
+
+def test_without_the_adapter_the_same_deferred_results_run_twice():
+    agent = plain(refund(2500), "done", "done")
+    r = asyncio.run(agent.run("refund"))
+    for _ in range(2):
+        asyncio.run(agent.run(message_history=r.all_messages(),
+                              deferred_tool_results=DeferredToolResults(approvals={"call_1": True})))
+    assert BODY.ran == [("refund_create", FROZEN_2500)] * 2
