@@ -52,6 +52,13 @@ def order_search(query: str) -> str:
     return "order-17"
 
 
+@tools_mod.tool
+def note_add(text: str) -> str:
+    """Add a note to the conversation (not governed: no contract)."""
+    BODY("note_add", {"text": text})
+    return "noted"
+
+
 CONTRACTS = {
     "refund_create": lg.contract_for_tool(refund_create, approval=REFUND_RULE, cost_minor=25),
     "order_search": lg.contract_for_tool(order_search, approval="never", effect="read"),
@@ -71,7 +78,7 @@ def call(amount: Any, cid: str = "call_1", name: str = "refund_create", **extra:
 def build(ledger, script, hitl=None):
     seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="langgraph-worker")
     mw = lg.ActionsealMiddleware(seal, trusted=lambda runtime: TRUSTED)
-    return seal, agents.create_agent(FakeModel(messages=iter(script)), tools=[refund_create, order_search],
+    return seal, agents.create_agent(FakeModel(messages=iter(script)), tools=[refund_create, order_search, note_add],
                                      middleware=[hitl, mw] if hitl else [mw],
                                      checkpointer=memory.InMemorySaver())
 
@@ -206,6 +213,22 @@ def test_hitl_edit_that_switches_the_tool_is_refused(ledger):
     decide(ledger, task_of(config))
     agent.invoke(edit({"query": "x"}, name="order_search"), config, version="v2")
     assert BODY.ran == [], "neither the approved refund nor the substituted tool ran"
+
+
+def test_hitl_edit_that_switches_to_a_tool_without_a_contract_is_refused(ledger):
+    _, agent = build(ledger, [call(2500), AIMessage("done")], hitl())
+    config, _ = start(agent)
+    decide(ledger, task_of(config))
+    agent.invoke(edit({"text": "x"}, name="note_add"), config, version="v2")
+    refusal = answers(agent, config)[-1]
+    assert BODY.ran == [] and (refusal["error"], refusal["approved_tool"]) == ("tool_args_drift", "refund_create")
+
+
+def test_a_tool_without_a_contract_runs_as_it_is(ledger):
+    note = AIMessage("", tool_calls=[{"name": "note_add", "id": "n1", "type": "tool_call", "args": {"text": "hi"}}])
+    _, agent = build(ledger, [note, AIMessage("done")])
+    _, r = start(agent)
+    assert not r.interrupts and BODY.ran == [("note_add", {"text": "hi"})] and ledger.tasks() == []
 
 
 def test_hitl_edit_after_the_decision_cannot_be_amended(ledger):

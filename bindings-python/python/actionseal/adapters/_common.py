@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Dict, Mapping, Optional, Union
 
-from .._actionseal import ActionsealError, Contract, Ledger, canonicalize, short_fingerprint
+from .._actionseal import ActionsealError, Contract, Ledger, action, canonicalize, loads, short_fingerprint
 
 # A task in these states waits for a person; a claim would only say task_not_claimable.
 WAITING = ("awaiting_approval", "awaiting_reapproval")
@@ -113,6 +113,8 @@ class Refuse:
     """Nothing runs; ``message`` tells the model why (and, on drift, the approved args)."""
 
     payload: Dict[str, Any]
+    bad_args: bool = False
+    """The args broke the schema or did not parse: nothing was proposed."""
 
     @property
     def code(self) -> str:
@@ -157,10 +159,6 @@ class Seal:
     def freeze(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Dict[str, Any]:
         """The action envelope of this call; ``ActionsealError`` when the args break the schema
         (``"300"`` for an integer: ``type_mismatch``; an undeclared member: ``unknown_field``)."""
-        from .._actionseal import action
-
-        if not isinstance(args, dict):
-            raise ActionsealError_("type_mismatch", "", "the tool's arguments are not a JSON object")
         return action(self.contracts[name], args, tenant=trusted.tenant, subject=trusted.subject,
                       job_id=job_id, request_id=request_id, policy_version=trusted.policy_version)
 
@@ -184,6 +182,15 @@ class Seal:
             return self.propose(self.freeze(name, args, trusted, job_id=job_id, request_id=request_id))
         except ActionsealError as e:
             return invalid_args(e)
+
+    def existing(self, trusted: Trusted, *, job_id: str, request_id: str) -> Optional[Dict[str, Any]]:
+        """The task already proposed for this call id, if any."""
+        try:
+            return self.ledger.task(Ledger.task_id(tenant=trusted.tenant, job_id=job_id, request_id=request_id))
+        except ActionsealError as e:
+            if e.code != "task_not_found":
+                raise
+            return None
 
     # -- dispatch -------------------------------------------------------------------------
     def facts(self, task: Mapping[str, Any], trusted: Trusted) -> Dict[str, Any]:
@@ -247,23 +254,13 @@ class Seal:
 
 
 def invalid_args(e: ActionsealError) -> Refuse:
-    return Refuse({"error": e.code, "path": e.path, "detail": str(e)})
-
-
-class ActionsealError_(ActionsealError):
-    """An ActionsealError raised by the adapters themselves (the binding's has no constructor
-    taking a code)."""
-
-    def __init__(self, code: str, path: str, text: str) -> None:
-        super().__init__(text)
-        self.code, self.path, self.offset = code, path, None
+    """The refusal of args that break the schema or do not parse: the model may correct them."""
+    return Refuse({"error": e.code, "path": e.path, "detail": str(e)}, bad_args=True)
 
 
 def strict_args(raw: Union[str, bytes, Mapping[str, Any], None]) -> Any:
     """The model's raw argument text parsed strictly (duplicate keys, lone surrogates and inexact
-    numbers raise), or a mapping as given."""
-    from .._actionseal import loads
-
+    numbers raise ActionsealError), or a mapping as given."""
     if raw is None or raw == "":
         return {}
     if isinstance(raw, (str, bytes)):

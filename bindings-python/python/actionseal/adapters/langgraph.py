@@ -115,9 +115,23 @@ class ActionsealMiddleware(AgentMiddleware):
             return ("unknown" if result.status == "error" else "succeeded"), {"content": content}
         return "succeeded", None
 
+    def _not_governed(self, request: Any) -> Optional[Refuse]:
+        """A call of a tool without a contract runs as it is, unless its call id already has a
+        task: then a governed call was switched to this tool (a HITL edit can do that)."""
+        tc = request.tool_call
+        job = _thread_id(request.runtime.config)
+        task = None if job is None else self.seal.existing(self.trusted(request.runtime), job_id=job,
+                                                           request_id=tc["id"])
+        if task is None:
+            return None
+        return Refuse({"error": "tool_args_drift", "task_id": task["id"], "approved_tool": task["action"]["tool"],
+                       "approved_args": task["action"]["args"], "drift": ["/tool"],
+                       "hint": "this call was proposed as another tool; only that call may run"})
+
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         if not self.seal.governs(request.tool_call["name"]):
-            return handler(request)
+            switched = self._not_governed(request)
+            return handler(request) if switched is None else self._refusal(request, switched)
         gate = self._gate(request)
         while isinstance(gate, Pause):
             interrupt(gate.request)  # returns only on resume; the value is not a decision
@@ -138,7 +152,8 @@ class ActionsealMiddleware(AgentMiddleware):
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         if not self.seal.governs(request.tool_call["name"]):
-            return await handler(request)
+            switched = await asyncio.to_thread(self._not_governed, request)
+            return await handler(request) if switched is None else self._refusal(request, switched)
         # The ledger blocks on its database (without the GIL): keep it off the event loop.
         gate = await asyncio.to_thread(self._gate, request)
         while isinstance(gate, Pause):

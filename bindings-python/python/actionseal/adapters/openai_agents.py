@@ -28,8 +28,8 @@ import json
 import threading
 from typing import Any, Callable, Dict, List
 
-from .._actionseal import Ledger
-from ._common import WAITING, Pause, Refuse, Run, Seal, Trusted, contract, message, strict_args
+from .._actionseal import ActionsealError, Ledger
+from ._common import WAITING, Pause, Refuse, Run, Seal, Trusted, contract, invalid_args, message, strict_args
 
 try:
     from agents import FunctionTool, RunState, ToolGuardrailFunctionOutput, tool_input_guardrail
@@ -83,10 +83,9 @@ class SealedTools:
         def decide(tc: Any) -> Any:
             t = self.trusted(tc.context)
             try:
-                args = strict_args(tc.tool_arguments)
-            except Exception as e:  # an ActionsealError: duplicate keys, lone surrogates, ...
-                return Refuse({"error": getattr(e, "code", "syntax_error"), "path": getattr(e, "path", ""),
-                               "detail": str(e)})
+                args = strict_args(tc.tool_arguments)  # duplicate keys, lone surrogates, ...
+            except ActionsealError as e:
+                return invalid_args(e)
             return seal.gate(name, args, t, job_id=t.job_id, request_id=tc.tool_call_id)
 
         @tool_input_guardrail(name="actionseal")

@@ -100,7 +100,7 @@ class SealedToolset(WrapperToolset):
         if isinstance(gate, Pause):
             raise ApprovalRequired(metadata=gate.request)
         if isinstance(gate, Refuse):
-            if "path" in gate.payload:  # args that break the schema: the model may correct them
+            if gate.bad_args:  # the model may correct them
                 raise ModelRetry(gate.message)
             return gate.message
         frozen = tool.args_validator.validate_python(gate.args)
