@@ -144,7 +144,8 @@ def test_args_regenerated_by_the_model_under_the_same_id_are_refused(ledger):
     """Time travel to before the model node: the model regenerates call_1 with 2600."""
     seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="w")
     agent = agents.create_agent(FakeModel(messages=iter([call(2500), call(2600), AIMessage("done")])),
-                                tools=[refund_create], middleware=[lg.ActionsealMiddleware(seal, trusted=lambda rt: TRUSTED)],
+                                tools=[refund_create],
+                                middleware=[lg.ActionsealMiddleware(seal, trusted=lambda rt: TRUSTED)],
                                 checkpointer=memory.InMemorySaver())
     config, r = start(agent)
     tid = r.interrupts[0].value["task_id"]

@@ -176,7 +176,8 @@ class Seal:
     def task_id(action: Mapping[str, Any]) -> str:
         return Ledger.task_id(tenant=action["tenant"], job_id=action["job_id"], request_id=action["request_id"])
 
-    def prepare(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Union[Refuse, Dict[str, Any]]:
+    def prepare(self, name: str, args: Any, trusted: Trusted, *, job_id: str,
+                request_id: str) -> Union[Refuse, Dict[str, Any]]:
         """Freeze and propose, or the refusal of args that break the schema."""
         try:
             return self.propose(self.freeze(name, args, trusted, job_id=job_id, request_id=request_id))
