@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Python wheel, installs it with the agent frameworks pinned in
+# Builds the Python wheel, installs it with the agent frameworks (and mcp) pinned in
 # adapters-requirements.txt into a scratch virtual environment, and runs the adapter tests
 # (adapter-tests/, which also run examples/adapters/*.py) against the installed wheel.
 #

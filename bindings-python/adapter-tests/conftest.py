@@ -32,6 +32,7 @@ FRAMEWORKS = {
     "test_langgraph": ["langchain", "langchain-core", "langgraph"],
     "test_openai_agents": ["openai-agents", "openai"],
     "test_pydantic_ai": ["pydantic-ai-slim", "pydantic"],
+    "test_mcp": ["mcp", "mcp-types"],
 }
 
 

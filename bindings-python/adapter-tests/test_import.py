@@ -4,7 +4,7 @@ is imported until its own adapter module is."""
 import subprocess
 import sys
 
-FRAMEWORK_MODULES = ["langchain", "langchain_core", "langgraph", "agents", "openai", "pydantic_ai", "pydantic"]
+FRAMEWORK_MODULES = ["langchain", "langchain_core", "langgraph", "agents", "openai", "pydantic_ai", "pydantic", "mcp", "mcp_types"]
 
 
 def test_the_package_and_the_shared_adapter_code_import_no_framework():
