@@ -1,0 +1,269 @@
+"""What every framework adapter does the same way: freeze a tool call into an action, propose it,
+decide at dispatch through one ledger claim, and record the outcome.
+
+The adapters differ only in how they pause, resume and run a tool. Each one asks a ``Seal`` for a
+``Gate`` verdict about the call it is handed and acts on it: ``Run`` (the claim was won: run the
+tool with ``Run.args``, the frozen arguments, then ``finish``), ``Pause`` (no claimable approval:
+use the framework's own pause and show ``Pause.request``) or ``Refuse`` (nothing runs; tell the
+model ``Refuse.message``). A framework's own "approved" signal never reaches this module: the
+decision is whatever the ledger holds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Collection, Dict, Mapping, Optional, Union
+
+from .._actionseal import ActionsealError, Contract, Ledger, action, canonicalize, loads, short_fingerprint
+
+# A task in these states waits for a person; a claim would only say task_not_claimable.
+WAITING = ("awaiting_approval", "awaiting_reapproval")
+
+
+@dataclass(frozen=True)
+class Trusted:
+    """What the application's server knows about the call, never the model or the client: who
+    the agent acts for (tenant, subject), the policy in force, who may still approve, and, for
+    frameworks without a thread id of their own, the job (the app's run or conversation id)."""
+
+    tenant: str
+    subject: str
+    policy_version: str
+    approvers: Union[Collection[str], Callable[[str], bool]]
+    """Who may approve now: a collection of approver names or a predicate."""
+    job_id: Optional[str] = None
+    subject_authorized: bool = True
+    """Whether the subject may still perform the action (checked at each claim)."""
+
+    def may_approve(self, approver: str) -> bool:
+        a = self.approvers
+        return bool(a(approver)) if callable(a) else approver in a
+
+
+def contract(
+    tool: str,
+    schema: Mapping[str, Any],
+    *,
+    approval: Any,
+    cost_minor: int = 0,
+    effect: str = "write",
+    version: str = "1",
+) -> Contract:
+    """A contract whose argument schema is the tool's own JSON Schema, unchanged; the approval
+    rule, cost, effect and version come from the application. Compiled here, so a schema outside
+    core's subset fails when the tool is wrapped, not at its first call."""
+    return Contract(
+        {"tool": tool, "version": version, "effect": effect, "args": dict(schema),
+         "approval": approval, "cost_minor": cost_minor}
+    )
+
+
+def message(payload: Mapping[str, Any]) -> str:
+    """What the model reads when a call does not run: ``actionseal: `` and canonical JSON."""
+    return "actionseal: " + canonicalize(dict(payload))
+
+
+def parse_message(text: str) -> Optional[Dict[str, Any]]:
+    """The payload of a ``message`` found at the end of ``text`` (a framework may prefix it)."""
+    head, sep, tail = text.rpartition("actionseal: ")
+    if not sep:
+        return None
+    try:
+        return json.loads(tail)
+    except ValueError:
+        return None
+
+
+def approval_request(task: Mapping[str, Any]) -> Dict[str, Any]:
+    """What the reviewer is shown at a pause: the frozen action and its fingerprints."""
+    return {
+        "type": "actionseal_approval",
+        "task_id": task["id"],
+        "state": task["state"],
+        "approval_id": task["approval_id"],
+        "tool": task["action"]["tool"],
+        "action": task["action"],
+        "fingerprint": task["action_digest"],
+        "short_fingerprint": short_fingerprint(task["action_digest"]),
+    }
+
+
+@dataclass
+class Run:
+    """The claim was won: run the tool with ``args`` (the frozen ones), then ``Seal.finish``."""
+
+    claim: Dict[str, Any]
+    args: Dict[str, Any]
+
+
+@dataclass
+class Pause:
+    """No claimable approval: pause the run and show ``request`` to the reviewer."""
+
+    task: Dict[str, Any]
+    request: Dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.request = approval_request(self.task)
+
+
+@dataclass
+class Refuse:
+    """Nothing runs; ``message`` tells the model why (and, on drift, the approved args)."""
+
+    payload: Dict[str, Any]
+    bad_args: bool = False
+    """The args broke the schema or did not parse: nothing was proposed."""
+
+    @property
+    def code(self) -> str:
+        return self.payload["error"]
+
+    @property
+    def message(self) -> str:
+        return message(self.payload)
+
+
+Gate = Union[Run, Pause, Refuse]
+
+
+class Seal:
+    """The ledger side of an adapter: which tools are governed (their contracts) and who
+    proposes and executes. Thread-safe as the ledger is; share one per process."""
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        contracts: Mapping[str, Union[Contract, Mapping[str, Any]]],
+        *,
+        proposer: str,
+        executor: str,
+        lease_ms: int = 300_000,
+        budget: Optional[str] = None,
+    ) -> None:
+        self.ledger = ledger
+        self.contracts: Dict[str, Contract] = {}
+        for name, c in contracts.items():
+            c = c if isinstance(c, Contract) else Contract(dict(c))
+            if c.tool != name:
+                raise ValueError(f"the contract for {name!r} is for the tool {c.tool!r}")
+            self.contracts[name] = c
+        self.proposer, self.executor = proposer, executor
+        self.lease_ms, self.budget = lease_ms, budget
+
+    def governs(self, name: str) -> bool:
+        return name in self.contracts
+
+    # -- freeze and propose ---------------------------------------------------------------
+    def freeze(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Dict[str, Any]:
+        """The action envelope of this call; ``ActionsealError`` when the args break the schema
+        (``"300"`` for an integer: ``type_mismatch``; an undeclared member: ``unknown_field``)."""
+        return action(self.contracts[name], args, tenant=trusted.tenant, subject=trusted.subject,
+                      job_id=job_id, request_id=request_id, policy_version=trusted.policy_version)
+
+    def propose(self, action: Dict[str, Any]) -> Dict[str, Any]:
+        """The task of this call. Proposing again is idempotent; the same call id with other args
+        (``task_conflict``) is the task already there, and its claim will refuse the drift."""
+        try:
+            return self.ledger.propose(action, self.contracts[action["tool"]], proposer=self.proposer)
+        except ActionsealError as e:
+            if e.code != "task_conflict":
+                raise
+            return self.ledger.task(self.task_id(action))
+
+    @staticmethod
+    def task_id(action: Mapping[str, Any]) -> str:
+        return Ledger.task_id(tenant=action["tenant"], job_id=action["job_id"], request_id=action["request_id"])
+
+    def prepare(self, name: str, args: Any, trusted: Trusted, *, job_id: str,
+                request_id: str) -> Union[Refuse, Dict[str, Any]]:
+        """Freeze and propose, or the refusal of args that break the schema."""
+        try:
+            return self.propose(self.freeze(name, args, trusted, job_id=job_id, request_id=request_id))
+        except ActionsealError as e:
+            return invalid_args(e)
+
+    def existing(self, trusted: Trusted, *, job_id: str, request_id: str) -> Optional[Dict[str, Any]]:
+        """The task already proposed for this call id, if any."""
+        try:
+            return self.ledger.task(Ledger.task_id(tenant=trusted.tenant, job_id=job_id, request_id=request_id))
+        except ActionsealError as e:
+            if e.code != "task_not_found":
+                raise
+            return None
+
+    # -- dispatch -------------------------------------------------------------------------
+    def facts(self, task: Mapping[str, Any], trusted: Trusted) -> Dict[str, Any]:
+        """The executor's facts for a claim, from the trusted context and the current contract."""
+        approval = task.get("approval")
+        approver = approval["approver"] if approval else None
+        return {
+            "tenant": trusted.tenant,
+            "policy_version": trusted.policy_version,
+            "contract": self.contracts[task["action"]["tool"]].document,
+            "approver_authorized": None if approver is None
+            else {"approver": approver, "authorized": trusted.may_approve(approver)},
+            "subject_authorized": {"subject": trusted.subject, "authorized": trusted.subject_authorized},
+        }
+
+    def gate(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Gate:
+        """Decide about the call the framework is about to run, with the args it hands over:
+        only a won claim runs, with the frozen args. Blocks on the ledger (call it from a thread
+        in async code)."""
+        try:
+            action = self.freeze(name, args, trusted, job_id=job_id, request_id=request_id)
+            task = self.propose(action)
+        except ActionsealError as e:
+            return invalid_args(e)
+        if task["state"] in WAITING:
+            return Pause(task)
+        try:
+            out = self.ledger.claim(task["id"], action, self.facts(task, trusted), executor=self.executor,
+                                    lease_ms=self.lease_ms, budget=self.budget)
+        except ActionsealError as e:
+            now = self.ledger.task(task["id"])
+            if e.code == "task_not_claimable" and now["state"] in WAITING:
+                return Pause(now)
+            return Refuse({"error": e.code, "task_id": task["id"], "state": now["state"], "result": now["result"]})
+        if out["result"] == "claimed":
+            claim = out["claim"]
+            return Run(claim, claim["action"]["args"])
+        if out["result"] == "tool_args_drift":
+            return Refuse({"error": "tool_args_drift", "task_id": task["id"],
+                           "approved_args": out["approved_action"]["args"], "drift": out["verdict"]["drift"],
+                           "hint": "the approved call runs only with approved_args; other args need a new approval"})
+        if out["result"] == "awaiting_reapproval":
+            return Pause(out["task"])
+        return Refuse({"error": out["result"], "task_id": task["id"], "reasons": out["verdict"]["reasons"]})
+
+    def finish(self, run: Run, outcome: str, result: Any = None) -> Dict[str, Any]:
+        """Records the outcome of a won claim. ``unknown`` when the tool body failed: whether its
+        effect happened is in doubt, so the task waits for ``reconcile``, never a retry."""
+        c = run.claim
+        return self.ledger.complete(c["task_id"], c["fence"], outcome, executor=self.executor, result=result)
+
+    # -- the reviewer's side ----------------------------------------------------------------
+    def amend(self, task_id: str, args: Dict[str, Any], *, reviewer: str, reason: str) -> Dict[str, Any]:
+        """Records a reviewer's edit of a task still awaiting its decision as an amendment (both
+        digests stay in the audit). For the approval server, not the agent: decide afterwards on
+        the amended ``action_digest``. Edits of the tool, identity or contract are refused."""
+        task = self.ledger.task(task_id)
+        edited = {**task["action"], "args": args}
+        return self.ledger.amend(task_id, edited, self.contracts[task["action"]["tool"]],
+                                 amends=task["action_digest"], reviewer=reviewer, reason=reason)["task"]
+
+
+def invalid_args(e: ActionsealError) -> Refuse:
+    """The refusal of args that break the schema or do not parse: the model may correct them."""
+    return Refuse({"error": e.code, "path": e.path, "detail": str(e)}, bad_args=True)
+
+
+def strict_args(raw: Union[str, bytes, Mapping[str, Any], None]) -> Any:
+    """The model's raw argument text parsed strictly (duplicate keys, lone surrogates and inexact
+    numbers raise ActionsealError), or a mapping as given."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, (str, bytes)):
+        return loads(raw)
+    return dict(raw)

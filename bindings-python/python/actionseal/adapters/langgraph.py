@@ -1,0 +1,171 @@
+"""LangChain v1 / LangGraph: an agent middleware that runs a governed tool only through a won
+ledger claim, with the frozen arguments.
+
+    from actionseal.adapters.langgraph import ActionsealMiddleware, contract_for_tool
+    seal = Seal(ledger, {"refund_create": contract_for_tool(refund_create, approval=RULE)},
+                proposer="agent:refunds", executor="worker-1")
+    agent = create_agent(model, tools=[...], checkpointer=saver,
+                         middleware=[ActionsealMiddleware(seal, trusted=lambda runtime: ...)])
+
+- ``after_model`` freezes and proposes every governed call of the model's message, so the task
+  and its fingerprint exist before anything pauses (a ``HumanInTheLoopMiddleware`` listed first
+  interrupts after it).
+- ``wrap_tool_call`` / ``awrap_tool_call`` re-freeze the call the tools node is about to run
+  (after any HITL edit), claim it, and run the handler with the claim's frozen args. While the
+  ledger holds no claimable approval it calls ``interrupt()`` with the frozen action and its
+  fingerprints; the resume value is never read as a decision, the ledger is asked again.
+- The job is the thread id, the request the tool call id; tenant, subject and policy come from
+  ``trusted(runtime)``, the application's server context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable, Optional
+
+from ._common import Pause, Refuse, Run, Seal, Trusted, contract
+
+try:
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.messages import AIMessage, ToolMessage
+    from langgraph.config import get_config
+    from langgraph.types import interrupt
+except ImportError as e:  # pragma: no cover - exercised by the adapter tests' version report
+    raise ImportError(
+        "actionseal.adapters.langgraph needs langchain>=1.5 and langgraph>=1.2 "
+        f"(pip install 'actionseal[langgraph]'): {e}"
+    ) from e
+
+__all__ = ["ActionsealMiddleware", "Seal", "Trusted", "contract_for_tool", "task_id_for"]
+
+
+def contract_for_tool(tool: Any, *, approval: Any, cost_minor: int = 0, effect: str = "write",
+                      version: str = "1") -> Any:
+    """The contract of a LangChain tool: its own argument schema (``tool_call_schema``, what the
+    model is shown), unchanged; the rule and cost from the application."""
+    return contract(tool.name, tool.tool_call_schema.model_json_schema(), approval=approval,
+                    cost_minor=cost_minor, effect=effect, version=version)
+
+
+def task_id_for(trusted: Trusted, thread_id: str, tool_call_id: str) -> str:
+    """The ledger task of a tool call (for an approval server that received a HITL request)."""
+    from .._actionseal import Ledger
+
+    return Ledger.task_id(tenant=trusted.tenant, job_id=thread_id, request_id=tool_call_id)
+
+
+def _thread_id(config: Optional[dict]) -> Optional[str]:
+    tid = ((config or {}).get("configurable") or {}).get("thread_id")
+    return None if tid is None else str(tid)
+
+
+class ActionsealMiddleware(AgentMiddleware):
+    """Binds each governed tool call to its ledger task. Beside ``HumanInTheLoopMiddleware``,
+    list HITL first (it pauses in ``after_model``, which runs in reverse order, so this one
+    proposes first) and pass it ``edit_notice=None``: a HITL edit runs only if the approval
+    server recorded it as an amendment (``Seal.amend``) before deciding."""
+
+    def __init__(self, seal: Seal, *, trusted: Callable[[Any], Trusted]) -> None:
+        super().__init__()
+        self.seal, self.trusted = seal, trusted
+
+    @property
+    def name(self) -> str:
+        return "ActionsealMiddleware"
+
+    # -- propose as soon as the model asks ----------------------------------------------------
+    def _propose_all(self, state: Any, runtime: Any, job: Optional[str]) -> None:
+        msgs = state.get("messages", []) if isinstance(state, dict) else getattr(state, "messages", [])
+        last = next((m for m in reversed(msgs) if isinstance(m, AIMessage)), None)
+        if last is None or job is None:
+            return
+        trusted = self.trusted(runtime)
+        for tc in last.tool_calls:
+            if self.seal.governs(tc["name"]):
+                # Bad args are reported to the model by wrap_tool_call, where the call would run.
+                self.seal.prepare(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
+
+    def after_model(self, state: Any, runtime: Any) -> None:
+        self._propose_all(state, runtime, _thread_id(get_config()))
+        return None
+
+    async def aafter_model(self, state: Any, runtime: Any) -> None:
+        await asyncio.to_thread(self._propose_all, state, runtime, _thread_id(get_config()))
+        return None
+
+    # -- dispatch -------------------------------------------------------------------------------
+    def _gate(self, request: Any) -> Any:
+        tc = request.tool_call
+        job = _thread_id(request.runtime.config)
+        if job is None:
+            return Refuse({"error": "invalid_request", "path": "/job_id",
+                           "detail": "a governed tool needs a checkpointer and a thread_id"})
+        return self.seal.gate(tc["name"], tc["args"], self.trusted(request.runtime), job_id=job,
+                              request_id=tc["id"])
+
+    @staticmethod
+    def _refusal(request: Any, refuse: Refuse) -> Any:
+        tc = request.tool_call
+        return ToolMessage(content=refuse.message, tool_call_id=tc["id"], name=tc["name"], status="error")
+
+    def _outcome(self, result: Any) -> tuple[str, Any]:
+        if isinstance(result, ToolMessage):
+            content = result.content if isinstance(result.content, str) else None
+            # An error message from the tools node may follow a body that had its effect: in doubt.
+            return ("unknown" if result.status == "error" else "succeeded"), {"content": content}
+        return "succeeded", None
+
+    def _not_governed(self, request: Any) -> Optional[Refuse]:
+        """A call of a tool without a contract runs as it is, unless its call id already has a
+        task: then a governed call was switched to this tool (a HITL edit can do that)."""
+        tc = request.tool_call
+        job = _thread_id(request.runtime.config)
+        task = None if job is None else self.seal.existing(self.trusted(request.runtime), job_id=job,
+                                                           request_id=tc["id"])
+        if task is None:
+            return None
+        return Refuse({"error": "tool_args_drift", "task_id": task["id"], "approved_tool": task["action"]["tool"],
+                       "approved_args": task["action"]["args"], "drift": ["/tool"],
+                       "hint": "this call was proposed as another tool; only that call may run"})
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        if not self.seal.governs(request.tool_call["name"]):
+            switched = self._not_governed(request)
+            return handler(request) if switched is None else self._refusal(request, switched)
+        gate = self._gate(request)
+        while isinstance(gate, Pause):
+            interrupt(gate.request)  # returns only on resume; the value is not a decision
+            gate = self._gate(request)
+        if isinstance(gate, Refuse):
+            return self._refusal(request, gate)
+        return self._run(gate, request, handler)
+
+    def _run(self, run: Run, request: Any, handler: Callable[[Any], Any]) -> Any:
+        frozen = request.override(tool_call={**request.tool_call, "args": run.args})
+        try:
+            result = handler(frozen)
+        except Exception:
+            self.seal.finish(run, "unknown")
+            raise
+        self.seal.finish(run, *self._outcome(result))
+        return result
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        if not self.seal.governs(request.tool_call["name"]):
+            switched = await asyncio.to_thread(self._not_governed, request)
+            return await handler(request) if switched is None else self._refusal(request, switched)
+        # The ledger blocks on its database (without the GIL): keep it off the event loop.
+        gate = await asyncio.to_thread(self._gate, request)
+        while isinstance(gate, Pause):
+            interrupt(gate.request)
+            gate = await asyncio.to_thread(self._gate, request)
+        if isinstance(gate, Refuse):
+            return self._refusal(request, gate)
+        frozen = request.override(tool_call={**request.tool_call, "args": gate.args})
+        try:
+            result = await handler(frozen)
+        except Exception:
+            await asyncio.to_thread(self.seal.finish, gate, "unknown")
+            raise
+        await asyncio.to_thread(self.seal.finish, gate, *self._outcome(result))
+        return result

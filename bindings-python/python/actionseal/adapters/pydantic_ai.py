@@ -1,0 +1,132 @@
+"""Pydantic AI: a toolset wrapper whose governed tools run only through a won ledger claim, with
+the frozen arguments, deferring for approval with Pydantic AI's own ``DeferredToolRequests``.
+
+    from actionseal.adapters.pydantic_ai import SealedToolset, contract_for_tool
+    toolset = SealedToolset(tools, seal=seal, trusted=lambda ctx: Trusted(..., job_id=ctx.deps.conversation))
+    agent = Agent(model, toolsets=[toolset], output_type=[str, DeferredToolRequests])
+    r = await agent.run("...", deps=deps)                      # r.output: DeferredToolRequests
+    ... the reviewer decides on the ledger (and may amend the args first) ...
+    r = await agent.run(message_history=r.all_messages(), deps=deps,
+                        deferred_tool_results=toolset.deferred_results(r.output))
+
+- ``call_tool`` checks the model's raw args (from the run's messages) against the contract
+  before pydantic's lax validation can coerce them (``"300"`` for an integer is a ``ModelRetry``
+  naming ``type_mismatch``), freezes and proposes the call, and raises ``ApprovalRequired`` with
+  the frozen action and its fingerprints while the task waits for a person (again on resume if
+  the ledger says so: an expired approval defers the same task again).
+- On resume it claims with the args it is handed (the history's, or ``override_args``) and runs
+  the tool with the claim's frozen args. A reviewer's edit reaches the tool only as a ledger
+  amendment (``Seal.amend`` before the decision); ``deferred_results`` then passes the amended
+  args as ``override_args``. Any other change is refused as drift and the model is told the
+  approved args.
+- The job is ``trusted(ctx).job_id`` (the app's conversation id: ``ctx.run_id`` changes on
+  resume), the request the tool call id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict
+
+from .._actionseal import ActionsealError
+from ._common import Pause, Refuse, Seal, Trusted, contract, message, strict_args
+
+try:
+    from pydantic_ai import DeferredToolRequests, DeferredToolResults, ModelRetry, ToolApproved, ToolDenied
+    from pydantic_ai.exceptions import ApprovalRequired
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.toolsets import WrapperToolset
+    from pydantic_core import to_jsonable_python
+except ImportError as e:  # pragma: no cover - exercised by the adapter tests' version report
+    raise ImportError(
+        f"actionseal.adapters.pydantic_ai needs pydantic-ai-slim>=2.68 (pip install 'actionseal[pydantic-ai]'): {e}"
+    ) from e
+
+__all__ = ["SealedToolset", "Seal", "Trusted", "contract_for_tool"]
+
+
+def contract_for_tool(toolset: Any, name: str, *, approval: Any, cost_minor: int = 0, effect: str = "write",
+                      version: str = "1") -> Any:
+    """The contract of a tool of a ``FunctionToolset``: its ``parameters_json_schema`` (what the
+    model is shown), unchanged; the rule and cost from the application."""
+    return contract(name, toolset.tools[name].tool_def.parameters_json_schema, approval=approval,
+                    cost_minor=cost_minor, effect=effect, version=version)
+
+
+def _raw_args(ctx: Any) -> Any:
+    """The args the model sent for this call, before any validation, or None if not found."""
+    for m in reversed(ctx.messages):
+        if isinstance(m, ModelResponse):
+            for p in m.parts:
+                if isinstance(p, ToolCallPart) and p.tool_call_id == ctx.tool_call_id:
+                    return strict_args(p.args)
+    return None
+
+
+@dataclass
+class SealedToolset(WrapperToolset):
+    """Wraps a toolset; the tools ``seal`` has contracts for are governed, the others pass."""
+
+    seal: Seal = None  # type: ignore[assignment]
+    trusted: Callable[[Any], Trusted] = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.seal is None or self.trusted is None:
+            raise TypeError("SealedToolset(wrapped, seal=..., trusted=...)")
+
+    def _trusted(self, ctx: Any) -> Trusted:
+        t = self.trusted(ctx)
+        if not t.job_id:
+            raise ValueError("pydantic_ai: trusted(ctx) must give a job_id (the app's conversation id)")
+        return t
+
+    async def call_tool(self, name: str, tool_args: Dict[str, Any], ctx: Any, tool: Any) -> Any:
+        if not self.seal.governs(name):
+            return await super().call_tool(name, tool_args, ctx, tool)
+        import asyncio
+
+        t = self._trusted(ctx)
+        if not ctx.tool_call_approved:
+            # What the model sent, checked strictly before pydantic's lax mode coerces it.
+            try:
+                raw = _raw_args(ctx)
+                if raw is not None:
+                    self.seal.contracts[name].validate_args(raw)
+            except ActionsealError as e:
+                raise ModelRetry(message({"error": e.code, "path": e.path, "detail": str(e)})) from None
+        presented = to_jsonable_python(tool_args)
+        gate = await asyncio.to_thread(self.seal.gate, name, presented, t, job_id=t.job_id,
+                                       request_id=ctx.tool_call_id)
+        if isinstance(gate, Pause):
+            raise ApprovalRequired(metadata=gate.request)
+        if isinstance(gate, Refuse):
+            if gate.bad_args:  # the model may correct them
+                raise ModelRetry(gate.message)
+            return gate.message
+        frozen = tool.args_validator.validate_python(gate.args)
+        try:
+            result = await super().call_tool(name, frozen, ctx, tool)
+        except Exception:
+            # Whatever the body raised, its effect may have happened: reconcile, never retry.
+            await asyncio.to_thread(self.seal.finish, gate, "unknown")
+            raise
+        await asyncio.to_thread(self.seal.finish, gate, "succeeded", {"output": str(result)})
+        return result
+
+    def deferred_results(self, requests: DeferredToolRequests) -> DeferredToolResults:
+        """The approvals of a paused run, from the ledger, never from the client: approved tasks
+        get ``ToolApproved`` (with the amended args as ``override_args`` when the reviewer
+        amended the action), rejected ones ``ToolDenied``; tasks still waiting are left out."""
+        out = DeferredToolResults()
+        for part in requests.approvals:
+            meta = requests.metadata.get(part.tool_call_id) or {}
+            if meta.get("type") != "actionseal_approval":
+                continue
+            task = self.seal.ledger.task(meta["task_id"])
+            if task["state"] == "approved":
+                amended = task["amendments"] > 0
+                out.approvals[part.tool_call_id] = ToolApproved(
+                    override_args=task["action"]["args"] if amended else None)
+            elif task["state"] in ("rejected", "rejected_pre_dispatch"):
+                out.approvals[part.tool_call_id] = ToolDenied(message({"error": "rejected", "task_id": task["id"]}))
+        return out
