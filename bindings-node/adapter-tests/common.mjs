@@ -25,14 +25,27 @@ export const REFUND_RULE = { when: [{ pointer: '/amount_minor', op: 'gt', value:
  * Says which version of a framework package the tests run against. When it is not the pinned
  * one (ACTIONSEAL_ADAPTERS_LATEST=1), a failure may be the framework's change, not the adapter's.
  */
-export function banner(pkg) {
+export function banner(pkg, entry = pkg) {
   const pinned = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8')).dependencies[pkg]
-  const installed = require(`${pkg}/package.json`).version
+  const installed = versionOf(pkg, entry)
   const note = installed === pinned
     ? `${pkg} ${installed} (pinned)`
     : `${pkg} ${installed}, NOT the pinned ${pinned}: a failure below may be a change in ${pkg}, not an adapter bug`
   console.log(`# ${note}`)
   return { pinned, installed }
+}
+
+/** The installed version of a package (some export no ./package.json): walk up from its entry. */
+function versionOf(pkg, entry) {
+  let d = dirname(require.resolve(entry))
+  for (;;) {
+    try {
+      const p = JSON.parse(readFileSync(join(d, 'package.json'), 'utf8'))
+      if (p.name === pkg) return p.version
+    } catch {}
+    if (d === dirname(d)) return 'unknown'
+    d = dirname(d)
+  }
 }
 
 let n = 0
