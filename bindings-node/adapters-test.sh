@@ -39,7 +39,7 @@ rm -f "$scratch"/actionseal-*.tgz
 tarball="$(ls "$scratch"/actionseal-*.tgz)"
 listing="$(tar -tzf "$tarball")"
 for f in package/adapters/seal.mjs package/adapters/ai-sdk.mjs package/adapters/openai-agents.mjs package/adapters/mcp.mjs \
-  package/adapters/seal.d.ts package/adapters/ai-sdk.d.ts package/adapters/openai-agents.d.ts package/adapters/mcp.d.ts; do
+  package/adapters/seal.d.mts package/adapters/ai-sdk.d.mts package/adapters/openai-agents.d.mts package/adapters/mcp.d.mts; do
   if ! grep -qx "$f" <<<"$listing"; then
     echo "FAIL: the packed package lacks $f (bindings-node/package.json \"files\")" >&2
     exit 1
@@ -51,12 +51,13 @@ pins="$here/adapter-tests"
 if [ "${ACTIONSEAL_ADAPTERS_LATEST:-}" = 1 ]; then
   cp "$pins/package.json" "$scratch/package.json"
   rm -f "$scratch/package-lock.json" "$scratch/.pins"
-  (cd "$scratch" && npm install --no-audit --no-fund --silent ai@6 @openai/agents-core@latest @modelcontextprotocol/sdk@1 zod@latest)
+  (cd "$scratch" && npm install --no-audit --no-fund --silent ai@6 @openai/agents-core@latest @modelcontextprotocol/sdk@1 zod@latest @types/node@20)
 elif ! cmp -s "$pins/package-lock.json" "$scratch/.pins" 2>/dev/null; then
   cp "$pins/package.json" "$pins/package-lock.json" "$scratch/"
   (cd "$scratch" && npm ci --no-audit --no-fund --silent)
   cp "$pins/package-lock.json" "$scratch/.pins"
 fi
+# --no-save: the scratch package.json stays the pins (an unsaved package is pruned by the next npm install).
 (cd "$scratch" && npm install --no-save --no-audit --no-fund --silent "$tarball")
 
 step "run the adapter tests (in the repository's layout)"
@@ -65,5 +66,11 @@ mkdir -p "$scratch/bindings-node" "$scratch/examples"
 cp -r "$pins" "$scratch/bindings-node/adapter-tests"
 cp -r "$root/examples/adapters" "$scratch/examples/adapters"
 (cd "$scratch" && node --test "$@" bindings-node/adapter-tests/)
+
+step "the adapters' declarations type-check against the frameworks' own types"
+[ -x "$root/node_modules/.bin/tsc" ] || (cd "$root" && npm ci --no-audit --no-fund)
+(cd "$scratch/bindings-node/adapter-tests" && "$root/node_modules/.bin/tsc" --noEmit --strict --target es2022 --lib es2022,dom,esnext.disposable --types node \
+  --module nodenext --moduleResolution nodenext types.ts)
+echo "adapters/*.d.mts type-check adapter-tests/types.ts"
 
 step "OK: adapters"

@@ -3,10 +3,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js'
 import type { ContractDocument, LedgerTask } from '../index.js'
-import type { Seal, ToolRule } from './seal.js'
+import type { Seal, ToolRule } from './seal.mjs'
 
-export { Seal } from './seal.js'
-export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.js'
+export { Seal } from './seal.mjs'
+export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.mjs'
 
 /** `_meta` key of the task id a host presents when it retries an approved call (a pointer, not a credential). */
 export declare const TASK_META: 'io.actionseal/task'

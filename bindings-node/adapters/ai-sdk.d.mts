@@ -1,10 +1,10 @@
 // actionseal for the Vercel AI SDK (ai 6): actionseal/adapters/ai-sdk
 import type { Tool } from 'ai'
 import type { ContractDocument } from '../index.js'
-import type { Refusal, InputError, Seal, ToolRule } from './seal.js'
+import type { Refusal, InputError, Seal, ToolRule } from './seal.mjs'
 
-export { Seal } from './seal.js'
-export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.js'
+export { Seal } from './seal.mjs'
+export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.mjs'
 
 /** What a sealed tool returns instead of running: the model reads it as the tool's result. */
 export interface Sealed {

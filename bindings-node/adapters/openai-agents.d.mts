@@ -1,9 +1,9 @@
 // actionseal for the OpenAI Agents SDK (JS): actionseal/adapters/openai-agents
 import type { FunctionTool, RunState, ToolInputGuardrailDefinition } from '@openai/agents-core'
-import type { Seal, ToolRule } from './seal.js'
+import type { Seal, ToolRule } from './seal.mjs'
 
-export { Seal } from './seal.js'
-export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.js'
+export { Seal } from './seal.mjs'
+export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.mjs'
 
 /** The options of `tool({...})` that sealTool reads; `needsApproval` is the adapter's own. */
 export interface SealToolOptions<Context = any> {
