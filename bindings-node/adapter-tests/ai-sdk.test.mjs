@@ -201,6 +201,16 @@ for (const engine of engines()) {
       assert.equal(refund.calls.length, 0)
     })
 
+    it('a body that outlives its lease: the answer still reaches the model, the task is in doubt', async () => {
+      const { ledger, clock } = await freshLedger(engine)
+      const seal = sealFor(ledger)
+      const t = await sealTool(seal, 'refund_create',
+        tool({ inputSchema: refundSchema, execute: async () => { clock.advance(seal.leaseMs + 1); return 'slow ok' } }), { approval: 'never' })
+      const { r } = await turn({ refund_create: t }, [step(call('refund_create', R(5), 'c1'))])
+      assert.equal(r.steps[0].content.find((p) => p.type === 'tool-result').output, 'slow ok')
+      assert.equal((await taskOf(ledger, JOB, 'c1')).state, 'unknown')
+    })
+
     it('a tool body that throws leaves the outcome in doubt, and it is never run again', async () => {
       const { ledger } = await freshLedger(engine)
       let runs = 0

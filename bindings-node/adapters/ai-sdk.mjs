@@ -6,7 +6,8 @@
 //   with the application's approval rule; a schema outside actionseal's subset fails here.
 // - inputSchema: core validates the model's (or the client-held history's) input first, so "300"
 //   for an integer and undeclared members are tool errors the model reads (zod alone would strip
-//   the members and run), then the tool's own schema.
+//   the members and run), then the tool's own schema. The input itself (JSON) is what is frozen
+//   and run: zod transforms and defaults do not apply.
 // - needsApproval: freezes and proposes the call (job = the app's chat id, request = the
 //   toolCallId) and answers the contract's rule. The SDK re-asks it when the approval comes back
 //   and turns an approval of a call that "needs none" into a denial, so it stays the rule.
@@ -41,7 +42,10 @@ export async function sealTool(seal, name, tool, rule) {
         err.path = e.path
         return { success: false, error: err }
       }
-      return inner.validate ? inner.validate(value) : { success: true, value }
+      // The tool's own schema must accept it too; what is frozen and run is the input itself
+      // (JSON, as the model sent it), not zod's output: transforms and defaults do not apply.
+      const own = inner.validate ? await inner.validate(value) : { success: true }
+      return own.success ? { success: true, value } : own
     },
   })
 

@@ -8,6 +8,7 @@ const api = createRequire(import.meta.url)('../index.js')
 export const { ActionsealError, Contract, Ledger, action: freezeAction, shortFingerprint, parseJson } = api
 
 const WAITING = new Set(['awaiting_approval', 'awaiting_reapproval'])
+const LATE = new Set(['lease_expired', 'stale_fence', 'task_not_claimed'])
 
 /** Compiles a framework's tool schema as a contract, or says plainly why it cannot. */
 export function compileContract(doc, where) {
@@ -128,8 +129,18 @@ export class Seal {
     return result
   }
 
-  complete(claim, outcome, result) {
-    return this.ledger.complete({ task_id: claim.task_id, fence: claim.fence, outcome, executor: this.executor, result })
+  /**
+   * Records the outcome. A completion the ledger refuses because the lease ran out (or another
+   * claim superseded this one) leaves the task in doubt on the ledger, for reconciliation: the
+   * body did run, so its answer still goes back to the caller.
+   */
+  async complete(claim, outcome, result) {
+    try {
+      return await this.ledger.complete({ task_id: claim.task_id, fence: claim.fence, outcome, executor: this.executor, result })
+    } catch (e) {
+      if (!LATE.has(e?.code)) throw e
+      return null
+    }
   }
 }
 
