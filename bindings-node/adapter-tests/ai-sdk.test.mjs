@@ -10,7 +10,7 @@ import { generateText, stepCountIs, tool } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
 import { sealTool } from 'actionseal/adapters/ai-sdk'
-import { R, REFUND_RULE, TRUSTED, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
+import { R, REFUND_RULE, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
 
 banner('ai')
 const here = dirname(fileURLToPath(import.meta.url))
@@ -169,6 +169,18 @@ for (const engine of engines()) {
       await turn(tools, [], msgs)
       await turn(tools, [], msgs)
       assert.deepEqual(refund.calls, [R(2500)])
+    })
+
+    it('the approver lost the right before dispatch (the server\'s fact, asked at the claim): nothing runs', async () => {
+      const { ledger } = await freshLedger(engine)
+      const raw = rawTools()
+      const tools = { refund_create: await sealTool(sealFor(ledger, { approvers: [] }), 'refund_create', raw.tools.refund_create, { approval: REFUND_RULE }) }
+      const { req, history } = await turn(tools, [step(call('refund_create', R(2500), 'call_1'))])
+      await review(ledger, (await taskOf(ledger, JOB, 'call_1')).id)
+      const { r } = await turn(tools, [], [...history, approve(req.approvalId)])
+      const told = results(r)[0].actionseal
+      assert.equal(raw.refund.calls.length, 0)
+      assert.deepEqual([told.error, told.state, told.reasons], ['awaiting_reapproval', 'awaiting_reapproval', ['approver_unauthorized']])
     })
 
     it('a tool that needs no approval runs without a pause', async () => {

@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url'
 import { Ledger, ManualClock } from 'actionseal'
 import { Seal } from 'actionseal/adapters/seal'
 
-export { Ledger, ManualClock }
 const here = dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
 

@@ -176,8 +176,8 @@ export function refusal(task, code, out = null) {
     r.message = `${task.action.tool} is waiting for a person's approval (${task.state}); nothing ran.`
   } else {
     r.message = `${task.action.tool} may not run (${code}, state ${task.state}); nothing ran.`
-    if (out?.verdict) r.reasons = out.verdict.reasons
   }
+  if (out?.verdict && code !== 'tool_args_drift') r.reasons = out.verdict.reasons
   return r
 }
 
