@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { generateText, stepCountIs, tool } from 'ai'
+import { generateText, simulateReadableStream, stepCountIs, streamText, tool } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
 import { sealTool } from 'actionseal/adapters/ai-sdk'
@@ -181,6 +181,30 @@ for (const engine of engines()) {
       const told = results(r)[0].actionseal
       assert.equal(raw.refund.calls.length, 0)
       assert.deepEqual([told.error, told.state, told.reasons], ['awaiting_reapproval', 'awaiting_reapproval', ['approver_unauthorized']])
+    })
+
+    it('streamText: the same sealed tool pauses, refuses an edited history and runs the approved call once', async () => {
+      const { ledger, tools, refund } = await setup(engine)
+      const streamed = (parts) => new MockLanguageModelV3({
+        doStream: async () => ({ stream: simulateReadableStream({ chunks: [{ type: 'stream-start', warnings: [] }, ...parts, {
+          type: 'finish', usage, finishReason: { unified: parts.length ? 'tool-calls' : 'stop', raw: undefined },
+        }] }) }),
+      })
+      const stream = async (parts, messages) => {
+        const r = streamText({ model: streamed(parts), tools, messages, stopWhen: stepCountIs(3), experimental_context: CTX })
+        return { content: await r.content, messages: (await r.response).messages }
+      }
+      const first = await stream([call('refund_create', R(2500), 'call_1')], user)
+      const req = first.content.find((p) => p.type === 'tool-approval-request')
+      assert.ok(req)
+      await review(ledger, (await taskOf(ledger, JOB, 'call_1')).id)
+      const history = [...user, ...first.messages]
+      const edited = structuredClone(history)
+      editInput(edited, R(50))
+      const toolResults = (r) => r.messages.filter((m) => m.role === 'tool').flatMap((m) => m.content).filter((p) => p.type === 'tool-result').map((p) => p.output.value)
+      assert.equal(toolResults(await stream([], [...edited, approve(req.approvalId)]))[0].actionseal.error, 'tool_args_drift')
+      assert.deepEqual(toolResults(await stream([], [...history, approve(req.approvalId)])), ['refunded 2500'])
+      assert.deepEqual(refund.calls, [R(2500)])
     })
 
     it('a tool that needs no approval runs without a pause', async () => {
