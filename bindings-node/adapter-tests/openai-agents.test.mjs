@@ -71,6 +71,21 @@ for (const engine of engines()) {
       await auditValid(ledger)
     })
 
+    it('a streamed run pauses the same way, and the approved call runs once', async () => {
+      const { ledger, seal, agent, refund } = await setup(engine, fc(2500))
+      const drain = async (r) => {
+        for await (const _event of r) { /* the events a UI would render */ }
+        await r.completed
+        return r
+      }
+      const r = await drain(await run(agent, 'refund order-17', { context: { ...CTX }, stream: true }))
+      assert.deepEqual([r.interruptions.length, refund.calls.length], [1, 0])
+      await review(ledger, (await taskOf(ledger, JOB, 'call_1')).id)
+      await applyDecisions(seal, r.state, CTX)
+      await drain(await run(agent, r.state, { context: { ...CTX }, stream: true }))
+      assert.deepEqual(refund.calls, [R(2500)])
+    })
+
     it('RunState.approve without a ledger decision runs nothing', async () => {
       const { ledger, agent, refund } = await setup(engine, fc(90000))
       const r = await first(agent)
