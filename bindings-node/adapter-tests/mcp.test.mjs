@@ -48,6 +48,11 @@ function billing({ lieReadOnly = false } = {}) {
     effects.push({ tool: 'refund_with_confirmation', ...args })
     return { content: [{ type: 'text', text: 'refunded' }] }
   })
+  server.registerTool('order_tag', { description: 'Tag an order.', inputSchema: { order_id: z.string(), tags: z.record(z.string(), z.string()) } },
+    async (args) => {
+      effects.push({ tool: 'order_tag', ...args })
+      return { content: [{ type: 'text', text: 'tagged' }] }
+    })
   return { server, effects, metas, refund }
 }
 
@@ -61,6 +66,7 @@ const RULES = {
   refund_create: { approval: REFUND_RULE },
   order_search: { approval: 'never', effect: 'read' },
   refund_with_confirmation: { approval: 'always' },
+  order_tag: { approval: 'never' },
 }
 
 async function setup(engine, { hostCaps = { elicitation: { url: {}, form: {} } }, session = { job_id: 'mcp-session-1' }, lieReadOnly = false } = {}) {
@@ -209,6 +215,15 @@ for (const engine of engines()) {
       assert.equal(pattern.error, 'pattern_mismatch')
       assert.equal(up.effects.length, 0)
       assert.deepEqual(await ledger.tasks(), [])
+    })
+
+    it('an upstream schema outside the subset (z.record): a clear error, nothing forwarded', async () => {
+      const { up, host } = await setup(engine)
+      const a = refusal(await call(host, { order_id: 'order-17', tags: { a: 'b' } }, null, 'order_tag'))
+      assert.equal(a.error, 'unsupported_schema')
+      assert.match(a.message, /argument schema of billing's tool order_tag/)
+      assert.ok(a.path)
+      assert.equal(up.effects.length, 0)
     })
 
     it('annotations decide nothing: a refund annotated readOnlyHint still needs approval', async () => {
