@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import { generateText, simulateReadableStream, stepCountIs, streamText, tool } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
-import { sealTool } from 'actionseal/adapters/ai-sdk'
-import { R, REFUND_RULE, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
+import { contractOf, sealTool } from 'actionseal/adapters/ai-sdk'
+import { R, REFUND_RULE, amend, assertAmendedRun, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
 
 banner('ai')
 const here = dirname(fileURLToPath(import.meta.url))
@@ -81,6 +81,30 @@ for (const engine of engines()) {
       assert.deepEqual([done.state, done.result], ['succeeded', 'refunded 2500'])
       assert.deepEqual(await kinds(ledger, task.id), ['proposed', 'decided', 'propose_duplicate', 'propose_duplicate', 'claimed', 'completed'])
       await auditValid(ledger)
+    })
+
+    it('a reviewer\'s amendment on the ledger before the decision: the amended args run once, the audit shows both digests', async () => {
+      const { ledger, tools, refund } = await setup(engine)
+      const { req, history } = await turn(tools, [step(call('refund_create', R(2500), 'call_1'))])
+      const task = await taskOf(ledger, JOB, 'call_1')
+      await amend(ledger, task.id, R(2000), await contractOf('refund_create', rawTools().tools.refund_create, { approval: REFUND_RULE }))
+      await review(ledger, task.id)
+      // The client sends back the history it holds: the proposal, unchanged.
+      const { r } = await turn(tools, [], [...history, approve(req.approvalId)])
+      assert.deepEqual(refund.calls, [R(2000)])
+      assert.deepEqual(results(r), ['refunded 2000'])
+      const done = await ledger.task(task.id)
+      assert.deepEqual([done.state, done.amendments, done.amended_pointers], ['succeeded', 1, ['/args/amount_minor']])
+      await assertAmendedRun(ledger, task.id, task.action_digest)
+      // Anything else than the proposal is still drift.
+      const other = await setup(engine)
+      const t2 = await turn(other.tools, [step(call('refund_create', R(2500), 'call_1'))])
+      const id2 = (await taskOf(other.ledger, JOB, 'call_1')).id
+      await amend(other.ledger, id2, R(2000), await contractOf('refund_create', rawTools().tools.refund_create, { approval: REFUND_RULE }))
+      await review(other.ledger, id2)
+      editInput(t2.history, R(2600))
+      const { r: r2 } = await turn(other.tools, [], [...t2.history, approve(t2.req.approvalId)])
+      assert.deepEqual([results(r2)[0].actionseal.error, results(r2)[0].actionseal.approved_args, other.refund.calls.length], ['tool_args_drift', R(2000), 0])
     })
 
     it('the idempotency key handed to the tool body is the task\'s', async () => {

@@ -99,6 +99,23 @@ export async function review(ledger, taskId, { decision = 'approved', ttlMs = 1_
   })
 }
 
+/** A reviewer's correction on the ledger before the decision (the approval server's edit). */
+export async function amend(ledger, taskId, args, contract) {
+  const t = await ledger.task(taskId)
+  return ledger.amend({ task_id: taskId, amends: t.action_digest, action: { ...t.action, args }, reviewer: APPROVER, reason: 'reviewer correction', contract })
+}
+
+/** The audit of an amended task that ran: the proposal's digest and the amended one, claimed. */
+export async function assertAmendedRun(ledger, taskId, proposedDigest) {
+  const t = await ledger.task(taskId)
+  const events = (await ledger.history(taskId)).events
+  const amended = events.find((e) => e.kind === 'amended')
+  const claimed = events.find((e) => e.kind === 'claimed')
+  assert.notEqual(t.action_digest, proposedDigest)
+  assert.deepEqual([t.proposed_digest, amended.detail.proposed_digest, amended.action_digest, claimed.action_digest],
+    [proposedDigest, proposedDigest, t.action_digest, t.action_digest])
+}
+
 /** The audit kinds of a task, in order. */
 export const kinds = async (ledger, taskId) => (await ledger.history(taskId)).events.map((e) => e.kind)
 

@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { Gateway, IDEMPOTENCY_META, TASK_META } from 'actionseal/adapters/mcp'
-import { R, REFUND_RULE, auditValid, banner, engines, freshLedger, kinds, review, sealFor } from './common.mjs'
+import { R, REFUND_RULE, amend, assertAmendedRun, auditValid, banner, engines, freshLedger, kinds, review, sealFor } from './common.mjs'
 
 banner('@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/types.js')
 const here = dirname(fileURLToPath(import.meta.url))
@@ -129,6 +129,18 @@ for (const engine of engines()) {
       assert.equal(elicited.length, 0, 'the gateway asked the host a form question')
       assert.equal((await ledger.task(task.id)).state, 'succeeded')
       await auditValid(ledger)
+    })
+
+    it('a reviewer\'s amendment on the ledger before the decision: the amended call is forwarded once, the audit shows both digests', async () => {
+      const { ledger, up, host, gw } = await setup(engine)
+      const id = pending(await call(host, R(2500))).elicitationId
+      const proposed = (await ledger.task(id)).action_digest
+      await amend(ledger, id, R(2000), await gw.contractFor('refund_create'))
+      await review(ledger, id)
+      const ok = await call(host, R(2500), { [TASK_META]: id }) // the host retries its own call
+      assert.equal(ok.result.content[0].text, 'refunded 2000 USD on order-17')
+      assert.deepEqual(up.effects, [{ tool: 'refund_create', ...R(2000) }])
+      await assertAmendedRun(ledger, id, proposed)
     })
 
     it('hosts without URL elicitation get an isError result with the same fields', async () => {

@@ -10,7 +10,8 @@ import { Agent, RunState, run, setTracingDisabled, tool } from '@openai/agents-c
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents-core/testing'
 import { z } from 'zod'
 import { applyDecisions, sealTool } from 'actionseal/adapters/openai-agents'
-import { R, REFUND_RULE, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
+import { contractDocument } from 'actionseal/adapters/seal'
+import { R, REFUND_RULE, amend, assertAmendedRun, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
 
 banner('@openai/agents-core')
 setTracingDisabled(true)
@@ -69,6 +70,20 @@ for (const engine of engines()) {
       assert.equal((await ledger.task(task.id)).state, 'succeeded')
       assert.ok((await kinds(ledger, task.id)).includes('completed'))
       await auditValid(ledger)
+    })
+
+    it('a reviewer\'s amendment on the ledger before the decision: the amended args run once, the audit shows both digests', async () => {
+      const { ledger, seal, agent, refund } = await setup(engine, fc(2500))
+      const r = await first(agent)
+      const task = await taskOf(ledger, JOB, 'call_1')
+      const doc = contractDocument('refund_create', tool({ name: 'refund_create', description: 'x', parameters: refundParams, execute: async () => 1 }).parameters, { approval: REFUND_RULE })
+      await amend(ledger, task.id, R(2000), doc)
+      await review(ledger, task.id)
+      await applyDecisions(seal, r.state, CTX)
+      const r2 = await resume(agent, r.state) // the state still holds the proposal, unchanged
+      assert.deepEqual(refund.calls, [R(2000)])
+      assert.deepEqual(outputs(r2), ['refunded 2000'])
+      await assertAmendedRun(ledger, task.id, task.action_digest)
     })
 
     it('a streamed run pauses the same way, and the approved call runs once', async () => {

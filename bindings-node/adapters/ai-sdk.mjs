@@ -15,8 +15,9 @@
 //   where drift enters) and runs the original execute with the claimed frozen args, once; any
 //   refusal (drift, no decision, spent, expired) is the tool's result, `{ actionseal: {...} }`.
 // The SDK's tool-approval-response is a boolean the client writes: it only wakes the run.
-// There is no reviewer edit in the SDK: a correction is a new call or a ledger amendment
-// made by the approval server before its decision.
+// There is no reviewer edit in the SDK: the approval server may amend the proposal on the
+// ledger before deciding, and the history's unchanged proposal then runs as the amendment
+// (Seal.claim).
 import { asSchema, jsonSchema } from 'ai'
 import { Seal, compileContract, contractDocument, inputError } from './seal.mjs'
 

@@ -21,11 +21,9 @@
 //   agent itself and is never a person's decision.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
-import { Seal, compileContract, contractDocument, inputError, isWaiting, shortFingerprint } from './seal.mjs'
-import { createRequire } from 'node:module'
+import { Seal, compileContract, contractDocument, fingerprint, inputError, isWaiting, shortFingerprint } from './seal.mjs'
 
 export { Seal }
-const { fingerprint } = createRequire(import.meta.url)('../index.js')
 
 export const TASK_META = 'io.actionseal/task'
 export const REQUEST_META = 'io.actionseal/request'

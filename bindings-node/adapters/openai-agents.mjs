@@ -19,7 +19,8 @@
 // - execute runs the user's execute with the claimed frozen args, never the parsed input.
 // `RunState.approve` alone is never enough (the claim needs the ledger's decision), and
 // `alwaysApprove` is no standing approval: every call is its own task. The SDK has no reviewer
-// edit: a correction is a new call or a ledger amendment made before the decision.
+// edit: the approval server may amend the proposal on the ledger before deciding, and the
+// state's unchanged proposal then runs as the amendment (Seal.claim).
 import { defineToolInputGuardrail, tool, ToolGuardrailFunctionOutputFactory as G } from '@openai/agents-core'
 import { Seal, compileContract, contractDocument, inputError, isWaiting, parseJson } from './seal.mjs'
 

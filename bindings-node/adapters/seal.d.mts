@@ -1,7 +1,7 @@
 // What every actionseal framework adapter shares (actionseal/adapters/seal).
 import type { ActionEnvelope, ApprovalCondition, Claim, Contract, ContractDocument, ErrorCode, Ledger, LedgerTask, TaskState } from '../index.js'
 
-export { ActionsealError, Contract, Ledger, shortFingerprint, parseJson } from '../index.js'
+export { ActionsealError, Contract, Ledger, fingerprint, shortFingerprint, parseJson } from '../index.js'
 
 /** The trusted ids of one call, from the application's own server state (never the model's). */
 export interface TrustedIds {

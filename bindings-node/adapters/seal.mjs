@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 
 const api = createRequire(import.meta.url)('../index.js')
-export const { ActionsealError, Contract, Ledger, action: freezeAction, shortFingerprint, parseJson } = api
+export const { ActionsealError, Contract, Ledger, action: freezeAction, fingerprint, shortFingerprint, parseJson } = api
 
 const WAITING = new Set(['awaiting_approval', 'awaiting_reapproval'])
 const LATE = new Set(['lease_expired', 'stale_fence', 'task_not_claimed'])
@@ -94,6 +94,13 @@ export class Seal {
    */
   async claim(task, presented, contract) {
     const now = await this.ledger.task(task.id)
+    // A reviewer amended the proposal before deciding (through the approval server: none of
+    // these frameworks has an edit of its own) and the framework presents the proposal itself,
+    // unchanged: what was approved is the amendment, so that is what is claimed and run. Any
+    // other difference is drift.
+    if (now.amendments > 0 && now.proposed_digest !== now.action_digest && fingerprint(presented) === now.proposed_digest) {
+      presented = now.action
+    }
     const approver = now.approval?.approver
     const facts = {
       tenant: presented.tenant,
