@@ -1,0 +1,24 @@
+// actionseal for the Vercel AI SDK (ai 6): actionseal/adapters/ai-sdk
+import type { Tool } from 'ai'
+import type { ContractDocument } from '../index.js'
+import type { Refusal, InputError, Seal, ToolRule } from './seal.mjs'
+
+export { Seal } from './seal.mjs'
+export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.mjs'
+
+/** What a sealed tool returns instead of running: the model reads it as the tool's result. */
+export interface Sealed {
+  actionseal: Refusal | InputError
+}
+
+/**
+ * Wraps a `tool({...})`: its input schema (as the SDK converts it) becomes the contract with
+ * `rule`; `needsApproval` proposes the call on the ledger; `execute` claims and runs the
+ * original execute once with the frozen args (options gain `idempotencyKey`). The app's
+ * context comes from generateText's `experimental_context`. Rejects when the schema is
+ * outside actionseal's subset (code `unsupported_schema` / `invalid_schema`, with its path).
+ */
+export declare function sealTool<INPUT, OUTPUT>(seal: Seal, name: string, tool: Tool<INPUT, OUTPUT>, rule: ToolRule): Promise<Tool<INPUT, OUTPUT | Sealed>>
+
+/** The contract document sealTool builds for a tool (for the approval server). */
+export declare function contractOf(name: string, tool: Tool<any, any>, rule: ToolRule): Promise<ContractDocument>

@@ -1,0 +1,109 @@
+// actionseal for the OpenAI Agents SDK (JS, @openai/agents-core / @openai/agents).
+//
+//   const refund = sealTool(seal, { name, description, parameters, execute }, { approval })
+//   const r = await run(agent, input, { context })            // pauses: r.interruptions
+//   ... a person decides on the ledger (the approval server), then:
+//   await applyDecisions(seal, r.state, context)              // approve only what the ledger approved
+//   await run(agent, r.state, { context })
+//
+// - The contract is the JSON Schema the SDK derives from the tool's parameters, unchanged, with
+//   the application's rule; the SDK is then given that schema, so core validates the model's
+//   raw argument text (the model reads `type_mismatch` at its path instead of a redacted failure).
+// - needsApproval: freezes and proposes the call (job = the app's run id from its context,
+//   request = the call id); true while the task waits for a person.
+// - An input guardrail claims at dispatch from the raw argument text (strict parse: duplicate
+//   keys are refused). Drift, a spent or rejected call -> the model is told (rejectContent), with
+//   the approved args on drift; no decision or an expired one -> the run stops
+//   (throwException, `outputInfo.error`), nothing ran, and the app resumes from the state it
+//   kept once the ledger has a decision.
+// - execute runs the user's execute with the claimed frozen args, never the parsed input.
+// `RunState.approve` alone is never enough (the claim needs the ledger's decision), and
+// `alwaysApprove` is no standing approval: every call is its own task. The SDK has no reviewer
+// edit: the approval server may amend the proposal on the ledger before deciding, and the
+// state's unchanged proposal then runs as the amendment (Seal.claim).
+import { defineToolInputGuardrail, tool, ToolGuardrailFunctionOutputFactory as G } from '@openai/agents-core'
+import { Seal, compileContract, contractDocument, inputError, isWaiting, parseJson } from './seal.mjs'
+
+export { Seal }
+
+const say = (obj) => 'actionseal: ' + JSON.stringify(obj)
+const STOP = new Set(['awaiting_reapproval', 'task_not_claimable'])
+
+export function sealTool(seal, options, rule) {
+  if (!(seal instanceof Seal)) throw new TypeError('actionseal: sealTool needs a Seal')
+  if (typeof options?.execute !== 'function') throw new TypeError(`actionseal: tool ${options?.name} has no execute`)
+  const name = options.name
+  const doc = contractDocument(name, tool({ ...options, needsApproval: false }).parameters, rule)
+  const contract = compileContract(doc, `tool ${name}`)
+  const claims = new Map() // (job, call id) -> claim, from the guardrail to execute
+
+  const guard = defineToolInputGuardrail({
+    name: 'actionseal',
+    run: async ({ context, toolCall }) => {
+      let action, task
+      try {
+        action = seal.freeze(contract, parseJson(toolCall.arguments), seal.ids(context.context, toolCall.callId))
+        task = await seal.propose(contract, action)
+      } catch (e) {
+        if (!e?.code) throw e
+        const info = inputError(e, name)
+        return G.rejectContent(say(info), info)
+      }
+      const { claim, refusal } = await seal.claim(task, action, contract)
+      if (claim) {
+        claims.set(`${action.job_id}\0${toolCall.callId}`, claim)
+        return G.allow({ task_id: task.id })
+      }
+      if (STOP.has(refusal.error) && isWaiting({ state: refusal.state })) return G.throwException(refusal)
+      return G.rejectContent(say(refusal), refusal)
+    },
+  })
+
+  return tool({
+    ...options,
+    parameters: doc.args,
+    strict: options.strict ?? true,
+    needsApproval: async (runContext, input, callId) => {
+      let task
+      try {
+        task = await seal.propose(contract, seal.freeze(contract, input, seal.ids(runContext.context, callId)))
+      } catch (e) {
+        if (!e?.code) throw e
+        return false // the guardrail tells the model what is wrong with the input
+      }
+      return isWaiting(task)
+    },
+    inputGuardrails: [guard, ...(options.inputGuardrails ?? [])],
+    execute: async (_input, runContext, details) => {
+      const key = `${seal.context(runContext.context).job_id}\0${details?.toolCall?.callId}`
+      const claim = claims.get(key)
+      claims.delete(key)
+      if (!claim) return say({ error: 'not_claimed', tool: name, message: 'no claim for this call; nothing ran.' })
+      return seal.dispatch(claim, (frozenArgs) => options.execute(frozenArgs, runContext, details))
+    },
+  })
+}
+
+/**
+ * Approves in the RunState exactly the interruptions whose ledger task a person approved, one
+ * call at a time (never `alwaysApprove`); rejects those a person rejected; leaves the rest.
+ */
+export async function applyDecisions(seal, state, appContext) {
+  const out = { approved: [], rejected: [], waiting: [] }
+  for (const item of state.getInterruptions()) {
+    const callId = item.rawItem?.callId
+    if (!callId) continue
+    const task = await seal.find(seal.ids(appContext, callId))
+    if (!task) continue // not a sealed tool's call
+    if (task.state === 'approved') {
+      state.approve(item)
+      out.approved.push(task.id)
+    } else if (task.state === 'rejected' || task.state === 'rejected_pre_dispatch') {
+      state.reject(item)
+      out.rejected.push(task.id)
+    } else {
+      out.waiting.push(task.id)
+    }
+  }
+  return out
+}
