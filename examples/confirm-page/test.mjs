@@ -586,6 +586,36 @@ try {
     }
   })
 
+  await step('amend with a passkey: the assertion signs the amended decision, which verifies and is permitted in Python, Node and Rust', async () => {
+    const request = JSON.parse(readFileSync(SAMPLES.valid, 'utf8'))
+    await open(SAMPLES.valid, 'ready')
+    await page.fill('#approver', 'user:bob')
+    await page.click('#register-passkey')
+    await page.waitForSelector('#passkey-status[data-registered]')
+    const keys = JSON.parse(await text('#passkey-keys'))
+    await page.click('#edit-args')
+    await page.locator('#args tr[data-pointer="/amount_minor"] input.edit-value').fill('"2000"')
+    await page.waitForSelector('#amendment[data-state="invalid"]')
+    assert.equal(await page.locator('#approve-passkey').isDisabled(), true, 'no passkey approval of a refused edit')
+    await page.locator('#args tr[data-pointer="/amount_minor"] input.edit-value').fill('2000')
+    await page.waitForSelector('#amendment[data-state="amended"]')
+    const amended = await text('#amended-fingerprint')
+    await page.getByRole('button', { name: 'Approve with passkey' }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    assert.deepEqual([record.action_digest, record.proposed_digest], [amended, shown.full])
+    const { passkey, ...decided } = record
+    const clientData = JSON.parse(Buffer.from(passkey.client_data_json, 'base64url'))
+    assert.equal(clientData.challenge, addon.passkeyChallenge(decided), 'the passkey signed the decision with both digests')
+    const now = record.decided_at + 1000
+    for (const [runtime, got] of Object.entries(everywhere(record, record.action, request.contract, keys, now))) {
+      assert.deepEqual([got.verify.signer?.kind, got.check], ['passkey', { outcome: 'permit', reasons: [] }], runtime)
+    }
+    for (const [runtime, got] of Object.entries(everywhere(record, request.action, request.contract, keys, now))) {
+      assert.deepEqual(got.check, { outcome: 'reject', reasons: ['action_drift'] }, `${runtime}: the proposal drifts`)
+    }
+  })
+
   await step('the page loads nothing but its own files, and logs no errors', async () => {
     const foreign = requests.filter((u) => !/^http:\/\/(127\.0\.0\.1|localhost):\d+\//.test(u) && !u.startsWith('blob:'))
     assert.deepEqual(foreign, [])
