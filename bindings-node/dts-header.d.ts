@@ -415,6 +415,27 @@ export interface ApprovalRecord extends DecisionInput {
   action_digest: string
 }
 
+/**
+ * A reviewer's edit, checked by `amend` as the ledger's amend checks it: the amended action,
+ * both fingerprints and what changed.
+ */
+export interface AmendedAction {
+  /** The amended action: what the decision that follows is about. */
+  action: ActionEnvelope
+  /** Its fingerprint: the decision's `action_digest`. */
+  action_digest: string
+  /**
+   * The fingerprint of the action the reviewer edited: the decision's `proposed_digest` when
+   * the two differ, and a ledger amendment's `amends`.
+   */
+  proposed_digest: string
+  /**
+   * JSON Pointers where the amended action differs from the edited one; empty when nothing
+   * changed.
+   */
+  amended_pointers: string[]
+}
+
 /** What the executor's own server knows at dispatch time; never taken from the model. */
 export interface CheckContext {
   /** Milliseconds since the epoch. */

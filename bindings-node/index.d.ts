@@ -415,6 +415,27 @@ export interface ApprovalRecord extends DecisionInput {
   action_digest: string
 }
 
+/**
+ * A reviewer's edit, checked by `amend` as the ledger's amend checks it: the amended action,
+ * both fingerprints and what changed.
+ */
+export interface AmendedAction {
+  /** The amended action: what the decision that follows is about. */
+  action: ActionEnvelope
+  /** Its fingerprint: the decision's `action_digest`. */
+  action_digest: string
+  /**
+   * The fingerprint of the action the reviewer edited: the decision's `proposed_digest` when
+   * the two differ, and a ledger amendment's `amends`.
+   */
+  proposed_digest: string
+  /**
+   * JSON Pointers where the amended action differs from the edited one; empty when nothing
+   * changed.
+   */
+  amended_pointers: string[]
+}
+
 /** What the executor's own server knows at dispatch time; never taken from the model. */
 export interface CheckContext {
   /** Milliseconds since the epoch. */
@@ -1281,10 +1302,31 @@ export declare class SigningKey {
 export declare function action(contract: Contract | ContractDocument, args: object, ids: ActionIds): ActionEnvelope
 
 /**
+ * A reviewer's edit of an action, checked as the ledger's `amend` will check it, without a
+ * ledger: `current` is the envelope the reviewer edited (the task's action), `replacement`
+ * the whole envelope with new arguments, `contract` the task's (a `Contract` or a contract
+ * document). Returns the amended action and its fingerprint, the fingerprint of `current`
+ * (`proposed_digest`) and the JSON Pointers that changed (`amended_pointers`; empty when
+ * nothing did). Only the arguments may change, within the contract: the error's path is in
+ * `replacement` (`amend_identity_changed`, `amend_tool_changed`, `amend_contract_changed`,
+ * `amend_policy_changed`, the schema's own code under `/args`, `invalid_action`); a
+ * malformed `current` throws its own error, the path in it. Decide about the result with
+ * `approve(amended.action, { ...decision, proposed_digest: amended.proposed_digest })` when
+ * the two fingerprints differ.
+ *
+ * @example
+ * const amended = amend(proposed, { ...proposed, args: { ...proposed.args, amount_minor: 2000 } }, refund)
+ * // amended.amended_pointers: ['/args/amount_minor']
+ */
+export declare function amend(current: ActionEnvelope, replacement: ActionEnvelope, contract: Contract | ContractDocument): AmendedAction
+
+/**
  * The approval record of a reviewer's decision about `action` (a well-formed envelope;
  * `invalid_action` otherwise). Every field of `decision` is required, there are no defaults:
  * `invalid_approval` at the field for a missing, unknown or malformed one (`expires_at` must
- * be after `decided_at`, both integer milliseconds since the epoch).
+ * be after `decided_at`, both integer milliseconds since the epoch). The one optional field,
+ * `proposed_digest`, is the fingerprint of the action the model proposed when a reviewer
+ * amended it before deciding (`amend`'s `proposed_digest`); it must differ from the action's.
  */
 export declare function approve(action: ActionEnvelope, decision: DecisionInput): ApprovalRecord
 

@@ -843,6 +843,7 @@ module.exports.ManualClock = nativeBinding.ManualClock
 module.exports.Schema = nativeBinding.Schema
 module.exports.SigningKey = nativeBinding.SigningKey
 module.exports.action = nativeBinding.action
+module.exports.amend = nativeBinding.amend
 module.exports.approve = nativeBinding.approve
 module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.canonicalizeJson = nativeBinding.canonicalizeJson

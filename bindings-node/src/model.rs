@@ -1,6 +1,7 @@
 //! The approval model: when a call needs a person (`requiresApproval`), the envelope a reviewer
-//! sees (`action`), the record of their decision (`approve`), the permit check before
-//! dispatch (`check`), budgets (`charge`) and the spoken form of a fingerprint.
+//! sees (`action`), a reviewer's edit of it (`amend`), the record of their decision
+//! (`approve`), the permit check before dispatch (`check`), budgets (`charge`) and the spoken
+//! form of a fingerprint.
 //!
 //! Every argument is JSON data, converted as `fingerprint` converts it (a `Contract` may stand
 //! where a contract document is expected, an `Approval` where a record is); every rule,
@@ -97,7 +98,9 @@ pub fn action(
 /// The approval record of a reviewer's decision about `action` (a well-formed envelope;
 /// `invalid_action` otherwise). Every field of `decision` is required, there are no defaults:
 /// `invalid_approval` at the field for a missing, unknown or malformed one (`expires_at` must
-/// be after `decided_at`, both integer milliseconds since the epoch).
+/// be after `decided_at`, both integer milliseconds since the epoch). The one optional field,
+/// `proposed_digest`, is the fingerprint of the action the model proposed when a reviewer
+/// amended it before deciding (`amend`'s `proposed_digest`); it must differ from the action's.
 #[napi(
     ts_args_type = "action: ActionEnvelope, decision: DecisionInput",
     ts_return_type = "ApprovalRecord"
@@ -116,6 +119,46 @@ pub fn approve(
             let approval = Approval::decide(&action, &decision)?;
             to_js::value(js, approval.value())
         })
+    })
+}
+
+/// A reviewer's edit of an action, checked as the ledger's `amend` will check it, without a
+/// ledger: `current` is the envelope the reviewer edited (the task's action), `replacement`
+/// the whole envelope with new arguments, `contract` the task's (a `Contract` or a contract
+/// document). Returns the amended action and its fingerprint, the fingerprint of `current`
+/// (`proposed_digest`) and the JSON Pointers that changed (`amended_pointers`; empty when
+/// nothing did). Only the arguments may change, within the contract: the error's path is in
+/// `replacement` (`amend_identity_changed`, `amend_tool_changed`, `amend_contract_changed`,
+/// `amend_policy_changed`, the schema's own code under `/args`, `invalid_action`); a
+/// malformed `current` throws its own error, the path in it. Decide about the result with
+/// `approve(amended.action, { ...decision, proposed_digest: amended.proposed_digest })` when
+/// the two fingerprints differ.
+///
+/// @example
+/// const amended = amend(proposed, { ...proposed, args: { ...proposed.args, amount_minor: 2000 } }, refund)
+/// // amended.amended_pointers: ['/args/amount_minor']
+#[napi(
+    ts_args_type = "current: ActionEnvelope, replacement: ActionEnvelope, contract: Contract | ContractDocument",
+    ts_return_type = "AmendedAction"
+)]
+pub fn amend(
+    env: Env,
+    current: Unknown<'_>,
+    replacement: Unknown<'_>,
+    contract: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        no_options(js, options)?;
+        let contract = contract_of(js, contract.raw())?;
+        with(
+            js,
+            [current.raw(), replacement.raw()],
+            |[current, replacement]| {
+                let amended = actionseal_core::ledger::amend(current, replacement, &contract)?;
+                to_js::value(js, &amended.to_value())
+            },
+        )
     })
 }
 

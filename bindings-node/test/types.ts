@@ -7,6 +7,7 @@ import {
   Schema,
   SigningKey,
   action,
+  amend,
   approve,
   canonicalize,
   canonicalizeJson,
@@ -26,6 +27,7 @@ import {
   verifyRegistration,
   type ActionEnvelope,
   type ActionIds,
+  type AmendedAction,
   type ApprovalRecord,
   type Budget,
   type CheckContext,
@@ -92,6 +94,9 @@ const decision: DecisionInput = {
   approval_id: 'a', decision_id: 'd', decision: 'approved', approver: 'bob', decided_at: 1, expires_at: 2,
 }
 const record: ApprovalRecord = approve(envelope, decision)
+const amended: AmendedAction = amend(envelope, { ...envelope, args: { amount_minor: 2000 } }, refund)
+const changed: string[] = amended.amended_pointers
+const amendedRecord: ApprovalRecord = approve(amended.action, { ...decision, proposed_digest: amended.proposed_digest })
 const context: CheckContext = {
   now: 1, tenant: 't', policy_version: 'p', contract: refund,
   approver_authorized: { approver: 'bob', authorized: true },
@@ -124,6 +129,7 @@ check(record, envelope, { ...context, contract: new Schema({}) })
 
 console.log(text, digest, fromText, fromBytes, same, notString, parsed, facts, needs, needsToo)
 console.log(none, alsoNone, reasons, outcome, approved, error, spent, spoken, fast, sealed, frozen)
+console.log(changed, amendedRecord)
 // @ts-expect-error: the approval model takes no options
 check(record, envelope, context, { profile: 'rfc8785' })
 

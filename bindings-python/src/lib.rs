@@ -216,7 +216,10 @@ mod _actionseal {
     ///
     /// Every keyword is required: ``decision`` is ``"approved"`` or ``"rejected"`` (no
     /// default: a decision is explicit), times are integer milliseconds since the epoch
-    /// (``True`` is not one), ``expires_at`` after ``decided_at``. Raises ActionsealError
+    /// (``True`` is not one), ``expires_at`` after ``decided_at``. The one optional keyword,
+    /// ``proposed_digest``, is the fingerprint of the action the model proposed when a
+    /// reviewer amended it before deciding (``amend``'s ``proposed_digest``): the record then
+    /// carries it beside ``action_digest``, from which it must differ. Raises ActionsealError
     /// for a malformed action (``invalid_action``, path inside it) or decision
     /// (``invalid_approval`` at the keyword's name).
     #[pyfunction]
@@ -237,6 +240,44 @@ mod _actionseal {
             .and_then(|d| Approval::decide(&action, &d))
             .map_err(|e| to_py(py, &e))?;
         to_py::value(py, approval.value())
+    }
+
+    /// A reviewer's edit of an action, checked as ``Ledger.amend`` will check it, without a
+    /// ledger: ``current`` is the action envelope the reviewer edited (the task's action),
+    /// ``replacement`` the whole envelope with new arguments, ``contract`` the task's
+    /// ``Contract`` or contract document. Returns ``{"action", "action_digest",
+    /// "proposed_digest", "amended_pointers"}``: the amended action and its fingerprint, the
+    /// fingerprint of ``current``, and the JSON Pointers that changed (``["/args/amount_minor"]``;
+    /// empty when nothing did).
+    ///
+    /// Only the arguments may change, within the contract. Raises ActionsealError, the path
+    /// inside ``replacement``: ``amend_identity_changed`` (tenant, subject, job_id,
+    /// request_id), ``amend_tool_changed``, ``amend_contract_changed`` (the action names
+    /// another contract, or ``contract`` is not the one ``current`` names),
+    /// ``amend_policy_changed``, the schema's own code under ``/args`` (``type_mismatch`` for
+    /// ``"300"`` where an integer is expected), or ``invalid_action``; a malformed ``current``
+    /// raises its own error, the path inside it. Approve the result with
+    /// ``approve(result["action"], ..., proposed_digest=result["proposed_digest"])`` when the
+    /// two fingerprints differ.
+    #[pyfunction]
+    #[pyo3(
+        signature = (current, replacement, contract, *, profile = None),
+        text_signature = "(current, replacement, contract)"
+    )]
+    fn amend<'py>(
+        current: &Bound<'py, PyAny>,
+        replacement: &Bound<'py, PyAny>,
+        contract: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = current.py();
+        refuse(py, profile)?;
+        let contract = contract_arg(contract)?;
+        let amended = with_values(current, replacement, &Options::default(), |c, r| {
+            actionseal_core::ledger::amend(c, r, &contract)
+        })?
+        .map_err(|e| to_py(py, &e))?;
+        to_py::value(py, &amended.to_value())
     }
 
     /// A `profile` keyword among keyword arguments that are otherwise data.

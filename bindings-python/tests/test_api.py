@@ -22,6 +22,7 @@ def test_exports_and_signature():
         "SigningKey",
         "__version__",
         "action",
+        "amend",
         "approve",
         "canonicalize",
         "canonicalize_json",

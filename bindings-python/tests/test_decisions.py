@@ -40,7 +40,7 @@ def check_name(path, expect):
 
 
 def test_every_kind_has_vectors():
-    for kind, least in [("contract", 20), ("action", 5), ("approval", 5), ("budget", 8), ("permit", 30)]:
+    for kind, least in [("contract", 20), ("action", 5), ("approval", 5), ("amend", 12), ("budget", 8), ("permit", 30)]:
         assert len(list((VECTORS / kind).glob("*.json"))) >= least, kind
 
 
@@ -138,6 +138,69 @@ def test_approval_vector(path):
     if "approval" in want:
         record = actionseal.loads(want["approval"])
         assert record["action_digest"] == actionseal.fingerprint(record["action"])
+
+
+# ------------------------------------------------------------------ amendments
+
+
+def amend_result(doc, contract):
+    try:
+        amended = actionseal.amend(actionseal.loads(doc["current"]), actionseal.loads(doc["replacement"]), contract())
+    except actionseal.ActionsealError as e:
+        return refused(e)
+    assert set(amended) == {"action", "action_digest", "proposed_digest", "amended_pointers"}
+    # The digests are the fingerprints of the two actions, computed here.
+    assert amended["action_digest"] == actionseal.fingerprint(amended["action"])
+    assert amended["proposed_digest"] == actionseal.fingerprint(actionseal.loads(doc["current"]))
+    return {
+        "action": actionseal.canonicalize(amended["action"]),
+        "fingerprint": amended["action_digest"],
+        "proposed_digest": amended["proposed_digest"],
+        "pointers": amended["amended_pointers"],
+    }
+
+
+@vectors("amend")
+def test_amend_vector(path):
+    doc = read(path)
+    want = doc["expect"]
+    # The contract as a loaded Contract and as its document: the same result.
+    assert amend_result(doc, lambda: actionseal.Contract(actionseal.loads(doc["contract"]))) == want
+    assert amend_result(doc, lambda: actionseal.loads(doc["contract"])) == want
+    check_name(path, want)
+
+
+def refund(name):
+    return json.loads((CONFORMANCE.parent / "examples" / "refund" / name).read_text("utf-8"))
+
+
+def test_an_amended_decision_binds_the_amended_action_and_records_the_proposal():
+    proposed, context = refund("action.json"), refund("context.json")
+    edited = json.loads(json.dumps(proposed))
+    edited["args"]["amount_minor"] = 2000
+    amended = actionseal.amend(proposed, edited, context["contract"])
+    assert amended["amended_pointers"] == ["/args/amount_minor"]
+    assert amended["proposed_digest"] == actionseal.fingerprint(proposed)
+    decision = dict(approval_id="apr-1", decision_id="dec-1", decision="approved", approver="user:bob",
+                    decided_at=context["now"] - 1000, expires_at=context["now"] + 60000)
+    record = actionseal.approve(amended["action"], proposed_digest=amended["proposed_digest"], **decision)
+    assert (record["action_digest"], record["proposed_digest"]) == (amended["action_digest"], amended["proposed_digest"])
+    verdict = actionseal.check(record, amended["action"], context)
+    assert (verdict["outcome"], verdict["approved_digest"]) == ("permit", amended["action_digest"])
+    # The model's original proposal drifts from what was decided.
+    verdict = actionseal.check(record, proposed, context)
+    assert (verdict["outcome"], verdict["reasons"], verdict["drift"]) == ("reject", ["action_drift"], ["/args/amount_minor"])
+    # "Not amended" has one spelling: no proposed_digest.
+    err = error_of(actionseal.approve, amended["action"], proposed_digest=amended["action_digest"], **decision)
+    assert (err.code, err.path) == ("invalid_approval", "/proposed_digest")
+    # "300" where an integer is expected, and a value the schema refuses: their codes, nothing amended.
+    for value, code in [("2000", "type_mismatch"), (0, "out_of_range"), (True, "type_mismatch")]:
+        edited["args"]["amount_minor"] = value
+        err = error_of(actionseal.amend, proposed, edited, context["contract"])
+        assert (err.code, err.path) == (code, "/args/amount_minor")
+    # The approval model takes no options.
+    err = error_of(actionseal.amend, proposed, proposed, context["contract"], profile="rfc8785")
+    assert err.code == "invalid_option"
 
 
 # ------------------------------------------------------------------ budgets

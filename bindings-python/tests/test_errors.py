@@ -55,6 +55,11 @@ def sources():
         if "error" in v["expect"]:
             out.append((v["expect"]["error"], f"approval/{name}",
                         lambda v=v: actionseal.approve(actionseal.loads(v["action"]), **v["decision"])))
+    for name, v in vectors("amend"):
+        if "error" in v["expect"]:
+            out.append((v["expect"]["error"], f"amend/{name}",
+                        lambda v=v: actionseal.amend(actionseal.loads(v["current"]), actionseal.loads(v["replacement"]),
+                                                     actionseal.loads(v["contract"]))))
     for name, v in vectors("budget"):
         if "error" in v["expect"] and v["expect"]["at"] == 0:
             out.append((v["expect"]["error"], f"budget/{name}",

@@ -1,6 +1,7 @@
 //! The approval model: when a call needs a person (`requiresApproval`), the envelope a reviewer
-//! sees (`action`), the record of their decision (`approve`), the permit check before
-//! dispatch (`check`), budgets (`charge`) and the spoken form of a fingerprint.
+//! sees (`action`), a reviewer's edit of it (`amend`), the record of their decision
+//! (`approve`), the permit check before dispatch (`check`), budgets (`charge`) and the spoken
+//! form of a fingerprint.
 //!
 //! Every argument is JSON data converted as `fingerprint` converts it (a `Contract` may stand
 //! where a contract document is expected, an `Approval` where a record is); every rule,
@@ -69,7 +70,8 @@ pub fn action(
 }
 
 /// The approval record of a reviewer's decision about `action` (a well-formed envelope). Every
-/// field of `decision` is required: there are no defaults.
+/// field of `decision` is required: there are no defaults; the one optional field,
+/// `proposed_digest`, is `amend`'s, when a reviewer amended the proposed action first.
 #[wasm_bindgen(js_name = approve, unchecked_return_type = "ApprovalRecord")]
 pub fn approve(
     #[wasm_bindgen(unchecked_param_type = "ActionEnvelope")] action: JsValue,
@@ -83,6 +85,27 @@ pub fn approve(
         Approval::decide(&action, &decision)
     })?;
     to_js::value(approval.value())
+}
+
+/// A reviewer's edit of an action, checked as the ledger's `amend` will check it: `current`
+/// is the envelope the reviewer edited, `replacement` the whole envelope with new arguments,
+/// `contract` the task's (a `Contract` or a contract document). Returns the amended action,
+/// both fingerprints and the JSON Pointers that changed. Only the arguments may change,
+/// within the contract: the error's path is in `replacement` (the amend_* codes, the
+/// schema's own code under `/args`, `invalid_action`); a malformed `current` throws its own.
+#[wasm_bindgen(js_name = amend, unchecked_return_type = "AmendedAction")]
+pub fn amend(
+    #[wasm_bindgen(unchecked_param_type = "ActionEnvelope")] current: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ActionEnvelope")] replacement: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Contract | ContractDocument")] contract: JsValue,
+    options: Option<NoOptions>,
+) -> Result<JsValue, JsValue> {
+    crate::no_options(options)?;
+    let contract = contract_of(&contract)?;
+    let amended = with([&current, &replacement], |[current, replacement]| {
+        actionseal_core::ledger::amend(current, replacement, &contract)
+    })?;
+    to_js::value(&amended.to_value())
 }
 
 /// The permit check before dispatch: is `action` the approved action, does the approval

@@ -12,6 +12,8 @@ import init, {
   type Requirement,
   type Verdict,
   action,
+  amend,
+  type AmendedAction,
   approve,
   charge,
   check,
@@ -55,6 +57,10 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
       decided_at: Date.now(),
       expires_at: Date.now() + 600_000,
     });
+    // A reviewer's edit: the amended action, both fingerprints, what changed.
+    const amended: AmendedAction = amend(envelope, { ...envelope, args: { ...envelope.args } }, contract);
+    const changed: string[] = amended.amended_pointers;
+    void [changed, amended.proposed_digest, amended.action_digest];
     const context: CheckContext = {
       now: Date.now(),
       tenant: envelope.tenant,

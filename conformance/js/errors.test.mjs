@@ -19,14 +19,16 @@ after(async () => {
   await engine?.close()
 })
 
-/** The codes only a ledger raises. */
+/**
+ * The codes only a ledger raises. The other amend_* codes are `amend`'s, which every runtime
+ * has: they come from the amend vectors.
+ */
 const LEDGER_CODES = [
   'task_not_found', 'approval_not_found', 'budget_not_found', 'task_conflict', 'decision_conflict',
   'decision_mismatch', 'task_not_awaiting_decision', 'already_claimed', 'task_not_claimable',
   'task_not_claimed', 'task_not_in_doubt', 'stale_fence', 'lease_expired', 'invalid_request',
   'invalid_decision', 'invalid_ledger_url', 'ledger_unavailable', 'not_a_ledger',
   'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
-  'amend_identity_changed', 'amend_tool_changed', 'amend_contract_changed', 'amend_policy_changed',
 ]
 
 /** Codes this package cannot raise, with the reason: the wasm build has no ledger. */
@@ -72,6 +74,9 @@ function sources() {
   }
   for (const [file, v] of vectors('approval')) {
     if (v.expect.error) out.push([v.expect.error, `approval/${file}`, { fn: 'approve', args: [json(v.action), v.decision] }])
+  }
+  for (const [file, v] of vectors('amend')) {
+    if (v.expect.error) out.push([v.expect.error, `amend/${file}`, { fn: 'amend', args: [json(v.current), json(v.replacement), json(v.contract)] }])
   }
   for (const [file, v] of vectors('budget')) {
     // The first charge, from the budget as given.

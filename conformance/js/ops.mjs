@@ -37,6 +37,7 @@ export const FUNCTIONS = [
   "digestEqual",
   "requiresApproval",
   "action",
+  "amend",
   "approve",
   "check",
   "charge",

@@ -1,7 +1,7 @@
 //! Expected results of the contract, action, approval, budget and permit vectors, computed by
 //! the Rust core and checked against the expectations written by hand.
 
-use actionseal_core::ledger::{amend_action, amended_pointers};
+use actionseal_core::ledger::{amend, amend_action};
 use actionseal_core::{
     canonicalize, charge, check, parse, Action, ActionIds, Approval, Contract, DecisionInput,
     Error, Options, OwnedValue,
@@ -79,22 +79,22 @@ pub fn approval_result(doc: &Map<String, Json>) -> Result<Json, String> {
     })
 }
 
-/// `{"action", "fingerprint", "pointers"}` or `{"error", "path"}` for an amend vector: the
-/// contract loads, `current` (the task's action) is read, and `replacement` is checked with
-/// [`amend_action`]; `pointers` are what the amendment changed.
+/// `{"action", "fingerprint", "proposed_digest", "pointers"}` or `{"error", "path"}` for an
+/// amend vector: the contract loads, and `replacement` is checked against `current` (the
+/// task's action) with [`amend`], the stateless check every runtime exposes; `pointers` are
+/// what the amendment changed.
 pub fn amend_result(doc: &Map<String, Json>) -> Result<Json, String> {
     let contract = core_value(&text_of(doc, "contract")?)
         .and_then(|c| Contract::from_value(&c))
         .map_err(|e| e.to_string())?;
-    let current = core_value(&text_of(doc, "current")?)
-        .and_then(|a| Action::from_value(&a))
-        .map_err(|e| e.to_string())?;
+    let current = core_value(&text_of(doc, "current")?).map_err(|e| e.to_string())?;
     let replacement = core_value(&text_of(doc, "replacement")?).map_err(|e| e.to_string())?;
-    Ok(match amend_action(&current, &replacement, &contract) {
+    Ok(match amend(&current, &replacement, &contract) {
         Ok(a) => json!({
-            "action": canonicalize(a.value()),
-            "fingerprint": a.digest().to_string(),
-            "pointers": amended_pointers(current.value(), a.value()),
+            "action": canonicalize(a.action.value()),
+            "fingerprint": a.action.digest().to_string(),
+            "proposed_digest": a.proposed_digest.to_string(),
+            "pointers": a.amended_pointers,
         }),
         Err(e) => error_json(&e),
     })

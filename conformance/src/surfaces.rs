@@ -276,6 +276,18 @@ pub fn shapes() -> Vec<Shape> {
             ],
         },
         Shape {
+            name: "AmendedAction",
+            doc: "A reviewer's edit, checked by `amend` as the ledger's amend checks it: the amended action, both fingerprints and what changed.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("action", Ty::Shape("ActionEnvelope"), "The amended action: what the decision that follows is about."),
+                field("action_digest", Ty::Digest, "Its fingerprint: the decision's `action_digest`."),
+                field("proposed_digest", Ty::Digest, "The fingerprint of the action the reviewer edited: the decision's `proposed_digest` when the two differ, and a ledger amendment's `amends`."),
+                field("amended_pointers", Ty::List(Box::new(Ty::Str)), "JSON Pointers where the amended action differs from the edited one; empty when nothing changed."),
+            ],
+        },
+        Shape {
             name: "CheckContext",
             doc: "What the executor's own server knows at dispatch time; never taken from the model.",
             extends: None,
@@ -875,6 +887,21 @@ fn output_members(name: &str) -> Result<Vec<String>, String> {
     };
     Ok(match name {
         "Verdict" => return verdict_members(),
+        "AmendedAction" => {
+            let (document, ids) = (
+                json_value(
+                    &sample_object(&all, shape(&all, "ContractDocument"), &mut 0).to_string(),
+                ),
+                json_value(&sample_object(&all, shape(&all, "ActionIds"), &mut 0).to_string()),
+            );
+            let contract = Contract::from_value(&document).map_err(|e| e.to_string())?;
+            let ids = ActionIds::from_value(&ids).map_err(|e| e.to_string())?;
+            let action =
+                Action::build(&contract, &json_value("{}"), &ids).map_err(|e| e.to_string())?;
+            let amended = actionseal_core::ledger::amend(action.value(), action.value(), &contract)
+                .map_err(|e| e.to_string())?;
+            keys(&json_of(&amended.to_value()))
+        }
         "VerifiedProof" => keys(&verified(
             &proof::envelope(&record),
             &proof::service_keys(),
@@ -1186,9 +1213,10 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 28] = [
+const PY_SHAPES: [&str; 29] = [
     "ActionError",
     "Verdict",
+    "AmendedAction",
     "Budget",
     "Ed25519Jwk",
     "Ed25519PrivateJwk",

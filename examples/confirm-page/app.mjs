@@ -3,8 +3,10 @@
 // reviewer's decision into an approval record bound to the action's fingerprint. Every rule
 // (strict JSON, the contract, the record, signatures and passkeys) is actionseal's, run here
 // in WebAssembly. A request may also carry a signed decision and its key set (signature.mjs);
-// a reviewer may approve with a passkey (passkey.mjs).
+// a reviewer may approve with a passkey (passkey.mjs), and correct an argument before
+// deciding (amend.mjs): the approval is then about the amended action.
 
+import * as amendments from "./amend.mjs";
 import * as passkeys from "./passkey.mjs";
 import { argumentRows, el, showDigest, showScalar, showString } from "./render.mjs";
 import { showSigned } from "./signature.mjs";
@@ -41,6 +43,24 @@ const passkeyPanel = passkeys.panel(api, {
   entry: $("passkey-entry"),
   keys: $("passkey-keys"),
   problem: $("decision-problem"),
+  // No approval while the reviewer's edit is one the executor would refuse.
+  blocked: () => amendPanel.state().kind === "invalid",
+});
+const amendPanel = amendments.panel(api, {
+  toggle: $("edit-args"),
+  table: $("args"),
+  panel: $("amendment"),
+  status: $("amendment-status"),
+  proposedShort: $("proposed-short"),
+  proposedFull: $("proposed-fingerprint"),
+  amendedShort: $("amended-short"),
+  amendedFull: $("amended-fingerprint"),
+  changes: $("amendment-changes"),
+  pointers: $("amended-pointers"),
+  error: $("amendment-error"),
+}, (state) => {
+  $("approve").disabled = state.kind === "invalid";
+  passkeyPanel.refresh();
 });
 
 // ---------------------------------------------------------------------------------------
@@ -79,6 +99,7 @@ function problem(message) {
 }
 
 function reset() {
+  amendPanel.stop();
   current?.contract?.free();
   current = null;
   $("review").hidden = true;
@@ -270,9 +291,9 @@ function showVerdict(c) {
   $("decision").append(form);
   form.hidden = false;
   for (const control of form.elements) control.disabled = false;
-  passkeyPanel.refresh();
   $("decision-problem").hidden = true;
   $("approver").removeAttribute("aria-invalid");
+  amendPanel.start(c);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -284,17 +305,23 @@ form.addEventListener("submit", async (event) => {
   if (current === null || current.error !== null) return;
   const withPasskey = event.submitter?.value === "passkey";
   const decision = event.submitter?.value === "rejected" ? "rejected" : "approved";
+  // An approval is about the action as amended, when the reviewer changed it; a rejection
+  // is about what the agent proposed. An edit the contract refuses is never approved.
+  const amendment = amendPanel.state();
+  if (decision === "approved" && amendment.kind === "invalid") return;
+  const amended = decision === "approved" && amendment.kind === "amended" ? amendment.amended : null;
   const decidedAt = Date.now();
   const validity = Number($("validity").value);
   let record;
   try {
-    record = api.approve(current.action, {
+    record = api.approve(amended?.action ?? current.action, {
       approval_id: crypto.randomUUID(),
       decision_id: crypto.randomUUID(),
       decision,
       approver: $("approver").value,
       decided_at: decidedAt,
       expires_at: decidedAt + validity,
+      ...(amended === null ? {} : { proposed_digest: amended.proposed_digest }),
     });
   } catch (err) {
     const shown = $("decision-problem");
@@ -306,10 +333,11 @@ form.addEventListener("submit", async (event) => {
     }
     return;
   }
-  if (!api.digestEqual(record.action_digest, current.fingerprint)) {
+  if (!api.digestEqual(record.action_digest, amended?.action_digest ?? current.fingerprint)) {
     throw new Error("the record is not bound to the fingerprint shown");
   }
   for (const control of form.elements) control.disabled = true;
+  amendPanel.lock();
   let signer = null;
   if (withPasskey) {
     try {
@@ -318,7 +346,7 @@ form.addEventListener("submit", async (event) => {
       signer = signed.verified.signer;
     } catch (err) {
       for (const control of form.elements) control.disabled = false;
-      passkeyPanel.refresh();
+      amendPanel.unlock();
       const shown = $("decision-problem");
       shown.hidden = false;
       shown.textContent = `The passkey did not sign: ${err.message}`;
@@ -339,6 +367,10 @@ function showRecord(record, signer = null) {
     ` on ${when(record.decided_at)}, valid until ${when(record.expires_at)} (${$("validity").selectedOptions[0].text}). `,
     "Bound to the action fingerprint ", el("code", "mono", api.shortFingerprint(record.action_digest)), ".",
   );
+  if (record.proposed_digest !== undefined) {
+    summary.append(" Amended by you from the proposal ", el("code", "mono", api.shortFingerprint(record.proposed_digest)),
+      " (its fingerprint is recorded as proposed_digest).");
+  }
   if (signer !== null) {
     // The passkey signed the fingerprint of the record without its assertion.
     const { passkey: _, ...decided } = record;

@@ -84,7 +84,7 @@ export function panel(api, ui) {
   let passkey = null;
   const refresh = () => {
     const usable = passkey !== null && ui.approver.value === passkey.approver;
-    ui.approveButton.disabled = ui.registerButton.disabled || !usable;
+    ui.approveButton.disabled = ui.registerButton.disabled || !usable || (ui.blocked?.() ?? false);
   };
   const show = () => {
     if (passkey === null) return;

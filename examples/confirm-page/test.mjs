@@ -9,7 +9,12 @@
 //
 //   bash examples/confirm-page/test.sh   (prepares everything this needs, then runs it)
 //
-// Screenshots go to examples/confirm-page/screenshots/.
+// A reviewer's amendment: an edited value is checked in the page by wasm `amend`, the proposed
+// and amended fingerprints are Python's and Node's, an invalid edit shows its code and blocks
+// Approve, and the approval binds the amended action with the proposal's `proposed_digest`.
+//
+// Screenshots go to examples/confirm-page/screenshots/ (the amendment's diff view to
+// target/confirm-page/amend-diff.png).
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -30,6 +35,7 @@ const SAMPLES = {
   signed: join(here, 'samples', 'refund-signed.json'),
 }
 const HOUR = 3600000
+const targetShots = join(repo, 'target', 'confirm-page')
 
 /** Python's fingerprint and short form of the sample's action, read with actionseal.loads. */
 function pythonFingerprint(file) {
@@ -46,6 +52,20 @@ function pythonFingerprint(file) {
 }
 
 const addon = createRequire(import.meta.url)(join(repo, 'bindings-node'))
+
+/** Python's `amend` of the same inputs: {action_digest, proposed_digest, amended_pointers} and short forms. */
+function pythonAmend(current, replacement, contract) {
+  const code = [
+    'import actionseal, json, sys',
+    'i = json.load(sys.stdin)',
+    'a = actionseal.amend(i["current"], i["replacement"], i["contract"])',
+    'print(json.dumps({"action_digest": a["action_digest"], "proposed_digest": a["proposed_digest"],',
+    '    "amended_pointers": a["amended_pointers"], "amended_short": actionseal.short_fingerprint(a["action_digest"]),',
+    '    "proposed_short": actionseal.short_fingerprint(a["proposed_digest"])}))',
+  ].join('\n')
+  const input = JSON.stringify({ current, replacement, contract })
+  return JSON.parse(execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input, encoding: 'utf8' }))
+}
 
 /** The Rust CLI's verdict on a record: `cargo run -p actionseal-cli -- check`. */
 function cliCheck(record, action, contract, now) {
@@ -272,6 +292,105 @@ try {
     assert.deepEqual([verdict.outcome, verdict.reasons, status], ['reject', ['decision_rejected'], 4])
   })
 
+  await step('amend: an edited amount is checked in wasm; both fingerprints and the changed pointer are Python\'s and Node\'s', async () => {
+    await open(SAMPLES.valid, 'ready')
+    const amount = page.locator('#args tr[data-pointer="/amount_minor"] input.edit-value')
+    assert.equal(await amount.isHidden(), true, 'no input until the reviewer asks to edit')
+    assert.equal(await page.locator('#amendment').isHidden(), true)
+    await page.click('#edit-args')
+    assert.equal(await page.getAttribute('#edit-args', 'aria-pressed'), 'true')
+    // Only scalar values are editable, each shown as the JSON text it is.
+    assert.deepEqual(await page.locator('#args input.edit-value').evaluateAll((l) => l.map((i) => [i.dataset.pointer, i.value])),
+      [['/amount_minor', '2500'], ['/currency', '"USD"'], ['/order_id', '"order-17"']])
+    await amount.fill('2000')
+    await page.waitForSelector('#amendment[data-state="amended"]')
+    const edited = structuredClone(request.action)
+    edited.args.amount_minor = 2000
+    const node = addon.amend(request.action, edited, request.contract)
+    const python = pythonAmend(request.action, edited, request.contract)
+    const page_ = {
+      proposed: await text('#proposed-fingerprint'),
+      proposedShort: await text('#proposed-short'),
+      amended: await text('#amended-fingerprint'),
+      amendedShort: await text('#amended-short'),
+      pointers: await page.locator('#amended-pointers li').evaluateAll((l) => l.map((i) => i.dataset.pointer)),
+    }
+    assert.deepEqual(page_, {
+      proposed: node.proposed_digest,
+      proposedShort: addon.shortFingerprint(node.proposed_digest),
+      amended: node.action_digest,
+      amendedShort: addon.shortFingerprint(node.action_digest),
+      pointers: node.amended_pointers,
+    }, 'page vs Node addon')
+    assert.deepEqual(python, {
+      action_digest: page_.amended,
+      proposed_digest: page_.proposed,
+      amended_pointers: page_.pointers,
+      amended_short: page_.amendedShort,
+      proposed_short: page_.proposedShort,
+    }, 'page vs Python')
+    assert.deepEqual(page_.pointers, ['/args/amount_minor'])
+    assert.equal(page_.proposed, shown.full, 'the proposal is the action loaded')
+    assert.notEqual(page_.amended, page_.proposed)
+    assert.ok((await text('#amended-pointers')).includes('2500 → 2000'), await text('#amended-pointers'))
+    assert.equal(await page.locator('#approve').isDisabled(), false)
+    mkdirSync(targetShots, { recursive: true })
+    const diff = join(targetShots, 'amend-diff.png')
+    await page.locator('#amendment').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: diff, fullPage: true })
+    saved.push(diff)
+  })
+
+  await step('amend: an invalid edit shows its code and path and disables Approve; a valid one enables it again', async () => {
+    const amount = page.locator('#args tr[data-pointer="/amount_minor"] input.edit-value')
+    // "2000" (a string where the contract wants an integer), 0 (below the minimum), and text
+    // that is not JSON: each refused with its code; Approve (and Approve with passkey) off.
+    const cases = [['"2000"', 'type_mismatch', '/args/amount_minor'], ['0', 'out_of_range', '/args/amount_minor'],
+      ['20 00', null, '/args/amount_minor']]
+    for (const [typed, code, path] of cases) {
+      await amount.fill(typed)
+      await page.waitForSelector('#amendment[data-state="invalid"]')
+      const error = await text('#amendment-error')
+      if (code !== null) assert.ok(error.includes(code), `${typed}: ${error}`)
+      assert.ok(error.includes(path), `${typed}: ${error}`)
+      assert.equal(await amount.getAttribute('aria-invalid'), 'true')
+      assert.equal(await page.locator('#approve').isDisabled(), true, `${typed}: Approve is disabled`)
+      assert.equal(await page.locator('#approve-passkey').isDisabled(), true)
+      assert.equal(await text('#amended-short'), '—', 'no amended fingerprint for a refused edit')
+      if (code === 'type_mismatch') await screenshot('refund-amend-invalid')
+    }
+    // The page's code is the one Node's and Python's amend raise for the same edit.
+    const edited = structuredClone(request.action)
+    edited.args.amount_minor = '2000'
+    assert.throws(() => addon.amend(request.action, edited, request.contract), (e) => e.code === 'type_mismatch' && e.path === '/args/amount_minor')
+    // Typed back to the proposal: nothing amended, nothing to show.
+    await amount.fill('2500')
+    await page.waitForSelector('#amendment[data-state="none"]', { state: 'attached' })
+    assert.equal(await page.locator('#amendment').isHidden(), true)
+    assert.equal(await page.locator('#approve').isDisabled(), false)
+    await amount.fill('2000')
+    await page.waitForSelector('#amendment[data-state="amended"]')
+    assert.equal(await page.locator('#approve').isDisabled(), false)
+  })
+
+  await step('amend: the approval records the amended digest with proposed_digest; the CLI permits the amended action and refuses the proposal', async () => {
+    const amended = await text('#amended-fingerprint')
+    await page.fill('#approver', 'user:bob')
+    await page.getByRole('button', { name: 'Approve', exact: true }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    assert.deepEqual([record.action_digest, record.proposed_digest], [amended, shown.full])
+    assert.equal(record.action.args.amount_minor, 2000)
+    assert.equal(addon.fingerprint(record.action), amended, 'Node addon: the frozen action is the amended one')
+    assert.ok((await text('#result-summary')).includes(addon.shortFingerprint(shown.full)), 'the summary names the proposal')
+    assert.equal(await page.locator('#args input.edit-value').first().isDisabled(), true, 'nothing is edited after the decision')
+    const permitted = cliCheck(record, record.action, request.contract, record.decided_at + 1000)
+    assert.deepEqual([permitted.verdict.outcome, permitted.verdict.approved_digest, permitted.status], ['permit', amended, 0])
+    // The model re-sending its original proposal: drift, refused.
+    const original = cliCheck(record, request.action, request.contract, record.decided_at + 1000)
+    assert.deepEqual([original.verdict.outcome, original.verdict.reasons, original.verdict.drift], ['reject', ['action_drift'], ['/args/amount_minor']])
+  })
+
   await step('invalid request: the error instead of an Approve button, invisible characters made visible', async () => {
     await open(SAMPLES.invalid, 'invalid')
     const invalid = JSON.parse(readFileSync(SAMPLES.invalid, 'utf8'))
@@ -464,6 +583,36 @@ try {
     for (const [runtime, got] of Object.entries(drifted)) {
       assert.equal(got.verify.signer?.kind, 'passkey', runtime)
       assert.deepEqual(got.check, { outcome: 'reject', reasons: ['action_drift'] }, runtime)
+    }
+  })
+
+  await step('amend with a passkey: the assertion signs the amended decision, which verifies and is permitted in Python, Node and Rust', async () => {
+    const request = JSON.parse(readFileSync(SAMPLES.valid, 'utf8'))
+    await open(SAMPLES.valid, 'ready')
+    await page.fill('#approver', 'user:bob')
+    await page.click('#register-passkey')
+    await page.waitForSelector('#passkey-status[data-registered]')
+    const keys = JSON.parse(await text('#passkey-keys'))
+    await page.click('#edit-args')
+    await page.locator('#args tr[data-pointer="/amount_minor"] input.edit-value').fill('"2000"')
+    await page.waitForSelector('#amendment[data-state="invalid"]')
+    assert.equal(await page.locator('#approve-passkey').isDisabled(), true, 'no passkey approval of a refused edit')
+    await page.locator('#args tr[data-pointer="/amount_minor"] input.edit-value').fill('2000')
+    await page.waitForSelector('#amendment[data-state="amended"]')
+    const amended = await text('#amended-fingerprint')
+    await page.getByRole('button', { name: 'Approve with passkey' }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    assert.deepEqual([record.action_digest, record.proposed_digest], [amended, shown.full])
+    const { passkey, ...decided } = record
+    const clientData = JSON.parse(Buffer.from(passkey.client_data_json, 'base64url'))
+    assert.equal(clientData.challenge, addon.passkeyChallenge(decided), 'the passkey signed the decision with both digests')
+    const now = record.decided_at + 1000
+    for (const [runtime, got] of Object.entries(everywhere(record, record.action, request.contract, keys, now))) {
+      assert.deepEqual([got.verify.signer?.kind, got.check], ['passkey', { outcome: 'permit', reasons: [] }], runtime)
+    }
+    for (const [runtime, got] of Object.entries(everywhere(record, request.action, request.contract, keys, now))) {
+      assert.deepEqual(got.check, { outcome: 'reject', reasons: ['action_drift'] }, `${runtime}: the proposal drifts`)
     }
   })
 

@@ -213,6 +213,18 @@ class _Verdict(TypedDict):
     action_error: Optional[_ActionError]
     """Why the action is invalid, with the reason ``invalid_action``."""
 
+class _AmendedAction(TypedDict):
+    """A reviewer's edit, checked by ``amend`` as the ledger's amend checks it: the amended action, both fingerprints and what changed."""
+
+    action: Dict[str, Any]
+    """The amended action: what the decision that follows is about."""
+    action_digest: str
+    """Its fingerprint: the decision's ``action_digest``."""
+    proposed_digest: str
+    """The fingerprint of the action the reviewer edited: the decision's ``proposed_digest`` when the two differ, and a ledger amendment's ``amends``."""
+    amended_pointers: List[str]
+    """JSON Pointers where the amended action differs from the edited one; empty when nothing changed."""
+
 class _Budget(TypedDict):
     """A cumulative budget in integer minor units."""
 
@@ -630,8 +642,19 @@ def approve(
     approver: str,
     decided_at: int,
     expires_at: int,
+    proposed_digest: str = ...,
 ) -> Dict[str, Any]:
-    """The approval record of a decision about exactly this action (times in ms)."""
+    """The approval record of a decision about exactly this action (times in ms);
+    ``proposed_digest``: the model's proposal, when a reviewer amended it first."""
+
+def amend(
+    current: Dict[str, Any],
+    replacement: Dict[str, Any],
+    contract: Union[Contract, Dict[str, Any]],
+) -> _AmendedAction:
+    """A reviewer's edit of ``current`` checked as ``Ledger.amend`` checks it: the amended
+    action, both fingerprints and the pointers that changed; raises the amend_* codes or the
+    schema's, the path inside ``replacement``."""
 
 def check(
     approval: Union[Approval, Dict[str, Any], _SignedEnvelope, None],

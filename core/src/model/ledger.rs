@@ -16,7 +16,9 @@ pub mod request;
 mod state;
 mod values;
 
-pub use amend::{amend_action, amended_pointers, Amendment, MAX_REASON_CHARS};
+pub use amend::{
+    amend, amend_action, amended_pointers, AmendedAction, Amendment, MAX_REASON_CHARS,
+};
 pub use budget::reserve;
 pub use claim::{claim_step, context, context_with, drift_between, ClaimStep, FACT_FIELDS};
 pub use decision::DecisionEnvelope;

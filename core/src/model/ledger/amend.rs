@@ -14,7 +14,7 @@ use crate::json::value::{OwnedValue, Value};
 use crate::model::action::{check_shape, field, Action};
 use crate::model::contract::Contract;
 use crate::model::fields::Fields;
-use crate::model::ledger::values::{object, string};
+use crate::model::ledger::values::{object, string, strings};
 
 /// A reviewer's amendment of a task's action:
 /// `{"task_id", "amends", "action", "reviewer", "reason"}`, exactly these.
@@ -161,6 +161,57 @@ pub fn amend_action(
 /// reports as drift between an approval and a presented action).
 pub fn amended_pointers(proposed: &Value<'_>, amended: &Value<'_>) -> Vec<String> {
     super::drift_between(proposed, amended)
+}
+
+/// A reviewer's edit, checked as the ledger checks it ([`amend`]): what a page or a runtime
+/// shows beside the two fingerprints before the reviewer decides.
+#[derive(Clone, Debug)]
+pub struct AmendedAction {
+    /// The amended action, as the decision that follows must name it.
+    pub action: Action,
+    /// The fingerprint of the action the reviewer edited.
+    pub proposed_digest: Digest,
+    /// Where the amended action differs from it ([`amended_pointers`]); empty when the edit
+    /// changed nothing.
+    pub amended_pointers: Vec<String>,
+}
+
+impl AmendedAction {
+    /// Whether the edit changed the action (its fingerprint).
+    pub fn is_amended(&self) -> bool {
+        !self.action.digest().ct_eq(&self.proposed_digest)
+    }
+
+    /// `{"action", "action_digest", "proposed_digest", "amended_pointers"}`: the names the
+    /// ledger's task and the approval record use for the same things.
+    pub fn to_value(&self) -> OwnedValue {
+        object(vec![
+            ("action", self.action.value().clone()),
+            ("action_digest", string(&self.action.digest().to_string())),
+            ("proposed_digest", string(&self.proposed_digest.to_string())),
+            ("amended_pointers", strings(&self.amended_pointers)),
+        ])
+    }
+}
+
+/// The stateless half of an amendment: `current` (the action envelope the reviewer edited,
+/// read as [`Action::from_value`] reads it, its errors at their path in it) replaced by
+/// `replacement` under `contract`, checked by [`amend_action`] (its errors at their path in
+/// the replacement), with both fingerprints and the pointers that changed. A reviewer's page
+/// validates an edit with it exactly as the ledger's `amend` will; whether the task may still
+/// be amended, and still holds `current`, only the ledger knows.
+pub fn amend(
+    current: &Value<'_>,
+    replacement: &Value<'_>,
+    contract: &Contract,
+) -> Result<AmendedAction> {
+    let current = Action::from_value(current)?;
+    let action = amend_action(&current, replacement, contract)?;
+    Ok(AmendedAction {
+        amended_pointers: amended_pointers(current.value(), action.value()),
+        proposed_digest: current.digest(),
+        action,
+    })
 }
 
 #[cfg(test)]

@@ -262,3 +262,57 @@ fn an_amended_approval_permits_the_amended_action_only() {
         ["invalid_approval"]
     );
 }
+
+#[test]
+fn amend_checks_an_edit_as_the_ledger_will_and_says_what_changed() {
+    let c = contract("1");
+    let proposed = proposal(&c, 2500);
+    let checked = amend(proposed.value(), proposal(&c, 2000).value(), &c).unwrap();
+    assert_eq!(checked.action.digest(), proposal(&c, 2000).digest());
+    assert_eq!(checked.proposed_digest, proposed.digest());
+    assert_eq!(checked.amended_pointers, ["/args/amount_minor"]);
+    assert!(checked.is_amended());
+    // As JSON, under the names the task and the approval record use.
+    let text = crate::canonicalize(&checked.to_value());
+    assert_eq!(
+        text,
+        format!(
+            r#"{{"action":{},"action_digest":"{}","amended_pointers":["/args/amount_minor"],"proposed_digest":"{}"}}"#,
+            crate::canonicalize(checked.action.value()),
+            checked.action.digest(),
+            proposed.digest()
+        )
+    );
+    // The decision that follows names the amended action and records the proposal.
+    let record =
+        Approval::decide(&checked.action, &decision(Some(checked.proposed_digest))).unwrap();
+    assert_eq!(record.action_digest(), checked.action.digest());
+
+    // No change (the same action, keys in another order): no pointer, one fingerprint.
+    let reordered = json(&format!(
+        r#"{{"args": {{"amount_minor": 2500, "order_id": "o-17"}}, "tool": "refund_create",
+            "contract": "{}", "tenant": "tenant-a", "subject": "user:alice", "job_id": "job-1",
+            "request_id": "req-1", "policy_version": "p-1"}}"#,
+        c.digest_text()
+    ));
+    let same = amend(proposed.value(), &reordered, &c).unwrap();
+    assert!(!same.is_amended());
+    assert!(same.amended_pointers.is_empty());
+
+    // The replacement's errors, at their path in it: amend_action's.
+    let e = amend(proposed.value(), &edited(&proposed, "2500", "\"2000\""), &c).unwrap_err();
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::TypeMismatch, "/args/amount_minor")
+    );
+    let e = amend(
+        proposed.value(),
+        &edited(&proposed, "\"refund_create\"", "\"wire\""),
+        &c,
+    )
+    .unwrap_err();
+    assert_eq!((e.code(), e.path()), (Code::AmendToolChanged, "/tool"));
+    // An edited action that is not the proposal's: its own error, at its path.
+    let e = amend(&json(r#"{"args": {}}"#), proposed.value(), &c).unwrap_err();
+    assert_eq!(e.code(), Code::InvalidAction);
+}
