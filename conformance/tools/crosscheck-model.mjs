@@ -237,7 +237,7 @@ function checkActionShape(v) {
 }
 
 const IDS = ['tenant', 'subject', 'job_id', 'request_id', 'policy_version']
-const DECISION = ['approval_id', 'decision_id', 'decision', 'approver', 'decided_at', 'expires_at']
+const DECISION = ['approval_id', 'decision_id', 'decision', 'approver', 'decided_at', 'expires_at', 'proposed_digest']
 function readDecision(v) {
   const f = fields(v, 'invalid_approval', DECISION)
   f.identity('approval_id')
@@ -246,10 +246,12 @@ function readDecision(v) {
   f.identity('approver')
   f.integer('decided_at', 0)
   f.integer('expires_at', 0)
+  // Optional: the digest of the proposal a reviewer amended before this decision.
+  if (has(v, 'proposed_digest')) f.digest('proposed_digest')
   return v
 }
 
-const RECORD_FIELDS = ['action', 'action_digest', 'approval_id', 'approver', 'decided_at', 'decision', 'decision_id', 'expires_at']
+const RECORD_FIELDS = ['action', 'action_digest', 'approval_id', 'approver', 'decided_at', 'decision', 'decision_id', 'expires_at', 'proposed_digest']
 function readRecord(v) {
   const f = fields(v, 'invalid_approval', RECORD_FIELDS)
   for (const k of ['approval_id', 'decision_id', 'approver']) f.identity(k)
@@ -258,6 +260,11 @@ function readRecord(v) {
   const expires = f.integer('expires_at', 0)
   if (expires <= decided) refuse('invalid_approval', '/expires_at')
   f.digest('action_digest')
+  // "Not amended" has one spelling: no proposed_digest; present, it names another action.
+  if (has(v, 'proposed_digest')) {
+    f.digest('proposed_digest')
+    if (v.proposed_digest === v.action_digest) refuse('invalid_approval', '/proposed_digest')
+  }
   under('action', () => checkActionShape(f.required('action')))
   return v
 }
@@ -425,6 +432,7 @@ function approvalExpect(v) {
   if (d.error) return d
   if (v.decision.expires_at <= v.decision.decided_at) return { error: 'invalid_approval', path: '/expires_at' }
   const record = { ...v.decision, action, action_digest: fp(action) }
+  if (record.proposed_digest === record.action_digest) return { error: 'invalid_approval', path: '/proposed_digest' }
   const text = canonicalize(record)
   return { approval: text, fingerprint: sha(text) }
 }
