@@ -164,10 +164,10 @@ use node::{Node, NodeId};
 use std::sync::Arc;
 
 /// Deepest nesting of schemas in a schema document.
-pub const MAX_SCHEMA_DEPTH: usize = 128;
+pub const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// Most nested schema applications one validation follows.
-pub const MAX_VALIDATION_DEPTH: usize = 512;
+pub const MAX_VALIDATION_DEPTH: usize = 384;
 
 /// Longest string, in code points, that a `pattern` is matched against when the schema
 /// that has the pattern sets no `maxLength`; a longer one is [`Code::PatternInputTooLong`].

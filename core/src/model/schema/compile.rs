@@ -42,29 +42,19 @@ struct Compiler {
 }
 
 impl Compiler {
+    /// Compiles one schema object and, through its keywords, the schemas inside it. This
+    /// recurses once per nested schema, at most [`MAX_SCHEMA_DEPTH`] deep, so the node being
+    /// built lives on the heap and everything that does not recurse (value keywords,
+    /// annotations, the final checks, the building of errors) is in functions that are never
+    /// inlined here: a level costs a few hundred bytes of stack (`core/tests/stack.rs`).
     fn node(&mut self, v: &Value<'_>, path: &mut String, depth: usize) -> Result<NodeId> {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(unsupported(
-                format!("schemas nested more than {MAX_SCHEMA_DEPTH} deep"),
-                path,
-            ));
+            return Err(too_deep(path));
         }
-        let obj =
-            match v {
-                Value::Object(o) => o,
-                Value::Bool(_) => return Err(unsupported(
-                    "boolean schemas are supported only as \"additionalProperties\" and \"items\"",
-                    path,
-                )),
-                _ => return Err(invalid("a schema must be an object", path)),
-            };
-        let id = self.nodes.len();
-        self.nodes.push(Node::default());
-        self.by_path.insert(path.clone(), id);
-        let mut n = Node {
-            path: path.clone(),
-            ..Node::default()
+        let Value::Object(obj) = v else {
+            return Err(not_an_object(v, path));
         };
+        let (id, mut n) = self.start(path);
         for (key, val) in obj.iter() {
             let len = path.len();
             push_token(path, key);
@@ -72,10 +62,30 @@ impl Compiler {
             path.truncate(len);
             r?;
         }
+        self.finish(id, n, obj, path)?;
+        Ok(id)
+    }
+
+    /// Reserves the node for the schema at `path`, and starts building it on the heap.
+    #[inline(never)]
+    fn start(&mut self, path: &str) -> (NodeId, Box<Node>) {
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.by_path.insert(path.to_owned(), id);
+        let n = Box::new(Node {
+            path: path.to_owned(),
+            ..Node::default()
+        });
+        (id, n)
+    }
+
+    /// The checks of a node as a whole, then the node into its place.
+    #[inline(never)]
+    fn finish(&mut self, id: NodeId, n: Box<Node>, obj: &Object<'_>, path: &str) -> Result<()> {
         check_bounds(&n)?;
         annotations::check_discriminator(obj, &n, path)?;
-        self.nodes[id] = n;
-        Ok(id)
+        self.nodes[id] = *n;
+        Ok(())
     }
 
     /// Compiles one keyword of `n` by its family.
@@ -124,14 +134,21 @@ impl Compiler {
         path: &mut String,
         depth: usize,
     ) -> Result<Vec<NodeId>> {
-        match v {
-            Value::Array(a) if !a.is_empty() => a
-                .iter()
-                .enumerate()
-                .map(|(i, s)| self.child(s, path, &i.to_string(), depth))
-                .collect(),
-            _ => Err(invalid("must be a non-empty array of schemas", path)),
+        let Value::Array(a) = v else {
+            return Err(invalid("must be a non-empty array of schemas", path));
+        };
+        if a.is_empty() {
+            return Err(invalid("must be a non-empty array of schemas", path));
         }
+        let mut ids = Vec::with_capacity(a.len());
+        for (i, s) in a.iter().enumerate() {
+            let len = path.len();
+            push_index(path, i);
+            let r = self.node(s, path, depth + 1);
+            path.truncate(len);
+            ids.push(r?);
+        }
+        Ok(ids)
     }
 
     fn schema_map(
@@ -140,10 +157,40 @@ impl Compiler {
         path: &mut String,
         depth: usize,
     ) -> Result<Vec<(String, NodeId)>> {
-        o.iter()
-            .map(|(k, s)| Ok((k.to_owned(), self.child(s, path, k, depth)?)))
-            .collect()
+        let mut ids = Vec::with_capacity(o.len());
+        for (k, s) in o.iter() {
+            let id = self.child(s, path, k, depth)?;
+            ids.push((k.to_owned(), id));
+        }
+        Ok(ids)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn too_deep(path: &str) -> Error {
+    unsupported(
+        format!("schemas nested more than {MAX_SCHEMA_DEPTH} deep"),
+        path,
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn not_an_object(v: &Value<'_>, path: &str) -> Error {
+    match v {
+        Value::Bool(_) => unsupported(
+            "boolean schemas are supported only as \"additionalProperties\" and \"items\"",
+            path,
+        ),
+        _ => invalid("a schema must be an object", path),
+    }
+}
+
+/// Appends an array index as a reference token.
+fn push_index(path: &mut String, i: usize) {
+    use std::fmt::Write;
+    let _ = write!(path, "/{i}");
 }
 
 fn at(code: Code, msg: impl Into<String>, pointer: &str) -> Error {
@@ -154,10 +201,14 @@ fn at(code: Code, msg: impl Into<String>, pointer: &str) -> Error {
         .fold(Error::new(code, msg), |e, t| e.in_key(t))
 }
 
+#[cold]
+#[inline(never)]
 fn invalid(msg: impl Into<String>, pointer: &str) -> Error {
     at(Code::InvalidSchema, msg, pointer)
 }
 
+#[cold]
+#[inline(never)]
 fn unsupported(msg: impl Into<String>, pointer: &str) -> Error {
     at(Code::UnsupportedSchema, msg, pointer)
 }
@@ -168,6 +219,7 @@ fn push_token(path: &mut String, token: &str) {
     crate::json::pointer::push_escaped(path, token);
 }
 
+#[inline(never)]
 fn check_bounds(n: &Node) -> Result<()> {
     let pairs = [
         ("minLength", n.min_length, n.max_length, "maxLength"),

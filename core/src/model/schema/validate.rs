@@ -57,9 +57,11 @@ fn err(code: Code, msg: impl Into<String>) -> Box<Error> {
     Box::new(Error::new(code, msg))
 }
 
-/// Prefixes an error's path with a member's key, unwinding out of that member.
+/// Prefixes an error's path with a member's key, unwinding out of that member. (Takes the
+/// box so that the caller, in the recursion, never holds an unboxed `Error`.)
 #[cold]
 #[inline(never)]
+#[allow(clippy::boxed_local)]
 fn in_key(e: Box<Error>, key: &str) -> Box<Error> {
     Box::new(e.in_key(key))
 }
@@ -67,6 +69,7 @@ fn in_key(e: Box<Error>, key: &str) -> Box<Error> {
 /// Prefixes an error's path with an item's index, unwinding out of that item.
 #[cold]
 #[inline(never)]
+#[allow(clippy::boxed_local)]
 fn in_index(e: Box<Error>, i: usize) -> Box<Error> {
     Box::new(e.in_index(i))
 }
@@ -385,8 +388,11 @@ fn check_unique(a: &[Value<'_>]) -> Checked {
         // value, objects regardless of member order).
         if let Some(first) = seen.insert(canonicalize(item), i) {
             return Err(Box::new(
-                Error::new(Code::DuplicateItems, format!("item {i} equals item {first}"))
-                    .in_index(i),
+                Error::new(
+                    Code::DuplicateItems,
+                    format!("item {i} equals item {first}"),
+                )
+                .in_index(i),
             ));
         }
     }
@@ -412,8 +418,11 @@ fn check_members(n: &Node, o: &Object<'_>, closing: bool) -> Checked {
     for (name, _) in &n.required {
         if o.get(name).is_none() {
             return Err(Box::new(
-                Error::new(Code::MissingField, format!("required field {name:?} is missing"))
-                    .in_key(name),
+                Error::new(
+                    Code::MissingField,
+                    format!("required field {name:?} is missing"),
+                )
+                .in_key(name),
             ));
         }
     }
@@ -434,8 +443,9 @@ fn several_match(first: usize, second: usize) -> Box<Error> {
 /// optional positive integer is out of range).
 #[cold]
 #[inline(never)]
+#[allow(clippy::vec_box)] // the errors as the recursion returned them, one of which is kept
 fn no_match(v: &Value<'_>, mut errors: Vec<Box<Error>>) -> Box<Error> {
-    let type_rejected = |e: &Box<Error>| e.code() == Code::TypeMismatch && e.path().is_empty();
+    let type_rejected = |e: &Error| e.code() == Code::TypeMismatch && e.path().is_empty();
     let fits = errors.iter().filter(|e| !type_rejected(e)).count();
     // Messages name each alternative's code and path, not its message: nested
     // alternatives would otherwise grow messages exponentially.

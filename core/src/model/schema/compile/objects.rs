@@ -66,6 +66,7 @@ impl Compiler {
     }
 }
 
+#[inline(never)]
 fn required(v: &Value<'_>, path: &str) -> Result<Vec<(String, usize)>> {
     let Value::Array(a) = v else {
         return Err(invalid("must be an array of strings", path));

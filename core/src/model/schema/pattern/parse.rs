@@ -8,7 +8,7 @@ use crate::error::Code;
 use crate::error::Result;
 
 /// Deepest group nesting accepted.
-const MAX_GROUP_DEPTH: usize = 64;
+const MAX_GROUP_DEPTH: usize = 32;
 
 /// A zero-width assertion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
