@@ -158,12 +158,12 @@ fn compile_on_small_stack(what: &str, schema: String, refused_at: Option<String>
     });
 }
 
-/// Schema validation follows at most `MAX_VALIDATION_DEPTH` (384) nested schema applications
-/// and compilation at most `MAX_SCHEMA_DEPTH` (64) nested schemas; both run at those limits,
-/// along every kind of edge, on the small stack (docs/RELIABILITY.md has the bytes a level
-/// takes). Before their frames were shrunk and the limits lowered (from 512 and 128), a chain
-/// of 200 `anyOf`/`$ref` definitions overflowed 256 KiB validating `1`, a recursive schema
-/// overflowed over a value 150 levels deep, and compiling 64 nested schemas took 260 KiB.
+/// Schema validation follows at most `MAX_VALIDATION_DEPTH` (384) nested schema
+/// applications; it runs at that limit along every kind of edge, and with the costliest
+/// comparisons at the bottom, on the small stack (docs/RELIABILITY.md has the bytes an
+/// application takes). Before its frames were shrunk and the limit lowered from 512, a chain
+/// of 200 `anyOf`/`$ref` definitions overflowed 256 KiB validating `1`, and a recursive
+/// schema overflowed it over a value about 150 levels deep.
 #[test]
 fn schema_validation_fits_a_small_stack() {
     let limit = actionseal_core::schema::MAX_VALIDATION_DEPTH;
@@ -223,45 +223,51 @@ fn schema_validation_fits_a_small_stack() {
     validate_on_small_stack("nested items", items(depth), arrays(depth), false);
 }
 
-/// Compilation at `MAX_SCHEMA_DEPTH` through every keyword that nests a schema, one level
-/// deeper refused with `unsupported_schema` at the schema that is too deep; and the deepest
-/// schema with the costliest leaves: a `const` filling the rest of the document's depth, and
-/// a pattern with groups nested as deep as patterns allow (one deeper refused).
+/// Compilation at `MAX_SCHEMA_DEPTH` (128) through every keyword that nests a schema: each
+/// nested as deep as a document allows (`items` and `additionalProperties` to the limit, the
+/// others, two document levels a schema, to 127), and one schema past the limit refused with
+/// `unsupported_schema` at that schema; then the deepest schema with the costliest leaves: a
+/// `const` filling the rest of the document's depth, and a pattern with groups nested as deep
+/// as patterns allow (one deeper refused).
 #[test]
 fn schema_compilation_fits_a_small_stack() {
     let limit = actionseal_core::schema::MAX_SCHEMA_DEPTH;
     let nested = |open: &str, close: &str, d: usize, leaf: &str| {
         format!("{}{leaf}{}", open.repeat(d), close.repeat(d))
     };
+    let items = |d: usize, leaf: &str| nested(r#"{"items":"#, "}", d, leaf);
     let edges = [
-        (r#"{"items":"#, "}", "/items"),
-        (r#"{"additionalProperties":"#, "}", "/additionalProperties"),
-        (r#"{"properties":{"a":"#, "}}", "/properties/a"),
-        (r#"{"prefixItems":["#, "]}", "/prefixItems/0"),
-        (r#"{"anyOf":["#, "]}", "/anyOf/0"),
-        (r#"{"oneOf":["#, "]}", "/oneOf/0"),
-        (r#"{"allOf":["#, "]}", "/allOf/0"),
-        (r#"{"$defs":{"a":"#, "}}", "/$defs/a"),
+        (r#"{"items":"#, "}", "/items", 1),
+        (
+            r#"{"additionalProperties":"#,
+            "}",
+            "/additionalProperties",
+            1,
+        ),
+        (r#"{"properties":{"a":"#, "}}", "/properties/a", 2),
+        (r#"{"prefixItems":["#, "]}", "/prefixItems/0", 2),
+        (r#"{"anyOf":["#, "]}", "/anyOf/0", 2),
+        (r#"{"oneOf":["#, "]}", "/oneOf/0", 2),
+        (r#"{"allOf":["#, "]}", "/allOf/0", 2),
+        (r#"{"$defs":{"a":"#, "}}", "/$defs/a", 2),
     ];
-    for (open, close, token) in edges {
-        compile_on_small_stack(token, nested(open, close, limit, "{}"), None);
-        let deeper = nested(open, close, limit + 1, "{}");
-        compile_on_small_stack(token, deeper, Some(token.repeat(limit + 1)));
+    for (open, close, token, levels) in edges {
+        let deepest = limit.min((MAX_DEPTH_LIMIT - 1) / levels);
+        compile_on_small_stack(token, nested(open, close, deepest, "{}"), None);
+        let last = nested(open, close, 1, "{}");
+        compile_on_small_stack(token, items(limit - 1, &last), None);
+        let past = items(limit, &last);
+        let at = format!("{}{token}", "/items".repeat(limit));
+        compile_on_small_stack(token, past, Some(at));
     }
     // The deepest schema ending in a `const` as deep as the rest of the document allows.
     let rest = MAX_DEPTH_LIMIT - limit;
     let constant = format!(r#"{{"const":{}}}"#, nested("[", "]", rest - 2, ""));
-    let schema = nested(r#"{"items":"#, "}", limit, &constant);
-    compile_on_small_stack("deep const", schema, None);
+    compile_on_small_stack("deep const", items(limit, &constant), None);
     // ... and in a pattern with 32 nested groups; 33 are refused.
     let pattern = |groups: usize| {
         let p = format!("{}a{}", "(".repeat(groups), ")".repeat(groups));
-        nested(
-            r#"{"items":"#,
-            "}",
-            limit,
-            &format!(r#"{{"pattern":"{p}"}}"#),
-        )
+        items(limit, &format!(r#"{{"pattern":"{p}"}}"#))
     };
     compile_on_small_stack("deep pattern", pattern(32), None);
     let at = format!("{}/pattern", "/items".repeat(limit));

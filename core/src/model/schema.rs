@@ -164,7 +164,7 @@ use node::{Node, NodeId};
 use std::sync::Arc;
 
 /// Deepest nesting of schemas in a schema document.
-pub const MAX_SCHEMA_DEPTH: usize = 64;
+pub const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// Most nested schema applications one validation follows.
 pub const MAX_VALIDATION_DEPTH: usize = 384;

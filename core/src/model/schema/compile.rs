@@ -27,7 +27,7 @@ pub(crate) fn compile(schema: &Value<'_>) -> Result<(Vec<Node>, NodeId)> {
         nodes: vec![Node::default()], // EMPTY
         by_path: HashMap::new(),
     };
-    let root = c.node(schema, &mut String::new(), 0)?;
+    let root = c.node(schema, &mut String::new(), 0).map_err(|e| *e)?;
     c.resolve_refs()?;
     let order = c.in_place_order()?;
     c.derive(&order);
@@ -35,6 +35,10 @@ pub(crate) fn compile(schema: &Value<'_>) -> Result<(Vec<Node>, NodeId)> {
     c.check_required()?;
     Ok((c.nodes, root))
 }
+
+/// The result of the recursive part of compilation: the error boxed, so that each level of
+/// the recursion carries a pointer rather than a whole [`Error`].
+type Built<T> = std::result::Result<T, Box<Error>>;
 
 struct Compiler {
     nodes: Vec<Node>,
@@ -47,7 +51,7 @@ impl Compiler {
     /// built lives on the heap and everything that does not recurse (value keywords,
     /// annotations, the final checks, the building of errors) is in functions that are never
     /// inlined here: a level costs a few hundred bytes of stack (`core/tests/stack.rs`).
-    fn node(&mut self, v: &Value<'_>, path: &mut String, depth: usize) -> Result<NodeId> {
+    fn node(&mut self, v: &Value<'_>, path: &mut String, depth: usize) -> Built<NodeId> {
         if depth > MAX_SCHEMA_DEPTH {
             return Err(too_deep(path));
         }
@@ -81,7 +85,7 @@ impl Compiler {
 
     /// The checks of a node as a whole, then the node into its place.
     #[inline(never)]
-    fn finish(&mut self, id: NodeId, n: Box<Node>, obj: &Object<'_>, path: &str) -> Result<()> {
+    fn finish(&mut self, id: NodeId, n: Box<Node>, obj: &Object<'_>, path: &str) -> Built<()> {
         check_bounds(&n)?;
         annotations::check_discriminator(obj, &n, path)?;
         self.nodes[id] = *n;
@@ -96,11 +100,11 @@ impl Compiler {
         v: &Value<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<()> {
+    ) -> Built<()> {
         match key {
             "type" | "enum" | "const" | "minimum" | "maximum" | "exclusiveMinimum"
             | "exclusiveMaximum" | "multipleOf" | "minLength" | "maxLength" | "pattern"
-            | "format" => values::keyword(n, key, v, path),
+            | "format" => leaf(|| values::keyword(n, key, v, path)),
             "properties" | "required" | "additionalProperties" => {
                 self.object_keyword(n, key, v, path, depth)
             }
@@ -110,7 +114,7 @@ impl Compiler {
             "allOf" | "anyOf" | "oneOf" | "$ref" | "$defs" | "definitions" => {
                 self.apply_keyword(n, key, v, path, depth)
             }
-            _ => annotations::keyword(key, v, path, depth),
+            _ => leaf(|| annotations::keyword(key, v, path, depth)),
         }
     }
 
@@ -120,7 +124,7 @@ impl Compiler {
         path: &mut String,
         token: &str,
         depth: usize,
-    ) -> Result<NodeId> {
+    ) -> Built<NodeId> {
         let len = path.len();
         push_token(path, token);
         let r = self.node(v, path, depth + 1);
@@ -133,13 +137,11 @@ impl Compiler {
         v: &Value<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<Vec<NodeId>> {
-        let Value::Array(a) = v else {
-            return Err(invalid("must be a non-empty array of schemas", path));
+    ) -> Built<Vec<NodeId>> {
+        let a = match v {
+            Value::Array(a) if !a.is_empty() => a,
+            _ => return Err(invalid_here("must be a non-empty array of schemas", path)),
         };
-        if a.is_empty() {
-            return Err(invalid("must be a non-empty array of schemas", path));
-        }
         let mut ids = Vec::with_capacity(a.len());
         for (i, s) in a.iter().enumerate() {
             let len = path.len();
@@ -156,7 +158,7 @@ impl Compiler {
         o: &Object<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<Vec<(String, NodeId)>> {
+    ) -> Built<Vec<(String, NodeId)>> {
         let mut ids = Vec::with_capacity(o.len());
         for (k, s) in o.iter() {
             let id = self.child(s, path, k, depth)?;
@@ -166,25 +168,39 @@ impl Compiler {
     }
 }
 
-#[cold]
+/// Runs a step that does not recurse (a keyword's value, an annotation), out of line so
+/// that its locals and its unboxed error stay out of the recursion's frames.
 #[inline(never)]
-fn too_deep(path: &str) -> Error {
-    unsupported(
-        format!("schemas nested more than {MAX_SCHEMA_DEPTH} deep"),
-        path,
-    )
+fn leaf<T>(step: impl FnOnce() -> Result<T>) -> Built<T> {
+    step().map_err(Box::new)
 }
 
 #[cold]
 #[inline(never)]
-fn not_an_object(v: &Value<'_>, path: &str) -> Error {
-    match v {
+fn too_deep(path: &str) -> Box<Error> {
+    Box::new(unsupported(
+        format!("schemas nested more than {MAX_SCHEMA_DEPTH} deep"),
+        path,
+    ))
+}
+
+#[cold]
+#[inline(never)]
+fn not_an_object(v: &Value<'_>, path: &str) -> Box<Error> {
+    Box::new(match v {
         Value::Bool(_) => unsupported(
             "boolean schemas are supported only as \"additionalProperties\" and \"items\"",
             path,
         ),
         _ => invalid("a schema must be an object", path),
-    }
+    })
+}
+
+/// [`invalid`], boxed, for the recursive part of compilation.
+#[cold]
+#[inline(never)]
+fn invalid_here(msg: &'static str, pointer: &str) -> Box<Error> {
+    Box::new(invalid(msg, pointer))
 }
 
 /// Appends an array index as a reference token.
