@@ -5,8 +5,8 @@
 //! The functions: parsing, the direct text path (objects sorted in place and by member list),
 //! writing and fingerprinting a value, comparing, cloning, copying (`into_owned`) and dropping
 //! values, and the permit check (its fingerprints, its comparison of the frozen and presented
-//! actions, its argument validation and its drift diff); schema compilation and validation
-//! are in an ignored test until they bound their own stack use (see that test).
+//! actions, its argument validation and its drift diff); and schema compilation and
+//! validation at their own limits (`MAX_SCHEMA_DEPTH`, `MAX_VALIDATION_DEPTH`).
 //!
 //! The 256 KiB figure, with a quarter of it taken by the caller's frames, holds for optimized
 //! builds, which are what the CLI and the bindings ship and what the test command runs this
@@ -103,71 +103,175 @@ fn every_recursive_function_fits_a_small_stack_at_the_deepest_nesting() {
     }
 }
 
-/// A finding for the schema validator (docs/RELIABILITY.md): it follows up to
-/// `MAX_VALIDATION_DEPTH` (512) nested schema applications, but uses about 650 bytes of stack
-/// for each one through `anyOf`, so a flat schema of 200 chained `anyOf`/`$ref` definitions
-/// overflows a 256 KiB stack validating `1`, whatever `max_depth` is, and a recursive schema
-/// overflows it over a value about 150 levels deep. Ignored until the validator bounds its
-/// stack use (lower limit or smaller frames); `cargo test --release -p actionseal-core --test
-/// stack -- --include-ignored` runs it.
-#[test]
-#[ignore = "the schema validator can overflow a 256 KiB stack (docs/RELIABILITY.md)"]
-fn schema_validation_fits_a_small_stack() {
-    let validation = actionseal_core::schema::MAX_VALIDATION_DEPTH;
-    // A chain of definitions, each an `anyOf` whose first branch refers to the next.
-    let defs: Vec<String> = (0..validation)
+/// `n` definitions chained by `keyword` (`anyOf`, `oneOf`, `allOf` or `$ref`), each applying
+/// the next, the last one `leaf`; the root refers to the first. Flat: the document is three
+/// levels deep however long the chain.
+fn chain(keyword: &str, n: usize, leaf: &str) -> String {
+    let defs: Vec<String> = (0..n)
         .map(|i| {
-            format!(
-                r##""d{i}":{{"anyOf":[{{"$ref":"#/$defs/d{}"}},{{"type":"string"}}]}}"##,
-                i + 1
-            )
+            let next = format!(r##"{{"$ref":"#/$defs/d{}"}}"##, i + 1);
+            match keyword {
+                "$ref" => format!(r#""d{i}":{next}"#),
+                "allOf" => format!(r#""d{i}":{{"allOf":[{next}]}}"#),
+                _ => format!(r#""d{i}":{{"{keyword}":[{next},{{"type":"string"}}]}}"#),
+            }
         })
         .collect();
-    let chain = format!(
-        r##"{{"$defs":{{{},"d{validation}":{{"type":"integer"}}}},"$ref":"#/$defs/d0"}}"##,
+    format!(
+        r##"{{"$defs":{{{},"d{n}":{leaf}}},"$ref":"#/$defs/d0"}}"##,
         defs.join(",")
-    );
+    )
+}
+
+/// Compiles `schema` and validates `value` (both read at the deepest `max_depth`), on the
+/// small stack; the outcome must be `Ok` or, when `limited`, `depth_limit_exceeded`.
+fn validate_on_small_stack(what: &str, schema: String, value: String, limited: bool) {
+    let what = what.to_owned();
     on_small_stack(move || {
-        let schema =
-            Schema::compile(&parse(chain.as_bytes(), &Options::default()).unwrap()).unwrap();
-        match schema.validate(&parse(b"1", &Options::default()).unwrap()) {
-            Ok(()) => {}
-            Err(e) => assert_eq!(e.code(), Code::DepthLimitExceeded, "{e}"),
+        let schema = parse(schema.as_bytes(), &deepest()).expect(&what);
+        let schema = Schema::compile(&schema).expect(&what);
+        let value = parse(value.as_bytes(), &deepest()).expect(&what);
+        match schema.validate(&value) {
+            Ok(()) => assert!(!limited, "{what}: expected depth_limit_exceeded"),
+            Err(e) => {
+                assert!(limited, "{what}: {e}");
+                assert_eq!(e.code(), Code::DepthLimitExceeded, "{what}: {e}");
+            }
         }
     });
-    // A recursive schema accepting any nesting of arrays and objects, over every document
-    // nested to the limit.
+}
+
+/// Compiles `schema` (read at the deepest `max_depth`) on the small stack: `Ok`, or the
+/// `unsupported_schema` refusal at `path`.
+fn compile_on_small_stack(what: &str, schema: String, refused_at: Option<String>) {
+    let what = what.to_owned();
+    on_small_stack(move || {
+        let doc = parse(schema.as_bytes(), &deepest()).expect(&what);
+        match (Schema::compile(&doc), refused_at) {
+            (Ok(_), None) => {}
+            (Err(e), Some(path)) => {
+                assert_eq!(e.code(), Code::UnsupportedSchema, "{what}: {e}");
+                assert_eq!(e.path(), path, "{what}");
+            }
+            (r, expected) => panic!("{what}: {:?}, expected a refusal at {expected:?}", r.err()),
+        }
+    });
+}
+
+/// Schema validation follows at most `MAX_VALIDATION_DEPTH` (384) nested schema
+/// applications; it runs at that limit along every kind of edge, and with the costliest
+/// comparisons at the bottom, on the small stack (docs/RELIABILITY.md has the bytes an
+/// application takes). Before its frames were shrunk and the limit lowered from 512, a chain
+/// of 200 `anyOf`/`$ref` definitions overflowed 256 KiB validating `1`, and a recursive
+/// schema overflowed it over a value about 150 levels deep.
+#[test]
+fn schema_validation_fits_a_small_stack() {
+    let limit = actionseal_core::schema::MAX_VALIDATION_DEPTH;
+    // Chains of in-place applications (a flat document, whatever `max_depth` is): long
+    // enough to be refused at the limit, and the longest that is not.
+    for (keyword, per_definition) in [("anyOf", 2), ("oneOf", 2), ("allOf", 2), ("$ref", 1)] {
+        let leaf = r#"{"type":"integer"}"#;
+        let longest = (limit - 1) / per_definition;
+        let what = format!("{keyword} chain of {longest}");
+        validate_on_small_stack(&what, chain(keyword, longest, leaf), "1".into(), false);
+        let what = format!("{keyword} chain of {}", longest + 1);
+        validate_on_small_stack(&what, chain(keyword, longest + 1, leaf), "1".into(), true);
+        // The same chains ending in comparisons of a deep value (`const`, `uniqueItems`),
+        // which recurse over the value at the bottom of the validation's own recursion.
+        // (The chain's document takes three levels around the `const`.)
+        let deep = format!(
+            "{}{}",
+            "[".repeat(MAX_DEPTH_LIMIT - 3),
+            "]".repeat(MAX_DEPTH_LIMIT - 3)
+        );
+        let leaf = format!(r#"{{"const":{deep}}}"#);
+        let what = format!("{keyword} chain of {longest} to a deep const");
+        validate_on_small_stack(&what, chain(keyword, longest, &leaf), deep.clone(), false);
+        let k = MAX_DEPTH_LIMIT - 1;
+        let pair = format!(
+            "[{}{},{}0{}]",
+            "[".repeat(k),
+            "]".repeat(k),
+            "[".repeat(k),
+            "]".repeat(k)
+        );
+        let leaf = r#"{"uniqueItems":true,"items":true}"#;
+        let what = format!("{keyword} chain of {longest} to uniqueItems");
+        validate_on_small_stack(&what, chain(keyword, longest, leaf), pair, false);
+    }
+    // Recursive schemas, through an alternative and items or members at every level, over
+    // every document nested to the deepest `max_depth`.
     let recursive = r##"{"$defs": {"N": {"anyOf": [
         {"type": "array", "items": {"$ref": "#/$defs/N"}},
         {"type": "object", "additionalProperties": {"$ref": "#/$defs/N"}},
         {"type": ["null", "number", "string", "boolean"]}]}},
       "$ref": "#/$defs/N"}"##;
     for (kind, text) in documents() {
-        on_small_stack(move || {
-            let schema = parse(recursive.as_bytes(), &Options::default()).unwrap();
-            let schema = Schema::compile(&schema).unwrap();
-            let value = parse(text.as_bytes(), &deepest()).unwrap();
-            match schema.validate(&value) {
-                Ok(()) => {}
-                Err(e) => assert_eq!(e.code(), Code::DepthLimitExceeded, "{kind}: {e}"),
-            }
-        });
+        validate_on_small_stack(kind, recursive.into(), text, true);
     }
-    // Schemas nested as deep as the limit lets a document be: compiled (refused past the
-    // schema module's own limit) and used.
-    on_small_stack(|| {
-        let depth = MAX_DEPTH_LIMIT - 1;
-        let text = format!("{}{{}}{}", r#"{"items":"#.repeat(depth), "}".repeat(depth));
-        let doc = parse(text.as_bytes(), &deepest()).unwrap();
-        match Schema::compile(&doc) {
-            Ok(schema) => {
-                let value = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-                let value = parse(value.as_bytes(), &deepest()).unwrap();
-                schema.validate(&value).unwrap();
-            }
-            Err(e) => assert_eq!(e.code(), Code::UnsupportedSchema, "{e}"),
-        }
-    });
+    // pydantic's recursive model with an optional child: a property, an `anyOf` alternative
+    // and a `$ref` per level, so 127 levels validate and 128 are refused.
+    let tree = r##"{"$defs":{"N":{"type":"object","properties":{"c":{"anyOf":[{"$ref":"#/$defs/N"},{"type":"null"}]}}}},
+        "$ref":"#/$defs/N"}"##;
+    let nest = |n: usize| format!("{}null{}", r#"{"c":"#.repeat(n), "}".repeat(n));
+    validate_on_small_stack("tree of 127", tree.into(), nest(127), false);
+    validate_on_small_stack("tree of 128", tree.into(), nest(128), true);
+    // An array schema nested as deep as compilation allows, over a value as deep.
+    let depth = actionseal_core::schema::MAX_SCHEMA_DEPTH;
+    let items = |d: usize| format!("{}{{}}{}", r#"{"items":"#.repeat(d), "}".repeat(d));
+    let arrays = |d: usize| format!("{}{}", "[".repeat(d), "]".repeat(d));
+    validate_on_small_stack("nested items", items(depth), arrays(depth), false);
+}
+
+/// Compilation at `MAX_SCHEMA_DEPTH` (128) through every keyword that nests a schema: each
+/// nested as deep as a document allows (`items` and `additionalProperties` to the limit, the
+/// others, two document levels a schema, to 127), and one schema past the limit refused with
+/// `unsupported_schema` at that schema; then the deepest schema with the costliest leaves: a
+/// `const` filling the rest of the document's depth, and a pattern with groups nested as deep
+/// as patterns allow (one deeper refused).
+#[test]
+fn schema_compilation_fits_a_small_stack() {
+    let limit = actionseal_core::schema::MAX_SCHEMA_DEPTH;
+    let nested = |open: &str, close: &str, d: usize, leaf: &str| {
+        format!("{}{leaf}{}", open.repeat(d), close.repeat(d))
+    };
+    let items = |d: usize, leaf: &str| nested(r#"{"items":"#, "}", d, leaf);
+    let edges = [
+        (r#"{"items":"#, "}", "/items", 1),
+        (
+            r#"{"additionalProperties":"#,
+            "}",
+            "/additionalProperties",
+            1,
+        ),
+        (r#"{"properties":{"a":"#, "}}", "/properties/a", 2),
+        (r#"{"prefixItems":["#, "]}", "/prefixItems/0", 2),
+        (r#"{"anyOf":["#, "]}", "/anyOf/0", 2),
+        (r#"{"oneOf":["#, "]}", "/oneOf/0", 2),
+        (r#"{"allOf":["#, "]}", "/allOf/0", 2),
+        (r#"{"$defs":{"a":"#, "}}", "/$defs/a", 2),
+    ];
+    for (open, close, token, levels) in edges {
+        let deepest = limit.min((MAX_DEPTH_LIMIT - 1) / levels);
+        compile_on_small_stack(token, nested(open, close, deepest, "{}"), None);
+        let last = nested(open, close, 1, "{}");
+        compile_on_small_stack(token, items(limit - 1, &last), None);
+        let past = items(limit, &last);
+        let at = format!("{}{token}", "/items".repeat(limit));
+        compile_on_small_stack(token, past, Some(at));
+    }
+    // The deepest schema ending in a `const` as deep as the rest of the document allows.
+    let rest = MAX_DEPTH_LIMIT - limit;
+    let constant = format!(r#"{{"const":{}}}"#, nested("[", "]", rest - 2, ""));
+    compile_on_small_stack("deep const", items(limit, &constant), None);
+    // ... and in a pattern with 32 nested groups; 33 are refused.
+    let pattern = |groups: usize| {
+        let p = format!("{}a{}", "(".repeat(groups), ")".repeat(groups));
+        items(limit, &format!(r#"{{"pattern":"{p}"}}"#))
+    };
+    compile_on_small_stack("deep pattern", pattern(32), None);
+    let at = format!("{}/pattern", "/items".repeat(limit));
+    compile_on_small_stack("deeper pattern", pattern(33), Some(at));
 }
 
 #[test]

@@ -120,10 +120,11 @@
 //! flags. Backreferences, lookbehind, `\p{..}`, modifiers like `(?i:..)` are unsupported;
 //! lookaheads are supported only directly after a leading `^` (`^(?=.*\d)(?!.*\s).{8,}$`,
 //! pydantic's decimal pattern), where they mean what ECMA says. Text that is not a valid
-//! `u`-mode pattern (`\-` outside a class, a lone `{`, `[z-a]`) is invalid. Repetitions of
-//! longer groups are expanded: a pattern may expand to at most 20,000 instructions
-//! (`(?:ab){5000}` is about 10,000), and may use at most a few thousand distinct characters
-//! and classes outside one class (their table of classes by sets is limited to 2^24 bits).
+//! `u`-mode pattern (`\-` outside a class, a lone `{`, `[z-a]`) is invalid. Groups may nest
+//! 32 deep (deeper is unsupported). Repetitions of longer groups are expanded: a pattern may
+//! expand to at most 20,000 instructions (`(?:ab){5000}` is about 10,000), and may use at
+//! most a few thousand distinct characters and classes outside one class (their table of
+//! classes by sets is limited to 2^24 bits).
 //!
 //! A pattern is matched against at most [`MAX_PATTERN_INPUT`] code points (10,000) unless the
 //! schema that has it sets `maxLength` (then the string is within `maxLength`, checked
@@ -132,10 +133,14 @@
 //!
 //! # Bounds
 //!
-//! Schemas may nest at most [`MAX_SCHEMA_DEPTH`] schemas deep; validation follows at most
-//! [`MAX_VALIDATION_DEPTH`] nested schema applications (each property, item, `$ref`, part or
-//! alternative is one), beyond which it is [`Code::DepthLimitExceeded`]. A recursive schema
-//! therefore validates any value its depth allows, and nothing recurses without a bound.
+//! Schemas may nest at most [`MAX_SCHEMA_DEPTH`] (128) schemas deep, beyond which the schema
+//! is [`Code::UnsupportedSchema`]; validation follows at most [`MAX_VALIDATION_DEPTH`] (384)
+//! nested schema applications (each property, item, `$ref`, part or alternative is one),
+//! beyond which it is [`Code::DepthLimitExceeded`]. A recursive schema therefore validates
+//! any value its depth allows (127 levels of a recursive model that takes a property, an
+//! `anyOf` alternative and a `$ref` a level), and nothing recurses without a bound: both
+//! limits, with the costliest checks at the bottom, run in half of a 192 KiB stack
+//! (`core/tests/stack.rs`, docs/RELIABILITY.md).
 //!
 //! Validation takes time polynomial in the schema's size times the value's: a schema reached
 //! along more than one path (a definition used twice, a recursive root) is checked at most
@@ -163,11 +168,14 @@ use crate::json::value::Value;
 use node::{Node, NodeId};
 use std::sync::Arc;
 
-/// Deepest nesting of schemas in a schema document.
+/// Deepest nesting of schemas in a schema document: 128, each level a few hundred bytes of
+/// stack when compiling.
 pub const MAX_SCHEMA_DEPTH: usize = 128;
 
-/// Most nested schema applications one validation follows.
-pub const MAX_VALIDATION_DEPTH: usize = 512;
+/// Most nested schema applications one validation follows: 384, three a level (a property,
+/// an `anyOf` alternative, a `$ref`) for a recursive model 127 levels deep; each takes at
+/// most about 170 bytes of stack.
+pub const MAX_VALIDATION_DEPTH: usize = 384;
 
 /// Longest string, in code points, that a `pattern` is matched against when the schema
 /// that has the pattern sets no `maxLength`; a longer one is [`Code::PatternInputTooLong`].

@@ -27,7 +27,7 @@ pub(crate) fn compile(schema: &Value<'_>) -> Result<(Vec<Node>, NodeId)> {
         nodes: vec![Node::default()], // EMPTY
         by_path: HashMap::new(),
     };
-    let root = c.node(schema, &mut String::new(), 0)?;
+    let root = c.node(schema, &mut String::new(), 0).map_err(|e| *e)?;
     c.resolve_refs()?;
     let order = c.in_place_order()?;
     c.derive(&order);
@@ -36,35 +36,29 @@ pub(crate) fn compile(schema: &Value<'_>) -> Result<(Vec<Node>, NodeId)> {
     Ok((c.nodes, root))
 }
 
+/// The result of the recursive part of compilation: the error boxed, so that each level of
+/// the recursion carries a pointer rather than a whole [`Error`].
+type Built<T> = std::result::Result<T, Box<Error>>;
+
 struct Compiler {
     nodes: Vec<Node>,
     by_path: HashMap<String, NodeId>,
 }
 
 impl Compiler {
-    fn node(&mut self, v: &Value<'_>, path: &mut String, depth: usize) -> Result<NodeId> {
+    /// Compiles one schema object and, through its keywords, the schemas inside it. This
+    /// recurses once per nested schema, at most [`MAX_SCHEMA_DEPTH`] deep, so the node being
+    /// built lives on the heap and everything that does not recurse (value keywords,
+    /// annotations, the final checks, the building of errors) is in functions that are never
+    /// inlined here: a level costs a few hundred bytes of stack (`core/tests/stack.rs`).
+    fn node(&mut self, v: &Value<'_>, path: &mut String, depth: usize) -> Built<NodeId> {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(unsupported(
-                format!("schemas nested more than {MAX_SCHEMA_DEPTH} deep"),
-                path,
-            ));
+            return Err(too_deep(path));
         }
-        let obj =
-            match v {
-                Value::Object(o) => o,
-                Value::Bool(_) => return Err(unsupported(
-                    "boolean schemas are supported only as \"additionalProperties\" and \"items\"",
-                    path,
-                )),
-                _ => return Err(invalid("a schema must be an object", path)),
-            };
-        let id = self.nodes.len();
-        self.nodes.push(Node::default());
-        self.by_path.insert(path.clone(), id);
-        let mut n = Node {
-            path: path.clone(),
-            ..Node::default()
+        let Value::Object(obj) = v else {
+            return Err(not_an_object(v, path));
         };
+        let (id, mut n) = self.start(path);
         for (key, val) in obj.iter() {
             let len = path.len();
             push_token(path, key);
@@ -72,10 +66,30 @@ impl Compiler {
             path.truncate(len);
             r?;
         }
+        self.finish(id, n, obj, path)?;
+        Ok(id)
+    }
+
+    /// Reserves the node for the schema at `path`, and starts building it on the heap.
+    #[inline(never)]
+    fn start(&mut self, path: &str) -> (NodeId, Box<Node>) {
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.by_path.insert(path.to_owned(), id);
+        let n = Box::new(Node {
+            path: path.to_owned(),
+            ..Node::default()
+        });
+        (id, n)
+    }
+
+    /// The checks of a node as a whole, then the node into its place.
+    #[inline(never)]
+    fn finish(&mut self, id: NodeId, n: Box<Node>, obj: &Object<'_>, path: &str) -> Built<()> {
         check_bounds(&n)?;
         annotations::check_discriminator(obj, &n, path)?;
-        self.nodes[id] = n;
-        Ok(id)
+        self.nodes[id] = *n;
+        Ok(())
     }
 
     /// Compiles one keyword of `n` by its family.
@@ -86,11 +100,11 @@ impl Compiler {
         v: &Value<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<()> {
+    ) -> Built<()> {
         match key {
             "type" | "enum" | "const" | "minimum" | "maximum" | "exclusiveMinimum"
             | "exclusiveMaximum" | "multipleOf" | "minLength" | "maxLength" | "pattern"
-            | "format" => values::keyword(n, key, v, path),
+            | "format" => leaf(|| values::keyword(n, key, v, path)),
             "properties" | "required" | "additionalProperties" => {
                 self.object_keyword(n, key, v, path, depth)
             }
@@ -100,7 +114,7 @@ impl Compiler {
             "allOf" | "anyOf" | "oneOf" | "$ref" | "$defs" | "definitions" => {
                 self.apply_keyword(n, key, v, path, depth)
             }
-            _ => annotations::keyword(key, v, path, depth),
+            _ => leaf(|| annotations::keyword(key, v, path, depth)),
         }
     }
 
@@ -110,7 +124,7 @@ impl Compiler {
         path: &mut String,
         token: &str,
         depth: usize,
-    ) -> Result<NodeId> {
+    ) -> Built<NodeId> {
         let len = path.len();
         push_token(path, token);
         let r = self.node(v, path, depth + 1);
@@ -123,15 +137,20 @@ impl Compiler {
         v: &Value<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<Vec<NodeId>> {
-        match v {
-            Value::Array(a) if !a.is_empty() => a
-                .iter()
-                .enumerate()
-                .map(|(i, s)| self.child(s, path, &i.to_string(), depth))
-                .collect(),
-            _ => Err(invalid("must be a non-empty array of schemas", path)),
+    ) -> Built<Vec<NodeId>> {
+        let a = match v {
+            Value::Array(a) if !a.is_empty() => a,
+            _ => return Err(invalid_here("must be a non-empty array of schemas", path)),
+        };
+        let mut ids = Vec::with_capacity(a.len());
+        for (i, s) in a.iter().enumerate() {
+            let len = path.len();
+            push_index(path, i);
+            let r = self.node(s, path, depth + 1);
+            path.truncate(len);
+            ids.push(r?);
         }
+        Ok(ids)
     }
 
     fn schema_map(
@@ -139,11 +158,55 @@ impl Compiler {
         o: &Object<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<Vec<(String, NodeId)>> {
-        o.iter()
-            .map(|(k, s)| Ok((k.to_owned(), self.child(s, path, k, depth)?)))
-            .collect()
+    ) -> Built<Vec<(String, NodeId)>> {
+        let mut ids = Vec::with_capacity(o.len());
+        for (k, s) in o.iter() {
+            let id = self.child(s, path, k, depth)?;
+            ids.push((k.to_owned(), id));
+        }
+        Ok(ids)
     }
+}
+
+/// Runs a step that does not recurse (a keyword's value, an annotation), out of line so
+/// that its locals and its unboxed error stay out of the recursion's frames.
+#[inline(never)]
+fn leaf<T>(step: impl FnOnce() -> Result<T>) -> Built<T> {
+    step().map_err(Box::new)
+}
+
+#[cold]
+#[inline(never)]
+fn too_deep(path: &str) -> Box<Error> {
+    Box::new(unsupported(
+        format!("schemas nested more than {MAX_SCHEMA_DEPTH} deep"),
+        path,
+    ))
+}
+
+#[cold]
+#[inline(never)]
+fn not_an_object(v: &Value<'_>, path: &str) -> Box<Error> {
+    Box::new(match v {
+        Value::Bool(_) => unsupported(
+            "boolean schemas are supported only as \"additionalProperties\" and \"items\"",
+            path,
+        ),
+        _ => invalid("a schema must be an object", path),
+    })
+}
+
+/// [`invalid`], boxed, for the recursive part of compilation.
+#[cold]
+#[inline(never)]
+fn invalid_here(msg: &'static str, pointer: &str) -> Box<Error> {
+    Box::new(invalid(msg, pointer))
+}
+
+/// Appends an array index as a reference token.
+fn push_index(path: &mut String, i: usize) {
+    use std::fmt::Write;
+    let _ = write!(path, "/{i}");
 }
 
 fn at(code: Code, msg: impl Into<String>, pointer: &str) -> Error {
@@ -154,10 +217,14 @@ fn at(code: Code, msg: impl Into<String>, pointer: &str) -> Error {
         .fold(Error::new(code, msg), |e, t| e.in_key(t))
 }
 
+#[cold]
+#[inline(never)]
 fn invalid(msg: impl Into<String>, pointer: &str) -> Error {
     at(Code::InvalidSchema, msg, pointer)
 }
 
+#[cold]
+#[inline(never)]
 fn unsupported(msg: impl Into<String>, pointer: &str) -> Error {
     at(Code::UnsupportedSchema, msg, pointer)
 }
@@ -168,6 +235,7 @@ fn push_token(path: &mut String, token: &str) {
     crate::json::pointer::push_escaped(path, token);
 }
 
+#[inline(never)]
 fn check_bounds(n: &Node) -> Result<()> {
     let pairs = [
         ("minLength", n.min_length, n.max_length, "maxLength"),

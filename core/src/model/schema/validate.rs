@@ -1,5 +1,11 @@
 //! Validating a value against a compiled schema, reporting the first error in the documented
 //! order.
+//!
+//! The check recurses once per schema application, at most [`MAX_VALIDATION_DEPTH`] deep, so
+//! its frames are kept small: errors travel boxed (one pointer per level instead of a whole
+//! [`Error`]), and the keyword checks, the memo's hashing and the building of errors live in
+//! functions of their own that are never inlined into the recursion. `core/tests/stack.rs`
+//! measures what a level costs and runs the limit on a small stack.
 
 use super::compile::show;
 use super::decimal::Decimal;
@@ -11,6 +17,10 @@ use crate::json::number::MAX_SAFE_INTEGER;
 use crate::json::value::{Object, Value};
 use std::collections::HashMap;
 
+/// The validator's own result: the error boxed, so that every frame of the recursion
+/// carries a pointer rather than a whole [`Error`].
+type Checked = std::result::Result<(), Box<Error>>;
+
 /// Validates `value` against the schema rooted at `root`; also returns how many times a
 /// node was applied to a value (the measure of work that tests and fuzzing bound).
 pub(crate) fn validate(nodes: &[Node], root: NodeId, value: &Value<'_>) -> (Result<()>, u64) {
@@ -20,28 +30,48 @@ pub(crate) fn validate(nodes: &[Node], root: NodeId, value: &Value<'_>) -> (Resu
         reached: 0,
         applied: 0,
     };
-    let r = v.check(root, value, true, 0);
+    let r = v.check(root, value, true, 0).map_err(|e| *e);
     (r, v.applied)
 }
 
 /// A memoized check: its result, and how many applications deeper than where it started
 /// it went.
-type Memo = (Result<()>, usize);
+type Memo = (Checked, usize);
+
+/// A memo key: the node, the address of the value, and whether the check was closing.
+type Key = (NodeId, usize, bool);
 
 struct Validator<'s> {
     nodes: &'s [Node],
     /// Results of shared nodes by (node, address of the value, closing): see
     /// `compile::apply::mark_shared`. With it, each (node, value) pair is checked at most
     /// twice (closing or not), so validation is polynomial in schema size times value size.
-    memo: HashMap<(NodeId, usize, bool), Memo>,
+    memo: HashMap<Key, Memo>,
     /// The deepest application depth the check in progress has reached.
     reached: usize,
     /// Node applications so far (memo hits not counted).
     applied: u64,
 }
 
-fn err(code: Code, msg: impl Into<String>) -> Error {
-    Error::new(code, msg)
+fn err(code: Code, msg: impl Into<String>) -> Box<Error> {
+    Box::new(Error::new(code, msg))
+}
+
+/// Prefixes an error's path with a member's key, unwinding out of that member. (Takes the
+/// box so that the caller, in the recursion, never holds an unboxed `Error`.)
+#[cold]
+#[inline(never)]
+#[allow(clippy::boxed_local)]
+fn in_key(e: Box<Error>, key: &str) -> Box<Error> {
+    Box::new(e.in_key(key))
+}
+
+/// Prefixes an error's path with an item's index, unwinding out of that item.
+#[cold]
+#[inline(never)]
+#[allow(clippy::boxed_local)]
+fn in_index(e: Box<Error>, i: usize) -> Box<Error> {
+    Box::new(e.in_index(i))
 }
 
 impl<'s> Validator<'s> {
@@ -50,7 +80,7 @@ impl<'s> Validator<'s> {
     /// value is entered (the root, a property, an item, an alternative that is not a
     /// fragment), false for `$ref` and `allOf` parts, whose declarations merge with the
     /// node that applies them.
-    fn check(&mut self, id: NodeId, v: &Value<'_>, closing: bool, depth: usize) -> Result<()> {
+    fn check(&mut self, id: NodeId, v: &Value<'_>, closing: bool, depth: usize) -> Checked {
         if depth > MAX_VALIDATION_DEPTH {
             return Err(too_deep());
         }
@@ -59,27 +89,41 @@ impl<'s> Validator<'s> {
             return self.apply(id, v, closing, depth);
         }
         let key = (id, v as *const Value<'_> as usize, closing);
-        if let Some((r, below)) = self.memo.get(&key) {
-            // The same check from here would go `below` levels deeper: past the limit it
-            // is refused, as the check itself would be (at its first level past it).
-            if depth + below > MAX_VALIDATION_DEPTH {
-                return Err(too_deep());
-            }
-            self.reached = self.reached.max(depth + below);
-            return r.clone();
+        if let Some(r) = self.recall(key, depth) {
+            return r;
         }
         let outer = std::mem::replace(&mut self.reached, depth);
         let r = self.apply(id, v, closing, depth);
-        let below = self.reached - depth;
-        self.reached = self.reached.max(outer);
-        // A depth error ends the whole validation, so it is never looked up again.
-        if !matches!(&r, Err(e) if e.code() == Code::DepthLimitExceeded) {
-            self.memo.insert(key, (r.clone(), below));
-        }
+        self.remember(key, &r, depth, outer);
         r
     }
 
-    fn apply(&mut self, id: NodeId, v: &Value<'_>, closing: bool, depth: usize) -> Result<()> {
+    /// The remembered result of a shared node's check, held to the depth limit from here.
+    #[inline(never)]
+    fn recall(&mut self, key: Key, depth: usize) -> Option<Checked> {
+        let (r, below) = self.memo.get(&key)?;
+        // The same check from here would go `below` levels deeper: past the limit it is
+        // refused, as the check itself would be (at its first level past it).
+        if depth + below > MAX_VALIDATION_DEPTH {
+            return Some(Err(too_deep()));
+        }
+        self.reached = self.reached.max(depth + below);
+        Some(r.clone())
+    }
+
+    /// Remembers a shared node's result, with how deep below `depth` it went, and restores
+    /// the depth reached by the check around it (`outer`).
+    #[inline(never)]
+    fn remember(&mut self, key: Key, r: &Checked, depth: usize, outer: usize) {
+        let below = self.reached - depth;
+        self.reached = self.reached.max(outer);
+        // A depth error ends the whole validation, so it is never looked up again.
+        if !matches!(r, Err(e) if e.code() == Code::DepthLimitExceeded) {
+            self.memo.insert(key, (r.clone(), below));
+        }
+    }
+
+    fn apply(&mut self, id: NodeId, v: &Value<'_>, closing: bool, depth: usize) -> Checked {
         self.applied += 1;
         let nodes = self.nodes;
         let n = &nodes[id];
@@ -93,7 +137,7 @@ impl<'s> Validator<'s> {
     }
 
     /// `$ref`, `allOf`, `anyOf`, `oneOf`.
-    fn in_place(&mut self, n: &Node, v: &Value<'_>, depth: usize) -> Result<()> {
+    fn in_place(&mut self, n: &Node, v: &Value<'_>, depth: usize) -> Checked {
         if let Some((_, Some(target))) = n.reference {
             self.check(target, v, false, depth + 1)?;
         }
@@ -109,13 +153,7 @@ impl<'s> Validator<'s> {
         Ok(())
     }
 
-    fn check_array(
-        &mut self,
-        n: &Node,
-        a: &[Value<'_>],
-        closing: bool,
-        depth: usize,
-    ) -> Result<()> {
+    fn check_array(&mut self, n: &Node, a: &[Value<'_>], closing: bool, depth: usize) -> Checked {
         check_length(n, a.len())?;
         for (i, item) in a.iter().enumerate() {
             let schema = match n.prefix_items.get(i) {
@@ -128,7 +166,7 @@ impl<'s> Validator<'s> {
             };
             if let Some(s) = schema {
                 self.check(s, item, true, depth + 1)
-                    .map_err(|e| e.in_index(i))?;
+                    .map_err(|e| in_index(e, i))?;
             }
         }
         if n.unique_items {
@@ -137,13 +175,7 @@ impl<'s> Validator<'s> {
         Ok(())
     }
 
-    fn check_object(
-        &mut self,
-        n: &Node,
-        o: &Object<'_>,
-        closing: bool,
-        depth: usize,
-    ) -> Result<()> {
+    fn check_object(&mut self, n: &Node, o: &Object<'_>, closing: bool, depth: usize) -> Checked {
         check_members(n, o, closing)?;
         for (k, child) in o.iter() {
             let schema = match (n.property(k), n.additional) {
@@ -151,7 +183,7 @@ impl<'s> Validator<'s> {
                 _ => continue,
             };
             self.check(schema, child, true, depth + 1)
-                .map_err(|e| e.in_key(k))?;
+                .map_err(|e| in_key(e, k))?;
         }
         Ok(())
     }
@@ -162,11 +194,12 @@ impl<'s> Validator<'s> {
         v: &Value<'_>,
         depth: usize,
         exactly_one: bool,
-    ) -> Result<()> {
+    ) -> Checked {
         let mut errors = Vec::new();
         let mut matched: Option<usize> = None;
         for (i, &b) in branches.iter().enumerate() {
-            match self.branch(b, v, depth + 1) {
+            let closing = !self.nodes[b].fragment;
+            match self.check(b, v, closing, depth + 1) {
                 Ok(()) if !exactly_one => return Ok(()),
                 Ok(()) => {
                     if let Some(first) = matched {
@@ -183,15 +216,10 @@ impl<'s> Validator<'s> {
             None => Err(no_match(v, errors)),
         }
     }
-
-    fn branch(&mut self, b: NodeId, v: &Value<'_>, depth: usize) -> Result<()> {
-        let closing = !self.nodes[b].fragment;
-        self.check(b, v, closing, depth)
-    }
 }
 
 #[inline(never)]
-fn check_type(t: Types, v: &Value<'_>) -> Result<()> {
+fn check_type(t: Types, v: &Value<'_>) -> Checked {
     let (ok, got) = match v {
         Value::Null => (t.contains(Types::NULL), "null"),
         Value::Bool(_) => (t.contains(Types::BOOLEAN), "boolean"),
@@ -231,7 +259,7 @@ fn check_type(t: Types, v: &Value<'_>) -> Result<()> {
 }
 
 #[inline(never)]
-fn check_number(n: &Node, x: crate::json::number::Number) -> Result<()> {
+fn check_number(n: &Node, x: crate::json::number::Number) -> Checked {
     let f = x.as_f64();
     let out = |what: &str, bound: f64| {
         Err(err(
@@ -268,7 +296,7 @@ fn check_number(n: &Node, x: crate::json::number::Number) -> Result<()> {
 }
 
 #[inline(never)]
-fn check_string(n: &Node, s: &str) -> Result<()> {
+fn check_string(n: &Node, s: &str) -> Checked {
     // A string has at most as many code points as bytes, and at least a quarter as many:
     // count them only when the bounds need it.
     let bytes = s.len() as u64;
@@ -324,7 +352,7 @@ fn check_string(n: &Node, s: &str) -> Result<()> {
 }
 
 #[inline(never)]
-fn check_length(n: &Node, len: usize) -> Result<()> {
+fn check_length(n: &Node, len: usize) -> Checked {
     let len = len as u64;
     if let Some(min) = n.min_items {
         if len < min {
@@ -353,17 +381,19 @@ fn check_length(n: &Node, len: usize) -> Result<()> {
 }
 
 #[inline(never)]
-fn check_unique(a: &[Value<'_>]) -> Result<()> {
+fn check_unique(a: &[Value<'_>]) -> Checked {
     let mut seen: HashMap<String, usize> = HashMap::with_capacity(a.len());
     for (i, item) in a.iter().enumerate() {
         // Canonical forms are equal exactly when values are equal as JSON (numbers by
         // value, objects regardless of member order).
         if let Some(first) = seen.insert(canonicalize(item), i) {
-            return Err(err(
-                Code::DuplicateItems,
-                format!("item {i} equals item {first}"),
-            )
-            .in_index(i));
+            return Err(Box::new(
+                Error::new(
+                    Code::DuplicateItems,
+                    format!("item {i} equals item {first}"),
+                )
+                .in_index(i),
+            ));
         }
     }
     Ok(())
@@ -371,25 +401,29 @@ fn check_unique(a: &[Value<'_>]) -> Result<()> {
 
 /// Unknown members, then missing required members.
 #[inline(never)]
-fn check_members(n: &Node, o: &Object<'_>, closing: bool) -> Result<()> {
+fn check_members(n: &Node, o: &Object<'_>, closing: bool) -> Checked {
     let implicit = closing && !n.open;
     for (k, _) in o.iter() {
         let own = n.property(k).is_some();
         if (n.additional == Additional::False && !own) || (implicit && !n.declares(k)) {
-            return Err(err(
-                Code::UnknownField,
-                format!("unknown field {k:?}: the schema does not declare it"),
-            )
-            .in_key(k));
+            return Err(Box::new(
+                Error::new(
+                    Code::UnknownField,
+                    format!("unknown field {k:?}: the schema does not declare it"),
+                )
+                .in_key(k),
+            ));
         }
     }
     for (name, _) in &n.required {
         if o.get(name).is_none() {
-            return Err(err(
-                Code::MissingField,
-                format!("required field {name:?} is missing"),
-            )
-            .in_key(name));
+            return Err(Box::new(
+                Error::new(
+                    Code::MissingField,
+                    format!("required field {name:?} is missing"),
+                )
+                .in_key(name),
+            ));
         }
     }
     Ok(())
@@ -397,7 +431,7 @@ fn check_members(n: &Node, o: &Object<'_>, closing: bool) -> Result<()> {
 
 #[cold]
 #[inline(never)]
-fn several_match(first: usize, second: usize) -> Error {
+fn several_match(first: usize, second: usize) -> Box<Error> {
     err(
         Code::NoMatchingAlternative,
         format!("value matches oneOf alternatives {first} and {second}; it must match exactly one"),
@@ -409,7 +443,8 @@ fn several_match(first: usize, second: usize) -> Error {
 /// optional positive integer is out of range).
 #[cold]
 #[inline(never)]
-fn no_match(v: &Value<'_>, mut errors: Vec<Error>) -> Error {
+#[allow(clippy::vec_box)] // the errors as the recursion returned them, one of which is kept
+fn no_match(v: &Value<'_>, mut errors: Vec<Box<Error>>) -> Box<Error> {
     let type_rejected = |e: &Error| e.code() == Code::TypeMismatch && e.path().is_empty();
     let fits = errors.iter().filter(|e| !type_rejected(e)).count();
     // Messages name each alternative's code and path, not its message: nested
@@ -447,7 +482,7 @@ fn no_match(v: &Value<'_>, mut errors: Vec<Error>) -> Error {
 }
 
 #[inline(never)]
-fn check_literals(n: &Node, v: &Value<'_>) -> Result<()> {
+fn check_literals(n: &Node, v: &Value<'_>) -> Checked {
     if let Some(c) = &n.constant {
         if v != c {
             return Err(err(
@@ -469,7 +504,7 @@ fn check_literals(n: &Node, v: &Value<'_>) -> Result<()> {
 
 #[cold]
 #[inline(never)]
-fn too_deep() -> Error {
+fn too_deep() -> Box<Error> {
     err(
         Code::DepthLimitExceeded,
         format!("validation nested deeper than {MAX_VALIDATION_DEPTH} schema applications"),
@@ -478,7 +513,7 @@ fn too_deep() -> Error {
 
 /// `type`, `const`, `enum`, and the keywords of numbers and strings.
 #[inline(never)]
-fn check_scalar(n: &Node, v: &Value<'_>) -> Result<()> {
+fn check_scalar(n: &Node, v: &Value<'_>) -> Checked {
     if let Some(t) = n.types {
         check_type(t, v)?;
     }

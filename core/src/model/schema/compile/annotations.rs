@@ -54,6 +54,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
 ];
 
 /// An annotation keyword, checked for shape; any other keyword is refused.
+#[inline(never)]
 pub(super) fn keyword(key: &str, v: &Value<'_>, path: &str, depth: usize) -> Result<()> {
     match key {
         "title" | "description" | "$comment" | "$schema" => {
@@ -108,6 +109,7 @@ pub(super) fn keyword(key: &str, v: &Value<'_>, path: &str, depth: usize) -> Res
 }
 
 /// `discriminator` only makes sense beside the alternatives it annotates.
+#[inline(never)]
 pub(super) fn check_discriminator(obj: &Object<'_>, n: &Node, path: &str) -> Result<()> {
     if obj.get("discriminator").is_some() && n.one_of.is_empty() && n.any_of.is_empty() {
         return Err(invalid(

@@ -2,7 +2,7 @@
 //! references, refusing cycles that never descend into the value, and the facts derived
 //! along these edges (declared members, open objects, fragments, shared nodes).
 
-use super::{invalid, unsupported, Compiler};
+use super::{invalid, invalid_here, unsupported, Built, Compiler};
 use crate::error::Result;
 use crate::json::value::Value;
 use crate::model::schema::node::{Additional, Items, Node, NodeId, EMPTY};
@@ -15,7 +15,7 @@ impl Compiler {
         v: &Value<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<()> {
+    ) -> Built<()> {
         match key {
             "allOf" => n.all_of = self.schema_list(v, path, depth)?,
             "anyOf" => n.any_of = self.schema_list(v, path, depth)?,
@@ -23,13 +23,13 @@ impl Compiler {
             "$ref" => {
                 let r = v
                     .as_str()
-                    .ok_or_else(|| invalid("must be a string", path))?;
+                    .ok_or_else(|| invalid_here("must be a string", path))?;
                 n.reference = Some((r.to_owned(), None));
             }
             "$defs" | "definitions" => {
                 let o = v
                     .as_object()
-                    .ok_or_else(|| invalid("must be an object of schemas", path))?;
+                    .ok_or_else(|| invalid_here("must be an object of schemas", path))?;
                 self.schema_map(o, path, depth)?;
             }
             _ => unreachable!("compile::keyword sends only applicators here"),

@@ -1,7 +1,7 @@
 //! Object keywords: `properties`, `required`, `additionalProperties`, and the check that a
 //! closed object can have every member it requires.
 
-use super::{invalid, Compiler};
+use super::{invalid, invalid_here, leaf, Built, Compiler};
 use crate::error::Result;
 use crate::json::keyorder::cmp_utf16;
 use crate::json::value::Value;
@@ -15,17 +15,17 @@ impl Compiler {
         v: &Value<'_>,
         path: &mut String,
         depth: usize,
-    ) -> Result<()> {
+    ) -> Built<()> {
         match key {
             "properties" => {
                 let o = v
                     .as_object()
-                    .ok_or_else(|| invalid("must be an object of schemas", path))?;
+                    .ok_or_else(|| invalid_here("must be an object of schemas", path))?;
                 n.has_properties = true;
                 n.properties = self.schema_map(o, path, depth)?;
                 n.properties.sort_by(|a, b| a.0.cmp(&b.0));
             }
-            "required" => n.required = required(v, path)?,
+            "required" => n.required = leaf(|| required(v, path))?,
             "additionalProperties" => {
                 n.additional = match v {
                     Value::Bool(true) => Additional::True,
@@ -66,6 +66,7 @@ impl Compiler {
     }
 }
 
+#[inline(never)]
 fn required(v: &Value<'_>, path: &str) -> Result<Vec<(String, usize)>> {
     let Value::Array(a) = v else {
         return Err(invalid("must be an array of strings", path));

@@ -9,6 +9,8 @@ use crate::model::schema::format::Format;
 use crate::model::schema::node::{Node, Types};
 use crate::model::schema::pattern::Pattern;
 
+/// Not inlined into the recursion of `Compiler::node`: it holds large locals (patterns).
+#[inline(never)]
 pub(super) fn keyword(n: &mut Node, key: &str, v: &Value<'_>, path: &str) -> Result<()> {
     match key {
         "type" => n.types = Some(types(v, path)?),
