@@ -452,3 +452,31 @@ def test_the_example_runs():
     out = run_example("langgraph_refund")
     assert "paused for approval" in out and "ran: refunded 2500 USD on order-17" in out
     assert "refused: tool_args_drift" in out
+
+
+def test_an_external_executors_tool_is_proposed_and_paused_and_handed_off_never_run_here(ledger):
+    """``external``: the agent proposes and pauses; after the decision the call is handed to the
+    application's handoff with its task, the body never runs and nothing is claimed here."""
+    handed = []
+
+    def handoff(action, task):
+        handed.append((action, task["id"], task["state"]))
+        return f"handed to the executor: {task['id']}"
+
+    seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="unused")
+    agent = agents.create_agent(
+        FakeModel(messages=iter([call(2500), AIMessage("done")])), tools=[refund_create],
+        middleware=[lg.ActionsealMiddleware(seal, trusted=lambda rt: TRUSTED,
+                                            external={"refund_create": handoff})],
+        checkpointer=memory.InMemorySaver())
+    config, r = start(agent)
+    tid = r.interrupts[0].value["task_id"]
+    again = agent.invoke(Command(resume={"type": "approve"}), config, version="v2")
+    assert again.interrupts[0].value["task_id"] == tid and handed == [], "no decision: paused again"
+    decide(ledger, tid)
+    agent.invoke(Command(resume=True), config, version="v2")
+    assert BODY.count("refund_create") == 0, "the body never runs in the agent"
+    assert [(a["args"], t, s) for a, t, s in handed] == [(FROZEN_2500, tid, "approved")]
+    assert answers(agent, config)[-1] == f"handed to the executor: {tid}"
+    assert ledger.task(tid)["state"] == "approved", "nothing claimed: the external executor claims"
+    assert "claimed" not in kinds(ledger, tid)
