@@ -149,7 +149,8 @@ async function dispatch(task) {
 /** Reports a claim's outcome; false when the lease ran out first (the task is in doubt now). */
 async function complete(c, outcome, result) {
   try {
-    await ledger.complete({ task_id: c.task_id, fence: c.fence, outcome, executor: name, result })
+    const request = { task_id: c.task_id, fence: c.fence, outcome, executor: name }
+    await ledger.complete(result === undefined ? request : { ...request, result })
     return true
   } catch (e) {
     if (!['lease_expired', 'stale_fence', 'task_not_claimed'].includes(e.code)) throw e

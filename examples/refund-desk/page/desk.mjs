@@ -30,7 +30,8 @@ async function api(path, body) {
 }
 
 let selected = new URLSearchParams(location.search).get("task");
-let shown = null; // the detail on screen: {task, events}
+let shown = null; // the detail on screen: {task, events, handoffs, ...}
+let force = false; // redraw the detail at the next refresh
 const decisionIds = new Map(); // one decision_id per (approval round, digest): a double click is one decision
 
 function digestCode(node, digest) {
@@ -92,7 +93,8 @@ async function refreshDetail() {
   const t = d.task;
   const same = shown && shown.task.updated_at === t.updated_at && shown.events.length === d.events.length &&
     shown.handoffs.length === d.handoffs.length;
-  if (same) return;
+  if (same && !force) return;
+  force = false;
   shown = d;
   $("detail").hidden = false;
   $("d-tool").textContent = `${t.action.tool}: ${t.action.args.order_id}`;
@@ -160,7 +162,7 @@ async function decide(decision) {
     ? `${decision}${body.duplicate ? " (already recorded)" : ""}: ${shortFingerprint(digest)}`
     : `refused: ${body.error}`;
   $("decide-status").dataset.result = status === 200 ? decision : body.error;
-  shown = null;
+  force = true;
   await refreshDetail();
   await refreshList();
 }
@@ -175,7 +177,7 @@ $("save-correction").addEventListener("click", async () => {
   });
   $("decide-status").textContent = status === 200 ? `corrected to ${amount}` : `correction refused: ${body.error}`;
   $("decide-status").dataset.result = status === 200 ? "amended" : body.error;
-  shown = null;
+  force = true;
   $("amount").blur();
   await refreshDetail();
 });
