@@ -95,6 +95,8 @@ async function effectsOf(tid) {
   const key = (await ledger.task(tid)).idempotency_key
   return (await effects()).filter((e) => e.idempotency_key === key)
 }
+/** The executor's `dispatched` line (logged just after the ledger records the completion). */
+const dispatched = (tid) => until(() => execFor(tid, 'dispatched')[0], `dispatched line for ${tid}`)
 const settled = (tid, state = 'succeeded') => until(async () => (await ledger.task(tid)).state === state, `task ${tid} ${state}`)
 
 // --- the page -------------------------------------------------------------------------------------
@@ -137,7 +139,6 @@ async function scenario(name, fn) {
 }
 
 try {
-  startExecutors()
 
   await scenario('one fingerprint from agent to page to executor; double click and replayed POSTs make one decision and one payment', async () => {
     const a = await agent('job-main')
@@ -163,13 +164,15 @@ try {
       assert.equal((await r.json()).duplicate, true)
     }
     await replay()
+    // The executors start together once the agent handed the call over: they race for it.
+    await until(() => a.events.find((e) => e.event === 'done'), 'agent done')
+    startExecutors()
     await settled(a.task)
     await replay() // after the payment too
-    await until(() => a.events.find((e) => e.event === 'done'), 'agent done')
     const checked = execFor(a.task, 'checked')
     assert.ok(checked.length >= 1)
     for (const c of checked) assert.equal(c.fingerprint, a.fingerprint, 'the executor checked the same fingerprint')
-    assert.equal(execFor(a.task, 'dispatched')[0].fingerprint, a.fingerprint)
+    assert.equal((await dispatched(a.task)).fingerprint, a.fingerprint)
     const k = await kinds(a.task)
     assert.equal(count(k, 'decided'), 1)
     assert.ok(count(k, 'decision_duplicate') >= 2, `duplicates recorded: ${k}`)
@@ -184,6 +187,32 @@ try {
     console.log(`    agent, page and executor: ${a.fingerprint}`)
   })
 
+  await scenario('the reviewer enrols a passkey and approves with it: the executor verifies it against its own key set', async () => {
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('WebAuthn.enable')
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    })
+    const a = await agent('job-passkey')
+    await open(a.task)
+    await page.click('#register-passkey')
+    await page.waitForSelector('#passkey-status[data-registered]', { state: 'attached' })
+    await page.waitForSelector('#approve-passkey:not([disabled])')
+    await page.selectOption('#ttl', String(HOUR))
+    await page.click('#approve-passkey')
+    await page.waitForSelector('#decide-status[data-result="approved"]', { state: 'attached' })
+    await settled(a.task)
+    const checked = execFor(a.task, 'checked')
+    assert.ok(checked.length >= 1)
+    for (const c of checked) {
+      assert.equal(c.signer.kind, 'passkey', 'verified as the reviewer\'s passkey')
+      assert.equal(c.fingerprint, a.fingerprint)
+    }
+    assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+    await open(a.task)
+    await shot('passkey')
+  })
+
   await scenario('the model regenerates 2600 after the approval: drift refused, 2500 paid, the history shows both', async () => {
     const a = await agent('job-drift', ['--regenerate', '2600'])
     await open(a.task)
@@ -193,7 +222,7 @@ try {
     assert.equal(drift.length >= 1, true, 'the executor refused the regenerated call')
     assert.equal(drift[0].args.amount_minor, 2600)
     assert.deepEqual(drift[0].drift, ['/args/amount_minor'])
-    const [done] = execFor(a.task, 'dispatched')
+    const done = await dispatched(a.task)
     assert.equal(done.args.amount_minor, 2500)
     assert.equal(done.fingerprint, a.fingerprint)
     const paid = await effectsOf(a.task)
@@ -224,7 +253,7 @@ try {
     await shot('amended')
     await approve(a.task)
     await settled(a.task)
-    const [done] = execFor(a.task, 'dispatched')
+    const done = await dispatched(a.task)
     assert.equal(done.args.amount_minor, 2000)
     assert.equal(done.fingerprint, amended)
     for (const c of execFor(a.task, 'checked')) assert.equal(c.fingerprint, amended)
@@ -324,12 +353,15 @@ try {
 
   await scenario('every payment once; the audit chain verifies', async () => {
     const all = await effects()
-    assert.equal(all.length, 7, 'main, drift, amend, expiry, two crashes, timeout')
+    assert.equal(all.length, 8, 'main, passkey, drift, amend, expiry, two crashes, timeout')
     for (const e of all) assert.equal(e.requests, 1, `one request for ${e.idempotency_key}`)
     const out = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'audit', 'verify'], { encoding: 'utf8' })
     const report = JSON.parse(out)
     assert.equal(report.valid, true)
     console.log(`    actionseal ledger audit verify: valid, ${report.events} events`)
+    let lost = 0
+    for (const t of await ledger.tasks({})) lost += count(await kinds(t.id), 'claim_refused')
+    console.log(`    claims refused (an executor lost a race, or the approval was spent): ${lost}`)
   })
   assert.deepEqual(browser.errors, [], 'no errors in the page')
 } finally {

@@ -8,7 +8,13 @@ API (the reviewer is the server's session, never the request's):
 - GET  /api/tasks                    the tenant's tasks, newest first
 - GET  /api/tasks/{id}               a task: frozen action, contract, history, amendments, hand-offs
 - POST /api/tasks/{id}/amend         {amends, args, reason}: the reviewer's correction (ledger.amend)
-- POST /api/tasks/{id}/decision      {decision_id, action_digest, decision, ttl_ms}
+- POST /api/tasks/{id}/decision      {decision_id, action_digest, decision, ttl_ms}: the server
+                                     signs an approval with its key; or {..., passkey_record}: the
+                                     record of /draft with the reviewer's passkey assertion
+- POST /api/tasks/{id}/draft         {decision_id, action_digest, ttl_ms}: the exact record a
+                                     passkey approval signs (its fingerprint is the challenge)
+- POST /api/passkeys/challenge       a registration challenge (single use)
+- POST /api/passkeys                 {registration, challenge}: enrols the reviewer's passkey
 - GET  /api/proofs/{approval_id}     the signed decision, for executors
 - POST /api/handoffs                 {task_id, action}: the agent hands a decided call over
 - GET  /api/handoffs/{task_id}       the latest hand-off of a task, for executors
@@ -32,7 +38,12 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from actionseal import ActionsealError, Ledger, SigningKey, fingerprint, short_fingerprint
+import base64
+import secrets
+from urllib.parse import urlsplit
+
+from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicalize, fingerprint, short_fingerprint,
+                        verify_passkey, verify_registration)
 
 from refunds import CONTRACTS, REVIEWER, TENANT
 
@@ -44,8 +55,14 @@ TTLS_MS = (3_000, 300_000, 3_600_000)
 
 
 class Desk:
-    def __init__(self, db: str, run_dir: Path) -> None:
+    def __init__(self, db: str, run_dir: Path, origin: str) -> None:
         self.ledger = Ledger(db)
+        self.run_dir = run_dir
+        # The relying party of passkeys: the page's host (a domain, never an IP) and origin.
+        self.webauthn = {"rp_id": urlsplit(origin).hostname, "origins": [origin]}
+        self.challenges: set = set()
+        filed = run_dir / "passkeys.json"
+        self.passkeys: dict = json.loads(filed.read_text())["passkeys"] if filed.exists() else {}
         self.key = SigningKey(json.loads((run_dir / "server-key.jwk").read_text()))
         self.lock = threading.Lock()
         self.db = sqlite3.connect(run_dir / "desk.db", check_same_thread=False, isolation_level=None)
@@ -93,8 +110,11 @@ def build(desk: Desk) -> Starlette:
         t = h["task"]
         handoffs = [{"action": json.loads(a), "digest": d, "at": at}
                     for a, d, at in desk.rows("SELECT action, digest, at FROM handoffs WHERE task_id=? ORDER BY n", tid)]
+        approval_id = (t["approval"] or {}).get("approval_id")
+        kinds = desk.rows("SELECT kind FROM proofs WHERE approval_id=?", approval_id) if approval_id else []
         return JSONResponse({
             "reviewer": REVIEWER, "now": ledger.now(), "ttls_ms": TTLS_MS, "task": t,
+            "proof": kinds[0][0] if kinds else None,
             "contract": CONTRACTS[t["action"]["tool"]].document, "events": h["events"],
             "amendments": ledger.amendments(tid), "handoffs": handoffs,
         })
@@ -119,6 +139,34 @@ def build(desk: Desk) -> Starlette:
         body = await request.json()
         return await _threaded(_decide, request.path_params["id"], body)
 
+    def passkey_keys() -> dict:
+        return {"passkeys": dict(desk.passkeys), "webauthn": desk.webauthn}
+
+    def draft_record(t: dict, decision_id: str, ttl: int) -> dict:
+        """The approval record the ledger will hold for this decision, with the server's time."""
+        now = ledger.now()
+        extra = {"proposed_digest": t["proposed_digest"]} if t["proposed_digest"] != t["action_digest"] else {}
+        return approve(t["action"], approval_id=t["approval_id"], decision_id=decision_id, decision="approved",
+                       approver=REVIEWER, decided_at=now, expires_at=now + ttl, **extra)
+
+    async def draft(request: Request) -> JSONResponse:
+        body = await request.json()
+        return await _threaded(_draft, request.path_params["id"], body)
+
+    def _draft(tid: str, body: dict) -> JSONResponse:
+        try:
+            t = ledger.task(tid)
+            decision_id, digest, ttl = str(body["decision_id"]), str(body["action_digest"]), int(body["ttl_ms"])
+        except ActionsealError as e:
+            return error(e.code, 404)
+        except (KeyError, TypeError, ValueError):
+            return error("invalid_request", 400)
+        if digest != t["action_digest"]:
+            return error("digest_mismatch", 409, task_digest=t["action_digest"])
+        if t["state"] not in WAITING or ttl not in TTLS_MS:
+            return error("task_not_awaiting_decision", 409, state=t["state"])
+        return JSONResponse({"record": draft_record(t, decision_id, ttl)})
+
     def _decide(tid: str, body: dict) -> JSONResponse:
         try:
             decision_id, digest = str(body["decision_id"]), str(body["action_digest"])
@@ -127,6 +175,17 @@ def build(desk: Desk) -> Starlette:
             return error("invalid_request", 400)
         if verdict not in ("approved", "rejected") or ttl not in TTLS_MS:
             return error("invalid_request", 400)
+        signed = body.get("passkey_record")
+        verified = None
+        if signed is not None:
+            # The reviewer's passkey signed the record's fingerprint: verify it before recording.
+            try:
+                verified = verify_passkey(signed, passkey_keys())["approval"]
+            except ActionsealError as e:
+                return error(e.code, 403, detail=str(e))
+            if (verified["decision_id"], verified["action_digest"], verified["approver"], verified["decision"]) != \
+                    (decision_id, digest, REVIEWER, verdict):
+                return error("passkey_record_mismatch", 409)
         with desk.lock:  # one decision per decision_id, even from racing clicks
             seen = desk.db.execute("SELECT task_id, envelope FROM decisions WHERE decision_id=?",
                                    (decision_id,)).fetchone()
@@ -151,6 +210,10 @@ def build(desk: Desk) -> Starlette:
             envelope = {"approval_id": t["approval_id"], "decision_id": decision_id, "job_id": t["job_id"],
                         "request_id": t["request_id"], "action_digest": t["action_digest"], "decision": verdict,
                         "approver": REVIEWER, "decided_at": now, "expires_at": now + ttl}
+            if verified is not None:
+                if verified["approval_id"] != t["approval_id"]:
+                    return error("passkey_record_mismatch", 409)
+                envelope.update(decided_at=verified["decided_at"], expires_at=verified["expires_at"])
             desk.db.execute("INSERT INTO decisions VALUES (?, ?, ?, ?)",
                             (decision_id, tid, json.dumps(envelope), now))
             try:
@@ -159,10 +222,35 @@ def build(desk: Desk) -> Starlette:
                 desk.db.execute("DELETE FROM decisions WHERE decision_id=?", (decision_id,))
                 return error(e.code, 409)
             record = out["task"]["approval"]
-            if verdict == "approved":
+            if verified is not None and canonicalize(verified) == canonicalize(record):
+                desk.db.execute("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'passkey', ?)",
+                                (record["approval_id"], tid, json.dumps(signed)))
+            elif verdict == "approved":
+                # Also when a passkey record did not match what the ledger holds: the server
+                # vouches for what was recorded, never for a record it did not store.
                 desk.db.execute("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'service', ?)",
                                 (record["approval_id"], tid, json.dumps(desk.key.sign(record))))
         return JSONResponse({"task": out["task"], "duplicate": out["duplicate"]})
+
+    def challenge(request: Request) -> JSONResponse:
+        c = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
+        desk.challenges.add(c)
+        return JSONResponse({"challenge": c, "webauthn": desk.webauthn, "approver": REVIEWER})
+
+    async def enrol(request: Request) -> JSONResponse:
+        body = await request.json()
+        challenge_ = body.get("challenge")
+        if challenge_ not in desk.challenges:
+            return error("unknown_challenge", 400)
+        desk.challenges.discard(challenge_)
+        try:
+            cred = verify_registration(body["registration"], challenge_, desk.webauthn)
+        except ActionsealError as e:
+            return error(e.code, 400, detail=str(e))
+        desk.passkeys[cred["credential_id"]] = {"public_key": cred["public_key"], "approver": REVIEWER}
+        # Filed where the executor reads its passkeys (an administrator's job in a real deployment).
+        (desk.run_dir / "passkeys.json").write_text(json.dumps(passkey_keys(), indent=2) + "\n")
+        return JSONResponse({**cred, "approver": REVIEWER})
 
     def proof(request: Request) -> JSONResponse:
         rows = desk.rows("SELECT kind, proof FROM proofs WHERE approval_id=?", request.path_params["approval_id"])
@@ -206,6 +294,9 @@ def build(desk: Desk) -> Starlette:
         Route("/api/tasks/{id}", task),
         Route("/api/tasks/{id}/amend", amend, methods=["POST"]),
         Route("/api/tasks/{id}/decision", decision, methods=["POST"]),
+        Route("/api/tasks/{id}/draft", draft, methods=["POST"]),
+        Route("/api/passkeys/challenge", challenge, methods=["POST"]),
+        Route("/api/passkeys", enrol, methods=["POST"]),
         Route("/api/proofs/{approval_id}", proof),
         Route("/api/handoffs", handoff, methods=["POST"]),
         Route("/api/handoffs/{task_id}", latest_handoff),
@@ -227,8 +318,9 @@ def main() -> None:
     p.add_argument("--db", required=True)
     p.add_argument("--dir", required=True, type=Path)
     p.add_argument("--port", type=int, required=True)
+    p.add_argument("--origin", required=True, help="the page's origin, e.g. http://localhost:PORT")
     a = p.parse_args()
-    uvicorn.run(build(Desk(a.db, a.dir)), host="127.0.0.1", port=a.port, log_level="warning")
+    uvicorn.run(build(Desk(a.db, a.dir, a.origin)), host="127.0.0.1", port=a.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 // in WebAssembly, the reviewer's correction (a ledger amendment) and decision, and the task's
 // history from the ledger's audit. Display helpers come from the confirmation page.
 
-import init, { Contract, fingerprint, parseJson, shortFingerprint } from "/wasm/actionseal_wasm.js";
+import init, { Contract, fingerprint, parseJson, passkeyChallenge, shortFingerprint } from "/wasm/actionseal_wasm.js";
 import { argumentRows, el, showDigest } from "/confirm/render.mjs";
+import { assert as passkeyAssert, register as passkeyRegister } from "/page/passkey.mjs";
 
 const $ = (id) => document.getElementById(id);
 await init();
@@ -107,6 +108,7 @@ async function refreshDetail() {
     ...fact("tenant", t.action.tenant), ...fact("subject", t.action.subject), ...fact("policy", t.action.policy_version),
     ...fact("job · request", `${t.job_id} · ${t.request_id}`), ...fact("idempotency key", t.idempotency_key),
     ...(t.approval ? fact("approved by · until", `${t.approval.approver} · ${new Date(t.approval.expires_at).toISOString()}`) : []),
+    ...(d.proof ? fact("proof", d.proof === "passkey" ? "the reviewer's passkey" : "signed by the approval server") : []),
   );
   $("d-args").replaceChildren(...argumentRows(t.action.args));
   // The contract decides whether this action may be approved at all.
@@ -145,19 +147,34 @@ async function refreshDetail() {
       $("ttl").value = String(d.ttls_ms[d.ttls_ms.length - 1]);
     }
     $("approve").disabled = $("reject").disabled = !(valid && match);
+    $("approve-passkey").disabled = !(valid && match && localStorage.getItem("desk-passkey"));
   }
   $("history").replaceChildren(...historyItems(d));
   document.body.dataset.state = "ready";
 }
 
-async function decide(decision) {
+async function decide(decision, { passkey = false } = {}) {
   const t = shown.task;
   const digest = fingerprint(t.action); // what this page showed, recomputed here
   const round = `${t.approval_id}|${digest}`;
   if (!decisionIds.has(round)) decisionIds.set(round, crypto.randomUUID());
-  const { status, body } = await api(`/api/tasks/${t.id}/decision`, {
-    decision_id: decisionIds.get(round), action_digest: digest, decision, ttl_ms: Number($("ttl").value),
-  });
+  const request = { decision_id: decisionIds.get(round), action_digest: digest, decision, ttl_ms: Number($("ttl").value) };
+  if (passkey) {
+    // The server drafts the record (its clock, its approval round); the page checks that it is
+    // about the action shown, and the passkey signs the record's fingerprint.
+    const draft = await api(`/api/tasks/${t.id}/draft`, request);
+    if (draft.status !== 200) {
+      $("decide-status").textContent = `refused: ${draft.body.error}`;
+      return;
+    }
+    const record = draft.body.record;
+    if (fingerprint(record.action) !== digest || record.action_digest !== digest) {
+      $("decide-status").textContent = "refused: the server's draft is about another action";
+      return;
+    }
+    request.passkey_record = await passkeyAssert(record, localStorage.getItem("desk-passkey"), passkeyChallenge);
+  }
+  const { status, body } = await api(`/api/tasks/${t.id}/decision`, request);
   $("decide-status").textContent = status === 200
     ? `${decision}${body.duplicate ? " (already recorded)" : ""}: ${shortFingerprint(digest)}`
     : `refused: ${body.error}`;
@@ -168,6 +185,22 @@ async function decide(decision) {
 }
 
 $("approve").addEventListener("click", () => decide("approved"));
+$("approve-passkey").addEventListener("click", () => decide("approved", { passkey: true }).catch((err) => {
+  $("decide-status").textContent = `passkey approval failed: ${err.message}`;
+}));
+$("register-passkey").addEventListener("click", async () => {
+  try {
+    const cred = await passkeyRegister(api);
+    localStorage.setItem("desk-passkey", cred.credential_id);
+    $("passkey-status").textContent = `passkey ${cred.credential_id.slice(0, 12)}… (${cred.algorithm}) enrolled for ${cred.approver}`;
+    $("passkey-status").dataset.registered = cred.credential_id;
+    force = true;
+    await refreshDetail();
+  } catch (err) {
+    $("passkey-status").textContent = `registration failed: ${err.message}`;
+  }
+});
+if (localStorage.getItem("desk-passkey")) $("passkey-status").textContent = "a passkey is enrolled for this reviewer";
 $("reject").addEventListener("click", () => decide("rejected"));
 $("save-correction").addEventListener("click", async () => {
   const t = shown.task;
@@ -180,6 +213,7 @@ $("save-correction").addEventListener("click", async () => {
   force = true;
   $("amount").blur();
   await refreshDetail();
+  await refreshList();
 });
 
 async function tick() {
