@@ -92,7 +92,7 @@ async function pay(claim) {
 }
 
 async function dispatch(task) {
-  if (!(task.action.tool in config.contracts) || task.action.tool !== 'refund_create') return
+  if (task.action.tool !== 'refund_create') return // the only tool this executor dispatches
   const handoff = await getJson(`${config.server}/api/handoffs/${task.id}`)
   if (handoff.status === 404) return // the agent has not handed the call over yet
   let verified

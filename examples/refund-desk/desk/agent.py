@@ -27,10 +27,11 @@ from langgraph.types import Command
 
 from actionseal import Ledger, short_fingerprint
 from actionseal.adapters import Seal
-from actionseal.adapters._common import WAITING
 from actionseal.adapters.langgraph import ActionsealMiddleware
 
 from refunds import CONTRACTS, TRUSTED, order_search, refund_create
+
+WAITING = ("awaiting_approval", "awaiting_reapproval")  # a person has not decided (again) yet
 
 
 class ScriptedModel(GenericFakeChatModel):

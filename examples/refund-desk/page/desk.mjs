@@ -69,7 +69,7 @@ function historyItems(d) {
   items.sort((a, b) => a.at - b.at || a.n - b.n);
   return items.map(({ e, h }) => {
     if (h) {
-      const li = el("li", "handoff", `agent handed over ${h.action.args.amount_minor} ${h.action.args.currency} (`, el("code", "", shortFingerprint(h.digest)), ")");
+      const li = el("li", "handoff", `${new Date(h.at).toISOString().slice(11, 19)} the agent handed over ${h.action.args.amount_minor} ${h.action.args.currency} · ${shortFingerprint(h.digest)}`);
       li.dataset.kind = "handoff";
       li.dataset.amount = String(h.action.args.amount_minor);
       li.dataset.digest = h.digest;
