@@ -105,7 +105,7 @@ const browser = await launch()
 const { page } = browser
 const decisionPosts = []
 page.on('request', (r) => {
-  if (r.method() === 'POST' && r.url().endsWith('/decision')) decisionPosts.push({ url: r.url(), body: r.postData() })
+  if (r.method() === 'POST' && r.url().endsWith('/decision')) decisionPosts.push({ url: r.url(), body: r.postData(), request: r })
 })
 
 async function open(tid) {
@@ -121,8 +121,10 @@ async function shot(name) {
 async function approve(tid, { ttl = HOUR, click = 'click' } = {}) {
   await page.waitForSelector(`#detail[data-task-id="${tid}"] #approve:not([disabled])`)
   await page.selectOption('#ttl', String(ttl))
+  await page.evaluate(() => delete document.getElementById('decide-status').dataset.result)
   await page[click]('#approve')
-  await page.waitForSelector('#decide-status[data-result="approved"]', { state: 'attached' })
+  await page.waitForSelector('#decide-status[data-result]', { state: 'attached' })
+  assert.equal(await attr('#decide-status', 'data-result'), 'approved', 'the server recorded the approval')
 }
 /** The page's three fingerprints: the server's, the page's own (wasm), and whether they match. */
 async function fingerprints() {
@@ -157,6 +159,8 @@ try {
     decisionPosts.length = 0
     await approve(a.task, { click: 'dblclick' })
     await until(() => decisionPosts.length === 2, 'both clicks posted')
+    const answers = await Promise.all(decisionPosts.map(async (p) => (await p.request.response()).json()))
+    assert.deepEqual(answers.map((a) => a.duplicate).sort(), [false, true], 'one decision recorded, the other click a duplicate')
     assert.equal(new Set(decisionPosts.map((p) => JSON.parse(p.body).decision_id)).size, 1, 'one decision_id for the double click')
     const replay = async () => {
       const r = await fetch(decisionPosts[0].url, { method: 'POST', body: decisionPosts[0].body, headers: { 'content-type': 'application/json' } })
