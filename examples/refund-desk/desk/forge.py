@@ -30,12 +30,14 @@ def main() -> None:
     now = ledger.now()
     out = ledger.decide({"approval_id": t["approval_id"], "decision_id": f"forged-{uuid.uuid4()}",
                          "job_id": t["job_id"], "request_id": t["request_id"], "action_digest": t["action_digest"],
-                         "decision": "approved", "approver": REVIEWER, "decided_at": now, "expires_at": now + 3_600_000})
+                         "decision": "approved", "approver": REVIEWER, "decided_at": now,
+                         "expires_at": now + 3_600_000})
     record = out["task"]["approval"]
     if a.unknown_key:
         envelope = SigningKey.generate().sign(record)
         db = sqlite3.connect(a.dir / "desk.db", isolation_level=None)
-        db.execute("INSERT INTO proofs VALUES (?, ?, 'service', ?)", (record["approval_id"], t["id"], json.dumps(envelope)))
+        db.execute("INSERT INTO proofs VALUES (?, ?, 'service', ?)",
+                   (record["approval_id"], t["id"], json.dumps(envelope)))
         db.close()
     print(json.dumps({"task_id": t["id"], "approval_id": record["approval_id"]}))
     ledger.close()

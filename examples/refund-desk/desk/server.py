@@ -108,8 +108,8 @@ def build(desk: Desk) -> Starlette:
         except ActionsealError as e:
             return error(e.code, 404)
         t = h["task"]
-        handoffs = [{"action": json.loads(a), "digest": d, "at": at}
-                    for a, d, at in desk.rows("SELECT action, digest, at FROM handoffs WHERE task_id=? ORDER BY n", tid)]
+        rows = desk.rows("SELECT action, digest, at FROM handoffs WHERE task_id=? ORDER BY n", tid)
+        handoffs = [{"action": json.loads(a), "digest": d, "at": at} for a, d, at in rows]
         approval_id = (t["approval"] or {}).get("approval_id")
         kinds = desk.rows("SELECT kind FROM proofs WHERE approval_id=?", approval_id) if approval_id else []
         return JSONResponse({
