@@ -311,6 +311,13 @@ try {
     startExecutors()
     await settled(paid.task)
     await settled(claimed.task)
+    for (const tid of [paid.task, claimed.task]) {
+      const events = (await ledger.history(tid)).events
+      assert.equal(events.find((e) => e.kind === 'lease_expired')?.state, 'unknown', 'the dead claim became unknown')
+    }
+    const reconciled = async (tid) => (await ledger.history(tid)).events.find((e) => e.kind === 'reconciled').outcome
+    assert.equal(await reconciled(paid.task), 'succeeded', 'the payment service had paid')
+    assert.equal(await reconciled(claimed.task), 'not_executed', 'the payment service had not paid')
     const k1 = await kinds(paid.task)
     assert.ok(k1.includes('lease_expired') && k1.includes('reconciled'), String(k1))
     assert.equal(count(k1, 'claimed'), 1)
