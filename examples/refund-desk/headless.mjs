@@ -340,7 +340,8 @@ try {
     await settled(a.task)
     assert.ok(execFor(a.task, 'outcome_unknown').length === 1)
     const events = (await ledger.history(a.task)).events
-    assert.ok(events.some((e) => e.kind === 'completed' && e.outcome === 'unknown'))
+    // In doubt: reported unknown by the executor (or, on a slow machine, its lease ran out first).
+    assert.ok(events.some((e) => (e.kind === 'completed' || e.kind === 'lease_expired') && e.state === 'unknown'), 'unknown')
     assert.ok(events.some((e) => e.kind === 'reconciled' && e.outcome === 'succeeded'))
     assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
   })

@@ -42,7 +42,7 @@ def main() -> None:
         # The executor's own key set: the approval server's public key, for its reviewer only.
         # Passkeys a reviewer registers are filed in passkeys.json next to this file.
         "keys": {"service_keys": {key.keyid: {"key": key.public_jwk, "approvers": [REVIEWER]}}},
-        "lease_ms": 3000,
+        "lease_ms": 4000,
         "payment_timeout_ms": 1500,
         "poll_ms": 150,
     }
