@@ -452,3 +452,63 @@ def test_the_example_runs():
     out = run_example("langgraph_refund")
     assert "paused for approval" in out and "ran: refunded 2500 USD on order-17" in out
     assert "refused: tool_args_drift" in out
+
+
+def external_agent(ledger, handed, script):
+    """An agent whose refund_create is dispatched elsewhere: ``handed`` collects the hand-offs."""
+
+    def handoff(action, task):
+        handed.append((action, task["id"], task["state"]))
+        return f"handed to the executor: {task['id']}"
+
+    seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="unused")
+    return agents.create_agent(
+        FakeModel(messages=iter(script)), tools=[refund_create],
+        middleware=[lg.ActionsealMiddleware(seal, trusted=lambda rt: TRUSTED,
+                                            external={"refund_create": handoff})],
+        checkpointer=memory.InMemorySaver())
+
+
+def test_an_external_executors_tool_is_proposed_and_paused_and_handed_off_never_run_here(ledger):
+    """``external``: the agent proposes and pauses; after the decision the call is handed to the
+    application's handoff with its task, the body never runs and nothing is claimed here."""
+    handed = []
+    agent = external_agent(ledger, handed, [call(2500), AIMessage("done")])
+    config, r = start(agent)
+    tid = r.interrupts[0].value["task_id"]
+    again = agent.invoke(Command(resume={"type": "approve"}), config, version="v2")
+    assert again.interrupts[0].value["task_id"] == tid and handed == [], "no decision: paused again"
+    decide(ledger, tid)
+    agent.invoke(Command(resume=True), config, version="v2")
+    assert BODY.count("refund_create") == 0, "the body never runs in the agent"
+    assert [(a["args"], t, s) for a, t, s in handed] == [(FROZEN_2500, tid, "approved")]
+    assert answers(agent, config)[-1] == f"handed to the executor: {tid}"
+    assert ledger.task(tid)["state"] == "approved", "nothing claimed: the external executor claims"
+    assert "claimed" not in kinds(ledger, tid)
+
+
+def test_an_external_executors_tool_is_handed_off_through_ainvoke_too(ledger):
+    handed = []
+    agent = external_agent(ledger, handed, [call(2500), AIMessage("done")])
+    config = {"configurable": {"thread_id": "thread-external-async"}}
+
+    async def go():
+        r = await agent.ainvoke({"messages": [{"role": "user", "content": "refund"}]}, config, version="v2")
+        tid = r.interrupts[0].value["task_id"]
+        decide(ledger, tid)
+        await agent.ainvoke(Command(resume=True), config, version="v2")
+        return tid
+
+    tid = asyncio.run(go())
+    assert [(a["args"], t) for a, t, _ in handed] == [(FROZEN_2500, tid)] and BODY.count("refund_create") == 0
+    assert ledger.task(tid)["state"] == "approved"
+
+
+def test_a_rejected_call_of_an_external_executors_tool_is_never_handed_off(ledger):
+    handed = []
+    agent = external_agent(ledger, handed, [call(2500), AIMessage("done")])
+    config, r = start(agent)
+    decide(ledger, r.interrupts[0].value["task_id"], verdict="rejected")
+    agent.invoke(Command(resume=True), config, version="v2")
+    assert handed == [] and BODY.count("refund_create") == 0
+    assert answers(agent, config)[-1]["error"] == "rejected"

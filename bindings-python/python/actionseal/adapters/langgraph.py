@@ -16,14 +16,20 @@ ledger claim, with the frozen arguments.
   fingerprints; the resume value is never read as a decision, the ledger is asked again.
 - The job is the thread id, the request the tool call id; tenant, subject and policy come from
   ``trusted(runtime)``, the application's server context.
+- ``external={"refund_create": handoff}``: for the tools named there the agent only proposes
+  and pauses. Once the ledger holds a decision, ``handoff(action, task)`` is called with the
+  action the tools node presents and its task, and its string answer is the tool result; the
+  tool body never runs in the agent's process and nothing is claimed here: an external
+  executor claims and dispatches (examples/refund-desk/).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Optional
+from typing import Any, Awaitable, Callable, Mapping, Optional
 
-from ._common import Pause, Refuse, Run, Seal, Trusted, contract
+from .._actionseal import ActionsealError
+from ._common import WAITING, Pause, Refuse, Run, Seal, Trusted, contract, invalid_args
 
 try:
     from langchain.agents.middleware import AgentMiddleware
@@ -59,15 +65,24 @@ def _thread_id(config: Optional[dict]) -> Optional[str]:
     return None if tid is None else str(tid)
 
 
+class _Handoff:
+    """A decided call of an external executor's tool: the action presented and its task."""
+
+    def __init__(self, action: dict, task: dict) -> None:
+        self.action, self.task = action, task
+
+
 class ActionsealMiddleware(AgentMiddleware):
     """Binds each governed tool call to its ledger task. Beside ``HumanInTheLoopMiddleware``,
     list HITL first (it pauses in ``after_model``, which runs in reverse order, so this one
     proposes first) and pass it ``edit_notice=None``: a HITL edit runs only if the approval
     server recorded it as an amendment (``Seal.amend``) before deciding."""
 
-    def __init__(self, seal: Seal, *, trusted: Callable[[Any], Trusted]) -> None:
+    def __init__(self, seal: Seal, *, trusted: Callable[[Any], Trusted],
+                 external: Optional[Mapping[str, Callable[[dict, dict], str]]] = None) -> None:
         super().__init__()
         self.seal, self.trusted = seal, trusted
+        self.external = dict(external or {})
 
     @property
     def name(self) -> str:
@@ -100,8 +115,28 @@ class ActionsealMiddleware(AgentMiddleware):
         if job is None:
             return Refuse({"error": "invalid_request", "path": "/job_id",
                            "detail": "a governed tool needs a checkpointer and a thread_id"})
+        if tc["name"] in self.external:
+            return self._handoff_gate(tc, self.trusted(request.runtime), job)
         return self.seal.gate(tc["name"], tc["args"], self.trusted(request.runtime), job_id=job,
                               request_id=tc["id"])
+
+    def _handoff_gate(self, tc: Any, trusted: Trusted, job: str) -> Any:
+        """Propose and pause only: the verdict for a tool an external executor dispatches."""
+        try:
+            action = self.seal.freeze(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
+            task = self.seal.propose(action)
+        except ActionsealError as e:
+            return invalid_args(e)
+        if task["state"] in WAITING:
+            return Pause(task)
+        if task["state"] == "rejected":
+            return Refuse({"error": "rejected", "task_id": task["id"], "state": task["state"]})
+        return _Handoff(action, task)
+
+    def _handed(self, request: Any, handoff: "_Handoff") -> Any:
+        tc = request.tool_call
+        text = self.external[tc["name"]](handoff.action, handoff.task)
+        return ToolMessage(content=text, tool_call_id=tc["id"], name=tc["name"])
 
     @staticmethod
     def _refusal(request: Any, refuse: Refuse) -> Any:
@@ -138,6 +173,8 @@ class ActionsealMiddleware(AgentMiddleware):
             gate = self._gate(request)
         if isinstance(gate, Refuse):
             return self._refusal(request, gate)
+        if isinstance(gate, _Handoff):
+            return self._handed(request, gate)
         return self._run(gate, request, handler)
 
     def _run(self, run: Run, request: Any, handler: Callable[[Any], Any]) -> Any:
@@ -161,6 +198,8 @@ class ActionsealMiddleware(AgentMiddleware):
             gate = await asyncio.to_thread(self._gate, request)
         if isinstance(gate, Refuse):
             return self._refusal(request, gate)
+        if isinstance(gate, _Handoff):
+            return await asyncio.to_thread(self._handed, request, gate)
         frozen = request.override(tool_call={**request.tool_call, "args": gate.args})
         try:
             result = await handler(frozen)

@@ -1,0 +1,109 @@
+"""The desk's agent: a LangChain v1 / LangGraph agent with a scripted model (no API key). It
+looks the order up (read-only: runs at once), then asks for a refund of order-17, 2500 minor
+units. The actionseal middleware proposes the refund to the ledger and pauses; this process
+prints the task and its fingerprint, waits for the reviewer's decision on the ledger, resumes,
+and hands the call to the executor through the approval server. The refund body never runs here.
+
+    python desk/agent.py --db URL --server URL --job JOB [--regenerate 2600]
+
+``--regenerate N``: after the decision the model is scripted to regenerate the refund under
+the same call id with N (time travel to before the model step): the executor must refuse it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import urllib.request
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from actionseal import Ledger, short_fingerprint
+from actionseal.adapters import Seal
+from actionseal.adapters.langgraph import ActionsealMiddleware
+
+from refunds import CONTRACTS, TRUSTED, order_search, refund_create
+
+WAITING = ("awaiting_approval", "awaiting_reapproval")  # a person has not decided (again) yet
+
+
+class ScriptedModel(GenericFakeChatModel):
+    """The scripted model; create_agent binds tools, which the script does not need."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> "ScriptedModel":  # noqa: ARG002
+        return self
+
+
+def tool_call(name: str, cid: str, args: dict) -> AIMessage:
+    return AIMessage("", tool_calls=[{"name": name, "id": cid, "type": "tool_call", "args": args}])
+
+
+def refund(amount: int) -> AIMessage:
+    return tool_call("refund_create", "call_refund",
+                     {"order_id": "order-17", "amount_minor": amount, "currency": "USD"})
+
+
+def say(kind: str, **fields: Any) -> None:
+    """One line for a person and one machine-readable line (``AGENT {json}``) for the test."""
+    print(f"AGENT {json.dumps({'event': kind, **fields}, sort_keys=True)}", flush=True)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--db", required=True)
+    p.add_argument("--server", required=True)
+    p.add_argument("--job", required=True)
+    p.add_argument("--regenerate", type=int)
+    a = p.parse_args()
+
+    def handoff(action: dict, task: dict) -> str:
+        body = json.dumps({"task_id": task["id"], "action": action}).encode()
+        req = urllib.request.Request(f"{a.server}/api/handoffs", data=body, method="POST",
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            answer = json.loads(r.read())
+        say("handed_off", task_id=task["id"], fingerprint=answer["fingerprint"], args=action["args"])
+        return f"handed to the executor as task {task['id']} ({answer['fingerprint']})"
+
+    script = [tool_call("order_search", "call_search", {"query": "order-17"}), refund(2500)]
+    if a.regenerate is not None:
+        script.append(refund(a.regenerate))
+    script.append(AIMessage("The refund is with the desk."))
+    ledger = Ledger(a.db)
+    seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="agent:refunds")
+    agent = create_agent(ScriptedModel(messages=iter(script)), tools=[order_search, refund_create],
+                         middleware=[ActionsealMiddleware(seal, trusted=lambda rt: TRUSTED,
+                                                          external={"refund_create": handoff})],
+                         checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": a.job}}
+    result = agent.invoke({"messages": [{"role": "user", "content": "order-17 arrived broken, refund it"}]},
+                          config, version="v2")
+    regenerate = a.regenerate is not None
+    while result.interrupts:
+        shown = result.interrupts[0].value
+        say("paused", task_id=shown["task_id"], state=shown["state"], fingerprint=shown["fingerprint"],
+            short=short_fingerprint(shown["fingerprint"]), args=shown["action"]["args"])
+        print(f"agent: refund {shown['action']['args']} awaits a reviewer: task {shown['task_id']}, "
+              f"fingerprint {shown['fingerprint']}", file=sys.stderr, flush=True)
+        while ledger.task(shown["task_id"])["state"] in WAITING:
+            time.sleep(0.1)
+        if regenerate:
+            # The model regenerates the refund under the same call id after the decision.
+            regenerate = False
+            before_model = next(s for s in agent.get_state_history(config) if s.next == ("model",))
+            result = agent.invoke(None, before_model.config, version="v2")
+        else:
+            result = agent.invoke(Command(resume="the ledger holds the decision"), config, version="v2")
+    say("done", answer=result.value["messages"][-1].content)
+    ledger.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""A fake payment service on 127.0.0.1: it honours idempotency keys and counts effects.
+
+    python desk/payment.py --port PORT
+
+- POST /payments {idempotency_key, order_id, amount_minor, currency}: the first request with a
+  key has the effect (a refund is paid); later ones with the same key return that payment.
+- GET  /payments/{key}: what happened under a key (404 when nothing did): what reconcile asks.
+- GET  /effects: every payment with how many requests its key received.
+- POST /control {slow: {idempotency_key: ms}}: answer the payment of a key only after a delay (the
+  payment is made at once): a timeout at the executor, an outcome in doubt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+PAYMENTS: dict = {}   # idempotency key -> the payment (the effect, once)
+REQUESTS: dict = {}   # idempotency key -> how many requests named it
+SLOW: dict = {}       # idempotency key -> delay of the answer, ms
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):  # quiet
+        pass
+
+    def answer(self, status: int, body: object) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the caller timed out; the payment stands
+
+    def body(self) -> dict:
+        return json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+
+    def do_GET(self) -> None:
+        if self.path == "/effects":
+            with LOCK:
+                effects = [{**p, "requests": REQUESTS[k]} for k, p in PAYMENTS.items()]
+            return self.answer(200, {"effects": effects})
+        if self.path.startswith("/payments/"):
+            key = self.path[len("/payments/"):]
+            with LOCK:
+                p = PAYMENTS.get(key)
+            return self.answer(200, {"status": "succeeded", "payment": p}) if p else \
+                self.answer(404, {"status": "not_found"})
+        self.answer(404, {"error": "not_found"})
+
+    def do_POST(self) -> None:
+        b = self.body()
+        if self.path == "/control":
+            with LOCK:
+                SLOW.update(b.get("slow", {}))
+            return self.answer(200, {"slow": SLOW})
+        if self.path != "/payments":
+            return self.answer(404, {"error": "not_found"})
+        key = b.get("idempotency_key")
+        if not isinstance(key, str) or not key:
+            return self.answer(400, {"error": "idempotency_key required"})
+        with LOCK:
+            REQUESTS[key] = REQUESTS.get(key, 0) + 1
+            duplicate = key in PAYMENTS
+            if not duplicate:
+                PAYMENTS[key] = {"idempotency_key": key, "order_id": b.get("order_id"),
+                                 "amount_minor": b.get("amount_minor"), "currency": b.get("currency"),
+                                 "payment_id": f"pay_{len(PAYMENTS) + 1}"}
+            payment, delay = PAYMENTS[key], SLOW.get(key, 0)
+        if delay and not duplicate:
+            time.sleep(delay / 1000)
+        self.answer(200, {"status": "succeeded", "payment": payment, "duplicate": duplicate})
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, required=True)
+    a = p.parse_args()
+    ThreadingHTTPServer(("127.0.0.1", a.port), Handler).serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+// The desk's executor (Node, the native addon). It polls the ledger for approved refunds the
+// agent handed over, verifies the decision's proof against the key set in its OWN config (the
+// approval server is only where the proof is fetched from, never why it is trusted), claims,
+// pays through the payment service with the task's idempotency key, and completes. A payment
+// that times out is `unknown`; tasks in doubt are reconciled by asking the payment service.
+//
+//   node executor.mjs --config RUN_DIR/executor.json --name executor-1 [--crash-after claim|pay]
+//
+// --crash-after is for the test: the process SIGKILLs itself right after winning the claim, or
+// after the payment answered, before completing.
+
+import { readFileSync, existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { createRequire } from 'node:module'
+import { parseArgs } from 'node:util'
+
+const here = dirname(new URL(import.meta.url).pathname)
+const { Ledger, verifyProof, canonicalize, fingerprint, shortFingerprint } =
+  createRequire(import.meta.url)(join(here, '../../bindings-node/index.js'))
+
+const { values: opt } = parseArgs({ options: { config: { type: 'string' }, name: { type: 'string' }, 'crash-after': { type: 'string' } } })
+const config = JSON.parse(readFileSync(opt.config, 'utf8'))
+const name = opt.name ?? 'executor-1'
+const crashAfter = opt['crash-after']
+
+/** One machine-readable line per event (`EXECUTOR {json}`), for people and the test. */
+const log = (event, fields = {}) => console.log(`EXECUTOR ${JSON.stringify({ executor: name, event, ...fields })}`)
+
+/** The trusted keys: the config's, plus the passkeys filed next to it by the approval server's enrolment. */
+function keySet() {
+  const passkeys = join(dirname(opt.config), 'passkeys.json')
+  if (!existsSync(passkeys)) return config.keys
+  return { ...config.keys, ...JSON.parse(readFileSync(passkeys, 'utf8')) }
+}
+
+async function getJson(url, init = {}) {
+  const r = await fetch(url, init)
+  return { status: r.status, body: await r.json() }
+}
+
+class Refused extends Error {
+  constructor(code, message) { super(message ?? code); this.code = code }
+}
+
+/** The verified record of the task's decision, or Refused with why not. */
+async function verifiedDecision(task) {
+  const { status, body } = await getJson(`${config.server}/api/proofs/${task.approval.approval_id}`)
+  if (status === 404) throw new Refused('proof_missing', 'no signed or passkey proof for this decision')
+  let verified
+  try {
+    verified = verifyProof(body.proof, keySet())
+  } catch (e) {
+    throw new Refused(e.code ?? 'proof_invalid', e.message)
+  }
+  // The proof must be about the very record the ledger holds, byte for byte.
+  if (canonicalize(verified.approval) !== canonicalize(task.approval)) {
+    throw new Refused('proof_not_for_this_decision', 'the proof signs another record than the ledger holds')
+  }
+  return verified
+}
+
+function facts(task) {
+  const approver = task.approval?.approver
+  return {
+    tenant: config.tenant,
+    policy_version: config.policy_version,
+    contract: config.contracts[task.action.tool] ?? null,
+    approver_authorized: approver ? { approver, authorized: config.approvers.includes(approver) } : null,
+    subject_authorized: { subject: config.subject, authorized: true },
+  }
+}
+
+async function claim(task, action) {
+  try {
+    return await ledger.claim({ task_id: task.id, action, facts: facts(task), executor: name, lease_ms: config.lease_ms })
+  } catch (e) {
+    if (e.code === 'already_claimed' || e.code === 'task_not_claimable') return null // another executor won
+    throw e
+  }
+}
+
+async function pay(claim) {
+  const { order_id, amount_minor, currency } = claim.action.args
+  const r = await fetch(`${config.payment}/payments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ idempotency_key: claim.idempotency_key, order_id, amount_minor, currency }),
+    signal: AbortSignal.timeout(config.payment_timeout_ms),
+  })
+  if (!r.ok) throw new Error(`payment service answered ${r.status}`)
+  return (await r.json()).payment
+}
+
+async function dispatch(task) {
+  if (task.action.tool !== 'refund_create') return // the only tool this executor dispatches
+  const handoff = await getJson(`${config.server}/api/handoffs/${task.id}`)
+  if (handoff.status === 404) return // the agent has not handed the call over yet
+  let verified
+  try {
+    verified = await verifiedDecision(task)
+  } catch (e) {
+    if (!(e instanceof Refused)) throw e
+    log('refused_decision', { task_id: task.id, code: e.code, message: e.message, approval_id: task.approval.approval_id })
+    // Not this executor's to approve again: the decision is revoked and the next claim sends the
+    // same task back to the page.
+    await ledger.revoke({ approval_id: task.approval.approval_id, actor: name })
+    const out = await claim(task, task.action)
+    if (out) log('sent_back', { task_id: task.id, result: out.result })
+    return
+  }
+  let presented = handoff.body.action
+  // The reviewer amended the proposal before deciding; the agent presents the model's proposal
+  // unchanged: what was approved is the amendment. Anything else is drift.
+  if (task.amendments > 0 && task.proposed_digest !== task.action_digest && fingerprint(presented) === task.proposed_digest) {
+    presented = task.action
+  }
+  const checked = fingerprint(presented)
+  log('checked', { task_id: task.id, fingerprint: checked, short: shortFingerprint(checked), approved: verified.approval.action_digest, signer: verified.signer })
+  let out = await claim(task, presented)
+  if (out === null) return
+  if (out.result === 'tool_args_drift') {
+    log('drift_refused', { task_id: task.id, presented: checked, args: presented.args, approved: out.approved_action.args, drift: out.verdict.drift })
+    // The approved action is the one that may run: resume with it.
+    out = await claim(task, out.approved_action)
+    if (out === null) return
+  }
+  if (out.result !== 'claimed') {
+    log('not_claimed', { task_id: task.id, result: out.result, reasons: out.verdict?.reasons ?? [] })
+    return
+  }
+  const c = out.claim
+  const digest = fingerprint(c.action)
+  log('claimed', { task_id: task.id, fence: c.fence, fingerprint: digest, idempotency_key: c.idempotency_key })
+  if (crashAfter === 'claim') process.kill(process.pid, 'SIGKILL')
+  let payment
+  try {
+    payment = await pay(c)
+  } catch (e) {
+    // A timeout or a broken connection: the refund may or may not have been paid.
+    log('outcome_unknown', { task_id: task.id, error: String(e.name ?? e) })
+    await complete(c, 'unknown')
+    return
+  }
+  if (crashAfter === 'pay') process.kill(process.pid, 'SIGKILL')
+  if (!(await complete(c, 'succeeded', payment))) return
+  log('dispatched', { task_id: task.id, fingerprint: digest, args: c.action.args, payment_id: payment.payment_id })
+}
+
+/** Reports a claim's outcome; false when the lease ran out first (the task is in doubt now). */
+async function complete(c, outcome, result) {
+  try {
+    const request = { task_id: c.task_id, fence: c.fence, outcome, executor: name }
+    await ledger.complete(result === undefined ? request : { ...request, result })
+    return true
+  } catch (e) {
+    if (!['lease_expired', 'stale_fence', 'task_not_claimed'].includes(e.code)) throw e
+    log('late', { task_id: c.task_id, code: e.code })
+    return false
+  }
+}
+
+async function reconcile(task) {
+  const r = await fetch(`${config.payment}/payments/${encodeURIComponent(task.idempotency_key)}`)
+  const observed = r.status === 200 ? 'succeeded' : 'not_executed'
+  const body = await r.json()
+  try {
+    await ledger.reconcile({ task_id: task.id, observed, actor: name, result: body.payment ?? null })
+    log('reconciled', { task_id: task.id, observed })
+  } catch (e) {
+    if (e.code !== 'task_not_in_doubt') throw e // another executor reconciled it first
+  }
+}
+
+const ledger = await Ledger.open(config.db)
+let stopping = false
+process.on('SIGTERM', () => { stopping = true })
+process.on('SIGINT', () => { stopping = true })
+log('started', { db: config.db.replace(/\/\/[^@]*@/, '//'), keys: Object.keys(config.keys.service_keys ?? {}) })
+while (!stopping) {
+  try {
+    await ledger.expireLeases()
+    for (const t of await ledger.tasks({ state: 'unknown', tenant: config.tenant })) await reconcile(t)
+    for (const t of await ledger.tasks({ state: 'approved', tenant: config.tenant })) await dispatch(t)
+  } catch (e) {
+    log('error', { code: e.code ?? null, message: String(e.message ?? e) })
+  }
+  await new Promise((r) => setTimeout(r, config.poll_ms))
+}
+await ledger.close()
+log('stopped')

@@ -1,0 +1,385 @@
+// The refund desk's headless run: Chromium (playwright-core, Debian's binary) plays the reviewer
+// on the desk's page while this script starts agents and executors and checks every promise of
+// issue 13 against the ledger, the executors' logs and the payment service's effect counts.
+// `run --headless` starts the payment service and the approval server, then this script.
+//
+// Scenarios, each its own agent run (job): the fingerprint printed by the agent, shown by the
+// page (computed in WebAssembly) and checked by the executor are one string; a double-clicked
+// approve and replayed decision POSTs make one decision and one payment; the model regenerates
+// 2600 after the approval of 2500; the reviewer corrects 2500 to 2000; an approval expires before
+// any executor runs; an executor dies after its claim (before and after paying); a payment times
+// out; decisions forged around the approval server. Then `actionseal ledger audit verify`.
+
+import assert from 'node:assert/strict'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { launch } from '../../conformance/js/browser/harness.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const repo = join(here, '..', '..')
+const { Ledger } = createRequire(import.meta.url)(join(repo, 'bindings-node', 'index.js'))
+const { values: opt } = parseArgs({
+  options: Object.fromEntries(['run', 'db', 'server', 'payment', 'python', 'executors', 'cli'].map((k) => [k, { type: 'string' }])),
+})
+const backend = opt.db.startsWith('sqlite:') ? 'sqlite' : 'postgres'
+const shots = join(repo, 'target', 'refund-desk', 'screenshots')
+mkdirSync(shots, { recursive: true })
+const started = Date.now()
+const HOUR = 3600000
+
+// --- processes ------------------------------------------------------------------------------
+
+const children = new Set()
+const execEvents = [] // every EXECUTOR line of every executor, parsed
+
+/** Spawns a process whose `PREFIX {json}` stdout lines are collected; stderr goes to ours. */
+function child(cmd, args, prefix, sink) {
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+  children.add(proc)
+  proc.exited = new Promise((resolve) => proc.on('exit', (code, signal) => { children.delete(proc); resolve({ code, signal }) }))
+  createInterface({ input: proc.stdout }).on('line', (line) => {
+    if (line.startsWith(`${prefix} `)) sink.push(JSON.parse(line.slice(prefix.length + 1)))
+    if (process.env.DESK_VERBOSE) console.log(line)
+  })
+  return proc
+}
+
+let executors = []
+function startExecutors(n = Number(opt.executors), extra = [], names = null) {
+  for (let i = 1; i <= n; i++) {
+    const name = names?.[i - 1] ?? `executor-${i}`
+    executors.push(child('node', [join(here, 'executor.mjs'), '--config', join(opt.run, 'executor.json'), '--name', name, ...extra], 'EXECUTOR', execEvents))
+  }
+}
+async function stopExecutors() {
+  const running = executors
+  executors = []
+  for (const p of running) p.kill('SIGTERM')
+  await Promise.all(running.map((p) => p.exited))
+}
+
+/** Starts the agent for a job; resolves once it paused, with its task and fingerprint. */
+async function agent(job, extra = []) {
+  const events = []
+  const proc = child(opt.python, [join(here, 'desk', 'agent.py'), '--db', opt.db, '--server', opt.server, '--job', job, ...extra], 'AGENT', events)
+  const paused = await until(() => events.find((e) => e.event === 'paused'), `agent ${job} paused`)
+  return { proc, events, task: paused.task_id, fingerprint: paused.fingerprint, paused }
+}
+
+/** Polls `fn` until it returns a truthy value (a safety limit, not a timing assertion). */
+async function until(fn, what, limitMs = 60000) {
+  const end = Date.now() + limitMs
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`gave up waiting for: ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+// --- what the other parts say --------------------------------------------------------------------
+
+const ledger = await Ledger.open(opt.db)
+const kinds = async (tid) => (await ledger.history(tid)).events.map((e) => e.kind)
+const count = (list, x) => list.filter((k) => k === x).length
+const execFor = (tid, event) => execEvents.filter((e) => e.task_id === tid && (!event || e.event === event))
+async function effects() {
+  return (await (await fetch(`${opt.payment}/effects`)).json()).effects
+}
+async function effectsOf(tid) {
+  const key = (await ledger.task(tid)).idempotency_key
+  return (await effects()).filter((e) => e.idempotency_key === key)
+}
+/** The executor's `dispatched` line (logged just after the ledger records the completion). */
+const dispatched = (tid) => until(() => execFor(tid, 'dispatched')[0], `dispatched line for ${tid}`)
+const settled = (tid, state = 'succeeded') => until(async () => (await ledger.task(tid)).state === state, `task ${tid} ${state}`)
+
+// --- the page -------------------------------------------------------------------------------------
+
+const browser = await launch()
+const { page } = browser
+const decisionPosts = []
+page.on('request', (r) => {
+  if (r.method() === 'POST' && r.url().endsWith('/decision')) decisionPosts.push({ url: r.url(), body: r.postData(), request: r })
+})
+
+async function open(tid) {
+  await page.goto(`${opt.server}/?task=${tid}`)
+  await page.waitForSelector(`#detail[data-task-id="${tid}"]`)
+}
+const attr = (sel, name) => page.getAttribute(sel, name)
+async function shot(name) {
+  const path = join(shots, `${backend}-${name}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
+async function approve(tid, { ttl = HOUR, click = 'click' } = {}) {
+  await page.waitForSelector(`#detail[data-task-id="${tid}"] #approve:not([disabled])`)
+  await page.selectOption('#ttl', String(ttl))
+  await page.evaluate(() => delete document.getElementById('decide-status').dataset.result)
+  await page[click]('#approve')
+  await page.waitForSelector('#decide-status[data-result]', { state: 'attached' })
+  assert.equal(await attr('#decide-status', 'data-result'), 'approved', 'the server recorded the approval')
+}
+/** The page's three fingerprints: the server's, the page's own (wasm), and whether they match. */
+async function fingerprints() {
+  return { server: await attr('#fp-server', 'data-digest'), page: await attr('#fp-page', 'data-digest'), match: await attr('#fp-match', 'data-match') }
+}
+
+const results = []
+async function scenario(name, fn) {
+  const t0 = Date.now()
+  await fn()
+  const ms = Date.now() - t0
+  results.push([name, ms])
+  console.log(`ok  ${name} (${(ms / 1000).toFixed(1)} s)`)
+}
+
+try {
+
+  await scenario('one fingerprint from agent to page to executor; double click and replayed POSTs make one decision and one payment', async () => {
+    const a = await agent('job-main')
+    await open(a.task)
+    const fp = await fingerprints()
+    assert.equal(fp.page, a.fingerprint, 'the page computed in WebAssembly the fingerprint the agent printed')
+    assert.equal(fp.server, a.fingerprint)
+    assert.equal(fp.match, 'true')
+    // The server refuses a decision about another digest.
+    const wrong = await fetch(`${opt.server}/api/tasks/${a.task}/decision`, {
+      method: 'POST', body: JSON.stringify({ decision_id: 'wrong-digest', action_digest: `sha256:${'0'.repeat(64)}`, decision: 'approved', ttl_ms: HOUR }),
+    })
+    assert.equal(wrong.status, 409)
+    assert.equal((await wrong.json()).error, 'digest_mismatch')
+    console.log(`    screenshot at decision time: ${await shot('decision')}`)
+    decisionPosts.length = 0
+    await approve(a.task, { click: 'dblclick' })
+    await until(() => decisionPosts.length === 2, 'both clicks posted')
+    const answers = await Promise.all(decisionPosts.map(async (p) => (await p.request.response()).json()))
+    assert.deepEqual(answers.map((a) => a.duplicate).sort(), [false, true], 'one decision recorded, the other click a duplicate')
+    assert.equal(new Set(decisionPosts.map((p) => JSON.parse(p.body).decision_id)).size, 1, 'one decision_id for the double click')
+    const replay = async () => {
+      const r = await fetch(decisionPosts[0].url, { method: 'POST', body: decisionPosts[0].body, headers: { 'content-type': 'application/json' } })
+      assert.equal(r.status, 200)
+      assert.equal((await r.json()).duplicate, true)
+    }
+    await replay()
+    // The executors start together once the agent handed the call over: they race for it.
+    await until(() => a.events.find((e) => e.event === 'done'), 'agent done')
+    startExecutors()
+    await settled(a.task)
+    await replay() // after the payment too
+    const checked = execFor(a.task, 'checked')
+    assert.ok(checked.length >= 1)
+    for (const c of checked) assert.equal(c.fingerprint, a.fingerprint, 'the executor checked the same fingerprint')
+    assert.equal((await dispatched(a.task)).fingerprint, a.fingerprint)
+    const k = await kinds(a.task)
+    assert.equal(count(k, 'decided'), 1)
+    assert.ok(count(k, 'decision_duplicate') >= 2, `duplicates recorded: ${k}`)
+    assert.equal(count(k, 'claimed'), 1)
+    assert.equal(count(k, 'completed'), 1)
+    const paid = await effectsOf(a.task)
+    assert.equal(paid.length, 1)
+    assert.equal(paid[0].requests, 1, 'one payment request: the losing executor never paid')
+    assert.equal(paid[0].amount_minor, 2500)
+    await open(a.task)
+    await shot('paid')
+    console.log(`    agent, page and executor: ${a.fingerprint}`)
+  })
+
+  await scenario('the reviewer enrols a passkey and approves with it: the executor verifies it against its own key set', async () => {
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('WebAuthn.enable')
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    })
+    const a = await agent('job-passkey')
+    await open(a.task)
+    await page.click('#register-passkey')
+    await page.waitForSelector('#passkey-status[data-registered]', { state: 'attached' })
+    await page.waitForSelector('#approve-passkey:not([disabled])')
+    await page.selectOption('#ttl', String(HOUR))
+    await page.click('#approve-passkey')
+    await page.waitForSelector('#decide-status[data-result="approved"]', { state: 'attached' })
+    await settled(a.task)
+    const checked = execFor(a.task, 'checked')
+    assert.ok(checked.length >= 1)
+    for (const c of checked) {
+      assert.equal(c.signer.kind, 'passkey', 'verified as the reviewer\'s passkey')
+      assert.equal(c.fingerprint, a.fingerprint)
+    }
+    assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+    await open(a.task)
+    await shot('passkey')
+  })
+
+  await scenario('the model regenerates 2600 after the approval: drift refused, 2500 paid, the history shows both', async () => {
+    const a = await agent('job-drift', ['--regenerate', '2600'])
+    await open(a.task)
+    await approve(a.task)
+    await settled(a.task)
+    const drift = execFor(a.task, 'drift_refused')
+    assert.equal(drift.length >= 1, true, 'the executor refused the regenerated call')
+    assert.equal(drift[0].args.amount_minor, 2600)
+    assert.deepEqual(drift[0].drift, ['/args/amount_minor'])
+    const done = await dispatched(a.task)
+    assert.equal(done.args.amount_minor, 2500)
+    assert.equal(done.fingerprint, a.fingerprint)
+    const paid = await effectsOf(a.task)
+    assert.deepEqual(paid.map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+    assert.ok((await kinds(a.task)).includes('tool_args_drift'))
+    await open(a.task)
+    await page.waitForSelector('#history li[data-kind="handoff"][data-amount="2600"]')
+    await page.waitForSelector('#history li[data-kind="tool_args_drift"]')
+    await page.waitForSelector(`#history li[data-kind="claimed"][data-digest="${a.fingerprint}"]`)
+    await page.waitForSelector('#history li[data-kind="completed"]')
+    await shot('drift')
+  })
+
+  await scenario('the reviewer corrects 2500 to 2000: both fingerprints shown, 2000 paid once', async () => {
+    const a = await agent('job-amend')
+    await open(a.task)
+    await page.fill('#amount', '2000')
+    await page.click('#save-correction')
+    await page.waitForSelector('#decide-status[data-result="amended"]', { state: 'attached' })
+    await page.waitForSelector('#amended:not([hidden])')
+    const proposed = await attr('#fp-proposed', 'data-digest')
+    const amended = await attr('#fp-amended', 'data-digest')
+    const fp = await fingerprints()
+    assert.equal(proposed, a.fingerprint, 'the agent\'s proposal, recomputed in the page')
+    assert.notEqual(amended, proposed)
+    assert.equal(fp.page, amended)
+    assert.equal(fp.server, amended)
+    await shot('amended')
+    await approve(a.task)
+    await settled(a.task)
+    const done = await dispatched(a.task)
+    assert.equal(done.args.amount_minor, 2000)
+    assert.equal(done.fingerprint, amended)
+    for (const c of execFor(a.task, 'checked')) assert.equal(c.fingerprint, amended)
+    assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[2000, 1]])
+    const t = await ledger.task(a.task)
+    assert.equal(t.proposed_digest, a.fingerprint)
+    assert.ok((await kinds(a.task)).includes('amended'))
+  })
+
+  await scenario('an approval expires before any executor runs: nothing paid, back on the page, re-approved once', async () => {
+    await stopExecutors()
+    const a = await agent('job-expiry')
+    await open(a.task)
+    await approve(a.task, { ttl: 3000 })
+    await until(() => a.events.find((e) => e.event === 'done'), 'agent handed over')
+    const { expires_at } = (await ledger.task(a.task)).approval
+    await until(() => ledger.now() > expires_at, 'the approval expired', 10000)
+    startExecutors()
+    await settled(a.task, 'awaiting_reapproval')
+    assert.deepEqual(await effectsOf(a.task), [])
+    assert.ok((await kinds(a.task)).includes('sent_to_reapproval'))
+    await open(a.task)
+    await page.waitForSelector(`#tasks button[data-task-id="${a.task}"][data-state="awaiting_reapproval"]`)
+    await shot('expired')
+    await approve(a.task)
+    await settled(a.task)
+    assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+  })
+
+  await scenario('an executor killed after its claim: unknown, reconciled with the payment service, never a second effect', async () => {
+    await stopExecutors()
+    // Killed after the payment answered, before completing: reconcile finds the payment.
+    startExecutors(1, ['--crash-after', 'pay'], ['executor-dies-after-paying'])
+    const paid = await agent('job-crash-paid')
+    await open(paid.task)
+    await approve(paid.task)
+    const [dead1] = executors
+    assert.equal((await dead1.exited).signal, 'SIGKILL')
+    executors = []
+    // Killed right after the claim: nothing was paid; reconcile says not executed, and the same
+    // task is dispatched again with the same idempotency key.
+    startExecutors(1, ['--crash-after', 'claim'], ['executor-dies-after-claiming'])
+    const claimed = await agent('job-crash-claimed')
+    await open(claimed.task)
+    await approve(claimed.task)
+    const [dead2] = executors
+    assert.equal((await dead2.exited).signal, 'SIGKILL')
+    executors = []
+    assert.equal((await ledger.task(paid.task)).state, 'claimed')
+    assert.equal((await ledger.task(claimed.task)).state, 'claimed')
+    startExecutors()
+    await settled(paid.task)
+    await settled(claimed.task)
+    for (const tid of [paid.task, claimed.task]) {
+      const events = (await ledger.history(tid)).events
+      assert.equal(events.find((e) => e.kind === 'lease_expired')?.state, 'unknown', 'the dead claim became unknown')
+    }
+    const reconciled = async (tid) => (await ledger.history(tid)).events.find((e) => e.kind === 'reconciled').outcome
+    assert.equal(await reconciled(paid.task), 'succeeded', 'the payment service had paid')
+    assert.equal(await reconciled(claimed.task), 'not_executed', 'the payment service had not paid')
+    const k1 = await kinds(paid.task)
+    assert.ok(k1.includes('lease_expired') && k1.includes('reconciled'), String(k1))
+    assert.equal(count(k1, 'claimed'), 1)
+    const p1 = await effectsOf(paid.task)
+    assert.deepEqual(p1.map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+    const k2 = await kinds(claimed.task)
+    assert.ok(k2.includes('lease_expired') && k2.includes('reconciled'), String(k2))
+    assert.equal(count(k2, 'claimed'), 2, 'dispatched again after reconcile said not executed')
+    const keys = new Set(execFor(claimed.task, 'claimed').map((e) => e.idempotency_key))
+    assert.equal(keys.size, 1, 'the same idempotency key both times')
+    assert.deepEqual((await effectsOf(claimed.task)).map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+  })
+
+  await scenario('a payment that times out: unknown, reconciled as succeeded, one effect', async () => {
+    const a = await agent('job-timeout')
+    const key = (await ledger.task(a.task)).idempotency_key
+    await fetch(`${opt.payment}/control`, { method: 'POST', body: JSON.stringify({ slow: { [key]: 2500 } }) })
+    await open(a.task)
+    await approve(a.task)
+    await settled(a.task)
+    assert.ok(execFor(a.task, 'outcome_unknown').length === 1)
+    const events = (await ledger.history(a.task)).events
+    // In doubt: reported unknown by the executor (or, on a slow machine, its lease ran out first).
+    assert.ok(events.some((e) => (e.kind === 'completed' || e.kind === 'lease_expired') && e.state === 'unknown'), 'unknown')
+    assert.ok(events.some((e) => e.kind === 'reconciled' && e.outcome === 'succeeded'))
+    assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+  })
+
+  await scenario('forged decisions (straight into the ledger; signed by an unknown key) are refused by the executor', async () => {
+    for (const [job, extra, code] of [['job-forged-bare', [], 'proof_missing'], ['job-forged-key', ['--unknown-key'], null]]) {
+      const a = await agent(job)
+      execFileSync(opt.python, [join(here, 'desk', 'forge.py'), '--db', opt.db, '--dir', opt.run, '--task', a.task, ...extra])
+      await settled(a.task, 'awaiting_reapproval')
+      const refused = execFor(a.task, 'refused_decision')
+      assert.ok(refused.length >= 1, 'refused')
+      if (code) assert.equal(refused[0].code, code)
+      else assert.match(refused[0].code, /unknown_key|key_untrusted/)
+      assert.deepEqual(await effectsOf(a.task), [], 'nothing paid')
+      const k = await kinds(a.task)
+      assert.ok(k.includes('revoked') && k.includes('sent_to_reapproval'), String(k))
+      assert.equal(count(k, 'claimed'), 0)
+      console.log(`    ${job}: refused (${refused[0].code})`)
+    }
+  })
+
+  await scenario('every payment once; the audit chain verifies', async () => {
+    const all = await effects()
+    assert.equal(all.length, 8, 'main, passkey, drift, amend, expiry, two crashes, timeout')
+    for (const e of all) assert.equal(e.requests, 1, `one request for ${e.idempotency_key}`)
+    const out = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'audit', 'verify'], { encoding: 'utf8' })
+    const report = JSON.parse(out)
+    assert.equal(report.valid, true)
+    console.log(`    actionseal ledger audit verify: valid, ${report.events} events`)
+    let lost = 0
+    for (const t of await ledger.tasks({})) lost += count(await kinds(t.id), 'claim_refused')
+    console.log(`    claims refused (an executor lost a race, or the approval was spent): ${lost}`)
+  })
+  assert.deepEqual(browser.errors, [], 'no errors in the page')
+} finally {
+  await stopExecutors().catch(() => {})
+  for (const p of children) p.kill('SIGKILL')
+  await browser.close()
+  await ledger.close()
+}
+console.log(`refund desk (${backend}): ${results.length} scenarios passed in ${((Date.now() - started) / 1000).toFixed(1)} s`)
