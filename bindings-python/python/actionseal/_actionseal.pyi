@@ -417,6 +417,8 @@ class _Decided(TypedDict):
     """The decision as recorded."""
     duplicate: bool
     """Whether this delivery repeated a recorded decision (nothing changed)."""
+    signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
+    """Who signed this delivery, when it carried proof (a signed envelope or a passkey-approved record); ``null`` for a bare decision envelope."""
 
 class _Claim(TypedDict):
     """A won claim: dispatch ``action`` with ``idempotency_key``, then complete with ``fence``."""
