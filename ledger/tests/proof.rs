@@ -216,16 +216,34 @@ fn a_signed_decision_is_recorded_claimable_and_names_its_signer() {
         assert_eq!(decided.decision.decision_id, "dec-1");
         assert_eq!(decided.decision.approver, "user:bob");
 
-        // The audit keeps who signed and the envelope as presented.
+        // The audit keeps who signed and the signature, not the payload: with the record the
+        // task keeps, the envelope is whole again and verifies anywhere.
         let detail = decided_detail(&l, &task.id);
         assert_eq!(str_field(field(&detail, "signer"), "keyid"), keyid);
+        let proof = field(&detail, "proof");
         assert_eq!(
-            canonicalize(field(&detail, "proof")),
-            canonicalize(&envelope)
+            canonicalize(field(proof, "signatures")),
+            canonicalize(field(&envelope, "signatures"))
         );
-        assert!(!canonicalize(&detail).contains("\"d\""), "no key material");
+        assert!(matches!(
+            field(proof, "payload"),
+            actionseal_core::Value::Null
+        ));
+        let whole = json(&format!(
+            r#"{{"payloadType": "{}", "payload": "{}", "signatures": {}}}"#,
+            str_field(proof, "payloadType"),
+            base64url_encode(canonicalize(stored.value()).as_bytes()),
+            canonicalize(field(proof, "signatures"))
+        ));
+        assert_eq!(canonicalize(&whole), canonicalize(&envelope));
+        let verified = actionseal_core::verify_proof(&whole, &keys("user:bob")).unwrap();
+        assert_eq!(verified.approval().value(), &record);
         let exported = l.audit_export().unwrap();
         assert!(exported.contains(&keyid));
+        assert!(
+            !exported.contains("order-17"),
+            "the audit holds no argument values"
+        );
         assert!(l.audit_verify().unwrap().broken.is_none());
 
         match claim(&l, &task, &contract) {
@@ -259,8 +277,9 @@ fn a_passkey_approved_decision_is_recorded_and_claimable() {
         let detail = decided_detail(&l, &task.id);
         assert_eq!(
             canonicalize(field(&detail, "proof")),
-            canonicalize(&approved)
+            canonicalize(field(&approved, "passkey"))
         );
+        assert!(!l.audit_export().unwrap().contains("order-17"));
         assert!(matches!(
             claim(&l, &task, &contract),
             ClaimOutcome::Claimed(..)

@@ -126,7 +126,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         ("expires_at", n(d.expires_at)),
     ];
     if let Some(proven) = p.proven() {
-        // The proof as presented, so the audit alone lets anyone verify who signed.
+        // The signature or assertion, without the record (which holds the action's values and
+        // is rebuilt byte for byte from this event and the task's action), so the audit lets
+        // anyone verify who signed.
         entries.push(("signer", proven.signer().to_value()));
         entries.push(("proof", proven.proof().clone()));
     }

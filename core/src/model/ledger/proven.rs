@@ -10,11 +10,13 @@
 
 use crate::error::{Code, Error, Result};
 use crate::json::canon::canonicalize;
-use crate::json::value::{OwnedValue, Value};
+use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::approval::Approval;
 use crate::model::ledger::decision::DecisionEnvelope;
 use crate::model::ledger::values::{int, object, string};
+use crate::model::proof::dsse::looks_like_envelope;
 use crate::model::proof::{carries_proof, verify_proof, KeySet, ProofPolicy, Signer};
+use std::borrow::Cow;
 
 /// A decision as presented to the ledger: bare, or with its proof verified.
 #[derive(Clone, Debug)]
@@ -50,7 +52,7 @@ impl Presented {
                 envelope: envelope_of(&record)?,
                 record,
                 signer: verified.signer().clone(),
-                proof: v.clone().into_owned(),
+                proof: detached(v),
             })));
         }
         if policy.is_some_and(ProofPolicy::required) {
@@ -91,7 +93,10 @@ impl ProvenDecision {
         &self.signer
     }
 
-    /// The proof exactly as presented: the signed envelope, or the passkey-approved record.
+    /// The proof without the record it proves: the signed envelope without its `payload`
+    /// (`{"payloadType", "signatures"}`), or the passkey assertion (the record's `passkey`
+    /// member). The record is the one the ledger builds and keeps, byte for byte, so the
+    /// audit can hold the proof without holding the action's argument values.
     pub fn proof(&self) -> &OwnedValue {
         &self.proof
     }
@@ -113,6 +118,25 @@ impl ProvenDecision {
             ),
         )
         .in_key(&key))
+    }
+}
+
+/// `v`'s proof without its record (see [`ProvenDecision::proof`]).
+fn detached(v: &Value<'_>) -> OwnedValue {
+    let Some(o) = v.as_object() else {
+        return OwnedValue::Null;
+    };
+    if looks_like_envelope(v) {
+        let rest = o
+            .iter()
+            .filter(|(k, _)| *k != "payload")
+            .map(|(k, x)| (Cow::Owned(k.to_owned()), x.clone().into_owned()))
+            .collect();
+        // The members of an object, less one: still distinct.
+        Value::Object(Object::from_entries(rest).unwrap_or_default())
+    } else {
+        o.get("passkey")
+            .map_or(OwnedValue::Null, |a| a.clone().into_owned())
     }
 }
 
