@@ -872,6 +872,11 @@ export interface Decided {
   decision: DecisionEnvelope
   /** Whether this delivery repeated a recorded decision (nothing changed). */
   duplicate: boolean
+  /**
+   * Who signed this delivery, when it carried proof (a signed envelope or a passkey-approved
+   * record); `null` for a bare decision envelope.
+   */
+  signer: ServiceSigner | PasskeySigner | null
 }
 
 /** A won claim: dispatch `action` with `idempotency_key`, then complete with `fence`. */

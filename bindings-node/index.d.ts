@@ -872,6 +872,11 @@ export interface Decided {
   decision: DecisionEnvelope
   /** Whether this delivery repeated a recorded decision (nothing changed). */
   duplicate: boolean
+  /**
+   * Who signed this delivery, when it carried proof (a signed envelope or a passkey-approved
+   * record); `null` for a bare decision envelope.
+   */
+  signer: ServiceSigner | PasskeySigner | null
 }
 
 /** A won claim: dispatch `action` with `idempotency_key`, then complete with `fence`. */
@@ -1114,9 +1119,12 @@ export declare class Ledger {
    * machine; `?synchronous=normal` trades power-loss durability for speed),
    * `'sqlite::memory:'` (tests) or `'postgres://user@host/db'` (many executors).
    * `options.clock` is a `ManualClock` for tests and demos; by default the ledger uses the
-   * system clock, and `now` never comes from the caller.
+   * system clock, and `now` never comes from the caller. `options.proof` is `{ required,
+   * keys }` from the server's own configuration, as in `check`'s context: the keys that
+   * verify signed or passkey-approved decisions, and whether a bare decision envelope is
+   * refused (`missing_proof`).
    */
-  static open(url: string, options?: { clock?: ManualClock }): Promise<Ledger>
+  static open(url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null }): Promise<Ledger>
   /**
    * The id of the task with this identity, the same in every runtime: a framework's run or
    * thread is the job, its tool call id the request, so an adapter finds its task again
@@ -1150,12 +1158,16 @@ export declare class Ledger {
   /** A task's amendments, in order. */
   amendments(taskId: string): Promise<AmendmentRecord[]>
   /**
-   * Records a reviewer's decision envelope and resolves to `{ task, decision, duplicate
-   * }`. A repeated delivery is a duplicate that changes nothing; the same `decision_id`
-   * with other content rejects with `decision_conflict`, a decision about another digest
-   * with `decision_mismatch`.
+   * Records a reviewer's decision envelope, or a decision that proves who made it: the
+   * approval record the ledger builds for the task's round, signed (`SigningKey.sign`) or
+   * passkey-approved, verified against the keys of `options.proof`. Resolves to `{ task,
+   * decision, duplicate, signer }`. A repeated delivery is a duplicate that changes
+   * nothing; the same `decision_id` with other content rejects with `decision_conflict`, a
+   * decision about another digest (or a signed record other than the ledger's) with
+   * `decision_mismatch`, a bare envelope where proof is required with `missing_proof`, and
+   * a proof that fails with its own code (`unknown_key`, `invalid_signature`, ...).
    */
-  decide(decision: DecisionEnvelope): Promise<Decided>
+  decide(decision: DecisionEnvelope | SignedEnvelope | PasskeyApprovedRecord): Promise<Decided>
   /**
    * Claims a task for dispatching `action` under the executor's `facts` (`{ tenant,
    * policy_version, contract, approver_authorized, subject_authorized }` from its own

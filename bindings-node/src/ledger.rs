@@ -17,7 +17,9 @@ use crate::text;
 use crate::to_js;
 use actionseal_core::ledger::request;
 use actionseal_core::{canonicalize, Code, Error, Object, Options, OwnedValue, Value};
-use actionseal_ledger::{Call, Clock, Ledger as CoreLedger, ManualClock as CoreClock};
+use actionseal_ledger::{
+    Call, Clock, Ledger as CoreLedger, LedgerOptions, ManualClock as CoreClock, ProofPolicy,
+};
 use napi::bindgen_prelude::{AsyncTask, Env, Unknown};
 use napi::{JsValue, Result, Task};
 use napi_derive::napi;
@@ -189,6 +191,7 @@ impl Task for Op {
 pub struct Open {
     url: String,
     clock: Option<CoreClock>,
+    proof: Option<ProofPolicy>,
     failed: Option<Error>,
 }
 
@@ -200,11 +203,15 @@ impl Task for Open {
         if let Some(e) = self.failed.take() {
             return Ok(Err(e));
         }
-        let (url, clock) = (&self.url, self.clock.take());
-        Ok(guarded(|| match clock {
-            Some(c) => CoreLedger::open_with_clock(url, Arc::new(c)),
-            None => CoreLedger::open(url),
-        }))
+        let mut options = LedgerOptions {
+            proof: self.proof.take(),
+            ..LedgerOptions::default()
+        };
+        if let Some(c) = self.clock.take() {
+            options.clock = Arc::new(c);
+        }
+        let url = &self.url;
+        Ok(guarded(|| CoreLedger::open_with(url, options)))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Ledger> {
@@ -271,9 +278,12 @@ impl Ledger {
     /// machine; `?synchronous=normal` trades power-loss durability for speed),
     /// `'sqlite::memory:'` (tests) or `'postgres://user@host/db'` (many executors).
     /// `options.clock` is a `ManualClock` for tests and demos; by default the ledger uses the
-    /// system clock, and `now` never comes from the caller.
+    /// system clock, and `now` never comes from the caller. `options.proof` is `{ required,
+    /// keys }` from the server's own configuration, as in `check`'s context: the keys that
+    /// verify signed or passkey-approved decisions, and whether a bare decision envelope is
+    /// refused (`missing_proof`).
     #[napi(
-        ts_args_type = "url: string, options?: { clock?: ManualClock }",
+        ts_args_type = "url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null }",
         ts_return_type = "Promise<Ledger>"
     )]
     pub fn open(
@@ -282,7 +292,7 @@ impl Ledger {
         options: Option<Unknown<'_>>,
     ) -> Result<AsyncTask<Open>> {
         let js = Js(env.raw());
-        let read = || -> JsResult<(String, Option<CoreClock>)> {
+        let read = || -> JsResult<(String, Option<ProofPolicy>, Option<CoreClock>)> {
             let (request, clock) = match options {
                 None => (member(js, url.raw(), "url")?, None),
                 Some(options) => {
@@ -302,18 +312,20 @@ impl Ledger {
                     })??
                 }
             };
-            let url = request::Open::from_value(&request)?.url.to_owned();
-            Ok((url, clock))
+            let open = request::Open::from_value(&request)?;
+            Ok((open.url.to_owned(), open.proof, clock))
         };
         let task = match read() {
-            Ok((url, clock)) => Open {
+            Ok((url, proof, clock)) => Open {
                 url,
                 clock,
+                proof,
                 failed: None,
             },
             Err(Fail::Core(e)) => Open {
                 url: String::new(),
                 clock: None,
+                proof: None,
                 failed: Some(e),
             },
             Err(other) => return Err(other.throw(js)),
@@ -431,12 +443,16 @@ impl Ledger {
         })
     }
 
-    /// Records a reviewer's decision envelope and resolves to `{ task, decision, duplicate
-    /// }`. A repeated delivery is a duplicate that changes nothing; the same `decision_id`
-    /// with other content rejects with `decision_conflict`, a decision about another digest
-    /// with `decision_mismatch`.
+    /// Records a reviewer's decision envelope, or a decision that proves who made it: the
+    /// approval record the ledger builds for the task's round, signed (`SigningKey.sign`) or
+    /// passkey-approved, verified against the keys of `options.proof`. Resolves to `{ task,
+    /// decision, duplicate, signer }`. A repeated delivery is a duplicate that changes
+    /// nothing; the same `decision_id` with other content rejects with `decision_conflict`, a
+    /// decision about another digest (or a signed record other than the ledger's) with
+    /// `decision_mismatch`, a bare envelope where proof is required with `missing_proof`, and
+    /// a proof that fails with its own code (`unknown_key`, `invalid_signature`, ...).
     #[napi(
-        ts_args_type = "decision: DecisionEnvelope",
+        ts_args_type = "decision: DecisionEnvelope | SignedEnvelope | PasskeyApprovedRecord",
         ts_return_type = "Promise<Decided>"
     )]
     pub fn decide(&self, env: Env, decision: Unknown<'_>) -> Result<AsyncTask<Op>> {

@@ -107,6 +107,57 @@ for (const engine of engines()) {
       assert.equal((await coded(ledger.task(task.id))).code, 'ledger_unavailable')
     })
 
+    it('proven decisions: recorded with their signer, forgeries refused, bare ones refused where required', async () => {
+      const { SigningKey } = api
+      const key = SigningKey.generate()
+      const stranger = SigningKey.generate()
+      const keys = { service_keys: { [key.keyid]: { key: key.publicJwk } } }
+      const clock = new ManualClock(COMMON.start)
+      const now = COMMON.start
+      const ledger = await Ledger.open(freshFor(engine).url(), { clock, proof: { required: true, keys } })
+      const task = await ledger.propose({ action: refund('job-1'), contract: REFUND, proposer: 'agent' })
+      const bare = decision(task, 'dec-1', now)
+      const input = { approval_id: task.approval_id, decision_id: 'dec-1', decision: 'approved',
+        approver: bare.approver, decided_at: now, expires_at: bare.expires_at }
+      const record = api.approve(task.action, input)
+      const envelope = key.sign(record)
+      assert.equal((await coded(ledger.decide(bare))).code, 'missing_proof')
+      assert.equal((await coded(ledger.decide(stranger.sign(record)))).code, 'unknown_key')
+      const other = await ledger.propose({ action: refund('job-2'), contract: REFUND, proposer: 'agent' })
+      const e = await coded(ledger.decide(key.sign(api.approve(other.action, input))))
+      assert.deepEqual([e.code, e.path], ['decision_mismatch', '/job_id'])
+      const p = envelope.payload
+      const flipped = { ...envelope, payload: p.slice(0, 10) + (p[10] === 'A' ? 'B' : 'A') + p.slice(11) }
+      assert.equal((await coded(ledger.decide(flipped))).code, 'invalid_signature')
+      assert.equal((await ledger.task(task.id)).state, 'awaiting_approval')
+
+      const decided = await ledger.decide(envelope)
+      assert.deepEqual([decided.duplicate, decided.signer], [false, { kind: 'service', keyid: key.keyid }])
+      assert.deepEqual(decided.task.approval, record)
+      assert.deepEqual(decided.decision, bare)
+      assert.equal((await ledger.decide(envelope)).duplicate, true)
+      const { events } = await ledger.history(task.id)
+      const { detail } = events.find((ev) => ev.kind === 'decided')
+      // The audit keeps the signature without the payload (the record, with the argument
+      // values, which the task keeps): together they are the envelope again.
+      const { payload, ...signatures } = envelope
+      assert.deepEqual([detail.signer, detail.proof], [decided.signer, signatures])
+      assert.deepEqual(api.verifyProof({ ...detail.proof, payload }, keys).approval, decided.task.approval)
+      const out = await ledger.claim({ task_id: task.id, action: task.action, facts: facts(REFUND), executor: 'w1', lease_ms: 60_000 })
+      assert.equal(out.result, 'claimed')
+      assert.ok((await ledger.auditVerify()).valid)
+      await ledger.close()
+
+      // Without the option a bare decision is recorded (signer null) and no proof verifies.
+      const plain = await Ledger.open(freshFor(engine).url(), { clock, proof: null })
+      const t = await plain.propose({ action: refund('job-1'), contract: REFUND, proposer: 'agent' })
+      assert.equal((await coded(plain.decide(envelope))).code, 'unknown_key')
+      assert.equal((await plain.decide(decision(t, 'dec-1', now))).signer, null)
+      await plain.close()
+      const bad = await coded(Ledger.open('sqlite::memory:', { proof: { required: 'yes', keys } }))
+      assert.deepEqual([bad.code, bad.path], ['invalid_context', '/proof/required'])
+    })
+
     it('a claim race between async callers: exactly one winner per task', async () => {
       const url = freshFor(engine).url() + (engine === 'sqlite' ? '?synchronous=normal' : '')
       const ledger = await Ledger.open(url)

@@ -14,7 +14,7 @@ use crate::error::to_py;
 use crate::to_py;
 use actionseal_core::ledger::request;
 use actionseal_core::{Code, Error, Object, Options, OwnedValue, Value};
-use actionseal_ledger::{Call, Ledger, ManualClock};
+use actionseal_ledger::{Call, Ledger, LedgerOptions, ManualClock};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::borrow::Cow;
@@ -24,11 +24,14 @@ use std::sync::{Arc, Mutex};
 /// de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
 /// budgets, and a hash-chained audit.
 ///
-/// ``Ledger(url, *, clock=None)`` opens (creating or migrating its tables) the ledger at
-/// ``url``: ``"sqlite:PATH"`` (one machine; ``?synchronous=normal`` trades power-loss
-/// durability for speed), ``"sqlite::memory:"`` (tests) or ``"postgres://user@host/db"`` (many
-/// executors). ``clock`` is a ``ManualClock`` for tests and demos; by default the ledger uses
-/// the system clock, and ``now`` never comes from the caller.
+/// ``Ledger(url, *, clock=None, proof=None)`` opens (creating or migrating its tables) the
+/// ledger at ``url``: ``"sqlite:PATH"`` (one machine; ``?synchronous=normal`` trades
+/// power-loss durability for speed), ``"sqlite::memory:"`` (tests) or
+/// ``"postgres://user@host/db"`` (many executors). ``clock`` is a ``ManualClock`` for tests
+/// and demos; by default the ledger uses the system clock, and ``now`` never comes from the
+/// caller. ``proof`` is ``{"required": bool, "keys": <key set>}`` from the server's own
+/// configuration, as in ``check``'s context: the keys that verify signed or passkey-approved
+/// decisions, and whether a bare decision envelope is refused (``missing_proof``).
 ///
 /// Every method blocks on the database with the GIL released. One ``Ledger`` may be shared by
 /// any number of threads; on PostgreSQL each concurrent call has its own connection. Results
@@ -167,13 +170,17 @@ impl PyLedger {
 #[pymethods]
 impl PyLedger {
     #[new]
-    #[pyo3(signature = (url, *, clock = None))]
+    #[pyo3(signature = (url, *, clock = None, proof = None))]
     fn new(
         py: Python<'_>,
         url: &Bound<'_, PyAny>,
         clock: Option<&Bound<'_, PyAny>>,
+        proof: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let dict = request(py, &[("url", url)], None)?;
+        if let Some(p) = proof.filter(|p| !p.is_none()) {
+            dict.set_item("proof", p)?;
+        }
         // A ManualClock is lifted out; anything else in its place is refused by the walk.
         let clock_obj = clock.filter(|c| !c.is_none());
         let lifted = match clock_obj {
@@ -187,14 +194,18 @@ impl PyLedger {
             (Some(_), Some(c)) => owned(&dict, Some(("clock", c)))?,
             _ => owned(&dict, None)?,
         };
-        let url = request::Open::from_value(&value)
-            .map(|o| o.url.to_owned())
+        let (url, proof) = request::Open::from_value(&value)
+            .map(|o| (o.url.to_owned(), o.proof))
             .map_err(|e| to_py(py, &e))?;
+        let mut options = LedgerOptions {
+            proof,
+            ..LedgerOptions::default()
+        };
+        if let Some(clock) = lifted {
+            options.clock = Arc::new(clock);
+        }
         let ledger = py
-            .detach(move || match lifted {
-                Some(clock) => Ledger::open_with_clock(&url, Arc::new(clock)),
-                None => Ledger::open(&url),
-            })
+            .detach(move || Ledger::open_with(&url, options))
             .map_err(|e| to_py(py, &e))?;
         Ok(PyLedger {
             backend: ledger.backend(),
@@ -296,10 +307,15 @@ impl PyLedger {
     }
 
     /// Records a reviewer's decision envelope ``{"approval_id", "decision_id", "job_id",
-    /// "request_id", "action_digest", "decision", "approver", "decided_at", "expires_at"}``
-    /// and returns ``{"task", "decision", "duplicate"}``. A repeated delivery is a duplicate
-    /// that changes nothing; the same ``decision_id`` with other content raises
-    /// ``decision_conflict``; a decision about another digest ``decision_mismatch``.
+    /// "request_id", "action_digest", "decision", "approver", "decided_at", "expires_at"}``,
+    /// or a decision that proves who made it: the approval record the ledger builds for the
+    /// task's round, signed (``SigningKey.sign``) or passkey-approved, verified against the
+    /// ledger's ``proof=`` keys. Returns ``{"task", "decision", "duplicate", "signer"}``. A
+    /// repeated delivery is a duplicate that changes nothing; the same ``decision_id`` with
+    /// other content raises ``decision_conflict``; a decision about another digest, or a signed
+    /// record other than the ledger's, ``decision_mismatch``; a bare envelope where the ledger
+    /// requires proof ``missing_proof``; a proof that fails keeps its code (``unknown_key``,
+    /// ``invalid_signature``, ``signer_not_allowed``, ...).
     fn decide<'py>(
         &self,
         py: Python<'py>,

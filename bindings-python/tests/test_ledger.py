@@ -133,6 +133,61 @@ def test_every_method(fresh):
     assert err.code == "ledger_unavailable"
 
 
+def test_proven_decisions(fresh):
+    """A ledger that requires proof records a decision signed over the record it builds,
+    names the signer in the result and the audit, refuses a bare envelope and forgeries with
+    their codes (recording nothing), and takes a repeat as a duplicate."""
+    key, stranger = actionseal.SigningKey.generate(), actionseal.SigningKey.generate()
+    keys = {"service_keys": {key.keyid: {"key": key.public_jwk}}}
+    clock = actionseal.ManualClock(COMMON["start"])
+    now = COMMON["start"]
+    with actionseal.Ledger(fresh.url(), clock=clock, proof={"required": True, "keys": keys}) as ledger:
+        task = ledger.propose(refund("job-1"), REFUND, proposer="agent")
+        bare = decision(task, "dec-1", now)
+        record = actionseal.approve(
+            task["action"], approval_id=task["approval_id"], decision_id="dec-1",
+            decision="approved", approver=bare["approver"], decided_at=now, expires_at=bare["expires_at"])
+        envelope = key.sign(record)
+        assert error_of(ledger.decide, bare).code == "missing_proof"
+        assert error_of(ledger.decide, stranger.sign(record)).code == "unknown_key"
+        other = ledger.propose(refund("job-2"), REFUND, proposer="agent")
+        elsewhere = actionseal.approve(
+            other["action"], approval_id=task["approval_id"], decision_id="dec-1",
+            decision="approved", approver=bare["approver"], decided_at=now, expires_at=bare["expires_at"])
+        err = error_of(ledger.decide, key.sign(elsewhere))
+        assert (err.code, err.path) == ("decision_mismatch", "/job_id")
+        p = envelope["payload"]
+        flipped = dict(envelope, payload=p[:10] + ("A" if p[10] != "A" else "B") + p[11:])
+        assert error_of(ledger.decide, flipped).code == "invalid_signature"
+        assert ledger.task(task["id"])["state"] == "awaiting_approval"
+
+        decided = ledger.decide(envelope)
+        assert (decided["duplicate"], decided["signer"]) == (False, {"kind": "service", "keyid": key.keyid})
+        assert decided["task"]["approval"] == record
+        assert decided["decision"] == bare
+        assert ledger.decide(envelope)["duplicate"] is True
+        events = ledger.history(task["id"])["events"]
+        detail = next(e["detail"] for e in events if e["kind"] == "decided")
+        # The audit keeps the signature without the payload (the record, with the argument
+        # values, which the task keeps): together they are the envelope again.
+        assert detail["signer"] == decided["signer"]
+        assert detail["proof"] == {k: v for k, v in envelope.items() if k != "payload"}
+        whole = dict(detail["proof"], payload=envelope["payload"])
+        assert actionseal.verify_proof(whole, keys)["approval"] == decided["task"]["approval"]
+        out = ledger.claim(task["id"], task["action"], facts_for(REFUND), executor="w1", lease_ms=60_000)
+        assert out["result"] == "claimed"
+        assert ledger.audit_verify()["valid"]
+
+    # Without the option a bare decision is recorded (signer: None), and a proof cannot be
+    # verified: the ledger trusts no keys.
+    with actionseal.Ledger(fresh.url(), clock=clock) as ledger:
+        task = ledger.propose(refund("job-1"), REFUND, proposer="agent")
+        assert error_of(ledger.decide, envelope).code == "unknown_key"
+        assert ledger.decide(decision(task, "dec-1", now))["signer"] is None
+    err = error_of(actionseal.Ledger, "sqlite::memory:", proof={"required": "yes", "keys": keys})
+    assert (err.code, err.path) == ("invalid_context", "/proof/required")
+
+
 def test_claim_race_between_threads(fresh):
     """Sixteen threads claim each task at once: exactly one wins, every other one gets
     already_claimed, and the audit holds one claim per task."""

@@ -3,8 +3,8 @@
 use crate::io::{read_input, write_stdout};
 use crate::Failure;
 use actionseal_core::ledger::{verify_audit, Observed, Reported, State};
-use actionseal_core::{canonicalize, parse, Code, Error, Options, OwnedValue};
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use actionseal_core::{canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, LedgerOptions};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -78,12 +78,21 @@ enum LedgerCommand {
         #[arg(long, value_name = "TEXT")]
         reason: String,
     },
-    /// Record a reviewer's decision envelope (de-duplicated by decision_id).
+    /// Record a reviewer's decision (de-duplicated by decision_id): a decision envelope, or
+    /// the task's approval record signed (`actionseal key sign`) or passkey-approved.
     Decide {
         /// {"approval_id", "decision_id", "job_id", "request_id", "action_digest",
-        /// "decision", "approver", "decided_at", "expires_at"}
+        /// "decision", "approver", "decided_at", "expires_at"}, or a signed envelope, or a
+        /// passkey-approved record.
         #[arg(long, value_name = "FILE")]
         decision: PathBuf,
+        /// The trusted key set that verifies a proven decision: {"service_keys", "passkeys",
+        /// "webauthn"}. Without it, no proof verifies (unknown_key).
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+        /// Refuse a decision that carries no proof (missing_proof).
+        #[arg(long, requires = "keys")]
+        require_proof: bool,
     },
     /// Re-prove the approval and claim the task for dispatch, once.
     Claim {
@@ -230,9 +239,13 @@ fn fail(e: Error) -> Failure {
 }
 
 fn open(db: Option<&str>) -> Result<Ledger, Failure> {
+    open_with(db, LedgerOptions::default())
+}
+
+fn open_with(db: Option<&str>, options: LedgerOptions) -> Result<Ledger, Failure> {
     let url = db
         .ok_or_else(|| Failure::Usage("the ledger needs --db URL (or ACTIONSEAL_LEDGER)".into()))?;
-    Ledger::open(url).map_err(fail)
+    Ledger::open_with(url, options).map_err(fail)
 }
 
 pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
@@ -284,9 +297,19 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 .map_err(fail)?;
             print(&out.to_value())
         }
-        LedgerCommand::Decide { decision } => {
+        LedgerCommand::Decide {
+            decision,
+            keys,
+            require_proof,
+        } => {
             let d = json_file(&decision)?;
-            print(&open(db)?.decide(&d).map_err(fail)?.to_value())
+            let mut options = LedgerOptions::default();
+            if let Some(keys) = keys {
+                let set = KeySet::from_value(&json_file(&keys)?)
+                    .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
+                options.proof = Some(ProofPolicy::new(require_proof, set));
+            }
+            print(&open_with(db, options)?.decide(&d).map_err(fail)?.to_value())
         }
         LedgerCommand::Claim {
             task,

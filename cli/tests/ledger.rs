@@ -315,3 +315,97 @@ fn a_reviewer_amends_through_the_command_line() {
     assert!(show.contains("\"kind\":\"amended\"") && show.contains("\"kind\":\"amend_refused\""));
     assert!(show.contains("\"reason\":\"the customer asked for 26.00\""));
 }
+
+#[test]
+fn a_decision_signed_by_the_approval_service() {
+    use actionseal_core::{base64url_encode, canonicalize, parse, sign_approval, Options};
+    let d = dir("proof");
+    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    let ex = examples();
+    let l = |args: &[&str]| {
+        let mut all = vec!["ledger", "--db", db.as_str()];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    let out = l(&[
+        "propose",
+        "--action",
+        &ex.join("action.json").display().to_string(),
+        "--contract",
+        &ex.join("contract.json").display().to_string(),
+        "--proposer",
+        "agent",
+    ]);
+    assert!(out.status.success());
+    let task = stdout(&out);
+    let (apr, digest) = (member(&task, "approval_id"), member(&task, "action_digest"));
+    let action = std::fs::read_to_string(ex.join("action.json")).unwrap();
+    let key = actionseal_core::SigningKey::from_seed(&[7; 32]);
+    let kid = key.public_key().keyid().to_owned();
+    let keys = d.0.join("keys.json");
+    let x = base64url_encode(key.public_key().as_bytes());
+    std::fs::write(
+        &keys,
+        format!(r#"{{"service_keys": {{"{kid}": {{"key": "{x}"}}}}}}"#),
+    )
+    .unwrap();
+    let (at, until) = (1_764_496_800_000_i64, 1_764_500_400_000_i64);
+    let record = format!(
+        r#"{{"action": {action}, "action_digest": "{digest}", "approval_id": "{apr}",
+            "approver": "user:bob", "decided_at": {at}, "decision": "approved",
+            "decision_id": "d1", "expires_at": {until}}}"#
+    );
+    let record = parse(record.as_bytes(), &Options::default()).unwrap();
+    let envelope = d.0.join("signed.json");
+    std::fs::write(
+        &envelope,
+        canonicalize(&sign_approval(&record, &key).unwrap()),
+    )
+    .unwrap();
+    let bare = d.0.join("decision.json");
+    std::fs::write(
+        &bare,
+        format!(
+            r#"{{"approval_id": "{apr}", "decision_id": "d1", "job_id": "job-7f93", "request_id": "req-b285",
+                "action_digest": "{digest}", "decision": "approved", "approver": "user:bob",
+                "decided_at": {at}, "expires_at": {until}}}"#
+        ),
+    )
+    .unwrap();
+    let (keys, bare, envelope) = (
+        keys.to_str().unwrap(),
+        bare.to_str().unwrap(),
+        envelope.to_str().unwrap(),
+    );
+
+    let usage = l(&["decide", "--decision", bare, "--require-proof"]);
+    assert_eq!(usage.status.code(), Some(64));
+    let refused = l(&[
+        "decide",
+        "--decision",
+        bare,
+        "--keys",
+        keys,
+        "--require-proof",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).starts_with("error: missing_proof: "));
+    let untrusted = l(&["decide", "--decision", envelope]);
+    assert!(String::from_utf8_lossy(&untrusted.stderr).starts_with("error: unknown_key: "));
+    let out = l(&[
+        "decide",
+        "--decision",
+        envelope,
+        "--keys",
+        keys,
+        "--require-proof",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decided = stdout(&out);
+    assert!(decided.contains(&format!(r#""signer":{{"keyid":"{kid}","kind":"service"}}"#)));
+    assert!(decided.contains(r#""state":"approved""#));
+}

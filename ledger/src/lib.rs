@@ -32,6 +32,7 @@ mod sqlite;
 mod store;
 mod url;
 
+pub use actionseal_core::ProofPolicy;
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use json::StoredJson;
@@ -39,8 +40,8 @@ pub use model::{Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, 
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
-    check_identity, verify_audit, Amendment, AuditReport, ChainHead, DecisionEnvelope, Event,
-    Observed, Reported, State,
+    check_identity, verify_audit, Amendment, AuditReport, ChainHead, Event, Observed, Presented,
+    Reported, State,
 };
 use actionseal_core::{Action, Code, Error, Result, Value};
 use ops::claim::ClaimInput;
@@ -58,6 +59,28 @@ pub struct Ledger {
     backend: Backend,
     clock: Arc<dyn Clock>,
     contracts: contracts::Contracts,
+    proof: Option<ProofPolicy>,
+}
+
+/// How a ledger is opened besides its URL.
+#[derive(Clone)]
+pub struct LedgerOptions {
+    /// Where `now` comes from (the system clock by default; tests inject a [`ManualClock`]).
+    pub clock: Arc<dyn Clock>,
+    /// The keys that prove decisions, from the server's own configuration: a decision that
+    /// arrives as a signed envelope or a passkey-approved record is verified against them
+    /// (without any, it is refused as [`Code::UnknownKey`]). With `required`, a bare decision
+    /// envelope is refused as [`Code::MissingProof`] and only proven decisions are recorded.
+    pub proof: Option<ProofPolicy>,
+}
+
+impl Default for LedgerOptions {
+    fn default() -> LedgerOptions {
+        LedgerOptions {
+            clock: Arc::new(SystemClock),
+            proof: None,
+        }
+    }
 }
 
 // Bindings hand one ledger to many threads (Python threads with the GIL released, libuv's
@@ -89,11 +112,24 @@ pub struct ClaimRequest<'a> {
 impl Ledger {
     /// Opens (creating or migrating its schema) the ledger at `url`, with the system clock.
     pub fn open(url: &str) -> Result<Ledger> {
-        Ledger::open_with_clock(url, Arc::new(SystemClock))
+        Ledger::open_with(url, LedgerOptions::default())
     }
 
     /// Opens the ledger at `url` with the given clock (tests inject a [`ManualClock`]).
     pub fn open_with_clock(url: &str, clock: Arc<dyn Clock>) -> Result<Ledger> {
+        Ledger::open_with(
+            url,
+            LedgerOptions {
+                clock,
+                ..LedgerOptions::default()
+            },
+        )
+    }
+
+    /// Opens the ledger at `url` with `options`: its clock, and the keys that prove decisions
+    /// (see [`LedgerOptions::proof`]).
+    pub fn open_with(url: &str, options: LedgerOptions) -> Result<Ledger> {
+        let LedgerOptions { clock, proof } = options;
         let backend = match Target::parse(url)? {
             Target::SqliteFile(path, d) => Backend::Sqlite(sqlite::Sqlite::open_file(&path, d)?),
             Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory()?),
@@ -103,6 +139,7 @@ impl Ledger {
             backend,
             clock,
             contracts: contracts::Contracts::default(),
+            proof,
         })
     }
 
@@ -191,12 +228,21 @@ impl Ledger {
         })
     }
 
-    /// Records a reviewer's decision envelope (seed 003): once per `decision_id`; a repeat with
-    /// the same content returns the recorded decision, with other content it is
+    /// Records a reviewer's decision (seed 003): once per `decision_id`; a repeat with the
+    /// same content returns the recorded decision, with other content it is
     /// [`Code::DecisionConflict`].
+    ///
+    /// `decision` is a bare decision envelope, or a decision that proves who made it: the
+    /// approval record the ledger would build for the task's current round, signed
+    /// ([`actionseal_core::sign_approval`]) or approved with a passkey. Its proof is verified
+    /// against the keys of [`LedgerOptions::proof`] (failures keep the proof's codes), the
+    /// decision is read from the verified record, and it is recorded only if that record is
+    /// byte for byte the one the ledger builds ([`Code::DecisionMismatch`] at the first member
+    /// that differs). The decided event's detail names the `signer` and keeps the `proof` as
+    /// presented. Where the options require proof, a bare envelope is [`Code::MissingProof`].
     pub fn decide(&self, decision: &Value<'_>) -> Result<Decided> {
-        let d = DecisionEnvelope::from_value(decision)?;
-        self.write(|tx, now| ops::decide::run(tx, now, &d))
+        let p = Presented::read(decision, self.proof.as_ref())?;
+        self.write(|tx, now| ops::decide::run(tx, now, &p))
     }
 
     /// Claims a task for dispatch: see [`ClaimOutcome`]. Losers get [`Code::AlreadyClaimed`].

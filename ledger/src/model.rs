@@ -155,15 +155,19 @@ pub struct Decided {
     pub decision: DecisionEnvelope,
     /// Whether this delivery repeated a decision already recorded (nothing changed).
     pub duplicate: bool,
+    /// Who signed this delivery, when it carried proof: `{"kind": "service", "keyid"}` or
+    /// `{"kind": "passkey", "credential_id", "algorithm"}`.
+    pub signer: Option<OwnedValue>,
 }
 
 impl Decided {
-    /// `{"task", "decision", "duplicate"}`.
+    /// `{"task", "decision", "duplicate", "signer"}` (`signer` is `null` for a bare decision).
     pub fn to_value(&self) -> OwnedValue {
         obj(vec![
             ("task", self.task.to_value()),
             ("decision", self.decision.to_value()),
             ("duplicate", Value::Bool(self.duplicate)),
+            ("signer", self.signer.clone().unwrap_or(Value::Null)),
         ])
     }
 }

@@ -417,6 +417,8 @@ class _Decided(TypedDict):
     """The decision as recorded."""
     duplicate: bool
     """Whether this delivery repeated a recorded decision (nothing changed)."""
+    signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
+    """Who signed this delivery, when it carried proof (a signed envelope or a passkey-approved record); ``null`` for a bare decision envelope."""
 
 class _Claim(TypedDict):
     """A won claim: dispatch ``action`` with ``idempotency_key``, then complete with ``fence``."""
@@ -735,8 +737,16 @@ class Ledger:
     share one between threads. Refusals raise ActionsealError; drift, re-approval and
     rejection of a claim are outcomes (``result``), not errors."""
 
-    def __init__(self, url: str, *, clock: Optional[ManualClock] = None) -> None:
-        """Opens ``sqlite:PATH``, ``sqlite::memory:`` or ``postgres://...``."""
+    def __init__(
+        self,
+        url: str,
+        *,
+        clock: Optional[ManualClock] = None,
+        proof: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        """Opens ``sqlite:PATH``, ``sqlite::memory:`` or ``postgres://...``; ``proof`` is
+        ``{"required", "keys"}``: the keys that verify proven decisions, and whether a bare
+        decision envelope is refused (``missing_proof``)."""
     @property
     def backend(self) -> Literal["sqlite", "postgres"]: ...
     def now(self) -> int:
@@ -762,8 +772,12 @@ class Ledger:
         """Replaces the action of a task awaiting a decision with a reviewer's edit (compare-and-set on ``amends``); after the decision it raises ``task_not_awaiting_decision``."""
     def amendments(self, task_id: str) -> List[_AmendmentRecord]:
         """A task's amendments, in order."""
-    def decide(self, decision: _DecisionEnvelope) -> _Decided:
-        """Records a reviewer's decision envelope, once per ``decision_id``."""
+    def decide(
+        self, decision: Union[_DecisionEnvelope, _SignedEnvelope, Dict[str, Any]]
+    ) -> _Decided:
+        """Records a reviewer's decision, once per ``decision_id``: a decision envelope, or the
+        ledger's approval record for the task's round signed or passkey-approved (verified
+        against the ``proof`` keys; ``signer`` names who signed)."""
     def claim(
         self,
         task_id: str,

@@ -13,7 +13,7 @@ use actionseal_core::ledger::{
     self, request, DecisionEnvelope, EventKind, Observed, Reported, State,
 };
 use actionseal_core::{Action, Contract};
-use actionseal_ledger::{Call, Ledger, ManualClock};
+use actionseal_ledger::{Call, Ledger, LedgerOptions, ManualClock};
 use serde_json::{json, Value as Json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -236,6 +236,7 @@ pub fn shapes() -> Vec<Shape> {
             field("task", Shape("LedgerTask"), "The task after the decision."),
             field("decision", Shape("DecisionEnvelope"), "The decision as recorded."),
             field("duplicate", Bool, "Whether this delivery repeated a recorded decision (nothing changed)."),
+            field("signer", nullable(Either(vec![Shape("ServiceSigner"), Shape("PasskeySigner")])), "Who signed this delivery, when it carried proof (a signed envelope or a passkey-approved record); `null` for a bare decision envelope."),
         ]),
         output("Claim", "A won claim: dispatch `action` with `idempotency_key`, then complete with `fence`.", vec![
             field("task_id", Str, ""),
@@ -500,8 +501,14 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
         serde_json::from_str(&actionseal_core::canonicalize(a.value())).map_err(|e| e.to_string())
     };
     let clock = ManualClock::new(1_000_000);
-    let l = Ledger::open_with_clock("sqlite::memory:", Arc::new(clock.clone()))
+    // Proof is optional here, so that both a bare and a signed decision are recorded.
+    let keys = actionseal_core::KeySet::from_value(&value(&super::proof::service_keys())?)
         .map_err(|e| e.to_string())?;
+    let options = LedgerOptions {
+        clock: Arc::new(clock.clone()),
+        proof: Some(actionseal_core::ProofPolicy::new(false, keys)),
+    };
+    let l = Ledger::open_with("sqlite::memory:", options).map_err(|e| e.to_string())?;
     let call = |c: Call, v: Json| -> Result<Json, String> {
         let out = l.call(c, &value(&v)?).map_err(|e| format!("{c:?}: {e}"))?;
         serde_json::from_str(&actionseal_core::canonicalize(&out)).map_err(|e| e.to_string())
@@ -535,12 +542,21 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
             out.push(("AmendmentRecord", a.clone()));
         }
         let task = call(Call::Task, json!({"task_id": proposed["id"]}))?;
-        let decided = call(
-            Call::Decide,
-            json!({"approval_id": task["approval_id"], "decision_id": format!("d-{job}"),
+        let bare = json!({"approval_id": task["approval_id"], "decision_id": format!("d-{job}"),
             "job_id": job, "request_id": "r", "action_digest": task["action_digest"], "decision": "approved",
-            "approver": "user:b", "decided_at": 1_000_000, "expires_at": 2_000_000}),
-        )?;
+            "approver": "user:b", "decided_at": 1_000_000, "expires_at": 2_000_000});
+        // The second task's decision arrives signed: the record the ledger builds, as a
+        // reviewer's approval system signs it.
+        let decision = if job == "j2" {
+            super::proof::envelope(&json!({"approval_id": task["approval_id"],
+                "decision_id": format!("d-{job}"), "action": task["action"],
+                "action_digest": task["action_digest"], "proposed_digest": task["proposed_digest"],
+                "decision": "approved", "approver": "user:b", "decided_at": 1_000_000,
+                "expires_at": 2_000_000}))
+        } else {
+            bare
+        };
+        let decided = call(Call::Decide, decision)?;
         out.push(("Decided", decided));
         tasks.push((task, action));
     }

@@ -12,6 +12,7 @@ mod claim;
 mod decision;
 mod event;
 mod ids;
+mod proven;
 pub mod request;
 mod state;
 mod values;
@@ -26,6 +27,7 @@ pub use event::{
     chain_of, verify_audit, AuditReport, Break, ChainHead, Event, EventKind, Problem, CHAINS,
 };
 pub use ids::{approval_id, idempotency_key, task_id};
+pub use proven::{Presented, ProvenDecision};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a

@@ -72,8 +72,19 @@ impl Verified {
     /// `{"approval": <record>, "signer": {"kind": "service", "keyid"} | {"kind": "passkey",
     /// "credential_id", "algorithm"}}`.
     pub fn to_value(&self) -> OwnedValue {
+        object(vec![
+            ("approval", self.approval.value().clone()),
+            ("signer", self.signer.to_value()),
+        ])
+    }
+}
+
+impl Signer {
+    /// `{"kind": "service", "keyid"}` or `{"kind": "passkey", "credential_id", "algorithm"}`:
+    /// public names only, never key material.
+    pub fn to_value(&self) -> OwnedValue {
         let s = |s: &str| Value::String(Cow::Owned(s.to_owned()));
-        let signer = match &self.signer {
+        let signer = match self {
             Signer::Service { keyid } => vec![("keyid", s(keyid)), ("kind", s("service"))],
             Signer::Passkey {
                 credential_id,
@@ -84,10 +95,7 @@ impl Verified {
                 ("kind", s("passkey")),
             ],
         };
-        object(vec![
-            ("approval", self.approval.value().clone()),
-            ("signer", object(signer)),
-        ])
+        object(signer)
     }
 }
 
@@ -144,6 +152,11 @@ pub fn verify_proof(approval: &Value<'_>, keys: &KeySet) -> Result<Verified> {
     } else {
         Err(no_proof())
     }
+}
+
+/// Whether `v` carries proof of its own: a signed envelope or a passkey-approved record.
+pub(crate) fn carries_proof(v: &Value<'_>) -> bool {
+    dsse::looks_like_envelope(v) || webauthn::looks_like_passkey(v)
 }
 
 /// Verifies a plain Ed25519 signature with a key given as JSON (JWK or raw base64url), for

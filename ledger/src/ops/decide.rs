@@ -1,13 +1,16 @@
-//! decide: record a reviewer's decision envelope, once per decision_id.
+//! decide: record a reviewer's decision, bare or proven, once per decision_id.
 
 use super::{amended_from, detail, detail_of, event, locked_task, refuse, save, snapshot, view};
 use crate::json::{canon, n, s, stored};
 use crate::model::Decided;
 use crate::store::{storage, Done, Tx};
-use actionseal_core::ledger::{next, DecisionEnvelope, EventKind, Op};
+use actionseal_core::ledger::{next, DecisionEnvelope, EventKind, Op, Presented};
 use actionseal_core::{Action, Approval, Code, Error, Result};
 
-pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Done<Decided>> {
+pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decided>> {
+    let d = p.envelope();
+    // Who signed, for every event about a proven delivery (names only, never key material).
+    let signer = p.proven().map(|v| v.signer().to_value());
     let not_found = || {
         Error::new(
             Code::ApprovalNotFound,
@@ -26,10 +29,12 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     ev.decision_id = Some(d.decision_id.clone());
     ev.action_digest = Some(d.action_digest);
     ev.approved_digest = Some(t.action_digest);
-    ev.detail = detail(vec![
+    let mut refused = vec![
         ("approval_id", s(&d.approval_id)),
         ("decision", s(d.decision.as_str())),
-    ]);
+    ];
+    refused.extend(signer.clone().map(|v| ("signer", v)));
+    ev.detail = detail(refused);
 
     if let Some(recorded) = recorded {
         if recorded != envelope {
@@ -54,6 +59,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
             task: view(&t)?,
             decision: recorded,
             duplicate: true,
+            signer,
         }));
     }
     if let Err(e) = d.check_task(&t.job_id, &t.request_id, &t.action_digest) {
@@ -85,6 +91,11 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     let mut input = d.input();
     input.proposed_digest = amended_from(&t);
     let record = Approval::decide(&action, &input)?;
+    if let Some(proven) = p.proven() {
+        if let Err(e) = proven.check_built(&record) {
+            return refuse(tx, ev, e);
+        }
+    }
     if !tx.insert_decision(&d.decision_id, &d.approval_id, &envelope, now)? {
         // The id was taken by a decision for another task committed meanwhile.
         return refuse(
@@ -107,21 +118,27 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, d: &DecisionEnvelope) -> Result<Don
     ev.kind = EventKind::Decided;
     ev.state = Some(t.state);
     ev.outcome = Some(d.decision.as_str().to_owned());
-    ev.detail = detail_of(
-        &t,
-        vec![
-            ("approval_id", s(&d.approval_id)),
-            ("decision", s(d.decision.as_str())),
-            ("approver", s(&d.approver)),
-            ("decided_at", n(d.decided_at)),
-            ("expires_at", n(d.expires_at)),
-        ],
-    );
+    let mut entries = vec![
+        ("approval_id", s(&d.approval_id)),
+        ("decision", s(d.decision.as_str())),
+        ("approver", s(&d.approver)),
+        ("decided_at", n(d.decided_at)),
+        ("expires_at", n(d.expires_at)),
+    ];
+    if let Some(proven) = p.proven() {
+        // The signature or assertion, without the record (which holds the action's values and
+        // is rebuilt byte for byte from this event and the task's action), so the audit lets
+        // anyone verify who signed.
+        entries.push(("signer", proven.signer().to_value()));
+        entries.push(("proof", proven.proof().clone()));
+    }
+    ev.detail = detail_of(&t, entries);
     tx.append(ev);
     let decided = Decided {
         task: view(&t)?,
         decision: d.clone(),
         duplicate: false,
+        signer,
     };
     if decided.task.approval.is_none() {
         return Err(storage("decision", "the approval record was not kept"));

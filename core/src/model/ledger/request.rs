@@ -13,6 +13,7 @@ use crate::model::fields::Fields;
 use crate::model::ledger::amend::Amendment;
 use crate::model::ledger::event::ChainHead;
 use crate::model::ledger::state::{Observed, Reported, State};
+use crate::model::proof::ProofPolicy;
 
 fn fields<'v, 'a>(v: &'v Value<'a>, what: &str, allowed: &[&str]) -> Result<Fields<'v, 'a>> {
     Fields::new(v, Code::InvalidRequest, what, allowed)
@@ -43,20 +44,29 @@ fn named<T>(
     parse(f.one_of(key, &names)?)
 }
 
-/// `{"url"}`: where a ledger lives (`sqlite:PATH`, `sqlite::memory:`, `postgres://...`; the
-/// ledger parses it). A binding lifts its clock object out of the request before reading it.
-#[derive(Clone, Copy, Debug)]
+/// `{"url", "proof"?}`: where a ledger lives (`sqlite:PATH`, `sqlite::memory:`,
+/// `postgres://...`; the ledger parses it) and, optionally, the proof its decisions need:
+/// `{"required", "keys"}` as in a check's trusted context ([`ProofPolicy`]; absent or `null`:
+/// none, and a decision that carries proof is refused as `unknown_key`). A binding lifts its
+/// clock object out of the request before reading it.
+#[derive(Clone, Debug)]
 pub struct Open<'v> {
     /// The ledger URL.
     pub url: &'v str,
+    /// The keys that prove decisions, and whether every decision must be proven.
+    pub proof: Option<ProofPolicy>,
 }
 
 impl<'v> Open<'v> {
     /// Reads an open request.
     pub fn from_value(v: &'v Value<'_>) -> Result<Open<'v>> {
-        let f = fields(v, "the ledger's options", &["url"])?;
+        let f = fields(v, "the ledger's options", &["url", "proof"])?;
+        let proof = optional(&f, "proof")
+            .map(|p| ProofPolicy::from_value(p).map_err(|e| e.in_key("proof")))
+            .transpose()?;
         Ok(Open {
             url: f.string("url")?,
+            proof,
         })
     }
 }

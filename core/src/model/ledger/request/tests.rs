@@ -166,9 +166,26 @@ fn chain_heads_are_read_as_a_report_lists_them() {
 }
 
 #[test]
-fn an_open_request_names_only_the_url() {
+fn an_open_request_names_the_url_and_the_proof_it_needs() {
     let v = json(r#"{"url": "sqlite::memory:"}"#);
-    assert_eq!(Open::from_value(&v).unwrap().url, "sqlite::memory:");
+    let open = Open::from_value(&v).unwrap();
+    assert_eq!(open.url, "sqlite::memory:");
+    assert!(open.proof.is_none());
+    let v = json(r#"{"url": "sqlite::memory:", "proof": null}"#);
+    assert!(Open::from_value(&v).unwrap().proof.is_none());
+    let v = json(r#"{"url": "sqlite::memory:", "proof": {"required": true, "keys": {}}}"#);
+    assert!(Open::from_value(&v).unwrap().proof.unwrap().required());
+    // The proof policy is the server's trusted configuration: its shape errors are a context's.
+    let v = json(r#"{"url": "sqlite::memory:", "proof": {"required": "yes", "keys": {}}}"#);
+    assert_eq!(
+        refused(Open::from_value(&v)),
+        (Code::InvalidContext, "/proof/required".into())
+    );
+    let v = json(r#"{"url": "sqlite::memory:", "proof": {"required": true, "keys": {"x": 1}}}"#);
+    assert_eq!(
+        refused(Open::from_value(&v)),
+        (Code::InvalidKeySet, "/proof/keys/x".into())
+    );
     let v = json(r#"{"url": "sqlite::memory:", "clock": 5}"#);
     assert_eq!(
         refused(Open::from_value(&v)),

@@ -1,0 +1,186 @@
+//! Decisions that carry their own proof: a reviewer's approval system sends the ledger the
+//! approval record it signed (a DSSE envelope, see [`crate::sign_approval`]) or the record the
+//! reviewer's passkey approved, instead of a bare decision envelope.
+//!
+//! The ledger verifies the proof against the key set its server configured (never one from the
+//! request), derives the decision envelope from the verified record, builds the record itself
+//! as it does for a bare decision, and records the decision only when the two records are the
+//! same bytes: a signature over any other record (another round, action, digest, expiry, or a
+//! missing or extra `proposed_digest`) proves nothing about this task.
+
+use crate::error::{Code, Error, Result};
+use crate::json::canon::canonicalize;
+use crate::json::value::{Object, OwnedValue, Value};
+use crate::model::approval::Approval;
+use crate::model::ledger::decision::DecisionEnvelope;
+use crate::model::ledger::values::{int, object, string};
+use crate::model::proof::dsse::looks_like_envelope;
+use crate::model::proof::{carries_proof, verify_proof, KeySet, ProofPolicy, Signer};
+use std::borrow::Cow;
+
+/// A decision as presented to the ledger: bare, or with its proof verified.
+#[derive(Clone, Debug)]
+pub enum Presented {
+    /// A bare decision envelope (accepted only where proof is not required).
+    Plain(DecisionEnvelope),
+    /// A signed or passkey-approved record whose proof verified.
+    Proven(Box<ProvenDecision>),
+}
+
+/// A verified record, the decision derived from it, who signed it, and the proof as presented.
+#[derive(Clone, Debug)]
+pub struct ProvenDecision {
+    envelope: DecisionEnvelope,
+    record: Approval,
+    signer: Signer,
+    proof: OwnedValue,
+}
+
+impl Presented {
+    /// Reads what a ledger's `decide` was given. A signed envelope (it has `payloadType`) or a
+    /// passkey-approved record (it has `passkey`) is verified against `policy`'s keys (none:
+    /// every proof is refused as [`Code::UnknownKey`]) and fails with the proof's own code;
+    /// anything else is a bare envelope, refused as [`Code::MissingProof`] when `policy`
+    /// requires proof, and otherwise read by [`DecisionEnvelope::from_value`].
+    pub fn read(v: &Value<'_>, policy: Option<&ProofPolicy>) -> Result<Presented> {
+        static NO_KEYS: KeySet = KeySet::EMPTY;
+        if carries_proof(v) {
+            let keys = policy.map_or(&NO_KEYS, ProofPolicy::keys);
+            let verified = verify_proof(v, keys)?;
+            let record = verified.approval().clone();
+            return Ok(Presented::Proven(Box::new(ProvenDecision {
+                envelope: envelope_of(&record)?,
+                record,
+                signer: verified.signer().clone(),
+                proof: detached(v),
+            })));
+        }
+        if policy.is_some_and(ProofPolicy::required) {
+            return Err(Error::new(
+                Code::MissingProof,
+                "this ledger requires every decision to carry proof: a signed envelope or a \
+                 passkey-approved record",
+            ));
+        }
+        DecisionEnvelope::from_value(v).map(Presented::Plain)
+    }
+
+    /// The decision envelope (for a proven decision, derived from its record).
+    pub fn envelope(&self) -> &DecisionEnvelope {
+        match self {
+            Presented::Plain(d) => d,
+            Presented::Proven(p) => &p.envelope,
+        }
+    }
+
+    /// The proof, when the decision carried one.
+    pub fn proven(&self) -> Option<&ProvenDecision> {
+        match self {
+            Presented::Plain(_) => None,
+            Presented::Proven(p) => Some(p),
+        }
+    }
+}
+
+impl ProvenDecision {
+    /// The verified record (a passkey-approved record without its assertion).
+    pub fn record(&self) -> &Approval {
+        &self.record
+    }
+
+    /// Who signed.
+    pub fn signer(&self) -> &Signer {
+        &self.signer
+    }
+
+    /// The proof without the record it proves: the signed envelope without its `payload`
+    /// (`{"payloadType", "signatures"}`), or the passkey assertion (the record's `passkey`
+    /// member). The record is the one the ledger builds and keeps, byte for byte, so the
+    /// audit can hold the proof without holding the action's argument values.
+    pub fn proof(&self) -> &OwnedValue {
+        &self.proof
+    }
+
+    /// Checks that the verified record is byte for byte `built`, the record the ledger builds
+    /// for the task's current round from this decision: [`Code::DecisionMismatch`] at the first
+    /// member (in canonical order) that differs.
+    pub fn check_built(&self, built: &Approval) -> Result<()> {
+        let (signed, built) = (self.record.value(), built.value());
+        if canonicalize(signed) == canonicalize(built) {
+            return Ok(());
+        }
+        let key = first_difference(signed, built);
+        Err(Error::new(
+            Code::DecisionMismatch,
+            format!(
+                "the signed record is not the record the ledger builds for this task's round: \
+                 {key} differs"
+            ),
+        )
+        .in_key(&key))
+    }
+}
+
+/// `v`'s proof without its record (see [`ProvenDecision::proof`]).
+fn detached(v: &Value<'_>) -> OwnedValue {
+    let Some(o) = v.as_object() else {
+        return OwnedValue::Null;
+    };
+    if looks_like_envelope(v) {
+        let rest = o
+            .iter()
+            .filter(|(k, _)| *k != "payload")
+            .map(|(k, x)| (Cow::Owned(k.to_owned()), x.clone().into_owned()))
+            .collect();
+        // The members of an object, less one: still distinct.
+        Value::Object(Object::from_entries(rest).unwrap_or_default())
+    } else {
+        o.get("passkey")
+            .map_or(OwnedValue::Null, |a| a.clone().into_owned())
+    }
+}
+
+/// The first member, in canonical key order, that one record lacks or holds another value of.
+fn first_difference(a: &Value<'_>, b: &Value<'_>) -> String {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return String::new();
+    };
+    let mut keys: Vec<&str> = a.iter().chain(b.iter()).map(|(k, _)| k).collect();
+    keys.sort_by(|x, y| crate::cmp_utf16(x, y));
+    keys.into_iter()
+        .find(|k| match (a.get(k), b.get(k)) {
+            (Some(x), Some(y)) => canonicalize(x) != canonicalize(y),
+            _ => true,
+        })
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The decision envelope a verified record makes: its ids, approver, decision and times, and the
+/// job, request and digest of its frozen action. Read back through the envelope's own reader, so
+/// a proven decision obeys every rule a bare one does.
+fn envelope_of(record: &Approval) -> Result<DecisionEnvelope> {
+    let member = |key: &str| {
+        record
+            .value()
+            .as_object()
+            .and_then(|o| o.get(key))
+            .and_then(Value::as_str)
+            .map_or(OwnedValue::Null, string)
+    };
+    let action = record.action();
+    DecisionEnvelope::from_value(&object(vec![
+        ("approval_id", member("approval_id")),
+        ("decision_id", member("decision_id")),
+        ("job_id", string(action.field("job_id"))),
+        ("request_id", string(action.field("request_id"))),
+        ("action_digest", string(&record.action_digest().to_string())),
+        ("decision", string(record.decision().as_str())),
+        ("approver", member("approver")),
+        ("decided_at", int(record.decided_at())),
+        ("expires_at", int(record.expires_at())),
+    ]))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,148 @@
+use super::*;
+use crate::model::approval::{Decision, DecisionInput};
+use crate::model::proof::{base64url, sign_approval, SigningKey};
+use crate::{parse, Action, ActionIds, Contract, Options};
+
+fn json(text: &str) -> OwnedValue {
+    parse(text.as_bytes(), &Options::default())
+        .unwrap()
+        .into_owned()
+}
+
+fn action(n: i64) -> Action {
+    let contract = Contract::from_value(&json(
+        r#"{"tool":"t","version":"1","effect":"write","approval":"always","cost_minor":0,
+            "args":{"type":"object","properties":{"n":{"type":"integer"}}}}"#,
+    ))
+    .unwrap();
+    let ids = ActionIds {
+        tenant: "a",
+        subject: "s",
+        job_id: "job-1",
+        request_id: "req-1",
+        policy_version: "p",
+    };
+    Action::build(&contract, &json(&format!(r#"{{"n":{n}}}"#)), &ids).unwrap()
+}
+
+fn record(action: &Action, expires_at: i64) -> Approval {
+    Approval::decide(
+        action,
+        &DecisionInput {
+            approval_id: "ap-1",
+            decision_id: "dec-1",
+            decision: Decision::Approved,
+            approver: "user:bob",
+            decided_at: 100,
+            expires_at,
+            proposed_digest: None,
+        },
+    )
+    .unwrap()
+}
+
+fn key() -> SigningKey {
+    SigningKey::from_seed(&[3; 32])
+}
+
+fn policy(required: bool) -> ProofPolicy {
+    let k = key();
+    let keys = json(&format!(
+        r#"{{"service_keys": {{"{}": {{"key": "{}"}}}}}}"#,
+        k.public_key().keyid(),
+        base64url::encode(k.public_key().as_bytes())
+    ));
+    ProofPolicy::new(required, KeySet::from_value(&keys).unwrap())
+}
+
+const BARE: &str = r#"{"approval_id": "ap-1", "decision_id": "dec-1", "job_id": "job-1",
+    "request_id": "req-1", "action_digest": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+    "decision": "approved", "approver": "user:bob", "decided_at": 100, "expires_at": 200}"#;
+
+#[test]
+fn a_signed_record_gives_the_decision_it_names() {
+    let a = action(1);
+    let r = record(&a, 200);
+    let envelope = sign_approval(r.value(), &key()).unwrap();
+    let p = Presented::read(&envelope, Some(&policy(true))).unwrap();
+    let d = p.envelope();
+    assert_eq!(
+        (
+            d.approval_id.as_str(),
+            d.decision_id.as_str(),
+            d.approver.as_str()
+        ),
+        ("ap-1", "dec-1", "user:bob")
+    );
+    assert_eq!(
+        (d.job_id.as_str(), d.request_id.as_str()),
+        ("job-1", "req-1")
+    );
+    assert_eq!(d.action_digest, a.digest());
+    assert_eq!((d.decided_at, d.expires_at), (100, 200));
+    let proven = p.proven().unwrap();
+    // The proof keeps the signatures, not the payload (the record, with the action's values).
+    let o = envelope.as_object().unwrap();
+    let mut keys: Vec<&str> = proven
+        .proof()
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, _)| k)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["payloadType", "signatures"]);
+    assert_eq!(
+        proven.proof().as_object().unwrap().get("signatures"),
+        o.get("signatures")
+    );
+    assert_eq!(
+        proven.signer(),
+        &Signer::Service {
+            keyid: key().public_key().keyid().to_owned()
+        }
+    );
+    proven.check_built(&r).unwrap();
+}
+
+#[test]
+fn a_record_other_than_the_built_one_is_a_mismatch_at_its_first_difference() {
+    let a = action(1);
+    let envelope = sign_approval(record(&a, 200).value(), &key()).unwrap();
+    let p = Presented::read(&envelope, Some(&policy(false))).unwrap();
+    let proven = p.proven().unwrap();
+    let e = proven.check_built(&record(&a, 300)).unwrap_err();
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::DecisionMismatch, "/expires_at")
+    );
+    // The action sorts first: another action is reported there, not at its digest.
+    let e = proven.check_built(&record(&action(2), 200)).unwrap_err();
+    assert_eq!((e.code(), e.path()), (Code::DecisionMismatch, "/action"));
+}
+
+#[test]
+fn bare_envelopes_are_refused_only_where_proof_is_required() {
+    let bare = json(BARE);
+    let e = Presented::read(&bare, Some(&policy(true))).unwrap_err();
+    assert_eq!(e.code(), Code::MissingProof);
+    for policy in [None, Some(policy(false))] {
+        let p = Presented::read(&bare, policy.as_ref()).unwrap();
+        assert!(p.proven().is_none());
+        assert_eq!(p.envelope().decision_id, "dec-1");
+    }
+    // A bare envelope's own problems keep their code where proof is optional.
+    let e = Presented::read(&json(r#"{"approval_id": 1}"#), None).unwrap_err();
+    assert_eq!(e.code(), Code::InvalidDecision);
+}
+
+#[test]
+fn proof_without_trusted_keys_is_refused() {
+    let envelope = sign_approval(record(&action(1), 200).value(), &key()).unwrap();
+    let e = Presented::read(&envelope, None).unwrap_err();
+    assert_eq!(e.code(), Code::UnknownKey);
+    let other = SigningKey::from_seed(&[4; 32]);
+    let forged = sign_approval(record(&action(1), 200).value(), &other).unwrap();
+    let e = Presented::read(&forged, Some(&policy(true))).unwrap_err();
+    assert_eq!(e.code(), Code::UnknownKey);
+}
