@@ -107,9 +107,9 @@ impl<'s> DecisionInput<'s> {
 
 /// `proposed_digest`, when present: a digest.
 fn optional_digest(f: &Fields<'_, '_>) -> Result<Option<Digest>> {
-    match f.required("proposed_digest") {
-        Ok(_) => f.digest("proposed_digest").map(Some),
-        Err(_) => Ok(None),
+    match f.get("proposed_digest") {
+        Some(_) => f.digest("proposed_digest").map(Some),
+        None => Ok(None),
     }
 }
 

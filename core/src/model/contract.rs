@@ -90,9 +90,9 @@ impl Contract {
         let approval =
             ApprovalRule::from_value(f.required("approval")?).map_err(|e| e.in_key("approval"))?;
         let cost_minor = f.integer("cost_minor", 0)?;
-        let max_approval_ms = match f.required("max_approval_ms") {
-            Ok(_) => Some(f.integer("max_approval_ms", 1)?),
-            Err(_) => None,
+        let max_approval_ms = match f.get("max_approval_ms") {
+            Some(_) => Some(f.integer("max_approval_ms", 1)?),
+            None => None,
         };
         let document = document.clone().into_owned();
         let digest = crate::fingerprint(&document);

@@ -37,14 +37,17 @@ impl<'v, 'a> Fields<'v, 'a> {
         Error::new(self.code, message).in_key(key)
     }
 
-    /// A field that must be present.
-    pub(crate) fn required(&self, key: &str) -> Result<&'v Value<'a>> {
+    /// A field that may be absent (no error is built for its absence: optional fields are
+    /// read on every check).
+    pub(crate) fn get(&self, key: &str) -> Option<&'v Value<'a>> {
         // These objects have at most eight members: a scan comparing bytes beats a binary
         // search comparing UTF-16 order.
-        self.obj
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
+        self.obj.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// A field that must be present.
+    pub(crate) fn required(&self, key: &str) -> Result<&'v Value<'a>> {
+        self.get(key)
             .ok_or_else(|| self.error(key, format!("missing field {key:?}")))
     }
 

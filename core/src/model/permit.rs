@@ -195,7 +195,7 @@ impl Context {
     /// each contract once): `v` holds every field but `contract`.
     pub fn with_contract(v: &Value<'_>, contract: Option<Contract>) -> Result<Context> {
         let f = Fields::new(v, Code::InvalidContext, "context", &CONTEXT_FIELDS[..])?;
-        if f.required("contract").is_ok() {
+        if f.get("contract").is_some() {
             return Err(Error::new(
                 Code::InvalidContext,
                 "the contract is given separately: leave it out of the context",
@@ -211,14 +211,14 @@ impl Context {
             tenant: f.identity("tenant")?.to_owned(),
             policy_version: f.identity("policy_version")?.to_owned(),
             contract,
-            approver: nullable_fact(f, "approver_authorized", "approver", "authorized")?,
-            subject: fact(f, "subject_authorized", "subject", "authorized")?,
-            revoked: nullable_fact(f, "revoked", "approval_id", "revoked")?,
-            proof: match f.required("proof") {
-                Ok(p) => Some(Arc::new(
+            approver: nullable_fact(f, APPROVER_FACT)?,
+            subject: fact(f, SUBJECT_FACT)?,
+            revoked: nullable_fact(f, REVOKED_FACT)?,
+            proof: match f.get("proof") {
+                Some(p) => Some(Arc::new(
                     ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?,
                 )),
-                Err(_) => None,
+                None => None,
             },
         })
     }
@@ -242,11 +242,33 @@ impl Context {
 }
 
 /// Reads `{"<who>": identifier, "<flag>": boolean}` at `key`.
-fn fact(f: &Fields<'_, '_>, key: &str, who: &str, flag: &str) -> Result<Fact> {
+/// A fact's key, the members naming its subject and its flag, and how messages name it (a
+/// literal: a name formatted on every check cost more than reading the fact).
+type FactKeys = (&'static str, &'static str, &'static str, &'static str);
+
+const APPROVER_FACT: FactKeys = (
+    "approver_authorized",
+    "approver",
+    "authorized",
+    r#"approver_authorized (a fact {"approver", "authorized"})"#,
+);
+const SUBJECT_FACT: FactKeys = (
+    "subject_authorized",
+    "subject",
+    "authorized",
+    r#"subject_authorized (a fact {"subject", "authorized"})"#,
+);
+const REVOKED_FACT: FactKeys = (
+    "revoked",
+    "approval_id",
+    "revoked",
+    r#"revoked (a fact {"approval_id", "revoked"})"#,
+);
+
+fn fact(f: &Fields<'_, '_>, (key, who, flag, what): FactKeys) -> Result<Fact> {
     let v = f.required(key)?;
-    let what = format!("{key} (a fact {{\"{who}\", \"{flag}\"}})");
     let read = || -> Result<Fact> {
-        let inner = Fields::new(v, Code::InvalidContext, &what, &[who, flag])?;
+        let inner = Fields::new(v, Code::InvalidContext, what, &[who, flag])?;
         Ok(Fact {
             about: inner.identity(who)?.to_owned(),
             flag: inner.boolean(flag)?,
@@ -256,10 +278,10 @@ fn fact(f: &Fields<'_, '_>, key: &str, who: &str, flag: &str) -> Result<Fact> {
 }
 
 /// [`fact`], or `None` for `null`.
-fn nullable_fact(f: &Fields<'_, '_>, key: &str, who: &str, flag: &str) -> Result<Option<Fact>> {
-    match f.required(key)? {
+fn nullable_fact(f: &Fields<'_, '_>, keys: FactKeys) -> Result<Option<Fact>> {
+    match f.required(keys.0)? {
         Value::Null => Ok(None),
-        _ => fact(f, key, who, flag).map(Some),
+        _ => fact(f, keys).map(Some),
     }
 }
 

@@ -188,7 +188,7 @@ impl Condition {
                 })
                 .in_key("pointer")
             })?;
-        let present = |k: &str| f.required(k).is_ok();
+        let present = |k: &str| f.get(k).is_some();
         let test = match (present("any"), present("all")) {
             (true, true) => {
                 return Err(invalid("a condition has either any or all, not both").in_key("all"))
@@ -224,7 +224,7 @@ impl Condition {
         };
         let value = match op {
             Op::Exists | Op::Absent => {
-                if f.required("value").is_ok() {
+                if f.get("value").is_some() {
                     return Err(invalid(format!("{name} takes no value")).in_key("value"));
                 }
                 None

@@ -56,7 +56,7 @@ pub fn context_with(
     let mut entries: Vec<(Cow<'_, str>, Value<'_>)> = FACT_FIELDS
         .iter()
         .filter(|k| **k != "contract")
-        .filter_map(|k| f.required(k).ok().map(|v| (Cow::Borrowed(*k), v.clone())))
+        .filter_map(|k| f.get(k).map(|v| (Cow::Borrowed(*k), v.clone())))
         .collect();
     entries.push((Cow::Borrowed("now"), super::values::int(now)));
     let revoked = match revoked {

@@ -21,7 +21,7 @@ fn fields<'v, 'a>(v: &'v Value<'a>, what: &str, allowed: &[&str]) -> Result<Fiel
 
 /// An optional member: absent and `null` are both `None`.
 fn optional<'v, 'a>(f: &Fields<'v, 'a>, key: &str) -> Option<&'v Value<'a>> {
-    f.required(key).ok().filter(|v| !matches!(v, Value::Null))
+    f.get(key).filter(|v| !matches!(v, Value::Null))
 }
 
 /// An optional identity (absent or `null`: none).

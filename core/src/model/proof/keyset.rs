@@ -115,7 +115,7 @@ impl KeySet {
             &["service_keys", "passkeys", "webauthn"],
         )?;
         let mut set = KeySet::default();
-        if let Ok(keys) = f.required("service_keys") {
+        if let Some(keys) = f.get("service_keys") {
             for (keyid, entry) in members(keys, "service_keys")? {
                 set.service.push(
                     read_service_key(keyid, entry)
@@ -123,24 +123,24 @@ impl KeySet {
                 );
             }
         }
-        if let Ok(keys) = f.required("passkeys") {
+        if let Some(keys) = f.get("passkeys") {
             for (id, entry) in members(keys, "passkeys")? {
                 set.passkeys
                     .push(read_passkey(id, entry).map_err(|e| e.in_key(id).in_key("passkeys"))?);
             }
         }
-        match f.required("webauthn") {
-            Ok(rp) => {
+        match f.get("webauthn") {
+            Some(rp) => {
                 set.relying_party = Some(read_relying_party(rp).map_err(|e| e.in_key("webauthn"))?);
             }
-            Err(_) if !set.passkeys.is_empty() => {
+            None if !set.passkeys.is_empty() => {
                 return Err(Error::new(
                     Code::InvalidKeySet,
                     "passkeys need the relying party: webauthn {rp_id, origins}",
                 )
                 .in_key("webauthn"));
             }
-            Err(_) => {}
+            None => {}
         }
         Ok(set)
     }
@@ -284,9 +284,9 @@ fn read_service_key(keyid: &str, entry: &Value<'_>) -> Result<ServiceKey> {
             ),
         ));
     }
-    let approvers = match f.required("approvers") {
-        Err(_) => None,
-        Ok(list) => Some(identities(list).map_err(|e| e.in_key("approvers"))?),
+    let approvers = match f.get("approvers") {
+        None => None,
+        Some(list) => Some(identities(list).map_err(|e| e.in_key("approvers"))?),
     };
     Ok(ServiceKey {
         key,
