@@ -53,6 +53,28 @@ fn owned(js: Js, value: Handle) -> JsResult<OwnedValue> {
     })
 }
 
+/// A request with a `contract` member that may be a loaded `Contract` (lifted out of the walk,
+/// then put back as its document) or a document.
+fn with_contract_document(js: Js, request: Handle) -> JsResult<OwnedValue> {
+    let lift = (
+        Lift {
+            value: 0,
+            key: "contract",
+        },
+        crate::instance::get(js, |i| i.contract_proto)?,
+    );
+    host::with_values(js, [request], &Options::default(), Some(lift), |[r], h| {
+        let r = r.clone().into_owned();
+        match h {
+            Some(h) => {
+                let c = contract::lifted(js, h)?;
+                with_member(r, "contract", c.document().clone().into_owned())
+            }
+            None => Ok(r),
+        }
+    })?
+}
+
 fn object(entries: Vec<(&'static str, OwnedValue)>) -> JsResult<OwnedValue> {
     let entries = entries
         .into_iter()
@@ -368,29 +390,7 @@ impl Ledger {
     )]
     pub fn propose(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Propose, |js| {
-            let lift = (
-                Lift {
-                    value: 0,
-                    key: "contract",
-                },
-                crate::instance::get(js, |i| i.contract_proto)?,
-            );
-            host::with_values(
-                js,
-                [request.raw()],
-                &Options::default(),
-                Some(lift),
-                |[r], h| {
-                    let r = r.clone().into_owned();
-                    match h {
-                        Some(h) => {
-                            let c = contract::lifted(js, h)?;
-                            with_member(r, "contract", c.document().clone().into_owned())
-                        }
-                        None => Ok(r),
-                    }
-                },
-            )?
+            with_contract_document(js, request.raw())
         })
     }
 
@@ -406,29 +406,7 @@ impl Ledger {
     )]
     pub fn amend(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Amend, |js| {
-            let lift = (
-                Lift {
-                    value: 0,
-                    key: "contract",
-                },
-                crate::instance::get(js, |i| i.contract_proto)?,
-            );
-            host::with_values(
-                js,
-                [request.raw()],
-                &Options::default(),
-                Some(lift),
-                |[r], h| {
-                    let r = r.clone().into_owned();
-                    match h {
-                        Some(h) => {
-                            let c = contract::lifted(js, h)?;
-                            with_member(r, "contract", c.document().clone().into_owned())
-                        }
-                        None => Ok(r),
-                    }
-                },
-            )?
+            with_contract_document(js, request.raw())
         })
     }
 

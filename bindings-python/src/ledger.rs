@@ -104,6 +104,22 @@ fn request<'py>(
     Ok(dict)
 }
 
+/// The request `dict`, whose `contract` may be a loaded `Contract` (read as its document,
+/// without walking the object) or a document.
+fn with_contract_document(
+    dict: &Bound<'_, PyDict>,
+    contract: &Bound<'_, PyAny>,
+) -> PyResult<OwnedValue> {
+    match contract.cast::<PyContract>() {
+        Ok(loaded) => {
+            let document = loaded.get().0.document().clone().into_owned();
+            let rest = owned(dict, Some(("contract", contract)))?;
+            with_member(rest, "contract", document).map_err(|e| to_py(dict.py(), &e))
+        }
+        Err(_) => owned(dict, None),
+    }
+}
+
 /// Converts a request dict into an owned value, with `lifted` (a member found by key and
 /// identity, such as a loaded `Contract`) left out of the walk; core's value borrows from
 /// Python objects only inside `with_*`, so it is copied out before the GIL is released.
@@ -252,14 +268,7 @@ impl PyLedger {
         request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let dict = self::request(py, &[("action", action), ("contract", contract)], request)?;
-        let value = match contract.cast::<PyContract>() {
-            Ok(loaded) => {
-                let document = loaded.get().0.document().clone().into_owned();
-                let rest = owned(&dict, Some(("contract", contract)))?;
-                with_member(rest, "contract", document).map_err(|e| to_py(py, &e))?
-            }
-            Err(_) => owned(&dict, None)?,
-        };
+        let value = with_contract_document(&dict, contract)?;
         self.run(py, Call::Propose, value)
     }
 
@@ -285,14 +294,7 @@ impl PyLedger {
             ("contract", contract),
         ];
         let dict = self::request(py, &named, request)?;
-        let value = match contract.cast::<PyContract>() {
-            Ok(loaded) => {
-                let document = loaded.get().0.document().clone().into_owned();
-                let rest = owned(&dict, Some(("contract", contract)))?;
-                with_member(rest, "contract", document).map_err(|e| to_py(py, &e))?
-            }
-            Err(_) => owned(&dict, None)?,
-        };
+        let value = with_contract_document(&dict, contract)?;
         self.run(py, Call::Amend, value)
     }
 
