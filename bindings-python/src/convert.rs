@@ -29,7 +29,7 @@
 
 use crate::error::to_py;
 use crate::text::{utf8, Utf8Error};
-use actionseal_core::host::{Builder, Container, HostType, Kind, Output, Stop};
+use actionseal_core::host::{Builder, Container, HostType, Kind, Output, Same, Stop};
 use actionseal_core::{Digest, Options, Value};
 use pyo3::exceptions::{PySystemError, PyValueError};
 use pyo3::ffi;
@@ -173,21 +173,33 @@ thread_local! {
 }
 
 /// [`canonicalize`], writing into `text`.
-fn canonical_into(
-    root: &Bound<'_, PyAny>,
-    options: &Options,
-    mut text: String,
-) -> PyResult<String> {
+fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> PyResult<String> {
     let py = root.py();
-    // SAFETY: as in `with_value`: the value is written out at once and never leaves here.
-    match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
-        Ok(converted) => {
-            text.clear();
-            actionseal_core::write_canonical(&converted.value, &mut text);
-            Ok(text)
-        }
+    let mut walk = Walk {
+        py,
+        b: Builder::canonical_into(options, text),
+        skip: Skip::NONE,
+    };
+    // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
+    // The text borrows nothing.
+    match unsafe { walk.value(root.as_ptr()) }.and_then(|()| Ok(walk.b.finish()?)) {
+        Ok(text) => Ok(text),
         Err(failure) => Err(failure.into_py(py)),
     }
+}
+
+/// Whether a Python value is exactly `held`, a value core holds (see core's `host::Same`),
+/// found by a walk under the conversion's rules that converts nothing. `false` when it
+/// differs, and when the walk fails: the ordinary conversion then reports the error.
+pub(crate) fn is_same(root: &Bound<'_, PyAny>, held: &Value<'_>, options: &Options) -> bool {
+    let mut walk = Walk {
+        py: root.py(),
+        b: Builder::with_output(options, Same::new(held)),
+        skip: Skip::NONE,
+    };
+    // SAFETY: as in `with_value`; nothing read is kept past the walk.
+    let same = unsafe { walk.value(root.as_ptr()) }.and_then(|()| Ok(walk.b.finish()?));
+    matches!(same, Ok(true))
 }
 
 /// A converted value.

@@ -25,7 +25,7 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _actionseal {
     use crate::contract::contract_arg;
-    use crate::convert::{with_value, with_value_at, with_values};
+    use crate::convert::{is_same, with_value, with_value_at, with_values};
     use crate::profile::{refuse, ProfileArg, DEFAULT};
     use crate::text::{JsonText, Utf8Error};
     use crate::{context, contract, convert, error::to_py, to_py};
@@ -331,18 +331,29 @@ mod _actionseal {
         refuse(py, profile)?;
         let context = context::read(context)?;
         let options = Options::default();
-        let verdict = match approval.cast::<PyApproval>() {
+        match approval.cast::<PyApproval>() {
             Ok(loaded) => {
-                let loaded = loaded.get();
-                with_value(action, &options, |ac| {
-                    actionseal_core::check_approval(Some(&loaded.0), ac, &context)
-                })?
+                let PyApproval { approval, digest } = loaded.get();
+                // The action an approval froze is usually the one presented: then the held
+                // value is checked, and the presented one is not converted.
+                let frozen = approval.action().value();
+                let verdict = if is_same(action, frozen, &options) {
+                    actionseal_core::check_approval(Some(approval), frozen, &context)
+                } else {
+                    with_value(action, &options, |ac| {
+                        actionseal_core::check_approval(Some(approval), ac, &context)
+                    })?
+                };
+                let known = (approval.action_digest(), digest.bind(py));
+                to_py::verdict(py, &verdict, Some(known))
             }
-            Err(_) => with_values(approval, action, &options, |ap, ac| {
-                actionseal_core::check_with(Some(ap), ac, &context)
-            })?,
-        };
-        to_py::value(py, &verdict.to_value())
+            Err(_) => {
+                let verdict = with_values(approval, action, &options, |ap, ac| {
+                    actionseal_core::check_with(Some(ap), ac, &context)
+                })?;
+                to_py::verdict(py, &verdict, None)
+            }
+        }
     }
 
     /// Charges ``cost_minor`` to ``budget`` (``{"limit_minor", "spent_minor"}``, integers in

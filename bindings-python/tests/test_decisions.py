@@ -265,3 +265,16 @@ def test_permit_vector(path):
     preloaded = dict(context, contract=actionseal.Contract(context["contract"]))
     assert permit_result(approval, action, preloaded) == want
     assert isinstance(preloaded["contract"], actionseal.Contract)
+
+    # And with the approval loaded once, when it loads (a malformed record is refused by
+    # Approval and rejected by check): the presented action is then compared with the held
+    # frozen one, which is checked in its place when they are the same.
+    try:
+        loaded = actionseal.Approval(approval)
+    except actionseal.ActionsealError:
+        return
+    assert permit_result(loaded, action, preloaded) == want
+    assert permit_result(loaded, action, context) == want
+    if want.get("outcome") is not None:
+        verdict = permit_result(loaded, dict(reversed(list(action.items()))), preloaded)
+        assert verdict == want and list(verdict) == sorted(verdict)

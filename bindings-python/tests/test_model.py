@@ -323,6 +323,44 @@ def test_check_permits_the_approved_action(refund, envelope, record):
     assert actionseal.check(record, dict(reversed(list(envelope.items()))), context(refund)) == verdict
 
 
+def test_a_loaded_approval_checks_what_is_presented_not_what_it_holds(refund, envelope, record):
+    # The binding checks the held frozen action in place of the presented one only when the
+    # two are the same value; every other presented action is converted and checked as is.
+    loaded = actionseal.Approval(record)
+    ctx = context(refund)
+
+    class Key(str):
+        def __hash__(self):
+            return id(self)
+
+        def __eq__(self, other):
+            return self is other
+
+    same = [envelope, dict(reversed(list(envelope.items()))), dict(envelope, args=dict(ARGS, amount_minor=2500.0))]
+    differ = [
+        dict(envelope, args=dict(ARGS, amount_minor=2501)),
+        dict(envelope, args={**ARGS, "note": None}),
+        dict(envelope, args={k: v for k, v in ARGS.items() if k != "currency"}),
+        dict(envelope, tenant="tenant-b"),
+        {k: v for k, v in envelope.items() if k != "job_id"},
+        dict(envelope, args=[ARGS]),
+    ]
+    for presented in same + differ:
+        assert actionseal.check(loaded, presented, ctx) == actionseal.check(record, presented, ctx)
+    assert all(actionseal.check(loaded, p, ctx)["outcome"] == "permit" for p in same)
+    assert all(actionseal.check(loaded, p, ctx)["outcome"] != "permit" for p in differ)
+    # A key given twice (two str objects with one text) is refused, as without the approval
+    # loaded; so is what is not data.
+    twice = {Key("tenant"): "tenant-a", **envelope}
+    for bad, code in [(twice, "duplicate_key"), (dict(envelope, args=dict(ARGS, at=object())), "unsupported_type")]:
+        with pytest.raises(actionseal.ActionsealError) as loaded_err:
+            actionseal.check(loaded, bad, ctx)
+        with pytest.raises(actionseal.ActionsealError) as record_err:
+            actionseal.check(record, bad, ctx)
+        assert (loaded_err.value.code, loaded_err.value.path) == (record_err.value.code, record_err.value.path)
+        assert loaded_err.value.code == code
+
+
 def test_check_reports_drift_and_pending_approval(refund, envelope, record):
     presented = dict(envelope, args=dict(ARGS, amount_minor=9000))
     verdict = actionseal.check(record, presented, context(refund))

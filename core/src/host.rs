@@ -219,7 +219,8 @@ struct Frame {
 const MAX_RESERVE: usize = 4096;
 
 /// What a [`Builder`] makes of the data it accepts: a [`Value`] ([`Values`]), or the
-/// canonical text directly ([`Canonical`], for the functions that need no more).
+/// canonical text directly ([`Canonical`], for the functions that need no more), or only
+/// whether it is a value core already holds ([`Same`]).
 pub trait Output<'a> {
     /// What [`Builder::finish`] returns.
     type Done;
@@ -638,7 +639,9 @@ impl<'a> Output<'a> for Values<'a> {
 }
 
 mod canonical;
+mod same;
 pub use canonical::Canonical;
+pub use same::Same;
 
 /// A call whose values have objects of more realms than the binding walks them again for
 /// (each realm's `Object.prototype` costs a walk): [`Code::UnsupportedType`].

@@ -28,7 +28,7 @@ mod model;
 
 pub use error::{Code, Error, Result};
 pub use json::canon::{canonicalize, write_canonical};
-pub use json::digest::{digest_equal, Digest};
+pub use json::digest::{digest_equal, Digest, DigestText};
 pub use json::keyorder::cmp_utf16;
 pub use json::number::{Number, MAX_SAFE_INTEGER};
 pub use json::options::{Options, Profile, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};

@@ -363,3 +363,111 @@ fn canonical_output_refuses_duplicate_keys_where_values_do() {
         }
     }
 }
+
+/// Reports `v` to a builder, members of objects in reverse order when `reverse`, with one
+/// change at the `at`-th value reached (counting from 1, in the order reported), if any.
+fn replay<'a, O: Output<'a>>(b: &mut Builder<'a, O>, v: &Value<'a>, reverse: bool, at: &mut usize) {
+    *at = at.wrapping_sub(1);
+    let change = *at == 0;
+    match v {
+        Value::Object(o) => {
+            b.open(obj(0)).unwrap();
+            let mut members: Vec<_> = o.iter().collect();
+            if reverse {
+                members.reverse();
+            }
+            if change {
+                // A member missing, repeated, or one too many.
+                match members.len() % 3 {
+                    0 => members.push(("extra", &Value::Null)),
+                    1 => {
+                        members.pop();
+                    }
+                    _ => members.push(members[0]),
+                }
+            }
+            for (k, item) in members {
+                b.key(Cow::Owned(k.to_owned())).unwrap();
+                replay(b, item, reverse, at);
+            }
+            b.close().ok();
+        }
+        Value::Array(items) => {
+            b.open(arr(0)).unwrap();
+            for item in items {
+                replay(b, item, reverse, at);
+            }
+            if change {
+                b.null().unwrap();
+            }
+            b.close().unwrap();
+        }
+        Value::Number(n) if change => b.double(-n.as_f64()).unwrap(),
+        Value::String(s) if change => b.string(Cow::Owned(format!("{s}."))).unwrap(),
+        Value::Null if change => b.boolean(false).unwrap(),
+        _ if change => b.null().unwrap(),
+        Value::Null => b.null().unwrap(),
+        Value::Bool(x) => b.boolean(*x).unwrap(),
+        Value::Number(n) => b.double(n.as_f64()).unwrap(),
+        Value::String(s) => b.string(s.clone()).unwrap(),
+    }
+}
+
+#[test]
+fn same_output_is_true_exactly_for_the_held_value() {
+    let options = Options::default();
+    let mut changed = 0;
+    for i in 0..5_000u64 {
+        let mut seed = i * 2_654_435_761 + 1;
+        let mut values = Builder::new(&options);
+        report(&mut values, &mut seed, 0);
+        let held = values.finish().unwrap();
+        for reverse in [false, true] {
+            // Unchanged, in either order: the same.
+            let mut b = Builder::with_output(&options, Same::new(&held));
+            replay(&mut b, &held, reverse, &mut 0);
+            assert!(b.finish().unwrap(), "{}", canonicalize(&held));
+            // One change anywhere: not the same (a repeated key included, which the
+            // ordinary walk refuses).
+            for at in 1..=4 {
+                let mut b = Builder::with_output(&options, Same::new(&held));
+                let mut count = at;
+                replay(&mut b, &held, reverse, &mut count);
+                if count == 0 || count > at {
+                    assert_ne!(
+                        b.finish().ok(),
+                        Some(true),
+                        "{} at {at}",
+                        canonicalize(&held)
+                    );
+                    changed += 1;
+                }
+            }
+        }
+    }
+    assert!(changed > 10_000, "{changed}");
+}
+
+#[test]
+fn same_output_tells_zero_from_minus_zero_and_reports_errors_as_values_do() {
+    let held = crate::parse(b"{\"a\":[0,1]}", &Options::default()).unwrap();
+    let mut b = Builder::with_output(&Options::default(), Same::new(&held));
+    b.open(obj(1)).unwrap();
+    b.key("a".into()).unwrap();
+    b.open(arr(2)).unwrap();
+    b.double(-0.0).unwrap();
+    b.integer(1).unwrap();
+    b.close().unwrap();
+    b.close().unwrap();
+    assert!(!b.finish().unwrap());
+
+    let mut b = Builder::with_output(&Options::default(), Same::new(&held));
+    b.open(obj(1)).unwrap();
+    b.key("a".into()).unwrap();
+    b.open(arr(2)).unwrap();
+    b.integer(0).unwrap();
+    assert_eq!(
+        refused(b.unsupported(HostType::Object(Some("Date")))),
+        (Code::UnsupportedType, "/a/1".to_owned())
+    );
+}

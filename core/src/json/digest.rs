@@ -89,16 +89,43 @@ impl Bytes for Hasher {
     }
 }
 
-impl fmt::Display for Digest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
+/// A digest's text, `sha256:<64 lowercase hex>`, on the stack.
+pub struct DigestText([u8; 71]);
+
+impl DigestText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        // Only the ASCII prefix and hex digits were written.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl Digest {
+    /// The digest's text without allocating (what `to_string` gives).
+    pub fn text(&self) -> DigestText {
+        // Two hex digits per byte from one table look-up.
+        const PAIRS: [[u8; 2]; 256] = {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let mut t = [[0u8; 2]; 256];
+            let mut i = 0;
+            while i < 256 {
+                t[i] = [HEX[i >> 4], HEX[i & 0xF]];
+                i += 1;
+            }
+            t
+        };
         let mut s = [0u8; 71];
         s[..7].copy_from_slice(PREFIX.as_bytes());
-        for (i, b) in self.0.iter().enumerate() {
-            s[7 + 2 * i] = HEX[usize::from(b >> 4)];
-            s[8 + 2 * i] = HEX[usize::from(b & 0xF)];
+        for (pair, b) in s[7..].chunks_exact_mut(2).zip(self.0) {
+            pair.copy_from_slice(&PAIRS[usize::from(b)]);
         }
-        f.write_str(std::str::from_utf8(&s).map_err(|_| fmt::Error)?)
+        DigestText(s)
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text().as_str())
     }
 }
 

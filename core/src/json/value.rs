@@ -140,6 +140,14 @@ impl<'a> Object<'a> {
     /// An object from members in any order; the same key twice is [`Code::DuplicateKey`]
     /// with the path of the key.
     pub fn from_entries(mut entries: Vec<(Cow<'a, str>, Value<'a>)>) -> Result<Object<'a>> {
+        // Members usually come in order (from canonical text, or a host that kept it): one
+        // comparison each shows they are sorted and unique.
+        if entries
+            .windows(2)
+            .all(|w| cmp_utf16(&w[0].0, &w[1].0) == Ordering::Less)
+        {
+            return Ok(Object { entries });
+        }
         entries.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
         if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(duplicate_key(&w[0].0));
@@ -157,6 +165,16 @@ impl<'a> Object<'a> {
 
     /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        // Most objects looked into are envelopes and records of a few members, where a scan
+        // that rejects on length or first byte beats a search comparing UTF-16 order.
+        if self.entries.len() <= 8 {
+            let b = key.as_bytes();
+            return self
+                .entries
+                .iter()
+                .find(|(k, _)| k.len() == b.len() && k.as_bytes().first() == b.first() && k == key)
+                .map(|(_, v)| v);
+        }
         self.entries
             .binary_search_by(|(k, _)| cmp_utf16(k, key))
             .ok()

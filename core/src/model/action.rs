@@ -177,7 +177,10 @@ pub(crate) fn check_shape(v: &Value<'_>) -> Result<()> {
 pub(crate) fn field<'v>(v: &'v Value<'_>, key: &str) -> &'v str {
     // Eight members: a byte-comparing scan beats a binary search in UTF-16 order.
     v.as_object()
-        .and_then(|o| o.iter().find(|(k, _)| *k == key))
+        .and_then(|o| {
+            o.iter()
+                .find(|(k, _)| crate::model::fields::same_key(k, key))
+        })
         .and_then(|(_, v)| v.as_str())
         .unwrap_or("")
 }

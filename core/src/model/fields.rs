@@ -27,7 +27,10 @@ impl<'v, 'a> Fields<'v, 'a> {
                 format!("{what} must be an object, not {}", value.type_name()),
             ));
         };
-        if let Some((k, _)) = obj.iter().find(|(k, _)| !allowed.contains(k)) {
+        if let Some((k, _)) = obj
+            .iter()
+            .find(|(k, _)| !allowed.iter().any(|a| same_key(k, a)))
+        {
             return Err(Error::new(code, format!("unknown field {k:?} in {what}")).in_key(k));
         }
         Ok(Fields { obj, code })
@@ -42,7 +45,10 @@ impl<'v, 'a> Fields<'v, 'a> {
     pub(crate) fn get(&self, key: &str) -> Option<&'v Value<'a>> {
         // These objects have at most eight members: a scan comparing bytes beats a binary
         // search comparing UTF-16 order.
-        self.obj.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.obj
+            .iter()
+            .find(|(k, _)| same_key(k, key))
+            .map(|(_, v)| v)
     }
 
     /// A field that must be present.
@@ -116,6 +122,13 @@ impl<'v, 'a> Fields<'v, 'a> {
             .parse()
             .map_err(|e: Error| self.error(key, format!("{key}: {}", e.message())))
     }
+}
+
+/// Whether two field names are the same. Most names compared differ in length or first
+/// byte, which is decided here without calling `memcmp`.
+#[inline(always)]
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 /// Why `s` is not an acceptable identity, if it is not: a phrase completing "<field> ...".

@@ -409,7 +409,17 @@ enum Presented<'v, 'a> {
 fn decide(presented: Presented<'_, '_>, action: &Value<'_>, ctx: &Context) -> Verdict {
     let mut reasons = Vec::new();
     let mut drift = Vec::new();
-    let action_digest = crate::fingerprint(action);
+    // A presented action equal to a loaded approval's frozen one has its fingerprint: equal
+    // values have the same canonical form (numbers compare as doubles, and `-0` and `0` are
+    // both written `0`), so it is not hashed again. Any other is fingerprinted.
+    let action_digest = match &presented {
+        Presented::Record(_, Some(a))
+            if std::ptr::eq(a.action().value(), action) || a.action().value() == action =>
+        {
+            a.action().digest()
+        }
+        _ => crate::fingerprint(action),
+    };
 
     // The approval, if one was presented: None = absent, Some(None) = invalid or tampered.
     // The frozen action usually equals the presented one, whose fingerprint is already
@@ -477,12 +487,12 @@ fn decide(presented: Presented<'_, '_>, action: &Value<'_>, ctx: &Context) -> Ve
     }
     // Envelopes whose fields can be compared with the context: the frozen one and, when
     // well-formed, the presented one.
-    let envelopes: Vec<&Value<'_>> = record
-        .map(|r| r.frozen)
-        .into_iter()
-        .chain(valid_action.then_some(action))
-        .collect();
-    let any_differs = |key: &str, want: &str| envelopes.iter().any(|e| field(e, key) != want);
+    let frozen = record.map(|r| r.frozen);
+    // The presented action may be the frozen value itself (a binding found them the same).
+    let other = valid_action && !frozen.is_some_and(|f| std::ptr::eq(f, action));
+    let envelopes = [frozen, other.then_some(action)];
+    let any_differs =
+        |key: &str, want: &str| envelopes.iter().flatten().any(|e| field(e, key) != want);
 
     if presented.is_none() && requirement != Some(false) {
         reasons.push(Reason::NoApproval);

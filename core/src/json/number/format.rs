@@ -34,24 +34,33 @@ fn short_decimal(a: f64) -> Option<(u64, u32)> {
     if !(1e-6..1e15).contains(&a) {
         return None;
     }
+    // Below 1e7, a decimal with `k <= 8` places is also one with 8 places (and, below 1e15
+    // scaled, at most 15 digits): one test at `k = 8` decides, and `write_decimal` drops the
+    // trailing zeros. A 17-digit double (`1 / 7`) is refused after one product, not eight.
+    if a < 1e7 {
+        return decimal_with_places(a, 1e8, 8);
+    }
     let mut p = 1.0;
-    for k in 1..=8 {
+    for k in 1..=7 {
         p *= 10.0;
-        // Rounded by adding a half and truncating (no C library call): only a candidate,
-        // which the exact test below accepts or not; when a decimal with `k` places exists,
-        // the product is within 0.23 of it, far from where the two ways of rounding differ.
-        let x = a * p;
-        let m = (x + 0.5) as u64 as f64;
-        if m >= 1e15 {
-            return None;
-        }
-        // A decimal with `k` places puts the product within 0.23 of `m`; a product farther
-        // off has none, and skips the division.
-        if (x - m).abs() <= 0.25 && m / p == a {
-            return Some((m as u64, k));
+        if let Some(found) = decimal_with_places(a, p, k) {
+            return Some(found);
         }
     }
     None
+}
+
+/// The decimal `m / p` (`p = 10^k`, `m` below 1e15) that rounds to `a`, if there is one.
+#[inline(always)]
+fn decimal_with_places(a: f64, p: f64, k: u32) -> Option<(u64, u32)> {
+    // Rounded by adding a half and truncating (no C library call): only a candidate, which
+    // the exact test below accepts or not; when a decimal with `k` places exists, the product
+    // is within 0.23 of it, far from where the two ways of rounding differ.
+    let x = a * p;
+    let m = (x + 0.5) as u64 as f64;
+    // A decimal with `k` places puts the product within 0.23 of `m`; a product farther off
+    // has none, and skips the division.
+    (m < 1e15 && (x - m).abs() <= 0.25 && m / p == a).then_some((m as u64, k))
 }
 
 /// Appends `m / 10^k` (`m > 0`, `k >= 1`) in ECMAScript's plain notation, negated if `neg`.
