@@ -173,17 +173,32 @@ thread_local! {
 }
 
 /// [`canonicalize`], writing into `text`.
+///
+/// The walk reports members in canonical order. When it fails, the value is walked again as
+/// every conversion walks it (members in iteration order), so that the error reported is the
+/// first one met in that order, as elsewhere; unless the second walk finds nothing wrong,
+/// because Python code run by the first walk's failure changed the value.
 fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> PyResult<String> {
     let py = root.py();
     let mut walk = Walk {
         py,
         b: Builder::canonical_into(options, text),
         skip: Skip::NONE,
+        in_order: Some(InOrder::default()),
     };
     // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
     // The text borrows nothing.
     match unsafe { walk.value(root.as_ptr()) }.and_then(|()| Ok(walk.b.finish()?)) {
         Ok(text) => Ok(text),
+        Err(first @ Failure::Core(_)) => {
+            // SAFETY: as above.
+            match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
+                Err(failure) => Err(failure.into_py(py)),
+                // The failure ran Python code that changed the value (naming a type can):
+                // what the first walk found is still what was wrong with it.
+                Ok(_) => Err(first.into_py(py)),
+            }
+        }
         Err(failure) => Err(failure.into_py(py)),
     }
 }
@@ -196,6 +211,7 @@ pub(crate) fn is_same(root: &Bound<'_, PyAny>, held: &Value<'_>, options: &Optio
         py: root.py(),
         b: Builder::with_output(options, Same::new(held)),
         skip: Skip::NONE,
+        in_order: None,
     };
     // SAFETY: as in `with_value`; nothing read is kept past the walk.
     let same = unsafe { walk.value(root.as_ptr()) }.and_then(|()| Ok(walk.b.finish()?));
@@ -237,6 +253,7 @@ unsafe fn convert<'a>(
         py,
         b: Builder::new(options),
         skip,
+        in_order: None,
     };
     walk.value(obj)?;
     let value = walk.b.finish()?;
@@ -287,6 +304,30 @@ struct Walk<'py, 'a, O: Output<'a> = actionseal_core::host::Values<'a>> {
     /// The member the root dict leaves out. Taken by the first dict read, which is the root
     /// when this is set.
     skip: Skip,
+    /// When set, dicts report their members in canonical key order (see [`InOrder`]).
+    in_order: Option<InOrder<'py, 'a>>,
+}
+
+/// What a walk that reports members in canonical key order keeps: a canonical text is then
+/// written as it goes, with no member moved when its object closes.
+///
+/// Core decides the order (`cmp_utf16`) and still checks it (and finds duplicate keys) when
+/// each object closes. Records of one shape (the items of a list of dicts from one
+/// `json.load`) share their key objects: a dict whose keys are the same objects, in the same
+/// iteration order, as the last dict read at its depth takes that dict's order without
+/// sorting, nor reading the keys' text again. Nothing frees a key while the walk runs (no
+/// Python code runs), and the walk's records end with it.
+/// A key object and its text.
+type KnownKey<'a> = (*mut ffi::PyObject, &'a str);
+
+#[derive(Default)]
+struct InOrder<'py, 'a> {
+    /// The members of the dicts being read, innermost last: each key is held (the walk's
+    /// error path can run Python code, and an error's path is built from keys).
+    members: Vec<(Bound<'py, PyAny>, &'a str, *mut ffi::PyObject)>,
+    /// Per depth, the keys of the last dict read there (in iteration order, with their
+    /// text) and the order core gave them (indices into those keys).
+    last: Vec<(Vec<KnownKey<'a>>, Vec<u32>)>,
 }
 
 /// Whether `obj`'s type is exactly `ty`.
@@ -388,6 +429,9 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
     }
 
     unsafe fn dict(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
+        if self.in_order.is_some() {
+            return self.dict_in_order(obj);
+        }
         let len = ffi::PyDict_Size(obj).max(0) as usize;
         self.b
             .open(Container::plain(Kind::Object, obj as usize, len))?;
@@ -406,6 +450,69 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             self.b.key(Cow::Borrowed(key))?;
             self.value(v)?;
             drop(hold);
+        }
+        Ok(self.b.close()?)
+    }
+
+    /// A dict, its members reported in canonical key order (see [`InOrder`]).
+    unsafe fn dict_in_order(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
+        let len = ffi::PyDict_Size(obj).max(0) as usize;
+        self.b
+            .open(Container::plain(Kind::Object, obj as usize, len))?;
+        let depth = self.b.depth();
+        let Some(o) = self.in_order.as_mut() else {
+            return Err(Failure::Bug("a walk in order without its records"));
+        };
+        if o.last.len() < depth {
+            o.last.resize_with(depth, Default::default);
+        }
+        let base = o.members.len();
+        // Whether the keys so far are the last dict's at this depth, whose text is known.
+        let mut same_keys = true;
+        let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+        while ffi::PyDict_Next(obj, &mut pos, &mut k, &mut v) != 0 {
+            let hold = Bound::from_borrowed_ptr(self.py, k);
+            let i = self.in_order.as_ref().map_or(0, |o| o.members.len() - base);
+            let known = match self.in_order.as_ref().map(|o| &o.last[depth - 1].0) {
+                Some(keys) if same_keys => keys.get(i).filter(|(p, _)| *p == k).map(|(_, s)| *s),
+                _ => None,
+            };
+            same_keys = known.is_some();
+            let key = match known {
+                Some(key) => key,
+                None => self.key(k)?,
+            };
+            if let Some(o) = self.in_order.as_mut() {
+                o.members.push((hold, key, v));
+            }
+        }
+        let Some(o) = self.in_order.as_mut() else {
+            return Err(Failure::Bug("a walk in order without its records"));
+        };
+        let n = o.members.len() - base;
+        let members = &o.members[base..];
+        let (keys, order) = &mut o.last[depth - 1];
+        if !(same_keys && keys.len() == n) {
+            keys.clear();
+            keys.extend(members.iter().map(|(held, key, _)| (held.as_ptr(), *key)));
+            order.clear();
+            order.extend(0..n as u32);
+            order.sort_unstable_by(|&x, &y| {
+                actionseal_core::cmp_utf16(members[x as usize].1, members[y as usize].1)
+            });
+        }
+        for i in 0..n {
+            let Some((key, value)) = self.in_order.as_ref().and_then(|o| {
+                let at = base + *o.last.get(depth - 1)?.1.get(i)? as usize;
+                o.members.get(at).map(|(_, key, value)| (*key, *value))
+            }) else {
+                return Err(Failure::Bug("a member out of range"));
+            };
+            self.b.key(Cow::Borrowed(key))?;
+            self.value(value)?;
+        }
+        if let Some(o) = self.in_order.as_mut() {
+            o.members.truncate(base);
         }
         Ok(self.b.close()?)
     }

@@ -199,6 +199,33 @@ def test_subclasses_read_as_builtin_data():
     )
 
 
+def test_the_first_problem_in_iteration_order_is_reported():
+    # Canonical forms and fingerprints walk members in canonical key order; an error is still
+    # the first one met in the dict's own order, as every other function reports it.
+    for value, code, path in [
+        ({"b": object(), "a": float("nan")}, "unsupported_type", "/b"),
+        ({"b": float("nan"), "a": object()}, "non_finite_number", "/b"),
+        ({"z": {"y": [1, set()], "x": float("inf")}, "a": 1}, "unsupported_type", "/z/y/1"),
+        ({"records": [{"k": 1, "j": 2}, {"k": 1, "j": float("-inf")}, {"k": b"", "j": 2}]}, "non_finite_number", "/records/1/j"),
+    ]:
+        for f in (actionseal.canonicalize, actionseal.fingerprint, actionseal.Approval):
+            with pytest.raises(actionseal.ActionsealError) as e:
+                f(value)
+            assert (e.value.code, e.value.path) == (code, path) or f is actionseal.Approval
+
+
+def test_records_of_one_shape_are_ordered_each_by_its_own_keys():
+    # Dicts that share key objects take the previous one's order only when every key is the
+    # same object; a record with another key, fewer keys or the same keys in another order is
+    # ordered by itself.
+    import json
+
+    rows = json.loads('[{"b": 1, "a": 2}, {"b": 3, "a": 4}, {"a": 5, "b": 6}, {"b": 7}, {"b": 8, "c": 9}, {"b": 1, "a": 2, "0": 0}]')
+    assert actionseal.canonicalize(rows) == '[{"a":2,"b":1},{"a":4,"b":3},{"a":5,"b":6},{"b":7},{"b":8,"c":9},{"0":0,"a":2,"b":1}]'
+    nested = [{"z": {"y": 1, "x": 2}, "a": {"y": 3, "x": 4}}] * 3
+    assert actionseal.canonicalize(nested) == "[" + ",".join(['{"a":{"x":4,"y":3},"z":{"x":2,"y":1}}'] * 3) + "]"
+
+
 def test_bool_is_never_a_number():
     assert canon([True, False, 1, 0]) == "[true,false,1,0]"
     assert actionseal.fingerprint(True) != actionseal.fingerprint(1)

@@ -41,6 +41,30 @@ fn find<const STOP_AT_HIGH: bool>(b: &[u8], mut i: usize) -> usize {
         }
         i += 8;
     }
+    // The last bytes (fewer than eight): when the text is long enough, the eight bytes that
+    // end it, without the ones already scanned.
+    if i < b.len() && b.len() >= 8 {
+        let start = b.len() - 8;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[start..]);
+        // Bytes before `i` are not looked at: made an `a`, which matches nothing.
+        let keep = u64::MAX << (8 * (i - start));
+        let w = (u64::from_le_bytes(w) & keep) | ((ONES * u64::from(b'a')) & !keep);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let mut hits = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        if STOP_AT_HIGH {
+            hits |= w;
+        }
+        let hits = hits & HIGHS;
+        return if hits != 0 {
+            start + (hits.trailing_zeros() / 8) as usize
+        } else {
+            b.len()
+        };
+    }
     while let Some(&c) = b.get(i) {
         if c == b'"' || c == b'\\' || c < 0x20 || (STOP_AT_HIGH && c >= 0x80) {
             return i;

@@ -50,3 +50,27 @@ proptest! {
         prop_assert_eq!(find_special(&b, 0), reference(&b, 0));
     }
 }
+
+/// The last bytes are scanned as one word that can overlap bytes before the start: those must
+/// not match, nor borrow into the bytes after them (`"` then `#`, which is `"` + 1).
+#[test]
+fn the_last_word_ignores_bytes_before_the_start() {
+    for text in [
+        &b"abcdefg\"#abc"[..],
+        b"\"#",
+        b"abcdefgh\\]",
+        b"abcdefgh\x00!xyz",
+    ] {
+        for start in 0..=text.len() {
+            assert_eq!(
+                find_special(text, start),
+                reference(text, start),
+                "{text:?} {start}"
+            );
+            let high = (start..text.len())
+                .find(|&j| text[j] < 0x20 || text[j] >= 0x80 || b"\"\\".contains(&text[j]))
+                .unwrap_or(text.len());
+            assert_eq!(find_special_or_high(text, start), high, "{text:?} {start}");
+        }
+    }
+}
