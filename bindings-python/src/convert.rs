@@ -184,7 +184,7 @@ fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> P
         py,
         b: Builder::canonical_into(options, text),
         skip: Skip::NONE,
-        in_order: Some(InOrder::default()),
+        in_order: Some(InOrder::take()),
     };
     // SAFETY: `root` is alive for this call; see the module doc for why its contents are too.
     // The text borrows nothing.
@@ -305,7 +305,7 @@ struct Walk<'py, 'a, O: Output<'a> = actionseal_core::host::Values<'a>> {
     /// when this is set.
     skip: Skip,
     /// When set, dicts report their members in canonical key order (see [`InOrder`]).
-    in_order: Option<InOrder<'py, 'a>>,
+    in_order: Option<InOrder>,
 }
 
 /// What a walk that reports members in canonical key order keeps: a canonical text is then
@@ -316,18 +316,76 @@ struct Walk<'py, 'a, O: Output<'a> = actionseal_core::host::Values<'a>> {
 /// `json.load`) share their key objects: a dict whose keys are the same objects, in the same
 /// iteration order, as the last dict read at its depth takes that dict's order without
 /// sorting, nor reading the keys' text again. Nothing frees a key while the walk runs (no
-/// Python code runs), and the walk's records end with it.
-/// A key object and its text.
-type KnownKey<'a> = (*mut ffi::PyObject, &'a str);
-
+/// Python code runs), and what the walk learnt is forgotten when it ends; the buffers are
+/// kept, empty, for the next walk on the thread.
 #[derive(Default)]
-struct InOrder<'py, 'a> {
-    /// The members of the dicts being read, innermost last: each key is held (the walk's
-    /// error path can run Python code, and an error's path is built from keys).
-    members: Vec<(Bound<'py, PyAny>, &'a str, *mut ffi::PyObject)>,
-    /// Per depth, the keys of the last dict read there (in iteration order, with their
-    /// text) and the order core gave them (indices into those keys).
-    last: Vec<(Vec<KnownKey<'a>>, Vec<u32>)>,
+struct InOrder(Buffers);
+
+/// The vectors of an [`InOrder`].
+#[derive(Default)]
+struct Buffers {
+    /// The members of the dicts being read, innermost last. Each key is held (a reference
+    /// taken when it is pushed, given back when it is popped): the walk's error path can run
+    /// Python code, and an error's path is built from keys.
+    members: Vec<Member>,
+    /// Per depth, the keys of the last dict read there (in iteration order) and the order
+    /// core gave them (indices into those keys).
+    last: Vec<(Vec<Member>, Vec<u32>)>,
+}
+
+/// A dict member: its key object, the key's UTF-8 text (borrowed from the key object) and
+/// its value object.
+#[derive(Clone, Copy)]
+struct Member {
+    key: *mut ffi::PyObject,
+    text: *const u8,
+    len: usize,
+    value: *mut ffi::PyObject,
+}
+
+impl Member {
+    /// The key's text.
+    ///
+    /// # Safety
+    /// The key object must be alive, as it is while the member is held.
+    unsafe fn text<'a>(&self) -> &'a str {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(self.text, self.len))
+    }
+}
+
+thread_local! {
+    /// The buffers the last walk in order on this thread used, empty.
+    static IN_ORDER: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
+}
+
+impl InOrder {
+    /// The buffers of the thread's last walk, or new ones.
+    fn take() -> InOrder {
+        InOrder(IN_ORDER.take().unwrap_or_default())
+    }
+
+    /// Gives back the keys of the members from `base` on.
+    fn pop_to(&mut self, base: usize) {
+        for m in self.0.members.drain(base..) {
+            // SAFETY: the reference taken when the member was pushed (under the GIL, which
+            // every walk holds).
+            unsafe { ffi::Py_DECREF(m.key) };
+        }
+    }
+}
+
+impl Drop for InOrder {
+    fn drop(&mut self) {
+        self.pop_to(0);
+        // Key objects can be freed once the walk is over: nothing about them is kept.
+        for (keys, order) in &mut self.0.last {
+            keys.clear();
+            order.clear();
+        }
+        let kept = std::mem::take(&mut self.0);
+        // `try_with`: the thread may be ending.
+        let _ = IN_ORDER.try_with(|cell| cell.set(Some(kept)));
+    }
 }
 
 /// Whether `obj`'s type is exactly `ty`.
@@ -461,60 +519,77 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             .open(Container::plain(Kind::Object, obj as usize, len))?;
         let depth = self.b.depth();
         let Some(o) = self.in_order.as_mut() else {
-            return Err(Failure::Bug("a walk in order without its records"));
+            return Err(Failure::Bug("a walk in order without its buffers"));
         };
-        if o.last.len() < depth {
-            o.last.resize_with(depth, Default::default);
+        if o.0.last.len() < depth {
+            o.0.last.resize_with(depth, Default::default);
         }
-        let base = o.members.len();
+        let base = o.0.members.len();
         // Whether the keys so far are the last dict's at this depth, whose text is known.
         let mut same_keys = true;
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         while ffi::PyDict_Next(obj, &mut pos, &mut k, &mut v) != 0 {
-            let hold = Bound::from_borrowed_ptr(self.py, k);
-            let i = self.in_order.as_ref().map_or(0, |o| o.members.len() - base);
-            let known = match self.in_order.as_ref().map(|o| &o.last[depth - 1].0) {
-                Some(keys) if same_keys => keys.get(i).filter(|(p, _)| *p == k).map(|(_, s)| *s),
+            let Some(o) = self.in_order.as_mut() else {
+                return Err(Failure::Bug("a walk in order without its buffers"));
+            };
+            let i = o.0.members.len() - base;
+            let known = match o.0.last[depth - 1].0.get(i) {
+                Some(m) if same_keys && m.key == k => Some((m.text, m.len)),
                 _ => None,
             };
             same_keys = known.is_some();
-            let key = match known {
-                Some(key) => key,
-                None => self.key(k)?,
+            // Held before anything can fail (see `InOrder::members`).
+            ffi::Py_INCREF(k);
+            o.0.members.push(Member {
+                key: k,
+                text: std::ptr::null(),
+                len: 0,
+                value: v,
+            });
+            let (text, len) = match known {
+                Some(text) => text,
+                None => {
+                    let key = self.key(k)?;
+                    (key.as_ptr(), key.len())
+                }
             };
-            if let Some(o) = self.in_order.as_mut() {
-                o.members.push((hold, key, v));
+            if let Some(m) = self.in_order.as_mut().and_then(|o| o.0.members.last_mut()) {
+                (m.text, m.len) = (text, len);
             }
         }
         let Some(o) = self.in_order.as_mut() else {
-            return Err(Failure::Bug("a walk in order without its records"));
+            return Err(Failure::Bug("a walk in order without its buffers"));
         };
-        let n = o.members.len() - base;
-        let members = &o.members[base..];
-        let (keys, order) = &mut o.last[depth - 1];
+        let n = o.0.members.len() - base;
+        let members = &o.0.members[base..];
+        let (keys, order) = &mut o.0.last[depth - 1];
         if !(same_keys && keys.len() == n) {
             keys.clear();
-            keys.extend(members.iter().map(|(held, key, _)| (held.as_ptr(), *key)));
+            keys.extend_from_slice(members);
             order.clear();
             order.extend(0..n as u32);
-            order.sort_unstable_by(|&x, &y| {
-                actionseal_core::cmp_utf16(members[x as usize].1, members[y as usize].1)
+            // SAFETY: the keys are held.
+            order.sort_unstable_by(|&x, &y| unsafe {
+                actionseal_core::cmp_utf16(members[x as usize].text(), members[y as usize].text())
             });
         }
         for i in 0..n {
-            let Some((key, value)) = self.in_order.as_ref().and_then(|o| {
-                let at = base + *o.last.get(depth - 1)?.1.get(i)? as usize;
-                o.members.get(at).map(|(_, key, value)| (*key, *value))
+            let Some(m) = self.in_order.as_ref().and_then(|o| {
+                let at = base + *o.0.last.get(depth - 1)?.1.get(i)? as usize;
+                o.0.members.get(at).copied()
             }) else {
                 return Err(Failure::Bug("a member out of range"));
             };
-            self.b.key(Cow::Borrowed(key))?;
-            self.value(value)?;
+            // The key is held until the dict is closed (`pop_to` below, or when the walk
+            // ends).
+            self.b.key(Cow::Borrowed(m.text()))?;
+            self.value(m.value)?;
         }
+        self.b.close()?;
         if let Some(o) = self.in_order.as_mut() {
-            o.members.truncate(base);
+            o.pop_to(base);
         }
-        Ok(self.b.close()?)
+        Ok(())
     }
 
     /// A dict key: a `str`. A key with a lone surrogate or of another type is core's error at
