@@ -19,6 +19,13 @@ pub(crate) trait Sink {
     fn put(&mut self, s: &str);
     /// Appends one ASCII byte.
     fn put_ascii(&mut self, c: u8);
+    /// Appends `s` between quotes, as is.
+    #[inline]
+    fn put_quoted(&mut self, s: &str) {
+        self.put_ascii(b'"');
+        self.put(s);
+        self.put_ascii(b'"');
+    }
 }
 
 /// Where the direct path's output goes, in pieces: bytes of canonical UTF-8 text.
@@ -44,6 +51,14 @@ impl Sink for String {
     fn put_ascii(&mut self, c: u8) {
         debug_assert!(c.is_ascii());
         self.push(char::from(c));
+    }
+
+    #[inline]
+    fn put_quoted(&mut self, s: &str) {
+        self.reserve(s.len() + 2);
+        self.push('"');
+        self.push_str(s);
+        self.push('"');
     }
 }
 
@@ -97,9 +112,54 @@ pub(crate) fn write_value<S: Sink>(value: &Value<'_>, out: &mut S) {
 /// Appends a string as RFC 8785 section 3.2.2.2 says: `"` and `\` escaped, the short forms
 /// `\b \f \n \r \t`, `\u00xx` (lowercase) for other control characters, everything else as is.
 pub(crate) fn write_string<S: Sink>(s: &str, out: &mut S) {
+    // Most keys and many values are short and need no escape: quoted in one step.
+    if s.len() <= 16 && !short_needs_escape(s.as_bytes()) {
+        return out.put_quoted(s);
+    }
     out.put_ascii(b'"');
     write_content(s, out);
     out.put_ascii(b'"');
+}
+
+/// Whether a string of at most 16 bytes has a byte RFC 8785 escapes, read as at most two
+/// (overlapping) words instead of byte by byte.
+#[inline(always)]
+fn short_needs_escape(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A word of the bytes (any of them, any number of times), the rest filled with `a`.
+    let word = |b: &[u8]| -> u64 {
+        match b.len() {
+            8.. => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+            4.. => {
+                let n = b.len();
+                let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
+                u64::from(lo) | (u64::from(hi) << 32)
+            }
+            n => {
+                let mut w = [b'a'; 8];
+                w[..n].copy_from_slice(b);
+                u64::from_le_bytes(w)
+            }
+        }
+    };
+    // Lowest set bits mark `"`, `\` or a control byte exactly (borrows only reach bytes above
+    // a real match).
+    let special = |w: u64| {
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w)
+    };
+    let n = b.len();
+    let hits = if n > 8 {
+        special(word(b)) | special(word(&b[n - 8..]))
+    } else {
+        special(word(b))
+    };
+    hits & HIGHS != 0
 }
 
 /// Appends the text between the quotes of [`write_string`].
@@ -128,3 +188,6 @@ pub(crate) fn write_content<S: Sink>(s: &str, out: &mut S) {
         start = i + 1;
     }
 }
+
+#[cfg(test)]
+mod tests;
