@@ -137,11 +137,14 @@ fn short_needs_escape(b: &[u8]) -> bool {
                 let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
                 u64::from(lo) | (u64::from(hi) << 32)
             }
-            n => {
-                let mut w = [b'a'; 8];
-                w[..n].copy_from_slice(b);
-                u64::from_le_bytes(w)
-            }
+            // Built in a register: bytes stored to memory and read back as a word would
+            // wait for the stores.
+            _ => b
+                .iter()
+                .enumerate()
+                .fold(ONES * u64::from(b'a'), |w, (i, &c)| {
+                    (w & !(0xFF << (8 * i))) | (u64::from(c) << (8 * i))
+                }),
         }
     };
     // Lowest set bits mark `"`, `\` or a control byte exactly (borrows only reach bytes above
