@@ -93,6 +93,25 @@ pub(crate) enum Done<T> {
 /// operation on a task sees the effect of the one before.
 pub(crate) trait Tx {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>>;
+    /// The task a proposal is about to create, if it exists already (locked, as [`Tx::task`]).
+    /// A backend may answer `None` without looking, as long as [`Tx::insert_task`] then fails
+    /// the whole transaction when the task exists, and the operation runs again.
+    fn proposed_task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        self.task(id)
+    }
+    /// The task of an approval round, locked; `None` when there is no such round.
+    fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
+        let Some(a) = self.approval(approval_id)? else {
+            return Ok(None);
+        };
+        match self.task(&a.task_id)? {
+            Some(t) => Ok(Some(t)),
+            None => Err(Error::new(
+                Code::TaskNotFound,
+                format!("no task {:?}", a.task_id),
+            )),
+        }
+    }
     /// Inserts a new task; false when the id already exists (nothing written). A backend may
     /// defer the write to the end of the transaction and answer true, as long as it then runs
     /// the operation again when the task turns out to exist.

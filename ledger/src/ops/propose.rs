@@ -19,7 +19,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
     let a = &p.action;
     let (tenant, job, request) = (a.field("tenant"), a.field("job_id"), a.field("request_id"));
     let id = task_id(tenant, job, request);
-    if let Some(existing) = tx.task(&id)? {
+    if let Some(existing) = tx.proposed_task(&id)? {
         let mut ev = event(&existing, now, EventKind::ProposeDuplicate, &p.proposer);
         ev.action_digest = Some(a.digest());
         // The model proposing again what it proposed, or what a reviewer amended it to, is
