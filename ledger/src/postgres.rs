@@ -6,8 +6,9 @@
 //! `UPDATE ... WHERE state = $expected AND fence = $expected`. The task, approval and budget
 //! rows an operation writes go to the server in its last statement, with its audit events and
 //! the move of their chain head (see `last`). The transaction's BEGIN travels with its first
-//! read (a simple query, which takes no parameters: only ids the ledger derives, checked to be
-//! a prefix and hex digits, are written into its text), so that a claim or a completion is
+//! read (a simple query `BEGIN; EXECUTE name('id')` of a statement the session prepared once,
+//! which takes no parameters: only ids the ledger derives, checked to be a prefix and hex
+//! digits, are written into its text), so that a claim or a completion is
 //! three round trips: begin with the locked read of the task, write, commit; a decision four
 //! (its round's task, locked, then the round and the decision id, write, commit). A proposal
 //! first inserts without looking, in one statement that is its own transaction (one round
@@ -64,7 +65,19 @@ pub(crate) struct Postgres {
 struct Conn {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// Whether this session has prepared the [`FIRST`] statements.
+    named: bool,
 }
+
+/// The reads that begin a write, prepared by name once per session (SQL `PREPARE`), so that
+/// `BEGIN; EXECUTE name('id')` is one round trip and is not planned each time.
+const FIRST: &str = "
+PREPARE ledger_task(text) AS SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = $1 FOR UPDATE;
+PREPARE ledger_round_task(text) AS SELECT {TASK_COLUMNS} FROM ledger_tasks
+  WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = $1) FOR UPDATE;
+PREPARE ledger_round(text) AS SELECT {APPROVAL_COLUMNS} FROM ledger_approvals
+  WHERE approval_id = $1;
+";
 
 /// Why an operation failed, and whether running it again may succeed.
 fn pg_error(what: &str, e: &postgres::Error) -> Error {
@@ -124,6 +137,7 @@ impl Postgres {
         Ok(Conn {
             client,
             statements: HashMap::new(),
+            named: false,
         })
     }
 
@@ -180,6 +194,7 @@ impl Postgres {
                 .map_err(|e| pg_error("begin", &e))?;
             let mut ptx = PgTx {
                 client: &mut conn.client,
+                named: &mut conn.named,
                 begun: true,
                 statements: &mut conn.statements,
                 events: Vec::new(),
@@ -219,6 +234,7 @@ fn attempt_write<T>(
     // The transaction begins with the operation's first statement (see `PgTx::begin`).
     let mut ptx = PgTx {
         client: &mut conn.client,
+        named: &mut conn.named,
         begun: false,
         statements: &mut conn.statements,
         events: Vec::new(),
@@ -301,6 +317,8 @@ fn migrate(client: &mut Client) -> Result<()> {
 
 struct PgTx<'a> {
     client: &'a mut Client,
+    /// Whether the session has prepared the [`FIRST`] statements.
+    named: &'a mut bool,
     /// Whether the transaction has begun: a write begins it with its first statement.
     begun: bool,
     statements: &'a mut HashMap<String, Statement>,
@@ -395,12 +413,26 @@ impl PgTx<'_> {
         Ok(())
     }
 
-    /// Begins the transaction with `select`, sent in the same round trip as `BEGIN` (a
-    /// simple query, so without parameters: the caller puts only an id it has checked to
-    /// be one the ledger derives, hex digits behind a fixed prefix, into the text).
-    fn begin_with(&mut self, select: &str) -> Result<Vec<SimpleRow>> {
+    /// Begins the transaction with one of the [`FIRST`] statements, sent in the same round
+    /// trip as `BEGIN` (a simple query, so without parameters: the caller passes only an id
+    /// it has checked to be one the ledger derives, hex digits behind a fixed prefix, which
+    /// goes into the text).
+    fn begin_with(&mut self, name: &str, id: &str) -> Result<Vec<SimpleRow>> {
         debug_assert!(!self.begun);
-        match self.client.simple_query(&format!("BEGIN; {select}")) {
+        debug_assert!(derived(id, "task_") || derived(id, "apr_"));
+        if !*self.named {
+            let first = FIRST
+                .replace("{TASK_COLUMNS}", TASK_COLUMNS)
+                .replace("{APPROVAL_COLUMNS}", APPROVAL_COLUMNS);
+            if let Err(e) = self.client.batch_execute(&first) {
+                return Err(self.fail(e));
+            }
+            *self.named = true;
+        }
+        match self
+            .client
+            .simple_query(&format!("BEGIN; EXECUTE {name}('{id}')"))
+        {
             Ok(messages) => {
                 self.begun = true;
                 Ok(messages
@@ -551,11 +583,7 @@ impl Tx for PgTx<'_> {
     fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
         if self.locking && !self.begun && derived(approval_id, "apr_") {
             // The round's task, locked, in the transaction's first round trip.
-            let select = format!(
-                "SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = (SELECT task_id FROM \
-                 ledger_approvals WHERE approval_id = '{approval_id}') FOR UPDATE"
-            );
-            if let Some(r) = self.begin_with(&select)?.pop() {
+            if let Some(r) = self.begin_with("ledger_round_task", approval_id)?.pop() {
                 return task_from(&r).map(Some);
             }
         }
@@ -574,10 +602,8 @@ impl Tx for PgTx<'_> {
 
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
         if self.locking && !self.begun && derived(id, "task_") {
-            let select =
-                format!("SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = '{id}' FOR UPDATE");
             return self
-                .begin_with(&select)?
+                .begin_with("ledger_task", id)?
                 .pop()
                 .map(|r| task_from(&r))
                 .transpose();
@@ -672,11 +698,8 @@ impl Tx for PgTx<'_> {
 
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
         if self.locking && !self.begun && derived(approval_id, "apr_") {
-            let select = format!(
-                "SELECT {APPROVAL_COLUMNS} FROM ledger_approvals WHERE approval_id = '{approval_id}'"
-            );
             return self
-                .begin_with(&select)?
+                .begin_with("ledger_round", approval_id)?
                 .pop()
                 .map(|r| approval_from(&r))
                 .transpose();
