@@ -133,8 +133,14 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
     }
     ev.detail = detail_of(&t, entries);
     tx.append(ev);
+    // The action was parsed above, the approval record written from its value.
+    let known = super::Known {
+        action: true,
+        approval: true,
+        result: false,
+    };
     let decided = Decided {
-        task: view(&t)?,
+        task: super::view_known(&t, known)?,
         decision: d.clone(),
         duplicate: false,
         signer,

@@ -106,6 +106,10 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         ("idempotency_key", s(&t.idempotency_key)),
     ]);
     tx.append(ev);
-    // A new task has no decision yet.
-    Ok(Done::Ok(super::view(&t)?))
+    // A new task has no decision yet; its action was just written from the value.
+    let known = super::Known {
+        action: true,
+        ..Default::default()
+    };
+    Ok(Done::Ok(super::view_known(&t, known)?))
 }
