@@ -1,7 +1,7 @@
 //! What an operation needs from a backend inside one transaction. The operations
 //! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
 
-use actionseal_core::ledger::{Event, State};
+use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::{Code, Digest, Error, Result};
 
 /// A task as stored.
@@ -300,8 +300,16 @@ ALTER TABLE ledger_decisions_v2 RENAME TO ledger_decisions;
 ALTER TABLE ledger_events_v2 RENAME TO ledger_events;
 ";
 
+/// Version 2 to 3: the audit went from 16 chains to [`CHAINS`]; the new chains' heads start
+/// empty (the old chains keep their events and heads).
+pub(crate) const UPGRADE_TO_3: &str = "
+WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c WHERE n + 1 < {chains})
+INSERT INTO ledger_head (chain, seq, digest)
+  SELECT n, 0, NULL FROM c WHERE n NOT IN (SELECT chain FROM ledger_head);
+";
+
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 2;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 /// One engine's spelling of the schema: its 64-bit integer type, and whether tables keyed by
 /// text may drop their rowid.
@@ -339,6 +347,7 @@ pub(crate) fn upgrade(version: i64, d: &Dialect) -> Option<String> {
                 .map(|(i, s)| ddl(s, d, if i == 0 { "_v2" } else { "" }))
                 .collect::<String>(),
         ),
+        2 => Some(UPGRADE_TO_3.replace("{chains}", &CHAINS.to_string())),
         _ => None,
     }
 }
