@@ -228,7 +228,7 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
 /// - tasks are not indexed by state, which changes with every operation: only the leases of
 ///   claimed tasks are (for the sweeper), and listing tasks by state or tenant scans the table;
 /// - events are numbered in the order they are written (`id`), so that every append goes to the
-///   end of one b-tree instead of the ends of 16 chains; each chain is in seq order within
+///   end of one b-tree instead of the ends of as many chains; each chain is in seq order within
 ///   that order, which is the order an export is verified in;
 /// - the small tables keyed by text are `WITHOUT ROWID` on SQLite (one b-tree instead of a
 ///   table and its key's index); the tasks, whose rows are large, keep their rowid.
