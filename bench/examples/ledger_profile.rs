@@ -3,7 +3,8 @@
 //!   cargo run --release -p actionseal-bench --example ledger_profile -- 2000 normal
 //!   valgrind --tool=callgrind target/release/examples/ledger_profile 300 normal
 //!   perf record -e cpu-clock -g target/release/examples/ledger_profile 20000 normal
-//! The second argument is `normal` (default), `full`, or a whole ledger URL.
+//! The second argument is `normal` (default), `full`, a whole ledger URL, or `naive` for the
+//! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL).
 use actionseal_core::ledger::Reported;
 use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
@@ -41,7 +42,8 @@ fn main() {
     let compiled = Contract::from_value(&contract).expect("contract");
     let facts = json(&format!(
         r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
-            "approver_authorized": true, "subject_authorized": true}}"#,
+            "approver_authorized": {{"approver": "user:bob", "authorized": true}},
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
         canonicalize(&contract)
     ));
     let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
@@ -103,11 +105,18 @@ fn naive(n: usize, dir: &std::path::Path) {
     let c = rusqlite::Connection::open(dir.join("naive.db")).expect("open");
     c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
         .expect("wal");
-    c.execute_batch(
-        "PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=10000;
+    let sync = std::env::var("NAIVE_SYNC").unwrap_or_else(|_| "NORMAL".into()); // or FULL
+                                                                                // As in the benchmark: SQLite's default checkpoint interval with FULL, 10,000 with NORMAL.
+    let ck = if sync.eq_ignore_ascii_case("full") {
+        1000
+    } else {
+        10000
+    };
+    c.execute_batch(&format!(
+        "PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint={ck};
          CREATE TABLE naive_tasks (id TEXT PRIMARY KEY, state TEXT NOT NULL,
-           action TEXT NOT NULL, approval TEXT, fence INTEGER NOT NULL);",
-    )
+           action TEXT NOT NULL, approval TEXT, fence INTEGER NOT NULL);"
+    ))
     .expect("schema");
     let contract = json(include_str!("../../examples/refund/contract.json"));
     let compiled = Contract::from_value(&contract).expect("contract");

@@ -5,8 +5,15 @@
 //! last one's commit; single use is then also enforced by the conditional
 //! `UPDATE ... WHERE state = $expected AND fence = $expected`. The task, approval and budget
 //! rows an operation writes go to the server in its last statement, with its audit events and
-//! the move of their chain head (see `last`), so that a claim or a completion is four round
-//! trips: begin, lock and read the task, write, commit. Locks are always taken in the same
+//! the move of their chain head (see `last`). The transaction's BEGIN travels with its first
+//! read (a simple query `BEGIN; EXECUTE name('id')` of a statement the session prepared once,
+//! which takes no parameters: only ids the ledger derives, checked to be a prefix and hex
+//! digits, are written into its text), so that a claim or a completion is
+//! three round trips: begin with the locked read of the task, write, commit; a decision four
+//! (its round's task, locked, then the round and the decision id, write, commit). A proposal
+//! first inserts without looking, in one statement that is its own transaction (one round
+//! trip); when the task exists that insert fails as a whole, and the proposal runs again,
+//! looking. Locks are always taken in the same
 //! order (task, budget, audit head), the audit head last and only for that statement and the
 //! commit. Serialization failures and deadlocks are retried inside the operation a bounded
 //! number of times, and so is a proposal that loses the race to create its task. A trigger
@@ -25,7 +32,7 @@ use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
-use postgres::{Client, Config, IsolationLevel, NoTls, Statement};
+use postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Mutex;
@@ -58,7 +65,19 @@ pub(crate) struct Postgres {
 struct Conn {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// Whether this session has prepared the [`FIRST`] statements.
+    named: bool,
 }
+
+/// The reads that begin a write, prepared by name once per session (SQL `PREPARE`), so that
+/// `BEGIN; EXECUTE name('id')` is one round trip and is not planned each time.
+const FIRST: &str = "
+PREPARE ledger_task(text) AS SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = $1 FOR UPDATE;
+PREPARE ledger_round_task(text) AS SELECT {TASK_COLUMNS} FROM ledger_tasks
+  WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = $1) FOR UPDATE;
+PREPARE ledger_round(text) AS SELECT {APPROVAL_COLUMNS} FROM ledger_approvals
+  WHERE approval_id = $1;
+";
 
 /// Why an operation failed, and whether running it again may succeed.
 fn pg_error(what: &str, e: &postgres::Error) -> Error {
@@ -80,7 +99,7 @@ fn retryable(e: &postgres::Error) -> bool {
 }
 
 /// An error inside a transaction: either coded already, or the driver's (kept for retry), or
-/// a proposal whose task another transaction created first (run it again: it now finds it).
+/// a task or decision another transaction created first (run it again: it now finds it).
 enum Failure {
     Coded(Error),
     Driver(postgres::Error),
@@ -118,6 +137,7 @@ impl Postgres {
         Ok(Conn {
             client,
             statements: HashMap::new(),
+            named: false,
         })
     }
 
@@ -146,7 +166,7 @@ impl Postgres {
         let mut attempt = 0;
         let out = loop {
             attempt += 1;
-            match attempt_write(&mut conn, clock, &mut f) {
+            match attempt_write(&mut conn, clock, &mut f, attempt == 1) {
                 Ok(Done::Ok(v)) => break Ok(v),
                 Ok(Done::Refused(e)) => break Err(e),
                 Err(Failure::Driver(e)) if retryable(&e) && attempt < MAX_ATTEMPTS => continue,
@@ -155,8 +175,8 @@ impl Postgres {
                 Err(Failure::Again) if attempt < MAX_ATTEMPTS => continue,
                 Err(Failure::Again) => {
                     break Err(storage(
-                        "task insert",
-                        "lost the race to create it every time",
+                        "insert",
+                        "lost the race to create a row every time",
                     ))
                 }
             }
@@ -169,28 +189,35 @@ impl Postgres {
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
         let mut conn = self.take()?;
         let out = (|| {
-            let tx = conn
-                .client
-                .build_transaction()
-                .isolation_level(IsolationLevel::RepeatableRead)
-                .read_only(true)
-                .start()
+            conn.client
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 .map_err(|e| pg_error("begin", &e))?;
             let mut ptx = PgTx {
-                tx,
+                client: &mut conn.client,
+                named: &mut conn.named,
+                begun: true,
                 statements: &mut conn.statements,
                 events: Vec::new(),
                 writes: Vec::new(),
                 locking: false,
+                optimistic: false,
+                unseen: false,
                 failed: None,
             };
-            let out = f(&mut ptx);
-            if let Some(e) = ptx.failed.take() {
-                return Err(pg_error("read", &e));
-            }
-            let out = out?;
-            ptx.tx.commit().map_err(|e| pg_error("end read", &e))?;
-            Ok(out)
+            let out = (|| {
+                let out = f(&mut ptx);
+                if let Some(e) = ptx.failed.take() {
+                    return Err(pg_error("read", &e));
+                }
+                let out = out?;
+                ptx.client
+                    .batch_execute("COMMIT")
+                    .map_err(|e| pg_error("end read", &e))?;
+                ptx.begun = false;
+                Ok(out)
+            })();
+            ptx.end();
+            out
         })();
         self.give_back(conn);
         out
@@ -201,26 +228,40 @@ fn attempt_write<T>(
     conn: &mut Conn,
     clock: &dyn Clock,
     f: &mut impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
+    first: bool,
 ) -> std::result::Result<Done<T>, Failure> {
-    let tx = conn.client.transaction().map_err(Failure::Driver)?;
     let now = clock.now_ms();
+    // The transaction begins with the operation's first statement (see `PgTx::begin`).
     let mut ptx = PgTx {
-        tx,
+        client: &mut conn.client,
+        named: &mut conn.named,
+        begun: false,
         statements: &mut conn.statements,
         events: Vec::new(),
         writes: Vec::new(),
         locking: true,
+        optimistic: first,
+        unseen: false,
         failed: None,
     };
-    let done = f(&mut ptx, now);
-    // A driver error seen inside the operation decides whether to retry it.
-    if let Some(e) = ptx.failed.take() {
-        return Err(Failure::Driver(e));
-    }
-    let done = done.map_err(Failure::Coded)?;
-    ptx.flush()?;
-    ptx.tx.commit().map_err(Failure::Driver)?;
-    Ok(done)
+    let out = (|| {
+        let done = f(&mut ptx, now);
+        // A driver error seen inside the operation decides whether to retry it.
+        if let Some(e) = ptx.failed.take() {
+            return Err(Failure::Driver(e));
+        }
+        let done = done.map_err(Failure::Coded)?;
+        ptx.flush()?;
+        if ptx.begun {
+            ptx.client
+                .batch_execute("COMMIT")
+                .map_err(Failure::Driver)?;
+            ptx.begun = false;
+        }
+        Ok(done)
+    })();
+    ptx.end();
+    out
 }
 
 fn migrate(client: &mut Client) -> Result<()> {
@@ -275,19 +316,67 @@ fn migrate(client: &mut Client) -> Result<()> {
 }
 
 struct PgTx<'a> {
-    tx: postgres::Transaction<'a>,
+    client: &'a mut Client,
+    /// Whether the session has prepared the [`FIRST`] statements.
+    named: &'a mut bool,
+    /// Whether the transaction has begun: a write begins it with its first statement.
+    begun: bool,
     statements: &'a mut HashMap<String, Statement>,
     events: Vec<Event>,
     /// Row writes deferred to the last statement (writes only).
     writes: Vec<last::Write>,
     /// Whether reads of a task or a budget lock the row (writes) or not (reads).
     locking: bool,
+    /// Whether a proposal may skip looking for its task (the first attempt of a write): its
+    /// insert then fails on an existing task, and the operation runs again and looks.
+    optimistic: bool,
+    /// Whether the proposal skipped looking: its task is inserted without `ON CONFLICT`.
+    unseen: bool,
     /// The first driver error: the transaction is aborted, and the caller decides whether to
     /// run the operation again.
     failed: Option<postgres::Error>,
 }
 
 struct PgRow(postgres::Row);
+
+/// A row of a simple query: every column as text (or NULL).
+struct SimpleRow(postgres::SimpleQueryRow);
+
+impl SimpleRow {
+    fn get(&self, i: usize) -> Result<Option<&str>> {
+        self.0.try_get(i).map_err(|e| pg_error("read", &e))
+    }
+}
+
+impl Cols for SimpleRow {
+    fn text(&self, i: usize) -> Result<String> {
+        self.opt_text(i)?
+            .ok_or_else(|| storage("read", format!("column {i} is NULL")))
+    }
+    fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        Ok(self.get(i)?.map(str::to_owned))
+    }
+    fn int(&self, i: usize) -> Result<i64> {
+        self.opt_int(i)?
+            .ok_or_else(|| storage("read", format!("column {i} is NULL")))
+    }
+    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        self.get(i)?
+            .map(|s| {
+                s.parse()
+                    .map_err(|_| storage("read", format!("column {i} is not an integer")))
+            })
+            .transpose()
+    }
+}
+
+/// Whether `id` is an id the ledger derives: `prefix` and 32 lowercase hex digits (nothing
+/// that could end a quoted SQL string).
+fn derived(id: &str, prefix: &str) -> bool {
+    id.strip_prefix(prefix).is_some_and(|hex| {
+        hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
 
 impl Cols for PgRow {
     fn text(&self, i: usize) -> Result<String> {
@@ -313,11 +402,74 @@ impl PgTx<'_> {
         coded
     }
 
+    /// Begins the transaction if it has not begun yet.
+    fn begin(&mut self) -> Result<()> {
+        if !self.begun {
+            if let Err(e) = self.client.batch_execute("BEGIN") {
+                return Err(self.fail(e));
+            }
+            self.begun = true;
+        }
+        Ok(())
+    }
+
+    /// Begins the transaction with one of the [`FIRST`] statements, sent in the same round
+    /// trip as `BEGIN` (a simple query, so without parameters: the caller passes only an id
+    /// it has checked to be one the ledger derives, hex digits behind a fixed prefix, which
+    /// goes into the text).
+    fn begin_with(&mut self, name: &str, id: &str) -> Result<Vec<SimpleRow>> {
+        debug_assert!(!self.begun);
+        debug_assert!(derived(id, "task_") || derived(id, "apr_"));
+        if !*self.named {
+            let first = FIRST
+                .replace("{TASK_COLUMNS}", TASK_COLUMNS)
+                .replace("{APPROVAL_COLUMNS}", APPROVAL_COLUMNS);
+            if let Err(e) = self.client.batch_execute(&first) {
+                return Err(self.fail(e));
+            }
+            *self.named = true;
+        }
+        match self
+            .client
+            .simple_query(&format!("BEGIN; EXECUTE {name}('{id}')"))
+        {
+            Ok(messages) => {
+                self.begun = true;
+                Ok(messages
+                    .into_iter()
+                    .filter_map(|m| match m {
+                        SimpleQueryMessage::Row(r) => Some(SimpleRow(r)),
+                        _ => None,
+                    })
+                    .collect())
+            }
+            Err(e) => {
+                // BEGIN may have run before the SELECT failed.
+                self.begun = true;
+                Err(self.fail(e))
+            }
+        }
+    }
+
+    /// Ends a transaction that was not committed (a failure, or a refusal before any write).
+    fn end(&mut self) {
+        if self.begun {
+            let _ = self.client.batch_execute("ROLLBACK");
+            self.begun = false;
+        }
+    }
+
     fn statement(&mut self, sql: &str) -> Result<Statement> {
+        self.begin()?;
+        self.prepared(sql)
+    }
+
+    /// `sql`, prepared once per connection.
+    fn prepared(&mut self, sql: &str) -> Result<Statement> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
-        match self.tx.prepare(sql) {
+        match self.client.prepare(sql) {
             Ok(s) => {
                 self.statements.insert(sql.to_owned(), s.clone());
                 Ok(s)
@@ -328,7 +480,7 @@ impl PgTx<'_> {
 
     fn rows(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<PgRow>> {
         let st = self.statement(sql)?;
-        match self.tx.query(&st, params) {
+        match self.client.query(&st, params) {
             Ok(rows) => Ok(rows.into_iter().map(PgRow).collect()),
             Err(e) => Err(self.fail(e)),
         }
@@ -336,7 +488,7 @@ impl PgTx<'_> {
 
     fn exec(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
         let st = self.statement(sql)?;
-        match self.tx.execute(&st, params) {
+        match self.client.execute(&st, params) {
             Ok(n) => Ok(n),
             Err(e) => Err(self.fail(e)),
         }
@@ -358,20 +510,39 @@ impl PgTx<'_> {
             None => Failure::Coded(e),
         };
         let mut writes = std::mem::take(&mut self.writes);
-        let mut chains = by_chain(std::mem::take(&mut self.events)).into_iter();
+        let chains = by_chain(std::mem::take(&mut self.events));
+        // An operation that read nothing (a proposal that did not look for its task) and
+        // writes in one statement needs no BEGIN and COMMIT: that statement is its
+        // transaction. Anything longer runs in one.
+        let alone = !self.begun && chains.len() <= 1;
+        let mut chains = chains.into_iter();
         loop {
             let chain = chains.next();
             if chain.is_none() && writes.is_empty() {
                 return Ok(());
             }
-            let last = last::statement(std::mem::take(&mut writes), chain);
+            let last = last::statement(std::mem::take(&mut writes), chain, self.unseen);
             let params: Vec<&(dyn ToSql + Sync)> = last
                 .params
                 .iter()
                 .map(|p| &**p as &(dyn ToSql + Sync))
                 .collect();
-            let rows = match self.rows(&last.sql, &params) {
+            let sent = if alone {
+                self.prepared(&last.sql).and_then(|st| {
+                    self.client
+                        .query(&st, &params)
+                        .map(|rows| rows.into_iter().map(PgRow).collect())
+                        .map_err(|e| self.fail(e))
+                })
+            } else {
+                self.rows(&last.sql, &params)
+            };
+            let rows = match sent {
                 Ok(rows) => rows,
+                Err(_) if self.unseen && self.failed.as_ref().is_some_and(exists) => {
+                    // The proposal's task exists: run it again, looking this time.
+                    return Err(Failure::Again);
+                }
                 Err(e) => return Err(coded(self, e)),
             };
             let Some(row) = rows.first() else {
@@ -380,7 +551,7 @@ impl PgTx<'_> {
             for (i, expect) in last.expect.iter().enumerate() {
                 match (row.int(i), expect) {
                     (Ok(1), _) => {}
-                    (Ok(0), last::Expect::NewTask) => return Err(Failure::Again),
+                    (Ok(0), last::Expect::New) => return Err(Failure::Again),
                     (Ok(n), _) => {
                         return Err(coded(
                             self,
@@ -394,8 +565,49 @@ impl PgTx<'_> {
     }
 }
 
+/// Whether an insert failed on a key that exists.
+fn exists(e: &postgres::Error) -> bool {
+    e.code() == Some(&SqlState::UNIQUE_VIOLATION)
+}
+
 impl Tx for PgTx<'_> {
+    fn proposed_task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        if self.optimistic && !self.begun {
+            // Most proposals are new: insert without looking (see `flush`).
+            self.unseen = true;
+            return Ok(None);
+        }
+        self.task(id)
+    }
+
+    fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
+        if self.locking && !self.begun && derived(approval_id, "apr_") {
+            // The round's task, locked, in the transaction's first round trip.
+            if let Some(r) = self.begin_with("ledger_round_task", approval_id)?.pop() {
+                return task_from(&r).map(Some);
+            }
+        }
+        // No such round (or a task missing under its round): say which.
+        let Some(a) = self.approval(approval_id)? else {
+            return Ok(None);
+        };
+        match self.task(&a.task_id)? {
+            Some(t) => Ok(Some(t)),
+            None => Err(Error::new(
+                Code::TaskNotFound,
+                format!("no task {:?}", a.task_id),
+            )),
+        }
+    }
+
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        if self.locking && !self.begun && derived(id, "task_") {
+            return self
+                .begin_with("ledger_task", id)?
+                .pop()
+                .map(|r| task_from(&r))
+                .transpose();
+        }
         let sql = format!(
             "SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = $1{}",
             self.lock()
@@ -485,6 +697,13 @@ impl Tx for PgTx<'_> {
     }
 
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
+        if self.locking && !self.begun && derived(approval_id, "apr_") {
+            return self
+                .begin_with("ledger_round", approval_id)?
+                .pop()
+                .map(|r| approval_from(&r))
+                .transpose();
+        }
         let sql = format!("SELECT {APPROVAL_COLUMNS} FROM ledger_approvals WHERE approval_id = $1");
         self.rows(&sql, &[&approval_id])?
             .pop()
@@ -535,12 +754,18 @@ impl Tx for PgTx<'_> {
         envelope: &str,
         at: i64,
     ) -> Result<bool> {
-        let n = self.exec(
-            "INSERT INTO ledger_decisions (decision_id, approval_id, envelope, recorded_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-            &[&decision_id, &approval_id, &envelope, &at],
-        )?;
-        Ok(n == 1)
+        // Deferred: an id recorded meanwhile makes the operation run again, and it then
+        // finds the recorded decision (a duplicate, or a conflict).
+        last::defer(
+            &mut self.writes,
+            last::Write::InsertDecision {
+                decision_id: decision_id.to_owned(),
+                approval_id: approval_id.to_owned(),
+                envelope: envelope.to_owned(),
+                at,
+            },
+        );
+        Ok(true)
     }
 
     fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>> {

@@ -1,7 +1,7 @@
 //! What an operation needs from a backend inside one transaction. The operations
 //! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
 
-use actionseal_core::ledger::{Event, State};
+use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::{Code, Digest, Error, Result};
 
 /// A task as stored.
@@ -93,6 +93,25 @@ pub(crate) enum Done<T> {
 /// operation on a task sees the effect of the one before.
 pub(crate) trait Tx {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>>;
+    /// The task a proposal is about to create, if it exists already (locked, as [`Tx::task`]).
+    /// A backend may answer `None` without looking, as long as [`Tx::insert_task`] then fails
+    /// the whole transaction when the task exists, and the operation runs again.
+    fn proposed_task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        self.task(id)
+    }
+    /// The task of an approval round, locked; `None` when there is no such round.
+    fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
+        let Some(a) = self.approval(approval_id)? else {
+            return Ok(None);
+        };
+        match self.task(&a.task_id)? {
+            Some(t) => Ok(Some(t)),
+            None => Err(Error::new(
+                Code::TaskNotFound,
+                format!("no task {:?}", a.task_id),
+            )),
+        }
+    }
     /// Inserts a new task; false when the id already exists (nothing written). A backend may
     /// defer the write to the end of the transaction and answer true, as long as it then runs
     /// the operation again when the task turns out to exist.
@@ -209,7 +228,7 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
 /// - tasks are not indexed by state, which changes with every operation: only the leases of
 ///   claimed tasks are (for the sweeper), and listing tasks by state or tenant scans the table;
 /// - events are numbered in the order they are written (`id`), so that every append goes to the
-///   end of one b-tree instead of the ends of 16 chains; each chain is in seq order within
+///   end of one b-tree instead of the ends of as many chains; each chain is in seq order within
 ///   that order, which is the order an export is verified in;
 /// - the small tables keyed by text are `WITHOUT ROWID` on SQLite (one b-tree instead of a
 ///   table and its key's index); the tasks, whose rows are large, keep their rowid.
@@ -281,8 +300,16 @@ ALTER TABLE ledger_decisions_v2 RENAME TO ledger_decisions;
 ALTER TABLE ledger_events_v2 RENAME TO ledger_events;
 ";
 
+/// Version 2 to 3: the audit went from 16 chains to [`CHAINS`]; the new chains' heads start
+/// empty (the old chains keep their events and heads).
+pub(crate) const UPGRADE_TO_3: &str = "
+WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c WHERE n + 1 < {chains})
+INSERT INTO ledger_head (chain, seq, digest)
+  SELECT n, 0, NULL FROM c WHERE n NOT IN (SELECT chain FROM ledger_head);
+";
+
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 2;
+pub(crate) const SCHEMA_VERSION: i64 = 3;
 
 /// One engine's spelling of the schema: its 64-bit integer type, and whether tables keyed by
 /// text may drop their rowid.
@@ -320,6 +347,7 @@ pub(crate) fn upgrade(version: i64, d: &Dialect) -> Option<String> {
                 .map(|(i, s)| ddl(s, d, if i == 0 { "_v2" } else { "" }))
                 .collect::<String>(),
         ),
+        2 => Some(UPGRADE_TO_3.replace("{chains}", &CHAINS.to_string())),
         _ => None,
     }
 }

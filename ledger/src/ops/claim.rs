@@ -2,7 +2,7 @@
 //! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
-use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view};
+use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_known};
 use crate::json::{n, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
 use crate::store::{ApprovalRow, Done, Tx};
@@ -45,6 +45,12 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
     let ctx = context_with(c.facts, now, revoked, |doc| c.contracts.load(doc))?;
     let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
     let frozen = stored(&t.action)?;
+    // Both texts are parsed now: the task handed back needs no second parse of them.
+    let known = super::Known {
+        action: true,
+        approval: true,
+        result: false,
+    };
     let mut step = claim_step(&verdict);
     if record.is_none() && !presented_digest.ct_eq(&t.action_digest) && step != ClaimStep::Drift {
         // No approval to compare with: compare with the proposed action.
@@ -67,7 +73,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.outcome = Some("tool_args_drift".to_owned());
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Drift {
-                task: view(&t)?,
+                task: view_known(&t, known)?,
                 verdict,
                 approved_action: frozen,
             }))
@@ -93,7 +99,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.detail = detail(vec![("executor", s(c.executor)), ("approval_id", s(&apr))]);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Reapproval {
-                task: view(&t)?,
+                task: view_known(&t, known)?,
                 verdict,
             }))
         }
@@ -105,11 +111,11 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.state = Some(t.state);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Rejected {
-                task: view(&t)?,
+                task: view_known(&t, known)?,
                 verdict,
             }))
         }
-        ClaimStep::Permit => permit(tx, now, c, (t, before), ev, frozen),
+        ClaimStep::Permit => permit(tx, now, c, (t, before), ev, frozen, known),
     }
 }
 
@@ -120,6 +126,7 @@ fn permit(
     (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
     mut ev: actionseal_core::ledger::Event,
     frozen: OwnedValue,
+    known: super::Known,
 ) -> Result<Done<ClaimOutcome>> {
     let mut cost = 0;
     if let Some(name) = c.budget {
@@ -178,5 +185,8 @@ fn permit(
         executor: c.executor.to_owned(),
         action: frozen,
     };
-    Ok(Done::Ok(ClaimOutcome::Claimed(claim, view(&t)?)))
+    Ok(Done::Ok(ClaimOutcome::Claimed(
+        claim,
+        view_known(&t, known)?,
+    )))
 }

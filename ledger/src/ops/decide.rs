@@ -1,6 +1,6 @@
 //! decide: record a reviewer's decision, bare or proven, once per decision_id.
 
-use super::{amended_from, detail, detail_of, event, locked_task, refuse, save, snapshot, view};
+use super::{amended_from, detail, detail_of, event, refuse, save, snapshot, view};
 use crate::json::{canon, n, s, stored};
 use crate::model::Decided;
 use crate::store::{storage, Done, Tx};
@@ -18,8 +18,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         )
         .in_key("approval_id")
     };
-    let task_id = tx.approval(&d.approval_id)?.ok_or_else(not_found)?.task_id;
-    let mut t = locked_task(tx, &task_id)?;
+    let mut t = tx.task_of_approval(&d.approval_id)?.ok_or_else(not_found)?;
     // Re-read under the task's lock: every change to a round happens under it.
     let (approval, recorded) = tx.approval_and_decision(&d.approval_id, &d.decision_id)?;
     let approval = approval.ok_or_else(not_found)?;
@@ -134,8 +133,14 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
     }
     ev.detail = detail_of(&t, entries);
     tx.append(ev);
+    // The action was parsed above, the approval record written from its value.
+    let known = super::Known {
+        action: true,
+        approval: true,
+        result: false,
+    };
     let decided = Decided {
-        task: view(&t)?,
+        task: super::view_known(&t, known)?,
         decision: d.clone(),
         duplicate: false,
         signer,

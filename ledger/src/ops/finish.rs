@@ -1,7 +1,7 @@
 //! complete, reconcile and lease expiry: how a claimed task ends, and how a task in doubt is
 //! sorted out without a blind retry.
 
-use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view};
+use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot};
 use crate::json::{canon, s};
 use crate::model::Task;
 use crate::store::{storage, Done, TaskRow, Tx};
@@ -89,7 +89,11 @@ pub(crate) fn complete(
     ev.state = Some(t.state);
     ev.outcome = Some(reported.as_str().to_owned());
     tx.append(ev);
-    Ok(Done::Ok(view(&t)?))
+    let known = super::Known {
+        result: result.is_some(),
+        ..Default::default()
+    };
+    Ok(Done::Ok(super::view_known(&t, known)?))
 }
 
 /// reconcile(task, observed, result) by `actor`: what the business system answered about a
@@ -138,7 +142,11 @@ pub(crate) fn reconcile(
     ev.state = Some(t.state);
     ev.outcome = Some(observed.as_str().to_owned());
     tx.append(ev);
-    Ok(Done::Ok(view(&t)?))
+    let known = super::Known {
+        result: result.is_some(),
+        ..Default::default()
+    };
+    Ok(Done::Ok(super::view_known(&t, known)?))
 }
 
 /// Moves every claimed task whose lease ran out to `unknown`; returns their ids.

@@ -19,7 +19,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
     let a = &p.action;
     let (tenant, job, request) = (a.field("tenant"), a.field("job_id"), a.field("request_id"));
     let id = task_id(tenant, job, request);
-    if let Some(existing) = tx.task(&id)? {
+    if let Some(existing) = tx.proposed_task(&id)? {
         let mut ev = event(&existing, now, EventKind::ProposeDuplicate, &p.proposer);
         ev.action_digest = Some(a.digest());
         // The model proposing again what it proposed, or what a reviewer amended it to, is
@@ -106,6 +106,10 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         ("idempotency_key", s(&t.idempotency_key)),
     ]);
     tx.append(ev);
-    // A new task has no decision yet.
-    Ok(Done::Ok(super::view(&t)?))
+    // A new task has no decision yet; its action was just written from the value.
+    let known = super::Known {
+        action: true,
+        ..Default::default()
+    };
+    Ok(Done::Ok(super::view_known(&t, known)?))
 }

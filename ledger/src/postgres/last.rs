@@ -26,13 +26,20 @@ pub(super) enum Write {
     InsertTask(TaskRow),
     /// An approval round, created or updated.
     PutApproval(ApprovalRow),
+    /// A decision; not applied if its id was recorded meanwhile (by another task's decision).
+    InsertDecision {
+        decision_id: String,
+        approval_id: String,
+        envelope: String,
+        at: i64,
+    },
 }
 
 impl Write {
     fn task_id(&self) -> Option<&str> {
         match self {
             Write::UpdateTask { row, .. } | Write::InsertTask(row) => Some(&row.id),
-            Write::PutApproval(_) => None,
+            Write::PutApproval(_) | Write::InsertDecision { .. } => None,
         }
     }
 }
@@ -52,11 +59,11 @@ pub(super) fn defer(writes: &mut Vec<Write>, w: Write) {
     }
 }
 
-/// What a write must have changed: one row, or (for a new task) none when another proposal
-/// of the same task committed first.
+/// What a write must have changed: one row, or (for a new task or decision) none when another
+/// transaction created it first: the operation then runs again, and finds it.
 pub(super) enum Expect {
     One,
-    NewTask,
+    New,
 }
 
 /// A statement and its parameters.
@@ -76,7 +83,14 @@ impl Last {
 
 /// The statement for `writes` and the events of `chain` (either may be empty, not both). It
 /// returns one row, with the number of rows each write changed, when the chain's head exists.
-pub(super) fn statement(writes: Vec<Write>, chain: Option<(i64, Vec<Event>)>) -> Last {
+///
+/// With `unseen`, a new task is inserted without `ON CONFLICT`: the proposal did not look for
+/// it, and an existing one must fail the whole statement (which may be its own transaction).
+pub(super) fn statement(
+    writes: Vec<Write>,
+    chain: Option<(i64, Vec<Event>)>,
+    unseen: bool,
+) -> Last {
     let mut last = Last {
         sql: String::new(),
         params: Vec::new(),
@@ -113,7 +127,7 @@ pub(super) fn statement(writes: Vec<Write>, chain: Option<(i64, Vec<Event>)>) ->
                 )
             }
             Write::InsertTask(t) => {
-                last.expect.push(Expect::NewTask);
+                last.expect.push(Expect::New);
                 let values = [
                     last.param(t.id),
                     last.param(t.tenant),
@@ -143,9 +157,30 @@ pub(super) fn statement(writes: Vec<Write>, chain: Option<(i64, Vec<Event>)>) ->
                     last.param(t.revoked_at),
                 ];
                 format!(
-                    "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ({}) \
-                     ON CONFLICT DO NOTHING RETURNING 1)",
-                    values.join(", ")
+                    "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ({}){} \
+                     RETURNING 1)",
+                    values.join(", "),
+                    if unseen {
+                        ""
+                    } else {
+                        " ON CONFLICT DO NOTHING"
+                    }
+                )
+            }
+            Write::InsertDecision {
+                decision_id,
+                approval_id,
+                envelope,
+                at,
+            } => {
+                last.expect.push(Expect::New);
+                format!(
+                    "w{k} AS (INSERT INTO ledger_decisions (decision_id, approval_id, envelope, \
+                     recorded_at) VALUES ({}, {}, {}, {}) ON CONFLICT DO NOTHING RETURNING 1)",
+                    last.param(decision_id),
+                    last.param(approval_id),
+                    last.param(envelope),
+                    last.param(at)
                 )
             }
             Write::PutApproval(a) => {
