@@ -435,6 +435,74 @@ export const host = (() => {
     }
   }
 
+  /**
+   * The Node addon's most frequent calls as JavaScript functions that walk first and then make
+   * one native call with what the walk recorded, instead of a native call that calls back into
+   * JavaScript to walk (and, for `check`, again to build the verdict): a call from native code
+   * into JavaScript costs more than a call the other way. Whatever is not the common case (options
+   * given, a call from inside a walk, no `Approval` for `check`) goes to the native function
+   * unchanged. `n` holds the native functions and facts:
+   *   fingerprint, canonicalize, check    the native functions, which do everything themselves
+   *   digest(result, tape, value)         the fingerprint of `value`, whose walk `gather` wrote
+   *                                       on `tape` and returned `result`
+   *   canonical(result, tape, value)      its canonical text, likewise
+   *   checkLoaded(approval, result, tape, action, context)  `check` of an `Approval` instance,
+   *                                       whose action and context were walked (context's
+   *                                       Contract held); core's verdict strings, their
+   *                                       lengths written on `lengths`
+   *   maxDepth, lengths, approvalProto, contractProto
+   * A native `digest`, `canonical` or `checkLoaded` does the whole call again itself when the
+   * walk is not what it can use (another realm's prototype, an object that only looks like an
+   * `Approval`).
+   */
+  function front(n) {
+    const { maxDepth, lengths, approvalProto, contractProto } = n
+    const slowFingerprint = n.fingerprint
+    const slowCanonicalize = n.canonicalize
+    const slowCheck = n.check
+    const digest = n.digest
+    const canonical = n.canonical
+    const checkLoaded = n.checkLoaded
+    // A tape of the front's own, kept bigger once a walk needed more (up to a limit).
+    let own = new F64(1024)
+    const keep = (r) => {
+      if (typeof r !== 'string' && r[1] !== null && r[1].length <= 65536) own = r[1]
+    }
+    function fingerprint(value, options) {
+      if ((options !== undefined && options !== null) || busy) return slowFingerprint(value, options)
+      const t = own
+      const r = gather(t, maxDepth, null, null, null, 1, value)
+      const out = digest(r, t, value)
+      keep(r)
+      return out
+    }
+    function canonicalize(value, options) {
+      if ((options !== undefined && options !== null) || busy) return slowCanonicalize(value, options)
+      const t = own
+      const r = gather(t, maxDepth, null, null, null, 1, value)
+      const out = canonical(r, t, value)
+      keep(r)
+      return out
+    }
+    function check(approval, action, context, options) {
+      if (
+        (options !== undefined && options !== null) ||
+        busy ||
+        approval === null ||
+        typeof approval !== 'object' ||
+        !isPrototypeOf(approvalProto, approval)
+      ) {
+        return slowCheck(approval, action, context, options)
+      }
+      const t = own
+      const r = gather(t, maxDepth, null, null, contractProto, 2, action, context)
+      const pool = checkLoaded(approval, r, t, action, context)
+      keep(r)
+      return typeof pool === 'string' ? verdict(pool, lengths) : pool
+    }
+    return { fingerprint, canonicalize, check }
+  }
+
   // The host's CSPRNG, captured now like the other globals: Web Crypto's getRandomValues,
   // which browsers, Deno and Node (>= 19; backed by the OpenSSL CSPRNG of crypto.randomBytes)
   // all have. Core draws no randomness of its own.
@@ -447,5 +515,5 @@ export const host = (() => {
     return getRandomValues(webCrypto, new Uint8Array(32))
   }
 
-  return freeze({ gather, wellFormed, units, describe, lend, fail, verdict, seed, ActionsealError })
+  return freeze({ gather, wellFormed, units, describe, lend, fail, verdict, seed, front, ActionsealError })
 })()

@@ -119,6 +119,13 @@ impl Js {
         Ok(out)
     }
 
+    /// A new empty object.
+    pub(crate) fn object(self) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe { sys::napi_create_object(self.0, &mut out) })?;
+        Ok(out)
+    }
+
     /// `arr[i]`.
     pub(crate) fn element(self, arr: Handle, i: u32) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
@@ -277,6 +284,36 @@ impl Js {
             data: data.cast_const(),
             plain,
         }))
+    }
+
+    /// The data and length of a `Float64Array` whose data is aligned for `f64` (one Node-API
+    /// call; [`Js::typed_array`] makes three); `None` for anything else.
+    pub(crate) fn float64_array(self, v: Handle) -> JsResult<Option<(*const f64, usize)>> {
+        let mut kind = 0;
+        let mut len = 0usize;
+        let mut data: *mut c_void = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let mut offset = 0usize;
+        let status = unsafe {
+            sys::napi_get_typedarray_info(
+                self.0,
+                v,
+                &mut kind,
+                &mut len,
+                &mut data,
+                &mut buffer,
+                &mut offset,
+            )
+        };
+        if status == sys::Status::napi_invalid_arg {
+            return Ok(None);
+        }
+        check(status)?;
+        let data = data.cast_const().cast::<f64>();
+        let fits = kind == sys::TypedarrayType::float64_array
+            && !data.is_null()
+            && data.align_offset(std::mem::align_of::<f64>()) == 0;
+        Ok(fits.then_some((data, len)))
     }
 
     /// Compiles and runs a script in the current context; returns its completion value.

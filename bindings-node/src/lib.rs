@@ -60,24 +60,43 @@ pub struct ActionsealError {}
 // this struct only gives it its place among the generated exports and declarations, and
 // `module_exports` puts the real class there.
 
-/// Exports the error class of this environment's walker in place of the placeholder.
+/// Exports the error class of this environment's walker in place of the placeholder, and the
+/// walker's front (`host.front`) in place of `fingerprint`, `canonicalize` and `check`.
 #[napi(module_exports)]
 pub fn module_exports(env: Env, exports: Object<'_>) -> Result<()> {
     run(&env, |js| {
-        let class = js.named(instance::get(js, |i| i.host)?, c"ActionsealError")?;
+        let host = instance::get(js, |i| i.host)?;
+        let class = js.named(host, c"ActionsealError")?;
         js.set_named(exports.raw(), c"ActionsealError", class)?;
-        // The functions called most often, on small values, go straight to Node-API: the
+        // The calls made most often, on small values, walk in JavaScript first and then call
+        // the addon once (see `front` in the walker); the rest goes straight to Node-API: the
         // generic wrapper around the `#[napi]` functions costs a tenth of a small call.
-        js.set_named(
-            exports.raw(),
+        let natives = js.object()?;
+        let set = |name: &std::ffi::CStr, v| js.set_named(natives, name, v);
+        set(
             c"fingerprint",
             js.function(c"fingerprint", raw::fingerprint)?,
         )?;
-        js.set_named(
-            exports.raw(),
+        set(
             c"canonicalize",
             js.function(c"canonicalize", raw::canonicalize)?,
-        )
+        )?;
+        set(c"check", js.named(exports.raw(), c"check")?)?;
+        set(c"digest", js.function(c"digest", raw::digest)?)?;
+        set(c"canonical", js.function(c"canonical", raw::canonical)?)?;
+        set(
+            c"checkLoaded",
+            js.function(c"checkLoaded", raw::check_loaded)?,
+        )?;
+        set(c"maxDepth", js.number(Options::default().max_depth as f64)?)?;
+        set(c"lengths", instance::get(js, |i| i.lengths)?)?;
+        set(c"approvalProto", approval::class_prototype(js)?)?;
+        set(c"contractProto", instance::get(js, |i| i.contract_proto)?)?;
+        let fronts = js.call(js.named(host, c"front")?, &[natives])?;
+        for name in [c"fingerprint", c"canonicalize", c"check"] {
+            js.set_named(exports.raw(), name, js.named(fronts, name)?)?;
+        }
+        Ok(())
     })
 }
 
@@ -128,7 +147,7 @@ pub fn canonicalize(
     options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
-        let text = canonical_of(js, value.raw(), options.map(|o| o.raw()))?;
+        let text = canonical_of(js, value.raw(), options.map(|o| o.raw()), None)?;
         Ok(to_js::unknown(js, text))
     })
 }
@@ -150,41 +169,56 @@ pub fn fingerprint(
     options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
-        let f = fingerprint_of(js, value.raw(), options.map(|o| o.raw()))?;
+        let f = fingerprint_of(js, value.raw(), options.map(|o| o.raw()), None)?;
         Ok(to_js::unknown(js, f))
     })
 }
 
-/// `fingerprint(value, options)`.
-fn fingerprint_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
+/// `fingerprint(value, options)`; `first` is the walker front's walk of `value`.
+fn fingerprint_of(
+    js: Js,
+    value: js::Handle,
+    options: Option<js::Handle>,
+    first: Option<host::Walked>,
+) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    let digest = Digest::of(host::canonical(js, value, &opts)?.as_bytes());
+    let digest = Digest::of(host::canonical(js, value, &opts, first)?.as_bytes());
     to_js::string(js, &digest.to_string())
 }
 
-/// `canonicalize(value, options)`.
-fn canonical_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
+/// `canonicalize(value, options)`; `first` is the walker front's walk of `value`.
+fn canonical_of(
+    js: Js,
+    value: js::Handle,
+    options: Option<js::Handle>,
+    first: Option<host::Walked>,
+) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    to_js::string(js, &host::canonical(js, value, &opts)?)
+    to_js::string(js, &host::canonical(js, value, &opts, first)?)
 }
 
 mod raw {
-    //! `fingerprint` and `canonicalize` as plain Node-API callbacks (see `module_exports`).
+    //! `fingerprint` and `canonicalize` as plain Node-API callbacks, and the native halves of
+    //! the walker's front (see `module_exports`).
 
-    use crate::js::{Handle, Js};
+    use crate::host::Walked;
+    use crate::js::{Handle, Js, JsResult};
     use napi::sys;
     use std::ptr;
 
-    type Body = fn(Js, Handle, Option<Handle>) -> crate::js::JsResult<Handle>;
-
-    /// Reads `(value, options?)` and runs `body`, throwing its failure.
+    /// Reads up to `N` arguments (missing ones are `undefined`, as Node-API fills them) and
+    /// how many were given, runs `body`, and throws its failure.
     ///
     /// # Safety
     /// Called by Node-API with the environment and callback info of a call.
-    unsafe fn call(env: sys::napi_env, info: sys::napi_callback_info, body: Body) -> Handle {
+    unsafe fn call<const N: usize>(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+        body: impl FnOnce(Js, [Handle; N], usize) -> JsResult<Handle>,
+    ) -> Handle {
         let js = Js(env);
-        let mut argc = 2usize;
-        let mut argv: [Handle; 2] = [ptr::null_mut(); 2];
+        let mut argc = N;
+        let mut argv: [Handle; N] = [ptr::null_mut(); N];
         let status = unsafe {
             sys::napi_get_cb_info(
                 env,
@@ -198,8 +232,7 @@ mod raw {
         let result = if status != sys::Status::napi_ok {
             Err(crate::fail::Fail::Napi(status))
         } else {
-            // Missing arguments are `undefined`, as Node-API fills them.
-            body(js, argv[0], (argc > 1).then_some(argv[1]))
+            body(js, argv, argc)
         };
         match result {
             Ok(v) => v,
@@ -210,18 +243,69 @@ mod raw {
         }
     }
 
+    /// `fingerprint(value, options?)`.
     pub(super) unsafe extern "C" fn fingerprint(
         env: sys::napi_env,
         info: sys::napi_callback_info,
     ) -> Handle {
-        unsafe { call(env, info, crate::fingerprint_of) }
+        unsafe {
+            call(env, info, |js, [v, o]: [Handle; 2], argc| {
+                crate::fingerprint_of(js, v, (argc > 1).then_some(o), None)
+            })
+        }
     }
 
+    /// `canonicalize(value, options?)`.
     pub(super) unsafe extern "C" fn canonicalize(
         env: sys::napi_env,
         info: sys::napi_callback_info,
     ) -> Handle {
-        unsafe { call(env, info, crate::canonical_of) }
+        unsafe {
+            call(env, info, |js, [v, o]: [Handle; 2], argc| {
+                crate::canonical_of(js, v, (argc > 1).then_some(o), None)
+            })
+        }
+    }
+
+    /// The front's `digest(result, tape, value)`.
+    pub(super) unsafe extern "C" fn digest(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe {
+            call(env, info, |js, [result, tape, v]: [Handle; 3], _| {
+                crate::fingerprint_of(js, v, None, Some(Walked { result, tape }))
+            })
+        }
+    }
+
+    /// The front's `canonical(result, tape, value)`.
+    pub(super) unsafe extern "C" fn canonical(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe {
+            call(env, info, |js, [result, tape, v]: [Handle; 3], _| {
+                crate::canonical_of(js, v, None, Some(Walked { result, tape }))
+            })
+        }
+    }
+
+    /// The front's `checkLoaded(approval, result, tape, action, context)`.
+    pub(super) unsafe extern "C" fn check_loaded(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe {
+            call(
+                env,
+                info,
+                |js, [approval, result, tape, action, context]: [Handle; 5], _| {
+                    let walked = Walked { result, tape };
+                    crate::model::check_loaded(js, approval, walked, action, context)
+                },
+            )
+        }
     }
 }
 

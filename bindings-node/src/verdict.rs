@@ -4,13 +4,22 @@
 
 use crate::fail::Fail;
 use crate::instance::{self, LENGTHS};
-use crate::js::{Js, JsResult};
-use crate::to_js::{self, string as text};
+use crate::js::{Handle, Js, JsResult};
+use crate::to_js::string as text;
 use actionseal_core::Verdict;
-use napi::bindgen_prelude::Unknown;
 
 /// `verdict.to_value()`, as a fresh plain object.
-pub(crate) fn to_js(js: Js, verdict: &Verdict) -> JsResult<Unknown<'static>> {
+pub(crate) fn to_js(js: Js, verdict: &Verdict) -> JsResult<Handle> {
+    let pool = pool(js, verdict)?;
+    let inst = instance::instance(js)?;
+    // SAFETY: `inst` is live; the references are copied out before any JavaScript runs.
+    let (f, array) = unsafe { ((*inst).verdict, (*inst).lengths) };
+    js.call(js.deref(f)?, &[pool, js.deref(array)?])
+}
+
+/// The strings the walker's `verdict` makes `verdict` from, as one JavaScript string; their
+/// lengths are written on the instance's lengths array.
+pub(crate) fn pool(js: Js, verdict: &Verdict) -> JsResult<Handle> {
     let (pool, lengths) = actionseal_js::verdict_pool(verdict);
     if lengths.len() > LENGTHS {
         return Err(Fail::Internal(
@@ -19,13 +28,11 @@ pub(crate) fn to_js(js: Js, verdict: &Verdict) -> JsResult<Unknown<'static>> {
     }
     let inst = instance::instance(js)?;
     // SAFETY: `inst` is live; its lengths array holds `LENGTHS` i32s at `lengths_data`, kept
-    // alive by the instance and reachable from nowhere else, and no JavaScript runs while
-    // this writes them.
-    let (f, array) = unsafe {
+    // alive by the instance and reachable only from it and the walker's front (which only
+    // hands it to `verdict`), and no JavaScript runs while this writes them.
+    unsafe {
         let slots = std::slice::from_raw_parts_mut((*inst).lengths_data, LENGTHS);
         slots[..lengths.len()].copy_from_slice(&lengths);
-        ((*inst).verdict, (*inst).lengths)
-    };
-    let args = [text(js, &pool)?, js.deref(array)?];
-    Ok(to_js::unknown(js, js.call(js.deref(f)?, &args)?))
+    }
+    text(js, &pool)
 }
