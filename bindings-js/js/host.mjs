@@ -402,9 +402,10 @@ export const host = (() => {
   /**
    * `check`'s verdict as a plain object, with the members of core's `Verdict::to_value`:
    * `pool` holds core's strings one after another and `lengths` their lengths in UTF-16 code
-   * units, in this order: outcome, action_digest, approved_digest (-1: null), action_error's
-   * code and path (-1: null), then the number of reasons and each reason, then the drift
-   * pointers as one JSON text (-1: none). Cheaper than JSON.parse of the whole verdict.
+   * units, in this order: outcome, action_digest, approved_digest (-1: null; -2: the same as
+   * action_digest), action_error's code and path (-1: null), then the number of reasons and
+   * each reason, then the drift pointers as one JSON text (-1: none). Cheaper than JSON.parse
+   * of the whole verdict.
    */
   function verdict(pool, lengths) {
     let at = 0
@@ -418,7 +419,7 @@ export const host = (() => {
     }
     const outcome = next()
     const actionDigest = next()
-    const approvedDigest = next()
+    const approvedDigest = lengths[i] === -2 ? (i++, actionDigest) : next()
     const code = next()
     const path = code === null ? null : next()
     const reasonCount = lengths[i++]
@@ -446,10 +447,13 @@ export const host = (() => {
    *   digest(result, tape, value)         the fingerprint of `value`, whose walk `gather` wrote
    *                                       on `tape` and returned `result`
    *   canonical(result, tape, value)      its canonical text, likewise
-   *   checkLoaded(approval, result, tape, action, context)  `check` of an `Approval` instance,
-   *                                       whose action and context were walked (context's
-   *                                       Contract held); core's verdict strings, their
-   *                                       lengths written on `lengths`
+   *   checkLoaded(approval, result, tape, action, context, held, same)  `check` of an
+   *                                       `Approval` instance, whose action and context were
+   *                                       walked (context's Contract held); core's verdict
+   *                                       strings, their lengths written on `lengths`. `same`
+   *                                       1: `approval` is the last successful check's, 2: so
+   *                                       is the one held object, 4: `held` is given
+   *                                       (`result` is then the text alone)
    *   maxDepth, lengths, approvalProto, contractProto
    * A native `digest`, `canonical` or `checkLoaded` does the whole call again itself when the
    * walk is not what it can use (another realm's prototype, an object that only looks like an
@@ -484,6 +488,9 @@ export const host = (() => {
       keep(r)
       return out
     }
+    // The approval and the contract of the last check that succeeded here (see checkLoaded).
+    let lastApproval = null
+    let lastContract = null
     function check(approval, action, context, options) {
       if (
         (options !== undefined && options !== null) ||
@@ -496,9 +503,24 @@ export const host = (() => {
       }
       const t = own
       const r = gather(t, maxDepth, null, null, contractProto, 2, action, context)
-      const pool = checkLoaded(approval, r, t, action, context)
+      let result = r
+      let held
+      let same = 0
+      if (typeof r !== 'string' && r[1] === null && r[2] === null) {
+        // The given tape, with held objects only: the text and the objects, passed as they are.
+        result = r[0]
+        held = r[3]
+        same = 4
+        if (held.length === 1 && lastContract !== null && lastContract.deref() === held[0]) same |= 2
+      }
+      if (lastApproval !== null && lastApproval.deref() === approval) same |= 1
+      const pool = checkLoaded(approval, result, t, action, context, held, same)
       keep(r)
-      return typeof pool === 'string' ? verdict(pool, lengths) : pool
+      if (typeof pool !== 'string') return pool
+      // Succeeded: the native half now remembers these two, as this does.
+      if ((same & 1) === 0) lastApproval = new WeakRef(approval)
+      if (held !== undefined && held.length === 1 && (same & 2) === 0) lastContract = new WeakRef(held[0])
+      return verdict(pool, lengths)
     }
     return { fingerprint, canonicalize, check }
   }

@@ -45,8 +45,11 @@ pub fn described(description: &str) -> HostType<'_> {
 }
 
 /// `check`'s verdict for the walker's `verdict`: core's strings laid end to end, and their
-/// lengths in UTF-16 code units, in the order `verdict` in host.mjs reads them (-1 for null).
+/// lengths in UTF-16 code units, in the order `verdict` in host.mjs reads them (-1 for null;
+/// -2 for an approved digest that is the action's, as it is whenever the action is the
+/// approved one: written once).
 pub fn verdict_pool(v: &Verdict) -> (String, Vec<i32>) {
+    use std::fmt::Write;
     let mut pool = String::with_capacity(256);
     let mut lengths = Vec::with_capacity(8 + v.reasons.len());
     let mut push = |s: &str, lengths: &mut Vec<i32>| {
@@ -59,11 +62,28 @@ pub fn verdict_pool(v: &Verdict) -> (String, Vec<i32>) {
         lengths.push(units as i32);
     };
     push(v.outcome.as_str(), &mut lengths);
-    push(&v.action_digest.to_string(), &mut lengths);
+    // A digest's text is ASCII: its length in units is its length in bytes.
+    let digest = |d: &actionseal_core::Digest, pool: &mut String, lengths: &mut Vec<i32>| {
+        let at = pool.len();
+        // Writing to a String cannot fail.
+        let _ = write!(pool, "{d}");
+        lengths.push((pool.len() - at) as i32);
+    };
+    digest(&v.action_digest, &mut pool, &mut lengths);
     match &v.approved_digest {
-        Some(d) => push(&d.to_string(), &mut lengths),
+        Some(d) if *d == v.action_digest => lengths.push(-2),
+        Some(d) => digest(d, &mut pool, &mut lengths),
         None => lengths.push(-1),
     }
+    let mut push = |s: &str, lengths: &mut Vec<i32>| {
+        pool.push_str(s);
+        let units = if s.is_ascii() {
+            s.len()
+        } else {
+            s.encode_utf16().count()
+        };
+        lengths.push(units as i32);
+    };
     match &v.action_error {
         Some(e) => {
             push(e.code().as_str(), &mut lengths);

@@ -269,11 +269,13 @@ fn gather(
 }
 
 /// A walk made by the JavaScript front (`host.front` in the walker): what `gather` returned
-/// and the tape it was given.
+/// and the tape it was given; or, when that was the given tape with held objects only, the
+/// text and the held objects, which the front took out of what `gather` returned.
 #[derive(Clone, Copy)]
 pub(crate) struct Walked {
     pub(crate) result: Handle,
     pub(crate) tape: Handle,
+    pub(crate) held: Option<Handle>,
 }
 
 impl Walked {
@@ -282,7 +284,14 @@ impl Walked {
         let tape = js
             .float64_array(self.tape)?
             .ok_or(Fail::Internal("the front's tape is not a Float64Array"))?;
-        Ok(walk_of(js, self.result, tape)?.0)
+        let mut walk = walk_of(js, self.result, tape)?.0;
+        if let Some(held) = self.held {
+            if walk.held.is_some() || walk.refs.is_some() || walk.borrowed.is_none() {
+                return Err(Fail::Internal("held objects given beside a full walk"));
+            }
+            walk.held = Some(held);
+        }
+        Ok(walk)
     }
 }
 

@@ -119,6 +119,13 @@ impl Js {
         Ok(out)
     }
 
+    /// A number as a `u32` (Node-API's conversion: truncated, modulo 2^32).
+    pub(crate) fn uint32(self, v: Handle) -> JsResult<u32> {
+        let mut out = 0u32;
+        check(unsafe { sys::napi_get_value_uint32(self.0, v, &mut out) })?;
+        Ok(out)
+    }
+
     /// A new empty object.
     pub(crate) fn object(self) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
@@ -142,6 +149,16 @@ impl Js {
 
     /// A function named `name` that Node-API calls `callback` for.
     pub(crate) fn function(self, name: &CStr, callback: RawCallback) -> JsResult<Handle> {
+        self.function_with(name, callback, ptr::null_mut())
+    }
+
+    /// A function named `name` that Node-API calls `callback` for, handing it `data`.
+    pub(crate) fn function_with(
+        self,
+        name: &CStr,
+        callback: RawCallback,
+        data: *mut c_void,
+    ) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
         check(unsafe {
             sys::napi_create_function(
@@ -149,11 +166,30 @@ impl Js {
                 name.as_ptr(),
                 name.to_bytes().len() as isize,
                 Some(callback),
-                ptr::null_mut(),
+                data,
                 &mut out,
             )
         })?;
         Ok(out)
+    }
+
+    /// Has Node call `finalize(data)` once `v` is collected.
+    pub(crate) fn finalize_with(
+        self,
+        v: Handle,
+        data: *mut c_void,
+        finalize: unsafe extern "C" fn(sys::napi_env, *mut c_void, *mut c_void),
+    ) -> JsResult<()> {
+        check(unsafe {
+            sys::napi_add_finalizer(
+                self.0,
+                v,
+                data,
+                Some(finalize),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        })
     }
 
     /// `obj[name] = value`.

@@ -84,10 +84,19 @@ pub fn module_exports(env: Env, exports: Object<'_>) -> Result<()> {
         set(c"check", js.named(exports.raw(), c"check")?)?;
         set(c"digest", js.function(c"digest", raw::digest)?)?;
         set(c"canonical", js.function(c"canonical", raw::canonical)?)?;
-        set(
-            c"checkLoaded",
-            js.function(c"checkLoaded", raw::check_loaded)?,
-        )?;
+        let remembered = raw::remembered();
+        let check_loaded = js.function_with(c"checkLoaded", raw::check_loaded, remembered);
+        let check_loaded = match check_loaded
+            .and_then(|f| js.finalize_with(f, remembered, raw::forget).map(|()| f))
+        {
+            Ok(f) => f,
+            Err(e) => {
+                // SAFETY: the box was made above, and nothing holds it now.
+                unsafe { raw::forget(js.0, remembered, std::ptr::null_mut()) };
+                return Err(e);
+            }
+        };
+        set(c"checkLoaded", check_loaded)?;
         set(c"maxDepth", js.number(Options::default().max_depth as f64)?)?;
         set(c"lengths", instance::get(js, |i| i.lengths)?)?;
         set(c"approvalProto", approval::class_prototype(js)?)?;
@@ -203,7 +212,10 @@ mod raw {
 
     use crate::host::Walked;
     use crate::js::{Handle, Js, JsResult};
+    use crate::model::Remembered;
     use napi::sys;
+    use std::cell::Cell;
+    use std::ffi::c_void;
     use std::ptr;
 
     /// Reads up to `N` arguments (missing ones are `undefined`, as Node-API fills them) and
@@ -274,7 +286,12 @@ mod raw {
     ) -> Handle {
         unsafe {
             call(env, info, |js, [result, tape, v]: [Handle; 3], _| {
-                crate::fingerprint_of(js, v, None, Some(Walked { result, tape }))
+                let walked = Walked {
+                    result,
+                    tape,
+                    held: None,
+                };
+                crate::fingerprint_of(js, v, None, Some(walked))
             })
         }
     }
@@ -286,26 +303,71 @@ mod raw {
     ) -> Handle {
         unsafe {
             call(env, info, |js, [result, tape, v]: [Handle; 3], _| {
-                crate::canonical_of(js, v, None, Some(Walked { result, tape }))
+                let walked = Walked {
+                    result,
+                    tape,
+                    held: None,
+                };
+                crate::canonical_of(js, v, None, Some(walked))
             })
         }
     }
 
-    /// The front's `checkLoaded(approval, result, tape, action, context)`.
+    /// The front's `checkLoaded(approval, result, tape, action, context, held, same)`: `same`
+    /// says which of the approval and the held contract are the objects of the front's last
+    /// check (`model::Remembered`), and 4 when `held` is given (the text is then `result`).
+    /// The function's data is the front's `Remembered`.
     pub(super) unsafe extern "C" fn check_loaded(
         env: sys::napi_env,
         info: sys::napi_callback_info,
     ) -> Handle {
+        let mut data: *mut c_void = ptr::null_mut();
+        // SAFETY: as `call`'s; only the function's data is read here.
+        let status = unsafe {
+            sys::napi_get_cb_info(
+                env,
+                info,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+                &mut data,
+            )
+        };
         unsafe {
             call(
                 env,
                 info,
-                |js, [approval, result, tape, action, context]: [Handle; 5], _| {
-                    let walked = Walked { result, tape };
-                    crate::model::check_loaded(js, approval, walked, action, context)
+                |js, [approval, result, tape, action, context, held, same]: [Handle; 7], _| {
+                    if status != sys::Status::napi_ok || data.is_null() {
+                        return Err(crate::fail::Fail::Internal("no front state"));
+                    }
+                    // SAFETY: `data` is the front's `Remembered`, made with the function and
+                    // freed only when the function is collected; used by
+                    // this environment's thread only, through a `Cell`.
+                    let remembered = &*data.cast::<Cell<Remembered>>();
+                    let same = js.uint32(same)?;
+                    let held = (same & 4 != 0).then_some(held);
+                    let walked = Walked { result, tape, held };
+                    let values = [action, context];
+                    crate::model::check_loaded(js, approval, walked, values, same, remembered)
                 },
             )
         }
+    }
+
+    /// A new front state for `check_loaded`, freed by [`forget`].
+    pub(super) fn remembered() -> *mut c_void {
+        Box::into_raw(Box::new(Cell::new(Remembered::default()))).cast()
+    }
+
+    /// Frees what [`remembered`] made.
+    pub(super) unsafe extern "C" fn forget(
+        _env: sys::napi_env,
+        data: *mut c_void,
+        _hint: *mut c_void,
+    ) {
+        // SAFETY: `data` is a box made by `remembered`, finalized once.
+        drop(unsafe { Box::from_raw(data.cast::<Cell<Remembered>>()) });
     }
 }
 

@@ -20,12 +20,15 @@ use crate::to_js;
 use crate::verdict;
 use actionseal_core::host::digest_argument;
 use actionseal_core::{
-    check_approval, check_with, Action, ActionIds, Approval, Context, DecisionInput, Options, Value,
+    check_approval, check_with, Action, ActionIds, Approval, Approval as CoreApproval, Context,
+    Contract as CoreContract, DecisionInput, Options, Value,
 };
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
 use napi::{JsValue, Result};
 use napi_derive::napi;
+use std::cell::Cell;
+use std::sync::Arc;
 
 /// Refuses the options a caller passed to a function of the approval model.
 fn no_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<()> {
@@ -267,6 +270,22 @@ pub(crate) fn check_of(
     )?
 }
 
+/// What the walker's front remembers between its checks: the `Approval` and the `Contract` of
+/// its last successful check, read from their objects then. The front says, by identity, when
+/// it is given the same objects again (`same`); both are immutable, so what was read still
+/// holds. Each front has its own, so that two fronts in one environment (the module loaded
+/// twice) cannot mix up their objects.
+#[derive(Default)]
+pub(crate) struct Remembered {
+    approval: Option<Arc<CoreApproval>>,
+    contract: Option<CoreContract>,
+}
+
+/// `same`: the approval is the last one's object.
+const SAME_APPROVAL: u32 = 1;
+/// `same`: the only held object (the context's `Contract`) is the last one's object.
+const SAME_CONTRACT: u32 = 2;
+
 /// `check` of an `Approval` whose action and context the walker's front walked (`walked`,
 /// the context's `Contract` held): core's verdict strings for the walker's `verdict` (their
 /// lengths on the instance's lengths array). Anything that only looks like an `Approval` gets
@@ -275,26 +294,50 @@ pub(crate) fn check_loaded(
     js: Js,
     approval: Handle,
     walked: Walked,
-    action: Handle,
-    context: Handle,
+    [action, context]: [Handle; 2],
+    same: u32,
+    remembered: &Cell<Remembered>,
 ) -> JsResult<Handle> {
-    let Some(loaded) = crate::approval::instance(js, approval)? else {
-        return check_of(js, approval, action, context, None);
+    // Taken out while this runs (no JavaScript can reach it meanwhile but a nested check,
+    // which finds it empty and reads its objects), and put back on success only, so that it
+    // always matches what the front remembers.
+    let last = remembered.take();
+    let loaded = match last.approval {
+        Some(a) if same & SAME_APPROVAL != 0 => a,
+        _ => match crate::approval::instance(js, approval)? {
+            Some(a) => a,
+            None => return check_of(js, approval, action, context, None),
+        },
     };
+    let known_contract = last.contract.filter(|_| same & SAME_CONTRACT != 0);
     let held = contract_lift(js, 1)?;
     let values = [action, context];
     let options = Options::default();
-    host::with_values(
+    let (pool, contract) = host::with_values(
         js,
         values,
         &options,
         Some(held),
         Some(walked),
         |[action, context], h| {
-            let context = context_of(js, context, h)?;
-            verdict::pool(js, &check_approval(Some(&loaded), action, &context))
+            let contract = match (h, known_contract) {
+                (None, _) => None,
+                (Some(_), Some(known)) => Some(known),
+                (Some(h), None) => Some(contract::lifted(js, h)?),
+            };
+            let context = match &contract {
+                Some(c) => Context::with_contract(context, Some(c.clone()))?,
+                None => Context::from_value(context)?,
+            };
+            let pool = verdict::pool(js, &check_approval(Some(&loaded), action, &context))?;
+            Ok::<_, crate::fail::Fail>((pool, contract))
         },
-    )?
+    )??;
+    remembered.set(Remembered {
+        approval: Some(loaded),
+        contract,
+    });
+    Ok(pool)
 }
 
 /// `budget` with `costMinor` more spent, as a new object (the budget passed in is not
