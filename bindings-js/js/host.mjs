@@ -444,9 +444,10 @@ export const host = (() => {
    * given, a call from inside a walk, no `Approval` for `check`) goes to the native function
    * unchanged. `n` holds the native functions and facts:
    *   fingerprint, canonicalize, check    the native functions, which do everything themselves
-   *   digest(result, tape, value)         the fingerprint of `value`, whose walk `gather` wrote
+   *   digestWalk(result, tape, value)     the fingerprint of `value`, whose walk `gather` wrote
    *                                       on `tape` and returned `result`
-   *   canonical(result, tape, value)      its canonical text, likewise
+   *   digest(text, tape, value)           the same, when `gather` returned the text alone
+   *   canonicalWalk, canonical            its canonical text, likewise
    *   checkLoaded(approval, result, tape, action, context, held, same)  `check` of an
    *                                       `Approval` instance, whose action and context were
    *                                       walked (context's Contract held); core's verdict
@@ -464,8 +465,7 @@ export const host = (() => {
     const slowFingerprint = n.fingerprint
     const slowCanonicalize = n.canonicalize
     const slowCheck = n.check
-    const digest = n.digest
-    const canonical = n.canonical
+    const { digest, digestWalk, canonical, canonicalWalk } = n
     const checkLoaded = n.checkLoaded
     // A tape of the front's own, kept bigger once a walk needed more (up to a limit).
     let own = new F64(1024)
@@ -476,7 +476,7 @@ export const host = (() => {
       if ((options !== undefined && options !== null) || busy) return slowFingerprint(value, options)
       const t = own
       const r = gather(t, maxDepth, null, null, null, 1, value)
-      const out = digest(r, t, value)
+      const out = typeof r === 'string' ? digest(r, t, value) : digestWalk(r, t, value)
       keep(r)
       return out
     }
@@ -484,7 +484,7 @@ export const host = (() => {
       if ((options !== undefined && options !== null) || busy) return slowCanonicalize(value, options)
       const t = own
       const r = gather(t, maxDepth, null, null, null, 1, value)
-      const out = canonical(r, t, value)
+      const out = typeof r === 'string' ? canonical(r, t, value) : canonicalWalk(r, t, value)
       keep(r)
       return out
     }

@@ -269,12 +269,14 @@ fn gather(
 }
 
 /// A walk made by the JavaScript front (`host.front` in the walker): what `gather` returned
-/// and the tape it was given; or, when that was the given tape with held objects only, the
-/// text and the held objects, which the front took out of what `gather` returned.
+/// and the tape it was given. The front passes the text alone when that is what `gather`
+/// returned (`plain`), or when it was the given tape with held objects only: then with the
+/// held objects, which it took out of what `gather` returned.
 #[derive(Clone, Copy)]
 pub(crate) struct Walked {
     pub(crate) result: Handle,
     pub(crate) tape: Handle,
+    pub(crate) plain: bool,
     pub(crate) held: Option<Handle>,
 }
 
@@ -284,14 +286,16 @@ impl Walked {
         let tape = js
             .float64_array(self.tape)?
             .ok_or(Fail::Internal("the front's tape is not a Float64Array"))?;
-        let mut walk = walk_of(js, self.result, tape)?.0;
-        if let Some(held) = self.held {
-            if walk.held.is_some() || walk.refs.is_some() || walk.borrowed.is_none() {
-                return Err(Fail::Internal("held objects given beside a full walk"));
-            }
-            walk.held = Some(held);
+        if self.plain || self.held.is_some() {
+            return Ok(Walk {
+                tape: Vec::new(),
+                borrowed: Some(tape),
+                text: self.result,
+                refs: None,
+                held: self.held,
+            });
         }
-        Ok(walk)
+        Ok(walk_of(js, self.result, tape)?.0)
     }
 }
 

@@ -83,7 +83,12 @@ pub fn module_exports(env: Env, exports: Object<'_>) -> Result<()> {
         )?;
         set(c"check", js.named(exports.raw(), c"check")?)?;
         set(c"digest", js.function(c"digest", raw::digest)?)?;
+        set(c"digestWalk", js.function(c"digestWalk", raw::digest_walk)?)?;
         set(c"canonical", js.function(c"canonical", raw::canonical)?)?;
+        set(
+            c"canonicalWalk",
+            js.function(c"canonicalWalk", raw::canonical_walk)?,
+        )?;
         let remembered = raw::remembered();
         let check_loaded = js.function_with(c"checkLoaded", raw::check_loaded, remembered);
         let check_loaded = match check_loaded
@@ -279,36 +284,59 @@ mod raw {
         }
     }
 
-    /// The front's `digest(result, tape, value)`.
+    /// The front's `digest(text, tape, value)`, when `gather` returned the text alone, and
+    /// `digestWalk(result, tape, value)` for anything else it returned.
     pub(super) unsafe extern "C" fn digest(
         env: sys::napi_env,
         info: sys::napi_callback_info,
     ) -> Handle {
-        unsafe {
-            call(env, info, |js, [result, tape, v]: [Handle; 3], _| {
-                let walked = Walked {
-                    result,
-                    tape,
-                    held: None,
-                };
-                crate::fingerprint_of(js, v, None, Some(walked))
-            })
-        }
+        unsafe { one(env, info, true, crate::fingerprint_of) }
     }
 
-    /// The front's `canonical(result, tape, value)`.
+    pub(super) unsafe extern "C" fn digest_walk(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { one(env, info, false, crate::fingerprint_of) }
+    }
+
+    /// The front's `canonical(text, tape, value)` and `canonicalWalk(result, tape, value)`, as
+    /// `digest`'s.
     pub(super) unsafe extern "C" fn canonical(
         env: sys::napi_env,
         info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { one(env, info, true, crate::canonical_of) }
+    }
+
+    pub(super) unsafe extern "C" fn canonical_walk(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { one(env, info, false, crate::canonical_of) }
+    }
+
+    type One = fn(Js, Handle, Option<Handle>, Option<Walked>) -> JsResult<Handle>;
+
+    /// A front's call about one value walked.
+    ///
+    /// # Safety
+    /// As [`call`].
+    unsafe fn one(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+        plain: bool,
+        f: One,
     ) -> Handle {
         unsafe {
             call(env, info, |js, [result, tape, v]: [Handle; 3], _| {
                 let walked = Walked {
                     result,
                     tape,
+                    plain,
                     held: None,
                 };
-                crate::canonical_of(js, v, None, Some(walked))
+                f(js, v, None, Some(walked))
             })
         }
     }
@@ -347,7 +375,12 @@ mod raw {
                     let remembered = &*data.cast::<Cell<Remembered>>();
                     let same = js.uint32(same)?;
                     let held = (same & 4 != 0).then_some(held);
-                    let walked = Walked { result, tape, held };
+                    let walked = Walked {
+                        result,
+                        tape,
+                        plain: false,
+                        held,
+                    };
                     let values = [action, context];
                     crate::model::check_loaded(js, approval, walked, values, same, remembered)
                 },
