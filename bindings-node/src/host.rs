@@ -92,17 +92,25 @@ fn convert<R>(
     })
 }
 
-/// The canonical text of one JavaScript value: what `canonicalize` returns and `fingerprint`
-/// hashes. `first` is the front's walk of it, when it made one.
-pub(crate) fn canonical(
+/// `f` of the canonical text of one JavaScript value: what `canonicalize` returns and
+/// `fingerprint` hashes. `first` is the front's walk of it, when it made one.
+pub(crate) fn with_canonical<R>(
     js: Js,
     v: Handle,
     options: &Options,
     first: Option<Walked>,
-) -> JsResult<String> {
-    walk(js, &[v], options, None, first, |g, _| {
-        Ok(actionseal_js::canonical(g, options)?)
-    })
+    f: impl FnOnce(&str) -> R,
+) -> JsResult<R> {
+    // The last call's buffer, when free (a call from a getter during the walk takes its own).
+    let mut text = CANONICAL.take();
+    let written = walk(js, &[v], options, None, first, |g, _| {
+        Ok(actionseal_js::canonical_into(g, options, &mut text)?)
+    });
+    let result = written.map(|()| f(&text));
+    if text.capacity() <= MAX_KEPT_TEXT {
+        CANONICAL.set(text);
+    }
+    result
 }
 
 /// Why reading a gathered tape failed: the decoder's reason, or the binding's own.
@@ -405,6 +413,8 @@ fn read_utf8(js: Js, text: Handle, len: usize) -> JsResult<String> {
 thread_local! {
     /// A text buffer kept from one call to the next (see [`Recycled`]).
     static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// The canonical text of the last call of [`with_canonical`], kept for the next.
+    static CANONICAL: Cell<String> = const { Cell::new(String::new()) };
 }
 
 /// A larger text buffer than this is not kept for the next call.

@@ -196,8 +196,16 @@ fn fingerprint_of(
     first: Option<host::Walked>,
 ) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    let digest = Digest::of(host::canonical(js, value, &opts, first)?.as_bytes());
-    to_js::string(js, &digest.to_string())
+    let digest = host::with_canonical(js, value, &opts, first, |t| Digest::of(t.as_bytes()))?;
+    // `sha256:` and 64 hex digits, written without allocating.
+    const ROOM: usize = 80;
+    let mut buf = [0u8; ROOM];
+    let mut rest = &mut buf[..];
+    std::io::Write::write_fmt(&mut rest, format_args!("{digest}"))
+        .map_err(|_| Fail::Internal("digest text"))?;
+    let len = ROOM - rest.len();
+    let text = std::str::from_utf8(&buf[..len]).map_err(|_| Fail::Internal("digest text"))?;
+    to_js::string(js, text)
 }
 
 /// `canonicalize(value, options)`; `first` is the walker front's walk of `value`.
@@ -208,7 +216,7 @@ fn canonical_of(
     first: Option<host::Walked>,
 ) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    to_js::string(js, &host::canonical(js, value, &opts, first)?)
+    host::with_canonical(js, value, &opts, first, |t| to_js::string(js, t))?
 }
 
 mod raw {

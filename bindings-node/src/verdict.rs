@@ -7,6 +7,7 @@ use crate::instance::{self, LENGTHS};
 use crate::js::{Handle, Js, JsResult};
 use crate::to_js::string as text;
 use actionseal_core::Verdict;
+use std::cell::Cell;
 
 /// `verdict.to_value()`, as a fresh plain object.
 pub(crate) fn to_js(js: Js, verdict: &Verdict) -> JsResult<Handle> {
@@ -20,7 +21,21 @@ pub(crate) fn to_js(js: Js, verdict: &Verdict) -> JsResult<Handle> {
 /// The strings the walker's `verdict` makes `verdict` from, as one JavaScript string; their
 /// lengths are written on the instance's lengths array.
 pub(crate) fn pool(js: Js, verdict: &Verdict) -> JsResult<Handle> {
-    let (pool, lengths) = actionseal_js::verdict_pool(verdict);
+    // The last call's buffers (no JavaScript runs while they are out).
+    let (mut pool, mut lengths) = BUFFERS.take();
+    actionseal_js::verdict_pool_into(verdict, &mut pool, &mut lengths);
+    let made = write(js, &pool, &lengths);
+    BUFFERS.set((pool, lengths));
+    made
+}
+
+thread_local! {
+    /// The pool and lengths of the last verdict, kept for the next.
+    static BUFFERS: Cell<(String, Vec<i32>)> = const { Cell::new((String::new(), Vec::new())) };
+}
+
+/// Writes `lengths` on the instance's lengths array and makes the pool's string.
+fn write(js: Js, pool: &str, lengths: &[i32]) -> JsResult<Handle> {
     if lengths.len() > LENGTHS {
         return Err(Fail::Internal(
             "a verdict with more strings than its lengths array",
@@ -32,7 +47,7 @@ pub(crate) fn pool(js: Js, verdict: &Verdict) -> JsResult<Handle> {
     // hands it to `verdict`), and no JavaScript runs while this writes them.
     unsafe {
         let slots = std::slice::from_raw_parts_mut((*inst).lengths_data, LENGTHS);
-        slots[..lengths.len()].copy_from_slice(&lengths);
+        slots[..lengths.len()].copy_from_slice(lengths);
     }
-    text(js, &pool)
+    text(js, pool)
 }
