@@ -259,10 +259,21 @@ impl Approval {
     }
 
     /// The record as `check` reads it. It was read when the approval was loaded (its frozen
-    /// action too, which is not read again), so this cannot fail; were it to, the approval is
-    /// treated as invalid.
+    /// action too), so it is put together from what was read then, without reading the fields
+    /// again; were a member missing, the approval is treated as invalid.
     pub(crate) fn record(&self) -> Option<Record<'_, 'static>> {
-        read_record(&self.record, false).ok()
+        let o = self.record.as_object()?;
+        let text = |key: &str| o.get(key).and_then(Value::as_str);
+        Some(Record {
+            frozen: o.get("action")?,
+            action_digest: self.action_digest,
+            approval_id: text("approval_id")?,
+            approver: text("approver")?,
+            proposed_digest: self.proposed_digest,
+            decision: self.decision,
+            decided_at: self.decided_at,
+            expires_at: self.expires_at,
+        })
     }
 
     /// `check(contract)`, the check of the frozen action's arguments against `contract`,
@@ -298,11 +309,6 @@ pub(crate) struct Record<'v, 'a> {
 
 /// Checks the shape of an approval record.
 pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
-    read_record(v, true)
-}
-
-/// [`read`], checking the frozen action's shape only with `check_frozen`.
-fn read_record<'v, 'a>(v: &'v Value<'a>, check_frozen: bool) -> Result<Record<'v, 'a>> {
     let f = Fields::new(v, Code::InvalidApproval, "approval", &FIELDS)?;
     let approval_id = f.identity("approval_id")?;
     f.identity("decision_id")?;
@@ -320,9 +326,7 @@ fn read_record<'v, 'a>(v: &'v Value<'a>, check_frozen: bool) -> Result<Record<'v
     let proposed_digest = optional_digest(&f)?;
     check_proposed(proposed_digest, &action_digest)?;
     let frozen = f.required("action")?;
-    if check_frozen {
-        crate::model::action::check_shape(frozen).map_err(|e| e.in_key("action"))?;
-    }
+    crate::model::action::check_shape(frozen).map_err(|e| e.in_key("action"))?;
     Ok(Record {
         frozen,
         action_digest,
