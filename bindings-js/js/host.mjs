@@ -225,6 +225,10 @@ export const host = (() => {
       }
       stack[depth] = v
       if (depth >= used) used = depth + 1
+      // The text grows in a local while the members are recorded here, and is stored back
+      // before any call that reads it: storing each new string in `text`, which lives as
+      // long as the walker, costs a write barrier every time.
+      let t = text
       for (let i = 0; i < length && !stop; i++) {
         const item = v[i]
         // Strings and numbers, most of the data, are recorded here rather than by a call.
@@ -232,18 +236,21 @@ export const host = (() => {
         if (typeof item === 'string') {
           tape[n++] = STRING
           tape[n++] = item.length
-          text += item
+          t += item
         } else if (typeof item === 'number') {
           tape[n++] = NUMBER
           tape[n++] = item
         } else if (item === undefined && !(i in v)) {
           tape[n++] = HOLE
           stop = true
-          return
+          break
         } else {
+          text = t
           walk(item, depth + 1)
+          t = text
         }
       }
+      text = t
       return
     }
     const names = ownKeys(v)
@@ -257,6 +264,8 @@ export const host = (() => {
     }
     stack[depth] = v
     if (depth >= used) used = depth + 1
+    // As for arrays: the text in a local, stored back before a call.
+    let t = text
     for (let i = 0; i < names.length && !stop; i++) {
       const name = names[i]
       const item = v[name]
@@ -265,16 +274,18 @@ export const host = (() => {
       if (typeof item === 'string') {
         tape[n++] = STRING
         tape[n++] = item.length
-        text += name + item
+        t += name + item
       } else if (typeof item === 'number') {
         tape[n++] = NUMBER
         tape[n++] = item
-        text += name
+        t += name
       } else {
-        text += name
+        text = t + name
         walk(item, depth + 1)
+        t = text
       }
     }
+    text = t
   }
 
   /**
