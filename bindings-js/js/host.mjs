@@ -499,9 +499,14 @@ export const host = (() => {
       keep(r)
       return out
     }
-    // The approval and the contract of the last check that succeeded here (see checkLoaded).
-    let lastApproval = null
-    let lastContract = null
+    // The approval and the contract of the last check that succeeded here (see checkLoaded):
+    // each is marked, when it becomes the last one, with a number no other gets, in maps that
+    // do not keep it alive (a WeakRef's deref costs more).
+    const approvalMarks = new WeakMap()
+    const contractMarks = new WeakMap()
+    let approvalMark = 0
+    let contractMark = 0
+    let marks = 0
     function check(approval, action, context, options) {
       if (
         (options !== undefined && options !== null) ||
@@ -522,15 +527,15 @@ export const host = (() => {
         result = r[0]
         held = r[3]
         same = 4
-        if (held.length === 1 && lastContract !== null && lastContract.deref() === held[0]) same |= 2
+        if (held.length === 1 && contractMark !== 0 && contractMarks.get(held[0]) === contractMark) same |= 2
       }
-      if (lastApproval !== null && lastApproval.deref() === approval) same |= 1
+      if (approvalMark !== 0 && approvalMarks.get(approval) === approvalMark) same |= 1
       const pool = checkLoaded(approval, result, t, action, context, held, same)
       keep(r)
       if (typeof pool !== 'string') return pool
       // Succeeded: the native half now remembers these two, as this does.
-      if ((same & 1) === 0) lastApproval = new WeakRef(approval)
-      if (held !== undefined && held.length === 1 && (same & 2) === 0) lastContract = new WeakRef(held[0])
+      if ((same & 1) === 0) approvalMarks.set(approval, (approvalMark = ++marks))
+      if (held !== undefined && held.length === 1 && (same & 2) === 0) contractMarks.set(held[0], (contractMark = ++marks))
       return verdict(pool, lengths)
     }
     return { fingerprint, canonicalize, check }
