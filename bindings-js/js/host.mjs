@@ -533,9 +533,12 @@ export const host = (() => {
       const pool = checkLoaded(approval, result, t, action, context, held, same)
       keep(r)
       if (typeof pool !== 'string') return pool
-      // Succeeded: the native half now remembers these two, as this does.
+      // Succeeded: the native half now remembers the approval, and the contract when it was
+      // passed as the one held object, as this does. A contract it found another way (a walk
+      // that needed a bigger tape) is not marked here, so none is: the next check reads it.
       if ((same & 1) === 0) approvalMarks.set(approval, (approvalMark = ++marks))
-      if (held !== undefined && held.length === 1 && (same & 2) === 0) contractMarks.set(held[0], (contractMark = ++marks))
+      if (held === undefined || held.length !== 1) contractMark = 0
+      else if ((same & 2) === 0) contractMarks.set(held[0], (contractMark = ++marks))
       return verdict(pool, lengths)
     }
     return { fingerprint, canonicalize, check }

@@ -333,9 +333,11 @@ pub(crate) fn check_loaded(
             Ok::<_, crate::fail::Fail>((pool, contract))
         },
     )??;
+    // The contract only when the front passed it as the one held object: that is when the
+    // front marks it too.
     remembered.set(Remembered {
         approval: Some(loaded),
-        contract,
+        contract: contract.filter(|_| walked.held.is_some()),
     });
     Ok(pool)
 }

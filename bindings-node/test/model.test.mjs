@@ -237,6 +237,21 @@ describe('check of a loaded Approval (walked in JavaScript first, objects rememb
     assert.ok(outcomes.size >= 3, [...outcomes].join('; '))
   })
 
+  it('a check whose walk needs a bigger tape in between does not leave its Contract behind', () => {
+    const loaded = new as.Approval(APPROVAL)
+    const refund = { ...CONTEXT, contract: new as.Contract(CONTRACT) }
+    const strict = { ...CONTRACT, args: { ...CONTRACT.args, properties: { ...CONTRACT.args.properties, amount_minor: { type: 'integer', maximum: 100 } } } }
+    const strictContext = { ...CONTEXT, contract: new as.Contract(strict) }
+    // An action with 40,000 values: its walk always outgrows the tape the front keeps.
+    const big = { ...ACTION, args: { ...ACTION.args, lines: Array.from({ length: 40000 }, (_, i) => i) } }
+    for (let round = 0; round < 3; round++) {
+      assert.equal(as.check(loaded, ACTION, refund).outcome, 'permit')
+      assert.deepEqual(as.check(loaded, big, strictContext), as.check(APPROVAL, big, { ...CONTEXT, contract: strict }))
+      assert.equal(as.check(loaded, ACTION, refund).outcome, 'permit')
+      assert.deepEqual(as.check(loaded, ACTION, strictContext), as.check(APPROVAL, ACTION, { ...CONTEXT, contract: strict }))
+    }
+  })
+
   it('a look-alike of an Approval is not one, even right after a real one was checked', () => {
     const loaded = new as.Approval(APPROVAL)
     const context = { ...CONTEXT, contract: new as.Contract(CONTRACT) }
