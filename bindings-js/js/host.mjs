@@ -225,6 +225,10 @@ export const host = (() => {
       }
       stack[depth] = v
       if (depth >= used) used = depth + 1
+      // The text grows in a local while the members are recorded here, and is stored back
+      // before any call that reads it: storing each new string in `text`, which lives as
+      // long as the walker, costs a write barrier every time.
+      let t = text
       for (let i = 0; i < length && !stop; i++) {
         const item = v[i]
         // Strings and numbers, most of the data, are recorded here rather than by a call.
@@ -232,18 +236,21 @@ export const host = (() => {
         if (typeof item === 'string') {
           tape[n++] = STRING
           tape[n++] = item.length
-          text += item
+          t += item
         } else if (typeof item === 'number') {
           tape[n++] = NUMBER
           tape[n++] = item
         } else if (item === undefined && !(i in v)) {
           tape[n++] = HOLE
           stop = true
-          return
+          break
         } else {
+          text = t
           walk(item, depth + 1)
+          t = text
         }
       }
+      text = t
       return
     }
     const names = ownKeys(v)
@@ -257,6 +264,8 @@ export const host = (() => {
     }
     stack[depth] = v
     if (depth >= used) used = depth + 1
+    // As for arrays: the text in a local, stored back before a call.
+    let t = text
     for (let i = 0; i < names.length && !stop; i++) {
       const name = names[i]
       const item = v[name]
@@ -265,16 +274,18 @@ export const host = (() => {
       if (typeof item === 'string') {
         tape[n++] = STRING
         tape[n++] = item.length
-        text += name + item
+        t += name + item
       } else if (typeof item === 'number') {
         tape[n++] = NUMBER
         tape[n++] = item
-        text += name
+        t += name
       } else {
-        text += name
+        text = t + name
         walk(item, depth + 1)
+        t = text
       }
     }
+    text = t
   }
 
   /**
@@ -402,9 +413,10 @@ export const host = (() => {
   /**
    * `check`'s verdict as a plain object, with the members of core's `Verdict::to_value`:
    * `pool` holds core's strings one after another and `lengths` their lengths in UTF-16 code
-   * units, in this order: outcome, action_digest, approved_digest (-1: null), action_error's
-   * code and path (-1: null), then the number of reasons and each reason, then the drift
-   * pointers as one JSON text (-1: none). Cheaper than JSON.parse of the whole verdict.
+   * units, in this order: outcome, action_digest, approved_digest (-1: null; -2: the same as
+   * action_digest), action_error's code and path (-1: null), then the number of reasons and
+   * each reason, then the drift pointers as one JSON text (-1: none). Cheaper than JSON.parse
+   * of the whole verdict.
    */
   function verdict(pool, lengths) {
     let at = 0
@@ -418,7 +430,7 @@ export const host = (() => {
     }
     const outcome = next()
     const actionDigest = next()
-    const approvedDigest = next()
+    const approvedDigest = lengths[i] === -2 ? (i++, actionDigest) : next()
     const code = next()
     const path = code === null ? null : next()
     const reasonCount = lengths[i++]
@@ -435,6 +447,103 @@ export const host = (() => {
     }
   }
 
+  /**
+   * The Node addon's most frequent calls as JavaScript functions that walk first and then make
+   * one native call with what the walk recorded, instead of a native call that calls back into
+   * JavaScript to walk (and, for `check`, again to build the verdict): a call from native code
+   * into JavaScript costs more than a call the other way. Whatever is not the common case (options
+   * given, a call from inside a walk, no `Approval` for `check`) goes to the native function
+   * unchanged. `n` holds the native functions and facts:
+   *   fingerprint, canonicalize, check    the native functions, which do everything themselves
+   *   digestWalk(result, tape, value)     the fingerprint of `value`, whose walk `gather` wrote
+   *                                       on `tape` and returned `result`
+   *   digest(text, tape, value)           the same, when `gather` returned the text alone
+   *   canonicalWalk, canonical            its canonical text, likewise
+   *   checkLoaded(approval, result, tape, action, context, held, same)  `check` of an
+   *                                       `Approval` instance, whose action and context were
+   *                                       walked (context's Contract held); core's verdict
+   *                                       strings, their lengths written on `lengths`. `same`
+   *                                       1: `approval` is the last successful check's, 2: so
+   *                                       is the one held object, 4: `held` is given
+   *                                       (`result` is then the text alone)
+   *   maxDepth, lengths, approvalProto, contractProto
+   * A native `digest`, `canonical` or `checkLoaded` does the whole call again itself when the
+   * walk is not what it can use (another realm's prototype, an object that only looks like an
+   * `Approval`).
+   */
+  function front(n) {
+    const { maxDepth, lengths, approvalProto, contractProto } = n
+    const slowFingerprint = n.fingerprint
+    const slowCanonicalize = n.canonicalize
+    const slowCheck = n.check
+    const { digest, digestWalk, canonical, canonicalWalk } = n
+    const checkLoaded = n.checkLoaded
+    // A tape of the front's own, kept bigger once a walk needed more (up to a limit).
+    let own = new F64(1024)
+    const keep = (r) => {
+      if (typeof r !== 'string' && r[1] !== null && r[1].length <= 65536) own = r[1]
+    }
+    function fingerprint(value, options) {
+      if ((options !== undefined && options !== null) || busy) return slowFingerprint(value, options)
+      const t = own
+      const r = gather(t, maxDepth, null, null, null, 1, value)
+      const out = typeof r === 'string' ? digest(r, t, value) : digestWalk(r, t, value)
+      keep(r)
+      return out
+    }
+    function canonicalize(value, options) {
+      if ((options !== undefined && options !== null) || busy) return slowCanonicalize(value, options)
+      const t = own
+      const r = gather(t, maxDepth, null, null, null, 1, value)
+      const out = typeof r === 'string' ? canonical(r, t, value) : canonicalWalk(r, t, value)
+      keep(r)
+      return out
+    }
+    // The approval and the contract of the last check that succeeded here (see checkLoaded):
+    // each is marked, when it becomes the last one, with a number no other gets, in maps that
+    // do not keep it alive (a WeakRef's deref costs more).
+    const approvalMarks = new WeakMap()
+    const contractMarks = new WeakMap()
+    let approvalMark = 0
+    let contractMark = 0
+    let marks = 0
+    function check(approval, action, context, options) {
+      if (
+        (options !== undefined && options !== null) ||
+        busy ||
+        approval === null ||
+        typeof approval !== 'object' ||
+        !isPrototypeOf(approvalProto, approval)
+      ) {
+        return slowCheck(approval, action, context, options)
+      }
+      const t = own
+      const r = gather(t, maxDepth, null, null, contractProto, 2, action, context)
+      let result = r
+      let held
+      let same = 0
+      if (typeof r !== 'string' && r[1] === null && r[2] === null) {
+        // The given tape, with held objects only: the text and the objects, passed as they are.
+        result = r[0]
+        held = r[3]
+        same = 4
+        if (held.length === 1 && contractMark !== 0 && contractMarks.get(held[0]) === contractMark) same |= 2
+      }
+      if (approvalMark !== 0 && approvalMarks.get(approval) === approvalMark) same |= 1
+      const pool = checkLoaded(approval, result, t, action, context, held, same)
+      keep(r)
+      if (typeof pool !== 'string') return pool
+      // Succeeded: the native half now remembers the approval, and the contract when it was
+      // passed as the one held object, as this does. A contract it found another way (a walk
+      // that needed a bigger tape) is not marked here, so none is: the next check reads it.
+      if ((same & 1) === 0) approvalMarks.set(approval, (approvalMark = ++marks))
+      if (held === undefined || held.length !== 1) contractMark = 0
+      else if ((same & 2) === 0) contractMarks.set(held[0], (contractMark = ++marks))
+      return verdict(pool, lengths)
+    }
+    return { fingerprint, canonicalize, check }
+  }
+
   // The host's CSPRNG, captured now like the other globals: Web Crypto's getRandomValues,
   // which browsers, Deno and Node (>= 19; backed by the OpenSSL CSPRNG of crypto.randomBytes)
   // all have. Core draws no randomness of its own.
@@ -447,5 +556,5 @@ export const host = (() => {
     return getRandomValues(webCrypto, new Uint8Array(32))
   }
 
-  return freeze({ gather, wellFormed, units, describe, lend, fail, verdict, seed, ActionsealError })
+  return freeze({ gather, wellFormed, units, describe, lend, fail, verdict, seed, front, ActionsealError })
 })()

@@ -7,7 +7,8 @@
 mod tape;
 
 pub use tape::{
-    canonical, decode, header, may_be_lossy, Decoded, Fail, Gathered, Header, Lift, Text,
+    canonical, canonical_into, decode, header, may_be_lossy, Decoded, Fail, Gathered, Header, Lift,
+    Text,
 };
 
 use actionseal_core::host::HostType;
@@ -45,35 +46,46 @@ pub fn described(description: &str) -> HostType<'_> {
 }
 
 /// `check`'s verdict for the walker's `verdict`: core's strings laid end to end, and their
-/// lengths in UTF-16 code units, in the order `verdict` in host.mjs reads them (-1 for null).
+/// lengths in UTF-16 code units, in the order `verdict` in host.mjs reads them (-1 for null;
+/// -2 for an approved digest that is the action's, as it is whenever the action is the
+/// approved one: written once).
 pub fn verdict_pool(v: &Verdict) -> (String, Vec<i32>) {
     let mut pool = String::with_capacity(256);
     let mut lengths = Vec::with_capacity(8 + v.reasons.len());
-    let mut push = |s: &str, lengths: &mut Vec<i32>| {
-        pool.push_str(s);
-        let units = if s.is_ascii() {
-            s.len()
-        } else {
-            s.encode_utf16().count()
-        };
-        lengths.push(units as i32);
+    verdict_pool_into(v, &mut pool, &mut lengths);
+    (pool, lengths)
+}
+
+/// [`verdict_pool`], written into `pool` and `lengths` (emptied first), such as buffers kept
+/// from one call to the next.
+pub fn verdict_pool_into(v: &Verdict, pool: &mut String, lengths: &mut Vec<i32>) {
+    use std::fmt::Write;
+    pool.clear();
+    lengths.clear();
+    push(pool, lengths, v.outcome.as_str());
+    // A digest's text is ASCII: its length in units is its length in bytes.
+    let digest = |d: &actionseal_core::Digest, pool: &mut String, lengths: &mut Vec<i32>| {
+        let at = pool.len();
+        // Writing to a String cannot fail.
+        let _ = write!(pool, "{d}");
+        lengths.push((pool.len() - at) as i32);
     };
-    push(v.outcome.as_str(), &mut lengths);
-    push(&v.action_digest.to_string(), &mut lengths);
+    digest(&v.action_digest, pool, lengths);
     match &v.approved_digest {
-        Some(d) => push(&d.to_string(), &mut lengths),
+        Some(d) if *d == v.action_digest => lengths.push(-2),
+        Some(d) => digest(d, pool, lengths),
         None => lengths.push(-1),
     }
     match &v.action_error {
         Some(e) => {
-            push(e.code().as_str(), &mut lengths);
-            push(e.path(), &mut lengths);
+            push(pool, lengths, e.code().as_str());
+            push(pool, lengths, e.path());
         }
         None => lengths.push(-1),
     }
     lengths.push(v.reasons.len() as i32);
     for r in &v.reasons {
-        push(r.as_str(), &mut lengths);
+        push(pool, lengths, r.as_str());
     }
     if v.drift.is_empty() {
         lengths.push(-1);
@@ -84,9 +96,19 @@ pub fn verdict_pool(v: &Verdict) -> (String, Vec<i32>) {
             .iter()
             .map(|p| Value::String(Cow::Borrowed(p.as_str())))
             .collect();
-        push(&canonicalize(&Value::Array(pointers)), &mut lengths);
+        push(pool, lengths, &canonicalize(&Value::Array(pointers)));
     }
-    (pool, lengths)
+}
+
+/// Appends `s` to the pool and its length in UTF-16 code units to `lengths`.
+fn push(pool: &mut String, lengths: &mut Vec<i32>, s: &str) {
+    pool.push_str(s);
+    let units = if s.is_ascii() {
+        s.len()
+    } else {
+        s.encode_utf16().count()
+    };
+    lengths.push(units as i32);
 }
 
 #[cfg(feature = "wasm")]

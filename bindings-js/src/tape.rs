@@ -165,6 +165,14 @@ pub fn decode<'t>(
 /// building the value (fewer allocations); a small one is built first, which costs less than
 /// moving its members' text into order.
 pub fn canonical(g: &Gathered<'_>, options: &Options) -> Result<String, Fail> {
+    let mut text = String::new();
+    canonical_into(g, options, &mut text)?;
+    Ok(text)
+}
+
+/// [`canonical`], written into `text` (emptied first), such as a buffer kept from one call to
+/// the next.
+pub fn canonical_into(g: &Gathered<'_>, options: &Options, text: &mut String) -> Result<(), Fail> {
     /// Slots from which writing directly pays.
     const DIRECT_FROM: usize = 512;
     let mut d = Decoder {
@@ -175,21 +183,23 @@ pub fn canonical(g: &Gathered<'_>, options: &Options) -> Result<String, Fail> {
         lifted: None,
     };
     let size = d.size_guess();
-    let text = if g.tape.len() >= DIRECT_FROM {
-        let mut b = Builder::canonical(options, size);
+    text.clear();
+    if g.tape.len() >= DIRECT_FROM {
+        text.reserve(size);
+        let mut b = Builder::canonical_into(options, std::mem::take(text));
         d.value(&mut b)?;
-        b.finish()?
+        *text = b.finish()?;
     } else {
         let mut b = Builder::new(options);
         d.value(&mut b)?;
-        let mut text = String::with_capacity(size);
-        actionseal_core::write_canonical(&b.finish()?, &mut text);
-        text
-    };
+        let value = b.finish()?;
+        text.reserve(size);
+        actionseal_core::write_canonical(&value, text);
+    }
     if d.pos != d.tape.len() || !d.text.done() {
         return Err(Fail::Bug("tape not used up"));
     }
-    Ok(text)
+    Ok(())
 }
 
 struct Decoder<'t> {

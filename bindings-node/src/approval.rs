@@ -75,3 +75,11 @@ impl Approval {
 pub(crate) fn instance(js: Js, value: Handle) -> JsResult<Option<Arc<CoreApproval>>> {
     crate::js::unwrapped(js, value, |a: &Approval| Arc::clone(&a.inner))
 }
+
+/// `Approval.prototype`, from the constructor napi-rs registered for this environment.
+pub(crate) fn class_prototype(js: Js) -> JsResult<Handle> {
+    let ctor = napi::bindgen_prelude::get_class_constructor("Approval\0").ok_or(
+        crate::fail::Fail::Internal("the Approval class is not registered"),
+    )?;
+    js.named(js.deref(ctor)?, c"prototype")
+}

@@ -32,7 +32,7 @@ pub(crate) fn with_value<R>(
     options: &Options,
     f: impl FnOnce(&Value<'_>, usize) -> R,
 ) -> JsResult<R> {
-    convert(js, &[v], options, None, |values, size, _| {
+    convert(js, &[v], options, None, None, |values, size, _| {
         f(&values[0], size)
     })
 }
@@ -41,15 +41,17 @@ pub(crate) fn with_value<R>(
 /// walk, and hands `f` the values and, with `lift`, the object found at `lift`'s place,
 /// which is then left out of that value: a `Contract` as `check`'s `context.contract`. Such
 /// an object anywhere else is `unsupported_type`. The first value that cannot be converted
-/// gives the error, as if they were converted in turn.
+/// gives the error, as if they were converted in turn. `first` is the front's walk of the
+/// values, when it made one.
 pub(crate) fn with_values<const N: usize, R>(
     js: Js,
     values: [Handle; N],
     options: &Options,
     lift: Option<(Lift, Handle)>,
+    first: Option<Walked>,
     f: impl FnOnce(&[Value<'_>; N], Option<Handle>) -> R,
 ) -> JsResult<R> {
-    convert(js, &values, options, lift, |values, _, lifted| {
+    convert(js, &values, options, lift, first, |values, _, lifted| {
         let values: &[Value<'_>; N] = values
             .try_into()
             .map_err(|_| Fail::Internal("value count"))?;
@@ -74,10 +76,11 @@ fn convert<R>(
     values: &[Handle],
     options: &Options,
     lift: Option<(Lift, Handle)>,
+    first: Option<Walked>,
     f: impl FnOnce(&[Value<'_>], usize, Option<Handle>) -> R,
 ) -> JsResult<R> {
     let mut f = Some(f);
-    walk(js, values, options, lift.map(|l| l.1), |g, held| {
+    walk(js, values, options, lift.map(|l| l.1), first, |g, held| {
         let d = decode(g, values.len(), options, lift.map(|l| l.0))?;
         let lifted = match (d.lifted, held) {
             (Some(i), Some(held)) => Some(js.element(held, i).map_err(Lost)?),
@@ -89,12 +92,25 @@ fn convert<R>(
     })
 }
 
-/// The canonical text of one JavaScript value, written as the walk is read (no value is
-/// built): what `canonicalize` returns and `fingerprint` hashes.
-pub(crate) fn canonical(js: Js, v: Handle, options: &Options) -> JsResult<String> {
-    walk(js, &[v], options, None, |g, _| {
-        Ok(actionseal_js::canonical(g, options)?)
-    })
+/// `f` of the canonical text of one JavaScript value: what `canonicalize` returns and
+/// `fingerprint` hashes. `first` is the front's walk of it, when it made one.
+pub(crate) fn with_canonical<R>(
+    js: Js,
+    v: Handle,
+    options: &Options,
+    first: Option<Walked>,
+    f: impl FnOnce(&str) -> R,
+) -> JsResult<R> {
+    // The last call's buffer, when free (a call from a getter during the walk takes its own).
+    let mut text = CANONICAL.take();
+    let written = walk(js, &[v], options, None, first, |g, _| {
+        Ok(actionseal_js::canonical_into(g, options, &mut text)?)
+    });
+    let result = written.map(|()| f(&text));
+    if text.capacity() <= MAX_KEPT_TEXT {
+        CANONICAL.set(text);
+    }
+    result
 }
 
 /// Why reading a gathered tape failed: the decoder's reason, or the binding's own.
@@ -118,19 +134,24 @@ impl From<Lost> for ReadFail {
     }
 }
 
-/// Gathers `values` and has `read` read the tape (given the held objects, if any); gathers
-/// again, with the prototype accepted, when core accepts another realm's.
+/// Gathers `values` (or takes the front's walk of them, `first`) and has `read` read the tape
+/// (given the held objects, if any); gathers again, with the prototype accepted, when core
+/// accepts another realm's.
 fn walk<T>(
     js: Js,
     values: &[Handle],
     options: &Options,
     held_proto: Option<Handle>,
+    mut first: Option<Walked>,
     mut read: impl FnMut(&Gathered<'_>, Option<Handle>) -> Result<T, ReadFail>,
 ) -> JsResult<T> {
     let mut objects: Vec<Handle> = Vec::new();
     let mut arrays: Vec<Handle> = Vec::new();
     loop {
-        let gathered = gather(js, values, options.max_depth, &objects, &arrays, held_proto)?;
+        let gathered = match first.take() {
+            Some(walked) => walked.read(js)?,
+            None => gather(js, values, options.max_depth, &objects, &arrays, held_proto)?,
+        };
         let tape = gathered.slots();
         let h = header(tape)?;
         let tape = &tape[..h.slots];
@@ -174,7 +195,8 @@ impl Walk {
     fn slots(&self) -> &[f64] {
         match self.borrowed {
             // SAFETY: the environment's tape, `len` doubles at `data`, kept alive by the
-            // instance; no JavaScript runs while the slice is in use (see `gather`).
+            // instance (or the front's, kept alive by the handle the call was given); no
+            // JavaScript runs while the slice is in use (see `gather`).
             Some((data, len)) => unsafe { std::slice::from_raw_parts(data, len) },
             None => &self.tape,
         }
@@ -231,18 +253,83 @@ fn gather(
         return Err(Fail::Internal("more than three values in one walk"));
     }
     let result = js.call(f, &args)?;
+    let (walk, grown) = walk_of(js, result, (tape_data, tape_len))?;
+    // Keep a tape that grew, for later calls, unless it grew huge.
+    // SAFETY: `inst` is live. Read again: a nested call may have replaced the tape.
+    let current_len = unsafe { (*inst).tape_len };
+    if let Some((written, info)) = grown {
+        if info.len > current_len
+            && info.len <= MAX_KEPT_TAPE
+            && info.data.align_offset(std::mem::align_of::<f64>()) == 0
+        {
+            let new_ref = js.reference(written)?;
+            // SAFETY: `inst` is live and no other reference to it exists while this runs.
+            let old = unsafe {
+                let inst = &mut *inst;
+                inst.tape_data = info.data.cast::<f64>();
+                inst.tape_len = info.len;
+                std::mem::replace(&mut inst.tape, new_ref)
+            };
+            js.delete_reference(old)?;
+        }
+    }
+    Ok(walk)
+}
+
+/// A walk made by the JavaScript front (`host.front` in the walker): what `gather` returned
+/// and the tape it was given. The front passes the text alone when that is what `gather`
+/// returned (`plain`), or when it was the given tape with held objects only: then with the
+/// held objects, which it took out of what `gather` returned.
+#[derive(Clone, Copy)]
+pub(crate) struct Walked {
+    pub(crate) result: Handle,
+    pub(crate) tape: Handle,
+    pub(crate) plain: bool,
+    pub(crate) held: Option<Handle>,
+}
+
+impl Walked {
+    /// The walk, read as a native gather's is.
+    fn read(self, js: Js) -> JsResult<Walk> {
+        let tape = js
+            .float64_array(self.tape)?
+            .ok_or(Fail::Internal("the front's tape is not a Float64Array"))?;
+        if self.plain || self.held.is_some() {
+            return Ok(Walk {
+                tape: Vec::new(),
+                borrowed: Some(tape),
+                text: self.result,
+                refs: None,
+                held: self.held,
+            });
+        }
+        Ok(walk_of(js, self.result, tape)?.0)
+    }
+}
+
+/// What `gather` returned, given the tape it was given (its data and length in slots): the
+/// walk, and the tape it wrote on instead when that grew (with its facts).
+#[allow(clippy::type_complexity)]
+fn walk_of(
+    js: Js,
+    result: Handle,
+    (tape_data, tape_len): (*const f64, usize),
+) -> JsResult<(Walk, Option<(Handle, crate::js::TypedArray)>)> {
     if tape_data.align_offset(std::mem::align_of::<f64>()) != 0 {
         return Err(Fail::Internal("misaligned tape"));
     }
     if js.string_length(result)?.is_some() {
         // The common case: the given tape was used, and nothing else is needed.
-        return Ok(Walk {
-            tape: Vec::new(),
-            borrowed: Some((tape_data, tape_len)),
-            text: result,
-            refs: None,
-            held: None,
-        });
+        return Ok((
+            Walk {
+                tape: Vec::new(),
+                borrowed: Some((tape_data, tape_len)),
+                text: result,
+                refs: None,
+                held: None,
+            },
+            None,
+        ));
     }
     let text = js.element(result, 0)?;
     let written = js.element(result, 1)?;
@@ -253,13 +340,16 @@ fn gather(
     let held = present(js.element(result, 3)?)?;
     let Some(written) = present(written)? else {
         // The given tape, with held objects or references beside it.
-        return Ok(Walk {
-            tape: Vec::new(),
-            borrowed: Some((tape_data, tape_len)),
-            text,
-            refs,
-            held,
-        });
+        return Ok((
+            Walk {
+                tape: Vec::new(),
+                borrowed: Some((tape_data, tape_len)),
+                text,
+                refs,
+                held,
+            },
+            None,
+        ));
     };
     let info = js
         .typed_array(written)?
@@ -272,30 +362,16 @@ fn gather(
         .chunks_exact(8)
         .map(|b| f64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
         .collect();
-    // Keep a tape that grew, for later calls, unless it grew huge.
-    // SAFETY: `inst` is live. Read again: a nested call may have replaced the tape.
-    let current_len = unsafe { (*inst).tape_len };
-    if info.len > current_len
-        && info.len <= MAX_KEPT_TAPE
-        && info.data.align_offset(std::mem::align_of::<f64>()) == 0
-    {
-        let new_ref = js.reference(written)?;
-        // SAFETY: `inst` is live and no other reference to it exists while this runs.
-        let old = unsafe {
-            let inst = &mut *inst;
-            inst.tape_data = info.data.cast::<f64>();
-            inst.tape_len = info.len;
-            std::mem::replace(&mut inst.tape, new_ref)
-        };
-        js.delete_reference(old)?;
-    }
-    Ok(Walk {
-        tape: copy,
-        borrowed: None,
-        text,
-        refs,
-        held,
-    })
+    Ok((
+        Walk {
+            tape: copy,
+            borrowed: None,
+            text,
+            refs,
+            held,
+        },
+        Some((written, info)),
+    ))
 }
 
 /// A text buffer that goes back to [`SCRATCH`] when dropped.
@@ -337,6 +413,8 @@ fn read_utf8(js: Js, text: Handle, len: usize) -> JsResult<String> {
 thread_local! {
     /// A text buffer kept from one call to the next (see [`Recycled`]).
     static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// The canonical text of the last call of [`with_canonical`], kept for the next.
+    static CANONICAL: Cell<String> = const { Cell::new(String::new()) };
 }
 
 /// A larger text buffer than this is not kept for the next call.

@@ -119,6 +119,20 @@ impl Js {
         Ok(out)
     }
 
+    /// A number as a `u32` (Node-API's conversion: truncated, modulo 2^32).
+    pub(crate) fn uint32(self, v: Handle) -> JsResult<u32> {
+        let mut out = 0u32;
+        check(unsafe { sys::napi_get_value_uint32(self.0, v, &mut out) })?;
+        Ok(out)
+    }
+
+    /// A new empty object.
+    pub(crate) fn object(self) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe { sys::napi_create_object(self.0, &mut out) })?;
+        Ok(out)
+    }
+
     /// `arr[i]`.
     pub(crate) fn element(self, arr: Handle, i: u32) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
@@ -135,6 +149,16 @@ impl Js {
 
     /// A function named `name` that Node-API calls `callback` for.
     pub(crate) fn function(self, name: &CStr, callback: RawCallback) -> JsResult<Handle> {
+        self.function_with(name, callback, ptr::null_mut())
+    }
+
+    /// A function named `name` that Node-API calls `callback` for, handing it `data`.
+    pub(crate) fn function_with(
+        self,
+        name: &CStr,
+        callback: RawCallback,
+        data: *mut c_void,
+    ) -> JsResult<Handle> {
         let mut out = ptr::null_mut();
         check(unsafe {
             sys::napi_create_function(
@@ -142,11 +166,30 @@ impl Js {
                 name.as_ptr(),
                 name.to_bytes().len() as isize,
                 Some(callback),
-                ptr::null_mut(),
+                data,
                 &mut out,
             )
         })?;
         Ok(out)
+    }
+
+    /// Has Node call `finalize(data)` once `v` is collected.
+    pub(crate) fn finalize_with(
+        self,
+        v: Handle,
+        data: *mut c_void,
+        finalize: unsafe extern "C" fn(sys::napi_env, *mut c_void, *mut c_void),
+    ) -> JsResult<()> {
+        check(unsafe {
+            sys::napi_add_finalizer(
+                self.0,
+                v,
+                data,
+                Some(finalize),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        })
     }
 
     /// `obj[name] = value`.
@@ -277,6 +320,36 @@ impl Js {
             data: data.cast_const(),
             plain,
         }))
+    }
+
+    /// The data and length of a `Float64Array` whose data is aligned for `f64` (one Node-API
+    /// call; [`Js::typed_array`] makes three); `None` for anything else.
+    pub(crate) fn float64_array(self, v: Handle) -> JsResult<Option<(*const f64, usize)>> {
+        let mut kind = 0;
+        let mut len = 0usize;
+        let mut data: *mut c_void = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        let mut offset = 0usize;
+        let status = unsafe {
+            sys::napi_get_typedarray_info(
+                self.0,
+                v,
+                &mut kind,
+                &mut len,
+                &mut data,
+                &mut buffer,
+                &mut offset,
+            )
+        };
+        if status == sys::Status::napi_invalid_arg {
+            return Ok(None);
+        }
+        check(status)?;
+        let data = data.cast_const().cast::<f64>();
+        let fits = kind == sys::TypedarrayType::float64_array
+            && !data.is_null()
+            && data.align_offset(std::mem::align_of::<f64>()) == 0;
+        Ok(fits.then_some((data, len)))
     }
 
     /// Compiles and runs a script in the current context; returns its completion value.

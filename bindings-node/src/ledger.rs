@@ -63,16 +63,23 @@ fn with_contract_document(js: Js, request: Handle) -> JsResult<OwnedValue> {
         },
         crate::instance::get(js, |i| i.contract_proto)?,
     );
-    host::with_values(js, [request], &Options::default(), Some(lift), |[r], h| {
-        let r = r.clone().into_owned();
-        match h {
-            Some(h) => {
-                let c = contract::lifted(js, h)?;
-                with_member(r, "contract", c.document().clone().into_owned())
+    host::with_values(
+        js,
+        [request],
+        &Options::default(),
+        Some(lift),
+        None,
+        |[r], h| {
+            let r = r.clone().into_owned();
+            match h {
+                Some(h) => {
+                    let c = contract::lifted(js, h)?;
+                    with_member(r, "contract", c.document().clone().into_owned())
+                }
+                None => Ok(r),
             }
-            None => Ok(r),
-        }
-    })?
+        },
+    )?
 }
 
 fn object(entries: Vec<(&'static str, OwnedValue)>) -> JsResult<OwnedValue> {
@@ -326,12 +333,19 @@ impl Ledger {
                         clock_prototype(js)?,
                     );
                     let values = [url.raw(), options.raw()];
-                    host::with_values(js, values, &Options::default(), Some(lift), |[u, o], h| {
-                        let clock = h.map(|h| lifted_clock(js, h)).transpose()?;
-                        let request =
-                            with_member(o.clone().into_owned(), "url", u.clone().into_owned())?;
-                        Ok::<_, Fail>((request, clock))
-                    })??
+                    host::with_values(
+                        js,
+                        values,
+                        &Options::default(),
+                        Some(lift),
+                        None,
+                        |[u, o], h| {
+                            let clock = h.map(|h| lifted_clock(js, h)).transpose()?;
+                            let request =
+                                with_member(o.clone().into_owned(), "url", u.clone().into_owned())?;
+                            Ok::<_, Fail>((request, clock))
+                        },
+                    )??
                 }
             };
             let open = request::Open::from_value(&request)?;

@@ -60,24 +60,57 @@ pub struct ActionsealError {}
 // this struct only gives it its place among the generated exports and declarations, and
 // `module_exports` puts the real class there.
 
-/// Exports the error class of this environment's walker in place of the placeholder.
+/// Exports the error class of this environment's walker in place of the placeholder, and the
+/// walker's front (`host.front`) in place of `fingerprint`, `canonicalize` and `check`.
 #[napi(module_exports)]
 pub fn module_exports(env: Env, exports: Object<'_>) -> Result<()> {
     run(&env, |js| {
-        let class = js.named(instance::get(js, |i| i.host)?, c"ActionsealError")?;
+        let host = instance::get(js, |i| i.host)?;
+        let class = js.named(host, c"ActionsealError")?;
         js.set_named(exports.raw(), c"ActionsealError", class)?;
-        // The functions called most often, on small values, go straight to Node-API: the
+        // The calls made most often, on small values, walk in JavaScript first and then call
+        // the addon once (see `front` in the walker); the rest goes straight to Node-API: the
         // generic wrapper around the `#[napi]` functions costs a tenth of a small call.
-        js.set_named(
-            exports.raw(),
+        let natives = js.object()?;
+        let set = |name: &std::ffi::CStr, v| js.set_named(natives, name, v);
+        set(
             c"fingerprint",
             js.function(c"fingerprint", raw::fingerprint)?,
         )?;
-        js.set_named(
-            exports.raw(),
+        set(
             c"canonicalize",
             js.function(c"canonicalize", raw::canonicalize)?,
-        )
+        )?;
+        set(c"check", js.named(exports.raw(), c"check")?)?;
+        set(c"digest", js.function(c"digest", raw::digest)?)?;
+        set(c"digestWalk", js.function(c"digestWalk", raw::digest_walk)?)?;
+        set(c"canonical", js.function(c"canonical", raw::canonical)?)?;
+        set(
+            c"canonicalWalk",
+            js.function(c"canonicalWalk", raw::canonical_walk)?,
+        )?;
+        let remembered = raw::remembered();
+        let check_loaded = js.function_with(c"checkLoaded", raw::check_loaded, remembered);
+        let check_loaded = match check_loaded
+            .and_then(|f| js.finalize_with(f, remembered, raw::forget).map(|()| f))
+        {
+            Ok(f) => f,
+            Err(e) => {
+                // SAFETY: the box was made above, and nothing holds it now.
+                unsafe { raw::forget(js.0, remembered, std::ptr::null_mut()) };
+                return Err(e);
+            }
+        };
+        set(c"checkLoaded", check_loaded)?;
+        set(c"maxDepth", js.number(Options::default().max_depth as f64)?)?;
+        set(c"lengths", instance::get(js, |i| i.lengths)?)?;
+        set(c"approvalProto", approval::class_prototype(js)?)?;
+        set(c"contractProto", instance::get(js, |i| i.contract_proto)?)?;
+        let fronts = js.call(js.named(host, c"front")?, &[natives])?;
+        for name in [c"fingerprint", c"canonicalize", c"check"] {
+            js.set_named(exports.raw(), name, js.named(fronts, name)?)?;
+        }
+        Ok(())
     })
 }
 
@@ -128,7 +161,7 @@ pub fn canonicalize(
     options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
-        let text = canonical_of(js, value.raw(), options.map(|o| o.raw()))?;
+        let text = canonical_of(js, value.raw(), options.map(|o| o.raw()), None)?;
         Ok(to_js::unknown(js, text))
     })
 }
@@ -150,41 +183,67 @@ pub fn fingerprint(
     options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
-        let f = fingerprint_of(js, value.raw(), options.map(|o| o.raw()))?;
+        let f = fingerprint_of(js, value.raw(), options.map(|o| o.raw()), None)?;
         Ok(to_js::unknown(js, f))
     })
 }
 
-/// `fingerprint(value, options)`.
-fn fingerprint_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
+/// `fingerprint(value, options)`; `first` is the walker front's walk of `value`.
+fn fingerprint_of(
+    js: Js,
+    value: js::Handle,
+    options: Option<js::Handle>,
+    first: Option<host::Walked>,
+) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    let digest = Digest::of(host::canonical(js, value, &opts)?.as_bytes());
-    to_js::string(js, &digest.to_string())
+    let digest = host::with_canonical(js, value, &opts, first, |t| Digest::of(t.as_bytes()))?;
+    // `sha256:` and 64 hex digits, written without allocating.
+    const ROOM: usize = 80;
+    let mut buf = [0u8; ROOM];
+    let mut rest = &mut buf[..];
+    std::io::Write::write_fmt(&mut rest, format_args!("{digest}"))
+        .map_err(|_| Fail::Internal("digest text"))?;
+    let len = ROOM - rest.len();
+    let text = std::str::from_utf8(&buf[..len]).map_err(|_| Fail::Internal("digest text"))?;
+    to_js::string(js, text)
 }
 
-/// `canonicalize(value, options)`.
-fn canonical_of(js: Js, value: js::Handle, options: Option<js::Handle>) -> JsResult<js::Handle> {
+/// `canonicalize(value, options)`; `first` is the walker front's walk of `value`.
+fn canonical_of(
+    js: Js,
+    value: js::Handle,
+    options: Option<js::Handle>,
+    first: Option<host::Walked>,
+) -> JsResult<js::Handle> {
     let opts = options::read(js, options)?;
-    to_js::string(js, &host::canonical(js, value, &opts)?)
+    host::with_canonical(js, value, &opts, first, |t| to_js::string(js, t))?
 }
 
 mod raw {
-    //! `fingerprint` and `canonicalize` as plain Node-API callbacks (see `module_exports`).
+    //! `fingerprint` and `canonicalize` as plain Node-API callbacks, and the native halves of
+    //! the walker's front (see `module_exports`).
 
-    use crate::js::{Handle, Js};
+    use crate::host::Walked;
+    use crate::js::{Handle, Js, JsResult};
+    use crate::model::Remembered;
     use napi::sys;
+    use std::cell::Cell;
+    use std::ffi::c_void;
     use std::ptr;
 
-    type Body = fn(Js, Handle, Option<Handle>) -> crate::js::JsResult<Handle>;
-
-    /// Reads `(value, options?)` and runs `body`, throwing its failure.
+    /// Reads up to `N` arguments (missing ones are `undefined`, as Node-API fills them) and
+    /// how many were given, runs `body`, and throws its failure.
     ///
     /// # Safety
     /// Called by Node-API with the environment and callback info of a call.
-    unsafe fn call(env: sys::napi_env, info: sys::napi_callback_info, body: Body) -> Handle {
+    unsafe fn call<const N: usize>(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+        body: impl FnOnce(Js, [Handle; N], usize) -> JsResult<Handle>,
+    ) -> Handle {
         let js = Js(env);
-        let mut argc = 2usize;
-        let mut argv: [Handle; 2] = [ptr::null_mut(); 2];
+        let mut argc = N;
+        let mut argv: [Handle; N] = [ptr::null_mut(); N];
         let status = unsafe {
             sys::napi_get_cb_info(
                 env,
@@ -198,8 +257,7 @@ mod raw {
         let result = if status != sys::Status::napi_ok {
             Err(crate::fail::Fail::Napi(status))
         } else {
-            // Missing arguments are `undefined`, as Node-API fills them.
-            body(js, argv[0], (argc > 1).then_some(argv[1]))
+            body(js, argv, argc)
         };
         match result {
             Ok(v) => v,
@@ -210,18 +268,147 @@ mod raw {
         }
     }
 
+    /// `fingerprint(value, options?)`.
     pub(super) unsafe extern "C" fn fingerprint(
         env: sys::napi_env,
         info: sys::napi_callback_info,
     ) -> Handle {
-        unsafe { call(env, info, crate::fingerprint_of) }
+        unsafe {
+            call(env, info, |js, [v, o]: [Handle; 2], argc| {
+                crate::fingerprint_of(js, v, (argc > 1).then_some(o), None)
+            })
+        }
     }
 
+    /// `canonicalize(value, options?)`.
     pub(super) unsafe extern "C" fn canonicalize(
         env: sys::napi_env,
         info: sys::napi_callback_info,
     ) -> Handle {
-        unsafe { call(env, info, crate::canonical_of) }
+        unsafe {
+            call(env, info, |js, [v, o]: [Handle; 2], argc| {
+                crate::canonical_of(js, v, (argc > 1).then_some(o), None)
+            })
+        }
+    }
+
+    /// The front's `digest(text, tape, value)`, when `gather` returned the text alone, and
+    /// `digestWalk(result, tape, value)` for anything else it returned.
+    pub(super) unsafe extern "C" fn digest(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { one(env, info, true, crate::fingerprint_of) }
+    }
+
+    pub(super) unsafe extern "C" fn digest_walk(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { one(env, info, false, crate::fingerprint_of) }
+    }
+
+    /// The front's `canonical(text, tape, value)` and `canonicalWalk(result, tape, value)`, as
+    /// `digest`'s.
+    pub(super) unsafe extern "C" fn canonical(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { one(env, info, true, crate::canonical_of) }
+    }
+
+    pub(super) unsafe extern "C" fn canonical_walk(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        unsafe { one(env, info, false, crate::canonical_of) }
+    }
+
+    type One = fn(Js, Handle, Option<Handle>, Option<Walked>) -> JsResult<Handle>;
+
+    /// A front's call about one value walked.
+    ///
+    /// # Safety
+    /// As [`call`].
+    unsafe fn one(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+        plain: bool,
+        f: One,
+    ) -> Handle {
+        unsafe {
+            call(env, info, |js, [result, tape, v]: [Handle; 3], _| {
+                let walked = Walked {
+                    result,
+                    tape,
+                    plain,
+                    held: None,
+                };
+                f(js, v, None, Some(walked))
+            })
+        }
+    }
+
+    /// The front's `checkLoaded(approval, result, tape, action, context, held, same)`: `same`
+    /// says which of the approval and the held contract are the objects of the front's last
+    /// check (`model::Remembered`), and 4 when `held` is given (the text is then `result`).
+    /// The function's data is the front's `Remembered`.
+    pub(super) unsafe extern "C" fn check_loaded(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+    ) -> Handle {
+        let mut data: *mut c_void = ptr::null_mut();
+        // SAFETY: as `call`'s; only the function's data is read here.
+        let status = unsafe {
+            sys::napi_get_cb_info(
+                env,
+                info,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+                &mut data,
+            )
+        };
+        unsafe {
+            call(
+                env,
+                info,
+                |js, [approval, result, tape, action, context, held, same]: [Handle; 7], _| {
+                    if status != sys::Status::napi_ok || data.is_null() {
+                        return Err(crate::fail::Fail::Internal("no front state"));
+                    }
+                    // SAFETY: `data` is the front's `Remembered`, made with the function and
+                    // freed only when the function is collected; used by
+                    // this environment's thread only, through a `Cell`.
+                    let remembered = &*data.cast::<Cell<Remembered>>();
+                    let same = js.uint32(same)?;
+                    let held = (same & 4 != 0).then_some(held);
+                    let walked = Walked {
+                        result,
+                        tape,
+                        plain: false,
+                        held,
+                    };
+                    let values = [action, context];
+                    crate::model::check_loaded(js, approval, walked, values, same, remembered)
+                },
+            )
+        }
+    }
+
+    /// A new front state for `check_loaded`, freed by [`forget`].
+    pub(super) fn remembered() -> *mut c_void {
+        Box::into_raw(Box::new(Cell::new(Remembered::default()))).cast()
+    }
+
+    /// Frees what [`remembered`] made.
+    pub(super) unsafe extern "C" fn forget(
+        _env: sys::napi_env,
+        data: *mut c_void,
+        _hint: *mut c_void,
+    ) {
+        // SAFETY: `data` is a box made by `remembered`, finalized once.
+        drop(unsafe { Box::from_raw(data.cast::<Cell<Remembered>>()) });
     }
 }
 

@@ -10,7 +10,7 @@
 //! as fresh plain objects (`to_js.rs`).
 
 use crate::contract::{self, contract_of, Requirement};
-use crate::host::{self, Lift};
+use crate::host::{self, Lift, Walked};
 use crate::instance;
 use crate::js::{Handle, Js, JsResult};
 use crate::options;
@@ -20,12 +20,15 @@ use crate::to_js;
 use crate::verdict;
 use actionseal_core::host::digest_argument;
 use actionseal_core::{
-    check_approval, check_with, Action, ActionIds, Approval, Context, DecisionInput, Options, Value,
+    check_approval, check_with, Action, ActionIds, Approval, Approval as CoreApproval, Context,
+    Contract as CoreContract, DecisionInput, Options, Value,
 };
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
 use napi::{JsValue, Result};
 use napi_derive::napi;
+use std::cell::Cell;
+use std::sync::Arc;
 
 /// Refuses the options a caller passed to a function of the approval model.
 fn no_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<()> {
@@ -38,7 +41,9 @@ fn with<const N: usize, R>(
     values: [Handle; N],
     f: impl FnOnce(&[Value<'_>; N]) -> JsResult<R>,
 ) -> JsResult<R> {
-    host::with_values(js, values, &Options::default(), None, |values, _| f(values))?
+    host::with_values(js, values, &Options::default(), None, None, |values, _| {
+        f(values)
+    })?
 }
 
 /// Whether a call with these arguments needs an approval under `contract` (a `Contract` or a
@@ -191,47 +196,150 @@ pub fn check(
     options: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
-        no_options(js, options)?;
-        let lift = Lift {
-            value: 1,
-            key: "contract",
-        };
-        let held = (lift, instance::get(js, |i| i.contract_proto)?);
-        let context_of = |context: &Value<'_>, lifted: Option<Handle>| match lifted {
-            Some(h) => Ok(Context::with_contract(
-                context,
-                Some(contract::lifted(js, h)?),
-            )?),
-            None => Ok::<_, crate::fail::Fail>(Context::from_value(context)?),
-        };
-        let options = Options::default();
-        // A loaded approval: only the action and the context are read.
-        if let Some(loaded) = crate::approval::instance(js, approval.raw())? {
-            let values = [action.raw(), context.raw()];
-            return host::with_values(js, values, &options, Some(held), |[action, context], h| {
-                let context = context_of(context, h)?;
-                verdict::to_js(js, &check_approval(Some(&loaded), action, &context))
-            })?;
-        }
-        // No approval presented: `null` (an absent approval to core), which is also what
-        // `undefined` means here, though as data it would be refused.
-        let approval = match js.type_of(approval.raw())? {
-            ValueType::napi_undefined => js.null()?,
-            _ => approval.raw(),
-        };
-        let lift = (Lift { value: 2, ..lift }, held.1);
-        let values = [approval, action.raw(), context.raw()];
-        host::with_values(
+        let options = options.map(|o| o.raw());
+        check_of(js, approval.raw(), action.raw(), context.raw(), options)
+            .map(|v| to_js::unknown(js, v))
+    })
+}
+
+/// The member of `check`'s context that may hold a `Contract`, and `Contract.prototype`.
+fn contract_lift(js: Js, value: usize) -> JsResult<(Lift, Handle)> {
+    let lift = Lift {
+        value,
+        key: "contract",
+    };
+    Ok((lift, instance::get(js, |i| i.contract_proto)?))
+}
+
+/// The trusted context of a check, its contract the `Contract` lifted out of it when there
+/// was one.
+fn context_of(js: Js, context: &Value<'_>, lifted: Option<Handle>) -> JsResult<Context> {
+    match lifted {
+        Some(h) => Ok(Context::with_contract(
+            context,
+            Some(contract::lifted(js, h)?),
+        )?),
+        None => Ok(Context::from_value(context)?),
+    }
+}
+
+/// `check(approval, action, context, options)`.
+pub(crate) fn check_of(
+    js: Js,
+    approval: Handle,
+    action: Handle,
+    context: Handle,
+    options: Option<Handle>,
+) -> JsResult<Handle> {
+    options::none(js, options)?;
+    let options = Options::default();
+    // A loaded approval: only the action and the context are read.
+    if let Some(loaded) = crate::approval::instance(js, approval)? {
+        let held = contract_lift(js, 1)?;
+        let values = [action, context];
+        return host::with_values(
             js,
             values,
             &options,
-            Some(lift),
-            |[approval, action, context], h| {
-                let context = context_of(context, h)?;
-                verdict::to_js(js, &check_with(Some(approval), action, &context))
+            Some(held),
+            None,
+            |[action, context], h| {
+                let context = context_of(js, context, h)?;
+                verdict::to_js(js, &check_approval(Some(&loaded), action, &context))
             },
-        )?
-    })
+        )?;
+    }
+    // No approval presented: `null` (an absent approval to core), which is also what
+    // `undefined` means here, though as data it would be refused.
+    let approval = match js.type_of(approval)? {
+        ValueType::napi_undefined => js.null()?,
+        _ => approval,
+    };
+    let lift = contract_lift(js, 2)?;
+    let values = [approval, action, context];
+    host::with_values(
+        js,
+        values,
+        &options,
+        Some(lift),
+        None,
+        |[approval, action, context], h| {
+            let context = context_of(js, context, h)?;
+            verdict::to_js(js, &check_with(Some(approval), action, &context))
+        },
+    )?
+}
+
+/// What the walker's front remembers between its checks: the `Approval` and the `Contract` of
+/// its last successful check, read from their objects then. The front says, by identity, when
+/// it is given the same objects again (`same`); both are immutable, so what was read still
+/// holds. Each front has its own, so that two fronts in one environment (the module loaded
+/// twice) cannot mix up their objects.
+#[derive(Default)]
+pub(crate) struct Remembered {
+    approval: Option<Arc<CoreApproval>>,
+    contract: Option<CoreContract>,
+}
+
+/// `same`: the approval is the last one's object.
+const SAME_APPROVAL: u32 = 1;
+/// `same`: the only held object (the context's `Contract`) is the last one's object.
+const SAME_CONTRACT: u32 = 2;
+
+/// `check` of an `Approval` whose action and context the walker's front walked (`walked`,
+/// the context's `Contract` held): core's verdict strings for the walker's `verdict` (their
+/// lengths on the instance's lengths array). Anything that only looks like an `Approval` gets
+/// the whole check, and its verdict object.
+pub(crate) fn check_loaded(
+    js: Js,
+    approval: Handle,
+    walked: Walked,
+    [action, context]: [Handle; 2],
+    same: u32,
+    remembered: &Cell<Remembered>,
+) -> JsResult<Handle> {
+    // Taken out while this runs (no JavaScript can reach it meanwhile but a nested check,
+    // which finds it empty and reads its objects), and put back on success only, so that it
+    // always matches what the front remembers.
+    let last = remembered.take();
+    let loaded = match last.approval {
+        Some(a) if same & SAME_APPROVAL != 0 => a,
+        _ => match crate::approval::instance(js, approval)? {
+            Some(a) => a,
+            None => return check_of(js, approval, action, context, None),
+        },
+    };
+    let known_contract = last.contract.filter(|_| same & SAME_CONTRACT != 0);
+    let held = contract_lift(js, 1)?;
+    let values = [action, context];
+    let options = Options::default();
+    let (pool, contract) = host::with_values(
+        js,
+        values,
+        &options,
+        Some(held),
+        Some(walked),
+        |[action, context], h| {
+            let contract = match (h, known_contract) {
+                (None, _) => None,
+                (Some(_), Some(known)) => Some(known),
+                (Some(h), None) => Some(contract::lifted(js, h)?),
+            };
+            let context = match &contract {
+                Some(c) => Context::with_contract(context, Some(c.clone()))?,
+                None => Context::from_value(context)?,
+            };
+            let pool = verdict::pool(js, &check_approval(Some(&loaded), action, &context))?;
+            Ok::<_, crate::fail::Fail>((pool, contract))
+        },
+    )??;
+    // The contract only when the front passed it as the one held object: that is when the
+    // front marks it too.
+    remembered.set(Remembered {
+        approval: Some(loaded),
+        contract: contract.filter(|_| walked.held.is_some()),
+    });
+    Ok(pool)
 }
 
 /// `budget` with `costMinor` more spent, as a new object (the budget passed in is not

@@ -31,6 +31,7 @@ fn with<const N: usize, R>(
         values,
         &Options::default(),
         None,
+        None,
         |v, _| f(v),
     )??)
 }

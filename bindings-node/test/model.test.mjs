@@ -203,6 +203,87 @@ describe('JavaScript running while a check reads its arguments', () => {
   })
 })
 
+describe('check of a loaded Approval (walked in JavaScript first, objects remembered by identity)', () => {
+  it('alternating Approvals and Contracts, and failed checks between them, give each its own verdict', () => {
+    const other = as.approve(withAmount(900), {
+      approval_id: 'apr-2', decision_id: 'dec-2', approver: APPROVAL.approver, decision: 'approved',
+      decided_at: APPROVAL.decided_at, expires_at: APPROVAL.expires_at,
+    })
+    const approvals = [new as.Approval(APPROVAL), new as.Approval(other), new as.Approval(APPROVAL)]
+    const records = [APPROVAL, other, APPROVAL]
+    // A second Contract of the same document, and a stricter one of the same tool (its
+    // schema refuses the amount, so its verdicts differ).
+    const strict = { ...CONTRACT, args: { ...CONTRACT.args, properties: { ...CONTRACT.args.properties, amount_minor: { type: 'integer', maximum: 100 } } } }
+    const contracts = [new as.Contract(CONTRACT), new as.Contract(strict), new as.Contract(CONTRACT), CONTRACT]
+    const documents = [CONTRACT, strict, CONTRACT, CONTRACT]
+    const presented = [ACTION, withAmount(900)]
+    const outcomes = new Set()
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < approvals.length; i++) {
+        for (let k = 0; k < contracts.length; k++) {
+          for (const action of presented) {
+            const got = as.check(approvals[i], action, { ...CONTEXT, contract: contracts[k] })
+            const want = as.check(records[i], action, { ...CONTEXT, contract: documents[k] })
+            assert.deepEqual(got, want, `approval ${i}, contract ${k}, amount ${action.args.amount_minor}`)
+            outcomes.add(got.outcome + ' ' + got.reasons.join(','))
+            // A check that throws after the approval and the contract were read changes
+            // nothing that the next check remembers.
+            const bad = { ...CONTEXT, contract: contracts[(k + 1) % contracts.length], tenant: 7 }
+            assert.equal(thrownBy(() => as.check(approvals[(i + 1) % approvals.length], action, bad)).code, 'invalid_context')
+          }
+        }
+      }
+    }
+    assert.ok(outcomes.size >= 3, [...outcomes].join('; '))
+  })
+
+  it('a check whose walk needs a bigger tape in between does not leave its Contract behind', () => {
+    const loaded = new as.Approval(APPROVAL)
+    const refund = { ...CONTEXT, contract: new as.Contract(CONTRACT) }
+    const strict = { ...CONTRACT, args: { ...CONTRACT.args, properties: { ...CONTRACT.args.properties, amount_minor: { type: 'integer', maximum: 100 } } } }
+    const strictContext = { ...CONTEXT, contract: new as.Contract(strict) }
+    // An action with 40,000 values: its walk always outgrows the tape the front keeps.
+    const big = { ...ACTION, args: { ...ACTION.args, lines: Array.from({ length: 40000 }, (_, i) => i) } }
+    for (let round = 0; round < 3; round++) {
+      assert.equal(as.check(loaded, ACTION, refund).outcome, 'permit')
+      assert.deepEqual(as.check(loaded, big, strictContext), as.check(APPROVAL, big, { ...CONTEXT, contract: strict }))
+      assert.equal(as.check(loaded, ACTION, refund).outcome, 'permit')
+      assert.deepEqual(as.check(loaded, ACTION, strictContext), as.check(APPROVAL, ACTION, { ...CONTEXT, contract: strict }))
+    }
+  })
+
+  it('a look-alike of an Approval is not one, even right after a real one was checked', () => {
+    const loaded = new as.Approval(APPROVAL)
+    const context = { ...CONTEXT, contract: new as.Contract(CONTRACT) }
+    assert.equal(as.check(loaded, ACTION, context).outcome, 'permit')
+    const fake = Object.create(as.Approval.prototype)
+    assert.equal(thrownBy(() => as.check(fake, ACTION, context)).code, 'unsupported_type')
+    assert.equal(as.check(loaded, ACTION, context).outcome, 'permit')
+  })
+
+  it('the same verdicts through a second copy of the module loaded in the same process', () => {
+    const path = require.resolve(pkg)
+    const saved = { ...require.cache }
+    for (const key of Object.keys(require.cache)) delete require.cache[key]
+    let again
+    try {
+      again = require(path)
+    } finally {
+      Object.assign(require.cache, saved)
+    }
+    assert.notEqual(again.check, as.check)
+    const ours = [new as.Approval(APPROVAL), { ...CONTEXT, contract: new as.Contract(CONTRACT) }]
+    const theirs = [new again.Approval(APPROVAL), { ...CONTEXT, contract: new again.Contract(CONTRACT) }]
+    for (let i = 0; i < 4; i++) {
+      for (const action of [ACTION, withAmount(900)]) {
+        const want = as.check(APPROVAL, action, CONTEXT)
+        assert.deepEqual(as.check(ours[0], action, ours[1]), want)
+        assert.deepEqual(again.check(theirs[0], action, theirs[1]), want)
+      }
+    }
+  })
+})
+
 describe('values returned', () => {
   it('are fresh plain objects; a "__proto__" key is an own property, as JSON.parse makes it', () => {
     for (const text of ['{"__proto__": {"polluted": true}, "a": [1, {"__proto__": null}]}', '[{"__proto__": 1}]', '{"a": {"b": {"__proto__": []}}}']) {
