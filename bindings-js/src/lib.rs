@@ -7,8 +7,8 @@
 mod tape;
 
 pub use tape::{
-    canonical, canonical_into, decode, header, may_be_lossy, Decoded, Fail, Gathered, Header, Lift,
-    Text,
+    canonical, canonical_into, decode, decode_held_first, header, may_be_lossy, Decoded, Fail,
+    Gathered, Header, Lift, Text,
 };
 
 use actionseal_core::host::HostType;

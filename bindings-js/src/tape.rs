@@ -2,7 +2,7 @@
 //! holds to core's host rulebook, which builds the values and decides every error.
 
 use actionseal_core::host::{
-    self, Builder, Class, Container, HostType, Kind, Output, Parent, Prototype,
+    self, Builder, Class, Container, HostType, Kind, Output, Parent, Prototype, Same,
 };
 use actionseal_core::{Error, Options, Value};
 use std::borrow::Cow;
@@ -158,6 +158,52 @@ pub fn decode<'t>(
         lifted: d.lifted,
         size: d.text.byte + 4 * g.tape.len() + 16,
     })
+}
+
+/// [`decode`], except that the first value is first compared with `held`, a value core
+/// holds (core's `host::Same`: the same rules, nothing built). When it is the same, it is not
+/// built: `values[0]` is `null` and `first_is_held` says so. Otherwise (or when comparing
+/// stops on any failure) it is read again from its start as [`decode`] reads it, so that
+/// errors and their order are [`decode`]'s.
+pub fn decode_held_first<'t>(
+    g: &Gathered<'t>,
+    count: usize,
+    options: &Options,
+    lift: Option<Lift>,
+    held: &Value<'_>,
+) -> Result<(Decoded<'t>, bool), Fail> {
+    let mut d = Decoder {
+        tape: g.tape,
+        pos: HEADER,
+        text: Cursor::new(g.text),
+        lift: lift.filter(|l| l.value == 0).map(|l| l.key),
+        lifted: None,
+    };
+    let mut b = Builder::with_output(options, Same::new(held));
+    let same = d.value(&mut b).is_ok() && matches!(b.finish(), Ok(true));
+    let mut values = Vec::with_capacity(count);
+    if same {
+        values.push(Value::Null);
+    } else {
+        d.pos = HEADER;
+        d.text = Cursor::new(g.text);
+        d.lifted = None;
+    }
+    for i in values.len()..count {
+        d.lift = lift.filter(|l| l.value == i).map(|l| l.key);
+        let mut b = Builder::new(options);
+        d.value(&mut b)?;
+        values.push(b.finish()?);
+    }
+    if d.pos != d.tape.len() || !d.text.done() {
+        return Err(Fail::Bug("tape not used up"));
+    }
+    let decoded = Decoded {
+        values,
+        lifted: d.lifted,
+        size: d.text.byte + 4 * g.tape.len() + 16,
+    };
+    Ok((decoded, same))
 }
 
 /// The canonical text of a gathered tape's one value: what `canonicalize` returns and

@@ -12,7 +12,7 @@ use crate::fail::Fail;
 use crate::instance::instance;
 use crate::js::{Handle, Js, JsResult, Utf8};
 use actionseal_core::{Options, Value};
-use actionseal_js::{decode, header, Gathered, Text};
+use actionseal_js::{decode, decode_held_first, header, Gathered, Text};
 use napi::sys;
 use std::cell::Cell;
 
@@ -57,6 +57,41 @@ pub(crate) fn with_values<const N: usize, R>(
             .map_err(|_| Fail::Internal("value count"))?;
         Ok(f(values, lifted))
     })?
+}
+
+/// [`with_values`] for two values whose first may be `held`, a value core holds (a loaded
+/// approval's frozen action): when it is the same (core's `host::Same`), `f` is given `held`
+/// itself and the value is not built; otherwise the converted value, as [`with_values`] does.
+pub(crate) fn with_values_held_first<R>(
+    js: Js,
+    values: [Handle; 2],
+    options: &Options,
+    lift: Option<(Lift, Handle)>,
+    first: Option<Walked>,
+    held: &Value<'static>,
+    f: impl FnOnce([&Value<'_>; 2], Option<Handle>) -> R,
+) -> JsResult<R> {
+    let mut f = Some(f);
+    walk(
+        js,
+        &values,
+        options,
+        lift.map(|l| l.1),
+        first,
+        |g, held_objects| {
+            let (d, same) = decode_held_first(g, values.len(), options, lift.map(|l| l.0), held)?;
+            let lifted = match (d.lifted, held_objects) {
+                (Some(i), Some(objects)) => Some(js.element(objects, i).map_err(Lost)?),
+                (Some(_), None) => return Err(actionseal_js::Fail::Bug("no held objects").into()),
+                (None, _) => None,
+            };
+            let f = f.take().ok_or(Lost(Fail::Internal("decoded twice")))?;
+            let [action, context] = d.values.as_slice() else {
+                return Err(Lost(Fail::Internal("value count")).into());
+            };
+            Ok(f([if same { held } else { action }, context], lifted))
+        },
+    )
 }
 
 /// What one walk recorded: the tape (borrowed from the environment's when no JavaScript can

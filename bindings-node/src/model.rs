@@ -313,12 +313,16 @@ pub(crate) fn check_loaded(
     let held = contract_lift(js, 1)?;
     let values = [action, context];
     let options = Options::default();
-    let (pool, contract) = host::with_values(
+    // The action an approval froze is usually the one presented: then the held value is
+    // checked, and the presented one is compared with it, not built.
+    let frozen = loaded.action().value();
+    let (pool, contract) = host::with_values_held_first(
         js,
         values,
         &options,
         Some(held),
         Some(walked),
+        frozen,
         |[action, context], h| {
             let contract = match (h, known_contract) {
                 (None, _) => None,

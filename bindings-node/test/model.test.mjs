@@ -252,6 +252,35 @@ describe('check of a loaded Approval (walked in JavaScript first, objects rememb
     }
   })
 
+  it('the presented action is compared with the held frozen one, which is checked in its place only when they are the same', () => {
+    const loaded = new as.Approval(APPROVAL)
+    const context = { ...CONTEXT, contract: new as.Contract(CONTRACT) }
+    const reversed = Object.fromEntries(Object.entries(ACTION).reverse())
+    const same = [ACTION, reversed, { ...ACTION, args: { ...ACTION.args } }]
+    const { currency, ...noCurrency } = ACTION.args
+    const { job_id, ...noJob } = ACTION
+    const differ = [
+      withAmount(ACTION.args.amount_minor + 1),
+      { ...ACTION, args: { ...ACTION.args, note: null } },
+      { ...ACTION, args: noCurrency },
+      { ...ACTION, tenant: 'tenant-b' },
+      noJob,
+      { ...ACTION, args: [ACTION.args] },
+      { ...ACTION, args: { ...ACTION.args, amount_minor: -0 } },
+    ]
+    for (const action of [...same, ...differ]) {
+      assert.deepEqual(as.check(loaded, action, context), as.check(APPROVAL, action, CONTEXT))
+    }
+    for (const action of same) assert.equal(as.check(loaded, action, context).outcome, 'permit')
+    for (const action of differ) assert.notEqual(as.check(loaded, action, context).outcome, 'permit')
+    // What is not data is refused with the same error as without the approval loaded.
+    for (const bad of [{ ...ACTION, args: { ...ACTION.args, at: new Date(0) } }, { ...ACTION, tenant: undefined }]) {
+      const got = thrownBy(() => as.check(loaded, bad, context))
+      const want = thrownBy(() => as.check(APPROVAL, bad, CONTEXT))
+      assert.deepEqual([got.code, got.path, got.message], [want.code, want.path, want.message])
+    }
+  })
+
   it('a look-alike of an Approval is not one, even right after a real one was checked', () => {
     const loaded = new as.Approval(APPROVAL)
     const context = { ...CONTEXT, contract: new as.Contract(CONTRACT) }
