@@ -6,7 +6,7 @@ mod members;
 mod text;
 
 use crate::json::number::write_number;
-use crate::json::scan::find_special;
+use crate::json::scan::{find_special, special_bytes, PLAIN};
 use crate::json::value::Value;
 
 pub(crate) use text::canonicalize_text;
@@ -125,9 +125,7 @@ pub(crate) fn write_string<S: Sink>(s: &str, out: &mut S) {
 /// (overlapping) words instead of byte by byte.
 #[inline(always)]
 fn short_needs_escape(b: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // A word of the bytes (any of them, any number of times), the rest filled with `a`.
+    // A word of the bytes (any of them, any number of times), the rest plain.
     let word = |b: &[u8]| -> u64 {
         match b.len() {
             8.. => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
@@ -139,30 +137,17 @@ fn short_needs_escape(b: &[u8]) -> bool {
             }
             // Built in a register: bytes stored to memory and read back as a word would
             // wait for the stores.
-            _ => b
-                .iter()
-                .enumerate()
-                .fold(ONES * u64::from(b'a'), |w, (i, &c)| {
-                    (w & !(0xFF << (8 * i))) | (u64::from(c) << (8 * i))
-                }),
+            _ => b.iter().enumerate().fold(PLAIN, |w, (i, &c)| {
+                (w & !(0xFF << (8 * i))) | (u64::from(c) << (8 * i))
+            }),
         }
     };
-    // Lowest set bits mark `"`, `\` or a control byte exactly (borrows only reach bytes above
-    // a real match).
-    let special = |w: u64| {
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w)
-    };
     let n = b.len();
-    let hits = if n > 8 {
-        special(word(b)) | special(word(&b[n - 8..]))
-    } else {
-        special(word(b))
-    };
-    hits & HIGHS != 0
+    let mut hits = special_bytes(word(b), false);
+    if n > 8 {
+        hits |= special_bytes(word(&b[n - 8..]), false);
+    }
+    hits != 0
 }
 
 /// Appends the text between the quotes of [`write_string`].

@@ -18,24 +18,34 @@ pub(crate) fn find_special_or_high(b: &[u8], i: usize) -> usize {
     find::<true>(b, i)
 }
 
+/// The high bit of each byte of `w` (eight bytes, little-endian) that is `"`, `\\` or a control
+/// character, and with `stop_at_high` of each byte of 0x80 or more. Borrows can only set
+/// spurious bits above a real match, so the lowest set bit is always a real one, and none is set
+/// when there is no match.
+#[inline(always)]
+pub(crate) fn special_bytes(w: u64, stop_at_high: bool) -> u64 {
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let mut hits = (quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (w.wrapping_sub(ONES * 0x20) & !w);
+    if stop_at_high {
+        // A byte with its high bit set is a match of its own.
+        hits |= w;
+    }
+    hits & HIGHS
+}
+
+/// Eight bytes that match nothing ([`special_bytes`] of them is 0).
+pub(crate) const PLAIN: u64 = ONES * b'a' as u64;
+
 #[inline(always)]
 fn find<const STOP_AT_HIGH: bool>(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
         let w = u64::from_le_bytes([
             chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
         ]);
-        // A byte's high bit is set in each term where the byte matches; borrows can only set
-        // spurious bits above a real match, so the lowest set bit is always a real match.
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let mut hits = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        if STOP_AT_HIGH {
-            // A byte with its high bit set is a match of its own.
-            hits |= w;
-        }
-        let hits = hits & HIGHS;
+        let hits = special_bytes(w, STOP_AT_HIGH);
         if hits != 0 {
             return i + (hits.trailing_zeros() / 8) as usize;
         }
@@ -47,18 +57,11 @@ fn find<const STOP_AT_HIGH: bool>(b: &[u8], mut i: usize) -> usize {
         let start = b.len() - 8;
         let mut w = [0u8; 8];
         w.copy_from_slice(&b[start..]);
-        // Bytes before `i` are not looked at: made an `a`, which matches nothing.
+        // Bytes before `i` are not looked at: made plain, so that they neither match nor
+        // borrow into the bytes after them.
         let keep = u64::MAX << (8 * (i - start));
-        let w = (u64::from_le_bytes(w) & keep) | ((ONES * u64::from(b'a')) & !keep);
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let mut hits = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        if STOP_AT_HIGH {
-            hits |= w;
-        }
-        let hits = hits & HIGHS;
+        let w = (u64::from_le_bytes(w) & keep) | (PLAIN & !keep);
+        let hits = special_bytes(w, STOP_AT_HIGH);
         return if hits != 0 {
             start + (hits.trailing_zeros() / 8) as usize
         } else {
