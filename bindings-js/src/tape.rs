@@ -136,33 +136,12 @@ pub fn decode<'t>(
     options: &Options,
     lift: Option<Lift>,
 ) -> Result<Decoded<'t>, Fail> {
-    let mut d = Decoder {
-        tape: g.tape,
-        pos: HEADER,
-        text: Cursor::new(g.text),
-        lift: None,
-        lifted: None,
-    };
-    let mut values = Vec::with_capacity(count);
-    for i in 0..count {
-        d.lift = lift.filter(|l| l.value == i).map(|l| l.key);
-        let mut b = Builder::new(options);
-        d.value(&mut b)?;
-        values.push(b.finish()?);
-    }
-    if d.pos != d.tape.len() || !d.text.done() {
-        return Err(Fail::Bug("tape not used up"));
-    }
-    Ok(Decoded {
-        values,
-        lifted: d.lifted,
-        size: d.text.byte + 4 * g.tape.len() + 16,
-    })
+    decode_held_first(g, count, options, lift, None).map(|(decoded, _)| decoded)
 }
 
-/// [`decode`], except that the first value is first compared with `held`, a value core
-/// holds (core's `host::Same`: the same rules, nothing built). When it is the same, it is not
-/// built: `values[0]` is `null` and `first_is_held` says so. Otherwise (or when comparing
+/// [`decode`], except that with `held`, a value core holds, the first value is first compared
+/// with it (core's `host::Same`: the same rules, nothing built). When it is the same, it is not
+/// built: `values[0]` is `null`, and the `bool` returned is true. Otherwise (or when comparing
 /// stops on any failure) it is read again from its start as [`decode`] reads it, so that
 /// errors and their order are [`decode`]'s.
 pub fn decode_held_first<'t>(
@@ -170,34 +149,29 @@ pub fn decode_held_first<'t>(
     count: usize,
     options: &Options,
     lift: Option<Lift>,
-    held: &Value<'_>,
+    held: Option<&Value<'_>>,
 ) -> Result<(Decoded<'t>, bool), Fail> {
-    let mut d = Decoder {
-        tape: g.tape,
-        pos: HEADER,
-        text: Cursor::new(g.text),
-        lift: lift.filter(|l| l.value == 0).map(|l| l.key),
-        lifted: None,
-    };
-    let mut b = Builder::with_output(options, Same::new(held));
-    let same = d.value(&mut b).is_ok() && matches!(b.finish(), Ok(true));
+    let lift_at = |i: usize| lift.filter(|l| l.value == i).map(|l| l.key);
+    let mut d = Decoder::new(g);
+    let same = held.is_some_and(|held| {
+        d.lift = lift_at(0);
+        let mut b = Builder::with_output(options, Same::new(held));
+        d.value(&mut b).is_ok() && matches!(b.finish(), Ok(true))
+    });
     let mut values = Vec::with_capacity(count);
     if same {
         values.push(Value::Null);
-    } else {
-        d.pos = HEADER;
-        d.text = Cursor::new(g.text);
-        d.lifted = None;
+    } else if held.is_some() {
+        // From the start again, as a decoder that compared nothing.
+        d = Decoder::new(g);
     }
     for i in values.len()..count {
-        d.lift = lift.filter(|l| l.value == i).map(|l| l.key);
+        d.lift = lift_at(i);
         let mut b = Builder::new(options);
         d.value(&mut b)?;
         values.push(b.finish()?);
     }
-    if d.pos != d.tape.len() || !d.text.done() {
-        return Err(Fail::Bug("tape not used up"));
-    }
+    d.used_up()?;
     let decoded = Decoded {
         values,
         lifted: d.lifted,
@@ -221,13 +195,7 @@ pub fn canonical(g: &Gathered<'_>, options: &Options) -> Result<String, Fail> {
 pub fn canonical_into(g: &Gathered<'_>, options: &Options, text: &mut String) -> Result<(), Fail> {
     /// Slots from which writing directly pays.
     const DIRECT_FROM: usize = 512;
-    let mut d = Decoder {
-        tape: g.tape,
-        pos: HEADER,
-        text: Cursor::new(g.text),
-        lift: None,
-        lifted: None,
-    };
+    let mut d = Decoder::new(g);
     let size = d.size_guess();
     text.clear();
     if g.tape.len() >= DIRECT_FROM {
@@ -242,10 +210,7 @@ pub fn canonical_into(g: &Gathered<'_>, options: &Options, text: &mut String) ->
         text.reserve(size);
         actionseal_core::write_canonical(&value, text);
     }
-    if d.pos != d.tape.len() || !d.text.done() {
-        return Err(Fail::Bug("tape not used up"));
-    }
-    Ok(())
+    d.used_up()
 }
 
 struct Decoder<'t> {
@@ -269,6 +234,25 @@ fn count(v: f64) -> Result<usize, Fail> {
 }
 
 impl<'t> Decoder<'t> {
+    /// A decoder at the first record of `g`.
+    fn new(g: &Gathered<'t>) -> Decoder<'t> {
+        Decoder {
+            tape: g.tape,
+            pos: HEADER,
+            text: Cursor::new(g.text),
+            lift: None,
+            lifted: None,
+        }
+    }
+
+    /// Every slot and every unit of text read, as the walker wrote them.
+    fn used_up(&self) -> Result<(), Fail> {
+        if self.pos != self.tape.len() || !self.text.done() {
+            return Err(Fail::Bug("tape not used up"));
+        }
+        Ok(())
+    }
+
     /// About the length of the canonical text: the text and a few bytes per slot.
     fn size_guess(&self) -> usize {
         let text = match self.text.text {

@@ -12,7 +12,7 @@ use crate::fail::Fail;
 use crate::instance::instance;
 use crate::js::{Handle, Js, JsResult, Utf8};
 use actionseal_core::{Options, Value};
-use actionseal_js::{decode, decode_held_first, header, Gathered, Text};
+use actionseal_js::{decode_held_first, header, Gathered, Text};
 use napi::sys;
 use std::cell::Cell;
 
@@ -32,7 +32,7 @@ pub(crate) fn with_value<R>(
     options: &Options,
     f: impl FnOnce(&Value<'_>, usize) -> R,
 ) -> JsResult<R> {
-    convert(js, &[v], options, None, None, |values, size, _| {
+    convert(js, &[v], options, None, None, None, |values, size, _, _| {
         f(&values[0], size)
     })
 }
@@ -51,12 +51,20 @@ pub(crate) fn with_values<const N: usize, R>(
     first: Option<Walked>,
     f: impl FnOnce(&[Value<'_>; N], Option<Handle>) -> R,
 ) -> JsResult<R> {
-    convert(js, &values, options, lift, first, |values, _, lifted| {
-        let values: &[Value<'_>; N] = values
-            .try_into()
-            .map_err(|_| Fail::Internal("value count"))?;
-        Ok(f(values, lifted))
-    })?
+    convert(
+        js,
+        &values,
+        options,
+        lift,
+        first,
+        None,
+        |values, _, lifted, _| {
+            let values: &[Value<'_>; N] = values
+                .try_into()
+                .map_err(|_| Fail::Internal("value count"))?;
+            Ok(f(values, lifted))
+        },
+    )?
 }
 
 /// [`with_values`] for two values whose first may be `held`, a value core holds (a loaded
@@ -71,27 +79,20 @@ pub(crate) fn with_values_held_first<R>(
     held: &Value<'static>,
     f: impl FnOnce([&Value<'_>; 2], Option<Handle>) -> R,
 ) -> JsResult<R> {
-    let mut f = Some(f);
-    walk(
+    convert(
         js,
         &values,
         options,
-        lift.map(|l| l.1),
+        lift,
         first,
-        |g, held_objects| {
-            let (d, same) = decode_held_first(g, values.len(), options, lift.map(|l| l.0), held)?;
-            let lifted = match (d.lifted, held_objects) {
-                (Some(i), Some(objects)) => Some(js.element(objects, i).map_err(Lost)?),
-                (Some(_), None) => return Err(actionseal_js::Fail::Bug("no held objects").into()),
-                (None, _) => None,
-            };
-            let f = f.take().ok_or(Lost(Fail::Internal("decoded twice")))?;
-            let [action, context] = d.values.as_slice() else {
-                return Err(Lost(Fail::Internal("value count")).into());
+        Some(held),
+        |values, _, lifted, same| {
+            let [action, context] = values else {
+                return Err(Fail::Internal("value count"));
             };
             Ok(f([if same { held } else { action }, context], lifted))
         },
-    )
+    )?
 }
 
 /// What one walk recorded: the tape (borrowed from the environment's when no JavaScript can
@@ -104,26 +105,28 @@ struct Walk {
     held: Option<Handle>,
 }
 
-/// The walk: gather, decode; when core accepts a prototype of another realm, gather again
-/// with it.
+/// The walk: gather, decode (the first value compared with `held_first`, when given: see
+/// `actionseal_js::decode_held_first`, whose answer `f` is given); when core accepts a
+/// prototype of another realm, gather again with it.
 fn convert<R>(
     js: Js,
     values: &[Handle],
     options: &Options,
     lift: Option<(Lift, Handle)>,
     first: Option<Walked>,
-    f: impl FnOnce(&[Value<'_>], usize, Option<Handle>) -> R,
+    held_first: Option<&Value<'_>>,
+    f: impl FnOnce(&[Value<'_>], usize, Option<Handle>, bool) -> R,
 ) -> JsResult<R> {
     let mut f = Some(f);
     walk(js, values, options, lift.map(|l| l.1), first, |g, held| {
-        let d = decode(g, values.len(), options, lift.map(|l| l.0))?;
+        let (d, same) = decode_held_first(g, values.len(), options, lift.map(|l| l.0), held_first)?;
         let lifted = match (d.lifted, held) {
             (Some(i), Some(held)) => Some(js.element(held, i).map_err(Lost)?),
             (Some(_), None) => return Err(actionseal_js::Fail::Bug("no held objects").into()),
             (None, _) => None,
         };
         let f = f.take().ok_or(Lost(Fail::Internal("decoded twice")))?;
-        Ok(f(&d.values, d.size, lifted))
+        Ok(f(&d.values, d.size, lifted, same))
     })
 }
 
