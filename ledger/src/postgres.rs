@@ -23,9 +23,9 @@ mod last;
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, storage, task_from, too_new,
-    upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, TaskRow, Tx,
-    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, round_task, storage,
+    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
+    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
@@ -588,16 +588,7 @@ impl Tx for PgTx<'_> {
             }
         }
         // No such round (or a task missing under its round): say which.
-        let Some(a) = self.approval(approval_id)? else {
-            return Ok(None);
-        };
-        match self.task(&a.task_id)? {
-            Some(t) => Ok(Some(t)),
-            None => Err(Error::new(
-                Code::TaskNotFound,
-                format!("no task {:?}", a.task_id),
-            )),
-        }
+        round_task(self, approval_id)
     }
 
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {

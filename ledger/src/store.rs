@@ -88,6 +88,22 @@ pub(crate) enum Done<T> {
     Refused(Error),
 }
 
+/// The task of an approval round, read through its round (what [`Tx::task_of_approval`] does
+/// unless a backend has a quicker way): `None` when there is no such round, an error when the
+/// round names a task that is missing.
+pub(crate) fn round_task<T: Tx + ?Sized>(tx: &mut T, approval_id: &str) -> Result<Option<TaskRow>> {
+    let Some(a) = tx.approval(approval_id)? else {
+        return Ok(None);
+    };
+    match tx.task(&a.task_id)? {
+        Some(t) => Ok(Some(t)),
+        None => Err(Error::new(
+            Code::TaskNotFound,
+            format!("no task {:?}", a.task_id),
+        )),
+    }
+}
+
 /// One transaction. Reads of a task lock it until the end of the transaction (`FOR UPDATE`
 /// on PostgreSQL; SQLite's `BEGIN IMMEDIATE` already holds the only write lock), so every
 /// operation on a task sees the effect of the one before.
@@ -101,16 +117,7 @@ pub(crate) trait Tx {
     }
     /// The task of an approval round, locked; `None` when there is no such round.
     fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
-        let Some(a) = self.approval(approval_id)? else {
-            return Ok(None);
-        };
-        match self.task(&a.task_id)? {
-            Some(t) => Ok(Some(t)),
-            None => Err(Error::new(
-                Code::TaskNotFound,
-                format!("no task {:?}", a.task_id),
-            )),
-        }
+        round_task(self, approval_id)
     }
     /// Inserts a new task; false when the id already exists (nothing written). A backend may
     /// defer the write to the end of the transaction and answer true, as long as it then runs

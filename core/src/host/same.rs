@@ -11,7 +11,7 @@
 
 use super::{Kind, Output};
 use crate::error::Error;
-use crate::json::value::{Object, Value};
+use crate::json::value::{same_key, Object, Value};
 use std::borrow::Cow;
 
 /// An open container of the reported value and what it is compared with.
@@ -122,9 +122,10 @@ impl<'e, 'x, 'a> Output<'a> for Same<'e, 'x, 'a> {
         } = &mut o.expected
         {
             // A member found once only: a second key with the same text makes it differ.
-            let found = object.iter().enumerate().find(|(_, (k, _))| {
-                k.len() == key.len() && k.as_bytes().first() == key.as_bytes().first() && *k == key
-            });
+            let found = object
+                .iter()
+                .enumerate()
+                .find(|(_, (k, _))| same_key(k, &key));
             *member = match found {
                 Some((i, (_, v))) if *matched & (1 << i) == 0 => {
                     *matched |= 1 << i;

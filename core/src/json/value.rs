@@ -123,6 +123,13 @@ pub(crate) fn duplicate_key(key: &str) -> Error {
     Error::new(Code::DuplicateKey, format!("duplicate object key {key:?}")).in_key(key)
 }
 
+/// Whether two keys are the same. Most keys compared differ in length or first byte, which is
+/// decided here without calling `memcmp`.
+#[inline(always)]
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
 /// A JSON object whose keys are unique and sorted by UTF-16 code units (RFC 8785 order).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Object<'a> {
@@ -168,11 +175,10 @@ impl<'a> Object<'a> {
         // Most objects looked into are envelopes and records of a few members, where a scan
         // that rejects on length or first byte beats a search comparing UTF-16 order.
         if self.entries.len() <= 8 {
-            let b = key.as_bytes();
             return self
                 .entries
                 .iter()
-                .find(|(k, _)| k.len() == b.len() && k.as_bytes().first() == b.first() && k == key)
+                .find(|(k, _)| same_key(k, key))
                 .map(|(_, v)| v);
         }
         self.entries

@@ -175,13 +175,9 @@ pub(crate) fn check_shape(v: &Value<'_>) -> Result<()> {
 
 /// A string field of an envelope whose shape was checked.
 pub(crate) fn field<'v>(v: &'v Value<'_>, key: &str) -> &'v str {
-    // Eight members: a byte-comparing scan beats a binary search in UTF-16 order.
     v.as_object()
-        .and_then(|o| {
-            o.iter()
-                .find(|(k, _)| crate::model::fields::same_key(k, key))
-        })
-        .and_then(|(_, v)| v.as_str())
+        .and_then(|o| o.get(key))
+        .and_then(Value::as_str)
         .unwrap_or("")
 }
 

@@ -3,7 +3,7 @@
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
-use crate::json::value::{Object, Value};
+use crate::json::value::{same_key, Object, Value};
 
 mod identifier;
 
@@ -43,12 +43,7 @@ impl<'v, 'a> Fields<'v, 'a> {
     /// A field that may be absent (no error is built for its absence: optional fields are
     /// read on every check).
     pub(crate) fn get(&self, key: &str) -> Option<&'v Value<'a>> {
-        // These objects have at most eight members: a scan comparing bytes beats a binary
-        // search comparing UTF-16 order.
-        self.obj
-            .iter()
-            .find(|(k, _)| same_key(k, key))
-            .map(|(_, v)| v)
+        self.obj.get(key)
     }
 
     /// A field that must be present.
@@ -122,13 +117,6 @@ impl<'v, 'a> Fields<'v, 'a> {
             .parse()
             .map_err(|e: Error| self.error(key, format!("{key}: {}", e.message())))
     }
-}
-
-/// Whether two field names are the same. Most names compared differ in length or first
-/// byte, which is decided here without calling `memcmp`.
-#[inline(always)]
-pub(crate) fn same_key(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 /// Why `s` is not an acceptable identity, if it is not: a phrase completing "<field> ...".
