@@ -42,15 +42,6 @@ fn claim(l: &Ledger, task: &str, presented: &OwnedValue) -> actionseal_core::Res
     })
 }
 
-fn kinds(l: &Ledger, task: &str) -> Vec<String> {
-    l.task_history(task)
-        .unwrap()
-        .1
-        .iter()
-        .map(|e| e.kind.as_str().to_owned())
-        .collect()
-}
-
 /// Proposes a 2500 refund and amends it to 2000; returns (proposed task, amended task).
 fn proposed_and_amended(l: &Ledger, job: &str) -> (Task, Task) {
     let t = l

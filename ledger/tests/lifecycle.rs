@@ -25,15 +25,6 @@ fn claim(
     })
 }
 
-fn kinds(l: &Ledger, task: &str) -> Vec<String> {
-    l.task_history(task)
-        .unwrap()
-        .1
-        .iter()
-        .map(|e| e.kind.as_str().to_owned())
-        .collect()
-}
-
 /// Seed 001, exactly: SO-1001, CNY 199.00, duplicate payment. Approved at 10:00 for 30
 /// minutes, paused, the coordinator restarts, dispatch is attempted at 15:00.
 #[test]

@@ -182,15 +182,6 @@ fn decided_detail(l: &Ledger, task: &str) -> OwnedValue {
     decided[0].detail.clone()
 }
 
-fn kinds(l: &Ledger, task: &str) -> Vec<String> {
-    l.task_history(task)
-        .unwrap()
-        .1
-        .iter()
-        .map(|e| e.kind.as_str().to_owned())
-        .collect()
-}
-
 #[test]
 fn a_signed_decision_is_recorded_claimable_and_names_its_signer() {
     for engine in engines() {

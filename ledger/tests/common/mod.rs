@@ -284,6 +284,16 @@ impl Business {
     }
 }
 
+/// The kinds of `task`'s audit events, in order.
+pub fn kinds(l: &Ledger, task: &str) -> Vec<String> {
+    l.task_history(task)
+        .unwrap()
+        .1
+        .iter()
+        .map(|e| e.kind.as_str().to_owned())
+        .collect()
+}
+
 /// Every event of an exported audit, parsed.
 pub fn audit_events(ledger: &Ledger) -> Vec<OwnedValue> {
     ledger.audit_export().unwrap().lines().map(json).collect()
