@@ -518,29 +518,25 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
         self.b
             .open(Container::plain(Kind::Object, obj as usize, len))?;
         let depth = self.b.depth();
-        let Some(o) = self.in_order.as_mut() else {
-            return Err(Failure::Bug("a walk in order without its buffers"));
-        };
-        if o.0.last.len() < depth {
-            o.0.last.resize_with(depth, Default::default);
+        let o = self.buffers()?;
+        if o.last.len() < depth {
+            o.last.resize_with(depth, Default::default);
         }
-        let base = o.0.members.len();
+        let base = o.members.len();
         // Whether the keys so far are the last dict's at this depth, whose text is known.
         let mut same_keys = true;
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         while ffi::PyDict_Next(obj, &mut pos, &mut k, &mut v) != 0 {
-            let Some(o) = self.in_order.as_mut() else {
-                return Err(Failure::Bug("a walk in order without its buffers"));
-            };
-            let i = o.0.members.len() - base;
-            let known = match o.0.last[depth - 1].0.get(i) {
+            let o = self.buffers()?;
+            let i = o.members.len() - base;
+            let known = match o.last[depth - 1].0.get(i) {
                 Some(m) if same_keys && m.key == k => Some((m.text, m.len)),
                 _ => None,
             };
             same_keys = known.is_some();
-            // Held before anything can fail (see `InOrder::members`).
+            // Held before anything can fail (see `Buffers::members`).
             ffi::Py_INCREF(k);
-            o.0.members.push(Member {
+            o.members.push(Member {
                 key: k,
                 text: std::ptr::null(),
                 len: 0,
@@ -553,16 +549,14 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
                     (key.as_ptr(), key.len())
                 }
             };
-            if let Some(m) = self.in_order.as_mut().and_then(|o| o.0.members.last_mut()) {
+            if let Some(m) = self.buffers()?.members.last_mut() {
                 (m.text, m.len) = (text, len);
             }
         }
-        let Some(o) = self.in_order.as_mut() else {
-            return Err(Failure::Bug("a walk in order without its buffers"));
-        };
-        let n = o.0.members.len() - base;
-        let members = &o.0.members[base..];
-        let (keys, order) = &mut o.0.last[depth - 1];
+        let o = self.buffers()?;
+        let n = o.members.len() - base;
+        let members = &o.members[base..];
+        let (keys, order) = &mut o.last[depth - 1];
         if !(same_keys && keys.len() == n) {
             keys.clear();
             keys.extend_from_slice(members);
@@ -574,10 +568,12 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             });
         }
         for i in 0..n {
-            let Some(m) = self.in_order.as_ref().and_then(|o| {
-                let at = base + *o.0.last.get(depth - 1)?.1.get(i)? as usize;
-                o.0.members.get(at).copied()
-            }) else {
+            let o = self.buffers()?;
+            let Some(m) = o.last[depth - 1]
+                .1
+                .get(i)
+                .and_then(|&at| o.members.get(base + at as usize).copied())
+            else {
                 return Err(Failure::Bug("a member out of range"));
             };
             // The key is held until the dict is closed (`pop_to` below, or when the walk
@@ -590,6 +586,14 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             o.pop_to(base);
         }
         Ok(())
+    }
+
+    /// The buffers of a walk in order.
+    fn buffers(&mut self) -> Result<&mut Buffers, Failure> {
+        match self.in_order.as_mut() {
+            Some(o) => Ok(&mut o.0),
+            None => Err(Failure::Bug("a walk in order without its buffers")),
+        }
     }
 
     /// A dict key: a `str`. A key with a lone surrogate or of another type is core's error at
