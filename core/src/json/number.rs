@@ -5,7 +5,7 @@ mod exact;
 mod format;
 mod grammar;
 
-pub(crate) use exact::from_token;
+pub(crate) use exact::{from_token, from_token_canonical};
 pub(crate) use format::write_number;
 pub(crate) use grammar::{scan, scan_short};
 

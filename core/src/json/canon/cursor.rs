@@ -5,7 +5,7 @@
 //! input it would accept only if the caller falls back to it, which no test has found).
 
 use super::{write_content, write_string};
-use crate::json::number::{self, write_number};
+use crate::json::number;
 use crate::json::options::Options;
 use crate::json::parse::read_string;
 use crate::json::scan::{find_special_or_high, utf8_char_end};
@@ -205,11 +205,9 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         let (end, simple) = number::scan(self.b, start).ok()?;
         let token = std::str::from_utf8(&self.b[start..end]).ok()?;
-        let n = number::from_token(token, simple, options.profile).ok()?;
-        let mut text = String::new();
-        write_number(n.as_f64(), &mut text);
+        let (_, text) = number::from_token_canonical(token, simple, options.profile).ok()?;
         self.pos = end;
-        self.replace(out, start, text.as_bytes());
+        self.replace(out, start, text.bytes());
         // Output offsets of everything still to come must fit in u32.
         (self.len + (self.b.len() - self.pos) < MAX_LEN).then_some(())
     }

@@ -9,10 +9,40 @@
 
 use super::{write_number, Number};
 use crate::error::{Code, Error, Result};
+use crate::json::canon::Sink;
 use crate::json::options::Profile;
+
+#[cfg(test)]
+mod tests;
 
 /// Converts a scanned number token to a double under `profile`. Errors carry no offset.
 pub(crate) fn from_token(tok: &str, simple: bool, profile: Profile) -> Result<Number> {
+    from_token_written(tok, simple, profile, &mut None)
+}
+
+/// [`from_token`], and the double's canonical text, for the direct path (which writes it):
+/// the strict check's, when it wrote one.
+pub(crate) fn from_token_canonical(
+    tok: &str,
+    simple: bool,
+    profile: Profile,
+) -> Result<(Number, NumberText)> {
+    let mut written = None;
+    let n = from_token_written(tok, simple, profile, &mut written)?;
+    let text = written.unwrap_or_else(|| {
+        let mut t = NumberText::default();
+        write_number(n.as_f64(), &mut t);
+        t
+    });
+    Ok((n, text))
+}
+
+fn from_token_written(
+    tok: &str,
+    simple: bool,
+    profile: Profile,
+    written: &mut Option<NumberText>,
+) -> Result<Number> {
     if simple {
         let (neg, digits) = match tok.as_bytes() {
             [b'-', rest @ ..] => (true, rest),
@@ -33,13 +63,41 @@ pub(crate) fn from_token(tok: &str, simple: bool, profile: Profile) -> Result<Nu
         )
     })?;
     if profile == Profile::Strict && !round_trips_by_digit_count(&d) {
-        let mut canon = String::with_capacity(24);
+        // Written on the stack: the ECMAScript form of a double is at most 25 bytes.
+        let mut canon = NumberText::default();
         write_number(f, &mut canon);
-        if !d.same_value(&Decimal::parse(canon.as_bytes())) {
+        if !d.same_value(&Decimal::parse(canon.bytes())) {
             return Err(inexact(tok, f));
         }
+        *written = Some(canon);
     }
     Ok(Number(f))
+}
+
+/// A number's canonical text, written without allocating.
+#[derive(Default)]
+pub(crate) struct NumberText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl NumberText {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl Sink for NumberText {
+    fn put(&mut self, s: &str) {
+        // Never longer than the buffer (see `tests.rs`); cut, it would fail the comparison.
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+    }
+
+    fn put_ascii(&mut self, c: u8) {
+        self.put(char::from(c).encode_utf8(&mut [0; 4]));
+    }
 }
 
 /// Whether the decimal has at most 15 significant digits and a magnitude in the normal range
@@ -81,9 +139,14 @@ const EXPONENT_CLAMP: i128 = 10i128.pow(30);
 /// `1` appended (see [`Decimal::nearest_double`]).
 const KEPT_DIGITS: usize = 800;
 
+/// Tokens up to this length are given to the float parser as they are.
+const SHORT_TOKEN: usize = 64;
+
 /// The decimal value of a number token, without allocating: the digits of the integer and
 /// fraction parts read as one sequence, and the exponent.
 struct Decimal<'a> {
+    /// The whole token.
+    token: &'a [u8],
     neg: bool,
     int: &'a [u8],
     frac: &'a [u8],
@@ -92,10 +155,10 @@ struct Decimal<'a> {
 
 impl<'a> Decimal<'a> {
     /// Splits a token already known to match the JSON number grammar.
-    fn parse(t: &'a [u8]) -> Decimal<'a> {
-        let (neg, t) = match t {
+    fn parse(token: &'a [u8]) -> Decimal<'a> {
+        let (neg, t) = match token {
             [b'-', rest @ ..] => (true, rest),
-            _ => (false, t),
+            _ => (false, token),
         };
         let mant_end = t.iter().position(|&c| c == b'e' || c == b'E');
         let (mant, exp) = match mant_end {
@@ -107,6 +170,7 @@ impl<'a> Decimal<'a> {
             None => (mant, &mant[mant.len()..]),
         };
         Decimal {
+            token,
             neg,
             int,
             frac,
@@ -156,6 +220,16 @@ impl<'a> Decimal<'a> {
         if point < -330 {
             return Some(signed(0.0));
         }
+        match self.short_token_double() {
+            Some(f) => f.is_finite().then_some(f),
+            None => self.normalized_double(first, end, point),
+        }
+    }
+
+    /// The double nearest to the decimal `0.<digits first..end>e<point>`, through that
+    /// normalized text (`point` within ±330).
+    fn normalized_double(&self, first: usize, end: usize, point: i128) -> Option<f64> {
+        let signed = |f: f64| if self.neg { -f } else { f };
         let kept = (end - first).min(KEPT_DIGITS);
         let mut text = String::with_capacity(kept + 12);
         text.push_str("0.");
@@ -168,6 +242,17 @@ impl<'a> Decimal<'a> {
         text.push_str(&point.to_string());
         let f: f64 = text.parse().ok()?;
         f.is_finite().then(|| signed(f))
+    }
+
+    /// The double nearest to a token of at most [`SHORT_TOKEN`] bytes, read as it is: the
+    /// float parser rounds any such token exactly, since its exponent (checked to be within
+    /// ±330 by the caller) is far below where that parser stops reading exponent digits.
+    /// Most numbers are such tokens: this skips writing out the normalized form.
+    fn short_token_double(&self) -> Option<f64> {
+        if self.token.len() > SHORT_TOKEN || !(-400..=400).contains(&self.exp) {
+            return None;
+        }
+        std::str::from_utf8(self.token).ok()?.parse().ok()
     }
 
     fn same_value(&self, other: &Decimal<'_>) -> bool {
