@@ -3,7 +3,9 @@
 //!
 //! Members are written as the host reports them; when an object closes, its members are put
 //! in canonical key order by moving their text (nested containers move with the member that
-//! holds them). The text is what [`crate::write_canonical`] writes for the value that
+//! holds them). The records of a list have the same keys in the same order: an object whose
+//! keys are those of the last object closed at its depth takes that object's order, without
+//! sorting or comparing keys again. The text is what [`crate::write_canonical`] writes for the value that
 //! [`super::Values`] builds from the same reports (`tests.rs` checks both on the same walks).
 
 use super::{Kind, Output};
@@ -11,7 +13,7 @@ use crate::error::Error;
 use crate::json::canon::write_string;
 use crate::json::keyorder::cmp_utf16;
 use crate::json::number::write_number;
-use crate::json::value::{duplicate_key, Value};
+use crate::json::value::{duplicate_key, same_key, Value};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
@@ -30,6 +32,26 @@ struct Open {
     any: bool,
 }
 
+/// The keys of the last object closed at a depth, as written, and their canonical order.
+#[derive(Default)]
+struct Shape<'a> {
+    keys: Vec<Cow<'a, str>>,
+    /// Positions in `keys`, in canonical order; empty when `keys` are in order.
+    order: Vec<u32>,
+}
+
+impl Shape<'_> {
+    /// Whether `members` have these keys, in this order.
+    fn fits(&self, members: &[Member<'_>]) -> bool {
+        self.keys.len() == members.len()
+            && self.keys.iter().zip(members).all(|(k, m)| {
+                // Keys borrowed from one host object are at one address.
+                let (k, m) = (k.as_ref(), m.key.as_ref());
+                std::ptr::eq(k, m) || same_key(k, m)
+            })
+    }
+}
+
 /// Canonical text, written as the host reports the value.
 pub struct Canonical<'a> {
     text: String,
@@ -37,6 +59,10 @@ pub struct Canonical<'a> {
     members: Vec<Member<'a>>,
     /// Where the moved members are put together.
     scratch: String,
+    /// Per depth, the last object closed there.
+    shapes: Vec<Shape<'a>>,
+    /// Where an object's canonical order is worked out.
+    order: Vec<u32>,
 }
 
 impl Canonical<'_> {
@@ -54,6 +80,8 @@ impl Canonical<'_> {
             open: Vec::with_capacity(8),
             members: Vec::with_capacity(32),
             scratch: String::new(),
+            shapes: Vec::new(),
+            order: Vec::new(),
         }
     }
 
@@ -151,18 +179,39 @@ impl<'a> Output<'a> for Canonical<'a> {
             self.member_ends();
             return Ok(());
         }
-        let members = &mut self.members[o.first_member..];
-        let in_order = members
-            .windows(2)
-            .all(|w| cmp_utf16(&w[0].key, &w[1].key) == Ordering::Less);
-        if !in_order {
-            members.sort_unstable_by(|x, y| cmp_utf16(&x.key, &y.key));
-            if let Some(w) = members.windows(2).find(|w| w[0].key == w[1].key) {
-                let e = duplicate_key(&w[0].key);
-                // The object is abandoned; the members left are its container's.
-                self.members.truncate(o.first_member);
-                return Err(e);
+        let depth = self.open.len();
+        if self.shapes.len() <= depth {
+            self.shapes.resize_with(depth + 1, Shape::default);
+        }
+        let members = &self.members[o.first_member..];
+        let shape = &mut self.shapes[depth];
+        if !shape.fits(members) {
+            // Worked out, and kept for the next object at this depth.
+            self.order.clear();
+            let in_order = members
+                .windows(2)
+                .all(|w| cmp_utf16(&w[0].key, &w[1].key) == Ordering::Less);
+            if !in_order {
+                self.order.extend(0..members.len() as u32);
+                self.order.sort_unstable_by(|&x, &y| {
+                    cmp_utf16(&members[x as usize].key, &members[y as usize].key)
+                });
+                if let Some(w) = self
+                    .order
+                    .windows(2)
+                    .find(|w| members[w[0] as usize].key == members[w[1] as usize].key)
+                {
+                    let e = duplicate_key(&members[w[0] as usize].key);
+                    // The object is abandoned; the members left are its container's.
+                    self.members.truncate(o.first_member);
+                    return Err(e);
+                }
             }
+            shape.keys.clear();
+            shape.keys.extend(members.iter().map(|m| m.key.clone()));
+            std::mem::swap(&mut shape.order, &mut self.order);
+        }
+        if !shape.order.is_empty() {
             // The members' text, in order, in place of the text as written.
             let from = members
                 .iter()
@@ -170,7 +219,8 @@ impl<'a> Output<'a> for Canonical<'a> {
                 .min()
                 .unwrap_or(self.text.len());
             self.scratch.clear();
-            for (i, m) in members.iter().enumerate() {
+            for (i, &at) in shape.order.iter().enumerate() {
+                let m = &members[at as usize];
                 if i > 0 {
                     self.scratch.push(',');
                 }

@@ -364,6 +364,49 @@ fn canonical_output_refuses_duplicate_keys_where_values_do() {
     }
 }
 
+/// Records of one shape reuse the order worked out for the first; a record that differs in
+/// one key, in the order of its keys or by a repeated key is worked out again.
+#[test]
+fn records_reuse_the_order_of_the_last_object_at_their_depth() {
+    let records: [&[&str]; 7] = [
+        &["sku", "qty", "note"],
+        &["sku", "qty", "note"],
+        &["qty", "sku", "note"],
+        &["note", "qty", "sku"],
+        &["sku", "qty", "notes"],
+        &["sku", "qty"],
+        &["sku", "qty", "sku"],
+    ];
+    let run = |upto: usize| {
+        let mut b = Builder::canonical(&Options::default(), 0);
+        b.open(arr(1)).unwrap();
+        for (i, keys) in records[..upto].iter().enumerate() {
+            b.open(obj(2)).unwrap();
+            for k in keys.iter() {
+                // Each record's keys at their own addresses, as JavaScript's tape gives them.
+                let k: &'static str = Box::leak(k.to_string().into_boxed_str());
+                b.key(Cow::Borrowed(k)).unwrap();
+                b.integer(i as i64).unwrap();
+            }
+            b.close()?;
+        }
+        b.close()?;
+        Ok::<_, Stop>(b.finish().unwrap())
+    };
+    assert_eq!(
+        run(6).ok().unwrap(),
+        concat!(
+            r#"[{"note":0,"qty":0,"sku":0},{"note":1,"qty":1,"sku":1},"#,
+            r#"{"note":2,"qty":2,"sku":2},{"note":3,"qty":3,"sku":3},"#,
+            r#"{"notes":4,"qty":4,"sku":4},{"qty":5,"sku":5}]"#
+        )
+    );
+    assert_eq!(
+        refused(run(7).unwrap_err()),
+        (Code::DuplicateKey, "/6/sku".to_owned())
+    );
+}
+
 /// Reports `v` to a builder, members of objects in reverse order when `reverse`, with one
 /// change at the `at`-th value reached (counting from 1, in the order reported), if any.
 fn replay<'a, O: Output<'a>>(b: &mut Builder<'a, O>, v: &Value<'a>, reverse: bool, at: &mut usize) {
