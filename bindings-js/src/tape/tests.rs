@@ -147,3 +147,27 @@ fn malformed_tapes_are_bugs_not_refusals() {
     assert!(matches!(header(&[1.0, 0.0]), Err(Fail::Bug(_))));
     assert!(matches!(header(&[3.0, 0.0]), Err(Fail::Bug(_))));
 }
+
+/// The lossy-text test against the plain substring search, with U+FFFD and its bytes' lookalikes
+/// (other EF.. characters, BF/BD continuation bytes) at every position around the 16-byte
+/// blocks.
+#[test]
+fn may_be_lossy_finds_every_replacement_character() {
+    let pieces = [
+        "a", "\u{FFFD}", "\u{FF21}", "\u{FFFC}", "é", "\u{3FFD}", "✓", "\u{EFBF}",
+    ];
+    for len in 0..40 {
+        for at in 0..=len {
+            for piece in pieces {
+                let text = format!("{}{piece}{}", "x".repeat(at), "y".repeat(len - at));
+                assert_eq!(may_be_lossy(&text), text.contains('\u{FFFD}'), "{text:?}");
+                let twice = format!("{text}\u{FF21}{piece}");
+                assert_eq!(
+                    may_be_lossy(&twice),
+                    twice.contains('\u{FFFD}'),
+                    "{twice:?}"
+                );
+            }
+        }
+    }
+}
