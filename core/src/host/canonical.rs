@@ -17,11 +17,11 @@ use crate::json::value::{duplicate_key, same_key, Value};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-/// A member of an open object: its key and where `"key":value` is in the text.
+/// A member of an open object: its key and where `"key":value` begins in the text (it ends
+/// at the comma before the next member, or where the object closes).
 struct Member<'a> {
     key: Cow<'a, str>,
     start: usize,
-    end: usize,
 }
 
 /// An open container: where its members begin in [`Canonical::members`], and whether an
@@ -97,19 +97,6 @@ impl Canonical<'_> {
             }
         }
     }
-
-    /// The end of the member being written, when in an object.
-    #[inline]
-    fn member_ends(&mut self) {
-        if let Some(Open {
-            kind: Kind::Object, ..
-        }) = self.open.last()
-        {
-            if let Some(m) = self.members.last_mut() {
-                m.end = self.text.len();
-            }
-        }
-    }
 }
 
 impl<'a> Output<'a> for Canonical<'a> {
@@ -136,11 +123,7 @@ impl<'a> Output<'a> for Canonical<'a> {
         let start = self.text.len();
         write_string(&key, &mut self.text);
         self.text.push(':');
-        self.members.push(Member {
-            key,
-            start,
-            end: start,
-        });
+        self.members.push(Member { key, start });
     }
 
     fn current_key(&self, depth: usize) -> Option<&str> {
@@ -167,7 +150,6 @@ impl<'a> Output<'a> for Canonical<'a> {
             // Containers are reported with open and close.
             Value::Array(_) | Value::Object(_) => {}
         }
-        self.member_ends();
     }
 
     fn close(&mut self) -> Result<(), Error> {
@@ -176,7 +158,6 @@ impl<'a> Output<'a> for Canonical<'a> {
         };
         if o.kind == Kind::Array {
             self.text.push(']');
-            self.member_ends();
             return Ok(());
         }
         let depth = self.open.len();
@@ -220,18 +201,21 @@ impl<'a> Output<'a> for Canonical<'a> {
                 .unwrap_or(self.text.len());
             self.scratch.clear();
             for (i, &at) in shape.order.iter().enumerate() {
-                let m = &members[at as usize];
+                let at = at as usize;
+                // Up to the comma before the next member, or to the end of the text.
+                let end = members
+                    .get(at + 1)
+                    .map_or(self.text.len(), |next| next.start - 1);
                 if i > 0 {
                     self.scratch.push(',');
                 }
-                self.scratch.push_str(&self.text[m.start..m.end]);
+                self.scratch.push_str(&self.text[members[at].start..end]);
             }
             self.text.truncate(from);
             self.text.push_str(&self.scratch);
         }
         self.members.truncate(o.first_member);
         self.text.push('}');
-        self.member_ends();
         Ok(())
     }
 
