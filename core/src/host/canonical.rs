@@ -5,8 +5,9 @@
 //! in canonical key order by moving their text (nested containers move with the member that
 //! holds them). The records of a list have the same keys in the same order: an object whose
 //! keys are those of the last object closed at its depth takes that object's order, without
-//! sorting or comparing keys again. The text is what [`crate::write_canonical`] writes for the value that
-//! [`super::Values`] builds from the same reports (`tests.rs` checks both on the same walks).
+//! sorting or comparing keys again. The text is what [`crate::write_canonical`] writes for the
+//! value that [`super::Values`] builds from the same reports (`tests.rs` checks both on the
+//! same walks).
 
 use super::{Kind, Output};
 use crate::error::Error;
