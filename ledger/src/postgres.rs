@@ -65,6 +65,8 @@ pub(crate) struct Postgres {
 struct Conn {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// The last statements prepared, by shape (see [`last::shape`]).
+    shaped: HashMap<Vec<u8>, Statement>,
     /// Whether this session has prepared the [`FIRST`] statements.
     named: bool,
 }
@@ -137,6 +139,7 @@ impl Postgres {
         Ok(Conn {
             client,
             statements: HashMap::new(),
+            shaped: HashMap::new(),
             named: false,
         })
     }
@@ -197,6 +200,7 @@ impl Postgres {
                 named: &mut conn.named,
                 begun: true,
                 statements: &mut conn.statements,
+                shaped: &mut conn.shaped,
                 events: Vec::new(),
                 writes: Vec::new(),
                 locking: false,
@@ -239,6 +243,7 @@ fn attempt_write<T>(
         named: &mut conn.named,
         begun: false,
         statements: &mut conn.statements,
+        shaped: &mut conn.shaped,
         events: Vec::new(),
         writes: Vec::new(),
         locking: true,
@@ -332,6 +337,7 @@ struct PgTx<'a> {
     /// Whether the transaction has begun: a write begins it with its first statement.
     begun: bool,
     statements: &'a mut HashMap<String, Statement>,
+    shaped: &'a mut HashMap<Vec<u8>, Statement>,
     events: Vec<Event>,
     /// Row writes deferred to the last statement (writes only).
     writes: Vec<last::Write>,
@@ -563,22 +569,40 @@ impl PgTx<'_> {
             if chain.is_none() && writes.is_empty() {
                 return Ok(());
             }
-            let last = last::statement(std::mem::take(&mut writes), chain, self.unseen);
+            let shape = last::shape(&writes, chain.as_ref(), self.unseen);
+            let known = self.shaped.get(&shape).cloned();
+            // The text is built and prepared once per shape and session.
+            let last = last::statement(
+                std::mem::take(&mut writes),
+                chain,
+                self.unseen,
+                known.is_none(),
+            );
             let params: Vec<&(dyn ToSql + Sync)> = last
                 .params
                 .iter()
                 .map(|p| &**p as &(dyn ToSql + Sync))
                 .collect();
-            let sent = if alone {
-                self.prepared(&last.sql).and_then(|st| {
+            let st = match known {
+                Some(st) => Ok(st),
+                None => self.prepared(&last.sql).inspect(|st| {
+                    self.shaped.insert(shape, st.clone());
+                }),
+            };
+            let sent = st
+                .and_then(|st| {
+                    if alone {
+                        Ok(st)
+                    } else {
+                        self.begin().map(|()| st)
+                    }
+                })
+                .and_then(|st| {
                     self.client
                         .query(&st, &params)
-                        .map(|rows| rows.into_iter().map(PgRow).collect())
+                        .map(|rows| rows.into_iter().map(PgRow).collect::<Vec<_>>())
                         .map_err(|e| self.fail(e))
-                })
-            } else {
-                self.rows(&last.sql, &params)
-            };
+                });
             let rows = match sent {
                 Ok(rows) => rows,
                 Err(_) if self.unseen && self.failed.as_ref().is_some_and(exists) => {
