@@ -4,7 +4,8 @@
 //!   valgrind --tool=callgrind target/release/examples/ledger_profile 300 normal
 //!   perf record -e cpu-clock -g target/release/examples/ledger_profile 20000 normal
 //! The second argument is `normal` (default), `full`, a whole ledger URL, or `naive` for the
-//! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL).
+//! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL; `naive postgres://…`
+//! for the naive code on PostgreSQL, in a table of its own that it creates afresh).
 use actionseal_core::ledger::Reported;
 use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
@@ -35,7 +36,10 @@ fn main() {
         url => url.to_owned(),
     };
     if mode == "naive" {
-        return naive(n, &dir);
+        return match args.next() {
+            Some(url) => naive_pg(n, &url),
+            None => naive(n, &dir),
+        };
     }
     let ledger = Ledger::open(&url).expect("ledger");
     let contract = json(include_str!("../../examples/refund/contract.json"));
@@ -170,4 +174,65 @@ fn naive(n: usize, dir: &std::path::Path) {
         );
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The benchmark's naive lifecycle on PostgreSQL (each statement prepared and executed, as
+/// `NaivePg` in `benches/ledger.rs` does).
+fn naive_pg(n: usize, url: &str) {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+    c.batch_execute(
+        "DROP TABLE IF EXISTS naive_tasks;
+         CREATE TABLE naive_tasks (id TEXT PRIMARY KEY, state TEXT NOT NULL,
+           action TEXT NOT NULL, approval TEXT, fence BIGINT NOT NULL)",
+    )
+    .expect("schema");
+    let contract = json(include_str!("../../examples/refund/contract.json"));
+    let compiled = Contract::from_value(&contract).expect("contract");
+    let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+    let (t0, c0) = (std::time::Instant::now(), cpu_time());
+    for i in 0..n {
+        let job = format!("job-{i}");
+        let ids = ActionIds {
+            tenant: "tenant-a",
+            subject: "user:alice",
+            job_id: &job,
+            request_id: "req-1",
+            policy_version: "refund-policy-2026-08-01",
+        };
+        let act = canonicalize(
+            Action::build(&compiled, &args, &ids)
+                .expect("action")
+                .value(),
+        );
+        let mut exec = |sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]| {
+            let st = c.prepare(sql).expect("prepare");
+            c.execute(&st, params).expect("execute")
+        };
+        exec(
+            "INSERT INTO naive_tasks VALUES ($1, 'awaiting_approval', $2, NULL, 0)",
+            &[&job, &act],
+        );
+        exec(
+            "UPDATE naive_tasks SET state = 'approved', approval = $2 WHERE id = $1",
+            &[&job, &"{\"decision\":\"approved\"}"],
+        );
+        let st = c
+            .prepare("SELECT state FROM naive_tasks WHERE id = $1")
+            .expect("prepare");
+        let _: String = c.query_one(&st, &[&job]).expect("look").get(0);
+        for sql in [
+            "UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = $1",
+            "UPDATE naive_tasks SET state = 'succeeded' WHERE id = $1",
+        ] {
+            let st = c.prepare(sql).expect("prepare");
+            c.execute(&st, &[&job]).expect("execute");
+        }
+    }
+    let wall = t0.elapsed() / n as u32;
+    if let (Some(a), Some(b)) = (c0, cpu_time()) {
+        println!(
+            "{n} naive lifecycles on {url}: {wall:?} wall, {:?} CPU per lifecycle",
+            (b - a) / n as u32
+        );
+    }
 }
