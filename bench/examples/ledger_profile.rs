@@ -5,7 +5,8 @@
 //!   perf record -e cpu-clock -g target/release/examples/ledger_profile 20000 normal
 //! The second argument is `normal` (default), `full`, a whole ledger URL, or `naive` for the
 //! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL; `naive postgres://…`
-//! for the naive code on PostgreSQL, in a table of its own that it creates afresh).
+//! for the naive code on PostgreSQL, in a table of its own that it creates afresh;
+//! `NAIVE_PREPARED=1` prepares its statements once instead of before each use).
 use actionseal_core::ledger::Reported;
 use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
@@ -177,8 +178,11 @@ fn naive(n: usize, dir: &std::path::Path) {
 }
 
 /// The benchmark's naive lifecycle on PostgreSQL (each statement prepared and executed, as
-/// `NaivePg` in `benches/ledger.rs` does).
+/// `NaivePg` in `benches/ledger.rs` does; with `NAIVE_PREPARED=1`, each prepared once).
 fn naive_pg(n: usize, url: &str) {
+    let once = std::env::var("NAIVE_PREPARED").is_ok_and(|v| v == "1");
+    let mut kept: std::collections::HashMap<&'static str, postgres::Statement> =
+        std::collections::HashMap::new();
     let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
     c.batch_execute(
         "DROP TABLE IF EXISTS naive_tasks;
@@ -204,27 +208,34 @@ fn naive_pg(n: usize, url: &str) {
                 .expect("action")
                 .value(),
         );
-        let mut exec = |sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]| {
-            let st = c.prepare(sql).expect("prepare");
-            c.execute(&st, params).expect("execute")
+        let mut statement = |c: &mut postgres::Client, sql: &'static str| match kept.get(sql) {
+            Some(st) => st.clone(),
+            None => {
+                let st = c.prepare(sql).expect("prepare");
+                if once {
+                    kept.insert(sql, st.clone());
+                }
+                st
+            }
         };
-        exec(
+        let st = statement(
+            &mut c,
             "INSERT INTO naive_tasks VALUES ($1, 'awaiting_approval', $2, NULL, 0)",
-            &[&job, &act],
         );
-        exec(
+        c.execute(&st, &[&job, &act]).expect("propose");
+        let st = statement(
+            &mut c,
             "UPDATE naive_tasks SET state = 'approved', approval = $2 WHERE id = $1",
-            &[&job, &"{\"decision\":\"approved\"}"],
         );
-        let st = c
-            .prepare("SELECT state FROM naive_tasks WHERE id = $1")
-            .expect("prepare");
+        c.execute(&st, &[&job, &"{\"decision\":\"approved\"}"])
+            .expect("decide");
+        let st = statement(&mut c, "SELECT state FROM naive_tasks WHERE id = $1");
         let _: String = c.query_one(&st, &[&job]).expect("look").get(0);
         for sql in [
             "UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = $1",
             "UPDATE naive_tasks SET state = 'succeeded' WHERE id = $1",
         ] {
-            let st = c.prepare(sql).expect("prepare");
+            let st = statement(&mut c, sql);
             c.execute(&st, &[&job]).expect("execute");
         }
     }
