@@ -37,10 +37,12 @@ fn main() {
         url => url.to_owned(),
     };
     if mode == "naive" {
-        return match args.next() {
+        match args.next() {
             Some(url) => naive_pg(n, &url),
             None => naive(n, &dir),
-        };
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
     }
     let ledger = Ledger::open(&url).expect("ledger");
     let contract = json(include_str!("../../examples/refund/contract.json"));
