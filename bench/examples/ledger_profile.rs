@@ -4,7 +4,9 @@
 //!   valgrind --tool=callgrind target/release/examples/ledger_profile 300 normal
 //!   perf record -e cpu-clock -g target/release/examples/ledger_profile 20000 normal
 //! The second argument is `normal` (default), `full`, a whole ledger URL, or `naive` for the
-//! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL).
+//! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL; `naive postgres://…`
+//! for the naive code on PostgreSQL, in a table of its own that it creates afresh;
+//! `NAIVE_PREPARED=1` prepares its statements once instead of before each use).
 use actionseal_core::ledger::Reported;
 use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
@@ -35,7 +37,12 @@ fn main() {
         url => url.to_owned(),
     };
     if mode == "naive" {
-        return naive(n, &dir);
+        match args.next() {
+            Some(url) => naive_pg(n, &url),
+            None => naive(n, &dir),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
     }
     let ledger = Ledger::open(&url).expect("ledger");
     let contract = json(include_str!("../../examples/refund/contract.json"));
@@ -170,4 +177,75 @@ fn naive(n: usize, dir: &std::path::Path) {
         );
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The benchmark's naive lifecycle on PostgreSQL (each statement prepared and executed, as
+/// `NaivePg` in `benches/ledger.rs` does; with `NAIVE_PREPARED=1`, each prepared once).
+fn naive_pg(n: usize, url: &str) {
+    let once = std::env::var("NAIVE_PREPARED").is_ok_and(|v| v == "1");
+    let mut kept: std::collections::HashMap<&'static str, postgres::Statement> =
+        std::collections::HashMap::new();
+    let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+    c.batch_execute(
+        "DROP TABLE IF EXISTS naive_tasks;
+         CREATE TABLE naive_tasks (id TEXT PRIMARY KEY, state TEXT NOT NULL,
+           action TEXT NOT NULL, approval TEXT, fence BIGINT NOT NULL)",
+    )
+    .expect("schema");
+    let contract = json(include_str!("../../examples/refund/contract.json"));
+    let compiled = Contract::from_value(&contract).expect("contract");
+    let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+    let (t0, c0) = (std::time::Instant::now(), cpu_time());
+    for i in 0..n {
+        let job = format!("job-{i}");
+        let ids = ActionIds {
+            tenant: "tenant-a",
+            subject: "user:alice",
+            job_id: &job,
+            request_id: "req-1",
+            policy_version: "refund-policy-2026-08-01",
+        };
+        let act = canonicalize(
+            Action::build(&compiled, &args, &ids)
+                .expect("action")
+                .value(),
+        );
+        let mut statement = |c: &mut postgres::Client, sql: &'static str| match kept.get(sql) {
+            Some(st) => st.clone(),
+            None => {
+                let st = c.prepare(sql).expect("prepare");
+                if once {
+                    kept.insert(sql, st.clone());
+                }
+                st
+            }
+        };
+        let st = statement(
+            &mut c,
+            "INSERT INTO naive_tasks VALUES ($1, 'awaiting_approval', $2, NULL, 0)",
+        );
+        c.execute(&st, &[&job, &act]).expect("propose");
+        let st = statement(
+            &mut c,
+            "UPDATE naive_tasks SET state = 'approved', approval = $2 WHERE id = $1",
+        );
+        c.execute(&st, &[&job, &"{\"decision\":\"approved\"}"])
+            .expect("decide");
+        let st = statement(&mut c, "SELECT state FROM naive_tasks WHERE id = $1");
+        let _: String = c.query_one(&st, &[&job]).expect("look").get(0);
+        for sql in [
+            "UPDATE naive_tasks SET state = 'claimed', fence = fence + 1 WHERE id = $1",
+            "UPDATE naive_tasks SET state = 'succeeded' WHERE id = $1",
+        ] {
+            let st = statement(&mut c, sql);
+            c.execute(&st, &[&job]).expect("execute");
+        }
+    }
+    let wall = t0.elapsed() / n as u32;
+    if let (Some(a), Some(b)) = (c0, cpu_time()) {
+        println!(
+            "{n} naive lifecycles on {url}: {wall:?} wall, {:?} CPU per lifecycle",
+            (b - a) / n as u32
+        );
+    }
 }

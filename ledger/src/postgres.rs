@@ -65,6 +65,8 @@ pub(crate) struct Postgres {
 struct Conn {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// The last statements prepared, by shape (see [`last::shape`]).
+    shaped: HashMap<Vec<u8>, Statement>,
     /// Whether this session has prepared the [`FIRST`] statements.
     named: bool,
 }
@@ -137,6 +139,7 @@ impl Postgres {
         Ok(Conn {
             client,
             statements: HashMap::new(),
+            shaped: HashMap::new(),
             named: false,
         })
     }
@@ -197,11 +200,14 @@ impl Postgres {
                 named: &mut conn.named,
                 begun: true,
                 statements: &mut conn.statements,
+                shaped: &mut conn.shaped,
                 events: Vec::new(),
                 writes: Vec::new(),
                 locking: false,
                 optimistic: false,
                 unseen: false,
+                round: None,
+                decision_unseen: false,
                 failed: None,
             };
             let out = (|| {
@@ -237,11 +243,14 @@ fn attempt_write<T>(
         named: &mut conn.named,
         begun: false,
         statements: &mut conn.statements,
+        shaped: &mut conn.shaped,
         events: Vec::new(),
         writes: Vec::new(),
         locking: true,
         optimistic: first,
         unseen: false,
+        round: None,
+        decision_unseen: false,
         failed: None,
     };
     let out = (|| {
@@ -249,6 +258,12 @@ fn attempt_write<T>(
         // A driver error seen inside the operation decides whether to retry it.
         if let Some(e) = ptx.failed.take() {
             return Err(Failure::Driver(e));
+        }
+        if ptx.decision_unseen && !matches!(done, Ok(Done::Ok(_))) {
+            // A decision that did not look for its id may have met a recorded one (a
+            // duplicate or a conflict, which come before every other answer): run it again,
+            // looking; nothing of this attempt is kept.
+            return Err(Failure::Again);
         }
         let done = done.map_err(Failure::Coded)?;
         ptx.flush()?;
@@ -322,6 +337,7 @@ struct PgTx<'a> {
     /// Whether the transaction has begun: a write begins it with its first statement.
     begun: bool,
     statements: &'a mut HashMap<String, Statement>,
+    shaped: &'a mut HashMap<Vec<u8>, Statement>,
     events: Vec<Event>,
     /// Row writes deferred to the last statement (writes only).
     writes: Vec<last::Write>,
@@ -332,6 +348,11 @@ struct PgTx<'a> {
     optimistic: bool,
     /// Whether the proposal skipped looking: its task is inserted without `ON CONFLICT`.
     unseen: bool,
+    /// The approval round read with its task in the first round trip of a decision.
+    round: Option<ApprovalRow>,
+    /// Whether a decision skipped looking for its decision id (the first attempt): only a new
+    /// decision may then commit; any other outcome runs the operation again, looking.
+    decision_unseen: bool,
     /// The first driver error: the transaction is aborted, and the caller decides whether to
     /// run the operation again.
     failed: Option<postgres::Error>,
@@ -418,8 +439,19 @@ impl PgTx<'_> {
     /// it has checked to be one the ledger derives, hex digits behind a fixed prefix, which
     /// goes into the text).
     fn begin_with(&mut self, name: &str, id: &str) -> Result<Vec<SimpleRow>> {
+        Ok(self
+            .begin_with_all(&[(name, id)])?
+            .pop()
+            .unwrap_or_default())
+    }
+
+    /// [`PgTx::begin_with`] for several of the [`FIRST`] statements, run in order in the one
+    /// round trip, each with a snapshot of its own (read committed): the rows of each.
+    fn begin_with_all(&mut self, statements: &[(&str, &str)]) -> Result<Vec<Vec<SimpleRow>>> {
         debug_assert!(!self.begun);
-        debug_assert!(derived(id, "task_") || derived(id, "apr_"));
+        debug_assert!(statements
+            .iter()
+            .all(|(_, id)| derived(id, "task_") || derived(id, "apr_")));
         if !*self.named {
             let first = FIRST
                 .replace("{TASK_COLUMNS}", TASK_COLUMNS)
@@ -429,19 +461,35 @@ impl PgTx<'_> {
             }
             *self.named = true;
         }
-        match self
-            .client
-            .simple_query(&format!("BEGIN; EXECUTE {name}('{id}')"))
-        {
+        let mut query = "BEGIN".to_owned();
+        for (name, id) in statements {
+            query += &format!("; EXECUTE {name}('{id}')");
+        }
+        match self.client.simple_query(&query) {
             Ok(messages) => {
                 self.begun = true;
-                Ok(messages
-                    .into_iter()
-                    .filter_map(|m| match m {
-                        SimpleQueryMessage::Row(r) => Some(SimpleRow(r)),
-                        _ => None,
-                    })
-                    .collect())
+                // One group per statement, BEGIN's (empty) first.
+                let mut groups = vec![Vec::new()];
+                for m in messages {
+                    match m {
+                        SimpleQueryMessage::Row(r) => {
+                            if let Some(g) = groups.last_mut() {
+                                g.push(SimpleRow(r));
+                            }
+                        }
+                        SimpleQueryMessage::CommandComplete(_) => groups.push(Vec::new()),
+                        _ => {}
+                    }
+                }
+                groups.truncate(statements.len() + 1);
+                groups.remove(0);
+                if groups.len() != statements.len() {
+                    return Err(storage(
+                        "begin",
+                        "a statement of the first round trip is missing",
+                    ));
+                }
+                Ok(groups)
             }
             Err(e) => {
                 // BEGIN may have run before the SELECT failed.
@@ -521,22 +569,40 @@ impl PgTx<'_> {
             if chain.is_none() && writes.is_empty() {
                 return Ok(());
             }
-            let last = last::statement(std::mem::take(&mut writes), chain, self.unseen);
+            let shape = last::shape(&writes, chain.as_ref(), self.unseen);
+            let known = self.shaped.get(&shape).cloned();
+            // The text is built and prepared once per shape and session.
+            let last = last::statement(
+                std::mem::take(&mut writes),
+                chain,
+                self.unseen,
+                known.is_none(),
+            );
             let params: Vec<&(dyn ToSql + Sync)> = last
                 .params
                 .iter()
                 .map(|p| &**p as &(dyn ToSql + Sync))
                 .collect();
-            let sent = if alone {
-                self.prepared(&last.sql).and_then(|st| {
+            let st = match known {
+                Some(st) => Ok(st),
+                None => self.prepared(&last.sql).inspect(|st| {
+                    self.shaped.insert(shape, st.clone());
+                }),
+            };
+            let sent = st
+                .and_then(|st| {
+                    if alone {
+                        Ok(st)
+                    } else {
+                        self.begin().map(|()| st)
+                    }
+                })
+                .and_then(|st| {
                     self.client
                         .query(&st, &params)
-                        .map(|rows| rows.into_iter().map(PgRow).collect())
+                        .map(|rows| rows.into_iter().map(PgRow).collect::<Vec<_>>())
                         .map_err(|e| self.fail(e))
-                })
-            } else {
-                self.rows(&last.sql, &params)
-            };
+                });
             let rows = match sent {
                 Ok(rows) => rows,
                 Err(_) if self.unseen && self.failed.as_ref().is_some_and(exists) => {
@@ -582,9 +648,17 @@ impl Tx for PgTx<'_> {
 
     fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
         if self.locking && !self.begun && derived(approval_id, "apr_") {
-            // The round's task, locked, in the transaction's first round trip.
-            if let Some(r) = self.begin_with("ledger_round_task", approval_id)?.pop() {
-                return task_from(&r).map(Some);
+            // The round's task, locked, in the transaction's first round trip, and the round
+            // read again after the lock by a statement of its own (so it sees what the task's
+            // last holder committed) in the same round trip.
+            let mut groups = self.begin_with_all(&[
+                ("ledger_round_task", approval_id),
+                ("ledger_round", approval_id),
+            ])?;
+            let round = groups.pop().unwrap_or_default();
+            if let Some(r) = groups.pop().unwrap_or_default().first() {
+                self.round = round.first().map(|a| approval_from(a)).transpose()?;
+                return task_from(r).map(Some);
             }
         }
         // No such round (or a task missing under its round): say which.
@@ -712,6 +786,15 @@ impl Tx for PgTx<'_> {
         approval_id: &str,
         decision_id: &str,
     ) -> Result<(Option<ApprovalRow>, Option<String>)> {
+        if self.optimistic {
+            if let Some(a) = self.round.take().filter(|a| a.approval_id == approval_id) {
+                // Most decisions are new: the id is not looked up. Its insert then changes
+                // nothing on a recorded id, and any outcome but a new decision runs the
+                // operation again, looking (see `attempt_write`).
+                self.decision_unseen = true;
+                return Ok((Some(a), None));
+            }
+        }
         let rows = self.rows(
             "SELECT a.approval_id, a.task_id, a.round, a.decision_id, a.revoked_at, d.envelope \
              FROM (VALUES (1)) AS one LEFT JOIN ledger_approvals a ON a.approval_id = $1 \

@@ -222,6 +222,18 @@ fn duplicate_decisions_record_one_decision() {
         let other = decision(&task, "dec-1", "rejected", l.now(), HOUR);
         assert_eq!(l.decide(&other).unwrap_err().code(), Code::DecisionConflict);
         assert_eq!(l.task(&task.id).unwrap().state, State::Approved);
+        // An id recorded for another task, delivered for a task that awaits its decision, is a
+        // conflict too: the task still awaits one, and only the refusal is recorded (PostgreSQL
+        // first tries without looking the id up, and keeps nothing of that attempt).
+        let t4 = l
+            .propose(&refund("job-4", "req-1", 2500), &contract, "agent")
+            .unwrap();
+        let e = l
+            .decide(&decision(&t4, "dec-2", "approved", l.now(), HOUR))
+            .unwrap_err();
+        assert_eq!(e.code(), Code::DecisionConflict, "{engine:?}");
+        assert_eq!(l.task(&t4.id).unwrap().state, State::AwaitingApproval);
+        assert_eq!(kinds(&l, &t4.id), ["proposed", "decision_refused"]);
         // A decision about another digest is refused.
         let mut t3 = l
             .propose(&refund("job-3", "req-1", 2500), &contract, "agent")

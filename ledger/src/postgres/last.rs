@@ -66,23 +66,57 @@ pub(super) enum Expect {
     New,
 }
 
-/// A statement and its parameters.
+/// What a last statement's text depends on (its writes' kinds, whether a new task was looked
+/// for, how many events): statements of one shape share their text, so a session builds and
+/// prepares it once.
+pub(super) fn shape(writes: &[Write], chain: Option<&(i64, Vec<Event>)>, unseen: bool) -> Vec<u8> {
+    let mut key: Vec<u8> = writes
+        .iter()
+        .map(|w| match w {
+            Write::UpdateTask { .. } => b'u',
+            Write::InsertTask(_) if unseen => b'I',
+            Write::InsertTask(_) => b'i',
+            Write::PutApproval(_) => b'a',
+            Write::InsertDecision { .. } => b'd',
+        })
+        .collect();
+    if let Some((_, events)) = chain {
+        key.push(b'e');
+        key.extend(
+            u32::try_from(events.len())
+                .unwrap_or(u32::MAX)
+                .to_le_bytes(),
+        );
+    }
+    key
+}
+
+/// A statement's parameters, and its text when it was asked for.
 pub(super) struct Last {
+    /// Empty unless asked for (see [`statement`]).
     pub sql: String,
     pub params: Vec<Box<dyn ToSql + Sync + Send>>,
     /// One per write, in the order of the counts the statement returns.
     pub expect: Vec<Expect>,
+    with_sql: bool,
 }
 
 impl Last {
+    /// Adds a parameter; its placeholder (`$n`) when the text is being built.
     fn param(&mut self, v: impl ToSql + Sync + Send + 'static) -> String {
         self.params.push(Box::new(v));
-        format!("${}", self.params.len())
+        if self.with_sql {
+            format!("${}", self.params.len())
+        } else {
+            String::new()
+        }
     }
 }
 
 /// The statement for `writes` and the events of `chain` (either may be empty, not both). It
 /// returns one row, with the number of rows each write changed, when the chain's head exists.
+/// Its text is built only `with_sql` (a statement of the same [`shape`] has the same text and
+/// the same parameters in the same order).
 ///
 /// With `unseen`, a new task is inserted without `ON CONFLICT`: the proposal did not look for
 /// it, and an existing one must fail the whole statement (which may be its own transaction).
@@ -90,15 +124,17 @@ pub(super) fn statement(
     writes: Vec<Write>,
     chain: Option<(i64, Vec<Event>)>,
     unseen: bool,
+    with_sql: bool,
 ) -> Last {
     let mut last = Last {
         sql: String::new(),
         params: Vec::new(),
         expect: Vec::new(),
+        with_sql,
     };
     let mut ctes: Vec<String> = Vec::new();
     for (k, w) in writes.into_iter().enumerate() {
-        let cte = match w {
+        match w {
             Write::UpdateTask { row, expect, fence } => {
                 last.expect.push(Expect::One);
                 let set = [
@@ -114,17 +150,18 @@ pub(super) fn statement(
                     ("updated_at", last.param(row.updated_at)),
                     ("approval", last.param(row.approval)),
                     ("revoked_at", last.param(row.revoked_at)),
-                ]
-                .map(|(col, p)| format!("{col} = {p}"));
-                let id = row.id;
-                format!(
-                    "w{k} AS (UPDATE ledger_tasks SET {} WHERE id = {} AND state = {} AND \
-                     fence = {} RETURNING 1)",
-                    set.join(", "),
-                    last.param(id),
-                    last.param(expect.as_str().to_owned()),
-                    last.param(fence)
-                )
+                ];
+                let id = last.param(row.id);
+                let state = last.param(expect.as_str().to_owned());
+                let fence = last.param(fence);
+                if with_sql {
+                    let set = set.map(|(col, p)| format!("{col} = {p}"));
+                    ctes.push(format!(
+                        "w{k} AS (UPDATE ledger_tasks SET {} WHERE id = {id} AND state = {state} \
+                         AND fence = {fence} RETURNING 1)",
+                        set.join(", ")
+                    ));
+                }
             }
             Write::InsertTask(t) => {
                 last.expect.push(Expect::New);
@@ -156,16 +193,18 @@ pub(super) fn statement(
                     last.param(t.approval),
                     last.param(t.revoked_at),
                 ];
-                format!(
-                    "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ({}){} \
-                     RETURNING 1)",
-                    values.join(", "),
-                    if unseen {
-                        ""
-                    } else {
-                        " ON CONFLICT DO NOTHING"
-                    }
-                )
+                if with_sql {
+                    ctes.push(format!(
+                        "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ({}){} \
+                         RETURNING 1)",
+                        values.join(", "),
+                        if unseen {
+                            ""
+                        } else {
+                            " ON CONFLICT DO NOTHING"
+                        }
+                    ));
+                }
             }
             Write::InsertDecision {
                 decision_id,
@@ -174,33 +213,97 @@ pub(super) fn statement(
                 at,
             } => {
                 last.expect.push(Expect::New);
-                format!(
-                    "w{k} AS (INSERT INTO ledger_decisions (decision_id, approval_id, envelope, \
-                     recorded_at) VALUES ({}, {}, {}, {}) ON CONFLICT DO NOTHING RETURNING 1)",
+                let values = [
                     last.param(decision_id),
                     last.param(approval_id),
                     last.param(envelope),
-                    last.param(at)
-                )
+                    last.param(at),
+                ];
+                if with_sql {
+                    ctes.push(format!(
+                        "w{k} AS (INSERT INTO ledger_decisions (decision_id, approval_id, \
+                         envelope, recorded_at) VALUES ({}) ON CONFLICT DO NOTHING RETURNING 1)",
+                        values.join(", ")
+                    ));
+                }
             }
             Write::PutApproval(a) => {
                 last.expect.push(Expect::One);
-                format!(
-                    "w{k} AS (INSERT INTO ledger_approvals (approval_id, task_id, round, \
-                     decision_id, revoked_at) VALUES ({}, {}, {}, {}, {}) ON CONFLICT \
-                     (approval_id) DO UPDATE SET decision_id = excluded.decision_id, \
-                     revoked_at = excluded.revoked_at RETURNING 1)",
+                let values = [
                     last.param(a.approval_id),
                     last.param(a.task_id),
                     last.param(a.round),
                     last.param(a.decision_id),
-                    last.param(a.revoked_at)
-                )
+                    last.param(a.revoked_at),
+                ];
+                if with_sql {
+                    ctes.push(format!(
+                        "w{k} AS (INSERT INTO ledger_approvals (approval_id, task_id, round, \
+                         decision_id, revoked_at) VALUES ({}) ON CONFLICT (approval_id) DO \
+                         UPDATE SET decision_id = excluded.decision_id, \
+                         revoked_at = excluded.revoked_at RETURNING 1)",
+                        values.join(", ")
+                    ));
+                }
             }
-        };
-        ctes.push(cte);
+        }
     }
-    let counts: Vec<String> = (0..ctes.len())
+    let mut end = None;
+    if let Some((chain, events)) = chain {
+        let c = last.param(chain);
+        if with_sql {
+            ctes.push(format!(
+                "h AS (SELECT seq, digest FROM ledger_head WHERE chain = {c} FOR UPDATE)"
+            ));
+        }
+        let mut inserts = Vec::new();
+        for (i, e) in events.into_iter().enumerate() {
+            let n = i + 1;
+            let [a, b, rest] = e.canonical_around();
+            let (a, b, rest) = (last.param(a), last.param(b), last.param(rest));
+            let (at, tenant) = (last.param(e.at), last.param(e.tenant));
+            let (task, kind) = (last.param(e.task), last.param(e.kind.as_str().to_owned()));
+            if !with_sql {
+                continue;
+            }
+            // The first event follows the head; each next one, the event before it.
+            let (from, prev) = if n == 1 {
+                (
+                    "h".to_owned(),
+                    "coalesce('\"' || h.digest || '\"', 'null')".to_owned(),
+                )
+            } else {
+                (
+                    format!("s{}", n - 1),
+                    format!("'\"' || s{}.digest || '\"'", n - 1),
+                )
+            };
+            ctes.push(format!(
+                "e{n} AS (SELECT {from}.seq + 1 AS seq, {a}::text || {prev} || {b}::text || \
+                 ({from}.seq + 1)::text || {rest}::text AS body FROM {from})"
+            ));
+            ctes.push(format!(
+                "s{n} AS (SELECT seq, body, 'sha256:' || \
+                 encode(sha256(convert_to(body, 'UTF8')), 'hex') AS digest FROM e{n})"
+            ));
+            inserts.push(format!(
+                "SELECT {c}::bigint, seq, {at}::bigint, {tenant}::text, {task}::text, \
+                 {kind}::text, body, digest FROM s{n}"
+            ));
+        }
+        if with_sql {
+            ctes.push(format!(
+                "i AS (INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, \
+                 digest) {})",
+                inserts.join(" UNION ALL ")
+            ));
+        }
+        end = Some((c, inserts.len()));
+    }
+    if !with_sql {
+        return last;
+    }
+    let counts: Vec<String> = (0..last.expect.len())
         .map(|k| format!("(SELECT count(*) FROM w{k})"))
         .collect();
     let counts = if counts.is_empty() {
@@ -208,58 +311,12 @@ pub(super) fn statement(
     } else {
         counts.join(", ")
     };
-    let tail = match chain {
+    let tail = match end {
         None => format!("SELECT {counts}"),
-        Some((chain, events)) => {
-            let c = last.param(chain);
-            ctes.push(format!(
-                "h AS (SELECT seq, digest FROM ledger_head WHERE chain = {c} FOR UPDATE)"
-            ));
-            let mut inserts = Vec::new();
-            for (i, e) in events.iter().enumerate() {
-                let n = i + 1;
-                let [a, b, rest] = e.canonical_around();
-                let (a, b, rest) = (last.param(a), last.param(b), last.param(rest));
-                // The first event follows the head; each next one, the event before it.
-                let (from, prev) = if n == 1 {
-                    (
-                        "h".to_owned(),
-                        "coalesce('\"' || h.digest || '\"', 'null')".to_owned(),
-                    )
-                } else {
-                    (
-                        format!("s{}", n - 1),
-                        format!("'\"' || s{}.digest || '\"'", n - 1),
-                    )
-                };
-                ctes.push(format!(
-                    "e{n} AS (SELECT {from}.seq + 1 AS seq, {a}::text || {prev} || {b}::text || \
-                     ({from}.seq + 1)::text || {rest}::text AS body FROM {from})"
-                ));
-                ctes.push(format!(
-                    "s{n} AS (SELECT seq, body, 'sha256:' || \
-                     encode(sha256(convert_to(body, 'UTF8')), 'hex') AS digest FROM e{n})"
-                ));
-                inserts.push(format!(
-                    "SELECT {c}::bigint, seq, {}::bigint, {}::text, {}::text, {}::text, body, \
-                     digest FROM s{n}",
-                    last.param(e.at),
-                    last.param(e.tenant.clone()),
-                    last.param(e.task.clone()),
-                    last.param(e.kind.as_str().to_owned())
-                ));
-            }
-            ctes.push(format!(
-                "i AS (INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, \
-                 digest) {})",
-                inserts.join(" UNION ALL ")
-            ));
-            let end = format!("s{}", events.len());
-            format!(
-                "UPDATE ledger_head SET seq = {end}.seq, digest = {end}.digest FROM {end} \
-                 WHERE ledger_head.chain = {c} RETURNING {counts}"
-            )
-        }
+        Some((c, n)) => format!(
+            "UPDATE ledger_head SET seq = s{n}.seq, digest = s{n}.digest FROM s{n} \
+             WHERE ledger_head.chain = {c} RETURNING {counts}"
+        ),
     };
     last.sql = if ctes.is_empty() {
         tail
