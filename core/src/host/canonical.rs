@@ -194,12 +194,9 @@ impl<'a> Output<'a> for Canonical<'a> {
             std::mem::swap(&mut shape.order, &mut self.order);
         }
         if !shape.order.is_empty() {
-            // The members' text, in order, in place of the text as written.
-            let from = members
-                .iter()
-                .map(|m| m.start)
-                .min()
-                .unwrap_or(self.text.len());
+            // The members' text, in order, in place of the text as written (from the first
+            // member written on).
+            let from = members.first().map_or(self.text.len(), |m| m.start);
             self.scratch.clear();
             for (i, &at) in shape.order.iter().enumerate() {
                 let at = at as usize;
