@@ -17,7 +17,7 @@ mod tests;
 
 /// Converts a scanned number token to a double under `profile`. Errors carry no offset.
 pub(crate) fn from_token(tok: &str, simple: bool, profile: Profile) -> Result<Number> {
-    from_token_written(tok, simple, profile, &mut None)
+    convert(tok, simple, profile).map(|(n, _)| n)
 }
 
 /// [`from_token`], and the double's canonical text, for the direct path (which writes it):
@@ -27,8 +27,7 @@ pub(crate) fn from_token_canonical(
     simple: bool,
     profile: Profile,
 ) -> Result<(Number, NumberText)> {
-    let mut written = None;
-    let n = from_token_written(tok, simple, profile, &mut written)?;
+    let (n, written) = convert(tok, simple, profile)?;
     let text = written.unwrap_or_else(|| {
         let mut t = NumberText::default();
         write_number(n.as_f64(), &mut t);
@@ -37,12 +36,8 @@ pub(crate) fn from_token_canonical(
     Ok((n, text))
 }
 
-fn from_token_written(
-    tok: &str,
-    simple: bool,
-    profile: Profile,
-    written: &mut Option<NumberText>,
-) -> Result<Number> {
+/// [`from_token`], and the canonical text the strict check wrote, if it ran.
+fn convert(tok: &str, simple: bool, profile: Profile) -> Result<(Number, Option<NumberText>)> {
     if simple {
         let (neg, digits) = match tok.as_bytes() {
             [b'-', rest @ ..] => (true, rest),
@@ -53,7 +48,7 @@ fn from_token_written(
             .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
         // Exact: at most 15 digits.
         let f = n as f64;
-        return Ok(Number(if neg { -f } else { f }));
+        return Ok((Number(if neg { -f } else { f }), None));
     }
     let d = Decimal::parse(tok.as_bytes());
     let f = d.nearest_double().ok_or_else(|| {
@@ -69,9 +64,9 @@ fn from_token_written(
         if !d.same_value(&Decimal::parse(canon.bytes())) {
             return Err(inexact(tok, f));
         }
-        *written = Some(canon);
+        return Ok((Number(f), Some(canon)));
     }
-    Ok(Number(f))
+    Ok((Number(f), None))
 }
 
 /// A number's canonical text, written without allocating.
@@ -244,10 +239,10 @@ impl<'a> Decimal<'a> {
         f.is_finite().then(|| signed(f))
     }
 
-    /// The double nearest to a token of at most [`SHORT_TOKEN`] bytes, read as it is: the
-    /// float parser rounds any such token exactly, since its exponent (checked to be within
-    /// ±330 by the caller) is far below where that parser stops reading exponent digits.
-    /// Most numbers are such tokens: this skips writing out the normalized form.
+    /// The double nearest to a token of at most [`SHORT_TOKEN`] bytes with an exponent within
+    /// ±400, read as it is: the float parser rounds any such token exactly, its exponent being
+    /// far below where that parser stops reading exponent digits. Most numbers are such
+    /// tokens: this skips writing out the normalized form.
     fn short_token_double(&self) -> Option<f64> {
         if self.token.len() > SHORT_TOKEN || !(-400..=400).contains(&self.exp) {
             return None;
