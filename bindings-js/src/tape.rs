@@ -69,33 +69,8 @@ pub fn header(tape: &[f64]) -> Result<Header, Fail> {
 /// Whether UTF-8 text an engine wrote from a string may hold a U+FFFD that stands for a lone
 /// surrogate it replaced: then the string is read again as UTF-16 code units.
 pub fn may_be_lossy(utf8: &str) -> bool {
-    // U+FFFD is EF BF BD: look for its first byte (rare in text), then check the two after it.
-    // `str::contains` ran a general substring search over the whole text.
-    let b = utf8.as_bytes();
-    let mut at = 0;
-    while let Some(p) = find_byte(&b[at..], 0xEF) {
-        if b[at + p..].starts_with("\u{FFFD}".as_bytes()) {
-            return true;
-        }
-        at += p + 1;
-    }
-    false
-}
-
-/// The first `needle` in `b`: sixteen bytes at a time, with a loop without early exit that
-/// the compiler turns into vector instructions, then byte by byte in the block that has one.
-fn find_byte(b: &[u8], needle: u8) -> Option<usize> {
-    let mut start = 0;
-    for block in b.chunks_exact(16) {
-        if block.iter().fold(false, |any, &x| any | (x == needle)) {
-            break;
-        }
-        start += 16;
-    }
-    b[start..]
-        .iter()
-        .position(|&x| x == needle)
-        .map(|p| start + p)
+    // A vectorised search (`str::contains` ran a general substring search, 2 % of a profile).
+    memchr::memmem::find(utf8.as_bytes(), "\u{FFFD}".as_bytes()).is_some()
 }
 
 /// A gathered tape, its header checked, and its text.
