@@ -24,6 +24,26 @@ fn cpu_time() -> Option<std::time::Duration> {
     Some(std::time::Duration::from_nanos(ns))
 }
 
+/// The arguments of every refund proposed here.
+fn refund_args() -> OwnedValue {
+    json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#)
+}
+
+/// The refund action of job `job`, as the ledger and both naive lifecycles propose it.
+fn refund_action(compiled: &Contract, args: &OwnedValue, job: &str) -> OwnedValue {
+    let ids = ActionIds {
+        tenant: "tenant-a",
+        subject: "user:alice",
+        job_id: job,
+        request_id: "req-1",
+        policy_version: "refund-policy-2026-08-01",
+    };
+    Action::build(compiled, args, &ids)
+        .expect("action")
+        .value()
+        .clone()
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(2000);
@@ -53,21 +73,11 @@ fn main() {
             "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
         canonicalize(&contract)
     ));
-    let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+    let args = refund_args();
     let (t0, c0) = (std::time::Instant::now(), cpu_time());
     for i in 0..n {
         let job = format!("job-{i}");
-        let ids = ActionIds {
-            tenant: "tenant-a",
-            subject: "user:alice",
-            job_id: &job,
-            request_id: "req-1",
-            policy_version: "refund-policy-2026-08-01",
-        };
-        let act = Action::build(&compiled, &args, &ids)
-            .expect("action")
-            .value()
-            .clone();
+        let act = refund_action(&compiled, &args, &job);
         let t = ledger.propose(&act, &contract, "agent").expect("propose");
         let now = ledger.now();
         let d = json(&format!(
@@ -112,8 +122,9 @@ fn naive(n: usize, dir: &std::path::Path) {
     let c = rusqlite::Connection::open(dir.join("naive.db")).expect("open");
     c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
         .expect("wal");
-    let sync = std::env::var("NAIVE_SYNC").unwrap_or_else(|_| "NORMAL".into()); // or FULL
-                                                                                // As in the benchmark: SQLite's default checkpoint interval with FULL, 10,000 with NORMAL.
+    // NORMAL or FULL; as in the benchmark: SQLite's default checkpoint interval with FULL,
+    // 10,000 with NORMAL.
+    let sync = std::env::var("NAIVE_SYNC").unwrap_or_else(|_| "NORMAL".into());
     let ck = if sync.eq_ignore_ascii_case("full") {
         1000
     } else {
@@ -127,22 +138,11 @@ fn naive(n: usize, dir: &std::path::Path) {
     .expect("schema");
     let contract = json(include_str!("../../examples/refund/contract.json"));
     let compiled = Contract::from_value(&contract).expect("contract");
-    let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+    let args = refund_args();
     let (t0, c0) = (std::time::Instant::now(), cpu_time());
     for i in 0..n {
         let job = format!("job-{i}");
-        let ids = ActionIds {
-            tenant: "tenant-a",
-            subject: "user:alice",
-            job_id: &job,
-            request_id: "req-1",
-            policy_version: "refund-policy-2026-08-01",
-        };
-        let act = canonicalize(
-            Action::build(&compiled, &args, &ids)
-                .expect("action")
-                .value(),
-        );
+        let act = canonicalize(&refund_action(&compiled, &args, &job));
         let run = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
             c.prepare_cached(sql)
                 .and_then(|mut s| s.execute(p))
@@ -194,22 +194,11 @@ fn naive_pg(n: usize, url: &str) {
     .expect("schema");
     let contract = json(include_str!("../../examples/refund/contract.json"));
     let compiled = Contract::from_value(&contract).expect("contract");
-    let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
+    let args = refund_args();
     let (t0, c0) = (std::time::Instant::now(), cpu_time());
     for i in 0..n {
         let job = format!("job-{i}");
-        let ids = ActionIds {
-            tenant: "tenant-a",
-            subject: "user:alice",
-            job_id: &job,
-            request_id: "req-1",
-            policy_version: "refund-policy-2026-08-01",
-        };
-        let act = canonicalize(
-            Action::build(&compiled, &args, &ids)
-                .expect("action")
-                .value(),
-        );
+        let act = canonicalize(&refund_action(&compiled, &args, &job));
         let mut statement = |c: &mut postgres::Client, sql: &'static str| match kept.get(sql) {
             Some(st) => st.clone(),
             None => {
