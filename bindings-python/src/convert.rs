@@ -176,8 +176,9 @@ thread_local! {
 ///
 /// The walk reports members in canonical order. When it fails, the value is walked again as
 /// every conversion walks it (members in iteration order), so that the error reported is the
-/// first one met in that order, as elsewhere; unless the second walk finds nothing wrong,
-/// because Python code run by the first walk's failure changed the value.
+/// first one met in that order, as elsewhere. When the first walk stopped at a failure that
+/// may have run Python code ([`Failure::Redo`]) and the second finds nothing wrong, that code
+/// changed the value: its text is written from the second walk's value.
 fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> PyResult<String> {
     let py = root.py();
     let mut walk = Walk {
@@ -197,6 +198,13 @@ fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> P
                 // The failure ran Python code that changed the value (naming a type can):
                 // what the first walk found is still what was wrong with it.
                 Ok(_) => Err(first.into_py(py)),
+            }
+        }
+        Err(Failure::Redo) => {
+            // SAFETY: as above.
+            match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
+                Err(failure) => Err(failure.into_py(py)),
+                Ok(now) => Ok(actionseal_core::canonicalize(&now.value)),
             }
         }
         Err(failure) => Err(failure.into_py(py)),
@@ -268,6 +276,11 @@ enum Failure {
     Python(PyErr),
     /// This binding reported facts out of order (a bug).
     Bug(&'static str),
+    /// A walk in canonical order (see [`InOrder`]) met a value or key that is not data, and
+    /// stopped before asking core for the error: finding it may have run Python code (raising
+    /// an exception, naming a type), which can free the keys core would build the path from.
+    /// The value is walked again by a walk that holds its keys.
+    Redo,
 }
 
 impl From<Stop> for Failure {
@@ -293,6 +306,9 @@ impl Failure {
             Failure::Python(e) => e,
             Failure::Bug(what) => {
                 PySystemError::new_err(format!("internal error in actionseal: {what}"))
+            }
+            Failure::Redo => {
+                PySystemError::new_err("internal error in actionseal: a walk not redone")
             }
         }
     }
@@ -324,9 +340,9 @@ struct InOrder(Buffers);
 /// The vectors of an [`InOrder`].
 #[derive(Default)]
 struct Buffers {
-    /// The members of the dicts being read, innermost last. Each key is held (a reference
-    /// taken when it is pushed, given back when it is popped): the walk's error path can run
-    /// Python code, and an error's path is built from keys.
+    /// The members of the dicts being read, innermost last. The keys are borrowed, not held:
+    /// nothing can free them while the walk runs, because it stops at the first failure that
+    /// can run Python code ([`Failure::Redo`]) without reading them again.
     members: Vec<Member>,
     /// Per depth, the keys of the last dict read there (in iteration order) and the order
     /// core gave them (indices into those keys).
@@ -364,13 +380,9 @@ impl InOrder {
         InOrder(IN_ORDER.take().unwrap_or_default())
     }
 
-    /// Gives back the keys of the members from `base` on.
+    /// Forgets the members from `base` on.
     fn pop_to(&mut self, base: usize) {
-        for m in self.0.members.drain(base..) {
-            // SAFETY: the reference taken when the member was pushed (under the GIL, which
-            // every walk holds).
-            unsafe { ffi::Py_DECREF(m.key) };
-        }
+        self.0.members.truncate(base);
     }
 }
 
@@ -441,6 +453,8 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             self.list(obj)
         } else if ffi::PyTuple_Check(obj) != 0 {
             self.tuple(obj)
+        } else if self.in_order.is_some() {
+            Err(Failure::Redo)
         } else {
             let name = type_name(self.py, obj)?;
             Err(self.b.unsupported(HostType::Object(Some(&name))).into())
@@ -450,7 +464,7 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
     unsafe fn string(&mut self, obj: *mut ffi::PyObject) -> Result<(), Failure> {
         match utf8(self.py, obj) {
             Ok(s) => Ok(self.b.string(Cow::Borrowed(s))?),
-            Err(Utf8Error::LoneSurrogate) => Err(self.b.lone_surrogate().into()),
+            Err(Utf8Error::LoneSurrogate) => Err(self.refused(|b| b.lone_surrogate())),
             Err(Utf8Error::Python(e)) => Err(Failure::Python(e)),
         }
     }
@@ -471,7 +485,7 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             // More digits than `sys.get_int_max_str_digits()` lets Python write out: far
             // beyond the largest double under any setting of it (>= 640).
             Err(e) if e.is_instance_of::<PyValueError>(self.py) => {
-                return Err(self.b.integer_too_long().into())
+                return Err(self.refused(|b| b.integer_too_long()))
             }
             Err(e) => return Err(Failure::Python(e)),
         };
@@ -527,21 +541,14 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
         let mut same_keys = true;
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         while ffi::PyDict_Next(obj, &mut pos, &mut k, &mut v) != 0 {
-            let o = self.buffers()?;
-            let i = o.members.len() - base;
-            let known = match o.last[depth - 1].0.get(i) {
-                Some(m) if same_keys && m.key == k => Some((m.text, m.len)),
-                _ => None,
+            let known = {
+                let o = self.buffers()?;
+                match o.last[depth - 1].0.get(o.members.len() - base) {
+                    Some(m) if same_keys && m.key == k => Some((m.text, m.len)),
+                    _ => None,
+                }
             };
             same_keys = known.is_some();
-            // Held before anything can fail (see `Buffers::members`).
-            ffi::Py_INCREF(k);
-            o.members.push(Member {
-                key: k,
-                text: std::ptr::null(),
-                len: 0,
-                value: v,
-            });
             let (text, len) = match known {
                 Some(text) => text,
                 None => {
@@ -549,9 +556,12 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
                     (key.as_ptr(), key.len())
                 }
             };
-            if let Some(m) = self.buffers()?.members.last_mut() {
-                (m.text, m.len) = (text, len);
-            }
+            self.buffers()?.members.push(Member {
+                key: k,
+                text,
+                len,
+                value: v,
+            });
         }
         let o = self.buffers()?;
         let n = o.members.len() - base;
@@ -576,8 +586,7 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             else {
                 return Err(Failure::Bug("a member out of range"));
             };
-            // The key is held until the dict is closed (`pop_to` below, or when the walk
-            // ends).
+            // The key is the dict's, and no Python code has run since it was read.
             self.b.key(Cow::Borrowed(m.text()))?;
             self.value(m.value)?;
         }
@@ -586,6 +595,16 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             o.pop_to(base);
         }
         Ok(())
+    }
+
+    /// Core's error about what the walk just found, which finding may have run Python code:
+    /// [`Failure::Redo`] in a walk in canonical order, whose keys are not held.
+    fn refused(&self, error: impl FnOnce(&Builder<'a, O>) -> Stop) -> Failure {
+        if self.in_order.is_some() {
+            Failure::Redo
+        } else {
+            error(&self.b).into()
+        }
     }
 
     /// The buffers of a walk in order.
@@ -602,9 +621,11 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
         if is_type(key, addr_of_mut!(ffi::PyUnicode_Type)) || ffi::PyUnicode_Check(key) != 0 {
             match utf8(self.py, key) {
                 Ok(s) => Ok(s),
-                Err(Utf8Error::LoneSurrogate) => Err(self.b.lone_surrogate_key().into()),
+                Err(Utf8Error::LoneSurrogate) => Err(self.refused(|b| b.lone_surrogate_key())),
                 Err(Utf8Error::Python(e)) => Err(Failure::Python(e)),
             }
+        } else if self.in_order.is_some() {
+            Err(Failure::Redo)
         } else {
             let name = type_name(self.py, key)?;
             Err(self.b.non_string_key(HostType::Object(Some(&name))).into())

@@ -245,9 +245,18 @@ def test_str_subclass_keys_that_collide_are_duplicates():
 
 
 EVIL = """
-import actionseal
+import actionseal, gc
 
-victim = {}
+# Each case runs through canonicalize (a walk in canonical key order, which stops at a
+# failure and walks again holding the keys) and through Contract (an ordinary conversion,
+# which holds the keys from the start).
+CALLS = [("canonicalize", actionseal.canonicalize), ("Contract", actionseal.Contract)]
+
+def report(name, call):
+    try:
+        print(name, "text", call(victim), victim)
+    except actionseal.ActionsealError as e:
+        print(name, e.code, e.path, str(e), victim)
 
 class Meta(type):
     @property
@@ -258,21 +267,17 @@ class Meta(type):
 class Evil(metaclass=Meta):
     pass
 
-# Keys built at run time, so that only the dicts hold them.
-outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
-victim[outer] = {inner: [Evil()]}
-del outer, inner
-try:
-    actionseal.canonicalize(victim)
-except actionseal.ActionsealError as e:
-    print(e.code, e.path, str(e), victim)
+for name, call in CALLS:
+    # Keys built at run time, so that only the dicts hold them.
+    outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
+    victim = {outer: {inner: [Evil()]}}
+    del outer, inner
+    report(name, call)
 
 # Raising for a lone surrogate allocates an exception, which can start the garbage collector
 # (before Python 3.12, at the allocation itself); here its callback empties the dicts being
 # read. With the threshold at 1, the allocations of the exception start a collection during
 # the call, every time.
-import gc
-victim = {}
 armed = fired = False
 def empty(phase, info):
     global fired
@@ -280,33 +285,42 @@ def empty(phase, info):
         fired = True
         victim.clear()
 gc.callbacks[:] = [empty]
-outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
-victim[outer] = {inner: [[], "\\ud800"]}
-del outer, inner
-gc.collect()
-gc.set_threshold(1)
-armed = True
-try:
-    actionseal.canonicalize(victim)
-except actionseal.ActionsealError as e:
+threshold = gc.get_threshold()
+for name, call in CALLS:
+    outer, inner = "".join(["out", "er"]), "".join(["in", "ner"])
+    victim = {outer: {inner: [[], "\\ud800"]}}
+    del outer, inner
+    gc.collect()
+    gc.set_threshold(1)
+    fired, armed = False, True
+    report(name, call)
     armed = False
-    print(e.code, e.path, fired, victim)
+    gc.set_threshold(*threshold)
+    print(name, "fired", fired)
 """
 
 
 def test_code_run_by_a_failure_cannot_free_the_path():
     """Naming an unsupported type can run Python code (a metaclass property), and so can
     raising (through the garbage collector); when that code empties the very dicts being
-    read, the error still names the path it was found at. Runs with CPython's debug
+    read, nothing freed is read: an ordinary conversion still names the path the error was
+    found at (it holds the keys), and a walk in canonical order (which does not) stops and
+    walks the value again, as it is after that code ran. Runs with CPython's debug
     allocator, which overwrites freed memory, so that a key read after it was freed shows
     (or crashes) instead of passing by luck."""
     env = dict(os.environ, PYTHONMALLOC="debug")
     run = subprocess.run([sys.executable, "-c", EVIL], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
+    evil = "unsupported_type /outer/inner/0 unsupported_type: Evil has no JSON representation (at /outer/inner/0) {}"
+    # From 3.12 the collector runs only between bytecodes, so not during the call.
+    collected = sys.version_info < (3, 12)
+    surrogate = "lone_surrogate /outer/inner/1 lone_surrogate: string has an unpaired surrogate (at /outer/inner/1)"
     assert run.stdout.splitlines() == [
-        "unsupported_type /outer/inner/0 "
-        "unsupported_type: Evil has no JSON representation (at /outer/inner/0) {}",
-        # From 3.12 the collector runs only between bytecodes, so not during the call.
-        f"lone_surrogate /outer/inner/1 {sys.version_info < (3, 12)} "
-        + ("{}" if sys.version_info < (3, 12) else "{'outer': {'inner': [[], '\\ud800']}}"),
+        "canonicalize " + evil,
+        "Contract " + evil,
+        # The second walk reads the dict the collector emptied.
+        "canonicalize text {} {}" if collected else "canonicalize " + surrogate + " " + str({"outer": {"inner": [[], "\ud800"]}}),
+        f"canonicalize fired {collected}",
+        "Contract " + surrogate + " " + ("{}" if collected else str({"outer": {"inner": [[], "\ud800"]}})),
+        f"Contract fired {collected}",
     ], run.stdout

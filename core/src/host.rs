@@ -233,6 +233,16 @@ pub trait Output<'a> {
     fn current_key(&self, depth: usize) -> Option<&str>;
     /// A scalar.
     fn scalar(&mut self, v: Value<'a>);
+    /// A string: [`Output::scalar`] unless an output writes strings without building a value.
+    #[inline]
+    fn string(&mut self, s: Cow<'a, str>) {
+        self.scalar(Value::String(s));
+    }
+    /// A number: [`Output::scalar`] unless an output writes numbers without building a value.
+    #[inline]
+    fn number(&mut self, n: Number) {
+        self.scalar(Value::Number(n));
+    }
     /// The innermost container ends; a duplicate key (host keys with the same text) is
     /// [`Code::DuplicateKey`] with the key's path under the object.
     fn close(&mut self) -> Result<(), Error>;
@@ -425,7 +435,10 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     /// A string.
     #[inline]
     pub fn string(&mut self, s: Cow<'a, str>) -> Step {
-        self.put(Value::String(s))
+        self.value_starts()?;
+        self.out.string(s);
+        self.value_ends();
+        Ok(())
     }
 
     /// A string as UTF-16 code units; an unpaired surrogate is [`Code::LoneSurrogate`].
@@ -441,7 +454,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     #[inline]
     pub fn double(&mut self, f: f64) -> Step {
         match Number::from_f64(f) {
-            Ok(n) => self.put(Value::Number(n)),
+            Ok(n) => self.number(n),
             Err(e) => Err(self.here(e).into()),
         }
     }
@@ -450,7 +463,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     #[inline]
     pub fn integer(&mut self, i: i64) -> Step {
         match Number::from_i64(i, self.profile) {
-            Ok(n) => self.put(Value::Number(n)),
+            Ok(n) => self.number(n),
             Err(e) => Err(self.here(e).into()),
         }
     }
@@ -458,7 +471,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     /// A host integer beyond 64 bits, under the profile's rule for integers.
     pub fn integer_wide(&mut self, i: i128) -> Step {
         match Number::from_i128(i, self.profile) {
-            Ok(n) => self.put(Value::Number(n)),
+            Ok(n) => self.number(n),
             Err(e) => Err(self.here(e).into()),
         }
     }
@@ -466,7 +479,7 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
     /// A host integer beyond 128 bits, as its decimal text, under the profile's rule.
     pub fn integer_text(&mut self, digits: &str) -> Step {
         match Number::from_text(digits, self.profile) {
-            Ok(n) => self.put(Value::Number(n)),
+            Ok(n) => self.number(n),
             Err(e) => Err(self.here(e).into()),
         }
     }
@@ -496,6 +509,15 @@ impl<'a, O: Output<'a>> Builder<'a, O> {
         self.out
             .finish()
             .ok_or(Stop::Misuse("the walk ended before the value was complete"))
+    }
+
+    /// A number, written without a value when the output can.
+    #[inline]
+    fn number(&mut self, n: Number) -> Step {
+        self.value_starts()?;
+        self.out.number(n);
+        self.value_ends();
+        Ok(())
     }
 
     #[inline(always)]

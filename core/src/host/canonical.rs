@@ -13,7 +13,7 @@ use super::{Kind, Output};
 use crate::error::Error;
 use crate::json::canon::write_string;
 use crate::json::keyorder::cmp_utf16;
-use crate::json::number::write_number;
+use crate::json::number::{write_number, Number};
 use crate::json::value::{duplicate_key, same_key, Value};
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -151,6 +151,18 @@ impl<'a> Output<'a> for Canonical<'a> {
             // Containers are reported with open and close.
             Value::Array(_) | Value::Object(_) => {}
         }
+    }
+
+    #[inline]
+    fn string(&mut self, s: Cow<'a, str>) {
+        self.element();
+        write_string(&s, &mut self.text);
+    }
+
+    #[inline]
+    fn number(&mut self, n: Number) {
+        self.element();
+        write_number(n.as_f64(), &mut self.text);
     }
 
     fn close(&mut self) -> Result<(), Error> {

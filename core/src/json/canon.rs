@@ -111,11 +111,19 @@ pub(crate) fn write_value<S: Sink>(value: &Value<'_>, out: &mut S) {
 
 /// Appends a string as RFC 8785 section 3.2.2.2 says: `"` and `\` escaped, the short forms
 /// `\b \f \n \r \t`, `\u00xx` (lowercase) for other control characters, everything else as is.
+#[inline]
 pub(crate) fn write_string<S: Sink>(s: &str, out: &mut S) {
-    // Most keys and many values are short and need no escape: quoted in one step.
+    // Most keys and many values are short and need no escape: quoted in one step, inline.
     if s.len() <= 16 && !short_needs_escape(s.as_bytes()) {
         return out.put_quoted(s);
     }
+    write_quoted(s, out);
+}
+
+/// [`write_string`] of a string that is long or needs escapes (out of line, so that the short
+/// path inlines small).
+#[inline(never)]
+fn write_quoted<S: Sink>(s: &str, out: &mut S) {
     out.put_ascii(b'"');
     write_content(s, out);
     out.put_ascii(b'"');

@@ -69,58 +69,23 @@ fn write_decimal<S: Sink>(neg: bool, mut m: u64, mut k: u32, out: &mut S) {
         m /= 10;
         k -= 1;
     }
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    while m > 0 {
-        at -= 1;
-        digits[at] = b'0' + (m % 10) as u8;
-        m /= 10;
-    }
-    let digits = &digits[at..];
-    let k = k as usize;
-    let mut buf = [0u8; 48];
-    let mut len = 0;
-    let mut push = |bytes: &[u8]| {
-        buf[len..len + bytes.len()].copy_from_slice(bytes);
-        len += bytes.len();
-    };
     if neg {
-        push(b"-");
+        out.put_ascii(b'-');
     }
-    if digits.len() > k {
-        let (int, frac) = digits.split_at(digits.len() - k);
-        push(int);
-        if !frac.is_empty() {
-            push(b".");
-            push(frac);
-        }
-    } else {
-        push(b"0.");
-        for _ in digits.len()..k {
-            push(b"0");
-        }
-        push(digits);
+    let p = 10u64.pow(k);
+    let mut digits = itoa::Buffer::new();
+    out.put(digits.format(m / p));
+    if k > 0 {
+        out.put_ascii(b'.');
+        let frac = digits.format(m % p);
+        // The places before the fraction's first significant digit (k <= 8).
+        out.put(&"00000000"[..(k as usize).saturating_sub(frac.len())]);
+        out.put(frac);
     }
-    // Only ASCII digits, '-' and '.' were written.
-    out.put(std::str::from_utf8(&buf[..len]).unwrap_or_default());
 }
 
+/// Appends an integer in decimal.
+#[inline]
 fn write_integer<S: Sink>(i: i64, out: &mut S) {
-    let mut buf = [0u8; 20];
-    let mut pos = buf.len();
-    let mut n = i.unsigned_abs();
-    loop {
-        pos -= 1;
-        buf[pos] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if i < 0 {
-        pos -= 1;
-        buf[pos] = b'-';
-    }
-    // Only ASCII digits and '-' were written.
-    out.put(std::str::from_utf8(&buf[pos..]).unwrap_or_default());
+    out.put(itoa::Buffer::new().format(i));
 }
