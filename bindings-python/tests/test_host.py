@@ -207,6 +207,12 @@ def test_the_first_problem_in_iteration_order_is_reported():
         ({"b": float("nan"), "a": object()}, "non_finite_number", "/b"),
         ({"z": {"y": [1, set()], "x": float("inf")}, "a": 1}, "unsupported_type", "/z/y/1"),
         ({"records": [{"k": 1, "j": 2}, {"k": 1, "j": float("-inf")}, {"k": b"", "j": 2}]}, "non_finite_number", "/records/1/j"),
+        # Found by Python code that can run more (an exception raised, a type named): the
+        # walk in canonical order stops there and the value is walked again, in dict order.
+        ({"z": {"b": "\ud800", "a": 1, 7: 2}}, "lone_surrogate", "/z/b"),
+        ({"z": {"b": 1, 7: 2, "\udc00": 3}, "a": set()}, "non_string_key", "/z"),
+        ({"z": {"b": 1, "\udc00": 3, 7: 2}, "a": set()}, "lone_surrogate", "/z"),
+        ({"z": [10**5000, set()], "a": set()}, "number_overflow", "/z/0"),
     ]:
         for f in (actionseal.canonicalize, actionseal.fingerprint, actionseal.Approval):
             with pytest.raises(actionseal.ActionsealError) as e:
