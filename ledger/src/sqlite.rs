@@ -7,9 +7,10 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal, storage,
-    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
-    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, defer, digest_from,
+    history_of, history_sql, seal, storage, task_from, too_new, upgrade, AmendmentRow, ApprovalRow,
+    BudgetRow, Cols, Dialect, Done, Links, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
@@ -42,6 +43,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub(crate) struct Sqlite {
     conns: Conns,
+    /// The last event from before the events were linked per task (see
+    /// `store::link_events`), fixed by the schema.
+    cutoff: i64,
     /// Copies a file's log back into it in the background (dropped, and so stopped, with the
     /// ledger; declared after the connections so that it stops last).
     _checkpointer: Option<crate::checkpoint::Checkpointer>,
@@ -104,8 +108,9 @@ fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
 impl Sqlite {
     pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Sqlite> {
         let mut c = open_file(path, durability)?;
-        migrate(&mut c)?;
+        let cutoff = migrate(&mut c)?;
         Ok(Sqlite {
+            cutoff,
             conns: Conns::File {
                 path: path.to_owned(),
                 durability,
@@ -118,8 +123,9 @@ impl Sqlite {
     pub(crate) fn open_memory() -> Result<Sqlite> {
         let mut c = Connection::open_in_memory().map_err(|e| sql_error("open", e))?;
         c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        migrate(&mut c)?;
+        let cutoff = migrate(&mut c)?;
         Ok(Sqlite {
+            cutoff,
             conns: Conns::Memory(Mutex::new(c)),
             _checkpointer: None,
         })
@@ -155,6 +161,7 @@ impl Sqlite {
         clock: &dyn Clock,
         mut f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
     ) -> Result<T> {
+        let cutoff = self.cutoff;
         self.with_conn(|c| {
             let mut attempt = 0;
             loop {
@@ -169,6 +176,9 @@ impl Sqlite {
                 let mut stx = SqliteTx {
                     tx: c,
                     events: Vec::new(),
+                    writes: Vec::new(),
+                    links: Links::default(),
+                    cutoff,
                     read_only: false,
                 };
                 let done = f(&mut stx, now)?;
@@ -188,11 +198,15 @@ impl Sqlite {
 
     /// Runs reads in one consistent snapshot.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        let cutoff = self.cutoff;
         self.with_conn(|c| {
             let open = Open::begin(c, "BEGIN").map_err(|e| sql_error("begin", e))?;
             let mut stx = SqliteTx {
                 tx: c,
                 events: Vec::new(),
+                writes: Vec::new(),
+                links: Links::default(),
+                cutoff,
                 read_only: true,
             };
             let out = f(&mut stx)?;
@@ -242,9 +256,10 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// Creates the schema in an empty database, checks the version of an existing one, and
-/// refuses a database that holds something else.
-fn migrate(c: &mut Connection) -> Result<()> {
+/// Creates the schema in an empty database, checks (and upgrades) the version of an existing
+/// one, and refuses a database that holds something else. Returns the schema's cutoff (see
+/// `store::link_events`).
+fn migrate(c: &mut Connection) -> Result<i64> {
     let tx = c
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| sql_error("migrate", e))?;
@@ -265,7 +280,16 @@ fn migrate(c: &mut Connection) -> Result<()> {
         if version > SCHEMA_VERSION {
             return Err(too_new(version));
         }
-        while let Some(sql) = upgrade(version, &DIALECT) {
+        loop {
+            let mut last_id = || {
+                tx.query_row("SELECT coalesce(max(id), 0) FROM ledger_events", [], |r| {
+                    r.get(0)
+                })
+                .map_err(|e| sql_error("upgrade schema", e))
+            };
+            let Some(sql) = upgrade(version, &DIALECT, &mut last_id)? else {
+                break;
+            };
             version += 1;
             tx.execute_batch(&sql)
                 .and_then(|()| {
@@ -274,7 +298,9 @@ fn migrate(c: &mut Connection) -> Result<()> {
                 })
                 .map_err(|e| sql_error("upgrade schema", e))?;
         }
-        return tx.commit().map_err(|e| sql_error("upgrade schema", e));
+        let cutoff = cutoff(&tx)?;
+        tx.commit().map_err(|e| sql_error("upgrade schema", e))?;
+        return Ok(cutoff);
     }
     if !tables.is_empty() {
         return Err(Error::new(
@@ -301,13 +327,25 @@ fn migrate(c: &mut Connection) -> Result<()> {
             })
         })
         .map_err(|e| sql_error("create schema", e))?;
-    tx.commit().map_err(|e| sql_error("create schema", e))
+    let cutoff = cutoff(&tx)?;
+    tx.commit().map_err(|e| sql_error("create schema", e))?;
+    Ok(cutoff)
+}
+
+fn cutoff(c: &Connection) -> Result<i64> {
+    c.query_row("SELECT cutoff FROM ledger_links", [], |r| r.get(0))
+        .map_err(|e| sql_error("schema", e))
 }
 
 struct SqliteTx<'c> {
     /// The connection, inside an open transaction.
     tx: &'c Connection,
     events: Vec<Event>,
+    /// The task rows to write after the events (see [`SqliteTx::flush`]).
+    writes: Vec<Write>,
+    /// The last event of each task read or created, for the next event about it to link to.
+    links: Links,
+    cutoff: i64,
     read_only: bool,
 }
 
@@ -353,7 +391,11 @@ impl SqliteTx<'_> {
             .map_err(|e| sql_error("write", e))
     }
 
+    /// Writes the queued events, each linked to the one before it about its task, then the
+    /// task rows, each naming its last event (a task with events and no other write gets
+    /// just that).
     fn flush(&mut self) -> Result<()> {
+        let mut moved: Vec<String> = Vec::new();
         for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
             let (seq, digest) = self
                 .rows(
@@ -366,9 +408,13 @@ impl SqliteTx<'_> {
             let head = (seq, digest.as_deref().map(digest_from).transpose()?);
             let (sealed, (seq, last)) = seal(&mut events, head);
             for (e, (seq, text, digest)) in events.iter().zip(&sealed) {
+                let prev = match &e.task {
+                    Some(task) => self.links.last(task)?,
+                    None => 0,
+                };
                 self.exec(
-                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest, \
+                     task_prev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         chain,
                         seq,
@@ -377,32 +423,57 @@ impl SqliteTx<'_> {
                         e.task,
                         e.kind.as_str(),
                         text,
-                        digest.to_string()
+                        digest.to_string(),
+                        prev
                     ],
                 )?;
+                if let Some(task) = &e.task {
+                    self.links.set(task, self.tx.last_insert_rowid());
+                    if !moved.contains(task) {
+                        moved.push(task.clone());
+                    }
+                }
             }
             self.exec(
                 "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3",
                 params![seq, last.map(|d| d.to_string()), chain],
             )?;
         }
+        for w in std::mem::take(&mut self.writes) {
+            let (n, id) = match w {
+                Write::UpdateTask { row, expect, fence } => {
+                    (self.update(&row, expect, fence)?, row.id)
+                }
+                Write::InsertTask(row) => (self.insert(&row)?, row.id),
+                _ => return Err(storage("write", "only task rows are deferred")),
+            };
+            if n != 1 {
+                return Err(storage("task write", format!("{id} changed while locked")));
+            }
+            moved.retain(|t| *t != id);
+        }
+        for task in moved {
+            let n = self.exec(
+                "UPDATE ledger_tasks SET last_event = ?1 WHERE id = ?2",
+                params![self.links.last(&task)?, task],
+            )?;
+            if n != 1 {
+                return Err(storage(
+                    "task write",
+                    format!("{task} vanished while locked"),
+                ));
+            }
+        }
         Ok(())
     }
-}
 
-impl Tx for SqliteTx<'_> {
-    fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
-        let sql = format!("SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = ?1");
-        Ok(self.rows(&sql, params![id], |r| task_from(r))?.pop())
-    }
-
-    fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
+    fn insert(&self, t: &TaskRow) -> Result<usize> {
         let sql = format!(
-            "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) \
-             ON CONFLICT DO NOTHING"
+            "INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) VALUES (?1, ?2, ?3, ?4, ?5, \
+             ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, \
+             ?23, ?24, ?25, ?26, ?27) ON CONFLICT DO NOTHING"
         );
-        let n = self.exec(
+        self.exec(
             &sql,
             params![
                 t.id,
@@ -430,10 +501,65 @@ impl Tx for SqliteTx<'_> {
                 t.proposed_digest.map(|d| d.to_string()),
                 t.amendments,
                 t.approval,
-                t.revoked_at
+                t.revoked_at,
+                self.links.last(&t.id)?
             ],
-        )?;
-        Ok(n == 1)
+        )
+    }
+
+    fn update(&self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<usize> {
+        self.exec(
+            "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
+             executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
+             updated_at = ?10, approval = ?11, revoked_at = ?12, last_event = ?13 \
+             WHERE id = ?14 AND state = ?15 AND fence = ?16",
+            params![
+                t.state.as_str(),
+                t.fence,
+                t.round,
+                t.approval_id,
+                t.executor,
+                t.lease_until,
+                t.budget,
+                t.reserved,
+                t.result,
+                t.updated_at,
+                t.approval,
+                t.revoked_at,
+                self.links.last(&t.id)?,
+                t.id,
+                expect.as_str(),
+                expect_fence
+            ],
+        )
+    }
+}
+
+impl Tx for SqliteTx<'_> {
+    fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        let sql = format!("SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks WHERE id = ?1");
+        let mut st = self
+            .tx
+            .prepare_cached(&sql)
+            .map_err(|e| sql_error("prepare", e))?;
+        let mut rows = st.query(params![id]).map_err(|e| sql_error("query", e))?;
+        match rows.next().map_err(|e| sql_error("query", e))? {
+            // The task's last event is remembered: the next event about it links to it.
+            Some(r) => {
+                let t = task_from(r)?;
+                self.links.set(&t.id, r.int(26)?);
+                Ok(Some(t))
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
+        // Deferred until the events are written (see `flush`): under the write lock the
+        // proposal has just looked for the task, so the insert cannot find it there.
+        self.links.set(&t.id, 0);
+        defer(&mut self.writes, Write::InsertTask(t.clone()));
+        Ok(true)
     }
 
     fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool> {
@@ -485,30 +611,17 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {
-        let n = self.exec(
-            "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
-             executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
-             updated_at = ?10, approval = ?11, revoked_at = ?12 \
-             WHERE id = ?13 AND state = ?14 AND fence = ?15",
-            params![
-                t.state.as_str(),
-                t.fence,
-                t.round,
-                t.approval_id,
-                t.executor,
-                t.lease_until,
-                t.budget,
-                t.reserved,
-                t.result,
-                t.updated_at,
-                t.approval,
-                t.revoked_at,
-                t.id,
-                expect.as_str(),
-                expect_fence
-            ],
-        )?;
-        Ok(n == 1)
+        // Deferred until the events are written, still conditional (see `flush`): the task
+        // is locked, so the condition cannot fail unless something wrote it without the lock.
+        defer(
+            &mut self.writes,
+            Write::UpdateTask {
+                row: t.clone(),
+                expect,
+                fence: expect_fence,
+            },
+        );
+        Ok(true)
     }
 
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
@@ -601,19 +714,17 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>> {
-        let map = |r: &rusqlite::Row<'_>| Ok((r.text(0)?, r.text(1)?));
-        match task {
-            Some(id) => self.rows(
-                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY id",
-                params![id],
-                map,
-            ),
-            None => self.rows(
+        let Some(id) = task else {
+            return self.rows(
                 "SELECT body, digest FROM ledger_events ORDER BY id",
                 params![],
-                map,
-            ),
-        }
+                |r| Ok((r.text(0)?, r.text(1)?)),
+            );
+        };
+        let rows = self.rows(&history_sql(self.cutoff, "?1"), params![id], |r| {
+            Ok((r.opt_text(1)?, r.text(2)?, r.text(3)?))
+        })?;
+        history_of(id, rows)
     }
 
     fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>> {
