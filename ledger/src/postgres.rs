@@ -629,7 +629,7 @@ impl PgTx<'_> {
         let alone = !self.begun && chains.len() <= 1;
         // One statement per chain. A task's row goes with its events (the statement that
         // gives them their ids), the other writes with the first statement.
-        let mut statements: Vec<(Option<(i64, Vec<Event>)>, Vec<Write>)> =
+        let mut statements: Vec<(Option<last::Chain>, Vec<Write>)> =
             chains.into_iter().map(|c| (Some(c), Vec::new())).collect();
         if statements.is_empty() {
             statements.push((None, Vec::new()));

@@ -22,6 +22,9 @@ pub(super) enum Expect {
     New,
 }
 
+/// One chain's queued events.
+pub(super) type Chain = (i64, Vec<Event>);
+
 /// For each event, the one before it about the same task in this statement (its index), if
 /// any; the first about a task links to the task's last event as read.
 fn earlier(events: &[Event]) -> Vec<Option<usize>> {
@@ -43,7 +46,7 @@ fn last_about(events: &[Event], task: &str) -> Option<usize> {
 /// What a last statement's text depends on (its writes' kinds, whether a new task was looked
 /// for, how many events, which of them a task row and each event's link name): statements of
 /// one shape share their text, so a session builds and prepares it once.
-pub(super) fn shape(writes: &[Write], chain: Option<&(i64, Vec<Event>)>, unseen: bool) -> Vec<u8> {
+pub(super) fn shape(writes: &[Write], chain: Option<&Chain>, unseen: bool) -> Vec<u8> {
     let events = chain.map_or(&[][..], |(_, events)| events);
     let index = |i: Option<usize>| {
         u32::try_from(i.map_or(0, |i| i + 1))
@@ -110,7 +113,7 @@ impl Last {
 /// it, and an existing one must fail the whole statement (which may be its own transaction).
 pub(super) fn statement(
     writes: Vec<Write>,
-    chain: Option<(i64, Vec<Event>)>,
+    chain: Option<Chain>,
     unseen: bool,
     with_sql: bool,
     links: &Links,
