@@ -422,13 +422,14 @@ CREATE INDEX ledger_events_task ON ledger_events (task, id);
 /// Version 4 links each task's events into a list instead of indexing them by task (an index
 /// entry, and on SQLite more than a page of the log, for every event): an event names the one
 /// before it about its task (`task_prev`, 0 for none), and the task row names its last
-/// (`last_event`), a row that nearly every operation writes anyway. A task's history is read
-/// by primary key, from its last event back.
+/// (`last_event`, 0 for none), a row that nearly every operation writes anyway. A task's
+/// history is read by primary key, from its last event back.
 ///
 /// `cutoff` is the last event written before the upgrade (0 for a new ledger, or one without
-/// events): those are not linked among themselves (the first event after the upgrade links to
-/// its task's last one before it) and keep their index by task, now partial, so that no new
-/// event pays for it. The cutoff is recorded in `ledger_links`. The `CHECK` refuses an event
+/// events). The events up to it are not linked (`task_prev` is NULL) and keep their index by
+/// task, now partial, so that no new event pays for it; the list of a task holds only its
+/// events after the cutoff (its first one names 0), and its history reads the older ones
+/// through that index. The cutoff is recorded in `ledger_links`. The `CHECK` refuses an event
 /// without a link after the cutoff: an older build still running against an upgraded ledger
 /// fails instead of writing events that no history would find.
 pub(crate) fn link_events(cutoff: i64, upgrading: bool, d: &Dialect) -> String {
@@ -442,12 +443,7 @@ INSERT INTO ledger_links (cutoff) VALUES ({cutoff});
         int = d.int
     );
     if upgrading {
-        sql += "
-UPDATE ledger_tasks SET last_event = e.last
-  FROM (SELECT task, MAX(id) AS last FROM ledger_events WHERE task IS NOT NULL GROUP BY task) AS e
-  WHERE e.task = ledger_tasks.id;
-DROP INDEX ledger_events_task;
-";
+        sql += "DROP INDEX ledger_events_task;\n";
         if cutoff > 0 {
             sql += &format!(
                 "CREATE INDEX ledger_events_task_old ON ledger_events (task, id) \
@@ -459,9 +455,9 @@ DROP INDEX ledger_events_task;
 }
 
 /// A task's events as (id, task, body, digest), in the order they were written, `$1` (or
-/// `?1`) the task's id: the list from the task's last event back to the cutoff (each link
-/// must point to an earlier event, so a damaged list ends), and the events up to the cutoff
-/// through their index.
+/// `?1`) the task's id: the list from the task's last event back (each link must point to an
+/// earlier event after the cutoff, so that a damaged list ends), and the events up to the
+/// cutoff through their index.
 pub(crate) fn history_sql(cutoff: i64, p: &str) -> String {
     let mut sql = format!(
         "WITH RECURSIVE walk (id, task_prev, task, body, digest) AS (\
