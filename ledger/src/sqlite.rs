@@ -8,15 +8,16 @@
 use crate::clock::Clock;
 use crate::store::{
     amendment_from, approval_from, budget_from, by_chain, create_all, defer, digest_from,
-    history_of, history_sql, seal, storage, task_from, too_new, upgrade, AmendmentRow, ApprovalRow,
-    BudgetRow, Cols, Dialect, Done, Links, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
-    MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    history_of, history_sql, round_task, seal, storage, task_from, too_new, upgrade, AmendmentRow,
+    ApprovalRow, BudgetRow, Cols, Dialect, Done, Head, Links, TaskRow, Tx, Write,
+    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -46,6 +47,11 @@ pub(crate) struct Sqlite {
     /// The last event from before the events were linked per task (see
     /// `store::link_events`), fixed by the schema.
     cutoff: i64,
+    /// The chain heads this ledger's own commits left: a guess, which moving a head checks
+    /// (compare-and-set), so that a head nobody else moved since needs no read. Another
+    /// process, or a transaction that did not commit, only makes the guess fail, and the head
+    /// is then read.
+    heads: Mutex<HashMap<i64, Head>>,
     /// Copies a file's log back into it in the background (dropped, and so stopped, with the
     /// ledger; declared after the connections so that it stops last).
     _checkpointer: Option<crate::checkpoint::Checkpointer>,
@@ -111,6 +117,7 @@ impl Sqlite {
         let cutoff = migrate(&mut c)?;
         Ok(Sqlite {
             cutoff,
+            heads: Mutex::default(),
             conns: Conns::File {
                 path: path.to_owned(),
                 durability,
@@ -126,6 +133,7 @@ impl Sqlite {
         let cutoff = migrate(&mut c)?;
         Ok(Sqlite {
             cutoff,
+            heads: Mutex::default(),
             conns: Conns::Memory(Mutex::new(c)),
             _checkpointer: None,
         })
@@ -179,15 +187,22 @@ impl Sqlite {
                     writes: Vec::new(),
                     links: Links::default(),
                     cutoff,
+                    heads: &self.heads,
+                    moved_heads: Vec::new(),
                     read_only: false,
                 };
                 let done = f(&mut stx, now)?;
                 stx.flush()?;
+                let moved_heads = std::mem::take(&mut stx.moved_heads);
                 match open.commit() {
                     Ok(()) => {}
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("commit", e)),
                 }
+                self.heads
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .extend(moved_heads);
                 return match done {
                     Done::Ok(v) => Ok(v),
                     Done::Refused(e) => Err(e),
@@ -207,6 +222,8 @@ impl Sqlite {
                 writes: Vec::new(),
                 links: Links::default(),
                 cutoff,
+                heads: &self.heads,
+                moved_heads: Vec::new(),
                 read_only: true,
             };
             let out = f(&mut stx)?;
@@ -346,6 +363,10 @@ struct SqliteTx<'c> {
     /// The last event of each task read or created, for the next event about it to link to.
     links: Links,
     cutoff: i64,
+    /// The heads the ledger's last commits left (see [`Sqlite::heads`]).
+    heads: &'c Mutex<HashMap<i64, Head>>,
+    /// The heads this transaction moved, for the guess once it commits.
+    moved_heads: Vec<(i64, Head)>,
     read_only: bool,
 }
 
@@ -397,16 +418,29 @@ impl SqliteTx<'_> {
     fn flush(&mut self) -> Result<()> {
         let mut moved: Vec<String> = Vec::new();
         for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
-            let (seq, digest) = self
-                .rows(
-                    "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
-                    params![chain],
-                    |r| Ok((r.int(0)?, r.opt_text(1)?)),
-                )?
-                .pop()
-                .ok_or_else(|| storage("audit head", format!("chain {chain} has none")))?;
-            let head = (seq, digest.as_deref().map(digest_from).transpose()?);
-            let (sealed, (seq, last)) = seal(&mut events, head);
+            let guess = self
+                .heads
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&chain)
+                .copied();
+            let head = match guess {
+                Some(head) => head,
+                None => self.head(chain)?,
+            };
+            let (mut sealed, mut moved_to) = seal(&mut events, head);
+            if !self.move_head(chain, head, moved_to)? {
+                // Another connection moved it since: read it, and seal again after it.
+                let head = self.head(chain)?;
+                (sealed, moved_to) = seal(&mut events, head);
+                if guess.is_none() || !self.move_head(chain, head, moved_to)? {
+                    return Err(storage(
+                        "audit head",
+                        format!("chain {chain} moved while locked"),
+                    ));
+                }
+            }
+            self.moved_heads.push((chain, moved_to));
             for (e, (seq, text, digest)) in events.iter().zip(&sealed) {
                 let prev = match &e.task {
                     Some(task) => self.links.last(task)?,
@@ -434,10 +468,6 @@ impl SqliteTx<'_> {
                     }
                 }
             }
-            self.exec(
-                "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3",
-                params![seq, last.map(|d| d.to_string()), chain],
-            )?;
         }
         for w in std::mem::take(&mut self.writes) {
             let (n, id) = match w {
@@ -465,6 +495,54 @@ impl SqliteTx<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The task a query of its columns and its last event finds (by `key`); its last event is
+    /// remembered, for the next event about it to link to.
+    fn linked_task(&mut self, sql: &str, key: &str) -> Result<Option<TaskRow>> {
+        let mut st = self
+            .tx
+            .prepare_cached(sql)
+            .map_err(|e| sql_error("prepare", e))?;
+        let mut rows = st.query(params![key]).map_err(|e| sql_error("query", e))?;
+        match rows.next().map_err(|e| sql_error("query", e))? {
+            Some(r) => {
+                let t = task_from(r)?;
+                self.links.set(&t.id, r.int(26)?);
+                Ok(Some(t))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// A chain's head as stored.
+    fn head(&self, chain: i64) -> Result<Head> {
+        let (seq, digest) = self
+            .rows(
+                "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
+                params![chain],
+                |r| Ok((r.int(0)?, r.opt_text(1)?)),
+            )?
+            .pop()
+            .ok_or_else(|| storage("audit head", format!("chain {chain} has none")))?;
+        Ok((seq, digest.as_deref().map(digest_from).transpose()?))
+    }
+
+    /// Moves a chain's head from `from` to `to`; false (nothing written) if it is no longer
+    /// at `from`.
+    fn move_head(&self, chain: i64, from: Head, to: Head) -> Result<bool> {
+        let n = self.exec(
+            "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3 AND seq = ?4 \
+             AND digest IS ?5",
+            params![
+                to.0,
+                to.1.map(|d| d.to_string()),
+                chain,
+                from.0,
+                from.1.map(|d| d.to_string())
+            ],
+        )?;
+        Ok(n == 1)
     }
 
     fn insert(&self, t: &TaskRow) -> Result<usize> {
@@ -538,20 +616,37 @@ impl SqliteTx<'_> {
 impl Tx for SqliteTx<'_> {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
         let sql = format!("SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks WHERE id = ?1");
-        let mut st = self
-            .tx
-            .prepare_cached(&sql)
-            .map_err(|e| sql_error("prepare", e))?;
-        let mut rows = st.query(params![id]).map_err(|e| sql_error("query", e))?;
-        match rows.next().map_err(|e| sql_error("query", e))? {
-            // The task's last event is remembered: the next event about it links to it.
-            Some(r) => {
-                let t = task_from(r)?;
-                self.links.set(&t.id, r.int(26)?);
-                Ok(Some(t))
-            }
-            None => Ok(None),
+        self.linked_task(&sql, id)
+    }
+
+    fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
+        let sql = format!(
+            "SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks \
+             WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = ?1)"
+        );
+        match self.linked_task(&sql, approval_id)? {
+            Some(t) => Ok(Some(t)),
+            // No such round, or a round whose task is missing: say which.
+            None => round_task(self, approval_id),
         }
+    }
+
+    fn approval_and_decision(
+        &mut self,
+        approval_id: &str,
+        decision_id: &str,
+    ) -> Result<(Option<ApprovalRow>, Option<String>)> {
+        // Without the round there is nothing to decide, whatever the decision id holds: the
+        // envelope is read only with it. (A query that joins both to a row of its own is
+        // prepared again by SQLite each time it is run.)
+        let sql = format!(
+            "SELECT {APPROVAL_COLUMNS}, (SELECT envelope FROM ledger_decisions \
+             WHERE decision_id = ?2) FROM ledger_approvals WHERE approval_id = ?1"
+        );
+        let mut rows = self.rows(&sql, params![approval_id, decision_id], |r| {
+            Ok((Some(approval_from(r)?), r.opt_text(5)?))
+        })?;
+        Ok(rows.pop().unwrap_or((None, None)))
     }
 
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {

@@ -234,7 +234,8 @@ pub(crate) trait Tx {
     /// A task's amendments, in order.
     fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>>;
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>>;
-    /// An approval round and the envelope recorded under a decision id, read together.
+    /// An approval round and the envelope recorded under a decision id, read together (a
+    /// backend may leave out the envelope when there is no such round).
     fn approval_and_decision(
         &mut self,
         approval_id: &str,

@@ -293,3 +293,33 @@ fn a_version_3_ledger_links_its_new_events_to_its_old_ones() {
         assert_histories(&l, &all, &format!("{engine:?}, reopened"));
     }
 }
+
+#[test]
+fn two_ledgers_on_one_database_take_turns_on_one_chain() {
+    // Each ledger keeps the chain heads its own commits left (SQLite); when the other one
+    // moved a head since, that guess fails and the head is read: no seq is taken twice.
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        let (a, b) = (db.open_at(&clock), db.open_at(&clock));
+        let contract = refund_contract();
+        let act = refund("turns", "req-1", 2500);
+        let t = a.propose(&act, &contract, "agent").unwrap();
+        for l in [&b, &a, &b, &a] {
+            l.propose(&act, &contract, "agent").unwrap();
+            let refused = l.claim(&ClaimRequest {
+                task_id: &t.id,
+                action: &act,
+                facts: &facts(&contract),
+                executor: "worker-1",
+                lease_ms: HOUR,
+                budget: None,
+            });
+            assert_eq!(refused.unwrap_err().code(), Code::TaskNotClaimable);
+        }
+        let ids = vec![t.id.clone()];
+        assert_histories(&a, &ids, &format!("{engine:?}, first ledger"));
+        assert_histories(&b, &ids, &format!("{engine:?}, second ledger"));
+        assert_eq!(history(&a, &t.id).len(), 9);
+    }
+}
