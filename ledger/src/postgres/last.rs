@@ -173,12 +173,13 @@ pub(super) fn statement(
                 )
             };
             ctes.push(format!(
-                "e{n} AS (SELECT nextval({sequence}::oid::regclass) AS id, {from}.seq + 1 AS seq, \
-                 {a}::text || {prev} || {b}::text || ({from}.seq + 1)::text || {rest}::text \
-                 AS body FROM {from})"
+                "e{n} AS (SELECT {from}.seq + 1 AS seq, {a}::text || {prev} || {b}::text || \
+                 ({from}.seq + 1)::text || {rest}::text AS body FROM {from})"
             ));
+            // The id is taken here, under the head's lock (ids follow each chain's order),
+            // in the CTE that is computed once anyway.
             ctes.push(format!(
-                "s{n} AS (SELECT id, seq, body, 'sha256:' || \
+                "s{n} AS (SELECT nextval({sequence}::oid::regclass) AS id, seq, body, 'sha256:' || \
                  encode(sha256(convert_to(body, 'UTF8')), 'hex') AS digest FROM e{n})"
             ));
             inserts.push(format!(
