@@ -33,6 +33,7 @@ BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
 CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
 ",
+    task_storage: "",
 };
 
 /// Statements a connection keeps prepared: every statement of every operation, so that none

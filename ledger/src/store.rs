@@ -440,8 +440,9 @@ ALTER TABLE ledger_tasks ADD COLUMN last_event {int} NOT NULL DEFAULT 0;
 ALTER TABLE ledger_events ADD COLUMN task_prev {int} CHECK (task_prev IS NOT NULL OR id <= {cutoff});
 CREATE TABLE ledger_links (cutoff {int} NOT NULL);
 INSERT INTO ledger_links (cutoff) VALUES ({cutoff});
-",
-        int = d.int
+{storage}",
+        int = d.int,
+        storage = d.task_storage
     );
     if upgrading {
         sql += "DROP INDEX ledger_events_task;\n";
@@ -490,6 +491,8 @@ pub(crate) struct Dialect {
     pub serial: &'static str,
     /// The triggers that keep `ledger_events` append-only.
     pub append_only: &'static str,
+    /// How the task rows are stored, set by version 4.
+    pub task_storage: &'static str,
 }
 
 /// `sql` in `d`'s spelling, with `{v}` as `v`.
