@@ -337,6 +337,8 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
 /// - events are numbered in the order they are written (`id`), so that every append goes to the
 ///   end of one b-tree instead of the ends of as many chains; each chain is in seq order within
 ///   that order, which is the order an export is verified in;
+/// - events are not indexed by task: each names its task's event before it, and the task row
+///   its last (version 4, see [`link_events`]);
 /// - the small tables keyed by text are `WITHOUT ROWID` on SQLite (one b-tree instead of a
 ///   table and its key's index); the tasks, whose rows are large, keep their rowid.
 pub(crate) const SCHEMA: &str = "
