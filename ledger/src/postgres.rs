@@ -23,9 +23,10 @@ mod last;
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, round_task, storage,
-    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
-    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, defer, history_of,
+    history_sql, round_task, storage, task_from, too_new, upgrade, AmendmentRow, ApprovalRow,
+    BudgetRow, Cols, Dialect, Done, Links, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
@@ -51,6 +52,10 @@ CREATE TRIGGER ledger_events_no_change BEFORE UPDATE OR DELETE ON ledger_events
 CREATE TRIGGER ledger_events_no_truncate BEFORE TRUNCATE ON ledger_events
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_events_append_only();
 ",
+    // A task's page keeps room for the next version of its row, so that an update that
+    // changes no indexed column (a decision, a revocation) stays on the page and writes no
+    // index entry (a HOT update).
+    task_storage: "ALTER TABLE ledger_tasks SET (fillfactor = 70);\n",
 };
 
 /// An arbitrary constant: the advisory lock that serialises schema creation between
@@ -60,6 +65,17 @@ const MIGRATION_LOCK: i64 = 0x6163_7469_6f6e;
 pub(crate) struct Postgres {
     config: Config,
     idle: Mutex<Vec<Conn>>,
+    /// The schema's facts every transaction needs, read once at open.
+    schema: Schema,
+}
+
+/// What the schema fixed at open: the last event from before the events were linked per
+/// task (see `store::link_events`), and the oid of the events' identity sequence (an event
+/// takes its id in the statement that inserts it, so that its task's row can name it).
+#[derive(Clone, Copy, Default)]
+struct Schema {
+    cutoff: i64,
+    sequence: u32,
 }
 
 struct Conn {
@@ -74,8 +90,9 @@ struct Conn {
 /// The reads that begin a write, prepared by name once per session (SQL `PREPARE`), so that
 /// `BEGIN; EXECUTE name('id')` is one round trip and is not planned each time.
 const FIRST: &str = "
-PREPARE ledger_task(text) AS SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = $1 FOR UPDATE;
-PREPARE ledger_round_task(text) AS SELECT {TASK_COLUMNS} FROM ledger_tasks
+PREPARE ledger_task(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks WHERE id = $1
+  FOR UPDATE;
+PREPARE ledger_round_task(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks
   WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = $1) FOR UPDATE;
 PREPARE ledger_round(text) AS SELECT {APPROVAL_COLUMNS} FROM ledger_approvals
   WHERE approval_id = $1;
@@ -119,12 +136,13 @@ impl Postgres {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
-        let pg = Postgres {
+        let mut pg = Postgres {
             config,
             idle: Mutex::new(Vec::new()),
+            schema: Schema::default(),
         };
         let mut conn = pg.connect()?;
-        migrate(&mut conn.client)?;
+        pg.schema = migrate(&mut conn.client)?;
         pg.give_back(conn);
         Ok(pg)
     }
@@ -169,7 +187,7 @@ impl Postgres {
         let mut attempt = 0;
         let out = loop {
             attempt += 1;
-            match attempt_write(&mut conn, clock, &mut f, attempt == 1) {
+            match attempt_write(&mut conn, self.schema, clock, &mut f, attempt == 1) {
                 Ok(Done::Ok(v)) => break Ok(v),
                 Ok(Done::Refused(e)) => break Err(e),
                 Err(Failure::Driver(e)) if retryable(&e) && attempt < MAX_ATTEMPTS => continue,
@@ -209,6 +227,8 @@ impl Postgres {
                 round: None,
                 decision_unseen: false,
                 failed: None,
+                links: Links::default(),
+                schema: self.schema,
             };
             let out = (|| {
                 let out = f(&mut ptx);
@@ -232,6 +252,7 @@ impl Postgres {
 
 fn attempt_write<T>(
     conn: &mut Conn,
+    schema: Schema,
     clock: &dyn Clock,
     f: &mut impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
     first: bool,
@@ -252,6 +273,8 @@ fn attempt_write<T>(
         round: None,
         decision_unseen: false,
         failed: None,
+        links: Links::default(),
+        schema,
     };
     let out = (|| {
         let done = f(&mut ptx, now);
@@ -279,7 +302,8 @@ fn attempt_write<T>(
     out
 }
 
-fn migrate(client: &mut Client) -> Result<()> {
+/// Creates or upgrades the schema, and reads what every transaction needs from it.
+fn migrate(client: &mut Client) -> Result<Schema> {
     let mut tx = client.transaction().map_err(|e| pg_error("migrate", &e))?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .map_err(|e| pg_error("migrate", &e))?;
@@ -296,7 +320,15 @@ fn migrate(client: &mut Client) -> Result<()> {
         if version > SCHEMA_VERSION {
             return Err(too_new(version));
         }
-        while let Some(sql) = upgrade(version, &DIALECT) {
+        loop {
+            let mut last_id = || {
+                tx.query_one("SELECT coalesce(max(id), 0) FROM ledger_events", &[])
+                    .and_then(|r| r.try_get(0))
+                    .map_err(|e| pg_error("upgrade schema", &e))
+            };
+            let Some(sql) = upgrade(version, &DIALECT, &mut last_id)? else {
+                break;
+            };
             version += 1;
             tx.batch_execute(&sql)
                 .and_then(|()| {
@@ -308,7 +340,9 @@ fn migrate(client: &mut Client) -> Result<()> {
                 })
                 .map_err(|e| pg_error("upgrade schema", &e))?;
         }
-        return tx.commit().map_err(|e| pg_error("migrate", &e));
+        let schema = schema(&mut tx)?;
+        tx.commit().map_err(|e| pg_error("migrate", &e))?;
+        return Ok(schema);
     }
     tx.batch_execute(&create_all(&DIALECT))
         .and_then(|()| tx.batch_execute("CREATE TABLE ledger_schema (version BIGINT NOT NULL);"))
@@ -327,7 +361,22 @@ fn migrate(client: &mut Client) -> Result<()> {
             .map(|_| ())
         })
         .map_err(|e| pg_error("create schema", &e))?;
-    tx.commit().map_err(|e| pg_error("create schema", &e))
+    let schema = schema(&mut tx)?;
+    tx.commit().map_err(|e| pg_error("create schema", &e))?;
+    Ok(schema)
+}
+
+fn schema(tx: &mut postgres::Transaction<'_>) -> Result<Schema> {
+    let row = tx
+        .query_one(
+            "SELECT (SELECT cutoff FROM ledger_links), \
+             pg_get_serial_sequence('ledger_events', 'id')::regclass::oid",
+            &[],
+        )
+        .map_err(|e| pg_error("schema", &e))?;
+    let cutoff: i64 = row.try_get(0).map_err(|e| pg_error("schema", &e))?;
+    let sequence: u32 = row.try_get(1).map_err(|e| pg_error("schema", &e))?;
+    Ok(Schema { cutoff, sequence })
 }
 
 struct PgTx<'a> {
@@ -340,7 +389,7 @@ struct PgTx<'a> {
     shaped: &'a mut HashMap<Vec<u8>, Statement>,
     events: Vec<Event>,
     /// Row writes deferred to the last statement (writes only).
-    writes: Vec<last::Write>,
+    writes: Vec<Write>,
     /// Whether reads of a task or a budget lock the row (writes) or not (reads).
     locking: bool,
     /// Whether a proposal may skip looking for its task (the first attempt of a write): its
@@ -356,6 +405,9 @@ struct PgTx<'a> {
     /// The first driver error: the transaction is aborted, and the caller decides whether to
     /// run the operation again.
     failed: Option<postgres::Error>,
+    /// The last event of each task read or created, for the next event about it to link to.
+    links: Links,
+    schema: Schema,
 }
 
 struct PgRow(postgres::Row);
@@ -415,6 +467,14 @@ impl Cols for PgRow {
 }
 
 impl PgTx<'_> {
+    /// A task from a row of its columns and its last event, which the transaction remembers
+    /// (the row is locked: the next event about the task links to it).
+    fn linked(&mut self, r: &dyn Cols) -> Result<TaskRow> {
+        let t = task_from(r)?;
+        self.links.set(&t.id, r.int(26)?);
+        Ok(t)
+    }
+
     fn fail(&mut self, e: postgres::Error) -> Error {
         let coded = pg_error("query", &e);
         if self.failed.is_none() {
@@ -559,25 +619,53 @@ impl PgTx<'_> {
         };
         let mut writes = std::mem::take(&mut self.writes);
         let chains = by_chain(std::mem::take(&mut self.events));
+        // A task with events but no other write of its row still moves its last event.
+        for e in chains.iter().flat_map(|(_, events)| events) {
+            if let Some(task) = &e.task {
+                if !writes.iter().any(|w| w.task_id() == Some(task)) {
+                    writes.push(Write::Link(task.clone()));
+                }
+            }
+        }
         // An operation that read nothing (a proposal that did not look for its task) and
         // writes in one statement needs no BEGIN and COMMIT: that statement is its
         // transaction. Anything longer runs in one.
         let alone = !self.begun && chains.len() <= 1;
-        let mut chains = chains.into_iter();
-        loop {
-            let chain = chains.next();
+        // One statement per chain. A task's row goes with its events (the statement that
+        // gives them their ids), the other writes with the first statement.
+        let mut statements: Vec<(Option<last::Chain>, Vec<Write>)> =
+            chains.into_iter().map(|c| (Some(c), Vec::new())).collect();
+        if statements.is_empty() {
+            statements.push((None, Vec::new()));
+        }
+        for w in writes {
+            let home = w.task_id().and_then(|task| {
+                statements.iter().position(|(chain, _)| {
+                    chain.as_ref().is_some_and(|(_, events)| {
+                        events.iter().any(|e| e.task.as_deref() == Some(task))
+                    })
+                })
+            });
+            statements[home.unwrap_or(0)].1.push(w);
+        }
+        for (chain, writes) in statements {
             if chain.is_none() && writes.is_empty() {
                 return Ok(());
             }
             let shape = last::shape(&writes, chain.as_ref(), self.unseen);
             let known = self.shaped.get(&shape).cloned();
             // The text is built and prepared once per shape and session.
-            let last = last::statement(
-                std::mem::take(&mut writes),
+            let last = match last::statement(
+                writes,
                 chain,
                 self.unseen,
                 known.is_none(),
-            );
+                &self.links,
+                self.schema.sequence,
+            ) {
+                Ok(last) => last,
+                Err(e) => return Err(coded(self, e)),
+            };
             let params: Vec<&(dyn ToSql + Sync)> = last
                 .params
                 .iter()
@@ -628,6 +716,7 @@ impl PgTx<'_> {
                 }
             }
         }
+        Ok(())
     }
 }
 
@@ -658,7 +747,7 @@ impl Tx for PgTx<'_> {
             let round = groups.pop().unwrap_or_default();
             if let Some(r) = groups.pop().unwrap_or_default().first() {
                 self.round = round.first().map(|a| approval_from(a)).transpose()?;
-                return task_from(r).map(Some);
+                return self.linked(r).map(Some);
             }
         }
         // No such round (or a task missing under its round): say which.
@@ -670,31 +759,32 @@ impl Tx for PgTx<'_> {
             return self
                 .begin_with("ledger_task", id)?
                 .pop()
-                .map(|r| task_from(&r))
+                .map(|r| self.linked(&r))
                 .transpose();
         }
         let sql = format!(
-            "SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = $1{}",
+            "SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks WHERE id = $1{}",
             self.lock()
         );
         self.rows(&sql, &[&id])?
             .pop()
-            .map(|r| task_from(&r))
+            .map(|r| self.linked(&r))
             .transpose()
     }
 
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
+        self.links.set(&t.id, 0);
         // Deferred: a task another proposal created first makes the last statement change
         // nothing, and the operation runs again (and then finds it).
-        last::defer(&mut self.writes, last::Write::InsertTask(t.clone()));
+        defer(&mut self.writes, Write::InsertTask(t.clone()));
         Ok(true)
     }
 
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {
         // Deferred, still conditional: the last statement fails if the row changed.
-        last::defer(
+        defer(
             &mut self.writes,
-            last::Write::UpdateTask {
+            Write::UpdateTask {
                 row: t.clone(),
                 expect,
                 fence: expect_fence,
@@ -777,7 +867,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()> {
-        last::defer(&mut self.writes, last::Write::PutApproval(a.clone()));
+        defer(&mut self.writes, Write::PutApproval(a.clone()));
         Ok(())
     }
 
@@ -830,9 +920,9 @@ impl Tx for PgTx<'_> {
     ) -> Result<bool> {
         // Deferred: an id recorded meanwhile makes the operation run again, and it then
         // finds the recorded decision (a duplicate, or a conflict).
-        last::defer(
+        defer(
             &mut self.writes,
-            last::Write::InsertDecision {
+            Write::InsertDecision {
                 decision_id: decision_id.to_owned(),
                 approval_id: approval_id.to_owned(),
                 envelope: envelope.to_owned(),
@@ -889,14 +979,16 @@ impl Tx for PgTx<'_> {
     }
 
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>> {
-        let rows = match task {
-            Some(id) => self.rows(
-                "SELECT body, digest FROM ledger_events WHERE task = $1 ORDER BY id",
-                &[&id],
-            )?,
-            None => self.rows("SELECT body, digest FROM ledger_events ORDER BY id", &[])?,
+        let Some(id) = task else {
+            let rows = self.rows("SELECT body, digest FROM ledger_events ORDER BY id", &[])?;
+            return rows.iter().map(|r| Ok((r.text(0)?, r.text(1)?))).collect();
         };
-        rows.iter().map(|r| Ok((r.text(0)?, r.text(1)?))).collect()
+        let rows = self.rows(&history_sql(self.schema.cutoff, "$1"), &[&id])?;
+        let rows = rows
+            .iter()
+            .map(|r| Ok((r.opt_text(1)?, r.text(2)?, r.text(3)?)))
+            .collect::<Result<_>>()?;
+        history_of(id, rows)
     }
 
     fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>> {

@@ -7,15 +7,17 @@
 
 use crate::clock::Clock;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, digest_from, seal, storage,
-    task_from, too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done,
-    TaskRow, Tx, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, by_chain, create_all, defer, digest_from,
+    history_of, history_sql, round_task, seal, storage, task_from, too_new, upgrade, AmendmentRow,
+    ApprovalRow, BudgetRow, Cols, Dialect, Done, Head, Links, TaskRow, Tx, Write,
+    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -31,6 +33,7 @@ BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
 CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
 BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
 ",
+    task_storage: "",
 };
 
 /// Statements a connection keeps prepared: every statement of every operation, so that none
@@ -42,6 +45,14 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub(crate) struct Sqlite {
     conns: Conns,
+    /// The last event from before the events were linked per task (see
+    /// `store::link_events`), fixed by the schema.
+    cutoff: i64,
+    /// The chain heads this ledger's own commits left: a guess, which moving a head checks
+    /// (compare-and-set), so that a head nobody else moved since needs no read. Another
+    /// process, or a transaction that did not commit, only makes the guess fail, and the head
+    /// is then read.
+    heads: Mutex<HashMap<i64, Head>>,
     /// Copies a file's log back into it in the background (dropped, and so stopped, with the
     /// ledger; declared after the connections so that it stops last).
     _checkpointer: Option<crate::checkpoint::Checkpointer>,
@@ -104,8 +115,10 @@ fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
 impl Sqlite {
     pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Sqlite> {
         let mut c = open_file(path, durability)?;
-        migrate(&mut c)?;
+        let cutoff = migrate(&mut c)?;
         Ok(Sqlite {
+            cutoff,
+            heads: Mutex::default(),
             conns: Conns::File {
                 path: path.to_owned(),
                 durability,
@@ -118,8 +131,10 @@ impl Sqlite {
     pub(crate) fn open_memory() -> Result<Sqlite> {
         let mut c = Connection::open_in_memory().map_err(|e| sql_error("open", e))?;
         c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        migrate(&mut c)?;
+        let cutoff = migrate(&mut c)?;
         Ok(Sqlite {
+            cutoff,
+            heads: Mutex::default(),
             conns: Conns::Memory(Mutex::new(c)),
             _checkpointer: None,
         })
@@ -155,6 +170,7 @@ impl Sqlite {
         clock: &dyn Clock,
         mut f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
     ) -> Result<T> {
+        let cutoff = self.cutoff;
         self.with_conn(|c| {
             let mut attempt = 0;
             loop {
@@ -169,15 +185,25 @@ impl Sqlite {
                 let mut stx = SqliteTx {
                     tx: c,
                     events: Vec::new(),
+                    writes: Vec::new(),
+                    links: Links::default(),
+                    cutoff,
+                    heads: &self.heads,
+                    moved_heads: Vec::new(),
                     read_only: false,
                 };
                 let done = f(&mut stx, now)?;
                 stx.flush()?;
+                let moved_heads = std::mem::take(&mut stx.moved_heads);
                 match open.commit() {
                     Ok(()) => {}
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("commit", e)),
                 }
+                self.heads
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .extend(moved_heads);
                 return match done {
                     Done::Ok(v) => Ok(v),
                     Done::Refused(e) => Err(e),
@@ -188,11 +214,17 @@ impl Sqlite {
 
     /// Runs reads in one consistent snapshot.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        let cutoff = self.cutoff;
         self.with_conn(|c| {
             let open = Open::begin(c, "BEGIN").map_err(|e| sql_error("begin", e))?;
             let mut stx = SqliteTx {
                 tx: c,
                 events: Vec::new(),
+                writes: Vec::new(),
+                links: Links::default(),
+                cutoff,
+                heads: &self.heads,
+                moved_heads: Vec::new(),
                 read_only: true,
             };
             let out = f(&mut stx)?;
@@ -242,9 +274,10 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// Creates the schema in an empty database, checks the version of an existing one, and
-/// refuses a database that holds something else.
-fn migrate(c: &mut Connection) -> Result<()> {
+/// Creates the schema in an empty database, checks (and upgrades) the version of an existing
+/// one, and refuses a database that holds something else. Returns the schema's cutoff (see
+/// `store::link_events`).
+fn migrate(c: &mut Connection) -> Result<i64> {
     let tx = c
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| sql_error("migrate", e))?;
@@ -265,7 +298,16 @@ fn migrate(c: &mut Connection) -> Result<()> {
         if version > SCHEMA_VERSION {
             return Err(too_new(version));
         }
-        while let Some(sql) = upgrade(version, &DIALECT) {
+        loop {
+            let mut last_id = || {
+                tx.query_row("SELECT coalesce(max(id), 0) FROM ledger_events", [], |r| {
+                    r.get(0)
+                })
+                .map_err(|e| sql_error("upgrade schema", e))
+            };
+            let Some(sql) = upgrade(version, &DIALECT, &mut last_id)? else {
+                break;
+            };
             version += 1;
             tx.execute_batch(&sql)
                 .and_then(|()| {
@@ -274,7 +316,9 @@ fn migrate(c: &mut Connection) -> Result<()> {
                 })
                 .map_err(|e| sql_error("upgrade schema", e))?;
         }
-        return tx.commit().map_err(|e| sql_error("upgrade schema", e));
+        let cutoff = cutoff(&tx)?;
+        tx.commit().map_err(|e| sql_error("upgrade schema", e))?;
+        return Ok(cutoff);
     }
     if !tables.is_empty() {
         return Err(Error::new(
@@ -301,13 +345,29 @@ fn migrate(c: &mut Connection) -> Result<()> {
             })
         })
         .map_err(|e| sql_error("create schema", e))?;
-    tx.commit().map_err(|e| sql_error("create schema", e))
+    let cutoff = cutoff(&tx)?;
+    tx.commit().map_err(|e| sql_error("create schema", e))?;
+    Ok(cutoff)
+}
+
+fn cutoff(c: &Connection) -> Result<i64> {
+    c.query_row("SELECT cutoff FROM ledger_links", [], |r| r.get(0))
+        .map_err(|e| sql_error("schema", e))
 }
 
 struct SqliteTx<'c> {
     /// The connection, inside an open transaction.
     tx: &'c Connection,
     events: Vec<Event>,
+    /// The task rows to write after the events (see [`SqliteTx::flush`]).
+    writes: Vec<Write>,
+    /// The last event of each task read or created, for the next event about it to link to.
+    links: Links,
+    cutoff: i64,
+    /// The heads the ledger's last commits left (see [`Sqlite::heads`]).
+    heads: &'c Mutex<HashMap<i64, Head>>,
+    /// The heads this transaction moved, for the guess once it commits.
+    moved_heads: Vec<(i64, Head)>,
     read_only: bool,
 }
 
@@ -353,22 +413,43 @@ impl SqliteTx<'_> {
             .map_err(|e| sql_error("write", e))
     }
 
+    /// Writes the queued events, each linked to the one before it about its task, then the
+    /// task rows, each naming its last event (a task with events and no other write gets
+    /// just that).
     fn flush(&mut self) -> Result<()> {
+        let mut moved: Vec<String> = Vec::new();
         for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
-            let (seq, digest) = self
-                .rows(
-                    "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
-                    params![chain],
-                    |r| Ok((r.int(0)?, r.opt_text(1)?)),
-                )?
-                .pop()
-                .ok_or_else(|| storage("audit head", format!("chain {chain} has none")))?;
-            let head = (seq, digest.as_deref().map(digest_from).transpose()?);
-            let (sealed, (seq, last)) = seal(&mut events, head);
+            let guess = self
+                .heads
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&chain)
+                .copied();
+            let head = match guess {
+                Some(head) => head,
+                None => self.head(chain)?,
+            };
+            let (mut sealed, mut moved_to) = seal(&mut events, head);
+            if !self.move_head(chain, head, moved_to)? {
+                // Another connection moved it since: read it, and seal again after it.
+                let head = self.head(chain)?;
+                (sealed, moved_to) = seal(&mut events, head);
+                if guess.is_none() || !self.move_head(chain, head, moved_to)? {
+                    return Err(storage(
+                        "audit head",
+                        format!("chain {chain} moved while locked"),
+                    ));
+                }
+            }
+            self.moved_heads.push((chain, moved_to));
             for (e, (seq, text, digest)) in events.iter().zip(&sealed) {
+                let prev = match &e.task {
+                    Some(task) => self.links.last(task)?,
+                    None => 0,
+                };
                 self.exec(
-                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest, \
+                     task_prev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         chain,
                         seq,
@@ -377,32 +458,101 @@ impl SqliteTx<'_> {
                         e.task,
                         e.kind.as_str(),
                         text,
-                        digest.to_string()
+                        digest.to_string(),
+                        prev
                     ],
                 )?;
+                if let Some(task) = &e.task {
+                    self.links.set(task, self.tx.last_insert_rowid());
+                    if !moved.contains(task) {
+                        moved.push(task.clone());
+                    }
+                }
             }
-            self.exec(
-                "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3",
-                params![seq, last.map(|d| d.to_string()), chain],
+        }
+        for w in std::mem::take(&mut self.writes) {
+            let (n, id) = match w {
+                Write::UpdateTask { row, expect, fence } => {
+                    (self.update(&row, expect, fence)?, row.id)
+                }
+                Write::InsertTask(row) => (self.insert(&row)?, row.id),
+                _ => return Err(storage("write", "only task rows are deferred")),
+            };
+            if n != 1 {
+                return Err(storage("task write", format!("{id} changed while locked")));
+            }
+            moved.retain(|t| *t != id);
+        }
+        for task in moved {
+            let n = self.exec(
+                "UPDATE ledger_tasks SET last_event = ?1 WHERE id = ?2",
+                params![self.links.last(&task)?, task],
             )?;
+            if n != 1 {
+                return Err(storage(
+                    "task write",
+                    format!("{task} vanished while locked"),
+                ));
+            }
         }
         Ok(())
     }
-}
 
-impl Tx for SqliteTx<'_> {
-    fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
-        let sql = format!("SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE id = ?1");
-        Ok(self.rows(&sql, params![id], |r| task_from(r))?.pop())
+    /// The task a query of its columns and its last event finds (by `key`); its last event is
+    /// remembered, for the next event about it to link to.
+    fn linked_task(&mut self, sql: &str, key: &str) -> Result<Option<TaskRow>> {
+        let mut st = self
+            .tx
+            .prepare_cached(sql)
+            .map_err(|e| sql_error("prepare", e))?;
+        let mut rows = st.query(params![key]).map_err(|e| sql_error("query", e))?;
+        match rows.next().map_err(|e| sql_error("query", e))? {
+            Some(r) => {
+                let t = task_from(r)?;
+                self.links.set(&t.id, r.int(26)?);
+                Ok(Some(t))
+            }
+            None => Ok(None),
+        }
     }
 
-    fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
-        let sql = format!(
-            "INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) \
-             ON CONFLICT DO NOTHING"
-        );
+    /// A chain's head as stored.
+    fn head(&self, chain: i64) -> Result<Head> {
+        let (seq, digest) = self
+            .rows(
+                "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
+                params![chain],
+                |r| Ok((r.int(0)?, r.opt_text(1)?)),
+            )?
+            .pop()
+            .ok_or_else(|| storage("audit head", format!("chain {chain} has none")))?;
+        Ok((seq, digest.as_deref().map(digest_from).transpose()?))
+    }
+
+    /// Moves a chain's head from `from` to `to`; false (nothing written) if it is no longer
+    /// at `from`.
+    fn move_head(&self, chain: i64, from: Head, to: Head) -> Result<bool> {
         let n = self.exec(
+            "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3 AND seq = ?4 \
+             AND digest IS ?5",
+            params![
+                to.0,
+                to.1.map(|d| d.to_string()),
+                chain,
+                from.0,
+                from.1.map(|d| d.to_string())
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn insert(&self, t: &TaskRow) -> Result<usize> {
+        let sql = format!(
+            "INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) VALUES (?1, ?2, ?3, ?4, ?5, \
+             ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, \
+             ?23, ?24, ?25, ?26, ?27) ON CONFLICT DO NOTHING"
+        );
+        self.exec(
             &sql,
             params![
                 t.id,
@@ -430,10 +580,82 @@ impl Tx for SqliteTx<'_> {
                 t.proposed_digest.map(|d| d.to_string()),
                 t.amendments,
                 t.approval,
-                t.revoked_at
+                t.revoked_at,
+                self.links.last(&t.id)?
             ],
-        )?;
-        Ok(n == 1)
+        )
+    }
+
+    fn update(&self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<usize> {
+        self.exec(
+            "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
+             executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
+             updated_at = ?10, approval = ?11, revoked_at = ?12, last_event = ?13 \
+             WHERE id = ?14 AND state = ?15 AND fence = ?16",
+            params![
+                t.state.as_str(),
+                t.fence,
+                t.round,
+                t.approval_id,
+                t.executor,
+                t.lease_until,
+                t.budget,
+                t.reserved,
+                t.result,
+                t.updated_at,
+                t.approval,
+                t.revoked_at,
+                self.links.last(&t.id)?,
+                t.id,
+                expect.as_str(),
+                expect_fence
+            ],
+        )
+    }
+}
+
+impl Tx for SqliteTx<'_> {
+    fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        let sql = format!("SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks WHERE id = ?1");
+        self.linked_task(&sql, id)
+    }
+
+    fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
+        let sql = format!(
+            "SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks \
+             WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = ?1)"
+        );
+        match self.linked_task(&sql, approval_id)? {
+            Some(t) => Ok(Some(t)),
+            // No such round, or a round whose task is missing: say which.
+            None => round_task(self, approval_id),
+        }
+    }
+
+    fn approval_and_decision(
+        &mut self,
+        approval_id: &str,
+        decision_id: &str,
+    ) -> Result<(Option<ApprovalRow>, Option<String>)> {
+        // Without the round there is nothing to decide, whatever the decision id holds: the
+        // envelope is read only with it. (A query that joins both to a row of its own is
+        // prepared again by SQLite each time it is run.)
+        let sql = format!(
+            "SELECT {APPROVAL_COLUMNS}, (SELECT envelope FROM ledger_decisions \
+             WHERE decision_id = ?2) FROM ledger_approvals WHERE approval_id = ?1"
+        );
+        let mut rows = self.rows(&sql, params![approval_id, decision_id], |r| {
+            Ok((Some(approval_from(r)?), r.opt_text(5)?))
+        })?;
+        Ok(rows.pop().unwrap_or((None, None)))
+    }
+
+    fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
+        // Deferred until the events are written (see `flush`): under the write lock the
+        // proposal has just looked for the task, so the insert cannot find it there.
+        self.links.set(&t.id, 0);
+        defer(&mut self.writes, Write::InsertTask(t.clone()));
+        Ok(true)
     }
 
     fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool> {
@@ -485,30 +707,17 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn update_task(&mut self, t: &TaskRow, expect: State, expect_fence: i64) -> Result<bool> {
-        let n = self.exec(
-            "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
-             executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
-             updated_at = ?10, approval = ?11, revoked_at = ?12 \
-             WHERE id = ?13 AND state = ?14 AND fence = ?15",
-            params![
-                t.state.as_str(),
-                t.fence,
-                t.round,
-                t.approval_id,
-                t.executor,
-                t.lease_until,
-                t.budget,
-                t.reserved,
-                t.result,
-                t.updated_at,
-                t.approval,
-                t.revoked_at,
-                t.id,
-                expect.as_str(),
-                expect_fence
-            ],
-        )?;
-        Ok(n == 1)
+        // Deferred until the events are written, still conditional (see `flush`): the task
+        // is locked, so the condition cannot fail unless something wrote it without the lock.
+        defer(
+            &mut self.writes,
+            Write::UpdateTask {
+                row: t.clone(),
+                expect,
+                fence: expect_fence,
+            },
+        );
+        Ok(true)
     }
 
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
@@ -601,19 +810,17 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>> {
-        let map = |r: &rusqlite::Row<'_>| Ok((r.text(0)?, r.text(1)?));
-        match task {
-            Some(id) => self.rows(
-                "SELECT body, digest FROM ledger_events WHERE task = ?1 ORDER BY id",
-                params![id],
-                map,
-            ),
-            None => self.rows(
+        let Some(id) = task else {
+            return self.rows(
                 "SELECT body, digest FROM ledger_events ORDER BY id",
                 params![],
-                map,
-            ),
-        }
+                |r| Ok((r.text(0)?, r.text(1)?)),
+            );
+        };
+        let rows = self.rows(&history_sql(self.cutoff, "?1"), params![id], |r| {
+            Ok((r.opt_text(1)?, r.text(2)?, r.text(3)?))
+        })?;
+        history_of(id, rows)
     }
 
     fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>> {

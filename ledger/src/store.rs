@@ -88,6 +88,105 @@ pub(crate) enum Done<T> {
     Refused(Error),
 }
 
+/// A row write deferred to the end of the transaction: on PostgreSQL every one goes in the
+/// operation's last statement; on SQLite the task's go after its events, so that the row
+/// names its last event (see [`link_events`]).
+pub(crate) enum Write {
+    /// Compare-and-set: applied only if the task is still in `expect` with `fence`.
+    UpdateTask {
+        row: TaskRow,
+        expect: State,
+        fence: i64,
+    },
+    /// A new task; not applied if the id exists (another proposal committed first).
+    InsertTask(TaskRow),
+    /// An approval round, created or updated.
+    PutApproval(ApprovalRow),
+    /// A decision; not applied if its id was recorded meanwhile (by another task's decision).
+    InsertDecision {
+        decision_id: String,
+        approval_id: String,
+        envelope: String,
+        at: i64,
+    },
+    /// Only the task's last event moves (the operation appended events about a task whose
+    /// row it did not otherwise write: a refusal, a duplicate, a drift).
+    Link(String),
+}
+
+impl Write {
+    pub(crate) fn task_id(&self) -> Option<&str> {
+        match self {
+            Write::UpdateTask { row, .. } | Write::InsertTask(row) => Some(&row.id),
+            Write::Link(id) => Some(id),
+            Write::PutApproval(_) | Write::InsertDecision { .. } => None,
+        }
+    }
+}
+
+/// Adds `w` to the writes, folding it into an earlier write of the same row: the row is
+/// written once, as it ends, under the first write's condition.
+pub(crate) fn defer(writes: &mut Vec<Write>, w: Write) {
+    let same = writes.iter_mut().find(|x| match (&**x, &w) {
+        (Write::PutApproval(a), Write::PutApproval(b)) => a.approval_id == b.approval_id,
+        (x, w) => x.task_id().is_some() && x.task_id() == w.task_id(),
+    });
+    match (same, w) {
+        (Some(Write::UpdateTask { row, .. }), Write::UpdateTask { row: new, .. })
+        | (Some(Write::InsertTask(row)), Write::UpdateTask { row: new, .. }) => *row = new,
+        (Some(Write::PutApproval(a)), Write::PutApproval(b)) => *a = b,
+        (_, w) => writes.push(w),
+    }
+}
+
+/// The last event of each task a transaction read or created (0 for none), as the task's row
+/// holds it: a new event about the task links to it (see [`link_events`]). The task is
+/// locked from that read to the commit, so no other transaction links to the same event.
+#[derive(Default)]
+pub(crate) struct Links(Vec<(String, i64)>);
+
+impl Links {
+    /// Records the task's last event as read (or 0 for a task being created).
+    pub(crate) fn set(&mut self, task: &str, last: i64) {
+        match self.0.iter_mut().find(|(t, _)| t == task) {
+            Some((_, l)) => *l = last,
+            None => self.0.push((task.to_owned(), last)),
+        }
+    }
+
+    /// The task's last event; an error if the transaction never read the task (its events
+    /// could not be linked).
+    pub(crate) fn last(&self, task: &str) -> Result<i64> {
+        self.0
+            .iter()
+            .find(|(t, _)| t == task)
+            .map(|(_, l)| *l)
+            .ok_or_else(|| {
+                storage(
+                    "audit link",
+                    format!("an event about {task:?}, which the operation did not read"),
+                )
+            })
+    }
+}
+
+/// Checks that every event of a task's history is about that task (a link that leads
+/// elsewhere is damage), and returns their bodies and digests.
+pub(crate) fn history_of(
+    task: &str,
+    rows: Vec<(Option<String>, String, String)>,
+) -> Result<Vec<(String, String)>> {
+    rows.into_iter()
+        .map(|(t, body, digest)| match t.as_deref() {
+            Some(t) if t == task => Ok((body, digest)),
+            other => Err(storage(
+                "task history",
+                format!("the events of {task:?} link to one about {other:?}"),
+            )),
+        })
+        .collect()
+}
+
 /// The task of an approval round, read through its round (what [`Tx::task_of_approval`] does
 /// unless a backend has a quicker way): `None` when there is no such round, an error when the
 /// round names a task that is missing.
@@ -135,7 +234,8 @@ pub(crate) trait Tx {
     /// A task's amendments, in order.
     fn amendments(&mut self, task_id: &str) -> Result<Vec<AmendmentRow>>;
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>>;
-    /// An approval round and the envelope recorded under a decision id, read together.
+    /// An approval round and the envelope recorded under a decision id, read together (a
+    /// backend may leave out the envelope when there is no such round).
     fn approval_and_decision(
         &mut self,
         approval_id: &str,
@@ -237,6 +337,8 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
 /// - events are numbered in the order they are written (`id`), so that every append goes to the
 ///   end of one b-tree instead of the ends of as many chains; each chain is in seq order within
 ///   that order, which is the order an export is verified in;
+/// - events are not indexed by task: each names its task's event before it, and the task row
+///   its last (version 4, see [`link_events`]);
 /// - the small tables keyed by text are `WITHOUT ROWID` on SQLite (one b-tree instead of a
 ///   table and its key's index); the tasks, whose rows are large, keep their rowid.
 pub(crate) const SCHEMA: &str = "
@@ -272,7 +374,6 @@ CREATE TABLE ledger_events{v} (
 /// The indexes of the rebuilt tables, and the table version 2 added.
 pub(crate) const INDEXES: &str = "
 CREATE INDEX ledger_tasks_leases ON ledger_tasks (lease_until) WHERE lease_until IS NOT NULL;
-CREATE INDEX ledger_events_task ON ledger_events (task, id);
 CREATE TABLE ledger_amendments (
   task_id TEXT NOT NULL, n {int} NOT NULL, amends TEXT NOT NULL, action TEXT NOT NULL,
   action_digest TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT NOT NULL, at {int} NOT NULL,
@@ -315,8 +416,73 @@ INSERT INTO ledger_head (chain, seq, digest)
   SELECT n, 0, NULL FROM c WHERE n NOT IN (SELECT chain FROM ledger_head);
 ";
 
+/// Versions 2 and 3 found a task's events through an index of every event by task; version 4
+/// keeps it only for the events written before it (see [`link_events`]).
+pub(crate) const EVENTS_BY_TASK: &str = "
+CREATE INDEX ledger_events_task ON ledger_events (task, id);
+";
+
+/// Version 4 links each task's events into a list instead of indexing them by task (an index
+/// entry, and on SQLite more than a page of the log, for every event): an event names the one
+/// before it about its task (`task_prev`, 0 for none), and the task row names its last
+/// (`last_event`, 0 for none), a row that nearly every operation writes anyway. A task's
+/// history is read by primary key, from its last event back.
+///
+/// `cutoff` is the last event written before the upgrade (0 for a new ledger, or one without
+/// events). The events up to it are not linked (`task_prev` is NULL) and keep their index by
+/// task, now partial, so that no new event pays for it; the list of a task holds only its
+/// events after the cutoff (its first one names 0), and its history reads the older ones
+/// through that index. The cutoff is recorded in `ledger_links`. The `CHECK` refuses an event
+/// without a link after the cutoff: an older build still running against an upgraded ledger
+/// fails instead of writing events that no history would find.
+pub(crate) fn link_events(cutoff: i64, upgrading: bool, d: &Dialect) -> String {
+    let mut sql = format!(
+        "
+ALTER TABLE ledger_tasks ADD COLUMN last_event {int} NOT NULL DEFAULT 0;
+ALTER TABLE ledger_events ADD COLUMN task_prev {int} CHECK (task_prev IS NOT NULL OR id <= {cutoff});
+CREATE TABLE ledger_links (cutoff {int} NOT NULL);
+INSERT INTO ledger_links (cutoff) VALUES ({cutoff});
+{storage}",
+        int = d.int,
+        storage = d.task_storage
+    );
+    if upgrading {
+        sql += "DROP INDEX ledger_events_task;\n";
+        if cutoff > 0 {
+            sql += &format!(
+                "CREATE INDEX ledger_events_task_old ON ledger_events (task, id) \
+                 WHERE id <= {cutoff};\n"
+            );
+        }
+    }
+    sql
+}
+
+/// A task's events as (id, task, body, digest), in the order they were written, `$1` (or
+/// `?1`) the task's id: the list from the task's last event back (each link must point to an
+/// earlier event after the cutoff, so that a damaged list ends), and the events up to the
+/// cutoff through their index.
+pub(crate) fn history_sql(cutoff: i64, p: &str) -> String {
+    let mut sql = format!(
+        "WITH RECURSIVE walk (id, task_prev, task, body, digest) AS (\
+         SELECT e.id, e.task_prev, e.task, e.body, e.digest FROM ledger_tasks t \
+         JOIN ledger_events e ON e.id = t.last_event WHERE t.id = {p} AND t.last_event > {cutoff} \
+         UNION ALL SELECT e.id, e.task_prev, e.task, e.body, e.digest FROM walk \
+         JOIN ledger_events e ON e.id = walk.task_prev \
+         WHERE walk.task_prev > {cutoff} AND walk.task_prev < walk.id) \
+         SELECT id, task, body, digest FROM walk"
+    );
+    if cutoff > 0 {
+        sql += &format!(
+            " UNION ALL SELECT id, task, body, digest FROM ledger_events \
+             WHERE task = {p} AND id <= {cutoff}"
+        );
+    }
+    sql + " ORDER BY 1"
+}
+
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// One engine's spelling of the schema: its 64-bit integer type, and whether tables keyed by
 /// text may drop their rowid.
@@ -327,6 +493,8 @@ pub(crate) struct Dialect {
     pub serial: &'static str,
     /// The triggers that keep `ledger_events` append-only.
     pub append_only: &'static str,
+    /// How the task rows are stored, set by version 4.
+    pub task_storage: &'static str,
 }
 
 /// `sql` in `d`'s spelling, with `{v}` as `v`.
@@ -342,21 +510,34 @@ pub(crate) fn create_all(d: &Dialect) -> String {
     [SCHEMA, REBUILT, INDEXES, d.append_only]
         .map(|s| ddl(s, d, ""))
         .concat()
+        + &link_events(0, false, d)
 }
 
-/// The statements that bring a ledger at `version` to the next one.
-pub(crate) fn upgrade(version: i64, d: &Dialect) -> Option<String> {
-    match version {
+/// The statements that bring a ledger at `version` to the next one; `last_id` reads the id
+/// of the last event written (asked only where a step needs it).
+pub(crate) fn upgrade(
+    version: i64,
+    d: &Dialect,
+    last_id: &mut dyn FnMut() -> Result<i64>,
+) -> Result<Option<String>> {
+    Ok(match version {
         1 => Some(
-            [REBUILT, UPGRADE_TO_2, INDEXES, d.append_only]
-                .iter()
-                .enumerate()
-                .map(|(i, s)| ddl(s, d, if i == 0 { "_v2" } else { "" }))
-                .collect::<String>(),
+            [
+                REBUILT,
+                UPGRADE_TO_2,
+                INDEXES,
+                EVENTS_BY_TASK,
+                d.append_only,
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ddl(s, d, if i == 0 { "_v2" } else { "" }))
+            .collect::<String>(),
         ),
         2 => Some(UPGRADE_TO_3.replace("{chains}", &CHAINS.to_string())),
+        3 => Some(link_events(last_id()?, true, d)),
         _ => None,
-    }
+    })
 }
 
 pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \

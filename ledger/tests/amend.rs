@@ -675,7 +675,7 @@ fn downgrade_to_v1(db: &Db) {
     for t in ["tasks", "approvals", "decisions", "events"] {
         sql += &format!("ALTER TABLE ledger_{t} RENAME TO ledger_{t}_now;\n");
     }
-    sql += "DROP INDEX ledger_tasks_leases; DROP INDEX ledger_events_task;\n";
+    sql += "DROP INDEX ledger_tasks_leases; DROP TABLE ledger_links;\n";
     sql += &V1_TABLES.replace("{int}", int);
     sql += "INSERT INTO ledger_tasks SELECT id, tenant, job_id, request_id, state, action,
               action_digest, approval_required, cost_minor, idempotency_key, proposer, fence,

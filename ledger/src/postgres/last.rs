@@ -10,54 +10,10 @@
 //! `Event::canonical_around`) and fingerprinted with the server's `sha256()`, byte for byte
 //! what the SQLite backend seals in Rust (the tests compare the two audits).
 
-use crate::store::{ApprovalRow, TaskRow, TASK_COLUMNS};
-use actionseal_core::ledger::{Event, State};
+use crate::store::{Links, Write, TASK_COLUMNS};
+use actionseal_core::ledger::Event;
+use actionseal_core::Result;
 use postgres::types::ToSql;
-
-/// A row write deferred to the last statement.
-pub(super) enum Write {
-    /// Compare-and-set: applied only if the task is still in `expect` with `fence`.
-    UpdateTask {
-        row: TaskRow,
-        expect: State,
-        fence: i64,
-    },
-    /// A new task; not applied if the id exists (another proposal committed first).
-    InsertTask(TaskRow),
-    /// An approval round, created or updated.
-    PutApproval(ApprovalRow),
-    /// A decision; not applied if its id was recorded meanwhile (by another task's decision).
-    InsertDecision {
-        decision_id: String,
-        approval_id: String,
-        envelope: String,
-        at: i64,
-    },
-}
-
-impl Write {
-    fn task_id(&self) -> Option<&str> {
-        match self {
-            Write::UpdateTask { row, .. } | Write::InsertTask(row) => Some(&row.id),
-            Write::PutApproval(_) | Write::InsertDecision { .. } => None,
-        }
-    }
-}
-
-/// Adds `w` to the writes, folding it into an earlier write of the same row: the row is
-/// written once, as it ends, under the first write's condition.
-pub(super) fn defer(writes: &mut Vec<Write>, w: Write) {
-    let same = writes.iter_mut().find(|x| match (&**x, &w) {
-        (Write::PutApproval(a), Write::PutApproval(b)) => a.approval_id == b.approval_id,
-        (x, w) => x.task_id().is_some() && x.task_id() == w.task_id(),
-    });
-    match (same, w) {
-        (Some(Write::UpdateTask { row, .. }), Write::UpdateTask { row: new, .. })
-        | (Some(Write::InsertTask(row)), Write::UpdateTask { row: new, .. }) => *row = new,
-        (Some(Write::PutApproval(a)), Write::PutApproval(b)) => *a = b,
-        (_, w) => writes.push(w),
-    }
-}
 
 /// What a write must have changed: one row, or (for a new task or decision) none when another
 /// transaction created it first: the operation then runs again, and finds it.
@@ -66,27 +22,57 @@ pub(super) enum Expect {
     New,
 }
 
-/// What a last statement's text depends on (its writes' kinds, whether a new task was looked
-/// for, how many events): statements of one shape share their text, so a session builds and
-/// prepares it once.
-pub(super) fn shape(writes: &[Write], chain: Option<&(i64, Vec<Event>)>, unseen: bool) -> Vec<u8> {
-    let mut key: Vec<u8> = writes
+/// One chain's queued events.
+pub(super) type Chain = (i64, Vec<Event>);
+
+/// For each event, the one before it about the same task in this statement (its index), if
+/// any; the first about a task links to the task's last event as read.
+fn earlier(events: &[Event]) -> Vec<Option<usize>> {
+    events
         .iter()
-        .map(|w| match w {
+        .enumerate()
+        .map(|(i, e)| {
+            e.task.as_ref()?;
+            events[..i].iter().rposition(|x| x.task == e.task)
+        })
+        .collect()
+}
+
+/// The last event about `task` in this statement (its index).
+fn last_about(events: &[Event], task: &str) -> Option<usize> {
+    events.iter().rposition(|e| e.task.as_deref() == Some(task))
+}
+
+/// What a last statement's text depends on (its writes' kinds, whether a new task was looked
+/// for, how many events, which of them a task row and each event's link name): statements of
+/// one shape share their text, so a session builds and prepares it once.
+pub(super) fn shape(writes: &[Write], chain: Option<&Chain>, unseen: bool) -> Vec<u8> {
+    let events = chain.map_or(&[][..], |(_, events)| events);
+    let index = |i: Option<usize>| {
+        u32::try_from(i.map_or(0, |i| i + 1))
+            .unwrap_or(u32::MAX)
+            .to_le_bytes()
+    };
+    let mut key = Vec::new();
+    for w in writes {
+        key.push(match w {
             Write::UpdateTask { .. } => b'u',
             Write::InsertTask(_) if unseen => b'I',
             Write::InsertTask(_) => b'i',
             Write::PutApproval(_) => b'a',
             Write::InsertDecision { .. } => b'd',
-        })
-        .collect();
-    if let Some((_, events)) = chain {
+            Write::Link(_) => b'l',
+        });
+        if let Some(task) = w.task_id() {
+            key.extend(index(last_about(events, task)));
+        }
+    }
+    if chain.is_some() {
         key.push(b'e');
-        key.extend(
-            u32::try_from(events.len())
-                .unwrap_or(u32::MAX)
-                .to_le_bytes(),
-        );
+        key.extend(index(events.len().checked_sub(1)));
+        for e in earlier(events) {
+            key.extend(index(e));
+        }
     }
     key
 }
@@ -118,14 +104,21 @@ impl Last {
 /// Its text is built only `with_sql` (a statement of the same [`shape`] has the same text and
 /// the same parameters in the same order).
 ///
+/// Each event takes its id from the events' identity sequence (`sequence`, its oid) in the
+/// statement itself, so that it can link to the event before it about its task (the task's
+/// last event as read, from `links`, or an earlier event of the statement), and the task's
+/// row, written in the same statement, can name its last event.
+///
 /// With `unseen`, a new task is inserted without `ON CONFLICT`: the proposal did not look for
 /// it, and an existing one must fail the whole statement (which may be its own transaction).
 pub(super) fn statement(
     writes: Vec<Write>,
-    chain: Option<(i64, Vec<Event>)>,
+    chain: Option<Chain>,
     unseen: bool,
     with_sql: bool,
-) -> Last {
+    links: &Links,
+    sequence: u32,
+) -> Result<Last> {
     let mut last = Last {
         sql: String::new(),
         params: Vec::new(),
@@ -133,10 +126,81 @@ pub(super) fn statement(
         with_sql,
     };
     let mut ctes: Vec<String> = Vec::new();
+    // The events first: the writes name them.
+    let (chain, events) = match chain {
+        Some((c, events)) => (Some(c), events),
+        None => (None, Vec::new()),
+    };
+    // The event (its CTE's name) that each task's row names as its last.
+    let last_event = |task: &str| last_about(&events, task).map(|i| format!("s{}", i + 1));
+    let mut end = None;
+    let mut insert = None;
+    if let Some(chain) = chain {
+        let c = last.param(chain);
+        if with_sql {
+            ctes.push(format!(
+                "h AS (SELECT seq, digest FROM ledger_head WHERE chain = {c} FOR UPDATE)"
+            ));
+        }
+        let mut inserts = Vec::new();
+        for (i, (e, earlier)) in events.iter().zip(earlier(&events)).enumerate() {
+            let n = i + 1;
+            let task_prev = match (earlier, &e.task) {
+                (Some(k), _) => format!("(SELECT id FROM s{})", k + 1),
+                (None, Some(task)) => format!("{}::bigint", last.param(links.last(task)?)),
+                (None, None) => format!("{}::bigint", last.param(0_i64)),
+            };
+            let [a, b, rest] = e.canonical_around();
+            let (a, b, rest) = (last.param(a), last.param(b), last.param(rest));
+            let (at, tenant) = (last.param(e.at), last.param(e.tenant.clone()));
+            let (task, kind) = (
+                last.param(e.task.clone()),
+                last.param(e.kind.as_str().to_owned()),
+            );
+            if !with_sql {
+                continue;
+            }
+            // The first event follows the head; each next one, the event before it.
+            let (from, prev) = if n == 1 {
+                (
+                    "h".to_owned(),
+                    "coalesce('\"' || h.digest || '\"', 'null')".to_owned(),
+                )
+            } else {
+                (
+                    format!("s{}", n - 1),
+                    format!("'\"' || s{}.digest || '\"'", n - 1),
+                )
+            };
+            ctes.push(format!(
+                "e{n} AS (SELECT {from}.seq + 1 AS seq, {a}::text || {prev} || {b}::text || \
+                 ({from}.seq + 1)::text || {rest}::text AS body FROM {from})"
+            ));
+            // The id is taken here, under the head's lock (ids follow each chain's order),
+            // in the CTE that is computed once anyway.
+            ctes.push(format!(
+                "s{n} AS (SELECT nextval({sequence}::oid::regclass) AS id, seq, body, 'sha256:' || \
+                 encode(sha256(convert_to(body, 'UTF8')), 'hex') AS digest FROM e{n})"
+            ));
+            inserts.push(format!(
+                "SELECT id, {c}::bigint, seq, {at}::bigint, {tenant}::text, {task}::text, \
+                 {kind}::text, body, digest, {task_prev} FROM s{n}"
+            ));
+        }
+        if with_sql {
+            insert = Some(format!(
+                "i AS (INSERT INTO ledger_events (id, chain, seq, at, tenant, task, kind, body, \
+                 digest, task_prev) {})",
+                inserts.join(" UNION ALL ")
+            ));
+        }
+        end = Some((c, events.len()));
+    }
     for (k, w) in writes.into_iter().enumerate() {
         match w {
             Write::UpdateTask { row, expect, fence } => {
                 last.expect.push(Expect::One);
+                let moved = last_event(&row.id);
                 let set = [
                     ("state", last.param(row.state.as_str().to_owned())),
                     ("fence", last.param(row.fence)),
@@ -155,7 +219,8 @@ pub(super) fn statement(
                 let state = last.param(expect.as_str().to_owned());
                 let fence = last.param(fence);
                 if with_sql {
-                    let set = set.map(|(col, p)| format!("{col} = {p}"));
+                    let mut set: Vec<String> = set.map(|(col, p)| format!("{col} = {p}")).into();
+                    set.extend(moved.map(|s| format!("last_event = (SELECT id FROM {s})")));
                     ctes.push(format!(
                         "w{k} AS (UPDATE ledger_tasks SET {} WHERE id = {id} AND state = {state} \
                          AND fence = {fence} RETURNING 1)",
@@ -165,6 +230,7 @@ pub(super) fn statement(
             }
             Write::InsertTask(t) => {
                 last.expect.push(Expect::New);
+                let moved = last_event(&t.id);
                 let values = [
                     last.param(t.id),
                     last.param(t.tenant),
@@ -194,15 +260,31 @@ pub(super) fn statement(
                     last.param(t.revoked_at),
                 ];
                 if with_sql {
+                    let last_event =
+                        moved.map_or("0".to_owned(), |s| format!("(SELECT id FROM {s})"));
                     ctes.push(format!(
-                        "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}) VALUES ({}){} \
-                         RETURNING 1)",
+                        "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) \
+                         VALUES ({}, {last_event}){} RETURNING 1)",
                         values.join(", "),
                         if unseen {
                             ""
                         } else {
                             " ON CONFLICT DO NOTHING"
                         }
+                    ));
+                }
+            }
+            Write::Link(task) => {
+                last.expect.push(Expect::One);
+                let moved = last_event(&task);
+                let id = last.param(task);
+                if with_sql {
+                    // A link is made only for a task with events in this statement.
+                    let moved =
+                        moved.map_or("last_event".to_owned(), |s| format!("(SELECT id FROM {s})"));
+                    ctes.push(format!(
+                        "w{k} AS (UPDATE ledger_tasks SET last_event = {moved} WHERE id = {id} \
+                         RETURNING 1)"
                     ));
                 }
             }
@@ -248,61 +330,10 @@ pub(super) fn statement(
             }
         }
     }
-    let mut end = None;
-    if let Some((chain, events)) = chain {
-        let c = last.param(chain);
-        if with_sql {
-            ctes.push(format!(
-                "h AS (SELECT seq, digest FROM ledger_head WHERE chain = {c} FOR UPDATE)"
-            ));
-        }
-        let mut inserts = Vec::new();
-        for (i, e) in events.into_iter().enumerate() {
-            let n = i + 1;
-            let [a, b, rest] = e.canonical_around();
-            let (a, b, rest) = (last.param(a), last.param(b), last.param(rest));
-            let (at, tenant) = (last.param(e.at), last.param(e.tenant));
-            let (task, kind) = (last.param(e.task), last.param(e.kind.as_str().to_owned()));
-            if !with_sql {
-                continue;
-            }
-            // The first event follows the head; each next one, the event before it.
-            let (from, prev) = if n == 1 {
-                (
-                    "h".to_owned(),
-                    "coalesce('\"' || h.digest || '\"', 'null')".to_owned(),
-                )
-            } else {
-                (
-                    format!("s{}", n - 1),
-                    format!("'\"' || s{}.digest || '\"'", n - 1),
-                )
-            };
-            ctes.push(format!(
-                "e{n} AS (SELECT {from}.seq + 1 AS seq, {a}::text || {prev} || {b}::text || \
-                 ({from}.seq + 1)::text || {rest}::text AS body FROM {from})"
-            ));
-            ctes.push(format!(
-                "s{n} AS (SELECT seq, body, 'sha256:' || \
-                 encode(sha256(convert_to(body, 'UTF8')), 'hex') AS digest FROM e{n})"
-            ));
-            inserts.push(format!(
-                "SELECT {c}::bigint, seq, {at}::bigint, {tenant}::text, {task}::text, \
-                 {kind}::text, body, digest FROM s{n}"
-            ));
-        }
-        if with_sql {
-            ctes.push(format!(
-                "i AS (INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, \
-                 digest) {})",
-                inserts.join(" UNION ALL ")
-            ));
-        }
-        end = Some((c, inserts.len()));
-    }
     if !with_sql {
-        return last;
+        return Ok(last);
     }
+    ctes.extend(insert);
     let counts: Vec<String> = (0..last.expect.len())
         .map(|k| format!("(SELECT count(*) FROM w{k})"))
         .collect();
@@ -323,5 +354,5 @@ pub(super) fn statement(
     } else {
         format!("WITH {} {tail}", ctes.join(", "))
     };
-    last
+    Ok(last)
 }
