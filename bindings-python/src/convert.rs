@@ -572,7 +572,7 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             keys.extend_from_slice(members);
             order.clear();
             order.extend(0..n as u32);
-            // SAFETY: the keys are held.
+            // SAFETY: the keys are the dict's, alive while no Python code runs.
             order.sort_unstable_by(|&x, &y| unsafe {
                 actionseal_core::cmp_utf16(members[x as usize].text(), members[y as usize].text())
             });
