@@ -26,7 +26,7 @@ use crate::store::{
     amendment_from, approval_from, budget_from, by_chain, create_all, defer, history_of,
     history_sql, round_task, storage, task_from, too_new, upgrade, AmendmentRow, ApprovalRow,
     BudgetRow, Cols, Dialect, Done, Links, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
-    MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    LAST_EVENT_AT, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
@@ -471,7 +471,7 @@ impl PgTx<'_> {
     /// (the row is locked: the next event about the task links to it).
     fn linked(&mut self, r: &dyn Cols) -> Result<TaskRow> {
         let t = task_from(r)?;
-        self.links.set(&t.id, r.int(26)?);
+        self.links.set(&t.id, r.int(LAST_EVENT_AT)?);
         Ok(t)
     }
 

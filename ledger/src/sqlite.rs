@@ -10,7 +10,7 @@ use crate::store::{
     amendment_from, approval_from, budget_from, by_chain, create_all, defer, digest_from,
     history_of, history_sql, round_task, seal, storage, task_from, too_new, upgrade, AmendmentRow,
     ApprovalRow, BudgetRow, Cols, Dialect, Done, Head, Links, TaskRow, Tx, Write,
-    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
@@ -509,7 +509,7 @@ impl SqliteTx<'_> {
         match rows.next().map_err(|e| sql_error("query", e))? {
             Some(r) => {
                 let t = task_from(r)?;
-                self.links.set(&t.id, r.int(26)?);
+                self.links.set(&t.id, r.int(LAST_EVENT_AT)?);
                 Ok(Some(t))
             }
             None => Ok(None),

@@ -545,6 +545,22 @@ pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, ac
     round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at, \
     proposed_action, proposed_digest, amendments, approval, revoked_at";
 
+/// Where `last_event` is in a row that selects it right after [`TASK_COLUMNS`].
+pub(crate) const LAST_EVENT_AT: usize = columns(TASK_COLUMNS);
+
+/// How many columns a comma-separated list names.
+const fn columns(list: &str) -> usize {
+    let b = list.as_bytes();
+    let (mut i, mut n) = (0, 1);
+    while i < b.len() {
+        if b[i] == b',' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
 /// The schema-too-new error.
 pub(crate) fn too_new(found: i64) -> Error {
     Error::new(
