@@ -10,7 +10,8 @@
 //! Rounds are interleaved (ledger, naive, ledger, naive, ...); the table gives the median
 //! lifecycles/s of the rounds with their spread, and p50/p99 latency of one lifecycle.
 
-use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
+use actionseal_bench::{json, Refund};
+use actionseal_core::canonicalize;
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -18,57 +19,13 @@ use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 5;
 
-fn json(text: &str) -> OwnedValue {
-    parse(text.as_bytes(), &Options::default())
-        .expect("bench JSON")
-        .into_owned()
-}
-
-struct Fixture {
-    contract: OwnedValue,
-    compiled: Contract,
-    facts: OwnedValue,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let contract = json(include_str!("../../examples/refund/contract.json"));
-        let facts = json(&format!(
-            r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
-                "approver_authorized": {{"approver": "user:bob", "authorized": true}},
-            "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
-            canonicalize(&contract)
-        ));
-        Fixture {
-            compiled: Contract::from_value(&contract).expect("contract"),
-            contract,
-            facts,
-        }
-    }
-
-    fn action(&self, job: &str) -> OwnedValue {
-        let ids = ActionIds {
-            tenant: "tenant-a",
-            subject: "user:alice",
-            job_id: job,
-            request_id: "req-1",
-            policy_version: "refund-policy-2026-08-01",
-        };
-        let args = json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#);
-        Action::build(&self.compiled, &args, &ids)
-            .expect("action")
-            .value()
-            .clone()
-    }
-}
-
 /// One implementation: runs one lifecycle of task `job`.
 trait Lifecycle: Send + Sync {
-    fn run(&self, f: &Fixture, job: &str);
+    fn run(&self, f: &Refund, job: &str);
 }
 
 impl Lifecycle for Ledger {
-    fn run(&self, f: &Fixture, job: &str) {
+    fn run(&self, f: &Refund, job: &str) {
         let act = f.action(job);
         let t = self.propose(&act, &f.contract, "agent").expect("propose");
         let now = self.now();
@@ -131,7 +88,7 @@ impl NaiveSqlite {
 }
 
 impl Lifecycle for NaiveSqlite {
-    fn run(&self, f: &Fixture, job: &str) {
+    fn run(&self, f: &Refund, job: &str) {
         let act = canonicalize(&f.action(job));
         let c = self.0.lock().expect("lock");
         c.prepare_cached("INSERT INTO naive_tasks VALUES (?1, 'awaiting_approval', ?2, NULL, 0)")
@@ -163,7 +120,7 @@ struct NaivePg {
 }
 
 impl Lifecycle for NaivePg {
-    fn run(&self, f: &Fixture, job: &str) {
+    fn run(&self, f: &Refund, job: &str) {
         let act = canonicalize(&f.action(job));
         let taken = self.pool.lock().expect("pool").pop();
         let mut c = taken.unwrap_or_else(|| {
@@ -207,7 +164,7 @@ static JOB: AtomicUsize = AtomicUsize::new(0);
 /// One round: `per_worker` lifecycles on each of `workers` threads; returns lifecycles/s.
 fn round(
     imp: &Arc<dyn Lifecycle>,
-    f: &Arc<Fixture>,
+    f: &Arc<Refund>,
     workers: usize,
     per_worker: usize,
     s: &mut Samples,
@@ -268,7 +225,7 @@ fn compare(
     if !wanted(label) {
         return;
     }
-    let f = Arc::new(Fixture::new());
+    let f = Arc::new(Refund::new());
     // Warm up both (connections, caches, files).
     round(&ledger, &f, workers, 5, &mut Samples::default());
     round(&naive, &f, workers, 5, &mut Samples::default());

@@ -7,41 +7,16 @@
 //! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL; `naive postgres://…`
 //! for the naive code on PostgreSQL, in a table of its own that it creates afresh;
 //! `NAIVE_PREPARED=1` prepares its statements once instead of before each use).
+use actionseal_bench::{json, Refund};
+use actionseal_core::canonicalize;
 use actionseal_core::ledger::Reported;
-use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options, OwnedValue};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
-
-fn json(text: &str) -> OwnedValue {
-    parse(text.as_bytes(), &Options::default())
-        .expect("JSON")
-        .into_owned()
-}
 
 /// CPU time of this thread so far, from Linux's /proc (wall time misleads on a loaded machine).
 fn cpu_time() -> Option<std::time::Duration> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns = stat.split_whitespace().next()?.parse().ok()?;
     Some(std::time::Duration::from_nanos(ns))
-}
-
-/// The arguments of every refund proposed here.
-fn refund_args() -> OwnedValue {
-    json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#)
-}
-
-/// The refund action of job `job`, as the ledger and both naive lifecycles propose it.
-fn refund_action(compiled: &Contract, args: &OwnedValue, job: &str) -> OwnedValue {
-    let ids = ActionIds {
-        tenant: "tenant-a",
-        subject: "user:alice",
-        job_id: job,
-        request_id: "req-1",
-        policy_version: "refund-policy-2026-08-01",
-    };
-    Action::build(compiled, args, &ids)
-        .expect("action")
-        .value()
-        .clone()
 }
 
 fn main() {
@@ -65,20 +40,14 @@ fn main() {
         return;
     }
     let ledger = Ledger::open(&url).expect("ledger");
-    let contract = json(include_str!("../../examples/refund/contract.json"));
-    let compiled = Contract::from_value(&contract).expect("contract");
-    let facts = json(&format!(
-        r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
-            "approver_authorized": {{"approver": "user:bob", "authorized": true}},
-            "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
-        canonicalize(&contract)
-    ));
-    let args = refund_args();
+    let refund = Refund::new();
     let (t0, c0) = (std::time::Instant::now(), cpu_time());
     for i in 0..n {
         let job = format!("job-{i}");
-        let act = refund_action(&compiled, &args, &job);
-        let t = ledger.propose(&act, &contract, "agent").expect("propose");
+        let act = refund.action(&job);
+        let t = ledger
+            .propose(&act, &refund.contract, "agent")
+            .expect("propose");
         let now = ledger.now();
         let d = json(&format!(
             r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
@@ -93,7 +62,7 @@ fn main() {
             .claim(&ClaimRequest {
                 task_id: &t.id,
                 action: &act,
-                facts: &facts,
+                facts: &refund.facts,
                 executor: "worker",
                 lease_ms: 60_000,
                 budget: None,
@@ -136,13 +105,11 @@ fn naive(n: usize, dir: &std::path::Path) {
            action TEXT NOT NULL, approval TEXT, fence INTEGER NOT NULL);"
     ))
     .expect("schema");
-    let contract = json(include_str!("../../examples/refund/contract.json"));
-    let compiled = Contract::from_value(&contract).expect("contract");
-    let args = refund_args();
+    let refund = Refund::new();
     let (t0, c0) = (std::time::Instant::now(), cpu_time());
     for i in 0..n {
         let job = format!("job-{i}");
-        let act = canonicalize(&refund_action(&compiled, &args, &job));
+        let act = canonicalize(&refund.action(&job));
         let run = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
             c.prepare_cached(sql)
                 .and_then(|mut s| s.execute(p))
@@ -192,13 +159,11 @@ fn naive_pg(n: usize, url: &str) {
            action TEXT NOT NULL, approval TEXT, fence BIGINT NOT NULL)",
     )
     .expect("schema");
-    let contract = json(include_str!("../../examples/refund/contract.json"));
-    let compiled = Contract::from_value(&contract).expect("contract");
-    let args = refund_args();
+    let refund = Refund::new();
     let (t0, c0) = (std::time::Instant::now(), cpu_time());
     for i in 0..n {
         let job = format!("job-{i}");
-        let act = canonicalize(&refund_action(&compiled, &args, &job));
+        let act = canonicalize(&refund.action(&job));
         let mut statement = |c: &mut postgres::Client, sql: &'static str| match kept.get(sql) {
             Some(st) => st.clone(),
             None => {

@@ -1,7 +1,9 @@
 //! Inputs shared by the benchmarks and the profiling examples, so that both measure the same
 //! thing.
 
-use actionseal_core::{parse, Context, Contract, Object, Options, OwnedValue, Value};
+use actionseal_core::{
+    canonicalize, parse, Action, ActionIds, Context, Contract, Object, Options, OwnedValue, Value,
+};
 
 /// A file from `bench/payloads/`.
 pub fn payload(name: &str) -> Vec<u8> {
@@ -47,4 +49,60 @@ pub fn refund_check() -> (OwnedValue, OwnedValue, Context) {
     let contract = Contract::from_value(&json("contract.json")).expect("contract");
     let context = Context::with_contract(&fields, Some(contract)).expect("context");
     (json("approval.json"), json("action.json"), context)
+}
+
+/// JSON text of this crate's own fixtures, parsed strictly.
+pub fn json(text: &str) -> OwnedValue {
+    parse(text.as_bytes(), &Options::default())
+        .expect("bench JSON")
+        .into_owned()
+}
+
+/// The refund lifecycles of the ledger benchmark and its profile: the contract of
+/// `examples/refund/` (as a document, and compiled), the executor's trusted facts, and the
+/// arguments every refund is proposed with.
+pub struct Refund {
+    pub contract: OwnedValue,
+    pub compiled: Contract,
+    pub facts: OwnedValue,
+    args: OwnedValue,
+}
+
+impl Refund {
+    pub fn new() -> Refund {
+        let contract = json(include_str!("../../examples/refund/contract.json"));
+        let facts = json(&format!(
+            r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
+                "approver_authorized": {{"approver": "user:bob", "authorized": true}},
+                "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
+            canonicalize(&contract)
+        ));
+        Refund {
+            compiled: Contract::from_value(&contract).expect("contract"),
+            contract,
+            facts,
+            args: json(r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#),
+        }
+    }
+
+    /// The refund action of job `job`, as the ledger and the naive lifecycles propose it.
+    pub fn action(&self, job: &str) -> OwnedValue {
+        let ids = ActionIds {
+            tenant: "tenant-a",
+            subject: "user:alice",
+            job_id: job,
+            request_id: "req-1",
+            policy_version: "refund-policy-2026-08-01",
+        };
+        Action::build(&self.compiled, &self.args, &ids)
+            .expect("action")
+            .value()
+            .clone()
+    }
+}
+
+impl Default for Refund {
+    fn default() -> Refund {
+        Refund::new()
+    }
 }
