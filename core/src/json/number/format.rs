@@ -78,8 +78,10 @@ fn write_decimal<S: Sink>(neg: bool, mut m: u64, mut k: u32, out: &mut S) {
     if k > 0 {
         out.put_ascii(b'.');
         let frac = digits.format(m % p);
-        // The places before the fraction's first significant digit (k <= 8).
-        out.put(&"00000000"[..(k as usize).saturating_sub(frac.len())]);
+        // The places before the fraction's first significant digit.
+        for _ in frac.len()..k as usize {
+            out.put_ascii(b'0');
+        }
         out.put(frac);
     }
 }
