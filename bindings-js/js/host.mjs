@@ -89,6 +89,18 @@ export const host = (() => {
     }
   }
 
+  // nameOf(proto)[0] without the pair (a held object is named on every check).
+  function constructorName(proto) {
+    try {
+      const ctor = proto.constructor
+      if (typeof ctor !== 'function') return undefined
+      const name = ctor.name
+      return typeof name === 'string' ? name : undefined
+    } catch {
+      return undefined
+    }
+  }
+
   function appendName(name) {
     if (name === undefined) {
       tape[n++] = -1
@@ -190,11 +202,18 @@ export const host = (() => {
     }
     const array = isArray(v)
     const proto = getPrototypeOf(v)
-    if (heldProto !== null && !array && proto !== ObjectPrototype && proto !== null && isPrototypeOf(heldProto, v)) {
+    // `proto === heldProto` first, the usual case: one prototype lookup fewer.
+    if (
+      heldProto !== null &&
+      !array &&
+      proto !== ObjectPrototype &&
+      proto !== null &&
+      (proto === heldProto || isPrototypeOf(heldProto, v))
+    ) {
       tape[n++] = HELD
       tape[n++] = held.length
       push(held, v)
-      appendName(nameOf(proto)[0])
+      appendName(constructorName(proto))
       return
     }
     const pi = protoIndex(proto, array)
