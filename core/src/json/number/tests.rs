@@ -196,6 +196,27 @@ fn written_like_ryu() {
     }
 }
 
+/// The ends of the range `zmij` writes (1e-5 and 2^53), and the powers of ten and two around
+/// which a double's first digit or exponent changes: a thousand doubles either side of each.
+#[test]
+fn doubles_around_the_ends_of_zmij_range_written_like_ryu() {
+    let mut ends = vec![1e-5, 9_007_199_254_740_992.0, 1e-6];
+    ends.extend((-6..=16).map(|e| 10f64.powi(e)));
+    ends.extend((-17..=53).map(|e| 2f64.powi(e)));
+    for end in ends {
+        for ulps in -1000i64..=1000 {
+            let f = f64::from_bits((end.to_bits() as i64 + ulps) as u64);
+            for f in [f, -f] {
+                assert_eq!(
+                    Number::from_f64(f).unwrap().to_canonical_string(),
+                    ryu(f),
+                    "{f:e}"
+                );
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(20_000))]
 
@@ -210,6 +231,15 @@ proptest! {
     fn any_double_written_like_ryu(bits in any::<u64>()) {
         let f = f64::from_bits(bits);
         prop_assume!(f.is_finite());
+        prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f));
+    }
+
+    /// Every binary exponent where `zmij` writes (from 2^-17, below 1e-5, up to 2^53), with
+    /// random significands: mostly 16 and 17 digits.
+    #[test]
+    fn doubles_zmij_writes_written_like_ryu(exp in -17i64..53, significand in any::<u64>(), neg in any::<bool>()) {
+        let bits = ((exp + 1023) as u64) << 52 | (significand & ((1 << 52) - 1));
+        let f = if neg { -f64::from_bits(bits) } else { f64::from_bits(bits) };
         prop_assert_eq!(Number::from_f64(f).unwrap().to_canonical_string(), ryu(f));
     }
 
