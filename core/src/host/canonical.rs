@@ -141,16 +141,17 @@ impl<'a> Output<'a> for Canonical<'a> {
 
     #[inline]
     fn scalar(&mut self, v: Value<'a>) {
-        self.element();
-        match v {
-            Value::Null => self.text.push_str("null"),
-            Value::Bool(true) => self.text.push_str("true"),
-            Value::Bool(false) => self.text.push_str("false"),
-            Value::Number(n) => write_number(n.as_f64(), &mut self.text),
-            Value::String(s) => write_string(&s, &mut self.text),
+        let literal = match v {
+            Value::Number(n) => return self.number(n),
+            Value::String(s) => return self.string(s),
+            Value::Null => "null",
+            Value::Bool(true) => "true",
+            Value::Bool(false) => "false",
             // Containers are reported with open and close.
-            Value::Array(_) | Value::Object(_) => {}
-        }
+            Value::Array(_) | Value::Object(_) => return,
+        };
+        self.element();
+        self.text.push_str(literal);
     }
 
     #[inline]

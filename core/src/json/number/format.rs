@@ -1,6 +1,7 @@
 //! ECMAScript `Number.prototype.toString` output for finite doubles.
 
 use crate::json::canon::Sink;
+use crate::json::number::MAX_SAFE_INTEGER;
 
 /// Appends the ECMAScript `Number.prototype.toString` form of a finite double.
 pub(crate) fn write_number<S: Sink>(f: f64, out: &mut S) {
@@ -9,11 +10,11 @@ pub(crate) fn write_number<S: Sink>(f: f64, out: &mut S) {
     // `as` truncates toward zero (one instruction, where `fract` calls the C library), so
     // the round trip holds exactly for integers.
     let i = f as i64;
-    if i as f64 == f && f.abs() < TWO_53 {
+    if i as f64 == f && f.abs() <= SAFE {
         write_integer(i, out);
     } else if let Some((m, k)) = short_decimal(f.abs()) {
         write_decimal(f < 0.0, m, k, out);
-    } else if (PLAIN_FROM..TWO_53).contains(&f.abs()) {
+    } else if (PLAIN_FROM..=SAFE).contains(&f.abs()) {
         out.put(zmij::Buffer::new().format_finite(f));
     } else {
         let mut buf = ryu_js::Buffer::new();
@@ -21,18 +22,18 @@ pub(crate) fn write_number<S: Sink>(f: f64, out: &mut S) {
     }
 }
 
-/// From here up to 2^53, a double that is not an integer is written by `zmij` (Schubfach: 13
-/// ns a 17-digit double against Ryu's 21 ns on this machine), whose text there is
-/// ECMAScript's: both find the shortest digits that round to the double and, of those, the
+/// From here up to [`SAFE`], a double that is not an integer is written by `zmij`
+/// (Schubfach: 13 ns a 17-digit double against Ryu's 21 ns on this machine), whose text there
+/// is ECMAScript's: both find the shortest digits that round to the double and, of those, the
 /// closest, and both write them in plain notation (`zmij` for a first digit from 10^-5 to
 /// 10^15, ECMAScript from 10^-6 to 10^20), without an exponent and, for a value that is not an
 /// integer, without a trailing `.0`. Outside, where the two write exponents differently,
 /// `ryu_js` writes ECMAScript's form. `tests.rs` compares this path with `ryu_js` on random
 /// doubles of the range and on the doubles around its ends.
 const PLAIN_FROM: f64 = 1e-5;
-/// 2^53: every integer below it is a double, and every double from it up is an integer (which
-/// `zmij` would write with `.0`).
-const TWO_53: f64 = 9_007_199_254_740_992.0;
+/// 2^53 - 1: every integer up to it is a double, and every double beyond it is an integer
+/// (which `zmij` would write with `.0`).
+const SAFE: f64 = MAX_SAFE_INTEGER as f64;
 
 /// For a non-integral `a` from 1e-6 to 1e15, the decimal `m / 10^k` with at most 15
 /// significant digits and `k <= 8` that rounds to `a`, if there is one.
