@@ -191,20 +191,16 @@ fn canonical_into(root: &Bound<'_, PyAny>, options: &Options, text: String) -> P
     // The text borrows nothing.
     match unsafe { walk.value(root.as_ptr()) }.and_then(|()| Ok(walk.b.finish()?)) {
         Ok(text) => Ok(text),
-        Err(first @ Failure::Core(_)) => {
+        Err(first @ (Failure::Core(_) | Failure::Redo)) => {
             // SAFETY: as above.
             match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
                 Err(failure) => Err(failure.into_py(py)),
-                // The failure ran Python code that changed the value (naming a type can):
-                // what the first walk found is still what was wrong with it.
-                Ok(_) => Err(first.into_py(py)),
-            }
-        }
-        Err(Failure::Redo) => {
-            // SAFETY: as above.
-            match unsafe { convert(py, root.as_ptr(), options, Skip::NONE) } {
-                Err(failure) => Err(failure.into_py(py)),
-                Ok(now) => Ok(actionseal_core::canonicalize(&now.value)),
+                Ok(now) => match first {
+                    Failure::Redo => Ok(actionseal_core::canonicalize(&now.value)),
+                    // The failure ran Python code that changed the value (naming a type
+                    // can): what the first walk found is still what was wrong with it.
+                    first => Err(first.into_py(py)),
+                },
             }
         }
         Err(failure) => Err(failure.into_py(py)),
