@@ -63,7 +63,7 @@ pub fn json(text: &str) -> OwnedValue {
 /// arguments every refund is proposed with.
 pub struct Refund {
     pub contract: OwnedValue,
-    pub compiled: Contract,
+    compiled: Contract,
     pub facts: OwnedValue,
     args: OwnedValue,
 }
