@@ -274,7 +274,21 @@ fn main() {
             sync,
         ));
         let n = if sync == "FULL" { 300 } else { 1000 };
-        compare(&format!("SQLite {sync}, 1 process"), ledger, naive, 1, n);
+        compare(
+            &format!("SQLite {sync}, 1 process"),
+            ledger.clone(),
+            naive.clone(),
+            1,
+            n,
+        );
+        // One process whose threads share one ledger (a Node executor's pool, Python threads).
+        compare(
+            &format!("SQLite {sync}, 1 process, 4 threads"),
+            ledger,
+            naive,
+            4,
+            n / 4,
+        );
     }
     match std::env::var("ACTIONSEAL_TEST_PG") {
         Ok(base) => {

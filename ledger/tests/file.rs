@@ -1,0 +1,82 @@
+//! The SQLite file itself: how a new ledger file is laid out, and that a file laid out
+//! otherwise (by an older build) keeps its layout and works.
+
+mod common;
+
+use actionseal_core::ledger::{Reported, State};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use common::*;
+
+fn pragma(path: &std::path::Path, name: &str) -> String {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.query_row(&format!("PRAGMA {name}"), [], |r| {
+        r.get::<_, rusqlite::types::Value>(0)
+    })
+    .map(|v| match v {
+        rusqlite::types::Value::Integer(n) => n.to_string(),
+        rusqlite::types::Value::Text(s) => s,
+        other => format!("{other:?}"),
+    })
+    .unwrap()
+}
+
+/// One whole lifecycle, to show the file works.
+fn lifecycle(l: &Ledger, job: &str) {
+    let (contract, act) = (refund_contract(), refund(job, "req-1", 2500));
+    let t = l.propose(&act, &contract, "agent").unwrap();
+    l.decide(&decision(
+        &t,
+        &format!("{job}-d"),
+        "approved",
+        l.now(),
+        HOUR,
+    ))
+    .unwrap();
+    let out = l
+        .claim(&ClaimRequest {
+            task_id: &t.id,
+            action: &act,
+            facts: &facts(&contract),
+            executor: "worker-1",
+            lease_ms: MINUTE,
+            budget: None,
+        })
+        .unwrap();
+    let ClaimOutcome::Claimed(c, _) = out else {
+        panic!("not claimed: {}", out.result())
+    };
+    l.complete(&t.id, c.fence, Reported::Succeeded, None, "worker-1")
+        .unwrap();
+    assert_eq!(l.task(&t.id).unwrap().state, State::Succeeded);
+}
+
+#[test]
+fn a_new_file_has_small_pages_and_a_log() {
+    let db = Db::fresh(Engine::Sqlite);
+    let l = db.open();
+    lifecycle(&l, "job-new");
+    let path = db.path.as_ref().unwrap();
+    assert_eq!(pragma(path, "page_size"), "2048");
+    assert_eq!(pragma(path, "journal_mode"), "wal");
+}
+
+#[test]
+fn a_file_with_other_pages_keeps_them_and_works() {
+    let db = Db::fresh(Engine::Sqlite);
+    let path = db.path.as_ref().unwrap();
+    // As an older build left it: SQLite's default page size, fixed by WAL.
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch("PRAGMA page_size=4096;").unwrap();
+    let mode: String = c
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(c);
+    let l = db.open();
+    lifecycle(&l, "job-old");
+    drop(l);
+    assert_eq!(pragma(path, "page_size"), "4096");
+    let l = db.open();
+    lifecycle(&l, "job-reopened");
+    assert!(l.audit_verify().unwrap().broken.is_none());
+}
