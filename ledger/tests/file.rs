@@ -1,5 +1,5 @@
-//! The SQLite file itself: how a new ledger file is laid out, and that a file laid out
-//! otherwise (by an older build) keeps its layout and works.
+//! The SQLite file itself: how a new ledger file is laid out, that a file laid out otherwise
+//! (by an older build) keeps its layout and works, and that the README's conversion works.
 
 mod common;
 
@@ -78,5 +78,20 @@ fn a_file_with_other_pages_keeps_them_and_works() {
     assert_eq!(pragma(path, "page_size"), "4096");
     let l = db.open();
     lifecycle(&l, "job-reopened");
-    assert!(l.audit_verify().unwrap().broken.is_none());
+    drop(l);
+
+    // The conversion the README gives, with no process using the file.
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute_batch(
+            "PRAGMA journal_mode=DELETE; PRAGMA page_size=2048; VACUUM; PRAGMA journal_mode=WAL;",
+        )
+        .unwrap();
+    assert_eq!(pragma(path, "page_size"), "2048");
+    assert_eq!(pragma(path, "journal_mode"), "wal");
+    let l = db.open();
+    lifecycle(&l, "job-converted");
+    let report = l.audit_verify().unwrap();
+    assert!(report.broken.is_none());
+    assert_eq!(report.events, 12, "three lifecycles of four events each");
 }
