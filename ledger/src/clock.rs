@@ -6,7 +6,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A source of the current time in milliseconds since the Unix epoch.
 pub trait Clock: Send + Sync {
-    /// Now, in ms since the epoch.
+    /// Now, in ms since the epoch. Called inside the ledger's write transactions, so it must
+    /// not call the ledger itself: that waits for the transaction it is part of.
     fn now_ms(&self) -> i64;
 }
 
