@@ -61,15 +61,16 @@ pub(crate) struct Sqlite {
     /// is then read.
     heads: Mutex<HashMap<i64, Head>>,
     /// With `synchronous=FULL`, taken by each write transaction of this ledger for its whole
-    /// length, so that the threads of one process queue here for SQLite's one writer instead
-    /// of in its busy handler, which sleeps 1 ms, then 2, 5, 10 ms and more, and is not woken
-    /// when the lock is free. A FULL commit holds the lock about as long as that first sleep
-    /// (an fsync), so sleepers backed off further and further: four threads made 760
-    /// lifecycles/s with a p99 of 55 ms, and 1,110/s with a p99 of 10 ms queued here. A
-    /// NORMAL commit holds it some 50 µs, far less than a sleep, and queueing here only added
-    /// hand-overs between threads (4,800/s without, 3,700/s with). parking_lot's lock hands
-    /// itself to a waiter that has waited long, where std's lets the thread that just left
-    /// take it again (a p99 of 39 ms). Other processes still meet the busy handler.
+    /// length, so that the threads sharing this ledger queue here for SQLite's one writer
+    /// instead of in its busy handler, which sleeps 1 ms, then 2, 5, 10 ms and more, and is not
+    /// woken when the lock is free. A FULL commit holds the lock about as long as that first
+    /// sleep (an fsync), so sleepers backed off further and further: four threads made 760
+    /// lifecycles/s with a p99 of 55 ms, and 1,110/s with a p99 of 10 ms queued here. A NORMAL
+    /// commit holds it some 50 µs, far less than a sleep, and queueing here only added
+    /// handovers between threads (4,800/s without, 3,700/s with). parking_lot's lock hands
+    /// itself to a waiter that has waited long, where std's lets the thread that just left take
+    /// it again (a p99 of 39 ms). Other processes (and other `Ledger`s on the same file) still
+    /// meet the busy handler.
     turn: Option<parking_lot::Mutex<()>>,
     /// Copies a file's log back into it in the background (dropped, and so stopped, with the
     /// ledger; declared after the connections so that it stops last).
