@@ -71,7 +71,19 @@ pub fn canonicalize_json(input: &[u8], options: &Options) -> Result<String> {
 
 /// The fingerprint of a value: SHA-256 of its canonical bytes.
 pub fn fingerprint(value: &Value<'_>) -> Digest {
-    Digest::of(canonicalize(value).as_bytes())
+    thread_local! {
+        /// The text is only hashed: written into the buffer the thread's last call used
+        /// (a ledger operation fingerprints several values of a few hundred bytes).
+        static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    }
+    let mut text = TEXT.take();
+    text.clear();
+    write_canonical(value, &mut text);
+    let digest = Digest::of(text.as_bytes());
+    if text.capacity() <= 1 << 16 {
+        TEXT.set(text);
+    }
+    digest
 }
 
 /// The fingerprint of a JSON text: SHA-256 of its canonical bytes.

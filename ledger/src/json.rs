@@ -34,17 +34,15 @@ pub(crate) fn obj(entries: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
     Value::Object(Object::from_entries(entries).unwrap_or_default())
 }
 
-/// Reads JSON the ledger itself stored (canonical text); a failure means the database was
-/// edited behind the ledger's back.
-pub(crate) fn stored(text: &str) -> Result<OwnedValue> {
-    parse(text.as_bytes(), &Options::default())
-        .map(Value::into_owned)
-        .map_err(|e| {
-            Error::new(
-                Code::LedgerStorage,
-                format!("stored JSON does not parse: {e}"),
-            )
-        })
+/// Reads JSON the ledger itself stored (canonical text), borrowing its strings from `text`
+/// (most reads only look); a failure means the database was edited behind the ledger's back.
+pub(crate) fn stored(text: &str) -> Result<Value<'_>> {
+    parse(text.as_bytes(), &Options::default()).map_err(|e| {
+        Error::new(
+            Code::LedgerStorage,
+            format!("stored JSON does not parse: {e}"),
+        )
+    })
 }
 
 pub(crate) fn canon(v: &Value<'_>) -> String {
@@ -74,21 +72,26 @@ impl StoredJson {
         &self.text
     }
 
-    /// Parses the text now (once): `ledger_storage` when it no longer parses (a database
-    /// edited behind the ledger's back). Every task a ledger hands out was checked so.
+    /// Whether the text still parses: `ledger_storage` when it does not (a database edited
+    /// behind the ledger's back). Every task a ledger hands out was checked so. The value is
+    /// not kept: most callers never look at it, and copying it out of the text would cost
+    /// more than parsing it again for those that do.
     pub(crate) fn check(&self) -> Result<()> {
         if self.value.get().is_none() {
-            let v = stored(&self.text)?;
-            let _ = self.value.set(v);
+            stored(&self.text)?;
         }
         Ok(())
     }
 
-    /// The value (parsed once). The ledger writes only canonical JSON here, and checks that
-    /// it still parses before it hands a task out; were it not to, it would read as `null`.
+    /// The value (parsed on first use). The ledger writes only canonical JSON here, and checks
+    /// that it still parses before it hands a task out; were it not to, it would read as
+    /// `null`.
     pub fn value(&self) -> &OwnedValue {
-        self.value
-            .get_or_init(|| stored(&self.text).unwrap_or(Value::Null))
+        self.value.get_or_init(|| {
+            stored(&self.text)
+                .map(Value::into_owned)
+                .unwrap_or(Value::Null)
+        })
     }
 }
 

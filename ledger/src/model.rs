@@ -199,7 +199,7 @@ impl AmendmentRecord {
             task_id: a.task_id.clone(),
             n: a.n,
             amends: a.amends,
-            action: stored(&a.action)?,
+            action: stored(&a.action)?.into_owned(),
             action_digest: a.action_digest,
             reviewer: a.reviewer.clone(),
             reason: a.reason.clone(),

@@ -483,7 +483,7 @@ impl SqliteTx<'_> {
                         e.task,
                         e.kind.as_str(),
                         text,
-                        digest.to_string(),
+                        digest.text().as_str(),
                         prev
                     ],
                 )?;
@@ -557,15 +557,16 @@ impl SqliteTx<'_> {
     /// Moves a chain's head from `from` to `to`; false (nothing written) if it is no longer
     /// at `from`.
     fn move_head(&self, chain: i64, from: Head, to: Head) -> Result<bool> {
+        let (to_digest, from_digest) = (to.1.map(|d| d.text()), from.1.map(|d| d.text()));
         let n = self.exec(
             "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = ?3 AND seq = ?4 \
              AND digest IS ?5",
             params![
                 to.0,
-                to.1.map(|d| d.to_string()),
+                to_digest.as_ref().map(|d| d.as_str()),
                 chain,
                 from.0,
-                from.1.map(|d| d.to_string())
+                from_digest.as_ref().map(|d| d.as_str())
             ],
         )?;
         Ok(n == 1)

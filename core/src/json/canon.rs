@@ -64,7 +64,8 @@ impl Sink for String {
 
 /// The RFC 8785 canonical text of `value`.
 pub fn canonicalize(value: &Value<'_>) -> String {
-    let mut out = String::new();
+    // Room for a typical action or record: a few hundred bytes without regrowing from 8.
+    let mut out = String::with_capacity(256);
     write_canonical(value, &mut out);
     out
 }

@@ -196,22 +196,44 @@ impl Approval {
         if let Some(p) = d.proposed_digest {
             entries.push(("proposed_digest".into(), string(&p.to_string())));
         }
-        Approval::from_value(&Value::Object(Object::from_entries(entries)?))
+        // The record is read as any other (one set of rules for its shape), but its frozen
+        // action is `action` itself: neither copied again nor fingerprinted again.
+        Approval::with_action(Value::Object(Object::from_entries(entries)?), |_| {
+            Ok(action.clone())
+        })
     }
 
     /// Reads a record, checking its shape ([`Code::InvalidApproval`], or the action's own
     /// error under `/action`). Whether `action_digest` matches the frozen action is a separate
     /// question: see [`Approval::is_sealed`].
     pub fn from_value(v: &Value<'_>) -> Result<Approval> {
-        let r = read(v)?;
+        Approval::with_action(v.clone().into_owned(), |frozen| {
+            Action::from_value(frozen).map_err(|e| e.in_key("action"))
+        })
+    }
+
+    /// Reads `record`, keeping it, with the frozen action `action` makes of its `action`.
+    fn with_action(
+        record: OwnedValue,
+        action: impl FnOnce(&Value<'_>) -> Result<Action>,
+    ) -> Result<Approval> {
+        let r = read(&record)?;
+        let action = action(r.frozen)?;
+        let (action_digest, proposed_digest, decision, decided_at, expires_at) = (
+            r.action_digest,
+            r.proposed_digest,
+            r.decision,
+            r.decided_at,
+            r.expires_at,
+        );
         Ok(Approval {
-            record: v.clone().into_owned(),
-            action: Action::from_value(r.frozen).map_err(|e| e.in_key("action"))?,
-            action_digest: r.action_digest,
-            proposed_digest: r.proposed_digest,
-            decision: r.decision,
-            decided_at: r.decided_at,
-            expires_at: r.expires_at,
+            record,
+            action,
+            action_digest,
+            proposed_digest,
+            decision,
+            decided_at,
+            expires_at,
             args_checked: OnceLock::new(),
         })
     }

@@ -44,7 +44,8 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
         .map(|id| (id, t.revoked_at.is_some()));
     let ctx = context_with(c.facts, now, revoked, |doc| c.contracts.load(doc))?;
     let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
-    let frozen = stored(&t.action)?;
+    // Returned to the caller (the approved action, to dispatch or to resume with).
+    let frozen = stored(&t.action)?.into_owned();
     // Both texts are parsed now: the task handed back needs no second parse of them.
     let known = super::Known {
         action: true,

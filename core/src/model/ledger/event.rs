@@ -112,6 +112,13 @@ pub fn chain_of(task: Option<&str>) -> i64 {
     })
 }
 
+/// The two members of an event's text that its chain decides, in the order they are written.
+#[derive(Clone, Copy)]
+enum Chained {
+    Prev = 0,
+    Seq = 1,
+}
+
 /// One audit event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
@@ -205,16 +212,14 @@ impl Event {
     /// ledger seals one); the tests hold it to `canonicalize(&to_value())`.
     pub fn canonical(&self) -> String {
         use crate::json::canon::{write_string, write_value};
-        let [a, b, c] = self.canonical_around();
-        let mut out = String::with_capacity(a.len() + b.len() + c.len() + 96);
-        out.push_str(&a);
-        match &self.prev {
-            Some(d) => write_string(&d.to_string(), &mut out),
-            None => out.push_str("null"),
-        }
-        out.push_str(&b);
-        write_value(&int(self.seq), &mut out);
-        out.push_str(&c);
+        let mut out = String::with_capacity(832);
+        self.write_canonical(&mut out, |out, member| match member {
+            Chained::Prev => match &self.prev {
+                Some(d) => write_string(d.text().as_str(), out),
+                None => out.push_str("null"),
+            },
+            Chained::Seq => write_value(&int(self.seq), out),
+        });
         out
     }
 
@@ -223,13 +228,25 @@ impl Event {
     /// (a decimal integer), then `c`. A database that seals events itself (PostgreSQL, under
     /// its chain head's lock) joins them with the head it holds.
     pub fn canonical_around(&self) -> [String; 3] {
+        let mut a = String::with_capacity(832);
+        let mut cuts = [0; 2];
+        self.write_canonical(&mut a, |out, member| cuts[member as usize] = out.len());
+        let c = a[cuts[1]..].to_owned();
+        let b = a[cuts[0]..cuts[1]].to_owned();
+        a.truncate(cuts[0]);
+        [a, b, c]
+    }
+
+    /// Writes the canonical text, with `chained` writing the value of `prev` and of `seq`
+    /// where each goes (members in canonical order).
+    fn write_canonical(&self, out: &mut String, mut chained: impl FnMut(&mut String, Chained)) {
         use crate::json::canon::{write_string, write_value};
         let opt_str = |out: &mut String, s: Option<&str>| match s {
             Some(s) => write_string(s, out),
             None => out.push_str("null"),
         };
         let opt_digest = |out: &mut String, d: &Option<Digest>| match d {
-            Some(d) => write_string(&d.to_string(), out),
+            Some(d) => write_string(d.text().as_str(), out),
             None => out.push_str("null"),
         };
         let list = |out: &mut String, items: &[String]| {
@@ -242,43 +259,41 @@ impl Event {
             }
             out.push(']');
         };
-        let mut a = String::with_capacity(640);
-        a.push_str("{\"action_digest\":");
-        opt_digest(&mut a, &self.action_digest);
-        a.push_str(",\"actor\":");
-        write_string(&self.actor, &mut a);
-        a.push_str(",\"approved_digest\":");
-        opt_digest(&mut a, &self.approved_digest);
-        a.push_str(",\"at\":");
-        write_value(&int(self.at), &mut a);
-        a.push_str(",\"chain\":");
-        write_value(&int(self.chain), &mut a);
-        a.push_str(",\"decision_id\":");
-        opt_str(&mut a, self.decision_id.as_deref());
-        a.push_str(",\"detail\":");
-        write_value(&self.detail, &mut a);
-        a.push_str(",\"drift\":");
-        list(&mut a, &self.drift);
-        a.push_str(",\"fence\":");
-        write_value(&self.fence.map_or(Value::Null, int), &mut a);
-        a.push_str(",\"kind\":");
-        write_string(self.kind.as_str(), &mut a);
-        a.push_str(",\"outcome\":");
-        opt_str(&mut a, self.outcome.as_deref());
-        a.push_str(",\"prev\":");
-        let mut b = String::with_capacity(64);
-        b.push_str(",\"reasons\":");
-        list(&mut b, &self.reasons);
-        b.push_str(",\"seq\":");
-        let mut c = String::with_capacity(128);
-        c.push_str(",\"state\":");
-        opt_str(&mut c, self.state.map(State::as_str));
-        c.push_str(",\"task\":");
-        opt_str(&mut c, self.task.as_deref());
-        c.push_str(",\"tenant\":");
-        write_string(&self.tenant, &mut c);
-        c.push('}');
-        [a, b, c]
+        out.push_str("{\"action_digest\":");
+        opt_digest(out, &self.action_digest);
+        out.push_str(",\"actor\":");
+        write_string(&self.actor, out);
+        out.push_str(",\"approved_digest\":");
+        opt_digest(out, &self.approved_digest);
+        out.push_str(",\"at\":");
+        write_value(&int(self.at), out);
+        out.push_str(",\"chain\":");
+        write_value(&int(self.chain), out);
+        out.push_str(",\"decision_id\":");
+        opt_str(out, self.decision_id.as_deref());
+        out.push_str(",\"detail\":");
+        write_value(&self.detail, out);
+        out.push_str(",\"drift\":");
+        list(out, &self.drift);
+        out.push_str(",\"fence\":");
+        write_value(&self.fence.map_or(Value::Null, int), out);
+        out.push_str(",\"kind\":");
+        write_string(self.kind.as_str(), out);
+        out.push_str(",\"outcome\":");
+        opt_str(out, self.outcome.as_deref());
+        out.push_str(",\"prev\":");
+        chained(out, Chained::Prev);
+        out.push_str(",\"reasons\":");
+        list(out, &self.reasons);
+        out.push_str(",\"seq\":");
+        chained(out, Chained::Seq);
+        out.push_str(",\"state\":");
+        opt_str(out, self.state.map(State::as_str));
+        out.push_str(",\"task\":");
+        opt_str(out, self.task.as_deref());
+        out.push_str(",\"tenant\":");
+        write_string(&self.tenant, out);
+        out.push('}');
     }
 
     /// The event's digest: the fingerprint of its canonical JSON.
