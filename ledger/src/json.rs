@@ -93,6 +93,17 @@ impl StoredJson {
                 .unwrap_or(Value::Null)
         })
     }
+
+    /// An owned copy of the value, read from the text unless it was already parsed (a task
+    /// turned into JSON once, for a binding, need not keep its value as well).
+    pub(crate) fn to_owned_value(&self) -> OwnedValue {
+        match self.value.get() {
+            Some(v) => v.clone(),
+            None => stored(&self.text)
+                .map(Value::into_owned)
+                .unwrap_or(Value::Null),
+        }
+    }
 }
 
 impl std::ops::Deref for StoredJson {

@@ -112,15 +112,14 @@ impl Task {
             ("job_id", s(&self.job_id)),
             ("request_id", s(&self.request_id)),
             ("state", s(self.state.as_str())),
-            ("action", self.action.value().clone()),
+            ("action", self.action.to_owned_value()),
             ("action_digest", s(&self.action_digest.to_string())),
             (
                 "proposed_action",
                 self.proposed_action
                     .as_ref()
                     .unwrap_or(&self.action)
-                    .value()
-                    .clone(),
+                    .to_owned_value(),
             ),
             ("proposed_digest", s(&self.proposed_digest.to_string())),
             ("amendments", n(self.amendments)),
@@ -143,7 +142,7 @@ impl Task {
 }
 
 fn json_or_null(j: &Option<StoredJson>) -> OwnedValue {
-    j.as_ref().map_or(Value::Null, |j| j.value().clone())
+    j.as_ref().map_or(Value::Null, StoredJson::to_owned_value)
 }
 
 /// A recorded decision.
