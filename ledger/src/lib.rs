@@ -351,7 +351,7 @@ impl Ledger {
     pub fn task(&self, id: &str) -> Result<Task> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            ops::view(&t)
+            ops::view(t)
         })
     }
 
@@ -359,7 +359,7 @@ impl Ledger {
     pub fn task_history(&self, id: &str) -> Result<(Task, Vec<Event>)> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            let task = ops::view(&t)?;
+            let task = ops::view(t)?;
             let events = tx
                 .events(Some(id))?
                 .iter()
@@ -373,7 +373,7 @@ impl Ledger {
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
         self.read(|tx| {
             let rows = tx.list_tasks(state, tenant)?;
-            rows.iter().map(ops::view).collect()
+            rows.into_iter().map(ops::view).collect()
         })
     }
 

@@ -61,29 +61,30 @@ pub struct Task {
 }
 
 impl Task {
-    pub(crate) fn from_row(t: &TaskRow) -> Result<Task> {
+    /// The task of a row, which it takes apart (an operation hands its row back once).
+    pub(crate) fn from_row(t: TaskRow) -> Result<Task> {
         Ok(Task {
-            id: t.id.clone(),
-            tenant: t.tenant.clone(),
-            job_id: t.job_id.clone(),
-            request_id: t.request_id.clone(),
+            id: t.id,
+            tenant: t.tenant,
+            job_id: t.job_id,
+            request_id: t.request_id,
             state: t.state,
-            action: StoredJson::new(t.action.clone()),
+            action: StoredJson::new(t.action),
             action_digest: t.action_digest,
-            proposed_action: t.proposed_action.clone().map(StoredJson::new),
+            proposed_action: t.proposed_action.map(StoredJson::new),
             proposed_digest: t.proposed_digest.unwrap_or(t.action_digest),
             amendments: t.amendments,
             approval_required: t.approval_required,
-            approval_id: t.approval_id.clone(),
-            approval: t.approval.clone().map(StoredJson::new),
-            idempotency_key: t.idempotency_key.clone(),
-            proposer: t.proposer.clone(),
+            approval_id: t.approval_id,
+            approval: t.approval.map(StoredJson::new),
+            idempotency_key: t.idempotency_key,
+            proposer: t.proposer,
             fence: t.fence,
-            executor: t.executor.clone(),
+            executor: t.executor,
             lease_until: t.lease_until,
-            budget: t.budget.clone(),
+            budget: t.budget,
             reserved_minor: t.reserved,
-            result: t.result.clone().map(StoredJson::new),
+            result: t.result.map(StoredJson::new),
             created_at: t.created_at,
             updated_at: t.updated_at,
         })

@@ -47,7 +47,7 @@ pub(crate) fn run(
                 .transpose()?,
         };
         return Ok(Done::Ok(Amended {
-            task: view(&t)?,
+            task: view(t)?,
             amendment: latest,
             duplicate: true,
         }));
@@ -117,7 +117,7 @@ pub(crate) fn run(
     tx.append(ev);
     Ok(Done::Ok(Amended {
         // Awaiting a decision: no approval record to show.
-        task: super::view(&t)?,
+        task: super::view(t)?,
         amendment: Some(AmendmentRecord::from_row(&row)?),
         duplicate: false,
     }))

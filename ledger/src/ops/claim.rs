@@ -74,7 +74,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.outcome = Some("tool_args_drift".to_owned());
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Drift {
-                task: view_known(&t, known)?,
+                task: view_known(t, known)?,
                 verdict,
                 approved_action: frozen,
             }))
@@ -100,7 +100,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.detail = detail(vec![("executor", s(c.executor)), ("approval_id", s(&apr))]);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Reapproval {
-                task: view_known(&t, known)?,
+                task: view_known(t, known)?,
                 verdict,
             }))
         }
@@ -112,7 +112,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.state = Some(t.state);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Rejected {
-                task: view_known(&t, known)?,
+                task: view_known(t, known)?,
                 verdict,
             }))
         }
@@ -188,6 +188,6 @@ fn permit(
     };
     Ok(Done::Ok(ClaimOutcome::Claimed(
         claim,
-        view_known(&t, known)?,
+        view_known(t, known)?,
     )))
 }

@@ -55,7 +55,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         tx.append(ev);
         let recorded = DecisionEnvelope::from_value(&stored(&recorded)?)?;
         return Ok(Done::Ok(Decided {
-            task: view(&t)?,
+            task: view(t)?,
             decision: recorded,
             duplicate: true,
             signer,
@@ -140,7 +140,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         result: false,
     };
     let decided = Decided {
-        task: super::view_known(&t, known)?,
+        task: super::view_known(t, known)?,
         decision: d.clone(),
         duplicate: false,
         signer,

@@ -93,7 +93,7 @@ pub(crate) fn complete(
         result: result.is_some(),
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_known(&t, known)?))
+    Ok(Done::Ok(super::view_known(t, known)?))
 }
 
 /// reconcile(task, observed, result) by `actor`: what the business system answered about a
@@ -146,7 +146,7 @@ pub(crate) fn reconcile(
         result: result.is_some(),
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_known(&t, known)?))
+    Ok(Done::Ok(super::view_known(t, known)?))
 }
 
 /// Moves every claimed task whose lease ran out to `unknown`; returns their ids.

@@ -115,7 +115,7 @@ pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Resul
 }
 
 /// The task as returned to callers (with its current approval record, which its row holds).
-pub(crate) fn view(t: &TaskRow) -> Result<Task> {
+pub(crate) fn view(t: TaskRow) -> Result<Task> {
     view_known(t, Known::default())
 }
 
@@ -129,7 +129,7 @@ pub(crate) struct Known {
 }
 
 /// [`view`], checking only the texts the operation has not already parsed or written.
-pub(crate) fn view_known(t: &TaskRow, known: Known) -> Result<Task> {
+pub(crate) fn view_known(t: TaskRow, known: Known) -> Result<Task> {
     let task = Task::from_row(t)?;
     let texts = [
         (Some(&task.action), known.action),

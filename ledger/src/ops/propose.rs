@@ -27,7 +27,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         let proposed = existing.proposed_digest.unwrap_or(existing.action_digest);
         if existing.action_digest.ct_eq(&a.digest()) || proposed.ct_eq(&a.digest()) {
             tx.append(ev);
-            return Ok(Done::Ok(view(&existing)?));
+            return Ok(Done::Ok(view(existing)?));
         }
         ev.kind = EventKind::ProposeRefused;
         ev.approved_digest = Some(existing.action_digest);
@@ -111,5 +111,5 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         action: true,
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_known(&t, known)?))
+    Ok(Done::Ok(super::view_known(t, known)?))
 }
