@@ -257,35 +257,14 @@ fn churn_worker() {
     };
     let round = std::env::var("ACTIONSEAL_CHURN_ROUND").unwrap();
     let l = Ledger::open(&url).unwrap();
-    let contract = refund_contract();
-    let f = facts(&contract);
     for i in 0.. {
-        let act = refund(&format!("job-{round}-{i}"), "req-1", 2500);
-        let t = l.propose(&act, &contract, "agent").unwrap();
-        l.decide(&decision(
-            &t,
+        let id = whole_lifecycle(
+            &l,
+            &format!("job-{round}-{i}"),
             &format!("d-{round}-{i}"),
-            "approved",
-            l.now(),
-            HOUR,
-        ))
-        .unwrap();
-        let out = l
-            .claim(&ClaimRequest {
-                task_id: &t.id,
-                action: &act,
-                facts: &f,
-                executor: "churn",
-                lease_ms: HOUR,
-                budget: None,
-            })
-            .unwrap();
-        let ClaimOutcome::Claimed(c, _) = out else {
-            panic!()
-        };
-        l.complete(&t.id, c.fence, Reported::Succeeded, None, "churn")
-            .unwrap();
-        println!("DONE {}", t.id);
+            "churn",
+        );
+        println!("DONE {id}");
     }
 }
 

@@ -3,8 +3,8 @@
 
 mod common;
 
-use actionseal_core::ledger::{Reported, State};
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use actionseal_core::ledger::State;
+use actionseal_ledger::Ledger;
 use common::*;
 
 fn pragma(path: &std::path::Path, name: &str) -> String {
@@ -22,32 +22,8 @@ fn pragma(path: &std::path::Path, name: &str) -> String {
 
 /// One whole lifecycle, to show the file works.
 fn lifecycle(l: &Ledger, job: &str) {
-    let (contract, act) = (refund_contract(), refund(job, "req-1", 2500));
-    let t = l.propose(&act, &contract, "agent").unwrap();
-    l.decide(&decision(
-        &t,
-        &format!("{job}-d"),
-        "approved",
-        l.now(),
-        HOUR,
-    ))
-    .unwrap();
-    let out = l
-        .claim(&ClaimRequest {
-            task_id: &t.id,
-            action: &act,
-            facts: &facts(&contract),
-            executor: "worker-1",
-            lease_ms: MINUTE,
-            budget: None,
-        })
-        .unwrap();
-    let ClaimOutcome::Claimed(c, _) = out else {
-        panic!("not claimed: {}", out.result())
-    };
-    l.complete(&t.id, c.fence, Reported::Succeeded, None, "worker-1")
-        .unwrap();
-    assert_eq!(l.task(&t.id).unwrap().state, State::Succeeded);
+    let id = whole_lifecycle(l, job, &format!("{job}-d"), "worker-1");
+    assert_eq!(l.task(&id).unwrap().state, State::Succeeded);
 }
 
 #[test]

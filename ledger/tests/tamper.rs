@@ -4,8 +4,8 @@
 
 mod common;
 
-use actionseal_core::ledger::{chain_of, Problem, Reported};
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use actionseal_core::ledger::{chain_of, Problem};
+use actionseal_ledger::Ledger;
 use common::*;
 
 /// Three full lifecycles: 12 events; returns the chain of the first task, whose four events
@@ -13,28 +13,9 @@ use common::*;
 fn history(db: &Db) -> (Ledger, i64) {
     let l = db.open();
     let mut first = None;
-    let contract = refund_contract();
     for i in 0..3 {
-        let act = refund(&format!("job-{i}"), "req-1", 2500);
-        let t = l.propose(&act, &contract, "agent").unwrap();
-        first.get_or_insert_with(|| chain_of(Some(&t.id)));
-        l.decide(&decision(&t, &format!("d{i}"), "approved", l.now(), HOUR))
-            .unwrap();
-        let out = l
-            .claim(&ClaimRequest {
-                task_id: &t.id,
-                action: &act,
-                facts: &facts(&contract),
-                executor: "worker-1",
-                lease_ms: HOUR,
-                budget: None,
-            })
-            .unwrap();
-        let ClaimOutcome::Claimed(c, _) = out else {
-            panic!()
-        };
-        l.complete(&t.id, c.fence, Reported::Succeeded, None, "worker-1")
-            .unwrap();
+        let id = whole_lifecycle(&l, &format!("job-{i}"), &format!("d{i}"), "worker-1");
+        first.get_or_insert_with(|| chain_of(Some(&id)));
     }
     let r = l.audit_verify().unwrap();
     assert_eq!((r.events, r.broken), (12, None));

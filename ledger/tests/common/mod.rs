@@ -2,8 +2,9 @@
 //! actions of the stories, decisions, facts, and helper processes.
 #![allow(dead_code)]
 
+use actionseal_core::ledger::Reported;
 use actionseal_core::{parse, Action, ActionIds, Contract, Options, OwnedValue, Value};
-use actionseal_ledger::{Ledger, ManualClock, Task};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, ManualClock, Task};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -250,6 +251,31 @@ pub fn decision(task: &Task, decision_id: &str, verdict: &str, at: i64, ttl: i64
         task.action_digest,
         at + ttl
     ))
+}
+
+/// One whole lifecycle of the refund of `job`: proposed, approved by decision `decision_id`,
+/// claimed by `executor` and completed as succeeded. Returns the task's id.
+pub fn whole_lifecycle(l: &Ledger, job: &str, decision_id: &str, executor: &str) -> String {
+    let (contract, act) = (refund_contract(), refund(job, "req-1", 2500));
+    let t = l.propose(&act, &contract, "agent").unwrap();
+    l.decide(&decision(&t, decision_id, "approved", l.now(), HOUR))
+        .unwrap();
+    let out = l
+        .claim(&ClaimRequest {
+            task_id: &t.id,
+            action: &act,
+            facts: &facts(&contract),
+            executor,
+            lease_ms: HOUR,
+            budget: None,
+        })
+        .unwrap();
+    let ClaimOutcome::Claimed(c, _) = out else {
+        panic!("not claimed: {}", out.result())
+    };
+    l.complete(&t.id, c.fence, Reported::Succeeded, None, executor)
+        .unwrap();
+    t.id
 }
 
 /// The business system: keyed by idempotency key, it applies each effect once, and counts
