@@ -87,22 +87,20 @@ impl StoredJson {
     /// that it still parses before it hands a task out; were it not to, it would read as
     /// `null`.
     pub fn value(&self) -> &OwnedValue {
-        self.value.get_or_init(|| {
-            stored(&self.text)
-                .map(Value::into_owned)
-                .unwrap_or(Value::Null)
-        })
+        self.value.get_or_init(|| self.read())
     }
 
     /// An owned copy of the value, read from the text unless it was already parsed (a task
     /// turned into JSON once, for a binding, need not keep its value as well).
     pub(crate) fn to_owned_value(&self) -> OwnedValue {
-        match self.value.get() {
-            Some(v) => v.clone(),
-            None => stored(&self.text)
-                .map(Value::into_owned)
-                .unwrap_or(Value::Null),
-        }
+        self.value.get().cloned().unwrap_or_else(|| self.read())
+    }
+
+    /// The value read from the text (`null` if it no longer parses, see [`StoredJson::value`]).
+    fn read(&self) -> OwnedValue {
+        stored(&self.text)
+            .map(Value::into_owned)
+            .unwrap_or(Value::Null)
     }
 }
 

@@ -112,6 +112,9 @@ pub fn chain_of(task: Option<&str>) -> i64 {
     })
 }
 
+/// Room for an event's text: most are 600-800 bytes, so one allocation holds them.
+const TEXT_CAPACITY: usize = 832;
+
 /// The two members of an event's text that its chain decides, in the order they are written.
 #[derive(Clone, Copy)]
 enum Chained {
@@ -212,7 +215,7 @@ impl Event {
     /// ledger seals one); the tests hold it to `canonicalize(&to_value())`.
     pub fn canonical(&self) -> String {
         use crate::json::canon::{write_string, write_value};
-        let mut out = String::with_capacity(832);
+        let mut out = String::with_capacity(TEXT_CAPACITY);
         self.write_canonical(&mut out, |out, member| match member {
             Chained::Prev => match &self.prev {
                 Some(d) => write_string(d.text().as_str(), out),
@@ -228,7 +231,7 @@ impl Event {
     /// (a decimal integer), then `c`. A database that seals events itself (PostgreSQL, under
     /// its chain head's lock) joins them with the head it holds.
     pub fn canonical_around(&self) -> [String; 3] {
-        let mut a = String::with_capacity(832);
+        let mut a = String::with_capacity(TEXT_CAPACITY);
         let mut cuts = [0; 2];
         self.write_canonical(&mut a, |out, member| cuts[member as usize] = out.len());
         let c = a[cuts[1]..].to_owned();
