@@ -25,6 +25,7 @@ mod checkpoint;
 mod clock;
 mod contracts;
 mod json;
+mod log_vfs;
 mod model;
 mod ops;
 mod postgres;

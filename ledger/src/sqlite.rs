@@ -16,7 +16,7 @@ use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
-use rusqlite::{params, Connection, ErrorCode, TransactionBehavior};
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, TransactionBehavior};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -104,12 +104,22 @@ pub(crate) fn sql_error(what: &str, e: rusqlite::Error) -> Error {
     }
 }
 
-fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
-    let c = Connection::open(path).map_err(|e| sql_error("open", e))?;
+pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
+    let c = if crate::log_vfs::registered() {
+        Connection::open_with_flags_and_vfs(path, OpenFlags::default(), crate::log_vfs::NAME)
+    } else {
+        Connection::open(path)
+    }
+    .map_err(|e| sql_error("open", e))?;
     let sync = match durability {
         Durability::Full => "FULL",
         Durability::Normal => "NORMAL",
     };
+    // Before anything is written: the log VFS relies on every log frame being part of a
+    // commit, which a page cache spilling in the middle of a transaction would break (see
+    // `log_vfs`). A ledger's transactions are small; its cache holds them.
+    c.execute_batch("PRAGMA cache_spill=OFF")
+        .map_err(|e| sql_error("cache spill", e))?;
     c.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sql_error("busy timeout", e))?;
     c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
