@@ -355,7 +355,17 @@ struct Member {
     value: *mut ffi::PyObject,
 }
 
+/// Dicts of at most this many members are put in order on the stack.
+const SMALL: usize = 8;
+
 impl Member {
+    const NONE: Member = Member {
+        key: std::ptr::null_mut(),
+        text: std::ptr::null(),
+        len: 0,
+        value: std::ptr::null_mut(),
+    };
+
     /// The key's text.
     ///
     /// # Safety
@@ -528,50 +538,61 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
         self.b
             .open(Container::plain(Kind::Object, obj as usize, len))?;
         let depth = self.b.depth();
-        let o = self.buffers()?;
+        let py = self.py;
+        let Some(InOrder(o)) = self.in_order.as_mut() else {
+            return Err(Failure::Bug("a walk in order without its buffers"));
+        };
         if o.last.len() < depth {
             o.last.resize_with(depth, Default::default);
         }
-        let base = o.members.len();
+        let (keys, order) = &mut o.last[depth - 1];
+        let members = &mut o.members;
+        let base = members.len();
         // Whether the keys so far are the last dict's at this depth, whose text is known.
         let mut same_keys = true;
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         while ffi::PyDict_Next(obj, &mut pos, &mut k, &mut v) != 0 {
-            let known = {
-                let o = self.buffers()?;
-                match o.last[depth - 1].0.get(o.members.len() - base) {
-                    Some(m) if same_keys && m.key == k => Some((m.text, m.len)),
-                    _ => None,
-                }
-            };
-            same_keys = known.is_some();
-            let (text, len) = match known {
-                Some(text) => text,
-                None => {
-                    let key = self.key(k)?;
+            let (text, len) = match keys.get(members.len() - base) {
+                Some(m) if same_keys && m.key == k => (m.text, m.len),
+                _ => {
+                    same_keys = false;
+                    let key = key_in_order(py, k)?;
                     (key.as_ptr(), key.len())
                 }
             };
-            self.buffers()?.members.push(Member {
+            members.push(Member {
                 key: k,
                 text,
                 len,
                 value: v,
             });
         }
-        let o = self.buffers()?;
-        let n = o.members.len() - base;
-        let members = &o.members[base..];
-        let (keys, order) = &mut o.last[depth - 1];
+        let these = &members[base..];
+        let n = these.len();
         if !(same_keys && keys.len() == n) {
             keys.clear();
-            keys.extend_from_slice(members);
+            keys.extend_from_slice(these);
             order.clear();
             order.extend(0..n as u32);
             // SAFETY: the keys are the dict's, alive while no Python code runs.
             order.sort_unstable_by(|&x, &y| unsafe {
-                actionseal_core::cmp_utf16(members[x as usize].text(), members[y as usize].text())
+                actionseal_core::cmp_utf16(these[x as usize].text(), these[y as usize].text())
             });
+        }
+        if n <= SMALL {
+            // A record of a few keys: its members in order on the stack, so that the buffers
+            // are not borrowed again for each (the values' walks use them).
+            let mut sorted = [Member::NONE; SMALL];
+            for (slot, &at) in sorted.iter_mut().zip(order.iter()) {
+                *slot = these[at as usize];
+            }
+            members.truncate(base);
+            for m in &sorted[..n] {
+                // The key is the dict's, and no Python code has run since it was read.
+                self.b.key(Cow::Borrowed(m.text()))?;
+                self.value(m.value)?;
+            }
+            return Ok(self.b.close()?);
         }
         for i in 0..n {
             let o = self.buffers()?;
@@ -658,6 +679,22 @@ impl<'a, O: Output<'a>> Walk<'_, 'a, O> {
             self.value(it)?;
         }
         Ok(self.b.close()?)
+    }
+}
+
+/// A dict key in a walk in canonical order: a `str`'s text. Anything else is
+/// [`Failure::Redo`] (see [`Walk::refused`]).
+///
+/// # Safety
+/// `key` must point to a live object that outlives `'a`, as it does while no Python code runs.
+unsafe fn key_in_order<'a>(py: Python<'_>, key: *mut ffi::PyObject) -> Result<&'a str, Failure> {
+    if ffi::PyUnicode_Check(key) == 0 {
+        return Err(Failure::Redo);
+    }
+    match utf8(py, key) {
+        Ok(s) => Ok(s),
+        Err(Utf8Error::LoneSurrogate) => Err(Failure::Redo),
+        Err(Utf8Error::Python(e)) => Err(Failure::Python(e)),
     }
 }
 

@@ -53,7 +53,7 @@ impl Sink for String {
         self.push(char::from(c));
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_quoted(&mut self, s: &str) {
         self.reserve(s.len() + 2);
         self.push('"');
@@ -112,7 +112,7 @@ pub(crate) fn write_value<S: Sink>(value: &Value<'_>, out: &mut S) {
 
 /// Appends a string as RFC 8785 section 3.2.2.2 says: `"` and `\` escaped, the short forms
 /// `\b \f \n \r \t`, `\u00xx` (lowercase) for other control characters, everything else as is.
-#[inline]
+#[inline(always)]
 pub(crate) fn write_string<S: Sink>(s: &str, out: &mut S) {
     // Most keys and many values are short and need no escape: quoted in one step, inline.
     if s.len() <= 16 && !short_needs_escape(s.as_bytes()) {
