@@ -310,7 +310,10 @@ fn main() {
             });
             for workers in [1, 8, 32] {
                 compare(
-                    &format!("PostgreSQL, {workers} workers"),
+                    &format!(
+                        "PostgreSQL, {workers} {}",
+                        if workers == 1 { "worker" } else { "workers" }
+                    ),
                     ledger.clone(),
                     naive.clone(),
                     workers,
