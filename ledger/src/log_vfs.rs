@@ -197,6 +197,9 @@ unsafe extern "C" fn write(
     amount: c_int,
     offset: i64,
 ) -> c_int {
+    if amount <= 0 || data.is_null() {
+        return ffi::SQLITE_OK;
+    }
     let g = &mut *(*file.cast::<LogFile>()).gathered;
     if !g.bytes.is_empty() && offset != g.offset + g.bytes.len() as i64 {
         let rc = flush(file);
@@ -208,18 +211,24 @@ unsafe extern "C" fn write(
     if g.bytes.is_empty() {
         g.offset = offset;
     }
-    let data = std::slice::from_raw_parts(data.cast::<u8>(), amount.max(0) as usize);
+    let data = std::slice::from_raw_parts(data.cast::<u8>(), amount as usize);
     g.bytes.extend_from_slice(data);
     if g.commit_header {
         // The commit frame's page: the transaction's frames are all here.
         return flush(file);
     }
-    // A frame's header holds the database's size in pages after its second word when it is
-    // the last frame of a commit, and 0 otherwise.
-    g.commit_header = amount == FRAME_HEADER && data[4..8] != [0; 4];
     if g.bytes.len() > LIMIT {
-        return flush(file);
+        let rc = flush(file);
+        if rc != ffi::SQLITE_OK {
+            return rc;
+        }
     }
+    // A frame's header holds the database's size in pages after its second word when it is
+    // the last frame of a commit, and 0 otherwise. Set after any flush above (which forgets
+    // it), so that the commit's page is always written at once. SQLite writes a header in one
+    // piece unless a sync falls inside it, and then syncs again after the commit.
+    let g = &mut *(*file.cast::<LogFile>()).gathered;
+    g.commit_header = amount == FRAME_HEADER && data[4..8] != [0; 4];
     ffi::SQLITE_OK
 }
 

@@ -175,3 +175,42 @@ fn the_log_survives_reopening_and_checkpoints() {
     assert_eq!(count(&fresh), 124);
     assert_eq!(integrity(&fresh), "ok");
 }
+
+#[test]
+fn every_commit_is_in_the_file_when_it_returns_whatever_its_size() {
+    assert!(super::registered());
+    // 512-byte pages and commits of 450 to 530 frames, on both sides of the limit on gathered
+    // bytes: each commit's frames are all in the file when it returns, as many as SQLite
+    // published to other connections.
+    for rows in 440..520 {
+        let dir = Dir::new(&format!("sizes-{rows}"));
+        let c = Connection::open_with_flags_and_vfs(
+            dir.db(),
+            rusqlite::OpenFlags::default(),
+            super::NAME,
+        )
+        .unwrap();
+        c.execute_batch(
+            "PRAGMA cache_spill=OFF; PRAGMA page_size=512; PRAGMA journal_mode=WAL;
+             PRAGMA synchronous=NORMAL;
+             PRAGMA wal_autocheckpoint=0;
+             CREATE TABLE t(id INTEGER PRIMARY KEY, b BLOB NOT NULL);",
+        )
+        .unwrap();
+        let mut c = c;
+        // The log holds only this transaction's frames after its header: start it afresh.
+        c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+        insert(&mut c, rows, 400);
+        let wal = std::fs::metadata(dir.0.join("l.db-wal")).unwrap().len();
+        // How many frames SQLite published, read by another connection.
+        let other = Connection::open(dir.db()).unwrap();
+        let frames: i64 = other
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(1))
+            .unwrap();
+        assert!(
+            wal >= 32 + frames as u64 * 536,
+            "{rows} rows: {frames} frames published, {wal} bytes in the log"
+        );
+        assert_eq!(count(&other), rows as i64);
+    }
+}
