@@ -159,12 +159,21 @@ unsafe fn real(
     (real, &*(*real).pMethods)
 }
 
+/// What is gathered for a log file.
+///
+/// # Safety
+/// As for [`real`]; no other reference to it may be alive.
+unsafe fn gathered<'f>(file: *mut ffi::sqlite3_file) -> &'f mut Gathered {
+    // Set by `open`, freed only by `close`.
+    &mut *(*file.cast::<LogFile>()).gathered
+}
+
 /// Writes what is gathered.
 ///
 /// # Safety
 /// As for [`real`].
 unsafe fn flush(file: *mut ffi::sqlite3_file) -> c_int {
-    let g = &mut *(*file.cast::<LogFile>()).gathered;
+    let g = gathered(file);
     g.commit_header = false;
     if g.bytes.is_empty() {
         return ffi::SQLITE_OK;
@@ -200,14 +209,14 @@ unsafe extern "C" fn write(
     if amount <= 0 || data.is_null() {
         return ffi::SQLITE_OK;
     }
-    let g = &mut *(*file.cast::<LogFile>()).gathered;
+    let g = gathered(file);
     if !g.bytes.is_empty() && offset != g.offset + g.bytes.len() as i64 {
         let rc = flush(file);
         if rc != ffi::SQLITE_OK {
             return rc;
         }
     }
-    let g = &mut *(*file.cast::<LogFile>()).gathered;
+    let g = gathered(file);
     if g.bytes.is_empty() {
         g.offset = offset;
     }
@@ -227,7 +236,7 @@ unsafe extern "C" fn write(
     // the last frame of a commit, and 0 otherwise. Set after any flush above (which forgets
     // it), so that the commit's page is always written at once. SQLite writes a header in one
     // piece unless a sync falls inside it, and then syncs again after the commit.
-    let g = &mut *(*file.cast::<LogFile>()).gathered;
+    let g = gathered(file);
     g.commit_header = amount == FRAME_HEADER && data[4..8] != [0; 4];
     ffi::SQLITE_OK
 }

@@ -184,7 +184,7 @@ fn every_commit_is_in_the_file_when_it_returns_whatever_its_size() {
     // published to other connections.
     for rows in 440..520 {
         let dir = Dir::new(&format!("sizes-{rows}"));
-        let c = Connection::open_with_flags_and_vfs(
+        let mut c = Connection::open_with_flags_and_vfs(
             dir.db(),
             rusqlite::OpenFlags::default(),
             super::NAME,
@@ -197,7 +197,6 @@ fn every_commit_is_in_the_file_when_it_returns_whatever_its_size() {
              CREATE TABLE t(id INTEGER PRIMARY KEY, b BLOB NOT NULL);",
         )
         .unwrap();
-        let mut c = c;
         // The log holds only this transaction's frames after its header: start it afresh.
         c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
         insert(&mut c, rows, 400);
