@@ -22,6 +22,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+mod group;
+
+/// An operation's answer inside its transaction, and the chain heads it moved (for the guess
+/// once it commits).
+type Ran<T> = (Done<T>, Vec<(i64, Head)>);
+
 /// SQLite's spelling of the schema.
 const DIALECT: Dialect = Dialect {
     int: "INTEGER",
@@ -60,18 +66,15 @@ pub(crate) struct Sqlite {
     /// process, or a transaction that did not commit, only makes the guess fail, and the head
     /// is then read.
     heads: Mutex<HashMap<i64, Head>>,
-    /// With `synchronous=FULL`, taken by each write transaction of this ledger for its whole
-    /// length, so that the threads sharing this ledger queue here for SQLite's one writer
-    /// instead of in its busy handler, which sleeps 1 ms, then 2, 5, 10 ms and more, and is not
-    /// woken when the lock is free. A FULL commit holds the lock about as long as that first
-    /// sleep (an fsync), so sleepers backed off further and further: four threads made 760
-    /// lifecycles/s with a p99 of 55 ms, and 1,110/s with a p99 of 10 ms queued here. A NORMAL
-    /// commit holds it some 50 µs, far less than a sleep, and queueing here only added
-    /// handovers between threads (4,800/s without, 3,700/s with). parking_lot's lock hands
-    /// itself to a waiter that has waited long, where std's lets the thread that just left take
-    /// it again (a p99 of 39 ms). Other processes (and other `Ledger`s on the same file) still
-    /// meet the busy handler.
-    turn: Option<parking_lot::Mutex<()>>,
+    /// With `synchronous=FULL`, the turn each write takes on this ledger's writer, and the
+    /// batch of operations one commit (one fsync) will make durable (see `group`). Threads
+    /// queue here for SQLite's one writer instead of in its busy handler, which sleeps 1 ms,
+    /// then 2, 5, 10 ms and more, and is not woken when the lock is free: a FULL commit holds
+    /// the lock about as long as that first sleep. With NORMAL a commit holds it some 50 µs,
+    /// far less than a sleep, and queueing here only adds handovers between threads (four
+    /// threads made 5,500-5,700 lifecycles/s each on its own, 3,800-4,000/s in batches).
+    /// Other processes (and other `Ledger`s on the same file) still meet the busy handler.
+    group: Option<group::Group>,
     /// Copies a file's log back into it in the background (dropped, and so stopped, with the
     /// ledger; declared after the connections so that it stops last).
     _checkpointer: Option<crate::checkpoint::Checkpointer>,
@@ -151,7 +154,7 @@ impl Sqlite {
         Ok(Sqlite {
             cutoff,
             heads: Mutex::default(),
-            turn: (durability == Durability::Full).then(parking_lot::Mutex::default),
+            group: (durability == Durability::Full).then(group::Group::default),
             conns: Conns::File {
                 path: path.to_owned(),
                 durability,
@@ -168,7 +171,7 @@ impl Sqlite {
         Ok(Sqlite {
             cutoff,
             heads: Mutex::default(),
-            turn: None,
+            group: None,
             conns: Conns::Memory(Mutex::new(c)),
             _checkpointer: None,
         })
@@ -180,32 +183,49 @@ impl Sqlite {
                 let mut c = m.lock().unwrap_or_else(|p| p.into_inner());
                 f(&mut c)
             }
-            Conns::File {
-                path,
-                durability,
-                idle,
-            } => {
-                let taken = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-                let mut c = match taken {
-                    Some(c) => c,
-                    None => open_file(path, *durability)?,
-                };
+            Conns::File { .. } => {
+                let mut c = self.take_conn()?;
                 let out = f(&mut c);
-                idle.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+                self.give_conn(c);
                 out
             }
         }
     }
 
+    /// An idle connection to the file, or a new one (file ledgers only).
+    fn take_conn(&self) -> Result<Connection> {
+        let Conns::File {
+            path,
+            durability,
+            idle,
+        } = &self.conns
+        else {
+            return Err(storage("connection", "an in-memory ledger has one"));
+        };
+        let taken = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        match taken {
+            Some(c) => Ok(c),
+            None => open_file(path, *durability),
+        }
+    }
+
+    fn give_conn(&self, c: Connection) {
+        if let Conns::File { idle, .. } = &self.conns {
+            idle.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+        }
+    }
+
     /// Runs one operation in a write transaction (`BEGIN IMMEDIATE`), re-running it when the
-    /// lock cannot be had at once beyond the busy timeout's own retries.
+    /// lock cannot be had at once beyond the busy timeout's own retries; with FULL, in the
+    /// batch the next commit makes durable (see `group`).
     pub(crate) fn write<T>(
         &self,
         clock: &dyn Clock,
         mut f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
     ) -> Result<T> {
-        let cutoff = self.cutoff;
-        let _turn = self.turn.as_ref().map(|t| t.lock());
+        if let Some(group) = &self.group {
+            return self.write_grouped(group, |c| self.run(c, clock, &mut f));
+        }
         self.with_conn(|c| {
             let mut attempt = 0;
             loop {
@@ -215,21 +235,7 @@ impl Sqlite {
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("begin", e)),
                 };
-                // Read after taking the write lock: event times follow commit order.
-                let now = clock.now_ms();
-                let mut stx = SqliteTx {
-                    tx: c,
-                    events: Vec::new(),
-                    writes: Vec::new(),
-                    links: Links::default(),
-                    cutoff,
-                    heads: &self.heads,
-                    moved_heads: Vec::new(),
-                    read_only: false,
-                };
-                let done = f(&mut stx, now)?;
-                stx.flush()?;
-                let moved_heads = std::mem::take(&mut stx.moved_heads);
+                let (done, moved_heads) = self.run(c, clock, &mut f)?;
                 match open.commit() {
                     Ok(()) => {}
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
@@ -245,6 +251,31 @@ impl Sqlite {
                 };
             }
         })
+    }
+
+    /// Runs one operation on a connection inside a write transaction: its answer, and the
+    /// chain heads it moved (for the guess once it commits).
+    fn run<T>(
+        &self,
+        c: &Connection,
+        clock: &dyn Clock,
+        f: &mut impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
+    ) -> Result<Ran<T>> {
+        // Read after taking the write lock: event times follow commit order.
+        let now = clock.now_ms();
+        let mut stx = SqliteTx {
+            tx: c,
+            events: Vec::new(),
+            writes: Vec::new(),
+            links: Links::default(),
+            cutoff: self.cutoff,
+            heads: &self.heads,
+            moved_heads: Vec::new(),
+            read_only: false,
+        };
+        let done = f(&mut stx, now)?;
+        stx.flush()?;
+        Ok((done, stx.moved_heads))
     }
 
     /// Runs reads in one consistent snapshot.
