@@ -41,9 +41,7 @@ fn main() {
     }
     let ledger = Ledger::open(&url).expect("ledger");
     let refund = Refund::new();
-    let (t0, c0) = (std::time::Instant::now(), cpu_time());
-    for i in 0..n {
-        let job = format!("job-{i}");
+    let one = |job: String| {
         let act = refund.action(&job);
         let t = ledger
             .propose(&act, &refund.contract, "agent")
@@ -74,6 +72,24 @@ fn main() {
         ledger
             .complete(&t.id, c.fence, Reported::Succeeded, None, "worker")
             .expect("complete");
+    };
+    // THREADS=N runs N threads of n lifecycles each on the one ledger (PostgreSQL's workers).
+    let threads: usize = std::env::var("THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1);
+    let (t0, c0) = (std::time::Instant::now(), cpu_time());
+    if threads == 1 {
+        (0..n).for_each(|i| one(format!("job-{i}")));
+    } else {
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                let one = &one;
+                s.spawn(move || {
+                    (0..n).for_each(|i| one(format!("job-{}-{t}-{i}", std::process::id())))
+                });
+            }
+        });
     }
     let wall = t0.elapsed() / n as u32;
     match (c0, cpu_time()) {

@@ -1,6 +1,11 @@
 //! The shared backend: one PostgreSQL database for many executors on many machines.
 //!
-//! Every operation is one READ COMMITTED transaction that first locks its task row
+//! Every operation is one READ COMMITTED transaction. Its first attempt reads its task
+//! without a lock and outside a transaction, decides in Rust, and sends everything it writes
+//! in one statement that is its own transaction and writes only if the task is still as read
+//! (its last event unchanged, checked under the row's lock; see `last::statement`): all or
+//! nothing. When the task moved meanwhile, or the operation needs more (a budget, a read of
+//! its own), it runs again the locking way: the transaction first locks its task row
 //! (`SELECT ... FOR UPDATE`), so operations on one task run one after another and each sees the
 //! last one's commit; single use is then also enforced by the conditional
 //! `UPDATE ... WHERE state = $expected AND fence = $expected`. The task, approval and budget
@@ -8,9 +13,10 @@
 //! the move of their chain head (see `last`). The transaction's BEGIN travels with its first
 //! read (a simple query `BEGIN; EXECUTE name('id')` of a statement the session prepared once,
 //! which takes no parameters: only ids the ledger derives, checked to be a prefix and hex
-//! digits, are written into its text), so that a claim or a completion is
-//! three round trips: begin with the locked read of the task, write, commit; a decision four
-//! (its round's task, locked, then the round and the decision id, write, commit). A proposal
+//! digits, are written into its text), so that a locking claim or completion is three round
+//! trips (begin with the locked read of the task, write, commit) and a locking decision four
+//! (its round's task, locked, then the round and the decision id, write, commit); a free
+//! attempt is two (the read, without BEGIN; the write, without COMMIT). A proposal
 //! first inserts without looking, in one statement that is its own transaction (one round
 //! trip); when the task exists that insert fails as a whole, and the proposal runs again,
 //! looking. Locks are always taken in the same
@@ -96,6 +102,10 @@ PREPARE ledger_round_task(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger
   WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = $1) FOR UPDATE;
 PREPARE ledger_round(text) AS SELECT {APPROVAL_COLUMNS} FROM ledger_approvals
   WHERE approval_id = $1;
+PREPARE ledger_task_free(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks
+  WHERE id = $1;
+PREPARE ledger_round_task_free(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks
+  WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = $1);
 ";
 
 /// Why an operation failed, and whether running it again may succeed.
@@ -226,6 +236,8 @@ impl Postgres {
                 unseen: false,
                 round: None,
                 decision_unseen: false,
+                free: false,
+                relock: false,
                 failed: None,
                 links: Links::default(),
                 schema: self.schema,
@@ -272,12 +284,18 @@ fn attempt_write<T>(
         unseen: false,
         round: None,
         decision_unseen: false,
+        free: first,
+        relock: false,
         failed: None,
         links: Links::default(),
         schema,
     };
     let out = (|| {
         let done = f(&mut ptx, now);
+        if ptx.relock {
+            // Nothing was written: run it again, under locks.
+            return Err(Failure::Again);
+        }
         // A driver error seen inside the operation decides whether to retry it.
         if let Some(e) = ptx.failed.take() {
             return Err(Failure::Driver(e));
@@ -402,6 +420,13 @@ struct PgTx<'a> {
     /// Whether a decision skipped looking for its decision id (the first attempt): only a new
     /// decision may then commit; any other outcome runs the operation again, looking.
     decision_unseen: bool,
+    /// Whether the operation reads its task without a lock and outside a transaction (the
+    /// first attempt of a write): its last statement then writes only if the task is still
+    /// as read, and is its own transaction (see `last::statement`'s gate). An operation that
+    /// needs more (a budget, several tasks, a read of its own) runs again under locks.
+    free: bool,
+    /// Whether a free attempt met something it cannot do without locks.
+    relock: bool,
     /// The first driver error: the transaction is aborted, and the caller decides whether to
     /// run the operation again.
     failed: Option<postgres::Error>,
@@ -485,6 +510,10 @@ impl PgTx<'_> {
 
     /// Begins the transaction if it has not begun yet.
     fn begin(&mut self) -> Result<()> {
+        if self.free {
+            self.relock = true;
+            return Err(storage("read", "this operation reads under locks"));
+        }
         if !self.begun {
             if let Err(e) = self.client.batch_execute("BEGIN") {
                 return Err(self.fail(e));
@@ -521,13 +550,20 @@ impl PgTx<'_> {
             }
             *self.named = true;
         }
-        let mut query = "BEGIN".to_owned();
-        for (name, id) in statements {
-            query += &format!("; EXECUTE {name}('{id}')");
+        // A free read takes no lock and begins no transaction.
+        let (mut query, free) = if self.free {
+            (String::new(), "_free")
+        } else {
+            ("BEGIN; ".to_owned(), "")
+        };
+        for (i, (name, id)) in statements.iter().enumerate() {
+            let free = if *name == "ledger_round" { "" } else { free };
+            let sep = if i == 0 { "" } else { "; " };
+            query += &format!("{sep}EXECUTE {name}{free}('{id}')");
         }
         match self.client.simple_query(&query) {
             Ok(messages) => {
-                self.begun = true;
+                self.begun = !self.free;
                 // One group per statement, BEGIN's (empty) first.
                 let mut groups = vec![Vec::new()];
                 for m in messages {
@@ -541,8 +577,10 @@ impl PgTx<'_> {
                         _ => {}
                     }
                 }
-                groups.truncate(statements.len() + 1);
-                groups.remove(0);
+                groups.truncate(statements.len() + usize::from(self.begun));
+                if self.begun {
+                    groups.remove(0);
+                }
                 if groups.len() != statements.len() {
                     return Err(storage(
                         "begin",
@@ -553,7 +591,7 @@ impl PgTx<'_> {
             }
             Err(e) => {
                 // BEGIN may have run before the SELECT failed.
-                self.begun = true;
+                self.begun = !self.free;
                 Err(self.fail(e))
             }
         }
@@ -627,9 +665,27 @@ impl PgTx<'_> {
                 }
             }
         }
-        // An operation that read nothing (a proposal that did not look for its task) and
-        // writes in one statement needs no BEGIN and COMMIT: that statement is its
-        // transaction. Anything longer runs in one.
+        // A free operation writes about the one task it read, with its events, in one
+        // statement gated on the task being as read; anything else runs again under locks.
+        // (A proposal that did not look for its task inserts it in a statement of its own,
+        // which fails on an existing one.)
+        let gate = if self.free && !self.unseen {
+            let gate = self.links.only().filter(|(task, _)| {
+                chains.len() == 1
+                    && writes.iter().all(|w| {
+                        !matches!(w, Write::InsertTask(_)) && w.task_id().is_none_or(|t| t == *task)
+                    })
+            });
+            match gate {
+                Some((task, version)) => Some((task.to_owned(), version)),
+                None => return Err(Failure::Again),
+            }
+        } else {
+            None
+        };
+        // An operation that read nothing (a proposal that did not look for its task) or read
+        // freely, and writes in one statement, needs no BEGIN and COMMIT: that statement is
+        // its transaction. Anything longer runs in one.
         let alone = !self.begun && chains.len() <= 1;
         // One statement per chain. A task's row goes with its events (the statement that
         // gives them their ids), the other writes with the first statement.
@@ -652,13 +708,15 @@ impl PgTx<'_> {
             if chain.is_none() && writes.is_empty() {
                 return Ok(());
             }
-            let shape = last::shape(&writes, chain.as_ref(), self.unseen);
+            let shape = last::shape(&writes, chain.as_ref(), self.unseen, gate.is_some());
             let known = self.shaped.get(&shape).cloned();
             // The text is built and prepared once per shape and session.
             let last = match last::statement(
                 writes,
                 chain,
                 self.unseen,
+                gate.as_ref()
+                    .map(|(task, version)| (task.as_str(), *version)),
                 known.is_none(),
                 &self.links,
                 self.schema.sequence,
@@ -700,6 +758,10 @@ impl PgTx<'_> {
                 Err(e) => return Err(coded(self, e)),
             };
             let Some(row) = rows.first() else {
+                if gate.is_some() {
+                    // The task changed since it was read, and nothing was written.
+                    return Err(Failure::Again);
+                }
                 return Err(coded(self, storage("audit head", "missing")));
             };
             for (i, expect) in last.expect.iter().enumerate() {

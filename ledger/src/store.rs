@@ -154,6 +154,14 @@ impl Links {
         }
     }
 
+    /// The one task read or created, and its last event, when there is exactly one.
+    pub(crate) fn only(&self) -> Option<(&str, i64)> {
+        match self.0.as_slice() {
+            [(task, last)] => Some((task, *last)),
+            _ => None,
+        }
+    }
+
     /// The task's last event; an error if the transaction never read the task (its events
     /// could not be linked).
     pub(crate) fn last(&self, task: &str) -> Result<i64> {

@@ -457,3 +457,69 @@ fn concurrent_proposals_make_one_task() {
         assert!(l.audit_verify().unwrap().broken.is_none());
     }
 }
+
+/// Claims racing drifted calls on the same tasks: a drift is refused and recorded without
+/// changing the task's state, so a claim that read the task just before must not be written
+/// over it (on PostgreSQL a claim first reads without a lock, and its write holds only if the
+/// task is still as read). One winner per task, and every attempt's event is in the task's
+/// history and in the chain.
+#[test]
+fn claims_race_drifted_calls_one_winner_and_every_event_kept() {
+    const RACED: usize = 200;
+    const THREADS: usize = 8;
+    for db in race_dbs() {
+        let l = Arc::new(db.open());
+        let ids = approved_tasks(&l, RACED);
+        let start = Arc::new(Barrier::new(THREADS));
+        let wins: Vec<AtomicU32> = (0..RACED).map(|_| AtomicU32::new(0)).collect();
+        std::thread::scope(|s| {
+            for t in 0..THREADS {
+                let (l, ids, wins, start) = (&l, &ids, &wins, start.clone());
+                s.spawn(move || {
+                    let f = facts(&refund_contract());
+                    // Even threads present the approved call; odd ones a drifted amount.
+                    let amount = if t % 2 == 0 { 2500 } else { 2600 };
+                    start.wait();
+                    for (i, id) in ids.iter().enumerate() {
+                        let a = refund(&format!("job-{i}"), "req-1", amount);
+                        let r = l.claim(&ClaimRequest {
+                            task_id: id,
+                            action: &a,
+                            facts: &f,
+                            executor: "racer",
+                            lease_ms: HOUR,
+                            budget: None,
+                        });
+                        match r {
+                            Ok(ClaimOutcome::Claimed(..)) => {
+                                wins[i].fetch_add(1, Ordering::SeqCst);
+                            }
+                            Ok(ClaimOutcome::Drift { .. }) => assert_eq!(amount, 2600),
+                            Err(e) if e.code() == Code::AlreadyClaimed => {}
+                            Ok(other) => panic!("unexpected claim result {}", other.result()),
+                            Err(e) => panic!("unexpected claim error {e}"),
+                        }
+                    }
+                });
+            }
+        });
+        let mut in_audit: HashMap<String, usize> = HashMap::new();
+        for e in audit_events(&l) {
+            *in_audit
+                .entry(str_field(&e, "task").to_owned())
+                .or_default() += 1;
+        }
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(wins[i].load(Ordering::SeqCst), 1, "{}: {id}", db.url);
+            let (task, history) = l.task_history(id).unwrap();
+            assert_eq!(task.state, actionseal_core::ledger::State::Claimed);
+            // Proposed, decided, then one event per attempt: the claim, each drift, each
+            // attempt refused after the claim.
+            assert_eq!(history.len(), 2 + THREADS, "{}: {id}", db.url);
+            assert_eq!(in_audit.get(id.as_str()), Some(&history.len()));
+            let claimed = history.iter().filter(|e| e.kind.as_str() == "claimed");
+            assert_eq!(claimed.count(), 1, "{}: {id}", db.url);
+        }
+        assert!(l.audit_verify().unwrap().broken.is_none());
+    }
+}

@@ -46,14 +46,14 @@ fn last_about(events: &[Event], task: &str) -> Option<usize> {
 /// What a last statement's text depends on (its writes' kinds, whether a new task was looked
 /// for, how many events, which of them a task row and each event's link name): statements of
 /// one shape share their text, so a session builds and prepares it once.
-pub(super) fn shape(writes: &[Write], chain: Option<&Chain>, unseen: bool) -> Vec<u8> {
+pub(super) fn shape(writes: &[Write], chain: Option<&Chain>, unseen: bool, gated: bool) -> Vec<u8> {
     let events = chain.map_or(&[][..], |(_, events)| events);
     let index = |i: Option<usize>| {
         u32::try_from(i.map_or(0, |i| i + 1))
             .unwrap_or(u32::MAX)
             .to_le_bytes()
     };
-    let mut key = Vec::new();
+    let mut key = vec![u8::from(gated)];
     for w in writes {
         key.push(match w {
             Write::UpdateTask { .. } => b'u',
@@ -111,10 +111,18 @@ impl Last {
 ///
 /// With `unseen`, a new task is inserted without `ON CONFLICT`: the proposal did not look for
 /// it, and an existing one must fail the whole statement (which may be its own transaction).
+///
+/// With a `gate` (a task and its last event as read without a lock), the statement writes
+/// only if the task is still as read: it locks the task's row first (`t`), the new rows
+/// (a decision) go in only then, the chain's head is locked and the events made only if those
+/// went in, and every other write only if the events were made. So it writes all or nothing,
+/// and when it writes nothing it returns no row (it is then its own transaction, which
+/// commits nothing; the operation runs again, under locks).
 pub(super) fn statement(
     writes: Vec<Write>,
     chain: Option<Chain>,
     unseen: bool,
+    gate: Option<(&str, i64)>,
     with_sql: bool,
     links: &Links,
     sequence: u32,
@@ -125,7 +133,20 @@ pub(super) fn statement(
         expect: Vec::new(),
         with_sql,
     };
+    // The gate, the new rows it lets in, the events, then the other writes (see above).
+    let mut gate_sql: Vec<String> = Vec::new();
+    let mut new_rows: Vec<String> = Vec::new();
     let mut ctes: Vec<String> = Vec::new();
+    let mut writes_sql: Vec<String> = Vec::new();
+    if let Some((task, version)) = gate {
+        let (task, version) = (last.param(task.to_owned()), last.param(version));
+        if with_sql {
+            gate_sql.push(format!(
+                "t AS (SELECT 1 FROM ledger_tasks WHERE id = {task} AND last_event = {version} \
+                 FOR UPDATE)"
+            ));
+        }
+    }
     // The events first: the writes name them.
     let (chain, events) = match chain {
         Some((c, events)) => (Some(c), events),
@@ -135,11 +156,30 @@ pub(super) fn statement(
     let last_event = |task: &str| last_about(&events, task).map(|i| format!("s{}", i + 1));
     let mut end = None;
     let mut insert = None;
+    // Under a gate, the new rows the head waits for, and the last event the other writes do.
+    let new_names: Vec<String> = writes
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| matches!(w, Write::InsertDecision { .. }))
+        .map(|(k, _)| format!("w{k}"))
+        .collect();
+    let after_events = match (gate, events.len()) {
+        (Some(_), n) if n > 0 => format!(" AND EXISTS (SELECT 1 FROM s{n})"),
+        _ => String::new(),
+    };
     if let Some(chain) = chain {
         let c = last.param(chain);
         if with_sql {
+            let gated = match gate {
+                Some(_) => std::iter::once("t".to_owned())
+                    .chain(new_names.iter().cloned())
+                    .map(|n| format!(" AND EXISTS (SELECT 1 FROM {n})"))
+                    .collect::<String>(),
+                None => String::new(),
+            };
             ctes.push(format!(
-                "h AS (SELECT seq, digest FROM ledger_head WHERE chain = {c} FOR UPDATE)"
+                "h AS (SELECT seq, digest FROM ledger_head WHERE chain = {c}{gated} \
+                 FOR UPDATE OF ledger_head)"
             ));
         }
         let mut inserts = Vec::new();
@@ -221,9 +261,9 @@ pub(super) fn statement(
                 if with_sql {
                     let mut set: Vec<String> = set.map(|(col, p)| format!("{col} = {p}")).into();
                     set.extend(moved.map(|s| format!("last_event = (SELECT id FROM {s})")));
-                    ctes.push(format!(
+                    writes_sql.push(format!(
                         "w{k} AS (UPDATE ledger_tasks SET {} WHERE id = {id} AND state = {state} \
-                         AND fence = {fence} RETURNING 1)",
+                         AND fence = {fence}{after_events} RETURNING 1)",
                         set.join(", ")
                     ));
                 }
@@ -262,7 +302,7 @@ pub(super) fn statement(
                 if with_sql {
                     let last_event =
                         moved.map_or("0".to_owned(), |s| format!("(SELECT id FROM {s})"));
-                    ctes.push(format!(
+                    writes_sql.push(format!(
                         "w{k} AS (INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) \
                          VALUES ({}, {last_event}){} RETURNING 1)",
                         values.join(", "),
@@ -282,9 +322,9 @@ pub(super) fn statement(
                     // A link is made only for a task with events in this statement.
                     let moved =
                         moved.map_or("last_event".to_owned(), |s| format!("(SELECT id FROM {s})"));
-                    ctes.push(format!(
-                        "w{k} AS (UPDATE ledger_tasks SET last_event = {moved} WHERE id = {id} \
-                         RETURNING 1)"
+                    writes_sql.push(format!(
+                        "w{k} AS (UPDATE ledger_tasks SET last_event = {moved} WHERE id = {id}\
+                         {after_events} RETURNING 1)"
                     ));
                 }
             }
@@ -301,8 +341,17 @@ pub(super) fn statement(
                     last.param(envelope),
                     last.param(at),
                 ];
-                if with_sql {
-                    ctes.push(format!(
+                if with_sql && gate.is_some() {
+                    // Only into a task still as read (`WHERE true`: `ON` would otherwise
+                    // read as a join's).
+                    let [d, a, e, at] = values;
+                    new_rows.push(format!(
+                        "w{k} AS (INSERT INTO ledger_decisions (decision_id, approval_id, \
+                         envelope, recorded_at) SELECT {d}::text, {a}::text, {e}::text, \
+                         {at}::bigint FROM t WHERE true ON CONFLICT DO NOTHING RETURNING 1)"
+                    ));
+                } else if with_sql {
+                    writes_sql.push(format!(
                         "w{k} AS (INSERT INTO ledger_decisions (decision_id, approval_id, \
                          envelope, recorded_at) VALUES ({}) ON CONFLICT DO NOTHING RETURNING 1)",
                         values.join(", ")
@@ -319,12 +368,20 @@ pub(super) fn statement(
                     last.param(a.revoked_at),
                 ];
                 if with_sql {
-                    ctes.push(format!(
+                    let rows = if gate.is_some() {
+                        let [id, task, round, decision, revoked] = values;
+                        format!(
+                            "SELECT {id}::text, {task}::text, {round}::bigint, \
+                             {decision}::text, {revoked}::bigint WHERE true{after_events}"
+                        )
+                    } else {
+                        format!("VALUES ({})", values.join(", "))
+                    };
+                    writes_sql.push(format!(
                         "w{k} AS (INSERT INTO ledger_approvals (approval_id, task_id, round, \
-                         decision_id, revoked_at) VALUES ({}) ON CONFLICT (approval_id) DO \
+                         decision_id, revoked_at) {rows} ON CONFLICT (approval_id) DO \
                          UPDATE SET decision_id = excluded.decision_id, \
-                         revoked_at = excluded.revoked_at RETURNING 1)",
-                        values.join(", ")
+                         revoked_at = excluded.revoked_at RETURNING 1)"
                     ));
                 }
             }
@@ -333,7 +390,13 @@ pub(super) fn statement(
     if !with_sql {
         return Ok(last);
     }
-    ctes.extend(insert);
+    let ctes: Vec<String> = gate_sql
+        .into_iter()
+        .chain(new_rows)
+        .chain(ctes)
+        .chain(writes_sql)
+        .chain(insert)
+        .collect();
     let counts: Vec<String> = (0..last.expect.len())
         .map(|k| format!("(SELECT count(*) FROM w{k})"))
         .collect();
