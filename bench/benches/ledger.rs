@@ -26,32 +26,54 @@ trait Lifecycle: Send + Sync {
 
 impl Lifecycle for Ledger {
     fn run(&self, f: &Refund, job: &str) {
-        let act = f.action(job);
-        let t = self.propose(&act, &f.contract, "agent").expect("propose");
-        let now = self.now();
-        let d = json(&format!(
-            r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
-                "action_digest": "{}", "decision": "approved", "approver": "user:bob",
-                "decided_at": {now}, "expires_at": {}}}"#,
-            t.approval_id.as_deref().unwrap_or(""),
-            t.action_digest,
-            now + 3_600_000
-        ));
-        self.decide(&d).expect("decide");
-        let out = self
-            .claim(&ClaimRequest {
-                task_id: &t.id,
-                action: &act,
-                facts: &f.facts,
-                executor: "worker",
-                lease_ms: 60_000,
-                budget: None,
-            })
-            .expect("claim");
-        let ClaimOutcome::Claimed(c, _) = out else {
-            panic!("not claimed: {}", out.result())
-        };
-        self.complete(
+        lifecycle(self, self, f, job);
+    }
+}
+
+/// Two ledgers on one database, as two processes would have: the one that proposes and
+/// decides (an agent and its reviewers' callbacks), and the executor's, which claims and
+/// completes. The executor never holds what the other one last wrote.
+struct Apart {
+    deciding: Ledger,
+    executing: Ledger,
+}
+
+impl Lifecycle for Apart {
+    fn run(&self, f: &Refund, job: &str) {
+        lifecycle(&self.deciding, &self.executing, f, job);
+    }
+}
+
+fn lifecycle(deciding: &Ledger, executing: &Ledger, f: &Refund, job: &str) {
+    let act = f.action(job);
+    let t = deciding
+        .propose(&act, &f.contract, "agent")
+        .expect("propose");
+    let now = deciding.now();
+    let d = json(&format!(
+        r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
+            "action_digest": "{}", "decision": "approved", "approver": "user:bob",
+            "decided_at": {now}, "expires_at": {}}}"#,
+        t.approval_id.as_deref().unwrap_or(""),
+        t.action_digest,
+        now + 3_600_000
+    ));
+    deciding.decide(&d).expect("decide");
+    let out = executing
+        .claim(&ClaimRequest {
+            task_id: &t.id,
+            action: &act,
+            facts: &f.facts,
+            executor: "worker",
+            lease_ms: 60_000,
+            budget: None,
+        })
+        .expect("claim");
+    let ClaimOutcome::Claimed(c, _) = out else {
+        panic!("not claimed: {}", out.result())
+    };
+    executing
+        .complete(
             &t.id,
             c.fence,
             actionseal_core::ledger::Reported::Succeeded,
@@ -59,7 +81,6 @@ impl Lifecycle for Ledger {
             "worker",
         )
         .expect("complete");
-    }
 }
 
 /// The naive lifecycle on SQLite: four autocommit writes, the claim a SELECT then an UPDATE.
@@ -308,16 +329,23 @@ fn main() {
                 url: url.clone(),
                 pool: std::sync::Mutex::new(Vec::new()),
             });
+            let apart: Arc<dyn Lifecycle> = Arc::new(Apart {
+                deciding: Ledger::open(&url).expect("ledger"),
+                executing: Ledger::open(&url).expect("ledger"),
+            });
             for workers in [1, 8, 32] {
+                let label = format!(
+                    "PostgreSQL, {workers} {}",
+                    if workers == 1 { "worker" } else { "workers" }
+                );
+                let per_worker = (600 / workers).max(20);
+                compare(&label, ledger.clone(), naive.clone(), workers, per_worker);
                 compare(
-                    &format!(
-                        "PostgreSQL, {workers} {}",
-                        if workers == 1 { "worker" } else { "workers" }
-                    ),
-                    ledger.clone(),
+                    &format!("{label}, deciding and executing ledgers apart"),
+                    apart.clone(),
                     naive.clone(),
                     workers,
-                    (600 / workers).max(20),
+                    per_worker,
                 );
             }
         }

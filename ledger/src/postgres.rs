@@ -4,8 +4,9 @@
 //! without a lock and outside a transaction, decides in Rust, and sends everything it writes
 //! in one statement that is its own transaction and writes only if the task is still as read
 //! (its last event unchanged, checked under the row's lock; see `last::statement`): all or
-//! nothing. When the task moved meanwhile, or the operation needs more (a budget, a read of
-//! its own), it runs again the locking way: the transaction first locks its task row
+//! nothing. A task this ledger itself wrote last is not even read: its row as written is
+//! kept (see `known`), and the gate proves it current. When the task moved meanwhile, or the
+//! operation needs more (a budget, a read of its own), it runs again the locking way: the transaction first locks its task row
 //! (`SELECT ... FOR UPDATE`), so operations on one task run one after another and each sees the
 //! last one's commit; single use is then also enforced by the conditional
 //! `UPDATE ... WHERE state = $expected AND fence = $expected`. The task, approval and budget
@@ -25,7 +26,10 @@
 //! number of times, and so is a proposal that loses the race to create its task. A trigger
 //! refuses UPDATE, DELETE and TRUNCATE on the events table.
 
+mod known;
 mod last;
+
+use known::{Known, Learned};
 
 use crate::clock::Clock;
 use crate::store::{
@@ -73,6 +77,8 @@ pub(crate) struct Postgres {
     idle: Mutex<Vec<Conn>>,
     /// The schema's facts every transaction needs, read once at open.
     schema: Schema,
+    /// The tasks in flight as this ledger last wrote them.
+    known: Known,
 }
 
 /// What the schema fixed at open: the last event from before the events were linked per
@@ -150,6 +156,7 @@ impl Postgres {
             config,
             idle: Mutex::new(Vec::new()),
             schema: Schema::default(),
+            known: Known::default(),
         };
         let mut conn = pg.connect()?;
         pg.schema = migrate(&mut conn.client)?;
@@ -197,7 +204,14 @@ impl Postgres {
         let mut attempt = 0;
         let out = loop {
             attempt += 1;
-            match attempt_write(&mut conn, self.schema, clock, &mut f, attempt == 1) {
+            match attempt_write(
+                &mut conn,
+                self.schema,
+                &self.known,
+                clock,
+                &mut f,
+                attempt == 1,
+            ) {
                 Ok(Done::Ok(v)) => break Ok(v),
                 Ok(Done::Refused(e)) => break Err(e),
                 Err(Failure::Driver(e)) if retryable(&e) && attempt < MAX_ATTEMPTS => continue,
@@ -238,6 +252,10 @@ impl Postgres {
                 decision_unseen: false,
                 free: false,
                 relock: false,
+                known: &self.known,
+                guessed: false,
+                proved: false,
+                learned: Learned::default(),
                 failed: None,
                 links: Links::default(),
                 schema: self.schema,
@@ -265,6 +283,7 @@ impl Postgres {
 fn attempt_write<T>(
     conn: &mut Conn,
     schema: Schema,
+    known: &Known,
     clock: &dyn Clock,
     f: &mut impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
     first: bool,
@@ -286,6 +305,10 @@ fn attempt_write<T>(
         decision_unseen: false,
         free: first,
         relock: false,
+        known,
+        guessed: false,
+        proved: false,
+        learned: Learned::default(),
         failed: None,
         links: Links::default(),
         schema,
@@ -306,14 +329,22 @@ fn attempt_write<T>(
             // looking; nothing of this attempt is kept.
             return Err(Failure::Again);
         }
+        if ptx.guessed && !matches!(done, Ok(Done::Ok(_)) | Ok(Done::Refused(_))) {
+            // An error from a guessed task (written nothing): run it again, reading.
+            return Err(Failure::Again);
+        }
         let done = done.map_err(Failure::Coded)?;
         ptx.flush()?;
+        if ptx.guessed && !ptx.proved {
+            return Err(Failure::Again);
+        }
         if ptx.begun {
             ptx.client
                 .batch_execute("COMMIT")
                 .map_err(Failure::Driver)?;
             ptx.begun = false;
         }
+        known.learn(std::mem::take(&mut ptx.learned));
         Ok(done)
     })();
     ptx.end();
@@ -427,6 +458,15 @@ struct PgTx<'a> {
     free: bool,
     /// Whether a free attempt met something it cannot do without locks.
     relock: bool,
+    /// The tasks as this ledger last wrote them, which a free attempt reads instead.
+    known: &'a Known,
+    /// Whether the attempt took a task from `known`, and whether a gated statement then
+    /// proved it current: an answer from a guess that nothing proved is not given (the
+    /// operation runs again, reading).
+    guessed: bool,
+    proved: bool,
+    /// What the transaction's commit will teach `known`.
+    learned: Learned,
     /// The first driver error: the transaction is aborted, and the caller decides whether to
     /// run the operation again.
     failed: Option<postgres::Error>,
@@ -708,6 +748,23 @@ impl PgTx<'_> {
             if chain.is_none() && writes.is_empty() {
                 return Ok(());
             }
+            // What its commit will teach: a task row it writes whole, with the statement's
+            // last event about it; any other task it touches is forgotten.
+            let last_about = chain
+                .as_ref()
+                .and_then(|(_, events)| events.last())
+                .and_then(|e| e.task.clone());
+            let mut rows: Vec<TaskRow> = Vec::new();
+            for w in &writes {
+                match w {
+                    Write::UpdateTask { row, .. } | Write::InsertTask(row) => {
+                        rows.push(row.clone())
+                    }
+                    Write::PutApproval(a) => self.learned.round(a.clone()),
+                    Write::Link(task) => self.learned.forget(task),
+                    Write::InsertDecision { .. } => {}
+                }
+            }
             let shape = last::shape(&writes, chain.as_ref(), self.unseen, gate.is_some());
             let known = self.shaped.get(&shape).cloned();
             // The text is built and prepared once per shape and session.
@@ -749,7 +806,7 @@ impl PgTx<'_> {
                         .map(|rows| rows.into_iter().map(PgRow).collect::<Vec<_>>())
                         .map_err(|e| self.fail(e))
                 });
-            let rows = match sent {
+            let result = match sent {
                 Ok(rows) => rows,
                 Err(_) if self.unseen && self.failed.as_ref().is_some_and(exists) => {
                     // The proposal's task exists: run it again, looking this time.
@@ -757,9 +814,10 @@ impl PgTx<'_> {
                 }
                 Err(e) => return Err(coded(self, e)),
             };
-            let Some(row) = rows.first() else {
-                if gate.is_some() {
-                    // The task changed since it was read, and nothing was written.
+            let Some(row) = result.first() else {
+                if let Some((task, _)) = &gate {
+                    // The task changed since it was read (or guessed), and nothing was written.
+                    self.known.forget(task);
                     return Err(Failure::Again);
                 }
                 return Err(coded(self, storage("audit head", "missing")));
@@ -776,6 +834,17 @@ impl PgTx<'_> {
                     }
                     (Err(e), _) => return Err(coded(self, e)),
                 }
+            }
+            self.proved |= gate.is_some();
+            let last_event = match (&last_about, row.int(last.expect.len())) {
+                (Some(_), Ok(id)) => Some(id),
+                _ => None,
+            };
+            match (rows.as_slice(), last_event) {
+                ([one], Some(id)) if last_about.as_deref() == Some(one.id.as_str()) => {
+                    self.learned.task(rows.swap_remove(0), id)
+                }
+                _ => rows.iter().for_each(|r| self.learned.forget(&r.id)),
             }
         }
         Ok(())
@@ -798,6 +867,14 @@ impl Tx for PgTx<'_> {
     }
 
     fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
+        if self.free {
+            if let Some((round, task, last)) = self.known.round_task(approval_id) {
+                self.links.set(&task.id, last);
+                self.round = Some(round);
+                self.guessed = true;
+                return Ok(Some(task));
+            }
+        }
         if self.locking && !self.begun && derived(approval_id, "apr_") {
             // The round's task, locked, in the transaction's first round trip, and the round
             // read again after the lock by a statement of its own (so it sees what the task's
@@ -817,6 +894,13 @@ impl Tx for PgTx<'_> {
     }
 
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        if self.free {
+            if let Some((task, last)) = self.known.task(id) {
+                self.links.set(id, last);
+                self.guessed = true;
+                return Ok(Some(task));
+            }
+        }
         if self.locking && !self.begun && derived(id, "task_") {
             return self
                 .begin_with("ledger_task", id)?

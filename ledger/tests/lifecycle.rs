@@ -629,3 +629,56 @@ fn the_audit_answers_seed_003() {
         assert!(!text.contains("\"order-17\"") && !text.contains("\"rf-9\""));
     }
 }
+
+/// Two ledgers on one database (two executors' processes): what one of them last wrote about a
+/// task is no longer true once the other moved it, and every answer is the database's. A
+/// ledger that decided a task, and so remembers it approved, is refused a claim another ledger
+/// won; the winner's completion holds; the loser's late completion is refused on its fence.
+#[test]
+fn a_second_ledger_on_the_database_is_never_answered_from_the_first_ones_past() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let (a, b) = (db.open(), db.open());
+        let contract = refund_contract();
+        let f = facts(&contract);
+        let act = refund("job-1", "req-1", 2500);
+        let task = a.propose(&act, &contract, "agent").unwrap();
+        a.decide(&decision(&task, "d1", "approved", a.now(), HOUR))
+            .unwrap();
+        let ClaimOutcome::Claimed(won, _) = claim(&b, &task.id, &act, &f).unwrap() else {
+            panic!("the first claim wins")
+        };
+        let e = claim(&a, &task.id, &act, &f).unwrap_err();
+        assert_eq!(e.code(), Code::AlreadyClaimed, "{engine:?}");
+        // The loser saw it claimed; now the winner completes, and the loser, which last saw
+        // it claimed, cannot complete it on a fence it never held.
+        b.complete(&task.id, won.fence, Reported::Succeeded, None, "w2")
+            .unwrap();
+        let e = a
+            .complete(&task.id, won.fence + 1, Reported::Failed, None, "w1")
+            .unwrap_err();
+        assert!(
+            matches!(e.code(), Code::StaleFence | Code::TaskNotClaimed),
+            "{engine:?}: {e}"
+        );
+        assert_eq!(a.task(&task.id).unwrap().state, State::Succeeded);
+        // A decision replayed to the first ledger after the second revoked the approval is
+        // answered from the database too.
+        let t2 = a
+            .propose(&refund("job-2", "req-1", 2500), &contract, "agent")
+            .unwrap();
+        a.decide(&decision(&t2, "d2", "approved", a.now(), HOUR))
+            .unwrap();
+        b.revoke(t2.approval_id.as_deref().unwrap(), "admin")
+            .unwrap();
+        let out = claim(&a, &t2.id, &refund("job-2", "req-1", 2500), &f);
+        assert!(
+            !matches!(out, Ok(ClaimOutcome::Claimed(..))),
+            "{engine:?}: a revoked approval was claimed"
+        );
+        let state = b.task(&t2.id).unwrap().state;
+        assert_ne!(state, State::Claimed, "{engine:?}");
+        assert_eq!(a.task(&t2.id).unwrap().state, state);
+        assert!(a.audit_verify().unwrap().broken.is_none());
+    }
+}

@@ -100,7 +100,8 @@ impl Last {
 }
 
 /// The statement for `writes` and the events of `chain` (either may be empty, not both). It
-/// returns one row, with the number of rows each write changed, when the chain's head exists.
+/// returns one row, with the number of rows each write changed (and, with events, the id of
+/// the last), when the chain's head exists.
 /// Its text is built only `with_sql` (a statement of the same [`shape`] has the same text and
 /// the same parameters in the same order).
 ///
@@ -409,7 +410,7 @@ pub(super) fn statement(
         None => format!("SELECT {counts}"),
         Some((c, n)) => format!(
             "UPDATE ledger_head SET seq = s{n}.seq, digest = s{n}.digest FROM s{n} \
-             WHERE ledger_head.chain = {c} RETURNING {counts}"
+             WHERE ledger_head.chain = {c} RETURNING {counts}, s{n}.id"
         ),
     };
     last.sql = if ctes.is_empty() {
