@@ -10,9 +10,9 @@
 //! Rounds are interleaved (ledger, naive, ledger, naive, ...); the table gives the median
 //! lifecycles/s of the rounds with their spread, and p50/p99 latency of one lifecycle.
 
-use actionseal_bench::{json, Refund};
+use actionseal_bench::{lifecycle, Refund};
 use actionseal_core::canonicalize;
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use actionseal_ledger::Ledger;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,45 +42,6 @@ impl Lifecycle for Apart {
     fn run(&self, f: &Refund, job: &str) {
         lifecycle(&self.deciding, &self.executing, f, job);
     }
-}
-
-fn lifecycle(deciding: &Ledger, executing: &Ledger, f: &Refund, job: &str) {
-    let act = f.action(job);
-    let t = deciding
-        .propose(&act, &f.contract, "agent")
-        .expect("propose");
-    let now = deciding.now();
-    let d = json(&format!(
-        r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
-            "action_digest": "{}", "decision": "approved", "approver": "user:bob",
-            "decided_at": {now}, "expires_at": {}}}"#,
-        t.approval_id.as_deref().unwrap_or(""),
-        t.action_digest,
-        now + 3_600_000
-    ));
-    deciding.decide(&d).expect("decide");
-    let out = executing
-        .claim(&ClaimRequest {
-            task_id: &t.id,
-            action: &act,
-            facts: &f.facts,
-            executor: "worker",
-            lease_ms: 60_000,
-            budget: None,
-        })
-        .expect("claim");
-    let ClaimOutcome::Claimed(c, _) = out else {
-        panic!("not claimed: {}", out.result())
-    };
-    executing
-        .complete(
-            &t.id,
-            c.fence,
-            actionseal_core::ledger::Reported::Succeeded,
-            None,
-            "worker",
-        )
-        .expect("complete");
 }
 
 /// The naive lifecycle on SQLite: four autocommit writes, the claim a SELECT then an UPDATE.

@@ -7,10 +7,9 @@
 //! benchmark's naive lifecycle (`NAIVE_SYNC=FULL` for synchronous=FULL; `naive postgres://…`
 //! for the naive code on PostgreSQL, in a table of its own that it creates afresh;
 //! `NAIVE_PREPARED=1` prepares its statements once instead of before each use).
-use actionseal_bench::{json, Refund};
+use actionseal_bench::{lifecycle, Refund};
 use actionseal_core::canonicalize;
-use actionseal_core::ledger::Reported;
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use actionseal_ledger::Ledger;
 
 /// CPU time of this thread so far, from Linux's /proc (wall time misleads on a loaded machine).
 fn cpu_time() -> Option<std::time::Duration> {
@@ -41,38 +40,7 @@ fn main() {
     }
     let ledger = Ledger::open(&url).expect("ledger");
     let refund = Refund::new();
-    let one = |job: String| {
-        let act = refund.action(&job);
-        let t = ledger
-            .propose(&act, &refund.contract, "agent")
-            .expect("propose");
-        let now = ledger.now();
-        let d = json(&format!(
-            r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
-                "action_digest": "{}", "decision": "approved", "approver": "user:bob",
-                "decided_at": {now}, "expires_at": {}}}"#,
-            t.approval_id.as_deref().unwrap_or(""),
-            t.action_digest,
-            now + 3_600_000
-        ));
-        ledger.decide(&d).expect("decide");
-        let out = ledger
-            .claim(&ClaimRequest {
-                task_id: &t.id,
-                action: &act,
-                facts: &refund.facts,
-                executor: "worker",
-                lease_ms: 60_000,
-                budget: None,
-            })
-            .expect("claim");
-        let ClaimOutcome::Claimed(c, _) = out else {
-            panic!("not claimed: {}", out.result())
-        };
-        ledger
-            .complete(&t.id, c.fence, Reported::Succeeded, None, "worker")
-            .expect("complete");
-    };
+    let one = |job: String| lifecycle(&ledger, &ledger, &refund, &job);
     // THREADS=N runs N threads of n lifecycles each on the one ledger (PostgreSQL's workers).
     let threads: usize = std::env::var("THREADS")
         .ok()

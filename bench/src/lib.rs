@@ -1,9 +1,12 @@
 //! Inputs shared by the benchmarks and the profiling examples, so that both measure the same
 //! thing.
 
+use actionseal_core::ledger::Reported;
 use actionseal_core::{
     canonicalize, parse, Action, ActionIds, Context, Contract, Object, Options, OwnedValue, Value,
 };
+
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
 
 /// A file from `bench/payloads/`.
 pub fn payload(name: &str) -> Vec<u8> {
@@ -105,4 +108,40 @@ impl Default for Refund {
     fn default() -> Refund {
         Refund::new()
     }
+}
+
+/// One full task lifecycle of job `job`: proposed and decided through `deciding`, claimed and
+/// completed through `executing` (the same ledger, or two on one database as two processes
+/// would have).
+pub fn lifecycle(deciding: &Ledger, executing: &Ledger, f: &Refund, job: &str) {
+    let act = f.action(job);
+    let t = deciding
+        .propose(&act, &f.contract, "agent")
+        .expect("propose");
+    let now = deciding.now();
+    let d = json(&format!(
+        r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}", "request_id": "req-1",
+            "action_digest": "{}", "decision": "approved", "approver": "user:bob",
+            "decided_at": {now}, "expires_at": {}}}"#,
+        t.approval_id.as_deref().unwrap_or(""),
+        t.action_digest,
+        now + 3_600_000
+    ));
+    deciding.decide(&d).expect("decide");
+    let out = executing
+        .claim(&ClaimRequest {
+            task_id: &t.id,
+            action: &act,
+            facts: &f.facts,
+            executor: "worker",
+            lease_ms: 60_000,
+            budget: None,
+        })
+        .expect("claim");
+    let ClaimOutcome::Claimed(c, _) = out else {
+        panic!("not claimed: {}", out.result())
+    };
+    executing
+        .complete(&t.id, c.fence, Reported::Succeeded, None, "worker")
+        .expect("complete");
 }
