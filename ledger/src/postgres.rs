@@ -329,7 +329,7 @@ fn attempt_write<T>(
             // looking; nothing of this attempt is kept.
             return Err(Failure::Again);
         }
-        if ptx.guessed && !matches!(done, Ok(Done::Ok(_)) | Ok(Done::Refused(_))) {
+        if ptx.guessed && done.is_err() {
             // An error from a guessed task (written nothing): run it again, reading.
             return Err(Failure::Again);
         }

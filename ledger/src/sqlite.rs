@@ -309,12 +309,12 @@ struct Open<'c> {
 
 impl<'c> Open<'c> {
     fn begin(conn: &'c Connection, sql: &str) -> rusqlite::Result<Open<'c>> {
-        conn.prepare_cached(sql)?.execute([])?;
+        run_cached(conn, sql)?;
         Ok(Open { conn, done: false })
     }
 
     fn commit(mut self) -> rusqlite::Result<()> {
-        self.conn.prepare_cached("COMMIT")?.execute([])?;
+        run_cached(self.conn, "COMMIT")?;
         self.done = true;
         Ok(())
     }
@@ -325,12 +325,15 @@ impl Drop for Open<'_> {
         if !self.done {
             // Nothing of the operation is kept; a failure here leaves SQLite's own
             // automatic rollback to finish the job.
-            let _ = self
-                .conn
-                .prepare_cached("ROLLBACK")
-                .and_then(|mut st| st.execute([]));
+            let _ = run_cached(self.conn, "ROLLBACK");
         }
     }
+}
+
+/// Runs a statement without parameters or rows, prepared once per connection (BEGIN, COMMIT,
+/// savepoints: parsing them anew every time is a measurable part of a short transaction).
+fn run_cached(c: &Connection, sql: &str) -> rusqlite::Result<()> {
+    c.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {

@@ -72,22 +72,23 @@ impl Known {
         for task in l.forget {
             inner.tasks.remove(&task);
         }
+        // Rounds first, so that a task that ended takes its rounds with it.
+        for round in l.rounds {
+            if inner.rounds.len() >= CAP && !inner.rounds.contains_key(&round.approval_id) {
+                inner.rounds.clear();
+            }
+            inner.rounds.insert(round.approval_id.clone(), round);
+        }
         for (row, last) in l.tasks {
             if row.state.is_final() {
                 inner.tasks.remove(&row.id);
                 inner.rounds.retain(|_, r| r.task_id != row.id);
                 continue;
             }
-            if inner.tasks.len() >= CAP {
+            if inner.tasks.len() >= CAP && !inner.tasks.contains_key(&row.id) {
                 inner.tasks.clear();
             }
             inner.tasks.insert(row.id.clone(), (row, last));
-        }
-        for round in l.rounds {
-            if inner.rounds.len() >= CAP {
-                inner.rounds.clear();
-            }
-            inner.rounds.insert(round.approval_id.clone(), round);
         }
     }
 }

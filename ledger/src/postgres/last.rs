@@ -157,25 +157,27 @@ pub(super) fn statement(
     let last_event = |task: &str| last_about(&events, task).map(|i| format!("s{}", i + 1));
     let mut end = None;
     let mut insert = None;
-    // Under a gate, the new rows the head waits for, and the last event the other writes do.
-    let new_names: Vec<String> = writes
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| matches!(w, Write::InsertDecision { .. }))
-        .map(|(k, _)| format!("w{k}"))
-        .collect();
+    // Under a gate, the last event the other writes wait for (text only: most calls reuse a
+    // prepared statement and build none).
     let after_events = match (gate, events.len()) {
-        (Some(_), n) if n > 0 => format!(" AND EXISTS (SELECT 1 FROM s{n})"),
+        (Some(_), n) if with_sql && n > 0 => format!(" AND EXISTS (SELECT 1 FROM s{n})"),
         _ => String::new(),
     };
     if let Some(chain) = chain {
         let c = last.param(chain);
         if with_sql {
-            let gated = match gate {
+            // Under a gate, the head waits for the task's lock and for the new rows.
+            let gated: String = match gate {
                 Some(_) => std::iter::once("t".to_owned())
-                    .chain(new_names.iter().cloned())
+                    .chain(
+                        writes
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, w)| matches!(w, Write::InsertDecision { .. }))
+                            .map(|(k, _)| format!("w{k}")),
+                    )
                     .map(|n| format!(" AND EXISTS (SELECT 1 FROM {n})"))
-                    .collect::<String>(),
+                    .collect(),
                 None => String::new(),
             };
             ctes.push(format!(

@@ -12,7 +12,8 @@
 //! A thread alone (a sequential caller) commits its own operation at once, as before: a batch
 //! forms only when operations overlap, and it never waits for one that has not arrived.
 
-use super::{sql_error, Ran, Sqlite};
+use super::{is_busy, run_cached, sql_error, Ran, Sqlite};
+use crate::store::MAX_ATTEMPTS;
 use crate::store::{storage, Done};
 use actionseal_core::Result;
 use parking_lot::Mutex;
@@ -86,18 +87,11 @@ impl Batch {
         let Some(c) = self.conn.as_ref() else {
             return Err(storage("group commit", "the batch has ended"));
         };
-        c.prepare_cached("SAVEPOINT op")
-            .and_then(|mut s| s.execute([]))
-            .map_err(|e| sql_error("savepoint", e))?;
+        run_cached(c, "SAVEPOINT op").map_err(|e| sql_error("savepoint", e))?;
         let out = op(c);
         let end = match &out {
-            Ok(_) => c
-                .prepare_cached("RELEASE op")
-                .and_then(|mut s| s.execute([])),
-            Err(_) => c
-                .prepare_cached("ROLLBACK TO op")
-                .and_then(|mut s| s.execute([]))
-                .and_then(|_| c.prepare_cached("RELEASE op")?.execute([])),
+            Ok(_) => run_cached(c, "RELEASE op"),
+            Err(_) => run_cached(c, "ROLLBACK TO op").and_then(|()| run_cached(c, "RELEASE op")),
         };
         // Some errors (a full disk, an I/O error) make SQLite roll the whole transaction
         // back; a statement run after that would begin another, and the members before
@@ -122,26 +116,26 @@ impl Batch {
         };
         let r = match self.broken.take() {
             Some(e) => Err(e),
-            None => commit(&c),
+            None => until_not_busy(&c, "COMMIT", "commit"),
         };
-
         if r.is_err() && !c.is_autocommit() {
-            let _ = c.prepare_cached("ROLLBACK").and_then(|mut s| s.execute([]));
+            let _ = run_cached(&c, "ROLLBACK");
         }
         self.outcome.publish(r.clone());
         (r, Some(c))
     }
 }
 
-/// COMMIT, again while SQLite reports the database busy (the transaction stays open then).
-fn commit(c: &Connection) -> Result<()> {
+/// `BEGIN IMMEDIATE` or `COMMIT`, again while SQLite reports the database busy beyond its
+/// busy timeout (a transaction stays as it was then).
+fn until_not_busy(c: &Connection, sql: &str, what: &str) -> Result<()> {
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match c.prepare_cached("COMMIT").and_then(|mut s| s.execute([])) {
-            Ok(_) => return Ok(()),
-            Err(e) if attempt < crate::store::MAX_ATTEMPTS && super::is_busy(&e) => continue,
-            Err(e) => return Err(sql_error("commit", e)),
+        match run_cached(c, sql) {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
+            Err(e) => return Err(sql_error(what, e)),
         }
     }
 }
@@ -214,20 +208,9 @@ impl Sqlite {
     /// Takes a connection and begins a write transaction on it.
     fn begin_batch(&self) -> Result<Batch> {
         let c = self.take_conn()?;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            match c
-                .prepare_cached("BEGIN IMMEDIATE")
-                .and_then(|mut s| s.execute([]))
-            {
-                Ok(_) => break,
-                Err(e) if attempt < crate::store::MAX_ATTEMPTS && super::is_busy(&e) => continue,
-                Err(e) => {
-                    self.give_conn(c);
-                    return Err(sql_error("begin", e));
-                }
-            }
+        if let Err(e) = until_not_busy(&c, "BEGIN IMMEDIATE", "begin") {
+            self.give_conn(c);
+            return Err(e);
         }
         Ok(Batch {
             conn: Some(c),

@@ -64,17 +64,26 @@ fn until_another_waits(g: &Group) {
     }
 }
 
-/// Writes budget `name`, and once `ready` says so, lets another operation join the batch.
-fn put_then_hand_on(
+/// Runs `second` on this thread while another thread's operation (writing budget "a") holds
+/// the batch open: that operation hands the batch on once `second`'s operation waits for its
+/// turn, so both end in one commit. Returns both answers.
+fn beside_an_open_batch<R>(
     l: &Sqlite,
-    name: &str,
-    inside: mpsc::Sender<()>,
-) -> actionseal_core::Result<()> {
-    l.write(&SystemClock, |tx, _| {
-        tx.put_budget(&budget(name))?;
-        let _ = inside.send(());
-        until_another_waits(group(l));
-        Ok(Done::Ok(()))
+    second: impl FnOnce() -> R,
+) -> (actionseal_core::Result<()>, R) {
+    let (inside, a_is_inside) = mpsc::channel();
+    std::thread::scope(|s| {
+        let a = s.spawn(|| {
+            l.write(&SystemClock, |tx, _| {
+                tx.put_budget(&budget("a"))?;
+                let _ = inside.send(());
+                until_another_waits(group(l));
+                Ok(Done::Ok(()))
+            })
+        });
+        a_is_inside.recv().unwrap();
+        let b = second();
+        (a.join().unwrap(), b)
     })
 }
 
@@ -134,15 +143,11 @@ fn overlapping_operations_share_commits_and_every_one_lasts() {
 fn a_failed_operation_undoes_only_its_own_writes() {
     let dir = Dir::new("failed");
     let l = dir.ledger();
-    let (inside, a_is_inside) = mpsc::channel();
-    let (a, b) = std::thread::scope(|s| {
-        let a = s.spawn(|| put_then_hand_on(&l, "a", inside));
-        a_is_inside.recv().unwrap();
-        let b = l.write(&SystemClock, |tx, _| -> actionseal_core::Result<Done<()>> {
+    let (a, b) = beside_an_open_batch(&l, || {
+        l.write(&SystemClock, |tx, _| -> actionseal_core::Result<Done<()>> {
             tx.put_budget(&budget("b"))?;
             Err(storage("test", "this operation fails after it wrote"))
-        });
-        (a.join().unwrap(), b)
+        })
     });
     a.unwrap();
     assert_eq!(b.unwrap_err().code(), Code::LedgerStorage);
@@ -155,17 +160,13 @@ fn a_failed_operation_undoes_only_its_own_writes() {
 fn a_batch_abandoned_by_a_panic_keeps_nothing_and_frees_its_members() {
     let dir = Dir::new("panic");
     let l = dir.ledger();
-    let (inside, a_is_inside) = mpsc::channel();
-    let (a, b) = std::thread::scope(|s| {
-        let a = s.spawn(|| put_then_hand_on(&l, "a", inside));
-        a_is_inside.recv().unwrap();
-        let b = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let (a, b) = beside_an_open_batch(&l, || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             l.write(&SystemClock, |tx, _| -> actionseal_core::Result<Done<()>> {
                 tx.put_budget(&budget("b"))?;
                 panic!("an operation that panics inside a batch");
             })
-        }));
-        (a.join().unwrap(), b)
+        }))
     });
     assert!(b.is_err(), "the panic reaches its own caller");
     let a = a.unwrap_err();
