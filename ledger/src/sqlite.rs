@@ -8,9 +8,10 @@
 use crate::clock::Clock;
 use crate::store::{
     amendment_from, approval_from, budget_from, by_chain, create_all, defer, digest_from,
-    history_of, history_sql, round_task, seal, storage, task_from, too_new, upgrade, AmendmentRow,
-    ApprovalRow, BudgetRow, Cols, Dialect, Done, Head, Links, TaskRow, Tx, Write,
-    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    history_of, history_sql, policy_from, put_sign_count_sql, round_task, seal, storage, task_from,
+    too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Head, Links,
+    PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT,
+    MAX_ATTEMPTS, POLICY_COLUMNS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
@@ -498,11 +499,11 @@ impl SqliteTx<'_> {
                 Some(head) => head,
                 None => self.head(chain)?,
             };
-            let (mut sealed, mut moved_to) = seal(&mut events, head);
+            let (mut sealed, mut moved_to) = seal(&mut events, head)?;
             if !self.move_head(chain, head, moved_to)? {
                 // Another connection moved it since: read it, and seal again after it.
                 let head = self.head(chain)?;
-                (sealed, moved_to) = seal(&mut events, head);
+                (sealed, moved_to) = seal(&mut events, head)?;
                 if guess.is_none() || !self.move_head(chain, head, moved_to)? {
                     return Err(storage(
                         "audit head",
@@ -620,7 +621,7 @@ impl SqliteTx<'_> {
         let sql = format!(
             "INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) VALUES (?1, ?2, ?3, ?4, ?5, \
              ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, \
-             ?23, ?24, ?25, ?26, ?27) ON CONFLICT DO NOTHING"
+             ?23, ?24, ?25, ?26, ?27, ?28, ?29) ON CONFLICT DO NOTHING"
         );
         self.exec(
             &sql,
@@ -651,6 +652,8 @@ impl SqliteTx<'_> {
                 t.amendments,
                 t.approval,
                 t.revoked_at,
+                t.round_started_at,
+                t.proof,
                 self.links.last(&t.id)?
             ],
         )
@@ -660,8 +663,8 @@ impl SqliteTx<'_> {
         self.exec(
             "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
              executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
-             updated_at = ?10, approval = ?11, revoked_at = ?12, last_event = ?13 \
-             WHERE id = ?14 AND state = ?15 AND fence = ?16",
+             updated_at = ?10, approval = ?11, revoked_at = ?12, last_event = ?13, \
+             round_started_at = ?14, proof = ?15 WHERE id = ?16 AND state = ?17 AND fence = ?18",
             params![
                 t.state.as_str(),
                 t.fence,
@@ -676,6 +679,8 @@ impl SqliteTx<'_> {
                 t.approval,
                 t.revoked_at,
                 self.links.last(&t.id)?,
+                t.round_started_at,
+                t.proof,
                 t.id,
                 expect.as_str(),
                 expect_fence
@@ -731,8 +736,8 @@ impl Tx for SqliteTx<'_> {
     fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool> {
         let n = self.exec(
             "UPDATE ledger_tasks SET action = ?1, action_digest = ?2, proposed_action = ?3, \
-             proposed_digest = ?4, amendments = ?5, updated_at = ?6 \
-             WHERE id = ?7 AND state = ?8 AND action_digest = ?9",
+             proposed_digest = ?4, amendments = ?5, updated_at = ?6, round_started_at = ?7 \
+             WHERE id = ?8 AND state = ?9 AND action_digest = ?10",
             params![
                 t.action,
                 t.action_digest.to_string(),
@@ -740,6 +745,7 @@ impl Tx for SqliteTx<'_> {
                 t.proposed_digest.map(|d| d.to_string()),
                 t.amendments,
                 t.updated_at,
+                t.round_started_at,
                 t.id,
                 t.state.as_str(),
                 expect.to_string()
@@ -867,6 +873,36 @@ impl Tx for SqliteTx<'_> {
             params![now],
             |r| r.text(0),
         )
+    }
+
+    fn policy(&mut self) -> Result<PolicyRow> {
+        let sql = format!("SELECT {POLICY_COLUMNS} FROM ledger_policy WHERE id = 1");
+        self.rows(&sql, params![], |r| policy_from(r))?
+            .pop()
+            .ok_or_else(|| storage("policy", "the ledger has no policy row"))
+    }
+
+    fn put_policy(&mut self, p: &PolicyRow) -> Result<()> {
+        self.exec(
+            "UPDATE ledger_policy SET proof = ?1, changed_at = ?2, changed_by = ?3 WHERE id = 1",
+            params![p.proof.as_str(), p.changed_at, p.changed_by],
+        )
+        .map(|_| ())
+    }
+
+    fn sign_count(&mut self, credential_id: &str) -> Result<Option<i64>> {
+        Ok(self
+            .rows(
+                "SELECT sign_count FROM ledger_passkeys WHERE credential_id = ?1",
+                params![credential_id],
+                |r| r.int(0),
+            )?
+            .pop())
+    }
+
+    fn put_sign_count(&mut self, credential_id: &str, count: i64, at: i64) -> Result<bool> {
+        let n = self.exec(&put_sign_count_sql('?'), params![credential_id, count, at])?;
+        Ok(n == 1)
     }
 
     fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>> {
