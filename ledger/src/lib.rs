@@ -146,9 +146,16 @@ impl Ledger {
     /// Opens the ledger at `url` with `options`: its clock, and the keys that prove decisions
     /// (see [`LedgerOptions::proof`]).
     pub fn open_with(url: &str, options: LedgerOptions) -> Result<Ledger> {
+        Ledger::open_on(url, options, sqlite::Vfs::shipped())
+    }
+
+    /// [`Ledger::open_with`], a SQLite file through `vfs` (the tests' simulated disk).
+    fn open_on(url: &str, options: LedgerOptions, vfs: sqlite::Vfs) -> Result<Ledger> {
         let LedgerOptions { clock, proof } = options;
         let backend = match Target::parse(url)? {
-            Target::SqliteFile(path, d) => Backend::Sqlite(sqlite::Sqlite::open_file(&path, d)?),
+            Target::SqliteFile(path, d) => {
+                Backend::Sqlite(sqlite::Sqlite::open_file(&path, d, vfs)?)
+            }
             Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory()?),
             Target::Postgres(u) => Backend::Postgres(postgres::Postgres::open(&u)?),
         };

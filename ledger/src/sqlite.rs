@@ -19,6 +19,7 @@ use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, TransactionBehavior};
 use std::collections::HashMap;
+use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -88,6 +89,7 @@ enum Conns {
     File {
         path: PathBuf,
         durability: Durability,
+        vfs: Vfs,
         idle: Mutex<Vec<Connection>>,
     },
 }
@@ -108,13 +110,37 @@ pub(crate) fn sql_error(what: &str, e: rusqlite::Error) -> Error {
     }
 }
 
-pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
-    let c = if crate::log_vfs::registered() {
-        Connection::open_with_flags_and_vfs(path, OpenFlags::default(), crate::log_vfs::NAME)
-    } else {
-        Connection::open(path)
+/// The VFSs a file ledger opens its connections with (`None`: SQLite's default): its own
+/// connections the log VFS (see `log_vfs`), the checkpointer the VFS below it. The tests put
+/// a simulated disk below (`log_vfs/power_loss.rs`).
+#[derive(Clone, Copy)]
+pub(crate) struct Vfs {
+    /// The ledger's own connections'.
+    pub(crate) log: Option<&'static CStr>,
+    /// The checkpointer's.
+    pub(crate) base: Option<&'static CStr>,
+}
+
+impl Vfs {
+    /// The log VFS over the default one, or the default alone where SQLite refused it.
+    pub(crate) fn shipped() -> Vfs {
+        Vfs {
+            log: crate::log_vfs::registered().then_some(crate::log_vfs::NAME),
+            base: None,
+        }
     }
-    .map_err(|e| sql_error("open", e))?;
+}
+
+/// A connection to `path` through `vfs`.
+pub(crate) fn connect(path: &Path, vfs: Option<&CStr>) -> rusqlite::Result<Connection> {
+    match vfs {
+        Some(name) => Connection::open_with_flags_and_vfs(path, OpenFlags::default(), name),
+        None => Connection::open(path),
+    }
+}
+
+pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result<Connection> {
+    let c = connect(path, vfs.log).map_err(|e| sql_error("open", e))?;
     let sync = match durability {
         Durability::Full => "FULL",
         Durability::Normal => "NORMAL",
@@ -149,8 +175,8 @@ pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Connectio
 }
 
 impl Sqlite {
-    pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Sqlite> {
-        let mut c = open_file(path, durability)?;
+    pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result<Sqlite> {
+        let mut c = open_file(path, durability, vfs)?;
         let cutoff = migrate(&mut c)?;
         Ok(Sqlite {
             cutoff,
@@ -159,9 +185,13 @@ impl Sqlite {
             conns: Conns::File {
                 path: path.to_owned(),
                 durability,
+                vfs,
                 idle: Mutex::new(vec![c]),
             },
-            _checkpointer: Some(crate::checkpoint::Checkpointer::start(path.to_owned())),
+            _checkpointer: Some(crate::checkpoint::Checkpointer::start(
+                path.to_owned(),
+                vfs.base,
+            )),
         })
     }
 
@@ -198,6 +228,7 @@ impl Sqlite {
         let Conns::File {
             path,
             durability,
+            vfs,
             idle,
         } = &self.conns
         else {
@@ -206,7 +237,7 @@ impl Sqlite {
         let taken = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         match taken {
             Some(c) => Ok(c),
-            None => open_file(path, *durability),
+            None => open_file(path, *durability, *vfs),
         }
     }
 
