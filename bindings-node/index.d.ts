@@ -146,6 +146,18 @@ export type ErrorCode =
   | 'user_not_verified'
   /** A passkey registration is malformed or not a "none" attestation of a new credential. */
   | 'invalid_registration'
+  /**
+   * A field of a passkey registration or assertion is longer than WebAuthn needs (credential id
+   * 1023 bytes, attestation object 16 KiB, authenticator data and clientDataJSON 4 KiB,
+   * signature 1 KiB): refused before anything is decoded or parsed; the path names the field.
+   */
+  | 'passkey_too_large'
+  /**
+   * A passkey's CBOR (attestation object, authenticator data's extensions, COSE key) has a map
+   * or array of more than 32 members, is nested deeper than 8 levels or is longer than 16 KiB:
+   * more than WebAuthn uses.
+   */
+  | 'cbor_limit_exceeded'
   /** The ledger has no task with this id (or this identity). */
   | 'task_not_found'
   /** The ledger has no approval with this approval_id. */
@@ -1673,7 +1685,8 @@ export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet, a
  * approval: <the record without its assertion>, signer: { kind: 'passkey', credential_id,
  * algorithm } }`. Throws with why it does not hold: `missing_proof`, `unknown_key`,
  * `invalid_signature`, `challenge_mismatch`, `origin_not_allowed`, `rp_id_mismatch`,
- * `user_not_verified`, `invalid_assertion`, `signer_not_allowed`, `key_outside_window`, ...
+ * `user_not_verified`, `invalid_assertion`, `passkey_too_large`, `cbor_limit_exceeded`,
+ * `signer_not_allowed`, `key_outside_window`, ...
  */
 export declare function verifyPasskey(record: PasskeyApprovedRecord, keys: KeySet, at: number): VerifiedProof
 
@@ -1689,6 +1702,7 @@ export declare function verifyProof(approval: SignedEnvelope | PasskeyApprovedRe
  * (base64url) and the relying party `{ rp_id, origins }`; returns `{ algorithm, credential_id,
  * public_key }`, what the key set files under `passkeys[credential_id]` with the reviewer's
  * `approver`. Throws `invalid_registration` (or `challenge_mismatch`, `origin_not_allowed`,
- * `rp_id_mismatch`, `user_not_verified`, `invalid_key`).
+ * `rp_id_mismatch`, `user_not_verified`, `invalid_key`, `passkey_too_large`,
+ * `cbor_limit_exceeded`).
  */
 export declare function verifyRegistration(registration: PasskeyRegistration, challenge: string, webauthn: RelyingParty): PasskeyCredential

@@ -173,7 +173,8 @@ pub fn verify_envelope(
 /// approval: <the record without its assertion>, signer: { kind: 'passkey', credential_id,
 /// algorithm } }`. Throws with why it does not hold: `missing_proof`, `unknown_key`,
 /// `invalid_signature`, `challenge_mismatch`, `origin_not_allowed`, `rp_id_mismatch`,
-/// `user_not_verified`, `invalid_assertion`, `signer_not_allowed`, `key_outside_window`, ...
+/// `user_not_verified`, `invalid_assertion`, `passkey_too_large`, `cbor_limit_exceeded`,
+/// `signer_not_allowed`, `key_outside_window`, ...
 #[napi(
     ts_args_type = "record: PasskeyApprovedRecord, keys: KeySet, at: number",
     ts_return_type = "VerifiedProof"
@@ -224,7 +225,8 @@ pub fn passkey_challenge(env: Env, record: Unknown<'_>) -> Result<String> {
 /// (base64url) and the relying party `{ rp_id, origins }`; returns `{ algorithm, credential_id,
 /// public_key }`, what the key set files under `passkeys[credential_id]` with the reviewer's
 /// `approver`. Throws `invalid_registration` (or `challenge_mismatch`, `origin_not_allowed`,
-/// `rp_id_mismatch`, `user_not_verified`, `invalid_key`).
+/// `rp_id_mismatch`, `user_not_verified`, `invalid_key`, `passkey_too_large`,
+/// `cbor_limit_exceeded`).
 #[napi(
     ts_args_type = "registration: PasskeyRegistration, challenge: string, webauthn: RelyingParty",
     ts_return_type = "PasskeyCredential"

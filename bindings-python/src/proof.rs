@@ -132,7 +132,8 @@ pub(crate) fn verify_envelope<'py>(
 /// "passkey", "credential_id", "algorithm"}}``. Raises ActionsealError with why it does not
 /// hold: ``missing_proof``, ``unknown_key``, ``invalid_signature``, ``challenge_mismatch``,
 /// ``origin_not_allowed``, ``rp_id_mismatch``, ``user_not_verified``, ``invalid_assertion``,
-/// ``signer_not_allowed``, ``key_outside_window``, ...
+/// ``passkey_too_large``, ``cbor_limit_exceeded``, ``signer_not_allowed``, ``key_outside_window``,
+/// ...
 #[pyfunction]
 pub(crate) fn verify_passkey<'py>(
     record: &Bound<'py, PyAny>,
@@ -172,7 +173,8 @@ pub(crate) fn passkey_challenge(record: &Bound<'_, PyAny>) -> PyResult<String> {
 /// ``{"algorithm": "ES256" | "EdDSA", "credential_id", "public_key"}``, what the key set
 /// files under ``passkeys[credential_id]`` with the reviewer's ``approver``. Raises
 /// ActionsealError ``invalid_registration`` (or ``challenge_mismatch``,
-/// ``origin_not_allowed``, ``rp_id_mismatch``, ``user_not_verified``, ``invalid_key``).
+/// ``origin_not_allowed``, ``rp_id_mismatch``, ``user_not_verified``, ``invalid_key``,
+/// ``passkey_too_large``, ``cbor_limit_exceeded``).
 #[pyfunction]
 pub(crate) fn verify_registration<'py>(
     registration: &Bound<'py, PyAny>,

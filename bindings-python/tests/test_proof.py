@@ -33,6 +33,13 @@ def unb64u(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def field(doc, key):
+    """The vector's text ``key``, or ``<key>_repeat`` expanded (``[text, count]`` pairs)."""
+    if f"{key}_repeat" in doc:
+        return "".join(text * count for text, count in doc[f"{key}_repeat"])
+    return doc[key]
+
+
 def refused(err):
     assert err.code in CODES, f"{err.code!r} is not in codes.json"
     return {"error": err.code, "path": err.path}
@@ -47,7 +54,7 @@ def run_op(doc):
     Rust; raises what the package raises."""
     op = doc["op"]
     if op == "check":
-        return actionseal.check(actionseal.loads(doc["approval"]), actionseal.loads(doc["action"]), actionseal.loads(doc["context"]))
+        return actionseal.check(actionseal.loads(field(doc, "approval")), actionseal.loads(field(doc, "action")), actionseal.loads(field(doc, "context")))
     if op == "ed25519":
         hexes = [bytes.fromhex(doc[k]) for k in ("public_key_hex", "message_hex", "signature_hex")]
         assert actionseal.ed25519_verify(*map(b64u, hexes)) is None
@@ -56,18 +63,18 @@ def run_op(doc):
         out = actionseal.pae(doc["payload_type"], b64u(bytes.fromhex(doc["payload_hex"])))
         return {"pae_hex": unb64u(out).hex()}
     if op == "key":
-        jwk = actionseal.public_key(actionseal.loads(doc["key"]))
+        jwk = actionseal.public_key(actionseal.loads(field(doc, "key")))
         return {"keyid": jwk["kid"], "jwk": actionseal.canonicalize(jwk)}
     if op == "sign":
-        key = actionseal.SigningKey(actionseal.loads(doc["key"]))
-        return {"envelope": actionseal.canonicalize(key.sign(actionseal.loads(doc["approval"])))}
+        key = actionseal.SigningKey(actionseal.loads(field(doc, "key")))
+        return {"envelope": actionseal.canonicalize(key.sign(actionseal.loads(field(doc, "approval"))))}
     if op == "verify":
-        return verified(actionseal.verify_proof(actionseal.loads(doc["approval"]), actionseal.loads(doc["keys"]), doc["at"]))
+        return verified(actionseal.verify_proof(actionseal.loads(field(doc, "approval")), actionseal.loads(field(doc, "keys")), doc["at"]))
     if op == "register":
-        registration = actionseal.loads(doc["registration"])
-        return actionseal.verify_registration(registration, doc["challenge"], actionseal.loads(doc["webauthn"]))
+        registration = actionseal.loads(field(doc, "registration"))
+        return actionseal.verify_registration(registration, doc["challenge"], actionseal.loads(field(doc, "webauthn")))
     if op == "challenge":
-        return {"challenge": actionseal.passkey_challenge(actionseal.loads(doc["approval"]))}
+        return {"challenge": actionseal.passkey_challenge(actionseal.loads(field(doc, "approval")))}
     raise AssertionError(f"unknown op {op!r}")
 
 
@@ -110,7 +117,7 @@ def test_signed_vector(path):
 def test_passkey_vector(path):
     doc = check_vector(path)
     if doc["op"] == "verify":
-        approval, keys = actionseal.loads(doc["approval"]), actionseal.loads(doc["keys"])
+        approval, keys = actionseal.loads(field(doc, "approval")), actionseal.loads(field(doc, "keys"))
         try:
             got = verified(actionseal.verify_passkey(approval, keys, doc["at"]))
         except actionseal.ActionsealError as e:

@@ -98,6 +98,12 @@ export function vectors(kind) {
 
 const b64u = (hex) => Buffer.from(hex, 'hex').toString('base64url')
 
+/** A signed or passkey vector's text `key`, or `<key>_repeat` expanded ([text, count] pairs). */
+export const proofText = (v, key) => {
+  const parts = v[`${key}_repeat`]
+  return parts ? parts.map(([text, count]) => text.repeat(count)).join('') : v[key]
+}
+
 /**
  * The op that runs a signed or passkey vector (conformance/vectors/{signed,passkey}/, whose
  * `op` names the operation; conformance/src/proof.rs computes each in Rust), and how to turn
@@ -106,7 +112,7 @@ const b64u = (hex) => Buffer.from(hex, 'hex').toString('base64url')
  * itself.
  */
 export function proofOp(v, canonical) {
-  const json = (text) => ({ $json: text })
+  const json = (key) => ({ $json: proofText(v, key) })
   const failed = (r) => ({ error: r.error.code, path: r.error.path })
   const ok = (f) => (r) => ('error' in r ? failed(r) : f(r.ok))
   switch (v.op) {
@@ -117,19 +123,19 @@ export function proofOp(v, canonical) {
       return [{ fn: 'pae', args: [v.payload_type, b64u(v.payload_hex)] },
         ok((x) => ({ pae_hex: Buffer.from(x, 'base64url').toString('hex') }))]
     case 'key':
-      return [{ fn: 'publicKey', args: [json(v.key)] }, ok((jwk) => ({ keyid: jwk.kid, jwk: canonical(jwk) }))]
+      return [{ fn: 'publicKey', args: [json('key')] }, ok((jwk) => ({ keyid: jwk.kid, jwk: canonical(jwk) }))]
     case 'sign':
-      return [{ fn: 'SigningKey#sign', args: [{ $signingKey: json(v.key) }, json(v.approval)] },
+      return [{ fn: 'SigningKey#sign', args: [{ $signingKey: json('key') }, json('approval')] },
         ok((envelope) => ({ envelope: canonical(envelope) }))]
     case 'verify':
-      return [{ fn: 'verifyProof', args: [json(v.approval), json(v.keys), v.at] },
+      return [{ fn: 'verifyProof', args: [json('approval'), json('keys'), v.at] },
         ok((x) => ({ approval: canonical(x.approval), signer: x.signer }))]
     case 'register':
-      return [{ fn: 'verifyRegistration', args: [json(v.registration), v.challenge, json(v.webauthn)] }, ok((x) => x)]
+      return [{ fn: 'verifyRegistration', args: [json('registration'), v.challenge, json('webauthn')] }, ok((x) => x)]
     case 'challenge':
-      return [{ fn: 'passkeyChallenge', args: [json(v.approval)] }, ok((challenge) => ({ challenge }))]
+      return [{ fn: 'passkeyChallenge', args: [json('approval')] }, ok((challenge) => ({ challenge }))]
     case 'check':
-      return [{ fn: 'check', args: [json(v.approval), json(v.action), json(v.context)] }, ok((x) => x)]
+      return [{ fn: 'check', args: [json('approval'), json('action'), json('context')] }, ok((x) => x)]
     default:
       throw new Error(`unknown op ${v.op}`)
   }

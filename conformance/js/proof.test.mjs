@@ -14,7 +14,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import canonicalizeNpm from 'canonicalize'
-import { notAnActionsealError, openEngine, proofOp, repo, run as runOn, runtime, show, vectors } from './common.mjs'
+import { notAnActionsealError, openEngine, proofOp, proofText, repo, run as runOn, runtime, show, vectors } from './common.mjs'
 
 let engine
 before(async () => {
@@ -84,7 +84,7 @@ describe(`proof (${runtime})`, () => {
 
   it('passkey vectors: registrations, challenges, assertions, checks', async () => {
     await runVectors('passkey', (v) => {
-      if (v.op === 'verify') return [['verifyPasskey', { fn: 'verifyPasskey', args: [json(v.approval), json(v.keys), v.at] }]]
+      if (v.op === 'verify') return [['verifyPasskey', { fn: 'verifyPasskey', args: [json(proofText(v, 'approval')), json(proofText(v, 'keys')), v.at] }]]
       return preloaded(v)
     })
   })

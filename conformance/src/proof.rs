@@ -14,7 +14,8 @@
 //! - `challenge`: `approval` (record text) → `{"challenge"}` (base64url of the fingerprint);
 //! - `check`: `approval`, `action`, `context` (JSON texts) → the verdict.
 //!
-//! Any operation may instead give `{"error", "path"}`.
+//! Any operation may instead give `{"error", "path"}`. A text too large to keep in the file is
+//! given as `<field>_repeat`, a list of `[text, count]` pairs as in `input_repeat`.
 
 use crate::decisions::{core_value, permit_result};
 use actionseal_core::{
@@ -22,19 +23,28 @@ use actionseal_core::{
     sign_approval, verify_proof, Error, KeySet, PublicKey, Registration, SigningKey,
 };
 use serde_json::{json, Map, Value as Json};
+use std::borrow::Cow;
 
 fn error_json(e: &Error) -> Json {
     json!({"error": e.code().as_str(), "path": e.path()})
 }
 
-fn string<'d>(doc: &'d Map<String, Json>, key: &str) -> Result<&'d str, String> {
+/// The text `key`, or `<key>_repeat` expanded.
+fn string<'d>(doc: &'d Map<String, Json>, key: &str) -> Result<Cow<'d, str>, String> {
+    if let Some(parts) = doc.get(&format!("{key}_repeat")) {
+        let bytes = crate::expand_repeat(parts).ok_or(format!("{key}_repeat is malformed"))?;
+        return String::from_utf8(bytes)
+            .map(Cow::Owned)
+            .map_err(|_| format!("{key}_repeat is not UTF-8"));
+    }
     doc.get(key)
         .and_then(Json::as_str)
+        .map(Cow::Borrowed)
         .ok_or_else(|| format!("{key} must be a string"))
 }
 
 fn hex(doc: &Map<String, Json>, key: &str) -> Result<Vec<u8>, String> {
-    crate::decode_hex(string(doc, key)?).ok_or_else(|| format!("{key} is not hex"))
+    crate::decode_hex(&string(doc, key)?).ok_or_else(|| format!("{key} is not hex"))
 }
 
 fn to_hex(bytes: &[u8]) -> String {
@@ -44,19 +54,19 @@ fn to_hex(bytes: &[u8]) -> String {
 /// The result of one signed or passkey vector.
 pub fn proof_result(doc: &Map<String, Json>) -> Result<Json, String> {
     let text = |key: &str| string(doc, key);
-    let out = match text("op")? {
+    let out = match text("op")?.as_ref() {
         "ed25519" => ed25519(doc)?,
         "pae" => Ok(json!({
-            "pae_hex": to_hex(&pae(text("payload_type")?, &hex(doc, "payload_hex")?))
+            "pae_hex": to_hex(&pae(&text("payload_type")?, &hex(doc, "payload_hex")?))
         })),
-        "key" => core_value(text("key")?)
+        "key" => core_value(&text("key")?)
             .and_then(|k| PublicKey::from_value(&k))
             .map(|k| json!({"keyid": k.keyid(), "jwk": canonicalize(&k.to_jwk())})),
         "sign" => {
             let approval = text("approval")?;
-            core_value(text("key")?)
+            core_value(&text("key")?)
                 .and_then(|k| SigningKey::from_value(&k))
-                .and_then(|k| sign_approval(&core_value(approval)?, &k))
+                .and_then(|k| sign_approval(&core_value(&approval)?, &k))
                 .map(|e| json!({"envelope": canonicalize(&e)}))
         }
         "verify" => {
@@ -65,9 +75,9 @@ pub fn proof_result(doc: &Map<String, Json>) -> Result<Json, String> {
                 .get("at")
                 .and_then(Json::as_i64)
                 .ok_or("at must be an integer")?;
-            core_value(text("keys")?)
+            core_value(&text("keys")?)
                 .and_then(|k| KeySet::from_value(&k))
-                .and_then(|keys| verify_proof(&core_value(approval)?, &keys, at))
+                .and_then(|keys| verify_proof(&core_value(&approval)?, &keys, at))
                 .map(|v| {
                     let full: Json =
                         serde_json::from_str(&canonicalize(&v.to_value())).expect("JSON");
@@ -76,13 +86,13 @@ pub fn proof_result(doc: &Map<String, Json>) -> Result<Json, String> {
         }
         "register" => {
             let challenge =
-                base64url_decode(text("challenge")?).map_err(|e| format!("challenge: {e}"))?;
+                base64url_decode(&text("challenge")?).map_err(|e| format!("challenge: {e}"))?;
             let registration = text("registration")?;
-            core_value(text("webauthn")?)
-                .and_then(|rp| Registration::verify(&core_value(registration)?, &challenge, &rp))
+            core_value(&text("webauthn")?)
+                .and_then(|rp| Registration::verify(&core_value(&registration)?, &challenge, &rp))
                 .map(|r| serde_json::from_str(&canonicalize(&r.to_value())).expect("JSON"))
         }
-        "challenge" => core_value(text("approval")?)
+        "challenge" => core_value(&text("approval")?)
             .map(|a| json!({"challenge": base64url_encode(passkey_challenge(&a).as_bytes())})),
         "check" => return permit_result(doc),
         other => return Err(format!("unknown op {other:?}")),

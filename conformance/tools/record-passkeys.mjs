@@ -220,3 +220,5 @@ v.n_reject_check_passkey_unknown = check('A credential the server does not hold'
 v.n_reject_check_passkey_unverified = check('No user verification', attach(record, out.bobUnverified), { outcome: 'reject', reasons: ['proof_invalid'] });
 
 writeVectors('passkey', v);
+// The size-bound vectors are built from the ones just written.
+await import('./make-passkey-limit-vectors.mjs');

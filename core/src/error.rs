@@ -161,6 +161,14 @@ codes! {
     UserNotVerified => "user_not_verified",
     /// A passkey registration is malformed or not a "none" attestation of a new credential.
     InvalidRegistration => "invalid_registration",
+    /// A field of a passkey registration or assertion is longer than WebAuthn needs (credential
+    /// id 1023 bytes, attestation object 16 KiB, authenticator data and clientDataJSON 4 KiB,
+    /// signature 1 KiB): refused before anything is decoded or parsed; the path names the field.
+    PasskeyTooLarge => "passkey_too_large",
+    /// A passkey's CBOR (attestation object, authenticator data's extensions, COSE key) has a map
+    /// or array of more than 32 members, is nested deeper than 8 levels or is longer than 16 KiB:
+    /// more than WebAuthn uses.
+    CborLimitExceeded => "cbor_limit_exceeded",
     /// The ledger has no task with this id (or this identity).
     TaskNotFound => "task_not_found",
     /// The ledger has no approval with this approval_id.

@@ -75,6 +75,8 @@ ErrorCode = Literal[
     "rp_id_mismatch",
     "user_not_verified",
     "invalid_registration",
+    "passkey_too_large",
+    "cbor_limit_exceeded",
     "task_not_found",
     "approval_not_found",
     "budget_not_found",

@@ -2,10 +2,27 @@
 //! objects and authenticator extensions. CTAP2 requires the canonical encoding, and so does
 //! this reader: definite lengths only, each argument in its shortest form, no duplicate map
 //! keys, text that is UTF-8. Floats, tags and other simple values never occur there and are
-//! refused, as is nesting deeper than [`MAX_DEPTH`].
+//! refused.
+//!
+//! The reader is bounded by what WebAuthn needs, so that its work is linear in a small input:
+//! [`MAX_BYTES`] in all, [`MAX_MEMBERS`] members in a map or array, [`MAX_DEPTH`] levels. Map
+//! keys are compared by their encoded bytes, sorted once per map: in this encoding equal items
+//! have equal bytes. Key order itself is not required: CTAP2 asks authenticators for its
+//! canonical order, but the attestation object is assembled by the client.
 
-/// Deepest nesting accepted.
-pub(crate) const MAX_DEPTH: usize = 16;
+use crate::error::{Code, Error};
+
+/// Largest CBOR text read. The largest WebAuthn hands over is the attestation object:
+/// authenticator data (at most 4 KiB, see `webauthn`) and an attestation statement, whose
+/// certificate chain takes a few KiB in TPM or packed attestation.
+pub(crate) const MAX_BYTES: usize = 16 * 1024;
+/// Most members of one map or array: a TPM attestation statement has 6, CTAP 2.2 defines about
+/// a dozen extension outputs, a COSE key has at most 5 parameters here, an x5c chain a handful
+/// of certificates and `uvm` at most 3 entries.
+pub(crate) const MAX_MEMBERS: usize = 32;
+/// Deepest nesting: WebAuthn's deepest item is at depth 3 (a `uvm` entry's member inside the
+/// extensions map, or a certificate in an attestation statement's x5c).
+pub(crate) const MAX_DEPTH: usize = 8;
 
 /// One data item, borrowing byte and text strings from the input.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,17 +54,47 @@ impl Item<'_> {
 /// Why a CBOR text was refused, for messages.
 pub(crate) type Why = &'static str;
 
+/// A refused CBOR text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Not the strict encoding: the caller's code for a malformed input applies.
+    Malformed(Why),
+    /// Larger, wider or deeper than WebAuthn needs: [`Code::CborLimitExceeded`].
+    OverLimit(Why),
+}
+
+impl Refused {
+    /// The error: `malformed` is the caller's code for a malformed input.
+    pub(crate) fn error(self, malformed: Code) -> Error {
+        match self {
+            Refused::Malformed(why) => Error::new(malformed, why),
+            Refused::OverLimit(why) => Error::new(Code::CborLimitExceeded, why),
+        }
+    }
+}
+
+impl From<Why> for Refused {
+    fn from(why: Why) -> Refused {
+        Refused::Malformed(why)
+    }
+}
+
 /// Reads exactly one item that spans all of `input`.
-pub(crate) fn read_exact(input: &[u8]) -> Result<Item<'_>, Why> {
+pub(crate) fn read_exact(input: &[u8]) -> Result<Item<'_>, Refused> {
     let (item, used) = read_prefix(input)?;
     if used != input.len() {
-        return Err("bytes follow the CBOR item");
+        return Err("bytes follow the CBOR item".into());
     }
     Ok(item)
 }
 
 /// Reads one item at the start of `input`: the item and the number of bytes it took.
-pub(crate) fn read_prefix(input: &[u8]) -> Result<(Item<'_>, usize), Why> {
+pub(crate) fn read_prefix(input: &[u8]) -> Result<(Item<'_>, usize), Refused> {
+    if input.len() > MAX_BYTES {
+        return Err(Refused::OverLimit(
+            "the CBOR text is longer than WebAuthn needs (16 KiB)",
+        ));
+    }
     let mut r = Reader { b: input, pos: 0 };
     let item = r.item(0)?;
     Ok((item, r.pos))
@@ -100,9 +147,22 @@ impl<'a> Reader<'a> {
             .ok_or("a CBOR length is longer than the input")
     }
 
-    fn item(&mut self, depth: usize) -> Result<Item<'a>, Why> {
+    /// The member count of an array or map, refused above [`MAX_MEMBERS`] before any member
+    /// is read or anything is allocated for them.
+    fn members(arg: u64) -> Result<usize, Refused> {
+        usize::try_from(arg)
+            .ok()
+            .filter(|&n| n <= MAX_MEMBERS)
+            .ok_or(Refused::OverLimit(
+                "a CBOR map or array has more members than WebAuthn uses (32)",
+            ))
+    }
+
+    fn item(&mut self, depth: usize) -> Result<Item<'a>, Refused> {
         if depth > MAX_DEPTH {
-            return Err("CBOR nested too deeply");
+            return Err(Refused::OverLimit(
+                "CBOR nested deeper than WebAuthn uses (8 levels)",
+            ));
         }
         let (major, arg) = self.head()?;
         Ok(match major {
@@ -114,9 +174,7 @@ impl<'a> Reader<'a> {
                     .map_err(|_| "a CBOR text string is not UTF-8")?,
             ),
             4 => {
-                // Each element takes at least one byte: a length beyond the input is refused
-                // before anything is allocated for it.
-                let n = self.len(arg)?;
+                let n = Self::members(arg)?;
                 let mut items = Vec::with_capacity(n);
                 for _ in 0..n {
                     items.push(self.item(depth + 1)?);
@@ -124,24 +182,30 @@ impl<'a> Reader<'a> {
                 Item::Array(items)
             }
             5 => {
-                let n = self.len(arg)?;
-                let mut members: Vec<(Item<'a>, Item<'a>)> = Vec::with_capacity(n);
+                let n = Self::members(arg)?;
+                let mut members = Vec::with_capacity(n);
+                let mut keys: Vec<&'a [u8]> = Vec::with_capacity(n);
                 for _ in 0..n {
+                    let start = self.pos;
                     let key = self.item(depth + 1)?;
-                    if members.iter().any(|(k, _)| *k == key) {
-                        return Err("a CBOR map has the same key twice");
-                    }
+                    keys.push(&self.b[start..self.pos]);
                     let value = self.item(depth + 1)?;
                     members.push((key, value));
                 }
+                // Each argument has one (shortest) form and lengths are definite, so two keys
+                // are the same item exactly when their bytes are the same.
+                keys.sort_unstable();
+                if keys.windows(2).any(|w| w[0] == w[1]) {
+                    return Err("a CBOR map has the same key twice".into());
+                }
                 Item::Map(members)
             }
-            6 => return Err("CBOR tags are not accepted"),
+            6 => return Err("CBOR tags are not accepted".into()),
             _ => match arg {
                 20 => Item::Bool(false),
                 21 => Item::Bool(true),
                 22 => Item::Null,
-                _ => return Err("CBOR floats and simple values are not accepted"),
+                _ => return Err("CBOR floats and simple values are not accepted".into()),
             },
         })
     }

@@ -33,7 +33,7 @@ impl fmt::Debug for CoseKey {
 impl CoseKey {
     /// Reads a COSE_Key; anything else is [`Code::InvalidKey`].
     pub(crate) fn from_bytes(bytes: &[u8]) -> Result<CoseKey> {
-        let item = cbor::read_exact(bytes).map_err(|why| invalid(why.into()))?;
+        let item = cbor::read_exact(bytes).map_err(|r| r.error(Code::InvalidKey))?;
         CoseKey::from_item(&item)
     }
 

@@ -38,6 +38,23 @@ const ASSERTION_FIELDS: [&str; 4] = [
     "signature",
 ];
 
+/// Longest credential id: WebAuthn Level 3 caps credentialIdLength at 1023 (section 6.5.1) and
+/// has relying parties refuse longer ids (section 7.1).
+const MAX_CREDENTIAL_ID: usize = 1023;
+/// Longest authenticator data: the 37-byte header, attested credential data with the longest
+/// id (18 + 1023 bytes) and a COSE key (77 bytes for ES256, about 550 for RSA-4096), and the
+/// extension outputs CTAP 2.2 defines (flags, small integers, a credBlob of some bytes).
+const MAX_AUTHENTICATOR_DATA: usize = 4 * 1024;
+/// Longest attestation object: the authenticator data and an attestation statement
+/// ([`cbor::MAX_BYTES`], the most the CBOR reader reads).
+const MAX_ATTESTATION_OBJECT: usize = cbor::MAX_BYTES;
+/// Longest clientDataJSON: its type, a 43-character challenge, an origin and a top origin
+/// (host names are at most 253 bytes), crossOrigin and what browsers add take under 1 KiB.
+const MAX_CLIENT_DATA: usize = 4 * 1024;
+/// Longest signature: ES256 (DER) takes at most 72 bytes and Ed25519 64; 1 KiB would hold
+/// even an RSA-4096 signature (512).
+const MAX_SIGNATURE: usize = 1024;
+
 const UP: u8 = 0x01;
 const UV: u8 = 0x04;
 const AT: u8 = 0x40;
@@ -93,14 +110,16 @@ fn check<'k>(
         "passkey assertion",
         &ASSERTION_FIELDS,
     )?;
-    let bytes = |key: &str| -> Result<Vec<u8>> {
-        base64url::decode(f.string(key)?).map_err(|e| e.in_key(key))
-    };
-    let credential_id = f.string("credential_id")?;
-    base64url::decode(credential_id).map_err(|e| e.in_key("credential_id"))?;
-    let auth_data = bytes("authenticator_data")?;
-    let client_data = bytes("client_data_json")?;
-    let signature = bytes("signature")?;
+    // Every field is sized before any is decoded or parsed.
+    let credential_id = sized(&f, "credential_id", MAX_CREDENTIAL_ID)?;
+    let auth_data = sized(&f, "authenticator_data", MAX_AUTHENTICATOR_DATA)?;
+    let client_data = sized(&f, "client_data_json", MAX_CLIENT_DATA)?;
+    let signature = sized(&f, "signature", MAX_SIGNATURE)?;
+    let bytes = |key: &str, text: &str| base64url::decode(text).map_err(|e| e.in_key(key));
+    bytes("credential_id", credential_id)?;
+    let auth_data = bytes("authenticator_data", auth_data)?;
+    let client_data = bytes("client_data_json", client_data)?;
+    let signature = bytes("signature", signature)?;
 
     let passkey = keys
         .passkey(credential_id)
@@ -135,6 +154,21 @@ fn check<'k>(
     let sign_count =
         u32::from_be_bytes([auth_data[33], auth_data[34], auth_data[35], auth_data[36]]);
     Ok((passkey, sign_count))
+}
+
+/// The base64url text of `key`, refused ([`Code::PasskeyTooLarge`]) when it would decode to
+/// more than `max` bytes: before it is decoded, let alone parsed.
+fn sized<'f>(f: &'f Fields<'_, '_>, key: &str, max: usize) -> Result<&'f str> {
+    let text = f.string(key)?;
+    // Unpadded base64url of n bytes takes ceil(4n / 3) characters.
+    if text.len() > (4 * max).div_ceil(3) {
+        return Err(Error::new(
+            Code::PasskeyTooLarge,
+            format!("{key} is longer than WebAuthn needs ({max} bytes)"),
+        )
+        .in_key(key));
+    }
+    Ok(text)
 }
 
 /// Checks clientDataJSON: type, challenge, origin, and that the ceremony was not cross-origin.
@@ -215,6 +249,7 @@ fn extensions_only(rest: &[u8], flags: u8) -> Result<()> {
         (false, false) => Err(bad("bytes follow the authenticator data")),
         (true, _) => match cbor::read_exact(rest) {
             Ok(Item::Map(_)) => Ok(()),
+            Err(over @ cbor::Refused::OverLimit(_)) => Err(over.error(Code::InvalidAssertion)),
             _ => Err(bad("the extensions are not exactly one CBOR map")),
         },
     }
@@ -254,12 +289,14 @@ impl Registration {
             "registration",
             &["credential_id", "attestation_object", "client_data_json"],
         )?;
-        let bytes = |key: &str| -> Result<Vec<u8>> {
-            base64url::decode(f.string(key)?).map_err(|e| e.in_key(key))
-        };
-        let credential_id = bytes("credential_id")?;
-        let attestation = bytes("attestation_object")?;
-        let client_data = bytes("client_data_json")?;
+        // Every field is sized before any is decoded or parsed.
+        let credential_id = sized(&f, "credential_id", MAX_CREDENTIAL_ID)?;
+        let attestation = sized(&f, "attestation_object", MAX_ATTESTATION_OBJECT)?;
+        let client_data = sized(&f, "client_data_json", MAX_CLIENT_DATA)?;
+        let bytes = |key: &str, text: &str| base64url::decode(text).map_err(|e| e.in_key(key));
+        let credential_id = bytes("credential_id", credential_id)?;
+        let attestation = bytes("attestation_object", attestation)?;
+        let client_data = bytes("client_data_json", client_data)?;
         client_data_says(&client_data, "webauthn.create", challenge, rp)
             .map_err(|e| registration_error(e).in_key("client_data_json"))?;
         let (public_key, algorithm) = attested_key(&attestation, &credential_id, rp)
@@ -313,7 +350,7 @@ fn attested_key<'a>(
     rp: &RelyingParty,
 ) -> Result<(&'a [u8], &'static str)> {
     let bad = |m: &str| Error::new(Code::InvalidRegistration, m.to_owned());
-    let item = cbor::read_exact(attestation).map_err(bad)?;
+    let item = cbor::read_exact(attestation).map_err(|r| r.error(Code::InvalidRegistration))?;
     let Item::Map(members) = &item else {
         return Err(bad("the attestation object is not a CBOR map"));
     };
@@ -355,8 +392,12 @@ fn attested_key<'a>(
         ));
     }
     let key_bytes = &attested[18 + id_len..];
-    let (key, used) = cbor::read_prefix(key_bytes).map_err(bad)?;
+    let (key, used) =
+        cbor::read_prefix(key_bytes).map_err(|r| r.error(Code::InvalidRegistration))?;
     let cose = CoseKey::from_item(&key)?;
     extensions_only(&key_bytes[used..], flags)?;
     Ok((&key_bytes[..used], cose.algorithm()))
 }
+
+#[cfg(test)]
+mod tests;

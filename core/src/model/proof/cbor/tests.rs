@@ -34,12 +34,71 @@ fn refuses_what_canonical_cbor_does_not_allow() {
         ("62c328", "UTF-8"),        // invalid UTF-8
         ("43010203ff", "follow"),   // trailing byte
         ("5a00010000", "longer"),   // length beyond input
-        ("9bffffffffffffffff", "longer"),
     ] {
-        let e = read_exact(&hex(text)).unwrap_err();
+        let Refused::Malformed(e) = read_exact(&hex(text)).unwrap_err() else {
+            panic!("{text}: not malformed")
+        };
         assert!(e.contains(why), "{text}: {e}");
     }
-    let deep = "81".repeat(MAX_DEPTH + 1) + "00";
-    assert!(read_exact(&hex(&deep)).unwrap_err().contains("deeply"));
-    assert!(read_exact(&hex(&("81".repeat(MAX_DEPTH) + "00"))).is_ok());
+}
+
+fn over_limit(bytes: &[u8]) -> bool {
+    matches!(read_exact(bytes), Err(Refused::OverLimit(_)))
+}
+
+/// A map of `n` distinct unsigned keys 0.. to 0, in canonical order.
+fn map_of(n: usize) -> Vec<u8> {
+    let mut out = match n {
+        0..=23 => vec![0xA0 + n as u8],
+        24..=255 => vec![0xB8, n as u8],
+        _ => vec![0xB9, (n >> 8) as u8, n as u8],
+    };
+    for k in 0..n {
+        match k {
+            0..=23 => out.push(k as u8),
+            24..=255 => out.extend([0x18, k as u8]),
+            _ => out.extend([0x19, (k >> 8) as u8, k as u8]),
+        }
+        out.push(0);
+    }
+    out
+}
+
+#[test]
+fn refuses_more_than_webauthn_needs() {
+    assert!(read_exact(&map_of(MAX_MEMBERS)).is_ok());
+    assert!(over_limit(&map_of(MAX_MEMBERS + 1)));
+    let array = |n: usize| [vec![0x98, n as u8], vec![0; n]].concat();
+    assert!(read_exact(&array(MAX_MEMBERS)).is_ok());
+    assert!(over_limit(&array(MAX_MEMBERS + 1)));
+    // A count far beyond the input is a limit, refused at the head.
+    assert!(over_limit(&hex("9bffffffffffffffff")));
+    assert!(over_limit(&hex("ba00010000")));
+    let deep = |n: usize| hex(&("81".repeat(n) + "00"));
+    assert!(read_exact(&deep(MAX_DEPTH)).is_ok());
+    assert!(over_limit(&deep(MAX_DEPTH + 1)));
+    // The whole text: a byte string that fills the bound, and one byte more.
+    let bytes = |n: usize| [vec![0x59, (n >> 8) as u8, n as u8], vec![0; n]].concat();
+    assert!(read_exact(&bytes(MAX_BYTES - 3)).is_ok());
+    assert!(over_limit(&bytes(MAX_BYTES - 2)));
+}
+
+#[test]
+fn finds_a_repeated_key_wherever_it_is() {
+    // {1: 0, "a": 0, h'01': 0, [1]: 0, -1: 0, <repeated key>: 0}
+    let members = ["01", "6161", "4101", "8101", "20"];
+    for (i, repeated) in members.iter().enumerate() {
+        let text = format!(
+            "a6{}{repeated}00",
+            members.map(|k| format!("{k}00")).concat()
+        );
+        let e = read_exact(&hex(&text)).unwrap_err();
+        assert_eq!(
+            e,
+            Refused::Malformed("a CBOR map has the same key twice"),
+            "{i}"
+        );
+    }
+    // Equal items are equal bytes: 1 and -1, "a" and h'61' are different keys.
+    assert!(read_exact(&hex("a401002000616100416100")).is_ok());
 }
