@@ -486,6 +486,31 @@ export interface AmendedAction {
   amended_pointers: string[]
 }
 
+/** One character a reader could miss or misread, in a string `notices` reports. */
+export interface NoticeMark {
+  /** Its position in the string, in code points from 0. */
+  at: number
+  /** Such as `'U+200B'`. */
+  code_point: string
+  /**
+   * Displayed as nothing or a blank (`invisible`), visible but possibly mistaken for an ASCII
+   * character (`non_ascii`), or a space at either end.
+   */
+  kind: 'invisible' | 'non_ascii' | 'leading_space' | 'trailing_space'
+}
+
+/** A string or key with characters a reader could miss or misread (`notices`). */
+export interface Notice {
+  /** JSON Pointer of the string, or of the member whose key it is. */
+  pointer: string
+  /** The value at `pointer`, or its key. */
+  within: 'value' | 'key'
+  /** How many of its characters are noticed. */
+  count: number
+  /** The first 64 of them, in order. */
+  marks: NoticeMark[]
+}
+
 /** What the executor's own server knows at dispatch time; never taken from the model. */
 export interface CheckContext {
   /** Milliseconds since the epoch. */
@@ -1574,6 +1599,20 @@ export declare function fingerprint(value: unknown, options?: Options | null): s
  * fingerprintJson('{"amount_minor": 2500}') // 'sha256:…'
  */
 export declare function fingerprintJson(text: string | Uint8Array, options?: Options | null): string
+
+/**
+ * The strings and keys of `value` with characters a reader could miss or misread, as core
+ * decides: one `{pointer, within, count, marks}` per string (`within: 'key'` for the key of
+ * the member at `pointer`), `count` how many of its characters are noticed, and `marks` the
+ * first 64 (`{at, code_point, kind}`, `kind` one of `invisible`, `non_ascii`,
+ * `leading_space`, `trailing_space`). What a confirmation page marks, and what a reviewer must
+ * acknowledge.
+ *
+ * @example
+ * notices({ order_id: 'order-17\u200b' })
+ * // [{ pointer: '/order_id', within: 'value', count: 1, marks: [{ at: 8, code_point: 'U+200B', kind: 'invisible' }] }]
+ */
+export declare function notices(value: unknown): Notice[]
 
 /**
  * Options of `canonicalize`, `fingerprint`, `canonicalizeJson`, `fingerprintJson` and

@@ -853,6 +853,7 @@ module.exports.digestEqual = nativeBinding.digestEqual
 module.exports.ed25519Verify = nativeBinding.ed25519Verify
 module.exports.fingerprint = nativeBinding.fingerprint
 module.exports.fingerprintJson = nativeBinding.fingerprintJson
+module.exports.notices = nativeBinding.notices
 module.exports.pae = nativeBinding.pae
 module.exports.parseJson = nativeBinding.parseJson
 module.exports.passkeyChallenge = nativeBinding.passkeyChallenge

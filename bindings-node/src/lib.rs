@@ -30,7 +30,9 @@ mod verdict;
 pub use approval::Approval;
 pub use contract::{Contract, Requirement};
 pub use ledger::{verify_audit, Ledger, ManualClock};
-pub use model::{action, amend, approve, charge, check, requires_approval, short_fingerprint};
+pub use model::{
+    action, amend, approve, charge, check, notices, requires_approval, short_fingerprint,
+};
 pub use proof::{
     ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
     verify_proof, verify_registration, SigningKey,

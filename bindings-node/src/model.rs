@@ -1,7 +1,7 @@
 //! The approval model: when a call needs a person (`requiresApproval`), the envelope a reviewer
 //! sees (`action`), a reviewer's edit of it (`amend`), the record of their decision
-//! (`approve`), the permit check before dispatch (`check`), budgets (`charge`) and the spoken
-//! form of a fingerprint.
+//! (`approve`), the permit check before dispatch (`check`), budgets (`charge`), what a reader
+//! could misread in a value (`notices`) and the spoken form of a fingerprint.
 //!
 //! Every argument is JSON data, converted as `fingerprint` converts it (a `Contract` may stand
 //! where a contract document is expected, an `Approval` where a record is); every rule,
@@ -363,6 +363,30 @@ pub fn charge(
         no_options(js, options)?;
         with(js, [budget.raw(), cost_minor.raw()], |[budget, cost]| {
             to_js::value(js, &actionseal_core::charge(budget, cost)?)
+        })
+    })
+}
+
+/// The strings and keys of `value` with characters a reader could miss or misread, as core
+/// decides: one `{pointer, within, count, marks}` per string (`within: 'key'` for the key of
+/// the member at `pointer`), `count` how many of its characters are noticed, and `marks` the
+/// first 64 (`{at, code_point, kind}`, `kind` one of `invisible`, `non_ascii`,
+/// `leading_space`, `trailing_space`). What a confirmation page marks, and what a reviewer must
+/// acknowledge.
+///
+/// @example
+/// notices({ order_id: 'order-17\u200b' })
+/// // [{ pointer: '/order_id', within: 'value', count: 1, marks: [{ at: 8, code_point: 'U+200B', kind: 'invisible' }] }]
+#[napi(ts_args_type = "value: unknown", ts_return_type = "Notice[]")]
+pub fn notices(
+    env: Env,
+    value: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        no_options(js, options)?;
+        with(js, [value.raw()], |[v]| {
+            to_js::value(js, &actionseal_core::notices_value(v))
         })
     })
 }

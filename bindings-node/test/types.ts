@@ -16,6 +16,7 @@ import {
   digestEqual,
   fingerprint,
   fingerprintJson,
+  notices,
   parseJson,
   passkeyChallenge,
   publicKey,
@@ -37,6 +38,7 @@ import {
   type Ed25519PrivateJwk,
   type ErrorCode,
   type KeySet,
+  type Notice,
   type PasskeyApprovedRecord,
   type PasskeyCredential,
   type SignedEnvelope,
@@ -116,6 +118,8 @@ const approved: string | null = verdict.approved_digest
 const error: { code: ErrorCode; path: string } | null = verdict.action_error
 const spent: Budget = charge({ limit_minor: 100, spent_minor: 0 }, refund.costMinor)
 const spoken: string = shortFingerprint(record.action_digest)
+const flagged: Notice[] = notices({ order_id: 'order-17\u200b' })
+const where: 'value' | 'key' = flagged[0].within
 new Schema(document.args).validate({ amount_minor: 1 })
 
 // @ts-expect-error: only the two profile names are accepted

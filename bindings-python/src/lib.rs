@@ -424,6 +424,27 @@ mod _actionseal {
         to_py::value(py, &report)
     }
 
+    /// The strings and keys of ``value`` with characters a reader could miss or misread, as
+    /// core decides: a list of ``{"pointer", "within", "count", "marks"}``, one per string
+    /// (``within`` is ``"key"`` for the key of the member at ``pointer``), ``count`` how many
+    /// of its characters are noticed and ``marks`` the first 64 as ``{"at", "code_point",
+    /// "kind"}`` (``at`` in code points, ``code_point`` such as ``"U+200B"``, ``kind`` one of
+    /// ``"invisible"``: controls, zero-width and other format characters, spaces other than
+    /// U+0020, ...; ``"non_ascii"``: visible, but it may look like an ASCII character, such as
+    /// a Cyrillic ``о``; ``"leading_space"``, ``"trailing_space"``). What a confirmation page
+    /// marks, and what a reviewer must acknowledge before an approval server signs.
+    #[pyfunction]
+    #[pyo3(signature = (value, *, profile = None), text_signature = "(value)")]
+    fn notices<'py>(
+        value: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = value.py();
+        refuse(py, profile)?;
+        let found = with_value(value, &Options::default(), actionseal_core::notices_value)?;
+        to_py::value(py, &found)
+    }
+
     /// The first 64 bits of a fingerprint as four groups of four hex digits, such as
     /// ``"f31c 54dd 3e07 a4eb"``: what a reviewer reads aloud or compares by eye with the
     /// executor's log. Machines compare the full digest (``digest_equal``). A malformed

@@ -33,6 +33,7 @@ def test_exports_and_signature():
         "fingerprint",
         "fingerprint_json",
         "loads",
+        "notices",
         "pae",
         "passkey_challenge",
         "public_key",

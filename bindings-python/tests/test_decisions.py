@@ -1,4 +1,4 @@
-"""Every contract, action, approval, budget and permit vector through the Python API.
+"""Every contract, action, approval, amend, notice, budget and permit vector through the Python API.
 
 Each result is computed as conformance/src/decisions.rs computes it in Rust, with the inputs
 read from the vector's raw JSON texts by ``actionseal.loads``, and compared exactly with the
@@ -40,7 +40,7 @@ def check_name(path, expect):
 
 
 def test_every_kind_has_vectors():
-    for kind, least in [("contract", 20), ("action", 5), ("approval", 5), ("amend", 12), ("budget", 8), ("permit", 30)]:
+    for kind, least in [("contract", 20), ("action", 5), ("approval", 5), ("amend", 12), ("notice", 12), ("budget", 8), ("permit", 30)]:
         assert len(list((VECTORS / kind).glob("*.json"))) >= least, kind
 
 
@@ -217,6 +217,19 @@ def budget_result(doc):
             assert actionseal.canonicalize(budget) == before
             return dict(refused(e), at=at)
     return {"budget": actionseal.canonicalize(budget)}
+
+
+@vectors("notice")
+def test_notice_vector(path):
+    doc = read(path)
+    assert {"notices": actionseal.notices(actionseal.loads(doc["value"]))} == doc["expect"]
+    check_name(path, doc["expect"])
+
+
+def test_notices_takes_no_profile():
+    with pytest.raises(actionseal.ActionsealError) as e:
+        actionseal.notices("x", profile="rfc8785")
+    assert e.value.code == "invalid_option"
 
 
 @vectors("budget")

@@ -23,7 +23,9 @@ mod types;
 
 pub use approval::JsApproval;
 pub use contract::JsContract;
-pub use model::{action, amend, approve, charge, check, requires_approval, short_fingerprint};
+pub use model::{
+    action, amend, approve, charge, check, notices, requires_approval, short_fingerprint,
+};
 pub use proof::{
     ed25519_verify, pae, passkey_challenge, public_key, verify_envelope, verify_passkey,
     verify_proof, verify_registration, JsSigningKey,

@@ -1,7 +1,7 @@
 //! The approval model: when a call needs a person (`requiresApproval`), the envelope a reviewer
 //! sees (`action`), a reviewer's edit of it (`amend`), the record of their decision
-//! (`approve`), the permit check before dispatch (`check`), budgets (`charge`) and the spoken
-//! form of a fingerprint.
+//! (`approve`), the permit check before dispatch (`check`), budgets (`charge`), what a reader
+//! could misread in a value (`notices`) and the spoken form of a fingerprint.
 //!
 //! Every argument is JSON data converted as `fingerprint` converts it (a `Contract` may stand
 //! where a contract document is expected, an `Approval` where a record is); every rule,
@@ -197,6 +197,22 @@ pub fn charge(
         actionseal_core::charge(budget, cost)
     })?;
     to_js::value(&charged)
+}
+
+/// The strings and keys of `value` with characters a reader could miss or misread, as core
+/// decides: one `{pointer, within, count, marks}` per string (`within: 'key'` for the key of
+/// the member at `pointer`), `count` how many of its characters are noticed, and `marks` the
+/// first 64 (`{at, code_point, kind}`, `kind` one of `invisible`, `non_ascii`,
+/// `leading_space`, `trailing_space`). What a confirmation page marks, and what a reviewer must
+/// acknowledge.
+#[wasm_bindgen(js_name = notices, unchecked_return_type = "Notice[]")]
+pub fn notices(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+    options: Option<NoOptions>,
+) -> Result<JsValue, JsValue> {
+    crate::no_options(options)?;
+    let found = with([&value], |[v]| Ok(actionseal_core::notices_value(v)))?;
+    to_js::value(&found)
 }
 
 /// The first 64 bits of a fingerprint as four groups of four hex digits

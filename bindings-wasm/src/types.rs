@@ -419,6 +419,31 @@ export interface AmendedAction {
   amended_pointers: string[]
 }
 
+/** One character a reader could miss or misread, in a string `notices` reports. */
+export interface NoticeMark {
+  /** Its position in the string, in code points from 0. */
+  at: number
+  /** Such as `'U+200B'`. */
+  code_point: string
+  /**
+   * Displayed as nothing or a blank (`invisible`), visible but possibly mistaken for an ASCII
+   * character (`non_ascii`), or a space at either end.
+   */
+  kind: 'invisible' | 'non_ascii' | 'leading_space' | 'trailing_space'
+}
+
+/** A string or key with characters a reader could miss or misread (`notices`). */
+export interface Notice {
+  /** JSON Pointer of the string, or of the member whose key it is. */
+  pointer: string
+  /** The value at `pointer`, or its key. */
+  within: 'value' | 'key'
+  /** How many of its characters are noticed. */
+  count: number
+  /** The first 64 of them, in order. */
+  marks: NoticeMark[]
+}
+
 /** What the executor's own server knows at dispatch time; never taken from the model. */
 export interface CheckContext {
   /** Milliseconds since the epoch. */

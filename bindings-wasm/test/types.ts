@@ -19,6 +19,8 @@ import init, {
   check,
   Contract,
   fingerprint,
+  notices,
+  type Notice,
   parseJson,
   requiresApproval,
   Schema,
@@ -77,9 +79,11 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
     void fast;
     const first: "permit" | "reapprove" | "reject" = verdict.outcome;
     const spoken: string = shortFingerprint(fingerprint(envelope));
+    const flagged: Notice[] = notices(envelope);
+    const where: "value" | "key" | undefined = flagged[0]?.within;
     const left = charge({ limit_minor: 100, spent_minor: 0 }, cost).spent_minor;
     const parsed: unknown = parseJson('{"a": 1}', { profile: "strict" });
-    void [effect, need, also, first, spoken, left, parsed];
+    void [effect, need, also, first, spoken, flagged, where, left, parsed];
     new Schema(document.args).validate(pending.args);
     return record;
   } catch (e) {

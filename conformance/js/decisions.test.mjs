@@ -185,6 +185,20 @@ describe(`actionseal approval model (${runtime})`, () => {
     check.done(cases.length)
   })
 
+  it('notice vectors: what a reader could miss or misread, where, and why', async () => {
+    const cases = vectors('notice')
+    assert.ok(cases.length >= 12, `only ${cases.length} notice vectors`)
+    const got = await run(cases.map(([, v]) => ({ fn: 'notices', args: [json(v.value)] })))
+    const check = new Check()
+    got.forEach((r, i) => {
+      const [file, v] = cases[i]
+      check.equal(`notice/${file}`, 'error' in r ? errorOf(r) : { notices: r.ok }, v.expect)
+    })
+    const [options] = await run([{ fn: 'notices', args: ['x', { profile: 'rfc8785' }] }])
+    check.error('notices takes no options', options, 'invalid_option', '')
+    check.done(cases.length + 1)
+  })
+
   it('budget vectors: each cost charged in turn', async () => {
     const cases = vectors('budget')
     // One round per cost: each charge starts from the budget the previous one returned.

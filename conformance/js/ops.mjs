@@ -41,6 +41,7 @@ export const FUNCTIONS = [
   "approve",
   "check",
   "charge",
+  "notices",
   "parseJson",
   "shortFingerprint",
   "publicKey",

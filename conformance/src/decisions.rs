@@ -100,6 +100,18 @@ pub fn amend_result(doc: &Map<String, Json>) -> Result<Json, String> {
     })
 }
 
+/// `{"notices": [...]}` or `{"error", "path"}` for a notice vector: what a reader could miss
+/// or misread in the strings and keys of `value`.
+pub fn notice_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    Ok(match core_value(&text_of(doc, "value")?) {
+        Ok(v) => {
+            let text = canonicalize(&actionseal_core::notices_value(&v));
+            json!({"notices": serde_json::from_str::<Json>(&text).map_err(|e| e.to_string())?})
+        }
+        Err(e) => error_json(&e),
+    })
+}
+
 /// `{"budget"}` or `{"error", "path", "at"}` for a budget vector: the costs charged in turn.
 pub fn budget_result(doc: &Map<String, Json>) -> Result<Json, String> {
     let mut budget = core_value(&text_of(doc, "budget")?).map_err(|e| e.to_string())?;

@@ -21,7 +21,7 @@ mod ledger;
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
     check, operators, Action, ActionIds, Approval, Code, Contract, DecisionInput, KeySet,
-    ProofPolicy, Reason, Registration, SigningKey, PAYLOAD_TYPE,
+    NoticeKind, ProofPolicy, Reason, Registration, SigningKey, Within, PAYLOAD_TYPE,
 };
 use serde_json::{json, Map, Value as Json};
 use std::path::PathBuf;
@@ -285,6 +285,29 @@ pub fn shapes() -> Vec<Shape> {
                 field("action_digest", Ty::Digest, "Its fingerprint: the decision's `action_digest`."),
                 field("proposed_digest", Ty::Digest, "The fingerprint of the action the reviewer edited: the decision's `proposed_digest` when the two differ, and a ledger amendment's `amends`."),
                 field("amended_pointers", Ty::List(Box::new(Ty::Str)), "JSON Pointers where the amended action differs from the edited one; empty when nothing changed."),
+            ],
+        },
+        Shape {
+            name: "NoticeMark",
+            doc: "One character a reader could miss or misread, in a string `notices` reports.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("at", Ty::Int, "Its position in the string, in code points from 0."),
+                field("code_point", Ty::Str, "Such as `'U+200B'`."),
+                field("kind", Ty::OneOf(NoticeKind::ALL.iter().map(|k| k.as_str()).collect()), "Displayed as nothing or a blank (`invisible`), visible but possibly mistaken for an ASCII character (`non_ascii`), or a space at either end."),
+            ],
+        },
+        Shape {
+            name: "Notice",
+            doc: "A string or key with characters a reader could miss or misread (`notices`).",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("pointer", Ty::Str, "JSON Pointer of the string, or of the member whose key it is."),
+                field("within", Ty::OneOf(vec![Within::Value.as_str(), Within::Key.as_str()]), "The value at `pointer`, or its key."),
+                field("count", Ty::Int, "How many of its characters are noticed."),
+                field("marks", Ty::List(Box::new(Ty::Shape("NoticeMark"))), "The first 64 of them, in order."),
             ],
         },
         Shape {
@@ -906,6 +929,16 @@ fn output_members(name: &str) -> Result<Vec<String>, String> {
                 .map_err(|e| e.to_string())?;
             keys(&json_of(&amended.to_value()))
         }
+        "Notice" | "NoticeMark" => {
+            let found = json_of(&actionseal_core::notices_value(&json_value(
+                r#"{"x": "\u043e"}"#,
+            )));
+            keys(if name == "Notice" {
+                &found[0]
+            } else {
+                &found[0]["marks"][0]
+            })
+        }
         "VerifiedProof" => keys(&verified(
             &proof::envelope(&record),
             &proof::service_keys(),
@@ -1217,10 +1250,12 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 32] = [
+const PY_SHAPES: [&str; 34] = [
     "ActionError",
     "Verdict",
     "AmendedAction",
+    "NoticeMark",
+    "Notice",
     "Budget",
     "Ed25519Jwk",
     "Ed25519PrivateJwk",

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// An independent check of every expectation in the contract, action, approval, budget and
-// permit vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
+// An independent check of every expectation in the contract, action, approval, budget,
+// notice and permit vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
 // with npm `canonicalize` and hashes with node:crypto, and re-derives what each expectation
 // means: fingerprints, envelopes, records, budgets, approval requirements, the identifier
-// rule, and every permit verdict (outcome, reasons, drift, digests).
+// rule, what a reader could misread in a value (from V8's Unicode tables), and every permit
+// verdict (outcome, reasons, drift, digests).
 //
 // What it takes from the vectors instead of re-deriving: argument-schema validation (the
 // schema engine is checked by vectors/schema/, with hand-written expectations). An
@@ -460,6 +461,41 @@ function permitExpect(v) {
   return r.error ? r : r.ok
 }
 
+// What a reader could miss or misread (core/src/model/notice.rs), from V8's own Unicode
+// property tables rather than ICU4X's.
+const INVISIBLE = /^(?:[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]|\s)$/u
+function noticeExpect(v) {
+  const out = []
+  const scan = (s, pointer, within) => {
+    const chars = Array.from(s)
+    let lead = 0
+    while (lead < chars.length && chars[lead] === ' ') lead++
+    let trail = chars.length
+    while (trail > lead && chars[trail - 1] === ' ') trail--
+    const marks = []
+    chars.forEach((c, at) => {
+      const cp = c.codePointAt(0)
+      let kind = null
+      if (c === ' ') kind = at < lead ? 'leading_space' : at >= trail ? 'trailing_space' : null
+      else if (cp > 0x7e || cp < 0x20) kind = INVISIBLE.test(c) ? 'invisible' : 'non_ascii'
+      if (kind) marks.push({ at, code_point: `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`, kind })
+    })
+    if (marks.length) out.push({ count: marks.length, marks: marks.slice(0, 64), pointer, within })
+  }
+  const walk = (value, pointer) => {
+    if (typeof value === 'string') scan(value, pointer, 'value')
+    else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${pointer}/${i}`))
+    else if (isObject(value)) {
+      for (const key of Object.keys(value).sort(utf16)) {
+        scan(key, `${pointer}/${escape(key)}`, 'key')
+        walk(value[key], `${pointer}/${escape(key)}`)
+      }
+    }
+  }
+  walk(JSON.parse(v.value), '')
+  return { notices: out }
+}
+
 // ----------------------------------------------------------------------- naming and driver
 function nameProblem(kind, name, expect) {
   const [prefix, ...rest] = name.split('_')
@@ -479,6 +515,7 @@ const kinds = {
   action: actionExpect,
   approval: approvalExpect,
   budget: budgetExpect,
+  notice: noticeExpect,
   permit: permitExpect,
 }
 let failures = 0

@@ -41,6 +41,7 @@ pub use model::approval::{Approval, Decision, DecisionInput};
 pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::ledger;
+pub use model::notice::{notices, notices_value, Mark, Notice, NoticeKind, Within, MAX_MARKS};
 pub use model::permit::{check, check_approval, check_with, Context, Outcome, Reason, Verdict};
 pub use model::proof::calls as proof;
 pub use model::proof::{

@@ -7,6 +7,7 @@ pub(crate) mod budget;
 pub(crate) mod contract;
 pub(crate) mod fields;
 pub mod ledger;
+pub(crate) mod notice;
 pub(crate) mod permit;
 pub(crate) mod proof;
 pub(crate) mod rule;

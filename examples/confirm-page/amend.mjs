@@ -6,17 +6,7 @@
 // the coded error of an edit that cannot be approved. The decision that follows is about the
 // amended action, with the proposal's fingerprint recorded as `proposed_digest` (app.mjs).
 
-import { el, showDigest, showScalar } from "./render.mjs";
-
-/** The JSON Pointer tokens of `pointer` ("/a~1b/0" -> ["a/b", "0"]). */
-const tokens = (pointer) => pointer.split("/").slice(1).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
-
-/** The value at `pointer` inside `root`. */
-function valueAt(root, pointer) {
-  let node = root;
-  for (const t of tokens(pointer)) node = node[t];
-  return node;
-}
+import { el, pointerTokens as tokens, showDigest, showScalar, valueAt } from "./render.mjs";
 
 /**
  * `root` with `value` at `pointer` (which exists): defined as an own data property, so that a

@@ -8,7 +8,7 @@
 
 import * as amendments from "./amend.mjs";
 import * as passkeys from "./passkey.mjs";
-import { argumentRows, el, showDigest, showScalar, showString } from "./render.mjs";
+import { argumentRows, contractFacts, el, errorDetails, fact, ruleText, showDigest, showScalar, showString, useCore } from "./render.mjs";
 import { showSigned } from "./signature.mjs";
 
 // The web build of actionseal-wasm, as bindings-wasm/build.sh writes it into the repository.
@@ -23,6 +23,7 @@ let api;
 try {
   api = await import(WASM);
   await api.default();
+  useCore(api);
 } catch (err) {
   setState("error");
   $("load-status").className = "status problem";
@@ -197,36 +198,8 @@ function field(envelope, key) {
   return showScalar(envelope[key]).node;
 }
 
-function fact(term, ...details) {
-  return [el("dt", "", term), el("dd", "", ...details)];
-}
-
-const OPS = { gt: ">", gte: "≥", lt: "<", lte: "≤", eq: "=", ne: "≠", in: "is one of", not_in: "is not one of", exists: "is present", absent: "is absent" };
-
-/** Words for the contract rule a requirement names ("/approval/when/0"). */
-function ruleText(doc, rule) {
-  if (rule === "/approval") return doc.approval === "always" ? "every call needs approval" : "no call needs approval";
-  if (rule === "/approval/when") return "none of the contract's conditions holds";
-  const condition = doc.approval.when[Number(rule.split("/").pop())];
-  const value = "value" in condition ? ` ${JSON.stringify(condition.value)}` : "";
-  return `${condition.pointer} ${OPS[condition.op] ?? condition.op}${value}`;
-}
-
 function showContract(contract, err) {
-  const box = $("contract");
-  if (contract === null) {
-    box.replaceChildren(...fact("Problem", errorDetails(err)));
-    return;
-  }
-  const doc = contract.document;
-  box.replaceChildren(
-    ...fact("Tool", showString(contract.tool).node),
-    ...fact("Version", showString(contract.version).node),
-    ...fact("Effect", el("span", `tag ${contract.effect === "write" ? "write" : "read"}`, contract.effect === "write" ? "write — changes something" : "read only")),
-    ...fact("Cost per call", el("span", "mono", `${contract.costMinor} minor units`)),
-    ...fact("Approval rule", el("span", "mono", typeof doc.approval === "string" ? doc.approval : (doc.approval.when ?? []).map((_, i) => ruleText(doc, `/approval/when/${i}`)).join("  or  "))),
-    ...fact("Fingerprint", el("code", "digest", showDigest(contract.digest, { highlight: 0 }))),
-  );
+  $("contract").replaceChildren(...(contract === null ? fact("Problem", errorDetails(err)) : contractFacts(contract)));
 }
 
 /** Marks the argument an action error points at (or the nearest row above it). */
@@ -245,17 +218,6 @@ function markOffendingArgument({ where, err }) {
     if (!pointer.includes("/", 1)) return;
     pointer = pointer.slice(0, pointer.lastIndexOf("/"));
   }
-}
-
-/** Code, path and message of an actionseal error, as a small definition list. */
-function errorDetails(err) {
-  const list = el("dl", "error-details");
-  list.append(
-    ...fact("Code", el("code", "", String(err?.code ?? "(none)"))),
-    ...fact("Path", el("code", "", err?.path === "" ? '"" (the whole value)' : String(err?.path ?? ""))),
-    ...fact("Message", el("span", "", String(err?.message ?? err))),
-  );
-  return list;
 }
 
 function showVerdict(c) {

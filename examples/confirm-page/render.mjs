@@ -10,15 +10,22 @@ export function el(tag, className, ...children) {
   return node;
 }
 
-// Characters a reader cannot see or could mistake for others: controls, format characters
-// (zero-width, bidirectional overrides, BOM), line and paragraph separators, spaces other
-// than U+0020, private-use and unassigned code points, and default-ignorables (variation
-// selectors, Hangul fillers).
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]|[^\S ]|\p{Zs}/u;
-const SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+// Which characters a reader could miss or misread is core's rule (`notices`), the one an
+// approval server applies when it asks the reviewer to acknowledge them: these helpers only
+// draw what core found. `useCore(api)` hands them the actionseal module the page loaded.
+let readNotices = null;
 
-/** "U+0430" for a character. */
-const codePoint = (c) => `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+/** Gives the display helpers core's `notices` (from the actionseal-wasm module in use). */
+export function useCore(api) {
+  readNotices = api.notices;
+}
+
+function noticesOf(value) {
+  if (readNotices === null) throw new Error("render.mjs: call useCore(api) before showing values");
+  return readNotices(value);
+}
+
+const SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
 
 /** A `\u200B`-style escape for one character (code point form beyond the BMP). */
 function escapeOf(c) {
@@ -27,50 +34,78 @@ function escapeOf(c) {
   return cp > 0xffff ? `\\u{${cp.toString(16).toUpperCase()}}` : `\\u${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
+/** What a mark of a notice says in words: "invisible U+200B", "non-ASCII U+0430", "leading space". */
+export function noticeNote(m) {
+  switch (m.kind) {
+    case "invisible":
+      return `invisible ${m.code_point}`;
+    case "non_ascii":
+      return `non-ASCII ${m.code_point}`;
+    case "leading_space":
+      return "leading space";
+    default:
+      return "trailing space";
+  }
+}
+
 /**
- * A string as a reader must see it: between quotes, with controls and invisible characters
- * as escapes, leading and trailing spaces marked, and non-ASCII letters underlined (with
- * their code points in a tooltip). Returns {node, notes}: notes say what was marked.
+ * A string as a reader must see it: between quotes, with the characters core notices marked:
+ * invisible ones as escapes, leading and trailing spaces as ␣, and non-ASCII letters
+ * underlined (with their code points in a tooltip). Returns {node, notes}: notes say what was
+ * marked.
  */
 export function showString(s, { quotes = true } = {}) {
   const node = el("span", quotes ? "str" : "str bare");
   const notes = new Set();
-  const chars = Array.from(s);
-  let lead = 0;
-  while (lead < chars.length && chars[lead] === " ") lead++;
-  let trail = chars.length;
-  while (trail > lead && chars[trail - 1] === " ") trail--;
+  // A string is one notice at most; it lists the first 64 of the characters it counts.
+  const notice = noticesOf(s)[0];
+  const marks = new Map((notice?.marks ?? []).map((m) => [m.at, m]));
   let plain = "";
   const flush = () => {
     if (plain) node.append(plain);
     plain = "";
   };
-  chars.forEach((c, i) => {
-    if (c === " " && (i < lead || i >= trail)) {
-      flush();
-      const mark = el("span", "esc space", "␣");
-      mark.title = i < lead ? "leading space" : "trailing space";
-      node.append(mark);
-      notes.add(i < lead ? "leading space" : "trailing space");
-    } else if (c !== " " && INVISIBLE.test(c)) {
-      flush();
-      const mark = el("span", "esc", escapeOf(c));
-      mark.title = `${codePoint(c)}: not visible as itself`;
-      node.append(mark);
-      notes.add(`invisible ${codePoint(c)}`);
-    } else if (c > "\x7e") {
-      flush();
-      const mark = el("mark", "nonascii", c);
-      mark.title = `${codePoint(c)}: not ASCII`;
-      node.append(mark);
-      notes.add(`non-ASCII ${codePoint(c)}`);
-    } else {
+  Array.from(s).forEach((c, i) => {
+    const n = marks.get(i);
+    if (n === undefined) {
       plain += c;
+      return;
     }
+    flush();
+    let mark;
+    if (n.kind === "invisible") {
+      mark = el("span", "esc", escapeOf(c));
+      mark.title = `${n.code_point}: not visible as itself`;
+    } else if (n.kind === "non_ascii") {
+      mark = el("mark", "nonascii", c);
+      mark.title = `${n.code_point}: not ASCII`;
+    } else {
+      mark = el("span", "esc space", "␣");
+      mark.title = noticeNote(n);
+    }
+    node.append(mark);
+    notes.add(noticeNote(n));
   });
   flush();
+  if (notice && notice.count > notice.marks.length) {
+    node.append(el("span", "esc more", `+${notice.count - notice.marks.length} more`));
+    notes.add(`${notice.count} characters to check`);
+  }
   if (s === "") node.append(el("span", "empty", "empty"));
   return { node, notes: [...notes] };
+}
+
+/** The JSON Pointer tokens of `pointer` ("/a~1b/0" -> ["a/b", "0"]). */
+export const pointerTokens = (pointer) => pointer.split("/").slice(1).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+
+/** The value at `pointer` inside `root` (undefined when it is not there). */
+export function valueAt(root, pointer) {
+  let node = root;
+  for (const t of pointerTokens(pointer)) {
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, t)) return undefined;
+    node = node[t];
+  }
+  return node;
 }
 
 /** One JSON Pointer token, escaped as RFC 6901 says. */
@@ -151,4 +186,51 @@ export function showDigest(digest, { highlight = 4 } = {}) {
     node.append(el("span", i / 4 < highlight ? "group spoken" : "group", hex.slice(i, i + 4)));
   }
   return node;
+}
+
+/** A definition list's term and its details. */
+export function fact(term, ...details) {
+  return [el("dt", "", term), el("dd", "", ...details)];
+}
+
+const OPS = { gt: ">", gte: "≥", lt: "<", lte: "≤", eq: "=", ne: "≠", in: "is one of", not_in: "is not one of", contains: "contains", exists: "is present", absent: "is absent" };
+
+/** Words for one condition of an approval rule: "/amount_minor > 1000". */
+export function conditionText(c) {
+  if (c.any !== undefined) return `some element of ${c.pointer} has ${conditionText(c.any)}`;
+  if (c.all !== undefined) return `every element of ${c.pointer} has ${conditionText(c.all)}`;
+  const value = "value" in c ? ` ${JSON.stringify(c.value)}` : "";
+  return `${c.pointer || "(the element)"} ${OPS[c.op] ?? c.op}${value}`;
+}
+
+/** Words for the contract rule a requirement names (core's `requiresApproval(...).rule`). */
+export function ruleText(doc, rule) {
+  if (rule === "/approval") return doc.approval === "always" ? "every call needs approval" : "no call needs approval";
+  if (rule === "/approval/when") return "none of the contract's conditions holds";
+  return conditionText(doc.approval.when[Number(rule.split("/").pop())]);
+}
+
+/** Code, path and message of an actionseal error, as a small definition list. */
+export function errorDetails(err) {
+  const list = el("dl", "error-details");
+  list.append(
+    ...fact("Code", el("code", "", String(err?.code ?? "(none)"))),
+    ...fact("Path", el("code", "", err?.path === "" ? '"" (the whole value)' : String(err?.path ?? ""))),
+    ...fact("Message", el("span", "", String(err?.message ?? err))),
+  );
+  return list;
+}
+
+/** The facts of a loaded contract (a `Contract`): tool, version, effect, cost, rule, fingerprint. */
+export function contractFacts(contract) {
+  const doc = contract.document;
+  const rule = typeof doc.approval === "string" ? doc.approval : doc.approval.when.map(conditionText).join("  or  ");
+  return [
+    ...fact("Tool", showString(contract.tool).node),
+    ...fact("Version", showString(contract.version).node),
+    ...fact("Effect", el("span", `tag ${contract.effect === "write" ? "write" : "read"}`, contract.effect === "write" ? "write — changes something" : "read only")),
+    ...fact("Cost per call", el("span", "mono", `${contract.costMinor} minor units`)),
+    ...fact("Approval rule", el("span", "mono", rule)),
+    ...fact("Fingerprint", el("code", "digest", showDigest(contract.digest, { highlight: 0 }))),
+  ];
 }

@@ -5,7 +5,7 @@
 // validity window and whom it may sign for, from the key set), the approver, the decision and
 // its own window, and whether it is about the action on screen.
 
-import { el, showDigest, showString } from "./render.mjs";
+import { el, fact, showDigest, showString } from "./render.mjs";
 
 /** A time in milliseconds since the epoch, in UTC, to the second. */
 export const when = (ms) => new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
@@ -16,10 +16,6 @@ function windowText(entry) {
   const until = typeof entry?.valid_until === "number" ? when(entry.valid_until) : null;
   if (from === null && until === null) return "any time (the key set gives no window)";
   return [from && `from ${from}`, until && `until ${until} (excluded)`].filter(Boolean).join(" ");
-}
-
-function fact(term, ...details) {
-  return [el("dt", "", term), el("dd", "", ...details)];
 }
 
 /**

@@ -33,8 +33,9 @@ function keySet() {
   return { ...config.keys, ...JSON.parse(readFileSync(passkeys, 'utf8')) }
 }
 
-async function getJson(url, init = {}) {
-  const r = await fetch(url, init)
+/** A GET from the approval server, with the executors' token (it may read hand-offs and proofs). */
+async function getJson(url) {
+  const r = await fetch(url, { headers: { authorization: `Bearer ${config.server_token}` } })
   return { status: r.status, body: await r.json() }
 }
 

@@ -8,11 +8,18 @@
 // approve and replayed decision POSTs make one decision and one payment; the model regenerates
 // 2600 after the approval of 2500; the reviewer corrects 2500 to 2000; an approval expires before
 // any executor runs; an executor dies after its claim (before and after paying); a payment times
-// out; decisions forged around the approval server. Then `actionseal ledger audit verify`.
+// out; decisions forged around the approval server. Issue 23: the reviewer signs in (a run's
+// secret), and nothing else may decide: a cross-origin text/plain POST from another site in
+// the same browser, and the agent's own credential, are refused and nothing is signed; values
+// with invisible or confusable characters are flagged everywhere and approving them takes an
+// acknowledgement; a cleared or zero amount is an error on the page; a rejection takes a
+// confirmation and a reason; the page is driven with the keyboard only, keeps focus through
+// its refreshes, announces results, and fits a 420 px window (screenshots at 1280 and 420 px).
+// Then `actionseal ledger audit verify`.
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -31,6 +38,7 @@ const shots = join(repo, 'target', 'refund-desk', 'screenshots')
 mkdirSync(shots, { recursive: true })
 const started = Date.now()
 const HOUR = 3600000
+const secret = (name) => readFileSync(join(opt.run, name), 'utf8').trim()
 
 // --- processes ------------------------------------------------------------------------------
 
@@ -66,7 +74,8 @@ async function stopExecutors() {
 /** Starts the agent for a job; resolves once it paused, with its task and fingerprint. */
 async function agent(job, extra = []) {
   const events = []
-  const proc = child(opt.python, [join(here, 'desk', 'agent.py'), '--db', opt.db, '--server', opt.server, '--job', job, ...extra], 'AGENT', events)
+  const proc = child(opt.python, [join(here, 'desk', 'agent.py'), '--db', opt.db, '--server', opt.server,
+    '--token-file', join(opt.run, 'agent.token'), '--job', job, ...extra], 'AGENT', events)
   const paused = await until(() => events.find((e) => e.event === 'paused'), `agent ${job} paused`)
   return { proc, events, task: paused.task_id, fingerprint: paused.fingerprint, paused }
 }
@@ -108,6 +117,17 @@ page.on('request', (r) => {
   if (r.method() === 'POST' && r.url().endsWith('/decision')) decisionPosts.push({ url: r.url(), body: r.postData(), request: r })
 })
 
+/** Signs in as the reviewer with the keyboard: the secret typed, Enter. */
+async function signIn() {
+  await page.setViewportSize({ width: 1280, height: 900 })
+  await page.goto(`${opt.server}/`)
+  await page.waitForSelector('body[data-session="out"]')
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'secret', 'the secret field has the focus')
+  await page.keyboard.type(secret('reviewer.secret'))
+  await page.keyboard.press('Enter')
+  await page.waitForSelector('body[data-session="in"]')
+}
+
 async function open(tid) {
   await page.goto(`${opt.server}/?task=${tid}`)
   await page.waitForSelector(`#detail[data-task-id="${tid}"]`)
@@ -117,6 +137,17 @@ async function shot(name) {
   const path = join(shots, `${backend}-${name}.png`)
   await page.screenshot({ path, fullPage: true })
   return path
+}
+/** Screenshots at 1280 and at 420 px; at 420 px the page must not scroll sideways. */
+async function shots2(name) {
+  const paths = [await shot(`${name}-1280`)]
+  await page.setViewportSize({ width: 420, height: 900 })
+  await page.waitForTimeout(100)
+  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+  assert.ok(scroll <= client, `${name}: no horizontal scrolling at 420 px (scrollWidth ${scroll} > clientWidth ${client})`)
+  paths.push(await shot(`${name}-420`))
+  await page.setViewportSize({ width: 1280, height: 900 })
+  return paths
 }
 async function approve(tid, { ttl = HOUR, click = 'click' } = {}) {
   await page.waitForSelector(`#detail[data-task-id="${tid}"] #approve:not([disabled])`)
@@ -130,6 +161,24 @@ async function approve(tid, { ttl = HOUR, click = 'click' } = {}) {
 async function fingerprints() {
   return { server: await attr('#fp-server', 'data-digest'), page: await attr('#fp-page', 'data-digest'), match: await attr('#fp-match', 'data-match') }
 }
+/** Presses Tab until `selector` has the focus (the keyboard only: no clicks). */
+async function tabTo(selector, limit = 80) {
+  for (let i = 0; i < limit; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return
+    await page.keyboard.press('Tab')
+  }
+  throw new Error(`Tab never reached ${selector}`)
+}
+/** A POST to the approval server from Node, as the signed-in page would send it (its cookie, origin and CSRF token) unless `as` says otherwise. */
+async function post(path, body, as = {}) {
+  const cookies = (await page.context().cookies(opt.server)).map((c) => `${c.name}=${c.value}`).join('; ')
+  const { csrf } = await page.evaluate(async () => (await fetch('/api/session')).json())
+  const headers = { 'content-type': 'application/json', origin: opt.server, cookie: cookies, 'x-csrf-token': csrf, ...as }
+  for (const [k, v] of Object.entries(headers)) if (v === null) delete headers[k]
+  const r = await fetch(`${opt.server}${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  return { status: r.status, body: await r.json() }
+}
+const decided = async (tid) => (await kinds(tid)).includes('decided')
 
 const results = []
 async function scenario(name, fn) {
@@ -141,6 +190,7 @@ async function scenario(name, fn) {
 }
 
 try {
+  await signIn()
 
   await scenario('one fingerprint from agent to page to executor; double click and replayed POSTs make one decision and one payment', async () => {
     const a = await agent('job-main')
@@ -149,13 +199,38 @@ try {
     assert.equal(fp.page, a.fingerprint, 'the page computed in WebAssembly the fingerprint the agent printed')
     assert.equal(fp.server, a.fingerprint)
     assert.equal(fp.match, 'true')
+    // What a reviewer must see (seed 002): why a person is asked, the resource, a summary from
+    // the frozen arguments, the cost, the side effects; and the model's words, set apart.
+    const review = (await page.textContent('#d-review')).replace(/\s+/g, ' ')
+    for (const part of ['Why you are asked', '/amount_minor > 1000', 'here /amount_minor is 2500', 'Resource', 'order_id order-17',
+      'Summary', 'Refund 2500 minor units of USD for order order-17', 'Estimated cost', '2500 minor units of USD paid out',
+      '25 minor units per call', 'Side effects', 'write: changes something', 'cannot be undone']) {
+      assert.ok(review.includes(part), `the review shows ${part}: ${review}`)
+    }
+    await page.waitForSelector('#d-rationale:not([hidden])')
+    assert.ok((await page.textContent('#d-rationale blockquote')).includes('arrived broken'), 'the model\'s words are shown')
+    assert.ok((await page.textContent('#d-rationale figcaption')).includes('not part of what you approve'))
+    assert.equal(await page.$('#d-flags:not([hidden])'), null, 'nothing to flag in order-17')
     // The server refuses a decision about another digest.
-    const wrong = await fetch(`${opt.server}/api/tasks/${a.task}/decision`, {
-      method: 'POST', body: JSON.stringify({ decision_id: 'wrong-digest', action_digest: `sha256:${'0'.repeat(64)}`, decision: 'approved', ttl_ms: HOUR }),
-    })
-    assert.equal(wrong.status, 409)
-    assert.equal((await wrong.json()).error, 'digest_mismatch')
-    console.log(`    screenshot at decision time: ${await shot('decision')}`)
+    const wrong = await post(`/api/tasks/${a.task}/decision`, { decision_id: 'wrong-digest', action_digest: `sha256:${'0'.repeat(64)}`, decision: 'approved', ttl_ms: HOUR })
+    assert.deepEqual([wrong.status, wrong.body.error], [409, 'digest_mismatch'])
+    // Nobody but the signed-in reviewer decides. Another site open in the same browser posts
+    // text/plain (no preflight) with the browser's credentials: refused (its Origin; and the
+    // SameSite=Strict cookie is not sent). The agent's own credential: refused.
+    const body = JSON.stringify({ decision_id: 'hostile', action_digest: a.fingerprint, decision: 'approved', ttl_ms: HOUR })
+    const evil = await page.context().newPage()
+    await evil.goto(`${opt.payment}/effects`) // another origin (127.0.0.1), another site
+    await evil.evaluate(async ({ url, body }) => {
+      await fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body })
+    }, { url: `${opt.server}/api/tasks/${a.task}/decision`, body })
+    await evil.close()
+    const asAgent = await post(`/api/tasks/${a.task}/decision`, body, { cookie: null, 'x-csrf-token': null, origin: null, authorization: `Bearer ${secret('agent.token')}` })
+    assert.ok([401, 403].includes(asAgent.status), `the agent's credential cannot decide (${asAgent.status})`)
+    const noCsrf = await post(`/api/tasks/${a.task}/decision`, body, { 'x-csrf-token': null })
+    assert.equal(noCsrf.status, 403, 'no decision without the session\'s CSRF token')
+    assert.equal((await ledger.task(a.task)).state, 'awaiting_approval')
+    assert.equal(await decided(a.task), false, 'nothing was decided, so nothing was signed')
+    console.log(`    screenshots at decision time: ${(await shots2('decision')).join(', ')}`)
     decisionPosts.length = 0
     await approve(a.task, { click: 'dblclick' })
     await until(() => decisionPosts.length === 2, 'both clicks posted')
@@ -163,9 +238,9 @@ try {
     assert.deepEqual(answers.map((a) => a.duplicate).sort(), [false, true], 'one decision recorded, the other click a duplicate')
     assert.equal(new Set(decisionPosts.map((p) => JSON.parse(p.body).decision_id)).size, 1, 'one decision_id for the double click')
     const replay = async () => {
-      const r = await fetch(decisionPosts[0].url, { method: 'POST', body: decisionPosts[0].body, headers: { 'content-type': 'application/json' } })
+      const r = await post(new URL(decisionPosts[0].url).pathname, decisionPosts[0].body)
       assert.equal(r.status, 200)
-      assert.equal((await r.json()).duplicate, true)
+      assert.equal(r.body.duplicate, true)
     }
     await replay()
     // The executors start together once the agent handed the call over: they race for it.
@@ -240,9 +315,21 @@ try {
     await shot('drift')
   })
 
-  await scenario('the reviewer corrects 2500 to 2000: both fingerprints shown, 2000 paid once', async () => {
+  await scenario('the reviewer corrects 2500 to 2000 (an empty or zero amount is an error first): both fingerprints shown, 2000 paid once', async () => {
     const a = await agent('job-amend')
     await open(a.task)
+    // Empty is not zero, and zero is not a refund: errors on the page, nothing sent, no Approve.
+    for (const [typed, says] of [['', 'an empty field is not 0'], ['0', 'out_of_range at /args/amount_minor:'], ['20.5', 'at /args/amount_minor:'], ['abc', 'is not a number']]) {
+      await page.fill('#amount', typed)
+      await page.evaluate(() => delete document.getElementById('decide-status').dataset.result)
+      await page.click('#save-correction')
+      await page.waitForSelector('#decide-status[data-result="invalid_amount"]', { state: 'attached' })
+      assert.ok((await page.textContent('#amount-error')).includes(says), `${JSON.stringify(typed)}: ${await page.textContent('#amount-error')}`)
+      assert.equal(await attr('#amount', 'aria-invalid'), 'true')
+      assert.equal(await page.isDisabled('#approve'), true, 'no Approve while the amount field holds an unsaved edit')
+    }
+    assert.equal((await ledger.task(a.task)).amendments, 0, 'nothing was amended')
+    await shot('amount-error')
     await page.fill('#amount', '2000')
     await page.click('#save-correction')
     await page.waitForSelector('#decide-status[data-result="amended"]', { state: 'attached' })
@@ -265,6 +352,89 @@ try {
     const t = await ledger.task(a.task)
     assert.equal(t.proposed_digest, a.fingerprint)
     assert.ok((await kinds(a.task)).includes('amended'))
+    // The history says what replaced what.
+    await open(a.task)
+    const amendedItem = await page.textContent('#history li[data-kind="amended"]')
+    assert.ok(amendedItem.includes('/args/amount_minor 2500 → 2000'), amendedItem)
+    const handedOver = await page.textContent('#history li[data-kind="handoff"][data-amount="2500"]')
+    assert.ok(handedOver.includes('runs the corrected action in its place'), handedOver)
+    assert.ok(handedOver.includes('2000'), handedOver)
+  })
+
+  await scenario('confusable order ids: flagged in the list, the heading and the summary; approving takes an acknowledgement; with the keyboard only', async () => {
+    const zw = await agent('job-zero-width', ['--order-id', 'order-17\u200b'])
+    const cyr = await agent('job-cyrillic', ['--order-id', '\u043erder-17'])
+    for (const a of [zw, cyr]) {
+      await open(a.task)
+      await page.waitForSelector(`#tasks button[data-task-id="${a.task}"][data-flagged="true"] .flag`)
+      await page.waitForSelector('#d-heading .flag')
+      await page.waitForSelector('#d-flags:not([hidden]) li')
+      const mark = a === zw ? '.esc' : 'mark.nonascii'
+      for (const where of ['#tasks button.selected', '#d-heading', '#d-review', '#d-args']) {
+        assert.ok(await page.$(`${where} ${mark}`), `${where} marks the character`)
+      }
+      assert.ok((await page.textContent('#d-flags')).includes(a === zw ? 'invisible U+200B' : 'non-ASCII U+043E'))
+      assert.equal(await page.isDisabled('#approve'), true, 'Approve waits for the acknowledgement')
+      // The server refuses it too.
+      const bare = await post(`/api/tasks/${a.task}/decision`, { decision_id: `bare-${a.task}`, action_digest: a.fingerprint, decision: 'approved', ttl_ms: HOUR })
+      assert.deepEqual([bare.status, bare.body.error, bare.body.flagged], [409, 'acknowledgement_required', ['/args/order_id']])
+    }
+    console.log(`    screenshots of a flagged task: ${(await shots2('flagged')).join(', ')}`)
+
+    // The zero-width one with the keyboard only: Tab to the task, Enter, Tab to the
+    // acknowledgement, Space, Tab to Approve, Enter.
+    await page.goto(`${opt.server}/`)
+    await page.waitForSelector(`#tasks button[data-task-id="${zw.task}"]`)
+    await tabTo(`#tasks button[data-task-id="${zw.task}"]`)
+    // The list is refreshed every 500 ms: the focus stays on the same element.
+    await page.evaluate(() => { document.activeElement.dataset.focusMark = 'kept' })
+    await page.waitForTimeout(1600)
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.focusMark), 'kept', 'focus survives the refreshes')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector(`#detail[data-task-id="${zw.task}"]`)
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'd-title', 'the opened task\'s heading has the focus')
+    await tabTo('#ack')
+    await page.keyboard.press('Space')
+    await page.waitForSelector('#approve:not([disabled])')
+    await tabTo('#approve')
+    decisionPosts.length = 0
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#decide-status[data-result="approved"]', { state: 'attached' })
+    assert.equal(await attr('#decide-status', 'role'), 'status')
+    assert.equal(await attr('#decide-status', 'aria-live'), 'polite')
+    assert.ok((await page.textContent('#decide-status')).startsWith('Approved'))
+    assert.deepEqual(JSON.parse(decisionPosts[0].body).acknowledged, ['/args/order_id'])
+    await settled(zw.task)
+    assert.deepEqual((await effectsOf(zw.task)).map((p) => [p.amount_minor, p.requests]), [[2500, 1]])
+    await open(zw.task)
+    await page.waitForSelector('#d-decided[data-decision="approved"]')
+    assert.ok((await page.textContent('#d-decided')).includes('/args/order_id'), 'the acknowledgement is shown with the decision')
+    const decidedItem = await page.textContent('#history li[data-kind="decided"]')
+    assert.ok(decidedItem.includes('acknowledging the flagged values at /args/order_id'), decidedItem)
+
+    // The Cyrillic one is rejected: a confirmation that takes a reason (keyboard again).
+    await open(cyr.task)
+    await tabTo('#reject')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#reject-dialog[open]')
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'reject-reason')
+    await tabTo('#reject-confirm')
+    await page.keyboard.press('Enter') // no reason yet: refused on the page
+    await page.waitForSelector('#reject-error:not([hidden])')
+    assert.equal((await ledger.task(cyr.task)).state, 'awaiting_approval')
+    await page.focus('#reject-reason')
+    await page.keyboard.type('the order id is not ours: a Cyrillic o')
+    await tabTo('#reject-confirm')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#decide-status[data-result="rejected"]', { state: 'attached' })
+    await page.waitForSelector('#d-decided[data-decision="rejected"]')
+    const record = await page.textContent('#d-decided')
+    assert.ok(record.includes('rejected by') && record.includes('a Cyrillic o'), record)
+    assert.ok(!record.includes('until'), 'a rejection has no validity')
+    assert.ok((await page.textContent('#history li[data-kind="decided"]')).includes('a Cyrillic o'))
+    assert.equal((await ledger.task(cyr.task)).state, 'rejected')
+    console.log(`    screenshots of a rejection: ${(await shots2('rejected')).join(', ')}`)
+    assert.deepEqual(await effectsOf(cyr.task), [], 'nothing paid')
   })
 
   await scenario('an approval expires before any executor runs: nothing paid, back on the page, re-approved once', async () => {
@@ -306,7 +476,9 @@ try {
     const [dead2] = executors
     assert.equal((await dead2.exited).signal, 'SIGKILL')
     executors = []
-    assert.equal((await ledger.task(paid.task)).state, 'claimed')
+    // The first claim's lease (4 s) may already have run out while the second agent started:
+    // the second executor then found it in doubt and reconciled it before dying.
+    assert.ok(['claimed', 'unknown', 'succeeded'].includes((await ledger.task(paid.task)).state))
     assert.equal((await ledger.task(claimed.task)).state, 'claimed')
     startExecutors()
     await settled(paid.task)
@@ -365,7 +537,7 @@ try {
 
   await scenario('every payment once; the audit chain verifies', async () => {
     const all = await effects()
-    assert.equal(all.length, 8, 'main, passkey, drift, amend, expiry, two crashes, timeout')
+    assert.equal(all.length, 9, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout')
     for (const e of all) assert.equal(e.requests, 1, `one request for ${e.idempotency_key}`)
     const out = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'audit', 'verify'], { encoding: 'utf8' })
     const report = JSON.parse(out)

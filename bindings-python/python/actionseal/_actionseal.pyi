@@ -237,6 +237,28 @@ class _AmendedAction(TypedDict):
     amended_pointers: List[str]
     """JSON Pointers where the amended action differs from the edited one; empty when nothing changed."""
 
+class _NoticeMark(TypedDict):
+    """One character a reader could miss or misread, in a string ``notices`` reports."""
+
+    at: int
+    """Its position in the string, in code points from 0."""
+    code_point: str
+    """Such as ``'U+200B'``."""
+    kind: Literal["invisible", "non_ascii", "leading_space", "trailing_space"]
+    """Displayed as nothing or a blank (``invisible``), visible but possibly mistaken for an ASCII character (``non_ascii``), or a space at either end."""
+
+class _Notice(TypedDict):
+    """A string or key with characters a reader could miss or misread (``notices``)."""
+
+    pointer: str
+    """JSON Pointer of the string, or of the member whose key it is."""
+    within: Literal["value", "key"]
+    """The value at ``pointer``, or its key."""
+    count: int
+    """How many of its characters are noticed."""
+    marks: List[_NoticeMark]
+    """The first 64 of them, in order."""
+
 class _Budget(TypedDict):
     """A cumulative budget in integer minor units."""
 
@@ -607,6 +629,11 @@ def loads(text: Union[str, bytes], *, profile: _Profile = "strict") -> _Json:
 
 def short_fingerprint(digest: str) -> str:
     """The first 64 bits of a fingerprint as four groups of four hex digits."""
+
+def notices(value: _Value) -> List[_Notice]:
+    """The strings and keys of the value with characters a reader could miss or misread
+    (invisible, non-ASCII, leading or trailing spaces): one notice per string, with its
+    pointer, how many, and the first 64 with their positions."""
 
 class Contract:
     """A validated tool contract, loaded once and shared; immutable, thread-safe, picklable."""

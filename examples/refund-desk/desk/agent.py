@@ -1,13 +1,19 @@
 """The desk's agent: a LangChain v1 / LangGraph agent with a scripted model (no API key). It
 looks the order up (read-only: runs at once), then asks for a refund of order-17, 2500 minor
 units. The actionseal middleware proposes the refund to the ledger and pauses; this process
-prints the task and its fingerprint, waits for the reviewer's decision on the ledger, resumes,
-and hands the call to the executor through the approval server. The refund body never runs here.
+prints the task and its fingerprint, files the model's own words on why it asks with the
+approval server (shown to the reviewer as the model's, untrusted), waits for the reviewer's
+decision on the ledger, resumes, and hands the call to the executor through the approval
+server. The refund body never runs here. The agent knows the server by its own token
+(RUN_DIR/agent.token), which can hand calls over and nothing else: it cannot decide.
 
-    python desk/agent.py --db URL --server URL --job JOB [--regenerate 2600]
+    python desk/agent.py --db URL --server URL --token-file FILE --job JOB [--regenerate 2600]
+                         [--order-id ID] [--amount N]
 
 ``--regenerate N``: after the decision the model is scripted to regenerate the refund under
 the same call id with N (time travel to before the model step): the executor must refuse it.
+``--order-id``, ``--amount``: what the model asks for (order-17 and 2500 unless given), such
+as an order id with a zero-width space, which the model's own words do not show.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import sys
 import time
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
@@ -45,9 +52,12 @@ def tool_call(name: str, cid: str, args: dict) -> AIMessage:
     return AIMessage("", tool_calls=[{"name": name, "id": cid, "type": "tool_call", "args": args}])
 
 
-def refund(amount: int) -> AIMessage:
-    return tool_call("refund_create", "call_refund",
-                     {"order_id": "order-17", "amount_minor": amount, "currency": "USD"})
+def refund(order_id: str, amount: int) -> AIMessage:
+    call = tool_call("refund_create", "call_refund", {"order_id": order_id, "amount_minor": amount, "currency": "USD"})
+    # What the model says about its call: its words, not the call's values.
+    call.content = (f"The customer says order-17 arrived broken and asks for their money back; "
+                    f"a refund of {amount} cents is within the policy for damaged goods.")
+    return call
 
 
 def say(kind: str, **fields: Any) -> None:
@@ -59,22 +69,29 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--db", required=True)
     p.add_argument("--server", required=True)
+    p.add_argument("--token-file", required=True, type=Path)
     p.add_argument("--job", required=True)
     p.add_argument("--regenerate", type=int)
+    p.add_argument("--order-id", default="order-17")
+    p.add_argument("--amount", type=int, default=2500)
     a = p.parse_args()
+    agent_token = a.token_file.read_text().strip()
+
+    def post(path: str, body: dict) -> dict:
+        req = urllib.request.Request(f"{a.server}{path}", data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json",
+                                              "authorization": f"Bearer {agent_token}"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
 
     def handoff(action: dict, task: dict) -> str:
-        body = json.dumps({"task_id": task["id"], "action": action}).encode()
-        req = urllib.request.Request(f"{a.server}/api/handoffs", data=body, method="POST",
-                                     headers={"content-type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            answer = json.loads(r.read())
+        answer = post("/api/handoffs", {"task_id": task["id"], "action": action})
         say("handed_off", task_id=task["id"], fingerprint=answer["fingerprint"], args=action["args"])
         return f"handed to the executor as task {task['id']} ({answer['fingerprint']})"
 
-    script = [tool_call("order_search", "call_search", {"query": "order-17"}), refund(2500)]
+    script = [tool_call("order_search", "call_search", {"query": "order-17"}), refund(a.order_id, a.amount)]
     if a.regenerate is not None:
-        script.append(refund(a.regenerate))
+        script.append(refund(a.order_id, a.regenerate))
     script.append(AIMessage("The refund is with the desk."))
     ledger = Ledger(a.db)
     seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="agent:refunds")
@@ -86,8 +103,15 @@ def main() -> None:
     result = agent.invoke({"messages": [{"role": "user", "content": "order-17 arrived broken, refund it"}]},
                           config, version="v2")
     regenerate = a.regenerate is not None
+    explained = False
     while result.interrupts:
         shown = result.interrupts[0].value
+        if not explained:
+            # The model's words about its call, for the reviewer to read as the model's.
+            said = next(m.content for m in reversed(agent.get_state(config).values["messages"])
+                        if isinstance(m, AIMessage) and m.tool_calls)
+            post("/api/rationales", {"task_id": shown["task_id"], "text": said})
+            explained = True
         say("paused", task_id=shown["task_id"], state=shown["state"], fingerprint=shown["fingerprint"],
             short=short_fingerprint(shown["fingerprint"]), args=shown["action"]["args"])
         print(f"agent: refund {shown['action']['args']} awaits a reviewer: task {shown['task_id']}, "

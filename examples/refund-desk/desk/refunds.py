@@ -3,9 +3,10 @@ context. The executor gets the same contract documents from its config (written 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from langchain_core.tools import tool
+from pydantic import Field
 
 from actionseal.adapters import Trusted
 from actionseal.adapters.langgraph import contract_for_tool
@@ -24,7 +25,12 @@ def order_search(query: str) -> str:
 
 
 @tool
-def refund_create(order_id: str, amount_minor: int, currency: Literal["USD", "EUR", "CNY"]) -> str:
+def refund_create(
+    order_id: Annotated[str, Field(description="The order refunded.")],
+    # The business refunds at least one minor unit: 0 (or a cleared field) is not a refund.
+    amount_minor: Annotated[int, Field(ge=1, description="The amount paid back, in minor units (cents).")],
+    currency: Annotated[Literal["USD", "EUR", "CNY"], Field(description="The currency of the amount.")],
+) -> str:
     """Refund part or all of an order, in minor units. Dispatched by the desk's executor only."""
     raise RuntimeError("refund_create runs in the executor, never in the agent")
 
@@ -32,4 +38,19 @@ def refund_create(order_id: str, amount_minor: int, currency: Literal["USD", "EU
 CONTRACTS = {
     "refund_create": contract_for_tool(refund_create, approval=REFUND_RULE, cost_minor=25),
     "order_search": contract_for_tool(order_search, approval="never", effect="read"),
+}
+
+# How the page presents each tool to a reviewer: this server's own words, never the model's,
+# filled in from the frozen arguments at these pointers (into `args`). Outside the fingerprint:
+# they explain the action, the fingerprint is what is approved.
+REVIEW = {
+    "refund_create": {
+        "resource": "/order_id",
+        "summary": "Refund {/amount_minor} minor units of {/currency} for order {/order_id}",
+        "money": {"amount": "/amount_minor", "currency": "/currency"},
+        "effects": [
+            "The payment service pays the amount back to the customer of the order.",
+            "A paid refund cannot be undone from the desk: taking it back is a new charge, agreed with the customer.",
+        ],
+    },
 }

@@ -1,88 +1,106 @@
-"""The desk's approval server (Starlette on uvicorn): the confirmation page and a JSON API over
-the ledger. It holds the only signing key: an approved decision is signed here, and the executor
+"""The desk's approval server (Starlette on uvicorn): the reviewer's page and a JSON API over the
+ledger. It holds the only signing key: an approved decision is signed here, and the executor
 verifies it against the key set in its own config.
 
-    python desk/server.py --db URL --dir RUN_DIR --port PORT
+    python desk/server.py --db URL --dir RUN_DIR --port PORT --origin http://localhost:PORT
 
-API (the reviewer is the server's session, never the request's):
-- GET  /api/tasks                    the tenant's tasks, newest first
-- GET  /api/tasks/{id}               a task: frozen action, contract, history, amendments, hand-offs
-- POST /api/tasks/{id}/amend         {amends, args, reason}: the reviewer's correction (ledger.amend)
-- POST /api/tasks/{id}/decision      {decision_id, action_digest, decision, ttl_ms}: the server
-                                     signs an approval with its key; or {..., passkey_record}: the
-                                     record of /draft with the reviewer's passkey assertion
+API, by who may call it (auth.py says how each is recognised; every POST must carry a JSON
+body, come from the page's origin when it names one, and from the reviewer with the session's
+CSRF token):
+
+the reviewer (a signed-in session; the reviewer is the session's, never the request's)
+- GET  /api/session                  {signed_in, reviewer, csrf} (no session needed)
+- POST /api/session                  {secret}: signs in (no session needed)
+- POST /api/session/end              signs out
+- GET  /api/tasks                    the desk tenant's tasks, newest first
+- GET  /api/tasks/{id}               a task: frozen action, contract, how to present it,
+                                     history, amendments, hand-offs, decisions, the model's words
+- POST /api/tasks/{id}/amend         {amends, args, reason}: a correction (ledger.amend)
+- POST /api/tasks/{id}/decision      {decision_id, action_digest, decision, ttl_ms,
+                                     acknowledged, reason}: the server signs an approval with its
+                                     key; or {..., passkey_record}: the record of /draft with the
+                                     reviewer's passkey assertion. An approval must acknowledge
+                                     every value core notices (`notices`); a rejection needs a
+                                     reason
 - POST /api/tasks/{id}/draft         {decision_id, action_digest, ttl_ms}: the exact record a
                                      passkey approval signs (its fingerprint is the challenge)
-- POST /api/passkeys/challenge       a registration challenge (single use)
+- POST /api/passkeys/challenge       a registration challenge (single use, this session's)
 - POST /api/passkeys                 {registration, challenge}: enrols the reviewer's passkey
-- GET  /api/proofs/{approval_id}     the signed decision, for executors
-- POST /api/handoffs                 {task_id, action}: the agent hands a decided call over
-- GET  /api/handoffs/{task_id}       the latest hand-off of a task, for executors
+the agent (its bearer token; it can never decide, amend or enrol)
+- POST /api/handoffs                 {task_id, action}: hands a decided call over
+- POST /api/rationales               {task_id, text}: the model's own words on why it asks
+the executors (their bearer token)
+- GET  /api/handoffs/{task_id}       the latest hand-off of a task
+- GET  /api/proofs/{approval_id}     the signed decision
 
-The server's own records (decisions by decision_id, signed decisions, hand-offs) are in
-RUN_DIR/desk.db, a SQLite file only this process writes.
+Every route that names a task answers 404 for a task of another tenant than the desk's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
+import secrets
 import threading
 from pathlib import Path
+from typing import Callable, Optional
+from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-import base64
-import secrets
-from urllib.parse import urlsplit
+from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicalize, fingerprint, loads, notices,
+                        short_fingerprint, verify_passkey, verify_registration)
 
-from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicalize, fingerprint, short_fingerprint,
-                        verify_passkey, verify_registration)
-
-from refunds import CONTRACTS, REVIEWER, TENANT
+from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
+                  Session, Sessions, token)
+from refunds import CONTRACTS, REVIEW, REVIEWER, TENANT
+from store import Store
 
 HERE = Path(__file__).resolve().parent.parent
 REPO = HERE.parent.parent
 WAITING = ("awaiting_approval", "awaiting_reapproval")
 # Validity a reviewer may choose: short ones show expiry in the demo.
 TTLS_MS = (3_000, 300_000, 3_600_000)
+MAX_BODY = 64 * 1024
+MAX_REASON = 500
+MAX_RATIONALE = 2000
 
 
 class Desk:
     def __init__(self, db: str, run_dir: Path, origin: str) -> None:
         self.ledger = Ledger(db)
         self.run_dir = run_dir
+        self.origin = origin
         # The relying party of passkeys: the page's host (a domain, never an IP) and origin.
         self.webauthn = {"rp_id": urlsplit(origin).hostname, "origins": [origin]}
-        self.challenges: set = set()
+        self.credentials = Credentials.load(run_dir)
+        self.sessions = Sessions()
+        self.challenges = Bounded(CHALLENGES_MAX, CHALLENGE_TTL_S)
         filed = run_dir / "passkeys.json"
         self.passkeys: dict = json.loads(filed.read_text())["passkeys"] if filed.exists() else {}
         self.key = SigningKey(json.loads((run_dir / "server-key.jwk").read_text()))
-        self.lock = threading.Lock()
-        self.db = sqlite3.connect(run_dir / "desk.db", check_same_thread=False, isolation_level=None)
-        self.db.executescript("""
-            PRAGMA journal_mode=WAL;
-            CREATE TABLE IF NOT EXISTS decisions (decision_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
-                envelope TEXT NOT NULL, at INTEGER NOT NULL);
-            CREATE TABLE IF NOT EXISTS proofs (approval_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
-                kind TEXT NOT NULL, proof TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS handoffs (n INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL,
-                action TEXT NOT NULL, digest TEXT NOT NULL, at INTEGER NOT NULL);
-        """)
-
-    def rows(self, sql: str, *args: object) -> list:
-        with self.lock:
-            return self.db.execute(sql, args).fetchall()
+        self.deciding = threading.Lock()  # one decision per decision_id, even from racing clicks
+        self.store = Store(run_dir / "desk.db")
 
 
-def error(code: str, status: int, **extra: object) -> JSONResponse:
-    return JSONResponse({"error": code, **extra}, status_code=status)
+class Refused(Exception):
+    def __init__(self, code: str, status: int, **extra: object) -> None:
+        super().__init__(code)
+        self.code, self.status, self.extra = code, status, extra
+
+    def response(self) -> JSONResponse:
+        return JSONResponse({"error": self.code, **self.extra}, status_code=self.status)
+
+
+def refused(e: ActionsealError, status: int) -> Refused:
+    """An actionseal refusal with its code, path and message, for the page to show."""
+    return Refused(e.code, status, path=e.path, message=str(e))
 
 
 def summary(t: dict) -> dict:
@@ -92,89 +110,188 @@ def summary(t: dict) -> dict:
             "approval_required": t["approval_required"], "updated_at": t["updated_at"]}
 
 
-def build(desk: Desk) -> Starlette:
+def flagged(action: dict) -> list:
+    """The pointers of the values a reviewer must acknowledge before approving: core's notices."""
+    return sorted({n["pointer"] for n in notices(action)})
+
+
+def build(desk: Desk) -> "Headers":
     ledger = desk.ledger
 
-    def tasks(request: Request) -> JSONResponse:
+    # -- who is asking --------------------------------------------------------------------------
+
+    async def read_json(request: Request) -> dict:
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != "application/json":
+            raise Refused("json_only", 415, message="state changes take a JSON body (Content-Type: application/json)")
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            raise Refused("body_too_large", 413)
+        try:
+            value = loads(body)  # actionseal's strict parser: one meaning only
+        except ActionsealError as e:
+            raise refused(e, 400) from None
+        if not isinstance(value, dict):
+            raise Refused("invalid_request", 400, message="the body must be a JSON object")
+        return value
+
+    def check_origin(request: Request, required: bool) -> None:
+        origin = request.headers.get("origin")
+        if origin == desk.origin or (origin is None and not required):
+            return
+        raise Refused("origin_refused", 403, message="this request does not come from the desk's page")
+
+    def caller(request: Request, role: Role) -> Optional[Session]:
+        if role is Role.REVIEWER:
+            session = desk.sessions.get(request.cookies.get(COOKIE))
+            if session is None:
+                raise Refused("not_signed_in", 401, message="sign in as the reviewer first")
+            return session
+        if desk.credentials.bearer(request.headers.get("authorization")) is not role:
+            raise Refused("forbidden", 403, message=f"only the {role.value} may call this")
+        return None
+
+    def endpoint(role: Optional[Role], handler: Callable, *, change: bool) -> Callable:
+        """A route: the guards for its role, then the handler (in a thread: the ledger blocks)."""
+
+        async def handle(request: Request) -> Response:
+            try:
+                body = None
+                if change:
+                    # A browser always names the origin of a POST; the agent and executors do not.
+                    check_origin(request, required=role in (Role.REVIEWER, None))
+                    body = await read_json(request)
+                session = caller(request, role) if role is not None else None
+                if change and role is Role.REVIEWER:
+                    given = request.headers.get(CSRF_HEADER, "").encode()
+                    if not secrets.compare_digest(given, session.csrf.encode()):
+                        raise Refused("csrf_refused", 403, message="the request lacks this session's CSRF token")
+                return await run_in_threadpool(handler, request, session, body)
+            except Refused as r:
+                return r.response()
+
+        return handle
+
+    def own_task(tid: object) -> dict:
+        """The task, if it is the desk tenant's; any other is not found."""
+        try:
+            t = ledger.task(str(tid))
+        except ActionsealError:
+            raise Refused("task_not_found", 404) from None
+        if t["tenant"] != TENANT:
+            raise Refused("task_not_found", 404)
+        return t
+
+    # -- the reviewer's session -----------------------------------------------------------------
+
+    def session_get(request: Request, _session: None, _body: None) -> JSONResponse:
+        session = desk.sessions.get(request.cookies.get(COOKIE))
+        if session is None:
+            return JSONResponse({"signed_in": False})
+        return JSONResponse({"signed_in": True, "reviewer": session.reviewer, "csrf": session.csrf})
+
+    def sign_in(request: Request, _session: None, body: dict) -> JSONResponse:
+        if not desk.credentials.reviewer_secret(body.get("secret")):
+            raise Refused("wrong_secret", 401, message="that is not this desk's reviewer secret")
+        desk.sessions.close(request.cookies.get(COOKIE))
+        sid, csrf = desk.sessions.open(REVIEWER)
+        out = JSONResponse({"signed_in": True, "reviewer": REVIEWER, "csrf": csrf})
+        out.set_cookie(COOKIE, sid, max_age=SESSION_TTL_S, path="/", httponly=True, samesite="strict")
+        return out
+
+    def sign_out(request: Request, _session: Session, _body: dict) -> JSONResponse:
+        desk.sessions.close(request.cookies.get(COOKIE))
+        out = JSONResponse({"signed_out": True})
+        out.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return out
+
+    # -- tasks ----------------------------------------------------------------------------------
+
+    def tasks(request: Request, session: Session, _body: None) -> JSONResponse:
         all_ = ledger.tasks(tenant=TENANT)
         all_.sort(key=lambda t: t["created_at"], reverse=True)
-        return JSONResponse({"reviewer": REVIEWER, "now": ledger.now(),
+        return JSONResponse({"reviewer": session.reviewer, "now": ledger.now(),
                              "tasks": [summary(t) for t in all_ if t["approval_required"]]})
 
-    def task(request: Request) -> JSONResponse:
-        tid = request.path_params["id"]
-        try:
-            h = ledger.history(tid)
-        except ActionsealError as e:
-            return error(e.code, 404)
+    def task(request: Request, session: Session, _body: None) -> JSONResponse:
+        t = own_task(request.path_params["id"])
+        tid = t["id"]
+        h = ledger.history(tid)
         t = h["task"]
-        rows = desk.rows("SELECT action, digest, at FROM handoffs WHERE task_id=? ORDER BY n", tid)
+        rows = desk.store.rows("SELECT action, digest, at FROM handoffs WHERE task_id=? ORDER BY n", tid)
         handoffs = [{"action": json.loads(a), "digest": d, "at": at} for a, d, at in rows]
+        rows = desk.store.rows("SELECT decision_id, envelope, at, reviewer, acknowledged, reason FROM decisions "
+                               "WHERE task_id=? ORDER BY at", tid)
+        decisions = [{"decision_id": i, "decision": json.loads(e)["decision"], "at": at, "reviewer": r,
+                      "acknowledged": json.loads(a), "reason": reason} for i, e, at, r, a, reason in rows]
+        said = desk.store.rows("SELECT text, at FROM rationales WHERE task_id=? ORDER BY n DESC LIMIT 1", tid)
         approval_id = (t["approval"] or {}).get("approval_id")
-        kinds = desk.rows("SELECT kind FROM proofs WHERE approval_id=?", approval_id) if approval_id else []
+        kinds = desk.store.rows("SELECT kind FROM proofs WHERE approval_id=?", approval_id) if approval_id else []
         return JSONResponse({
-            "reviewer": REVIEWER, "now": ledger.now(), "ttls_ms": TTLS_MS, "task": t,
+            "reviewer": session.reviewer, "now": ledger.now(), "ttls_ms": TTLS_MS, "task": t,
             "proof": kinds[0][0] if kinds else None,
-            "contract": CONTRACTS[t["action"]["tool"]].document, "events": h["events"],
-            "amendments": ledger.amendments(tid), "handoffs": handoffs,
+            "contract": CONTRACTS[t["action"]["tool"]].document, "review": REVIEW.get(t["action"]["tool"]),
+            "events": h["events"], "amendments": ledger.amendments(tid), "handoffs": handoffs,
+            "decisions": decisions, "rationale": {"text": said[0][0], "at": said[0][1]} if said else None,
         })
 
-    async def amend(request: Request) -> JSONResponse:
-        body = await request.json()
-        return await _threaded(_amend, request.path_params["id"], body)
-
-    def _amend(tid: str, body: dict) -> JSONResponse:
+    def amend(request: Request, session: Session, body: dict) -> JSONResponse:
+        t = own_task(request.path_params["id"])
+        args, amends = body.get("args"), body.get("amends")
+        if not isinstance(args, dict) or not isinstance(amends, str):
+            raise Refused("invalid_request", 400, message="a correction is {amends, args, reason}")
+        reason = body.get("reason")
         try:
-            t = ledger.task(tid)
-            edited = {**t["action"], "args": body["args"]}
-            out = ledger.amend(tid, edited, CONTRACTS[t["action"]["tool"]], amends=body["amends"],
-                               reviewer=REVIEWER, reason=str(body.get("reason") or "corrected by the reviewer"))
+            out = ledger.amend(t["id"], {**t["action"], "args": args}, CONTRACTS[t["action"]["tool"]], amends=amends,
+                               reviewer=session.reviewer,
+                               reason=reason if isinstance(reason, str) else "corrected by the reviewer")
         except ActionsealError as e:
-            return error(e.code, 409, path=e.path, detail=str(e))
-        except (KeyError, TypeError):
-            return error("invalid_request", 400)
+            # Where in the action the reviewer edited (the ledger's path is in its request).
+            path = e.path[len("/action"):] if e.path.startswith("/action/") else e.path
+            raise Refused(e.code, 409, path=path, message=str(e)) from None
         return JSONResponse({"task": out["task"], "duplicate": out["duplicate"]})
-
-    async def decision(request: Request) -> JSONResponse:
-        body = await request.json()
-        return await _threaded(_decide, request.path_params["id"], body)
 
     def passkey_keys() -> dict:
         return {"passkeys": dict(desk.passkeys), "webauthn": desk.webauthn}
 
-    def draft_record(t: dict, decision_id: str, ttl: int) -> dict:
+    def draft_record(t: dict, reviewer: str, decision_id: str, ttl: int) -> dict:
         """The approval record the ledger will hold for this decision, with the server's time."""
         now = ledger.now()
         extra = {"proposed_digest": t["proposed_digest"]} if t["proposed_digest"] != t["action_digest"] else {}
         return approve(t["action"], approval_id=t["approval_id"], decision_id=decision_id, decision="approved",
-                       approver=REVIEWER, decided_at=now, expires_at=now + ttl, **extra)
+                       approver=reviewer, decided_at=now, expires_at=now + ttl, **extra)
 
-    async def draft(request: Request) -> JSONResponse:
-        body = await request.json()
-        return await _threaded(_draft, request.path_params["id"], body)
-
-    def _draft(tid: str, body: dict) -> JSONResponse:
-        try:
-            t = ledger.task(tid)
-            decision_id, digest, ttl = str(body["decision_id"]), str(body["action_digest"]), int(body["ttl_ms"])
-        except ActionsealError as e:
-            return error(e.code, 404)
-        except (KeyError, TypeError, ValueError):
-            return error("invalid_request", 400)
-        if digest != t["action_digest"]:
-            return error("digest_mismatch", 409, task_digest=t["action_digest"])
-        if t["state"] not in WAITING or ttl not in TTLS_MS:
-            return error("task_not_awaiting_decision", 409, state=t["state"])
-        return JSONResponse({"record": draft_record(t, decision_id, ttl)})
-
-    def _decide(tid: str, body: dict) -> JSONResponse:
+    def decision_request(body: dict) -> tuple:
         try:
             decision_id, digest = str(body["decision_id"]), str(body["action_digest"])
             verdict, ttl = body["decision"], int(body.get("ttl_ms", TTLS_MS[-1]))
         except (KeyError, TypeError, ValueError):
-            return error("invalid_request", 400)
+            raise Refused("invalid_request", 400) from None
         if verdict not in ("approved", "rejected") or ttl not in TTLS_MS:
-            return error("invalid_request", 400)
+            raise Refused("invalid_request", 400)
+        return decision_id, digest, verdict, ttl
+
+    def draft(request: Request, session: Session, body: dict) -> JSONResponse:
+        t = own_task(request.path_params["id"])
+        decision_id, digest, _verdict, ttl = decision_request(body)
+        if digest != t["action_digest"]:
+            raise Refused("digest_mismatch", 409, task_digest=t["action_digest"])
+        if t["state"] not in WAITING:
+            raise Refused("task_not_awaiting_decision", 409, state=t["state"])
+        return JSONResponse({"record": draft_record(t, session.reviewer, decision_id, ttl)})
+
+    def decide(request: Request, session: Session, body: dict) -> JSONResponse:
+        tid = own_task(request.path_params["id"])["id"]
+        decision_id, digest, verdict, ttl = decision_request(body)
+        acknowledged, reason = body.get("acknowledged", []), body.get("reason")
+        if not isinstance(acknowledged, list) or not all(isinstance(p, str) for p in acknowledged):
+            raise Refused("invalid_request", 400, message="acknowledged lists the pointers of the flagged values")
+        if verdict == "rejected":
+            if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+                raise Refused("reason_required", 400, message=f"a rejection says why, in at most {MAX_REASON} characters")
+            reason = reason.strip()
+        else:
+            reason = None
         signed = body.get("passkey_record")
         verified = None
         if signed is not None:
@@ -182,135 +299,158 @@ def build(desk: Desk) -> Starlette:
             try:
                 verified = verify_passkey(signed, passkey_keys())["approval"]
             except ActionsealError as e:
-                return error(e.code, 403, detail=str(e))
+                raise refused(e, 403) from None
             if (verified["decision_id"], verified["action_digest"], verified["approver"], verified["decision"]) != \
-                    (decision_id, digest, REVIEWER, verdict):
-                return error("passkey_record_mismatch", 409)
-        with desk.lock:  # one decision per decision_id, even from racing clicks
-            seen = desk.db.execute("SELECT task_id, envelope FROM decisions WHERE decision_id=?",
-                                   (decision_id,)).fetchone()
-            if seen is not None:
-                if seen[0] != tid:
-                    return error("decision_conflict", 409)
+                    (decision_id, digest, session.reviewer, verdict):
+                raise Refused("passkey_record_mismatch", 409)
+        with desk.deciding:
+            seen = desk.store.rows("SELECT task_id, envelope FROM decisions WHERE decision_id=?", decision_id)
+            if seen:
+                if seen[0][0] != tid:
+                    raise Refused("decision_conflict", 409)
                 # A repeated delivery: the ledger is given the same envelope and de-duplicates it too.
                 try:
-                    out = ledger.decide(json.loads(seen[1]))
+                    out = ledger.decide(json.loads(seen[0][1]))
                 except ActionsealError as e:
-                    return error(e.code, 409)
+                    raise refused(e, 409) from None
                 return JSONResponse({"task": out["task"], "duplicate": True})
-            try:
-                t = ledger.task(tid)
-            except ActionsealError as e:
-                return error(e.code, 404)
+            t = own_task(tid)
             if digest != t["action_digest"]:
-                return error("digest_mismatch", 409, task_digest=t["action_digest"])
+                raise Refused("digest_mismatch", 409, task_digest=t["action_digest"])
             if t["state"] not in WAITING:
-                return error("task_not_awaiting_decision", 409, state=t["state"])
+                raise Refused("task_not_awaiting_decision", 409, state=t["state"])
+            must = flagged(t["action"])
+            if verdict == "approved" and sorted(set(acknowledged)) != must:
+                raise Refused("acknowledgement_required", 409, flagged=must,
+                              message="approving this action needs an acknowledgement of each flagged value")
             now = ledger.now()
             envelope = {"approval_id": t["approval_id"], "decision_id": decision_id, "job_id": t["job_id"],
                         "request_id": t["request_id"], "action_digest": t["action_digest"], "decision": verdict,
-                        "approver": REVIEWER, "decided_at": now, "expires_at": now + ttl}
+                        "approver": session.reviewer, "decided_at": now, "expires_at": now + ttl}
             if verified is not None:
                 if verified["approval_id"] != t["approval_id"]:
-                    return error("passkey_record_mismatch", 409)
+                    raise Refused("passkey_record_mismatch", 409)
                 envelope.update(decided_at=verified["decided_at"], expires_at=verified["expires_at"])
-            desk.db.execute("INSERT INTO decisions VALUES (?, ?, ?, ?)",
-                            (decision_id, tid, json.dumps(envelope), now))
+            desk.store.run("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?)", decision_id, tid, json.dumps(envelope),
+                           now, session.reviewer, json.dumps(must if verdict == "approved" else []), reason)
             try:
                 out = ledger.decide(envelope)
             except ActionsealError as e:
-                desk.db.execute("DELETE FROM decisions WHERE decision_id=?", (decision_id,))
-                return error(e.code, 409)
+                desk.store.run("DELETE FROM decisions WHERE decision_id=?", decision_id)
+                raise refused(e, 409) from None
             record = out["task"]["approval"]
             if verified is not None and canonicalize(verified) == canonicalize(record):
-                desk.db.execute("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'passkey', ?)",
-                                (record["approval_id"], tid, json.dumps(signed)))
+                desk.store.run("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'passkey', ?)",
+                               record["approval_id"], tid, json.dumps(signed))
             elif verdict == "approved":
                 # Also when a passkey record did not match what the ledger holds: the server
                 # vouches for what was recorded, never for a record it did not store.
-                desk.db.execute("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'service', ?)",
-                                (record["approval_id"], tid, json.dumps(desk.key.sign(record))))
+                desk.store.run("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'service', ?)",
+                               record["approval_id"], tid, json.dumps(desk.key.sign(record)))
         return JSONResponse({"task": out["task"], "duplicate": out["duplicate"]})
 
-    def challenge(request: Request) -> JSONResponse:
-        c = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
-        desk.challenges.add(c)
-        return JSONResponse({"challenge": c, "webauthn": desk.webauthn, "approver": REVIEWER})
+    # -- passkeys -------------------------------------------------------------------------------
 
-    async def enrol(request: Request) -> JSONResponse:
-        body = await request.json()
+    def challenge(request: Request, session: Session, _body: dict) -> JSONResponse:
+        c = token()
+        desk.challenges.put(c, session)  # this session's, single use, for CHALLENGE_TTL_S
+        return JSONResponse({"challenge": c, "webauthn": desk.webauthn, "approver": session.reviewer})
+
+    def enrol(request: Request, session: Session, body: dict) -> JSONResponse:
         challenge_ = body.get("challenge")
-        if challenge_ not in desk.challenges:
-            return error("unknown_challenge", 400)
-        desk.challenges.discard(challenge_)
+        if desk.challenges.take(challenge_) is not session:
+            raise Refused("unknown_challenge", 400, message="the challenge is not one this session holds")
         try:
-            cred = verify_registration(body["registration"], challenge_, desk.webauthn)
+            cred = verify_registration(body.get("registration"), challenge_, desk.webauthn)
         except ActionsealError as e:
-            return error(e.code, 400, detail=str(e))
-        desk.passkeys[cred["credential_id"]] = {"public_key": cred["public_key"], "approver": REVIEWER}
+            raise refused(e, 400) from None
+        desk.passkeys[cred["credential_id"]] = {"public_key": cred["public_key"], "approver": session.reviewer}
         # Filed where the executor reads its passkeys (an administrator's job in a real deployment).
         (desk.run_dir / "passkeys.json").write_text(json.dumps(passkey_keys(), indent=2) + "\n")
-        return JSONResponse({**cred, "approver": REVIEWER})
+        return JSONResponse({**cred, "approver": session.reviewer})
 
-    def proof(request: Request) -> JSONResponse:
-        rows = desk.rows("SELECT kind, proof FROM proofs WHERE approval_id=?", request.path_params["approval_id"])
-        if not rows:
-            return error("proof_not_found", 404)
-        return JSONResponse({"kind": rows[0][0], "proof": json.loads(rows[0][1])})
+    # -- the agent and the executors ------------------------------------------------------------
 
-    async def handoff(request: Request) -> JSONResponse:
-        body = await request.json()
-        return await _threaded(_handoff, body)
-
-    def _handoff(body: dict) -> JSONResponse:
-        try:
-            t, action = ledger.task(body["task_id"]), body["action"]
-        except ActionsealError as e:
-            return error(e.code, 404)
-        except (KeyError, TypeError):
-            return error("invalid_request", 400)
+    def handoff(request: Request, _session: None, body: dict) -> JSONResponse:
+        t, action = own_task(body.get("task_id")), body.get("action")
         ids = ("tenant", "job_id", "request_id")
         if not isinstance(action, dict) or any(action.get(k) != t[k] for k in ids):
-            return error("not_this_task", 409)
+            raise Refused("not_this_task", 409)
         digest = fingerprint(action)
-        with desk.lock:
-            desk.db.execute("INSERT INTO handoffs (task_id, action, digest, at) VALUES (?, ?, ?, ?)",
-                            (t["id"], json.dumps(action), digest, ledger.now()))
+        desk.store.run("INSERT INTO handoffs (task_id, action, digest, at) VALUES (?, ?, ?, ?)",
+                       t["id"], json.dumps(action), digest, ledger.now())
         return JSONResponse({"task_id": t["id"], "fingerprint": digest})
 
-    def latest_handoff(request: Request) -> JSONResponse:
-        rows = desk.rows("SELECT action, digest FROM handoffs WHERE task_id=? ORDER BY n DESC LIMIT 1",
-                         request.path_params["task_id"])
+    def rationale(request: Request, _session: None, body: dict) -> JSONResponse:
+        t, text = own_task(body.get("task_id")), body.get("text")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_RATIONALE:
+            raise Refused("invalid_request", 400, message=f"a rationale is a text of at most {MAX_RATIONALE} characters")
+        if t["state"] not in WAITING:
+            raise Refused("task_not_awaiting_decision", 409, state=t["state"])
+        desk.store.run("INSERT INTO rationales (task_id, text, at) VALUES (?, ?, ?)", t["id"], text, ledger.now())
+        return JSONResponse({"task_id": t["id"]})
+
+    def latest_handoff(request: Request, _session: None, _body: None) -> JSONResponse:
+        t = own_task(request.path_params["task_id"])
+        rows = desk.store.rows("SELECT action, digest FROM handoffs WHERE task_id=? ORDER BY n DESC LIMIT 1", t["id"])
         if not rows:
-            return error("no_handoff", 404)
+            raise Refused("no_handoff", 404)
         return JSONResponse({"action": json.loads(rows[0][0]), "fingerprint": rows[0][1]})
 
-    def index(request: Request) -> FileResponse:
+    def proof(request: Request, _session: None, _body: None) -> JSONResponse:
+        rows = desk.store.rows("SELECT task_id, kind, proof FROM proofs WHERE approval_id=?",
+                               request.path_params["approval_id"])
+        if not rows:
+            raise Refused("proof_not_found", 404)
+        own_task(rows[0][0])
+        return JSONResponse({"kind": rows[0][1], "proof": json.loads(rows[0][2])})
+
+    async def index(request: Request) -> FileResponse:
         return FileResponse(HERE / "page" / "index.html")
 
-    return Starlette(routes=[
+    reviewer, agent, executor = Role.REVIEWER, Role.AGENT, Role.EXECUTOR
+    app = Starlette(routes=[
         Route("/", index),
-        Route("/api/tasks", tasks),
-        Route("/api/tasks/{id}", task),
-        Route("/api/tasks/{id}/amend", amend, methods=["POST"]),
-        Route("/api/tasks/{id}/decision", decision, methods=["POST"]),
-        Route("/api/tasks/{id}/draft", draft, methods=["POST"]),
-        Route("/api/passkeys/challenge", challenge, methods=["POST"]),
-        Route("/api/passkeys", enrol, methods=["POST"]),
-        Route("/api/proofs/{approval_id}", proof),
-        Route("/api/handoffs", handoff, methods=["POST"]),
-        Route("/api/handoffs/{task_id}", latest_handoff),
+        Route("/api/session", endpoint(None, session_get, change=False)),
+        Route("/api/session", endpoint(None, sign_in, change=True), methods=["POST"]),
+        Route("/api/session/end", endpoint(reviewer, sign_out, change=True), methods=["POST"]),
+        Route("/api/tasks", endpoint(reviewer, tasks, change=False)),
+        Route("/api/tasks/{id}", endpoint(reviewer, task, change=False)),
+        Route("/api/tasks/{id}/amend", endpoint(reviewer, amend, change=True), methods=["POST"]),
+        Route("/api/tasks/{id}/decision", endpoint(reviewer, decide, change=True), methods=["POST"]),
+        Route("/api/tasks/{id}/draft", endpoint(reviewer, draft, change=True), methods=["POST"]),
+        Route("/api/passkeys/challenge", endpoint(reviewer, challenge, change=True), methods=["POST"]),
+        Route("/api/passkeys", endpoint(reviewer, enrol, change=True), methods=["POST"]),
+        Route("/api/handoffs", endpoint(agent, handoff, change=True), methods=["POST"]),
+        Route("/api/rationales", endpoint(agent, rationale, change=True), methods=["POST"]),
+        Route("/api/handoffs/{task_id}", endpoint(executor, latest_handoff, change=False)),
+        Route("/api/proofs/{approval_id}", endpoint(executor, proof, change=False)),
         Mount("/page", StaticFiles(directory=HERE / "page")),
         Mount("/wasm", StaticFiles(directory=REPO / "bindings-wasm" / "pkg" / "web")),
         # The confirmation page's display helpers, imported as they are (read-only).
         Mount("/confirm", StaticFiles(directory=REPO / "examples" / "confirm-page")),
     ])
 
+    return Headers(app)
 
-async def _threaded(fn, *args):
-    from starlette.concurrency import run_in_threadpool
 
-    return await run_in_threadpool(fn, *args)
+class Headers:
+    """Adds to every response: no other site may frame the page (a hidden Approve button under a
+    decoy), no type sniffing, no referrer."""
+
+    EXTRA = [(b"content-security-policy", b"frame-ancestors 'none'"), (b"x-content-type-options", b"nosniff"),
+             (b"referrer-policy", b"no-referrer")]
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        async def sending(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.EXTRA]}
+            await send(message)
+
+        await self.app(scope, receive, sending if scope["type"] == "http" else send)
 
 
 def main() -> None:

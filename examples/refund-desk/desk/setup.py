@@ -1,6 +1,7 @@
 """Writes the desk's configuration into a run directory: the approval server's signing key
-(private, the only one), and the executor's config with the key set it trusts, built from the
-public half only, and the contract documents.
+(private, the only one), the run's credentials (auth.py: the reviewer's secret, the agent's and
+the executors' tokens), and the executor's config with the key set it trusts, built from the
+public half only, and the contract documents. Every file that holds a secret is 0600.
 
     python desk/setup.py DIR --db URL --server URL --payment URL
 """
@@ -9,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 from actionseal import SigningKey
 
+from auth import token, write_secret
 from refunds import CONTRACTS, REVIEWER, TRUSTED
 
 
@@ -26,13 +27,14 @@ def main() -> None:
     a = p.parse_args()
     a.dir.mkdir(parents=True, exist_ok=True)
     key = SigningKey.generate()
-    secret = a.dir / "server-key.jwk"
-    fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(key.to_jwk(), f)
+    write_secret(a.dir / "server-key.jwk", json.dumps(key.to_jwk()))
+    executor_token = token()
+    for name, value in (("reviewer.secret", token()), ("agent.token", token()), ("executor.token", executor_token)):
+        write_secret(a.dir / name, value)
     executor = {
         "db": a.db,
         "server": a.server,
+        "server_token": executor_token,  # what the approval server knows the executors by
         "payment": a.payment,
         "tenant": TRUSTED.tenant,
         "subject": TRUSTED.subject,
@@ -46,7 +48,7 @@ def main() -> None:
         "payment_timeout_ms": 1500,
         "poll_ms": 150,
     }
-    (a.dir / "executor.json").write_text(json.dumps(executor, indent=2) + "\n")
+    write_secret(a.dir / "executor.json", json.dumps(executor, indent=2))
     print(f"setup: signing key {key.keyid} (server only); executor config {a.dir / 'executor.json'}")
 
 

@@ -1,0 +1,38 @@
+"""The approval server's own records, in RUN_DIR/desk.db, a SQLite file only the server writes:
+decisions by decision_id (with what the reviewer acknowledged and why they rejected), signed
+decisions (proofs), the agent's hand-offs and the model's stated reasons. The ledger's decision
+format is fixed; what the desk knows beyond it is kept here, beside the decision id."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+SCHEMA = """
+    PRAGMA journal_mode=WAL;
+    CREATE TABLE IF NOT EXISTS decisions (decision_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+        envelope TEXT NOT NULL, at INTEGER NOT NULL, reviewer TEXT NOT NULL,
+        acknowledged TEXT NOT NULL, reason TEXT);
+    CREATE TABLE IF NOT EXISTS proofs (approval_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+        kind TEXT NOT NULL, proof TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS handoffs (n INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL,
+        action TEXT NOT NULL, digest TEXT NOT NULL, at INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS rationales (n INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL,
+        text TEXT NOT NULL, at INTEGER NOT NULL);
+"""
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        self.lock = threading.Lock()
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db.executescript(SCHEMA)
+
+    def rows(self, sql: str, *args: object) -> list:
+        with self.lock:
+            return self.db.execute(sql, args).fetchall()
+
+    def run(self, sql: str, *args: object) -> None:
+        with self.lock:
+            self.db.execute(sql, args)

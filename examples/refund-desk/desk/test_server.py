@@ -1,0 +1,294 @@
+"""The approval server refuses what it must (issue 23, items 2 and 14-16), through Starlette's
+TestClient on the ledger named by DESK_TEST_DB (SQLite or PostgreSQL; `run --headless` runs
+this on both). Each test also does the allowed thing, so that a refusal for the wrong reason
+(a sign-in that silently failed) fails it.
+
+    DESK_TEST_DB=sqlite:/tmp/x.db python -m pytest -q examples/refund-desk/desk/test_server.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+import actionseal
+import server
+from refunds import CONTRACTS, TENANT, TRUSTED
+
+HERE = Path(__file__).resolve().parent
+ORIGIN = "http://localhost:8999"
+HOUR = 3_600_000
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return os.environ.get("DESK_TEST_DB") or f"sqlite:{tmp_path / 'ledger.db'}"
+
+
+@pytest.fixture(scope="module")
+def configured(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run directory as setup.py writes it (its ledger URL is not used: `db` is)."""
+    run = tmp_path_factory.mktemp("configured") / "run"
+    subprocess.run([sys.executable, str(HERE / "setup.py"), str(run), "--db", "sqlite:unused", "--server", ORIGIN,
+                    "--payment", "http://127.0.0.1:9"], check=True, stdout=subprocess.DEVNULL)
+    return run
+
+
+@pytest.fixture
+def run(tmp_path: Path, configured: Path) -> Path:
+    """A fresh copy per test: the server's own store (desk.db) starts empty."""
+    return Path(shutil.copytree(configured, tmp_path / "run"))
+
+
+@pytest.fixture
+def desk(run: Path, db: str):
+    d = server.Desk(db, run, ORIGIN)
+    yield d
+    d.ledger.close()
+
+
+@pytest.fixture
+def client(desk) -> TestClient:
+    return TestClient(server.build(desk), base_url=ORIGIN)
+
+
+def secret(run: Path, name: str) -> str:
+    return (run / name).read_text().strip()
+
+
+def sign_in(client: TestClient, run: Path) -> dict:
+    """The headers of a signed-in page: its origin and the session's CSRF token."""
+    r = client.post("/api/session", json={"secret": secret(run, "reviewer.secret")}, headers={"origin": ORIGIN})
+    return {"origin": ORIGIN, "x-csrf-token": r.json().get("csrf", "")} if r.status_code == 200 else {"origin": ORIGIN}
+
+
+def bearer(run: Path, name: str) -> dict:
+    return {"authorization": f"Bearer {secret(run, name)}"}
+
+
+def propose(desk, *, tenant: str = TENANT, order_id: str = "order-17", amount: int = 90_000) -> dict:
+    contract = CONTRACTS["refund_create"]
+    action = actionseal.action(contract, {"order_id": order_id, "amount_minor": amount, "currency": "USD"},
+                               tenant=tenant, subject=TRUSTED.subject, job_id=f"job-{uuid.uuid4().hex[:12]}",
+                               request_id="call_refund", policy_version=TRUSTED.policy_version)
+    return desk.ledger.propose(action, contract, proposer="agent:refunds")
+
+
+def decision(t: dict, **extra: object) -> dict:
+    return {"decision_id": str(uuid.uuid4()), "action_digest": t["action_digest"], "decision": "approved",
+            "ttl_ms": HOUR, **extra}
+
+
+def signed(run: Path) -> int:
+    """How many decisions the server has signed (its own store)."""
+    db = sqlite3.connect(run / "desk.db")
+    try:
+        return db.execute("SELECT count(*) FROM proofs").fetchone()[0]
+    finally:
+        db.close()
+
+
+def state(desk, t: dict) -> str:
+    return desk.ledger.task(t["id"])["state"]
+
+
+def test_a_cross_origin_text_plain_post_is_refused_and_nothing_is_signed(client, desk, run):
+    t = propose(desk)
+    body = json.dumps(decision(t))
+    # What a hostile page can send without a preflight: text/plain, from its own origin.
+    for headers in ({"content-type": "text/plain", "origin": "http://evil.example"},
+                    {"content-type": "text/plain"},
+                    {"content-type": "application/json", "origin": "http://evil.example"}):
+        r = client.post(f"/api/tasks/{t['id']}/decision", content=body, headers=headers)
+        assert r.status_code in (401, 403, 415), (headers, r.status_code, r.text)
+    # Even with the reviewer's session (a browser would not send the cookie cross-site).
+    page = sign_in(client, run)
+    for headers in ({**page, "content-type": "text/plain"}, {**page, "origin": "http://evil.example"}):
+        r = client.post(f"/api/tasks/{t['id']}/decision", content=body,
+                        headers={"content-type": "application/json", **headers})
+        assert r.status_code in (403, 415), (headers, r.status_code, r.text)
+    assert signed(run) == 0
+    assert state(desk, t) == "awaiting_approval"
+    # The page itself may.
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=page)
+    assert r.status_code == 200, r.text
+    assert signed(run) == 1
+
+
+def test_the_agents_credential_can_never_decide_amend_or_enrol(client, desk, run):
+    t = propose(desk)
+    for name in ("agent.token", "executor.token"):
+        for path, body in ((f"/api/tasks/{t['id']}/decision", decision(t)),
+                           (f"/api/tasks/{t['id']}/draft", decision(t)),
+                           (f"/api/tasks/{t['id']}/amend", {"amends": t["action_digest"],
+                                                            "args": {**t["action"]["args"], "amount_minor": 10}}),
+                           ("/api/passkeys/challenge", {}),
+                           ("/api/passkeys", {"challenge": "x", "registration": {}})):
+            r = client.post(path, json=body, headers=bearer(run, name))
+            assert r.status_code in (401, 403), (name, path, r.status_code, r.text)
+    assert signed(run) == 0
+    assert desk.ledger.task(t["id"])["amendments"] == 0
+    assert state(desk, t) == "awaiting_approval"
+    # What the agent may do: hand a call over.
+    r = client.post("/api/handoffs", json={"task_id": t["id"], "action": t["action"]}, headers=bearer(run, "agent.token"))
+    assert r.status_code == 200, r.text
+    # ... and the executors may not.
+    r = client.post("/api/handoffs", json={"task_id": t["id"], "action": t["action"]},
+                    headers=bearer(run, "executor.token"))
+    assert r.status_code == 403
+
+
+def test_another_tenants_task_is_refused_on_every_route(client, desk, run):
+    mine, theirs = propose(desk), propose(desk, tenant="tenant-b")
+    page = sign_in(client, run)
+    agent, executor = bearer(run, "agent.token"), bearer(run, "executor.token")
+
+    def routes(t: dict) -> list:
+        now = lambda: desk.ledger.task(t["id"])  # noqa: E731 (the task as it is at each call)
+        calls = [
+            lambda: client.get(f"/api/tasks/{t['id']}"),
+            lambda: client.post(f"/api/tasks/{t['id']}/draft", json=decision(now()), headers=page),
+            lambda: client.post(f"/api/tasks/{t['id']}/amend", headers=page, json={
+                "amends": now()["action_digest"], "args": {**t["action"]["args"], "amount_minor": 2000}}),
+            lambda: client.post("/api/rationales", json={"task_id": t["id"], "text": "because"}, headers=agent),
+            lambda: client.post(f"/api/tasks/{t['id']}/decision", json=decision(now()), headers=page),
+            lambda: client.post("/api/handoffs", json={"task_id": t["id"], "action": t["action"]}, headers=agent),
+            lambda: client.get(f"/api/handoffs/{t['id']}", headers=executor),
+        ]
+        return [call() for call in calls]
+
+    refused = routes(theirs)
+    assert [r.status_code for r in refused] == [404] * len(refused), [r.text for r in refused]
+    assert all(r.json()["error"] == "task_not_found" for r in refused)
+    assert signed(run) == 0
+    t = desk.ledger.task(theirs["id"])
+    assert (t["state"], t["amendments"]) == ("awaiting_approval", 0)
+    assert theirs["id"] not in [x["id"] for x in client.get("/api/tasks").json()["tasks"]]
+    # The same routes on the desk's own task.
+    assert [r.status_code for r in routes(mine)] == [200] * 7
+    approval_id = desk.ledger.task(mine["id"])["approval"]["approval_id"]
+    assert client.get(f"/api/proofs/{approval_id}", headers=executor).status_code == 200
+    # A proof filed for another tenant's task is not handed out either.
+    desk.ledger.decide({"approval_id": theirs["approval_id"], "decision_id": "forged", "job_id": theirs["job_id"],
+                        "request_id": theirs["request_id"], "action_digest": theirs["action_digest"],
+                        "decision": "approved", "approver": "user:bob", "decided_at": desk.ledger.now(),
+                        "expires_at": desk.ledger.now() + HOUR})
+    db = sqlite3.connect(run / "desk.db")
+    db.execute("INSERT INTO proofs VALUES (?, ?, 'service', '{}')", (theirs["approval_id"], theirs["id"]))
+    db.commit()
+    db.close()
+    assert client.get(f"/api/proofs/{theirs['approval_id']}", headers=executor).status_code == 404
+
+
+def test_enrolment_needs_a_session(client, desk, run):
+    for path, body in (("/api/passkeys/challenge", {}), ("/api/passkeys", {"challenge": "x", "registration": {}})):
+        r = client.post(path, json=body, headers={"origin": ORIGIN})
+        assert r.status_code == 401, (path, r.status_code, r.text)
+    assert len(desk.challenges) == 0
+    page = sign_in(client, run)
+    r = client.post("/api/passkeys/challenge", json={}, headers=page)
+    assert r.status_code == 200, r.text
+    # A challenge is its session's: another session cannot use it.
+    other = TestClient(server.build(desk), base_url=ORIGIN)
+    r2 = other.post("/api/passkeys", json={"challenge": r.json()["challenge"], "registration": {}},
+                    headers=sign_in(other, run))
+    assert (r2.status_code, r2.json()["error"]) == (400, "unknown_challenge")
+
+
+def test_a_missing_or_wrong_csrf_token_is_refused(client, desk, run):
+    t = propose(desk)
+    page = sign_in(client, run)
+    for headers in ({"origin": ORIGIN}, {"origin": ORIGIN, "x-csrf-token": "wrong"}):
+        for path, body in ((f"/api/tasks/{t['id']}/decision", decision(t)),
+                           (f"/api/tasks/{t['id']}/amend", {"amends": t["action_digest"],
+                                                            "args": {**t["action"]["args"], "amount_minor": 2000}}),
+                           ("/api/passkeys/challenge", {})):
+            r = client.post(path, json=body, headers=headers)
+            assert r.status_code == 403, (headers, path, r.status_code, r.text)
+    assert signed(run) == 0
+    assert desk.ledger.task(t["id"])["amendments"] == 0
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=page)
+    assert r.status_code == 200, r.text
+
+
+def test_the_session_cookie_is_httponly_and_samesite_strict(client, run):
+    r = client.post("/api/session", json={"secret": secret(run, "reviewer.secret")}, headers={"origin": ORIGIN})
+    assert r.status_code == 200, r.text
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert client.post("/api/session", json={"secret": "guess"}, headers={"origin": ORIGIN}).status_code == 401
+
+
+def test_challenge_storage_stays_bounded(client, desk, run):
+    page = sign_in(client, run)
+    for _ in range(100):
+        assert client.post("/api/passkeys/challenge", json={}, headers=page).status_code == 200
+    assert len(desk.challenges) < 100
+    from auth import CHALLENGE_TTL_S, CHALLENGES_MAX
+
+    assert len(desk.challenges) == CHALLENGES_MAX
+    # They expire too.
+    last = client.post("/api/passkeys/challenge", json={}, headers=page).json()["challenge"]
+    later = time.monotonic() + CHALLENGE_TTL_S + 1
+    desk.challenges.clock = lambda: later
+    r = client.post("/api/passkeys", json={"challenge": last, "registration": {}}, headers=page)
+    assert (r.status_code, r.json()["error"]) == (400, "unknown_challenge")
+    assert len(desk.challenges) == 0
+
+
+@pytest.mark.parametrize("order_id", ["order-17\u200b", "\u043erder-17"])
+def test_approving_a_flagged_action_needs_an_acknowledgement(client, desk, run, order_id):
+    t = propose(desk, order_id=order_id)
+    page = sign_in(client, run)
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=page)
+    assert (r.status_code, r.json()["error"], r.json().get("flagged")) == (409, "acknowledgement_required",
+                                                                           ["/args/order_id"])
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t, acknowledged=["/args/currency"]), headers=page)
+    assert r.status_code == 409
+    assert signed(run) == 0
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t, acknowledged=["/args/order_id"]), headers=page)
+    assert r.status_code == 200, r.text
+    shown = client.get(f"/api/tasks/{t['id']}").json()["decisions"]
+    assert [(d["decision"], d["acknowledged"]) for d in shown] == [("approved", ["/args/order_id"])]
+
+
+def test_a_rejection_needs_a_reason_which_is_kept(client, desk, run):
+    t = propose(desk)
+    page = sign_in(client, run)
+    for reason in (None, "", "   "):
+        body = decision(t, decision="rejected", **({} if reason is None else {"reason": reason}))
+        r = client.post(f"/api/tasks/{t['id']}/decision", json=body, headers=page)
+        assert (r.status_code, r.json()["error"]) == (400, "reason_required")
+    r = client.post(f"/api/tasks/{t['id']}/decision", headers=page,
+                    json=decision(t, decision="rejected", reason="the customer already got a replacement"))
+    assert r.status_code == 200, r.text
+    assert state(desk, t) == "rejected"
+    assert signed(run) == 0
+    shown = client.get(f"/api/tasks/{t['id']}").json()["decisions"]
+    assert [(d["decision"], d["reason"]) for d in shown] == [("rejected", "the customer already got a replacement")]
+
+
+def test_a_correction_to_zero_or_to_nothing_is_refused_with_its_code_path_and_message(client, desk, run):
+    assert CONTRACTS["refund_create"].document["args"]["properties"]["amount_minor"]["minimum"] == 1
+    t = propose(desk)
+    page = sign_in(client, run)
+    for amount, code in ((0, "out_of_range"), ("", "type_mismatch"), (None, "type_mismatch")):
+        r = client.post(f"/api/tasks/{t['id']}/amend", headers=page,
+                        json={"amends": t["action_digest"], "args": {**t["action"]["args"], "amount_minor": amount}})
+        assert r.status_code == 409, r.text
+        assert (r.json()["error"], r.json()["path"]) == (code, "/args/amount_minor")
+        assert r.json()["message"]
+    assert desk.ledger.task(t["id"])["amendments"] == 0
+    r = client.post(f"/api/tasks/{t['id']}/amend", headers=page,
+                    json={"amends": t["action_digest"], "args": {**t["action"]["args"], "amount_minor": 2000}})
+    assert r.status_code == 200, r.text
