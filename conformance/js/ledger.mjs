@@ -186,7 +186,7 @@ export class Scenario {
             action_digest: 'digest_of' in step ? this.tasks[step.digest_of].action_digest : t.action_digest,
             decision: step.decision,
             approver: COMMON.approver,
-            decided_at: now,
+            decided_at: 'decided_at' in step ? COMMON.start + step.decided_at : now,
             expires_at: now + step.ttl,
           }
           if (!this.sent.has(step.decision_id)) this.sent.set(step.decision_id, d)

@@ -132,7 +132,7 @@ function everywhere(approval, action, contract, keys, now) {
     'import actionseal, json, sys',
     'i = json.load(sys.stdin)',
     'try:',
-    '    verify = {"signer": actionseal.verify_proof(i["approval"], i["keys"])["signer"]}',
+    '    verify = {"signer": actionseal.verify_proof(i["approval"], i["keys"], i["context"]["now"])["signer"]}',
     'except actionseal.ActionsealError as e:',
     '    verify = {"error": e.code}',
     'v = actionseal.check(i["approval"], i["action"], i["context"])',
@@ -141,13 +141,13 @@ function everywhere(approval, action, contract, keys, now) {
   const python = JSON.parse(execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input: JSON.stringify(input), encoding: 'utf8' }))
 
   const node = {
-    verify: outcome(() => addon.verifyProof(approval, keys)),
+    verify: outcome(() => addon.verifyProof(approval, keys, now)),
     check: verdictOf(addon.check(approval, action, context)),
   }
 
   const files = Object.fromEntries(['approval', 'action', 'context', 'keys'].map((k) => [k, join(scratch, `proof-${k}.json`)]))
   for (const [k, path] of Object.entries(files)) writeFileSync(path, JSON.stringify(input[k]))
-  const verified = cli(['key', 'verify', '--keys', files.keys, files.approval])
+  const verified = cli(['key', 'verify', '--keys', files.keys, '--at', String(now), files.approval])
   const checked = cli(['check', '--approval', files.approval, '--action', files.action, '--context', files.context])
   const rust = {
     verify: verified.status === 0 ? { signer: JSON.parse(verified.stdout).signer } : { error: /error: (\w+)/.exec(verified.stderr)?.[1] ?? verified.stderr },

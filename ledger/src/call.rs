@@ -44,6 +44,10 @@ pub enum Call {
     AuditExport,
     /// `{}` → the audit report of the stored chains.
     AuditVerify,
+    /// `{}` → the ledger's policy, `{"proof", "changed_at", "changed_by"}`.
+    Policy,
+    /// `{"proof", "actor", "reason"}` → the ledger's policy after the change.
+    SetProofRequirement,
 }
 
 fn string(s: String) -> OwnedValue {
@@ -82,6 +86,7 @@ impl Ledger {
                     executor: r.executor,
                     lease_ms: r.lease_ms,
                     budget: r.budget,
+                    proof: r.proof,
                 })?;
                 Ok(outcome.to_value())
             }
@@ -130,6 +135,16 @@ impl Ledger {
             Call::AuditVerify => {
                 request::nothing(v)?;
                 Ok(self.audit_verify()?.to_value())
+            }
+            Call::Policy => {
+                request::nothing(v)?;
+                Ok(self.policy()?.to_value())
+            }
+            Call::SetProofRequirement => {
+                let r = request::SetProofRequirement::from_value(v)?;
+                Ok(self
+                    .set_proof_requirement(r.proof, r.actor, r.reason)?
+                    .to_value())
             }
         }
     }

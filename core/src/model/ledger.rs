@@ -20,14 +20,14 @@ mod values;
 pub use amend::{
     amend, amend_action, amended_pointers, AmendedAction, Amendment, MAX_REASON_CHARS,
 };
-pub use budget::reserve;
+pub use budget::{reserve, settle};
 pub use claim::{claim_step, context, context_with, drift_between, ClaimStep, FACT_FIELDS};
 pub use decision::DecisionEnvelope;
 pub use event::{
     chain_of, verify_audit, AuditReport, Break, ChainHead, Event, EventKind, Problem, CHAINS,
 };
 pub use ids::{approval_id, idempotency_key, task_id};
-pub use proven::{Presented, ProvenDecision};
+pub use proven::{reattach, Presented, ProvenDecision};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a

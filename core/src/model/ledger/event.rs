@@ -94,6 +94,9 @@ kinds! {
     AmendDuplicate => "amend_duplicate",
     /// An amendment was refused (after the decision, another tool, tenant, ..., a conflict).
     AmendRefused => "amend_refused",
+    /// The ledger's proof policy changed (`detail`: the requirement before and after, and
+    /// why); it is about no task.
+    ProofPolicyChanged => "proof_policy_changed",
 }
 
 /// How many chains the audit has. On PostgreSQL a transaction holds its chain's head from its
