@@ -382,7 +382,7 @@ describe('bad input', () => {
     assert.equal((await coded(Ledger.open(url))).code, 'ledger_schema_too_new')
   })
 
-  it('an integer outside ±(2^53 − 1) in a row is ledger_storage, never null nor rounded', async () => {
+  it('an integer outside ±(2^53 − 1) in a row is ledger_value_out_of_range, never null nor rounded', async () => {
     const f = freshFor('sqlite')
     const url = f.url()
     const path = url.slice('sqlite:'.length)
@@ -398,9 +398,9 @@ describe('bad input', () => {
     ]) {
       sqliteExec(path, `UPDATE ${table} SET ${column} = ${value}`)
       const e = await coded(read[table]())
-      assert.equal(e.code, 'ledger_storage', `${column} = ${value}`)
+      assert.equal(e.code, 'ledger_value_out_of_range', `${column} = ${value}`)
       assert.match(e.message, /2\^53/)
-      if (table === 'ledger_tasks') assert.equal((await coded(ledger.tasks())).code, 'ledger_storage')
+      if (table === 'ledger_tasks') assert.equal((await coded(ledger.tasks())).code, 'ledger_value_out_of_range')
       sqliteExec(path, `UPDATE ${table} SET ${column} = 9007199254740991`)
       const field = column === 'reserved' ? 'reserved_minor' : column
       assert.equal((await read[table]())[field], Number.MAX_SAFE_INTEGER, column)

@@ -294,6 +294,9 @@ def error_sources():
                 lambda: _tampered("UPDATE ledger_schema SET version = 99", lambda url, t: actionseal.Ledger(url))))
     out.append(("ledger_storage", "a stored action that does not parse",
                 lambda: _tampered("UPDATE ledger_tasks SET action = '{'", lambda url, t: actionseal.Ledger(url).task(t["id"]))))
+    out.append(("ledger_value_out_of_range", "a stored fence beyond 2^53 - 1",
+                lambda: _tampered("UPDATE ledger_tasks SET fence = 1152921504606846976",
+                                  lambda url, t: actionseal.Ledger(url).task(t["id"]))))
     out.append(("audit_chain_broken", "an event that is not an event",
                 lambda: _tampered("UPDATE ledger_events SET body = '{}'", lambda url, t: actionseal.Ledger(url).history(t["id"]))))
     return out

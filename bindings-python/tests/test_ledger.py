@@ -401,7 +401,7 @@ def test_tampered_rows(tmp_path):
 
 def test_an_unsafe_integer_in_a_row_raises_never_none(tmp_path):
     """The ledger stores only integers within ±(2^53 − 1). A larger one, written behind its back,
-    is ledger_storage when read: the task's int fields used to come back as None."""
+    is ledger_value_out_of_range when read: the task's int fields used to come back as None."""
     import sqlite3
 
     path = tmp_path / "ledger.db"
@@ -416,9 +416,9 @@ def test_an_unsafe_integer_in_a_row_raises_never_none(tmp_path):
         with sqlite3.connect(path) as db:
             db.execute(f"UPDATE {table} SET {column} = ?", (value,))
         err = error_of(read[table])
-        assert err.code == "ledger_storage" and "2^53" in str(err), (column, value, err)
+        assert err.code == "ledger_value_out_of_range" and "2^53" in str(err), (column, value, err)
         if table == "ledger_tasks":
-            assert error_of(ledger.tasks).code == "ledger_storage"
+            assert error_of(ledger.tasks).code == "ledger_value_out_of_range"
         with sqlite3.connect(path) as db:
             db.execute(f"UPDATE {table} SET {column} = ?", (2**53 - 1,))
         field = "reserved_minor" if column == "reserved" else column

@@ -322,6 +322,10 @@ export function errorSources() {
     const [url, task] = await tampered("UPDATE ledger_tasks SET action = '{'")
     return (await api.Ledger.open(url)).task(task.id)
   }])
+  out.push(['ledger_value_out_of_range', 'a stored fence beyond 2^53 - 1', async () => {
+    const [url, task] = await tampered('UPDATE ledger_tasks SET fence = 1152921504606846976')
+    return (await api.Ledger.open(url)).task(task.id)
+  }])
   out.push(['audit_chain_broken', 'an event that is not an event', async () => {
     const [url, task] = await tampered("UPDATE ledger_events SET body = '{}'")
     return (await api.Ledger.open(url)).history(task.id)

@@ -637,13 +637,13 @@ pub(crate) trait Cols {
 
     /// Every integer the ledger stores (times, fences, rounds, money, counts, event numbers)
     /// is a safe integer, which JSON carries exactly in every runtime. Anything else was
-    /// written behind the ledger's back, and is refused here rather than handed out as a
-    /// `null` or a rounded number.
+    /// written behind the ledger's back: it is refused when read, before an operation builds
+    /// on it, rather than handed out as a `null` or a rounded number.
     fn opt_int(&self, i: usize) -> Result<Option<i64>> {
         match self.stored_int(i)? {
-            Some(n) if n.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() => Err(storage(
-                "read",
-                format!("column {i} holds {n}, outside ±(2^53 − 1): no ledger writes it"),
+            Some(n) if n.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() => Err(Error::new(
+                Code::LedgerValueOutOfRange,
+                format!("column {i} holds {n}, outside ±(2^53 − 1), which no ledger writes"),
             )),
             n => Ok(n),
         }

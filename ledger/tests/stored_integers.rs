@@ -1,7 +1,7 @@
 //! Integers a hostile database holds: the ledger stores only safe integers (within
 //! ±(2^53 − 1), which JSON carries exactly in every runtime), so a larger one in a task or a
-//! budget row is refused as `ledger_storage` when read, never handed out as `null` (what the
-//! bindings used to return for it) nor rounded.
+//! budget row is refused as `ledger_value_out_of_range` when read, never handed out as `null`
+//! (what the bindings used to return for it) nor rounded.
 
 mod common;
 
@@ -19,7 +19,7 @@ fn read(l: &Ledger, table: &str, id: &str) -> Result<i64, Code> {
 }
 
 #[test]
-fn an_unsafe_integer_in_a_row_is_ledger_storage() {
+fn an_unsafe_integer_in_a_row_is_refused_when_read() {
     for engine in engines() {
         let db = Db::fresh(engine);
         let l = db.open();
@@ -37,10 +37,14 @@ fn an_unsafe_integer_in_a_row_is_ledger_storage() {
             let what = format!("{engine:?} {table}.{column} = {value}");
             db.sql(&format!("UPDATE {table} SET {column} = {value}"));
             let l = db.open();
-            assert_eq!(read(&l, table, &id), Err(Code::LedgerStorage), "{what}");
+            assert_eq!(
+                read(&l, table, &id),
+                Err(Code::LedgerValueOutOfRange),
+                "{what}"
+            );
             if table == "ledger_tasks" {
                 let listed = l.tasks(None, None).map_err(|e| e.code());
-                assert_eq!(listed.err(), Some(Code::LedgerStorage), "{what}");
+                assert_eq!(listed.err(), Some(Code::LedgerValueOutOfRange), "{what}");
             }
             // The largest safe integer is the ledger's own.
             db.sql(&format!("UPDATE {table} SET {column} = {MAX_SAFE_INTEGER}"));
