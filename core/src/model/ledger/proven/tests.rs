@@ -103,6 +103,58 @@ fn a_signed_record_gives_the_decision_it_names() {
         }
     );
     proven.check_built(&r).unwrap();
+    assert_eq!((proven.verified_at(), proven.sign_count()), (150, None));
+    // Put back together, the proof and the record are the envelope as it arrived.
+    let whole = reattach(r.value(), proven.proof());
+    assert_eq!(canonicalize(&whole), canonicalize(&envelope));
+}
+
+#[test]
+fn a_passkey_counter_must_increase_unless_both_are_zero() {
+    let proven = |count| ProvenDecision {
+        envelope: DecisionEnvelope::from_value(&json(BARE)).unwrap(),
+        record: record(&action(1), 200),
+        signer: Signer::Passkey {
+            credential_id: "AQID".into(),
+            algorithm: "EdDSA",
+        },
+        sign_count: Some(count),
+        verified_at: 150,
+        proof: OwnedValue::Null,
+    };
+    for (new, stored, ok) in [
+        (1, None, true),
+        (0, None, true),
+        (8, Some(7), true),
+        (0, Some(0), true),
+        (7, Some(7), false),
+        (3, Some(7), false),
+        (0, Some(7), false),
+        (u32::MAX, Some(i64::from(u32::MAX)), false),
+    ] {
+        let got = proven(new).check_sign_count(stored);
+        assert_eq!(got.is_ok(), ok, "{new} after {stored:?}");
+        if let Err(e) = got {
+            assert_eq!(
+                (e.code(), e.path()),
+                (Code::SignCountNotIncreasing, "/passkey")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_decision_is_dated_between_its_round_and_its_arrival() {
+    let d = DecisionEnvelope::from_value(&json(BARE)).unwrap();
+    assert!(d.check_time(100, 100).is_ok());
+    assert!(d.check_time(0, 1_000).is_ok());
+    for (start, now) in [(101, 1_000), (0, 99)] {
+        let e = d.check_time(start, now).unwrap_err();
+        assert_eq!(
+            (e.code(), e.path()),
+            (Code::DecidedOutsideRound, "/decided_at")
+        );
+    }
 }
 
 #[test]
