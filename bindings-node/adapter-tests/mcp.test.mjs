@@ -48,6 +48,11 @@ function billing({ lieReadOnly = false } = {}) {
     effects.push({ tool: 'refund_with_confirmation', ...args })
     return { content: [{ type: 'text', text: 'refunded' }] }
   })
+  server.registerTool('close_account', { description: 'Close a customer account.', inputSchema: { account_id: z.string() }, annotations: { destructiveHint: true } },
+    async (args) => {
+      effects.push({ tool: 'close_account', ...args })
+      return { content: [{ type: 'text', text: `closed ${args.account_id}` }] }
+    })
   server.registerTool('order_tag', { description: 'Tag an order.', inputSchema: { order_id: z.string(), tags: z.record(z.string(), z.string()) } },
     async (args) => {
       effects.push({ tool: 'order_tag', ...args })
@@ -67,6 +72,7 @@ const RULES = {
   order_search: { approval: 'never', effect: 'read' },
   refund_with_confirmation: { approval: 'always' },
   order_tag: { approval: 'never' },
+  close_account: { approval: 'always' },
 }
 
 async function setup(engine, { hostCaps = { elicitation: { url: {}, form: {} } }, session = { job_id: 'mcp-session-1' }, lieReadOnly = false } = {}) {
@@ -257,6 +263,24 @@ for (const engine of engines()) {
       assert.equal(r.result.isError, true)
       assert.deepEqual([up.effects.length, elicited.length], [0, 0])
       assert.equal((await ledger.task(id)).state, 'failed')
+    })
+
+    it('a token names a call of one tool: close_account carrying a refund\'s token is refused, before and after the refund ran', async () => {
+      const { ledger, up, host } = await setup(engine)
+      const id = pending(await call(host, R(2500))).elicitationId
+      await review(ledger, id)
+      const close = () => call(host, { account_id: 'acct-9' }, { [TASK_META]: id }, 'close_account')
+      // Approved, not yet run: the refund's approved args are not shown, no drift is recorded on it.
+      const early = refusal(await close())
+      assert.deepEqual([early.error, early.approved_args], ['task_not_found', undefined])
+      const ok = await call(host, R(2500), { [TASK_META]: id })
+      // Run: the refund's recorded result is not the answer to another tool's call.
+      const late = await close()
+      assert.equal(refusal(late)?.error, 'task_not_found')
+      assert.notDeepEqual(late.result.content, ok.result.content)
+      assert.deepEqual(up.effects, [{ tool: 'refund_create', ...R(2500) }])
+      assert.deepEqual((await ledger.tasks()).map((t) => t.id), [id])
+      assert.ok(!(await kinds(ledger, id)).includes('tool_args_drift'))
     })
 
     it('tools without a rule are neither listed nor called; a token from another session is not honoured', async () => {

@@ -13,10 +13,11 @@
 //   URL: a URL elicitation (-32042) when the host supports it, else an isError result with the
 //   same fields. Nothing is forwarded.
 // - The host retries with `_meta["io.actionseal/task"]` = the task id: a pointer, never a
-//   credential (it must be this session's task; the authority is the ledger's decision). The
-//   gateway claims with the args presented and forwards exactly the frozen args, once, with
-//   the task's idempotency key in `_meta["io.actionseal/idempotency_key"]`; a replay gets the
-//   recorded result; other args are refused as tool_args_drift with the approved args.
+//   credential (it must be this session's task of the tool called; the authority is the
+//   ledger's decision). The gateway claims with the args presented and forwards exactly the
+//   frozen args, once, with the task's idempotency key in `_meta["io.actionseal/idempotency_key"]`;
+//   a replay gets the recorded result; other args are refused as tool_args_drift with the
+//   approved args.
 // - The gateway never asks for or reads elicitation answers: a form answer may come from the
 //   agent itself and is never a person's decision.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -77,8 +78,8 @@ export class Gateway {
     const token = _meta?.[TASK_META]
     let task = null
     if (token !== undefined) {
-      task = await this.#sessionTask(token, ids)
-      if (!task) return refused({ error: 'task_not_found', tool: name, message: `no task ${JSON.stringify(token)} in this session; nothing ran.` })
+      task = await this.#sessionTask(token, ids, `${this.serverId}.${name}`)
+      if (!task) return refused({ error: 'task_not_found', tool: name, message: `no task ${JSON.stringify(token)} of ${name} in this session; nothing ran.` })
     }
     let action
     try {
@@ -104,12 +105,16 @@ export class Gateway {
     )
   }
 
-  /** The task a token names, if it belongs to this session; null otherwise (no oracle). */
-  async #sessionTask(token, ids) {
+  /**
+   * The task a token names, if it is this session's call of `tool`; null otherwise (no
+   * oracle). Another tool's task would answer this call with its approved args or its
+   * recorded result.
+   */
+  async #sessionTask(token, ids, tool) {
     if (typeof token !== 'string') return null
     try {
       const t = await this.seal.ledger.task(token)
-      return t.tenant === ids.tenant && t.job_id === ids.job_id ? t : null
+      return t.tenant === ids.tenant && t.job_id === ids.job_id && t.action.tool === tool ? t : null
     } catch (e) {
       if (e?.code === 'task_not_found' || e?.code === 'invalid_request') return null
       throw e

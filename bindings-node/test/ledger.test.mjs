@@ -381,4 +381,30 @@ describe('bad input', () => {
     sqliteExec(path, 'UPDATE ledger_schema SET version = 99')
     assert.equal((await coded(Ledger.open(url))).code, 'ledger_schema_too_new')
   })
+
+  it('an integer outside ±(2^53 − 1) in a row is ledger_value_out_of_range, never null nor rounded', async () => {
+    const f = freshFor('sqlite')
+    const url = f.url()
+    const path = url.slice('sqlite:'.length)
+    const ledger = await Ledger.open(url)
+    const task = await ledger.propose({ action: refund('job-1'), contract: REFUND, proposer: 'agent' })
+    await ledger.setBudget({ name: 'team', limit_minor: 100 })
+    const read = { ledger_tasks: () => ledger.task(task.id), ledger_budgets: () => ledger.budget('team') }
+    // SQL text, so that no JavaScript number rounds the values on the way in.
+    for (const [table, column, value] of [
+      ['ledger_tasks', 'fence', '1152921504606846976'], ['ledger_tasks', 'fence', '9007199254740993'],
+      ['ledger_tasks', 'reserved', '-9007199254740992'], ['ledger_tasks', 'created_at', '9223372036854775807'],
+      ['ledger_budgets', 'spent_minor', '1152921504606846976'],
+    ]) {
+      sqliteExec(path, `UPDATE ${table} SET ${column} = ${value}`)
+      const e = await coded(read[table]())
+      assert.equal(e.code, 'ledger_value_out_of_range', `${column} = ${value}`)
+      assert.match(e.message, /2\^53/)
+      if (table === 'ledger_tasks') assert.equal((await coded(ledger.tasks())).code, 'ledger_value_out_of_range')
+      sqliteExec(path, `UPDATE ${table} SET ${column} = 9007199254740991`)
+      const field = column === 'reserved' ? 'reserved_minor' : column
+      assert.equal((await read[table]())[field], Number.MAX_SAFE_INTEGER, column)
+    }
+    await ledger.close()
+  })
 })

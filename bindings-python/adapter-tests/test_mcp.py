@@ -49,6 +49,11 @@ def billing():
         BODY("account_delete", {"account_id": account_id})
         return "deleted"
 
+    @server.tool(description="Close a customer account.")
+    def close_account(account_id: str) -> str:
+        BODY("close_account", {"account_id": account_id})
+        return f"closed {account_id}"
+
     @server.tool(description="Refund after asking for confirmation.")
     async def refund_confirmed(order_id: str, amount_minor: int, ctx: mcpserver.Context) -> str:
         answer = await ctx.elicit(f"Refund {amount_minor} on {order_id}?", Confirm)
@@ -64,6 +69,7 @@ RULES = {
     "refund_create": gw.Rule(approval=REFUND_RULE, cost_minor=25),
     "order_search": gw.Rule(approval="never", effect="read"),
     "refund_confirmed": gw.Rule(approval="always"),
+    "close_account": gw.Rule(approval="always"),
 }
 
 
@@ -216,7 +222,7 @@ def test_tools_without_a_rule_are_not_listed_and_not_forwarded(ledger):
         return listed, await host.call_tool("account_delete", {"account_id": "acct-9"})
 
     listed, r = scenario(ledger, body)
-    assert listed == ["order_search", "refund_confirmed", "refund_create"]
+    assert listed == ["close_account", "order_search", "refund_confirmed", "refund_create"]
     assert r.is_error and r.structured_content["actionseal"]["error"] == "unknown_tool" and BODY.ran == []
 
 
@@ -229,6 +235,27 @@ def test_a_task_pointer_of_another_session_is_refused(ledger):
 
     r = scenario(ledger, body)
     assert r.structured_content["actionseal"]["error"] == "task_not_found" and BODY.ran == []
+
+
+def test_a_task_pointer_names_a_call_of_one_tool(ledger):
+    """close_account carrying a refund's pointer is refused, before and after the refund ran: the
+    refund's approved args and recorded result never answer another tool's call."""
+    async def body(host, gateway):
+        tid = (await approval_required(host))["elicitationId"]
+        decide(ledger, tid)
+        close = {"account_id": "acct-9"}
+        early = await host.call_tool("close_account", close, meta={gw.TASK_META: tid})
+        done = await call(host, task=tid)
+        late = await host.call_tool("close_account", close, meta={gw.TASK_META: tid})
+        return tid, early, done, late
+
+    tid, early, done, late = scenario(ledger, body)
+    for r in (early, late):
+        assert r.is_error and r.structured_content["actionseal"]["error"] == "task_not_found"
+        assert "approved_args" not in r.structured_content["actionseal"]
+    assert late.content != done.content
+    assert BODY.ran == [("refund_create", FROZEN_2500)]
+    assert [t["id"] for t in ledger.tasks()] == [tid] and "tool_args_drift" not in kinds(ledger, tid)
 
 
 def test_an_upstream_elicitation_is_never_a_decision(ledger):

@@ -398,3 +398,30 @@ def test_tampered_rows(tmp_path):
         db.execute("UPDATE ledger_schema SET version = 99")
     assert error_of(actionseal.Ledger, f"sqlite:{path}").code == "ledger_schema_too_new"
 
+
+def test_an_unsafe_integer_in_a_row_raises_never_none(tmp_path):
+    """The ledger stores only integers within ±(2^53 − 1). A larger one, written behind its back,
+    is ledger_value_out_of_range when read: the task's int fields used to come back as None."""
+    import sqlite3
+
+    path = tmp_path / "ledger.db"
+    ledger = actionseal.Ledger(f"sqlite:{path}")
+    task = ledger.propose(refund("job-1"), REFUND, proposer="agent")
+    ledger.set_budget("team", 100)
+    edits = [("ledger_tasks", "fence", 2**60), ("ledger_tasks", "fence", 2**53),
+             ("ledger_tasks", "reserved", -(2**53)), ("ledger_tasks", "created_at", 2**63 - 1),
+             ("ledger_budgets", "spent_minor", 2**60)]
+    read = {"ledger_tasks": lambda: ledger.task(task["id"]), "ledger_budgets": lambda: ledger.budget("team")}
+    for table, column, value in edits:
+        with sqlite3.connect(path) as db:
+            db.execute(f"UPDATE {table} SET {column} = ?", (value,))
+        err = error_of(read[table])
+        assert err.code == "ledger_value_out_of_range" and "2^53" in str(err), (column, value, err)
+        if table == "ledger_tasks":
+            assert error_of(ledger.tasks).code == "ledger_value_out_of_range"
+        with sqlite3.connect(path) as db:
+            db.execute(f"UPDATE {table} SET {column} = ?", (2**53 - 1,))
+        field = "reserved_minor" if column == "reserved" else column
+        got = read[table]()[field]
+        assert got == 2**53 - 1 and type(got) is int, (column, got)
+

@@ -495,11 +495,7 @@ impl Cols for SimpleRow {
     fn opt_text(&self, i: usize) -> Result<Option<String>> {
         Ok(self.get(i)?.map(str::to_owned))
     }
-    fn int(&self, i: usize) -> Result<i64> {
-        self.opt_int(i)?
-            .ok_or_else(|| storage("read", format!("column {i} is NULL")))
-    }
-    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+    fn stored_int(&self, i: usize) -> Result<Option<i64>> {
         self.get(i)?
             .map(|s| {
                 s.parse()
@@ -524,10 +520,7 @@ impl Cols for PgRow {
     fn opt_text(&self, i: usize) -> Result<Option<String>> {
         self.0.try_get(i).map_err(|e| pg_error("read", &e))
     }
-    fn int(&self, i: usize) -> Result<i64> {
-        self.0.try_get(i).map_err(|e| pg_error("read", &e))
-    }
-    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+    fn stored_int(&self, i: usize) -> Result<Option<i64>> {
         self.0.try_get(i).map_err(|e| pg_error("read", &e))
     }
 }

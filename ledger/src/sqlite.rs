@@ -479,10 +479,7 @@ impl Cols for rusqlite::Row<'_> {
     fn opt_text(&self, i: usize) -> Result<Option<String>> {
         self.get(i).map_err(|e| sql_error("read", e))
     }
-    fn int(&self, i: usize) -> Result<i64> {
-        self.get(i).map_err(|e| sql_error("read", e))
-    }
-    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+    fn stored_int(&self, i: usize) -> Result<Option<i64>> {
         self.get(i).map_err(|e| sql_error("read", e))
     }
 }

@@ -2,7 +2,7 @@
 //! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
 
 use actionseal_core::ledger::{Event, State, CHAINS};
-use actionseal_core::{Code, Digest, Error, ProofRequirement, Result};
+use actionseal_core::{Code, Digest, Error, ProofRequirement, Result, MAX_SAFE_INTEGER};
 
 /// A task as stored.
 #[derive(Clone, Debug)]
@@ -627,8 +627,27 @@ pub(crate) fn too_new(found: i64) -> Error {
 pub(crate) trait Cols {
     fn text(&self, i: usize) -> Result<String>;
     fn opt_text(&self, i: usize) -> Result<Option<String>>;
-    fn int(&self, i: usize) -> Result<i64>;
-    fn opt_int(&self, i: usize) -> Result<Option<i64>>;
+    /// An integer column as the engine holds it: any 64-bit integer, or NULL.
+    fn stored_int(&self, i: usize) -> Result<Option<i64>>;
+
+    fn int(&self, i: usize) -> Result<i64> {
+        self.opt_int(i)?
+            .ok_or_else(|| storage("read", format!("column {i} is NULL")))
+    }
+
+    /// Every integer the ledger stores (times, fences, rounds, money, counts, event numbers)
+    /// is a safe integer, which JSON carries exactly in every runtime. Anything else was
+    /// written behind the ledger's back: it is refused when read, before an operation builds
+    /// on it, rather than handed out as a `null` or a rounded number.
+    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        match self.stored_int(i)? {
+            Some(n) if n.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() => Err(Error::new(
+                Code::LedgerValueOutOfRange,
+                format!("column {i} holds {n}, outside ±(2^53 − 1), which no ledger writes"),
+            )),
+            n => Ok(n),
+        }
+    }
 }
 
 /// A task from a row of [`TASK_COLUMNS`].

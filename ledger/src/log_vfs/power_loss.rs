@@ -507,6 +507,7 @@ impl Ledgers {
                     executor: "executor",
                     lease_ms: HOUR,
                     budget: None,
+                    proof: Default::default(),
                 })
             );
             let ClaimOutcome::Claimed(c, _) = claim else {
