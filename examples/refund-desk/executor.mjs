@@ -1,8 +1,10 @@
 // The desk's executor (Node, the native addon). It polls the ledger for approved refunds the
 // agent handed over, verifies the decision's proof against the key set in its OWN config (the
-// approval server is only where the proof is fetched from, never why it is trusted), claims,
-// pays through the payment service with the task's idempotency key, and completes. A payment
-// that times out is `unknown`; tasks in doubt are reconciled by asking the payment service.
+// approval server is only where the proof is fetched from, never why it is trusted), claims
+// only a proven decision, verifies again exactly what it claimed (the ledger hands the claimed
+// record and its proof over with the claim), pays through the payment service with the task's
+// idempotency key, and completes. A payment that times out is `unknown`; tasks in doubt are
+// reconciled by asking the payment service.
 //
 //   node executor.mjs --config RUN_DIR/executor.json --name executor-1 [--crash-after claim|pay]
 //
@@ -47,14 +49,20 @@ class Refused extends Error {
 async function verifiedDecision(task) {
   const { status, body } = await getJson(`${config.server}/api/proofs/${task.approval.approval_id}`)
   if (status === 404) throw new Refused('proof_missing', 'no signed or passkey proof for this decision')
+  // Keys are judged when the ledger recorded the decision (its clock, never the signer's).
+  return verifiedAs(body.proof, task.proof?.verified_at ?? Date.now(), task.approval)
+}
+
+/** `proven` verified against this executor's keys at `at`, about exactly `record`; or Refused. */
+function verifiedAs(proven, at, record) {
   let verified
   try {
-    verified = verifyProof(body.proof, keySet())
+    verified = verifyProof(proven, keySet(), at)
   } catch (e) {
     throw new Refused(e.code ?? 'proof_invalid', e.message)
   }
   // The proof must be about the very record the ledger holds, byte for byte.
-  if (canonicalize(verified.approval) !== canonicalize(task.approval)) {
+  if (canonicalize(verified.approval) !== canonicalize(record)) {
     throw new Refused('proof_not_for_this_decision', 'the proof signs another record than the ledger holds')
   }
   return verified
@@ -73,7 +81,9 @@ function facts(task) {
 
 async function claim(task, action) {
   try {
-    return await ledger.claim({ task_id: task.id, action, facts: facts(task), executor: name, lease_ms: config.lease_ms })
+    // Only a proven decision is claimed: one recorded bare (by a handle opened before proof was
+    // required, say) is refused by the ledger, whatever was verified above.
+    return await ledger.claim({ task_id: task.id, action, facts: facts(task), executor: name, lease_ms: config.lease_ms, proof: 'required' })
   } catch (e) {
     if (e.code === 'already_claimed' || e.code === 'task_not_claimable') return null // another executor won
     throw e
@@ -130,6 +140,15 @@ async function dispatch(task) {
     return
   }
   const c = out.claim
+  try {
+    // What runs is what was claimed: its record and proof, as the ledger holds them now.
+    verifiedAs(c.proof.proven, c.proof.verified_at, c.approval)
+  } catch (e) {
+    if (!(e instanceof Refused)) throw e
+    log('refused_claim', { task_id: task.id, code: e.code, message: e.message })
+    await complete(c, 'failed', { refused: e.code }) // nothing was dispatched
+    return
+  }
   const digest = fingerprint(c.action)
   log('claimed', { task_id: task.id, fence: c.fence, fingerprint: digest, idempotency_key: c.idempotency_key })
   if (crashAfter === 'claim') process.kill(process.pid, 'SIGKILL')

@@ -1,6 +1,9 @@
 """The desk's approval server (Starlette on uvicorn): the reviewer's page and a JSON API over the
-ledger. It holds the only signing key: an approved decision is signed here, and the executor
-verifies it against the key set in its own config.
+ledger. It holds the only signing key: every decision is signed here (or approved with the
+reviewer's passkey) and reaches the ledger with its proof. The ledger verifies it against the
+server's key and the enrolled passkeys, requires proof of every decision from every handle, and
+keeps the proof; the executor claims only proven decisions and verifies what it claimed against
+the key set in its own config.
 
     python desk/server.py --db URL --dir RUN_DIR --port PORT --origin http://localhost:PORT
 
@@ -31,7 +34,8 @@ the agent (its bearer token; it can never decide, amend or enrol)
 - POST /api/rationales               {task_id, text}: the model's own words on why it asks
 the executors (their bearer token)
 - GET  /api/handoffs/{task_id}       the latest hand-off of a task
-- GET  /api/proofs/{approval_id}     the signed decision
+- GET  /api/proofs/{approval_id}     the signed decision (as the server filed it; the ledger keeps
+                                     the same, which a claim hands over)
 
 Every route that names a task answers 404 for a task of another tenant than the desk's.
 """
@@ -39,6 +43,7 @@ Every route that names a task answers 404 for a task of another tenant than the 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import secrets
 import threading
@@ -54,7 +59,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicalize, fingerprint, loads, notices,
+from actionseal import (ActionsealError, Ledger, SigningKey, approve, fingerprint, loads, notices,
                         short_fingerprint, verify_passkey, verify_registration)
 
 from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
@@ -74,7 +79,7 @@ MAX_RATIONALE = 2000
 
 class Desk:
     def __init__(self, db: str, run_dir: Path, origin: str) -> None:
-        self.ledger = Ledger(db)
+        self.db = db
         self.run_dir = run_dir
         self.origin = origin
         # The relying party of passkeys: the page's host (a domain, never an IP) and origin.
@@ -87,6 +92,19 @@ class Desk:
         self.key = SigningKey(json.loads((run_dir / "server-key.jwk").read_text()))
         self.deciding = threading.Lock()  # one decision per decision_id, even from racing clicks
         self.store = Store(run_dir / "desk.db")
+        # Every decision reaches the ledger with its proof, verified against the server's key
+        # and the passkeys enrolled here (`decider`); opening it so makes proof required for
+        # every handle on the ledger: the server's own for the rest, the agent's, and anyone's
+        # with database access.
+        self.decider = self.open_decider()
+        self.ledger = Ledger(db)
+
+    def keys(self) -> dict:
+        service = {self.key.keyid: {"key": self.key.public_jwk, "approvers": [REVIEWER]}}
+        return {"service_keys": service, "passkeys": dict(self.passkeys), "webauthn": self.webauthn}
+
+    def open_decider(self) -> Ledger:
+        return Ledger(self.db, proof={"required": True, "keys": self.keys()})
 
 
 class Refused(Exception):
@@ -108,6 +126,14 @@ def summary(t: dict) -> dict:
             "job_id": t["job_id"], "action_digest": t["action_digest"],
             "short": short_fingerprint(t["action_digest"]), "amendments": t["amendments"],
             "approval_required": t["approval_required"], "updated_at": t["updated_at"]}
+
+
+def record_of(proven: dict) -> dict:
+    """The approval record a proven decision carries: a signed envelope's payload, or a
+    passkey-approved record."""
+    if "payloadType" in proven:
+        return loads(base64.urlsafe_b64decode(proven["payload"] + "=" * (-len(proven["payload"]) % 4)))
+    return proven
 
 
 def flagged(action: dict) -> list:
@@ -222,7 +248,7 @@ def build(desk: Desk) -> "Headers":
         handoffs = [{"action": json.loads(a), "digest": d, "at": at} for a, d, at in rows]
         rows = desk.store.rows("SELECT decision_id, envelope, at, reviewer, acknowledged, reason FROM decisions "
                                "WHERE task_id=? ORDER BY at", tid)
-        decisions = [{"decision_id": i, "decision": json.loads(e)["decision"], "at": at, "reviewer": r,
+        decisions = [{"decision_id": i, "decision": record_of(json.loads(e))["decision"], "at": at, "reviewer": r,
                       "acknowledged": json.loads(a), "reason": reason} for i, e, at, r, a, reason in rows]
         said = desk.store.rows("SELECT text, at FROM rationales WHERE task_id=? ORDER BY n DESC LIMIT 1", tid)
         approval_id = (t["approval"] or {}).get("approval_id")
@@ -297,7 +323,7 @@ def build(desk: Desk) -> "Headers":
         if signed is not None:
             # The reviewer's passkey signed the record's fingerprint: verify it before recording.
             try:
-                verified = verify_passkey(signed, passkey_keys())["approval"]
+                verified = verify_passkey(signed, passkey_keys(), ledger.now())["approval"]
             except ActionsealError as e:
                 raise refused(e, 403) from None
             if (verified["decision_id"], verified["action_digest"], verified["approver"], verified["decision"]) != \
@@ -308,9 +334,9 @@ def build(desk: Desk) -> "Headers":
             if seen:
                 if seen[0][0] != tid:
                     raise Refused("decision_conflict", 409)
-                # A repeated delivery: the ledger is given the same envelope and de-duplicates it too.
+                # A repeated delivery: the ledger is given the same proof and de-duplicates it too.
                 try:
-                    out = ledger.decide(json.loads(seen[0][1]))
+                    out = desk.decider.decide(json.loads(seen[0][1]))
                 except ActionsealError as e:
                     raise refused(e, 409) from None
                 return JSONResponse({"task": out["task"], "duplicate": True})
@@ -324,29 +350,30 @@ def build(desk: Desk) -> "Headers":
                 raise Refused("acknowledgement_required", 409, flagged=must,
                               message="approving this action needs an acknowledgement of each flagged value")
             now = ledger.now()
-            envelope = {"approval_id": t["approval_id"], "decision_id": decision_id, "job_id": t["job_id"],
-                        "request_id": t["request_id"], "action_digest": t["action_digest"], "decision": verdict,
-                        "approver": session.reviewer, "decided_at": now, "expires_at": now + ttl}
             if verified is not None:
                 if verified["approval_id"] != t["approval_id"]:
                     raise Refused("passkey_record_mismatch", 409)
-                envelope.update(decided_at=verified["decided_at"], expires_at=verified["expires_at"])
-            desk.store.run("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?)", decision_id, tid, json.dumps(envelope),
+                record, proven, kind = verified, signed, "passkey"
+            else:
+                # The record the ledger builds for this round, signed by the server: the ledger
+                # records a decision only with its proof, and keeps that proof for the executor.
+                extra = {"proposed_digest": t["proposed_digest"]} if t["proposed_digest"] != t["action_digest"] else {}
+                record = approve(t["action"], approval_id=t["approval_id"], decision_id=decision_id,
+                                 decision=verdict, approver=session.reviewer, decided_at=now,
+                                 expires_at=now + ttl, **extra)
+                proven, kind = desk.key.sign(record), "service"
+            desk.store.run("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?)", decision_id, tid, json.dumps(proven),
                            now, session.reviewer, json.dumps(must if verdict == "approved" else []), reason)
             try:
-                out = ledger.decide(envelope)
+                out = desk.decider.decide(proven)
             except ActionsealError as e:
                 desk.store.run("DELETE FROM decisions WHERE decision_id=?", decision_id)
                 raise refused(e, 409) from None
-            record = out["task"]["approval"]
-            if verified is not None and canonicalize(verified) == canonicalize(record):
-                desk.store.run("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'passkey', ?)",
-                               record["approval_id"], tid, json.dumps(signed))
-            elif verdict == "approved":
-                # Also when a passkey record did not match what the ledger holds: the server
-                # vouches for what was recorded, never for a record it did not store.
-                desk.store.run("INSERT OR IGNORE INTO proofs VALUES (?, ?, 'service', ?)",
-                               record["approval_id"], tid, json.dumps(desk.key.sign(record)))
+            if verdict == "approved":
+                # Where the executor fetches it before claiming (the claim then hands over the
+                # same proof from the ledger).
+                desk.store.run("INSERT OR IGNORE INTO proofs VALUES (?, ?, ?, ?)",
+                               record["approval_id"], tid, kind, json.dumps(proven))
         return JSONResponse({"task": out["task"], "duplicate": out["duplicate"]})
 
     # -- passkeys -------------------------------------------------------------------------------
@@ -364,7 +391,11 @@ def build(desk: Desk) -> "Headers":
             cred = verify_registration(body.get("registration"), challenge_, desk.webauthn)
         except ActionsealError as e:
             raise refused(e, 400) from None
-        desk.passkeys[cred["credential_id"]] = {"public_key": cred["public_key"], "approver": session.reviewer}
+        with desk.deciding:
+            desk.passkeys[cred["credential_id"]] = {"public_key": cred["public_key"], "approver": session.reviewer}
+            # The ledger verifies decisions against the keys it was opened with: open it again.
+            old, desk.decider = desk.decider, desk.open_decider()
+            old.close()
         # Filed where the executor reads its passkeys (an administrator's job in a real deployment).
         (desk.run_dir / "passkeys.json").write_text(json.dumps(passkey_keys(), indent=2) + "\n")
         return JSONResponse({**cred, "approver": session.reviewer})

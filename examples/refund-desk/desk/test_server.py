@@ -55,6 +55,7 @@ def desk(run: Path, db: str):
     d = server.Desk(db, run, ORIGIN)
     yield d
     d.ledger.close()
+    d.decider.close()
 
 
 @pytest.fixture
