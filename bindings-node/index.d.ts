@@ -246,8 +246,9 @@ export type ErrorCode =
    */
   | 'proof_policy_weakened'
   /**
-   * A stored count or amount (a fence, a budget's minor units) would pass the range of a 64-bit
-   * integer: the ledger's data was altered; nothing was written.
+   * A stored integer (a fence, a time, a budget's minor units) is outside ±(2^53 − 1), which
+   * no ledger writes, or would pass the range of a 64-bit integer: the ledger's data was
+   * altered; nothing was written.
    */
   | 'ledger_value_out_of_range'
 

@@ -180,10 +180,10 @@ def test_another_tenants_task_is_refused_on_every_route(client, desk, run):
     approval_id = desk.ledger.task(mine["id"])["approval"]["approval_id"]
     assert client.get(f"/api/proofs/{approval_id}", headers=executor).status_code == 200
     # A proof filed for another tenant's task is not handed out either.
-    desk.ledger.decide({"approval_id": theirs["approval_id"], "decision_id": "forged", "job_id": theirs["job_id"],
-                        "request_id": theirs["request_id"], "action_digest": theirs["action_digest"],
-                        "decision": "approved", "approver": "user:bob", "decided_at": desk.ledger.now(),
-                        "expires_at": desk.ledger.now() + HOUR})
+    now = desk.ledger.now()
+    record = actionseal.approve(theirs["action"], approval_id=theirs["approval_id"], decision_id="forged",
+                                decision="approved", approver="user:bob", decided_at=now, expires_at=now + HOUR)
+    desk.decider.decide(desk.key.sign(record))
     db = sqlite3.connect(run / "desk.db")
     db.execute("INSERT INTO proofs VALUES (?, ?, 'service', '{}')", (theirs["approval_id"], theirs["id"]))
     db.commit()
