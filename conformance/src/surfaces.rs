@@ -639,8 +639,10 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             // Operands that the sample's operator needs and its pointer names.
             ("ApprovalCondition", "pointer") => json!("/n"),
             ("ApprovalCondition", "value") => json!(1),
-            // Counts from 1.
-            ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") => json!(1),
+            // Counts from 1; the heads file's one version.
+            ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") | ("ExportedHeads", "version") => {
+                json!(1)
+            }
             _ => match proof_sample(all, s.name, f.name, &m) {
                 Some(v) => v,
                 None => sample(all, &f.ty, n),

@@ -96,6 +96,9 @@ ErrorCode = Literal[
     "ledger_schema_too_new",
     "ledger_storage",
     "audit_chain_broken",
+    "invalid_audit_heads",
+    "ledger_schema_invalid",
+    "ledger_unprotected",
     "amend_identity_changed",
     "amend_tool_changed",
     "amend_contract_changed",
@@ -181,6 +184,7 @@ EventKind = Literal[
     "amended",
     "amend_duplicate",
     "amend_refused",
+    "append_only_restored",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[
@@ -189,6 +193,10 @@ AuditProblem = Literal[
     "seq_gap",
     "prev_mismatch",
     "head_mismatch",
+    "invalid_transition",
+    "row_mismatch",
+    "truncated",
+    "resealed",
 ]
 
 class _ActionError(TypedDict):
@@ -513,6 +521,10 @@ class _AuditBreak(TypedDict):
     chain: Optional[int]
     seq: Optional[int]
     problem: AuditProblem
+    task: Optional[str]
+    """The task whose events (``invalid_transition``) or row (``row_mismatch``) broke."""
+    field: Optional[str]
+    """The event's member or the row's column that broke."""
 
 class _AuditReport(TypedDict):
     """What verifying an audit says."""

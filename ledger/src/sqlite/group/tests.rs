@@ -23,7 +23,7 @@ impl Dir {
     }
 
     fn ledger(&self) -> Sqlite {
-        Sqlite::open_file(&self.0.join("l.db"), Durability::Full).unwrap()
+        Sqlite::open_file(&self.0.join("l.db"), Durability::Full, 0).unwrap()
     }
 }
 
