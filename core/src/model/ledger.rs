@@ -32,7 +32,7 @@ pub use event::{
 pub use heads::{ExportedHeads, HEADS_VERSION};
 pub use ids::{approval_id, idempotency_key, task_id};
 pub use proven::{Presented, ProvenDecision};
-pub use replay::{Mismatch, Replay, StoredTask};
+pub use replay::{Mismatch, Place, Replay, StoredTask};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a

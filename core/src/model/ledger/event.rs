@@ -582,6 +582,13 @@ pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
         field: None,
     };
     let mut replay = Replay::new();
+    // Per chain: the exported heads' (seq, digest), which the walk must pass through.
+    let mut pins: Vec<Vec<(i64, Digest)>> = vec![Vec::new(); CHAINS as usize];
+    for &(chain, seq, digest) in expected.exported {
+        if let Some(p) = usize::try_from(chain).ok().and_then(|c| pins.get_mut(c)) {
+            p.push((seq, digest));
+        }
+    }
     let options = Options::default();
     let mut line_no = 0;
     for line in jsonl.split(|b| *b == b'\n') {
@@ -612,11 +619,8 @@ pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
             });
             break;
         }
-        let pinned = expected
-            .exported
-            .iter()
-            .find(|(c, s, _)| *c == chain && *s == seq);
-        if pinned.is_some_and(|(_, _, d)| !d.ct_eq(&digest)) {
+        let pinned = pins[chain as usize].iter().find(|(s, _)| *s == seq);
+        if pinned.is_some_and(|(_, d)| !d.ct_eq(&digest)) {
             report.broken = Some(at_chain(chain, Some(seq), line_no, Problem::Resealed));
             break;
         }

@@ -70,6 +70,9 @@ struct Decided {
     proposed_digest: Option<Digest>,
 }
 
+/// Where an event is: its export line, chain and seq.
+pub type Place = (i64, i64, i64);
+
 /// What a task's events say about it so far.
 #[derive(Clone, Debug)]
 struct Replayed {
@@ -86,7 +89,7 @@ struct Replayed {
     result_digest: Option<Digest>,
     /// The digest of its last event, and where that event is (export line, chain, seq).
     last: Digest,
-    at: (i64, i64, i64),
+    at: Place,
 }
 
 /// Every task's replay, fed the events of an audit in the order they were written.
@@ -144,12 +147,7 @@ impl Replay {
     /// Takes the next event of the audit (`digest` its sealed digest; `at` its export line,
     /// chain and seq, for reports): an error names the member where it does not follow from
     /// the task's events before it.
-    pub fn apply(
-        &mut self,
-        e: &Event,
-        digest: Digest,
-        at: (i64, i64, i64),
-    ) -> Result<(), Mismatch> {
+    pub fn apply(&mut self, e: &Event, digest: Digest, at: Place) -> Result<(), Mismatch> {
         let task = match (&e.task, e.kind.is_about_a_task()) {
             (Some(t), true) => t,
             (None, false) => return Ok(()),
@@ -166,15 +164,8 @@ impl Replay {
         };
         match self.tasks.get_mut(task.as_str()) {
             None if e.kind == EventKind::Proposed => {
-                let t = proposed(e, task).map_err(bad)?;
-                self.tasks.insert(
-                    task.clone(),
-                    Replayed {
-                        last: digest,
-                        at,
-                        ..t
-                    },
-                );
+                let t = proposed(e, task, digest, at).map_err(bad)?;
+                self.tasks.insert(task.clone(), t);
                 Ok(())
             }
             None => Err(bad("kind")),
@@ -190,9 +181,9 @@ impl Replay {
     /// Holds every row to its task's replay: the first mismatch in the order of the tasks'
     /// last events (with where that event is: line, chain, seq). A task with events and no
     /// row is a mismatch at `id`; a row without events, at `last_event`.
-    pub fn compare(&self, rows: &[StoredTask<'_>]) -> Option<(Mismatch, (i64, i64, i64))> {
-        let mut first: Option<(Mismatch, (i64, i64, i64))> = None;
-        let mut keep = |m: Mismatch, at: (i64, i64, i64)| {
+    pub fn compare(&self, rows: &[StoredTask<'_>]) -> Option<(Mismatch, Place)> {
+        let mut first: Option<(Mismatch, Place)> = None;
+        let mut keep = |m: Mismatch, at: Place| {
             if first.as_ref().is_none_or(|(_, f)| at.0 < f.0) {
                 first = Some((m, at));
             }
@@ -235,8 +226,8 @@ impl Replay {
     }
 }
 
-/// A task as its `proposed` event creates it.
-fn proposed(e: &Event, task: &str) -> Result<Replayed, &'static str> {
+/// A task as its `proposed` event (sealed as `digest`, found `at`) creates it.
+fn proposed(e: &Event, task: &str, digest: Digest, at: Place) -> Result<Replayed, &'static str> {
     let (tenant, job, request) = (
         e.tenant.as_str(),
         detail_str(e, "job_id").ok_or("detail/job_id")?,
@@ -272,8 +263,8 @@ fn proposed(e: &Event, task: &str) -> Result<Replayed, &'static str> {
         decided: None,
         revoked_at: None,
         result_digest: None,
-        last: Digest::of(b""),
-        at: (0, 0, 0),
+        last: digest,
+        at,
     })
 }
 
