@@ -1215,7 +1215,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 29] = [
+const PY_SHAPES: [&str; 30] = [
     "ActionError",
     "Verdict",
     "AmendedAction",
@@ -1244,6 +1244,7 @@ const PY_SHAPES: [&str; 29] = [
     "TaskHistory",
     "AuditHead",
     "AuditBreak",
+    "ExportedHeads",
     "AuditReport",
 ];
 
