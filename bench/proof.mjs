@@ -58,7 +58,7 @@ function opensslSpeed() {
 const contenders = [
   ['`check(record)`, no proof', () => actionseal.check(record, action, plain)],
   ['`check(envelope)`, proof required', () => actionseal.check(envelope, action, signed)],
-  ['`verifyEnvelope(envelope, keys)` alone', () => actionseal.verifyEnvelope(envelope, keys)],
+  ['`verifyEnvelope(envelope, keys, at)` alone', () => actionseal.verifyEnvelope(envelope, keys, signed.now)],
   ['node:crypto `verify` (OpenSSL Ed25519), same PAE', () => verify(null, pae, opensslKey, sig)],
 ]
 const speed = []

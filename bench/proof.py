@@ -72,7 +72,7 @@ def main():
     contenders = [
         ("``check(record)``, no proof", partial(actionseal.check, record, action, plain)),
         ("``check(envelope)``, proof required", partial(actionseal.check, envelope, action, signed)),
-        ("``verify_envelope(envelope, keys)`` alone", partial(actionseal.verify_envelope, envelope, keys)),
+        ("``verify_envelope(envelope, keys, at)`` alone", partial(actionseal.verify_envelope, envelope, keys, signed["now"])),
         ("cryptography ``verify`` (OpenSSL Ed25519), same PAE", partial(openssl_key.verify, sig, pae)),
     ]
     runs = [(label, lambda f: f(), fn) for label, fn in contenders]

@@ -123,7 +123,11 @@ export type ErrorCode =
   | 'missing_proof'
   /** The keyid or passkey credential is not in the trusted key set. */
   | 'unknown_key'
-  /** The decision was made outside the validity window of the key or credential that proves it. */
+  /**
+   * The key or credential that proves the decision is not valid at the time the verifier judges
+   * it (the check's `now`, or the ledger's clock when the decision arrived), never the
+   * `decided_at` its signer wrote.
+   */
   | 'key_outside_window'
   /** The key or credential may not sign for the record's approver. */
   | 'signer_not_allowed'
@@ -171,7 +175,10 @@ export type ErrorCode =
   | 'stale_fence'
   /** A completion after the claim's lease ran out: the task's outcome is now in doubt. */
   | 'lease_expired'
-  /** A ledger operation's input is malformed (an executor, a lease, an outcome, a budget limit). */
+  /**
+   * A ledger operation's input is malformed (an executor, a lease, an outcome, a budget limit),
+   * or a proof verification's time is not a non-negative integer of ms.
+   */
   | 'invalid_request'
   /**
    * A decision envelope is malformed: a missing or unknown field, a blank identity, a bad
@@ -227,6 +234,28 @@ export type ErrorCode =
    * it first): reload the task and amend what it holds now.
    */
   | 'amend_conflict'
+  /**
+   * A decision's `decided_at` lies before its task's current round began (the proposal, the
+   * re-approval or the last amendment) or after the ledger's clock when it arrived: the time a
+   * signer writes is bounded by the ledger's own.
+   */
+  | 'decided_outside_round'
+  /**
+   * A passkey assertion's signature counter is not greater than the last one the ledger
+   * recorded for that credential, while either is non-zero (WebAuthn's sign of a cloned
+   * authenticator or a replayed assertion).
+   */
+  | 'sign_count_not_increasing'
+  /**
+   * A ledger handle asked for a weaker proof policy than the one its database records;
+   * weakening it takes an explicit, audited change of the ledger's policy.
+   */
+  | 'proof_policy_weakened'
+  /**
+   * A stored count or amount (a fence, a budget's minor units) would pass the range of a 64-bit
+   * integer: the ledger's data was altered; nothing was written.
+   */
+  | 'ledger_value_out_of_range'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -322,6 +351,14 @@ export type ObservedOutcome =
   | 'failed'
   | 'not_executed'
 
+/**
+ * Whether decisions must carry proof of who decided: a signed envelope or a passkey-approved
+ * record.
+ */
+export type ProofRequirement =
+  | 'optional'
+  | 'required'
+
 /** What an audit event records. */
 export type EventKind =
   | 'proposed'
@@ -344,6 +381,7 @@ export type EventKind =
   | 'amended'
   | 'amend_duplicate'
   | 'amend_refused'
+  | 'proof_policy_changed'
   | 'append_only_restored'
 
 /** Why an audit chain breaks. */
@@ -774,6 +812,12 @@ export interface ClaimRequest {
   lease_ms: number
   /** The budget account to reserve the contract's cost on. */
   budget?: string | null
+  /**
+   * The least the claim requires of the task's decision (`null` or left out: `optional`); the
+   * ledger's policy may require more. With `required`, a task whose decision was recorded
+   * without proof is refused (`missing_proof`), unchanged.
+   */
+  proof?: ProofRequirement | null
 }
 
 /** What `complete` takes. */
@@ -810,6 +854,18 @@ export interface BudgetLimit {
   limit_minor: number
 }
 
+/**
+ * What `setProofRequirement` takes: an explicit, audited change of the ledger's proof
+ * requirement, for every handle on its database.
+ */
+export interface SetProofRequirementRequest {
+  proof: ProofRequirement
+  /** Who changes it. */
+  actor: string
+  /** Why (1 to 1,000 characters; kept in the audit, so never argument values). */
+  reason: string
+}
+
 /** Which tasks `tasks` lists (a member left out or `null`: any). */
 export interface TaskFilter {
   state?: TaskState | null
@@ -840,6 +896,13 @@ export interface LedgerTask {
   approval_id: string | null
   /** The current approval record, once decided. */
   approval: ApprovalRecord | null
+  /** How the current decision was proven, when it carried proof. */
+  proof: DecisionProof | null
+  /**
+   * When the task began awaiting its current decision (its proposal, re-approval or last
+   * amendment): a decision is dated between it and its arrival.
+   */
+  round_started_at: number
   /** The business idempotency key: one value for the task's whole life. */
   idempotency_key: string
   proposer: string
@@ -911,6 +974,47 @@ export interface Claim {
   executor: string
   /** The exact approved action to dispatch. */
   action: ActionEnvelope
+  /**
+   * The approval record the claim was checked against (`null` for a tool that needs no
+   * approval): verify it before dispatching.
+   */
+  approval: ApprovalRecord | null
+  /** That record's decision as it was proven (`null` for a bare decision). */
+  proof: ClaimedProof | null
+}
+
+/**
+ * How a task's decision was proven: the proof without its record, who signed, and the ledger's
+ * time at which the key was judged.
+ */
+export interface DecisionProof {
+  /** A signed envelope without its payload, or a passkey assertion. */
+  proof: object
+  signer: ServiceSigner | PasskeySigner
+  /** The ledger's clock when the decision arrived. */
+  verified_at: number
+}
+
+/**
+ * A claimed decision as it was proven, whole again: verify `proven` with the executor's key set
+ * at `verified_at` (`verifyProof`).
+ */
+export interface ClaimedProof {
+  /** The signed envelope, or the passkey-approved record. */
+  proven: SignedEnvelope | PasskeyApprovedRecord
+  signer: ServiceSigner | PasskeySigner
+  /** The ledger's clock when the decision arrived, at which its key was judged. */
+  verified_at: number
+}
+
+/** The ledger's policy, as its database records it for every handle. */
+export interface LedgerPolicy {
+  /** Whether every decision must carry proof. */
+  proof: ProofRequirement
+  /** When it last changed (0: never). */
+  changed_at: number
+  /** Who changed it (`ledger`: a handle opened requiring proof). */
+  changed_by: string
 }
 
 /** What `claim` returns: drift, re-approval and rejection are outcomes, not errors. */
@@ -1217,7 +1321,10 @@ export declare class Ledger {
    * }`: `result` is `'claimed'` (dispatch `claim.action` with `claim.idempotency_key`,
    * then complete with `claim.fence`), `'tool_args_drift'` (refused; resume with
    * `approved_action`), `'awaiting_reapproval'` or `'rejected_pre_dispatch'`. Rejects with
-   * `already_claimed` when the approval was used, `task_not_claimable` when there is none.
+   * `already_claimed` when the approval was used, `task_not_claimable` when there is none,
+   * and, with `proof: 'required'` (or on a ledger that requires it), `missing_proof` for a
+   * decision recorded without proof. A won claim carries the approval record it checked
+   * and its proof (`claim.proof.proven`, to verify at `claim.proof.verified_at`).
    */
   claim(request: ClaimRequest): Promise<ClaimOutcome>
   /**
@@ -1269,6 +1376,17 @@ export declare class Ledger {
    * (rejects with `audit_chain_broken` otherwise).
    */
   auditHeads(): Promise<ExportedHeads>
+  /**
+   * The ledger's policy as its database records it for every handle: `{ proof:
+   * 'optional' | 'required', changed_at, changed_by }`.
+   */
+  policy(): Promise<LedgerPolicy>
+  /**
+   * Changes the ledger's proof requirement for every handle on its database, by `actor`,
+   * for `reason`, in an audited event (`proof_policy_changed`): the only way to stop
+   * requiring proof. Resolves to the policy.
+   */
+  setProofRequirement(request: SetProofRequirementRequest): Promise<LedgerPolicy>
   /**
    * Lets go of the database: resolves once this ledger's connections are closed (the
    * last call in flight closes them when it ends). Later calls reject with
@@ -1589,30 +1707,33 @@ export declare function shortFingerprint(digest: string): string
 export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null, exported?: ExportedHeads | null): AuditReport
 
 /**
- * Verifies a signed envelope against the executor's key set and returns `{ approval, signer:
- * { kind: 'service', keyid } }`. The keyid is only a hint where to look; trust comes from
+ * Verifies a signed envelope against the executor's key set, judging each key's validity
+ * window at `at` (ms since the epoch: the verifier's clock, `Date.now()`, or a ledger's
+ * recorded `verified_at`; never the record's `decided_at`, which its signer wrote), and
+ * returns `{ approval, signer: { kind: 'service', keyid } }`. The keyid is only a hint where to look; trust comes from
  * the key set. Throws with why it does not hold: `invalid_envelope`,
  * `payload_type_mismatch`, `unknown_key`, `invalid_signature`, `non_canonical_payload`,
  * `invalid_approval`, `key_outside_window`, `signer_not_allowed`, ... (or the key set's own
  * error).
  */
-export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet): VerifiedProof
+export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet, at: number): VerifiedProof
 
 /**
  * Verifies a passkey-approved record (an approval record with `passkey: { credential_id,
- * authenticator_data, client_data_json, signature }`) against the key set and returns `{
+ * authenticator_data, client_data_json, signature }`) against the key set, judging the
+ * credential's window at `at`, and returns `{
  * approval: <the record without its assertion>, signer: { kind: 'passkey', credential_id,
  * algorithm } }`. Throws with why it does not hold: `missing_proof`, `unknown_key`,
  * `invalid_signature`, `challenge_mismatch`, `origin_not_allowed`, `rp_id_mismatch`,
  * `user_not_verified`, `invalid_assertion`, `signer_not_allowed`, `key_outside_window`, ...
  */
-export declare function verifyPasskey(record: PasskeyApprovedRecord, keys: KeySet): VerifiedProof
+export declare function verifyPasskey(record: PasskeyApprovedRecord, keys: KeySet, at: number): VerifiedProof
 
 /**
  * `verifyEnvelope` or `verifyPasskey`, whichever proof `approval` carries; a bare record
  * throws `missing_proof`.
  */
-export declare function verifyProof(approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet): VerifiedProof
+export declare function verifyProof(approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number): VerifiedProof
 
 /**
  * Verifies what `navigator.credentials.create` returned, given as `{ credential_id,

@@ -48,11 +48,12 @@ if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
     exit 1
 fi
 
-# A clean environment with only the wheel and pytest.
+# A clean environment with only the wheel, pytest and cryptography (which makes the passkey
+# assertions the ledger's tests present).
 python3 -m venv "$scratch/venv"
 py="$scratch/venv/bin/python"
-pytest_pin="$(grep -E '^pytest==' "$here/requirements-dev.txt")"
-"$py" -m pip install --quiet --disable-pip-version-check "${wheels[0]}" "$pytest_pin"
+mapfile -t test_pins < <(grep -E '^(pytest|cryptography)==' "$here/requirements-dev.txt")
+"$py" -m pip install --quiet --disable-pip-version-check "${wheels[0]}" "${test_pins[@]}"
 
 # Run everything from the scratch directory so that nothing in the source tree can shadow
 # the installed package.

@@ -136,6 +136,7 @@ pub fn lifecycle(deciding: &Ledger, executing: &Ledger, f: &Refund, job: &str) {
             executor: "worker",
             lease_ms: 60_000,
             budget: None,
+            proof: Default::default(),
         })
         .expect("claim");
     let ClaimOutcome::Claimed(c, _) = out else {

@@ -458,7 +458,10 @@ impl Ledger {
     /// }`: `result` is `'claimed'` (dispatch `claim.action` with `claim.idempotency_key`,
     /// then complete with `claim.fence`), `'tool_args_drift'` (refused; resume with
     /// `approved_action`), `'awaiting_reapproval'` or `'rejected_pre_dispatch'`. Rejects with
-    /// `already_claimed` when the approval was used, `task_not_claimable` when there is none.
+    /// `already_claimed` when the approval was used, `task_not_claimable` when there is none,
+    /// and, with `proof: 'required'` (or on a ledger that requires it), `missing_proof` for a
+    /// decision recorded without proof. A won claim carries the approval record it checked
+    /// and its proof (`claim.proof.proven`, to verify at `claim.proof.verified_at`).
     #[napi(
         ts_args_type = "request: ClaimRequest",
         ts_return_type = "Promise<ClaimOutcome>"
@@ -587,6 +590,26 @@ impl Ledger {
         self.start(&env, Call::AuditHeads, |_| object(Vec::new()))
     }
 
+    /// The ledger's policy as its database records it for every handle: `{ proof:
+    /// 'optional' | 'required', changed_at, changed_by }`.
+    #[napi(ts_return_type = "Promise<LedgerPolicy>")]
+    pub fn policy(&self, env: Env) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Policy, |_| object(Vec::new()))
+    }
+
+    /// Changes the ledger's proof requirement for every handle on its database, by `actor`,
+    /// for `reason`, in an audited event (`proof_policy_changed`): the only way to stop
+    /// requiring proof. Resolves to the policy.
+    #[napi(
+        ts_args_type = "request: SetProofRequirementRequest",
+        ts_return_type = "Promise<LedgerPolicy>"
+    )]
+    pub fn set_proof_requirement(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::SetProofRequirement, |js| {
+            owned(js, request.raw())
+        })
+    }
+
     /// Lets go of the database: resolves once this ledger's connections are closed (the
     /// last call in flight closes them when it ends). Later calls reject with
     /// `ledger_unavailable`. Without it, the connections close when the garbage collector
@@ -677,6 +700,7 @@ pub fn verify_audit(
             recorded: &heads,
             exported: &exported,
             rows: None,
+            policy: None,
         };
         let report = text::with_bytes(js, jsonl.raw(), &Options::default(), |bytes, _| {
             Ok(actionseal_core::ledger::verify_audit_with(bytes, &expected).to_value())

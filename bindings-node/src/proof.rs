@@ -144,59 +144,65 @@ pub fn public_key(env: Env, key: Unknown<'_>) -> Result<Unknown<'static>> {
     json(&env, [key.raw()], |[k]| proof::public_jwk(k))
 }
 
-/// Verifies a signed envelope against the executor's key set and returns `{ approval, signer:
-/// { kind: 'service', keyid } }`. The keyid is only a hint where to look; trust comes from
+/// Verifies a signed envelope against the executor's key set, judging each key's validity
+/// window at `at` (ms since the epoch: the verifier's clock, `Date.now()`, or a ledger's
+/// recorded `verified_at`; never the record's `decided_at`, which its signer wrote), and
+/// returns `{ approval, signer: { kind: 'service', keyid } }`. The keyid is only a hint where to look; trust comes from
 /// the key set. Throws with why it does not hold: `invalid_envelope`,
 /// `payload_type_mismatch`, `unknown_key`, `invalid_signature`, `non_canonical_payload`,
 /// `invalid_approval`, `key_outside_window`, `signer_not_allowed`, ... (or the key set's own
 /// error).
 #[napi(
-    ts_args_type = "envelope: SignedEnvelope, keys: KeySet",
+    ts_args_type = "envelope: SignedEnvelope, keys: KeySet, at: number",
     ts_return_type = "VerifiedProof"
 )]
 pub fn verify_envelope(
     env: Env,
     envelope: Unknown<'_>,
     keys: Unknown<'_>,
+    at: Unknown<'_>,
 ) -> Result<Unknown<'static>> {
-    json(&env, [envelope.raw(), keys.raw()], |[e, k]| {
-        proof::verify(e, k, Accept::Envelope)
+    json(&env, [envelope.raw(), keys.raw(), at.raw()], |[e, k, t]| {
+        proof::verify(e, k, t, Accept::Envelope)
     })
 }
 
 /// Verifies a passkey-approved record (an approval record with `passkey: { credential_id,
-/// authenticator_data, client_data_json, signature }`) against the key set and returns `{
+/// authenticator_data, client_data_json, signature }`) against the key set, judging the
+/// credential's window at `at`, and returns `{
 /// approval: <the record without its assertion>, signer: { kind: 'passkey', credential_id,
 /// algorithm } }`. Throws with why it does not hold: `missing_proof`, `unknown_key`,
 /// `invalid_signature`, `challenge_mismatch`, `origin_not_allowed`, `rp_id_mismatch`,
 /// `user_not_verified`, `invalid_assertion`, `signer_not_allowed`, `key_outside_window`, ...
 #[napi(
-    ts_args_type = "record: PasskeyApprovedRecord, keys: KeySet",
+    ts_args_type = "record: PasskeyApprovedRecord, keys: KeySet, at: number",
     ts_return_type = "VerifiedProof"
 )]
 pub fn verify_passkey(
     env: Env,
     record: Unknown<'_>,
     keys: Unknown<'_>,
+    at: Unknown<'_>,
 ) -> Result<Unknown<'static>> {
-    json(&env, [record.raw(), keys.raw()], |[r, k]| {
-        proof::verify(r, k, Accept::Passkey)
+    json(&env, [record.raw(), keys.raw(), at.raw()], |[r, k, t]| {
+        proof::verify(r, k, t, Accept::Passkey)
     })
 }
 
 /// `verifyEnvelope` or `verifyPasskey`, whichever proof `approval` carries; a bare record
 /// throws `missing_proof`.
 #[napi(
-    ts_args_type = "approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet",
+    ts_args_type = "approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number",
     ts_return_type = "VerifiedProof"
 )]
 pub fn verify_proof(
     env: Env,
     approval: Unknown<'_>,
     keys: Unknown<'_>,
+    at: Unknown<'_>,
 ) -> Result<Unknown<'static>> {
-    json(&env, [approval.raw(), keys.raw()], |[a, k]| {
-        proof::verify(a, k, Accept::Either)
+    json(&env, [approval.raw(), keys.raw(), at.raw()], |[a, k, t]| {
+        proof::verify(a, k, t, Accept::Either)
     })
 }
 

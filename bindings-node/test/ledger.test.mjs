@@ -171,9 +171,14 @@ for (const engine of engines()) {
       // values, which the task keeps): together they are the envelope again.
       const { payload, ...signatures } = envelope
       assert.deepEqual([detail.signer, detail.proof], [decided.signer, signatures])
-      assert.deepEqual(api.verifyProof({ ...detail.proof, payload }, keys).approval, decided.task.approval)
+      assert.deepEqual(api.verifyProof({ ...detail.proof, payload }, keys, detail.verified_at).approval, decided.task.approval)
       const out = await ledger.claim({ task_id: task.id, action: task.action, facts: facts(REFUND), executor: 'w1', lease_ms: 60_000 })
       assert.equal(out.result, 'claimed')
+      // The claim carries what it checked: the record, and its proof whole again.
+      assert.deepEqual(out.claim.approval, record)
+      assert.deepEqual(out.claim.proof.proven, envelope)
+      assert.equal(out.claim.proof.verified_at, decided.task.proof.verified_at)
+      assert.deepEqual(api.verifyProof(out.claim.proof.proven, keys, out.claim.proof.verified_at).approval, record)
       assert.ok((await ledger.auditVerify()).valid)
       await ledger.close()
 
@@ -185,6 +190,34 @@ for (const engine of engines()) {
       await plain.close()
       const bad = await coded(Ledger.open('sqlite::memory:', { proof: { required: 'yes', keys } }))
       assert.deepEqual([bad.code, bad.path], ['invalid_context', '/proof/required'])
+    })
+
+    it('proof required binds every handle on the database (the red-team case)', async () => {
+      const key = api.SigningKey.generate()
+      const keys = { service_keys: { [key.keyid]: { key: key.publicJwk } } }
+      const clock = new ManualClock(COMMON.start)
+      const now = COMMON.start
+      const url = freshFor(engine).url()
+      const stale = await Ledger.open(url, { clock })
+      const strict = await Ledger.open(url, { clock, proof: { required: true, keys } })
+      assert.equal((await strict.policy()).proof, 'required')
+      const task = await strict.propose({ action: refund('job-1'), contract: REFUND, proposer: 'agent' })
+      const second = await Ledger.open(url, { clock })
+      assert.equal((await coded(second.decide(decision(task, 'dec-1', now)))).code, 'missing_proof')
+      const weaker = await coded(Ledger.open(url, { clock, proof: { required: false, keys } }))
+      assert.equal(weaker.code, 'proof_policy_weakened')
+      // A handle opened before the requirement records a bare decision; claims refuse it.
+      await stale.decide(decision(task, 'dec-1', now))
+      const claim = { task_id: task.id, action: task.action, facts: facts(REFUND), executor: 'w1', lease_ms: 60_000 }
+      assert.equal((await coded(stale.claim({ ...claim, proof: 'required' }))).code, 'missing_proof')
+      assert.equal((await coded(strict.claim(claim))).code, 'missing_proof')
+      assert.equal((await strict.task(task.id)).state, 'approved')
+      const changed = await second.setProofRequirement({ proof: 'optional', actor: 'admin', reason: 'pilot ended' })
+      assert.deepEqual([changed.proof, changed.changed_by], ['optional', 'admin'])
+      const lines = (await strict.auditExport()).split('\n').filter((l) => l.includes('proof_policy_changed'))
+      assert.equal(lines.length, 2)
+      assert.ok(lines[1].includes('pilot ended'))
+      for (const l of [stale, strict, second]) await l.close()
     })
 
     it('a claim race between async callers: exactly one winner per task', async () => {

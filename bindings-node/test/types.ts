@@ -141,15 +141,15 @@ const same2: Ed25519Jwk = publicKey(publicJwk.x)
 const reloaded = new SigningKey(privateJwk)
 const signed: SignedEnvelope = reloaded.sign(record)
 const keys: KeySet = { service_keys: { [key.keyid]: { key: publicJwk, approvers: ['bob'], valid_from: 0 } } }
-const proven: VerifiedProof = verifyEnvelope(signed, keys)
+const proven: VerifiedProof = verifyEnvelope(signed, keys, Date.now())
 const who: string = proven.signer.kind === 'service' ? proven.signer.keyid : proven.signer.credential_id
 const challenge: string = passkeyChallenge(record)
 const withPasskey: PasskeyApprovedRecord = {
   ...record,
   passkey: { credential_id: 'AA', authenticator_data: 'AA', client_data_json: 'AA', signature: 'AA' },
 }
-const either: VerifiedProof = verifyProof(signed, keys)
-const passkeyProven: VerifiedProof = verifyPasskey(withPasskey, keys)
+const either: VerifiedProof = verifyProof(signed, keys, Date.now())
+const passkeyProven: VerifiedProof = verifyPasskey(withPasskey, keys, Date.now())
 const registered: PasskeyCredential = verifyRegistration(
   { credential_id: 'AA', attestation_object: 'AA', client_data_json: 'AA' }, challenge,
   { rp_id: 'example.com', origins: ['https://example.com'] },

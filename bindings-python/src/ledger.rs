@@ -452,6 +452,25 @@ impl PyLedger {
         self.call(py, Call::Tasks, &[], filter)
     }
 
+    /// The ledger's policy as its database records it for every handle: ``{"proof":
+    /// "optional" | "required", "changed_at", "changed_by"}``.
+    fn policy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Policy, &[], None)
+    }
+
+    /// Changes the ledger's proof requirement (``"optional"`` or ``"required"``) for every
+    /// handle on its database, ``actor=`` and ``reason=``, in an audited event
+    /// (``proof_policy_changed``); the only way to stop requiring proof. Returns the policy.
+    #[pyo3(signature = (proof, **request), text_signature = "(self, proof, *, actor, reason)")]
+    fn set_proof_requirement<'py>(
+        &self,
+        py: Python<'py>,
+        proof: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::SetProofRequirement, &[("proof", proof)], request)
+    }
+
     /// The whole audit as JSON Lines (one event with its digest per line), which
     /// ``actionseal.verify_audit`` verifies in any runtime.
     fn audit_export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -435,6 +435,7 @@ mod _actionseal {
             recorded: &heads,
             exported: &exported,
             rows: None,
+            policy: None,
         };
         let report = on_text(py, bytes.len(), || {
             actionseal_core::ledger::verify_audit_with(bytes, &expected).to_value()

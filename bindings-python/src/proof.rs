@@ -107,7 +107,9 @@ pub(crate) fn public_key<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Py
 }
 
 /// Verifies a signed envelope against the executor's key set (``{"service_keys",
-/// "passkeys", "webauthn"}``) and returns ``{"approval": <the record>, "signer": {"kind":
+/// "passkeys", "webauthn"}``), judging each key's validity window at ``at`` (ms since the
+/// epoch: the verifier's own clock, or a ledger's recorded ``verified_at``; never the record's
+/// ``decided_at``, which its signer wrote), and returns ``{"approval": <the record>, "signer": {"kind":
 /// "service", "keyid"}}``. The keyid is only a hint where to look; trust comes from the key
 /// set. Raises ActionsealError with why it does not hold: ``invalid_envelope``,
 /// ``payload_type_mismatch``, ``unknown_key``, ``invalid_signature``,
@@ -117,15 +119,16 @@ pub(crate) fn public_key<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Py
 pub(crate) fn verify_envelope<'py>(
     envelope: &Bound<'py, PyAny>,
     keys: &Bound<'py, PyAny>,
+    at: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    call(envelope.py(), [envelope, keys], |[e, k]| {
-        proof::verify(e, k, Accept::Envelope)
+    call(envelope.py(), [envelope, keys, at], |[e, k, t]| {
+        proof::verify(e, k, t, Accept::Envelope)
     })
 }
 
 /// Verifies a passkey-approved record (an approval record with ``"passkey":
 /// {"credential_id", "authenticator_data", "client_data_json", "signature"}``) against the
-/// key set and returns ``{"approval": <the record without its assertion>, "signer": {"kind":
+/// key set, judging the credential's window at ``at``, and returns ``{"approval": <the record without its assertion>, "signer": {"kind":
 /// "passkey", "credential_id", "algorithm"}}``. Raises ActionsealError with why it does not
 /// hold: ``missing_proof``, ``unknown_key``, ``invalid_signature``, ``challenge_mismatch``,
 /// ``origin_not_allowed``, ``rp_id_mismatch``, ``user_not_verified``, ``invalid_assertion``,
@@ -134,9 +137,10 @@ pub(crate) fn verify_envelope<'py>(
 pub(crate) fn verify_passkey<'py>(
     record: &Bound<'py, PyAny>,
     keys: &Bound<'py, PyAny>,
+    at: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    call(record.py(), [record, keys], |[r, k]| {
-        proof::verify(r, k, Accept::Passkey)
+    call(record.py(), [record, keys, at], |[r, k, t]| {
+        proof::verify(r, k, t, Accept::Passkey)
     })
 }
 
@@ -146,9 +150,10 @@ pub(crate) fn verify_passkey<'py>(
 pub(crate) fn verify_proof<'py>(
     approval: &Bound<'py, PyAny>,
     keys: &Bound<'py, PyAny>,
+    at: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    call(approval.py(), [approval, keys], |[a, k]| {
-        proof::verify(a, k, Accept::Either)
+    call(approval.py(), [approval, keys, at], |[a, k, t]| {
+        proof::verify(a, k, t, Accept::Either)
     })
 }
 

@@ -161,7 +161,9 @@ class Scenario:
                 d = {
                     "approval_id": apr, "decision_id": step["decision_id"], "job_id": t["job_id"],
                     "request_id": t["request_id"], "action_digest": digest, "decision": step["decision"],
-                    "approver": COMMON["approver"], "decided_at": now, "expires_at": now + step["ttl"],
+                    "approver": COMMON["approver"],
+                    "decided_at": COMMON["start"] + step["decided_at"] if "decided_at" in step else now,
+                    "expires_at": now + step["ttl"],
                 }
                 self.sent.setdefault(step["decision_id"], d)
             r = l.decide(d)
@@ -263,6 +265,75 @@ def _amend_under_another_contract():
     s.ledger.amend(t["id"], edited, newer, amends=t["action_digest"], reviewer="user:carol", reason="r")
 
 
+def _b64u(b):
+    import base64
+
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
+
+PASSKEY_RP, PASSKEY_ORIGIN = "example.com", "https://example.com"
+
+
+def _passkey():
+    """The test's EdDSA passkey: its private key and its credential id."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(bytes([2]) * 32), _b64u(bytes([5]) * 16)
+
+
+def passkey_keys(approver):
+    """A key set that trusts the test's passkey for ``approver``."""
+    key, credential = _passkey()
+    cose = bytes([0xA4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, 0x58, 0x20]) + key.public_key().public_bytes_raw()
+    return {"passkeys": {credential: {"public_key": _b64u(cose), "approver": approver}},
+            "webauthn": {"rp_id": PASSKEY_RP, "origins": [PASSKEY_ORIGIN]}}
+
+
+def passkey_approved(record, count):
+    """``record`` approved with the test's passkey, its signature counter at ``count``."""
+    key, credential = _passkey()
+    client_data = json.dumps({"type": "webauthn.get", "challenge": actionseal.passkey_challenge(record),
+                              "origin": PASSKEY_ORIGIN}).encode()
+    auth_data = hashlib.sha256(PASSKEY_RP.encode()).digest() + bytes([0x05]) + count.to_bytes(4, "big")
+    signature = key.sign(auth_data + hashlib.sha256(client_data).digest())
+    return dict(record, passkey={
+        "credential_id": credential, "authenticator_data": _b64u(auth_data),
+        "client_data_json": _b64u(client_data), "signature": _b64u(signature)})
+
+
+def _passkey_counter_reused():
+    """Two decisions approved with one passkey whose counter did not move: a clone."""
+    clock = actionseal.ManualClock(COMMON["start"])
+    contract = contract_of("refund")
+    ids = {k: COMMON["ids"][k] for k in ("tenant", "subject", "request_id", "policy_version")}
+    args = {"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}
+    proof = {"required": True, "keys": passkey_keys(COMMON["approver"])}
+    ledger = actionseal.Ledger("sqlite::memory:", clock=clock, proof=proof)
+    for job in ("job-1", "job-2"):
+        task = ledger.propose(actionseal.action(contract, args, job_id=job, **ids), contract, proposer="agent")
+        now = clock.now
+        record = actionseal.approve(task["action"], approval_id=task["approval_id"], decision_id=f"d-{job}",
+                                    decision="approved", approver=COMMON["approver"], decided_at=now,
+                                    expires_at=now + 3_600_000)
+        ledger.decide(passkey_approved(record, 7))
+
+
+def _proof_policy_weakened():
+    import tempfile
+
+    url = "sqlite:" + os.path.join(tempfile.mkdtemp(prefix="actionseal-ledger-"), "ledger.db")
+    actionseal.Ledger(url, proof={"required": True, "keys": {}}).close()
+    actionseal.Ledger(url, proof={"required": False, "keys": {}})
+
+
+def _amended_past_the_range(url, task):
+    ledger = actionseal.Ledger(url)
+    edited = json.loads(json.dumps(task["action"]))
+    edited["args"]["amount_minor"] = 2000
+    ledger.amend(task["id"], edited, contract_of("refund"), amends=task["action_digest"],
+                 reviewer="user:carol", reason="r")
+
+
 def _not_sqlite():
     import tempfile
 
@@ -312,6 +383,11 @@ def error_sources():
                 lambda: _tampered("UPDATE ledger_schema SET version = 99", lambda url, t: actionseal.Ledger(url))))
     out.append(("ledger_storage", "a stored action that does not parse",
                 lambda: _tampered("UPDATE ledger_tasks SET action = '{'", lambda url, t: actionseal.Ledger(url).task(t["id"]))))
+    out.append(("ledger_value_out_of_range", "an amendment count at the end of the range",
+                lambda: _tampered("UPDATE ledger_tasks SET amendments = 9223372036854775807", _amended_past_the_range)))
+    out.append(("proof_policy_weakened", "a handle that does not require the proof its ledger does",
+                _proof_policy_weakened))
+    out.append(("sign_count_not_increasing", "a passkey whose counter did not move", _passkey_counter_reused))
     out.append(("audit_chain_broken", "an event that is not an event",
                 lambda: _tampered("UPDATE ledger_events SET body = '{}'", lambda url, t: actionseal.Ledger(url).history(t["id"]))))
     out.append(("ledger_schema_invalid", "a schema version no actionseal wrote",

@@ -211,9 +211,16 @@ def test_proven_decisions(fresh):
         assert detail["signer"] == decided["signer"]
         assert detail["proof"] == {k: v for k, v in envelope.items() if k != "payload"}
         whole = dict(detail["proof"], payload=envelope["payload"])
-        assert actionseal.verify_proof(whole, keys)["approval"] == decided["task"]["approval"]
+        verified = actionseal.verify_proof(whole, keys, detail["verified_at"])
+        assert verified["approval"] == decided["task"]["approval"]
         out = ledger.claim(task["id"], task["action"], facts_for(REFUND), executor="w1", lease_ms=60_000)
         assert out["result"] == "claimed"
+        # The claim carries what it checked: the record, and its proof whole again.
+        claim = out["claim"]
+        assert claim["approval"] == record
+        assert claim["proof"]["proven"] == envelope
+        assert claim["proof"]["verified_at"] == decided["task"]["proof"]["verified_at"]
+        assert actionseal.verify_proof(claim["proof"]["proven"], keys, claim["proof"]["verified_at"])["approval"] == record
         assert ledger.audit_verify()["valid"]
 
     # Without the option a bare decision is recorded (signer: None), and a proof cannot be
@@ -224,6 +231,40 @@ def test_proven_decisions(fresh):
         assert ledger.decide(decision(task, "dec-1", now))["signer"] is None
     err = error_of(actionseal.Ledger, "sqlite::memory:", proof={"required": "yes", "keys": keys})
     assert (err.code, err.path) == ("invalid_context", "/proof/required")
+
+
+def test_proof_required_binds_every_handle(fresh):
+    """The red-team case: "proof required" is the database's. A second handle without a
+    policy takes it (a bare decision is refused), one that says proof is optional is refused
+    at open, a claim can require proof itself, and only an audited change weakens it."""
+    key = actionseal.SigningKey.generate()
+    keys = {"service_keys": {key.keyid: {"key": key.public_jwk}}}
+    clock = actionseal.ManualClock(COMMON["start"])
+    now = COMMON["start"]
+    url = fresh.url()
+    stale = actionseal.Ledger(url, clock=clock)
+    strict = actionseal.Ledger(url, clock=clock, proof={"required": True, "keys": keys})
+    assert strict.policy()["proof"] == "required"
+    task = strict.propose(refund("job-1"), REFUND, proposer="agent")
+    second = actionseal.Ledger(url, clock=clock)
+    assert error_of(second.decide, decision(task, "dec-1", now)).code == "missing_proof"
+    err = error_of(actionseal.Ledger, url, clock=clock, proof={"required": False, "keys": keys})
+    assert err.code == "proof_policy_weakened"
+    # A handle opened before the requirement records a bare decision; a claim requiring
+    # proof refuses it, and so does the strict handle's.
+    stale.decide(decision(task, "dec-1", now))
+    for ledger, proof in [(stale, "required"), (strict, None)]:
+        err = error_of(ledger.claim, task["id"], task["action"], facts_for(REFUND),
+                       executor="w1", lease_ms=60_000, proof=proof)
+        assert err.code == "missing_proof"
+    assert strict.task(task["id"])["state"] == "approved"
+    changed = second.set_proof_requirement("optional", actor="admin", reason="pilot ended")
+    assert (changed["proof"], changed["changed_by"]) == ("optional", "admin")
+    kinds = [line for line in strict.audit_export().splitlines() if "proof_policy_changed" in line]
+    assert len(kinds) == 2 and "pilot ended" in kinds[1]
+    assert error_of(second.set_proof_requirement, "never", actor="admin", reason="x").code == "invalid_request"
+    for ledger in (stale, strict, second):
+        ledger.close()
 
 
 def test_claim_race_between_threads(fresh):

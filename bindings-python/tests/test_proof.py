@@ -62,7 +62,7 @@ def run_op(doc):
         key = actionseal.SigningKey(actionseal.loads(doc["key"]))
         return {"envelope": actionseal.canonicalize(key.sign(actionseal.loads(doc["approval"])))}
     if op == "verify":
-        return verified(actionseal.verify_proof(actionseal.loads(doc["approval"]), actionseal.loads(doc["keys"])))
+        return verified(actionseal.verify_proof(actionseal.loads(doc["approval"]), actionseal.loads(doc["keys"]), doc["at"]))
     if op == "register":
         registration = actionseal.loads(doc["registration"])
         return actionseal.verify_registration(registration, doc["challenge"], actionseal.loads(doc["webauthn"]))
@@ -95,7 +95,7 @@ def test_signed_vector(path):
         approval, keys = actionseal.loads(doc["approval"]), actionseal.loads(doc["keys"])
         if "payloadType" in approval:
             try:
-                got = verified(actionseal.verify_envelope(approval, keys))
+                got = verified(actionseal.verify_envelope(approval, keys, doc["at"]))
             except actionseal.ActionsealError as e:
                 got = refused(e)
             assert got == doc["expect"]
@@ -112,7 +112,7 @@ def test_passkey_vector(path):
     if doc["op"] == "verify":
         approval, keys = actionseal.loads(doc["approval"]), actionseal.loads(doc["keys"])
         try:
-            got = verified(actionseal.verify_passkey(approval, keys))
+            got = verified(actionseal.verify_passkey(approval, keys, doc["at"]))
         except actionseal.ActionsealError as e:
             got = refused(e)
         assert got == doc["expect"]
@@ -162,11 +162,12 @@ def test_a_new_key_signs_what_its_key_set_verifies():
     assert envelope["signatures"][0]["keyid"] == key.keyid
     assert key.sign(record) == envelope, "Ed25519 is deterministic"
     keys = {"service_keys": {key.keyid: {"key": jwk, "approvers": [record["approver"]]}}}
-    assert actionseal.verify_envelope(envelope, keys) == {
+    now = example("context.json")["now"]
+    assert actionseal.verify_envelope(envelope, keys, now) == {
         "approval": record,
         "signer": {"keyid": key.keyid, "kind": "service"},
     }
-    assert actionseal.verify_proof(envelope, keys) == actionseal.verify_envelope(envelope, keys)
+    assert actionseal.verify_proof(envelope, keys, now) == actionseal.verify_envelope(envelope, keys, now)
 
     # check: permitted with proof required; the same envelope under another key is not.
     context = dict(example("context.json"), proof={"required": True, "keys": keys})
@@ -174,7 +175,7 @@ def test_a_new_key_signs_what_its_key_set_verifies():
     assert actionseal.check(record, example("action.json"), context)["reasons"] == ["proof_missing"]
     forged = other.sign(record)
     assert actionseal.check(forged, example("action.json"), context)["reasons"] == ["key_untrusted"]
-    err = error_of(actionseal.verify_envelope, forged, keys)
+    err = error_of(actionseal.verify_envelope, forged, keys, now)
     assert (err.code, err.path) == ("unknown_key", "/signatures/0/keyid")
 
 
@@ -185,10 +186,14 @@ def test_arguments_of_the_wrong_type_are_coded_errors():
         (actionseal.public_key, ({1, 2},), "unsupported_type"),
         (actionseal.SigningKey, (7,), "invalid_key"),
         (actionseal.SigningKey, (b"seed",), "unsupported_type"),
-        (actionseal.verify_proof, (record, 7), "invalid_key_set"),
-        (actionseal.verify_proof, (record, {"service_keys": {1, 2}}), "unsupported_type"),
-        (actionseal.verify_envelope, (record, {}), "invalid_envelope"),
-        (actionseal.verify_passkey, (record, {}), "missing_proof"),
+        (actionseal.verify_proof, (record, 7, 0), "invalid_key_set"),
+        (actionseal.verify_proof, (record, {"service_keys": {1, 2}}, 0), "unsupported_type"),
+        (actionseal.verify_envelope, (record, {}, 0), "invalid_envelope"),
+        (actionseal.verify_passkey, (record, {}, 0), "missing_proof"),
+        # The time a key is judged at: a non-negative integer of ms.
+        (actionseal.verify_proof, (record, {}, -1), "invalid_request"),
+        (actionseal.verify_proof, (record, {}, 1.5), "invalid_request"),
+        (actionseal.verify_proof, (record, {}, True), "invalid_request"),
         (actionseal.verify_registration, ({}, 7, {}), "invalid_base64"),
         (actionseal.verify_registration, ({}, "AAAA", {}), "invalid_key_set"),
         (actionseal.ed25519_verify, ("x" * 43, b"", "AA"), "unsupported_type"),

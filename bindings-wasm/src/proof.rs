@@ -119,27 +119,32 @@ pub fn public_key(
     json([&key], |[k]| proof::public_jwk(k))
 }
 
-/// Verifies a signed envelope against the executor's key set and returns `{ approval, signer:
+/// Verifies a signed envelope against the executor's key set, judging each key's validity
+/// window at `at` (ms: the verifier's `Date.now()`, or a ledger's recorded `verified_at`;
+/// never the record's `decided_at`, which its signer wrote), and returns `{ approval, signer:
 /// { kind: 'service', keyid } }`. The keyid is only a hint; trust comes from the key set.
 #[wasm_bindgen(js_name = verifyEnvelope, unchecked_return_type = "VerifiedProof")]
 pub fn verify_envelope(
     #[wasm_bindgen(unchecked_param_type = "SignedEnvelope")] envelope: JsValue,
     #[wasm_bindgen(unchecked_param_type = "KeySet")] keys: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] at: JsValue,
 ) -> Result<JsValue, JsValue> {
-    json([&envelope, &keys], |[e, k]| {
-        proof::verify(e, k, Accept::Envelope)
+    json([&envelope, &keys, &at], |[e, k, t]| {
+        proof::verify(e, k, t, Accept::Envelope)
     })
 }
 
-/// Verifies a passkey-approved record against the key set and returns `{ approval: <the
+/// Verifies a passkey-approved record against the key set, judging the credential at `at`,
+/// and returns `{ approval: <the
 /// record without its assertion>, signer: { kind: 'passkey', credential_id, algorithm } }`.
 #[wasm_bindgen(js_name = verifyPasskey, unchecked_return_type = "VerifiedProof")]
 pub fn verify_passkey(
     #[wasm_bindgen(unchecked_param_type = "PasskeyApprovedRecord")] record: JsValue,
     #[wasm_bindgen(unchecked_param_type = "KeySet")] keys: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] at: JsValue,
 ) -> Result<JsValue, JsValue> {
-    json([&record, &keys], |[r, k]| {
-        proof::verify(r, k, Accept::Passkey)
+    json([&record, &keys, &at], |[r, k, t]| {
+        proof::verify(r, k, t, Accept::Passkey)
     })
 }
 
@@ -150,9 +155,10 @@ pub fn verify_proof(
     #[wasm_bindgen(unchecked_param_type = "SignedEnvelope | PasskeyApprovedRecord")]
     approval: JsValue,
     #[wasm_bindgen(unchecked_param_type = "KeySet")] keys: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] at: JsValue,
 ) -> Result<JsValue, JsValue> {
-    json([&approval, &keys], |[a, k]| {
-        proof::verify(a, k, Accept::Either)
+    json([&approval, &keys, &at], |[a, k, t]| {
+        proof::verify(a, k, t, Accept::Either)
     })
 }
 

@@ -127,7 +127,11 @@ export type ErrorCode =
   | 'missing_proof'
   /** The keyid or passkey credential is not in the trusted key set. */
   | 'unknown_key'
-  /** The decision was made outside the validity window of the key or credential that proves it. */
+  /**
+   * The key or credential that proves the decision is not valid at the time the verifier judges
+   * it (the check's `now`, or the ledger's clock when the decision arrived), never the
+   * `decided_at` its signer wrote.
+   */
   | 'key_outside_window'
   /** The key or credential may not sign for the record's approver. */
   | 'signer_not_allowed'
@@ -175,7 +179,10 @@ export type ErrorCode =
   | 'stale_fence'
   /** A completion after the claim's lease ran out: the task's outcome is now in doubt. */
   | 'lease_expired'
-  /** A ledger operation's input is malformed (an executor, a lease, an outcome, a budget limit). */
+  /**
+   * A ledger operation's input is malformed (an executor, a lease, an outcome, a budget limit),
+   * or a proof verification's time is not a non-negative integer of ms.
+   */
   | 'invalid_request'
   /**
    * A decision envelope is malformed: a missing or unknown field, a blank identity, a bad
@@ -231,6 +238,28 @@ export type ErrorCode =
    * it first): reload the task and amend what it holds now.
    */
   | 'amend_conflict'
+  /**
+   * A decision's `decided_at` lies before its task's current round began (the proposal, the
+   * re-approval or the last amendment) or after the ledger's clock when it arrived: the time a
+   * signer writes is bounded by the ledger's own.
+   */
+  | 'decided_outside_round'
+  /**
+   * A passkey assertion's signature counter is not greater than the last one the ledger
+   * recorded for that credential, while either is non-zero (WebAuthn's sign of a cloned
+   * authenticator or a replayed assertion).
+   */
+  | 'sign_count_not_increasing'
+  /**
+   * A ledger handle asked for a weaker proof policy than the one its database records;
+   * weakening it takes an explicit, audited change of the ledger's policy.
+   */
+  | 'proof_policy_weakened'
+  /**
+   * A stored count or amount (a fence, a budget's minor units) would pass the range of a 64-bit
+   * integer: the ledger's data was altered; nothing was written.
+   */
+  | 'ledger_value_out_of_range'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

@@ -109,8 +109,8 @@ export function signAndVerify(record: ApprovalRecord, keys: KeySet): [VerifiedPr
   const key = SigningKey.generate();
   try {
     const envelope: SignedEnvelope = key.sign(record);
-    const proven: VerifiedProof = verifyEnvelope(envelope, keys);
-    const again: VerifiedProof = verifyProof(envelope, keys);
+    const proven: VerifiedProof = verifyEnvelope(envelope, keys, Date.now());
+    const again: VerifiedProof = verifyProof(envelope, keys, Date.now());
     void again;
     return [proven, passkeyChallenge(proven.approval)];
   } finally {
@@ -119,4 +119,4 @@ export function signAndVerify(record: ApprovalRecord, keys: KeySet): [VerifiedPr
 }
 
 // @ts-expect-error: a key set holds keys by keyid, not a list
-verifyEnvelope({} as SignedEnvelope, { service_keys: [] });
+verifyEnvelope({} as SignedEnvelope, { service_keys: [] }, 0);

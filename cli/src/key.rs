@@ -54,12 +54,17 @@ enum KeyCommand {
     /// `{"approval": <record>, "signer": {...}}`.
     ///
     /// The keyid in an envelope is only a hint: trust comes from the key set, with each key's
-    /// validity window and the approvers it may sign for.
+    /// validity window and the approvers it may sign for. The window is judged at this
+    /// machine's clock, or at `--at` (a ledger's recorded `verified_at`, say), never at the
+    /// record's own `decided_at`, which its signer wrote.
     #[command(after_help = EXIT_STATUS)]
     Verify {
         /// The trusted key set: {"service_keys", "passkeys", "webauthn"}.
         #[arg(long, value_name = "FILE")]
         keys: PathBuf,
+        /// The time to judge each key's window at, in ms since the epoch (default: now).
+        #[arg(long, value_name = "MS")]
+        at: Option<i64>,
         /// The envelope or passkey-approved record; stdin when absent or `-`.
         approval: Option<PathBuf>,
     },
@@ -83,11 +88,14 @@ pub(crate) fn run(args: KeyArgs) -> Result<(), Failure> {
             let envelope = sign_approval(&record, &key).map_err(Failure::Input)?;
             line(&envelope)
         }
-        KeyCommand::Verify { keys, approval } => {
+        KeyCommand::Verify { keys, at, approval } => {
             let set = KeySet::from_value(&read(Some(&keys), &options)?)
                 .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
             let presented = read(approval.as_deref(), &options)?;
-            match verify_proof(&presented, &set) {
+            let at = at.unwrap_or_else(|| {
+                actionseal_ledger::Clock::now_ms(&actionseal_ledger::SystemClock)
+            });
+            match verify_proof(&presented, &set, at) {
                 Ok(verified) => line(&verified.to_value()),
                 Err(e) => {
                     eprintln!("error: {e}");

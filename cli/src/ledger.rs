@@ -5,7 +5,9 @@ use crate::Failure;
 use actionseal_core::ledger::{
     verify_audit_with, Expected, ExportedHeads, Observed, Reported, State,
 };
-use actionseal_core::{canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy};
+use actionseal_core::{
+    canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
+};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, LedgerOptions};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -92,7 +94,9 @@ enum LedgerCommand {
         /// "webauthn"}. Without it, no proof verifies (unknown_key).
         #[arg(long, value_name = "FILE")]
         keys: Option<PathBuf>,
-        /// Refuse a decision that carries no proof (missing_proof).
+        /// Refuse a decision that carries no proof (missing_proof), and record that every
+        /// handle on the ledger must (without it, `--keys` on a ledger that requires proof is
+        /// refused as proof_policy_weakened).
         #[arg(long, requires = "keys")]
         require_proof: bool,
     },
@@ -114,6 +118,10 @@ enum LedgerCommand {
         /// How long the claim holds before the task's outcome is in doubt.
         #[arg(long, value_name = "MS", default_value_t = 300_000)]
         lease_ms: i64,
+        /// Refuse a task whose decision was recorded without proof (missing_proof); the
+        /// ledger's own policy may require it anyway.
+        #[arg(long)]
+        require_proof: bool,
         /// A budget account to reserve the contract's cost on.
         #[arg(long, value_name = "NAME")]
         budget: Option<String>,
@@ -183,6 +191,19 @@ enum LedgerCommand {
         #[arg(long, value_name = "TENANT")]
         tenant: Option<String>,
     },
+    /// Print the ledger's policy (whether every decision must carry proof), or change it
+    /// for every handle on the database, in an audited event.
+    Policy {
+        /// The new proof requirement: optional or required.
+        #[arg(long, value_name = "REQUIREMENT", requires_all = ["actor", "reason"])]
+        set: Option<String>,
+        /// Who changes it.
+        #[arg(long, value_name = "ID")]
+        actor: Option<String>,
+        /// Why (kept in the audit: never argument values).
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
     /// Verify or export the audit chain.
     Audit {
         #[command(subcommand)]
@@ -239,10 +260,11 @@ fn fail(e: Error) -> Failure {
         | Code::DecisionConflict
         | Code::DecisionMismatch
         | Code::AmendConflict
+        | Code::DecidedOutsideRound
         | Code::BudgetExceeded => EXIT_REFUSED,
         Code::AuditChainBroken => EXIT_BROKEN,
         Code::LedgerUnavailable => EXIT_UNAVAILABLE,
-        Code::LedgerStorage => EXIT_STORAGE,
+        Code::LedgerStorage | Code::LedgerValueOutOfRange => EXIT_STORAGE,
         _ => return Failure::Input(e),
     };
     eprintln!("error: {e}");
@@ -328,9 +350,15 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             facts,
             executor,
             lease_ms,
+            require_proof,
             budget,
         } => {
             let (action, facts) = (json_file(&action)?, json_file(&facts)?);
+            let proof = if require_proof {
+                ProofRequirement::Required
+            } else {
+                ProofRequirement::Optional
+            };
             let out = open(db)?
                 .claim(&ClaimRequest {
                     task_id: &task,
@@ -339,6 +367,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     executor: &executor,
                     lease_ms,
                     budget: budget.as_deref(),
+                    proof,
                 })
                 .map_err(fail)?;
             print(&out.to_value())?;
@@ -425,6 +454,17 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     ))
                 }
             }
+        }
+        LedgerCommand::Policy { set, actor, reason } => {
+            let l = open(db)?;
+            let policy = match (set, actor, reason) {
+                (Some(set), Some(actor), Some(reason)) => {
+                    let proof = ProofRequirement::parse(&set).map_err(Failure::Input)?;
+                    l.set_proof_requirement(proof, &actor, &reason)
+                }
+                _ => l.policy(),
+            };
+            print(&policy.map_err(fail)?.to_value())
         }
         LedgerCommand::Audit { command } => match command {
             AuditCommand::Export => {

@@ -135,6 +135,7 @@ impl Story {
             executor,
             lease_ms: MINUTE,
             budget: None,
+            proof: Default::default(),
         })
     }
 

@@ -173,8 +173,9 @@ fn every_signed_verify_vector_through_the_command_line() {
             continue;
         }
         let keys = write(&dir.join("keys.json"), v.doc["keys"].as_str().unwrap());
+        let at = v.doc["at"].as_i64().unwrap().to_string();
         let out = run(
-            &["key", "verify", "--keys", &keys],
+            &["key", "verify", "--keys", &keys, "--at", &at],
             v.doc["approval"].as_str().unwrap().as_bytes(),
         );
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -193,6 +194,29 @@ fn every_signed_verify_vector_through_the_command_line() {
         }
     }
     assert!(n >= 20);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Without `--at`, a key is judged at this machine's clock: a key retired in 2025 no longer
+/// verifies a record dated before its retirement.
+#[test]
+fn verify_judges_keys_at_the_clock_by_default() {
+    let dir = temp_dir("clock");
+    let v = vectors("signed")
+        .into_iter()
+        .find(|v| v.name == "n_key_outside_window_backdated")
+        .unwrap();
+    let keys = write(&dir.join("keys.json"), v.doc["keys"].as_str().unwrap());
+    let approval = v.doc["approval"].as_str().unwrap().as_bytes();
+    let out = run(&["key", "verify", "--keys", &keys], approval);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: key_outside_window: "));
+    let before = (v.doc["at"].as_i64().unwrap() - 600_000 - 1).to_string();
+    let out = run(
+        &["key", "verify", "--keys", &keys, "--at", &before],
+        approval,
+    );
+    assert!(out.status.success());
     std::fs::remove_dir_all(dir).unwrap();
 }
 

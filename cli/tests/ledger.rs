@@ -376,7 +376,12 @@ fn a_decision_signed_by_the_approval_service() {
         format!(r#"{{"service_keys": {{"{kid}": {{"key": "{x}"}}}}}}"#),
     )
     .unwrap();
-    let (at, until) = (1_764_496_800_000_i64, 1_764_500_400_000_i64);
+    // Decided now: after the task's proposal, no later than the ledger's clock as it arrives.
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let until = at + 3_600_000;
     let record = format!(
         r#"{{"action": {action}, "action_digest": "{digest}", "approval_id": "{apr}",
             "approver": "user:bob", "decided_at": {at}, "decision": "approved",

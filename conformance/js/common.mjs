@@ -122,7 +122,7 @@ export function proofOp(v, canonical) {
       return [{ fn: 'SigningKey#sign', args: [{ $signingKey: json(v.key) }, json(v.approval)] },
         ok((envelope) => ({ envelope: canonical(envelope) }))]
     case 'verify':
-      return [{ fn: 'verifyProof', args: [json(v.approval), json(v.keys)] },
+      return [{ fn: 'verifyProof', args: [json(v.approval), json(v.keys), v.at] },
         ok((x) => ({ approval: canonical(x.approval), signer: x.signer }))]
     case 'register':
       return [{ fn: 'verifyRegistration', args: [json(v.registration), v.challenge, json(v.webauthn)] }, ok((x) => x)]

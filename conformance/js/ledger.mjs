@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
+import { createHash, createPrivateKey, sign } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -186,7 +186,7 @@ export class Scenario {
             action_digest: 'digest_of' in step ? this.tasks[step.digest_of].action_digest : t.action_digest,
             decision: step.decision,
             approver: COMMON.approver,
-            decided_at: now,
+            decided_at: 'decided_at' in step ? COMMON.start + step.decided_at : now,
             expires_at: now + step.ttl,
           }
           if (!this.sent.has(step.decision_id)) this.sent.set(step.decision_id, d)
@@ -284,6 +284,45 @@ export async function tampered(sql) {
   return [url, task]
 }
 
+const b64u = (bytes) => Buffer.from(bytes).toString('base64url')
+const PASSKEY = { rp: 'example.com', origin: 'https://example.com', credential: b64u(Buffer.alloc(16, 5)) }
+// The test's EdDSA passkey, from a fixed seed (PKCS#8: the RFC 8410 prefix and the seed).
+const passkeyKey = () => createPrivateKey({
+  key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.alloc(32, 2)]), format: 'der', type: 'pkcs8',
+})
+
+/** A key set that trusts the test's passkey for `approver`. */
+export function passkeyKeys(approver) {
+  const x = Buffer.from(passkeyKey().export({ format: 'jwk' }).x, 'base64url')
+  const cose = Buffer.concat([Buffer.from('a4010103272006215820', 'hex'), x])
+  return { passkeys: { [PASSKEY.credential]: { public_key: b64u(cose), approver } }, webauthn: { rp_id: PASSKEY.rp, origins: [PASSKEY.origin] } }
+}
+
+/** `record` approved with the test's passkey, its signature counter at `count`. */
+export function passkeyApproved(record, count) {
+  const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: api.passkeyChallenge(record), origin: PASSKEY.origin }))
+  const counter = Buffer.alloc(4)
+  counter.writeUInt32BE(count)
+  const authData = Buffer.concat([createHash('sha256').update(PASSKEY.rp).digest(), Buffer.from([0x05]), counter])
+  const signature = sign(null, Buffer.concat([authData, createHash('sha256').update(clientData).digest()]), passkeyKey())
+  return { ...record, passkey: { credential_id: PASSKEY.credential, authenticator_data: b64u(authData), client_data_json: b64u(clientData), signature: b64u(signature) } }
+}
+
+/** Two decisions approved with one passkey whose counter did not move: a clone. */
+async function passkeyCounterReused() {
+  const clock = new api.ManualClock(COMMON.start)
+  const l = await api.Ledger.open('sqlite::memory:', { clock, proof: { required: true, keys: passkeyKeys(COMMON.approver) } })
+  const contract = COMMON.contracts.refund
+  const { tenant, subject, request_id, policy_version } = COMMON.ids
+  for (const job_id of ['job-1', 'job-2']) {
+    const action = api.action(contract, { order_id: 'order-17', amount_minor: 2500, currency: 'USD' }, { tenant, subject, job_id, request_id, policy_version })
+    const task = await l.propose({ action, contract, proposer: 'agent' })
+    const now = clock.now
+    const record = api.approve(task.action, { approval_id: task.approval_id, decision_id: `d-${job_id}`, decision: 'approved', approver: COMMON.approver, decided_at: now, expires_at: now + 3_600_000 })
+    await l.decide(passkeyApproved(record, 7))
+  }
+}
+
 /** A file that is not SQLite. */
 export function junkFile() {
   const path = join(mkdtempSync(join(tmpdir(), 'actionseal-ledger-')), 'junk.db')
@@ -322,6 +361,18 @@ export function errorSources() {
     const [url, task] = await tampered("UPDATE ledger_tasks SET action = '{'")
     return (await api.Ledger.open(url)).task(task.id)
   }])
+  out.push(['ledger_value_out_of_range', 'an amendment count at the end of the range', async () => {
+    const [url, task] = await tampered('UPDATE ledger_tasks SET amendments = 9223372036854775807')
+    const action = structuredClone(task.action)
+    action.args.amount_minor = 2000
+    return (await api.Ledger.open(url)).amend({ task_id: task.id, amends: task.action_digest, action, reviewer: 'user:carol', reason: 'r', contract: COMMON.contracts.refund })
+  }])
+  out.push(['proof_policy_weakened', 'a handle that does not require the proof its ledger does', async () => {
+    const url = `sqlite:${join(mkdtempSync(join(tmpdir(), 'actionseal-ledger-')), 'ledger.db')}`
+    await (await api.Ledger.open(url, { proof: { required: true, keys: {} } })).close()
+    return api.Ledger.open(url, { proof: { required: false, keys: {} } })
+  }])
+  out.push(['sign_count_not_increasing', 'a passkey whose counter did not move', passkeyCounterReused])
   out.push(['audit_chain_broken', 'an event that is not an event', async () => {
     const [url, task] = await tampered("UPDATE ledger_events SET body = '{}'")
     return (await api.Ledger.open(url)).history(task.id)

@@ -76,7 +76,7 @@ describe(`proof (${runtime})`, () => {
   it('signed vectors: RFC 8032, the DSSE PAE, keys and keyids, signing, envelopes, checks', async () => {
     await runVectors('signed', (v) => {
       if (v.op === 'verify' && 'payloadType' in JSON.parse(v.approval)) {
-        return [['verifyEnvelope', { fn: 'verifyEnvelope', args: [json(v.approval), json(v.keys)] }]]
+        return [['verifyEnvelope', { fn: 'verifyEnvelope', args: [json(v.approval), json(v.keys), v.at] }]]
       }
       return preloaded(v)
     })
@@ -84,7 +84,7 @@ describe(`proof (${runtime})`, () => {
 
   it('passkey vectors: registrations, challenges, assertions, checks', async () => {
     await runVectors('passkey', (v) => {
-      if (v.op === 'verify') return [['verifyPasskey', { fn: 'verifyPasskey', args: [json(v.approval), json(v.keys)] }]]
+      if (v.op === 'verify') return [['verifyPasskey', { fn: 'verifyPasskey', args: [json(v.approval), json(v.keys), v.at] }]]
       return preloaded(v)
     })
   })
@@ -132,12 +132,12 @@ describe(`proof (${runtime})`, () => {
     assert.equal(Buffer.from(envelope.ok.payload, 'base64url').toString('utf8'), canonicalizeNpm(RECORD))
 
     const [verified, either, permit, bare, untrusted, unknown] = await run([
-      { fn: 'verifyEnvelope', args: [envelope.ok, keys] },
-      { fn: 'verifyProof', args: [envelope.ok, keys] },
+      { fn: 'verifyEnvelope', args: [envelope.ok, keys, CONTEXT.now] },
+      { fn: 'verifyProof', args: [envelope.ok, keys, CONTEXT.now] },
       { fn: 'check', args: [envelope.ok, ACTION, { ...CONTEXT, proof }] },
       { fn: 'check', args: [RECORD, ACTION, { ...CONTEXT, proof }] },
       { fn: 'check', args: [forged.ok, ACTION, { ...CONTEXT, proof }] },
-      { fn: 'verifyEnvelope', args: [forged.ok, keys] },
+      { fn: 'verifyEnvelope', args: [forged.ok, keys, CONTEXT.now] },
     ])
     assert.deepEqual(verified.ok, { approval: RECORD, signer: { keyid: key.kid, kind: 'service' } })
     assert.deepEqual(either.ok, verified.ok)
@@ -155,10 +155,15 @@ describe(`proof (${runtime})`, () => {
       [{ fn: 'publicKey', args: [js('undefined')] }, 'unsupported_type'],
       [{ fn: 'new SigningKey', args: [7] }, 'invalid_key'],
       [{ fn: 'new SigningKey', args: [js('new Uint8Array(32)')] }, 'unsupported_type'],
-      [{ fn: 'verifyProof', args: [RECORD, 7] }, 'invalid_key_set'],
-      [{ fn: 'verifyProof', args: [RECORD, js('({ service_keys: 1n })')] }, 'unsupported_type'],
-      [{ fn: 'verifyEnvelope', args: [RECORD, {}] }, 'invalid_envelope'],
-      [{ fn: 'verifyPasskey', args: [RECORD, {}] }, 'missing_proof'],
+      [{ fn: 'verifyProof', args: [RECORD, 7, 0] }, 'invalid_key_set'],
+      [{ fn: 'verifyProof', args: [RECORD, js('({ service_keys: 1n })'), 0] }, 'unsupported_type'],
+      [{ fn: 'verifyEnvelope', args: [RECORD, {}, 0] }, 'invalid_envelope'],
+      [{ fn: 'verifyPasskey', args: [RECORD, {}, 0] }, 'missing_proof'],
+      // The time a key is judged at: required, a non-negative integer of ms.
+      [{ fn: 'verifyProof', args: [RECORD, {}] }, 'unsupported_type'],
+      [{ fn: 'verifyProof', args: [RECORD, {}, -1] }, 'invalid_request'],
+      [{ fn: 'verifyProof', args: [RECORD, {}, 1.5] }, 'invalid_request'],
+      [{ fn: 'verifyProof', args: [RECORD, {}, '0'] }, 'invalid_request'],
       [{ fn: 'verifyRegistration', args: [{}, 7, {}] }, 'invalid_base64'],
       [{ fn: 'verifyRegistration', args: [{}, 'AAAA', {}] }, 'invalid_key_set'],
       [{ fn: 'ed25519Verify', args: ['x'.repeat(43), js('new Uint8Array(1)'), 'AA'] }, 'unsupported_type'],

@@ -6,7 +6,8 @@
 //! - `pae`: `payload_type`, `payload_hex` → `{"pae_hex"}`;
 //! - `key`: `key` (JSON text: JWK or raw base64url) → `{"keyid", "jwk"}`;
 //! - `sign`: `key` (private JWK text), `approval` (record text) → `{"envelope"}` (canonical text);
-//! - `verify`: `keys` (key set text), `approval` (envelope or passkey-approved record text) →
+//! - `verify`: `keys` (key set text), `approval` (envelope or passkey-approved record text),
+//!   `at` (the verifier's time in ms, at which the key's window is judged) →
 //!   `{"approval": <canonical record>, "signer"}`;
 //! - `register`: `registration` (JSON text), `challenge` (base64url), `webauthn` (JSON text) →
 //!   `{"algorithm", "credential_id", "public_key"}`;
@@ -60,9 +61,13 @@ pub fn proof_result(doc: &Map<String, Json>) -> Result<Json, String> {
         }
         "verify" => {
             let approval = text("approval")?;
+            let at = doc
+                .get("at")
+                .and_then(Json::as_i64)
+                .ok_or("at must be an integer")?;
             core_value(text("keys")?)
                 .and_then(|k| KeySet::from_value(&k))
-                .and_then(|keys| verify_proof(&core_value(approval)?, &keys))
+                .and_then(|keys| verify_proof(&core_value(approval)?, &keys, at))
                 .map(|v| {
                     let full: Json =
                         serde_json::from_str(&canonicalize(&v.to_value())).expect("JSON");

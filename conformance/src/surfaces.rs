@@ -753,6 +753,7 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         "SignedEnvelope" => core_proof::verify(
             &value,
             &json_value(&proof::service_keys().to_string()),
+            &json_value("0"),
             Accept::Envelope,
         )
         .map(drop),
@@ -764,7 +765,9 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         }
         "PasskeyApprovedRecord" => {
             let keys = proof::passkeys(v["approver"].as_str().unwrap_or("x"));
-            core_proof::verify(&value, &json_value(&keys.to_string()), Accept::Passkey).map(drop)
+            let at = json_value("0");
+            core_proof::verify(&value, &json_value(&keys.to_string()), &at, Accept::Passkey)
+                .map(drop)
         }
         "PasskeyAssertion" => {
             let mut record = sealed_record(&shapes());
@@ -876,6 +879,7 @@ fn output_members(name: &str) -> Result<Vec<String>, String> {
         core_proof::verify(
             &json_value(&approval.to_string()),
             &json_value(&keys.to_string()),
+            &json_value("0"),
             Accept::Either,
         )
         .map(|v| json_of(&v))
@@ -1215,7 +1219,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 30] = [
+const PY_SHAPES: [&str; 33] = [
     "ActionError",
     "Verdict",
     "AmendedAction",
@@ -1232,12 +1236,15 @@ const PY_SHAPES: [&str; 30] = [
     "SubjectFact",
     "DecisionEnvelope",
     "ClaimFacts",
+    "DecisionProof",
     "LedgerTask",
     "AmendmentRecord",
     "Amended",
     "Decided",
+    "ClaimedProof",
     "Claim",
     "ClaimOutcome",
+    "LedgerPolicy",
     "Revocation",
     "LedgerBudget",
     "LedgerEvent",

@@ -15,8 +15,11 @@ const payload = Buffer.from(canonical(record), 'utf8');
 const text = (v) => JSON.stringify(v, null, 2);
 const keySet = (entries) => text({ service_keys: entries });
 const trustA = keySet({ [A.keyid]: { key: A.publicJwk } });
-const verify = (description, envelopeValue, expect, keys = trustA) => ({
-  description, op: 'verify', keys, approval: typeof envelopeValue === 'string' ? envelopeValue : text(envelopeValue), expect,
+// `at` is the verifier's time, at which the key's window is judged (never the record's
+// decided_at, which the signer writes); by default the time the decision was made, as a ledger
+// records its arrival.
+const verify = (description, envelopeValue, expect, keys = trustA, at = record.decided_at) => ({
+  description, op: 'verify', keys, approval: typeof envelopeValue === 'string' ? envelopeValue : text(envelopeValue), at, expect,
 });
 const failed = (error, path) => ({ error, path });
 const good = envelope(payload, A);
@@ -83,7 +86,7 @@ v.n_invalid_approval_sign_tampered = { description: 'Signing refuses a record wh
 
 const signerA = { kind: 'service', keyid: A.keyid };
 v.y_verify_refund = verify('An envelope signed with node:crypto verifies', good, { approval: canonical(record), signer: signerA });
-v.y_verify_window_and_approvers = verify('decided_at inside the window, the approver listed', good, { signer: signerA },
+v.y_verify_window_and_approvers = verify('The key valid at the verifier\'s time, the approver listed', good, { signer: signerA },
   keySet({ [A.keyid]: { key: b64u(Buffer.from(A.x, 'base64url')), valid_from: record.decided_at, valid_until: record.decided_at + 1, approvers: ['user:carol', record.approver] } }));
 v.n_payload_type_mismatch_swapped = verify('A validly signed envelope of another payload type', envelope(payload, A, { type: 'application/vnd.in-toto+json' }),
   failed('payload_type_mismatch', '/payloadType'));
@@ -112,10 +115,17 @@ v.n_invalid_envelope_signature_without_keyid = verify('A signature entry without
   failed('invalid_envelope', '/signatures/0/keyid'));
 v.n_invalid_base64_padded_payload = verify('The payload in padded standard base64, as many DSSE tools write it', { ...good, payload: payload.toString('base64') },
   failed('invalid_base64', '/payload'));
-v.n_key_outside_window = verify('decided_at before the key became valid', good, failed('key_outside_window', ''),
+v.n_key_outside_window = verify('Judged before the key became valid', good, failed('key_outside_window', ''),
   keySet({ [A.keyid]: { key: A.publicJwk, valid_from: record.decided_at + 1 } }));
-v.n_key_outside_window_at_until = verify('decided_at at valid_until (the end is exclusive)', good, failed('key_outside_window', ''),
+v.n_key_outside_window_at_until = verify('Judged at valid_until (the end is exclusive)', good, failed('key_outside_window', ''),
   keySet({ [A.keyid]: { key: A.publicJwk, valid_until: record.decided_at } }));
+// The red-team case: a key retired 1 ms after the record's decided_at. The signer wrote that
+// time; the verifier judges the key at its own, after the retirement.
+const retired = keySet({ [A.keyid]: { key: A.publicJwk, valid_until: record.decided_at + 1 } });
+v.n_key_outside_window_backdated = verify('A retired key signed a record dated 1 ms before its retirement; judged at the verifier\'s time, after it',
+  good, failed('key_outside_window', ''), retired, context.now);
+v.y_verify_retired_key_at_arrival = verify('The same retired key, judged at the time a ledger recorded the decision\'s arrival, before the retirement',
+  good, { signer: signerA }, retired, record.decided_at);
 v.n_signer_not_allowed = verify('The key may sign only for someone else', good, failed('signer_not_allowed', ''),
   keySet({ [A.keyid]: { key: A.publicJwk, approvers: ['user:carol'] } }));
 v.n_missing_proof_bare_record = verify('A bare record carries no proof', record, failed('missing_proof', ''));
@@ -143,6 +153,8 @@ v.n_reject_check_signed_tampered = check('A validly signed record whose action w
 const other = { ...tampered, action_digest: 'sha256:' + sha256(canonical(tampered.action)).toString('hex') };
 v.n_reject_check_signed_drift = check('A validly signed, sealed approval of another amount: drift, as for a bare record', envelope(Buffer.from(canonical(other)), A),
   proofContext(true), { outcome: 'reject', reasons: ['action_drift'], drift: ['/args/amount_minor'] });
+v.n_reject_check_retired_key_backdated = check('A key retired before the check\'s now signed a record dated before its retirement: judged at now, not at decided_at', good,
+  proofContext(true, { [A.keyid]: { key: A.publicJwk, valid_until: record.decided_at + 1 } }), { outcome: 'reject', reasons: ['key_untrusted'] });
 v.n_reject_check_no_key_set = check('A signed decision with no key set in the context', good, text(context),
   { outcome: 'reject', reasons: ['key_untrusted'] });
 

@@ -125,7 +125,10 @@ const trusted = { ...entry(out.bob, record.approver), ...entry(out.carol, 'user:
 const trustAll = keySet(trusted);
 const attach = (r, assertion) => ({ ...r, passkey: assertion });
 const failed = (error, path) => ({ error, path });
-const verify = (description, approval, expect, keys = trustAll) => ({ description, op: 'verify', keys, approval: text(approval), expect });
+// `at` is the verifier's time, at which the credential's window is judged (never the record's
+// decided_at, which the signer writes); by default the decision's time, as a ledger records its arrival.
+const verify = (description, approval, expect, keys = trustAll, at = JSON.parse(text(approval)).decided_at) =>
+  ({ description, op: 'verify', keys, approval: text(approval), at, expect });
 const withPasskey = (assertion, change) => ({ ...assertion, ...change });
 const flipB64 = (s, index) => { const b = fromB64u(s); b[index] ^= 0x01; return b64u(b); };
 const es256 = (credential_id) => ({ kind: 'passkey', credential_id, algorithm: 'ES256' });
@@ -195,8 +198,10 @@ v.n_invalid_assertion_attested_data = verify('AT set in an assertion', attach(re
 v.n_unknown_key_credential = verify('A credential the key set does not hold', attach(record, out.bobApproves), failed('unknown_key', '/passkey/credential_id'),
   keySet({ ...entry(out.carol, 'user:carol') }));
 v.n_signer_not_allowed_other_approver = verify('Carol\'s credential signing Bob\'s record', attach(record, out.carolApproves), failed('signer_not_allowed', ''));
-v.n_key_outside_window = verify('The credential was registered after the decision', attach(record, out.bobApproves), failed('key_outside_window', ''),
+v.n_key_outside_window = verify('Judged before the credential became valid', attach(record, out.bobApproves), failed('key_outside_window', ''),
   keySet(entry(out.bob, record.approver, { valid_from: record.decided_at + 1 })));
+v.n_key_outside_window_backdated = verify('A credential retired 1 ms after the record\'s decided_at, judged at the verifier\'s time after its retirement',
+  attach(record, out.bobApproves), failed('key_outside_window', ''), keySet(entry(out.bob, record.approver, { valid_until: record.decided_at + 1 })), context.now);
 v.n_invalid_assertion_unknown_field = verify('An extra member in the assertion', attach(record, { ...out.bobApproves, user_handle: 'Ym9i' }), failed('invalid_assertion', '/passkey/user_handle'));
 v.n_invalid_base64_padded_signature = verify('A padded signature', attach(record, withPasskey(out.bobApproves, { signature: fromB64u(out.bobApproves.signature).toString('base64') })),
   failed('invalid_base64', '/passkey/signature'));

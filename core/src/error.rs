@@ -142,7 +142,9 @@ codes! {
     MissingProof => "missing_proof",
     /// The keyid or passkey credential is not in the trusted key set.
     UnknownKey => "unknown_key",
-    /// The decision was made outside the validity window of the key or credential that proves it.
+    /// The key or credential that proves the decision is not valid at the time the verifier
+    /// judges it (the check's `now`, or the ledger's clock when the decision arrived), never
+    /// the `decided_at` its signer wrote.
     KeyOutsideWindow => "key_outside_window",
     /// The key or credential may not sign for the record's approver.
     SignerNotAllowed => "signer_not_allowed",
@@ -185,7 +187,8 @@ codes! {
     StaleFence => "stale_fence",
     /// A completion after the claim's lease ran out: the task's outcome is now in doubt.
     LeaseExpired => "lease_expired",
-    /// A ledger operation's input is malformed (an executor, a lease, an outcome, a budget limit).
+    /// A ledger operation's input is malformed (an executor, a lease, an outcome, a budget
+    /// limit), or a proof verification's time is not a non-negative integer of ms.
     InvalidRequest => "invalid_request",
     /// A decision envelope is malformed: a missing or unknown field, a blank identity, a bad digest or time.
     InvalidDecision => "invalid_decision",
@@ -226,6 +229,20 @@ codes! {
     /// An amendment names an action digest that is no longer the task's (another reviewer
     /// amended it first): reload the task and amend what it holds now.
     AmendConflict => "amend_conflict",
+    /// A decision's `decided_at` lies before its task's current round began (the proposal, the
+    /// re-approval or the last amendment) or after the ledger's clock when it arrived: the
+    /// time a signer writes is bounded by the ledger's own.
+    DecidedOutsideRound => "decided_outside_round",
+    /// A passkey assertion's signature counter is not greater than the last one the ledger
+    /// recorded for that credential, while either is non-zero (WebAuthn's sign of a cloned
+    /// authenticator or a replayed assertion).
+    SignCountNotIncreasing => "sign_count_not_increasing",
+    /// A ledger handle asked for a weaker proof policy than the one its database records;
+    /// weakening it takes an explicit, audited change of the ledger's policy.
+    ProofPolicyWeakened => "proof_policy_weakened",
+    /// A stored count or amount (a fence, a budget's minor units) would pass the range of a
+    /// 64-bit integer: the ledger's data was altered; nothing was written.
+    LedgerValueOutOfRange => "ledger_value_out_of_range",
 }
 
 impl fmt::Display for Code {

@@ -45,8 +45,8 @@ pub use model::permit::{check, check_approval, check_with, Context, Outcome, Rea
 pub use model::proof::calls as proof;
 pub use model::proof::{
     base64url_decode, base64url_encode, ed25519_verify, pae, passkey_challenge, sign_approval,
-    verify_envelope, verify_passkey, verify_proof, KeySet, ProofPolicy, PublicKey, Registration,
-    Signer, SigningKey, Verified, PAYLOAD_TYPE,
+    verify_envelope, verify_passkey, verify_proof, KeySet, ProofPolicy, ProofRequirement,
+    PublicKey, Registration, Signer, SigningKey, Verified, PAYLOAD_TYPE,
 };
 pub use model::rule::{operators, ApprovalRule, Requirement};
 pub use model::schema::{self, Schema};

@@ -72,7 +72,7 @@ export async function approve(api, record, passkey) {
       signature: b64u(assertion.response.signature),
     },
   };
-  return { record: signed, verified: api.verifyPasskey(signed, keySet(passkey)) };
+  return { record: signed, verified: api.verifyPasskey(signed, keySet(passkey), Date.now()) };
 }
 
 /**

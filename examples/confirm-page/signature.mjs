@@ -41,7 +41,8 @@ export function showSigned(api, box, request, fingerprint) {
     if (!("keys" in request)) {
       throw Object.assign(new Error("the request carries no key set (\"keys\") to verify the signature with"), { code: "no key set" });
     }
-    verified = api.verifyEnvelope(request.signed, request.keys);
+    // Each key is judged at this page's clock, never at the decided_at its signer wrote.
+    verified = api.verifyEnvelope(request.signed, request.keys, Date.now());
   } catch (err) {
     box.dataset.verified = "false";
     status.textContent = `✕ The signature does not hold: ${err.code ?? "error"}`;

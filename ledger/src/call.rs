@@ -47,6 +47,10 @@ pub enum Call {
     AuditVerify,
     /// `{}` → the chains' heads to keep outside the database (`{"version", "at", "heads"}`).
     AuditHeads,
+    /// `{}` → the ledger's policy, `{"proof", "changed_at", "changed_by"}`.
+    Policy,
+    /// `{"proof", "actor", "reason"}` → the ledger's policy after the change.
+    SetProofRequirement,
 }
 
 fn string(s: String) -> OwnedValue {
@@ -85,6 +89,7 @@ impl Ledger {
                     executor: r.executor,
                     lease_ms: r.lease_ms,
                     budget: r.budget,
+                    proof: r.proof,
                 })?;
                 Ok(outcome.to_value())
             }
@@ -137,6 +142,16 @@ impl Ledger {
             Call::AuditHeads => {
                 request::nothing(v)?;
                 Ok(self.audit_heads()?.to_value())
+            }
+            Call::Policy => {
+                request::nothing(v)?;
+                Ok(self.policy()?.to_value())
+            }
+            Call::SetProofRequirement => {
+                let r = request::SetProofRequirement::from_value(v)?;
+                Ok(self
+                    .set_proof_requirement(r.proof, r.actor, r.reason)?
+                    .to_value())
             }
         }
     }

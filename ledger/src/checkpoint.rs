@@ -9,7 +9,8 @@
 //! bound on the log's length, and then has little left to copy. Durability is unchanged: a
 //! checkpoint only moves committed pages from the log to the database.
 
-use std::path::PathBuf;
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -23,21 +24,22 @@ pub(crate) struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Starts checkpointing `path` (a ledger file that exists and is in WAL mode). Without a
-    /// thread (the system refused one), the commits' automatic checkpoints do the work.
-    pub(crate) fn start(path: PathBuf) -> Checkpointer {
+    /// Starts checkpointing `path` (a ledger file that exists and is in WAL mode) through
+    /// `vfs` (`None`: SQLite's default). Without a thread (the system refused one), the
+    /// commits' automatic checkpoints do the work.
+    pub(crate) fn start(path: PathBuf, vfs: Option<&'static CStr>) -> Checkpointer {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("actionseal-checkpoint".into())
-            .spawn(move || run(&path, &flag))
+            .spawn(move || run(&path, vfs, &flag))
             .ok();
         Checkpointer { stop, thread }
     }
 }
 
-fn run(path: &PathBuf, stop: &(Mutex<bool>, Condvar)) {
-    let Ok(c) = rusqlite::Connection::open(path) else {
+fn run(path: &Path, vfs: Option<&CStr>, stop: &(Mutex<bool>, Condvar)) {
+    let Ok(c) = crate::sqlite::connect(path, vfs) else {
         return;
     };
     let (lock, wake) = stop;

@@ -34,18 +34,20 @@ mod sqlite;
 mod store;
 mod url;
 
-pub use actionseal_core::ProofPolicy;
+pub use actionseal_core::{ProofPolicy, ProofRequirement};
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use json::StoredJson;
-pub use model::{Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Revocation, Task};
+pub use model::{
+    Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
+};
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
-    check_identity, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
-    ExportedHeads, Observed, Presented, Reported, State, StoredTask,
+    check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
+    ExportedHeads, Observed, Presented, Reported, State, StoredPolicy, StoredTask,
 };
-use actionseal_core::{Action, Code, Digest, Error, Result, Value};
+use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
 use ops::claim::ClaimInput;
 use ops::propose::Proposal;
 use std::sync::Arc;
@@ -61,7 +63,10 @@ pub struct Ledger {
     backend: Backend,
     clock: Arc<dyn Clock>,
     contracts: contracts::Contracts,
-    proof: Option<ProofPolicy>,
+    /// The keys that prove decisions, from the server's configuration.
+    keys: KeySet,
+    /// The database's proof requirement as this handle last read or set it.
+    requirement: std::sync::RwLock<ProofRequirement>,
 }
 
 /// How a ledger is opened besides its URL.
@@ -71,8 +76,14 @@ pub struct LedgerOptions {
     pub clock: Arc<dyn Clock>,
     /// The keys that prove decisions, from the server's own configuration: a decision that
     /// arrives as a signed envelope or a passkey-approved record is verified against them
-    /// (without any, it is refused as [`Code::UnknownKey`]). With `required`, a bare decision
-    /// envelope is refused as [`Code::MissingProof`] and only proven decisions are recorded.
+    /// (without any, it is refused as [`Code::UnknownKey`]), each key judged at the ledger's
+    /// clock as the decision arrives. With `required`, a bare decision envelope is refused as
+    /// [`Code::MissingProof`] and only proven decisions are recorded.
+    ///
+    /// The requirement is the database's, not the handle's (see [`Ledger::policy`]): a handle
+    /// that requires proof records that requirement in the database (audited) for every
+    /// handle; one that says proof is not required where the database requires it is refused
+    /// at open ([`Code::ProofPolicyWeakened`]); one without a policy takes the database's.
     pub proof: Option<ProofPolicy>,
 }
 
@@ -109,6 +120,11 @@ pub struct ClaimRequest<'a> {
     pub lease_ms: i64,
     /// The budget account to reserve the contract's cost on.
     pub budget: Option<&'a str>,
+    /// The least this claim requires of the task's decision: with
+    /// [`ProofRequirement::Required`], a task whose decision was recorded without proof is
+    /// refused ([`Code::MissingProof`], nothing changes: revoke the approval to send the task
+    /// back for a proven decision). The ledger's own policy may require it anyway.
+    pub proof: ProofRequirement,
 }
 
 impl Ledger {
@@ -131,21 +147,84 @@ impl Ledger {
     /// Opens the ledger at `url` with `options`: its clock, and the keys that prove decisions
     /// (see [`LedgerOptions::proof`]).
     pub fn open_with(url: &str, options: LedgerOptions) -> Result<Ledger> {
+        Ledger::open_on(url, options, sqlite::Vfs::shipped())
+    }
+
+    /// [`Ledger::open_with`], a SQLite file through `vfs` (the tests' simulated disk).
+    fn open_on(url: &str, options: LedgerOptions, vfs: sqlite::Vfs) -> Result<Ledger> {
         let LedgerOptions { clock, proof } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
             Target::SqliteFile(path, d) => {
-                Backend::Sqlite(sqlite::Sqlite::open_file(&path, d, now)?)
+                Backend::Sqlite(sqlite::Sqlite::open_file(&path, d, vfs, now)?)
             }
             Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory(now)?),
             Target::Postgres(u) => Backend::Postgres(postgres::Postgres::open(&u, now)?),
         };
-        Ok(Ledger {
+        let asked = proof.as_ref().map(ProofPolicy::requirement);
+        let ledger = Ledger {
             backend,
             clock,
             contracts: contracts::Contracts::default(),
-            proof,
-        })
+            keys: proof.map(|p| p.keys().clone()).unwrap_or_default(),
+            requirement: Default::default(),
+        };
+        let policy = match asked {
+            // Requiring proof is recorded for every handle on the database.
+            Some(ProofRequirement::Required) => ledger
+                .write(|tx, now| ops::policy::strengthen(tx, now, ProofRequirement::Required))?,
+            Some(ProofRequirement::Optional) | None => ledger.read(|tx| tx.policy())?,
+        };
+        if asked.is_some_and(|asked| asked < policy.proof) {
+            return Err(Error::new(
+                Code::ProofPolicyWeakened,
+                format!(
+                    "this ledger requires proof of every decision (set by {:?} at {}); a \
+                     handle that does not is refused: change the ledger's policy explicitly \
+                     (set_proof_requirement) to weaken it",
+                    policy.changed_by, policy.changed_at
+                ),
+            ));
+        }
+        ledger.remember(policy.proof);
+        Ok(ledger)
+    }
+
+    /// The proof requirement every handle on the database obeys, as recorded there.
+    pub fn policy(&self) -> Result<Policy> {
+        let p = self.read(|tx| tx.policy())?;
+        Ok(Policy::from_row(&p))
+    }
+
+    /// Changes the ledger's proof requirement for every handle on the database, by `actor`,
+    /// for `reason`, in an audited event (`proof_policy_changed`). The only way to stop
+    /// requiring proof; handles opened before the change keep the requirement they read
+    /// until they are opened again, and a claim that requires proof keeps requiring it.
+    pub fn set_proof_requirement(
+        &self,
+        requirement: ProofRequirement,
+        actor: &str,
+        reason: &str,
+    ) -> Result<Policy> {
+        let request = [
+            ("proof", json::s(requirement.as_str())),
+            ("actor", json::s(actor)),
+            ("reason", json::s(reason)),
+        ];
+        // The one reader of the request's rules (identity, reason length).
+        request::SetProofRequirement::from_value(&json::obj(request.to_vec()))?;
+        let policy =
+            self.write(|tx, now| ops::policy::change(tx, now, requirement, actor, reason))?;
+        self.remember(policy.proof);
+        Ok(Policy::from_row(&policy))
+    }
+
+    fn remember(&self, requirement: ProofRequirement) {
+        *self.requirement.write().unwrap_or_else(|p| p.into_inner()) = requirement;
+    }
+
+    fn requirement(&self) -> ProofRequirement {
+        *self.requirement.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The ledger's current time (ms since the epoch).
@@ -246,7 +325,10 @@ impl Ledger {
     /// that differs). The decided event's detail names the `signer` and keeps the `proof` as
     /// presented. Where the options require proof, a bare envelope is [`Code::MissingProof`].
     pub fn decide(&self, decision: &Value<'_>) -> Result<Decided> {
-        let p = Presented::read(decision, self.proof.as_ref())?;
+        // Keys are judged at the ledger's clock as the decision arrives, never at the
+        // decided_at its signer wrote.
+        let arrived = self.clock.now_ms();
+        let p = Presented::read(decision, &self.keys, self.requirement(), arrived)?;
         self.write(|tx, now| ops::decide::run(tx, now, &p))
     }
 
@@ -272,6 +354,7 @@ impl Ledger {
             executor: r.executor,
             lease_ms: r.lease_ms,
             budget: r.budget,
+            proof: r.proof.max(self.requirement()),
         };
         self.write(|tx, now| ops::claim::run(tx, now, &input))
     }
@@ -411,12 +494,18 @@ impl Ledger {
                 .zip(last)
                 .map(|((t, _), last_event)| stored_task(t, last_event))
                 .collect();
+            let policy = tx.policy()?;
             Ok(verify_audit_with(
                 text.as_bytes(),
                 &Expected {
                     recorded: &recorded,
                     exported: exported.map_or(&[], |e| &e.heads),
                     rows: Some(&stored),
+                    policy: Some(StoredPolicy {
+                        proof: policy.proof.as_str(),
+                        changed_at: policy.changed_at,
+                        changed_by: &policy.changed_by,
+                    }),
                 },
             ))
         })
@@ -452,6 +541,7 @@ fn stored_task(t: &store::TaskRow, last_event: Option<Digest>) -> StoredTask<'_>
         round: t.round,
         fence: t.fence,
         approval_id: t.approval_id.as_deref(),
+        round_started_at: t.round_started_at,
         lease_until: t.lease_until,
         action_digest: t.action_digest,
         action: &t.action,
@@ -459,6 +549,7 @@ fn stored_task(t: &store::TaskRow, last_event: Option<Digest>) -> StoredTask<'_>
         proposed_action: t.proposed_action.as_deref(),
         amendments: t.amendments,
         approval: t.approval.as_deref(),
+        proof: t.proof.as_deref(),
         revoked_at: t.revoked_at,
         result: t.result.as_deref(),
         last_event,

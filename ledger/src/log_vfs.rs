@@ -18,11 +18,13 @@
 //! cache_spill=OFF`, set in `sqlite.rs`), so every frame written belongs to a commit (`tests.rs`
 //! finds the file corrupt when spilling is on). Gathered bytes are also written once they pass
 //! [`LIMIT`], in order, as SQLite would have.
+//!
+//! `power_loss.rs` runs ledgers through this VFS over a simulated disk that loses power, and
+//! checks that every commit that returned survives.
 
 use rusqlite::ffi;
 use std::ffi::{c_int, c_void, CStr};
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 /// The name connections open files with.
@@ -38,43 +40,79 @@ const CHUNK: usize = 1 << 16;
 /// The size of a frame's header in a SQLite log, fixed by its file format.
 const FRAME_HEADER: c_int = 24;
 
-/// The VFS this one wraps: the default VFS when this one was registered.
-static REAL: AtomicPtr<ffi::sqlite3_vfs> = AtomicPtr::new(null_mut());
-
-/// Registers the VFS (once per process); `false` when SQLite refused it, and connections then
-/// use the default VFS.
+/// Registers the VFS (once per process) over the default one; `false` when SQLite refused
+/// it, and connections then use the default VFS.
 pub(crate) fn registered() -> bool {
     static DONE: OnceLock<bool> = OnceLock::new();
-    // SAFETY: runs once; see `register`.
-    *DONE.get_or_init(|| unsafe { register() })
+    // SAFETY: runs once, on the default VFS SQLite gives.
+    *DONE.get_or_init(|| unsafe {
+        over(NAME, ffi::sqlite3_vfs_find(std::ptr::null())).is_some_and(|v| register(v))
+    })
 }
 
+/// A log VFS as registered: SQLite's structure first (SQLite hands `open` the pointer it was
+/// registered with), then the VFS it wraps.
+#[repr(C)]
+struct LogVfs {
+    vfs: ffi::sqlite3_vfs,
+    real: *mut ffi::sqlite3_vfs,
+    #[cfg(test)]
+    order: Order,
+}
+
+/// How a log file orders a commit's frames and its sync. Only the tests build the wrong
+/// order, to show that the power-loss test catches it (`log_vfs/power_loss.rs`).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// The frames are written, then synced: what ships.
+    WriteThenSync,
+    /// Broken: a commit's frames stay gathered through its sync, which reaches the disk
+    /// first, and are written after it. The commit is acknowledged before its frames are
+    /// durable; only a power loss shows it.
+    SyncThenWrite,
+}
+
+/// A log VFS named `name` over `real`, not yet registered.
+///
 /// # Safety
-/// Calls SQLite's C API; must run once.
-unsafe fn register() -> bool {
-    let real = ffi::sqlite3_vfs_find(std::ptr::null());
+/// `real` must be null or a registered VFS.
+unsafe fn over(name: &'static CStr, real: *mut ffi::sqlite3_vfs) -> Option<LogVfs> {
     if real.is_null() || (*real).xOpen.is_none() {
-        return false;
+        return None;
     }
-    REAL.store(real, Ordering::Release);
-    // The default VFS's methods and data, so that its own functions, which read `pAppData`
+    // The wrapped VFS's methods and data, so that its own functions, which read `pAppData`
     // from the VFS they are given, work when given this one.
     let mut vfs = *real;
     vfs.szOsFile = HEADER as c_int + (*real).szOsFile;
-    vfs.zName = NAME.as_ptr();
+    vfs.zName = name.as_ptr();
     vfs.pNext = null_mut();
     vfs.xOpen = Some(open);
-    // Lives as long as the process: SQLite keeps a pointer to it.
-    let vfs = Box::into_raw(Box::new(vfs));
-    ffi::sqlite3_vfs_register(vfs, 0) == ffi::SQLITE_OK
+    Some(LogVfs {
+        vfs,
+        real,
+        #[cfg(test)]
+        order: Order::WriteThenSync,
+    })
 }
 
-/// A log file: this header, then the default VFS's file in the rest of SQLite's allocation.
+/// Registers `v`, for as long as the process lives: SQLite keeps a pointer to it.
+///
+/// # Safety
+/// Calls SQLite's C API.
+unsafe fn register(v: LogVfs) -> bool {
+    let v = Box::into_raw(Box::new(v));
+    ffi::sqlite3_vfs_register(v.cast(), 0) == ffi::SQLITE_OK
+}
+
+/// A log file: this header, then the wrapped VFS's file in the rest of SQLite's allocation.
 #[repr(C)]
 struct LogFile {
     base: ffi::sqlite3_file,
     real: *mut ffi::sqlite3_file,
     gathered: *mut Gathered,
+    #[cfg(test)]
+    order: Order,
 }
 
 /// Where the real file begins in the allocation (8-aligned, as SQLite's allocations are).
@@ -90,18 +128,20 @@ struct Gathered {
 }
 
 unsafe extern "C" fn open(
-    _vfs: *mut ffi::sqlite3_vfs,
+    vfs: *mut ffi::sqlite3_vfs,
     name: ffi::sqlite3_filename,
     file: *mut ffi::sqlite3_file,
     flags: c_int,
     out_flags: *mut c_int,
 ) -> c_int {
-    let real_vfs = REAL.load(Ordering::Acquire);
+    // SAFETY: SQLite gives the pointer `register` registered, a `LogVfs`.
+    let this = &*vfs.cast::<LogVfs>();
+    let real_vfs = this.real;
     let Some(real_open) = real_vfs.as_ref().and_then(|v| v.xOpen) else {
         return ffi::SQLITE_CANTOPEN;
     };
     if flags & ffi::SQLITE_OPEN_WAL == 0 {
-        // Any other file is the default VFS's own, at the start of the allocation (which is
+        // Any other file is the wrapped VFS's own, at the start of the allocation (which is
         // larger than it needs).
         return real_open(real_vfs, name, file, flags, out_flags);
     }
@@ -111,6 +151,10 @@ unsafe extern "C" fn open(
     (*real).pMethods = std::ptr::null();
     (*log).real = real;
     (*log).gathered = null_mut();
+    #[cfg(test)]
+    {
+        (*log).order = this.order;
+    }
     let rc = real_open(real_vfs, name, real, flags, out_flags);
     if rc != ffi::SQLITE_OK {
         // A file whose methods are set must be closed even when opening failed.
@@ -147,7 +191,7 @@ static LOG_METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
     xUnfetch: None,
 };
 
-/// The default VFS's file and its methods.
+/// The wrapped VFS's file and its methods.
 ///
 /// # Safety
 /// `file` must be a log file this VFS opened, not yet closed.
@@ -155,7 +199,7 @@ unsafe fn real(
     file: *mut ffi::sqlite3_file,
 ) -> (*mut ffi::sqlite3_file, &'static ffi::sqlite3_io_methods) {
     let real = (*file.cast::<LogFile>()).real;
-    // Set by the default VFS's successful open, and never changed.
+    // Set by the wrapped VFS's successful open, and never changed.
     (real, &*(*real).pMethods)
 }
 
@@ -223,6 +267,11 @@ unsafe extern "C" fn write(
     let data = std::slice::from_raw_parts(data.cast::<u8>(), amount as usize);
     g.bytes.extend_from_slice(data);
     if g.commit_header {
+        #[cfg(test)]
+        if (*file.cast::<LogFile>()).order == Order::SyncThenWrite {
+            g.commit_header = false;
+            return ffi::SQLITE_OK;
+        }
         // The commit frame's page: the transaction's frames are all here.
         return flush(file);
     }
@@ -241,7 +290,7 @@ unsafe extern "C" fn write(
     ffi::SQLITE_OK
 }
 
-/// Writes what is gathered, then calls the default VFS's method; the write's error first.
+/// Writes what is gathered, then calls the wrapped VFS's method; the write's error first.
 macro_rules! after_flush {
     ($file:ident, $method:ident ( $($arg:expr),* )) => {{
         let rc = flush($file);
@@ -254,7 +303,7 @@ macro_rules! after_flush {
     }};
 }
 
-/// Calls the default VFS's method.
+/// Calls the wrapped VFS's method.
 macro_rules! forward {
     ($file:ident, $method:ident ( $($arg:expr),* ), $none:expr) => {{
         let (real, m) = real($file);
@@ -287,6 +336,12 @@ unsafe extern "C" fn truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_int 
 }
 
 unsafe extern "C" fn sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
+    #[cfg(test)]
+    if (*file.cast::<LogFile>()).order == Order::SyncThenWrite {
+        let out = forward!(file, xSync(flags), ffi::SQLITE_IOERR_FSYNC);
+        let rc = flush(file);
+        return if out != ffi::SQLITE_OK { out } else { rc };
+    }
     after_flush!(file, xSync(flags))
 }
 
@@ -322,5 +377,7 @@ unsafe extern "C" fn device_characteristics(file: *mut ffi::sqlite3_file) -> c_i
     forward!(file, xDeviceCharacteristics(), 0)
 }
 
+#[cfg(test)]
+mod power_loss;
 #[cfg(test)]
 mod tests;

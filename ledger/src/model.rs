@@ -2,9 +2,9 @@
 //! binding hands results over as host objects without knowing the ledger.
 
 use crate::json::{n, obj, opt_n, opt_s, s, stored, StoredJson};
-use crate::store::{AmendmentRow, BudgetRow, TaskRow};
+use crate::store::{AmendmentRow, BudgetRow, PolicyRow, TaskRow};
 use actionseal_core::ledger::{amended_pointers, DecisionEnvelope, State};
-use actionseal_core::{Digest, OwnedValue, Result, Value, Verdict};
+use actionseal_core::{Digest, OwnedValue, ProofRequirement, Result, Value, Verdict};
 
 /// A task and everything the ledger knows about it.
 #[derive(Clone, Debug)]
@@ -38,6 +38,13 @@ pub struct Task {
     pub approval_id: Option<String>,
     /// The current approval record, once decided.
     pub approval: Option<StoredJson>,
+    /// How the current decision was proven, when it carried proof: `{"signer", "proof",
+    /// "verified_at"}`, the proof without the record (a signed envelope without its payload,
+    /// or the passkey assertion) and the ledger's time at which its key was judged.
+    pub proof: Option<StoredJson>,
+    /// When the task began awaiting its current decision (its proposal, re-approval or last
+    /// amendment): a decision must be dated between it and its arrival.
+    pub round_started_at: i64,
     /// The business idempotency key, the same for the task's whole life.
     pub idempotency_key: String,
     /// Who proposed it.
@@ -77,6 +84,8 @@ impl Task {
             approval_required: t.approval_required,
             approval_id: t.approval_id,
             approval: t.approval.map(StoredJson::new),
+            proof: t.proof.map(StoredJson::new),
+            round_started_at: t.round_started_at,
             idempotency_key: t.idempotency_key,
             proposer: t.proposer,
             fence: t.fence,
@@ -128,6 +137,8 @@ impl Task {
             ("approval_required", Value::Bool(self.approval_required)),
             ("approval_id", opt_s(self.approval_id.as_deref())),
             ("approval", json_or_null(&self.approval)),
+            ("proof", json_or_null(&self.proof)),
+            ("round_started_at", n(self.round_started_at)),
             ("idempotency_key", s(&self.idempotency_key)),
             ("proposer", s(&self.proposer)),
             ("fence", n(self.fence)),
@@ -265,6 +276,14 @@ pub struct Claim {
     pub executor: String,
     /// The exact approved action to dispatch.
     pub action: OwnedValue,
+    /// The approval record this claim was checked against (`None` for a tool that needs no
+    /// approval): what the executor verifies before it dispatches.
+    pub approval: Option<OwnedValue>,
+    /// That record's decision as it was proven, whole again (the signed envelope, or the
+    /// passkey-approved record; see [`actionseal_core::ledger::reattach`]), with the signer
+    /// and the ledger's time at which its key was judged: `{"proven", "signer",
+    /// "verified_at"}`. `None` for a bare decision.
+    pub proof: Option<OwnedValue>,
 }
 
 /// What a claim did.
@@ -331,6 +350,8 @@ impl ClaimOutcome {
                     ("lease_until", n(c.lease_until)),
                     ("executor", s(&c.executor)),
                     ("action", c.action.clone()),
+                    ("approval", c.approval.clone().unwrap_or(Value::Null)),
+                    ("proof", c.proof.clone().unwrap_or(Value::Null)),
                 ]),
                 Value::Null,
                 Value::Null,
@@ -354,6 +375,36 @@ impl ClaimOutcome {
             ("claim", claim),
             ("verdict", verdict),
             ("approved_action", approved),
+        ])
+    }
+}
+
+/// The ledger's policy, as its database records it for every handle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Whether every decision must carry proof.
+    pub proof: ProofRequirement,
+    /// When it was last changed (ms; 0: never).
+    pub changed_at: i64,
+    /// Who changed it (`ledger`: a handle opened requiring proof).
+    pub changed_by: String,
+}
+
+impl Policy {
+    pub(crate) fn from_row(p: &PolicyRow) -> Policy {
+        Policy {
+            proof: p.proof,
+            changed_at: p.changed_at,
+            changed_by: p.changed_by.clone(),
+        }
+    }
+
+    /// `{"proof", "changed_at", "changed_by"}`.
+    pub fn to_value(&self) -> OwnedValue {
+        obj(vec![
+            ("proof", s(self.proof.as_str())),
+            ("changed_at", n(self.changed_at)),
+            ("changed_by", s(&self.changed_by)),
         ])
     }
 }

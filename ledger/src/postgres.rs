@@ -35,9 +35,10 @@ use crate::clock::Clock;
 use crate::protect;
 use crate::store::{
     amendment_from, approval_from, audit_rows_sql, budget_from, by_chain, create_all, defer,
-    digest_from, history_of, history_sql, round_task, storage, task_from, upgrade, AmendmentRow,
-    ApprovalRow, BudgetRow, Cols, Dialect, Done, Links, TaskRow, Tx, Write, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, LAST_EVENT_AT, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    digest_from, history_of, history_sql, policy_from, put_sign_count_sql, round_task, storage,
+    task_from, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Links,
+    PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT,
+    MAX_ATTEMPTS, POLICY_COLUMNS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
@@ -473,7 +474,7 @@ fn protect(tx: &mut postgres::Transaction<'_>, now: i64) -> Result<()> {
         .map_err(|e| pg_error("audit head", &e))?;
     let digest: Option<String> = row.get(1);
     let head = (row.get(0), digest.as_deref().map(digest_from).transpose()?);
-    let ((seq, text, digest), (_, to)) = protect::restored(now, &problems, head);
+    let ((seq, text, digest), (_, to)) = protect::restored(now, &problems, head)?;
     let kind = actionseal_core::ledger::EventKind::AppendOnlyRestored.as_str();
     tx.execute(
         "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest, task_prev) \
@@ -1030,8 +1031,8 @@ impl Tx for PgTx<'_> {
         let proposed_digest = t.proposed_digest.map(|d| d.to_string());
         let n = self.exec(
             "UPDATE ledger_tasks SET action = $1, action_digest = $2, proposed_action = $3, \
-             proposed_digest = $4, amendments = $5, updated_at = $6 \
-             WHERE id = $7 AND state = $8 AND action_digest = $9",
+             proposed_digest = $4, amendments = $5, updated_at = $6, round_started_at = $7 \
+             WHERE id = $8 AND state = $9 AND action_digest = $10",
             &[
                 &t.action,
                 &digest,
@@ -1039,6 +1040,7 @@ impl Tx for PgTx<'_> {
                 &proposed_digest,
                 &t.amendments,
                 &t.updated_at,
+                &t.round_started_at,
                 &t.id,
                 &state,
                 &expect,
@@ -1181,6 +1183,41 @@ impl Tx for PgTx<'_> {
             &[&b.name, &b.limit, &b.spent, &b.reserved],
         )
         .map(|_| ())
+    }
+
+    fn policy(&mut self) -> Result<PolicyRow> {
+        let sql = format!("SELECT {POLICY_COLUMNS} FROM ledger_policy WHERE id = 1");
+        self.rows(&sql, &[])?
+            .pop()
+            .map(|r| policy_from(&r))
+            .transpose()?
+            .ok_or_else(|| storage("policy", "the ledger has no policy row"))
+    }
+
+    fn put_policy(&mut self, p: &PolicyRow) -> Result<()> {
+        self.exec(
+            "UPDATE ledger_policy SET proof = $1, changed_at = $2, changed_by = $3 WHERE id = 1",
+            &[&p.proof.as_str(), &p.changed_at, &p.changed_by],
+        )
+        .map(|_| ())
+    }
+
+    fn sign_count(&mut self, credential_id: &str) -> Result<Option<i64>> {
+        // Under locks (a free attempt runs again so): the counter row is read and written in
+        // the one transaction.
+        let sql = format!(
+            "SELECT sign_count FROM ledger_passkeys WHERE credential_id = $1{}",
+            self.lock()
+        );
+        self.rows(&sql, &[&credential_id])?
+            .pop()
+            .map(|r| r.int(0))
+            .transpose()
+    }
+
+    fn put_sign_count(&mut self, credential_id: &str, count: i64, at: i64) -> Result<bool> {
+        let n = self.exec(&put_sign_count_sql('$'), &[&credential_id, &count, &at])?;
+        Ok(n == 1)
     }
 
     fn expired_leases(&mut self, now: i64) -> Result<Vec<String>> {

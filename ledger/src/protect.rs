@@ -54,7 +54,7 @@ pub(crate) fn unprotected(problems: &[String], why: impl std::fmt::Display) -> E
 
 /// The event recording that the triggers were restored, sealed after chain 0's `head`: the
 /// sealed row and the chain's new head.
-pub(crate) fn restored(now: i64, problems: &[String], head: Head) -> (Sealed, Head) {
+pub(crate) fn restored(now: i64, problems: &[String], head: Head) -> Result<(Sealed, Head)> {
     let detail: OwnedValue = Value::Object(
         actionseal_core::Object::from_entries(vec![(
             Cow::Borrowed("problems"),
@@ -86,6 +86,6 @@ pub(crate) fn restored(now: i64, problems: &[String], head: Head) -> (Sealed, He
         detail,
         prev: None,
     }];
-    let (mut sealed, head) = seal(&mut events, head);
-    (sealed.remove(0), head)
+    let (mut sealed, head) = seal(&mut events, head)?;
+    Ok((sealed.remove(0), head))
 }

@@ -9,9 +9,10 @@ use crate::clock::Clock;
 use crate::protect;
 use crate::store::{
     amendment_from, approval_from, audit_rows_sql, budget_from, by_chain, create_all, defer,
-    digest_from, history_of, history_sql, round_task, seal, storage, task_from, upgrade,
-    AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Head, Links, TaskRow, Tx, Write,
-    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT, MAX_ATTEMPTS, SCHEMA_VERSION, TASK_COLUMNS,
+    digest_from, history_of, history_sql, policy_from, put_sign_count_sql, round_task, seal,
+    storage, task_from, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Head,
+    Links, PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT,
+    MAX_ATTEMPTS, POLICY_COLUMNS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
 use actionseal_core::ledger::{Event, State, CHAINS};
@@ -19,6 +20,7 @@ use actionseal_core::Digest;
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, TransactionBehavior};
 use std::collections::HashMap;
+use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -96,6 +98,7 @@ enum Conns {
     File {
         path: PathBuf,
         durability: Durability,
+        vfs: Vfs,
         idle: Mutex<Vec<Connection>>,
     },
 }
@@ -116,13 +119,37 @@ pub(crate) fn sql_error(what: &str, e: rusqlite::Error) -> Error {
     }
 }
 
-pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Connection> {
-    let c = if crate::log_vfs::registered() {
-        Connection::open_with_flags_and_vfs(path, OpenFlags::default(), crate::log_vfs::NAME)
-    } else {
-        Connection::open(path)
+/// The VFSs a file ledger opens its connections with (`None`: SQLite's default): its own
+/// connections the log VFS (see `log_vfs`), the checkpointer the VFS below it. The tests put
+/// a simulated disk below (`log_vfs/power_loss.rs`).
+#[derive(Clone, Copy)]
+pub(crate) struct Vfs {
+    /// The ledger's own connections'.
+    pub(crate) log: Option<&'static CStr>,
+    /// The checkpointer's.
+    pub(crate) base: Option<&'static CStr>,
+}
+
+impl Vfs {
+    /// The log VFS over the default one, or the default alone where SQLite refused it.
+    pub(crate) fn shipped() -> Vfs {
+        Vfs {
+            log: crate::log_vfs::registered().then_some(crate::log_vfs::NAME),
+            base: None,
+        }
     }
-    .map_err(|e| sql_error("open", e))?;
+}
+
+/// A connection to `path` through `vfs`.
+pub(crate) fn connect(path: &Path, vfs: Option<&CStr>) -> rusqlite::Result<Connection> {
+    match vfs {
+        Some(name) => Connection::open_with_flags_and_vfs(path, OpenFlags::default(), name),
+        None => Connection::open(path),
+    }
+}
+
+pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result<Connection> {
+    let c = connect(path, vfs.log).map_err(|e| sql_error("open", e))?;
     let sync = match durability {
         Durability::Full => "FULL",
         Durability::Normal => "NORMAL",
@@ -158,8 +185,13 @@ pub(crate) fn open_file(path: &Path, durability: Durability) -> Result<Connectio
 
 impl Sqlite {
     /// Opens (creating or migrating) the ledger file; `now` dates what opening records.
-    pub(crate) fn open_file(path: &Path, durability: Durability, now: i64) -> Result<Sqlite> {
-        let mut c = open_file(path, durability)?;
+    pub(crate) fn open_file(
+        path: &Path,
+        durability: Durability,
+        vfs: Vfs,
+        now: i64,
+    ) -> Result<Sqlite> {
+        let mut c = open_file(path, durability, vfs)?;
         let cutoff = migrate(&mut c, now)?;
         Ok(Sqlite {
             cutoff,
@@ -168,9 +200,13 @@ impl Sqlite {
             conns: Conns::File {
                 path: path.to_owned(),
                 durability,
+                vfs,
                 idle: Mutex::new(vec![c]),
             },
-            _checkpointer: Some(crate::checkpoint::Checkpointer::start(path.to_owned())),
+            _checkpointer: Some(crate::checkpoint::Checkpointer::start(
+                path.to_owned(),
+                vfs.base,
+            )),
         })
     }
 
@@ -207,6 +243,7 @@ impl Sqlite {
         let Conns::File {
             path,
             durability,
+            vfs,
             idle,
         } = &self.conns
         else {
@@ -215,7 +252,7 @@ impl Sqlite {
         let taken = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         match taken {
             Some(c) => Ok(c),
-            None => open_file(path, *durability),
+            None => open_file(path, *durability, *vfs),
         }
     }
 
@@ -466,7 +503,7 @@ fn protect(c: &Connection, now: i64) -> Result<()> {
         )
         .map_err(|e| sql_error("audit head", e))?;
     let head = (seq, digest.as_deref().map(digest_from).transpose()?);
-    let ((seq, text, digest), (_, to)) = protect::restored(now, &problems, head);
+    let ((seq, text, digest), (_, to)) = protect::restored(now, &problems, head)?;
     let kind = actionseal_core::ledger::EventKind::AppendOnlyRestored.as_str();
     c.execute(
         "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest, task_prev) \
@@ -569,11 +606,11 @@ impl SqliteTx<'_> {
                 Some(head) => head,
                 None => self.head(chain)?,
             };
-            let (mut sealed, mut moved_to) = seal(&mut events, head);
+            let (mut sealed, mut moved_to) = seal(&mut events, head)?;
             if !self.move_head(chain, head, moved_to)? {
                 // Another connection moved it since: read it, and seal again after it.
                 let head = self.head(chain)?;
-                (sealed, moved_to) = seal(&mut events, head);
+                (sealed, moved_to) = seal(&mut events, head)?;
                 if guess.is_none() || !self.move_head(chain, head, moved_to)? {
                     return Err(storage(
                         "audit head",
@@ -691,7 +728,7 @@ impl SqliteTx<'_> {
         let sql = format!(
             "INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) VALUES (?1, ?2, ?3, ?4, ?5, \
              ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, \
-             ?23, ?24, ?25, ?26, ?27) ON CONFLICT DO NOTHING"
+             ?23, ?24, ?25, ?26, ?27, ?28, ?29) ON CONFLICT DO NOTHING"
         );
         self.exec(
             &sql,
@@ -722,6 +759,8 @@ impl SqliteTx<'_> {
                 t.amendments,
                 t.approval,
                 t.revoked_at,
+                t.round_started_at,
+                t.proof,
                 self.links.last(&t.id)?
             ],
         )
@@ -731,8 +770,8 @@ impl SqliteTx<'_> {
         self.exec(
             "UPDATE ledger_tasks SET state = ?1, fence = ?2, round = ?3, approval_id = ?4, \
              executor = ?5, lease_until = ?6, budget = ?7, reserved = ?8, result = ?9, \
-             updated_at = ?10, approval = ?11, revoked_at = ?12, last_event = ?13 \
-             WHERE id = ?14 AND state = ?15 AND fence = ?16",
+             updated_at = ?10, approval = ?11, revoked_at = ?12, last_event = ?13, \
+             round_started_at = ?14, proof = ?15 WHERE id = ?16 AND state = ?17 AND fence = ?18",
             params![
                 t.state.as_str(),
                 t.fence,
@@ -747,6 +786,8 @@ impl SqliteTx<'_> {
                 t.approval,
                 t.revoked_at,
                 self.links.last(&t.id)?,
+                t.round_started_at,
+                t.proof,
                 t.id,
                 expect.as_str(),
                 expect_fence
@@ -802,8 +843,8 @@ impl Tx for SqliteTx<'_> {
     fn amend_task(&mut self, t: &TaskRow, expect: &Digest) -> Result<bool> {
         let n = self.exec(
             "UPDATE ledger_tasks SET action = ?1, action_digest = ?2, proposed_action = ?3, \
-             proposed_digest = ?4, amendments = ?5, updated_at = ?6 \
-             WHERE id = ?7 AND state = ?8 AND action_digest = ?9",
+             proposed_digest = ?4, amendments = ?5, updated_at = ?6, round_started_at = ?7 \
+             WHERE id = ?8 AND state = ?9 AND action_digest = ?10",
             params![
                 t.action,
                 t.action_digest.to_string(),
@@ -811,6 +852,7 @@ impl Tx for SqliteTx<'_> {
                 t.proposed_digest.map(|d| d.to_string()),
                 t.amendments,
                 t.updated_at,
+                t.round_started_at,
                 t.id,
                 t.state.as_str(),
                 expect.to_string()
@@ -938,6 +980,36 @@ impl Tx for SqliteTx<'_> {
             params![now],
             |r| r.text(0),
         )
+    }
+
+    fn policy(&mut self) -> Result<PolicyRow> {
+        let sql = format!("SELECT {POLICY_COLUMNS} FROM ledger_policy WHERE id = 1");
+        self.rows(&sql, params![], |r| policy_from(r))?
+            .pop()
+            .ok_or_else(|| storage("policy", "the ledger has no policy row"))
+    }
+
+    fn put_policy(&mut self, p: &PolicyRow) -> Result<()> {
+        self.exec(
+            "UPDATE ledger_policy SET proof = ?1, changed_at = ?2, changed_by = ?3 WHERE id = 1",
+            params![p.proof.as_str(), p.changed_at, p.changed_by],
+        )
+        .map(|_| ())
+    }
+
+    fn sign_count(&mut self, credential_id: &str) -> Result<Option<i64>> {
+        Ok(self
+            .rows(
+                "SELECT sign_count FROM ledger_passkeys WHERE credential_id = ?1",
+                params![credential_id],
+                |r| r.int(0),
+            )?
+            .pop())
+    }
+
+    fn put_sign_count(&mut self, credential_id: &str, count: i64, at: i64) -> Result<bool> {
+        let n = self.exec(&put_sign_count_sql('?'), params![credential_id, count, at])?;
+        Ok(n == 1)
     }
 
     fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>> {

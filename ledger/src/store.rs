@@ -2,7 +2,7 @@
 //! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
 
 use actionseal_core::ledger::{Event, State, CHAINS};
-use actionseal_core::{Code, Digest, Error, Result};
+use actionseal_core::{Code, Digest, Error, ProofRequirement, Result};
 
 /// A task as stored.
 #[derive(Clone, Debug)]
@@ -25,6 +25,12 @@ pub(crate) struct TaskRow {
     pub approval: Option<String>,
     /// When the current round's approval was revoked.
     pub revoked_at: Option<i64>,
+    /// When the task began awaiting the decision it needs now: its proposal, its re-approval
+    /// or its last amendment. A decision dated before it cannot be about this action.
+    pub round_started_at: i64,
+    /// How the current round's decision was proven, canonical JSON `{"signer", "proof",
+    /// "verified_at"}` (see `ops::decide`); `None` for a bare decision or none yet.
+    pub proof: Option<String>,
     pub approval_required: bool,
     /// The contract's cost of one call, reserved on a budget by a claim that names one.
     pub cost_minor: i64,
@@ -70,6 +76,14 @@ pub(crate) struct AmendmentRow {
     pub reviewer: String,
     pub reason: String,
     pub at: i64,
+}
+
+/// The ledger's policy, one row that every handle on the database obeys.
+#[derive(Clone, Debug)]
+pub(crate) struct PolicyRow {
+    pub proof: ProofRequirement,
+    pub changed_at: i64,
+    pub changed_by: String,
 }
 
 /// A budget account.
@@ -264,6 +278,14 @@ pub(crate) trait Tx {
     ) -> Result<bool>;
     fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>>;
     fn put_budget(&mut self, b: &BudgetRow) -> Result<()>;
+    /// The ledger's policy.
+    fn policy(&mut self) -> Result<PolicyRow>;
+    fn put_policy(&mut self, p: &PolicyRow) -> Result<()>;
+    /// A passkey credential's last signature counter, locked for the rest of the transaction.
+    fn sign_count(&mut self, credential_id: &str) -> Result<Option<i64>>;
+    /// Records a credential's counter; false (nothing written) when the stored one is not
+    /// lower (another decision with the credential committed meanwhile), unless both are 0.
+    fn put_sign_count(&mut self, credential_id: &str, count: i64, at: i64) -> Result<bool>;
     /// Claimed tasks whose lease ran out by `now`.
     fn expired_leases(&mut self, now: i64) -> Result<Vec<String>>;
     /// Every task in `state` (or any) of `tenant` (or any), oldest first.
@@ -315,11 +337,11 @@ pub(crate) fn by_chain(mut events: Vec<Event>) -> Vec<(i64, Vec<Event>)> {
 
 /// Gives one chain's queued events their seq and `prev` after `head`, and returns each with
 /// its seq, canonical text and digest, plus the new head.
-pub(crate) fn seal(events: &mut [Event], head: Head) -> (Vec<Sealed>, Head) {
+pub(crate) fn seal(events: &mut [Event], head: Head) -> Result<(Vec<Sealed>, Head)> {
     let (mut seq, mut prev) = head;
     let mut out = Vec::with_capacity(events.len());
     for e in events.iter_mut() {
-        seq += 1;
+        seq = crate::ops::increment(seq, "audit sequence")?;
         e.seq = seq;
         e.prev = prev;
         let text = e.canonical();
@@ -327,7 +349,7 @@ pub(crate) fn seal(events: &mut [Event], head: Head) -> (Vec<Sealed>, Head) {
         prev = Some(digest);
         out.push((seq, text, digest));
     }
-    (out, (seq, prev))
+    Ok((out, (seq, prev)))
 }
 
 /// A stored digest, which the ledger wrote itself.
@@ -492,6 +514,25 @@ pub(crate) fn history_sql(cutoff: i64, p: &str) -> String {
     sql + " ORDER BY 1"
 }
 
+/// Version 5 keeps what a decision is judged against in the database, for every handle:
+/// - `round_started_at`, when the task began awaiting its current decision (an upgrade takes
+///   `updated_at`, which no operation changes while a task awaits a decision except the ones
+///   that start a round);
+/// - `proof`, how the current round's decision was proven;
+/// - `ledger_policy`, the proof requirement every handle on the database obeys (one row);
+/// - `ledger_passkeys`, each passkey credential's last signature counter.
+pub(crate) const PROOF_POLICY: &str = "
+ALTER TABLE ledger_tasks ADD COLUMN round_started_at {int} NOT NULL DEFAULT 0;
+UPDATE ledger_tasks SET round_started_at = updated_at;
+ALTER TABLE ledger_tasks ADD COLUMN proof TEXT;
+CREATE TABLE ledger_policy (
+  id {int} PRIMARY KEY CHECK (id = 1), proof TEXT NOT NULL CHECK (proof IN ('optional', 'required')),
+  changed_at {int} NOT NULL, changed_by TEXT NOT NULL);
+INSERT INTO ledger_policy (id, proof, changed_at, changed_by) VALUES (1, 'optional', 0, 'ledger');
+CREATE TABLE ledger_passkeys (
+  credential_id TEXT PRIMARY KEY, sign_count {int} NOT NULL, updated_at {int} NOT NULL){lean};
+";
+
 /// Every task row ([`TASK_COLUMNS`]) and the digest of the event that the row names as its
 /// last, if that event exists and is about the task: the one `last_event` names, or for a
 /// task none of whose events are linked (all written before the cutoff, see [`link_events`]),
@@ -506,7 +547,7 @@ pub(crate) fn audit_rows_sql(cutoff: i64) -> String {
 }
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 4;
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 /// One engine's spelling of the schema: its 64-bit integer type, and whether tables keyed by
 /// text may drop their rowid.
@@ -535,6 +576,7 @@ pub(crate) fn create_all(d: &Dialect) -> String {
         .map(|s| ddl(s, d, ""))
         .concat()
         + &link_events(0, false, d)
+        + &ddl(PROOF_POLICY, d, "")
 }
 
 /// The statements that bring a ledger at `version` to the next one; `last_id` reads the id
@@ -560,6 +602,7 @@ pub(crate) fn upgrade(
         ),
         2 => Some(UPGRADE_TO_3.replace("{chains}", &CHAINS.to_string())),
         3 => Some(link_events(last_id()?, true, d)),
+        4 => Some(ddl(PROOF_POLICY, d, "")),
         _ => None,
     })
 }
@@ -567,7 +610,7 @@ pub(crate) fn upgrade(
 pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
     action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
     round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at, \
-    proposed_action, proposed_digest, amendments, approval, revoked_at";
+    proposed_action, proposed_digest, amendments, approval, revoked_at, round_started_at, proof";
 
 /// Where `last_event` is in a row that selects it right after [`TASK_COLUMNS`].
 pub(crate) const LAST_EVENT_AT: usize = columns(TASK_COLUMNS);
@@ -622,6 +665,8 @@ pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
         amendments: r.int(23)?,
         approval: r.opt_text(24)?,
         revoked_at: r.opt_int(25)?,
+        round_started_at: r.int(26)?,
+        proof: r.opt_text(27)?,
     })
 }
 
@@ -651,6 +696,29 @@ pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
         decision_id: r.opt_text(3)?,
         revoked_at: r.opt_int(4)?,
     })
+}
+
+pub(crate) const POLICY_COLUMNS: &str = "proof, changed_at, changed_by";
+
+pub(crate) fn policy_from(r: &dyn Cols) -> Result<PolicyRow> {
+    Ok(PolicyRow {
+        proof: ProofRequirement::parse(&r.text(0)?)
+            .map_err(|e| storage("stored policy", e.message()))?,
+        changed_at: r.int(1)?,
+        changed_by: r.text(2)?,
+    })
+}
+
+/// The statement that records a credential's counter only when it goes up (or stays 0 where
+/// the authenticator keeps none), `$1`.. or `?1`.. in `p`'s spelling: credential, count, time.
+pub(crate) fn put_sign_count_sql(p: char) -> String {
+    format!(
+        "INSERT INTO ledger_passkeys (credential_id, sign_count, updated_at) \
+         VALUES ({p}1, {p}2, {p}3) ON CONFLICT (credential_id) DO UPDATE SET \
+         sign_count = excluded.sign_count, updated_at = excluded.updated_at \
+         WHERE excluded.sign_count > ledger_passkeys.sign_count \
+         OR (excluded.sign_count = 0 AND ledger_passkeys.sign_count = 0)"
+    )
 }
 
 pub(crate) fn budget_from(r: &dyn Cols) -> Result<BudgetRow> {

@@ -39,6 +39,7 @@ fn claim(l: &Ledger, task: &str, presented: &OwnedValue) -> actionseal_core::Res
         executor: "worker-1",
         lease_ms: 5 * MINUTE,
         budget: None,
+        proof: Default::default(),
     })
 }
 
@@ -676,6 +677,7 @@ fn downgrade_to_v1(db: &Db) {
         sql += &format!("ALTER TABLE ledger_{t} RENAME TO ledger_{t}_now;\n");
     }
     sql += "DROP INDEX ledger_tasks_leases; DROP TABLE ledger_links;\n";
+    sql += "DROP TABLE ledger_policy; DROP TABLE ledger_passkeys;\n";
     sql += &V1_TABLES.replace("{int}", int);
     sql += "INSERT INTO ledger_tasks SELECT id, tenant, job_id, request_id, state, action,
               action_digest, approval_required, cost_minor, idempotency_key, proposer, fence,

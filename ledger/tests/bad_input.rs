@@ -121,6 +121,7 @@ fn missing_tasks_approvals_and_budgets_and_malformed_requests() {
             executor,
             lease_ms,
             budget,
+            proof: Default::default(),
         };
         let codes = [
             l.task("task_nope").unwrap_err().code(),

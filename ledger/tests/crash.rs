@@ -82,6 +82,7 @@ fn crash_worker() {
             executor: "worker-1",
             lease_ms: LEASE,
             budget: None,
+            proof: Default::default(),
         })
         .unwrap();
     let ClaimOutcome::Claimed(c, _) = out else {
@@ -148,6 +149,7 @@ fn reclaim(l: &Ledger, task: &str) -> actionseal_core::Result<ClaimOutcome> {
         executor: "worker-2",
         lease_ms: LEASE,
         budget: None,
+        proof: Default::default(),
     })
 }
 

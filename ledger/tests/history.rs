@@ -20,6 +20,7 @@ fn claim(l: &Ledger, task: &str, presented: &OwnedValue, lease_ms: i64) -> Claim
         executor: "worker-1",
         lease_ms,
         budget: None,
+        proof: Default::default(),
     })
     .unwrap()
 }
@@ -107,6 +108,7 @@ fn busy(l: &Ledger, clock: &ManualClock, prefix: &str) -> Vec<String> {
             executor: "worker-2",
             lease_ms: HOUR,
             budget: None,
+            proof: Default::default(),
         })
         .unwrap_err()
         .code(),
@@ -223,6 +225,7 @@ fn a_history_is_the_audit_of_its_task() {
 /// Turns a current ledger into version 3's layout, in place: no links, every event indexed
 /// by task.
 fn downgrade_to_v3(db: &Db) {
+    downgrade_to_v4(db);
     db.sql(
         "ALTER TABLE ledger_tasks DROP COLUMN last_event;
          ALTER TABLE ledger_events DROP COLUMN task_prev;
@@ -314,6 +317,7 @@ fn two_ledgers_on_one_database_take_turns_on_one_chain() {
                 executor: "worker-1",
                 lease_ms: HOUR,
                 budget: None,
+                proof: Default::default(),
             });
             assert_eq!(refused.unwrap_err().code(), Code::TaskNotClaimable);
         }

@@ -22,6 +22,7 @@ fn claim(
         executor: "worker-1",
         lease_ms: 5 * MINUTE,
         budget: None,
+        proof: Default::default(),
     })
 }
 
@@ -322,6 +323,7 @@ fn a_tool_without_approval_is_claimable_once_budgeted_and_audited() {
                 executor: "w",
                 lease_ms: MINUTE,
                 budget: Some("lookups"),
+                proof: Default::default(),
             }
         }
         let other = action(&contract, r#"{"order_id": "SO-2"}"#, "job-1", "req-1");
@@ -444,6 +446,7 @@ fn completion_needs_the_current_fence_and_unknown_is_reconciled() {
             executor: "w1",
             lease_ms: MINUTE,
             budget: Some("refunds"),
+            proof: Default::default(),
         };
         let ClaimOutcome::Claimed(c1, _) = l.claim(&req).unwrap() else {
             panic!()

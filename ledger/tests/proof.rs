@@ -10,7 +10,9 @@ use actionseal_core::{
     base64url_encode, canonicalize, fingerprint, sign_approval, Action, Approval, Code, Decision,
     DecisionInput, Digest, KeySet, OwnedValue, ProofPolicy, SigningKey,
 };
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock, Task};
+use actionseal_ledger::{
+    ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock, ProofRequirement, Task,
+};
 use common::*;
 use std::sync::Arc;
 
@@ -52,6 +54,28 @@ fn keys(passkey_owner: &str) -> KeySet {
     .unwrap()
 }
 
+/// The service key and the passkey, both retired at `until` (their windows end there).
+fn retired_at(until: i64) -> KeySet {
+    let k = service_key();
+    KeySet::from_value(&json(&format!(
+        r#"{{"service_keys": {{"{}": {{"key": "{}", "valid_until": {until}}}}},
+            "passkeys": {{"{}": {{"public_key": "{}", "approver": "user:bob", "valid_until": {until}}}}},
+            "webauthn": {{"rp_id": "{RP}", "origins": ["{ORIGIN}"]}}}}"#,
+        k.public_key().keyid(),
+        base64url_encode(k.public_key().as_bytes()),
+        credential_id(),
+        base64url_encode(&cose(&passkey())),
+    )))
+    .unwrap()
+}
+
+fn int_field(v: &OwnedValue, key: &str) -> Option<i64> {
+    match field(v, key) {
+        actionseal_core::Value::Number(n) => n.as_safe_integer(),
+        _ => None,
+    }
+}
+
 fn open(db: &Db, clock: &ManualClock, proof: Option<ProofPolicy>) -> Ledger {
     Ledger::open_with(
         &db.url,
@@ -74,6 +98,7 @@ struct Decide<'a> {
     decision: Decision,
     approver: &'a str,
     proposed_digest: Option<Digest>,
+    decided_at: i64,
 }
 
 impl<'a> Decide<'a> {
@@ -84,6 +109,7 @@ impl<'a> Decide<'a> {
             decision: Decision::Approved,
             approver: "user:bob",
             proposed_digest: task.is_amended().then_some(task.proposed_digest),
+            decided_at: T0,
         }
     }
 
@@ -94,8 +120,8 @@ impl<'a> Decide<'a> {
             decision_id: self.decision_id,
             decision: self.decision,
             approver: self.approver,
-            decided_at: T0,
-            expires_at: T0 + 30 * MINUTE,
+            decided_at: self.decided_at,
+            expires_at: self.decided_at + 30 * MINUTE,
             proposed_digest: self.proposed_digest,
         };
         Approval::decide(&action, &input).unwrap().value().clone()
@@ -106,15 +132,22 @@ fn signed(record: &OwnedValue, key: &SigningKey) -> OwnedValue {
     sign_approval(record, key).unwrap()
 }
 
-/// `record` plus `"passkey"`: an assertion of `key` over its fingerprint, on `origin`, UP+UV.
+/// `record` plus `"passkey"`: an assertion of `key` over its fingerprint, on `origin`, UP+UV,
+/// with signature counter 1.
 fn passkey_approved(record: &OwnedValue, key: &SigningKey, origin: &str) -> OwnedValue {
+    passkey_counted(record, key, origin, 1)
+}
+
+/// [`passkey_approved`] with the authenticator's signature counter at `count`.
+fn passkey_counted(record: &OwnedValue, key: &SigningKey, origin: &str, count: u32) -> OwnedValue {
     let challenge = fingerprint(record);
     let client_data = format!(
         r#"{{"type":"webauthn.get","challenge":"{}","origin":"{origin}"}}"#,
         base64url_encode(challenge.as_bytes())
     );
     let mut data = Digest::of(RP.as_bytes()).as_bytes().to_vec();
-    data.extend_from_slice(&[0x05, 0, 0, 0, 1]);
+    data.push(0x05);
+    data.extend_from_slice(&count.to_be_bytes());
     let mut message = data.clone();
     message.extend_from_slice(Digest::of(client_data.as_bytes()).as_bytes());
     let assertion = format!(
@@ -160,6 +193,7 @@ fn claim(l: &Ledger, task: &Task, contract: &OwnedValue) -> ClaimOutcome {
         executor: "worker-1",
         lease_ms: 5 * MINUTE,
         budget: None,
+        proof: Default::default(),
     })
     .unwrap()
 }
@@ -220,14 +254,9 @@ fn a_signed_decision_is_recorded_claimable_and_names_its_signer() {
             field(proof, "payload"),
             actionseal_core::Value::Null
         ));
-        let whole = json(&format!(
-            r#"{{"payloadType": "{}", "payload": "{}", "signatures": {}}}"#,
-            str_field(proof, "payloadType"),
-            base64url_encode(canonicalize(stored.value()).as_bytes()),
-            canonicalize(field(proof, "signatures"))
-        ));
+        let whole = actionseal_core::ledger::reattach(stored.value(), proof);
         assert_eq!(canonicalize(&whole), canonicalize(&envelope));
-        let verified = actionseal_core::verify_proof(&whole, &keys("user:bob")).unwrap();
+        let verified = actionseal_core::verify_proof(&whole, &keys("user:bob"), T0).unwrap();
         assert_eq!(verified.approval().value(), &record);
         let exported = l.audit_export().unwrap();
         assert!(exported.contains(&keyid));
@@ -497,5 +526,259 @@ fn an_amended_task_needs_the_record_that_names_the_proposal() {
             claim(&l, &decided.task, &contract),
             ClaimOutcome::Claimed(..)
         ));
+    }
+}
+
+/// The red-team case: a key retired at T0 + 10 min signs, after its retirement, a record dated
+/// 1 ms before it. The ledger judges the key at its own clock as the decision arrives, and
+/// bounds decided_at by the task's round.
+#[test]
+fn a_retired_key_cannot_approve_by_backdating() {
+    let retired = T0 + 10 * MINUTE;
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        let l = open(
+            &db,
+            &clock,
+            Some(ProofPolicy::new(true, retired_at(retired))),
+        );
+        let contract = refund_contract();
+        let early = l
+            .propose(&refund("job-1", "req-1", 2500), &contract, "agent")
+            .unwrap();
+        clock.set(retired + 10 * MINUTE);
+        let late = l
+            .propose(&refund("job-2", "req-1", 2500), &contract, "agent")
+            .unwrap();
+        for task in [&early, &late] {
+            let mut backdated = Decide::approve(task, "dec-1");
+            backdated.decided_at = retired - 1;
+            let record = backdated.record();
+            assert_eq!(
+                code(l.decide(&signed(&record, &service_key()))),
+                Code::KeyOutsideWindow,
+                "{engine:?}"
+            );
+            assert_eq!(
+                code(l.decide(&passkey_approved(&record, &passkey(), ORIGIN))),
+                Code::KeyOutsideWindow
+            );
+            assert_eq!(l.task(&task.id).unwrap().state, State::AwaitingApproval);
+        }
+        // A decision that reached the ledger before the retirement outlives it: the key was
+        // judged at its arrival, which the claim hands to the executor.
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        let l = open(
+            &db,
+            &clock,
+            Some(ProofPolicy::new(true, retired_at(retired))),
+        );
+        let task = l
+            .propose(&refund("job-1", "req-1", 2500), &contract, "agent")
+            .unwrap();
+        let record = Decide::approve(&task, "dec-1").record();
+        clock.set(retired - 1);
+        l.decide(&signed(&record, &service_key())).unwrap();
+        clock.set(retired + MINUTE);
+        let ClaimOutcome::Claimed(c, _) = claim(&l, &task, &contract) else {
+            panic!("{engine:?}: the claim after the retirement")
+        };
+        let proof = c.proof.expect("the claimed decision's proof");
+        assert_eq!(int_field(&proof, "verified_at"), Some(retired - 1));
+        let proven = field(&proof, "proven");
+        let verified =
+            actionseal_core::verify_proof(proven, &retired_at(retired), retired - 1).unwrap();
+        assert_eq!(verified.approval().value(), c.approval.as_ref().unwrap());
+        assert_eq!(verified.approval().value(), &record);
+        // Judged at the executor's own clock instead, the retired key no longer verifies.
+        let e = actionseal_core::verify_proof(proven, &retired_at(retired), retired + MINUTE)
+            .unwrap_err();
+        assert_eq!(e.code(), Code::KeyOutsideWindow);
+    }
+}
+
+/// "Proof required" belongs to the database: a second handle cannot weaken it, a handle
+/// opened before it was required cannot get a bare decision past a strict claim, and only an
+/// explicit, audited change weakens it.
+#[test]
+fn proof_required_binds_every_handle_on_the_database() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        // A handle opened before any handle required proof.
+        let stale = open(&db, &clock, None);
+        let strict = open(&db, &clock, required());
+        assert_eq!(strict.policy().unwrap().proof, ProofRequirement::Required);
+        let contract = refund_contract();
+        let first = strict
+            .propose(&refund("job-1", "req-1", 2500), &contract, "agent")
+            .unwrap();
+        // A second handle with no policy takes the database's: a bare decision is refused.
+        let second = open(&db, &clock, None);
+        let bare = decision(&first, "dec-1", "approved", T0, 30 * MINUTE);
+        assert_eq!(code(second.decide(&bare)), Code::MissingProof, "{engine:?}");
+        // A handle that says proof is optional is refused at open.
+        let weaker = Ledger::open_with(
+            &db.url,
+            LedgerOptions {
+                clock: Arc::new(clock.clone()),
+                proof: Some(ProofPolicy::new(false, keys("user:bob"))),
+            },
+        );
+        assert_eq!(weaker.err().unwrap().code(), Code::ProofPolicyWeakened);
+        // The stale handle still records a bare decision, but the strict handle's claim
+        // refuses a task whose decision carries no proof, and changes nothing.
+        stale.decide(&bare).unwrap();
+        let e = strict
+            .claim(&ClaimRequest {
+                task_id: &first.id,
+                action: first.action.value(),
+                facts: &facts(&contract),
+                executor: "worker-1",
+                lease_ms: 5 * MINUTE,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap_err();
+        assert_eq!(e.code(), Code::MissingProof);
+        assert_eq!(strict.task(&first.id).unwrap().state, State::Approved);
+        // A claim can require proof on its own, on any handle.
+        let e = stale
+            .claim(&ClaimRequest {
+                task_id: &first.id,
+                action: first.action.value(),
+                facts: &facts(&contract),
+                executor: "worker-1",
+                lease_ms: 5 * MINUTE,
+                budget: None,
+                proof: ProofRequirement::Required,
+            })
+            .unwrap_err();
+        assert_eq!(e.code(), Code::MissingProof);
+        // Revoked, re-approved with proof: claimable, and the claim returns what it checked.
+        strict
+            .revoke(first.approval_id.as_deref().unwrap(), "user:admin")
+            .unwrap();
+        let ClaimOutcome::Reapproval { task, .. } = claim(&strict, &first, &contract) else {
+            panic!("{engine:?}: a revoked approval goes back to the reviewer")
+        };
+        let record = Decide::approve(&task, "dec-2").record();
+        let decided = strict.decide(&signed(&record, &service_key())).unwrap();
+        assert!(decided.task.proof.is_some());
+        let ClaimOutcome::Claimed(c, _) = claim(&strict, &task, &contract) else {
+            panic!("{engine:?}: the proven decision is claimable")
+        };
+        assert_eq!(c.approval.as_ref().unwrap(), &record);
+        let proof = c.proof.unwrap();
+        assert_eq!(str_field(field(&proof, "signer"), "kind"), "service");
+        let verified = actionseal_core::verify_proof(
+            field(&proof, "proven"),
+            &keys("user:bob"),
+            int_field(&proof, "verified_at").unwrap(),
+        )
+        .unwrap();
+        assert_eq!(verified.approval().value(), &record);
+
+        // Only an explicit change weakens it, and the audit records who and why.
+        let policy = second
+            .set_proof_requirement(ProofRequirement::Optional, "user:admin", "pilot ended")
+            .unwrap();
+        assert_eq!(policy.proof, ProofRequirement::Optional);
+        assert_eq!(policy.changed_by, "user:admin");
+        let reopened = Ledger::open_with(
+            &db.url,
+            LedgerOptions {
+                clock: Arc::new(clock.clone()),
+                proof: Some(ProofPolicy::new(false, keys("user:bob"))),
+            },
+        );
+        assert!(reopened.is_ok());
+        let audit = strict.audit_export().unwrap();
+        let changes: Vec<&str> = audit
+            .lines()
+            .filter(|l| l.contains("proof_policy_changed"))
+            .collect();
+        assert_eq!(
+            changes.len(),
+            2,
+            "{engine:?}: strengthened at open, then weakened"
+        );
+        assert!(changes[1].contains("user:admin") && changes[1].contains("pilot ended"));
+        assert!(strict.audit_verify().unwrap().broken.is_none());
+    }
+}
+
+/// A passkey's signature counter must go up from one decision to the next (WebAuthn Level 3,
+/// 6.1.1): a cloned authenticator or a replayed assertion is refused; an authenticator that
+/// keeps no counter (always 0) is not.
+#[test]
+fn a_passkey_counter_that_does_not_increase_is_refused() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        let l = open(&db, &clock, required());
+        let contract = refund_contract();
+        let tasks: Vec<Task> = (1..=5)
+            .map(|i| {
+                l.propose(
+                    &refund(&format!("job-{i}"), "req-1", 2500),
+                    &contract,
+                    "agent",
+                )
+                .unwrap()
+            })
+            .collect();
+        let approve = |task: &Task, id: &str, count: u32| {
+            let record = Decide::approve(task, id).record();
+            l.decide(&passkey_counted(&record, &passkey(), ORIGIN, count))
+        };
+        approve(&tasks[0], "dec-1", 7).unwrap();
+        assert_eq!(
+            code(approve(&tasks[1], "dec-2", 7)),
+            Code::SignCountNotIncreasing,
+            "{engine:?}"
+        );
+        assert_eq!(
+            code(approve(&tasks[1], "dec-2", 3)),
+            Code::SignCountNotIncreasing
+        );
+        approve(&tasks[1], "dec-2", 8).unwrap();
+        // The same delivery again is a duplicate, not a second use of the counter.
+        let again = Decide::approve(&tasks[0], "dec-1").record();
+        assert!(
+            l.decide(&passkey_counted(&again, &passkey(), ORIGIN, 7))
+                .unwrap()
+                .duplicate
+        );
+        // A refusal leaves the task waiting, with its refusal audited.
+        assert_eq!(l.task(&tasks[2].id).unwrap().state, State::AwaitingApproval);
+        assert_eq!(kinds(&l, &tasks[1].id)[1], "decision_refused");
+        // A service signature has no counter; another credential's counter is its own.
+        let envelope = signed(
+            &Decide::approve(&tasks[2], "dec-3").record(),
+            &service_key(),
+        );
+        l.decide(&envelope).unwrap();
+
+        // An authenticator without a counter reports 0 every time.
+        let db = Db::fast(engine);
+        let l = open(&db, &clock, required());
+        for (i, task) in tasks.iter().take(2).enumerate() {
+            let t = l
+                .propose(
+                    &Action::from_value(task.action.value())
+                        .unwrap()
+                        .value()
+                        .clone(),
+                    &contract,
+                    "agent",
+                )
+                .unwrap();
+            let record = Decide::approve(&t, &format!("dec-{i}")).record();
+            l.decide(&passkey_counted(&record, &passkey(), ORIGIN, 0))
+                .unwrap();
+        }
     }
 }

@@ -50,6 +50,7 @@ fn ledger_claim(l: &Ledger, id: &str, action: &OwnedValue, facts: &OwnedValue) -
         executor: "racer",
         lease_ms: HOUR,
         budget: None,
+        proof: Default::default(),
     });
     match r {
         Ok(ClaimOutcome::Claimed(..)) => true,
@@ -382,6 +383,7 @@ fn budget_race_exactly_ten_fit() {
                             executor: "racer",
                             lease_ms: HOUR,
                             budget: Some("refunds"),
+                            proof: Default::default(),
                         })
                     })
                 })
@@ -489,6 +491,7 @@ fn claims_race_drifted_calls_one_winner_and_every_event_kept() {
                             executor: "racer",
                             lease_ms: HOUR,
                             budget: None,
+                            proof: Default::default(),
                         });
                         match r {
                             Ok(ClaimOutcome::Claimed(..)) => {

@@ -121,6 +121,7 @@ fn claim_again(db: &Db, job: &str) -> ClaimOutcome {
             executor: "worker-2",
             lease_ms: HOUR,
             budget: None,
+            proof: Default::default(),
         })
         .unwrap()
 }
@@ -458,4 +459,54 @@ fn a_role_that_does_not_own_the_ledger() {
         about_task(break_of(&l)),
         Some((Problem::RowMismatch, id, "state", c, 4))
     );
+}
+
+/// What version 5 keeps on the rows for decisions, held to the events like the rest: a round
+/// moved earlier (it would admit a decision dated before the round), a proof put on a bare
+/// decision (a claim requiring proof would take it), and the ledger's proof policy weakened
+/// without its audited change.
+#[test]
+fn decision_columns_and_the_proof_policy_are_held_to_their_events() {
+    use actionseal_core::ProofRequirement;
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let (l, id, c) = history(&db);
+        let started = db.texts(&format!(
+            "SELECT CAST(round_started_at AS TEXT) FROM ledger_tasks WHERE id = '{id}'"
+        ))[0][0]
+            .clone()
+            .unwrap();
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET round_started_at = 0 WHERE id = '{id}'"
+        ));
+        assert_eq!(
+            about_task(break_of(&l)),
+            Some((Problem::RowMismatch, id.clone(), "round_started_at", c, 4)),
+            "{engine:?}"
+        );
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET round_started_at = {started},
+               proof = '{{\"proof\":{{}},\"signer\":{{}},\"verified_at\":1}}' WHERE id = '{id}'"
+        ));
+        assert_eq!(
+            about_task(break_of(&l)),
+            Some((Problem::RowMismatch, id.clone(), "proof", c, 4)),
+            "{engine:?}"
+        );
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET proof = NULL WHERE id = '{id}'"
+        ));
+        assert!(break_of(&l).is_none(), "{engine:?}");
+        // The policy: changed through the ledger it verifies; weakened by hand it does not.
+        l.set_proof_requirement(ProofRequirement::Required, "admin", "proof from now on")
+            .unwrap();
+        assert!(break_of(&l).is_none(), "{engine:?}");
+        db.sql("UPDATE ledger_policy SET proof = 'optional'");
+        let b = break_of(&l).unwrap();
+        assert_eq!(
+            (b.problem, b.task, b.field, b.chain),
+            (Problem::RowMismatch, None, Some("proof"), Some(0)),
+            "{engine:?}"
+        );
+    }
 }

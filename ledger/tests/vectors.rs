@@ -98,7 +98,7 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
                             "action_digest": digest.to_string(),
                             "decision": step["decision"],
                             "approver": common["approver"],
-                            "decided_at": now,
+                            "decided_at": step["decided_at"].as_i64().map_or(now, |d| start + d),
                             "expires_at": now + step["ttl"].as_i64().unwrap(),
                         }));
                         sent.entry(step["decision_id"].as_str().unwrap().to_owned())
@@ -152,6 +152,7 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
                         .as_i64()
                         .unwrap_or(common["lease_ms"].as_i64().unwrap()),
                     budget: step["budget"].as_str(),
+                    proof: Default::default(),
                 })
                 .map(|out| {
                     let mut v = json!({"result": out.result(), "state": out.task().state.as_str()});

@@ -104,6 +104,10 @@ ErrorCode = Literal[
     "amend_contract_changed",
     "amend_policy_changed",
     "amend_conflict",
+    "decided_outside_round",
+    "sign_count_not_increasing",
+    "proof_policy_weakened",
+    "ledger_value_out_of_range",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -162,6 +166,11 @@ ObservedOutcome = Literal[
     "failed",
     "not_executed",
 ]
+# Whether decisions must carry proof of who decided: a signed envelope or a passkey-approved record.
+ProofRequirement = Literal[
+    "optional",
+    "required",
+]
 # What an audit event records.
 EventKind = Literal[
     "proposed",
@@ -184,6 +193,7 @@ EventKind = Literal[
     "amended",
     "amend_duplicate",
     "amend_refused",
+    "proof_policy_changed",
     "append_only_restored",
 ]
 # Why an audit chain breaks.
@@ -348,6 +358,15 @@ class _ClaimFacts(TypedDict):
     subject_authorized: _SubjectFact
     """Whether the action's subject may still perform it."""
 
+class _DecisionProof(TypedDict):
+    """How a task's decision was proven: the proof without its record, who signed, and the ledger's time at which the key was judged."""
+
+    proof: Dict[str, Any]
+    """A signed envelope without its payload, or a passkey assertion."""
+    signer: Union[_ServiceSigner, _PasskeySigner]
+    verified_at: int
+    """The ledger's clock when the decision arrived."""
+
 class _LedgerTask(TypedDict):
     """A task: one proposed action and everything the ledger knows about it."""
 
@@ -373,6 +392,10 @@ class _LedgerTask(TypedDict):
     """The current approval round: the one a decision must name."""
     approval: Optional[Dict[str, Any]]
     """The current approval record, once decided."""
+    proof: Optional[_DecisionProof]
+    """How the current decision was proven, when it carried proof."""
+    round_started_at: int
+    """When the task began awaiting its current decision (its proposal, re-approval or last amendment): a decision is dated between it and its arrival."""
     idempotency_key: str
     """The business idempotency key: one value for the task's whole life."""
     proposer: str
@@ -428,6 +451,15 @@ class _Decided(TypedDict):
     signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
     """Who signed this delivery, when it carried proof (a signed envelope or a passkey-approved record); ``null`` for a bare decision envelope."""
 
+class _ClaimedProof(TypedDict):
+    """A claimed decision as it was proven, whole again: verify ``proven`` with the executor's key set at ``verified_at`` (``verifyProof``)."""
+
+    proven: Union[_SignedEnvelope, Dict[str, Any]]
+    """The signed envelope, or the passkey-approved record."""
+    signer: Union[_ServiceSigner, _PasskeySigner]
+    verified_at: int
+    """The ledger's clock when the decision arrived, at which its key was judged."""
+
 class _Claim(TypedDict):
     """A won claim: dispatch ``action`` with ``idempotency_key``, then complete with ``fence``."""
 
@@ -438,6 +470,10 @@ class _Claim(TypedDict):
     executor: str
     action: Dict[str, Any]
     """The exact approved action to dispatch."""
+    approval: Optional[Dict[str, Any]]
+    """The approval record the claim was checked against (``null`` for a tool that needs no approval): verify it before dispatching."""
+    proof: Optional[_ClaimedProof]
+    """That record's decision as it was proven (``null`` for a bare decision)."""
 
 class _ClaimOutcome(TypedDict):
     """What ``claim`` returns: drift, re-approval and rejection are outcomes, not errors."""
@@ -453,6 +489,16 @@ class _ClaimOutcome(TypedDict):
     """Why it did not win (reasons and drift pointers)."""
     approved_action: Optional[Dict[str, Any]]
     """On drift: the approved action, to resume with."""
+
+class _LedgerPolicy(TypedDict):
+    """The ledger's policy, as its database records it for every handle."""
+
+    proof: ProofRequirement
+    """Whether every decision must carry proof."""
+    changed_at: int
+    """When it last changed (0: never)."""
+    changed_by: str
+    """Who changed it (``ledger``: a handle opened requiring proof)."""
 
 class _Revocation(TypedDict):
     """What ``revoke`` returns."""
@@ -714,13 +760,15 @@ class SigningKey:
 def public_key(key: Union[_Ed25519Jwk, str]) -> _Ed25519Jwk:
     """A public key (JWK or raw base64url) as its normalized JWK, ``kid`` its thumbprint."""
 
-def verify_envelope(envelope: _SignedEnvelope, keys: Dict[str, Any]) -> _VerifiedProof:
-    """Verifies a signed envelope against the executor's key set; raises why it does not hold."""
+def verify_envelope(envelope: _SignedEnvelope, keys: Dict[str, Any], at: int) -> _VerifiedProof:
+    """Verifies a signed envelope against the executor's key set, each key judged at ``at``
+    (ms: the verifier's clock, or a ledger's ``verified_at``); raises why it does not hold."""
 
-def verify_passkey(record: Dict[str, Any], keys: Dict[str, Any]) -> _VerifiedProof:
-    """Verifies a passkey-approved record against the key set; raises why it does not hold."""
+def verify_passkey(record: Dict[str, Any], keys: Dict[str, Any], at: int) -> _VerifiedProof:
+    """Verifies a passkey-approved record against the key set, the credential judged at
+    ``at``; raises why it does not hold."""
 
-def verify_proof(approval: Dict[str, Any], keys: Dict[str, Any]) -> _VerifiedProof:
+def verify_proof(approval: Dict[str, Any], keys: Dict[str, Any], at: int) -> _VerifiedProof:
     """``verify_envelope`` or ``verify_passkey``, whichever proof the approval carries."""
 
 def passkey_challenge(record: Dict[str, Any]) -> str:
@@ -813,9 +861,12 @@ class Ledger:
         executor: str,
         lease_ms: int,
         budget: Optional[str] = None,
+        proof: Optional[ProofRequirement] = None,
     ) -> _ClaimOutcome:
         """Claims the task's approval for dispatching ``action``: dispatch only when
-        ``result == "claimed"``; ``already_claimed`` and ``task_not_claimable`` raise."""
+        ``result == "claimed"``; ``already_claimed`` and ``task_not_claimable`` raise, and with
+        ``proof="required"`` (or a ledger that requires it) ``missing_proof`` for a decision
+        recorded without proof. The claim carries the record and proof it checked."""
     def complete(
         self,
         task_id: str,
@@ -853,6 +904,12 @@ class Ledger:
         holds every task row to them; against ``exported`` heads too."""
     def audit_heads(self) -> _ExportedHeads:
         """The chains' heads to keep outside the database (only from an audit that verifies)."""
+    def policy(self) -> _LedgerPolicy:
+        """The ledger's policy, as its database records it for every handle."""
+    def set_proof_requirement(
+        self, proof: ProofRequirement, *, actor: str, reason: str
+    ) -> _LedgerPolicy:
+        """Changes the proof requirement for every handle on the database, audited."""
     def close(self) -> None:
         """Lets go of the database; later calls raise ``ledger_unavailable``."""
     def __enter__(self) -> "Ledger": ...

@@ -12,7 +12,7 @@ use super::{field, shape, Field, Shape, Ty};
 use actionseal_core::ledger::{
     self, request, DecisionEnvelope, EventKind, Observed, Reported, State,
 };
-use actionseal_core::{Action, Contract};
+use actionseal_core::{Action, Contract, ProofRequirement};
 use actionseal_ledger::{Call, Ledger, LedgerOptions, ManualClock};
 use serde_json::{json, Value as Json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,6 +77,11 @@ pub fn unions() -> Vec<Union> {
             name: "ObservedOutcome",
             doc: "What the business system answered about a task in doubt.",
             members: Observed::ALL.iter().map(|o| o.as_str()).collect(),
+        },
+        Union {
+            name: "ProofRequirement",
+            doc: "Whether decisions must carry proof of who decided: a signed envelope or a passkey-approved record.",
+            members: ProofRequirement::ALL.iter().map(|r| r.as_str()).collect(),
         },
         Union {
             name: "EventKind",
@@ -170,6 +175,7 @@ pub fn shapes() -> Vec<Shape> {
             field("executor", Identity, "Who claims."),
             field("lease_ms", Int, "How long the claim holds: complete before it runs out, or the task becomes `unknown`."),
             optional(field("budget", nullable(Identity), "The budget account to reserve the contract's cost on.")),
+            optional(field("proof", nullable(Shape("ProofRequirement")), "The least the claim requires of the task's decision (`null` or left out: `optional`); the ledger's policy may require more. With `required`, a task whose decision was recorded without proof is refused (`missing_proof`), unchanged.")),
         ]),
         input("CompleteRequest", "What `complete` takes.", vec![
             field("task_id", Identity, ""),
@@ -192,6 +198,11 @@ pub fn shapes() -> Vec<Shape> {
             field("name", Identity, ""),
             field("limit_minor", Int, "The most that may be spent, in minor units."),
         ]),
+        input("SetProofRequirementRequest", "What `setProofRequirement` takes: an explicit, audited change of the ledger's proof requirement, for every handle on its database.", vec![
+            field("proof", Shape("ProofRequirement"), ""),
+            field("actor", Identity, "Who changes it."),
+            field("reason", Str, "Why (1 to 1,000 characters; kept in the audit, so never argument values)."),
+        ]),
         input("TaskFilter", "Which tasks `tasks` lists (a member left out or `null`: any).", vec![
             optional(field("state", nullable(Shape("TaskState")), "")),
             optional(field("tenant", nullable(Identity), "")),
@@ -211,6 +222,8 @@ pub fn shapes() -> Vec<Shape> {
             field("approval_required", Bool, "Whether its contract asked for a person's approval when it was proposed."),
             field("approval_id", nullable(Str), "The current approval round: the one a decision must name."),
             field("approval", nullable(Shape("ApprovalRecord")), "The current approval record, once decided."),
+            field("proof", nullable(Shape("DecisionProof")), "How the current decision was proven, when it carried proof."),
+            field("round_started_at", Millis, "When the task began awaiting its current decision (its proposal, re-approval or last amendment): a decision is dated between it and its arrival."),
             field("idempotency_key", Str, "The business idempotency key: one value for the task's whole life."),
             field("proposer", Str, ""),
             field("fence", Int, "The current fence token (0 before the first claim)."),
@@ -250,6 +263,23 @@ pub fn shapes() -> Vec<Shape> {
             field("lease_until", Millis, ""),
             field("executor", Str, ""),
             field("action", Shape("ActionEnvelope"), "The exact approved action to dispatch."),
+            field("approval", nullable(Shape("ApprovalRecord")), "The approval record the claim was checked against (`null` for a tool that needs no approval): verify it before dispatching."),
+            field("proof", nullable(Shape("ClaimedProof")), "That record's decision as it was proven (`null` for a bare decision)."),
+        ]),
+        output("DecisionProof", "How a task's decision was proven: the proof without its record, who signed, and the ledger's time at which the key was judged.", vec![
+            field("proof", Object, "A signed envelope without its payload, or a passkey assertion."),
+            field("signer", Either(vec![Shape("ServiceSigner"), Shape("PasskeySigner")]), ""),
+            field("verified_at", Millis, "The ledger's clock when the decision arrived."),
+        ]),
+        output("ClaimedProof", "A claimed decision as it was proven, whole again: verify `proven` with the executor's key set at `verified_at` (`verifyProof`).", vec![
+            field("proven", Either(vec![Shape("SignedEnvelope"), Shape("PasskeyApprovedRecord")]), "The signed envelope, or the passkey-approved record."),
+            field("signer", Either(vec![Shape("ServiceSigner"), Shape("PasskeySigner")]), ""),
+            field("verified_at", Millis, "The ledger's clock when the decision arrived, at which its key was judged."),
+        ]),
+        output("LedgerPolicy", "The ledger's policy, as its database records it for every handle.", vec![
+            field("proof", Shape("ProofRequirement"), "Whether every decision must carry proof."),
+            field("changed_at", Millis, "When it last changed (0: never)."),
+            field("changed_by", Str, "Who changed it (`ledger`: a handle opened requiring proof)."),
         ]),
         output("ClaimOutcome", "What `claim` returns: drift, re-approval and rejection are outcomes, not errors.", vec![
             field("result", Shape("ClaimResult"), ""),
@@ -335,6 +365,7 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
     let facts = |f: &actionseal_core::Value<'_>| ledger::context(f, 0, None).map(drop);
     let r = match name {
         "TaskIdentity" => request::TaskIdentity::from_value(&value).map(drop),
+        "SetProofRequirementRequest" => request::SetProofRequirement::from_value(&value).map(drop),
         "ProposeRequest" => request::Propose::from_value(&value).and_then(|r| {
             Action::from_value(r.action)?;
             Contract::from_value(r.contract).map(drop)
@@ -610,6 +641,35 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
     out.push(("ClaimOutcome", claim(t2, a2, true, Json::Null)?));
     let (t3, a3) = &tasks[2];
     out.push(("ClaimOutcome", claim(t3, a3, false, Json::Null)?));
+    // A signed decision claimed by a claim that requires proof: the claim carries it.
+    let proven = call(
+        Call::Propose,
+        json!({"action": envelope("j4", 5)?, "contract": contract, "proposer": "agent"}),
+    )?;
+    let record = json!({"approval_id": proven["approval_id"], "decision_id": "d-j4",
+        "action": proven["action"], "action_digest": proven["action_digest"],
+        "decision": "approved", "approver": "user:b", "decided_at": l.now(),
+        "expires_at": 2_000_000});
+    out.push((
+        "Decided",
+        call(Call::Decide, super::proof::envelope(&record))?,
+    ));
+    out.push((
+        "ClaimOutcome",
+        call(
+            Call::Claim,
+            json!({"task_id": proven["id"], "action": proven["action"], "facts": facts(true),
+            "executor": "w", "lease_ms": 1000, "proof": "required"}),
+        )?,
+    ));
+    out.push(("LedgerPolicy", call(Call::Policy, json!({}))?));
+    out.push((
+        "LedgerPolicy",
+        call(
+            Call::SetProofRequirement,
+            json!({"proof": "required", "actor": "admin", "reason": "every decision signed"}),
+        )?,
+    ));
     out.push((
         "TaskHistory",
         call(Call::History, json!({"task_id": t1["id"]}))?,

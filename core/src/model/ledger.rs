@@ -22,7 +22,7 @@ mod values;
 pub use amend::{
     amend, amend_action, amended_pointers, AmendedAction, Amendment, MAX_REASON_CHARS,
 };
-pub use budget::reserve;
+pub use budget::{reserve, settle};
 pub use claim::{claim_step, context, context_with, drift_between, ClaimStep, FACT_FIELDS};
 pub use decision::DecisionEnvelope;
 pub use event::{
@@ -31,8 +31,8 @@ pub use event::{
 };
 pub use heads::{ExportedHeads, HEADS_VERSION};
 pub use ids::{approval_id, idempotency_key, task_id};
-pub use proven::{Presented, ProvenDecision};
-pub use replay::{Mismatch, Place, Replay, StoredTask};
+pub use proven::{reattach, Presented, ProvenDecision};
+pub use replay::{Mismatch, Place, Replay, StoredPolicy, StoredTask};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a

@@ -362,7 +362,7 @@ pub fn check(
 pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Context) -> Verdict {
     // A signed or passkey-approved record counts only once its proof holds.
     let mut payload = Vec::new();
-    let opened = proof::open(approval, ctx.proof(), &mut payload);
+    let opened = proof::open(approval, ctx.proof(), ctx.now, &mut payload);
     let presented = match (opened.refused(), opened.record()) {
         (Some(reason), _) => Presented::Refused(reason),
         (None, None) => Presented::None,
@@ -383,7 +383,7 @@ pub fn check_approval(approval: Option<&Approval>, action: &Value<'_>, ctx: &Con
         None => Presented::None,
         Some(a) => {
             let mut payload = Vec::new();
-            match proof::open(Some(a.value()), ctx.proof(), &mut payload).refused() {
+            match proof::open(Some(a.value()), ctx.proof(), ctx.now, &mut payload).refused() {
                 Some(reason) => Presented::Refused(reason),
                 None => match a.record() {
                     Some(r) => Presented::Record(r, Some(a)),

@@ -31,7 +31,7 @@ use std::borrow::Cow;
 pub use base64url::{decode as base64url_decode, encode as base64url_encode};
 pub use dsse::{pae, sign_approval, PAYLOAD_TYPE};
 pub use ed25519::{PublicKey, SigningKey};
-pub use keyset::{KeySet, ProofPolicy};
+pub use keyset::{KeySet, ProofPolicy, ProofRequirement};
 pub use webauthn::{passkey_challenge, Registration};
 
 /// Who vouched for a verified decision.
@@ -56,6 +56,8 @@ pub enum Signer {
 pub struct Verified {
     approval: Approval,
     signer: Signer,
+    /// A passkey assertion's signature counter (WebAuthn `signCount`).
+    sign_count: Option<u32>,
 }
 
 impl Verified {
@@ -67,6 +69,12 @@ impl Verified {
     /// Who signed.
     pub fn signer(&self) -> &Signer {
         &self.signer
+    }
+
+    /// A passkey assertion's signature counter (`None` for a service signature). Only a store
+    /// that keeps each credential's last counter can use it (a ledger does).
+    pub fn sign_count(&self) -> Option<u32> {
+        self.sign_count
     }
 
     /// `{"approval": <record>, "signer": {"kind": "service", "keyid"} | {"kind": "passkey",
@@ -110,45 +118,51 @@ fn object(members: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
 
 /// Verifies a signed envelope (see the `dsse` module docs for the order of the steps) and
 /// returns the record it carries, which must be a well-formed, sealed approval record whose
-/// approver the key may sign for, decided inside the key's window.
-pub fn verify_envelope(envelope: &Value<'_>, keys: &KeySet) -> Result<Verified> {
+/// approver the key may sign for. The key's validity window is judged at `at`, a time the
+/// verifier chooses (its clock, or the time a ledger recorded the decision's arrival), never at
+/// the record's `decided_at`, which the signer writes.
+pub fn verify_envelope(envelope: &Value<'_>, keys: &KeySet, at: i64) -> Result<Verified> {
     let mut payload = Vec::new();
     let key = dsse::verify_signature(envelope, keys, &mut payload)?;
     let record = dsse::read_payload(&payload)?;
     let approval = sealed(&record).map_err(|e| e.in_key("payload"))?;
-    key.authorize(approver(&record), decided_at(&record))?;
+    key.authorize(approver(&record), at)?;
     Ok(Verified {
         approval,
         signer: Signer::Service {
             keyid: key.key.keyid().to_owned(),
         },
+        sign_count: None,
     })
 }
 
 /// Verifies a passkey-approved record (see the `webauthn` module docs) and returns the record
-/// without its assertion.
-pub fn verify_passkey(record: &Value<'_>, keys: &KeySet) -> Result<Verified> {
+/// without its assertion; the credential's window is judged at `at`, as for
+/// [`verify_envelope`].
+pub fn verify_passkey(record: &Value<'_>, keys: &KeySet, at: i64) -> Result<Verified> {
     let (plain, assertion) = webauthn::split(record);
     let assertion = assertion.ok_or_else(no_proof)?;
     let approval = sealed(&plain)?;
-    let passkey = webauthn::verify_assertion(&plain, assertion, keys)?;
-    passkey.authorize(approver(&plain), decided_at(&plain))?;
+    let (passkey, sign_count) = webauthn::verify_assertion(&plain, assertion, keys)?;
+    passkey.authorize(approver(&plain), at)?;
     Ok(Verified {
         approval,
         signer: Signer::Passkey {
             credential_id: passkey.id.clone(),
             algorithm: passkey.key.algorithm(),
         },
+        sign_count: Some(sign_count),
     })
 }
 
-/// Verifies whichever proof `approval` carries: a signed envelope (it has `payloadType`) or a
-/// passkey-approved record (it has `passkey`); a bare record is [`Code::MissingProof`].
-pub fn verify_proof(approval: &Value<'_>, keys: &KeySet) -> Result<Verified> {
+/// Verifies whichever proof `approval` carries, judging the key at `at`: a signed envelope (it
+/// has `payloadType`) or a passkey-approved record (it has `passkey`); a bare record is
+/// [`Code::MissingProof`].
+pub fn verify_proof(approval: &Value<'_>, keys: &KeySet, at: i64) -> Result<Verified> {
     if dsse::looks_like_envelope(approval) {
-        verify_envelope(approval, keys)
+        verify_envelope(approval, keys, at)
     } else if webauthn::looks_like_passkey(approval) {
-        verify_passkey(approval, keys)
+        verify_passkey(approval, keys, at)
     } else {
         Err(no_proof())
     }
@@ -194,14 +208,6 @@ fn approver<'v>(record: &'v Value<'_>) -> &'v str {
         .unwrap_or("")
 }
 
-/// The record's `decided_at`, or -1 when it has none.
-fn decided_at(record: &Value<'_>) -> i64 {
-    match record.as_object().and_then(|o| o.get("decided_at")) {
-        Some(Value::Number(n)) => n.as_safe_integer().unwrap_or(-1),
-        _ => -1,
-    }
-}
-
 /// An approval as [`crate::check`] sees it once its proof is dealt with.
 pub(crate) enum Opened<'v, 'a, 'p> {
     /// None was presented.
@@ -236,11 +242,13 @@ impl Opened<'_, '_, '_> {
     }
 }
 
-/// Verifies the proof an approval carries, for [`crate::check`]. The payload of a signed
-/// envelope is decoded into `payload` and parsed once; the check reads the record from there.
+/// Verifies the proof an approval carries, for [`crate::check`], judging keys at `now` (the
+/// context's). The payload of a signed envelope is decoded into `payload` and parsed once;
+/// the check reads the record from there.
 pub(crate) fn open<'v, 'a, 'p>(
     approval: Option<&'v Value<'a>>,
     policy: Option<&ProofPolicy>,
+    now: i64,
     payload: &'p mut Vec<u8>,
 ) -> Opened<'v, 'a, 'p> {
     static NO_KEYS: KeySet = KeySet::EMPTY;
@@ -261,7 +269,7 @@ pub(crate) fn open<'v, 'a, 'p>(
             // Signed, but not JSON: the record is malformed.
             Err(_) => return Opened::Refused(Reason::InvalidApproval),
         };
-        match vouch(&record, |who, at| key.authorize(who, at)) {
+        match vouch(&record, |who| key.authorize(who, now)) {
             Ok(()) => Opened::Signed(record),
             Err(e) => refused(e),
         }
@@ -270,7 +278,7 @@ pub(crate) fn open<'v, 'a, 'p>(
         let checked = assertion
             .ok_or_else(no_proof)
             .and_then(|a| webauthn::verify_assertion(&plain, a, keys))
-            .and_then(|p| vouch(&plain, |who, at| p.authorize(who, at)));
+            .and_then(|(p, _)| vouch(&plain, |who| p.authorize(who, now)));
         match checked {
             Ok(()) => Opened::Stripped(plain),
             Err(e) => refused(e),
@@ -282,14 +290,13 @@ pub(crate) fn open<'v, 'a, 'p>(
     }
 }
 
-/// Whether the signer may vouch for the record's approver and time. A record without them is
+/// Whether the signer may vouch for the record's approver. A record without one is
 /// malformed, which the check reports as `invalid_approval`.
-fn vouch(record: &Value<'_>, authorize: impl FnOnce(&str, i64) -> Result<()>) -> Result<()> {
-    let (who, at) = (approver(record), decided_at(record));
-    if who.is_empty() || at < 0 {
-        return Ok(());
+fn vouch(record: &Value<'_>, authorize: impl FnOnce(&str) -> Result<()>) -> Result<()> {
+    match approver(record) {
+        "" => Ok(()),
+        who => authorize(who),
     }
-    authorize(who, at)
 }
 
 /// The check reason for a proof that failed with `code`.

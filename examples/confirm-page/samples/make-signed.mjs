@@ -23,9 +23,10 @@ const keys = {
   service_keys: {
     [key.keyid]: {
       key: key.publicJwk,
-      // The key vouches for decisions made in November and December 2025, by this approver only.
+      // In service from November 2025 until it is retired (its window is judged at the
+      // verifier's clock, never at the record's decided_at), for this approver only.
       valid_from: Date.UTC(2025, 10, 1),
-      valid_until: Date.UTC(2026, 0, 1),
+      valid_until: Date.UTC(2100, 0, 1),
       approvers: [record.approver],
     },
   },

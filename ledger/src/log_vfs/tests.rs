@@ -1,4 +1,4 @@
-use crate::sqlite::open_file;
+use crate::sqlite::{open_file, Vfs};
 use crate::url::Durability;
 use rusqlite::Connection;
 use std::cell::Cell;
@@ -34,7 +34,7 @@ impl Drop for Dir {
 
 /// A ledger's connection (this VFS, spilling off) with a table of blobs.
 fn ledger_conn(dir: &Dir) -> Connection {
-    let c = open_file(&dir.db(), Durability::Normal).unwrap();
+    let c = open_file(&dir.db(), Durability::Normal, Vfs::shipped()).unwrap();
     c.execute_batch("CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, b BLOB NOT NULL)")
         .unwrap();
     c

@@ -82,8 +82,10 @@ pub(crate) fn run(
     }
     t.action = canon(amended.value());
     t.action_digest = amended.digest();
-    t.amendments += 1;
+    t.amendments = super::increment(t.amendments, "amendment count")?;
     t.updated_at = now;
+    // The action to decide about changed: a decision dated before now is not about it.
+    t.round_started_at = now;
     if !tx.amend_task(&t, &from)? {
         return Err(storage(
             "task amendment",

@@ -3,14 +3,14 @@
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
 use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_known};
-use crate::json::{n, opt_s, s, stored};
+use crate::json::{n, obj, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
-use crate::store::{ApprovalRow, Done, Tx};
+use crate::store::{storage, ApprovalRow, Done, Tx};
 use actionseal_core::ledger::{
-    approval_id, claim_step, context_with, drift_between, next, reserve, ClaimStep, EventKind, Op,
-    State,
+    approval_id, claim_step, context_with, drift_between, next, reattach, reserve, ClaimStep,
+    EventKind, Op, State,
 };
-use actionseal_core::{check_with, Code, Error, OwnedValue, Result};
+use actionseal_core::{check_with, Code, Error, OwnedValue, ProofRequirement, Result, Value};
 
 /// A claim request, read before the transaction.
 pub(crate) struct ClaimInput<'a> {
@@ -21,6 +21,8 @@ pub(crate) struct ClaimInput<'a> {
     pub executor: &'a str,
     pub lease_ms: i64,
     pub budget: Option<&'a str>,
+    /// What the claim requires of the task's decision (the request's, or the ledger's if more).
+    pub proof: ProofRequirement,
 }
 
 pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<ClaimOutcome>> {
@@ -80,7 +82,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             }))
         }
         ClaimStep::Reapprove => {
-            t.round += 1;
+            t.round = super::increment(t.round, "approval round")?;
             let apr = approval_id(&t.id, t.round);
             tx.put_approval(&ApprovalRow {
                 approval_id: apr.clone(),
@@ -91,7 +93,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             })?;
             t.approval_id = Some(apr.clone());
             t.approval = None;
+            t.proof = None;
             t.revoked_at = None;
+            t.round_started_at = now;
             t.state = state;
             t.updated_at = now;
             save(tx, &t, &before)?;
@@ -116,8 +120,68 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
                 verdict,
             }))
         }
-        ClaimStep::Permit => permit(tx, now, c, (t, before), ev, frozen, known),
+        ClaimStep::Permit
+            if c.proof == ProofRequirement::Required && record.is_some() && t.proof.is_none() =>
+        {
+            // Checked once the approval holds otherwise: a revoked or expired one goes back to
+            // the reviewer as usual, for a decision that can be proven.
+            refuse(
+                tx,
+                ev,
+                Error::new(
+                    Code::MissingProof,
+                    "the task's decision was recorded without proof, and this claim requires \
+                     it: revoke the approval to send the task back for a proven decision",
+                ),
+            )
+        }
+        ClaimStep::Permit => {
+            let approval = record.map(Value::into_owned);
+            let proof = claimed_proof(approval.as_ref(), t.proof.as_deref())?;
+            let claimed = Claimed {
+                action: frozen,
+                approval,
+                proof,
+            };
+            permit(tx, now, c, (t, before), ev, claimed, known)
+        }
     }
+}
+
+/// What a won claim hands the executor: the action to dispatch, and the decision it was
+/// checked against, to verify before dispatching.
+struct Claimed {
+    action: OwnedValue,
+    approval: Option<OwnedValue>,
+    proof: Option<OwnedValue>,
+}
+
+/// The claimed decision as it was proven: the stored proof and the record put together
+/// again, with the signer and the time its key was judged.
+fn claimed_proof(record: Option<&OwnedValue>, proof: Option<&str>) -> Result<Option<OwnedValue>> {
+    let (Some(record), Some(proof)) = (record, proof) else {
+        return Ok(None);
+    };
+    let stored = stored(proof)?;
+    let member = |k: &str| stored.as_object().and_then(|o| o.get(k)).cloned();
+    let proven = reattach(record, &member("proof").unwrap_or(Value::Null));
+    if matches!(proven, Value::Null) {
+        return Err(storage(
+            "task proof",
+            "the stored proof does not fit its record",
+        ));
+    }
+    Ok(Some(obj(vec![
+        ("proven", proven),
+        (
+            "signer",
+            member("signer").unwrap_or(Value::Null).into_owned(),
+        ),
+        (
+            "verified_at",
+            member("verified_at").unwrap_or(Value::Null).into_owned(),
+        ),
+    ])))
 }
 
 fn permit(
@@ -126,7 +190,7 @@ fn permit(
     c: &ClaimInput<'_>,
     (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
     mut ev: actionseal_core::ledger::Event,
-    frozen: OwnedValue,
+    claimed: Claimed,
     known: super::Known,
 ) -> Result<Done<ClaimOutcome>> {
     let mut cost = 0;
@@ -151,7 +215,7 @@ fn permit(
         tx.put_budget(&b)?;
     }
     t.state = State::Claimed;
-    t.fence += 1;
+    t.fence = super::increment(t.fence, "fence")?;
     t.executor = Some(c.executor.to_owned());
     t.lease_until = Some(now.saturating_add(c.lease_ms));
     t.budget = c.budget.map(str::to_owned);
@@ -184,7 +248,9 @@ fn permit(
         idempotency_key: t.idempotency_key.clone(),
         lease_until: now.saturating_add(c.lease_ms),
         executor: c.executor.to_owned(),
-        action: frozen,
+        action: claimed.action,
+        approval: claimed.approval,
+        proof: claimed.proof,
     };
     Ok(Done::Ok(ClaimOutcome::Claimed(
         claim,

@@ -1,11 +1,11 @@
 //! decide: record a reviewer's decision, bare or proven, once per decision_id.
 
 use super::{amended_from, detail, detail_of, event, refuse, save, snapshot, view};
-use crate::json::{canon, n, s, stored};
+use crate::json::{canon, n, obj, s, stored};
 use crate::model::Decided;
 use crate::store::{storage, Done, Tx};
-use actionseal_core::ledger::{next, DecisionEnvelope, EventKind, Op, Presented};
-use actionseal_core::{Action, Approval, Code, Error, Result};
+use actionseal_core::ledger::{next, DecisionEnvelope, EventKind, Op, Presented, ProvenDecision};
+use actionseal_core::{Action, Approval, Code, Error, Result, Signer};
 
 pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decided>> {
     let d = p.envelope();
@@ -85,6 +85,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         }
         Err(e) => return refuse(tx, ev, e),
     };
+    if let Err(e) = d.check_time(t.round_started_at, now) {
+        return refuse(tx, ev, e);
+    }
     let action = Action::from_value(&stored(&t.action)?)?;
     // An amended action's record keeps the model's proposal beside it.
     let mut input = d.input();
@@ -92,6 +95,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
     let record = Approval::decide(&action, &input)?;
     if let Some(proven) = p.proven() {
         if let Err(e) = proven.check_built(&record) {
+            return refuse(tx, ev, e);
+        }
+        if let Err(e) = sign_count(tx, now, proven) {
             return refuse(tx, ev, e);
         }
     }
@@ -111,6 +117,13 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
     approval.decision_id = Some(d.decision_id.clone());
     tx.put_approval(&approval)?;
     t.approval = Some(canon(record.value()));
+    t.proof = p.proven().map(|proven| {
+        canon(&obj(vec![
+            ("proof", proven.proof().clone()),
+            ("signer", proven.signer().to_value()),
+            ("verified_at", n(proven.verified_at())),
+        ]))
+    });
     t.state = state;
     t.updated_at = now;
     save(tx, &t, &before)?;
@@ -130,6 +143,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         // anyone verify who signed.
         entries.push(("signer", proven.signer().to_value()));
         entries.push(("proof", proven.proof().clone()));
+        entries.push(("verified_at", n(proven.verified_at())));
     }
     ev.detail = detail_of(&t, entries);
     tx.append(ev);
@@ -149,4 +163,21 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         return Err(storage("decision", "the approval record was not kept"));
     }
     Ok(Done::Ok(decided))
+}
+
+/// A passkey decision's signature counter, checked against the credential's last one and
+/// recorded in the same transaction (a service signature has none).
+fn sign_count(tx: &mut dyn Tx, now: i64, proven: &ProvenDecision) -> Result<()> {
+    let (Some(count), Signer::Passkey { credential_id, .. }) =
+        (proven.sign_count(), proven.signer())
+    else {
+        return Ok(());
+    };
+    proven.check_sign_count(tx.sign_count(credential_id)?)?;
+    if tx.put_sign_count(credential_id, i64::from(count), now)? {
+        return Ok(());
+    }
+    // Another decision with this credential recorded its counter meanwhile: read it.
+    proven.check_sign_count(tx.sign_count(credential_id)?)?;
+    Err(storage("passkey counter", "the counter moved while locked"))
 }

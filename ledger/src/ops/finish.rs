@@ -5,7 +5,7 @@ use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot};
 use crate::json::{canon, s};
 use crate::model::Task;
 use crate::store::{storage, Done, TaskRow, Tx};
-use actionseal_core::ledger::{next, EventKind, Observed, Op, Reported, State};
+use actionseal_core::ledger::{self, next, EventKind, Observed, Op, Reported, State};
 use actionseal_core::{fingerprint, OwnedValue, Result, Value};
 
 /// What happens to the claim's reservation.
@@ -28,10 +28,12 @@ fn settle(tx: &mut dyn Tx, t: &mut TaskRow, money: Money) -> Result<()> {
             format!("{name:?} vanished while it held a reservation"),
         )
     })?;
-    b.reserved -= t.reserved;
-    if matches!(money, Money::Commit) {
-        b.spent += t.reserved;
-    }
+    (b.spent, b.reserved) = ledger::settle(
+        b.spent,
+        b.reserved,
+        t.reserved,
+        matches!(money, Money::Commit),
+    )?;
     tx.put_budget(&b)?;
     t.reserved = 0;
     Ok(())

@@ -6,6 +6,7 @@ pub(crate) mod amend;
 pub(crate) mod claim;
 pub(crate) mod decide;
 pub(crate) mod finish;
+pub(crate) mod policy;
 pub(crate) mod propose;
 pub(crate) mod revoke;
 
@@ -65,6 +66,17 @@ pub(crate) fn detail_of(t: &TaskRow, mut entries: Vec<(&'static str, OwnedValue)
         entries.push(("proposed_digest", crate::json::s(&p.to_string())));
     }
     obj(entries)
+}
+
+/// `n + 1` for a stored count (a fence, a round, an amendment count): on a ledger whose data
+/// was altered to the end of the range, [`Code::LedgerValueOutOfRange`] rather than a wrap.
+pub(crate) fn increment(n: i64, what: &str) -> Result<i64> {
+    n.checked_add(1).ok_or_else(|| {
+        Error::new(
+            Code::LedgerValueOutOfRange,
+            format!("the stored {what} {n} cannot grow"),
+        )
+    })
 }
 
 /// Records a refusal (its code as the event's outcome) and ends the operation with it.

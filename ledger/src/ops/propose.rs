@@ -75,6 +75,8 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         amendments: 0,
         approval: None,
         revoked_at: None,
+        round_started_at: now,
+        proof: None,
     };
     if !tx.insert_task(&t)? {
         // Another transaction inserted it first (PostgreSQL under READ COMMITTED): answer

@@ -257,6 +257,8 @@ pub(super) fn statement(
                     ("updated_at", last.param(row.updated_at)),
                     ("approval", last.param(row.approval)),
                     ("revoked_at", last.param(row.revoked_at)),
+                    ("round_started_at", last.param(row.round_started_at)),
+                    ("proof", last.param(row.proof)),
                 ];
                 let id = last.param(row.id);
                 let state = last.param(expect.as_str().to_owned());
@@ -301,6 +303,8 @@ pub(super) fn statement(
                     last.param(t.amendments),
                     last.param(t.approval),
                     last.param(t.revoked_at),
+                    last.param(t.round_started_at),
+                    last.param(t.proof),
                 ];
                 if with_sql {
                     let last_event =

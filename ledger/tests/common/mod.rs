@@ -190,6 +190,18 @@ impl Db {
     }
 }
 
+/// Turns a current ledger into version 4's layout, in place: no round start, proof, policy or
+/// passkey counters.
+pub fn downgrade_to_v4(db: &Db) {
+    db.sql(
+        "ALTER TABLE ledger_tasks DROP COLUMN round_started_at;
+         ALTER TABLE ledger_tasks DROP COLUMN proof;
+         DROP TABLE ledger_policy;
+         DROP TABLE ledger_passkeys;
+         UPDATE ledger_schema SET version = 4;",
+    );
+}
+
 pub fn pg_url(base: &str, db: &str) -> String {
     let (prefix, _) = base.rsplit_once('/').unwrap();
     format!("{prefix}/{db}")
@@ -305,6 +317,7 @@ pub fn whole_lifecycle(l: &Ledger, job: &str, decision_id: &str, executor: &str)
             executor,
             lease_ms: HOUR,
             budget: None,
+            proof: Default::default(),
         })
         .unwrap();
     let ClaimOutcome::Claimed(c, _) = out else {

@@ -16,7 +16,9 @@ pub fn reserve(limit: i64, spent: i64, reserved: i64, cost: i64) -> Result<i64> 
     }
     let committed = spent.saturating_add(reserved);
     match committed.checked_add(cost) {
-        Some(total) if total <= limit => Ok(reserved + cost),
+        Some(total) if total <= limit => reserved.checked_add(cost).ok_or_else(|| {
+            out_of_range(format!("reserved {reserved} plus {cost}"))
+        }),
         _ => Err(Error::new(
             Code::BudgetExceeded,
             format!(
@@ -24,4 +26,28 @@ pub fn reserve(limit: i64, spent: i64, reserved: i64, cost: i64) -> Result<i64> 
             ),
         )),
     }
+}
+
+/// The account's `(spent, reserved)` once a claim's `amount` is settled: moved from reserved
+/// to spent (`commit`: the call succeeded) or released. Stored amounts altered to the ends of
+/// the range are [`Code::LedgerValueOutOfRange`], never a wrap.
+pub fn settle(spent: i64, reserved: i64, amount: i64, commit: bool) -> Result<(i64, i64)> {
+    let reserved = reserved
+        .checked_sub(amount)
+        .ok_or_else(|| out_of_range(format!("reserved {reserved} less {amount}")))?;
+    let spent = if commit {
+        spent
+            .checked_add(amount)
+            .ok_or_else(|| out_of_range(format!("spent {spent} plus {amount}")))?
+    } else {
+        spent
+    };
+    Ok((spent, reserved))
+}
+
+fn out_of_range(what: String) -> Error {
+    Error::new(
+        Code::LedgerValueOutOfRange,
+        format!("a budget's {what} passes the range of its minor units"),
+    )
 }

@@ -114,6 +114,23 @@ impl DecisionEnvelope {
         Ok(())
     }
 
+    /// Checks that the decision was made inside its round: no earlier than `round_started_at`
+    /// (when the task began awaiting this decision: its proposal, re-approval or last
+    /// amendment, which the reviewer could not have decided about before) and no later than
+    /// `now`, the ledger's clock as the decision arrives. `decided_at` is the signer's word;
+    /// these bounds are the ledger's ([`Code::DecidedOutsideRound`] at `decided_at`).
+    pub fn check_time(&self, round_started_at: i64, now: i64) -> Result<()> {
+        let at = self.decided_at;
+        let why = if at < round_started_at {
+            format!("decided_at {at} is before the task's round began at {round_started_at}")
+        } else if at > now {
+            format!("decided_at {at} is after the ledger's clock ({now}) as the decision arrived")
+        } else {
+            return Ok(());
+        };
+        Err(Error::new(Code::DecidedOutsideRound, why).in_key("decided_at"))
+    }
+
     /// The decision as the core's approval input.
     pub fn input(&self) -> DecisionInput<'_> {
         DecisionInput {

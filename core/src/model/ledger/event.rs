@@ -23,7 +23,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::fields::Fields;
-use crate::model::ledger::replay::{Replay, StoredTask};
+use crate::model::ledger::replay::{Replay, StoredPolicy, StoredTask};
 use crate::model::ledger::state::State;
 use crate::model::ledger::values::{int, object, opt_string, string, strings};
 use crate::Options;
@@ -96,6 +96,9 @@ kinds! {
     AmendDuplicate => "amend_duplicate",
     /// An amendment was refused (after the decision, another tool, tenant, ..., a conflict).
     AmendRefused => "amend_refused",
+    /// The ledger's proof policy changed (`detail`: the requirement before and after, and
+    /// why); it is about no task.
+    ProofPolicyChanged => "proof_policy_changed",
     /// The ledger, when it was opened, found the triggers that keep its events append-only
     /// missing, disabled or altered, and restored them: `detail.problems` says what it found.
     /// About the ledger, not a task (`task` is `null`, `tenant` and `actor` are `ledger`;
@@ -413,7 +416,8 @@ pub enum Problem {
     /// member.
     InvalidTransition,
     /// A task's row is not what its events leave it at (a row rewound or edited, its last
-    /// event moved, events about a task without a row): `field` names the row's column.
+    /// event moved, events about a task without a row), or the ledger's proof policy row not
+    /// what its last change left: `field` names the row's column.
     RowMismatch,
     /// The chain ends before the seq of a head exported earlier (events cut from its end).
     Truncated,
@@ -545,6 +549,8 @@ pub struct Expected<'a> {
     /// The ledger's task rows, when the verifier has them: each must be what its task's
     /// events leave it at, and every task with events must have one ([`Problem::RowMismatch`]).
     pub rows: Option<&'a [StoredTask<'a>]>,
+    /// The ledger's proof policy row, when the verifier has it: what its last change left.
+    pub policy: Option<StoredPolicy<'a>>,
 }
 
 /// Walks an exported audit (JSON Lines, one event with its `digest` per line, the chains in
@@ -613,7 +619,7 @@ pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
         let (chain, seq) = (event.chain, event.seq);
         if let Err(m) = replay.apply(&event, digest, (line_no, chain, seq)) {
             report.broken = Some(Break {
-                task: Some(m.task),
+                task: m.task,
                 field: Some(m.field),
                 ..at_chain(chain, Some(seq), line_no, Problem::InvalidTransition)
             });
@@ -662,20 +668,21 @@ pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
             return report;
         }
     }
-    if let Some(rows) = expected.rows {
-        if let Some((m, (line, chain, seq))) = replay.compare(rows) {
-            // A row without events is reported past the last line, at its task's chain.
-            let (line, seq) = if line == i64::MAX {
-                (end, None)
-            } else {
-                (line, Some(seq))
-            };
-            report.broken = Some(Break {
-                task: Some(m.task),
-                field: Some(m.field),
-                ..at_chain(chain, seq, line, Problem::RowMismatch)
-            });
-        }
+    let rows = expected.rows.and_then(|rows| replay.compare(rows));
+    let policy = expected.policy.and_then(|p| replay.compare_policy(&p));
+    // A row without events (or a policy that never changed) is reported past the last line.
+    let found = rows.map(|(m, at)| (m, Some(at))).or(policy);
+    if let Some((m, at)) = found {
+        let (line, chain, seq) = match at {
+            Some((line, chain, seq)) if line != i64::MAX => (line, chain, Some(seq)),
+            Some((_, chain, _)) => (end, chain, None),
+            None => (end, 0, None),
+        };
+        report.broken = Some(Break {
+            task: m.task,
+            field: Some(m.field),
+            ..at_chain(chain, seq, line, Problem::RowMismatch)
+        });
     }
     report
 }

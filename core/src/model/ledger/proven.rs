@@ -15,7 +15,7 @@ use crate::model::approval::Approval;
 use crate::model::ledger::decision::DecisionEnvelope;
 use crate::model::ledger::values::{int, object, string};
 use crate::model::proof::dsse::looks_like_envelope;
-use crate::model::proof::{carries_proof, verify_proof, KeySet, ProofPolicy, Signer};
+use crate::model::proof::{carries_proof, verify_proof, KeySet, ProofRequirement, Signer};
 use std::borrow::Cow;
 
 /// A decision as presented to the ledger: bare, or with its proof verified.
@@ -33,29 +33,37 @@ pub struct ProvenDecision {
     envelope: DecisionEnvelope,
     record: Approval,
     signer: Signer,
+    sign_count: Option<u32>,
+    verified_at: i64,
     proof: OwnedValue,
 }
 
 impl Presented {
-    /// Reads what a ledger's `decide` was given. A signed envelope (it has `payloadType`) or a
-    /// passkey-approved record (it has `passkey`) is verified against `policy`'s keys (none:
-    /// every proof is refused as [`Code::UnknownKey`]) and fails with the proof's own code;
-    /// anything else is a bare envelope, refused as [`Code::MissingProof`] when `policy`
-    /// requires proof, and otherwise read by [`DecisionEnvelope::from_value`].
-    pub fn read(v: &Value<'_>, policy: Option<&ProofPolicy>) -> Result<Presented> {
-        static NO_KEYS: KeySet = KeySet::EMPTY;
+    /// Reads what a ledger's `decide` was given at `arrived`, the ledger's own clock. A signed
+    /// envelope (it has `payloadType`) or a passkey-approved record (it has `passkey`) is
+    /// verified against `keys` (none: every proof is refused as [`Code::UnknownKey`]), each
+    /// key judged at `arrived`, and fails with the proof's own code; anything else is a bare
+    /// envelope, refused as [`Code::MissingProof`] when proof is `required`, and otherwise
+    /// read by [`DecisionEnvelope::from_value`].
+    pub fn read(
+        v: &Value<'_>,
+        keys: &KeySet,
+        required: ProofRequirement,
+        arrived: i64,
+    ) -> Result<Presented> {
         if carries_proof(v) {
-            let keys = policy.map_or(&NO_KEYS, ProofPolicy::keys);
-            let verified = verify_proof(v, keys)?;
+            let verified = verify_proof(v, keys, arrived)?;
             let record = verified.approval().clone();
             return Ok(Presented::Proven(Box::new(ProvenDecision {
                 envelope: envelope_of(&record)?,
                 record,
                 signer: verified.signer().clone(),
+                sign_count: verified.sign_count(),
+                verified_at: arrived,
                 proof: detached(v),
             })));
         }
-        if policy.is_some_and(ProofPolicy::required) {
+        if required == ProofRequirement::Required {
             return Err(Error::new(
                 Code::MissingProof,
                 "this ledger requires every decision to carry proof: a signed envelope or a \
@@ -93,6 +101,40 @@ impl ProvenDecision {
         &self.signer
     }
 
+    /// A passkey assertion's signature counter (`None` for a service signature).
+    pub fn sign_count(&self) -> Option<u32> {
+        self.sign_count
+    }
+
+    /// Checks the assertion's signature counter against `stored`, the last one the ledger
+    /// recorded for the credential (WebAuthn Level 3, 6.1.1): while either is non-zero the
+    /// new one must be greater, or the authenticator may be a clone or the assertion a replay
+    /// ([`Code::SignCountNotIncreasing`]). Both 0: the authenticator keeps no counter.
+    /// A service signature has none to check.
+    pub fn check_sign_count(&self, stored: Option<i64>) -> Result<()> {
+        let (Some(new), Some(stored)) = (self.sign_count, stored) else {
+            return Ok(());
+        };
+        let new = i64::from(new);
+        if new > stored || (new == 0 && stored == 0) {
+            return Ok(());
+        }
+        Err(Error::new(
+            Code::SignCountNotIncreasing,
+            format!(
+                "the passkey's signature counter is {new}, not above the {stored} it reached \
+                 before: a cloned authenticator or a replayed assertion"
+            ),
+        )
+        .in_key("passkey"))
+    }
+
+    /// The ledger's time at which the proof was verified (the decision's arrival), when each
+    /// key's window was judged: an executor verifying the claimed decision judges it there.
+    pub fn verified_at(&self) -> i64 {
+        self.verified_at
+    }
+
     /// The proof without the record it proves: the signed envelope without its `payload`
     /// (`{"payloadType", "signatures"}`), or the passkey assertion (the record's `passkey`
     /// member). The record is the one the ledger builds and keeps, byte for byte, so the
@@ -119,6 +161,35 @@ impl ProvenDecision {
         )
         .in_key(&key))
     }
+}
+
+/// The proven decision whole again: `proof` (as [`ProvenDecision::proof`] keeps it, a signed
+/// envelope without its payload or a passkey assertion) with `record`, the approval record
+/// it proves, put back: `{"payload", "payloadType", "signatures"}` or the record with its
+/// `passkey` member. What a ledger keeps apart (the record on the task, the proof on the task
+/// and in the audit) verifies again as it arrived ([`crate::verify_proof`]).
+pub fn reattach(record: &Value<'_>, proof: &Value<'_>) -> OwnedValue {
+    let owned = |o: &Object<'_>| -> Vec<(Cow<'static, str>, OwnedValue)> {
+        o.iter()
+            .map(|(k, x)| (Cow::Owned(k.to_owned()), x.clone().into_owned()))
+            .collect()
+    };
+    let (Some(r), Some(p)) = (record.as_object(), proof.as_object()) else {
+        return OwnedValue::Null;
+    };
+    let members = if looks_like_envelope(proof) {
+        let payload = crate::model::proof::base64url_encode(canonicalize(record).as_bytes());
+        let mut m = owned(p);
+        m.push((Cow::Borrowed("payload"), string(&payload)));
+        m
+    } else {
+        let mut m = owned(r);
+        m.push((Cow::Borrowed("passkey"), proof.clone().into_owned()));
+        m
+    };
+    // A record has no `passkey` member and an envelope's proof no `payload`: the keys stay
+    // distinct (a damaged input gives null).
+    Object::from_entries(members).map_or(OwnedValue::Null, Value::Object)
 }
 
 /// `v`'s proof without its record (see [`ProvenDecision::proof`]).

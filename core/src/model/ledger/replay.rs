@@ -8,8 +8,10 @@
 //! takes them from ([`next`]): each event must follow from the ones before it (its state, its
 //! round's approval id, its fence, the digest it decides about), and where the rows are at hand
 //! (a ledger verifying itself), each row must hold what the replay ends at: state, round,
-//! fence, approval id, lease, digests (the action, the model's proposal, the approval record,
-//! the result), revocation and last event. An export alone is replayed too, without rows.
+//! fence, approval id, lease, when the round began, digests (the action, the model's proposal,
+//! the approval record and its proof, the result), revocation and last event. The ledger's
+//! proof policy is replayed from its own events and held to its row the same way. An export
+//! alone is replayed too, without rows.
 
 use crate::json::digest::Digest;
 use crate::json::value::Value;
@@ -21,11 +23,11 @@ use std::collections::{HashMap, HashSet};
 
 /// Where a task's events or its row break the rules: the task, and the member of the event
 /// (`state`, `fence`, `detail/approval_id`, ...) or the column of the row (`state`,
-/// `last_event`, ...) that does.
+/// `last_event`, ...) that does. Ledger-wide events and rows (the proof policy) name no task.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
-    /// The task.
-    pub task: String,
+    /// The task, if the mismatch is about one.
+    pub task: Option<String>,
     /// The event's member or the row's column.
     pub field: &'static str,
 }
@@ -41,6 +43,8 @@ pub struct StoredTask<'a> {
     pub fence: i64,
     /// The current round's approval id.
     pub approval_id: Option<&'a str>,
+    /// When the task began awaiting its current decision.
+    pub round_started_at: i64,
     pub lease_until: Option<i64>,
     /// The action's digest as stored, and the action's text.
     pub action_digest: Digest,
@@ -51,12 +55,23 @@ pub struct StoredTask<'a> {
     pub amendments: i64,
     /// The current round's approval record, once decided.
     pub approval: Option<&'a str>,
+    /// How that decision was proven: `{"proof", "signer", "verified_at"}`, canonical.
+    pub proof: Option<&'a str>,
     pub revoked_at: Option<i64>,
     /// The business system's answer.
     pub result: Option<&'a str>,
     /// The digest of the event the row names as the task's last (`None`: it names none, or
     /// one that is missing or about another task).
     pub last_event: Option<Digest>,
+}
+
+/// The ledger's proof policy as its row holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredPolicy<'a> {
+    /// `optional` or `required`.
+    pub proof: &'a str,
+    pub changed_at: i64,
+    pub changed_by: &'a str,
 }
 
 /// The decision recorded in a task's current round, as its `decided` event tells it.
@@ -68,6 +83,9 @@ struct Decided {
     decided_at: i64,
     expires_at: i64,
     proposed_digest: Option<Digest>,
+    /// How it was proven, as the row keeps it (canonical), when the event says (a decision
+    /// proven by a ledger that kept it on the row: its event has `verified_at`).
+    proof: Option<String>,
 }
 
 /// Where an event is: its export line, chain and seq.
@@ -81,6 +99,7 @@ struct Replayed {
     approval_id: Option<String>,
     fence: i64,
     lease_until: Option<i64>,
+    round_started_at: i64,
     action_digest: Digest,
     proposed_digest: Option<Digest>,
     amendments: i64,
@@ -92,11 +111,16 @@ struct Replayed {
     at: Place,
 }
 
-/// Every task's replay, fed the events of an audit in the order they were written.
+/// Every task's replay, fed the events of an audit in the order they were written, and the
+/// ledger's proof policy as its last change left it (requirement, time, actor, where).
 #[derive(Default)]
 pub struct Replay {
     tasks: HashMap<String, Replayed>,
+    policy: Option<(String, i64, String, Place)>,
 }
+
+/// The policy of a ledger whose policy never changed.
+const FIRST_POLICY: (&str, i64, &str) = ("optional", 0, "ledger");
 
 /// A member of an object.
 fn member<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Value<'a>> {
@@ -134,7 +158,10 @@ fn same(a: Option<Digest>, b: Option<Digest>) -> bool {
 impl EventKind {
     /// Whether events of this kind are about a task (the others are about the ledger).
     pub fn is_about_a_task(self) -> bool {
-        !matches!(self, EventKind::AppendOnlyRestored)
+        !matches!(
+            self,
+            EventKind::AppendOnlyRestored | EventKind::ProofPolicyChanged
+        )
     }
 }
 
@@ -150,16 +177,16 @@ impl Replay {
     pub fn apply(&mut self, e: &Event, digest: Digest, at: Place) -> Result<(), Mismatch> {
         let task = match (&e.task, e.kind.is_about_a_task()) {
             (Some(t), true) => t,
-            (None, false) => return Ok(()),
+            (None, false) => return self.ledger_event(e, at),
             (t, _) => {
                 return Err(Mismatch {
-                    task: t.clone().unwrap_or_default(),
+                    task: t.clone(),
                     field: "task",
                 })
             }
         };
         let bad = |field| Mismatch {
-            task: task.clone(),
+            task: Some(task.clone()),
             field,
         };
         match self.tasks.get_mut(task.as_str()) {
@@ -178,6 +205,46 @@ impl Replay {
         }
     }
 
+    /// An event about the ledger: a policy change must change the policy its last change left.
+    fn ledger_event(&mut self, e: &Event, at: Place) -> Result<(), Mismatch> {
+        if e.kind != EventKind::ProofPolicyChanged {
+            return Ok(());
+        }
+        let bad = |field| Mismatch { task: None, field };
+        let before = self
+            .policy
+            .as_ref()
+            .map_or(FIRST_POLICY.0, |p| p.0.as_str());
+        if detail_str(e, "from") != Some(before) {
+            return Err(bad("detail/from"));
+        }
+        let to = detail_str(e, "to").ok_or(bad("detail/to"))?;
+        if e.outcome.as_deref() != Some(to) {
+            return Err(bad("outcome"));
+        }
+        self.policy = Some((to.to_owned(), e.at, e.actor.clone(), at));
+        Ok(())
+    }
+
+    /// Holds the ledger's policy row to its last change (or, with none, to the first policy):
+    /// the mismatch, with where that change is (`None`: the row holds).
+    pub fn compare_policy(&self, row: &StoredPolicy<'_>) -> Option<(Mismatch, Option<Place>)> {
+        let (want, at) = match &self.policy {
+            Some((p, t, by, at)) => ((p.as_str(), *t, by.as_str()), Some(*at)),
+            None => (FIRST_POLICY, None),
+        };
+        let field = if row.proof != want.0 {
+            "proof"
+        } else if row.changed_at != want.1 {
+            "changed_at"
+        } else if row.changed_by != want.2 {
+            "changed_by"
+        } else {
+            return None;
+        };
+        Some((Mismatch { task: None, field }, at))
+    }
+
     /// Holds every row to its task's replay: the first mismatch in the order of the tasks'
     /// last events (with where that event is: line, chain, seq). A task with events and no
     /// row is a mismatch at `id`; a row without events, at `last_event`.
@@ -193,7 +260,7 @@ impl Replay {
                 let chain = crate::model::ledger::event::chain_of(Some(row.id));
                 keep(
                     Mismatch {
-                        task: row.id.to_owned(),
+                        task: Some(row.id.to_owned()),
                         field: "last_event",
                     },
                     (i64::MAX, chain, 0),
@@ -203,7 +270,7 @@ impl Replay {
             if let Some(field) = differs(t, row) {
                 keep(
                     Mismatch {
-                        task: row.id.to_owned(),
+                        task: Some(row.id.to_owned()),
                         field,
                     },
                     t.at,
@@ -215,7 +282,7 @@ impl Replay {
             if !ids.contains(id.as_str()) {
                 keep(
                     Mismatch {
-                        task: id.clone(),
+                        task: Some(id.clone()),
                         field: "id",
                     },
                     t.at,
@@ -257,6 +324,7 @@ fn proposed(e: &Event, task: &str, digest: Digest, at: Place) -> Result<Replayed
         approval_id: apr,
         fence: 0,
         lease_until: None,
+        round_started_at: e.at,
         action_digest: e.action_digest.ok_or("action_digest")?,
         proposed_digest: None,
         amendments: 0,
@@ -299,6 +367,8 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 return Err("detail/amends");
             }
             t.proposed_digest.get_or_insert(t.action_digest);
+            // The action to decide about changed: its round begins again.
+            t.round_started_at = e.at;
             t.action_digest = e.action_digest.ok_or("action_digest")?;
             t.amendments += 1;
         }
@@ -320,6 +390,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 decided_at: detail_int(e, "decided_at").ok_or("detail/decided_at")?,
                 expires_at: detail_int(e, "expires_at").ok_or("detail/expires_at")?,
                 proposed_digest: detail_digest(e, "proposed_digest"),
+                proof: proof_of(e),
             });
         }
         Claimed => {
@@ -339,6 +410,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 return Err("detail/approval_id");
             }
             t.approval_id = Some(apr);
+            t.round_started_at = e.at;
             t.decided = None;
             t.revoked_at = None;
         }
@@ -375,7 +447,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 t.revoked_at = Some(e.at);
             }
         }
-        AppendOnlyRestored => return Err("task"),
+        AppendOnlyRestored | ProofPolicyChanged => return Err("task"),
     }
     Ok(())
 }
@@ -384,7 +456,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
 fn differs(t: &Replayed, row: &StoredTask<'_>) -> Option<&'static str> {
     let text_is =
         |text: Option<&str>, d: Option<Digest>| same(text.map(|s| Digest::of(s.as_bytes())), d);
-    let checks: [(&'static str, bool); 14] = [
+    let checks: [(&'static str, bool); 16] = [
         ("state", row.state == t.state),
         ("round", row.round == t.round),
         ("approval_id", row.approval_id == t.approval_id.as_deref()),
@@ -401,12 +473,37 @@ fn differs(t: &Replayed, row: &StoredTask<'_>) -> Option<&'static str> {
             text_is(row.proposed_action, t.proposed_digest),
         ),
         ("amendments", row.amendments == t.amendments),
+        // An upgraded ledger began its rounds when it was upgraded, later than their events
+        // say; a round moved earlier would admit decisions dated before it.
+        (
+            "round_started_at",
+            row.round_started_at >= t.round_started_at,
+        ),
         ("approval", approval_holds(row.approval, t)),
+        (
+            "proof",
+            row.proof == t.decided.as_ref().and_then(|d| d.proof.as_deref()),
+        ),
         ("revoked_at", row.revoked_at == t.revoked_at),
         ("result", text_is(row.result, t.result_digest)),
         ("last_event", same(row.last_event, Some(t.last))),
     ];
     checks.iter().find(|(_, ok)| !ok).map(|(field, _)| *field)
+}
+
+/// How a `decided` event's decision was proven, as the ledger keeps it on the row: its
+/// `proof`, `signer` and `verified_at`, canonical; `None` for a bare decision, or one recorded
+/// before the ledger kept proofs on the row (its event has no `verified_at`).
+fn proof_of(e: &Event) -> Option<String> {
+    let verified_at = member(&e.detail, "verified_at")?;
+    let entries = ["proof", "signer"]
+        .into_iter()
+        .map(|k| (k, member(&e.detail, k).cloned().unwrap_or(Value::Null)))
+        .chain([("verified_at", verified_at.clone())])
+        .map(|(k, v)| (std::borrow::Cow::Borrowed(k), v))
+        .collect();
+    let v = Value::Object(crate::Object::from_entries(entries).ok()?);
+    Some(crate::canonicalize(&v))
 }
 
 /// Whether the row's approval record is the decision of the task's current round: present

@@ -10,11 +10,11 @@
 use crate::error::{Code, Error, Result};
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::fields::Fields;
-use crate::model::ledger::amend::Amendment;
+use crate::model::ledger::amend::{Amendment, MAX_REASON_CHARS};
 use crate::model::ledger::event::ChainHead;
 use crate::model::ledger::heads::ExportedHeads;
 use crate::model::ledger::state::{Observed, Reported, State};
-use crate::model::proof::ProofPolicy;
+use crate::model::proof::{ProofPolicy, ProofRequirement};
 
 fn fields<'v, 'a>(v: &'v Value<'a>, what: &str, allowed: &[&str]) -> Result<Fields<'v, 'a>> {
     Fields::new(v, Code::InvalidRequest, what, allowed)
@@ -130,7 +130,9 @@ impl<'v, 'a> Propose<'v, 'a> {
     }
 }
 
-/// `{"task_id", "action", "facts", "executor", "lease_ms", "budget"?}`: a claim.
+/// `{"task_id", "action", "facts", "executor", "lease_ms", "budget"?, "proof"?}`: a claim;
+/// `proof` is `"required"` or `"optional"` (absent or `null`: optional), the least the claim
+/// requires of the task's decision.
 #[derive(Clone, Copy, Debug)]
 pub struct Claim<'v, 'a> {
     /// The task.
@@ -145,6 +147,8 @@ pub struct Claim<'v, 'a> {
     pub lease_ms: i64,
     /// The budget account to reserve the contract's cost on, if any.
     pub budget: Option<&'v str>,
+    /// Whether the task's decision must have been proven.
+    pub proof: ProofRequirement,
 }
 
 impl<'v, 'a> Claim<'v, 'a> {
@@ -154,9 +158,19 @@ impl<'v, 'a> Claim<'v, 'a> {
             v,
             "a claim",
             &[
-                "task_id", "action", "facts", "executor", "lease_ms", "budget",
+                "task_id", "action", "facts", "executor", "lease_ms", "budget", "proof",
             ],
         )?;
+        let proof = match optional(&f, "proof") {
+            Some(_) => named(
+                &f,
+                "proof",
+                ProofRequirement::ALL,
+                |r| r.as_str(),
+                ProofRequirement::parse,
+            )?,
+            None => ProofRequirement::Optional,
+        };
         Ok(Claim {
             task_id: f.identity("task_id")?,
             action: f.required("action")?,
@@ -164,6 +178,7 @@ impl<'v, 'a> Claim<'v, 'a> {
             executor: f.identity("executor")?,
             lease_ms: f.integer("lease_ms", 1)?,
             budget: optional_identity(&f, "budget")?,
+            proof,
         })
     }
 }
@@ -203,6 +218,46 @@ impl<'v, 'a> Complete<'v, 'a> {
             )?,
             executor: f.identity("executor")?,
             result: optional(&f, "result"),
+        })
+    }
+}
+
+/// `{"proof", "actor", "reason"}`: an explicit change of the ledger's proof requirement
+/// (`"optional"` or `"required"`), by whom and why (1 to [`MAX_REASON_CHARS`] characters,
+/// kept in the audit: say why, never argument values).
+#[derive(Clone, Copy, Debug)]
+pub struct SetProofRequirement<'v> {
+    /// The new requirement.
+    pub proof: ProofRequirement,
+    /// Who changes it.
+    pub actor: &'v str,
+    /// Why.
+    pub reason: &'v str,
+}
+
+impl<'v> SetProofRequirement<'v> {
+    /// Reads a policy change request.
+    pub fn from_value(v: &'v Value<'_>) -> Result<SetProofRequirement<'v>> {
+        let f = fields(v, "a policy change", &["proof", "actor", "reason"])?;
+        let reason = f.string("reason")?;
+        let chars = reason.chars().count();
+        if chars == 0 || chars > MAX_REASON_CHARS {
+            return Err(Error::new(
+                Code::InvalidRequest,
+                format!("a reason is 1 to {MAX_REASON_CHARS} characters, not {chars}"),
+            )
+            .in_key("reason"));
+        }
+        Ok(SetProofRequirement {
+            proof: named(
+                &f,
+                "proof",
+                ProofRequirement::ALL,
+                |r| r.as_str(),
+                ProofRequirement::parse,
+            )?,
+            actor: f.identity("actor")?,
+            reason,
         })
     }
 }

@@ -28,15 +28,34 @@ pub fn public_jwk(key: &Value<'_>) -> Result<OwnedValue> {
     Ok(PublicKey::from_value(key)?.to_jwk())
 }
 
-/// Verifies the proof `approval` carries against the key set `keys` and returns
-/// `{"approval", "signer"}` ([`super::Verified::to_value`]). The key set's problems are
-/// reported first, at their place in it.
-pub fn verify(approval: &Value<'_>, keys: &Value<'_>, accept: Accept) -> Result<OwnedValue> {
+/// Verifies the proof `approval` carries against the key set `keys`, judging the key's window
+/// at `at` (ms since the epoch, the verifier's time), and returns `{"approval", "signer"}`
+/// ([`super::Verified::to_value`]). The key set's problems are reported first, at their place
+/// in it; an `at` that is not a non-negative integer is [`Code::InvalidRequest`].
+pub fn verify(
+    approval: &Value<'_>,
+    keys: &Value<'_>,
+    at: &Value<'_>,
+    accept: Accept,
+) -> Result<OwnedValue> {
     let keys = KeySet::from_value(keys)?;
+    let at = match at {
+        Value::Number(n) => n.as_safe_integer().filter(|t| *t >= 0),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        Error::new(
+            Code::InvalidRequest,
+            format!(
+                "the time a key is judged at is a non-negative integer of ms, not {}",
+                at.type_name()
+            ),
+        )
+    })?;
     let verified = match accept {
-        Accept::Envelope => verify_envelope(approval, &keys),
-        Accept::Passkey => verify_passkey(approval, &keys),
-        Accept::Either => verify_proof(approval, &keys),
+        Accept::Envelope => verify_envelope(approval, &keys, at),
+        Accept::Passkey => verify_passkey(approval, &keys, at),
+        Accept::Either => verify_proof(approval, &keys, at),
     }?;
     Ok(verified.to_value())
 }

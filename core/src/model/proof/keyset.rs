@@ -13,8 +13,17 @@
 //! Every member is optional except `webauthn` when there are passkeys. A service key's keyid
 //! must be its RFC 7638 thumbprint, so a key set cannot file a key under another key's name.
 //! `approvers` limits whom a service key may sign for (absent: anyone); a passkey signs for its
-//! one approver. The window holds a decision made at `decided_at` when
-//! `valid_from <= decided_at < valid_until` (either bound may be absent).
+//! one approver.
+//!
+//! A key's window is judged at a time the verifier chooses, never at the record's
+//! `decided_at`, which the signer writes: a key holds at `at` when
+//! `valid_from <= at < valid_until` (either bound may be absent). [`crate::check`] judges it at
+//! the context's `now`; a ledger at its own clock when the decision arrives, which it records,
+//! so an executor can judge a claimed decision at that recorded time. Retiring a key is
+//! setting its `valid_until`: decisions that reached a ledger before then keep holding, while
+//! a record checked without a ledger stops verifying at `valid_until` (keep the key listed
+//! until the last approval it signed has expired, as `docs/CONTRACTS.md` explains). A key
+//! that must no longer vouch for anything leaves the set.
 
 use super::base64url;
 use super::cose::CoseKey;
@@ -62,6 +71,42 @@ struct Window {
     until: Option<i64>,
 }
 
+/// Whether approvals must carry proof of who decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProofRequirement {
+    /// A bare decision is accepted; a decision that carries proof must still prove it.
+    #[default]
+    Optional,
+    /// Only a decision whose proof verifies is accepted.
+    Required,
+}
+
+impl ProofRequirement {
+    /// Both, weakest first.
+    pub const ALL: &'static [ProofRequirement] =
+        &[ProofRequirement::Optional, ProofRequirement::Required];
+
+    /// `optional` or `required`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ProofRequirement::Optional => "optional",
+            ProofRequirement::Required => "required",
+        }
+    }
+
+    /// The requirement with this name; anything else is [`Code::InvalidRequest`].
+    pub fn parse(s: &str) -> Result<ProofRequirement> {
+        match s {
+            "optional" => Ok(ProofRequirement::Optional),
+            "required" => Ok(ProofRequirement::Required),
+            _ => Err(Error::new(
+                Code::InvalidRequest,
+                format!("{s:?} is not \"optional\" or \"required\""),
+            )),
+        }
+    }
+}
+
 /// What the executor requires of approvals: whether each must carry proof, and the keys that
 /// can give it. The `proof` member of a trusted context: `{"required", "keys"}`.
 #[derive(Clone, Debug, Default)]
@@ -74,6 +119,15 @@ impl ProofPolicy {
     /// A policy from its parts.
     pub fn new(required: bool, keys: KeySet) -> ProofPolicy {
         ProofPolicy { required, keys }
+    }
+
+    /// Whether an approval without proof is refused, as a requirement.
+    pub fn requirement(&self) -> ProofRequirement {
+        if self.required {
+            ProofRequirement::Required
+        } else {
+            ProofRequirement::Optional
+        }
     }
 
     /// Reads `{"required": bool, "keys": <key set>}`; its shape is [`Code::InvalidContext`],
@@ -180,9 +234,9 @@ impl KeySet {
 }
 
 impl ServiceKey {
-    /// Whether this key may vouch for `approver`'s decision made at `decided_at`.
-    pub(crate) fn authorize(&self, approver: &str, decided_at: i64) -> Result<()> {
-        self.window.holds(decided_at)?;
+    /// Whether this key may vouch for `approver`'s decision, judged at the verifier's `at`.
+    pub(crate) fn authorize(&self, approver: &str, at: i64) -> Result<()> {
+        self.window.holds(at)?;
         match &self.approvers {
             Some(list) if !list.iter().any(|a| a == approver) => Err(Error::new(
                 Code::SignerNotAllowed,
@@ -197,9 +251,10 @@ impl ServiceKey {
 }
 
 impl Passkey {
-    /// Whether this credential may vouch for `approver`'s decision made at `decided_at`.
-    pub(crate) fn authorize(&self, approver: &str, decided_at: i64) -> Result<()> {
-        self.window.holds(decided_at)?;
+    /// Whether this credential may vouch for `approver`'s decision, judged at the verifier's
+    /// `at`.
+    pub(crate) fn authorize(&self, approver: &str, at: i64) -> Result<()> {
+        self.window.holds(at)?;
         if self.approver != approver {
             return Err(Error::new(
                 Code::SignerNotAllowed,
@@ -242,7 +297,7 @@ impl Window {
             return Err(Error::new(
                 Code::KeyOutsideWindow,
                 format!(
-                    "decided_at {at} is outside the key's validity window [{}, {})",
+                    "the key is not valid at {at}, outside its window [{}, {})",
                     self.from.map_or("-".into(), |n| n.to_string()),
                     self.until.map_or("-".into(), |n| n.to_string())
                 ),

@@ -86,7 +86,7 @@ fn a_signed_decision_permits_like_the_bare_record() {
         entry(&k, "")
     )))
     .unwrap();
-    let verified = verify_envelope(&envelope, &keys).unwrap();
+    let verified = verify_envelope(&envelope, &keys, 100).unwrap();
     assert_eq!(verified.approval().value(), &record);
     assert_eq!(
         verified.signer(),
@@ -94,6 +94,25 @@ fn a_signed_decision_permits_like_the_bare_record() {
             keyid: k.public_key().keyid().into()
         }
     );
+}
+
+/// The red-team case: a key retired at 300 signs a record dated before its retirement. The
+/// record's `decided_at` is the signer's word; the window is judged at the verifier's time.
+#[test]
+fn a_retired_key_cannot_approve_by_backdating() {
+    let (record, action) = record();
+    let k = key(1);
+    let envelope = sign_approval(&record, &k).unwrap();
+    let retired = entry(&k, r#","valid_until":300"#);
+    assert_eq!(
+        reasons(Some(&envelope), &action, &context(true, &retired)),
+        ["key_untrusted"]
+    );
+    let keys = KeySet::from_value(&json(&format!(r#"{{"service_keys":{{{retired}}}}}"#))).unwrap();
+    let e = verify_envelope(&envelope, &keys, 500).unwrap_err();
+    assert_eq!(e.code(), Code::KeyOutsideWindow);
+    // Judged at a time inside the window (a ledger's recorded arrival), it holds.
+    assert!(verify_envelope(&envelope, &keys, 299).is_ok());
 }
 
 #[test]
@@ -123,12 +142,12 @@ fn each_failure_has_its_reason() {
         reasons(Some(&envelope), &action, &no_proof),
         ["key_untrusted", "unknown_tool"]
     );
-    // The window: from inclusive, until exclusive.
+    // The window, judged at the context's now (500): from inclusive, until exclusive.
     for (window, ok) in [
-        (r#","valid_from":100"#, true),
-        (r#","valid_from":101"#, false),
-        (r#","valid_until":101"#, true),
-        (r#","valid_until":100"#, false),
+        (r#","valid_from":500"#, true),
+        (r#","valid_from":501"#, false),
+        (r#","valid_until":501"#, true),
+        (r#","valid_until":500"#, false),
     ] {
         let got = reasons(Some(&envelope), &action, &context(true, &entry(&k, window)));
         assert_eq!(got.is_empty(), ok, "{window}");

@@ -12,8 +12,10 @@
 //! record's fingerprint, the origin is allowed, the ceremony is not cross-origin; then the
 //! authenticator data: rpIdHash is SHA-256 of the rpId, UP and UV are set, no attested
 //! credential data, and nothing after the extensions (if any). Finally the credential must
-//! belong to the record's approver and `decided_at` must be inside its window. The signature
-//! counter is not checked here: it needs storage, which is the ledger's.
+//! belong to the record's approver and be valid at the verifier's time. The signature counter
+//! is returned, not checked: comparing it with the credential's last one needs storage, which
+//! is the ledger's (WebAuthn Level 3, 6.1.1); a check without a ledger cannot see a cloned
+//! authenticator or a replayed assertion.
 
 use super::base64url;
 use super::cbor::{self, Item};
@@ -70,16 +72,21 @@ pub fn passkey_challenge(record: &Value<'_>) -> Digest {
 }
 
 /// Verifies `assertion` (the `passkey` member) for `record` (the record without it) against
-/// the key set; returns the credential that signed. Errors are at `/passkey/...`.
+/// the key set; returns the credential that signed and the authenticator's signature counter.
+/// Errors are at `/passkey/...`.
 pub(crate) fn verify_assertion<'k>(
     record: &Value<'_>,
     assertion: &Value<'_>,
     keys: &'k KeySet,
-) -> Result<&'k Passkey> {
+) -> Result<(&'k Passkey, u32)> {
     check(record, assertion, keys).map_err(|e| e.in_key(MEMBER))
 }
 
-fn check<'k>(record: &Value<'_>, assertion: &Value<'_>, keys: &'k KeySet) -> Result<&'k Passkey> {
+fn check<'k>(
+    record: &Value<'_>,
+    assertion: &Value<'_>,
+    keys: &'k KeySet,
+) -> Result<(&'k Passkey, u32)> {
     let f = Fields::new(
         assertion,
         Code::InvalidAssertion,
@@ -124,7 +131,10 @@ fn check<'k>(record: &Value<'_>, assertion: &Value<'_>, keys: &'k KeySet) -> Res
         )
         .in_key("authenticator_data"));
     }
-    Ok(passkey)
+    // The header is 37 bytes (checked above): rpIdHash, flags, then signCount big-endian.
+    let sign_count =
+        u32::from_be_bytes([auth_data[33], auth_data[34], auth_data[35], auth_data[36]]);
+    Ok((passkey, sign_count))
 }
 
 /// Checks clientDataJSON: type, challenge, origin, and that the ceremony was not cross-origin.

@@ -1,6 +1,6 @@
 use super::Group;
 use crate::clock::SystemClock;
-use crate::sqlite::Sqlite;
+use crate::sqlite::{Sqlite, Vfs};
 use crate::store::{storage, BudgetRow, Done};
 use crate::url::Durability;
 use actionseal_core::Code;
@@ -23,7 +23,7 @@ impl Dir {
     }
 
     fn ledger(&self) -> Sqlite {
-        Sqlite::open_file(&self.0.join("l.db"), Durability::Full, 0).unwrap()
+        Sqlite::open_file(&self.0.join("l.db"), Durability::Full, Vfs::shipped(), 0).unwrap()
     }
 }
 

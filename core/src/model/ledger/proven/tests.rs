@@ -45,14 +45,14 @@ fn key() -> SigningKey {
     SigningKey::from_seed(&[3; 32])
 }
 
-fn policy(required: bool) -> ProofPolicy {
+fn keys() -> KeySet {
     let k = key();
     let keys = json(&format!(
         r#"{{"service_keys": {{"{}": {{"key": "{}"}}}}}}"#,
         k.public_key().keyid(),
         base64url::encode(k.public_key().as_bytes())
     ));
-    ProofPolicy::new(required, KeySet::from_value(&keys).unwrap())
+    KeySet::from_value(&keys).unwrap()
 }
 
 const BARE: &str = r#"{"approval_id": "ap-1", "decision_id": "dec-1", "job_id": "job-1",
@@ -64,7 +64,7 @@ fn a_signed_record_gives_the_decision_it_names() {
     let a = action(1);
     let r = record(&a, 200);
     let envelope = sign_approval(r.value(), &key()).unwrap();
-    let p = Presented::read(&envelope, Some(&policy(true))).unwrap();
+    let p = Presented::read(&envelope, &keys(), ProofRequirement::Required, 150).unwrap();
     let d = p.envelope();
     assert_eq!(
         (
@@ -103,13 +103,65 @@ fn a_signed_record_gives_the_decision_it_names() {
         }
     );
     proven.check_built(&r).unwrap();
+    assert_eq!((proven.verified_at(), proven.sign_count()), (150, None));
+    // Put back together, the proof and the record are the envelope as it arrived.
+    let whole = reattach(r.value(), proven.proof());
+    assert_eq!(canonicalize(&whole), canonicalize(&envelope));
+}
+
+#[test]
+fn a_passkey_counter_must_increase_unless_both_are_zero() {
+    let proven = |count| ProvenDecision {
+        envelope: DecisionEnvelope::from_value(&json(BARE)).unwrap(),
+        record: record(&action(1), 200),
+        signer: Signer::Passkey {
+            credential_id: "AQID".into(),
+            algorithm: "EdDSA",
+        },
+        sign_count: Some(count),
+        verified_at: 150,
+        proof: OwnedValue::Null,
+    };
+    for (new, stored, ok) in [
+        (1, None, true),
+        (0, None, true),
+        (8, Some(7), true),
+        (0, Some(0), true),
+        (7, Some(7), false),
+        (3, Some(7), false),
+        (0, Some(7), false),
+        (u32::MAX, Some(i64::from(u32::MAX)), false),
+    ] {
+        let got = proven(new).check_sign_count(stored);
+        assert_eq!(got.is_ok(), ok, "{new} after {stored:?}");
+        if let Err(e) = got {
+            assert_eq!(
+                (e.code(), e.path()),
+                (Code::SignCountNotIncreasing, "/passkey")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_decision_is_dated_between_its_round_and_its_arrival() {
+    let d = DecisionEnvelope::from_value(&json(BARE)).unwrap();
+    assert!(d.check_time(100, 100).is_ok());
+    assert!(d.check_time(0, 1_000).is_ok());
+    for (start, now) in [(101, 1_000), (0, 99)] {
+        let e = d.check_time(start, now).unwrap_err();
+        assert_eq!(
+            (e.code(), e.path()),
+            (Code::DecidedOutsideRound, "/decided_at")
+        );
+    }
 }
 
 #[test]
 fn a_record_other_than_the_built_one_is_a_mismatch_at_its_first_difference() {
     let a = action(1);
     let envelope = sign_approval(record(&a, 200).value(), &key()).unwrap();
-    let p = Presented::read(&envelope, Some(&policy(false))).unwrap();
+    let p = Presented::read(&envelope, &keys(), ProofRequirement::Optional, 150).unwrap();
     let proven = p.proven().unwrap();
     let e = proven.check_built(&record(&a, 300)).unwrap_err();
     assert_eq!(
@@ -124,25 +176,32 @@ fn a_record_other_than_the_built_one_is_a_mismatch_at_its_first_difference() {
 #[test]
 fn bare_envelopes_are_refused_only_where_proof_is_required() {
     let bare = json(BARE);
-    let e = Presented::read(&bare, Some(&policy(true))).unwrap_err();
+    let e = Presented::read(&bare, &keys(), ProofRequirement::Required, 150).unwrap_err();
     assert_eq!(e.code(), Code::MissingProof);
-    for policy in [None, Some(policy(false))] {
-        let p = Presented::read(&bare, policy.as_ref()).unwrap();
+    for keys in [KeySet::EMPTY, keys()] {
+        let p = Presented::read(&bare, &keys, ProofRequirement::Optional, 150).unwrap();
         assert!(p.proven().is_none());
         assert_eq!(p.envelope().decision_id, "dec-1");
     }
     // A bare envelope's own problems keep their code where proof is optional.
-    let e = Presented::read(&json(r#"{"approval_id": 1}"#), None).unwrap_err();
+    let e = Presented::read(
+        &json(r#"{"approval_id": 1}"#),
+        &KeySet::EMPTY,
+        ProofRequirement::Optional,
+        150,
+    )
+    .unwrap_err();
     assert_eq!(e.code(), Code::InvalidDecision);
 }
 
 #[test]
 fn proof_without_trusted_keys_is_refused() {
     let envelope = sign_approval(record(&action(1), 200).value(), &key()).unwrap();
-    let e = Presented::read(&envelope, None).unwrap_err();
+    let e =
+        Presented::read(&envelope, &KeySet::EMPTY, ProofRequirement::Optional, 150).unwrap_err();
     assert_eq!(e.code(), Code::UnknownKey);
     let other = SigningKey::from_seed(&[4; 32]);
     let forged = sign_approval(record(&action(1), 200).value(), &other).unwrap();
-    let e = Presented::read(&forged, Some(&policy(true))).unwrap_err();
+    let e = Presented::read(&forged, &keys(), ProofRequirement::Required, 150).unwrap_err();
     assert_eq!(e.code(), Code::UnknownKey);
 }

@@ -142,6 +142,7 @@ fn row<'a>(s: &'a Story, approval: &'a str, last: Digest) -> StoredTask<'a> {
         round: 1,
         fence: 1,
         approval_id: Some(&s.apr),
+        round_started_at: 1_000,
         lease_until: None,
         action_digest: Digest::of(ACTION.as_bytes()),
         action: ACTION,
@@ -149,6 +150,7 @@ fn row<'a>(s: &'a Story, approval: &'a str, last: Digest) -> StoredTask<'a> {
         proposed_action: None,
         amendments: 0,
         approval: Some(approval),
+        proof: None,
         revoked_at: None,
         result: None,
         last_event: Some(last),
@@ -377,4 +379,78 @@ fn the_heads_file_is_strict_and_round_trips() {
             "{bad}"
         );
     }
+}
+
+#[test]
+fn the_proof_policy_replays_and_its_row_is_held_to_its_last_change() {
+    let change = |from: &str, to: &str, at: i64| Event {
+        chain: 0,
+        seq: 0,
+        at,
+        tenant: "ledger".into(),
+        task: None,
+        kind: EventKind::ProofPolicyChanged,
+        actor: "admin".into(),
+        action_digest: None,
+        approved_digest: None,
+        decision_id: None,
+        fence: None,
+        outcome: Some(to.into()),
+        reasons: vec![],
+        drift: vec![],
+        state: None,
+        detail: json(&format!(
+            r#"{{"from": "{from}", "to": "{to}", "reason": "r"}}"#
+        )),
+        prev: None,
+    };
+    let mut s = Story::new();
+    s.events = vec![
+        change("optional", "required", 5),
+        change("required", "optional", 6),
+    ];
+    let row = |proof, changed_at| StoredPolicy {
+        proof,
+        changed_at,
+        changed_by: "admin",
+    };
+    let with = |s: &Story, policy| {
+        verify_audit_with(
+            s.export().as_bytes(),
+            &Expected {
+                policy: Some(policy),
+                ..Expected::default()
+            },
+        )
+        .broken
+        .map(|b| (b.line, b.problem, b.task, b.field))
+    };
+    assert_eq!(with(&s, row("optional", 6)), None);
+    // Weakened (or dated) by hand: found at the last change.
+    assert_eq!(
+        with(&s, row("required", 6)),
+        Some((2, Problem::RowMismatch, None, Some("proof")))
+    );
+    assert_eq!(
+        with(&s, row("optional", 7)),
+        Some((2, Problem::RowMismatch, None, Some("changed_at")))
+    );
+    // A ledger whose policy never changed holds the first one.
+    let none = Story::new();
+    let first = StoredPolicy {
+        proof: "optional",
+        changed_at: 0,
+        changed_by: "ledger",
+    };
+    assert_eq!(with(&none, first), None);
+    assert_eq!(
+        with(&none, row("required", 0)),
+        Some((1, Problem::RowMismatch, None, Some("proof")))
+    );
+    // A change that does not start from the policy before it.
+    s.events[1] = change("optional", "required", 6);
+    assert_eq!(
+        with(&s, row("required", 6)),
+        Some((2, Problem::InvalidTransition, None, Some("detail/from")))
+    );
 }

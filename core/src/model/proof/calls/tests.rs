@@ -87,19 +87,32 @@ fn a_key_set_is_read_before_the_approval() {
     let (c, path) = code(verify(
         &json("{}"),
         &json(r#"{"service_keys": 1}"#),
+        &json("0"),
         Accept::Either,
     ));
     assert_eq!((c, path.as_str()), (Code::InvalidKeySet, "/service_keys"));
     assert_eq!(
-        code(verify(&json("{}"), &json("{}"), Accept::Either)).0,
+        code(verify(&json("{}"), &json("{}"), &json("0"), Accept::Either)).0,
         Code::MissingProof
     );
     assert_eq!(
-        code(verify(&json("{}"), &json("{}"), Accept::Envelope)).0,
+        code(verify(
+            &json("{}"),
+            &json("{}"),
+            &json("0"),
+            Accept::Envelope
+        ))
+        .0,
         Code::InvalidEnvelope
     );
     assert_eq!(
-        code(verify(&json("{}"), &json("{}"), Accept::Passkey)).0,
+        code(verify(
+            &json("{}"),
+            &json("{}"),
+            &json("0"),
+            Accept::Passkey
+        ))
+        .0,
         Code::MissingProof
     );
 }
