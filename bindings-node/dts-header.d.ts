@@ -210,6 +210,24 @@ export type ErrorCode =
   /** An audit chain is broken: an event was edited, removed, reordered or is malformed. */
   | 'audit_chain_broken'
   /**
+   * An exported audit heads file is not `{"version": 1, "at", "heads": [{"chain", "seq",
+   * "digest"}]}`: another version, a missing or unknown member, a chain out of range or named
+   * twice.
+   */
+  | 'invalid_audit_heads'
+  /**
+   * The ledger's recorded schema version is none that actionseal ever wrote (missing, zero or
+   * negative): the database was altered by hand, and it is not opened.
+   */
+  | 'ledger_schema_invalid'
+  /**
+   * The triggers that keep the ledger's events append-only are missing, disabled or altered,
+   * and the role opening it cannot restore them (on PostgreSQL only the table's owner can): the
+   * ledger is not opened until the owner opens it once, which restores them and records that in
+   * the audit.
+   */
+  | 'ledger_unprotected'
+  /**
    * An amendment changes who or which task the action is for (tenant, subject, job_id or
    * request_id; the path names the field): that is another task, never an edit of this one.
    */
@@ -377,6 +395,7 @@ export type EventKind =
   | 'amend_duplicate'
   | 'amend_refused'
   | 'proof_policy_changed'
+  | 'append_only_restored'
 
 /** Why an audit chain breaks. */
 export type AuditProblem =
@@ -385,6 +404,10 @@ export type AuditProblem =
   | 'seq_gap'
   | 'prev_mismatch'
   | 'head_mismatch'
+  | 'invalid_transition'
+  | 'row_mismatch'
+  | 'truncated'
+  | 'resealed'
 
 /** A tool contract document: what `new Contract(document)` loads. No other field is allowed. */
 export interface ContractDocument {
@@ -1113,6 +1136,24 @@ export interface AuditBreak {
   chain: number | null
   seq: number | null
   problem: AuditProblem
+  /** The task whose events (`invalid_transition`) or row (`row_mismatch`) broke. */
+  task: string | null
+  /** The event's member or the row's column that broke. */
+  field: string | null
+}
+
+/**
+ * The chains' heads exported to keep outside the database (`auditHeads`, `audit heads`),
+ * written as canonical JSON; verifying against them finds a chain truncated or sealed again
+ * since.
+ */
+export interface ExportedHeads {
+  /** The file's version: 1. */
+  version: number
+  /** The ledger's time when the heads were taken. */
+  at: number
+  /** The last event of every chain that had any. */
+  heads: AuditHead[]
 }
 
 /** What verifying an audit says. */

@@ -566,11 +566,28 @@ impl Ledger {
         self.start(&env, Call::AuditExport, |_| object(Vec::new()))
     }
 
-    /// Walks the stored audit chains up to their recorded heads: `{ valid, events, heads,
-    /// broken }`, `broken` naming the first broken chain and seq.
-    #[napi(ts_return_type = "Promise<AuditReport>")]
-    pub fn audit_verify(&self, env: Env) -> Result<AsyncTask<Op>> {
-        self.start(&env, Call::AuditVerify, |_| object(Vec::new()))
+    /// Walks the stored audit chains up to their recorded heads, replays every task's events
+    /// and holds every task row to them: `{ valid, events, heads, broken }`, `broken` naming
+    /// the first broken chain and seq (and the task and the field, when a replay or a row
+    /// broke). `{ exported }` (what `auditHeads()` returned, kept outside the database) also
+    /// finds a chain truncated or sealed again since.
+    #[napi(
+        ts_args_type = "options?: { exported?: ExportedHeads | null }",
+        ts_return_type = "Promise<AuditReport>"
+    )]
+    pub fn audit_verify(&self, env: Env, options: Option<Unknown<'_>>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::AuditVerify, |js| match options {
+            Some(o) => owned(js, o.raw()),
+            None => object(Vec::new()),
+        })
+    }
+
+    /// The chains' heads, `{ version, at, heads }`, to keep where the database's owner cannot
+    /// write (write them as `canonicalize` gives them); only from an audit that verifies
+    /// (rejects with `audit_chain_broken` otherwise).
+    #[napi(ts_return_type = "Promise<ExportedHeads>")]
+    pub fn audit_heads(&self, env: Env) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::AuditHeads, |_| object(Vec::new()))
     }
 
     /// The ledger's policy as its database records it for every handle: `{ proof:
@@ -641,18 +658,21 @@ impl Drop for Ledger {
 }
 
 /// Verifies an audit exported by `ledger.auditExport()` (JSON Lines, as a string or UTF-8
-/// bytes), in any runtime: `{ valid, events, heads, broken }`, `broken` naming the first line,
-/// chain and seq where an event was edited, removed, reordered or is malformed. `heads` (a
+/// bytes), in any runtime, replaying every task's events: `{ valid, events, heads, broken }`,
+/// `broken` naming the first line, chain and seq where an event was edited, removed,
+/// reordered or is malformed, or a task's events that its history cannot have. `heads` (a
 /// report's `heads`) are the chain ends the ledger recorded; with them, events cut from the
-/// end are found too.
+/// end are found too. `exported` (a heads file from `ledger.auditHeads()`) finds a chain
+/// truncated or sealed again since.
 #[napi(
-    ts_args_type = "jsonl: string | Uint8Array, heads?: AuditHead[] | null",
+    ts_args_type = "jsonl: string | Uint8Array, heads?: AuditHead[] | null, exported?: ExportedHeads | null",
     ts_return_type = "AuditReport"
 )]
 pub fn verify_audit(
     env: Env,
     jsonl: Unknown<'_>,
     heads: Option<Unknown<'_>>,
+    exported: Option<Unknown<'_>>,
 ) -> Result<Unknown<'static>> {
     run(&env, |js| {
         let heads = match heads {
@@ -662,8 +682,28 @@ pub fn verify_audit(
             }
             None => Vec::new(),
         };
+        let exported = match exported {
+            Some(h) => {
+                let v = owned(js, h.raw()).map_err(|f| f.in_key("exported"))?;
+                match v {
+                    actionseal_core::Value::Null => Vec::new(),
+                    v => {
+                        actionseal_core::ledger::ExportedHeads::from_value(&v)
+                            .map_err(|e| e.in_key("exported"))?
+                            .heads
+                    }
+                }
+            }
+            None => Vec::new(),
+        };
+        let expected = actionseal_core::ledger::Expected {
+            recorded: &heads,
+            exported: &exported,
+            rows: None,
+            policy: None,
+        };
         let report = text::with_bytes(js, jsonl.raw(), &Options::default(), |bytes, _| {
-            Ok(actionseal_core::ledger::verify_audit(bytes, &heads).to_value())
+            Ok(actionseal_core::ledger::verify_audit_with(bytes, &expected).to_value())
         })?;
         to_js::value(js, &report)
     })

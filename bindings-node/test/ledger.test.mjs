@@ -12,8 +12,8 @@ import { execFile, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import {
-  COMMON, Fresh, IDS, OPEN, Scenario, UNGUARD, api, approvalId, audits, engines, facts, junkFile, rejection,
-  scenarios, sqliteExec,
+  COMMON, Fresh, IDS, OPEN, Scenario, UNGUARD, api, approvalId, audits, engines, facts, junkFile, psql,
+  rejection, scenarios, sqliteExec,
 } from '../../conformance/js/ledger.mjs'
 
 const { Ledger, ManualClock, ActionsealError, Contract } = api
@@ -105,6 +105,35 @@ for (const engine of engines()) {
       assert.deepEqual(api.verifyAudit(Buffer.from(exported), report.heads), report)
       await ledger.close()
       assert.equal((await coded(ledger.task(task.id))).code, 'ledger_unavailable')
+    })
+
+    it('the audit replays rows and checks heads exported earlier', async () => {
+      const url = freshFor(engine).url()
+      const ledger = await Ledger.open(url)
+      const action = refund('job-1')
+      const task = await ledger.propose({ action, contract: REFUND, proposer: 'agent' })
+      await ledger.decide(decision(task, 'dec-1', ledger.now()))
+      const out = await ledger.claim({ task_id: task.id, action, facts: facts(REFUND), executor: 'w1', lease_ms: 60_000 })
+      await ledger.complete({ task_id: task.id, fence: out.claim.fence, outcome: 'succeeded', executor: 'w1' })
+      const heads = await ledger.auditHeads()
+      assert.deepEqual([heads.version, heads.heads.map((h) => h.seq)], [1, [4]])
+      assert.ok((await ledger.auditVerify({ exported: heads })).valid)
+      // An export cut short of the heads kept outside the database holds on its own.
+      const lines = (await ledger.auditExport()).trim().split('\n')
+      const cut = lines.slice(0, -1).join('\n')
+      assert.ok(api.verifyAudit(cut).valid)
+      const broken = api.verifyAudit(cut, null, heads).broken
+      assert.deepEqual([broken.problem, broken.seq], ['truncated', 4])
+      // A row rewound by hand is not what its events leave it at.
+      const rewind = `UPDATE ledger_tasks SET state = 'approved' WHERE id = '${task.id}'`
+      if (engine === 'sqlite') sqliteExec(url.slice('sqlite:'.length), rewind)
+      else psql(url, rewind)
+      const b = (await ledger.auditVerify()).broken
+      assert.deepEqual([b.problem, b.task, b.field], ['row_mismatch', task.id, 'state'])
+      assert.equal((await coded(ledger.auditHeads())).code, 'audit_chain_broken')
+      const e = await coded(ledger.auditVerify({ exported: { ...heads, version: 2 } }))
+      assert.deepEqual([e.code, e.path], ['invalid_audit_heads', '/exported/version'])
+      await ledger.close()
     })
 
     it('proven decisions: recorded with their signer, forgeries refused, bare ones refused where required', async () => {
@@ -298,7 +327,7 @@ describe('derived identities and exported audits', () => {
   for (const [name, v] of audits()) {
     it(`audit ${name}`, () => {
       const text = 'input' in v ? v.input : Buffer.from(v.input_hex, 'hex')
-      const report = api.verifyAudit(text, v.heads)
+      const report = api.verifyAudit(text, v.heads, v.exported)
       for (const [k, want] of Object.entries(v.expect)) assert.deepEqual(report[k], want, k)
       assert.equal(report.valid, name.startsWith('y_'))
     })

@@ -477,10 +477,28 @@ impl PyLedger {
         self.call(py, Call::AuditExport, &[], None)
     }
 
-    /// Walks the stored audit chains up to their recorded heads: ``{"valid", "events",
-    /// "heads", "broken"}``, ``broken`` naming the first broken chain and seq.
-    fn audit_verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.call(py, Call::AuditVerify, &[], None)
+    /// Walks the stored audit chains up to their recorded heads, replays every task's
+    /// events and holds every task row to them: ``{"valid", "events", "heads", "broken"}``,
+    /// ``broken`` naming the first broken chain and seq (and the task and the field, when a
+    /// replay or a row broke). ``exported=`` (what ``audit_heads`` returned, kept outside the
+    /// database) also finds a chain truncated or sealed again since.
+    #[pyo3(signature = (*, exported = None))]
+    fn audit_verify<'py>(
+        &self,
+        py: Python<'py>,
+        exported: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match exported.filter(|e| !e.is_none()) {
+            Some(e) => self.call(py, Call::AuditVerify, &[("exported", e)], None),
+            None => self.call(py, Call::AuditVerify, &[], None),
+        }
+    }
+
+    /// The chains' heads, ``{"version", "at", "heads"}``, to keep where the database's owner
+    /// cannot write (write them as ``canonicalize`` gives them); only from an audit that
+    /// verifies (``audit_chain_broken`` otherwise).
+    fn audit_heads<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::AuditHeads, &[], None)
     }
 
     /// Lets go of the database (once calls in progress end); later calls raise

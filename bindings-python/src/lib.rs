@@ -400,13 +400,16 @@ mod _actionseal {
     /// Verifies an audit exported by ``Ledger.audit_export`` (JSON Lines, as str or UTF-8
     /// bytes), in any runtime: ``{"valid", "events", "heads", "broken"}``, ``broken`` naming
     /// the first line, chain and seq where an event was edited, removed, reordered or is
-    /// malformed. ``heads`` (a report's ``heads``: ``[{"chain", "seq", "digest"}]``) are the
-    /// chain ends the ledger recorded; with them, events cut from the end are found too.
+    /// malformed, or a task's events that its history cannot have. ``heads`` (a report's
+    /// ``heads``: ``[{"chain", "seq", "digest"}]``) are the chain ends the ledger recorded;
+    /// with them, events cut from the end are found too. ``exported`` (a heads file from
+    /// ``Ledger.audit_heads``) finds a chain truncated or sealed again since.
     #[pyfunction]
-    #[pyo3(signature = (jsonl, heads = None))]
+    #[pyo3(signature = (jsonl, heads = None, exported = None))]
     fn verify_audit<'py>(
         jsonl: &Bound<'py, PyAny>,
         heads: Option<&Bound<'py, PyAny>>,
+        exported: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = jsonl.py();
         let text = JsonText::new(jsonl)?;
@@ -417,9 +420,25 @@ mod _actionseal {
             .map_err(|e| to_py(py, &e.in_key("heads")))?,
             None => Vec::new(),
         };
+        let exported = match exported.filter(|e| !e.is_none()) {
+            Some(e) => {
+                with_value_at(e, "exported", &Options::default(), |v| {
+                    actionseal_core::ledger::ExportedHeads::from_value(v)
+                })?
+                .map_err(|e| to_py(py, &e.in_key("exported")))?
+                .heads
+            }
+            None => Vec::new(),
+        };
         let bytes = text.as_bytes();
+        let expected = actionseal_core::ledger::Expected {
+            recorded: &heads,
+            exported: &exported,
+            rows: None,
+            policy: None,
+        };
         let report = on_text(py, bytes.len(), || {
-            actionseal_core::ledger::verify_audit(bytes, &heads).to_value()
+            actionseal_core::ledger::verify_audit_with(bytes, &expected).to_value()
         });
         to_py::value(py, &report)
     }

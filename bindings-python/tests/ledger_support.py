@@ -343,6 +343,26 @@ def _not_sqlite():
     actionseal.Ledger(f"sqlite:{path}")
 
 
+def _unprotected():
+    """A PostgreSQL ledger whose append-only triggers its owner disabled, opened by a role
+    that does not own its tables (and so cannot restore them)."""
+    base = pg_base()
+    name = f"py_{os.getpid()}_{next(_names)}"
+    psql(base, f"CREATE DATABASE {name}")
+    url = with_database(base, name)
+    try:
+        actionseal.Ledger(url).close()
+        role = f"py_app_{os.getpid()}"
+        psql(url, f"DO $$ BEGIN CREATE ROLE {role} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; "
+                  f"END $$; GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO {role}; "
+                  f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role}; "
+                  "ALTER TABLE ledger_events DISABLE TRIGGER USER")
+        parts = urllib.parse.urlsplit(url)
+        actionseal.Ledger(urllib.parse.urlunsplit(parts._replace(netloc=f"{role}@{parts.netloc.split('@')[-1]}")))
+    finally:
+        psql(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", check=False)
+
+
 def error_sources():
     """(code, label, thunk) for every way the vectors and the bad-input cases raise a ledger
     code: each scenario step that expects an error (run on a fresh in-memory ledger up to that
@@ -370,4 +390,11 @@ def error_sources():
     out.append(("sign_count_not_increasing", "a passkey whose counter did not move", _passkey_counter_reused))
     out.append(("audit_chain_broken", "an event that is not an event",
                 lambda: _tampered("UPDATE ledger_events SET body = '{}'", lambda url, t: actionseal.Ledger(url).history(t["id"]))))
+    out.append(("ledger_schema_invalid", "a schema version no actionseal wrote",
+                lambda: _tampered("UPDATE ledger_schema SET version = -1", lambda url, t: actionseal.Ledger(url))))
+    out.append(("invalid_audit_heads", "a heads file of another version",
+                lambda: actionseal.verify_audit("", exported={"version": 2, "at": 0, "heads": []})))
+    if pg_base() is not None:
+        out.append(("ledger_unprotected", "unprotected events, opened by a role that does not own them",
+                    _unprotected))
     return out

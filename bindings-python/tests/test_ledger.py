@@ -5,6 +5,7 @@ inside PostgreSQL at once (the GIL is released), and bad input."""
 
 import hashlib
 import json
+import sqlite3
 import subprocess
 import threading
 import time
@@ -77,12 +78,49 @@ def test_derived_identities():
 def test_exported_audits_verify_anywhere(path):
     v = json.loads(path.read_text("utf-8"))
     text = v["input"] if "input" in v else bytes.fromhex(v["input_hex"])
-    report = actionseal.verify_audit(text, v["heads"])
+    report = actionseal.verify_audit(text, v["heads"], exported=v.get("exported"))
     for k, want in v["expect"].items():
         assert report[k] == want, k
     assert report["valid"] == path.name.startswith("y_")
     err = error_of(actionseal.verify_audit, "", [{"chain": 0, "seq": 0, "digest": "x"}])
     assert (err.code, err.path) == ("invalid_request", "/heads/0/seq")
+
+
+def run_sql(url, sql):
+    """Runs SQL on the ledger's database directly, as its owner could."""
+    if url.startswith("sqlite:"):
+        with sqlite3.connect(url[len("sqlite:"):]) as c:
+            c.executescript(sql)
+    else:
+        psql(url, sql)
+
+
+def test_audit_replays_rows_and_checks_exported_heads(fresh):
+    url = fresh.url()
+    with actionseal.Ledger(url) as ledger:
+        act = refund("job-1")
+        task = ledger.propose(act, REFUND, proposer="agent")
+        ledger.decide(decision(task, "dec-1", ledger.now()))
+        out = ledger.claim(task["id"], act, facts_for(REFUND), executor="w1", lease_ms=60_000)
+        ledger.complete(task["id"], out["claim"]["fence"], "succeeded", executor="w1")
+        heads = ledger.audit_heads()
+        assert heads["version"] == 1 and [h["seq"] for h in heads["heads"]] == [4]
+        assert ledger.audit_verify(exported=heads)["valid"]
+        # An export cut short of the heads kept outside the database holds on its own.
+        export = ledger.audit_export()
+        cut = "".join(export.splitlines(keepends=True)[:-1])
+        assert actionseal.verify_audit(cut)["valid"]
+        broken = actionseal.verify_audit(cut, exported=heads)["broken"]
+        assert (broken["problem"], broken["seq"]) == ("truncated", 4)
+        # A row rewound by hand is not what its events leave it at.
+        run_sql(url, f"UPDATE ledger_tasks SET state = 'approved' WHERE id = '{task['id']}'")
+        broken = ledger.audit_verify()["broken"]
+        assert (broken["problem"], broken["task"], broken["field"]) == ("row_mismatch", task["id"], "state")
+        assert error_of(ledger.audit_heads).code == "audit_chain_broken"
+        err = error_of(ledger.audit_verify, exported={**heads, "version": 2})
+        assert (err.code, err.path) == ("invalid_audit_heads", "/exported/version")
+        err = error_of(actionseal.verify_audit, export, exported={"at": 0, "heads": []})
+        assert (err.code, err.path) == ("invalid_audit_heads", "/exported/version")
 
 
 def test_every_method(fresh):

@@ -2,7 +2,9 @@
 
 use crate::io::{read_input, write_stdout};
 use crate::Failure;
-use actionseal_core::ledger::{verify_audit, Observed, Reported, State};
+use actionseal_core::ledger::{
+    verify_audit_with, Expected, ExportedHeads, Observed, Reported, State,
+};
 use actionseal_core::{
     canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
 };
@@ -213,14 +215,23 @@ enum LedgerCommand {
 
 #[derive(Subcommand)]
 enum AuditCommand {
-    /// Walk the chain (of the ledger, or of an exported FILE) and name the first broken seq.
+    /// Walk the chains (of the ledger, or of an exported FILE), replay every task's events
+    /// (and, for the ledger, hold every task row to them), and name the first break.
     Verify {
         /// An exported audit (JSON Lines) instead of the ledger's own.
         #[arg(long, value_name = "FILE")]
         file: Option<PathBuf>,
+        /// Heads exported earlier (`audit heads`): finds a chain truncated or sealed again
+        /// since.
+        #[arg(long, value_name = "FILE")]
+        heads: Option<PathBuf>,
     },
     /// Write the audit as JSON Lines, one event with its digest per line.
     Export,
+    /// Write the chains' heads (canonical JSON) to keep outside the database, where its
+    /// owner cannot write: `audit verify --heads` checks the audit against them later. Only
+    /// from an audit that verifies.
+    Heads,
 }
 
 fn json_file(path: &Path) -> Result<OwnedValue, Failure> {
@@ -460,20 +471,34 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 let text = open(db)?.audit_export().map_err(fail)?;
                 write_stdout(text.as_bytes())
             }
-            AuditCommand::Verify { file } => {
+            AuditCommand::Verify { file, heads } => {
+                let exported = heads
+                    .as_deref()
+                    .map(|h| {
+                        ExportedHeads::from_value(&json_file(h)?)
+                            .map_err(|e| Failure::InputIn(h.display().to_string(), e))
+                    })
+                    .transpose()?;
                 let report = match file {
                     Some(f) => {
                         let options = Options {
                             max_bytes: usize::MAX - 1,
                             ..Options::default()
                         };
-                        verify_audit(&read_input(Some(&f), &options)?, &[])
+                        let expected = Expected {
+                            exported: exported.as_ref().map_or(&[], |e| &e.heads),
+                            ..Expected::default()
+                        };
+                        verify_audit_with(&read_input(Some(&f), &options)?, &expected)
                     }
-                    None => open(db)?.audit_verify().map_err(fail)?,
+                    None => open(db)?
+                        .audit_verify_with(exported.as_ref())
+                        .map_err(fail)?,
                 };
                 print(&report.to_value())?;
                 report.into_result().map(|_| ()).map_err(fail)
             }
+            AuditCommand::Heads => print(&open(db)?.audit_heads().map_err(fail)?.to_value()),
         },
         LedgerCommand::Demo => {
             let url = db.ok_or_else(|| Failure::Usage("demo needs --db sqlite:PATH".into()))?;

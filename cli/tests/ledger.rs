@@ -181,6 +181,33 @@ fn a_lifecycle_through_the_command_line() {
     ]);
     assert_eq!(bad.status.code(), Some(6));
     assert!(stdout(&bad).contains("\"problem\":\"digest_mismatch\""));
+
+    // Heads kept outside the database: the ledger verifies against them, and so does its
+    // export; an export cut short of them is truncated.
+    let heads = d.0.join("heads.json");
+    let out = l(&["audit", "heads"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).starts_with("{\"at\":") && stdout(&out).contains("\"version\":1}"));
+    std::fs::write(&heads, out.stdout).unwrap();
+    let h = heads.to_str().unwrap();
+    let verify = l(&["audit", "verify", "--heads", h]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
+    let full = l(&["audit", "export"]).stdout;
+    std::fs::write(&export, &full).unwrap();
+    let e = export.to_str().unwrap();
+    let ok = run(&["ledger", "audit", "verify", "--file", e, "--heads", h]);
+    assert_eq!(ok.status.code(), Some(0));
+    let text = String::from_utf8(full).unwrap();
+    let cut: Vec<&str> = text.lines().collect();
+    std::fs::write(&export, cut[..cut.len() - 1].join("\n")).unwrap();
+    let cut = run(&["ledger", "audit", "verify", "--file", e, "--heads", h]);
+    assert_eq!(cut.status.code(), Some(6));
+    assert!(stdout(&cut).contains("\"problem\":\"truncated\""));
+    // A heads file of another version is bad input, with its code.
+    std::fs::write(&heads, "{\"version\":2,\"at\":0,\"heads\":[]}").unwrap();
+    let bad = l(&["audit", "verify", "--heads", h]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("invalid_audit_heads"));
 }
 
 #[test]

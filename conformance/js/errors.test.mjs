@@ -30,10 +30,17 @@ const LEDGER_CODES = [
   'invalid_decision', 'invalid_ledger_url', 'ledger_unavailable', 'not_a_ledger',
   'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
   'decided_outside_round', 'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
+  'ledger_schema_invalid', 'ledger_unprotected', 'invalid_audit_heads',
 ]
 
-/** Codes this package cannot raise, with the reason: the wasm build has no ledger. */
-const UNREACHABLE = runtime === 'node' ? {} : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)']))
+/**
+ * Codes this package cannot raise, with the reason: the wasm build has no ledger (nor the
+ * audit's verifier); only a PostgreSQL role that does not own a ledger meets
+ * `ledger_unprotected`.
+ */
+const UNREACHABLE = runtime === 'node'
+  ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
+  : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)']))
 
 /**
  * [code, label, thunk] for the ledger's codes, raised through the Node addon's Ledger (its

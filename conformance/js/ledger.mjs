@@ -377,5 +377,36 @@ export function errorSources() {
     const [url, task] = await tampered("UPDATE ledger_events SET body = '{}'")
     return (await api.Ledger.open(url)).history(task.id)
   }])
+  out.push(['ledger_schema_invalid', 'a schema version no actionseal wrote', async () => {
+    const [url] = await tampered('UPDATE ledger_schema SET version = -1')
+    return api.Ledger.open(url)
+  }])
+  out.push(['invalid_audit_heads', 'a heads file of another version', async () =>
+    api.verifyAudit('', null, { version: 2, at: 0, heads: [] })])
+  if (pgBase() !== null) out.push(['ledger_unprotected', 'unprotected events, opened by a role that does not own them', unprotected])
   return out
+}
+
+/**
+ * A PostgreSQL ledger whose append-only triggers its owner disabled, opened by a role that
+ * does not own its tables (and so cannot restore them).
+ */
+async function unprotected() {
+  const base = pgBase()
+  const name = `js_${process.pid}_unprotected_${Date.now()}`
+  psql(base, `CREATE DATABASE ${name}`)
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  try {
+    await (await api.Ledger.open(url.href)).close()
+    const role = `js_app_${process.pid}`
+    psql(url.href, `DO $$ BEGIN CREATE ROLE ${role} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$; ` +
+      `GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO ${role}; ` +
+      `GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}; ALTER TABLE ledger_events DISABLE TRIGGER USER`)
+    url.username = role
+    return await api.Ledger.open(url.href)
+  } finally {
+    url.username = new URL(base).username
+    psql(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  }
 }

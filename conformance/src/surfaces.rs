@@ -662,8 +662,10 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             // Operands that the sample's operator needs and its pointer names.
             ("ApprovalCondition", "pointer") => json!("/n"),
             ("ApprovalCondition", "value") => json!(1),
-            // Counts from 1.
-            ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") => json!(1),
+            // Counts from 1; the heads file's one version.
+            ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") | ("ExportedHeads", "version") => {
+                json!(1)
+            }
             _ => match proof_sample(all, s.name, f.name, &m) {
                 Some(v) => v,
                 None => sample(all, &f.ty, n),
@@ -1250,7 +1252,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 34] = [
+const PY_SHAPES: [&str; 35] = [
     "ActionError",
     "Verdict",
     "AmendedAction",
@@ -1284,6 +1286,7 @@ const PY_SHAPES: [&str; 34] = [
     "TaskHistory",
     "AuditHead",
     "AuditBreak",
+    "ExportedHeads",
     "AuditReport",
 ];
 

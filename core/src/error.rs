@@ -212,6 +212,18 @@ codes! {
     LedgerStorage => "ledger_storage",
     /// An audit chain is broken: an event was edited, removed, reordered or is malformed.
     AuditChainBroken => "audit_chain_broken",
+    /// An exported audit heads file is not `{"version": 1, "at", "heads": [{"chain", "seq",
+    /// "digest"}]}`: another version, a missing or unknown member, a chain out of range or
+    /// named twice.
+    InvalidAuditHeads => "invalid_audit_heads",
+    /// The ledger's recorded schema version is none that actionseal ever wrote (missing, zero
+    /// or negative): the database was altered by hand, and it is not opened.
+    LedgerSchemaInvalid => "ledger_schema_invalid",
+    /// The triggers that keep the ledger's events append-only are missing, disabled or
+    /// altered, and the role opening it cannot restore them (on PostgreSQL only the table's
+    /// owner can): the ledger is not opened until the owner opens it once, which restores them
+    /// and records that in the audit.
+    LedgerUnprotected => "ledger_unprotected",
     /// An amendment changes who or which task the action is for (tenant, subject, job_id or
     /// request_id; the path names the field): that is another task, never an edit of this one.
     AmendIdentityChanged => "amend_identity_changed",

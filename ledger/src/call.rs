@@ -42,8 +42,11 @@ pub enum Call {
     Tasks,
     /// `{}` → the audit as JSON Lines (a string).
     AuditExport,
-    /// `{}` → the audit report of the stored chains.
+    /// `{"exported"?}` → the audit report of the stored chains, replayed and held to the task
+    /// rows (and to heads exported earlier, if given).
     AuditVerify,
+    /// `{}` → the chains' heads to keep outside the database (`{"version", "at", "heads"}`).
+    AuditHeads,
     /// `{}` → the ledger's policy, `{"proof", "changed_at", "changed_by"}`.
     Policy,
     /// `{"proof", "actor", "reason"}` → the ledger's policy after the change.
@@ -133,8 +136,12 @@ impl Ledger {
                 Ok(string(self.audit_export()?))
             }
             Call::AuditVerify => {
+                let exported = request::audit_verify(v)?;
+                Ok(self.audit_verify_with(exported.as_ref())?.to_value())
+            }
+            Call::AuditHeads => {
                 request::nothing(v)?;
-                Ok(self.audit_verify()?.to_value())
+                Ok(self.audit_heads()?.to_value())
             }
             Call::Policy => {
                 request::nothing(v)?;

@@ -29,6 +29,7 @@ mod log_vfs;
 mod model;
 mod ops;
 mod postgres;
+mod protect;
 mod sqlite;
 mod store;
 mod url;
@@ -43,10 +44,10 @@ pub use model::{
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
-    check_identity, request, verify_audit, Amendment, AuditReport, ChainHead, Event, Observed,
-    Presented, Reported, State,
+    check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
+    ExportedHeads, Observed, Presented, Reported, State, StoredPolicy, StoredTask,
 };
-use actionseal_core::{Action, Code, Error, KeySet, Result, Value};
+use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
 use ops::claim::ClaimInput;
 use ops::propose::Proposal;
 use std::sync::Arc;
@@ -152,12 +153,13 @@ impl Ledger {
     /// [`Ledger::open_with`], a SQLite file through `vfs` (the tests' simulated disk).
     fn open_on(url: &str, options: LedgerOptions, vfs: sqlite::Vfs) -> Result<Ledger> {
         let LedgerOptions { clock, proof } = options;
+        let now = clock.now_ms();
         let backend = match Target::parse(url)? {
             Target::SqliteFile(path, d) => {
-                Backend::Sqlite(sqlite::Sqlite::open_file(&path, d, vfs)?)
+                Backend::Sqlite(sqlite::Sqlite::open_file(&path, d, vfs, now)?)
             }
-            Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory()?),
-            Target::Postgres(u) => Backend::Postgres(postgres::Postgres::open(&u)?),
+            Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory(now)?),
+            Target::Postgres(u) => Backend::Postgres(postgres::Postgres::open(&u, now)?),
         };
         let asked = proof.as_ref().map(ProofPolicy::requirement);
         let ledger = Ledger {
@@ -469,11 +471,56 @@ impl Ledger {
         self.read(|tx| export(tx).map(|(text, _)| text))
     }
 
-    /// Walks the stored chain up to the recorded head and names the first broken seq.
+    /// Walks the stored chains up to their recorded heads, replays every task's events by
+    /// the ledger's rules, holds every task's row to them, and names the first break (see
+    /// [`actionseal_core::ledger::Problem`]).
     pub fn audit_verify(&self) -> Result<AuditReport> {
+        self.audit_verify_with(None)
+    }
+
+    /// [`Ledger::audit_verify`], and also against heads exported earlier
+    /// ([`Ledger::audit_heads`]): a chain that no longer reaches an exported head was
+    /// truncated, one that holds another event there was rewritten and sealed again.
+    pub fn audit_verify_with(&self, exported: Option<&ExportedHeads>) -> Result<AuditReport> {
         self.read(|tx| {
-            let (text, heads) = export(tx)?;
-            Ok(verify_audit(text.as_bytes(), &heads))
+            let (text, recorded) = export(tx)?;
+            let rows = tx.audit_rows()?;
+            let last = rows
+                .iter()
+                .map(|(_, d)| d.as_deref().map(digest_from).transpose())
+                .collect::<Result<Vec<_>>>()?;
+            let stored: Vec<StoredTask<'_>> = rows
+                .iter()
+                .zip(last)
+                .map(|((t, _), last_event)| stored_task(t, last_event))
+                .collect();
+            let policy = tx.policy()?;
+            Ok(verify_audit_with(
+                text.as_bytes(),
+                &Expected {
+                    recorded: &recorded,
+                    exported: exported.map_or(&[], |e| &e.heads),
+                    rows: Some(&stored),
+                    policy: Some(StoredPolicy {
+                        proof: policy.proof.as_str(),
+                        changed_at: policy.changed_at,
+                        changed_by: &policy.changed_by,
+                    }),
+                },
+            ))
+        })
+    }
+
+    /// The chains' heads, to keep outside the database (see
+    /// [`actionseal_core::ledger::ExportedHeads`] for the file and why): only from an audit
+    /// that verifies ([`Code::AuditChainBroken`] otherwise), so that they never pin a
+    /// tampered one.
+    pub fn audit_heads(&self) -> Result<ExportedHeads> {
+        let at = self.now();
+        let report = self.audit_verify()?.into_result()?;
+        Ok(ExportedHeads {
+            at,
+            heads: report.heads,
         })
     }
 
@@ -483,6 +530,29 @@ impl Ledger {
             Backend::Sqlite(_) => "sqlite",
             Backend::Postgres(_) => "postgres",
         }
+    }
+}
+
+/// A row as the audit's replay reads it.
+fn stored_task(t: &store::TaskRow, last_event: Option<Digest>) -> StoredTask<'_> {
+    StoredTask {
+        id: &t.id,
+        state: t.state,
+        round: t.round,
+        fence: t.fence,
+        approval_id: t.approval_id.as_deref(),
+        round_started_at: t.round_started_at,
+        lease_until: t.lease_until,
+        action_digest: t.action_digest,
+        action: &t.action,
+        proposed_digest: t.proposed_digest,
+        proposed_action: t.proposed_action.as_deref(),
+        amendments: t.amendments,
+        approval: t.approval.as_deref(),
+        proof: t.proof.as_deref(),
+        revoked_at: t.revoked_at,
+        result: t.result.as_deref(),
+        last_event,
     }
 }
 

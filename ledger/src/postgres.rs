@@ -32,12 +32,13 @@ mod last;
 use known::{Known, Learned};
 
 use crate::clock::Clock;
+use crate::protect;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, defer, history_of,
-    history_sql, policy_from, put_sign_count_sql, round_task, storage, task_from, too_new, upgrade,
-    AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Links, PolicyRow, TaskRow, Tx,
-    Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT, MAX_ATTEMPTS, POLICY_COLUMNS,
-    SCHEMA_VERSION, TASK_COLUMNS,
+    amendment_from, approval_from, audit_rows_sql, budget_from, by_chain, create_all, defer,
+    digest_from, history_of, history_sql, policy_from, put_sign_count_sql, round_task, storage,
+    task_from, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Links,
+    PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT,
+    MAX_ATTEMPTS, POLICY_COLUMNS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State, CHAINS};
 use actionseal_core::Digest;
@@ -68,6 +69,18 @@ CREATE TRIGGER ledger_events_no_truncate BEFORE TRUNCATE ON ledger_events
     // index entry (a HOT update).
     task_storage: "ALTER TABLE ledger_tasks SET (fillfactor = 70);\n",
 };
+
+/// The triggers [`DIALECT`]'s `append_only` creates, with their `pg_trigger.tgtype` (row 1,
+/// before 2, delete 8, update 16, truncate 32), and how to remove what is left of them before
+/// creating them again.
+const APPEND_ONLY: [(&str, i32); 2] = [
+    ("ledger_events_no_change", 1 | 2 | 8 | 16),
+    ("ledger_events_no_truncate", 2 | 32),
+];
+const DROP_APPEND_ONLY: &str = "
+DROP TRIGGER IF EXISTS ledger_events_no_change ON ledger_events;
+DROP TRIGGER IF EXISTS ledger_events_no_truncate ON ledger_events;
+";
 
 /// An arbitrary constant: the advisory lock that serialises schema creation between
 /// processes opening a fresh database at once.
@@ -143,7 +156,8 @@ enum Failure {
 }
 
 impl Postgres {
-    pub(crate) fn open(url: &str) -> Result<Postgres> {
+    /// Opens (creating or migrating) the ledger at `url`; `now` dates what opening records.
+    pub(crate) fn open(url: &str, now: i64) -> Result<Postgres> {
         let mut config = Config::from_str(url).map_err(|e| {
             Error::new(
                 Code::InvalidLedgerUrl,
@@ -160,7 +174,7 @@ impl Postgres {
             known: Known::default(),
         };
         let mut conn = pg.connect()?;
-        pg.schema = migrate(&mut conn.client)?;
+        pg.schema = migrate(&mut conn.client, now)?;
         pg.give_back(conn);
         Ok(pg)
     }
@@ -353,7 +367,7 @@ fn attempt_write<T>(
 }
 
 /// Creates or upgrades the schema, and reads what every transaction needs from it.
-fn migrate(client: &mut Client) -> Result<Schema> {
+fn migrate(client: &mut Client, now: i64) -> Result<Schema> {
     let mut tx = client.transaction().map_err(|e| pg_error("migrate", &e))?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .map_err(|e| pg_error("migrate", &e))?;
@@ -362,14 +376,11 @@ fn migrate(client: &mut Client) -> Result<Schema> {
         .and_then(|r| r.try_get(0))
         .map_err(|e| pg_error("migrate", &e))?;
     if exists {
-        let version: Option<i64> = tx
+        let found: Option<i64> = tx
             .query_one("SELECT MAX(version) FROM ledger_schema", &[])
             .and_then(|r| r.try_get(0))
             .map_err(|e| pg_error("schema version", &e))?;
-        let mut version = version.unwrap_or(0);
-        if version > SCHEMA_VERSION {
-            return Err(too_new(version));
-        }
+        let mut version = protect::version(found)?;
         loop {
             let mut last_id = || {
                 tx.query_one("SELECT coalesce(max(id), 0) FROM ledger_events", &[])
@@ -390,6 +401,7 @@ fn migrate(client: &mut Client) -> Result<Schema> {
                 })
                 .map_err(|e| pg_error("upgrade schema", &e))?;
         }
+        protect(&mut tx, now)?;
         let schema = schema(&mut tx)?;
         tx.commit().map_err(|e| pg_error("migrate", &e))?;
         return Ok(schema);
@@ -414,6 +426,76 @@ fn migrate(client: &mut Client) -> Result<Schema> {
     let schema = schema(&mut tx)?;
     tx.commit().map_err(|e| pg_error("create schema", &e))?;
     Ok(schema)
+}
+
+/// Holds the append-only triggers as the catalog holds them to the ones the ledger writes
+/// (there, enabled, firing on what they should with no condition, calling the function as
+/// written), and restores them, with an event that records it, when they are not (see
+/// `protect`).
+fn protect(tx: &mut postgres::Transaction<'_>, now: i64) -> Result<()> {
+    let rows = tx
+        .query(
+            "SELECT t.tgname::text, t.tgenabled::text, t.tgtype::int, \
+             t.tgqual IS NULL AND t.tgattr::text = '', p.proname::text, p.prosrc, \
+             l.lanname::text FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid \
+             JOIN pg_language l ON l.oid = p.prolang \
+             WHERE t.tgrelid = 'ledger_events'::regclass AND NOT t.tgisinternal",
+            &[],
+        )
+        .map_err(|e| pg_error("triggers", &e))?;
+    let body = DIALECT.append_only.split("$$").nth(1).unwrap_or_default();
+    let mut problems = Vec::new();
+    for (name, bits) in APPEND_ONLY {
+        let Some(r) = rows.iter().find(|r| r.get::<_, &str>(0) == name) else {
+            problems.push(format!("{name}: missing"));
+            continue;
+        };
+        if !matches!(r.get::<_, &str>(1), "O" | "A") {
+            problems.push(format!("{name}: disabled"));
+        } else if r.get::<_, i32>(2) != bits
+            || !r.get::<_, bool>(3)
+            || r.get::<_, &str>(4) != "ledger_events_append_only"
+            || r.get::<_, &str>(5) != body
+            || r.get::<_, &str>(6) != "plpgsql"
+        {
+            problems.push(format!("{name}: altered"));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    tx.batch_execute(&format!("{DROP_APPEND_ONLY}{}", DIALECT.append_only))
+        .map_err(|e| protect::unprotected(&problems, pg_error("restore", &e)))?;
+    let row = tx
+        .query_one(
+            "SELECT seq, digest FROM ledger_head WHERE chain = 0 FOR UPDATE",
+            &[],
+        )
+        .map_err(|e| pg_error("audit head", &e))?;
+    let digest: Option<String> = row.get(1);
+    let head = (row.get(0), digest.as_deref().map(digest_from).transpose()?);
+    let ((seq, text, digest), (_, to)) = protect::restored(now, &problems, head)?;
+    let kind = actionseal_core::ledger::EventKind::AppendOnlyRestored.as_str();
+    tx.execute(
+        "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest, task_prev) \
+         VALUES (0, $1, $2, $3, NULL, $4, $5, $6, 0)",
+        &[
+            &seq,
+            &now,
+            &crate::ops::LEDGER_ACTOR,
+            &kind,
+            &text,
+            &digest.to_string(),
+        ],
+    )
+    .and_then(|_| {
+        tx.execute(
+            "UPDATE ledger_head SET seq = $1, digest = $2 WHERE chain = 0",
+            &[&seq, &to.map(|d| d.to_string())],
+        )
+    })
+    .map_err(|e| pg_error("audit", &e))?;
+    Ok(())
 }
 
 fn schema(tx: &mut postgres::Transaction<'_>) -> Result<Schema> {
@@ -1175,6 +1257,13 @@ impl Tx for PgTx<'_> {
         .iter()
         .map(|r| Ok((r.int(0)?, r.int(1)?, r.opt_text(2)?)))
         .collect()
+    }
+
+    fn audit_rows(&mut self) -> Result<Vec<(TaskRow, Option<String>)>> {
+        self.rows(&audit_rows_sql(self.schema.cutoff), &[])?
+            .iter()
+            .map(|r| Ok((task_from(r)?, r.opt_text(LAST_EVENT_AT)?)))
+            .collect()
     }
 
     fn append(&mut self, e: Event) {

@@ -6,11 +6,12 @@
 //! see it unclaimed.
 
 use crate::clock::Clock;
+use crate::protect;
 use crate::store::{
-    amendment_from, approval_from, budget_from, by_chain, create_all, defer, digest_from,
-    history_of, history_sql, policy_from, put_sign_count_sql, round_task, seal, storage, task_from,
-    too_new, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Head, Links,
-    PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT,
+    amendment_from, approval_from, audit_rows_sql, budget_from, by_chain, create_all, defer,
+    digest_from, history_of, history_sql, policy_from, put_sign_count_sql, round_task, seal,
+    storage, task_from, upgrade, AmendmentRow, ApprovalRow, BudgetRow, Cols, Dialect, Done, Head,
+    Links, PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, LAST_EVENT_AT,
     MAX_ATTEMPTS, POLICY_COLUMNS, SCHEMA_VERSION, TASK_COLUMNS,
 };
 use crate::url::Durability;
@@ -43,6 +44,14 @@ BEGIN SELECT RAISE(ABORT, 'ledger_events is append-only'); END;
 ",
     task_storage: "",
 };
+
+/// The triggers [`DIALECT`]'s `append_only` creates, and how to remove what is left of them
+/// before creating them again.
+const APPEND_ONLY: [&str; 2] = ["ledger_events_no_update", "ledger_events_no_delete"];
+const DROP_APPEND_ONLY: &str = "
+DROP TRIGGER IF EXISTS ledger_events_no_update;
+DROP TRIGGER IF EXISTS ledger_events_no_delete;
+";
 
 /// Statements a connection keeps prepared: every statement of every operation, so that none
 /// is parsed twice.
@@ -175,9 +184,15 @@ pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result
 }
 
 impl Sqlite {
-    pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result<Sqlite> {
+    /// Opens (creating or migrating) the ledger file; `now` dates what opening records.
+    pub(crate) fn open_file(
+        path: &Path,
+        durability: Durability,
+        vfs: Vfs,
+        now: i64,
+    ) -> Result<Sqlite> {
         let mut c = open_file(path, durability, vfs)?;
-        let cutoff = migrate(&mut c)?;
+        let cutoff = migrate(&mut c, now)?;
         Ok(Sqlite {
             cutoff,
             heads: Mutex::default(),
@@ -195,10 +210,10 @@ impl Sqlite {
         })
     }
 
-    pub(crate) fn open_memory() -> Result<Sqlite> {
+    pub(crate) fn open_memory(now: i64) -> Result<Sqlite> {
         let mut c = Connection::open_in_memory().map_err(|e| sql_error("open", e))?;
         c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        let cutoff = migrate(&mut c)?;
+        let cutoff = migrate(&mut c, now)?;
         Ok(Sqlite {
             cutoff,
             heads: Mutex::default(),
@@ -378,7 +393,7 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 /// Creates the schema in an empty database, checks (and upgrades) the version of an existing
 /// one, and refuses a database that holds something else. Returns the schema's cutoff (see
 /// `store::link_events`).
-fn migrate(c: &mut Connection) -> Result<i64> {
+fn migrate(c: &mut Connection, now: i64) -> Result<i64> {
     let tx = c
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| sql_error("migrate", e))?;
@@ -393,12 +408,10 @@ fn migrate(c: &mut Connection) -> Result<i64> {
             .map_err(|e| sql_error("migrate", e))?
     };
     if tables.iter().any(|t| t == "ledger_schema") {
-        let mut version: i64 = tx
+        let found: Option<i64> = tx
             .query_row("SELECT MAX(version) FROM ledger_schema", [], |r| r.get(0))
             .map_err(|e| sql_error("schema version", e))?;
-        if version > SCHEMA_VERSION {
-            return Err(too_new(version));
-        }
+        let mut version = protect::version(found)?;
         loop {
             let mut last_id = || {
                 tx.query_row("SELECT coalesce(max(id), 0) FROM ledger_events", [], |r| {
@@ -417,6 +430,7 @@ fn migrate(c: &mut Connection) -> Result<i64> {
                 })
                 .map_err(|e| sql_error("upgrade schema", e))?;
         }
+        protect(&tx, now)?;
         let cutoff = cutoff(&tx)?;
         tx.commit().map_err(|e| sql_error("upgrade schema", e))?;
         return Ok(cutoff);
@@ -449,6 +463,68 @@ fn migrate(c: &mut Connection) -> Result<i64> {
     let cutoff = cutoff(&tx)?;
     tx.commit().map_err(|e| sql_error("create schema", e))?;
     Ok(cutoff)
+}
+
+/// Holds the append-only triggers as stored to the ones the ledger writes, and restores them,
+/// with an event that records it, when one is missing or altered (see `protect`).
+fn protect(c: &Connection, now: i64) -> Result<()> {
+    let mut st = c
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ledger_events'")
+        .map_err(|e| sql_error("triggers", e))?;
+    let stored = st
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(|e| sql_error("triggers", e))?;
+    let mut problems = Vec::new();
+    for name in APPEND_ONLY {
+        // SQLite keeps each trigger's statement as written, without its semicolon.
+        match stored.iter().find(|(n, _)| n == name) {
+            None => problems.push(format!("{name}: missing")),
+            Some((_, sql)) => {
+                let written = sql.as_deref().map(|s| format!("{s};\n"));
+                if !written.is_some_and(|w| DIALECT.append_only.contains(&w)) {
+                    problems.push(format!("{name}: altered"));
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    c.execute_batch(&format!("{DROP_APPEND_ONLY}{}", DIALECT.append_only))
+        .map_err(|e| protect::unprotected(&problems, e))?;
+    let (seq, digest): (i64, Option<String>) = c
+        .query_row(
+            "SELECT seq, digest FROM ledger_head WHERE chain = 0",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| sql_error("audit head", e))?;
+    let head = (seq, digest.as_deref().map(digest_from).transpose()?);
+    let ((seq, text, digest), (_, to)) = protect::restored(now, &problems, head)?;
+    let kind = actionseal_core::ledger::EventKind::AppendOnlyRestored.as_str();
+    c.execute(
+        "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, digest, task_prev) \
+         VALUES (0, ?1, ?2, ?3, NULL, ?4, ?5, ?6, 0)",
+        params![
+            seq,
+            now,
+            crate::ops::LEDGER_ACTOR,
+            kind,
+            text,
+            digest.text().as_str()
+        ],
+    )
+    .and_then(|_| {
+        c.execute(
+            "UPDATE ledger_head SET seq = ?1, digest = ?2 WHERE chain = 0",
+            params![seq, to.map(|d| d.to_string())],
+        )
+    })
+    .map_err(|e| sql_error("audit", e))?;
+    Ok(())
 }
 
 fn cutoff(c: &Connection) -> Result<i64> {
@@ -963,6 +1039,12 @@ impl Tx for SqliteTx<'_> {
             params![],
             |r| Ok((r.int(0)?, r.int(1)?, r.opt_text(2)?)),
         )
+    }
+
+    fn audit_rows(&mut self) -> Result<Vec<(TaskRow, Option<String>)>> {
+        self.rows(&audit_rows_sql(self.cutoff), params![], |r| {
+            Ok((task_from(r)?, r.opt_text(LAST_EVENT_AT)?))
+        })
     }
 
     fn append(&mut self, e: Event) {

@@ -295,6 +295,9 @@ pub(crate) trait Tx {
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>>;
     /// Every chain's head: (chain, last seq, its digest).
     fn heads(&mut self) -> Result<Vec<(i64, i64, Option<String>)>>;
+    /// Every task row, with the digest of the event it names as its last (see
+    /// [`audit_rows_sql`]), for the audit to hold to the task's events.
+    fn audit_rows(&mut self) -> Result<Vec<(TaskRow, Option<String>)>>;
     /// Queues an event; the backend gives it its seq and `prev` and writes it at commit, so
     /// the chain head is held for as short a time as possible.
     fn append(&mut self, e: Event);
@@ -530,6 +533,19 @@ CREATE TABLE ledger_passkeys (
   credential_id TEXT PRIMARY KEY, sign_count {int} NOT NULL, updated_at {int} NOT NULL){lean};
 ";
 
+/// Every task row ([`TASK_COLUMNS`]) and the digest of the event that the row names as its
+/// last, if that event exists and is about the task: the one `last_event` names, or for a
+/// task none of whose events are linked (all written before the cutoff, see [`link_events`]),
+/// its last event up to the cutoff.
+pub(crate) fn audit_rows_sql(cutoff: i64) -> String {
+    format!(
+        "SELECT {TASK_COLUMNS}, (SELECT e.digest FROM ledger_events e WHERE e.task = t.id \
+         AND e.id = CASE WHEN t.last_event > 0 THEN t.last_event ELSE (SELECT max(o.id) \
+         FROM ledger_events o WHERE o.task = t.id AND o.id <= {cutoff}) END) \
+         FROM ledger_tasks t"
+    )
+}
+
 /// The schema version this build writes; a ledger with a higher one refuses to open.
 pub(crate) const SCHEMA_VERSION: i64 = 5;
 
@@ -610,17 +626,6 @@ const fn columns(list: &str) -> usize {
         i += 1;
     }
     n
-}
-
-/// The schema-too-new error.
-pub(crate) fn too_new(found: i64) -> Error {
-    Error::new(
-        Code::LedgerSchemaTooNew,
-        format!(
-            "the ledger's schema is version {found}, written by a newer actionseal; this one \
-             knows version {SCHEMA_VERSION} and will not touch it"
-        ),
-    )
 }
 
 /// Reading a column of a result row, on either engine.

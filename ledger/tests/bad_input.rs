@@ -80,6 +80,28 @@ fn a_schema_from_the_future() {
     }
 }
 
+/// A schema version that no actionseal wrote (below 1, or none at all) is a database changed
+/// by hand: it used to open as current.
+#[test]
+fn a_schema_version_no_actionseal_wrote() {
+    for engine in engines() {
+        for sql in [
+            "UPDATE ledger_schema SET version = -1",
+            "UPDATE ledger_schema SET version = 0",
+            "DELETE FROM ledger_schema",
+        ] {
+            let db = Db::fresh(engine);
+            db.open();
+            db.sql(sql);
+            assert_eq!(
+                open_err(&db.url),
+                Code::LedgerSchemaInvalid,
+                "{engine:?}: {sql}"
+            );
+        }
+    }
+}
+
 #[test]
 fn missing_tasks_approvals_and_budgets_and_malformed_requests() {
     for engine in engines() {

@@ -98,6 +98,9 @@ ErrorCode = Literal[
     "ledger_schema_too_new",
     "ledger_storage",
     "audit_chain_broken",
+    "invalid_audit_heads",
+    "ledger_schema_invalid",
+    "ledger_unprotected",
     "amend_identity_changed",
     "amend_tool_changed",
     "amend_contract_changed",
@@ -193,6 +196,7 @@ EventKind = Literal[
     "amend_duplicate",
     "amend_refused",
     "proof_policy_changed",
+    "append_only_restored",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[
@@ -201,6 +205,10 @@ AuditProblem = Literal[
     "seq_gap",
     "prev_mismatch",
     "head_mismatch",
+    "invalid_transition",
+    "row_mismatch",
+    "truncated",
+    "resealed",
 ]
 
 class _ActionError(TypedDict):
@@ -583,6 +591,20 @@ class _AuditBreak(TypedDict):
     chain: Optional[int]
     seq: Optional[int]
     problem: AuditProblem
+    task: Optional[str]
+    """The task whose events (``invalid_transition``) or row (``row_mismatch``) broke."""
+    field: Optional[str]
+    """The event's member or the row's column that broke."""
+
+class _ExportedHeads(TypedDict):
+    """The chains' heads exported to keep outside the database (``auditHeads``, ``audit heads``), written as canonical JSON; verifying against them finds a chain truncated or sealed again since."""
+
+    version: int
+    """The file's version: 1."""
+    at: int
+    """The ledger's time when the heads were taken."""
+    heads: List[_AuditHead]
+    """The last event of every chain that had any."""
 
 class _AuditReport(TypedDict):
     """What verifying an audit says."""
@@ -792,10 +814,14 @@ def ed25519_verify(key: Union[_Ed25519Jwk, str], message: str, signature: str) -
 def pae(payload_type: str, payload: str) -> str:
     """DSSE's pre-authentication encoding of a payload (base64url in and out)."""
 def verify_audit(
-    jsonl: Union[str, bytes], heads: Optional[List[_AuditHead]] = None
+    jsonl: Union[str, bytes],
+    heads: Optional[List[_AuditHead]] = None,
+    exported: Optional[_ExportedHeads] = None,
 ) -> _AuditReport:
-    """Verifies an exported audit (JSON Lines) in any runtime; ``heads`` are the chain ends
-    the ledger recorded (a report's ``heads``), to find events cut from the end too."""
+    """Verifies an exported audit (JSON Lines) in any runtime, replaying every task's events;
+    ``heads`` are the chain ends the ledger recorded (a report's ``heads``), to find events
+    cut from the end too; ``exported`` (``Ledger.audit_heads()``, kept outside the database)
+    finds a chain truncated or sealed again since."""
 
 class ManualClock:
     """A clock that moves only when told to (tests, demos); times in integer ms."""
@@ -902,8 +928,11 @@ class Ledger:
         """Tasks in a state of a tenant (either may be left out), oldest first."""
     def audit_export(self) -> str:
         """The whole audit as JSON Lines."""
-    def audit_verify(self) -> _AuditReport:
-        """Walks the stored chains up to their recorded heads."""
+    def audit_verify(self, *, exported: Optional[_ExportedHeads] = None) -> _AuditReport:
+        """Walks the stored chains up to their recorded heads, replays every task's events and
+        holds every task row to them; against ``exported`` heads too."""
+    def audit_heads(self) -> _ExportedHeads:
+        """The chains' heads to keep outside the database (only from an audit that verifies)."""
     def policy(self) -> _LedgerPolicy:
         """The ledger's policy, as its database records it for every handle."""
     def set_proof_requirement(

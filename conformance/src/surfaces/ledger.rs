@@ -42,10 +42,15 @@ fn problems_of_audits() -> Vec<&'static str> {
         SeqGap,
         PrevMismatch,
         HeadMismatch,
+        InvalidTransition,
+        RowMismatch,
+        Truncated,
+        Resealed,
     ]
     .into_iter()
     .map(|p| match p {
-        Malformed | DigestMismatch | SeqGap | PrevMismatch | HeadMismatch => p.as_str(),
+        Malformed | DigestMismatch | SeqGap | PrevMismatch | HeadMismatch | InvalidTransition
+        | RowMismatch | Truncated | Resealed => p.as_str(),
     })
     .collect()
 }
@@ -329,6 +334,13 @@ pub fn shapes() -> Vec<Shape> {
             field("chain", nullable(Int), ""),
             field("seq", nullable(Int), ""),
             field("problem", Shape("AuditProblem"), ""),
+            field("task", nullable(Identity), "The task whose events (`invalid_transition`) or row (`row_mismatch`) broke."),
+            field("field", nullable(Str), "The event's member or the row's column that broke."),
+        ]),
+        input("ExportedHeads", "The chains' heads exported to keep outside the database (`auditHeads`, `audit heads`), written as canonical JSON; verifying against them finds a chain truncated or sealed again since.", vec![
+            field("version", Int, "The file's version: 1."),
+            field("at", Millis, "The ledger's time when the heads were taken."),
+            field("heads", list(Shape("AuditHead")), "The last event of every chain that had any."),
         ]),
         output("AuditReport", "What verifying an audit says.", vec![
             field("valid", Bool, ""),
@@ -374,6 +386,7 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "BudgetLimit" => request::SetBudget::from_value(&value).map(drop),
         "TaskFilter" => request::Filter::from_value(&value).map(drop),
         "AuditHead" => request::heads(&super::json_value(&format!("[{v}]"))).map(drop),
+        "ExportedHeads" => ledger::ExportedHeads::from_value(&value).map(drop),
         _ => return None,
     };
     Some(r.map_err(|e| e.to_string()))
@@ -669,7 +682,9 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
     {
         out.push(("LedgerTask", t.clone()));
     }
-    let report = call(Call::AuditVerify, json!({}))?;
+    let heads = call(Call::AuditHeads, json!({}))?;
+    out.push(("ExportedHeads", heads.clone()));
+    let report = call(Call::AuditVerify, json!({"exported": heads}))?;
     out.push(("AuditReport", report));
     // The same export with its first line edited: a report with a break.
     let export = call(Call::AuditExport, json!({}))?;
@@ -682,6 +697,52 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
         "AuditReport",
         serde_json::from_str(&actionseal_core::canonicalize(&broken)).map_err(|e| e.to_string())?,
     ));
+    // And with its first claim's fence changed and its chain sealed again: a replay break,
+    // naming the task and the member.
+    let text = reseal_first_claim(export.as_str().unwrap_or_default())?;
+    let broken = ledger::verify_audit(text.as_bytes(), &[]).to_value();
+    out.push((
+        "AuditReport",
+        serde_json::from_str(&actionseal_core::canonicalize(&broken)).map_err(|e| e.to_string())?,
+    ));
+    Ok(out)
+}
+
+/// The export with its first `claimed` event given another fence, and every event of that
+/// chain from there sealed again.
+fn reseal_first_claim(export: &str) -> Result<String, String> {
+    let mut events = Vec::new();
+    for line in export.lines() {
+        let mut v = value(&serde_json::from_str::<Json>(line).map_err(|e| e.to_string())?)?;
+        if let actionseal_core::Value::Object(o) = &mut v {
+            let kept = o
+                .clone()
+                .into_entries()
+                .into_iter()
+                .filter(|(k, _)| k != "digest")
+                .collect();
+            *o = actionseal_core::Object::from_entries(kept).map_err(|e| e.to_string())?;
+        }
+        events.push(ledger::Event::from_value(&v).map_err(|e| e.to_string())?);
+    }
+    let first = events
+        .iter()
+        .position(|e| e.kind == EventKind::Claimed)
+        .ok_or("no claim")?;
+    let (chain, from) = (events[first].chain, events[first].seq);
+    events[first].fence = Some(9);
+    let mut prev = None;
+    let mut out = String::new();
+    for e in &mut events {
+        if e.chain == chain {
+            if e.seq >= from {
+                e.prev = prev;
+            }
+            prev = Some(e.digest());
+        }
+        out += &ledger::Event::line(&e.canonical(), &e.digest());
+        out.push('\n');
+    }
     Ok(out)
 }
 

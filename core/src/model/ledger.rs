@@ -2,7 +2,7 @@
 //! error of every refused transition, the identities derived from a task (task id, approval
 //! ids, the business idempotency key), the decision envelope, reviewers' amendments before a
 //! decision, the trusted context a claim is checked against, and the audit event format with
-//! its chain verifier. No I/O: the
+//! its chain verifier, the replay of every task's events and the exported heads. No I/O: the
 //! `actionseal-ledger` crate stores all of this in SQLite or PostgreSQL, one transaction per
 //! operation, and both backends take every decision from here.
 
@@ -11,8 +11,10 @@ mod budget;
 mod claim;
 mod decision;
 mod event;
+mod heads;
 mod ids;
 mod proven;
+mod replay;
 pub mod request;
 mod state;
 mod values;
@@ -24,10 +26,13 @@ pub use budget::{reserve, settle};
 pub use claim::{claim_step, context, context_with, drift_between, ClaimStep, FACT_FIELDS};
 pub use decision::DecisionEnvelope;
 pub use event::{
-    chain_of, verify_audit, AuditReport, Break, ChainHead, Event, EventKind, Problem, CHAINS,
+    chain_of, verify_audit, verify_audit_with, AuditReport, Break, ChainHead, Event, EventKind,
+    Expected, Problem, CHAINS,
 };
+pub use heads::{ExportedHeads, HEADS_VERSION};
 pub use ids::{approval_id, idempotency_key, task_id};
 pub use proven::{reattach, Presented, ProvenDecision};
+pub use replay::{Mismatch, Place, Replay, StoredPolicy, StoredTask};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a

@@ -138,6 +138,43 @@ impl Db {
         }
     }
 
+    /// The same PostgreSQL database as another role (which the test creates), for SQL run as
+    /// that role; dropping it drops nothing.
+    pub fn as_role(&self, role: &str) -> Db {
+        let (scheme, rest) = self.url.split_once("://").unwrap();
+        let (_, host) = rest.split_once('@').unwrap();
+        Db {
+            engine: self.engine,
+            url: format!("{scheme}://{role}@{host}"),
+            path: None,
+            dir: None,
+            pg_name: None,
+        }
+    }
+
+    /// The rows of a query run directly, every column read as text (cast in the query).
+    pub fn texts(&self, sql: &str) -> Vec<Vec<Option<String>>> {
+        match self.engine {
+            Engine::Sqlite => {
+                let c = rusqlite::Connection::open(self.path.as_ref().unwrap()).unwrap();
+                let mut st = c.prepare(sql).unwrap_or_else(|e| panic!("{e}: {sql}"));
+                let n = st.column_count();
+                st.query_map([], |r| (0..n).map(|i| r.get(i)).collect())
+                    .unwrap()
+                    .collect::<rusqlite::Result<_>>()
+                    .unwrap()
+            }
+            Engine::Postgres => {
+                let mut c = postgres::Client::connect(&self.url, postgres::NoTls).unwrap();
+                c.query(sql, &[])
+                    .unwrap_or_else(|e| panic!("{e}: {sql}"))
+                    .iter()
+                    .map(|r| (0..r.len()).map(|i| r.get(i)).collect())
+                    .collect()
+            }
+        }
+    }
+
     /// Whether SQL run directly fails.
     pub fn sql_fails(&self, sql: &str) -> bool {
         match self.engine {

@@ -10,18 +10,20 @@
 //!
 //! The audit is [`CHAINS`] hash chains; a task's events all go to one of them, chosen by its
 //! id ([`chain_of`]) (in a ledger begun with 16 chains, its events from before the upgrade stay
-//! in the chain of 16 they went to), so transactions about different tasks append to different chains at once
-//! (on PostgreSQL they would otherwise queue behind one head through every commit). Within a
-//! chain, `seq` counts from 1 without gaps and `prev` is the previous event's digest (`null`
-//! for seq 1); an event's digest is the fingerprint of its canonical JSON. Events hold digests,
-//! identities and JSON Pointers, never argument values. An exported audit is JSON Lines: each
-//! line is the event with its `digest` added, so an edited, removed or reordered event is found
-//! at its own chain and seq in any runtime.
+//! in the chain of 16 they went to), so transactions about different tasks append to different
+//! chains at once (on PostgreSQL they would otherwise queue behind one head through every
+//! commit). Within a chain, `seq` counts from 1 without gaps and `prev` is the previous event's
+//! digest (`null` for seq 1); an event's digest is the fingerprint of its canonical JSON. Events
+//! hold digests, identities and JSON Pointers, never argument values. An exported audit is JSON
+//! Lines: each line is the event with its `digest` added, so an edited, removed or reordered
+//! event is found at its own chain and seq in any runtime, and every task's events are replayed
+//! by the ledger's rules ([`crate::ledger::Replay`]).
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::fields::Fields;
+use crate::model::ledger::replay::{Replay, StoredPolicy, StoredTask};
 use crate::model::ledger::state::State;
 use crate::model::ledger::values::{int, object, opt_string, string, strings};
 use crate::Options;
@@ -97,13 +99,19 @@ kinds! {
     /// The ledger's proof policy changed (`detail`: the requirement before and after, and
     /// why); it is about no task.
     ProofPolicyChanged => "proof_policy_changed",
+    /// The ledger, when it was opened, found the triggers that keep its events append-only
+    /// missing, disabled or altered, and restored them: `detail.problems` says what it found.
+    /// About the ledger, not a task (`task` is `null`, `tenant` and `actor` are `ledger`;
+    /// chain 0). Whoever removed them could change events meanwhile: verify the audit
+    /// against exported heads.
+    AppendOnlyRestored => "append_only_restored",
 }
 
-/// How many chains the audit has. On PostgreSQL a transaction holds its chain's head from its
+/// How many chains the audit has: the one place the number is written (the README and the
+/// docs are held to it by a test). On PostgreSQL a transaction holds its chain's head from its
 /// last statement through its commit, so two transactions about tasks of one chain commit one
-/// after the other: with 16 chains, 32 concurrent executors mostly waited for each other (574
-/// lifecycles/s against 991/s with 256 chains, in one benchmark run). A verifier holds one head
-/// per chain.
+/// after the other: with 16 chains, 32 concurrent executors mostly waited for each other
+/// (bench/README.md has the figures). A verifier holds one head per chain.
 pub const CHAINS: i64 = 256;
 
 /// The chain of a task's events: the first byte of SHA-256 of its id. Events that concern no
@@ -403,6 +411,19 @@ pub enum Problem {
     PrevMismatch,
     /// The chain ends before the head the ledger recorded (events removed from the end).
     HeadMismatch,
+    /// An event about a task does not follow from the task's events before it by the ledger's
+    /// rules (a state, round, fence or digest its history cannot have): `field` names the
+    /// member.
+    InvalidTransition,
+    /// A task's row is not what its events leave it at (a row rewound or edited, its last
+    /// event moved, events about a task without a row), or the ledger's proof policy row not
+    /// what its last change left: `field` names the row's column.
+    RowMismatch,
+    /// The chain ends before the seq of a head exported earlier (events cut from its end).
+    Truncated,
+    /// The event at an exported head's seq is not the one exported: the chain was rewritten
+    /// and sealed again.
+    Resealed,
 }
 
 impl Problem {
@@ -414,6 +435,10 @@ impl Problem {
             Problem::SeqGap => "seq_gap",
             Problem::PrevMismatch => "prev_mismatch",
             Problem::HeadMismatch => "head_mismatch",
+            Problem::InvalidTransition => "invalid_transition",
+            Problem::RowMismatch => "row_mismatch",
+            Problem::Truncated => "truncated",
+            Problem::Resealed => "resealed",
         }
     }
 }
@@ -422,17 +447,22 @@ impl Problem {
 pub type ChainHead = (i64, i64, Digest);
 
 /// Where a chain breaks first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Break {
     /// The line of the export (from 1); for a chain that stops short of its recorded head,
-    /// one past the last line.
+    /// one past the last line; for a task's row, the line of the task's last event.
     pub line: i64,
     /// The chain, when the line says which.
     pub chain: Option<i64>,
-    /// The seq the chain needed there, when the chain is known.
+    /// The seq the chain needed there, when the chain is known (for a replay or a row, the
+    /// seq of the event concerned).
     pub seq: Option<i64>,
     /// Why.
     pub problem: Problem,
+    /// The task, when the replay or a row broke.
+    pub task: Option<String>,
+    /// The event's member or the row's column that broke the replay.
+    pub field: Option<&'static str>,
 }
 
 /// The result of walking an audit.
@@ -448,7 +478,7 @@ pub struct AuditReport {
 
 impl AuditReport {
     /// `{"valid", "events", "heads": [{"chain", "seq", "digest"}], "broken": null |
-    /// {"line", "chain", "seq", "problem"}}`.
+    /// {"line", "chain", "seq", "problem", "task", "field"}}`.
     pub fn to_value(&self) -> OwnedValue {
         let heads = self
             .heads
@@ -461,12 +491,14 @@ impl AuditReport {
                 ])
             })
             .collect();
-        let broken = self.broken.map_or(Value::Null, |b| {
+        let broken = self.broken.as_ref().map_or(Value::Null, |b| {
             object(vec![
                 ("line", int(b.line)),
                 ("chain", b.chain.map_or(Value::Null, int)),
                 ("seq", b.seq.map_or(Value::Null, int)),
                 ("problem", string(b.problem.as_str())),
+                ("task", opt_string(b.task.as_deref())),
+                ("field", opt_string(b.field)),
             ])
         });
         object(vec![
@@ -479,32 +511,67 @@ impl AuditReport {
 
     /// `Ok` when every chain holds, else [`Code::AuditChainBroken`] naming where.
     pub fn into_result(self) -> Result<AuditReport> {
-        match self.broken {
-            None => Ok(self),
-            Some(b) => Err(Error::new(
-                Code::AuditChainBroken,
-                match (b.chain, b.seq) {
-                    (Some(c), Some(s)) => format!(
-                        "audit chain {c} breaks at seq {s} (line {}): {}",
-                        b.line,
-                        b.problem.as_str()
-                    ),
-                    _ => format!(
-                        "the audit breaks at line {}: {}",
-                        b.line,
-                        b.problem.as_str()
-                    ),
-                },
-            )),
+        let Some(b) = &self.broken else {
+            return Ok(self);
+        };
+        let mut message = match (b.chain, b.seq) {
+            (Some(c), Some(s)) => format!(
+                "audit chain {c} breaks at seq {s} (line {}): {}",
+                b.line,
+                b.problem.as_str()
+            ),
+            _ => format!(
+                "the audit breaks at line {}: {}",
+                b.line,
+                b.problem.as_str()
+            ),
+        };
+        if let Some(t) = &b.task {
+            message += &format!(" (task {t}");
+            if let Some(f) = b.field {
+                message += &format!(", {f}");
+            }
+            message += ")";
         }
+        Err(Error::new(Code::AuditChainBroken, message))
     }
 }
 
+/// What an audit is verified against, besides its own chains.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Expected<'a> {
+    /// The (chain, seq, digest) the ledger recorded as each chain's last event: a chain that
+    /// stops short of its head lost events at its end ([`Problem::HeadMismatch`]).
+    pub recorded: &'a [ChainHead],
+    /// Heads exported earlier ([`crate::ledger::ExportedHeads`]): each chain must reach each
+    /// one's seq ([`Problem::Truncated`]) through the same event ([`Problem::Resealed`]).
+    pub exported: &'a [ChainHead],
+    /// The ledger's task rows, when the verifier has them: each must be what its task's
+    /// events leave it at, and every task with events must have one ([`Problem::RowMismatch`]).
+    pub rows: Option<&'a [StoredTask<'a>]>,
+    /// The ledger's proof policy row, when the verifier has it: what its last change left.
+    pub policy: Option<StoredPolicy<'a>>,
+}
+
 /// Walks an exported audit (JSON Lines, one event with its `digest` per line, the chains in
-/// any interleaving but each in seq order; empty lines ignored) and names the first break.
-/// `heads` are the (chain, seq, digest) the ledger recorded as each chain's last event: a chain
-/// that stops short of its head lost events at its end.
+/// any interleaving but each in seq order, every task's events in the order they were
+/// written; empty lines ignored), replays every task's events by the ledger's rules, and
+/// names the first break. `heads` are the (chain, seq, digest) the ledger recorded as each
+/// chain's last event: a chain that stops short of its head lost events at its end.
 pub fn verify_audit(jsonl: &[u8], heads: &[ChainHead]) -> AuditReport {
+    verify_audit_with(
+        jsonl,
+        &Expected {
+            recorded: heads,
+            ..Expected::default()
+        },
+    )
+}
+
+/// [`verify_audit`], also against heads exported earlier and the ledger's task rows (see
+/// [`Expected`]). Breaks are named in this order: the first broken line (a chain or the
+/// replay), then a recorded head, an exported head, a row.
+pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
     // Per chain: the last seq read and its digest.
     let mut last: Vec<(i64, Option<Digest>)> = vec![(0, None); CHAINS as usize];
     let mut report = AuditReport {
@@ -512,6 +579,22 @@ pub fn verify_audit(jsonl: &[u8], heads: &[ChainHead]) -> AuditReport {
         heads: Vec::new(),
         broken: None,
     };
+    let at_chain = |chain: i64, seq: Option<i64>, line: i64, problem: Problem| Break {
+        line,
+        chain: Some(chain),
+        seq,
+        problem,
+        task: None,
+        field: None,
+    };
+    let mut replay = Replay::new();
+    // Per chain: the exported heads' (seq, digest), which the walk must pass through.
+    let mut pins: Vec<Vec<(i64, Digest)>> = vec![Vec::new(); CHAINS as usize];
+    for &(chain, seq, digest) in expected.exported {
+        if let Some(p) = usize::try_from(chain).ok().and_then(|c| pins.get_mut(c)) {
+            p.push((seq, digest));
+        }
+    }
     let options = Options::default();
     let mut line_no = 0;
     for line in jsonl.split(|b| *b == b'\n') {
@@ -519,43 +602,87 @@ pub fn verify_audit(jsonl: &[u8], heads: &[ChainHead]) -> AuditReport {
             continue;
         }
         line_no += 1;
-        match check_line(line, &last, &options) {
-            Ok((chain, digest)) => {
-                let l = &mut last[chain as usize];
-                *l = (l.0 + 1, Some(digest));
-                report.events += 1;
-            }
+        let (event, digest) = match check_line(line, &last, &options) {
+            Ok(read) => read,
             Err((chain, problem)) => {
                 report.broken = Some(Break {
                     line: line_no,
                     chain,
                     seq: chain.map(|c| last[c as usize].0 + 1),
                     problem,
+                    task: None,
+                    field: None,
                 });
                 break;
             }
+        };
+        let (chain, seq) = (event.chain, event.seq);
+        if let Err(m) = replay.apply(&event, digest, (line_no, chain, seq)) {
+            report.broken = Some(Break {
+                task: m.task,
+                field: Some(m.field),
+                ..at_chain(chain, Some(seq), line_no, Problem::InvalidTransition)
+            });
+            break;
         }
+        let pinned = pins[chain as usize].iter().find(|(s, _)| *s == seq);
+        if pinned.is_some_and(|(_, d)| !d.ct_eq(&digest)) {
+            report.broken = Some(at_chain(chain, Some(seq), line_no, Problem::Resealed));
+            break;
+        }
+        last[chain as usize] = (seq, Some(digest));
+        report.events += 1;
     }
     report.heads = last
         .iter()
         .enumerate()
         .filter_map(|(c, (seq, d))| d.map(|d| (c as i64, *seq, d)))
         .collect();
-    if report.broken.is_none() {
-        for &(chain, seq, digest) in heads {
-            let Some(&(have, d)) = usize::try_from(chain).ok().and_then(|c| last.get(c)) else {
-                continue;
-            };
-            if have != seq || !d.is_some_and(|d| d.ct_eq(&digest)) {
-                report.broken = Some(Break {
-                    line: line_no + 1,
-                    chain: Some(chain),
-                    seq: Some(have.min(seq) + 1),
-                    problem: Problem::HeadMismatch,
-                });
-                break;
-            }
+    if report.broken.is_some() {
+        return report;
+    }
+    let end = line_no + 1;
+    let have = |chain: i64| {
+        usize::try_from(chain)
+            .ok()
+            .and_then(|c| last.get(c))
+            .copied()
+    };
+    for &(chain, seq, digest) in expected.recorded {
+        let Some((have, d)) = have(chain) else {
+            continue;
+        };
+        if have != seq || !d.is_some_and(|d| d.ct_eq(&digest)) {
+            report.broken = Some(at_chain(
+                chain,
+                Some(have.min(seq) + 1),
+                end,
+                Problem::HeadMismatch,
+            ));
+            return report;
         }
+    }
+    for &(chain, seq, _) in expected.exported {
+        if let Some((have, _)) = have(chain).filter(|(have, _)| *have < seq) {
+            report.broken = Some(at_chain(chain, Some(have + 1), end, Problem::Truncated));
+            return report;
+        }
+    }
+    let rows = expected.rows.and_then(|rows| replay.compare(rows));
+    let policy = expected.policy.and_then(|p| replay.compare_policy(&p));
+    // A row without events (or a policy that never changed) is reported past the last line.
+    let found = rows.map(|(m, at)| (m, Some(at))).or(policy);
+    if let Some((m, at)) = found {
+        let (line, chain, seq) = match at {
+            Some((line, chain, seq)) if line != i64::MAX => (line, chain, Some(seq)),
+            Some((_, chain, _)) => (end, chain, None),
+            None => (end, 0, None),
+        };
+        report.broken = Some(Break {
+            task: m.task,
+            field: Some(m.field),
+            ..at_chain(chain, seq, line, Problem::RowMismatch)
+        });
     }
     report
 }
@@ -566,7 +693,7 @@ fn check_line(
     line: &[u8],
     last: &[(i64, Option<Digest>)],
     options: &Options,
-) -> std::result::Result<(i64, Digest), LineError> {
+) -> std::result::Result<(Event, Digest), LineError> {
     let malformed = (None, Problem::Malformed);
     let v = crate::parse(line, options).map_err(|_| malformed)?;
     let Value::Object(o) = v else {
@@ -597,5 +724,5 @@ fn check_line(
         (Some(a), Some(b)) if a.ct_eq(&b) => {}
         _ => return Err((chain, Problem::PrevMismatch)),
     }
-    Ok((event.chain, claimed))
+    Ok((event, claimed))
 }

@@ -12,6 +12,7 @@ use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::fields::Fields;
 use crate::model::ledger::amend::{Amendment, MAX_REASON_CHARS};
 use crate::model::ledger::event::ChainHead;
+use crate::model::ledger::heads::ExportedHeads;
 use crate::model::ledger::state::{Observed, Reported, State};
 use crate::model::proof::{ProofPolicy, ProofRequirement};
 
@@ -410,6 +411,15 @@ pub fn identity<'v>(v: &'v Value<'_>, key: &str) -> Result<&'v str> {
 /// `{key: <integer at least min>}`: a request that gives one integer (a time in ms).
 pub fn integer(v: &Value<'_>, key: &str, min: i64) -> Result<i64> {
     fields(v, "the request", &[key])?.integer(key, min)
+}
+
+/// `{"exported"?}`: what verifying a ledger's audit takes: heads exported earlier
+/// ([`ExportedHeads`], read with its own code; absent or `null`: none).
+pub fn audit_verify(v: &Value<'_>) -> Result<Option<ExportedHeads>> {
+    let f = fields(v, "the request", &["exported"])?;
+    optional(&f, "exported")
+        .map(|h| ExportedHeads::from_value(h).map_err(|e| e.in_key("exported")))
+        .transpose()
 }
 
 /// The chain heads an audit is verified against: `null` (none), or a list of

@@ -123,13 +123,17 @@ fn budget_reservations_stop_at_the_limit() {
     );
 }
 
-fn event(seq: i64, prev: Option<Digest>) -> Event {
+/// The proposal of task `req-{chain}-{seq}` of job `job`, as event `seq` of `chain`: each
+/// one a task of its own, so that any run of them replays.
+fn proposal(chain: i64, seq: i64, prev: Option<Digest>) -> Event {
+    let request = format!("req-{chain}-{seq}");
+    let task = task_id("a", "job", &request);
     Event {
-        chain: 3,
+        chain,
         seq,
         at: 1_000 + seq,
         tenant: "a".into(),
-        task: Some("task_1".into()),
+        task: Some(task.clone()),
         kind: EventKind::Proposed,
         actor: "agent".into(),
         action_digest: Some(Digest::of(b"x")),
@@ -140,9 +144,17 @@ fn event(seq: i64, prev: Option<Digest>) -> Event {
         reasons: vec![],
         drift: vec!["/args/amount".into()],
         state: Some(State::AwaitingApproval),
-        detail: json(r#"{"tool": "t"}"#),
+        detail: json(&format!(
+            r#"{{"tool": "t", "job_id": "job", "request_id": "{request}",
+                "approval_required": true, "approval_id": "{}"}}"#,
+            approval_id(&task, 1)
+        )),
         prev,
     }
+}
+
+fn event(seq: i64, prev: Option<Digest>) -> Event {
+    proposal(3, seq, prev)
 }
 
 fn chain(n: i64) -> Vec<String> {
@@ -233,8 +245,7 @@ fn chains_interleave_and_are_checked_apart() {
     let mut other = Vec::new();
     let mut prev = None;
     for seq in 1..=2 {
-        let mut e = event(seq, prev);
-        e.chain = 9;
+        let e = proposal(9, seq, prev);
         let d = e.digest();
         prev = Some(d);
         other.push(Event::line(&e.canonical(), &d));

@@ -23,7 +23,7 @@ impl Dir {
     }
 
     fn ledger(&self) -> Sqlite {
-        Sqlite::open_file(&self.0.join("l.db"), Durability::Full, Vfs::shipped()).unwrap()
+        Sqlite::open_file(&self.0.join("l.db"), Durability::Full, Vfs::shipped(), 0).unwrap()
     }
 }
 
