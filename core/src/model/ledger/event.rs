@@ -476,21 +476,26 @@ pub struct AuditReport {
     pub broken: Option<Break>,
 }
 
+/// Chain heads as JSON: `[{"chain", "seq", "digest"}]`, as reports and heads files write them.
+pub(crate) fn heads_value(heads: &[ChainHead]) -> OwnedValue {
+    let heads = heads
+        .iter()
+        .map(|(c, s, d)| {
+            object(vec![
+                ("chain", int(*c)),
+                ("seq", int(*s)),
+                ("digest", string(&d.to_string())),
+            ])
+        })
+        .collect();
+    Value::Array(heads)
+}
+
 impl AuditReport {
     /// `{"valid", "events", "heads": [{"chain", "seq", "digest"}], "broken": null |
     /// {"line", "chain", "seq", "problem", "task", "field"}}`.
     pub fn to_value(&self) -> OwnedValue {
-        let heads = self
-            .heads
-            .iter()
-            .map(|(c, s, d)| {
-                object(vec![
-                    ("chain", int(*c)),
-                    ("seq", int(*s)),
-                    ("digest", string(&d.to_string())),
-                ])
-            })
-            .collect();
+        let heads = heads_value(&self.heads);
         let broken = self.broken.as_ref().map_or(Value::Null, |b| {
             object(vec![
                 ("line", int(b.line)),
@@ -504,7 +509,7 @@ impl AuditReport {
         object(vec![
             ("valid", Value::Bool(self.broken.is_none())),
             ("events", int(self.events)),
-            ("heads", Value::Array(heads)),
+            ("heads", heads),
             ("broken", broken),
         ])
     }

@@ -27,8 +27,8 @@
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};
 use crate::model::fields::Fields;
-use crate::model::ledger::event::{ChainHead, CHAINS};
-use crate::model::ledger::values::{int, object, string};
+use crate::model::ledger::event::{heads_value, ChainHead, CHAINS};
+use crate::model::ledger::values::{int, object};
 
 /// The version of the heads file this build writes and reads.
 pub const HEADS_VERSION: i64 = 1;
@@ -96,21 +96,10 @@ impl ExportedHeads {
 
     /// The file's JSON (write it canonically: `canonicalize(&heads.to_value())`).
     pub fn to_value(&self) -> OwnedValue {
-        let heads = self
-            .heads
-            .iter()
-            .map(|(c, s, d)| {
-                object(vec![
-                    ("chain", int(*c)),
-                    ("seq", int(*s)),
-                    ("digest", string(&d.to_string())),
-                ])
-            })
-            .collect();
         object(vec![
             ("version", int(HEADS_VERSION)),
             ("at", int(self.at)),
-            ("heads", Value::Array(heads)),
+            ("heads", heads_value(&self.heads)),
         ])
     }
 }

@@ -45,6 +45,17 @@ fn named<T>(
     parse(f.one_of(key, &names)?)
 }
 
+/// The `proof` member: `"optional"` or `"required"`.
+fn requirement(f: &Fields<'_, '_>) -> Result<ProofRequirement> {
+    named(
+        f,
+        "proof",
+        ProofRequirement::ALL,
+        |r| r.as_str(),
+        ProofRequirement::parse,
+    )
+}
+
 /// `{"url", "proof"?}`: where a ledger lives (`sqlite:PATH`, `sqlite::memory:`,
 /// `postgres://...`; the ledger parses it) and, optionally, the proof its decisions need:
 /// `{"required", "keys"}` as in a check's trusted context ([`ProofPolicy`]; absent or `null`:
@@ -162,13 +173,7 @@ impl<'v, 'a> Claim<'v, 'a> {
             ],
         )?;
         let proof = match optional(&f, "proof") {
-            Some(_) => named(
-                &f,
-                "proof",
-                ProofRequirement::ALL,
-                |r| r.as_str(),
-                ProofRequirement::parse,
-            )?,
+            Some(_) => requirement(&f)?,
             None => ProofRequirement::Optional,
         };
         Ok(Claim {
@@ -249,13 +254,7 @@ impl<'v> SetProofRequirement<'v> {
             .in_key("reason"));
         }
         Ok(SetProofRequirement {
-            proof: named(
-                &f,
-                "proof",
-                ProofRequirement::ALL,
-                |r| r.as_str(),
-                ProofRequirement::parse,
-            )?,
+            proof: requirement(&f)?,
             actor: f.identity("actor")?,
             reason,
         })
