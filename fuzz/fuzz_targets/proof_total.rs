@@ -22,12 +22,12 @@ fuzz_target!(|data: &[u8]| {
 
     if let Ok(value) = parse(data, &options) {
         // As a presented approval.
-        if let Ok(verified) = verify_proof(&value, &keys) {
+        if let Ok(verified) = verify_proof(&value, &keys, 0) {
             let again = sign_approval(verified.approval().value(), &key).unwrap();
             assert_eq!(canonicalize(&again), canonicalize(&value));
         }
         // As every argument of the functions the bindings call (actionseal_core::proof).
-        let _ = proof::verify(&value, &value, proof::Accept::Either);
+        let _ = proof::verify(&value, &value, &value, proof::Accept::Either);
         let _ = proof::verify_registration(&value, &value, &value);
         let _ = proof::verify_ed25519(&value, &value, &value);
         let _ = proof::pae(&value, &value);
