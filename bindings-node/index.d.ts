@@ -210,6 +210,24 @@ export type ErrorCode =
   /** An audit chain is broken: an event was edited, removed, reordered or is malformed. */
   | 'audit_chain_broken'
   /**
+   * An exported audit heads file is not `{"version": 1, "at", "heads": [{"chain", "seq",
+   * "digest"}]}`: another version, a missing or unknown member, a chain out of range or named
+   * twice.
+   */
+  | 'invalid_audit_heads'
+  /**
+   * The ledger's recorded schema version is none that actionseal ever wrote (missing, zero or
+   * negative): the database was altered by hand, and it is not opened.
+   */
+  | 'ledger_schema_invalid'
+  /**
+   * The triggers that keep the ledger's events append-only are missing, disabled or altered,
+   * and the role opening it cannot restore them (on PostgreSQL only the table's owner can): the
+   * ledger is not opened until the owner opens it once, which restores them and records that in
+   * the audit.
+   */
+  | 'ledger_unprotected'
+  /**
    * An amendment changes who or which task the action is for (tenant, subject, job_id or
    * request_id; the path names the field): that is another task, never an edit of this one.
    */
@@ -377,6 +395,7 @@ export type EventKind =
   | 'amend_duplicate'
   | 'amend_refused'
   | 'proof_policy_changed'
+  | 'append_only_restored'
 
 /** Why an audit chain breaks. */
 export type AuditProblem =
@@ -385,6 +404,10 @@ export type AuditProblem =
   | 'seq_gap'
   | 'prev_mismatch'
   | 'head_mismatch'
+  | 'invalid_transition'
+  | 'row_mismatch'
+  | 'truncated'
+  | 'resealed'
 
 /** A tool contract document: what `new Contract(document)` loads. No other field is allowed. */
 export interface ContractDocument {
@@ -1113,6 +1136,24 @@ export interface AuditBreak {
   chain: number | null
   seq: number | null
   problem: AuditProblem
+  /** The task whose events (`invalid_transition`) or row (`row_mismatch`) broke. */
+  task: string | null
+  /** The event's member or the row's column that broke. */
+  field: string | null
+}
+
+/**
+ * The chains' heads exported to keep outside the database (`auditHeads`, `audit heads`),
+ * written as canonical JSON; verifying against them finds a chain truncated or sealed again
+ * since.
+ */
+export interface ExportedHeads {
+  /** The file's version: 1. */
+  version: number
+  /** The ledger's time when the heads were taken. */
+  at: number
+  /** The last event of every chain that had any. */
+  heads: AuditHead[]
 }
 
 /** What verifying an audit says. */
@@ -1360,10 +1401,19 @@ export declare class Ledger {
    */
   auditExport(): Promise<string>
   /**
-   * Walks the stored audit chains up to their recorded heads: `{ valid, events, heads,
-   * broken }`, `broken` naming the first broken chain and seq.
+   * Walks the stored audit chains up to their recorded heads, replays every task's events
+   * and holds every task row to them: `{ valid, events, heads, broken }`, `broken` naming
+   * the first broken chain and seq (and the task and the field, when a replay or a row
+   * broke). `{ exported }` (what `auditHeads()` returned, kept outside the database) also
+   * finds a chain truncated or sealed again since.
    */
-  auditVerify(): Promise<AuditReport>
+  auditVerify(options?: { exported?: ExportedHeads | null }): Promise<AuditReport>
+  /**
+   * The chains' heads, `{ version, at, heads }`, to keep where the database's owner cannot
+   * write (write them as `canonicalize` gives them); only from an audit that verifies
+   * (rejects with `audit_chain_broken` otherwise).
+   */
+  auditHeads(): Promise<ExportedHeads>
   /**
    * The ledger's policy as its database records it for every handle: `{ proof:
    * 'optional' | 'required', changed_at, changed_by }`.
@@ -1699,12 +1749,14 @@ export declare function shortFingerprint(digest: string): string
 
 /**
  * Verifies an audit exported by `ledger.auditExport()` (JSON Lines, as a string or UTF-8
- * bytes), in any runtime: `{ valid, events, heads, broken }`, `broken` naming the first line,
- * chain and seq where an event was edited, removed, reordered or is malformed. `heads` (a
+ * bytes), in any runtime, replaying every task's events: `{ valid, events, heads, broken }`,
+ * `broken` naming the first line, chain and seq where an event was edited, removed,
+ * reordered or is malformed, or a task's events that its history cannot have. `heads` (a
  * report's `heads`) are the chain ends the ledger recorded; with them, events cut from the
- * end are found too.
+ * end are found too. `exported` (a heads file from `ledger.auditHeads()`) finds a chain
+ * truncated or sealed again since.
  */
-export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null): AuditReport
+export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null, exported?: ExportedHeads | null): AuditReport
 
 /**
  * Verifies a signed envelope against the executor's key set, judging each key's validity
