@@ -28,7 +28,7 @@ fi
 
 # strip=false: a stripped module lacks the target_features section wasm-bindgen reads.
 # simd128 (in every browser since 2023, Node 16.4): SHA-256 has a backend for it, and the
-# byte scans become vector loops; a fingerprint of 15 KB takes about 10 % less.
+# byte scans become vector loops.
 cargo build --manifest-path "$root/Cargo.toml" -p actionseal-wasm \
   --target wasm32-unknown-unknown --release --config 'profile.release.strip=false' \
   --config 'target.wasm32-unknown-unknown.rustflags = ["-C", "target-feature=+simd128"]'

@@ -54,10 +54,8 @@ impl NaiveSqlite {
         c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
             .expect("wal");
         // The log's checkpoint interval that is fastest for this code: SQLite's default
-        // (1,000 pages) with FULL, where a log that only grows makes every commit's fsync
-        // also write the file's new size (about 1.7x the time of an fsync that overwrites
-        // the log in place); 10,000 pages with NORMAL, where a checkpoint's fsync is the
-        // only one.
+        // (1,000 pages) with FULL, because an fsync after the log grew also writes the file's
+        // new size; 10,000 pages with NORMAL, where a checkpoint's fsync is the only one.
         let checkpoint = if sync == "FULL" { 1000 } else { 10000 };
         c.execute_batch(&format!(
             "PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint={checkpoint};

@@ -57,9 +57,8 @@ mod _actionseal {
     const __version__: &str = env!("CARGO_PKG_VERSION");
 
     /// JSON text at least this long is canonicalized with the GIL released, so that other
-    /// threads run meanwhile. Shorter calls keep it: they end too soon for parallel work to
-    /// pay, and beside a busy thread, releasing made 293-byte calls about 15% slower (the GIL
-    /// must be won back). At 4 KiB (about 9 us) the cost was lost in the noise.
+    /// threads run meanwhile. Shorter calls keep it, because winning the GIL back beside a busy
+    /// thread costs more than they last.
     const DETACH_MIN_BYTES: usize = 4096;
 
     /// Runs `run` on `len` bytes of JSON text, with the GIL released when that pays.

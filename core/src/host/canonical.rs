@@ -110,9 +110,8 @@ impl<'a> Output<'a> for Canonical<'a> {
         });
     }
 
-    // `key`, `string` and `number` (and `write_string` under them) are always inlined: the
-    // hosts' walks call them once per member or value, and the calls were 5% of a Python
-    // fingerprint of 150 records (forcing `Builder`'s own methods inline slowed Node's walk).
+    // `key`, `string` and `number` (and `write_string` under them) are always inlined because
+    // the hosts' walks call them once per member or value (bench/README.md has the figures).
     #[inline(always)]
     fn key(&mut self, key: Cow<'a, str>) {
         self.element();

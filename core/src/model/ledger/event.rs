@@ -108,10 +108,9 @@ kinds! {
 }
 
 /// How many chains the audit has: the one place the number is written (the README and the
-/// docs are held to it by a test). On PostgreSQL a transaction holds its chain's head from its
-/// last statement through its commit, so two transactions about tasks of one chain commit one
-/// after the other: with 16 chains, 32 concurrent executors mostly waited for each other
-/// (bench/README.md has the figures). A verifier holds one head per chain.
+/// docs are held to it by a test). Many, because on PostgreSQL a transaction holds its chain's
+/// head from its last statement through its commit, so transactions about tasks of one chain
+/// commit one after the other. A verifier holds one head per chain.
 pub const CHAINS: i64 = 256;
 
 /// The chain of a task's events: the first byte of SHA-256 of its id. Events that concern no
