@@ -8,7 +8,7 @@
 //! members, each of its type, every nullable member seen with a value at least once, and every
 //! member of a union seen where the union says.
 
-use super::{field, shape, Field, Shape, Ty};
+use super::shapes::{all_fields, field, shape, Field, Shape, Ty};
 use actionseal_core::ledger::{
     self, request, DecisionEnvelope, EventKind, Observed, Reported, State,
 };
@@ -385,7 +385,7 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "RevokeRequest" => request::Revoke::from_value(&value).map(drop),
         "BudgetLimit" => request::SetBudget::from_value(&value).map(drop),
         "TaskFilter" => request::Filter::from_value(&value).map(drop),
-        "AuditHead" => request::heads(&super::json_value(&format!("[{v}]"))).map(drop),
+        "AuditHead" => request::heads(&super::probes::json_value(&format!("[{v}]"))).map(drop),
         "ExportedHeads" => ledger::ExportedHeads::from_value(&value).map(drop),
         _ => return None,
     };
@@ -485,7 +485,7 @@ fn conforms(
                 return bad(&format!("a {name}"));
             };
             // An optional member the ledger left out is not described as written.
-            let fields: Vec<_> = super::all_fields(all, s)
+            let fields: Vec<_> = all_fields(all, s)
                 .into_iter()
                 .filter(|f| !f.optional || obj.contains_key(f.name))
                 .collect();
