@@ -21,6 +21,9 @@
 //! proofs with the key material of `proof.rs`), and `typescript.rs` and `python.rs` emit the
 //! declarations.
 
+mod declarations;
+mod function_table;
+mod functions;
 mod ledger;
 mod probes;
 mod proof;
@@ -33,6 +36,9 @@ use actionseal_core::{Code, Reason};
 use serde_json::{json, Map, Value as Json};
 use std::path::PathBuf;
 
+pub use declarations::{declaration_problems, Flavor};
+pub use function_table::table as function_table;
+pub use functions::{table_problems, Function, Kind, Sig};
 pub use probes::shape_problems;
 pub use shapes::{all_shapes, shapes, Field, Shape, Ty};
 
@@ -47,13 +53,25 @@ pub struct Surface {
 
 /// Every generated file, or what is wrong with the shapes.
 pub fn surfaces() -> Result<Vec<Surface>, Vec<String>> {
-    let problems = shape_problems();
-    if !problems.is_empty() {
-        return Err(problems);
-    }
     let repo = crate::dir()
         .parent()
         .map_or_else(|| crate::dir().join(".."), std::path::Path::to_path_buf);
+    let mut problems = shape_problems();
+    problems.extend(table_problems(&function_table()));
+    // napi-rs's declarations are committed (its test fails when a build changes them);
+    // wasm-bindgen's are held to the table by `bindings-wasm/test.sh` after its build.
+    let index = repo.join("bindings-node/index.d.ts");
+    match std::fs::read_to_string(&index) {
+        Ok(text) => problems.extend(declaration_problems(
+            Flavor::Node,
+            "bindings-node/index.d.ts",
+            &text,
+        )),
+        Err(e) => problems.push(format!("{}: {e}", index.display())),
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let pyi = repo.join("bindings-python/python/actionseal/_actionseal.pyi");
     let stub =
         std::fs::read_to_string(&pyi).map_err(|e| vec![format!("{}: {e}", pyi.display())])?;

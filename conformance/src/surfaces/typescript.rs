@@ -49,7 +49,7 @@ fn ts_doc(out: &mut String, doc: &str, indent: &str) {
     out.push_str(&format!("{indent} */\n"));
 }
 
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
