@@ -29,6 +29,7 @@ mod probes;
 mod proof;
 mod proof_shapes;
 mod python;
+mod readme;
 mod shapes;
 mod typescript;
 
@@ -40,6 +41,7 @@ pub use declarations::{declaration_problems, Flavor};
 pub use function_table::table as function_table;
 pub use functions::{table_problems, Function, Kind, Sig};
 pub use probes::shape_problems;
+pub use readme::{readme_problems, Runtime};
 pub use shapes::{all_shapes, shapes, Field, Shape, Ty};
 
 /// What the generated files say about where they come from.
@@ -68,6 +70,16 @@ pub fn surfaces() -> Result<Vec<Surface>, Vec<String>> {
             &text,
         )),
         Err(e) => problems.push(format!("{}: {e}", index.display())),
+    }
+    for (runtime, readme) in [
+        (Runtime::Python, "bindings-python/README.md"),
+        (Runtime::Node, "bindings-node/README.md"),
+        (Runtime::Wasm, "bindings-wasm/README.md"),
+    ] {
+        match std::fs::read_to_string(repo.join(readme)) {
+            Ok(text) => problems.extend(readme_problems(runtime, readme, &text)),
+            Err(e) => problems.push(format!("{readme}: {e}")),
+        }
     }
     if !problems.is_empty() {
         return Err(problems);
