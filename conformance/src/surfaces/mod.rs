@@ -5,26 +5,33 @@
 //! Python stub. `regen` writes them; `regen --check` fails when one is stale.
 //!
 //! Codes, reasons, outcomes and condition operators come from core. The data shapes are
-//! described once, in `shapes.rs` and `proof_shapes.rs` ([`shapes`]), and held to core: every shape is built into a sample
-//! that core's reader must accept, and every field, left out or given a value of the wrong
-//! type, must make it refuse ([`shape_problems`]). A field core adds, drops or retypes fails
-//! the check with the shape and field named. The proof shapes (keys, key sets, envelopes,
-//! passkey assertions, registrations) are sampled with real key material (`surfaces/proof.rs`),
-//! so that core's verifiers accept the samples and a probe learns only from the field it
-//! changes; the shapes core only writes (verdicts, verified proofs, signers, registered
-//! credentials) must have exactly the members core writes.
-//! The ledger's shapes (Node and Python only: the wasm build has no ledger) are in [`ledger`],
-//! held to the ledger's readers and to what a real ledger writes.
+//! described once and held to core: every shape is built into a sample that core's reader
+//! must accept, and every field, left out or given a value of the wrong type, must make it
+//! refuse ([`shape_problems`]). A field core adds, drops or retypes fails the check with the
+//! shape and field named. The proof shapes are sampled with real key material, so that core's
+//! verifiers accept the samples and a probe learns only from the field it changes; the shapes
+//! core only writes must have exactly the members core writes. The ledger's shapes (Node and
+//! Python only: the wasm build has no ledger) are held to the ledger's readers and to what a
+//! real ledger writes.
 //!
-//! The rooms: `shapes.rs` and `proof_shapes.rs` describe the data, `ledger.rs` the ledger's
-//! (with its probes), `probes.rs` holds the shapes to core's readers and writers (sampling
-//! proofs with the key material of `proof.rs`), and `typescript.rs` and `python.rs` emit the
-//! declarations.
+//! The functions are described once too, in the function table, which writes the stub's
+//! functions and classes and checks the TypeScript declarations and the READMEs' API tables.
+//!
+//! The rooms:
+//!
+//! | file | holds |
+//! | --- | --- |
+//! | `shapes.rs`, `proof_shapes.rs`, `ledger.rs` | the data shapes (model, proof, ledger) |
+//! | `probes.rs`, `ledger_probes.rs`, `proof.rs` | the probes that hold them to core and the ledger, and the key material they sample with |
+//! | `typescript.rs`, `python.rs` | the two emitters |
+//! | `functions.rs`, `function_table.rs` | the function table: its types, and its rows |
+//! | `declarations.rs`, `readme.rs` | the checks of the generated `.d.ts` files and of the READMEs against it |
 
 mod declarations;
 mod function_table;
 mod functions;
 mod ledger;
+mod ledger_probes;
 mod probes;
 mod proof;
 mod proof_shapes;

@@ -3,7 +3,7 @@
 //! refuse; every output shape must have exactly the members core writes.
 
 use super::shapes::{all_fields, all_shapes, shape, shapes, Shape, Ty};
-use super::{ledger, proof};
+use super::{ledger, ledger_probes, proof};
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
     check, Action, ActionIds, Approval, Contract, DecisionInput, KeySet, ProofPolicy, Registration,
@@ -204,7 +204,7 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         "KeySet" => KeySet::from_value(&value).map(drop),
         "ProofPolicy" => ProofPolicy::from_value(&value).map(drop),
         other => {
-            return ledger::core_accepts(other, v)
+            return ledger_probes::core_accepts(other, v)
                 .unwrap_or_else(|| Err(format!("no reader for {other}")))
         }
     };
@@ -269,7 +269,7 @@ pub fn shape_problems() -> Vec<String> {
             ));
         }
     }
-    problems.extend(ledger::output_problems(&all));
+    problems.extend(ledger_probes::output_problems(&all));
     problems
 }
 
