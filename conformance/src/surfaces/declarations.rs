@@ -186,6 +186,7 @@ fn check_doc_problems(what: &str, text: &str) -> Vec<String> {
         .lines()
         .map(|l| {
             l.trim()
+                .trim_end_matches("*/")
                 .trim_start_matches("/**")
                 .trim_start_matches('*')
                 .trim()
