@@ -48,11 +48,11 @@ if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
     exit 1
 fi
 
-# A clean environment with only the wheel, pytest and cryptography (which makes the passkey
-# assertions the ledger's tests present).
+# A clean environment with only the wheel, pytest, cryptography (which makes the passkey
+# assertions the ledger's tests present) and mypy (whose stubtest holds the stub to the module).
 python3 -m venv "$scratch/venv"
 py="$scratch/venv/bin/python"
-mapfile -t test_pins < <(grep -E '^(pytest|cryptography)==' "$here/requirements-dev.txt")
+mapfile -t test_pins < <(grep -E '^(pytest|cryptography|mypy)==' "$here/requirements-dev.txt")
 "$py" -m pip install --quiet --disable-pip-version-check "${wheels[0]}" "${test_pins[@]}"
 
 # Run everything from the scratch directory so that nothing in the source tree can shadow
@@ -82,5 +82,10 @@ for marker in ("<!-- quickstart:", "<!-- refund-example:", "<!-- ledger-example:
         sys.exit(f"README {marker[5:-1]} printed {got!r}, the README says {want!r}")
     print(f"README {marker[5:-1]}: ok")
 EOF
+
+# The stub the wheel ships against the compiled module it describes (names, parameters,
+# defaults, kinds); the allowlist holds only what a stub cannot express, each with its reason.
+"$py" -m mypy.stubtest actionseal --mypy-config-file "$here/stubtest.ini" \
+    --allowlist "$here/stubtest-allowlist.txt"
 
 "$py" -m pytest -p no:cacheprovider -q "$here/tests"

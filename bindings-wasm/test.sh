@@ -45,6 +45,11 @@ fi
 step "build"
 "$here/build.sh"
 
+step "declarations: what wasm-bindgen generated is the function table's"
+for flavor in web node; do
+  cargo run -q -p actionseal-conformance --bin declarations -- wasm "$here/pkg/$flavor/actionseal_wasm.d.ts"
+done
+
 step "conformance: wasm in Node"
 ACTIONSEAL_RUNTIME=wasm-node node --test conformance/js/
 

@@ -167,15 +167,13 @@ pub fn amend(
     })
 }
 
-/// The permit check before dispatch: is `action` the approved action, does the approval
-/// still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
-/// once: fastest), an approval record, a signed envelope or a passkey-approved record (whose
-/// proof `context.proof`'s key set must verify), or `null` or `undefined` when none was
-/// presented.
-///
-/// Only a malformed `context` throws (`invalid_context`, or the contract's own error under
+/// The permit check before dispatch: is `action` the approved action, does the approval still
+/// hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded once:
+/// fastest), an approval record, a signed envelope or a passkey-approved record (whose proof
+/// the context's `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a
+/// malformed context is an error (`invalid_context`, or the contract's own error under
 /// `/contract`); everything wrong with the approval or the action is a reason in the verdict.
-/// `context.contract` may be a `Contract`, which is then not compiled again.
+/// The context's `contract` may be a `Contract`, which is then not compiled again.
 ///
 /// @example
 /// const verdict = check(approval, action, { now: Date.now(), tenant: 'tenant-a',

@@ -337,7 +337,7 @@ impl PyLedger {
     /// ``tool_args_drift`` (refused; resume with ``approved_action``),
     /// ``awaiting_reapproval`` or ``rejected_pre_dispatch``. Raises ``already_claimed`` when
     /// the approval was used, ``task_not_claimable`` when there is none to use.
-    #[pyo3(signature = (task_id, action, facts, **request), text_signature = "(self, task_id, action, facts, *, executor, lease_ms, budget=None)")]
+    #[pyo3(signature = (task_id, action, facts, **request), text_signature = "(self, task_id, action, facts, *, executor, lease_ms, budget=None, proof=None)")]
     fn claim<'py>(
         &self,
         py: Python<'py>,

@@ -224,7 +224,7 @@ mod _actionseal {
     #[pyfunction]
     #[pyo3(
         signature = (action, **decision),
-        text_signature = "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at)"
+        text_signature = "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at, proposed_digest=...)"
     )]
     fn approve<'py>(
         action: &Bound<'py, PyAny>,
@@ -302,9 +302,14 @@ mod _actionseal {
         with_value(kwargs, &Options::default(), |v| v.clone().into_owned())
     }
 
-    /// The permit check, just before dispatch: is ``action`` still the action ``approval``
-    /// (an ``Approval`` loaded once, fastest; a record from ``approve``; or None) approved,
-    /// and does the approval still hold in ``context``, the executor's own trusted state?
+    /// The permit check before dispatch: is ``action`` the approved action, does the approval
+    /// still hold, do the people and rules behind it stand? ``approval`` is an ``Approval``
+    /// (loaded once: fastest), an approval record, a signed envelope or a passkey-approved
+    /// record (whose proof the context's ``proof`` key set must verify), or none (``None``,
+    /// ``null`` or ``undefined``). Only a malformed context is an error (``invalid_context``,
+    /// or the contract's own error under ``/contract``); everything wrong with the approval or
+    /// the action is a reason in the verdict. The context's ``contract`` may be a ``Contract``,
+    /// which is then not compiled again.
     ///
     /// ``context`` is ``{"now", "tenant", "policy_version", "contract",
     /// "approver_authorized", "subject_authorized", "revoked"}``; its ``contract`` is the

@@ -251,7 +251,8 @@ def test_approve(envelope, record):
     rejected = actionseal.approve(envelope, **dict(DECISION, decision="rejected"))
     assert rejected["decision"] == "rejected"
     assert actionseal.approve.__text_signature__ == (
-        "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at)"
+        "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at,"
+        " proposed_digest=...)"
     )
     # 1.0 is the integer 1, as in JSON; the record holds it as an int.
     early = actionseal.approve(envelope, **dict(DECISION, decided_at=1.0))
@@ -474,6 +475,19 @@ def test_short_fingerprint(envelope):
 
 
 # ------------------------------------------------------------------ surface and threads
+
+
+def test_check_has_the_function_tables_doc():
+    # The stub's docstring is the function table's (regen writes it); the compiled check's
+    # first paragraph must be the same text.
+    import ast, inspect, pathlib
+
+    stub = pathlib.Path(actionseal.__file__).with_name("_actionseal.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    (node,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
+    want = " ".join(ast.get_docstring(node).split())
+    got = " ".join(inspect.getdoc(actionseal.check).split("\n\n")[0].split())
+    assert got == want
 
 
 def test_signatures_and_docs():

@@ -108,12 +108,13 @@ pub fn amend(
     to_js::value(&amended.to_value())
 }
 
-/// The permit check before dispatch: is `action` the approved action, does the approval
-/// still hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded
-/// once: fastest), an approval record, a signed envelope or a passkey-approved record (whose
-/// proof `context.proof`'s key set must verify), or `null` or `undefined` (none presented). Only a
-/// malformed `context` throws; everything wrong with the approval or the action is a reason
-/// in the verdict. With a `Contract` as `context.contract` nothing is compiled.
+/// The permit check before dispatch: is `action` the approved action, does the approval still
+/// hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded once:
+/// fastest), an approval record, a signed envelope or a passkey-approved record (whose proof
+/// the context's `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a
+/// malformed context is an error (`invalid_context`, or the contract's own error under
+/// `/contract`); everything wrong with the approval or the action is a reason in the verdict.
+/// The context's `contract` may be a `Contract`, which is then not compiled again.
 #[wasm_bindgen(js_name = check, unchecked_return_type = "Verdict")]
 pub fn check(
     #[wasm_bindgen(

@@ -1,0 +1,340 @@
+//! The data shapes of the approval model: the types of their fields, and the shapes
+//! themselves, in declaration order (the proof shapes are in `proof_shapes.rs`, the ledger's in
+//! `ledger.rs`).
+
+use super::ledger;
+use actionseal_core::{operators, NoticeKind, Within};
+
+/// The type of a field.
+#[derive(Clone)]
+pub enum Ty {
+    /// A string.
+    Str,
+    /// An identity string (non-blank, no surrounding whitespace or control characters).
+    Identity,
+    /// A fingerprint `sha256:<64 hex>`.
+    Digest,
+    /// An integer number of milliseconds since the epoch.
+    Millis,
+    /// An integer.
+    Int,
+    /// A boolean.
+    Bool,
+    /// One of these strings.
+    OneOf(Vec<&'static str>),
+    /// Another shape.
+    Shape(&'static str),
+    /// A list of these.
+    List(Box<Ty>),
+    /// A JSON object (a schema, arguments), unchecked here.
+    Object,
+    /// Any JSON value.
+    Unknown,
+    /// A loaded `Contract` object or a contract document, or null.
+    ContractOrDocument,
+    /// A loaded `Contract` object or a contract document.
+    Contract,
+    /// A contract's approval rule: `"always"`, `"never"` or `{"when": [conditions]}`.
+    ApprovalRule,
+    /// `T | null`.
+    Nullable(Box<Ty>),
+    /// An object whose members, under keys of the caller's choosing, are all `T`.
+    Map(Box<Ty>),
+    /// One of these types.
+    Either(Vec<Ty>),
+}
+
+/// A field of a shape.
+pub struct Field {
+    pub name: &'static str,
+    pub ty: Ty,
+    pub doc: &'static str,
+    /// May be left out (in some cases: a condition's `value`, for some operators).
+    pub optional: bool,
+}
+
+/// A JSON object shape.
+pub struct Shape {
+    /// The TypeScript interface name (the Python TypedDict is `_` + this).
+    pub name: &'static str,
+    pub doc: &'static str,
+    /// A shape whose fields this one has too.
+    pub extends: Option<&'static str>,
+    pub fields: Vec<Field>,
+    /// Whether core only writes it (a verdict): not probed with a reader.
+    pub output: bool,
+}
+
+pub(super) fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field {
+        name,
+        ty,
+        doc,
+        optional: false,
+    }
+}
+
+/// The shapes of the data the approval model takes and returns, in declaration order.
+pub fn shapes() -> Vec<Shape> {
+    let ops = operators().collect::<Vec<_>>();
+    let mut out = vec![
+        Shape {
+            name: "ContractDocument",
+            doc: "A tool contract document: what `new Contract(document)` loads. No other field is allowed.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("tool", Ty::Identity, ""),
+                field("version", Ty::Identity, ""),
+                field("effect", Ty::OneOf(vec!["read", "write"]), ""),
+                field("args", Ty::Object, "The tool's arguments: a JSON Schema (actionseal's strict subset) with `type: 'object'`."),
+                field("approval", Ty::ApprovalRule, "When a call needs a person: always, never, or when any condition matches."),
+                field("cost_minor", Ty::Int, "What one call costs, in minor units of the budget's currency."),
+                Field {
+                    optional: true,
+                    ..field("max_approval_ms", Ty::Int, "The longest an approval may hold (`expires_at - decided_at`), in milliseconds.")
+                },
+            ],
+        },
+        Shape {
+            name: "ApprovalCondition",
+            doc: "One condition of a contract's approval rule. Conditions fail closed (see the README).",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("pointer", Ty::Str, "JSON Pointer into the call's arguments (`\"\"` for the element itself inside `any`/`all`)."),
+                Field {
+                    optional: true,
+                    ..field("op", Ty::OneOf(ops), "The comparison; absent when the condition quantifies over an array with `any` or `all`.")
+                },
+                Field {
+                    optional: true,
+                    ..field("value", Ty::Unknown, "The operand; absent for `exists` and `absent`, a non-empty array for `in` and `not_in`.")
+                },
+                Field {
+                    optional: true,
+                    ..field("any", Ty::Shape("ApprovalCondition"), "The condition holds for some element of the array at `pointer` (never for an empty array).")
+                },
+                Field {
+                    optional: true,
+                    ..field("all", Ty::Shape("ApprovalCondition"), "The condition holds for every element of the array at `pointer` (always for an empty array).")
+                },
+            ],
+        },
+        Shape {
+            name: "ActionIds",
+            doc: "Who acts, in which tenant, for which job and request, under which policy: from the executor's server, never from the model. Each a non-blank string without surrounding whitespace or control characters.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("tenant", Ty::Identity, ""),
+                field("subject", Ty::Identity, ""),
+                field("job_id", Ty::Identity, ""),
+                field("request_id", Ty::Identity, "The request identity within the job, stable across retries."),
+                field("policy_version", Ty::Identity, ""),
+            ],
+        },
+        Shape {
+            name: "ActionEnvelope",
+            doc: "An action envelope: exactly what a reviewer approves; its fingerprint is what an approval binds.",
+            extends: Some("ActionIds"),
+            output: false,
+            fields: vec![
+                field("tool", Ty::Identity, ""),
+                field("contract", Ty::Digest, "The fingerprint of the tool's contract."),
+                field("args", Ty::Object, ""),
+            ],
+        },
+        Shape {
+            name: "DecisionInput",
+            doc: "A reviewer's decision about one action; times in integer milliseconds since the epoch.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("approval_id", Ty::Identity, ""),
+                field("decision_id", Ty::Identity, "Identity of the decision callback, for de-duplicating repeated deliveries."),
+                field("decision", Ty::OneOf(vec!["approved", "rejected"]), ""),
+                field("approver", Ty::Identity, ""),
+                field("decided_at", Ty::Millis, ""),
+                field("expires_at", Ty::Millis, "When the decision stops holding; after `decided_at`."),
+                optional("proposed_digest", Ty::Digest, "The fingerprint of the action as the model proposed it, present only when a reviewer amended it before this decision (it then differs from the decided action's)."),
+            ],
+        },
+        Shape {
+            name: "ApprovalRecord",
+            doc: "An approval record: the decision, the frozen action and its fingerprint.",
+            extends: Some("DecisionInput"),
+            output: false,
+            fields: vec![
+                field("action", Ty::Shape("ActionEnvelope"), ""),
+                field("action_digest", Ty::Digest, ""),
+            ],
+        },
+        Shape {
+            name: "AmendedAction",
+            doc: "A reviewer's edit, checked by `amend` as the ledger's amend checks it: the amended action, both fingerprints and what changed.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("action", Ty::Shape("ActionEnvelope"), "The amended action: what the decision that follows is about."),
+                field("action_digest", Ty::Digest, "Its fingerprint: the decision's `action_digest`."),
+                field("proposed_digest", Ty::Digest, "The fingerprint of the action the reviewer edited: the decision's `proposed_digest` when the two differ, and a ledger amendment's `amends`."),
+                field("amended_pointers", Ty::List(Box::new(Ty::Str)), "JSON Pointers where the amended action differs from the edited one; empty when nothing changed."),
+            ],
+        },
+        Shape {
+            name: "NoticeMark",
+            doc: "One character a reader could miss or misread, in a string `notices` reports.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("at", Ty::Int, "Its position in the string, in code points from 0."),
+                field("code_point", Ty::Str, "Such as `'U+200B'`."),
+                field("kind", Ty::OneOf(NoticeKind::ALL.iter().map(|k| k.as_str()).collect()), "Displayed as nothing or a blank (`invisible`), visible but possibly mistaken for an ASCII character (`non_ascii`), or a space at either end."),
+            ],
+        },
+        Shape {
+            name: "Notice",
+            doc: "A string or key with characters a reader could miss or misread (`notices`).",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("pointer", Ty::Str, "JSON Pointer of the string, or of the member whose key it is."),
+                field("within", Ty::OneOf(vec![Within::Value.as_str(), Within::Key.as_str()]), "The value at `pointer`, or its key."),
+                field("count", Ty::Int, "How many of its characters are noticed."),
+                field("marks", Ty::List(Box::new(Ty::Shape("NoticeMark"))), "The first 64 of them, in order."),
+            ],
+        },
+        Shape {
+            name: "CheckContext",
+            doc: "What the executor's own server knows at dispatch time; never taken from the model.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("now", Ty::Millis, "Milliseconds since the epoch."),
+                field("tenant", Ty::Identity, ""),
+                field("policy_version", Ty::Identity, ""),
+                field("contract", Ty::ContractOrDocument, "The tool's current contract: a `Contract` (not compiled again) or a contract document; `null` when the server has none for the action's tool."),
+                field("approver_authorized", Ty::Nullable(Box::new(Ty::Shape("ApproverFact"))), "Whether the approval's approver may still approve; `null` only when no approval is presented."),
+                field("subject_authorized", Ty::Shape("SubjectFact"), "Whether the action's subject may still perform it."),
+                field("revoked", Ty::Nullable(Box::new(Ty::Shape("RevokedFact"))), "Whether the approval was revoked; `null` only when no approval is presented."),
+                Field {
+                    optional: true,
+                    ..field("proof", Ty::Shape("ProofPolicy"), "Whether every approval must carry proof, and the trusted keys that can give it.")
+                },
+            ],
+        },
+        Shape {
+            name: "ApproverFact",
+            doc: "A trusted fact about one named approver: a fact about anyone else is not believed.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("approver", Ty::Identity, ""),
+                field("authorized", Ty::Bool, ""),
+            ],
+        },
+        Shape {
+            name: "SubjectFact",
+            doc: "A trusted fact about one named subject: a fact about anyone else is not believed.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("subject", Ty::Identity, ""),
+                field("authorized", Ty::Bool, ""),
+            ],
+        },
+        Shape {
+            name: "RevokedFact",
+            doc: "A trusted fact about one named approval: a fact about another approval is not believed.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("approval_id", Ty::Identity, ""),
+                field("revoked", Ty::Bool, ""),
+            ],
+        },
+        Shape {
+            name: "ActionError",
+            doc: "Why an action is invalid: a code and the JSON Pointer of the value concerned.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("code", Ty::Shape("ErrorCode"), ""),
+                field("path", Ty::Str, ""),
+            ],
+        },
+        Shape {
+            name: "Verdict",
+            doc: "The result of `check`.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("outcome", Ty::Shape("Outcome"), "`permit`: dispatch; `reapprove`: send the same task back for approval; `reject`: never run it."),
+                field("reasons", Ty::List(Box::new(Ty::Shape("Reason"))), "Every reason found, in a fixed order; empty exactly when permitted."),
+                field("drift", Ty::List(Box::new(Ty::Str)), "JSON Pointers where the presented action differs from the approved one."),
+                field("action_digest", Ty::Digest, "Fingerprint of the presented action."),
+                field("approved_digest", Ty::Nullable(Box::new(Ty::Digest)), "The approved action's fingerprint, when a valid, untampered approval was presented."),
+                field("action_error", Ty::Nullable(Box::new(Ty::Shape("ActionError"))), "Why the action is invalid, with the reason `invalid_action`."),
+            ],
+        },
+        Shape {
+            name: "Budget",
+            doc: "A cumulative budget in integer minor units.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("limit_minor", Ty::Int, ""),
+                field("spent_minor", Ty::Int, ""),
+            ],
+        },
+    ];
+    out.extend(super::proof_shapes::proof_shapes());
+    out
+}
+
+/// An optional field.
+pub(super) fn optional(name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field {
+        optional: true,
+        ..field(name, ty, doc)
+    }
+}
+
+/// The model's shapes and the ledger's: what the Node declarations and the Python stub
+/// describe (the wasm build has only the model's).
+pub fn all_shapes() -> Vec<Shape> {
+    let mut all = shapes();
+    all.extend(ledger::shapes());
+    all
+}
+
+/// Whether `name` is a union of string literals rather than an object shape.
+pub(super) fn is_union(name: &str) -> bool {
+    matches!(name, "ErrorCode" | "Reason" | "Outcome")
+        || ledger::unions().iter().any(|u| u.name == name)
+}
+
+/// The outcomes of a check, in core's order (worst last).
+pub(super) fn outcomes() -> [&'static str; 3] {
+    use actionseal_core::Outcome;
+    [Outcome::Permit, Outcome::Reapprove, Outcome::Reject].map(Outcome::as_str)
+}
+
+// ---------------------------------------------------------------------------------------
+// Holding the shapes to core
+
+pub(super) fn shape<'s>(all: &'s [Shape], name: &str) -> &'s Shape {
+    all.iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no shape {name}"))
+}
+
+/// Every field of a shape, its base's first.
+pub(super) fn all_fields<'s>(all: &'s [Shape], s: &'s Shape) -> Vec<&'s Field> {
+    let mut out = s
+        .extends
+        .map_or_else(Vec::new, |b| all_fields(all, shape(all, b)));
+    out.extend(s.fields.iter());
+    out
+}
