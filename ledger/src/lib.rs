@@ -21,11 +21,9 @@
 //! PostgreSQL driver runs its own.
 
 mod call;
-mod checkpoint;
 mod clock;
 mod contracts;
 mod json;
-mod log_vfs;
 mod model;
 mod ops;
 mod postgres;

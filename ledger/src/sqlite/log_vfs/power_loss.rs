@@ -393,7 +393,7 @@ struct Ledgers {
 
 impl Ledgers {
     fn new(order: Order) -> Ledgers {
-        let contract = json(include_str!("../../../examples/refund/contract.json"));
+        let contract = json(include_str!("../../../../examples/refund/contract.json"));
         let facts = json(&format!(
             r#"{{"tenant": "tenant-a", "policy_version": "p1", "contract": {},
                 "approver_authorized": {{"approver": "user:bob", "authorized": true}},
