@@ -27,7 +27,7 @@ mod json;
 mod model;
 mod ops;
 mod postgres;
-mod protect;
+mod schema;
 mod sqlite;
 mod store;
 mod url;

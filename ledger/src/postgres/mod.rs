@@ -56,7 +56,7 @@ pub(crate) struct Postgres {
 }
 
 /// What the schema fixed at open: the last event from before the events were linked per
-/// task (see `store::link_events`), and the oid of the events' identity sequence (an event
+/// task (see `schema/link_events.sql`), and the oid of the events' identity sequence (an event
 /// takes its id in the statement that inserts it, so that its task's row can name it).
 #[derive(Clone, Copy, Default)]
 struct Schema {

@@ -42,7 +42,7 @@ type Ran<T> = (Done<T>, Vec<(i64, Head)>);
 pub(crate) struct Sqlite {
     conns: Conns,
     /// The last event from before the events were linked per task (see
-    /// `store::link_events`), fixed by the schema.
+    /// `schema/link_events.sql`), fixed by the schema.
     cutoff: i64,
     /// The chain heads this ledger's own commits left: a guess, which moving a head checks
     /// (compare-and-set), so that a head nobody else moved since needs no read. Another
