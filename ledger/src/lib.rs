@@ -414,11 +414,11 @@ impl Ledger {
         self.write(|tx, _| {
             let mut b = tx.budget(name)?.unwrap_or(store::BudgetRow {
                 name: name.to_owned(),
-                limit: 0,
-                spent: 0,
-                reserved: 0,
+                limit_minor: 0,
+                spent_minor: 0,
+                reserved_minor: 0,
             });
-            b.limit = limit_minor;
+            b.limit_minor = limit_minor;
             tx.put_budget(&b)?;
             Ok(Done::Ok(Budget::from_row(&b)))
         })

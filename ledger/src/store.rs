@@ -1,99 +1,16 @@
 //! What an operation needs from a backend inside one transaction. The operations
 //! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
 
+mod rows;
+
+pub(crate) use rows::{
+    amendment_from, approval_from, budget_from, policy_from, task_from, AmendmentRow, ApprovalRow,
+    BudgetRow, Cols, PolicyRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
+};
+
 use actionseal_core::ledger::{Event, State};
-use actionseal_core::{Code, Digest, Error, ProofRequirement, Result, MAX_SAFE_INTEGER};
-
-/// A task as stored.
-#[derive(Clone, Debug)]
-pub(crate) struct TaskRow {
-    pub id: String,
-    pub tenant: String,
-    pub job_id: String,
-    pub request_id: String,
-    pub state: State,
-    /// The task's action, canonical JSON: the proposed one, or the last amendment's.
-    pub action: String,
-    pub action_digest: Digest,
-    /// The action as the model proposed it, once a reviewer amended it (`None` before).
-    pub proposed_action: Option<String>,
-    pub proposed_digest: Option<Digest>,
-    /// How many amendments the action went through.
-    pub amendments: i64,
-    /// The current approval round's record (core [`actionseal_core::Approval`]), canonical
-    /// JSON, once decided: kept with the task, so that a claim reads one row.
-    pub approval: Option<String>,
-    /// When the current round's approval was revoked.
-    pub revoked_at: Option<i64>,
-    /// When the task began awaiting the decision it needs now: its proposal, its re-approval
-    /// or its last amendment. A decision dated before it cannot be about this action.
-    pub round_started_at: i64,
-    /// How the current round's decision was proven, canonical JSON `{"signer", "proof",
-    /// "verified_at"}` (see `ops::decide`); `None` for a bare decision or none yet.
-    pub proof: Option<String>,
-    pub approval_required: bool,
-    /// The contract's cost of one call, reserved on a budget by a claim that names one.
-    pub cost_minor: i64,
-    pub idempotency_key: String,
-    pub proposer: String,
-    pub fence: i64,
-    /// The approval round (0 when no approval was ever requested).
-    pub round: i64,
-    /// The current round's approval id.
-    pub approval_id: Option<String>,
-    pub executor: Option<String>,
-    pub lease_until: Option<i64>,
-    pub budget: Option<String>,
-    /// Minor units reserved on `budget` by the current claim.
-    pub reserved: i64,
-    /// The business system's answer, canonical JSON.
-    pub result: Option<String>,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
-
-/// One approval round of a task.
-#[derive(Clone, Debug)]
-pub(crate) struct ApprovalRow {
-    pub approval_id: String,
-    pub task_id: String,
-    pub round: i64,
-    pub decision_id: Option<String>,
-    pub revoked_at: Option<i64>,
-}
-
-/// One amendment of a task's action.
-#[derive(Clone, Debug)]
-pub(crate) struct AmendmentRow {
-    pub task_id: String,
-    /// 1 for the first amendment of the task, one more for each after it.
-    pub n: i64,
-    /// The digest of the action it replaced.
-    pub amends: Digest,
-    /// The amended action, canonical JSON, and its digest.
-    pub action: String,
-    pub action_digest: Digest,
-    pub reviewer: String,
-    pub reason: String,
-    pub at: i64,
-}
-
-/// The ledger's policy, one row that every handle on the database obeys.
-#[derive(Clone, Debug)]
-pub(crate) struct PolicyRow {
-    pub proof: ProofRequirement,
-    pub changed_at: i64,
-    pub changed_by: String,
-}
-
-/// A budget account.
-#[derive(Clone, Debug)]
-pub(crate) struct BudgetRow {
-    pub name: String,
-    pub limit: i64,
-    pub spent: i64,
-    pub reserved: i64,
-}
+use actionseal_core::{Code, Digest, Error, Result};
 
 /// How an operation ends inside its transaction. Both commit: a refusal keeps the audit event
 /// that records it.
@@ -394,127 +311,6 @@ pub(crate) fn audit_rows_sql(cutoff: i64) -> String {
     )
 }
 
-pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
-    action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
-    round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at, \
-    proposed_action, proposed_digest, amendments, approval, revoked_at, round_started_at, proof";
-
-/// Where `last_event` is in a row that selects it right after [`TASK_COLUMNS`].
-pub(crate) const LAST_EVENT_AT: usize = columns(TASK_COLUMNS);
-
-/// How many columns a comma-separated list names.
-const fn columns(list: &str) -> usize {
-    let b = list.as_bytes();
-    let (mut i, mut n) = (0, 1);
-    while i < b.len() {
-        if b[i] == b',' {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
-}
-
-/// Reading a column of a result row, on either engine.
-pub(crate) trait Cols {
-    fn text(&self, i: usize) -> Result<String>;
-    fn opt_text(&self, i: usize) -> Result<Option<String>>;
-    /// An integer column as the engine holds it: any 64-bit integer, or NULL.
-    fn stored_int(&self, i: usize) -> Result<Option<i64>>;
-
-    fn int(&self, i: usize) -> Result<i64> {
-        self.opt_int(i)?
-            .ok_or_else(|| storage("read", format!("column {i} is NULL")))
-    }
-
-    /// Every integer the ledger stores (times, fences, rounds, money, counts, event numbers)
-    /// is a safe integer, which JSON carries exactly in every runtime. Anything else was
-    /// written behind the ledger's back: it is refused when read, before an operation builds
-    /// on it, rather than handed out as a `null` or a rounded number.
-    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
-        match self.stored_int(i)? {
-            Some(n) if n.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() => Err(Error::new(
-                Code::LedgerValueOutOfRange,
-                format!("column {i} holds {n}, outside ±(2^53 − 1), which no ledger writes"),
-            )),
-            n => Ok(n),
-        }
-    }
-}
-
-/// A task from a row of [`TASK_COLUMNS`].
-pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
-    Ok(TaskRow {
-        id: r.text(0)?,
-        tenant: r.text(1)?,
-        job_id: r.text(2)?,
-        request_id: r.text(3)?,
-        state: state_from(&r.text(4)?)?,
-        action: r.text(5)?,
-        action_digest: digest_from(&r.text(6)?)?,
-        approval_required: r.int(7)? != 0,
-        cost_minor: r.int(8)?,
-        idempotency_key: r.text(9)?,
-        proposer: r.text(10)?,
-        fence: r.int(11)?,
-        round: r.int(12)?,
-        approval_id: r.opt_text(13)?,
-        executor: r.opt_text(14)?,
-        lease_until: r.opt_int(15)?,
-        budget: r.opt_text(16)?,
-        reserved: r.int(17)?,
-        result: r.opt_text(18)?,
-        created_at: r.int(19)?,
-        updated_at: r.int(20)?,
-        proposed_action: r.opt_text(21)?,
-        proposed_digest: r.opt_text(22)?.as_deref().map(digest_from).transpose()?,
-        amendments: r.int(23)?,
-        approval: r.opt_text(24)?,
-        revoked_at: r.opt_int(25)?,
-        round_started_at: r.int(26)?,
-        proof: r.opt_text(27)?,
-    })
-}
-
-pub(crate) const AMENDMENT_COLUMNS: &str =
-    "task_id, n, amends, action, action_digest, reviewer, reason, at";
-
-pub(crate) fn amendment_from(r: &dyn Cols) -> Result<AmendmentRow> {
-    Ok(AmendmentRow {
-        task_id: r.text(0)?,
-        n: r.int(1)?,
-        amends: digest_from(&r.text(2)?)?,
-        action: r.text(3)?,
-        action_digest: digest_from(&r.text(4)?)?,
-        reviewer: r.text(5)?,
-        reason: r.text(6)?,
-        at: r.int(7)?,
-    })
-}
-
-pub(crate) const APPROVAL_COLUMNS: &str = "approval_id, task_id, round, decision_id, revoked_at";
-
-pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
-    Ok(ApprovalRow {
-        approval_id: r.text(0)?,
-        task_id: r.text(1)?,
-        round: r.int(2)?,
-        decision_id: r.opt_text(3)?,
-        revoked_at: r.opt_int(4)?,
-    })
-}
-
-pub(crate) const POLICY_COLUMNS: &str = "proof, changed_at, changed_by";
-
-pub(crate) fn policy_from(r: &dyn Cols) -> Result<PolicyRow> {
-    Ok(PolicyRow {
-        proof: ProofRequirement::parse(&r.text(0)?)
-            .map_err(|e| storage("stored policy", e.message()))?,
-        changed_at: r.int(1)?,
-        changed_by: r.text(2)?,
-    })
-}
-
 /// The statement that records a credential's counter only when it goes up (or stays 0 where
 /// the authenticator keeps none), `$1`.. or `?1`.. in `p`'s spelling: credential, count, time.
 pub(crate) fn put_sign_count_sql(p: char) -> String {
@@ -525,13 +321,4 @@ pub(crate) fn put_sign_count_sql(p: char) -> String {
          WHERE excluded.sign_count > ledger_passkeys.sign_count \
          OR (excluded.sign_count = 0 AND ledger_passkeys.sign_count = 0)"
     )
-}
-
-pub(crate) fn budget_from(r: &dyn Cols) -> Result<BudgetRow> {
-    Ok(BudgetRow {
-        name: r.text(0)?,
-        limit: r.int(1)?,
-        spent: r.int(2)?,
-        reserved: r.int(3)?,
-    })
 }

@@ -201,8 +201,8 @@ fn permit(
         // The cost of the contract the task was proposed under (the check has just proved
         // it is still the one in force).
         cost = t.cost_minor;
-        match reserve(b.limit, b.spent, b.reserved, cost) {
-            Ok(reserved) => b.reserved = reserved,
+        match reserve(b.limit_minor, b.spent_minor, b.reserved_minor, cost) {
+            Ok(reserved) => b.reserved_minor = reserved,
             Err(e) => {
                 ev.detail = detail(vec![
                     ("executor", s(c.executor)),

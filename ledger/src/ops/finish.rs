@@ -28,9 +28,9 @@ fn settle(tx: &mut dyn Tx, t: &mut TaskRow, money: Money) -> Result<()> {
             format!("{name:?} vanished while it held a reservation"),
         )
     })?;
-    (b.spent, b.reserved) = ledger::settle(
-        b.spent,
-        b.reserved,
+    (b.spent_minor, b.reserved_minor) = ledger::settle(
+        b.spent_minor,
+        b.reserved_minor,
         t.reserved,
         matches!(money, Money::Commit),
     )?;

@@ -6,8 +6,9 @@ use super::{last, pg_error, Failure, Schema, FIRST};
 use crate::store::{
     amendment_from, approval_from, audit_rows_sql, budget_from, by_chain, defer, history_of,
     history_sql, policy_from, put_sign_count_sql, round_task, storage, task_from, AmendmentRow,
-    ApprovalRow, BudgetRow, Cols, Links, PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
+    ApprovalRow, BudgetRow, Cols, Links, PolicyRow, TaskRow, Tx, Write, AFTER_APPROVAL,
+    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS,
+    TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::Digest;
@@ -627,7 +628,7 @@ impl Tx for PgTx<'_> {
             Some(_) => Some(approval_from(r)?),
             None => None,
         };
-        Ok((approval, r.opt_text(5)?))
+        Ok((approval, r.opt_text(AFTER_APPROVAL)?))
     }
 
     fn decision(&mut self, decision_id: &str) -> Result<Option<String>> {
@@ -663,8 +664,7 @@ impl Tx for PgTx<'_> {
 
     fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>> {
         let sql = format!(
-            "SELECT name, limit_minor, spent_minor, reserved_minor FROM ledger_budgets \
-             WHERE name = $1{}",
+            "SELECT {BUDGET_COLUMNS} FROM ledger_budgets WHERE name = $1{}",
             self.lock()
         );
         self.rows(&sql, &[&name])?
@@ -679,7 +679,7 @@ impl Tx for PgTx<'_> {
              VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET \
              limit_minor = excluded.limit_minor, spent_minor = excluded.spent_minor, \
              reserved_minor = excluded.reserved_minor",
-            &[&b.name, &b.limit, &b.spent, &b.reserved],
+            &[&b.name, &b.limit_minor, &b.spent_minor, &b.reserved_minor],
         )
         .map(|_| ())
     }

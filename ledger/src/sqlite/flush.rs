@@ -3,11 +3,22 @@
 
 use super::tx::SqliteTx;
 use crate::store::{
-    by_chain, digest_from, seal, storage, Cols, Head, TaskRow, Write, TASK_COLUMNS,
+    by_chain, digest_from, seal, storage, Cols, Head, TaskRow, Write, LAST_EVENT_AT, TASK_COLUMNS,
 };
 use actionseal_core::ledger::State;
 use actionseal_core::Result;
 use rusqlite::params;
+use std::sync::LazyLock;
+
+/// A new task's row: its columns and its last event, one parameter each, in that order.
+static INSERT_TASK: LazyLock<String> = LazyLock::new(|| {
+    let params: Vec<String> = (1..=LAST_EVENT_AT + 1).map(|i| format!("?{i}")).collect();
+    format!(
+        "INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) VALUES ({}) \
+         ON CONFLICT DO NOTHING",
+        params.join(", ")
+    )
+});
 
 impl SqliteTx<'_> {
     /// Writes the queued events, each linked to the one before it about its task, then the
@@ -127,13 +138,8 @@ impl SqliteTx<'_> {
     }
 
     fn insert(&self, t: &TaskRow) -> Result<usize> {
-        let sql = format!(
-            "INSERT INTO ledger_tasks ({TASK_COLUMNS}, last_event) VALUES (?1, ?2, ?3, ?4, ?5, \
-             ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, \
-             ?23, ?24, ?25, ?26, ?27, ?28, ?29) ON CONFLICT DO NOTHING"
-        );
         self.exec(
-            &sql,
+            &INSERT_TASK,
             params![
                 t.id,
                 t.tenant,

@@ -5,8 +5,8 @@ use super::open::sql_error;
 use crate::store::{
     amendment_from, approval_from, audit_rows_sql, budget_from, defer, history_of, history_sql,
     policy_from, put_sign_count_sql, round_task, storage, task_from, AmendmentRow, ApprovalRow,
-    BudgetRow, Cols, Head, Links, PolicyRow, TaskRow, Tx, Write, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
+    BudgetRow, Cols, Head, Links, PolicyRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS,
+    APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::{Digest, Result};
@@ -183,7 +183,7 @@ impl Tx for SqliteTx<'_> {
              WHERE decision_id = ?2) FROM ledger_approvals WHERE approval_id = ?1"
         );
         let mut rows = self.rows(&sql, params![approval_id, decision_id], |r| {
-            Ok((Some(approval_from(r)?), r.opt_text(5)?))
+            Ok((Some(approval_from(r)?), r.opt_text(AFTER_APPROVAL)?))
         })?;
         Ok(rows.pop().unwrap_or((None, None)))
     }
@@ -308,14 +308,8 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>> {
-        Ok(self
-            .rows(
-                "SELECT name, limit_minor, spent_minor, reserved_minor FROM ledger_budgets \
-                 WHERE name = ?1",
-                params![name],
-                |r| budget_from(r),
-            )?
-            .pop())
+        let sql = format!("SELECT {BUDGET_COLUMNS} FROM ledger_budgets WHERE name = ?1");
+        Ok(self.rows(&sql, params![name], |r| budget_from(r))?.pop())
     }
 
     fn put_budget(&mut self, b: &BudgetRow) -> Result<()> {
@@ -324,7 +318,7 @@ impl Tx for SqliteTx<'_> {
              VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET \
              limit_minor = excluded.limit_minor, spent_minor = excluded.spent_minor, \
              reserved_minor = excluded.reserved_minor",
-            params![b.name, b.limit, b.spent, b.reserved],
+            params![b.name, b.limit_minor, b.spent_minor, b.reserved_minor],
         )
         .map(|_| ())
     }
