@@ -2,7 +2,7 @@
 //! advisory lock, and the append-only triggers compared with what the catalog holds.
 
 use super::{pg_error, Schema};
-use crate::schema::migrate::{Found, Migration};
+use crate::schema::migrate::{Contents, Migration};
 use crate::schema::{protect, Dialect, POSTGRES};
 use crate::store::{digest_from, Head, Sealed};
 use actionseal_core::Result;
@@ -39,13 +39,17 @@ impl Migration for Opening<'_> {
     type Facts = Schema;
     const DIALECT: &'static Dialect = &POSTGRES;
 
-    fn found(&mut self) -> Result<Found> {
+    fn contents(&mut self) -> Result<Contents> {
         let exists: bool = self
             .0
             .query_one("SELECT to_regclass('ledger_schema') IS NOT NULL", &[])
             .and_then(|r| r.try_get(0))
             .map_err(|e| pg_error("migrate", &e))?;
-        Ok(if exists { Found::Ledger } else { Found::Empty })
+        Ok(if exists {
+            Contents::Ledger
+        } else {
+            Contents::Empty
+        })
     }
 
     fn int(&mut self, sql: &str, what: &str) -> Result<Option<i64>> {

@@ -9,7 +9,7 @@ use crate::store::{Head, Sealed};
 use actionseal_core::{Code, Error, Result};
 
 /// What a database holds before the ledger opens it.
-pub(crate) enum Found {
+pub(crate) enum Contents {
     /// Nothing: the schema is created.
     Empty,
     /// A ledger's schema table.
@@ -27,7 +27,7 @@ pub(crate) trait Migration {
     const DIALECT: &'static Dialect;
 
     /// What the database holds.
-    fn found(&mut self) -> Result<Found>;
+    fn contents(&mut self) -> Result<Contents>;
     /// The one integer a query answers (`None`: NULL); `what` names it in an error.
     fn int(&mut self, sql: &str, what: &str) -> Result<Option<i64>>;
     /// Runs statements; `what` names them in an error.
@@ -53,12 +53,12 @@ pub(crate) trait Migration {
 /// ledger and holds its triggers, and refuses a database that holds something else. `now`
 /// dates what opening records.
 pub(crate) fn migrate<M: Migration>(mut m: M, now: i64) -> Result<M::Facts> {
-    let what = match m.found()? {
-        Found::Empty => {
+    let what = match m.contents()? {
+        Contents::Empty => {
             m.batch(&create_all(M::DIALECT), "create schema")?;
             "create schema"
         }
-        Found::Ledger => {
+        Contents::Ledger => {
             let found = m.int("SELECT MAX(version) FROM ledger_schema", "schema version")?;
             let mut version = protect::version(found)?;
             loop {
@@ -78,7 +78,7 @@ pub(crate) fn migrate<M: Migration>(mut m: M, now: i64) -> Result<M::Facts> {
             protect(&mut m, now)?;
             "upgrade schema"
         }
-        Found::Other(tables) => {
+        Contents::Other(tables) => {
             return Err(Error::new(
                 Code::NotALedger,
                 format!(

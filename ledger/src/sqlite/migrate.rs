@@ -3,7 +3,7 @@
 //! that made them.
 
 use super::open::sql_error;
-use crate::schema::migrate::{Found, Migration};
+use crate::schema::migrate::{Contents, Migration};
 use crate::schema::{protect, Dialect, SQLITE};
 use crate::store::{digest_from, Head, Sealed};
 use actionseal_core::Result;
@@ -33,7 +33,7 @@ impl Migration for Opening<'_> {
     type Facts = i64;
     const DIALECT: &'static Dialect = &SQLITE;
 
-    fn found(&mut self) -> Result<Found> {
+    fn contents(&mut self) -> Result<Contents> {
         let mut st = self
             .0
             .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -43,11 +43,11 @@ impl Migration for Opening<'_> {
             .and_then(|rows| rows.collect())
             .map_err(|e| sql_error("migrate", e))?;
         Ok(if tables.iter().any(|t| t == "ledger_schema") {
-            Found::Ledger
+            Contents::Ledger
         } else if tables.is_empty() {
-            Found::Empty
+            Contents::Empty
         } else {
-            Found::Other(tables)
+            Contents::Other(tables)
         })
     }
 
