@@ -1,5 +1,5 @@
 //! The rows as stored, and how a result row is read into one. Each row is declared once, by
-//! [`row!`]: its struct, the list of its columns in the order every query selects them, and
+//! `row!`: its struct, the list of its columns in the order every query selects them, and
 //! its decoder, which reads each column at the position the list gives it. A new column is
 //! one line here (and its schema step, and the statements that write it).
 
@@ -22,10 +22,16 @@ macro_rules! row {
             $( $(#[$fmeta])* pub $field: $ty, )+
         }
 
-        #[doc = concat!("The columns of [`", stringify!($name), "`], in the order [`", stringify!($decode), "`] reads them.")]
+        #[doc = concat!(
+            "The columns of [`", stringify!($name), "`], in the order [`",
+            stringify!($decode), "`] reads them."
+        )]
         pub(crate) const $columns: &str = column_list!($($field),+);
 
-        #[doc = concat!("A [`", stringify!($name), "`] from a row that selects [`", stringify!($columns), "`] first.")]
+        #[doc = concat!(
+            "A [`", stringify!($name), "`] from a row that selects [`",
+            stringify!($columns), "`] first."
+        )]
         pub(crate) fn $decode(r: &dyn Cols) -> Result<$name> {
             /// Each column's position, in the order of the list.
             #[allow(non_camel_case_types)]
