@@ -20,8 +20,8 @@ pub(super) enum Attempt {
     /// Locks: nothing before its last statement, which locks the task's row and the chain
     /// head for itself alone. Writes: that one statement, its own transaction, gated on the
     /// task's last event being as read (all or nothing; a new task without a gate, failing
-    /// on an existing one). Falls back to: [`Attempt::Locked`], when it needs more than that
-    /// or what it took on trust does not hold (every [`Retry`] but the last three).
+    /// on an existing one). Falls back to: [`Attempt::Locked`], on any [`Retry`]: when it
+    /// needs more than that, or what it took on trust does not hold.
     Free(Trust),
     /// Every later attempt of a write. Reads: in one `READ COMMITTED` transaction whose
     /// `BEGIN` travels with its first read (`first::FIRST`); a task, a budget and a passkey

@@ -139,7 +139,7 @@ impl PgTx<'_> {
             };
             let Some(row) = result.first() else {
                 if let Some((task, _)) = &gate {
-                    // The task changed since it was read (or guessed), and nothing was written.
+                    // The task changed since it was read (or remembered), and nothing was written.
                     self.in_flight.forget(task);
                     return Err(Failure::Again(Retry::Moved));
                 }

@@ -9,7 +9,7 @@
 //! | [`Attempt`] | reads | locks | writes | falls back to |
 //! |---|---|---|---|---|
 //! | `Snapshot` (a read) | all in one `REPEATABLE READ READ ONLY` transaction | nothing | nothing | nothing: an error is the answer |
-//! | `Free` (a write's first attempt) | its task without a lock or transaction (`first`), or from memory when this ledger wrote it last (`in_flight`); a proposal does not look for its task, a decision not for its id ([`Trust`]) | nothing until its last statement, which locks the task's row (the gate) and the chain head | one statement, its own transaction, only if the task's last event is as read (a proposal's: ungated, failing on an existing task) | `Locked`, on every `Retry` but the last three |
+//! | `Free` (a write's first attempt) | its task without a lock or transaction (`first`), or from memory when this ledger wrote it last (`in_flight`); a proposal does not look for its task, a decision not for its id ([`Trust`]) | nothing until its last statement, which locks the task's row (the gate) and the chain head | one statement, its own transaction, only if the task's last event is as read (a proposal's: ungated, failing on an existing task) | `Locked`, on any `Retry` |
 //! | `Locked` (every later attempt) | in one `READ COMMITTED` transaction whose `BEGIN` goes with its first read; a task, budget or passkey counter `FOR UPDATE` | task, budget, chain head, always in that order (the head only for the last statement and the commit) | one statement per chain, then `COMMIT` | `Locked` again on `race_lost`, `serialization` or `deadlock`, at most `MAX_ATTEMPTS` attempts in all |
 //!
 //! | [`Retry`] | ends | why |
