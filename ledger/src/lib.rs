@@ -504,6 +504,15 @@ impl Ledger {
             Backend::Postgres(_) => "postgres",
         }
     }
+
+    /// How many times an operation ran again since this ledger opened, by reason (PostgreSQL
+    /// names each; SQLite reports none).
+    pub fn retries(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        match &self.backend {
+            Backend::Sqlite(_) => Default::default(),
+            Backend::Postgres(pg) => pg.retries(),
+        }
+    }
 }
 
 /// A row as the audit's replay reads it.

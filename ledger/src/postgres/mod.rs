@@ -1,47 +1,59 @@
 //! The shared backend: one PostgreSQL database for many executors on many machines.
 //!
-//! Every operation is one READ COMMITTED transaction. Its first attempt reads its task
-//! without a lock and outside a transaction, decides in Rust, and sends everything it writes
-//! in one statement that is its own transaction and writes only if the task is still as read
-//! (its last event unchanged, checked under the row's lock; see `last::statement`): all or
-//! nothing. A task this ledger itself wrote last is not even read: its row as written is
-//! kept (see `known`), and the gate proves it current. When the task moved meanwhile, or the
-//! operation needs more (a budget, a read of its own), it runs again the locking way: the transaction first locks its task row
-//! (`SELECT ... FOR UPDATE`), so operations on one task run one after another and each sees the
-//! last one's commit; single use is then also enforced by the conditional
-//! `UPDATE ... WHERE state = $expected AND fence = $expected`. The task, approval and budget
-//! rows an operation writes go to the server in its last statement, with its audit events and
-//! the move of their chain head (see `last`). The transaction's BEGIN travels with its first
-//! read (a simple query `BEGIN; EXECUTE name('id')` of a statement the session prepared once,
-//! which takes no parameters: only ids the ledger derives, checked to be a prefix and hex
-//! digits, are written into its text), so that a locking claim or completion is three round
-//! trips (begin with the locked read of the task, write, commit) and a locking decision four
-//! (its round's task, locked, then the round and the decision id, write, commit); a free
-//! attempt is two (the read, without BEGIN; the write, without COMMIT). A proposal
-//! first inserts without looking, in one statement that is its own transaction (one round
-//! trip); when the task exists that insert fails as a whole, and the proposal runs again,
-//! looking. Locks are always taken in the same
-//! order (task, budget, audit head), the audit head last and only for that statement and the
-//! commit. Serialization failures and deadlocks are retried inside the operation a bounded
-//! number of times, and so is a proposal that loses the race to create its task. A trigger
+//! An operation decides in Rust from what it read, and sends everything it writes (its task,
+//! approval and budget rows, its audit events and the move of their chain head) in its last
+//! statement (`last`, sent by `flush`). It runs as a series of attempts: the write loop
+//! (`Postgres::write`) chooses each one's [`Attempt`], and an attempt that cannot answer
+//! gives a [`Retry`], which is logged at debug level and counted ([`Postgres::retries`]).
+//!
+//! | [`Attempt`] | reads | locks | writes | falls back to |
+//! |---|---|---|---|---|
+//! | `Snapshot` (a read) | all in one `REPEATABLE READ READ ONLY` transaction | nothing | nothing | nothing: an error is the answer |
+//! | `Free` (a write's first attempt) | its task without a lock or transaction (`first`), or from memory when this ledger wrote it last (`in_flight`); a proposal does not look for its task, a decision not for its id ([`Trust`]) | nothing until its last statement, which locks the task's row (the gate) and the chain head | one statement, its own transaction, only if the task's last event is as read (a proposal's: ungated, failing on an existing task) | `Locked`, on any `Retry` |
+//! | `Locked` (every later attempt) | in one `READ COMMITTED` transaction whose `BEGIN` goes with its first read; a task, budget or passkey counter `FOR UPDATE` | task, budget, chain head, always in that order (the head only for the last statement and the commit) | one statement per chain, then `COMMIT` | `Locked` again on `race_lost`, `serialization` or `deadlock`, at most `MAX_ATTEMPTS` attempts in all |
+//!
+//! | [`Retry`] | ends | why |
+//! |---|---|---|
+//! | `locks` | `Free` | it needed a transaction: a read of its own, a budget, a passkey counter, a second statement |
+//! | `ungated` | `Free` | its writes were not all about its one task in one chain |
+//! | `moved` | `Free` | its gated statement wrote nothing: the task moved since read or remembered (or its decision was recorded meanwhile) |
+//! | `unproved` | `Free` | it answered from a remembered task that no gated statement proved current |
+//! | `remembered_failed` | `Free` | it failed on a remembered task, which may be out of date |
+//! | `decision_unchecked` | `Free` | a decision that did not look up its id answered other than with a new decision |
+//! | `proposal_exists` | `Free` | a proposal that did not look for its task found it created |
+//! | `race_lost` | any write | a task or decision it inserts was created first by another transaction |
+//! | `serialization` | any write | serialization failure (SQLSTATE 40001) |
+//! | `deadlock` | any write | deadlock detected (SQLSTATE 40P01) |
+//!
+//! Under locks, operations on one task run one after another and each sees the last one's
+//! commit; single use is also enforced by the conditional
+//! `UPDATE ... WHERE state = $expected AND fence = $expected`. The first read of a write is a
+//! simple query (`BEGIN; EXECUTE name('id')`, or without `BEGIN` when free) of statements the
+//! session prepared once: only ids the ledger derives, checked to be a prefix and hex digits,
+//! are written into its text. So a free attempt is two round trips (read, write), a locked
+//! claim or completion three (begin with the locked read, write, commit), a locked decision
+//! four (its round's task locked, then its round and decision id; write; commit). A trigger
 //! refuses UPDATE, DELETE and TRUNCATE on the events table.
 
-mod known;
+mod attempt;
+mod first;
+mod flush;
+mod in_flight;
 mod last;
 mod migrate;
 mod tx;
 
-use known::Known;
+use attempt::{Attempt, Lookup, Retries, Retry, TaskBasis, Trust};
+use in_flight::InFlight;
 use migrate::migrate;
 use tx::PgTx;
 
 use crate::clock::Clock;
-use crate::store::{storage, Done, Links, Tx, MAX_ATTEMPTS};
+use crate::store::{storage, Done, Tx, MAX_ATTEMPTS};
 use actionseal_core::{Code, Error, Result};
-use known::Learned;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls, Statement};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -52,7 +64,9 @@ pub(crate) struct Postgres {
     /// The schema's facts every transaction needs, read once at open.
     schema: Schema,
     /// The tasks in flight as this ledger last wrote them.
-    known: Known,
+    in_flight: InFlight,
+    /// How many attempts ran again, by reason.
+    retries: Retries,
 }
 
 /// What the schema fixed at open: the last event from before the events were linked per
@@ -69,24 +83,9 @@ struct Conn {
     statements: HashMap<String, Statement>,
     /// The last statements prepared, by shape (see [`last::shape`]).
     shaped: HashMap<Vec<u8>, Statement>,
-    /// Whether this session has prepared the [`FIRST`] statements.
+    /// Whether this session has prepared the `first::FIRST` statements.
     named: bool,
 }
-
-/// The reads that begin a write, prepared by name once per session (SQL `PREPARE`), so that
-/// `BEGIN; EXECUTE name('id')` is one round trip and is not planned each time.
-const FIRST: &str = "
-PREPARE ledger_task(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks WHERE id = $1
-  FOR UPDATE;
-PREPARE ledger_round_task(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks
-  WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = $1) FOR UPDATE;
-PREPARE ledger_round(text) AS SELECT {APPROVAL_COLUMNS} FROM ledger_approvals
-  WHERE approval_id = $1;
-PREPARE ledger_task_free(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks
-  WHERE id = $1;
-PREPARE ledger_round_task_free(text) AS SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks
-  WHERE id = (SELECT task_id FROM ledger_approvals WHERE approval_id = $1);
-";
 
 /// Why an operation failed, and whether running it again may succeed.
 fn pg_error(what: &str, e: &postgres::Error) -> Error {
@@ -100,19 +99,21 @@ fn pg_error(what: &str, e: &postgres::Error) -> Error {
     }
 }
 
-fn retryable(e: &postgres::Error) -> bool {
-    matches!(
-        e.code(),
-        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED
-    )
+/// The reason to run an attempt again that a driver error gives, if any.
+fn retry_of(e: &postgres::Error) -> Option<Retry> {
+    match e.code() {
+        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE => Some(Retry::Serialization),
+        Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED => Some(Retry::Deadlock),
+        _ => None,
+    }
 }
 
 /// An error inside a transaction: either coded already, or the driver's (kept for retry), or
-/// a task or decision another transaction created first (run it again: it now finds it).
+/// a reason to run the operation again.
 enum Failure {
     Coded(Error),
     Driver(postgres::Error),
-    Again,
+    Again(Retry),
 }
 
 impl Postgres {
@@ -131,7 +132,8 @@ impl Postgres {
             config,
             idle: Mutex::new(Vec::new()),
             schema: Schema::default(),
-            known: Known::default(),
+            in_flight: InFlight::default(),
+            retries: Retries::default(),
         };
         let mut conn = pg.connect()?;
         pg.schema = migrate(&mut conn.client, now)?;
@@ -168,158 +170,110 @@ impl Postgres {
         }
     }
 
-    /// Runs one operation in one transaction, re-running it after a serialization failure or
-    /// a deadlock (at most [`MAX_ATTEMPTS`] times).
+    /// How many attempts ran again since this ledger opened, by reason ([`Retry`]'s names).
+    pub(crate) fn retries(&self) -> BTreeMap<&'static str, u64> {
+        self.retries.by_name()
+    }
+
+    /// Runs one operation, first as an [`Attempt::Free`], then as [`Attempt::Locked`] for as
+    /// long as an attempt gives a [`Retry`] (at most [`MAX_ATTEMPTS`] attempts in all).
     pub(crate) fn write<T>(
         &self,
         clock: &dyn Clock,
         mut f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
     ) -> Result<T> {
         let mut conn = self.take()?;
-        let mut attempt = 0;
+        let mut n = 0;
         let out = loop {
-            attempt += 1;
-            match attempt_write(
-                &mut conn,
-                self.schema,
-                &self.known,
-                clock,
-                &mut f,
-                attempt == 1,
-            ) {
+            n += 1;
+            let attempt = if n == 1 {
+                Attempt::Free(Trust::default())
+            } else {
+                Attempt::Locked
+            };
+            let ptx = PgTx::new(&mut conn, attempt, &self.in_flight, self.schema);
+            let retry = match attempt_write(ptx, clock, &mut f) {
                 Ok(Done::Ok(v)) => break Ok(v),
                 Ok(Done::Refused(e)) => break Err(e),
-                Err(Failure::Driver(e)) if retryable(&e) && attempt < MAX_ATTEMPTS => continue,
-                Err(Failure::Driver(e)) => break Err(pg_error("transaction", &e)),
                 Err(Failure::Coded(e)) => break Err(e),
-                Err(Failure::Again) if attempt < MAX_ATTEMPTS => continue,
-                Err(Failure::Again) => {
+                Err(Failure::Driver(e)) => match retry_of(&e) {
+                    Some(retry) if n < MAX_ATTEMPTS => retry,
+                    _ => break Err(pg_error("transaction", &e)),
+                },
+                Err(Failure::Again(retry)) if n < MAX_ATTEMPTS => retry,
+                Err(Failure::Again(_)) => {
                     break Err(storage(
                         "insert",
                         "lost the race to create a row every time",
                     ))
                 }
-            }
+            };
+            self.retries.count(retry);
+            log::debug!(
+                "attempt {n} of a ledger operation runs again: {}",
+                retry.name()
+            );
         };
         self.give_back(conn);
         out
     }
 
-    /// Runs reads in one consistent snapshot.
+    /// Runs reads in one consistent snapshot ([`Attempt::Snapshot`]).
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
         let mut conn = self.take()?;
+        let mut ptx = PgTx::new(&mut conn, Attempt::Snapshot, &self.in_flight, self.schema);
         let out = (|| {
-            conn.client
-                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                .map_err(|e| pg_error("begin", &e))?;
-            let mut ptx = PgTx {
-                client: &mut conn.client,
-                named: &mut conn.named,
-                begun: true,
-                statements: &mut conn.statements,
-                shaped: &mut conn.shaped,
-                events: Vec::new(),
-                writes: Vec::new(),
-                locking: false,
-                optimistic: false,
-                unseen: false,
-                round: None,
-                decision_unseen: false,
-                free: false,
-                relock: false,
-                known: &self.known,
-                guessed: false,
-                proved: false,
-                learned: Learned::default(),
-                failed: None,
-                links: Links::default(),
-                schema: self.schema,
-            };
-            let out = (|| {
-                let out = f(&mut ptx);
-                if let Some(e) = ptx.failed.take() {
-                    return Err(pg_error("read", &e));
-                }
-                let out = out?;
-                ptx.client
-                    .batch_execute("COMMIT")
-                    .map_err(|e| pg_error("end read", &e))?;
-                ptx.begun = false;
-                Ok(out)
-            })();
-            ptx.end();
-            out
+            ptx.begin_snapshot()?;
+            let out = f(&mut ptx);
+            if let Some(e) = ptx.failed.take() {
+                return Err(pg_error("read", &e));
+            }
+            let out = out?;
+            ptx.commit().map_err(|e| pg_error("end read", &e))?;
+            Ok(out)
         })();
+        ptx.end();
         self.give_back(conn);
         out
     }
 }
 
+/// Runs one attempt of an operation, and decides from what it took on trust whether its
+/// answer stands, or why it runs again.
 fn attempt_write<T>(
-    conn: &mut Conn,
-    schema: Schema,
-    known: &Known,
+    mut ptx: PgTx<'_>,
     clock: &dyn Clock,
     f: &mut impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
-    first: bool,
 ) -> std::result::Result<Done<T>, Failure> {
     let now = clock.now_ms();
-    // The transaction begins with the operation's first statement (see `PgTx::begin`).
-    let mut ptx = PgTx {
-        client: &mut conn.client,
-        named: &mut conn.named,
-        begun: false,
-        statements: &mut conn.statements,
-        shaped: &mut conn.shaped,
-        events: Vec::new(),
-        writes: Vec::new(),
-        locking: true,
-        optimistic: first,
-        unseen: false,
-        round: None,
-        decision_unseen: false,
-        free: first,
-        relock: false,
-        known,
-        guessed: false,
-        proved: false,
-        learned: Learned::default(),
-        failed: None,
-        links: Links::default(),
-        schema,
-    };
     let out = (|| {
         let done = f(&mut ptx, now);
-        if ptx.relock {
+        if let Some(retry) = ptx.again {
             // Nothing was written: run it again, under locks.
-            return Err(Failure::Again);
+            return Err(Failure::Again(retry));
         }
         // A driver error seen inside the operation decides whether to retry it.
         if let Some(e) = ptx.failed.take() {
             return Err(Failure::Driver(e));
         }
-        if ptx.decision_unseen && !matches!(done, Ok(Done::Ok(_))) {
+        let trust = ptx.trust();
+        if trust.decision == Lookup::Skipped && !matches!(done, Ok(Done::Ok(_))) {
             // A decision that did not look for its id may have met a recorded one (a
             // duplicate or a conflict, which come before every other answer): run it again,
             // looking; nothing of this attempt is kept.
-            return Err(Failure::Again);
+            return Err(Failure::Again(Retry::DecisionUnchecked));
         }
-        if ptx.guessed && done.is_err() {
-            // An error from a guessed task (written nothing): run it again, reading.
-            return Err(Failure::Again);
+        if matches!(trust.task, TaskBasis::Remembered | TaskBasis::Proved) && done.is_err() {
+            // An error from a remembered task (written nothing): run it again, reading.
+            return Err(Failure::Again(Retry::RememberedFailed));
         }
         let done = done.map_err(Failure::Coded)?;
         ptx.flush()?;
-        if ptx.guessed && !ptx.proved {
-            return Err(Failure::Again);
+        if ptx.trust().task == TaskBasis::Remembered {
+            return Err(Failure::Again(Retry::Unproved));
         }
-        if ptx.begun {
-            ptx.client
-                .batch_execute("COMMIT")
-                .map_err(Failure::Driver)?;
-            ptx.begun = false;
-        }
-        known.learn(std::mem::take(&mut ptx.learned));
+        ptx.commit().map_err(Failure::Driver)?;
+        ptx.in_flight.learn(std::mem::take(&mut ptx.learned));
         Ok(done)
     })();
     ptx.end();

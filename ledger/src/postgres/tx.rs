@@ -1,61 +1,45 @@
-//! One attempt's transaction on PostgreSQL: its reads, its deferred writes and their last
-//! statement, and the rows it reads.
+//! One attempt's transaction on PostgreSQL ([`PgTx`]): the connection it talks through, what
+//! it read and deferred, and the [`Tx`] operations run against it. Its first reads are in
+//! `first`, its last statement in `flush`.
 
-use super::known::{Known, Learned};
-use super::{last, pg_error, Failure, Schema, FIRST};
+use super::attempt::{Attempt, Lookup, Retry, TaskBasis, Trust};
+use super::first::derived;
+use super::in_flight::{InFlight, Learned};
+use super::{pg_error, Conn, Schema};
 use crate::store::{
-    amendment_from, approval_from, audit_rows_sql, budget_from, by_chain, defer, history_of,
-    history_sql, policy_from, put_sign_count_sql, round_task, storage, task_from, AmendmentRow,
-    ApprovalRow, BudgetRow, Cols, Links, PolicyRow, TaskRow, Tx, Write, AFTER_APPROVAL,
-    AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS,
-    TASK_COLUMNS,
+    amendment_from, approval_from, audit_rows_sql, budget_from, defer, history_of, history_sql,
+    policy_from, put_sign_count_sql, round_task, storage, task_from, AmendmentRow, ApprovalRow,
+    BudgetRow, Cols, Links, PolicyRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS,
+    APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::Digest;
 use actionseal_core::{Error, Result};
-use postgres::error::SqlState;
 use postgres::types::ToSql;
-use postgres::{Client, SimpleQueryMessage, Statement};
+use postgres::{Client, Statement};
 use std::collections::HashMap;
 
+/// One attempt of an operation: how it reads, locks and writes ([`Attempt`]), and what it has
+/// read, deferred and learned so far.
 pub(super) struct PgTx<'a> {
+    pub(super) attempt: Attempt,
     pub(super) client: &'a mut Client,
-    /// Whether the session has prepared the [`FIRST`] statements.
+    /// Whether the session has prepared the `first::FIRST` statements.
     pub(super) named: &'a mut bool,
-    /// Whether the transaction has begun: a write begins it with its first statement.
-    pub(super) begun: bool,
+    pub(super) transaction: Transaction,
     pub(super) statements: &'a mut HashMap<String, Statement>,
     pub(super) shaped: &'a mut HashMap<Vec<u8>, Statement>,
     pub(super) events: Vec<Event>,
     /// Row writes deferred to the last statement (writes only).
     pub(super) writes: Vec<Write>,
-    /// Whether reads of a task or a budget lock the row (writes) or not (reads).
-    pub(super) locking: bool,
-    /// Whether a proposal may skip looking for its task (the first attempt of a write): its
-    /// insert then fails on an existing task, and the operation runs again and looks.
-    pub(super) optimistic: bool,
-    /// Whether the proposal skipped looking: its task is inserted without `ON CONFLICT`.
-    pub(super) unseen: bool,
     /// The approval round read with its task in the first round trip of a decision.
     pub(super) round: Option<ApprovalRow>,
-    /// Whether a decision skipped looking for its decision id (the first attempt): only a new
-    /// decision may then commit; any other outcome runs the operation again, looking.
-    pub(super) decision_unseen: bool,
-    /// Whether the operation reads its task without a lock and outside a transaction (the
-    /// first attempt of a write): its last statement then writes only if the task is still
-    /// as read, and is its own transaction (see `last::statement`'s gate). An operation that
-    /// needs more (a budget, several tasks, a read of its own) runs again under locks.
-    pub(super) free: bool,
-    /// Whether a free attempt met something it cannot do without locks.
-    pub(super) relock: bool,
+    /// Why the attempt must run again whatever it answers: a free attempt that met something
+    /// it cannot do without locks ([`Retry::Locks`]).
+    pub(super) again: Option<Retry>,
     /// The tasks as this ledger last wrote them, which a free attempt reads instead.
-    pub(super) known: &'a Known,
-    /// Whether the attempt took a task from `known`, and whether a gated statement then
-    /// proved it current: an answer from a guess that nothing proved is not given (the
-    /// operation runs again, reading).
-    pub(super) guessed: bool,
-    pub(super) proved: bool,
-    /// What the transaction's commit will teach `known`.
+    pub(super) in_flight: &'a InFlight,
+    /// What the transaction's commit will teach `in_flight`.
     pub(super) learned: Learned,
     /// The first driver error: the transaction is aborted, and the caller decides whether to
     /// run the operation again.
@@ -65,42 +49,43 @@ pub(super) struct PgTx<'a> {
     pub(super) schema: Schema,
 }
 
-struct PgRow(postgres::Row);
+/// Whether the attempt's transaction is open. A snapshot opens it before its first read, a
+/// locked attempt with its first statement, a free attempt never.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Transaction {
+    Idle,
+    Open,
+}
 
-/// A row of a simple query: every column as text (or NULL).
-struct SimpleRow(postgres::SimpleQueryRow);
-
-impl SimpleRow {
-    fn get(&self, i: usize) -> Result<Option<&str>> {
-        self.0.try_get(i).map_err(|e| pg_error("read", &e))
+impl<'a> PgTx<'a> {
+    /// An attempt on `conn`, its transaction not begun yet.
+    pub(super) fn new(
+        conn: &'a mut Conn,
+        attempt: Attempt,
+        in_flight: &'a InFlight,
+        schema: Schema,
+    ) -> PgTx<'a> {
+        PgTx {
+            attempt,
+            client: &mut conn.client,
+            named: &mut conn.named,
+            transaction: Transaction::Idle,
+            statements: &mut conn.statements,
+            shaped: &mut conn.shaped,
+            events: Vec::new(),
+            writes: Vec::new(),
+            round: None,
+            again: None,
+            in_flight,
+            learned: Learned::default(),
+            failed: None,
+            links: Links::default(),
+            schema,
+        }
     }
 }
 
-impl Cols for SimpleRow {
-    fn text(&self, i: usize) -> Result<String> {
-        self.opt_text(i)?
-            .ok_or_else(|| storage("read", format!("column {i} is NULL")))
-    }
-    fn opt_text(&self, i: usize) -> Result<Option<String>> {
-        Ok(self.get(i)?.map(str::to_owned))
-    }
-    fn stored_int(&self, i: usize) -> Result<Option<i64>> {
-        self.get(i)?
-            .map(|s| {
-                s.parse()
-                    .map_err(|_| storage("read", format!("column {i} is not an integer")))
-            })
-            .transpose()
-    }
-}
-
-/// Whether `id` is an id the ledger derives: `prefix` and 32 lowercase hex digits (nothing
-/// that could end a quoted SQL string).
-fn derived(id: &str, prefix: &str) -> bool {
-    id.strip_prefix(prefix).is_some_and(|hex| {
-        hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    })
-}
+pub(super) struct PgRow(pub(super) postgres::Row);
 
 impl Cols for PgRow {
     fn text(&self, i: usize) -> Result<String> {
@@ -123,7 +108,7 @@ impl PgTx<'_> {
         Ok(t)
     }
 
-    fn fail(&mut self, e: postgres::Error) -> Error {
+    pub(super) fn fail(&mut self, e: postgres::Error) -> Error {
         let coded = pg_error("query", &e);
         if self.failed.is_none() {
             self.failed = Some(e);
@@ -131,100 +116,58 @@ impl PgTx<'_> {
         coded
     }
 
+    /// What a free attempt took on trust so far (nothing, for any other attempt).
+    pub(super) fn trust(&self) -> Trust {
+        match self.attempt {
+            Attempt::Free(trust) => trust,
+            Attempt::Snapshot | Attempt::Locked => Trust::default(),
+        }
+    }
+
+    /// Whether the next read is a write's first, which may begin its transaction with a
+    /// `first::FIRST` statement in the same round trip.
+    fn first_read(&self) -> bool {
+        !matches!(self.attempt, Attempt::Snapshot) && self.transaction == Transaction::Idle
+    }
+
+    /// Opens a snapshot's transaction, before its first read.
+    pub(super) fn begin_snapshot(&mut self) -> Result<()> {
+        self.client
+            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .map_err(|e| pg_error("begin", &e))?;
+        self.transaction = Transaction::Open;
+        Ok(())
+    }
+
     /// Begins the transaction if it has not begun yet.
-    fn begin(&mut self) -> Result<()> {
-        if self.free {
-            self.relock = true;
+    pub(super) fn begin(&mut self) -> Result<()> {
+        if let Attempt::Free(_) = self.attempt {
+            self.again = Some(Retry::Locks);
             return Err(storage("read", "this operation reads under locks"));
         }
-        if !self.begun {
+        if self.transaction == Transaction::Idle {
             if let Err(e) = self.client.batch_execute("BEGIN") {
                 return Err(self.fail(e));
             }
-            self.begun = true;
+            self.transaction = Transaction::Open;
         }
         Ok(())
     }
 
-    /// Begins the transaction with one of the [`FIRST`] statements, sent in the same round
-    /// trip as `BEGIN` (a simple query, so without parameters: the caller passes only an id
-    /// it has checked to be one the ledger derives, hex digits behind a fixed prefix, which
-    /// goes into the text).
-    fn begin_with(&mut self, name: &str, id: &str) -> Result<Vec<SimpleRow>> {
-        Ok(self
-            .begin_with_all(&[(name, id)])?
-            .pop()
-            .unwrap_or_default())
-    }
-
-    /// [`PgTx::begin_with`] for several of the [`FIRST`] statements, run in order in the one
-    /// round trip, each with a snapshot of its own (read committed): the rows of each.
-    fn begin_with_all(&mut self, statements: &[(&str, &str)]) -> Result<Vec<Vec<SimpleRow>>> {
-        debug_assert!(!self.begun);
-        debug_assert!(statements
-            .iter()
-            .all(|(_, id)| derived(id, "task_") || derived(id, "apr_")));
-        if !*self.named {
-            let first = FIRST
-                .replace("{TASK_COLUMNS}", TASK_COLUMNS)
-                .replace("{APPROVAL_COLUMNS}", APPROVAL_COLUMNS);
-            if let Err(e) = self.client.batch_execute(&first) {
-                return Err(self.fail(e));
-            }
-            *self.named = true;
+    /// Commits the transaction, if one is open.
+    pub(super) fn commit(&mut self) -> std::result::Result<(), postgres::Error> {
+        if self.transaction == Transaction::Open {
+            self.client.batch_execute("COMMIT")?;
+            self.transaction = Transaction::Idle;
         }
-        // A free read takes no lock and begins no transaction.
-        let (mut query, free) = if self.free {
-            (String::new(), "_free")
-        } else {
-            ("BEGIN; ".to_owned(), "")
-        };
-        for (i, (name, id)) in statements.iter().enumerate() {
-            let free = if *name == "ledger_round" { "" } else { free };
-            let sep = if i == 0 { "" } else { "; " };
-            query += &format!("{sep}EXECUTE {name}{free}('{id}')");
-        }
-        match self.client.simple_query(&query) {
-            Ok(messages) => {
-                self.begun = !self.free;
-                // One group per statement, BEGIN's (empty) first.
-                let mut groups = vec![Vec::new()];
-                for m in messages {
-                    match m {
-                        SimpleQueryMessage::Row(r) => {
-                            if let Some(g) = groups.last_mut() {
-                                g.push(SimpleRow(r));
-                            }
-                        }
-                        SimpleQueryMessage::CommandComplete(_) => groups.push(Vec::new()),
-                        _ => {}
-                    }
-                }
-                groups.truncate(statements.len() + usize::from(self.begun));
-                if self.begun {
-                    groups.remove(0);
-                }
-                if groups.len() != statements.len() {
-                    return Err(storage(
-                        "begin",
-                        "a statement of the first round trip is missing",
-                    ));
-                }
-                Ok(groups)
-            }
-            Err(e) => {
-                // BEGIN may have run before the SELECT failed.
-                self.begun = !self.free;
-                Err(self.fail(e))
-            }
-        }
+        Ok(())
     }
 
     /// Ends a transaction that was not committed (a failure, or a refusal before any write).
     pub(super) fn end(&mut self) {
-        if self.begun {
+        if self.transaction == Transaction::Open {
             let _ = self.client.batch_execute("ROLLBACK");
-            self.begun = false;
+            self.transaction = Transaction::Idle;
         }
     }
 
@@ -234,7 +177,7 @@ impl PgTx<'_> {
     }
 
     /// `sql`, prepared once per connection.
-    fn prepared(&mut self, sql: &str) -> Result<Statement> {
+    pub(super) fn prepared(&mut self, sql: &str) -> Result<Statement> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
@@ -263,202 +206,36 @@ impl PgTx<'_> {
         }
     }
 
+    /// How a read of a task or a budget locks its row: only a write's reads do (a free
+    /// attempt runs again before it sends one).
     fn lock(&self) -> &'static str {
-        if self.locking {
-            " FOR UPDATE"
-        } else {
-            ""
+        match self.attempt {
+            Attempt::Snapshot => "",
+            Attempt::Free(_) | Attempt::Locked => " FOR UPDATE",
         }
     }
-
-    /// Sends the deferred writes and the events, one statement per chain (the writes go with
-    /// the first), and checks what each write changed.
-    pub(super) fn flush(&mut self) -> std::result::Result<(), Failure> {
-        let coded = |this: &mut Self, e: Error| match this.failed.take() {
-            Some(d) => Failure::Driver(d),
-            None => Failure::Coded(e),
-        };
-        let mut writes = std::mem::take(&mut self.writes);
-        let chains = by_chain(std::mem::take(&mut self.events));
-        // A task with events but no other write of its row still moves its last event.
-        for e in chains.iter().flat_map(|(_, events)| events) {
-            if let Some(task) = &e.task {
-                if !writes.iter().any(|w| w.task_id() == Some(task)) {
-                    writes.push(Write::Link(task.clone()));
-                }
-            }
-        }
-        // A free operation writes about the one task it read, with its events, in one
-        // statement gated on the task being as read; anything else runs again under locks.
-        // (A proposal that did not look for its task inserts it in a statement of its own,
-        // which fails on an existing one.)
-        let gate = if self.free && !self.unseen {
-            let gate = self.links.only().filter(|(task, _)| {
-                chains.len() == 1
-                    && writes.iter().all(|w| {
-                        !matches!(w, Write::InsertTask(_)) && w.task_id().is_none_or(|t| t == *task)
-                    })
-            });
-            match gate {
-                Some((task, version)) => Some((task.to_owned(), version)),
-                None => return Err(Failure::Again),
-            }
-        } else {
-            None
-        };
-        // An operation that read nothing (a proposal that did not look for its task) or read
-        // freely, and writes in one statement, needs no BEGIN and COMMIT: that statement is
-        // its transaction. Anything longer runs in one.
-        let alone = !self.begun && chains.len() <= 1;
-        // One statement per chain. A task's row goes with its events (the statement that
-        // gives them their ids), the other writes with the first statement.
-        let mut statements: Vec<(Option<last::Chain>, Vec<Write>)> =
-            chains.into_iter().map(|c| (Some(c), Vec::new())).collect();
-        if statements.is_empty() {
-            statements.push((None, Vec::new()));
-        }
-        for w in writes {
-            let home = w.task_id().and_then(|task| {
-                statements.iter().position(|(chain, _)| {
-                    chain.as_ref().is_some_and(|(_, events)| {
-                        events.iter().any(|e| e.task.as_deref() == Some(task))
-                    })
-                })
-            });
-            statements[home.unwrap_or(0)].1.push(w);
-        }
-        for (chain, writes) in statements {
-            if chain.is_none() && writes.is_empty() {
-                return Ok(());
-            }
-            // What its commit will teach: a task row it writes whole, with the statement's
-            // last event about it; any other task it touches is forgotten.
-            let last_about = chain
-                .as_ref()
-                .and_then(|(_, events)| events.last())
-                .and_then(|e| e.task.clone());
-            let mut rows: Vec<TaskRow> = Vec::new();
-            for w in &writes {
-                match w {
-                    Write::UpdateTask { row, .. } | Write::InsertTask(row) => {
-                        rows.push(row.clone())
-                    }
-                    Write::PutApproval(a) => self.learned.round(a.clone()),
-                    Write::Link(task) => self.learned.forget(task),
-                    Write::InsertDecision { .. } => {}
-                }
-            }
-            let shape = last::shape(&writes, chain.as_ref(), self.unseen, gate.is_some());
-            let known = self.shaped.get(&shape).cloned();
-            // The text is built and prepared once per shape and session.
-            let last = match last::statement(
-                writes,
-                chain,
-                self.unseen,
-                gate.as_ref()
-                    .map(|(task, version)| (task.as_str(), *version)),
-                known.is_none(),
-                &self.links,
-                self.schema.sequence,
-            ) {
-                Ok(last) => last,
-                Err(e) => return Err(coded(self, e)),
-            };
-            let params: Vec<&(dyn ToSql + Sync)> = last
-                .params
-                .iter()
-                .map(|p| &**p as &(dyn ToSql + Sync))
-                .collect();
-            let st = match known {
-                Some(st) => Ok(st),
-                None => self.prepared(&last.sql).inspect(|st| {
-                    self.shaped.insert(shape, st.clone());
-                }),
-            };
-            let sent = st
-                .and_then(|st| {
-                    if alone {
-                        Ok(st)
-                    } else {
-                        self.begin().map(|()| st)
-                    }
-                })
-                .and_then(|st| {
-                    self.client
-                        .query(&st, &params)
-                        .map(|rows| rows.into_iter().map(PgRow).collect::<Vec<_>>())
-                        .map_err(|e| self.fail(e))
-                });
-            let result = match sent {
-                Ok(rows) => rows,
-                Err(_) if self.unseen && self.failed.as_ref().is_some_and(exists) => {
-                    // The proposal's task exists: run it again, looking this time.
-                    return Err(Failure::Again);
-                }
-                Err(e) => return Err(coded(self, e)),
-            };
-            let Some(row) = result.first() else {
-                if let Some((task, _)) = &gate {
-                    // The task changed since it was read (or guessed), and nothing was written.
-                    self.known.forget(task);
-                    return Err(Failure::Again);
-                }
-                return Err(coded(self, storage("audit head", "missing")));
-            };
-            for (i, expect) in last.expect.iter().enumerate() {
-                match (row.int(i), expect) {
-                    (Ok(1), _) => {}
-                    (Ok(0), last::Expect::New) => return Err(Failure::Again),
-                    (Ok(n), _) => {
-                        return Err(coded(
-                            self,
-                            storage("write", format!("{n} rows changed where 1 was locked")),
-                        ))
-                    }
-                    (Err(e), _) => return Err(coded(self, e)),
-                }
-            }
-            self.proved |= gate.is_some();
-            let last_event = match (&last_about, row.int(last.expect.len())) {
-                (Some(_), Ok(id)) => Some(id),
-                _ => None,
-            };
-            match (rows.as_slice(), last_event) {
-                ([one], Some(id)) if last_about.as_deref() == Some(one.id.as_str()) => {
-                    self.learned.task(rows.swap_remove(0), id)
-                }
-                _ => rows.iter().for_each(|r| self.learned.forget(&r.id)),
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Whether an insert failed on a key that exists.
-fn exists(e: &postgres::Error) -> bool {
-    e.code() == Some(&SqlState::UNIQUE_VIOLATION)
 }
 
 impl Tx for PgTx<'_> {
     fn proposed_task(&mut self, id: &str) -> Result<Option<TaskRow>> {
-        if self.optimistic && !self.begun {
+        if let Attempt::Free(trust) = &mut self.attempt {
             // Most proposals are new: insert without looking (see `flush`).
-            self.unseen = true;
+            trust.task = TaskBasis::NotLooked;
             return Ok(None);
         }
         self.task(id)
     }
 
     fn task_of_approval(&mut self, approval_id: &str) -> Result<Option<TaskRow>> {
-        if self.free {
-            if let Some((round, task, last)) = self.known.round_task(approval_id) {
+        if let Attempt::Free(trust) = &mut self.attempt {
+            if let Some((round, task, last)) = self.in_flight.round_task(approval_id) {
                 self.links.set(&task.id, last);
                 self.round = Some(round);
-                self.guessed = true;
+                trust.task = TaskBasis::Remembered;
                 return Ok(Some(task));
             }
         }
-        if self.locking && !self.begun && derived(approval_id, "apr_") {
+        if self.first_read() && derived(approval_id, "apr_") {
             // The round's task, locked, in the transaction's first round trip, and the round
             // read again after the lock by a statement of its own (so it sees what the task's
             // last holder committed) in the same round trip.
@@ -477,14 +254,14 @@ impl Tx for PgTx<'_> {
     }
 
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
-        if self.free {
-            if let Some((task, last)) = self.known.task(id) {
+        if let Attempt::Free(trust) = &mut self.attempt {
+            if let Some((task, last)) = self.in_flight.task(id) {
                 self.links.set(id, last);
-                self.guessed = true;
+                trust.task = TaskBasis::Remembered;
                 return Ok(Some(task));
             }
         }
-        if self.locking && !self.begun && derived(id, "task_") {
+        if self.first_read() && derived(id, "task_") {
             return self
                 .begin_with("ledger_task", id)?
                 .pop()
@@ -582,7 +359,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
-        if self.locking && !self.begun && derived(approval_id, "apr_") {
+        if self.first_read() && derived(approval_id, "apr_") {
             return self
                 .begin_with("ledger_round", approval_id)?
                 .pop()
@@ -606,12 +383,12 @@ impl Tx for PgTx<'_> {
         approval_id: &str,
         decision_id: &str,
     ) -> Result<(Option<ApprovalRow>, Option<String>)> {
-        if self.optimistic {
+        if let Attempt::Free(trust) = &mut self.attempt {
             if let Some(a) = self.round.take().filter(|a| a.approval_id == approval_id) {
                 // Most decisions are new: the id is not looked up. Its insert then changes
                 // nothing on a recorded id, and any outcome but a new decision runs the
                 // operation again, looking (see `attempt_write`).
-                self.decision_unseen = true;
+                trust.decision = Lookup::Skipped;
                 return Ok((Some(a), None));
             }
         }
