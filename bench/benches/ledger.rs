@@ -13,6 +13,7 @@
 use actionseal_bench::{lifecycle, Refund};
 use actionseal_core::canonicalize;
 use actionseal_ledger::Ledger;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -233,6 +234,30 @@ fn compare(
     );
 }
 
+/// The attempts `ledgers` ran again so far, summed by reason.
+fn retries(ledgers: &[&Ledger]) -> BTreeMap<&'static str, u64> {
+    let mut sum = BTreeMap::new();
+    for (reason, n) in ledgers.iter().flat_map(|l| l.retries()) {
+        *sum.entry(reason).or_default() += n;
+    }
+    sum
+}
+
+/// The retries from `before` to `after` that happened, as `reason count, ...`.
+fn retries_between(before: &BTreeMap<&str, u64>, after: &BTreeMap<&str, u64>) -> String {
+    let ran: Vec<String> = after
+        .iter()
+        .map(|(reason, n)| (reason, n - before.get(reason).copied().unwrap_or(0)))
+        .filter(|(_, n)| *n > 0)
+        .map(|(reason, n)| format!("{reason} {n}"))
+        .collect();
+    if ran.is_empty() {
+        "none".to_owned()
+    } else {
+        ran.join(", ")
+    }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo bench -- --list` and test discovery
@@ -277,7 +302,8 @@ fn main() {
                 admin.batch_execute(sql).expect("db");
             }
             let url = format!("{}/bench_ledger", base.rsplit_once('/').expect("url").0);
-            let ledger: Arc<dyn Lifecycle> = Arc::new(Ledger::open(&url).expect("ledger"));
+            let one = Arc::new(Ledger::open(&url).expect("ledger"));
+            let ledger: Arc<dyn Lifecycle> = one.clone();
             let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("pg");
             c.batch_execute(
                 "CREATE TABLE naive_tasks (id TEXT PRIMARY KEY, state TEXT NOT NULL,
@@ -288,24 +314,40 @@ fn main() {
                 url: url.clone(),
                 pool: std::sync::Mutex::new(Vec::new()),
             });
-            let apart: Arc<dyn Lifecycle> = Arc::new(Apart {
+            let two = Arc::new(Apart {
                 deciding: Ledger::open(&url).expect("ledger"),
                 executing: Ledger::open(&url).expect("ledger"),
             });
+            let apart: Arc<dyn Lifecycle> = two.clone();
+            // Each configuration's retries (its warm-up included), printed after the table.
+            let mut ran_again = Vec::new();
+            let mut counted = |label: String, ledgers: &[&Ledger], run: &dyn Fn(&str)| {
+                let before = retries(ledgers);
+                run(&label);
+                if wanted(&label) {
+                    ran_again.push((label, retries_between(&before, &retries(ledgers))));
+                }
+            };
             for workers in [1, 8, 32] {
                 let label = format!(
                     "PostgreSQL, {workers} {}",
                     if workers == 1 { "worker" } else { "workers" }
                 );
                 let per_worker = (600 / workers).max(20);
-                compare(&label, ledger.clone(), naive.clone(), workers, per_worker);
-                compare(
-                    &format!("{label}, deciding and executing ledgers apart"),
-                    apart.clone(),
-                    naive.clone(),
-                    workers,
-                    per_worker,
+                counted(label.clone(), &[&one], &|label| {
+                    compare(label, ledger.clone(), naive.clone(), workers, per_worker)
+                });
+                counted(
+                    format!("{label}, deciding and executing ledgers apart"),
+                    &[&two.deciding, &two.executing],
+                    &|label| compare(label, apart.clone(), naive.clone(), workers, per_worker),
                 );
+            }
+            println!();
+            println!("| backend | ledger operations run again, by reason |");
+            println!("|---|---|");
+            for (label, ran) in ran_again {
+                println!("| {label} | {ran} |");
             }
         }
         Err(_) => println!(

@@ -1,5 +1,6 @@
 //! Runs full ledger lifecycles (propose, decide, claim, complete) on a fresh SQLite file, for
-//! profilers and quick timings; prints wall and CPU time per lifecycle:
+//! profilers and quick timings; prints wall and CPU time per lifecycle (and, on PostgreSQL, the
+//! operations run again, by reason):
 //!   cargo run --release -p actionseal-bench --example ledger_profile -- 2000 normal
 //!   valgrind --tool=callgrind target/release/examples/ledger_profile 300 normal
 //!   perf record -e cpu-clock -g target/release/examples/ledger_profile 20000 normal
@@ -66,6 +67,23 @@ fn main() {
             (b - a) / n as u32
         ),
         _ => println!("{n} lifecycles on {url}: {wall:?} wall per lifecycle"),
+    }
+    // The operations PostgreSQL ran again, by reason (SQLite names none).
+    let ran: Vec<String> = ledger
+        .retries()
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(reason, n)| format!("{reason} {n}"))
+        .collect();
+    if ledger.backend() == "postgres" {
+        println!(
+            "operations run again: {}",
+            if ran.is_empty() {
+                "none".to_owned()
+            } else {
+                ran.join(", ")
+            }
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,7 +3,7 @@
 //! return the same data and raise the same codes, and a new operation is one more arm here and
 //! one more method in each binding.
 
-use crate::{ClaimRequest, Ledger};
+use crate::Ledger;
 use actionseal_core::ledger::request;
 use actionseal_core::{OwnedValue, Result, Value};
 use std::borrow::Cow;
@@ -82,16 +82,7 @@ impl Ledger {
             Call::Decide => Ok(self.decide(v)?.to_value()),
             Call::Claim => {
                 let r = request::Claim::from_value(v)?;
-                let outcome = self.claim(&ClaimRequest {
-                    task_id: r.task_id,
-                    action: r.action,
-                    facts: r.facts,
-                    executor: r.executor,
-                    lease_ms: r.lease_ms,
-                    budget: r.budget,
-                    proof: r.proof,
-                })?;
-                Ok(outcome.to_value())
+                Ok(self.claim(&r)?.to_value())
             }
             Call::Complete => {
                 let r = request::Complete::from_value(v)?;

@@ -21,15 +21,13 @@
 //! PostgreSQL driver runs its own.
 
 mod call;
-mod checkpoint;
 mod clock;
 mod contracts;
 mod json;
-mod log_vfs;
 mod model;
 mod ops;
 mod postgres;
-mod protect;
+mod schema;
 mod sqlite;
 mod store;
 mod url;
@@ -48,7 +46,6 @@ use actionseal_core::ledger::{
     ExportedHeads, Observed, Presented, Reported, State, StoredPolicy, StoredTask,
 };
 use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
-use ops::claim::ClaimInput;
 use ops::propose::Proposal;
 use std::sync::Arc;
 use store::{digest_from, Done, Tx};
@@ -104,28 +101,11 @@ const _: fn() = || {
 };
 
 /// A claim request: the task, the action the executor is about to dispatch, the facts only its
-/// server knows, who it is, how long its lease lasts, and the budget to charge (if any).
-#[derive(Clone, Copy, Debug)]
-pub struct ClaimRequest<'a> {
-    /// The task id.
-    pub task_id: &'a str,
-    /// The action the executor presents for dispatch.
-    pub action: &'a Value<'a>,
-    /// `{"tenant", "policy_version", "contract", "approver_authorized", "subject_authorized"}`
-    /// from the executor's own server (`now` and `revoked` come from the ledger).
-    pub facts: &'a Value<'a>,
-    /// The executor's identity.
-    pub executor: &'a str,
-    /// The lease, in ms: complete before it runs out, or the task becomes `unknown`.
-    pub lease_ms: i64,
-    /// The budget account to reserve the contract's cost on.
-    pub budget: Option<&'a str>,
-    /// The least this claim requires of the task's decision: with
-    /// [`ProofRequirement::Required`], a task whose decision was recorded without proof is
-    /// refused ([`Code::MissingProof`], nothing changes: revoke the approval to send the task
-    /// back for a proven decision). The ledger's own policy may require it anyway.
-    pub proof: ProofRequirement,
-}
+/// server knows, who it is, how long its lease lasts, the budget to charge (if any) and the
+/// least it requires of the task's decision. One type with core's
+/// [`request::Claim`](actionseal_core::ledger::request::Claim), which reads it from JSON for
+/// [`Ledger::call`] and every binding; named here beside [`Claim`], the claim it wins.
+pub use actionseal_core::ledger::request::Claim as ClaimRequest;
 
 impl Ledger {
     /// Opens (creating or migrating its schema) the ledger at `url`, with the system clock.
@@ -333,7 +313,7 @@ impl Ledger {
     }
 
     /// Claims a task for dispatch: see [`ClaimOutcome`]. Losers get [`Code::AlreadyClaimed`].
-    pub fn claim(&self, r: &ClaimRequest<'_>) -> Result<ClaimOutcome> {
+    pub fn claim(&self, r: &ClaimRequest<'_, '_>) -> Result<ClaimOutcome> {
         check_identity("executor", r.executor)?;
         if let Some(b) = r.budget {
             check_identity("budget", b)?;
@@ -344,19 +324,12 @@ impl Ledger {
                 format!("a lease is a positive number of ms, not {}", r.lease_ms),
             ));
         }
-        let presented = r.action.clone().into_owned();
-        let facts = r.facts.clone().into_owned();
-        let input = ClaimInput {
-            contracts: &self.contracts,
-            task_id: r.task_id,
-            presented: &presented,
-            facts: &facts,
-            executor: r.executor,
-            lease_ms: r.lease_ms,
-            budget: r.budget,
+        // The ledger's own policy may require more of the decision than the request does.
+        let r = ClaimRequest {
             proof: r.proof.max(self.requirement()),
+            ..*r
         };
-        self.write(|tx, now| ops::claim::run(tx, now, &input))
+        self.write(|tx, now| ops::claim::run(tx, now, &r, &self.contracts))
     }
 
     /// Reports the outcome of a claim; `fence` must be the claim's (else [`Code::StaleFence`]).
@@ -416,11 +389,11 @@ impl Ledger {
         self.write(|tx, _| {
             let mut b = tx.budget(name)?.unwrap_or(store::BudgetRow {
                 name: name.to_owned(),
-                limit: 0,
-                spent: 0,
-                reserved: 0,
+                limit_minor: 0,
+                spent_minor: 0,
+                reserved_minor: 0,
             });
-            b.limit = limit_minor;
+            b.limit_minor = limit_minor;
             tx.put_budget(&b)?;
             Ok(Done::Ok(Budget::from_row(&b)))
         })
@@ -529,6 +502,15 @@ impl Ledger {
         match self.backend {
             Backend::Sqlite(_) => "sqlite",
             Backend::Postgres(_) => "postgres",
+        }
+    }
+
+    /// How many times an operation ran again since this ledger opened, by reason (PostgreSQL
+    /// names each; SQLite reports none).
+    pub fn retries(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        match &self.backend {
+            Backend::Sqlite(_) => Default::default(),
+            Backend::Postgres(pg) => pg.retries(),
         }
     }
 }

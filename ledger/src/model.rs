@@ -451,9 +451,9 @@ impl Budget {
     pub(crate) fn from_row(b: &BudgetRow) -> Budget {
         Budget {
             name: b.name.clone(),
-            limit_minor: b.limit,
-            spent_minor: b.spent,
-            reserved_minor: b.reserved,
+            limit_minor: b.limit_minor,
+            spent_minor: b.spent_minor,
+            reserved_minor: b.reserved_minor,
         }
     }
 

@@ -1,99 +1,16 @@
 //! What an operation needs from a backend inside one transaction. The operations
 //! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
 
-use actionseal_core::ledger::{Event, State, CHAINS};
-use actionseal_core::{Code, Digest, Error, ProofRequirement, Result, MAX_SAFE_INTEGER};
+mod rows;
 
-/// A task as stored.
-#[derive(Clone, Debug)]
-pub(crate) struct TaskRow {
-    pub id: String,
-    pub tenant: String,
-    pub job_id: String,
-    pub request_id: String,
-    pub state: State,
-    /// The task's action, canonical JSON: the proposed one, or the last amendment's.
-    pub action: String,
-    pub action_digest: Digest,
-    /// The action as the model proposed it, once a reviewer amended it (`None` before).
-    pub proposed_action: Option<String>,
-    pub proposed_digest: Option<Digest>,
-    /// How many amendments the action went through.
-    pub amendments: i64,
-    /// The current approval round's record (core [`actionseal_core::Approval`]), canonical
-    /// JSON, once decided: kept with the task, so that a claim reads one row.
-    pub approval: Option<String>,
-    /// When the current round's approval was revoked.
-    pub revoked_at: Option<i64>,
-    /// When the task began awaiting the decision it needs now: its proposal, its re-approval
-    /// or its last amendment. A decision dated before it cannot be about this action.
-    pub round_started_at: i64,
-    /// How the current round's decision was proven, canonical JSON `{"signer", "proof",
-    /// "verified_at"}` (see `ops::decide`); `None` for a bare decision or none yet.
-    pub proof: Option<String>,
-    pub approval_required: bool,
-    /// The contract's cost of one call, reserved on a budget by a claim that names one.
-    pub cost_minor: i64,
-    pub idempotency_key: String,
-    pub proposer: String,
-    pub fence: i64,
-    /// The approval round (0 when no approval was ever requested).
-    pub round: i64,
-    /// The current round's approval id.
-    pub approval_id: Option<String>,
-    pub executor: Option<String>,
-    pub lease_until: Option<i64>,
-    pub budget: Option<String>,
-    /// Minor units reserved on `budget` by the current claim.
-    pub reserved: i64,
-    /// The business system's answer, canonical JSON.
-    pub result: Option<String>,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
+pub(crate) use rows::{
+    amendment_from, approval_from, budget_from, policy_from, task_from, AmendmentRow, ApprovalRow,
+    BudgetRow, Cols, PolicyRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
+};
 
-/// One approval round of a task.
-#[derive(Clone, Debug)]
-pub(crate) struct ApprovalRow {
-    pub approval_id: String,
-    pub task_id: String,
-    pub round: i64,
-    pub decision_id: Option<String>,
-    pub revoked_at: Option<i64>,
-}
-
-/// One amendment of a task's action.
-#[derive(Clone, Debug)]
-pub(crate) struct AmendmentRow {
-    pub task_id: String,
-    /// 1 for the first amendment of the task, one more for each after it.
-    pub n: i64,
-    /// The digest of the action it replaced.
-    pub amends: Digest,
-    /// The amended action, canonical JSON, and its digest.
-    pub action: String,
-    pub action_digest: Digest,
-    pub reviewer: String,
-    pub reason: String,
-    pub at: i64,
-}
-
-/// The ledger's policy, one row that every handle on the database obeys.
-#[derive(Clone, Debug)]
-pub(crate) struct PolicyRow {
-    pub proof: ProofRequirement,
-    pub changed_at: i64,
-    pub changed_by: String,
-}
-
-/// A budget account.
-#[derive(Clone, Debug)]
-pub(crate) struct BudgetRow {
-    pub name: String,
-    pub limit: i64,
-    pub spent: i64,
-    pub reserved: i64,
-}
+use actionseal_core::ledger::{Event, State};
+use actionseal_core::{Code, Digest, Error, Result};
 
 /// How an operation ends inside its transaction. Both commit: a refusal keeps the audit event
 /// that records it.
@@ -104,7 +21,7 @@ pub(crate) enum Done<T> {
 
 /// A row write deferred to the end of the transaction: on PostgreSQL every one goes in the
 /// operation's last statement; on SQLite the task's go after its events, so that the row
-/// names its last event (see [`link_events`]).
+/// names its last event (see `schema/link_events.sql`).
 pub(crate) enum Write {
     /// Compare-and-set: applied only if the task is still in `expect` with `fence`.
     UpdateTask {
@@ -154,8 +71,8 @@ pub(crate) fn defer(writes: &mut Vec<Write>, w: Write) {
 }
 
 /// The last event of each task a transaction read or created (0 for none), as the task's row
-/// holds it: a new event about the task links to it (see [`link_events`]). The task is
-/// locked from that read to the commit, so no other transaction links to the same event.
+/// holds it: a new event about the task links to it (see `schema/link_events.sql`). The task
+/// is locked from that read to the commit, so no other transaction links to the same event.
 #[derive(Default)]
 pub(crate) struct Links(Vec<(String, i64)>);
 
@@ -358,139 +275,6 @@ pub(crate) fn digest_from(s: &str) -> Result<Digest> {
         .map_err(|_| storage("stored digest", format!("{s:?} is not a digest")))
 }
 
-/// The tables, written for both engines (see [`ddl`]).
-///
-/// Every page a commit dirties is written to SQLite's log as a whole (and every index entry a
-/// row change touches is written on PostgreSQL), so the schema keeps what a lifecycle writes
-/// to a minimum:
-/// - a task's identity (tenant, job_id, request_id) needs no index of its own, because the
-///   task id is derived from it;
-/// - tasks are not indexed by state, which changes with every operation: only the leases of
-///   claimed tasks are (for the sweeper), and listing tasks by state or tenant scans the table;
-/// - events are numbered in the order they are written (`id`), so that every append goes to the
-///   end of one b-tree instead of the ends of as many chains; each chain is in seq order within
-///   that order, which is the order an export is verified in;
-/// - events are not indexed by task: each names its task's event before it, and the task row
-///   its last (version 4, see [`link_events`]);
-/// - the small tables keyed by text are `WITHOUT ROWID` on SQLite (one b-tree instead of a
-///   table and its key's index); the tasks, whose rows are large, keep their rowid.
-pub(crate) const SCHEMA: &str = "
-CREATE TABLE ledger_budgets (
-  name TEXT PRIMARY KEY, limit_minor {int} NOT NULL, spent_minor {int} NOT NULL,
-  reserved_minor {int} NOT NULL){lean};
-CREATE TABLE ledger_head (chain {int} PRIMARY KEY, seq {int} NOT NULL, digest TEXT);
-";
-
-/// The tables version 2 rebuilt (`{v}` is empty for a new ledger, `_v2` while upgrading).
-pub(crate) const REBUILT: &str = "
-CREATE TABLE ledger_tasks{v} (
-  id TEXT NOT NULL PRIMARY KEY, tenant TEXT NOT NULL, job_id TEXT NOT NULL,
-  request_id TEXT NOT NULL, state TEXT NOT NULL, action TEXT NOT NULL,
-  action_digest TEXT NOT NULL, approval_required {int} NOT NULL, cost_minor {int} NOT NULL,
-  idempotency_key TEXT NOT NULL, proposer TEXT NOT NULL, fence {int} NOT NULL,
-  round {int} NOT NULL, approval_id TEXT, executor TEXT, lease_until {int}, budget TEXT,
-  reserved {int} NOT NULL, result TEXT, created_at {int} NOT NULL, updated_at {int} NOT NULL,
-  proposed_action TEXT, proposed_digest TEXT, amendments {int} NOT NULL DEFAULT 0,
-  approval TEXT, revoked_at {int});
-CREATE TABLE ledger_approvals{v} (
-  approval_id TEXT NOT NULL PRIMARY KEY, task_id TEXT NOT NULL, round {int} NOT NULL,
-  decision_id TEXT, revoked_at {int});
-CREATE TABLE ledger_decisions{v} (
-  decision_id TEXT NOT NULL PRIMARY KEY, approval_id TEXT NOT NULL, envelope TEXT NOT NULL,
-  recorded_at {int} NOT NULL);
-CREATE TABLE ledger_events{v} (
-  id {serial}, chain {int} NOT NULL, seq {int} NOT NULL, at {int} NOT NULL,
-  tenant TEXT NOT NULL, task TEXT, kind TEXT NOT NULL, body TEXT NOT NULL,
-  digest TEXT NOT NULL);
-";
-
-/// The indexes of the rebuilt tables, and the table version 2 added.
-pub(crate) const INDEXES: &str = "
-CREATE INDEX ledger_tasks_leases ON ledger_tasks (lease_until) WHERE lease_until IS NOT NULL;
-CREATE TABLE ledger_amendments (
-  task_id TEXT NOT NULL, n {int} NOT NULL, amends TEXT NOT NULL, action TEXT NOT NULL,
-  action_digest TEXT NOT NULL, reviewer TEXT NOT NULL, reason TEXT NOT NULL, at {int} NOT NULL,
-  PRIMARY KEY (task_id, n)){lean};
-";
-
-/// Version 1 to 2: the rows of the rebuilt tables copied into them (a lease is kept only
-/// while its task is claimed; events are numbered chain by chain), then the old tables
-/// replaced.
-pub(crate) const UPGRADE_TO_2: &str = "
-INSERT INTO ledger_tasks_v2 (id, tenant, job_id, request_id, state, action, action_digest,
-  approval_required, cost_minor, idempotency_key, proposer, fence, round, approval_id,
-  executor, lease_until, budget, reserved, result, created_at, updated_at, approval, revoked_at)
-  SELECT t.id, t.tenant, t.job_id, t.request_id, t.state, t.action, t.action_digest,
-  t.approval_required, t.cost_minor, t.idempotency_key, t.proposer, t.fence, t.round,
-  t.approval_id, t.executor, CASE WHEN t.state = 'claimed' THEN t.lease_until END, t.budget,
-  t.reserved, t.result, t.created_at, t.updated_at, a.record, a.revoked_at
-  FROM ledger_tasks t LEFT JOIN ledger_approvals a ON a.approval_id = t.approval_id;
-INSERT INTO ledger_approvals_v2 SELECT approval_id, task_id, round, decision_id, revoked_at
-  FROM ledger_approvals;
-INSERT INTO ledger_decisions_v2 SELECT decision_id, approval_id, envelope, recorded_at
-  FROM ledger_decisions;
-INSERT INTO ledger_events_v2 (chain, seq, at, tenant, task, kind, body, digest)
-  SELECT chain, seq, at, tenant, task, kind, body, digest FROM ledger_events ORDER BY chain, seq;
-DROP TABLE ledger_tasks;
-DROP TABLE ledger_approvals;
-DROP TABLE ledger_decisions;
-DROP TABLE ledger_events;
-ALTER TABLE ledger_tasks_v2 RENAME TO ledger_tasks;
-ALTER TABLE ledger_approvals_v2 RENAME TO ledger_approvals;
-ALTER TABLE ledger_decisions_v2 RENAME TO ledger_decisions;
-ALTER TABLE ledger_events_v2 RENAME TO ledger_events;
-";
-
-/// Version 2 to 3: the audit went from 16 chains to [`CHAINS`]; the new chains' heads start
-/// empty (the old chains keep their events and heads).
-pub(crate) const UPGRADE_TO_3: &str = "
-WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c WHERE n + 1 < {chains})
-INSERT INTO ledger_head (chain, seq, digest)
-  SELECT n, 0, NULL FROM c WHERE n NOT IN (SELECT chain FROM ledger_head);
-";
-
-/// Versions 2 and 3 found a task's events through an index of every event by task; version 4
-/// keeps it only for the events written before it (see [`link_events`]).
-pub(crate) const EVENTS_BY_TASK: &str = "
-CREATE INDEX ledger_events_task ON ledger_events (task, id);
-";
-
-/// Version 4 links each task's events into a list instead of indexing them by task (an index
-/// entry, and on SQLite more than a page of the log, for every event): an event names the one
-/// before it about its task (`task_prev`, 0 for none), and the task row names its last
-/// (`last_event`, 0 for none), a row that nearly every operation writes anyway. A task's
-/// history is read by primary key, from its last event back.
-///
-/// `cutoff` is the last event written before the upgrade (0 for a new ledger, or one without
-/// events). The events up to it are not linked (`task_prev` is NULL) and keep their index by
-/// task, now partial, so that no new event pays for it; the list of a task holds only its
-/// events after the cutoff (its first one names 0), and its history reads the older ones
-/// through that index. The cutoff is recorded in `ledger_links`. The `CHECK` refuses an event
-/// without a link after the cutoff: an older build still running against an upgraded ledger
-/// fails instead of writing events that no history would find.
-pub(crate) fn link_events(cutoff: i64, upgrading: bool, d: &Dialect) -> String {
-    let mut sql = format!(
-        "
-ALTER TABLE ledger_tasks ADD COLUMN last_event {int} NOT NULL DEFAULT 0;
-ALTER TABLE ledger_events ADD COLUMN task_prev {int} CHECK (task_prev IS NOT NULL OR id <= {cutoff});
-CREATE TABLE ledger_links (cutoff {int} NOT NULL);
-INSERT INTO ledger_links (cutoff) VALUES ({cutoff});
-{storage}",
-        int = d.int,
-        storage = d.task_storage
-    );
-    if upgrading {
-        sql += "DROP INDEX ledger_events_task;\n";
-        if cutoff > 0 {
-            sql += &format!(
-                "CREATE INDEX ledger_events_task_old ON ledger_events (task, id) \
-                 WHERE id <= {cutoff};\n"
-            );
-        }
-    }
-    sql
-}
-
 /// A task's events as (id, task, body, digest), in the order they were written, `$1` (or
 /// `?1`) the task's id: the list from the task's last event back (each link must point to an
 /// earlier event after the cutoff, so that a damaged list ends), and the events up to the
@@ -514,29 +298,10 @@ pub(crate) fn history_sql(cutoff: i64, p: &str) -> String {
     sql + " ORDER BY 1"
 }
 
-/// Version 5 keeps what a decision is judged against in the database, for every handle:
-/// - `round_started_at`, when the task began awaiting its current decision (an upgrade takes
-///   `updated_at`, which no operation changes while a task awaits a decision except the ones
-///   that start a round);
-/// - `proof`, how the current round's decision was proven;
-/// - `ledger_policy`, the proof requirement every handle on the database obeys (one row);
-/// - `ledger_passkeys`, each passkey credential's last signature counter.
-pub(crate) const PROOF_POLICY: &str = "
-ALTER TABLE ledger_tasks ADD COLUMN round_started_at {int} NOT NULL DEFAULT 0;
-UPDATE ledger_tasks SET round_started_at = updated_at;
-ALTER TABLE ledger_tasks ADD COLUMN proof TEXT;
-CREATE TABLE ledger_policy (
-  id {int} PRIMARY KEY CHECK (id = 1), proof TEXT NOT NULL CHECK (proof IN ('optional', 'required')),
-  changed_at {int} NOT NULL, changed_by TEXT NOT NULL);
-INSERT INTO ledger_policy (id, proof, changed_at, changed_by) VALUES (1, 'optional', 0, 'ledger');
-CREATE TABLE ledger_passkeys (
-  credential_id TEXT PRIMARY KEY, sign_count {int} NOT NULL, updated_at {int} NOT NULL){lean};
-";
-
 /// Every task row ([`TASK_COLUMNS`]) and the digest of the event that the row names as its
 /// last, if that event exists and is about the task: the one `last_event` names, or for a
-/// task none of whose events are linked (all written before the cutoff, see [`link_events`]),
-/// its last event up to the cutoff.
+/// task none of whose events are linked (all written before the cutoff, see
+/// `schema/link_events.sql`), its last event up to the cutoff.
 pub(crate) fn audit_rows_sql(cutoff: i64) -> String {
     format!(
         "SELECT {TASK_COLUMNS}, (SELECT e.digest FROM ledger_events e WHERE e.task = t.id \
@@ -544,188 +309,6 @@ pub(crate) fn audit_rows_sql(cutoff: i64) -> String {
          FROM ledger_events o WHERE o.task = t.id AND o.id <= {cutoff}) END) \
          FROM ledger_tasks t"
     )
-}
-
-/// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 5;
-
-/// One engine's spelling of the schema: its 64-bit integer type, and whether tables keyed by
-/// text may drop their rowid.
-pub(crate) struct Dialect {
-    pub int: &'static str,
-    pub lean: &'static str,
-    /// An integer key numbered by the engine in insertion order.
-    pub serial: &'static str,
-    /// The triggers that keep `ledger_events` append-only.
-    pub append_only: &'static str,
-    /// How the task rows are stored, set by version 4.
-    pub task_storage: &'static str,
-}
-
-/// `sql` in `d`'s spelling, with `{v}` as `v`.
-pub(crate) fn ddl(sql: &str, d: &Dialect, v: &str) -> String {
-    sql.replace("{int}", d.int)
-        .replace("{lean}", d.lean)
-        .replace("{serial}", d.serial)
-        .replace("{v}", v)
-}
-
-/// A new ledger's statements (the schema table and the chain heads are the engine's).
-pub(crate) fn create_all(d: &Dialect) -> String {
-    [SCHEMA, REBUILT, INDEXES, d.append_only]
-        .map(|s| ddl(s, d, ""))
-        .concat()
-        + &link_events(0, false, d)
-        + &ddl(PROOF_POLICY, d, "")
-}
-
-/// The statements that bring a ledger at `version` to the next one; `last_id` reads the id
-/// of the last event written (asked only where a step needs it).
-pub(crate) fn upgrade(
-    version: i64,
-    d: &Dialect,
-    last_id: &mut dyn FnMut() -> Result<i64>,
-) -> Result<Option<String>> {
-    Ok(match version {
-        1 => Some(
-            [
-                REBUILT,
-                UPGRADE_TO_2,
-                INDEXES,
-                EVENTS_BY_TASK,
-                d.append_only,
-            ]
-            .iter()
-            .enumerate()
-            .map(|(i, s)| ddl(s, d, if i == 0 { "_v2" } else { "" }))
-            .collect::<String>(),
-        ),
-        2 => Some(UPGRADE_TO_3.replace("{chains}", &CHAINS.to_string())),
-        3 => Some(link_events(last_id()?, true, d)),
-        4 => Some(ddl(PROOF_POLICY, d, "")),
-        _ => None,
-    })
-}
-
-pub(crate) const TASK_COLUMNS: &str = "id, tenant, job_id, request_id, state, action, \
-    action_digest, approval_required, cost_minor, idempotency_key, proposer, fence, \
-    round, approval_id, executor, lease_until, budget, reserved, result, created_at, updated_at, \
-    proposed_action, proposed_digest, amendments, approval, revoked_at, round_started_at, proof";
-
-/// Where `last_event` is in a row that selects it right after [`TASK_COLUMNS`].
-pub(crate) const LAST_EVENT_AT: usize = columns(TASK_COLUMNS);
-
-/// How many columns a comma-separated list names.
-const fn columns(list: &str) -> usize {
-    let b = list.as_bytes();
-    let (mut i, mut n) = (0, 1);
-    while i < b.len() {
-        if b[i] == b',' {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
-}
-
-/// Reading a column of a result row, on either engine.
-pub(crate) trait Cols {
-    fn text(&self, i: usize) -> Result<String>;
-    fn opt_text(&self, i: usize) -> Result<Option<String>>;
-    /// An integer column as the engine holds it: any 64-bit integer, or NULL.
-    fn stored_int(&self, i: usize) -> Result<Option<i64>>;
-
-    fn int(&self, i: usize) -> Result<i64> {
-        self.opt_int(i)?
-            .ok_or_else(|| storage("read", format!("column {i} is NULL")))
-    }
-
-    /// Every integer the ledger stores (times, fences, rounds, money, counts, event numbers)
-    /// is a safe integer, which JSON carries exactly in every runtime. Anything else was
-    /// written behind the ledger's back: it is refused when read, before an operation builds
-    /// on it, rather than handed out as a `null` or a rounded number.
-    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
-        match self.stored_int(i)? {
-            Some(n) if n.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() => Err(Error::new(
-                Code::LedgerValueOutOfRange,
-                format!("column {i} holds {n}, outside ±(2^53 − 1), which no ledger writes"),
-            )),
-            n => Ok(n),
-        }
-    }
-}
-
-/// A task from a row of [`TASK_COLUMNS`].
-pub(crate) fn task_from(r: &dyn Cols) -> Result<TaskRow> {
-    Ok(TaskRow {
-        id: r.text(0)?,
-        tenant: r.text(1)?,
-        job_id: r.text(2)?,
-        request_id: r.text(3)?,
-        state: state_from(&r.text(4)?)?,
-        action: r.text(5)?,
-        action_digest: digest_from(&r.text(6)?)?,
-        approval_required: r.int(7)? != 0,
-        cost_minor: r.int(8)?,
-        idempotency_key: r.text(9)?,
-        proposer: r.text(10)?,
-        fence: r.int(11)?,
-        round: r.int(12)?,
-        approval_id: r.opt_text(13)?,
-        executor: r.opt_text(14)?,
-        lease_until: r.opt_int(15)?,
-        budget: r.opt_text(16)?,
-        reserved: r.int(17)?,
-        result: r.opt_text(18)?,
-        created_at: r.int(19)?,
-        updated_at: r.int(20)?,
-        proposed_action: r.opt_text(21)?,
-        proposed_digest: r.opt_text(22)?.as_deref().map(digest_from).transpose()?,
-        amendments: r.int(23)?,
-        approval: r.opt_text(24)?,
-        revoked_at: r.opt_int(25)?,
-        round_started_at: r.int(26)?,
-        proof: r.opt_text(27)?,
-    })
-}
-
-pub(crate) const AMENDMENT_COLUMNS: &str =
-    "task_id, n, amends, action, action_digest, reviewer, reason, at";
-
-pub(crate) fn amendment_from(r: &dyn Cols) -> Result<AmendmentRow> {
-    Ok(AmendmentRow {
-        task_id: r.text(0)?,
-        n: r.int(1)?,
-        amends: digest_from(&r.text(2)?)?,
-        action: r.text(3)?,
-        action_digest: digest_from(&r.text(4)?)?,
-        reviewer: r.text(5)?,
-        reason: r.text(6)?,
-        at: r.int(7)?,
-    })
-}
-
-pub(crate) const APPROVAL_COLUMNS: &str = "approval_id, task_id, round, decision_id, revoked_at";
-
-pub(crate) fn approval_from(r: &dyn Cols) -> Result<ApprovalRow> {
-    Ok(ApprovalRow {
-        approval_id: r.text(0)?,
-        task_id: r.text(1)?,
-        round: r.int(2)?,
-        decision_id: r.opt_text(3)?,
-        revoked_at: r.opt_int(4)?,
-    })
-}
-
-pub(crate) const POLICY_COLUMNS: &str = "proof, changed_at, changed_by";
-
-pub(crate) fn policy_from(r: &dyn Cols) -> Result<PolicyRow> {
-    Ok(PolicyRow {
-        proof: ProofRequirement::parse(&r.text(0)?)
-            .map_err(|e| storage("stored policy", e.message()))?,
-        changed_at: r.int(1)?,
-        changed_by: r.text(2)?,
-    })
 }
 
 /// The statement that records a credential's counter only when it goes up (or stays 0 where
@@ -738,13 +321,4 @@ pub(crate) fn put_sign_count_sql(p: char) -> String {
          WHERE excluded.sign_count > ledger_passkeys.sign_count \
          OR (excluded.sign_count = 0 AND ledger_passkeys.sign_count = 0)"
     )
-}
-
-pub(crate) fn budget_from(r: &dyn Cols) -> Result<BudgetRow> {
-    Ok(BudgetRow {
-        name: r.text(0)?,
-        limit: r.int(1)?,
-        spent: r.int(2)?,
-        reserved: r.int(3)?,
-    })
 }

@@ -315,7 +315,7 @@ fn a_tool_without_approval_is_claimable_once_budgeted_and_audited() {
             task: &'a str,
             presented: &'a OwnedValue,
             f: &'a OwnedValue,
-        ) -> ClaimRequest<'a> {
+        ) -> ClaimRequest<'a, 'static> {
             ClaimRequest {
                 task_id: task,
                 action: presented,

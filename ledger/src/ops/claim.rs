@@ -2,33 +2,29 @@
 //! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
-use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_known};
+use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_parsed};
+use crate::contracts::Contracts;
 use crate::json::{n, obj, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
 use crate::store::{storage, ApprovalRow, Done, Tx};
+use actionseal_core::ledger::request::Claim as ClaimRequest;
 use actionseal_core::ledger::{
     approval_id, claim_step, context_with, drift_between, next, reattach, reserve, ClaimStep,
     EventKind, Op, State,
 };
 use actionseal_core::{check_with, Code, Error, OwnedValue, ProofRequirement, Result, Value};
 
-/// A claim request, read before the transaction.
-pub(crate) struct ClaimInput<'a> {
-    pub contracts: &'a crate::contracts::Contracts,
-    pub task_id: &'a str,
-    pub presented: &'a OwnedValue,
-    pub facts: &'a OwnedValue,
-    pub executor: &'a str,
-    pub lease_ms: i64,
-    pub budget: Option<&'a str>,
-    /// What the claim requires of the task's decision (the request's, or the ledger's if more).
-    pub proof: ProofRequirement,
-}
-
-pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<ClaimOutcome>> {
+/// Runs claim `c`, whose `proof` is already the request's or the ledger's requirement,
+/// whichever asks more; `contracts` loads the contract the facts name.
+pub(crate) fn run(
+    tx: &mut dyn Tx,
+    now: i64,
+    c: &ClaimRequest<'_, '_>,
+    contracts: &Contracts,
+) -> Result<Done<ClaimOutcome>> {
     let mut t = locked_task(tx, c.task_id)?;
     expire_if_due(tx, &mut t, now)?;
-    let presented_digest = actionseal_core::fingerprint(c.presented);
+    let presented_digest = actionseal_core::fingerprint(c.action);
     let mut ev = event(&t, now, EventKind::ClaimRefused, c.executor);
     ev.action_digest = Some(presented_digest);
     ev.detail = detail(vec![("executor", s(c.executor))]);
@@ -44,12 +40,12 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
         .approval_id
         .as_deref()
         .map(|id| (id, t.revoked_at.is_some()));
-    let ctx = context_with(c.facts, now, revoked, |doc| c.contracts.load(doc))?;
-    let mut verdict = check_with(record.as_ref(), c.presented, &ctx);
+    let ctx = context_with(c.facts, now, revoked, |doc| contracts.load(doc))?;
+    let mut verdict = check_with(record.as_ref(), c.action, &ctx);
     // Returned to the caller (the approved action, to dispatch or to resume with).
     let frozen = stored(&t.action)?.into_owned();
     // Both texts are parsed now: the task handed back needs no second parse of them.
-    let known = super::Known {
+    let parsed = super::Parsed {
         action: true,
         approval: true,
         result: false,
@@ -57,7 +53,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
     let mut step = claim_step(&verdict);
     if record.is_none() && !presented_digest.ct_eq(&t.action_digest) && step != ClaimStep::Drift {
         // No approval to compare with: compare with the proposed action.
-        verdict.drift = drift_between(&frozen, c.presented);
+        verdict.drift = drift_between(&frozen, c.action);
         step = ClaimStep::Drift;
     }
     ev.approved_digest = verdict.approved_digest.or(Some(t.action_digest));
@@ -76,7 +72,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.outcome = Some("tool_args_drift".to_owned());
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Drift {
-                task: view_known(t, known)?,
+                task: view_parsed(t, parsed)?,
                 verdict,
                 approved_action: frozen,
             }))
@@ -104,7 +100,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.detail = detail(vec![("executor", s(c.executor)), ("approval_id", s(&apr))]);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Reapproval {
-                task: view_known(t, known)?,
+                task: view_parsed(t, parsed)?,
                 verdict,
             }))
         }
@@ -116,7 +112,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
             ev.state = Some(t.state);
             tx.append(ev);
             Ok(Done::Ok(ClaimOutcome::Rejected {
-                task: view_known(t, known)?,
+                task: view_parsed(t, parsed)?,
                 verdict,
             }))
         }
@@ -143,7 +139,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, c: &ClaimInput<'_>) -> Result<Done<
                 approval,
                 proof,
             };
-            permit(tx, now, c, (t, before), ev, claimed, known)
+            permit(tx, now, c, (t, before, state), ev, claimed, parsed)
         }
     }
 }
@@ -187,11 +183,15 @@ fn claimed_proof(record: Option<&OwnedValue>, proof: Option<&str>) -> Result<Opt
 fn permit(
     tx: &mut dyn Tx,
     now: i64,
-    c: &ClaimInput<'_>,
-    (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
+    c: &ClaimRequest<'_, '_>,
+    (mut t, before, state): (
+        crate::store::TaskRow,
+        actionseal_core::ledger::Snapshot,
+        State,
+    ),
     mut ev: actionseal_core::ledger::Event,
     claimed: Claimed,
-    known: super::Known,
+    parsed: super::Parsed,
 ) -> Result<Done<ClaimOutcome>> {
     let mut cost = 0;
     if let Some(name) = c.budget {
@@ -201,8 +201,8 @@ fn permit(
         // The cost of the contract the task was proposed under (the check has just proved
         // it is still the one in force).
         cost = t.cost_minor;
-        match reserve(b.limit, b.spent, b.reserved, cost) {
-            Ok(reserved) => b.reserved = reserved,
+        match reserve(b.limit_minor, b.spent_minor, b.reserved_minor, cost) {
+            Ok(reserved) => b.reserved_minor = reserved,
             Err(e) => {
                 ev.detail = detail(vec![
                     ("executor", s(c.executor)),
@@ -214,7 +214,7 @@ fn permit(
         }
         tx.put_budget(&b)?;
     }
-    t.state = State::Claimed;
+    t.state = state;
     t.fence = super::increment(t.fence, "fence")?;
     t.executor = Some(c.executor.to_owned());
     t.lease_until = Some(now.saturating_add(c.lease_ms));
@@ -254,6 +254,6 @@ fn permit(
     };
     Ok(Done::Ok(ClaimOutcome::Claimed(
         claim,
-        view_known(t, known)?,
+        view_parsed(t, parsed)?,
     )))
 }

@@ -148,13 +148,13 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
     ev.detail = detail_of(&t, entries);
     tx.append(ev);
     // The action was parsed above, the approval record written from its value.
-    let known = super::Known {
+    let parsed = super::Parsed {
         action: true,
         approval: true,
         result: false,
     };
     let decided = Decided {
-        task: super::view_known(t, known)?,
+        task: super::view_parsed(t, parsed)?,
         decision: d.clone(),
         duplicate: false,
         signer,

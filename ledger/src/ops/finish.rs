@@ -28,9 +28,9 @@ fn settle(tx: &mut dyn Tx, t: &mut TaskRow, money: Money) -> Result<()> {
             format!("{name:?} vanished while it held a reservation"),
         )
     })?;
-    (b.spent, b.reserved) = ledger::settle(
-        b.spent,
-        b.reserved,
+    (b.spent_minor, b.reserved_minor) = ledger::settle(
+        b.spent_minor,
+        b.reserved_minor,
         t.reserved,
         matches!(money, Money::Commit),
     )?;
@@ -91,11 +91,11 @@ pub(crate) fn complete(
     ev.state = Some(t.state);
     ev.outcome = Some(reported.as_str().to_owned());
     tx.append(ev);
-    let known = super::Known {
+    let parsed = super::Parsed {
         result: result.is_some(),
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_known(t, known)?))
+    Ok(Done::Ok(super::view_parsed(t, parsed)?))
 }
 
 /// reconcile(task, observed, result) by `actor`: what the business system answered about a
@@ -144,11 +144,11 @@ pub(crate) fn reconcile(
     ev.state = Some(t.state);
     ev.outcome = Some(observed.as_str().to_owned());
     tx.append(ev);
-    let known = super::Known {
+    let parsed = super::Parsed {
         result: result.is_some(),
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_known(t, known)?))
+    Ok(Done::Ok(super::view_parsed(t, parsed)?))
 }
 
 /// Moves every claimed task whose lease ran out to `unknown`; returns their ids.

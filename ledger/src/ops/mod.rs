@@ -128,26 +128,26 @@ pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Resul
 
 /// The task as returned to callers (with its current approval record, which its row holds).
 pub(crate) fn view(t: TaskRow) -> Result<Task> {
-    view_known(t, Known::default())
+    view_parsed(t, Parsed::default())
 }
 
 /// Which of a task's stored texts the operation has itself parsed, or written from a value,
 /// in this transaction: those need no second parse to prove that they still parse.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Known {
+pub(crate) struct Parsed {
     pub action: bool,
     pub approval: bool,
     pub result: bool,
 }
 
 /// [`view`], checking only the texts the operation has not already parsed or written.
-pub(crate) fn view_known(t: TaskRow, known: Known) -> Result<Task> {
+pub(crate) fn view_parsed(t: TaskRow, parsed: Parsed) -> Result<Task> {
     let task = Task::from_row(t)?;
     let texts = [
-        (Some(&task.action), known.action),
+        (Some(&task.action), parsed.action),
         (task.proposed_action.as_ref(), false),
-        (task.approval.as_ref(), known.approval),
-        (task.result.as_ref(), known.result),
+        (task.approval.as_ref(), parsed.approval),
+        (task.result.as_ref(), parsed.result),
     ];
     for (j, k) in texts {
         if let (Some(j), false) = (j, k) {

@@ -109,9 +109,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
     ]);
     tx.append(ev);
     // A new task has no decision yet; its action was just written from the value.
-    let known = super::Known {
+    let parsed = super::Parsed {
         action: true,
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_known(t, known)?))
+    Ok(Done::Ok(super::view_parsed(t, parsed)?))
 }

@@ -148,17 +148,22 @@ impl<'v, 'a> Propose<'v, 'a> {
 pub struct Claim<'v, 'a> {
     /// The task.
     pub task_id: &'v str,
-    /// The action the executor is about to dispatch.
+    /// The action the executor presents for dispatch.
     pub action: &'v Value<'a>,
-    /// The executor's trusted facts (see [`super::FACT_FIELDS`]).
+    /// The executor's trusted facts from its own server (see [`super::FACT_FIELDS`]; `now`
+    /// and `revoked` come from the ledger).
     pub facts: &'v Value<'a>,
-    /// Who claims.
+    /// Who claims: the executor's identity.
     pub executor: &'v str,
-    /// The lease in ms (a positive integer).
+    /// The lease in ms (a positive integer): complete before it runs out, or the task
+    /// becomes `unknown`.
     pub lease_ms: i64,
     /// The budget account to reserve the contract's cost on, if any.
     pub budget: Option<&'v str>,
-    /// Whether the task's decision must have been proven.
+    /// The least this claim requires of the task's decision: with
+    /// [`ProofRequirement::Required`], a task whose decision was recorded without proof is
+    /// refused (`missing_proof`, nothing changes: revoke the approval to send the task back
+    /// for a proven decision). The ledger's own policy may require it anyway.
     pub proof: ProofRequirement,
 }
 

@@ -46,9 +46,9 @@ fn commits(l: &Sqlite) -> usize {
 fn budget(name: &str) -> BudgetRow {
     BudgetRow {
         name: name.to_owned(),
-        limit: 100,
-        spent: 0,
-        reserved: 0,
+        limit_minor: 100,
+        spent_minor: 0,
+        reserved_minor: 0,
     }
 }
 

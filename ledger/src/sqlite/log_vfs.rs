@@ -1,21 +1,20 @@
 //! A SQLite VFS that writes each commit's log frames with one system call.
 //!
-//! SQLite writes a WAL frame as two `pwrite`s, its 24-byte header and then its page, so a
-//! ledger commit of 5 to 9 pages made 10 to 18 system calls, and the kernel dirtied each 4 KiB
-//! page of the log several times over. Measured with `perf`, those writes were a quarter of a
-//! lifecycle's CPU with `synchronous=NORMAL`. This VFS is the default one (`unix`) except for
-//! the log file: writes that follow each other in the file are gathered in memory and written
+//! SQLite writes a WAL frame as two `pwrite`s, its 24-byte header and then its page, so a commit
+//! makes two system calls per page and the kernel dirties each page of the log several times over,
+//! a large share of a commit's CPU (bench/README.md). This VFS is the default one (`unix`) except
+//! for the log file: writes that follow each other in the file are gathered in memory and written
 //! at once when the commit frame (the last frame of a transaction, whose header carries the
-//! database size) has been written, or before anything else touches the log: a read (the
-//! writer reading back its own frames), a sync, a size, a truncation, a file control, a write
-//! elsewhere, or closing the file. So the log is written before the commit becomes visible
-//! (SQLite publishes it in the shared index only after the frames are written), and before
-//! every sync, exactly as without this VFS; only the number of calls changes.
+//! database size) has been written, or before anything else touches the log: a read (the writer
+//! reading back its own frames), a sync, a size, a truncation, a file control, a write elsewhere,
+//! or closing the file. So the log is written before the commit becomes visible (SQLite publishes
+//! it in the shared index only after the frames are written), and before every sync, exactly as
+//! without this VFS; only the number of calls changes.
 //!
 //! Frames written outside a commit (a page cache spilling in the middle of a transaction)
 //! would stay gathered if that transaction then rolled back, and could later overwrite another
 //! writer's frames: connections that use this VFS turn spilling off (`PRAGMA
-//! cache_spill=OFF`, set in `sqlite.rs`), so every frame written belongs to a commit (`tests.rs`
+//! cache_spill=OFF`, set in `open.rs`), so every frame written belongs to a commit (`tests.rs`
 //! finds the file corrupt when spilling is on). Gathered bytes are also written once they pass
 //! [`LIMIT`], in order, as SQLite would have.
 //!

@@ -10,8 +10,9 @@
 //! exported heads to say (`audit verify --heads`). A role that cannot restore them (on
 //! PostgreSQL, any but the table's owner) is refused with [`Code::LedgerUnprotected`].
 
+use super::SCHEMA_VERSION;
 use crate::ops::LEDGER_ACTOR;
-use crate::store::{seal, Head, Sealed, SCHEMA_VERSION};
+use crate::store::{seal, Head, Sealed};
 use actionseal_core::ledger::{Event, EventKind};
 use actionseal_core::{Code, Error, OwnedValue, Result, Value};
 use std::borrow::Cow;

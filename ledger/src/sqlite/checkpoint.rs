@@ -39,7 +39,7 @@ impl Checkpointer {
 }
 
 fn run(path: &Path, vfs: Option<&CStr>, stop: &(Mutex<bool>, Condvar)) {
-    let Ok(c) = crate::sqlite::connect(path, vfs) else {
+    let Ok(c) = super::connect(path, vfs) else {
         return;
     };
     let (lock, wake) = stop;

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 const CAP: usize = 1024;
 
 #[derive(Default)]
-pub(super) struct Known(Mutex<Inner>);
+pub(super) struct InFlight(Mutex<Inner>);
 
 #[derive(Default)]
 struct Inner {
@@ -50,7 +50,7 @@ impl Learned {
     }
 }
 
-impl Known {
+impl InFlight {
     pub(super) fn task(&self, id: &str) -> Option<(TaskRow, i64)> {
         self.0.lock().tasks.get(id).cloned()
     }
