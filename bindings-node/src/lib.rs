@@ -24,6 +24,7 @@ mod proof;
 mod schema;
 mod strings;
 mod text;
+mod throw;
 mod to_js;
 mod verdict;
 
