@@ -9,7 +9,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { launch, serve } from "../conformance/js/browser/harness.mjs";
+import { launch, serve } from "../testing/browser.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const secondsArg = process.argv.indexOf("--seconds");

@@ -31,7 +31,7 @@ fi
 
 step "build the addon"
 [ -x "$root/node_modules/.bin/napi" ] || (cd "$root" && npm ci --no-audit --no-fund)
-(cd "$here" && "$root/node_modules/.bin/napi" build --platform --release >/dev/null)
+(cd "$here" && "$root/scripts/build-lock" node "$root/node_modules/.bin/napi" build --platform --release >/dev/null)
 
 step "pack actionseal"
 rm -f "$scratch"/actionseal-*.tgz

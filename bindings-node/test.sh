@@ -50,7 +50,7 @@ for f in index.js index.d.ts; do
   fi
   cp "$here/$f" "$tmp/committed-$f"
 done
-(cd "$here" && "$napi" build --platform --release)
+(cd "$here" && "$root/scripts/build-lock" node "$napi" build --platform --release)
 
 step "generated index.js and index.d.ts match the committed ones"
 for f in index.js index.d.ts; do

@@ -41,7 +41,8 @@ export CARGO_TARGET_DIR="$repo/target/python"
 scratch="$CARGO_TARGET_DIR/scratch"
 rm -rf "$scratch"
 mkdir -p "$scratch/wheels"
-"$venv/bin/maturin" build --release --manifest-path "$here/Cargo.toml" --out "$scratch/wheels"
+"$repo/scripts/build-lock" python \
+    "$venv/bin/maturin" build --release --manifest-path "$here/Cargo.toml" --out "$scratch/wheels"
 wheels=("$scratch"/wheels/actionseal-*.whl)
 if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
     echo "test.sh: expected one wheel in $scratch/wheels, found: ${wheels[*]}" >&2

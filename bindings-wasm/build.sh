@@ -11,6 +11,12 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/wasm}"
 
+# One build at a time: every script that builds the package (tests, examples, the
+# benchmark) comes through here, and they all write pkg/ (see scripts/build-lock).
+if [ -z "${ACTIONSEAL_WASM_BUILD_LOCKED:-}" ]; then
+  ACTIONSEAL_WASM_BUILD_LOCKED=1 exec "$root/scripts/build-lock" wasm bash "${BASH_SOURCE[0]}" "$@"
+fi
+
 # The CLI must match the crate exactly, or the generated glue does not fit the module.
 version="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$root/Cargo.lock")"
 if [ -z "$version" ]; then

@@ -1,7 +1,6 @@
 //! `Contract`: a tool contract loaded once, its argument schema compiled, for every call that
 //! uses it; and how a function that takes "a `Contract` or a contract document" reads one.
 
-use crate::fail::Fail;
 use crate::host;
 use crate::js::{Handle, Js, JsResult};
 use crate::options;
@@ -21,9 +20,6 @@ pub struct Requirement {
     /// condition, `'/approval/when'` when none matched.
     pub rule: String,
 }
-
-/// The name the class is registered under, as napi-rs keys it.
-const CLASS_NAME: &str = "Contract\0";
 
 /// A validated tool contract: the tool, its argument schema (compiled once, here), when a
 /// call needs approval, and what a call costs.
@@ -199,11 +195,4 @@ pub(crate) fn lifted(js: Js, value: Handle) -> JsResult<CoreContract> {
             Err(actionseal_core::host::not_an_instance(t, "contract").into())
         }
     }
-}
-
-/// `Contract.prototype`, from the constructor napi-rs registered for this environment.
-pub(crate) fn class_prototype(js: Js) -> JsResult<Handle> {
-    let ctor = napi::bindgen_prelude::get_class_constructor(CLASS_NAME)
-        .ok_or(Fail::Internal("the Contract class is not registered"))?;
-    js.named(js.deref(ctor)?, c"prototype")
 }

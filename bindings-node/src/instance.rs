@@ -2,7 +2,7 @@
 //! (the main thread and every worker thread have their own).
 
 use crate::fail::Fail;
-use crate::js::{Js, JsResult};
+use crate::js::{Handle, Js, JsResult};
 use napi::sys;
 use std::ffi::c_void;
 use std::ptr;
@@ -12,6 +12,9 @@ const FIRST_TAPE: usize = 1024;
 
 /// Slots in the array of string lengths `verdict` reads.
 pub(crate) const LENGTHS: usize = 64;
+
+/// The name the `Contract` class (contract.rs) is registered under, as napi-rs keys it.
+const CONTRACT_CLASS: &str = "Contract\0";
 
 /// This environment's state.
 pub(crate) struct Instance {
@@ -70,7 +73,7 @@ pub(crate) fn instance(js: Js) -> JsResult<*mut Instance> {
         .ok_or(Fail::Internal("new lengths"))?;
     let json = js.named(js.global()?, c"JSON")?;
     let json_parse = js.named(json, c"parse")?;
-    let contract_proto = crate::contract::class_prototype(js)?;
+    let contract_proto = contract_prototype(js)?;
     let instance = Box::into_raw(Box::new(Instance {
         host: js.reference(host)?,
         gather: js.reference(js.named(host, c"gather")?)?,
@@ -113,4 +116,12 @@ pub(crate) fn get(
     // JavaScript runs.
     let r = field(unsafe { &*inst });
     js.deref(r)
+}
+
+/// `Contract.prototype`, from the constructor napi-rs registered for this environment (by
+/// name: the floor of the addon does not depend on the classes built on it).
+fn contract_prototype(js: Js) -> JsResult<Handle> {
+    let ctor = napi::bindgen_prelude::get_class_constructor(CONTRACT_CLASS)
+        .ok_or(Fail::Internal("the Contract class is not registered"))?;
+    js.named(js.deref(ctor)?, c"prototype")
 }

@@ -9,11 +9,12 @@
 //! parses into plain objects; a refusal rejects the Promise with an `ActionsealError`.
 
 use crate::contract;
-use crate::fail::{error_object, Fail};
+use crate::fail::Fail;
 use crate::host::{self, Lift};
 use crate::js::{Handle, Js, JsResult};
 use crate::run;
 use crate::text;
+use crate::throw::error_object;
 use crate::to_js;
 use actionseal_core::ledger::request;
 use actionseal_core::{canonicalize, Code, Error, Object, Options, OwnedValue, Value};

@@ -9,7 +9,11 @@
 //! `offset`; the message is core's Display text).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs`.
+//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs`. They
+//! build on a floor that uses none of them (`scripts/import-cycles` checks): Node-API calls
+//! (`js.rs`), failures and how they are thrown (`fail.rs`, `throw.rs`), per-environment state
+//! (`instance.rs`), strings (`strings.rs`, `text.rs`, `to_js.rs`) and the walk of host values
+//! (`host.rs`, `options.rs`).
 
 mod approval;
 mod contract;
@@ -24,6 +28,7 @@ mod proof;
 mod schema;
 mod strings;
 mod text;
+mod throw;
 mod to_js;
 mod verdict;
 

@@ -2,7 +2,9 @@
 
 use crate::error;
 use crate::{host, to_js};
-use actionseal_core::{Approval, Options};
+use actionseal_core::{
+    Action, ActionIds, Approval, Contract, Decision, DecisionInput, Options, Value,
+};
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -10,6 +12,8 @@ use wasm_bindgen::prelude::*;
 thread_local! {
     /// The approval the last `__actionsealLend` call handed over, until [`lent`] takes it.
     static LENT: Cell<Option<Rc<Approval>>> = const { Cell::new(None) };
+    /// `Approval.prototype` (see [`make_prototype`]).
+    static PROTOTYPE: JsValue = make_prototype();
 }
 
 /// An approval record, loaded and validated once.
@@ -91,9 +95,44 @@ impl JsApproval {
 /// asked). An exception from a getter or Proxy trap, or from a freed instance, is passed on.
 pub(crate) fn lent(value: &JsValue) -> Result<Option<Rc<Approval>>, JsValue> {
     LENT.set(None);
-    let proto = crate::contract::prototypes().1;
+    let proto = PROTOTYPE.with(Clone::clone);
     match actionseal_js::wasm::HOST.with(|h| h.lend(value, &proto))? {
         true => Ok(LENT.take()),
         false => Ok(None),
+    }
+}
+
+/// `Approval.prototype`, whose instances stand where data is expected. Rust cannot name the
+/// class the generated glue defines, so it makes one small instance once (of an approval of
+/// a call of the fixture contract) and takes its prototype; the garbage collector frees it.
+fn make_prototype() -> JsValue {
+    let fixture = || -> actionseal_core::Result<Approval> {
+        let doc = actionseal_core::parse(crate::contract::FIXTURE, &Options::default())?;
+        let contract = Contract::from_value(&doc)?;
+        let ids = ActionIds {
+            tenant: "t",
+            subject: "s",
+            job_id: "j",
+            request_id: "r",
+            policy_version: "p",
+        };
+        let args = Value::Object(actionseal_core::Object::new());
+        let action = Action::build(&contract, &args, &ids)?;
+        let decision = DecisionInput {
+            approval_id: "a",
+            decision_id: "d",
+            decision: Decision::Approved,
+            approver: "b",
+            decided_at: 0,
+            expires_at: 1,
+            proposed_digest: None,
+        };
+        Approval::decide(&action, &decision)
+    };
+    match fixture() {
+        Ok(approval) => js_sys::Object::get_prototype_of(&JsApproval::wrap(approval).into()).into(),
+        // Cannot happen (the fixture is valid); were it to, nothing would be taken as an
+        // instance, and instances would be refused as what is not data.
+        Err(_) => JsValue::NULL,
     }
 }

@@ -11,9 +11,7 @@ use crate::error;
 use crate::host;
 use crate::to_js;
 use crate::NoOptions;
-use actionseal_core::{
-    Action, ActionIds, Approval, Contract, Decision, DecisionInput, Effect, Options, Value,
-};
+use actionseal_core::{Contract, Effect, Options, Value};
 use actionseal_js::wasm::HOST;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
@@ -21,9 +19,13 @@ use wasm_bindgen::prelude::*;
 thread_local! {
     /// The contract the last `__actionsealLend` call handed over, until [`lent`] takes it.
     static LENT: Cell<Option<Contract>> = const { Cell::new(None) };
-    /// `Contract.prototype` and `Approval.prototype` (see [`prototypes`]).
-    static PROTOTYPES: (JsValue, JsValue) = make_prototypes();
+    /// `Contract.prototype` (see [`prototype`]).
+    static PROTOTYPE: JsValue = make_prototype();
 }
+
+/// The smallest contract: the instance whose prototype [`prototype`] takes, and the contract
+/// of the approval whose prototype `approval.rs` takes.
+pub(crate) const FIXTURE: &[u8] = br#"{"tool":"t","version":"1","effect":"read","args":{"type":"object"},"approval":"never","cost_minor":0}"#;
 
 /// A validated tool contract: the tool, its argument schema (compiled once, here), when a
 /// call needs approval, and what a call costs.
@@ -156,7 +158,7 @@ fn load(document: &JsValue) -> Result<Contract, JsValue> {
 /// asked). An exception from a getter or Proxy trap, or from a freed instance, is passed on.
 pub(crate) fn lent(value: &JsValue) -> Result<Option<Contract>, JsValue> {
     LENT.set(None);
-    let proto = prototypes().0;
+    let proto = prototype();
     match HOST.with(|h| h.lend(value, &proto))? {
         true => Ok(LENT.take()),
         false => Ok(None),
@@ -182,48 +184,19 @@ pub(crate) fn requirement(contract: &Contract, args: &JsValue) -> Result<JsValue
     ])
 }
 
-/// `Contract.prototype` and `Approval.prototype`, whose instances stand where data is
-/// expected. Rust cannot name the classes the generated glue defines, so it makes one small
-/// instance of each once and takes its prototype; the garbage collector frees the instances.
-pub(crate) fn prototypes() -> (JsValue, JsValue) {
-    PROTOTYPES.with(Clone::clone)
+/// `Contract.prototype`, whose instances stand where data is expected. Rust cannot name the
+/// class the generated glue defines, so it makes one small instance once and takes its
+/// prototype; the garbage collector frees the instance.
+pub(crate) fn prototype() -> JsValue {
+    PROTOTYPE.with(Clone::clone)
 }
 
-fn make_prototypes() -> (JsValue, JsValue) {
-    let proto = |v: JsValue| js_sys::Object::get_prototype_of(&v).into();
-    let fixture = || -> actionseal_core::Result<(Contract, Approval)> {
-        let doc = actionseal_core::parse(
-            br#"{"tool":"t","version":"1","effect":"read","args":{"type":"object"},"approval":"never","cost_minor":0}"#,
-            &Options::default(),
-        )?;
-        let contract = Contract::from_value(&doc)?;
-        let ids = ActionIds {
-            tenant: "t",
-            subject: "s",
-            job_id: "j",
-            request_id: "r",
-            policy_version: "p",
-        };
-        let args = Value::Object(actionseal_core::Object::new());
-        let action = Action::build(&contract, &args, &ids)?;
-        let decision = DecisionInput {
-            approval_id: "a",
-            decision_id: "d",
-            decision: Decision::Approved,
-            approver: "b",
-            decided_at: 0,
-            expires_at: 1,
-            proposed_digest: None,
-        };
-        Ok((contract, Approval::decide(&action, &decision)?))
-    };
-    match fixture() {
-        Ok((contract, approval)) => (
-            proto(JsContract { inner: contract }.into()),
-            proto(crate::approval::JsApproval::wrap(approval).into()),
-        ),
+fn make_prototype() -> JsValue {
+    let doc = actionseal_core::parse(FIXTURE, &Options::default());
+    match doc.and_then(|doc| Contract::from_value(&doc)) {
+        Ok(inner) => js_sys::Object::get_prototype_of(&JsContract { inner }.into()).into(),
         // Cannot happen (the fixture is valid); were it to, nothing would be taken as an
         // instance, and instances would be refused as what is not data.
-        Err(_) => (JsValue::NULL, JsValue::NULL),
+        Err(_) => JsValue::NULL,
     }
 }

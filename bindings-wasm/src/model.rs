@@ -126,7 +126,7 @@ pub fn check(
     options: Option<NoOptions>,
 ) -> Result<JsValue, JsValue> {
     crate::no_options(options)?;
-    let contract_proto = contract::prototypes().0;
+    let contract_proto = contract::prototype();
     let lift = Lift {
         value: 1,
         key: "contract",

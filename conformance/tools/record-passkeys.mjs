@@ -5,7 +5,7 @@
 // written here by hand; `cargo run -p actionseal-conformance --bin regen` then checks each
 // against the core. Runs only when regenerating, never at test time (it needs Chromium).
 //   node conformance/tools/record-passkeys.mjs
-import { serve, launch } from '../js/browser/harness.mjs';
+import { serve, launch } from '../../testing/browser.mjs';
 import { b64u, canonical, ed25519Key, readJson, sha256, writeVectors } from './proof-lib.mjs';
 
 const RP_ID = 'localhost';

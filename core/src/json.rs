@@ -11,5 +11,6 @@ pub(crate) mod options;
 pub(crate) mod parse;
 pub(crate) mod pointer;
 pub(crate) mod scan;
+pub(crate) mod sink;
 pub(crate) mod utf16;
 pub(crate) mod value;

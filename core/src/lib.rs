@@ -42,13 +42,14 @@ pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::ledger;
 pub use model::notice::{notices, notices_value, Mark, Notice, NoticeKind, Within, MAX_MARKS};
-pub use model::permit::{check, check_approval, check_with, Context, Outcome, Reason, Verdict};
+pub use model::permit::{check, check_approval, check_with, Context, Verdict};
 pub use model::proof::calls as proof;
 pub use model::proof::{
     base64url_decode, base64url_encode, ed25519_verify, pae, passkey_challenge, sign_approval,
     verify_envelope, verify_passkey, verify_proof, KeySet, ProofPolicy, ProofRequirement,
     PublicKey, Registration, Signer, SigningKey, Verified, PAYLOAD_TYPE,
 };
+pub use model::reason::{Outcome, Reason};
 pub use model::rule::{operators, ApprovalRule, Requirement};
 pub use model::schema::{self, Schema};
 pub use model::spoken::short_fingerprint;

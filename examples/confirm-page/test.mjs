@@ -23,7 +23,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { launch, serve } from '../../conformance/js/browser/harness.mjs'
+import { launch, serve } from '../../testing/browser.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, '..', '..')

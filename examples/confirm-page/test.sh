@@ -31,7 +31,7 @@ venv="$root/.venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 py="$venv/bin/python"
 "$py" -m pip install --quiet --disable-pip-version-check -r bindings-python/requirements-dev.txt
-CARGO_TARGET_DIR="$root/target/python" "$venv/bin/maturin" build --release \
+CARGO_TARGET_DIR="$root/target/python" scripts/build-lock python "$venv/bin/maturin" build --release \
   --manifest-path bindings-python/Cargo.toml --out "$work/wheels"
 "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$work"/wheels/actionseal-*.whl
 (cd "$work" && "$py" -c 'import actionseal, sys
@@ -39,7 +39,7 @@ assert actionseal.__file__.startswith(sys.prefix), actionseal.__file__
 print("actionseal", actionseal.__version__, "from", actionseal.__file__)')
 
 step "Node: this checkout's native addon (bindings-node)"
-(cd bindings-node && CARGO_TARGET_DIR="$root/target/node" "$root/node_modules/.bin/napi" build --platform --release)
+(cd bindings-node && CARGO_TARGET_DIR="$root/target/node" "$root/scripts/build-lock" node "$root/node_modules/.bin/napi" build --platform --release)
 node -e 'require(process.argv[1]).fingerprint({})' "$root/bindings-node"
 
 step "Rust: the CLI"

@@ -7,7 +7,7 @@
 
 import { access } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { launch, serve } from "../browser/harness.mjs";
+import { launch, serve } from "../../../testing/browser.mjs";
 import { asciiJson, restoreResult } from "../browser/runner.mjs";
 
 // The page is browser/index.html; its runner imports ../ops.mjs, so the whole of

@@ -7,26 +7,12 @@ mod text;
 
 use crate::json::number::write_number;
 use crate::json::scan::{find_special, special_bytes, PLAIN};
+use crate::json::sink::Sink;
 use crate::json::value::Value;
 
 pub(crate) use text::canonicalize_text;
 #[cfg(feature = "fuzzing")]
 pub(crate) use text::{write_text, REARRANGE_MAX};
-
-/// Where canonical text goes: a `String`, or a hasher that never holds all of it.
-pub(crate) trait Sink {
-    /// Appends text.
-    fn put(&mut self, s: &str);
-    /// Appends one ASCII byte.
-    fn put_ascii(&mut self, c: u8);
-    /// Appends `s` between quotes, as is.
-    #[inline]
-    fn put_quoted(&mut self, s: &str) {
-        self.put_ascii(b'"');
-        self.put(s);
-        self.put_ascii(b'"');
-    }
-}
 
 /// Where the direct path's output goes, in pieces: bytes of canonical UTF-8 text.
 pub(crate) trait Bytes {
@@ -38,27 +24,6 @@ impl Bytes for Vec<u8> {
     #[inline]
     fn put_bytes(&mut self, b: &[u8]) {
         self.extend_from_slice(b);
-    }
-}
-
-impl Sink for String {
-    #[inline]
-    fn put(&mut self, s: &str) {
-        self.push_str(s);
-    }
-
-    #[inline]
-    fn put_ascii(&mut self, c: u8) {
-        debug_assert!(c.is_ascii());
-        self.push(char::from(c));
-    }
-
-    #[inline(always)]
-    fn put_quoted(&mut self, s: &str) {
-        self.reserve(s.len() + 2);
-        self.push('"');
-        self.push_str(s);
-        self.push('"');
     }
 }
 

@@ -152,6 +152,35 @@ impl Action {
     }
 }
 
+// Written here, beside the envelope it checks, so that contracts know nothing of actions.
+impl Contract {
+    /// Checks that `action` is an envelope for a call of this contract, as a confirmation page
+    /// must before it offers an Approve button: a well-formed envelope ([`Code::InvalidAction`]),
+    /// naming this tool and this contract's fingerprint ([`Code::InvalidAction`] at `/tool` or
+    /// `/contract`), with arguments this contract accepts (their own codes, under `/args`).
+    pub fn validate_action(&self, action: &Value<'_>) -> Result<()> {
+        check_shape(action)?;
+        let get = |k| field(action, k);
+        if get("tool") != self.tool() {
+            return Err(Error::new(
+                Code::InvalidAction,
+                format!("the action is for {:?}, not {:?}", get("tool"), self.tool()),
+            )
+            .in_key("tool"));
+        }
+        if get("contract") != self.digest_text() {
+            return Err(Error::new(
+                Code::InvalidAction,
+                "the action was made under another contract than this one",
+            )
+            .in_key("contract"));
+        }
+        let args = action.as_object().and_then(|o| o.get("args"));
+        self.validate_args(args.unwrap_or(&Value::Null))
+            .map_err(|e| e.in_key("args"))
+    }
+}
+
 /// Checks that `v` is an action envelope: exactly the eight fields, identities, a digest,
 /// object arguments.
 pub(crate) fn check_shape(v: &Value<'_>) -> Result<()> {

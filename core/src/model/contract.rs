@@ -161,36 +161,6 @@ impl Contract {
         self.0.schema.validate(args)
     }
 
-    /// Checks that `action` is an envelope for a call of this contract, as a confirmation page
-    /// must before it offers an Approve button: a well-formed envelope ([`Code::InvalidAction`]),
-    /// naming this tool and this contract's fingerprint ([`Code::InvalidAction`] at `/tool` or
-    /// `/contract`), with arguments this contract accepts (their own codes, under `/args`).
-    pub fn validate_action(&self, action: &Value<'_>) -> Result<()> {
-        crate::model::action::check_shape(action)?;
-        let field = |k| crate::model::action::field(action, k);
-        if field("tool") != self.tool() {
-            return Err(Error::new(
-                Code::InvalidAction,
-                format!(
-                    "the action is for {:?}, not {:?}",
-                    field("tool"),
-                    self.tool()
-                ),
-            )
-            .in_key("tool"));
-        }
-        if field("contract") != self.digest_text() {
-            return Err(Error::new(
-                Code::InvalidAction,
-                "the action was made under another contract than this one",
-            )
-            .in_key("contract"));
-        }
-        let args = action.as_object().and_then(|o| o.get("args"));
-        self.validate_args(args.unwrap_or(&Value::Null))
-            .map_err(|e| e.in_key("args"))
-    }
-
     /// Whether a call with these arguments needs an approval, and which rule decided. The
     /// arguments are validated first: invalid arguments are an error, never "no approval".
     pub fn requires_approval(&self, args: &Value<'_>) -> Result<Requirement> {

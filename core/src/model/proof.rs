@@ -25,7 +25,7 @@ pub(crate) mod webauthn;
 use crate::error::{Code, Error, Result};
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::approval::Approval;
-use crate::model::permit::Reason;
+use crate::model::reason::Reason;
 use std::borrow::Cow;
 
 pub use base64url::{decode as base64url_decode, encode as base64url_encode};

@@ -9,8 +9,8 @@
 
 use super::{write_number, Number};
 use crate::error::{Code, Error, Result};
-use crate::json::canon::Sink;
 use crate::json::options::Profile;
+use crate::json::sink::Sink;
 
 #[cfg(test)]
 mod tests;

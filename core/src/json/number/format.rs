@@ -1,7 +1,7 @@
 //! ECMAScript `Number.prototype.toString` output for finite doubles.
 
-use crate::json::canon::Sink;
 use crate::json::number::MAX_SAFE_INTEGER;
+use crate::json::sink::Sink;
 
 /// Appends the ECMAScript `Number.prototype.toString` form of a finite double.
 pub(crate) fn write_number<S: Sink>(f: f64, out: &mut S) {

@@ -6,7 +6,8 @@ use crate::json::value::{Object, Value};
 use crate::model::contract::Contract;
 use crate::model::fields::Fields;
 use crate::model::ledger::state::Op;
-use crate::model::permit::{Context, Outcome, Reason, Verdict};
+use crate::model::permit::{Context, Verdict};
+use crate::model::reason::{Outcome, Reason};
 use std::borrow::Cow;
 
 /// The facts only the executor's server knows, which a claim takes from its caller:

@@ -46,7 +46,9 @@ mod skip;
 mod tests;
 
 use crate::error::{Code, Error, Result};
+use dfa::CacheSlot;
 use program::Program;
+use skip::Skips;
 
 /// Largest program, counted in instructions after repetitions of groups are expanded.
 pub(crate) const MAX_PROGRAM: usize = 20_000;
@@ -56,10 +58,37 @@ const MAX_CHAR: u32 = 0x10FFFF;
 #[derive(Clone, Debug)]
 pub(crate) struct Pattern {
     /// `(must_match, program)` for each leading lookahead, run anchored at the start.
-    lookaheads: Vec<(bool, Program)>,
-    main: Program,
+    lookaheads: Vec<(bool, Matcher)>,
+    main: Matcher,
     /// For a `main` that must end at the end of the string: its longest match.
     end_window: Option<u64>,
+}
+
+/// A program and what its searches keep beside it.
+#[derive(Debug)]
+struct Matcher {
+    prog: Program,
+    /// What an unanchored search may skip by.
+    skips: Option<Skips>,
+    /// The lazy DFA's states, kept between matches.
+    cache: CacheSlot,
+}
+
+impl Matcher {
+    fn new(prog: Program, skips: Option<Skips>) -> Matcher {
+        Matcher {
+            prog,
+            skips,
+            cache: CacheSlot::default(),
+        }
+    }
+}
+
+impl Clone for Matcher {
+    /// The same program and skips, with a cache of its own.
+    fn clone(&self) -> Matcher {
+        Matcher::new(self.prog.clone(), self.skips.clone())
+    }
 }
 
 impl Pattern {
@@ -71,19 +100,19 @@ impl Pattern {
             .into_iter()
             .map(|(positive, node)| {
                 let node = compile::simplify(node);
-                Ok((positive, compile::program(&node, true)?))
+                Ok((positive, Matcher::new(compile::program(&node, true)?, None)))
             })
             .collect::<Result<Vec<_>>>()?;
         let main = compile::simplify(main);
-        let mut program = compile::program(&main, anchored)?;
-        let mut end_window = None;
+        let program = compile::program(&main, anchored)?;
+        let (mut skips, mut end_window) = (None, None);
         if !program.anchored {
-            program.skips = skip::Skips::new(&program, literal::required(&main));
+            skips = Skips::new(&program, literal::required(&main));
             end_window = literal::end_window(&main);
         }
         Ok(Pattern {
             lookaheads,
-            main: program,
+            main: Matcher::new(program, skips),
             end_window,
         })
     }
@@ -92,7 +121,7 @@ impl Pattern {
     pub(crate) fn is_match(&self, text: &str) -> bool {
         self.lookaheads
             .iter()
-            .all(|(positive, prog)| run(prog, text, 0) == *positive)
+            .all(|(positive, m)| run(m, text, 0) == *positive)
             && {
                 let from = match self.end_window {
                     Some(w) => skip::back(text, text.len(), w, 0),
@@ -129,26 +158,23 @@ pub fn probe(source: &str, text: &str) -> Result<Probe> {
 
 #[cfg(any(test, feature = "fuzzing"))]
 fn probe_compiled(p: &Pattern, text: &str) -> Probe {
-    let ways = |run: &dyn Fn(&Program) -> bool| {
-        p.lookaheads
-            .iter()
-            .all(|(positive, prog)| run(prog) == *positive)
-            && run(&p.main)
+    let ways = |run: &dyn Fn(&Matcher) -> bool| {
+        p.lookaheads.iter().all(|(positive, m)| run(m) == *positive) && run(&p.main)
     };
     let before = program::WORK.with(|w| w.get());
     let matched = p.is_match(text);
     let work = program::WORK.with(|w| w.get()) - before;
-    let small_cache = ways(&|prog| {
+    let small_cache = ways(&|m| {
         let mut cache = dfa::Cache::with_limit(2048);
-        match dfa::search(prog, &mut cache, text, 0) {
+        match dfa::search(&m.prog, m.skips.as_ref(), &mut cache, text, 0) {
             dfa::Outcome::Answer(a) => a,
-            dfa::Outcome::Handoff { at, config } => pike::run(prog, text, at, &config),
+            dfa::Outcome::Handoff { at, config } => pike::run(&m.prog, text, at, &config),
         }
     });
-    let nfa = ways(&|prog| pike::run(prog, text, 0, &[0, 1, 0]));
+    let nfa = ways(&|m| pike::run(&m.prog, text, 0, &[0, 1, 0]));
     let size = std::iter::once(&p.main)
-        .chain(p.lookaheads.iter().map(|(_, prog)| prog))
-        .map(|prog| prog.insts.len() + prog.counters.len())
+        .chain(p.lookaheads.iter().map(|(_, m)| m))
+        .map(|m| m.prog.insts.len() + m.prog.counters.len())
         .sum();
     Probe {
         matched,
@@ -161,13 +187,13 @@ fn probe_compiled(p: &Pattern, text: &str) -> Probe {
 
 /// Runs one program over `text` from byte `from`: the lazy DFA, then if it hands over, the
 /// NFA simulation.
-fn run(prog: &Program, text: &str, from: usize) -> bool {
-    match prog
+fn run(m: &Matcher, text: &str, from: usize) -> bool {
+    match m
         .cache
-        .with(|cache| dfa::search(prog, cache, text, from))
+        .with(|cache| dfa::search(&m.prog, m.skips.as_ref(), cache, text, from))
     {
         dfa::Outcome::Answer(a) => a,
-        dfa::Outcome::Handoff { at, config } => pike::run(prog, text, at, &config),
+        dfa::Outcome::Handoff { at, config } => pike::run(&m.prog, text, at, &config),
     }
 }
 

@@ -10,7 +10,7 @@
 //! worst case stays linear in the length of the string, whatever the pattern.
 
 use super::program::{is_word, work, Closure, Counters, Ctx, Pc, Program};
-use super::skip::Found;
+use super::skip::{Found, Skips};
 use std::collections::HashMap;
 use std::sync::{Mutex, TryLockError};
 
@@ -76,6 +76,9 @@ pub(crate) struct Cache {
     end: Vec<u8>,
     /// Per state: nothing in progress but a fresh start (unanchored searches only).
     restart: Vec<bool>,
+    /// Whether the program has skips, so that restart states are marked (set by each search;
+    /// a cache serves one program).
+    skips: bool,
     /// The start state for each combination of flags, once known.
     starts: [u32; 4],
     bytes: usize,
@@ -91,6 +94,7 @@ impl Default for Cache {
             trans: Vec::new(),
             end: Vec::new(),
             restart: Vec::new(),
+            skips: false,
             starts: [UNKNOWN; 4],
             bytes: 0,
             work: Work::default(),
@@ -245,7 +249,7 @@ impl Cache {
         self.end.push(0);
         // Skips assume a position after the start (where `^` cannot hold).
         self.restart.push(
-            prog.skips.is_some()
+            self.skips
                 && !prog.anchored
                 && key[0] & AT_START == 0
                 && key.len() == 3
@@ -398,8 +402,16 @@ pub(crate) fn decode(text: &str, i: usize) -> (char, usize) {
     (c, c.len_utf8())
 }
 
-/// Searches `text` from byte `from` (on a character boundary).
-pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize) -> Outcome {
+/// Searches `text` from byte `from` (on a character boundary), skipping by `skips` (an
+/// unanchored program's, if it has any) where nothing is in progress.
+pub(crate) fn search(
+    prog: &Program,
+    skips: Option<&Skips>,
+    cache: &mut Cache,
+    text: &str,
+    from: usize,
+) -> Outcome {
+    cache.skips = skips.is_some();
     let bytes = text.as_bytes();
     let mut found = Found::default();
     let mut i = from;
@@ -413,10 +425,7 @@ pub(crate) fn search(prog: &Program, cache: &mut Cache, text: &str, from: usize)
     };
     loop {
         if restart {
-            let skips = prog
-                .skips
-                .as_ref()
-                .unwrap_or_else(|| unreachable!("restart states need skips"));
+            let skips = skips.unwrap_or_else(|| unreachable!("restart states need skips"));
             match skips.resume(text, i, &mut found) {
                 None => return Outcome::Answer(false),
                 Some(j) if j > i => {

@@ -2,9 +2,7 @@
 //! classes, set membership by class, counters, and the closure over instructions that consume
 //! nothing.
 
-use super::dfa::CacheSlot;
 use super::parse::{Assert, Set, WORD};
-use super::skip::Skips;
 use super::{unsupported, MAX_CHAR};
 use crate::error::Result;
 use std::collections::HashMap;
@@ -96,7 +94,7 @@ impl Alphabet {
 }
 
 /// A compiled program; its entry is instruction 0.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Program {
     pub insts: Box<[Inst]>,
     pub sets: Box<[Set]>,
@@ -110,28 +108,6 @@ pub(crate) struct Program {
     pub anchored: bool,
     pub uses_start: bool,
     pub uses_word: bool,
-    /// What an unanchored search may skip by (set by [`super::Pattern::new`]).
-    pub skips: Option<Skips>,
-    /// The lazy DFA's states, kept between matches.
-    pub(super) cache: CacheSlot,
-}
-
-impl Clone for Program {
-    fn clone(&self) -> Program {
-        Program {
-            insts: self.insts.clone(),
-            sets: self.sets.clone(),
-            counters: self.counters.clone(),
-            alphabet: self.alphabet.clone(),
-            member: self.member.clone(),
-            row: self.row,
-            anchored: self.anchored,
-            uses_start: self.uses_start,
-            uses_word: self.uses_word,
-            skips: self.skips.clone(),
-            cache: CacheSlot::default(),
-        }
-    }
 }
 
 impl Program {
@@ -157,8 +133,6 @@ impl Program {
             anchored,
             uses_start,
             uses_word,
-            skips: None,
-            cache: CacheSlot::default(),
         })
     }
 

@@ -156,7 +156,7 @@ fn work(pattern: &str, text: &str) -> (u64, u64) {
     let r = super::probe(pattern, text).unwrap();
     let p = Pattern::new(pattern).unwrap();
     let before = super::program::WORK.with(|w| w.get());
-    pike::run(&p.main, text, 0, &[0, 1, 0]);
+    pike::run(&p.main.prog, text, 0, &[0, 1, 0]);
     (r.work, super::program::WORK.with(|w| w.get()) - before)
 }
 
@@ -214,7 +214,7 @@ fn matchers_agree_on_hand_picked_cases() {
         if p.starts_with("^(?:ab)") && !p.contains(",}") {
             // Counts every other position: more ranges than a DFA state may hold.
             let mut cache = Cache::default();
-            let handed = dfa::search(&pat.main, &mut cache, s, 0);
+            let handed = dfa::search(&pat.main.prog, pat.main.skips.as_ref(), &mut cache, s, 0);
             assert!(matches!(handed, Outcome::Handoff { .. }), "{p:?}");
         }
         let theirs = regex::Regex::new(&p.replace("\\b", "(?-u:\\b)").replace("(?=.*c)", ""))

@@ -1,6 +1,7 @@
 // Node-side helpers for running pages in Debian's Chromium: a static file server on
 // 127.0.0.1 and a headless browser with a fresh profile. Used by the chromium conformance
-// engine, bench/wasm-chromium.mjs and examples/confirm-page/test.mjs.
+// engine (conformance/js/engines/chromium.mjs), conformance/tools/record-passkeys.mjs,
+// bench/wasm-chromium.mjs and the examples' browser tests (confirm-page, refund-desk).
 
 import { createServer } from "node:http";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
