@@ -106,8 +106,8 @@ pub enum Gate {
 impl Gate {
     /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`:
     /// `claim` with `action`; `run` with `claim` and `args` (the claim's frozen arguments);
-    /// `pause` with `task_id`, `request`, `refusal` and `message`; `refuse` with `error`,
-    /// `refusal`, `message` and `bad_args`.
+    /// `pause` with `task_id`, `request`, `refusal` and `message`; `refuse` with `code`,
+    /// `refusal`, `message` and `bad_args` (`code` is the refusal's `error`).
     pub fn to_value(&self) -> OwnedValue {
         let decision = |d: &str| ("decision", string(d));
         match self {
@@ -136,7 +136,7 @@ impl Gate {
             ]),
             Gate::Refuse(r) => object(vec![
                 decision("refuse"),
-                ("error", string(r.code())),
+                ("code", string(r.code())),
                 ("refusal", r.payload.clone()),
                 ("message", string(&r.message())),
                 ("bad_args", Value::Bool(r.bad_args)),
