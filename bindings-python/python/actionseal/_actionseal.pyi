@@ -1,6 +1,6 @@
 """Type stubs for the compiled module; the package ``actionseal`` re-exports all of it."""
 
-from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, TypedDict, Union
 
 _Profile = Literal["strict", "rfc8785"]
 # The top level is checked; nested values are checked at run time (ActionsealError).
@@ -656,6 +656,19 @@ def notices(value: _Value) -> List[_Notice]:
     """The strings and keys of the value with characters a reader could miss or misread
     (invisible, non-ASCII, leading or trailing spaces): one notice per string, with its
     pointer, how many, and the first 64 with their positions."""
+
+def gate_step(step: Mapping[str, Any]) -> Dict[str, Any]:
+    """What a framework adapter does after one ledger step of a governed tool call, as core
+    decides it for every runtime. ``step`` is ``{"step": "propose", "task", "presented"}``,
+    ``{"step": "propose", "tool", "error"}``, ``{"step": "claim", "outcome"}``, ``{"step":
+    "claim", "task", "error"}``, ``{"step": "complete", "error"}`` or ``{"step": "invoke",
+    "tool"}`` (``error``: ``{"code", "path", "message"}`` of the ActionsealError caught).
+    Returns ``{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}``;
+    a refusal's ``message`` is the exact text the model reads. A malformed step raises
+    ActionsealError ``invalid_request``."""
+
+def gate_defaults() -> Dict[str, Any]:
+    """``{"lease_ms", "executor", "proposer"}``: a framework adapter's defaults."""
 
 class Contract:
     """A validated tool contract, loaded once and shared; immutable, thread-safe, picklable."""
