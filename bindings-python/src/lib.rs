@@ -485,8 +485,12 @@ mod _actionseal {
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = step.py();
         refuse(py, profile)?;
-        let gate = with_value(step, &Options::default(), actionseal_core::ledger::gate_step)?
-            .map_err(|e| to_py(py, &e))?;
+        let gate = with_value(
+            step,
+            &Options::default(),
+            actionseal_core::ledger::gate_step,
+        )?
+        .map_err(|e| to_py(py, &e))?;
         to_py::value(py, &gate.to_value())
     }
 
