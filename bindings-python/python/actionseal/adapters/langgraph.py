@@ -127,7 +127,10 @@ class ActionsealMiddleware(AgentMiddleware):
         task = proposed.task
         if task["state"] == "rejected":
             return Refuse({"error": "rejected", "task_id": task["id"], "state": task["state"]})
-        return _Handoff(proposed.action, task)
+        # The external executor claims, and puts an approved amendment in place itself: it is
+        # handed the call as the framework presents it.
+        presented = self.seal.freeze(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
+        return _Handoff(presented, task)
 
     def _handed(self, request: Any, handoff: "_Handoff") -> Any:
         tc = request.tool_call
