@@ -61,6 +61,10 @@ fi
 (cd "$scratch" && npm install --no-save --no-audit --no-fund --silent "$tarball")
 
 step "run the adapter tests (in the repository's layout)"
+# The cross-language test (adapter-tests/cross-language.test.mjs) runs the Python adapters'
+# environment that bindings-python/adapters-test.sh builds.
+export ACTIONSEAL_REPO="$root"
+export ACTIONSEAL_PYTHON_ADAPTERS="${ACTIONSEAL_PYTHON_ADAPTERS:-$root/target/python/adapters/venv/bin/python}"
 rm -rf "$scratch/bindings-node" "$scratch/examples"
 mkdir -p "$scratch/bindings-node" "$scratch/examples"
 cp -r "$pins" "$scratch/bindings-node/adapter-tests"

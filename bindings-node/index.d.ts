@@ -1650,6 +1650,32 @@ export declare function fingerprint(value: unknown, options?: Options | null): s
 export declare function fingerprintJson(text: string | Uint8Array, options?: Options | null): string
 
 /**
+ * `{ lease_ms, executor, proposer }`: what a framework adapter uses when the application names
+ * none (a claim's lease in ms, who claims and completes, who proposes), the same in every
+ * runtime.
+ */
+export declare function gateDefaults(): { lease_ms: number, executor: string, proposer: string }
+
+/**
+ * What a framework adapter does after one ledger step of a governed tool call, as core
+ * decides it for every runtime. `step` is `{ step: 'propose', task, presented }` (the
+ * proposed task and the action the framework presents), `{ step: 'propose', tool, error }`,
+ * `{ step: 'claim', outcome }` (`ledger.claim`'s result), `{ step: 'claim', task, error }`
+ * (the task read after a refused claim), `{ step: 'complete', error }` or
+ * `{ step: 'invoke', tool }` (no claim was won for the call); `error` is `{ code, path,
+ * message }` of the `ActionsealError` caught. Returns `{ decision, ... }`: `'claim'` (with
+ * `action`), `'run'` (`claim`, `args`), `'pause'` (`task_id`, `request`, `refusal`,
+ * `message`), `'refuse'` (`code`, `refusal`, `message`: the exact text the model reads,
+ * `bad_args`), `'raise'` (rethrow the error caught) or `'keep'` (a late completion: keep the
+ * answer). A malformed step throws `invalid_request`.
+ *
+ * @example
+ * gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: '...' } })
+ * // { decision: 'keep' }
+ */
+export declare function gateStep(step: { step: 'propose' | 'claim' | 'complete' | 'invoke', [member: string]: unknown }): { decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep', [member: string]: any }
+
+/**
  * The strings and keys of `value` with characters a reader could miss or misread, as core
  * decides: one `{pointer, within, count, marks}` per string (`within: 'key'` for the key of
  * the member at `pointer`), `count` how many of its characters are noticed, and `marks` the

@@ -57,8 +57,11 @@ async function turn(tools, steps, messages = user) {
 }
 // Tools approved in the history run before the first step: their results are in the response
 // messages, not in the steps.
+// A refusal is core's text (`actionseal: ` and canonical JSON), what the model reads; read
+// back here as `{ actionseal: payload }`.
+const told = (v) => (typeof v === 'string' && v.startsWith('actionseal: ') ? { actionseal: JSON.parse(v.slice(12)) } : v)
 const results = (r) => r.response.messages.filter((m) => m.role === 'tool').flatMap((m) => m.content)
-  .filter((p) => p.type === 'tool-result').map((p) => p.output.value)
+  .filter((p) => p.type === 'tool-result').map((p) => told(p.output.value))
 const toolErrors = (r) => r.steps.flatMap((s) => s.content).filter((p) => p.type === 'tool-error')
 const editInput = (history, input) => {
   for (const m of history) if (m.role === 'assistant') for (const p of m.content) if (p.type === 'tool-call') p.input = input
@@ -225,7 +228,7 @@ for (const engine of engines()) {
       const history = [...user, ...first.messages]
       const edited = structuredClone(history)
       editInput(edited, R(50))
-      const toolResults = (r) => r.messages.filter((m) => m.role === 'tool').flatMap((m) => m.content).filter((p) => p.type === 'tool-result').map((p) => p.output.value)
+      const toolResults = (r) => r.messages.filter((m) => m.role === 'tool').flatMap((m) => m.content).filter((p) => p.type === 'tool-result').map((p) => told(p.output.value))
       assert.equal(toolResults(await stream([], [...edited, approve(req.approvalId)]))[0].actionseal.error, 'tool_args_drift')
       assert.deepEqual(toolResults(await stream([], [...history, approve(req.approvalId)])), ['refunded 2500'])
       assert.deepEqual(refund.calls, [R(2500)])
@@ -281,8 +284,8 @@ for (const engine of engines()) {
       assert.equal((await taskOf(ledger, JOB, 'c1')).state, 'unknown')
       // The model sends the same call again: spent, not retried.
       const { r: again } = await turn({ refund_create: t }, [step(call('refund_create', R(5), 'c1'))])
-      const told = again.steps[0].content.find((p) => p.type === 'tool-result').output.actionseal
-      assert.deepEqual([told.error, told.state, runs], ['already_claimed', 'unknown', 1])
+      const told2 = told(again.steps[0].content.find((p) => p.type === 'tool-result').output).actionseal
+      assert.deepEqual([told2.error, told2.state, runs], ['already_claimed', 'unknown', 1])
     })
   })
 }

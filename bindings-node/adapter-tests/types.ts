@@ -24,9 +24,9 @@ export async function check(): Promise<void> {
   const refund = tool({ inputSchema: z.object({ amount_minor: z.number().int() }), execute: async ({ amount_minor }) => `refunded ${amount_minor}` })
   const sealed = await sealAiTool(seal, 'refund_create', refund, { approval: { when: [{ pointer: '/amount_minor', op: 'gt', value: 1000 }] } })
   const out: string | Sealed | undefined = await sealed.execute?.({ amount_minor: 5 }, { toolCallId: 'c1', messages: [] }) as string | Sealed
-  if (typeof out === 'object' && out && 'actionseal' in out) {
-    const r = out.actionseal as Refusal
-    console.log(r.error, r.approved_args, r.short)
+  if (typeof out === 'string' && out.startsWith('actionseal: ')) {
+    const r = JSON.parse(out.slice(12)) as Refusal
+    console.log(r.error, r.approved_args, r.short_fingerprint)
   }
 
   const agentTool = sealAgentsTool(seal, { name: 'refund_create', description: 'x', parameters: z.object({ amount_minor: z.number() }), execute: async (a: { amount_minor: number }) => a.amount_minor }, { approval: 'always', costMinor: 25 })

@@ -1,15 +1,16 @@
 // actionseal for the Vercel AI SDK (ai 6): actionseal/adapters/ai-sdk
 import type { Tool } from 'ai'
 import type { ContractDocument } from '../index.js'
-import type { Refusal, InputError, Seal, ToolRule } from './seal.mjs'
+import type { Seal, ToolRule } from './seal.mjs'
 
 export { Seal } from './seal.mjs'
 export type { Refusal, InputError, ToolRule, SealOptions, TrustedIds } from './seal.mjs'
 
-/** What a sealed tool returns instead of running: the model reads it as the tool's result. */
-export interface Sealed {
-  actionseal: Refusal | InputError
-}
+/**
+ * What a sealed tool returns instead of running, the model reads it as the tool's result:
+ * core's text, `actionseal: ` and the canonical JSON of a `Refusal` or an `InputError`.
+ */
+export type Sealed = `actionseal: ${string}`
 
 /**
  * Wraps a `tool({...})`: its input schema (as the SDK converts it) becomes the contract with

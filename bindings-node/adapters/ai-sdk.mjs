@@ -13,7 +13,8 @@
 //   and turns an approval of a call that "needs none" into a denial, so it stays the rule.
 // - execute: claims with the input the SDK hands over (it comes from the client-held history,
 //   where drift enters) and runs the original execute with the claimed frozen args, once; any
-//   refusal (drift, no decision, spent, expired) is the tool's result, `{ actionseal: {...} }`.
+//   refusal (drift, no decision, spent, expired) is the tool's result: core's text,
+//   `actionseal: {...}` (canonical JSON), the same bytes the Python adapters give the model.
 // The SDK's tool-approval-response is a boolean the client writes: it only wakes the run.
 // There is no reviewer edit in the SDK: the approval server may amend the proposal on the
 // ledger before deciding, and the history's unchanged proposal then runs as the amendment
@@ -50,10 +51,7 @@ export async function sealTool(seal, name, tool, rule) {
     },
   })
 
-  const freezeAndPropose = async (input, options) => {
-    const action = seal.freeze(contract, input, seal.ids(contextOf(options), options.toolCallId))
-    return { action, task: await seal.propose(contract, action) }
-  }
+  const ids = (options) => seal.ids(contextOf(options), options.toolCallId)
 
   return {
     ...tool,
@@ -62,20 +60,14 @@ export async function sealTool(seal, name, tool, rule) {
     // the history after a person was asked must reach execute, to be refused as drift (the
     // SDK would otherwise turn the approval into a silent denial).
     needsApproval: async (input, options) => {
-      const { task } = await freezeAndPropose(input, options)
-      return contract.requiresApproval(input).required || task.approval_required
+      const p = await seal.proposal(contract, input, ids(options))
+      return contract.requiresApproval(input).required || !!p.task?.approval_required
     },
     execute: async (input, options) => {
-      let frozen
-      try {
-        frozen = await freezeAndPropose(input, options)
-      } catch (e) {
-        if (!e?.code) throw e
-        return { actionseal: inputError(e, name) }
-      }
-      const { claim, refusal } = await seal.claim(frozen.task, frozen.action, contract)
-      if (refusal) return { actionseal: refusal }
-      return seal.dispatch(claim, (frozenArgs) => tool.execute(frozenArgs, { ...options, idempotencyKey: claim.idempotency_key }))
+      // The SDK has no pause inside execute: a pause is told to the model like a refusal.
+      const g = await seal.gate(contract, input, ids(options))
+      if (g.decision !== 'run') return g.message
+      return seal.dispatch(g.claim, (frozenArgs) => tool.execute(frozenArgs, { ...options, idempotencyKey: g.claim.idempotency_key }))
     },
   }
 }

@@ -22,7 +22,7 @@
 //   agent itself and is never a person's decision.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
-import { Seal, compileContract, contractDocument, fingerprint, inputError, isWaiting, shortFingerprint } from './seal.mjs'
+import { Seal, compileContract, contractDocument, fingerprint, say, shortFingerprint } from './seal.mjs'
 
 export { Seal }
 
@@ -30,8 +30,10 @@ export const TASK_META = 'io.actionseal/task'
 export const REQUEST_META = 'io.actionseal/request'
 export const IDEMPOTENCY_META = 'io.actionseal/idempotency_key'
 
-const text = (obj) => 'actionseal: ' + JSON.stringify(obj)
-const refused = (obj) => ({ isError: true, content: [{ type: 'text', text: text(obj) }], structuredContent: { actionseal: obj } })
+// What the model reads is core's text (canonical JSON); a refusal of the gateway's own is
+// written the same way.
+const answer = (text, obj) => ({ isError: true, content: [{ type: 'text', text }], structuredContent: { actionseal: obj } })
+const refused = (obj) => answer(say(obj), obj)
 
 export class Gateway {
   constructor({ upstream, seal, session, serverId, rules, reviewUrl, info = { name: 'actionseal-gateway', version: '0.1.0' } }) {
@@ -81,26 +83,17 @@ export class Gateway {
       task = await this.#sessionTask(token, ids, `${this.serverId}.${name}`)
       if (!task) return refused({ error: 'task_not_found', tool: name, message: `no task ${JSON.stringify(token)} of ${name} in this session; nothing ran.` })
     }
-    let action
-    try {
-      const requestId = task?.request_id ?? _meta?.[REQUEST_META] ?? `call-${fingerprint({ tool: name, args }).slice(7, 39)}`
-      action = this.seal.freeze(contract, args, this.seal.ids(this.session, requestId))
-      task ??= await this.seal.propose(contract, action)
-    } catch (e) {
-      if (!e?.code) throw e
-      return refused(inputError(e, name))
-    }
-    if (isWaiting(task)) return this.#approvalRequired(task)
-    const { claim, refusal } = await this.seal.claim(task, action, contract)
-    if (refusal) {
-      if (refusal.error === 'awaiting_reapproval') return this.#approvalRequired(await this.seal.ledger.task(task.id))
+    const requestId = task?.request_id ?? _meta?.[REQUEST_META] ?? `call-${fingerprint({ tool: name, args }).slice(7, 39)}`
+    const g = await this.seal.gate(contract, args, this.seal.ids(this.session, requestId), task)
+    if (g.decision === 'pause') return this.#approvalRequired(g.task)
+    if (g.decision === 'refuse') {
       // A replay of a finished call: the recorded answer, no second effect.
-      if (refusal.error === 'already_claimed' && refusal.state === 'succeeded') return refusal.result
-      return refused(refusal)
+      if (g.code === 'already_claimed' && g.refusal.state === 'succeeded') return g.refusal.result
+      return answer(g.message, g.refusal)
     }
     return this.seal.dispatch(
-      claim,
-      (frozenArgs) => this.upstream.callTool({ name, arguments: frozenArgs, _meta: { [IDEMPOTENCY_META]: claim.idempotency_key } }),
+      g.claim,
+      (frozenArgs) => this.upstream.callTool({ name, arguments: frozenArgs, _meta: { [IDEMPOTENCY_META]: g.claim.idempotency_key } }),
       (result) => (result.isError ? 'failed' : 'succeeded'),
     )
   }

@@ -22,12 +22,9 @@
 // edit: the approval server may amend the proposal on the ledger before deciding, and the
 // state's unchanged proposal then runs as the amendment (Seal.claim).
 import { defineToolInputGuardrail, tool, ToolGuardrailFunctionOutputFactory as G } from '@openai/agents-core'
-import { Seal, compileContract, contractDocument, inputError, isWaiting, parseJson } from './seal.mjs'
+import { Seal, compileContract, contractDocument, gateStep, inputError, parseJson } from './seal.mjs'
 
 export { Seal }
-
-const say = (obj) => 'actionseal: ' + JSON.stringify(obj)
-const STOP = new Set(['awaiting_reapproval', 'task_not_claimable'])
 
 export function sealTool(seal, options, rule) {
   if (!(seal instanceof Seal)) throw new TypeError('actionseal: sealTool needs a Seal')
@@ -40,22 +37,20 @@ export function sealTool(seal, options, rule) {
   const guard = defineToolInputGuardrail({
     name: 'actionseal',
     run: async ({ context, toolCall }) => {
-      let action, task
+      let args
       try {
-        action = seal.freeze(contract, parseJson(toolCall.arguments), seal.ids(context.context, toolCall.callId))
-        task = await seal.propose(contract, action)
+        args = parseJson(toolCall.arguments) // strict: duplicate keys, lone surrogates, ...
       } catch (e) {
-        if (!e?.code) throw e
-        const info = inputError(e, name)
-        return G.rejectContent(say(info), info)
+        const d = inputError(e, name)
+        return G.rejectContent(d.message, d.refusal)
       }
-      const { claim, refusal } = await seal.claim(task, action, contract)
-      if (claim) {
-        claims.set(`${action.job_id}\0${toolCall.callId}`, claim)
-        return G.allow({ task_id: task.id })
+      const g = await seal.gate(contract, args, seal.ids(context.context, toolCall.callId))
+      if (g.decision === 'run') {
+        claims.set(`${g.claim.action.job_id}\0${toolCall.callId}`, g.claim)
+        return G.allow({ task_id: g.claim.task_id })
       }
-      if (STOP.has(refusal.error) && isWaiting({ state: refusal.state })) return G.throwException(refusal)
-      return G.rejectContent(say(refusal), refusal)
+      if (g.decision === 'pause') return G.throwException(g.refusal)
+      return G.rejectContent(g.message, g.refusal)
     },
   })
 
@@ -64,21 +59,16 @@ export function sealTool(seal, options, rule) {
     parameters: doc.args,
     strict: options.strict ?? true,
     needsApproval: async (runContext, input, callId) => {
-      let task
-      try {
-        task = await seal.propose(contract, seal.freeze(contract, input, seal.ids(runContext.context, callId)))
-      } catch (e) {
-        if (!e?.code) throw e
-        return false // the guardrail tells the model what is wrong with the input
-      }
-      return isWaiting(task)
+      // Input that breaks the contract does not pause: the guardrail tells the model why.
+      const p = await seal.proposal(contract, input, seal.ids(runContext.context, callId))
+      return p.decision === 'pause'
     },
     inputGuardrails: [guard, ...(options.inputGuardrails ?? [])],
     execute: async (_input, runContext, details) => {
       const key = `${seal.context(runContext.context).job_id}\0${details?.toolCall?.callId}`
       const claim = claims.get(key)
       claims.delete(key)
-      if (!claim) return say({ error: 'not_claimed', tool: name, message: 'no claim for this call; nothing ran.' })
+      if (!claim) return gateStep({ step: 'invoke', tool: name }).message
       return seal.dispatch(claim, (frozenArgs) => options.execute(frozenArgs, runContext, details))
     },
   })

@@ -1,7 +1,10 @@
 // What every actionseal framework adapter shares (actionseal/adapters/seal).
 import type { ActionEnvelope, ApprovalCondition, Claim, Contract, ContractDocument, ErrorCode, Ledger, LedgerTask, TaskState } from '../index.js'
 
-export { ActionsealError, Contract, Ledger, fingerprint, shortFingerprint, parseJson } from '../index.js'
+export { ActionsealError, Contract, Ledger, canonicalize, fingerprint, shortFingerprint, parseJson, gateStep } from '../index.js'
+
+/** Core's defaults (`gateDefaults()`), the same as the Python adapters'. */
+export declare const DEFAULTS: { lease_ms: number, executor: string, proposer: string }
 
 /** The trusted ids of one call, from the application's own server state (never the model's). */
 export interface TrustedIds {
@@ -20,11 +23,11 @@ export interface SealOptions<AppContext = any> {
   mayApprove: (approver: string, action: ActionEnvelope) => boolean | Promise<boolean>
   /** Whether the subject may (still) perform this action; asked at every claim. */
   mayAct: (subject: string, action: ActionEnvelope) => boolean | Promise<boolean>
-  /** Who claims and completes tasks (default 'actionseal-adapter'). */
+  /** Who claims and completes tasks (default `DEFAULTS.executor`, 'actionseal-adapter'). */
   executor?: string
-  /** The claim's lease in ms (default 60000). */
+  /** The claim's lease in ms (default `DEFAULTS.lease_ms`, 300000). */
   leaseMs?: number
-  /** Who proposes (default 'agent'). */
+  /** Who proposes (default `DEFAULTS.proposer`, 'agent'). */
   proposer?: string
 }
 
@@ -37,14 +40,14 @@ export interface ToolRule {
   maxApprovalMs?: number
 }
 
-/** What the model and the application are told when a call may not run. Nothing ran. */
+/** What the model and the application are told when a call may not run (core's payload). Nothing ran. */
 export interface Refusal {
-  error: 'tool_args_drift' | 'awaiting_reapproval' | 'rejected_pre_dispatch' | 'task_not_claimable' | 'already_claimed'
+  error: 'tool_args_drift' | 'awaiting_reapproval' | 'rejected_pre_dispatch' | 'task_not_claimable' | 'already_claimed' | 'budget_exceeded' | 'missing_proof'
   task_id: string
   state: TaskState
   tool: string
   fingerprint: string
-  short: string
+  short_fingerprint: string
   message: string
   /** tool_args_drift: the arguments the person approved. */
   approved_args?: { [key: string]: unknown }
@@ -55,12 +58,37 @@ export interface Refusal {
   result?: unknown
 }
 
-/** What the model is told when its arguments break the contract. Nothing ran. */
+/** What the model is told when its arguments break the contract (core's payload). Nothing ran. */
 export interface InputError {
-  error: ErrorCode | 'invalid_input'
+  error: ErrorCode
   path: string
   tool: string
   message: string
+}
+
+/** Core's decisions (`gateStep`) as the Seal returns them, with the task they are about. */
+export interface Proposed { decision: 'claim', action: ActionEnvelope, task: LedgerTask }
+export interface Run { decision: 'run', claim: Claim, args: { [key: string]: unknown }, task: LedgerTask }
+export interface Pause {
+  decision: 'pause'
+  task_id: string
+  task: LedgerTask
+  /** What the reviewer is shown: the frozen action and its fingerprints. */
+  request: { type: 'actionseal_approval', task_id: string, state: TaskState, approval_id: string | null, tool: string, action: ActionEnvelope, fingerprint: string, short_fingerprint: string }
+  /** What the model is told where the framework cannot pause. */
+  refusal: Refusal
+  /** The exact text the model reads: `actionseal: ` and canonical JSON. */
+  message: string
+}
+export interface Refuse {
+  decision: 'refuse'
+  code: string
+  refusal: Refusal | InputError
+  /** The exact text the model reads: `actionseal: ` and canonical JSON. */
+  message: string
+  /** The arguments broke the contract: the model may correct them. */
+  bad_args: boolean
+  task: LedgerTask | null
 }
 
 export declare class Seal<AppContext = any> {
@@ -72,13 +100,17 @@ export declare class Seal<AppContext = any> {
   freeze(contract: Contract | ContractDocument, args: object, ids: TrustedIds & { request_id: string }): ActionEnvelope
   propose(contract: Contract | ContractDocument, action: ActionEnvelope): Promise<LedgerTask>
   find(ids: { tenant: string, job_id: string, request_id: string }): Promise<LedgerTask | null>
-  claim(task: LedgerTask, presented: ActionEnvelope, contract: Contract): Promise<{ claim: Claim, refusal?: undefined } | { refusal: Refusal, claim?: undefined }>
+  proposal(contract: Contract, args: object, ids: TrustedIds & { request_id: string }, known?: LedgerTask | null): Promise<Proposed | Pause | Refuse>
+  claim(task: LedgerTask, action: ActionEnvelope, contract: Contract): Promise<Run | Pause | Refuse>
+  gate(contract: Contract, args: object, ids: TrustedIds & { request_id: string }, known?: LedgerTask | null): Promise<Run | Pause | Refuse>
   dispatch<T>(claim: Claim, body: (frozenArgs: { [key: string]: unknown }) => T | Promise<T>, outcomeOf?: (result: T) => 'succeeded' | 'failed' | 'unknown'): Promise<T>
-  complete(claim: Claim, outcome: 'succeeded' | 'failed' | 'unknown', result: unknown): Promise<LedgerTask>
+  /** Null when the completion was late (core's `keep`): the task is in doubt on the ledger. */
+  complete(claim: Claim, outcome: 'succeeded' | 'failed' | 'unknown', result: unknown): Promise<LedgerTask | null>
 }
 
 export declare function compileContract(document: ContractDocument, where: string): Contract
 export declare function contractDocument(tool: string, args: object, rule: ToolRule): ContractDocument
-export declare function refusal(task: LedgerTask, code: Refusal['error'], out?: object | null): Refusal
-export declare function inputError(error: { code?: string, path?: string, message: string }, tool: string): InputError
-export declare function isWaiting(task: LedgerTask): boolean
+/** A refusal outside the gate (a framework's own), written as core writes the gate's. */
+export declare function say(payload: object): string
+/** Core's refusal of arguments that break the contract; rethrows any other error. */
+export declare function inputError(error: unknown, tool: string): Refuse

@@ -1,14 +1,16 @@
 // What every framework adapter shares: freeze a tool call into an action, propose it, claim it
 // at dispatch with the trusted facts, run the tool body with the claimed (frozen) arguments and
-// record the outcome. The frameworks' own "approved" signals never reach this file: the only
-// authority is the ledger's decision, re-proved by the claim.
+// record the outcome. What each ledger step means (wait, run, refuse and the text the model
+// reads) is core's `gateStep`, the same in every runtime; this file only does the I/O. The
+// frameworks' own "approved" signals never reach it: the only authority is the ledger's
+// decision, re-proved by the claim.
 import { createRequire } from 'node:module'
 
 const api = createRequire(import.meta.url)('../index.js')
-export const { ActionsealError, Contract, Ledger, action: freezeAction, fingerprint, shortFingerprint, parseJson } = api
+export const { ActionsealError, Contract, Ledger, action: freezeAction, canonicalize, fingerprint, shortFingerprint, parseJson, gateStep } = api
 
-const WAITING = new Set(['awaiting_approval', 'awaiting_reapproval'])
-const LATE = new Set(['lease_expired', 'stale_fence', 'task_not_claimed'])
+/** Core's defaults, the same as the Python adapters': `{ lease_ms, executor, proposer }`. */
+export const DEFAULTS = api.gateDefaults()
 
 /** Compiles a framework's tool schema as a contract, or says plainly why it cannot. */
 export function compileContract(doc, where) {
@@ -47,7 +49,7 @@ export class Seal {
    * @param {(approver: string, action: object) => boolean | Promise<boolean>} o.mayApprove whether this approver may still approve this action (checked at every claim)
    * @param {(subject: string, action: object) => boolean | Promise<boolean>} o.mayAct whether the subject may still perform it
    */
-  constructor({ ledger, context, mayApprove, mayAct, executor = 'actionseal-adapter', leaseMs = 60_000, proposer = 'agent' }) {
+  constructor({ ledger, context, mayApprove, mayAct, executor = DEFAULTS.executor, leaseMs = DEFAULTS.lease_ms, proposer = DEFAULTS.proposer }) {
     for (const [k, v] of Object.entries({ ledger, context, mayApprove, mayAct })) {
       if (!v) throw new TypeError(`actionseal: Seal needs ${k}`)
     }
@@ -89,35 +91,52 @@ export class Seal {
   }
 
   /**
-   * Claims the task with the action in hand. Returns `{ claim }` (dispatch exactly
-   * `claim.action.args`) or `{ refusal }` (nothing may run; tell the model).
+   * Freezes and proposes the call: core's decision `{ decision: 'claim', action, task }` (claim
+   * `action`: the one presented, or the amendment a reviewer made to it), `'pause'` (the task
+   * waits for a person) or `'refuse'` (the args break the contract; the model may correct
+   * them). `known` is the task already named for this call (it is not proposed again).
    */
-  async claim(task, presented, contract) {
-    const now = await this.ledger.task(task.id)
-    // A reviewer amended the proposal before deciding (through the approval server: none of
-    // these frameworks has an edit of its own) and the framework presents the proposal itself,
-    // unchanged: what was approved is the amendment, so that is what is claimed and run. Any
-    // other difference is drift.
-    if (now.amendments > 0 && now.proposed_digest !== now.action_digest && fingerprint(presented) === now.proposed_digest) {
-      presented = now.action
+  async proposal(contract, args, ids, known = null) {
+    let presented, task
+    try {
+      presented = this.freeze(contract, args, ids)
+      task = known ?? (await this.propose(contract, presented))
+    } catch (e) {
+      return decided(gateStep({ step: 'propose', tool: contract.tool, error: caught(e) }), null, e)
     }
+    return decided(gateStep({ step: 'propose', task, presented }), task)
+  }
+
+  /**
+   * Claims the task with `action` (a proposal's). Returns core's decision: `{ decision: 'run',
+   * claim, args }` (dispatch exactly `args`, the frozen ones), `'pause'` (no claimable
+   * approval) or `'refuse'` (nothing may run; tell the model `message`). Throws what core does
+   * not decide.
+   */
+  async claim(task, action, contract) {
+    const now = await this.ledger.task(task.id)
     const approver = now.approval?.approver
     const facts = {
-      tenant: presented.tenant,
-      policy_version: presented.policy_version,
+      tenant: action.tenant,
+      policy_version: action.policy_version,
       contract: contract.document,
       approver_authorized: approver ? { approver, authorized: !!(await this.mayApprove(approver, now.action)) } : null,
-      subject_authorized: { subject: presented.subject, authorized: !!(await this.mayAct(presented.subject, presented)) },
+      subject_authorized: { subject: action.subject, authorized: !!(await this.mayAct(action.subject, action)) },
     }
     let out
     try {
-      out = await this.ledger.claim({ task_id: task.id, action: presented, facts, executor: this.executor, lease_ms: this.leaseMs })
+      out = await this.ledger.claim({ task_id: task.id, action, facts, executor: this.executor, lease_ms: this.leaseMs })
     } catch (e) {
-      if (e?.code !== 'task_not_claimable' && e?.code !== 'already_claimed') throw e
-      return { refusal: refusal(await this.ledger.task(task.id), e.code) }
+      const after = await this.ledger.task(task.id)
+      return decided(gateStep({ step: 'claim', task: after, error: caught(e) }), after, e)
     }
-    if (out.result === 'claimed') return { claim: out.claim }
-    return { refusal: refusal(out.task, out.result, out) }
+    return decided(gateStep({ step: 'claim', outcome: out }), out.task)
+  }
+
+  /** `proposal` then, when core says so, `claim`: the decision about a call about to run. */
+  async gate(contract, args, ids, known = null) {
+    const p = await this.proposal(contract, args, ids, known)
+    return p.decision === 'claim' ? this.claim(p.task, p.action, contract) : p
   }
 
   /**
@@ -145,8 +164,7 @@ export class Seal {
     try {
       return await this.ledger.complete({ task_id: claim.task_id, fence: claim.fence, outcome, executor: this.executor, result })
     } catch (e) {
-      if (!LATE.has(e?.code)) throw e
-      return null
+      return decided(gateStep({ step: 'complete', error: caught(e) }), null, e)
     }
   }
 }
@@ -161,41 +179,23 @@ function jsonable(v) {
   }
 }
 
-/** What the model (and the application) is told when a call may not run. */
-export function refusal(task, code, out = null) {
-  const r = {
-    error: code,
-    task_id: task.id,
-    state: task.state,
-    tool: task.action.tool,
-    fingerprint: task.action_digest,
-    short: shortFingerprint(task.action_digest),
-  }
-  if (code === 'tool_args_drift') {
-    r.approved_args = out.approved_action.args
-    r.drift = out.verdict.drift
-    r.message = `These arguments are not the approved ones (they differ at ${out.verdict.drift.join(', ')}); nothing ran. ` +
-      `The approved call is ${task.action.tool} with ${JSON.stringify(out.approved_action.args)}: call it with exactly these arguments, or propose a new call.`
-  } else if (code === 'already_claimed') {
-    r.message = `This approved call was already dispatched (state ${task.state}); it does not run again.`
-    if (task.state === 'succeeded' || task.state === 'failed') r.result = task.result
-  } else if (WAITING.has(task.state)) {
-    r.message = `${task.action.tool} is waiting for a person's approval (${task.state}); nothing ran.`
-  } else {
-    r.message = `${task.action.tool} may not run (${code}, state ${task.state}); nothing ran.`
-  }
-  if (out?.verdict && code !== 'tool_args_drift') r.reasons = out.verdict.reasons
-  return r
+/** An error as core's gate reads it; anything but an ActionsealError is rethrown. */
+function caught(e) {
+  if (typeof e?.code !== 'string' || typeof e?.message !== 'string') throw e
+  return { code: e.code, path: e.path ?? '', message: e.message }
 }
 
-/** What the model is told when its arguments break the contract. */
+/** Core's decision, with the task it is about; `raise` rethrows, `keep` is null. */
+function decided(d, task, error = null) {
+  if (d.decision === 'raise') throw error
+  if (d.decision === 'keep') return null
+  return { ...d, task }
+}
+
+/** What the model reads about a refusal outside the gate (a framework's own), as core writes the gate's. */
+export const say = (payload) => 'actionseal: ' + canonicalize(payload)
+
+/** The refusal of args that break the contract (core's decision), or the error rethrown. */
 export function inputError(e, tool) {
-  return {
-    error: e.code ?? 'invalid_input',
-    path: e.path ?? '',
-    tool,
-    message: `The arguments do not match ${tool}'s schema: ${e.message}; nothing ran.`,
-  }
+  return decided(gateStep({ step: 'propose', tool, error: caught(e) }), null, e)
 }
-
-export const isWaiting = (task) => WAITING.has(task.state)

@@ -18,6 +18,7 @@
 mod approval;
 mod contract;
 mod fail;
+mod gate;
 mod host;
 mod instance;
 mod js;
@@ -34,6 +35,7 @@ mod verdict;
 
 pub use approval::Approval;
 pub use contract::{Contract, Requirement};
+pub use gate::{gate_defaults, gate_step};
 pub use ledger::{verify_audit, Ledger, ManualClock};
 pub use model::{
     action, amend, approve, charge, check, notices, requires_approval, short_fingerprint,

@@ -468,6 +468,44 @@ mod _actionseal {
         to_py::value(py, &found)
     }
 
+    /// What a framework adapter does after one ledger step of a governed tool call, as core
+    /// decides it for every runtime (``actionseal.adapters`` asks it at each step). ``step``
+    /// is ``{"step": "propose", "task", "presented"}`` (the proposed task and the action the
+    /// framework presents), ``{"step": "propose", "tool", "error"}``, ``{"step": "claim",
+    /// "outcome"}`` (``Ledger.claim``'s result), ``{"step": "claim", "task", "error"}`` (the
+    /// task read after a refused claim), ``{"step": "complete", "error"}`` or ``{"step":
+    /// "invoke", "tool"}`` (no claim was won for the call); ``error`` is ``{"code", "path",
+    /// "message"}`` of the ActionsealError caught (``message``: its ``str``). Returns
+    /// ``{"decision", ...}``: ``"claim"`` (with ``action``), ``"run"`` (``claim``, ``args``),
+    /// ``"pause"`` (``task_id``, ``request``, ``refusal``, ``message``), ``"refuse"``
+    /// (``code``, ``refusal``, ``message``: the exact text the model reads, ``bad_args``),
+    /// ``"raise"`` (raise the error caught) or ``"keep"`` (a late completion: keep the
+    /// answer). A malformed step raises ActionsealError ``invalid_request``.
+    #[pyfunction]
+    #[pyo3(signature = (step, *, profile = None), text_signature = "(step)")]
+    fn gate_step<'py>(
+        step: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = step.py();
+        refuse(py, profile)?;
+        let gate = with_value(
+            step,
+            &Options::default(),
+            actionseal_core::ledger::gate_step,
+        )?
+        .map_err(|e| to_py(py, &e))?;
+        to_py::value(py, &gate.to_value())
+    }
+
+    /// ``{"lease_ms", "executor", "proposer"}``: what a framework adapter uses when the
+    /// application names none (a claim's lease in ms, who claims and completes, who proposes),
+    /// the same in every runtime.
+    #[pyfunction]
+    fn gate_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        to_py::value(py, &actionseal_core::ledger::gate_defaults())
+    }
+
     /// The first 64 bits of a fingerprint as four groups of four hex digits, such as
     /// ``"f31c 54dd 3e07 a4eb"``: what a reviewer reads aloud or compares by eye with the
     /// executor's log. Machines compare the full digest (``digest_equal``). A malformed

@@ -32,6 +32,8 @@ def test_exports_and_signature():
         "ed25519_verify",
         "fingerprint",
         "fingerprint_json",
+        "gate_defaults",
+        "gate_step",
         "loads",
         "notices",
         "pae",

@@ -1,4 +1,4 @@
-"""Every contract, action, approval, amend, notice, budget and permit vector through the Python API.
+"""Every contract, action, approval, amend, notice, gate, budget and permit vector through the Python API.
 
 Each result is computed as conformance/src/decisions.rs computes it in Rust, with the inputs
 read from the vector's raw JSON texts by ``actionseal.loads``, and compared exactly with the
@@ -40,7 +40,7 @@ def check_name(path, expect):
 
 
 def test_every_kind_has_vectors():
-    for kind, least in [("contract", 20), ("action", 5), ("approval", 5), ("amend", 12), ("notice", 12), ("budget", 8), ("permit", 30)]:
+    for kind, least in [("contract", 20), ("action", 5), ("approval", 5), ("amend", 12), ("notice", 12), ("gate", 30), ("budget", 8), ("permit", 30)]:
         assert len(list((VECTORS / kind).glob("*.json"))) >= least, kind
 
 
@@ -230,6 +230,24 @@ def test_notices_takes_no_profile():
     with pytest.raises(actionseal.ActionsealError) as e:
         actionseal.notices("x", profile="rfc8785")
     assert e.value.code == "invalid_option"
+
+
+@vectors("gate")
+def test_gate_vector(path):
+    """The decision, and the exact text the model reads, as every runtime gives them."""
+    doc = read(path)
+    try:
+        got = actionseal.gate_step(actionseal.loads(doc["input"]))
+    except actionseal.ActionsealError as e:
+        got = refused(e)
+    assert got == doc["expect"]
+    if "message" in got:
+        assert got["message"] == "actionseal: " + actionseal.canonicalize(got["refusal"])
+    check_name(path, doc["expect"])
+
+
+def test_gate_defaults():
+    assert actionseal.gate_defaults() == {"lease_ms": 300_000, "executor": "actionseal-adapter", "proposer": "agent"}
 
 
 @vectors("budget")

@@ -13,6 +13,7 @@
 mod approval;
 mod contract;
 mod error;
+mod gate;
 mod host;
 mod model;
 mod options;
@@ -23,6 +24,7 @@ mod types;
 
 pub use approval::JsApproval;
 pub use contract::JsContract;
+pub use gate::{gate_defaults, gate_step};
 pub use model::{
     action, amend, approve, charge, check, notices, requires_approval, short_fingerprint,
 };

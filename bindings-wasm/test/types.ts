@@ -19,6 +19,8 @@ import init, {
   check,
   Contract,
   fingerprint,
+  gateDefaults,
+  gateStep,
   notices,
   type Notice,
   parseJson,
@@ -83,7 +85,9 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
     const where: "value" | "key" | undefined = flagged[0]?.within;
     const left = charge({ limit_minor: 100, spent_minor: 0 }, cost).spent_minor;
     const parsed: unknown = parseJson('{"a": 1}', { profile: "strict" });
-    void [effect, need, also, first, spoken, flagged, where, left, parsed];
+    const decided: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" = gateStep({ step: "invoke", tool: "refund_create" }).decision;
+    const lease: number = gateDefaults().lease_ms;
+    void [effect, need, also, first, spoken, flagged, where, left, parsed, decided, lease];
     new Schema(document.args).validate(pending.args);
     return record;
   } catch (e) {

@@ -185,6 +185,23 @@ describe(`actionseal approval model (${runtime})`, () => {
     check.done(cases.length)
   })
 
+  it('gate vectors: what an adapter does after each ledger step, and the exact text the model reads', async () => {
+    const cases = vectors('gate')
+    assert.ok(cases.length >= 30, `only ${cases.length} gate vectors`)
+    const got = await run(cases.map(([, v]) => ({ fn: 'gateStep', args: [json(v.input)] })))
+    const check = new Check()
+    got.forEach((r, i) => {
+      const [file, v] = cases[i]
+      check.equal(`gate/${file}`, 'error' in r ? errorOf(r) : r.ok, v.expect)
+      // The text is the prefix and the payload's canonical bytes, computed here with npm canonicalize.
+      if ('ok' in r && 'message' in r.ok) check.equal(`gate/${file} message`, r.ok.message, 'actionseal: ' + canonicalizeNpm(r.ok.refusal))
+    })
+    const [defaults, options] = await run([{ fn: 'gateDefaults', args: [] }, { fn: 'gateStep', args: [{ step: 'invoke', tool: 'x' }, { profile: 'rfc8785' }] }])
+    check.equal('gateDefaults', defaults.ok, { lease_ms: 300000, executor: 'actionseal-adapter', proposer: 'agent' })
+    check.error('gateStep takes no options', options, 'invalid_option', '')
+    check.done(cases.length + 2)
+  })
+
   it('notice vectors: what a reader could miss or misread, where, and why', async () => {
     const cases = vectors('notice')
     assert.ok(cases.length >= 12, `only ${cases.length} notice vectors`)

@@ -42,6 +42,8 @@ export const FUNCTIONS = [
   "check",
   "charge",
   "notices",
+  "gateStep",
+  "gateDefaults",
   "parseJson",
   "shortFingerprint",
   "publicKey",

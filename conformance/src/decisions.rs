@@ -1,7 +1,7 @@
 //! Expected results of the contract, action, approval, budget and permit vectors, computed by
 //! the Rust core and checked against the expectations written by hand.
 
-use actionseal_core::ledger::{amend, amend_action};
+use actionseal_core::ledger::{amend, amend_action, gate_step};
 use actionseal_core::{
     canonicalize, charge, check, parse, Action, ActionIds, Approval, Contract, DecisionInput,
     Error, Options, OwnedValue,
@@ -110,6 +110,19 @@ pub fn notice_result(doc: &Map<String, Json>) -> Result<Json, String> {
         }
         Err(e) => error_json(&e),
     })
+}
+
+/// The decision (`{"decision", ...}`) or `{"error", "path"}` for a gate vector: what a
+/// framework adapter does after the ledger step in `input` ([`gate_step`]).
+pub fn gate_result(doc: &Map<String, Json>) -> Result<Json, String> {
+    Ok(
+        match core_value(&text_of(doc, "input")?).and_then(|v| gate_step(&v)) {
+            Ok(g) => {
+                serde_json::from_str(&canonicalize(&g.to_value())).map_err(|e| e.to_string())?
+            }
+            Err(e) => error_json(&e),
+        },
+    )
 }
 
 /// `{"budget"}` or `{"error", "path", "at"}` for a budget vector: the costs charged in turn.

@@ -1,8 +1,8 @@
 //! Contract, action, approval, budget and permit vectors give their recorded results in Rust.
 
 use actionseal_conformance::decisions::{
-    action_result, amend_result, approval_result, budget_result, contract_result, notice_result,
-    permit_result,
+    action_result, amend_result, approval_result, budget_result, contract_result, gate_result,
+    notice_result, permit_result,
 };
 use actionseal_conformance::vectors;
 use serde_json::{Map, Value as Json};
@@ -41,6 +41,11 @@ fn amend_vectors() {
 #[test]
 fn notice_vectors() {
     run("notice", notice_result, 12);
+}
+
+#[test]
+fn gate_vectors() {
+    run("gate", gate_result, 30);
 }
 
 #[test]

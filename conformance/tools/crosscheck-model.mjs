@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // An independent check of every expectation in the contract, action, approval, budget,
-// notice and permit vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
+// notice, gate and permit vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
 // with npm `canonicalize` and hashes with node:crypto, and re-derives what each expectation
 // means: fingerprints, envelopes, records, budgets, approval requirements, the identifier
 // rule, what a reader could misread in a value (from V8's Unicode tables), and every permit
@@ -496,6 +496,129 @@ function noticeExpect(v) {
   return { notices: out }
 }
 
+// What a framework adapter does after a ledger step (core/src/model/ledger/gate.rs), from the
+// decisions written in docs/ADAPTERS.md: which states wait, which claim errors are refusals,
+// which completions are late, and the text the model reads.
+const WAITS = ['awaiting_approval', 'awaiting_reapproval']
+const CLAIM_REFUSALS = ['task_not_claimable', 'already_claimed', 'budget_exceeded', 'missing_proof']
+const LATE = ['lease_expired', 'stale_fence', 'task_not_claimed']
+const ARG_CODES = [
+  'syntax_error', 'trailing_content', 'byte_order_mark', 'duplicate_key', 'lone_surrogate', 'non_finite_number',
+  'number_overflow', 'inexact_number', 'depth_limit_exceeded', 'size_limit_exceeded', 'unsupported_type', 'non_string_key',
+  'cyclic_value', 'sparse_array', 'unknown_field', 'missing_field', 'type_mismatch', 'unsafe_integer', 'enum_mismatch',
+  'out_of_range', 'length_out_of_range', 'pattern_mismatch', 'pattern_input_too_long', 'format_mismatch', 'duplicate_items',
+  'no_matching_alternative',
+]
+const STEP_MEMBERS = ['step', 'task', 'presented', 'outcome', 'error', 'tool']
+const said = (payload) => 'actionseal: ' + canonicalize(payload)
+const short = (digest) => [0, 1, 2, 3].map((i) => digest.slice(7 + 4 * i, 11 + 4 * i)).join(' ')
+
+function gateExpect(v) {
+  const r = attempt(() => gateDecision(JSON.parse(v.input)))
+  return r.error ? r : r.ok
+}
+
+function gateDecision(input) {
+  const bad = (path) => refuse('invalid_request', path)
+  if (!isObject(input)) bad('')
+  for (const k of Object.keys(input)) if (!STEP_MEMBERS.includes(k)) bad(`/${escape(k)}`)
+  const has = (k) => Object.hasOwn(input, k)
+  const text = (o, k, at) => (typeof o[k] === 'string' ? o[k] : bad(at))
+  const step = text(input, 'step', '/step')
+  const allowed = {
+    propose: has('error') ? ['step', 'tool', 'error'] : ['step', 'task', 'presented'],
+    claim: has('error') ? ['step', 'task', 'error'] : ['step', 'outcome'],
+    complete: ['step', 'error'],
+    invoke: ['step', 'tool'],
+  }[step]
+  if (!allowed) bad('/step')
+  const stray = STEP_MEMBERS.find((k) => has(k) && !allowed.includes(k))
+  if (stray) bad(`/${stray}`)
+  if (step === 'complete' && !has('error')) bad('/error')
+  const need = (k) => (has(k) ? input[k] : bad(`/${k}`))
+  const caught = () => {
+    const e = need('error')
+    if (!isObject(e)) bad('/error')
+    for (const k of Object.keys(e)) if (!['code', 'path', 'message'].includes(k)) bad(`/error/${escape(k)}`)
+    return { code: text(e, 'code', '/error/code'), path: text(e, 'path', '/error/path'), message: text(e, 'message', '/error/message') }
+  }
+  const known = (code) => Object.hasOwn(codes.codes, code)
+  const taskOf = (t, at) => {
+    const s = (p) => (typeof p === 'string' ? p : bad(at))
+    if (!isObject(t) || !isObject(t.action)) bad(at)
+    const task = { t, id: s(t.id), state: s(t.state), tool: s(t.action.tool), digest: s(t.action_digest) }
+    if (!/^sha256:[0-9a-f]{64}$/.test(task.digest)) bad(`${at}/action_digest`)
+    return task
+  }
+  const refusalOf = (task, code, extra = {}) => {
+    let message
+    if (extra.drift) {
+      message = `These arguments are not the approved ones (they differ at ${extra.drift.join(', ')}); nothing ran. The approved call is ${task.tool} with ${canonicalize(extra.approved_args)}: call it with exactly these arguments, or propose a new call.`
+    } else if (code === 'already_claimed') {
+      message = `This approved call was already dispatched (state ${task.state}); it does not run again.`
+    } else if (WAITS.includes(task.state)) {
+      message = `${task.tool} is waiting for a person's approval (${task.state}); nothing ran.`
+    } else {
+      message = `${task.tool} may not run (${code}, state ${task.state}); nothing ran.`
+    }
+    const r = { error: code, task_id: task.id, state: task.state, tool: task.tool, fingerprint: task.digest, short_fingerprint: short(task.digest), message, ...extra }
+    if (code === 'already_claimed' && ['succeeded', 'failed'].includes(task.state)) r.result = task.t.result ?? null
+    return r
+  }
+  const refused = (payload, badArgs = false) => ({ bad_args: badArgs, code: payload.error, decision: 'refuse', message: said(payload), refusal: payload })
+  const paused = (task, code, extra) => {
+    const refusal = refusalOf(task, code, extra)
+    const request = {
+      type: 'actionseal_approval', task_id: task.id, state: task.state, approval_id: task.t.approval_id ?? null,
+      tool: task.tool, action: task.t.action, fingerprint: task.digest, short_fingerprint: short(task.digest),
+    }
+    return { decision: 'pause', message: said(refusal), refusal, request, task_id: task.id }
+  }
+  if (step === 'propose' && !has('error')) {
+    const task = taskOf(need('task'), '/task')
+    const presented = need('presented')
+    if (WAITS.includes(task.state)) return paused(task, 'task_not_claimable')
+    const proposal = task.t.proposed_digest
+    const amended = typeof proposal === 'string' && proposal !== task.digest && proposal === fp(presented)
+    return { action: amended ? task.t.action : presented, decision: 'claim' }
+  }
+  if (step === 'propose') {
+    const tool = text(input, 'tool', '/tool')
+    const e = caught()
+    if (!ARG_CODES.includes(e.code)) return { decision: 'raise' }
+    return refused({ error: e.code, path: e.path, tool, message: `The arguments do not match ${tool}'s schema: ${e.message}; nothing ran.` }, true)
+  }
+  if (step === 'claim' && has('error')) {
+    const task = taskOf(need('task'), '/task')
+    const e = caught()
+    if (!known(e.code) || !CLAIM_REFUSALS.includes(e.code)) return { decision: 'raise' }
+    if (e.code === 'task_not_claimable' && WAITS.includes(task.state)) return paused(task, e.code)
+    return refused(refusalOf(task, e.code))
+  }
+  if (step === 'claim') {
+    const out = need('outcome')
+    const results = ['claimed', 'tool_args_drift', 'awaiting_reapproval', 'rejected_pre_dispatch']
+    if (!isObject(out) || !results.includes(out.result)) bad(isObject(out) ? '/outcome/result' : '/outcome')
+    const at = (k) => (out[k] !== undefined ? out[k] : bad('/outcome'))
+    if (out.result === 'claimed') {
+      const claim = at('claim')
+      return { args: claim?.action?.args ?? null, claim, decision: 'run' }
+    }
+    const task = taskOf(at('task'), '/outcome/task')
+    const reasons = at('verdict')?.reasons ?? bad('/outcome')
+    if (out.result === 'tool_args_drift') {
+      const drift = Array.isArray(out.verdict.drift) ? out.verdict.drift.filter((p) => typeof p === 'string') : bad('/outcome')
+      const approvedArgs = out.approved_action?.args ?? bad('/outcome')
+      return refused(refusalOf(task, 'tool_args_drift', { approved_args: approvedArgs, drift }))
+    }
+    if (out.result === 'awaiting_reapproval') return paused(task, 'awaiting_reapproval', { reasons })
+    return refused(refusalOf(task, 'rejected_pre_dispatch', { reasons }))
+  }
+  if (step === 'complete') return LATE.includes(caught().code) ? { decision: 'keep' } : { decision: 'raise' }
+  const tool = text(input, 'tool', '/tool')
+  return refused({ error: 'task_not_claimed', tool, message: `No claim was won for this call of ${tool}; nothing ran.` })
+}
+
 // ----------------------------------------------------------------------- naming and driver
 function nameProblem(kind, name, expect) {
   const [prefix, ...rest] = name.split('_')
@@ -516,6 +639,7 @@ const kinds = {
   approval: approvalExpect,
   budget: budgetExpect,
   notice: noticeExpect,
+  gate: gateExpect,
   permit: permitExpect,
 }
 let failures = 0

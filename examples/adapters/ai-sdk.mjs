@@ -59,8 +59,10 @@ const approval = { role: 'tool', content: [{ type: 'tool-approval-response', app
 const edited = structuredClone(history)
 edited[1].content.find((p) => p.type === 'tool-call').input.amount_minor = 50
 const refused = await ask([...edited, approval])
-const told = refused.response.messages.find((m) => m.role === 'tool').content.find((p) => p.type === 'tool-result').output.value
-console.log(`edited history refused: ${told.actionseal.error}, approved args ${JSON.stringify(told.actionseal.approved_args)}`)
+// The model reads core's text: `actionseal: ` and canonical JSON.
+const text = refused.response.messages.find((m) => m.role === 'tool').content.find((p) => p.type === 'tool-result').output.value
+const told = JSON.parse(text.slice('actionseal: '.length))
+console.log(`edited history refused: ${told.error}, approved args ${JSON.stringify(told.approved_args)}`)
 
 // …and the history as approved runs the frozen call once.
 const resumed = await ask([...history, approval])

@@ -1,6 +1,6 @@
 """Type stubs for the compiled module; the package ``actionseal`` re-exports all of it."""
 
-from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union, final
+from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, TypedDict, Union, final
 
 from typing_extensions import Self
 
@@ -660,6 +660,20 @@ def notices(value: _Value) -> List[_Notice]:
     """The strings and keys of the value with characters a reader could miss or misread
     (invisible, non-ASCII, leading or trailing spaces): one notice per string, with its
     pointer, how many, and the first 64 with their positions."""
+
+def gate_step(step: Mapping[str, Any]) -> Dict[str, Any]:
+    """What a framework adapter does after one ledger step of a governed tool call, as core
+    decides it for every runtime. The step is ``{step: "propose", task, presented}``,
+    ``{step: "propose", tool, error}``, ``{step: "claim", outcome}``, ``{step: "claim",
+    task, error}``, ``{step: "complete", error}`` or ``{step: "invoke", tool}`` (``error``:
+    the code, path and message of the error caught). It returns ``{decision: "claim" | "run"
+    | "pause" | "refuse" | "raise" | "keep", ...}``; a refusal's ``message`` is the exact
+    text the model reads. A malformed step raises ``invalid_request``."""
+
+def gate_defaults() -> Dict[str, Any]:
+    """A framework adapter's defaults when the application names none, the same in every
+    runtime: ``{lease_ms, executor, proposer}`` (a claim's lease in ms, who claims and
+    completes, who proposes)."""
 
 @final
 class Contract:

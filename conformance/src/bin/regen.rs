@@ -47,12 +47,13 @@ fn main() -> ExitCode {
     }
 
     type Compute = fn(&Map<String, Json>) -> Result<Json, String>;
-    let kinds: [(&str, Compute); 8] = [
+    let kinds: [(&str, Compute); 9] = [
         ("contract", decisions::contract_result),
         ("action", decisions::action_result),
         ("approval", decisions::approval_result),
         ("amend", decisions::amend_result),
         ("notice", decisions::notice_result),
+        ("gate", decisions::gate_result),
         ("budget", decisions::budget_result),
         ("signed", proof::proof_result),
         ("passkey", proof::proof_result),

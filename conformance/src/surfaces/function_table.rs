@@ -48,6 +48,13 @@ pub fn table() -> Vec<Function> {
             .py("value: _Value", "List[_Notice]")
             .ts("value: unknown", "Notice[]")
             .wasm("value: unknown, options?: undefined | null", "Notice[]"),
+        function("gate_step", "What a framework adapter does after one ledger step of a governed tool call, as core decides it for every runtime. The step is `{step: \"propose\", task, presented}`, `{step: \"propose\", tool, error}`, `{step: \"claim\", outcome}`, `{step: \"claim\", task, error}`, `{step: \"complete\", error}` or `{step: \"invoke\", tool}` (`error`: the code, path and message of the error caught). It returns `{decision: \"claim\" | \"run\" | \"pause\" | \"refuse\" | \"raise\" | \"keep\", ...}`; a refusal's `message` is the exact text the model reads. A malformed step raises `invalid_request`.")
+            .py("step: Mapping[str, Any]", "Dict[str, Any]")
+            .ts("step: { step: 'propose' | 'claim' | 'complete' | 'invoke', [member: string]: unknown }", "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep', [member: string]: any }")
+            .wasm("step: { step: 'propose' | 'claim' | 'complete' | 'invoke', [member: string]: unknown }, options?: undefined | null", "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep', [member: string]: any }"),
+        function("gate_defaults", "A framework adapter's defaults when the application names none, the same in every runtime: `{lease_ms, executor, proposer}` (a claim's lease in ms, who claims and completes, who proposes).")
+            .py("", "Dict[str, Any]")
+            .ts("", "{ lease_ms: number, executor: string, proposer: string }"),
         class("Contract", "A validated tool contract, loaded once and shared; immutable, thread-safe, picklable.")
             .ts_class(),
         constructor("Contract.__init__", "Loads a contract document; raises ActionsealError when it is not one.")

@@ -11,6 +11,7 @@ mod budget;
 mod claim;
 mod decision;
 mod event;
+mod gate;
 mod heads;
 mod ids;
 mod proven;
@@ -28,6 +29,10 @@ pub use decision::DecisionEnvelope;
 pub use event::{
     chain_of, verify_audit, verify_audit_with, AuditReport, Break, ChainHead, Event, EventKind,
     Expected, Problem, CHAINS,
+};
+pub use gate::{
+    defaults as gate_defaults, gate_step, Gate, Refusal, DEFAULT_EXECUTOR, DEFAULT_LEASE_MS,
+    DEFAULT_PROPOSER, MESSAGE_PREFIX,
 };
 pub use heads::{ExportedHeads, HEADS_VERSION};
 pub use ids::{approval_id, idempotency_key, task_id};

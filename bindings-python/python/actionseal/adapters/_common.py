@@ -5,8 +5,9 @@ The adapters differ only in how they pause, resume and run a tool. Each one asks
 ``Gate`` verdict about the call it is handed and acts on it: ``Run`` (the claim was won: run the
 tool with ``Run.args``, the frozen arguments, then ``finish``), ``Pause`` (no claimable approval:
 use the framework's own pause and show ``Pause.request``) or ``Refuse`` (nothing runs; tell the
-model ``Refuse.message``). A framework's own "approved" signal never reaches this module: the
-decision is whatever the ledger holds.
+model ``Refuse.message``). What each ledger step means is decided by core's ``gate_step``, the
+same in every runtime; this module only does the I/O. A framework's own "approved" signal never
+reaches it: the decision is whatever the ledger holds.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Dict, Mapping, Optional, Union
 
-from .._actionseal import ActionsealError, Contract, Ledger, action, canonicalize, loads, short_fingerprint
+from .._actionseal import ActionsealError, Contract, Ledger, action, canonicalize, gate_defaults, gate_step, loads
 
-# A task in these states waits for a person; a claim would only say task_not_claimable.
-WAITING = ("awaiting_approval", "awaiting_reapproval")
+DEFAULTS = gate_defaults()
+"""``{"lease_ms", "executor", "proposer"}``: core's defaults, the same as the Node adapters'."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ def contract(
 
 
 def message(payload: Mapping[str, Any]) -> str:
-    """What the model reads when a call does not run: ``actionseal: `` and canonical JSON."""
+    """What the model reads about a refusal outside the gate (a framework's own): ``actionseal: ``
+    and canonical JSON, as core writes the gate's."""
     return "actionseal: " + canonicalize(dict(payload))
 
 
@@ -75,20 +77,6 @@ def parse_message(text: str) -> Optional[Dict[str, Any]]:
         return None
 
 
-def approval_request(task: Mapping[str, Any]) -> Dict[str, Any]:
-    """What the reviewer is shown at a pause: the frozen action and its fingerprints."""
-    return {
-        "type": "actionseal_approval",
-        "task_id": task["id"],
-        "state": task["state"],
-        "approval_id": task["approval_id"],
-        "tool": task["action"]["tool"],
-        "action": task["action"],
-        "fingerprint": task["action_digest"],
-        "short_fingerprint": short_fingerprint(task["action_digest"]),
-    }
-
-
 @dataclass
 class Run:
     """The claim was won: run the tool with ``args`` (the frozen ones), then ``Seal.finish``."""
@@ -99,13 +87,13 @@ class Run:
 
 @dataclass
 class Pause:
-    """No claimable approval: pause the run and show ``request`` to the reviewer."""
+    """No claimable approval: pause the run and show ``request`` to the reviewer; a framework
+    that cannot pause tells the model ``message`` instead."""
 
     task: Dict[str, Any]
-    request: Dict[str, Any] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.request = approval_request(self.task)
+    request: Dict[str, Any]
+    payload: Dict[str, Any]
+    message: str
 
 
 @dataclass
@@ -115,6 +103,8 @@ class Refuse:
     payload: Dict[str, Any]
     bad_args: bool = False
     """The args broke the schema or did not parse: nothing was proposed."""
+    text: Optional[str] = None
+    """The text core wrote for the model (``None``: a refusal of the adapter's own)."""
 
     @property
     def code(self) -> str:
@@ -122,7 +112,15 @@ class Refuse:
 
     @property
     def message(self) -> str:
-        return message(self.payload)
+        return self.text if self.text is not None else message(self.payload)
+
+
+@dataclass
+class Proposed:
+    """The proposal holds and the task is not waiting: claim it with ``action``."""
+
+    task: Dict[str, Any]
+    action: Dict[str, Any]
 
 
 Gate = Union[Run, Pause, Refuse]
@@ -137,9 +135,9 @@ class Seal:
         ledger: Ledger,
         contracts: Mapping[str, Union[Contract, Mapping[str, Any]]],
         *,
-        proposer: str,
-        executor: str,
-        lease_ms: int = 300_000,
+        proposer: str = DEFAULTS["proposer"],
+        executor: str = DEFAULTS["executor"],
+        lease_ms: int = DEFAULTS["lease_ms"],
         budget: Optional[str] = None,
     ) -> None:
         self.ledger = ledger
@@ -177,12 +175,15 @@ class Seal:
         return Ledger.task_id(tenant=action["tenant"], job_id=action["job_id"], request_id=action["request_id"])
 
     def prepare(self, name: str, args: Any, trusted: Trusted, *, job_id: str,
-                request_id: str) -> Union[Refuse, Dict[str, Any]]:
-        """Freeze and propose, or the refusal of args that break the schema."""
+                request_id: str) -> Union[Proposed, Pause, Refuse]:
+        """Freeze and propose: the task to claim, the pause of a task waiting for a person, or
+        the refusal of args that break the schema."""
         try:
-            return self.propose(self.freeze(name, args, trusted, job_id=job_id, request_id=request_id))
+            presented = self.freeze(name, args, trusted, job_id=job_id, request_id=request_id)
+            task = self.propose(presented)
         except ActionsealError as e:
-            return invalid_args(e)
+            return decided(gate_step({"step": "propose", "tool": name, "error": caught(e)}), None, e)
+        return decided(gate_step({"step": "propose", "task": task, "presented": presented}), task)
 
     def existing(self, trusted: Trusted, *, job_id: str, request_id: str) -> Optional[Dict[str, Any]]:
         """The task already proposed for this call id, if any."""
@@ -211,37 +212,29 @@ class Seal:
         """Decide about the call the framework is about to run, with the args it hands over:
         only a won claim runs, with the frozen args. Blocks on the ledger (call it from a thread
         in async code)."""
+        proposed = self.prepare(name, args, trusted, job_id=job_id, request_id=request_id)
+        if not isinstance(proposed, Proposed):
+            return proposed
+        task = proposed.task
         try:
-            action = self.freeze(name, args, trusted, job_id=job_id, request_id=request_id)
-            task = self.propose(action)
-        except ActionsealError as e:
-            return invalid_args(e)
-        if task["state"] in WAITING:
-            return Pause(task)
-        try:
-            out = self.ledger.claim(task["id"], action, self.facts(task, trusted), executor=self.executor,
+            out = self.ledger.claim(task["id"], proposed.action, self.facts(task, trusted), executor=self.executor,
                                     lease_ms=self.lease_ms, budget=self.budget)
         except ActionsealError as e:
             now = self.ledger.task(task["id"])
-            if e.code == "task_not_claimable" and now["state"] in WAITING:
-                return Pause(now)
-            return Refuse({"error": e.code, "task_id": task["id"], "state": now["state"], "result": now["result"]})
-        if out["result"] == "claimed":
-            claim = out["claim"]
-            return Run(claim, claim["action"]["args"])
-        if out["result"] == "tool_args_drift":
-            return Refuse({"error": "tool_args_drift", "task_id": task["id"],
-                           "approved_args": out["approved_action"]["args"], "drift": out["verdict"]["drift"],
-                           "hint": "the approved call runs only with approved_args; other args need a new approval"})
-        if out["result"] == "awaiting_reapproval":
-            return Pause(out["task"])
-        return Refuse({"error": out["result"], "task_id": task["id"], "reasons": out["verdict"]["reasons"]})
+            return decided(gate_step({"step": "claim", "task": now, "error": caught(e)}), now, e)
+        return decided(gate_step({"step": "claim", "outcome": out}), out["task"])
 
-    def finish(self, run: Run, outcome: str, result: Any = None) -> Dict[str, Any]:
+    def finish(self, run: Run, outcome: str, result: Any = None) -> Optional[Dict[str, Any]]:
         """Records the outcome of a won claim. ``unknown`` when the tool body failed: whether its
         effect happened is in doubt, so the task waits for ``reconcile``, never a retry."""
         c = run.claim
-        return self.ledger.complete(c["task_id"], c["fence"], outcome, executor=self.executor, result=result)
+        try:
+            return self.ledger.complete(c["task_id"], c["fence"], outcome, executor=self.executor, result=result)
+        except ActionsealError as e:
+            # Late (the lease ran out, another claim superseded this one): the body ran, so
+            # its answer stands; the ledger holds the task in doubt for reconciliation.
+            decided(gate_step({"step": "complete", "error": caught(e)}), None, e)
+            return None
 
     # -- the reviewer's side ----------------------------------------------------------------
     def amend(self, task_id: str, args: Dict[str, Any], *, reviewer: str, reason: str) -> Dict[str, Any]:
@@ -254,9 +247,31 @@ class Seal:
                                  amends=task["action_digest"], reviewer=reviewer, reason=reason)["task"]
 
 
-def invalid_args(e: ActionsealError) -> Refuse:
-    """The refusal of args that break the schema or do not parse: the model may correct them."""
-    return Refuse({"error": e.code, "path": e.path, "detail": str(e)}, bad_args=True)
+def caught(e: ActionsealError) -> Dict[str, Any]:
+    """An error as core's gate reads it."""
+    return {"code": e.code, "path": e.path, "message": str(e)}
+
+
+def decided(d: Dict[str, Any], task: Optional[Dict[str, Any]], error: Optional[Exception] = None) -> Any:
+    """Core's decision as the adapters' verdicts; ``raise`` raises ``error``, ``keep`` is None."""
+    kind = d["decision"]
+    if kind == "claim":
+        return Proposed(task or {}, d["action"])
+    if kind == "run":
+        return Run(d["claim"], d["args"])
+    if kind == "pause":
+        return Pause(task or {}, d["request"], d["refusal"], d["message"])
+    if kind == "refuse":
+        return Refuse(d["refusal"], d["bad_args"], d["message"])
+    if kind == "raise" and error is not None:
+        raise error
+    return None
+
+
+def invalid_args(e: ActionsealError, tool: str) -> Refuse:
+    """The refusal of args that break the schema or do not parse: the model may correct them
+    (any other error is raised)."""
+    return decided(gate_step({"step": "propose", "tool": tool, "error": caught(e)}), None, e)
 
 
 def strict_args(raw: Union[str, bytes, Mapping[str, Any], None]) -> Any:

@@ -28,8 +28,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable, Mapping, Optional
 
-from .._actionseal import ActionsealError
-from ._common import WAITING, Pause, Refuse, Run, Seal, Trusted, contract, invalid_args
+from ._common import Pause, Proposed, Refuse, Run, Seal, Trusted, contract
 
 try:
     from langchain.agents.middleware import AgentMiddleware
@@ -122,16 +121,16 @@ class ActionsealMiddleware(AgentMiddleware):
 
     def _handoff_gate(self, tc: Any, trusted: Trusted, job: str) -> Any:
         """Propose and pause only: the verdict for a tool an external executor dispatches."""
-        try:
-            action = self.seal.freeze(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
-            task = self.seal.propose(action)
-        except ActionsealError as e:
-            return invalid_args(e)
-        if task["state"] in WAITING:
-            return Pause(task)
+        proposed = self.seal.prepare(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
+        if not isinstance(proposed, Proposed):
+            return proposed
+        task = proposed.task
         if task["state"] == "rejected":
             return Refuse({"error": "rejected", "task_id": task["id"], "state": task["state"]})
-        return _Handoff(action, task)
+        # The external executor claims, and puts an approved amendment in place itself: it is
+        # handed the call as the framework presents it.
+        presented = self.seal.freeze(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
+        return _Handoff(presented, task)
 
     def _handed(self, request: Any, handoff: "_Handoff") -> Any:
         tc = request.tool_call

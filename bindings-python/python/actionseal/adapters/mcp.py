@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
 from .._actionseal import ActionsealError, canonicalize, fingerprint
-from ._common import Pause, Refuse, Seal, Trusted, contract, message
+from ._common import Pause, Refuse, Seal, Trusted, contract
 
 try:
     import mcp_types as types
@@ -63,9 +63,9 @@ async def decline_elicitations(context: Any, params: Any) -> Any:
     return types.ElicitResult(action="decline")
 
 
-def _error_result(payload: Mapping[str, Any]) -> Any:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message(payload))],
-                                structured_content={"actionseal": dict(payload)}, is_error=True)
+def _error_result(refuse: Refuse) -> Any:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=refuse.message)],
+                                structured_content={"actionseal": dict(refuse.payload)}, is_error=True)
 
 
 class Gateway:
@@ -102,17 +102,17 @@ class Gateway:
         rule = self.rules.get(name)
         tool = (await self._upstream_tools()).get(name) if rule else None
         if rule is None or tool is None:
-            return _error_result({"error": "unknown_tool", "tool": name})
+            return _error_result(Refuse({"error": "unknown_tool", "tool": name}))
         key = self.contract_name(name)
         try:
             self.seal.contracts[key] = contract(key, tool.input_schema, approval=rule.approval,
                                                 cost_minor=rule.cost_minor, effect=rule.effect, version=rule.version)
         except ActionsealError as e:  # the upstream's schema is outside core's subset
-            return _error_result({"error": e.code, "path": e.path, "detail": str(e)})
+            return _error_result(Refuse({"error": e.code, "path": e.path, "detail": str(e)}))
         trusted = self._trusted_for(ctx)
         request_id = self._request_id(key, args, (params.meta or {}).get(TASK_META), trusted)
         if isinstance(request_id, Refuse):
-            return _error_result(request_id.payload)
+            return _error_result(request_id)
         gate = await asyncio.to_thread(self.seal.gate, key, args, trusted, job_id=trusted.job_id,
                                        request_id=request_id)
         if isinstance(gate, Pause):
@@ -155,4 +155,4 @@ class Gateway:
             recorded: Optional[Any] = refuse.payload.get("result")
             if isinstance(recorded, dict) and "call_tool_result" in recorded:
                 return types.CallToolResult.model_validate(recorded["call_tool_result"])
-        return _error_result(refuse.payload)
+        return _error_result(refuse)

@@ -28,8 +28,8 @@ import json
 import threading
 from typing import Any, Callable, Dict, List
 
-from .._actionseal import ActionsealError, Ledger
-from ._common import WAITING, Pause, Refuse, Run, Seal, Trusted, contract, invalid_args, message, strict_args
+from .._actionseal import ActionsealError, Ledger, gate_step
+from ._common import Pause, Run, Seal, Trusted, contract, invalid_args, message, strict_args
 
 try:
     from agents import FunctionTool, RunState, ToolGuardrailFunctionOutput, tool_input_guardrail
@@ -76,16 +76,16 @@ class SealedTools:
 
         async def needs_approval(ctx: Any, params: Dict[str, Any], call_id: str) -> bool:
             t = self.trusted(ctx.context)
-            task = await asyncio.to_thread(seal.prepare, name, params, t, job_id=t.job_id, request_id=call_id)
+            proposed = await asyncio.to_thread(seal.prepare, name, params, t, job_id=t.job_id, request_id=call_id)
             # Args that break the schema do not pause: the guardrail tells the model why.
-            return not isinstance(task, Refuse) and task["state"] in WAITING
+            return isinstance(proposed, Pause)
 
         def decide(tc: Any) -> Any:
             t = self.trusted(tc.context)
             try:
                 args = strict_args(tc.tool_arguments)  # duplicate keys, lone surrogates, ...
             except ActionsealError as e:
-                return invalid_args(e)
+                return invalid_args(e, name)
             return seal.gate(name, args, t, job_id=t.job_id, request_id=tc.tool_call_id)
 
         @tool_input_guardrail(name="actionseal")
@@ -107,7 +107,7 @@ class SealedTools:
             with self._lock:
                 run = self._claims.pop(self.task_id(ctx.context, ctx.tool_call_id), None)
             if run is None:  # no claim won in this process for this call: never run
-                return message({"error": "task_not_claimed", "detail": "no claim was won for this call"})
+                return gate_step({"step": "invoke", "tool": name})["message"]
             try:
                 result = await inner(ctx, json.dumps(run.args))
             except Exception:

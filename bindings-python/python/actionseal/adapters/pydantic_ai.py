@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict
 
 from .._actionseal import ActionsealError
-from ._common import Pause, Refuse, Seal, Trusted, contract, message, strict_args
+from ._common import Pause, Refuse, Seal, Trusted, contract, invalid_args, message, strict_args
 
 try:
     from pydantic_ai import DeferredToolRequests, DeferredToolResults, ModelRetry, ToolApproved, ToolDenied
@@ -93,7 +93,7 @@ class SealedToolset(WrapperToolset):
                 if raw is not None:
                     self.seal.contracts[name].validate_args(raw)
             except ActionsealError as e:
-                raise ModelRetry(message({"error": e.code, "path": e.path, "detail": str(e)})) from None
+                raise ModelRetry(invalid_args(e, name).message) from None
         presented = to_jsonable_python(tool_args)
         gate = await asyncio.to_thread(self.seal.gate, name, presented, t, job_id=t.job_id,
                                        request_id=ctx.tool_call_id)

@@ -1,0 +1,58 @@
+//! The framework adapters' gate (`gateStep`) and their defaults (`gateDefaults`): what an
+//! adapter does after each ledger step of a governed tool call, decided by core for every
+//! runtime, so that `actionseal/adapters/*` is only framework glue.
+
+use crate::host;
+use crate::options;
+use crate::run;
+use crate::to_js;
+use actionseal_core::ledger::{gate_defaults as core_defaults, gate_step as core_step};
+use actionseal_core::Options;
+use napi::bindgen_prelude::{Env, Unknown};
+use napi::{JsValue, Result};
+use napi_derive::napi;
+
+/// What a framework adapter does after one ledger step of a governed tool call, as core
+/// decides it for every runtime. `step` is `{ step: 'propose', task, presented }` (the
+/// proposed task and the action the framework presents), `{ step: 'propose', tool, error }`,
+/// `{ step: 'claim', outcome }` (`ledger.claim`'s result), `{ step: 'claim', task, error }`
+/// (the task read after a refused claim), `{ step: 'complete', error }` or
+/// `{ step: 'invoke', tool }` (no claim was won for the call); `error` is `{ code, path,
+/// message }` of the `ActionsealError` caught. Returns `{ decision, ... }`: `'claim'` (with
+/// `action`), `'run'` (`claim`, `args`), `'pause'` (`task_id`, `request`, `refusal`,
+/// `message`), `'refuse'` (`code`, `refusal`, `message`: the exact text the model reads,
+/// `bad_args`), `'raise'` (rethrow the error caught) or `'keep'` (a late completion: keep the
+/// answer). A malformed step throws `invalid_request`.
+///
+/// @example
+/// gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: '...' } })
+/// // { decision: 'keep' }
+#[napi(
+    ts_args_type = "step: { step: 'propose' | 'claim' | 'complete' | 'invoke', [member: string]: unknown }",
+    ts_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep', [member: string]: any }"
+)]
+pub fn gate_step(
+    env: Env,
+    step: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Unknown<'static>> {
+    run(&env, |js| {
+        options::none(js, options.map(|o| o.raw()))?;
+        host::with_values(
+            js,
+            [step.raw()],
+            &Options::default(),
+            None,
+            None,
+            |[v], _| to_js::value(js, &core_step(v)?.to_value()),
+        )?
+    })
+}
+
+/// `{ lease_ms, executor, proposer }`: what a framework adapter uses when the application names
+/// none (a claim's lease in ms, who claims and completes, who proposes), the same in every
+/// runtime.
+#[napi(ts_return_type = "{ lease_ms: number, executor: string, proposer: string }")]
+pub fn gate_defaults(env: Env) -> Result<Unknown<'static>> {
+    run(&env, |js| to_js::value(js, &core_defaults()))
+}

@@ -1,0 +1,45 @@
+//! The framework adapters' gate (`gateStep`) and their defaults (`gateDefaults`), as in the Node
+//! package: what an adapter does after each ledger step of a governed tool call, decided by
+//! core for every runtime.
+
+use crate::host::{self, Fail};
+use crate::{to_js, NoOptions};
+use actionseal_core::ledger::{gate_defaults as core_defaults, gate_step as core_step};
+use actionseal_core::Options;
+use wasm_bindgen::prelude::*;
+
+/// What a framework adapter does after one ledger step of a governed tool call, as core
+/// decides it for every runtime. `step` is `{ step: 'propose', task, presented }`,
+/// `{ step: 'propose', tool, error }`, `{ step: 'claim', outcome }`, `{ step: 'claim', task,
+/// error }`, `{ step: 'complete', error }` or `{ step: 'invoke', tool }` (`error`: `{ code,
+/// path, message }` of the `ActionsealError` caught). Returns `{ decision, ... }`: `'claim'`,
+/// `'run'`, `'pause'`, `'refuse'` (with `message`, the exact text the model reads), `'raise'`
+/// or `'keep'`. A malformed step throws `invalid_request`.
+#[wasm_bindgen(
+    js_name = gateStep,
+    unchecked_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep', [member: string]: any }"
+)]
+pub fn gate_step(
+    #[wasm_bindgen(
+        unchecked_param_type = "{ step: 'propose' | 'claim' | 'complete' | 'invoke', [member: string]: unknown }"
+    )]
+    step: JsValue,
+    options: Option<NoOptions>,
+) -> Result<JsValue, JsValue> {
+    crate::no_options(options)?;
+    let decided = host::convert(&[&step], &Options::default(), None, |v, _| match v {
+        [v] => core_step(v).map(|g| g.to_value()).map_err(Fail::Core),
+        _ => Err(Fail::Js(host::internal("value count"))),
+    })??;
+    to_js::value(&decided)
+}
+
+/// `{ lease_ms, executor, proposer }`: what a framework adapter uses when the application names
+/// none, the same in every runtime.
+#[wasm_bindgen(
+    js_name = gateDefaults,
+    unchecked_return_type = "{ lease_ms: number, executor: string, proposer: string }"
+)]
+pub fn gate_defaults() -> Result<JsValue, JsValue> {
+    to_js::value(&core_defaults())
+}

@@ -1,0 +1,549 @@
+//! The framework adapters' gate: what an adapter does after each ledger step of a governed tool
+//! call, decided here once for every runtime. The adapter does the I/O (propose, claim,
+//! complete) and the framework's pause, run and tool result; it asks [`gate_step`] what each
+//! result means and shows the model [`Refusal::message`], byte for byte the same in Python,
+//! Node and the browser.
+//!
+//! Past disagreements between the Python and Node adapters, each settled once here:
+//! - the model reads `actionseal: ` and core's canonical JSON ([`MESSAGE_PREFIX`]), because
+//!   canonical bytes are the one spelling every runtime writes identically;
+//! - the payload is the richer Node one (tool, fingerprints and a sentence saying what to do),
+//!   because the model acts on the sentence and a person matches the fingerprint;
+//! - a claim refused for the task's state, a spent claim, a budget or a missing proof is a
+//!   refusal; any other claim error is raised ([`Gate::Raise`]), because a ledger that is
+//!   unavailable is the application's to retry and never the model's to read;
+//! - a completion refused as late is kept ([`Gate::Keep`]): the body ran, so its answer goes
+//!   back, while the ledger holds the task in doubt for reconciliation;
+//! - an approved amendment runs when the framework presents the unchanged proposal
+//!   ([`Gate::Claim`]), because none of the frameworks can carry a reviewer's edit itself;
+//! - the defaults are in [`defaults`].
+
+use crate::error::{Code, Error, Result};
+use crate::json::value::{OwnedValue, Value};
+use crate::model::fields::Fields;
+use crate::model::ledger::values::{object, string, strings};
+use crate::{canonicalize, fingerprint, short_fingerprint};
+
+/// A claim's lease when the application names none: 5 minutes, so that a slow tool body is not
+/// put in doubt while it runs (a crashed claim is in doubt when the lease ends either way).
+pub const DEFAULT_LEASE_MS: i64 = 300_000;
+/// Who claims and completes when the application names no executor: a name is still recorded
+/// in the audit, and optional names keep both adapters' existing calls working.
+pub const DEFAULT_EXECUTOR: &str = "actionseal-adapter";
+/// Who proposes when the application names no proposer (see [`DEFAULT_EXECUTOR`]).
+pub const DEFAULT_PROPOSER: &str = "agent";
+/// What precedes the canonical JSON of a refusal, so a framework's prefix cannot hide it.
+pub const MESSAGE_PREFIX: &str = "actionseal: ";
+
+/// `{"lease_ms", "executor", "proposer"}`: an adapter's defaults.
+pub fn defaults() -> OwnedValue {
+    object(vec![
+        ("lease_ms", super::values::int(DEFAULT_LEASE_MS)),
+        ("executor", string(DEFAULT_EXECUTOR)),
+        ("proposer", string(DEFAULT_PROPOSER)),
+    ])
+}
+
+/// What the model is told when a call does not run: the payload and whether the model may
+/// correct its arguments and call again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    /// `{"error", ...}`: what the model reads, as an object.
+    pub payload: OwnedValue,
+    /// The arguments broke the contract (or did not parse): nothing was proposed.
+    pub bad_args: bool,
+}
+
+impl Refusal {
+    /// The code in `error`.
+    pub fn code(&self) -> &str {
+        self.payload
+            .as_object()
+            .and_then(|o| o.get("error"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The exact text the model reads: [`MESSAGE_PREFIX`] and the payload's canonical JSON.
+    pub fn message(&self) -> String {
+        format!("{MESSAGE_PREFIX}{}", canonicalize(&self.payload))
+    }
+}
+
+/// What an adapter does next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Gate {
+    /// After a proposal: claim the task with `action` (the presented one, or the amendment
+    /// when a reviewer amended the task and the framework presents the unchanged proposal).
+    Claim {
+        /// The action to claim with.
+        action: OwnedValue,
+    },
+    /// The claim was won: run the tool once with the claim's frozen arguments, then complete.
+    Run {
+        /// The claim (`ledger.claim`'s `claim`).
+        claim: OwnedValue,
+    },
+    /// No claimable approval: pause with the framework's own pause, showing `request` to the
+    /// reviewer; a framework that cannot pause tells the model `refusal` instead.
+    Pause {
+        /// The task to ask the ledger about again.
+        task_id: String,
+        /// What the reviewer is shown: the frozen action and its fingerprints.
+        request: OwnedValue,
+        /// What the model is told where the framework has no pause.
+        refusal: Refusal,
+    },
+    /// Nothing runs; tell the model.
+    Refuse(Refusal),
+    /// Not the gate's to decide: the adapter raises the error it caught.
+    Raise,
+    /// A completion refused as late: keep the body's answer (the ledger holds the task in
+    /// doubt for reconciliation; never retry it).
+    Keep,
+}
+
+impl Gate {
+    /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`:
+    /// `claim` with `action`; `run` with `claim` and `args` (the claim's frozen arguments);
+    /// `pause` with `task_id`, `request`, `refusal` and `message`; `refuse` with `code`,
+    /// `refusal`, `message` and `bad_args` (`code` is the refusal's `error`).
+    pub fn to_value(&self) -> OwnedValue {
+        let decision = |d: &str| ("decision", string(d));
+        match self {
+            Gate::Claim { action } => object(vec![decision("claim"), ("action", action.clone())]),
+            Gate::Run { claim } => object(vec![
+                decision("run"),
+                ("claim", claim.clone()),
+                (
+                    "args",
+                    claim
+                        .pointer("/action/args")
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                ),
+            ]),
+            Gate::Pause {
+                task_id,
+                request,
+                refusal,
+            } => object(vec![
+                decision("pause"),
+                ("task_id", string(task_id)),
+                ("request", request.clone()),
+                ("refusal", refusal.payload.clone()),
+                ("message", string(&refusal.message())),
+            ]),
+            Gate::Refuse(r) => object(vec![
+                decision("refuse"),
+                ("code", string(r.code())),
+                ("refusal", r.payload.clone()),
+                ("message", string(&r.message())),
+                ("bad_args", Value::Bool(r.bad_args)),
+            ]),
+            Gate::Raise => object(vec![decision("raise")]),
+            Gate::Keep => object(vec![decision("keep")]),
+        }
+    }
+}
+
+/// The members of a gate step, by step.
+const STEP_FIELDS: [&str; 6] = ["step", "task", "presented", "outcome", "error", "tool"];
+
+/// Decides what an adapter does after one step of a governed call. `input` is
+/// `{"step", ...}`:
+/// - `{"step": "propose", "task", "presented"}`: the task the proposal gave and the action the
+///   framework presents: [`Gate::Pause`] while the task waits for a person, else
+///   [`Gate::Claim`];
+/// - `{"step": "propose", "tool", "error"}`: freezing or proposing failed: [`Gate::Refuse`]
+///   (`bad_args`) when the error is about the model's arguments, else [`Gate::Raise`];
+/// - `{"step": "claim", "outcome"}`: `ledger.claim`'s result: [`Gate::Run`], [`Gate::Pause`]
+///   (`awaiting_reapproval`) or [`Gate::Refuse`] (drift, rejected);
+/// - `{"step": "claim", "task", "error"}`: the claim failed and `task` is the task read after:
+///   [`Gate::Pause`] when it waits for a person, [`Gate::Refuse`] for the task's state, a spent
+///   claim, a budget or a missing proof, else [`Gate::Raise`];
+/// - `{"step": "complete", "error"}`: [`Gate::Keep`] when the completion was late, else
+///   [`Gate::Raise`];
+/// - `{"step": "invoke", "tool"}`: the framework invokes a tool no claim was won for:
+///   [`Gate::Refuse`].
+///
+/// `error` is `{"code", "path", "message"}` as the error was caught (`message` is its text).
+/// A malformed input is [`Code::InvalidRequest`].
+pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
+    let f = Fields::new(input, Code::InvalidRequest, "gate step", &STEP_FIELDS)?;
+    let step = f.one_of("step", &["propose", "claim", "complete", "invoke"])?;
+    let only = |allowed: &[&str]| -> Result<()> {
+        match STEP_FIELDS
+            .iter()
+            .find(|k| f.get(k).is_some() && !allowed.contains(k))
+        {
+            Some(k) => {
+                Err(Error::new(Code::InvalidRequest, format!("a {step} step has no {k}")).in_key(k))
+            }
+            None => Ok(()),
+        }
+    };
+    match (step, f.get("error").is_some()) {
+        ("propose", false) => {
+            only(&["step", "task", "presented"])?;
+            let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
+            let presented = f.required("presented")?;
+            if waiting(task.state) {
+                return Ok(pause(&task, Code::TaskNotClaimable.as_str(), None));
+            }
+            Ok(Gate::Claim {
+                action: task.to_claim(presented),
+            })
+        }
+        ("propose", true) => {
+            only(&["step", "tool", "error"])?;
+            let tool = f.string("tool")?;
+            let e = Caught::read(f.required("error")?).map_err(|e| e.in_key("error"))?;
+            Ok(match e.code {
+                Some(code) if about_args(code) => Gate::Refuse(Refusal {
+                    payload: object(vec![
+                        ("error", string(code.as_str())),
+                        ("path", string(e.path)),
+                        ("tool", string(tool)),
+                        (
+                            "message",
+                            string(&format!(
+                                "The arguments do not match {tool}'s schema: {}; nothing ran.",
+                                e.message
+                            )),
+                        ),
+                    ]),
+                    bad_args: true,
+                }),
+                _ => Gate::Raise,
+            })
+        }
+        ("claim", false) => {
+            only(&["step", "outcome"])?;
+            claimed(f.required("outcome")?).map_err(|e| e.in_key("outcome"))
+        }
+        ("claim", true) => {
+            only(&["step", "task", "error"])?;
+            let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
+            let e = Caught::read(f.required("error")?).map_err(|e| e.in_key("error"))?;
+            let Some(code) = e.code.filter(|c| claim_refusal(*c)) else {
+                return Ok(Gate::Raise);
+            };
+            if code == Code::TaskNotClaimable && waiting(task.state) {
+                return Ok(pause(&task, code.as_str(), None));
+            }
+            Ok(Gate::Refuse(task_refusal(
+                &task,
+                code.as_str(),
+                Extra::None,
+            )))
+        }
+        ("complete", true) => {
+            only(&["step", "error"])?;
+            let e = Caught::read(f.required("error")?).map_err(|e| e.in_key("error"))?;
+            Ok(match e.code {
+                Some(Code::LeaseExpired | Code::StaleFence | Code::TaskNotClaimed) => Gate::Keep,
+                _ => Gate::Raise,
+            })
+        }
+        ("invoke", false) => {
+            only(&["step", "tool"])?;
+            let tool = f.string("tool")?;
+            Ok(Gate::Refuse(Refusal {
+                payload: object(vec![
+                    ("error", string(Code::TaskNotClaimed.as_str())),
+                    ("tool", string(tool)),
+                    (
+                        "message",
+                        string(&format!(
+                            "No claim was won for this call of {tool}; nothing ran."
+                        )),
+                    ),
+                ]),
+                bad_args: false,
+            }))
+        }
+        (_, false) => Err(Error::new(
+            Code::InvalidRequest,
+            format!("a {step} step needs an error"),
+        )
+        .in_key("error")),
+        (_, true) => Err(
+            Error::new(Code::InvalidRequest, format!("a {step} step has no error")).in_key("error"),
+        ),
+    }
+}
+
+/// States in which a task waits for a person: a claim could only refuse.
+fn waiting(state: &str) -> bool {
+    matches!(state, "awaiting_approval" | "awaiting_reapproval")
+}
+
+/// Errors of a claim that say the call may not run now (told to the model), as opposed to the
+/// application's own errors (raised).
+fn claim_refusal(code: Code) -> bool {
+    matches!(
+        code,
+        Code::TaskNotClaimable | Code::AlreadyClaimed | Code::BudgetExceeded | Code::MissingProof
+    )
+}
+
+/// Errors about the model's arguments: their text did not parse strictly, or they break the
+/// contract's schema. The model may correct them.
+fn about_args(code: Code) -> bool {
+    use Code::*;
+    matches!(
+        code,
+        SyntaxError
+            | TrailingContent
+            | ByteOrderMark
+            | DuplicateKey
+            | LoneSurrogate
+            | NonFiniteNumber
+            | NumberOverflow
+            | InexactNumber
+            | DepthLimitExceeded
+            | SizeLimitExceeded
+            | UnsupportedType
+            | NonStringKey
+            | CyclicValue
+            | SparseArray
+            | UnknownField
+            | MissingField
+            | TypeMismatch
+            | UnsafeInteger
+            | EnumMismatch
+            | OutOfRange
+            | LengthOutOfRange
+            | PatternMismatch
+            | PatternInputTooLong
+            | FormatMismatch
+            | DuplicateItems
+            | NoMatchingAlternative
+    )
+}
+
+/// An error as the adapter caught it.
+struct Caught<'v> {
+    /// `None` for a name that is not a code of this core: never the gate's.
+    code: Option<Code>,
+    path: &'v str,
+    message: &'v str,
+}
+
+impl<'v> Caught<'v> {
+    fn read(v: &'v Value<'_>) -> Result<Caught<'v>> {
+        let f = Fields::new(
+            v,
+            Code::InvalidRequest,
+            "error",
+            &["code", "path", "message"],
+        )?;
+        Ok(Caught {
+            code: Code::from_name(f.string("code")?),
+            path: f.string("path")?,
+            message: f.string("message")?,
+        })
+    }
+}
+
+/// The members of a ledger task the gate reads (the others are ignored).
+struct Task<'v, 'a> {
+    value: &'v Value<'a>,
+    id: &'v str,
+    state: &'v str,
+    tool: &'v str,
+    digest: &'v str,
+}
+
+impl<'v, 'a> Task<'v, 'a> {
+    fn read(v: &'v Value<'a>) -> Result<Task<'v, 'a>> {
+        let text = |p: &str| {
+            v.pointer(p).and_then(Value::as_str).ok_or_else(|| {
+                Error::new(
+                    Code::InvalidRequest,
+                    format!("a task needs a string at {p}"),
+                )
+            })
+        };
+        let digest = text("/action_digest")?;
+        short_fingerprint(digest).map_err(|e| e.in_key("action_digest"))?;
+        Ok(Task {
+            value: v,
+            id: text("/id")?,
+            state: text("/state")?,
+            tool: text("/action/tool")?,
+            digest,
+        })
+    }
+
+    fn get(&self, pointer: &str) -> Option<&'v Value<'a>> {
+        self.value.pointer(pointer)
+    }
+
+    /// The action to claim with: the amendment when the task was amended and `presented` is
+    /// the model's unchanged proposal, else `presented`.
+    fn to_claim(&self, presented: &Value<'_>) -> OwnedValue {
+        // The proposal differs from the task's action only after an amendment.
+        let proposal = self.get("/proposed_digest").and_then(Value::as_str);
+        if proposal.is_some_and(|p| p != self.digest)
+            && proposal == Some(fingerprint(presented).to_string().as_str())
+        {
+            if let Some(action) = self.get("/action") {
+                return action.clone().into_owned();
+            }
+        }
+        presented.clone().into_owned()
+    }
+}
+
+/// What a refusal about a task adds to its common members.
+enum Extra<'v, 'a> {
+    None,
+    Drift {
+        approved_args: &'v Value<'a>,
+        drift: Vec<&'v str>,
+    },
+    Reasons(&'v Value<'a>),
+}
+
+/// `{"error", "task_id", "state", "tool", "fingerprint", "short_fingerprint", "message", ...}`.
+fn task_refusal(task: &Task<'_, '_>, code: &str, extra: Extra<'_, '_>) -> Refusal {
+    let (id, state, tool) = (task.id, task.state, task.tool);
+    let message = match (&extra, code) {
+        (
+            Extra::Drift {
+                approved_args,
+                drift,
+            },
+            _,
+        ) => format!(
+            "These arguments are not the approved ones (they differ at {}); nothing ran. The \
+             approved call is {tool} with {}: call it with exactly these arguments, or propose \
+             a new call.",
+            drift.join(", "),
+            canonicalize(approved_args)
+        ),
+        (_, "already_claimed") => {
+            format!(
+                "This approved call was already dispatched (state {state}); it does not run again."
+            )
+        }
+        _ if waiting(state) => {
+            format!("{tool} is waiting for a person's approval ({state}); nothing ran.")
+        }
+        _ => format!("{tool} may not run ({code}, state {state}); nothing ran."),
+    };
+    let mut members = vec![
+        ("error", string(code)),
+        ("task_id", string(id)),
+        ("state", string(state)),
+        ("tool", string(tool)),
+        ("fingerprint", string(task.digest)),
+        (
+            "short_fingerprint",
+            string(&short_fingerprint(task.digest).unwrap_or_default()),
+        ),
+        ("message", string(&message)),
+    ];
+    match extra {
+        Extra::None => {}
+        Extra::Drift {
+            approved_args,
+            drift,
+        } => {
+            members.push(("approved_args", approved_args.clone().into_owned()));
+            members.push(("drift", strings(&drift)));
+        }
+        Extra::Reasons(reasons) => members.push(("reasons", reasons.clone().into_owned())),
+    }
+    if code == "already_claimed" && matches!(state, "succeeded" | "failed") {
+        let result = task.get("/result").cloned().unwrap_or(Value::Null);
+        members.push(("result", result.into_owned()));
+    }
+    Refusal {
+        payload: object(members),
+        bad_args: false,
+    }
+}
+
+/// A pause: the reviewer's request and what a framework without a pause tells the model.
+fn pause(task: &Task<'_, '_>, code: &str, reasons: Option<&Value<'_>>) -> Gate {
+    let action = task.get("/action").cloned().unwrap_or(Value::Null);
+    let approval_id = task.get("/approval_id").cloned().unwrap_or(Value::Null);
+    let request = object(vec![
+        ("type", string("actionseal_approval")),
+        ("task_id", string(task.id)),
+        ("state", string(task.state)),
+        ("approval_id", approval_id.into_owned()),
+        ("tool", string(task.tool)),
+        ("action", action.into_owned()),
+        ("fingerprint", string(task.digest)),
+        (
+            "short_fingerprint",
+            string(&short_fingerprint(task.digest).unwrap_or_default()),
+        ),
+    ]);
+    let extra = reasons.map_or(Extra::None, Extra::Reasons);
+    Gate::Pause {
+        task_id: task.id.to_owned(),
+        request,
+        refusal: task_refusal(task, code, extra),
+    }
+}
+
+/// The gate after a claim that returned (`ledger.claim`'s result).
+fn claimed(out: &Value<'_>) -> Result<Gate> {
+    let result = out.pointer("/result").and_then(Value::as_str);
+    let need = |p: &str| {
+        out.pointer(p).ok_or_else(|| {
+            Error::new(
+                Code::InvalidRequest,
+                format!("a {} outcome needs {p}", result.unwrap_or("claim")),
+            )
+        })
+    };
+    match result {
+        Some("claimed") => {
+            return Ok(Gate::Run {
+                claim: need("/claim")?.clone().into_owned(),
+            })
+        }
+        Some("tool_args_drift" | "awaiting_reapproval" | "rejected_pre_dispatch") => {}
+        _ => {
+            return Err(Error::new(
+                Code::InvalidRequest,
+                "a claim outcome's result is claimed, tool_args_drift, awaiting_reapproval or \
+                 rejected_pre_dispatch",
+            )
+            .in_key("result"))
+        }
+    }
+    let task = Task::read(need("/task")?).map_err(|e| e.in_key("task"))?;
+    let reasons = need("/verdict/reasons")?;
+    match result {
+        Some("tool_args_drift") => {
+            let Some(Value::Array(drift)) = out.pointer("/verdict/drift") else {
+                return Err(Error::new(
+                    Code::InvalidRequest,
+                    "a tool_args_drift outcome needs /verdict/drift",
+                ));
+            };
+            let drift = drift.iter().filter_map(Value::as_str).collect();
+            let extra = Extra::Drift {
+                approved_args: need("/approved_action/args")?,
+                drift,
+            };
+            Ok(Gate::Refuse(task_refusal(&task, "tool_args_drift", extra)))
+        }
+        Some("awaiting_reapproval") => Ok(pause(&task, "awaiting_reapproval", Some(reasons))),
+        _ => Ok(Gate::Refuse(task_refusal(
+            &task,
+            "rejected_pre_dispatch",
+            Extra::Reasons(reasons),
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests;
