@@ -13,6 +13,11 @@ pub fn core_value(text: &str) -> Result<OwnedValue, Error> {
     parse(text.as_bytes(), &Options::default()).map(|v| v.into_owned())
 }
 
+/// [`core_value`] of JSON text the surfaces' probes wrote themselves, which is always JSON.
+pub(crate) fn json_value(text: &str) -> OwnedValue {
+    core_value(text).expect("JSON")
+}
+
 fn error_json(e: &Error) -> Json {
     json!({"error": e.code().as_str(), "path": e.path()})
 }

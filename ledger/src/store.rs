@@ -258,7 +258,7 @@ pub(crate) fn seal(events: &mut [Event], head: Head) -> Result<(Vec<Sealed>, Hea
     let (mut seq, mut prev) = head;
     let mut out = Vec::with_capacity(events.len());
     for e in events.iter_mut() {
-        seq = crate::ops::increment(seq, "audit sequence")?;
+        seq = increment(seq, "audit sequence")?;
         e.seq = seq;
         e.prev = prev;
         let text = e.canonical();
@@ -267,6 +267,17 @@ pub(crate) fn seal(events: &mut [Event], head: Head) -> Result<(Vec<Sealed>, Hea
         out.push((seq, text, digest));
     }
     Ok((out, (seq, prev)))
+}
+
+/// `n + 1` for a stored count (a fence, a round, an amendment count, an audit sequence): on a ledger whose data
+/// was altered to the end of the range, [`Code::LedgerValueOutOfRange`] rather than a wrap.
+pub(crate) fn increment(n: i64, what: &str) -> Result<i64> {
+    n.checked_add(1).ok_or_else(|| {
+        Error::new(
+            Code::LedgerValueOutOfRange,
+            format!("the stored {what} {n} cannot grow"),
+        )
+    })
 }
 
 /// A stored digest, which the ledger wrote itself.

@@ -2,7 +2,8 @@
 //! no ledger): the requests the Node `Ledger` takes, the decision envelope and the claim's
 //! facts, and everything a ledger returns. `ledger_probes.rs` holds them to the ledger.
 
-use super::shapes::{field, Field, Shape, Ty};
+use super::shape_types::{field, Field, Shape, Ty};
+use super::shapes::shapes as model_shapes;
 use actionseal_core::ledger::{EventKind, Observed, Reported, State};
 use actionseal_core::ProofRequirement;
 
@@ -337,4 +338,17 @@ pub fn shapes() -> Vec<Shape> {
             field("broken", nullable(Shape("AuditBreak")), ""),
         ]),
     ]
+}
+
+/// The model's shapes and the ledger's: what the Node declarations and the Python stub
+/// describe (the wasm build has only the model's).
+pub fn all_shapes() -> Vec<Shape> {
+    let mut all = model_shapes();
+    all.extend(shapes());
+    all
+}
+
+/// Whether `name` is a union of string literals rather than an object shape.
+pub(super) fn is_union(name: &str) -> bool {
+    matches!(name, "ErrorCode" | "Reason" | "Outcome") || unions().iter().any(|u| u.name == name)
 }

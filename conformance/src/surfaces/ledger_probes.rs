@@ -5,7 +5,8 @@
 //! value at least once, and every member of a union seen where the union says.
 
 use super::ledger::{shapes, unions};
-use super::shapes::{all_fields, shape, Shape, Ty};
+use super::shape_types::{all_fields, shape, Shape, Ty};
+use crate::decisions::json_value;
 use actionseal_core::ledger::{self, request, DecisionEnvelope, EventKind};
 use actionseal_core::{Action, Contract};
 use actionseal_ledger::{Call, Ledger, LedgerOptions, ManualClock};
@@ -47,7 +48,7 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "RevokeRequest" => request::Revoke::from_value(&value).map(drop),
         "BudgetLimit" => request::SetBudget::from_value(&value).map(drop),
         "TaskFilter" => request::Filter::from_value(&value).map(drop),
-        "AuditHead" => request::heads(&super::probes::json_value(&format!("[{v}]"))).map(drop),
+        "AuditHead" => request::heads(&json_value(&format!("[{v}]"))).map(drop),
         "ExportedHeads" => ledger::ExportedHeads::from_value(&value).map(drop),
         _ => return None,
     };

@@ -2,8 +2,11 @@
 //! must accept, and every field, left out or given a value of the wrong type, must make it
 //! refuse; every output shape must have exactly the members core writes.
 
-use super::shapes::{all_fields, all_shapes, shape, shapes, Shape, Ty};
+use super::ledger::all_shapes;
+use super::shape_types::{all_fields, shape, Shape, Ty};
+use super::shapes::shapes;
 use super::{ledger, ledger_probes, proof};
+use crate::decisions::json_value;
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
     check, Action, ActionIds, Approval, Contract, DecisionInput, KeySet, ProofPolicy, Registration,
@@ -209,10 +212,6 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         }
     };
     r.map_err(|e| e.to_string())
-}
-
-pub(super) fn json_value(text: &str) -> actionseal_core::OwnedValue {
-    crate::decisions::core_value(text).expect("JSON")
 }
 
 /// Where the shapes and core disagree.

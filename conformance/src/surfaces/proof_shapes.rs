@@ -1,7 +1,7 @@
 //! The shapes of proof of who decided: keys, key sets, envelopes, passkey assertions and
 //! registrations, and what verification returns.
 
-use super::shapes::{field, optional, Field, Shape, Ty};
+use super::shape_types::{field, optional, Field, Shape, Ty};
 use actionseal_core::PAYLOAD_TYPE;
 
 /// The proof shapes, in declaration order.

@@ -3,8 +3,9 @@
 
 use super::function_table;
 use super::functions::{Kind, Sig};
-use super::ledger;
-use super::shapes::{all_shapes, is_union, outcomes, shape, Shape, Ty};
+use super::ledger::{self, all_shapes, is_union};
+use super::shape_types::{shape, Shape, Ty};
+use super::shapes::outcomes;
 use actionseal_core::{Code, Reason};
 
 const PY_BEGIN: &str =

@@ -1,78 +1,8 @@
-//! The data shapes of the approval model: the types of their fields, and the shapes
-//! themselves, in declaration order (the proof shapes are in `proof_shapes.rs`, the ledger's in
-//! `ledger.rs`).
+//! The data shapes of the approval model, in declaration order (the proof shapes are in
+//! `proof_shapes.rs`, the ledger's in `ledger.rs`, their vocabulary in `shape_types.rs`).
 
-use super::ledger;
+use super::shape_types::{field, optional, Field, Shape, Ty};
 use actionseal_core::{operators, NoticeKind, Within};
-
-/// The type of a field.
-#[derive(Clone)]
-pub enum Ty {
-    /// A string.
-    Str,
-    /// An identity string (non-blank, no surrounding whitespace or control characters).
-    Identity,
-    /// A fingerprint `sha256:<64 hex>`.
-    Digest,
-    /// An integer number of milliseconds since the epoch.
-    Millis,
-    /// An integer.
-    Int,
-    /// A boolean.
-    Bool,
-    /// One of these strings.
-    OneOf(Vec<&'static str>),
-    /// Another shape.
-    Shape(&'static str),
-    /// A list of these.
-    List(Box<Ty>),
-    /// A JSON object (a schema, arguments), unchecked here.
-    Object,
-    /// Any JSON value.
-    Unknown,
-    /// A loaded `Contract` object or a contract document, or null.
-    ContractOrDocument,
-    /// A loaded `Contract` object or a contract document.
-    Contract,
-    /// A contract's approval rule: `"always"`, `"never"` or `{"when": [conditions]}`.
-    ApprovalRule,
-    /// `T | null`.
-    Nullable(Box<Ty>),
-    /// An object whose members, under keys of the caller's choosing, are all `T`.
-    Map(Box<Ty>),
-    /// One of these types.
-    Either(Vec<Ty>),
-}
-
-/// A field of a shape.
-pub struct Field {
-    pub name: &'static str,
-    pub ty: Ty,
-    pub doc: &'static str,
-    /// May be left out (in some cases: a condition's `value`, for some operators).
-    pub optional: bool,
-}
-
-/// A JSON object shape.
-pub struct Shape {
-    /// The TypeScript interface name (the Python TypedDict is `_` + this).
-    pub name: &'static str,
-    pub doc: &'static str,
-    /// A shape whose fields this one has too.
-    pub extends: Option<&'static str>,
-    pub fields: Vec<Field>,
-    /// Whether core only writes it (a verdict): not probed with a reader.
-    pub output: bool,
-}
-
-pub(super) fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field {
-        name,
-        ty,
-        doc,
-        optional: false,
-    }
-}
 
 /// The shapes of the data the approval model takes and returns, in declaration order.
 pub fn shapes() -> Vec<Shape> {
@@ -293,48 +223,8 @@ pub fn shapes() -> Vec<Shape> {
     out
 }
 
-/// An optional field.
-pub(super) fn optional(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field {
-        optional: true,
-        ..field(name, ty, doc)
-    }
-}
-
-/// The model's shapes and the ledger's: what the Node declarations and the Python stub
-/// describe (the wasm build has only the model's).
-pub fn all_shapes() -> Vec<Shape> {
-    let mut all = shapes();
-    all.extend(ledger::shapes());
-    all
-}
-
-/// Whether `name` is a union of string literals rather than an object shape.
-pub(super) fn is_union(name: &str) -> bool {
-    matches!(name, "ErrorCode" | "Reason" | "Outcome")
-        || ledger::unions().iter().any(|u| u.name == name)
-}
-
 /// The outcomes of a check, in core's order (worst last).
 pub(super) fn outcomes() -> [&'static str; 3] {
     use actionseal_core::Outcome;
     [Outcome::Permit, Outcome::Reapprove, Outcome::Reject].map(Outcome::as_str)
-}
-
-// ---------------------------------------------------------------------------------------
-// Holding the shapes to core
-
-pub(super) fn shape<'s>(all: &'s [Shape], name: &str) -> &'s Shape {
-    all.iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("no shape {name}"))
-}
-
-/// Every field of a shape, its base's first.
-pub(super) fn all_fields<'s>(all: &'s [Shape], s: &'s Shape) -> Vec<&'s Field> {
-    let mut out = s
-        .extends
-        .map_or_else(Vec::new, |b| all_fields(all, shape(all, b)));
-    out.extend(s.fields.iter());
-    out
 }

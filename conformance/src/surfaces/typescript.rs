@@ -1,7 +1,9 @@
 //! The TypeScript declarations: `bindings-node/dts-header.d.ts` (napi-rs puts it at the top
 //! of `index.d.ts`) and `bindings-wasm/src/types.rs` (wasm-bindgen's custom section).
 
-use super::shapes::{all_shapes, outcomes, shapes, Ty};
+use super::ledger::all_shapes;
+use super::shape_types::Ty;
+use super::shapes::{outcomes, shapes};
 use super::{ledger, GENERATED};
 use actionseal_core::{Code, Reason};
 

@@ -10,7 +10,7 @@
 use super::{detail, event, locked_task, refuse, snapshot, view};
 use crate::json::{canon, n, opt_s, s, stored};
 use crate::model::{Amended, AmendmentRecord};
-use crate::store::{storage, AmendmentRow, Done, Tx};
+use crate::store::{increment, storage, AmendmentRow, Done, Tx};
 use actionseal_core::ledger::{amend_action, amended_pointers, next, Amendment, EventKind, Op};
 use actionseal_core::{fingerprint, Action, Code, Contract, Error, Result};
 
@@ -82,7 +82,7 @@ pub(crate) fn run(
     }
     t.action = canon(amended.value());
     t.action_digest = amended.digest();
-    t.amendments = super::increment(t.amendments, "amendment count")?;
+    t.amendments = increment(t.amendments, "amendment count")?;
     t.updated_at = now;
     // The action to decide about changed: a decision dated before now is not about it.
     t.round_started_at = now;

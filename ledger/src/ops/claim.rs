@@ -6,7 +6,7 @@ use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, v
 use crate::contracts::Contracts;
 use crate::json::{n, obj, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
-use crate::store::{storage, ApprovalRow, Done, Tx};
+use crate::store::{increment, storage, ApprovalRow, Done, Tx};
 use actionseal_core::ledger::request::Claim as ClaimRequest;
 use actionseal_core::ledger::{
     approval_id, claim_step, context_with, drift_between, next, reattach, reserve, ClaimStep,
@@ -78,7 +78,7 @@ pub(crate) fn run(
             }))
         }
         ClaimStep::Reapprove => {
-            t.round = super::increment(t.round, "approval round")?;
+            t.round = increment(t.round, "approval round")?;
             let apr = approval_id(&t.id, t.round);
             tx.put_approval(&ApprovalRow {
                 approval_id: apr.clone(),
@@ -215,7 +215,7 @@ fn permit(
         tx.put_budget(&b)?;
     }
     t.state = state;
-    t.fence = super::increment(t.fence, "fence")?;
+    t.fence = increment(t.fence, "fence")?;
     t.executor = Some(c.executor.to_owned());
     t.lease_until = Some(now.saturating_add(c.lease_ms));
     t.budget = c.budget.map(str::to_owned);

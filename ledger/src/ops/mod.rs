@@ -68,17 +68,6 @@ pub(crate) fn detail_of(t: &TaskRow, mut entries: Vec<(&'static str, OwnedValue)
     obj(entries)
 }
 
-/// `n + 1` for a stored count (a fence, a round, an amendment count): on a ledger whose data
-/// was altered to the end of the range, [`Code::LedgerValueOutOfRange`] rather than a wrap.
-pub(crate) fn increment(n: i64, what: &str) -> Result<i64> {
-    n.checked_add(1).ok_or_else(|| {
-        Error::new(
-            Code::LedgerValueOutOfRange,
-            format!("the stored {what} {n} cannot grow"),
-        )
-    })
-}
-
 /// Records a refusal (its code as the event's outcome) and ends the operation with it.
 pub(crate) fn refuse<T>(tx: &mut dyn Tx, mut ev: Event, e: Error) -> Result<Done<T>> {
     ev.outcome = Some(e.code().as_str().to_owned());

@@ -3,7 +3,7 @@
 
 use super::attempt::Attempt;
 use super::pg_error;
-use super::tx::{PgTx, Transaction};
+use super::tx::{derived, PgTx, Transaction};
 use crate::store::{storage, Cols, APPROVAL_COLUMNS, TASK_COLUMNS};
 use actionseal_core::Result;
 use postgres::SimpleQueryMessage;
@@ -48,14 +48,6 @@ impl Cols for SimpleRow {
             })
             .transpose()
     }
-}
-
-/// Whether `id` is an id the ledger derives: `prefix` and 32 lowercase hex digits (nothing
-/// that could end a quoted SQL string).
-pub(super) fn derived(id: &str, prefix: &str) -> bool {
-    id.strip_prefix(prefix).is_some_and(|hex| {
-        hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    })
 }
 
 impl PgTx<'_> {

@@ -3,7 +3,6 @@
 //! `first`, its last statement in `flush`.
 
 use super::attempt::{Attempt, Lookup, Retry, TaskBasis, Trust};
-use super::first::derived;
 use super::in_flight::{InFlight, Learned};
 use super::{pg_error, Conn, Schema};
 use crate::store::{
@@ -55,6 +54,14 @@ pub(super) struct PgTx<'a> {
 pub(super) enum Transaction {
     Idle,
     Open,
+}
+
+/// Whether `id` is an id the ledger derives: `prefix` and 32 lowercase hex digits (nothing
+/// that could end a quoted SQL string).
+pub(super) fn derived(id: &str, prefix: &str) -> bool {
+    id.strip_prefix(prefix).is_some_and(|hex| {
+        hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
 }
 
 impl<'a> PgTx<'a> {

@@ -59,6 +59,12 @@ struct LogVfs {
     order: Order,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Writes this VFS made to log files on this thread (counted for the tests).
+    static WRITES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// How a log file orders a commit's frames and its sync. Only the tests build the wrong
 /// order, to show that the power-loss test catches it (`log_vfs/power_loss.rs`).
 #[cfg(test)]
@@ -235,7 +241,7 @@ unsafe fn flush(file: *mut ffi::sqlite3_file) -> c_int {
         }
         offset += chunk.len() as i64;
         #[cfg(test)]
-        tests::WRITES.set(tests::WRITES.get() + 1);
+        WRITES.set(WRITES.get() + 1);
     }
     // Written or not, the bytes are dropped: a failed write fails its transaction, which
     // SQLite writes again from its own pages if it retries.

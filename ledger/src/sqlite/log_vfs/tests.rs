@@ -1,13 +1,8 @@
+use super::WRITES;
 use crate::sqlite::{open_file, Vfs};
 use crate::url::Durability;
 use rusqlite::Connection;
-use std::cell::Cell;
 use std::path::PathBuf;
-
-thread_local! {
-    /// Writes this VFS made to log files on this thread.
-    pub(super) static WRITES: Cell<u64> = const { Cell::new(0) };
-}
 
 /// A fresh directory, removed when dropped.
 struct Dir(PathBuf);
