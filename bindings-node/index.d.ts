@@ -1673,7 +1673,7 @@ export declare function gateDefaults(): { lease_ms: number, executor: string, pr
  * gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: '...' } })
  * // { decision: 'keep' }
  */
-export declare function gateStep(step: { step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran', [member: string]: unknown }): { decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'record', [member: string]: any }
+export declare function gateStep(step: { step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit', [member: string]: unknown }): { decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record', [member: string]: any }
 
 /**
  * The strings and keys of `value` with characters a reader could miss or misread, as core

@@ -509,7 +509,7 @@ const ARG_CODES = [
   'out_of_range', 'length_out_of_range', 'pattern_mismatch', 'pattern_input_too_long', 'format_mismatch', 'duplicate_items',
   'no_matching_alternative',
 ]
-const STEP_MEMBERS = ['step', 'task', 'presented', 'outcome', 'error', 'tool', 'unknown', 'body']
+const STEP_MEMBERS = ['step', 'task', 'presented', 'outcome', 'error', 'tool', 'unknown', 'body', 'url']
 const said = (payload) => 'actionseal: ' + canonicalize(payload)
 const short = (digest) => [0, 1, 2, 3].map((i) => digest.slice(7 + 4 * i, 11 + 4 * i)).join(' ')
 
@@ -533,6 +533,7 @@ function gateDecision(input) {
     resume: ['step', 'task'],
     route: ['step', 'tool', 'unknown'],
     ran: ['step', 'body'],
+    elicit: ['step', 'task', 'url'],
   }[step]
   if (!allowed) bad('/step')
   const stray = STEP_MEMBERS.find((k) => has(k) && !allowed.includes(k))
@@ -587,6 +588,13 @@ function gateDecision(input) {
     }
     if (['rejected', 'rejected_pre_dispatch'].includes(task.state)) return refused(refusalOf(task, 'rejected'))
     return { decision: 'wait' }
+  }
+  if (step === 'elicit') {
+    const task = taskOf(need('task'), '/task')
+    const url = text(input, 'url', '/url')
+    const message = `Approval required: ${task.tool} ${canonicalize(task.t.action.args)} (fingerprint ${short(task.digest)}, ${task.digest}, ${task.state}). ` +
+      `A person decides at ${url}; then call again with _meta {"io.actionseal/task": "${task.id}"}.`
+    return { decision: 'elicit', message, task_id: task.id, url }
   }
   if (step === 'route') {
     const tool = text(input, 'tool', '/tool')

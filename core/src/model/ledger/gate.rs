@@ -28,6 +28,8 @@
 //! - a gateway's call that names no governed tool, or a task pointer of no task of this
 //!   session, is refused as `unknown_tool` / `task_not_found` (`route`), because the client
 //!   reads that refusal like any other;
+//! - an MCP gateway asks the person for an approval with one text (`elicit`), because the
+//!   person reads it and both gateways must say the same thing;
 //! - a tool body that answered with an error is recorded `failed`, one that raised `unknown`
 //!   (`ran`), because an answer is a fact the ledger can hold while reconciliation is for the
 //!   calls nobody can say happened or not.
@@ -46,6 +48,8 @@ pub const DEFAULT_LEASE_MS: i64 = 300_000;
 pub const DEFAULT_EXECUTOR: &str = "actionseal-adapter";
 /// Who proposes when the application names no proposer (see [`DEFAULT_EXECUTOR`]).
 pub const DEFAULT_PROPOSER: &str = "agent";
+/// The `_meta` key with which an MCP client names the task of a call it sends again.
+pub const TASK_META: &str = "io.actionseal/task";
 /// What precedes the canonical JSON of a refusal, so a framework's prefix cannot hide it.
 pub const MESSAGE_PREFIX: &str = "actionseal: ";
 
@@ -124,6 +128,16 @@ pub enum Gate {
     /// On resume, nobody has decided yet (or the task is past deciding): leave the call, the
     /// claim at dispatch decides it.
     Wait,
+    /// An MCP gateway asks for a person's approval: a URL elicitation (or an error result
+    /// where the client has none) with `message`.
+    Elicit {
+        /// The task (the elicitation's id).
+        task_id: String,
+        /// The reviewer's page.
+        url: String,
+        /// What the person reads.
+        message: String,
+    },
     /// After the tool body: complete the claim with `outcome`.
     Record {
         /// `succeeded`, `failed` or `unknown`.
@@ -133,10 +147,11 @@ pub enum Gate {
 
 impl Gate {
     /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" |
-    /// "wait" | "record", ...}`: `claim` with `action`; `run` with `claim` and `args` (the
+    /// "wait" | "elicit" | "record", ...}`: `claim` with `action`; `run` with `claim` and `args` (the
     /// claim's frozen arguments); `pause` with `task_id`, `request`, `refusal` and `message`;
     /// `refuse` with `code`, `refusal`, `message` and `bad_args` (`code` is the refusal's
-    /// `error`); `approve` with `args` (`null` when not amended); `record` with `outcome`.
+    /// `error`); `approve` with `args` (`null` when not amended); `elicit` with `task_id`, `url` and
+    /// `message`; `record` with `outcome`.
     pub fn to_value(&self) -> OwnedValue {
         let decision = |d: &str| ("decision", string(d));
         match self {
@@ -177,6 +192,16 @@ impl Gate {
                 ("args", args.clone().unwrap_or(Value::Null)),
             ]),
             Gate::Wait => object(vec![decision("wait")]),
+            Gate::Elicit {
+                task_id,
+                url,
+                message,
+            } => object(vec![
+                decision("elicit"),
+                ("task_id", string(task_id)),
+                ("url", string(url)),
+                ("message", string(message)),
+            ]),
             Gate::Record { outcome } => {
                 object(vec![decision("record"), ("outcome", string(outcome))])
             }
@@ -185,7 +210,7 @@ impl Gate {
 }
 
 /// The members of a gate step, by step.
-const STEP_FIELDS: [&str; 8] = [
+const STEP_FIELDS: [&str; 9] = [
     "step",
     "task",
     "presented",
@@ -194,6 +219,7 @@ const STEP_FIELDS: [&str; 8] = [
     "tool",
     "unknown",
     "body",
+    "url",
 ];
 
 /// Decides what an adapter does after one step of a governed call. `input` is
@@ -219,6 +245,8 @@ const STEP_FIELDS: [&str; 8] = [
 ///   [`Gate::Refuse`] (`rejected`, `rejected_pre_dispatch`), else [`Gate::Wait`];
 /// - `{"step": "route", "tool", "unknown": "tool" | "task"}`: a gateway has no governed
 ///   `tool`, or the task pointer names no task of this session for it: [`Gate::Refuse`];
+/// - `{"step": "elicit", "task", "url"}`: an MCP gateway asks for the approval of a waiting
+///   task at the reviewer's `url`: [`Gate::Elicit`];
 /// - `{"step": "ran", "body": "returned" | "reported_error" | "raised"}`: the tool body
 ///   returned, answered with an error (MCP's `isError`) or raised: [`Gate::Record`]
 ///   (`succeeded`, `failed`, `unknown`).
@@ -230,7 +258,7 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
     let step = f.one_of(
         "step",
         &[
-            "propose", "claim", "complete", "invoke", "resume", "route", "ran",
+            "propose", "claim", "complete", "invoke", "resume", "route", "ran", "elicit",
         ],
     )?;
     let only = |allowed: &[&str]| -> Result<()> {
@@ -249,6 +277,12 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
             only(&["step", "task"])?;
             let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
             return Ok(resumed(&task));
+        }
+        "elicit" => {
+            only(&["step", "task", "url"])?;
+            let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
+            let url = f.string("url")?;
+            return Ok(elicit(&task, url));
         }
         "route" => {
             only(&["step", "tool", "unknown"])?;
@@ -389,6 +423,26 @@ fn resumed(task: &Task<'_, '_>) -> Gate {
             Gate::Refuse(task_refusal(task, "rejected", Extra::None))
         }
         _ => Gate::Wait,
+    }
+}
+
+/// The approval an MCP gateway asks a person for: the frozen call, its fingerprints, where to
+/// decide and how to call again.
+fn elicit(task: &Task<'_, '_>, url: &str) -> Gate {
+    let args = task
+        .get("/action/args")
+        .map(canonicalize)
+        .unwrap_or_default();
+    let short = short_fingerprint(task.digest).unwrap_or_default();
+    let message = format!(
+        "Approval required: {} {args} (fingerprint {short}, {}, {}). A person decides at {url}; \
+         then call again with _meta {{\"{TASK_META}\": \"{}\"}}.",
+        task.tool, task.digest, task.state, task.id
+    );
+    Gate::Elicit {
+        task_id: task.id.to_owned(),
+        url: url.to_owned(),
+        message,
     }
 }
 
