@@ -179,7 +179,9 @@ for (const engine of engines()) {
       await review(ledger, task.id, { decision: 'rejected' })
       assert.deepEqual((await applyDecisions(seal, r.state, CTX)).rejected, [task.id])
       const r2 = await resume(agent, r.state)
-      assert.match(outputs(r2)[0], /not approved/i)
+      // Core's rejection, as the Python adapters tell it (gate_step's resume step).
+      const told = JSON.parse(outputs(r2)[0].slice('actionseal: '.length))
+      assert.deepEqual([told.error, told.state, told.task_id], ['rejected', 'rejected', task.id])
       assert.equal(refund.calls.length, 0)
     })
 

@@ -22,7 +22,7 @@
 //   agent itself and is never a person's decision.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
-import { Seal, compileContract, contractDocument, fingerprint, say, shortFingerprint } from './seal.mjs'
+import { Seal, compileContract, contractDocument, fingerprint, gateStep, say, shortFingerprint, outcome, unrouted } from './seal.mjs'
 
 export { Seal }
 
@@ -34,6 +34,7 @@ export const IDEMPOTENCY_META = 'io.actionseal/idempotency_key'
 // written the same way.
 const answer = (text, obj) => ({ isError: true, content: [{ type: 'text', text }], structuredContent: { actionseal: obj } })
 const refused = (obj) => answer(say(obj), obj)
+const answered = (d) => answer(d.message, d.refusal)
 
 export class Gateway {
   constructor({ upstream, seal, session, serverId, rules, reviewUrl, info = { name: 'actionseal-gateway', version: '0.1.0' } }) {
@@ -69,7 +70,7 @@ export class Gateway {
   /** Handles one tools/call (the host's request params). */
   async call({ name, arguments: args = {}, _meta = {} }) {
     const doc = await this.contractFor(name)
-    if (!doc) return refused({ error: 'unknown_tool', tool: name, message: `${name} is not a tool this gateway governs; nothing ran.` })
+    if (!doc) return answered(unrouted(name, 'tool'))
     let contract
     try {
       contract = compileContract(doc, `${this.serverId}'s tool ${name}`)
@@ -81,7 +82,7 @@ export class Gateway {
     let task = null
     if (token !== undefined) {
       task = await this.#sessionTask(token, ids, `${this.serverId}.${name}`)
-      if (!task) return refused({ error: 'task_not_found', tool: name, message: `no task ${JSON.stringify(token)} of ${name} in this session; nothing ran.` })
+      if (!task) return answered(unrouted(name, 'task'))
     }
     const requestId = task?.request_id ?? _meta?.[REQUEST_META] ?? `call-${fingerprint({ tool: name, args }).slice(7, 39)}`
     const g = await this.seal.gate(contract, args, this.seal.ids(this.session, requestId), task)
@@ -89,12 +90,13 @@ export class Gateway {
     if (g.decision === 'refuse') {
       // A replay of a finished call: the recorded answer, no second effect.
       if (g.code === 'already_claimed' && g.refusal.state === 'succeeded') return g.refusal.result
-      return answer(g.message, g.refusal)
+      return answered(g)
     }
     return this.seal.dispatch(
       g.claim,
       (frozenArgs) => this.upstream.callTool({ name, arguments: frozenArgs, _meta: { [IDEMPOTENCY_META]: g.claim.idempotency_key } }),
-      (result) => (result.isError ? 'failed' : 'succeeded'),
+      // An error the upstream reports is its answer: core records it as failed, with the answer.
+      (result) => outcome(result.isError ? 'reported_error' : 'returned'),
     )
   }
 
@@ -116,10 +118,8 @@ export class Gateway {
 
   #approvalRequired(task) {
     const tool = task.action.tool.slice(this.serverId.length + 1)
-    const url = this.reviewUrl(task)
     const short = shortFingerprint(task.action_digest)
-    const message = `Approval required: ${tool} ${JSON.stringify(task.action.args)} (fingerprint ${short}, ${task.action_digest}). ` +
-      `A person approves it at ${url}; then call again with _meta["${TASK_META}"] = "${task.id}".`
+    const { url, message } = gateStep({ step: 'elicit', task, url: this.reviewUrl(task) })
     if (this.server.getClientCapabilities()?.elicitation?.url) {
       throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId: task.id, url, message }], `approval required: ${task.id}`)
     }

@@ -85,11 +85,12 @@ export async function applyDecisions(seal, state, appContext) {
     if (!callId) continue
     const task = await seal.find(seal.ids(appContext, callId))
     if (!task) continue // not a sealed tool's call
-    if (task.state === 'approved') {
+    const d = gateStep({ step: 'resume', task })
+    if (d.decision === 'approve') {
       state.approve(item)
       out.approved.push(task.id)
-    } else if (task.state === 'rejected' || task.state === 'rejected_pre_dispatch') {
-      state.reject(item)
+    } else if (d.decision === 'refuse') {
+      state.reject(item, { message: d.message })
       out.rejected.push(task.id)
     } else {
       out.waiting.push(task.id)

@@ -114,3 +114,7 @@ export declare function contractDocument(tool: string, args: object, rule: ToolR
 export declare function say(payload: object): string
 /** Core's refusal of arguments that break the contract; rethrows any other error. */
 export declare function inputError(error: unknown, tool: string): Refuse
+/** The outcome core records for a tool body that returned, answered with an error or raised. */
+export declare function outcome(body: 'returned' | 'reported_error' | 'raised'): 'succeeded' | 'failed' | 'unknown'
+/** A gateway's refusal of a call of no governed tool, or of no task of the session, in core's words. */
+export declare function unrouted(tool: string, unknown: 'tool' | 'task'): { decision: 'refuse', code: string, refusal: { error: string, tool: string, message: string }, message: string, bad_args: boolean }

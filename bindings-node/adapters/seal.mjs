@@ -140,15 +140,16 @@ export class Seal {
   }
 
   /**
-   * Runs `body` with the claimed frozen args once and records the outcome. A body that throws
-   * leaves the outcome in doubt (`unknown`: reconcile it, never retry it blindly).
+   * Runs `body` with the claimed frozen args once and records the outcome (`outcomeOf(result)`,
+   * by default core's for a body that returned). A body that throws leaves the outcome in doubt
+   * (`unknown`: reconcile it, never retry it blindly).
    */
-  async dispatch(claim, body, outcomeOf = () => 'succeeded') {
+  async dispatch(claim, body, outcomeOf = () => outcome('returned')) {
     let result
     try {
       result = await body(structuredClone(claim.action.args))
     } catch (e) {
-      await this.complete(claim, 'unknown', { error: String(e?.message ?? e) })
+      await this.complete(claim, outcome('raised'), { error: String(e?.message ?? e) })
       throw e
     }
     await this.complete(claim, outcomeOf(result), jsonable(result))
@@ -191,6 +192,13 @@ function decided(d, task, error = null) {
   if (d.decision === 'keep') return null
   return { ...d, task }
 }
+
+/** The outcome to record for a body that `'returned'`, `'reported_error'` or `'raised'`: core's. */
+export const outcome = (body) => gateStep({ step: 'ran', body }).outcome
+
+/** A gateway's refusal of a call of no governed `tool`, or of no task of the session
+ * (`unknown`: `'tool'` or `'task'`), in core's words: `{ message, refusal }`. */
+export const unrouted = (tool, unknown) => gateStep({ step: 'route', tool, unknown })
 
 /** What the model reads about a refusal outside the gate (a framework's own), as core writes the gate's. */
 export const say = (payload) => 'actionseal: ' + canonicalize(payload)

@@ -16,20 +16,26 @@ use napi_derive::napi;
 /// decides it for every runtime. `step` is `{ step: 'propose', task, presented }` (the
 /// proposed task and the action the framework presents), `{ step: 'propose', tool, error }`,
 /// `{ step: 'claim', outcome }` (`ledger.claim`'s result), `{ step: 'claim', task, error }`
-/// (the task read after a refused claim), `{ step: 'complete', error }` or
-/// `{ step: 'invoke', tool }` (no claim was won for the call); `error` is `{ code, path,
-/// message }` of the `ActionsealError` caught. Returns `{ decision, ... }`: `'claim'` (with
-/// `action`), `'run'` (`claim`, `args`), `'pause'` (`task_id`, `request`, `refusal`,
-/// `message`), `'refuse'` (`code`, `refusal`, `message`: the exact text the model reads,
-/// `bad_args`), `'raise'` (rethrow the error caught) or `'keep'` (a late completion: keep the
-/// answer). A malformed step throws `invalid_request`.
+/// (the task read after a refused claim), `{ step: 'complete', error }`,
+/// `{ step: 'invoke', tool }` (no claim was won for the call), `{ step: 'invoke', tool, task }`
+/// (a tool without a contract called for another tool's task), `{ step: 'resume', task }`,
+/// `{ step: 'route', tool, unknown: 'tool' | 'task' }`, `{ step: 'elicit', task, url }` (an MCP
+/// gateway's approval request) or `{ step: 'ran', body: 'returned' |
+/// 'reported_error' | 'raised' }`; `error` is `{ code, path, message }` of the
+/// `ActionsealError` caught. Returns `{ decision, ... }`: `'claim'` (with `action`), `'run'`
+/// (`claim`, `args`), `'pause'` (`task_id`, `request`, `refusal`, `message`), `'refuse'`
+/// (`code`, `refusal`, `message`: the exact text the model reads, `bad_args`), `'raise'`
+/// (rethrow the error caught), `'keep'` (a late completion: keep the answer), `'approve'`
+/// (`args`: the amended ones or null), `'wait'`, `'elicit'` (`task_id`, `url`, `message`: what
+/// the person reads) or `'record'` (`outcome`). A malformed step
+/// throws `invalid_request`.
 ///
 /// @example
 /// gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: '...' } })
 /// // { decision: 'keep' }
 #[napi(
-    ts_args_type = "step: { step: 'propose' | 'claim' | 'complete' | 'invoke', [member: string]: unknown }",
-    ts_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep', [member: string]: any }"
+    ts_args_type = "step: { step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit', [member: string]: unknown }",
+    ts_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record', [member: string]: any }"
 )]
 pub fn gate_step(
     env: Env,

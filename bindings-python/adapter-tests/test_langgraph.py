@@ -222,7 +222,7 @@ def test_hitl_edit_that_switches_to_a_tool_without_a_contract_is_refused(ledger)
     decide(ledger, task_of(config))
     agent.invoke(edit({"text": "x"}, name="note_add"), config, version="v2")
     refusal = answers(agent, config)[-1]
-    assert BODY.ran == [] and (refusal["error"], refusal["approved_tool"]) == ("tool_args_drift", "refund_create")
+    assert BODY.ran == [] and (refusal["error"], refusal["tool"], refusal["drift"]) == ("tool_args_drift", "refund_create", ["/tool"])
 
 
 def test_a_tool_without_a_contract_runs_as_it_is(ledger):

@@ -206,6 +206,25 @@ def test_a_call_that_needs_no_approval_is_forwarded_without_a_pause(ledger):
     assert BODY.ran == [("refund_create", {**FROZEN_2500, "amount_minor": 500}), ("order_search", {"query": "x"})]
 
 
+def test_an_error_the_upstream_reports_is_recorded_failed(ledger):
+    """The upstream answered with an error (is_error): an answer, so failed with that answer, as
+    the Node gateway records it (core's ``ran`` step), not in doubt."""
+    server = mcpserver.MCPServer("billing")
+
+    @server.tool(description="Find orders.")
+    def order_search(query: str) -> str:
+        BODY("order_search", {"query": query})
+        raise ValueError("the order index is down")
+
+    async def body(host, gateway):
+        return await host.call_tool("order_search", {"query": "x"})
+
+    r = scenario(ledger, body, server)
+    [task] = ledger.tasks()
+    assert r.is_error and BODY.ran == [("order_search", {"query": "x"})]
+    assert task["state"] == "failed" and task["result"]["call_tool_result"]["isError"] is True
+
+
 @pytest.mark.parametrize("extra,code", [({"amount_minor": "300"}, "type_mismatch"), ({"note": "x"}, "unknown_field")])
 def test_bad_input_is_a_clear_error_and_nothing_is_forwarded(ledger, extra, code):
     async def body(host, gateway):

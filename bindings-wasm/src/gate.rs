@@ -11,17 +11,19 @@ use wasm_bindgen::prelude::*;
 /// What a framework adapter does after one ledger step of a governed tool call, as core
 /// decides it for every runtime. `step` is `{ step: 'propose', task, presented }`,
 /// `{ step: 'propose', tool, error }`, `{ step: 'claim', outcome }`, `{ step: 'claim', task,
-/// error }`, `{ step: 'complete', error }` or `{ step: 'invoke', tool }` (`error`: `{ code,
-/// path, message }` of the `ActionsealError` caught). Returns `{ decision, ... }`: `'claim'`,
-/// `'run'`, `'pause'`, `'refuse'` (with `message`, the exact text the model reads), `'raise'`
-/// or `'keep'`. A malformed step throws `invalid_request`.
+/// error }`, `{ step: 'complete', error }`, `{ step: 'invoke', tool }`, `{ step: 'invoke',
+/// tool, task }`, `{ step: 'resume', task }`, `{ step: 'route', tool, unknown }`,
+/// `{ step: 'elicit', task, url }` or `{ step: 'ran', body }` (`error`: `{ code, path, message }` of the `ActionsealError`
+/// caught). Returns `{ decision, ... }`: `'claim'`, `'run'`, `'pause'`, `'refuse'` (with
+/// `message`, the exact text the model reads), `'raise'`, `'keep'`, `'approve'`, `'wait'`,
+/// `'elicit'` or `'record'`. A malformed step throws `invalid_request`.
 #[wasm_bindgen(
     js_name = gateStep,
-    unchecked_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep', [member: string]: any }"
+    unchecked_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record', [member: string]: any }"
 )]
 pub fn gate_step(
     #[wasm_bindgen(
-        unchecked_param_type = "{ step: 'propose' | 'claim' | 'complete' | 'invoke', [member: string]: unknown }"
+        unchecked_param_type = "{ step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit', [member: string]: unknown }"
     )]
     step: JsValue,
     options: Option<NoOptions>,

@@ -509,7 +509,7 @@ const ARG_CODES = [
   'out_of_range', 'length_out_of_range', 'pattern_mismatch', 'pattern_input_too_long', 'format_mismatch', 'duplicate_items',
   'no_matching_alternative',
 ]
-const STEP_MEMBERS = ['step', 'task', 'presented', 'outcome', 'error', 'tool']
+const STEP_MEMBERS = ['step', 'task', 'presented', 'outcome', 'error', 'tool', 'unknown', 'body', 'url']
 const said = (payload) => 'actionseal: ' + canonicalize(payload)
 const short = (digest) => [0, 1, 2, 3].map((i) => digest.slice(7 + 4 * i, 11 + 4 * i)).join(' ')
 
@@ -529,7 +529,11 @@ function gateDecision(input) {
     propose: has('error') ? ['step', 'tool', 'error'] : ['step', 'task', 'presented'],
     claim: has('error') ? ['step', 'task', 'error'] : ['step', 'outcome'],
     complete: ['step', 'error'],
-    invoke: ['step', 'tool'],
+    invoke: has('task') ? ['step', 'tool', 'task'] : ['step', 'tool'],
+    resume: ['step', 'task'],
+    route: ['step', 'tool', 'unknown'],
+    ran: ['step', 'body'],
+    elicit: ['step', 'task', 'url'],
   }[step]
   if (!allowed) bad('/step')
   const stray = STEP_MEMBERS.find((k) => has(k) && !allowed.includes(k))
@@ -573,6 +577,41 @@ function gateDecision(input) {
       tool: task.tool, action: task.t.action, fingerprint: task.digest, short_fingerprint: short(task.digest),
     }
     return { decision: 'pause', message: said(refusal), refusal, request, task_id: task.id }
+  }
+  const oneOf = (k, choices) => (choices.includes(need(k)) ? input[k] : bad(`/${k}`))
+  if (step === 'resume') {
+    const task = taskOf(need('task'), '/task')
+    if (task.state === 'approved') {
+      const proposal = task.t.proposed_digest
+      const amended = typeof proposal === 'string' && proposal !== task.digest
+      return { args: amended ? task.t.action.args : null, decision: 'approve' }
+    }
+    if (['rejected', 'rejected_pre_dispatch'].includes(task.state)) return refused(refusalOf(task, 'rejected'))
+    return { decision: 'wait' }
+  }
+  if (step === 'elicit') {
+    const task = taskOf(need('task'), '/task')
+    const url = text(input, 'url', '/url')
+    const message = `Approval required: ${task.tool} ${canonicalize(task.t.action.args)} (fingerprint ${short(task.digest)}, ${task.digest}, ${task.state}). ` +
+      `A person decides at ${url}; then call again with _meta {"io.actionseal/task": "${task.id}"}.`
+    return { decision: 'elicit', message, task_id: task.id, url }
+  }
+  if (step === 'route') {
+    const tool = text(input, 'tool', '/tool')
+    if (oneOf('unknown', ['tool', 'task']) === 'tool') {
+      return refused({ error: 'unknown_tool', tool, message: `${tool} is not a tool this gateway governs; nothing ran.` })
+    }
+    return refused({ error: 'task_not_found', tool, message: `The task named for this call of ${tool} is not one of this session's; nothing ran.` })
+  }
+  if (step === 'ran') {
+    const outcome = { returned: 'succeeded', reported_error: 'failed', raised: 'unknown' }[oneOf('body', ['returned', 'reported_error', 'raised'])]
+    return { decision: 'record', outcome }
+  }
+  if (step === 'invoke' && has('task')) {
+    text(input, 'tool', '/tool')
+    const task = taskOf(need('task'), '/task')
+    const approvedArgs = task.t.action.args ?? bad('/task')
+    return refused(refusalOf(task, 'tool_args_drift', { approved_args: approvedArgs, drift: ['/tool'] }))
   }
   if (step === 'propose' && !has('error')) {
     const task = taskOf(need('task'), '/task')

@@ -665,10 +665,15 @@ def gate_step(step: Mapping[str, Any]) -> Dict[str, Any]:
     """What a framework adapter does after one ledger step of a governed tool call, as core
     decides it for every runtime. The step is ``{step: "propose", task, presented}``,
     ``{step: "propose", tool, error}``, ``{step: "claim", outcome}``, ``{step: "claim",
-    task, error}``, ``{step: "complete", error}`` or ``{step: "invoke", tool}`` (``error``:
-    the code, path and message of the error caught). It returns ``{decision: "claim" | "run"
-    | "pause" | "refuse" | "raise" | "keep", ...}``; a refusal's ``message`` is the exact
-    text the model reads. A malformed step raises ``invalid_request``."""
+    task, error}``, ``{step: "complete", error}``, ``{step: "invoke", tool}``, ``{step:
+    "invoke", tool, task}`` (a tool without a contract called for another tool's task),
+    ``{step: "resume", task}``, ``{step: "route", tool, unknown: "tool" | "task"}``,
+    ``{step: "elicit", task, url}`` (an MCP gateway's approval request) or ``{step: "ran",
+    body: "returned" | "reported_error" | "raised"}`` (``error``: the code, path and message
+    of the error caught). It returns ``{decision: "claim" | "run" | "pause" | "refuse" |
+    "raise" | "keep" | "approve" | "wait" | "elicit" | "record", ...}``; a refusal's
+    ``message`` is the exact text the model reads. A malformed step raises
+    ``invalid_request``."""
 
 def gate_defaults() -> Dict[str, Any]:
     """A framework adapter's defaults when the application names none, the same in every

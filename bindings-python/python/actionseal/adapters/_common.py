@@ -268,6 +268,24 @@ def decided(d: Dict[str, Any], task: Optional[Dict[str, Any]], error: Optional[E
     return None
 
 
+def resumed(task: Dict[str, Any]) -> Dict[str, Any]:
+    """Core's decision about a paused call on resume: ``approve`` (``args``: the amended ones or
+    None), ``refuse`` (a person rejected it; ``message`` for the model) or ``wait``."""
+    return gate_step({"step": "resume", "task": task})
+
+
+def outcome(body: str) -> str:
+    """The outcome to record for a tool body that ``returned``, ``reported_error`` (answered with
+    an error) or ``raised``: core's decision."""
+    return gate_step({"step": "ran", "body": body})["outcome"]
+
+
+def unrouted(tool: str, unknown: str) -> Refuse:
+    """A gateway's refusal of a call of no governed ``tool``, or whose task pointer names no task
+    of the session (``unknown``: ``"tool"`` or ``"task"``), in core's words."""
+    return decided(gate_step({"step": "route", "tool": tool, "unknown": unknown}), None)
+
+
 def invalid_args(e: ActionsealError, tool: str) -> Refuse:
     """The refusal of args that break the schema or do not parse: the model may correct them
     (any other error is raised)."""

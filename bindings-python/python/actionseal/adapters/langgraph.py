@@ -28,7 +28,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable, Mapping, Optional
 
-from ._common import Pause, Proposed, Refuse, Run, Seal, Trusted, contract
+from .._actionseal import gate_step
+from ._common import Pause, Proposed, Refuse, Run, Seal, Trusted, contract, decided, outcome, resumed
 
 try:
     from langchain.agents.middleware import AgentMiddleware
@@ -125,8 +126,9 @@ class ActionsealMiddleware(AgentMiddleware):
         if not isinstance(proposed, Proposed):
             return proposed
         task = proposed.task
-        if task["state"] == "rejected":
-            return Refuse({"error": "rejected", "task_id": task["id"], "state": task["state"]})
+        refused = decided(resumed(task), task)
+        if isinstance(refused, Refuse):
+            return refused
         # The external executor claims, and puts an approved amendment in place itself: it is
         # handed the call as the framework presents it.
         presented = self.seal.freeze(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
@@ -145,9 +147,9 @@ class ActionsealMiddleware(AgentMiddleware):
     def _outcome(self, result: Any) -> tuple[str, Any]:
         if isinstance(result, ToolMessage):
             content = result.content if isinstance(result.content, str) else None
-            # An error message from the tools node may follow a body that had its effect: in doubt.
-            return ("unknown" if result.status == "error" else "succeeded"), {"content": content}
-        return "succeeded", None
+            # An error message from the tools node is a body that raised: its effect is in doubt.
+            return outcome("raised" if result.status == "error" else "returned"), {"content": content}
+        return outcome("returned"), None
 
     def _not_governed(self, request: Any) -> Optional[Refuse]:
         """A call of a tool without a contract runs as it is, unless its call id already has a
@@ -158,9 +160,7 @@ class ActionsealMiddleware(AgentMiddleware):
                                                            request_id=tc["id"])
         if task is None:
             return None
-        return Refuse({"error": "tool_args_drift", "task_id": task["id"], "approved_tool": task["action"]["tool"],
-                       "approved_args": task["action"]["args"], "drift": ["/tool"],
-                       "hint": "this call was proposed as another tool; only that call may run"})
+        return decided(gate_step({"step": "invoke", "tool": tc["name"], "task": task}), task)
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         if not self.seal.governs(request.tool_call["name"]):

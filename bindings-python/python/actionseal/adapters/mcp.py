@@ -31,8 +31,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
-from .._actionseal import ActionsealError, canonicalize, fingerprint
-from ._common import Pause, Refuse, Seal, Trusted, contract
+from .._actionseal import ActionsealError, fingerprint, gate_step
+from ._common import Pause, Refuse, Seal, Trusted, contract, outcome, unrouted
 
 try:
     import mcp_types as types
@@ -102,7 +102,7 @@ class Gateway:
         rule = self.rules.get(name)
         tool = (await self._upstream_tools()).get(name) if rule else None
         if rule is None or tool is None:
-            return _error_result(Refuse({"error": "unknown_tool", "tool": name}))
+            return _error_result(unrouted(name, "tool"))
         key = self.contract_name(name)
         try:
             self.seal.contracts[key] = contract(key, tool.input_schema, approval=rule.approval,
@@ -110,7 +110,7 @@ class Gateway:
         except ActionsealError as e:  # the upstream's schema is outside core's subset
             return _error_result(Refuse({"error": e.code, "path": e.path, "detail": str(e)}))
         trusted = self._trusted_for(ctx)
-        request_id = self._request_id(key, args, (params.meta or {}).get(TASK_META), trusted)
+        request_id = self._request_id(name, key, args, (params.meta or {}).get(TASK_META), trusted)
         if isinstance(request_id, Refuse):
             return _error_result(request_id)
         gate = await asyncio.to_thread(self.seal.gate, key, args, trusted, job_id=trusted.job_id,
@@ -123,14 +123,15 @@ class Gateway:
             result = await self.upstream.call_tool(name, gate.args,
                                                    meta={IDEMPOTENCY_META: gate.claim["idempotency_key"]})
         except Exception:
-            await asyncio.to_thread(self.seal.finish, gate, "unknown")
+            await asyncio.to_thread(self.seal.finish, gate, outcome("raised"))
             raise
         recorded = {"call_tool_result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
-        # An error the tool reports may follow an effect: in doubt, reconciled, never retried.
-        await asyncio.to_thread(self.seal.finish, gate, "unknown" if result.is_error else "succeeded", recorded)
+        # An error the upstream reports is its answer: core records it as failed, with the answer.
+        body = "reported_error" if result.is_error else "returned"
+        await asyncio.to_thread(self.seal.finish, gate, outcome(body), recorded)
         return result
 
-    def _request_id(self, key: str, args: Any, pointer: Any, trusted: Trusted) -> Union[str, Refuse]:
+    def _request_id(self, name: str, key: str, args: Any, pointer: Any, trusted: Trusted) -> Union[str, Refuse]:
         if pointer is None:
             return "call-" + fingerprint({"tool": key, "args": args})[7:23]
         try:
@@ -139,16 +140,13 @@ class Gateway:
             task = None
         if task is None or (task["tenant"], task["job_id"], task["action"]["tool"]) != (trusted.tenant,
                                                                                        trusted.job_id, key):
-            return Refuse({"error": "task_not_found", "detail": f"{TASK_META} names no task of this session"})
+            return unrouted(name, "task")
         return task["request_id"]
 
     def _approval_required(self, pause: Pause) -> Exception:
-        r = pause.request
-        text = (f"Approval required for {r['tool']} {canonicalize(r['action']['args'])} "
-                f"[{r['short_fingerprint']}] ({r['fingerprint']}, {r['state']}). A person decides at the URL; "
-                f"then call again with _meta {{\"{TASK_META}\": \"{r['task_id']}\"}}.")
+        d = gate_step({"step": "elicit", "task": pause.task, "url": self.review_url(pause.task)})
         return UrlElicitationRequiredError([types.ElicitRequestURLParams(
-            message=text, url=self.review_url(pause.task), elicitation_id=r["task_id"])])
+            message=d["message"], url=d["url"], elicitation_id=d["task_id"])])
 
     def _refused(self, refuse: Refuse) -> Any:
         if refuse.code == "already_claimed":

@@ -29,7 +29,7 @@ import threading
 from typing import Any, Callable, Dict, List
 
 from .._actionseal import ActionsealError, Ledger, gate_step
-from ._common import Pause, Run, Seal, Trusted, contract, invalid_args, message, strict_args
+from ._common import Pause, Run, Seal, Trusted, contract, invalid_args, resumed, strict_args
 
 try:
     from agents import FunctionTool, RunState, ToolGuardrailFunctionOutput, tool_input_guardrail
@@ -129,10 +129,11 @@ class SealedTools:
             if not self.seal.governs(item.name):
                 continue
             task = self.seal.ledger.task(self.task_id(app_context, item.raw_item.call_id))
-            if task["state"] == "approved":
+            d = resumed(task)
+            if d["decision"] == "approve":
                 state.approve(item)
-            elif task["state"] in ("rejected", "rejected_pre_dispatch"):
-                state.reject(item, rejection_message=message({"error": "rejected", "task_id": task["id"]}))
+            elif d["decision"] == "refuse":
+                state.reject(item, rejection_message=d["message"])
             else:
                 waiting.append(task)
         return waiting

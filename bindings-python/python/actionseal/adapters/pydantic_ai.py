@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict
 
 from .._actionseal import ActionsealError
-from ._common import Pause, Refuse, Seal, Trusted, contract, invalid_args, message, strict_args
+from ._common import Pause, Refuse, Seal, Trusted, contract, invalid_args, resumed, strict_args
 
 try:
     from pydantic_ai import DeferredToolRequests, DeferredToolResults, ModelRetry, ToolApproved, ToolDenied
@@ -122,11 +122,9 @@ class SealedToolset(WrapperToolset):
             meta = requests.metadata.get(part.tool_call_id) or {}
             if meta.get("type") != "actionseal_approval":
                 continue
-            task = self.seal.ledger.task(meta["task_id"])
-            if task["state"] == "approved":
-                amended = task["amendments"] > 0
-                out.approvals[part.tool_call_id] = ToolApproved(
-                    override_args=task["action"]["args"] if amended else None)
-            elif task["state"] in ("rejected", "rejected_pre_dispatch"):
-                out.approvals[part.tool_call_id] = ToolDenied(message({"error": "rejected", "task_id": task["id"]}))
+            d = resumed(self.seal.ledger.task(meta["task_id"]))
+            if d["decision"] == "approve":
+                out.approvals[part.tool_call_id] = ToolApproved(override_args=d["args"])
+            elif d["decision"] == "refuse":
+                out.approvals[part.tool_call_id] = ToolDenied(d["message"])
         return out

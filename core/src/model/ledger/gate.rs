@@ -17,6 +17,22 @@
 //! - an approved amendment runs when the framework presents the unchanged proposal
 //!   ([`Gate::Claim`]), because none of the frameworks can carry a reviewer's edit itself;
 //! - the defaults are in [`defaults`].
+//!
+//! Decisions the frameworks' glue used to make, now here for the same reason (one answer):
+//! - a call of an ungoverned tool whose call id already has a task is drift at `/tool`
+//!   (`invoke` with `task`), because a framework's edit switched the approved call to another
+//!   tool and only the approved one may run;
+//! - a paused run resumes from the ledger (`resume`): an approved task is approved with the
+//!   amended arguments, a rejected one (by a person or at dispatch) is refused with core's
+//!   text, any other is left waiting, because the claim at dispatch re-proves it anyway;
+//! - a gateway's call that names no governed tool, or a task pointer of no task of this
+//!   session, is refused as `unknown_tool` / `task_not_found` (`route`), because the client
+//!   reads that refusal like any other;
+//! - an MCP gateway asks the person for an approval with one text (`elicit`), because the
+//!   person reads it and both gateways must say the same thing;
+//! - a tool body that answered with an error is recorded `failed`, one that raised `unknown`
+//!   (`ran`), because an answer is a fact the ledger can hold while reconciliation is for the
+//!   calls nobody can say happened or not.
 
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};
@@ -32,6 +48,8 @@ pub const DEFAULT_LEASE_MS: i64 = 300_000;
 pub const DEFAULT_EXECUTOR: &str = "actionseal-adapter";
 /// Who proposes when the application names no proposer (see [`DEFAULT_EXECUTOR`]).
 pub const DEFAULT_PROPOSER: &str = "agent";
+/// The `_meta` key with which an MCP client names the task of a call it sends again.
+pub const TASK_META: &str = "io.actionseal/task";
 /// What precedes the canonical JSON of a refusal, so a framework's prefix cannot hide it.
 pub const MESSAGE_PREFIX: &str = "actionseal: ";
 
@@ -101,13 +119,39 @@ pub enum Gate {
     /// A completion refused as late: keep the body's answer (the ledger holds the task in
     /// doubt for reconciliation; never retry it).
     Keep,
+    /// On resume, a person approved the task: let the framework run the call, with `args`
+    /// (the amended arguments) when a reviewer amended it.
+    Approve {
+        /// The amended arguments, or `None` to run the call as presented.
+        args: Option<OwnedValue>,
+    },
+    /// On resume, nobody has decided yet (or the task is past deciding): leave the call, the
+    /// claim at dispatch decides it.
+    Wait,
+    /// An MCP gateway asks for a person's approval: a URL elicitation (or an error result
+    /// where the client has none) with `message`.
+    Elicit {
+        /// The task (the elicitation's id).
+        task_id: String,
+        /// The reviewer's page.
+        url: String,
+        /// What the person reads.
+        message: String,
+    },
+    /// After the tool body: complete the claim with `outcome`.
+    Record {
+        /// `succeeded`, `failed` or `unknown`.
+        outcome: &'static str,
+    },
 }
 
 impl Gate {
-    /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`:
-    /// `claim` with `action`; `run` with `claim` and `args` (the claim's frozen arguments);
-    /// `pause` with `task_id`, `request`, `refusal` and `message`; `refuse` with `code`,
-    /// `refusal`, `message` and `bad_args` (`code` is the refusal's `error`).
+    /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" |
+    /// "wait" | "elicit" | "record", ...}`: `claim` with `action`; `run` with `claim` and `args` (the
+    /// claim's frozen arguments); `pause` with `task_id`, `request`, `refusal` and `message`;
+    /// `refuse` with `code`, `refusal`, `message` and `bad_args` (`code` is the refusal's
+    /// `error`); `approve` with `args` (`null` when not amended); `elicit` with `task_id`, `url` and
+    /// `message`; `record` with `outcome`.
     pub fn to_value(&self) -> OwnedValue {
         let decision = |d: &str| ("decision", string(d));
         match self {
@@ -143,12 +187,40 @@ impl Gate {
             ]),
             Gate::Raise => object(vec![decision("raise")]),
             Gate::Keep => object(vec![decision("keep")]),
+            Gate::Approve { args } => object(vec![
+                decision("approve"),
+                ("args", args.clone().unwrap_or(Value::Null)),
+            ]),
+            Gate::Wait => object(vec![decision("wait")]),
+            Gate::Elicit {
+                task_id,
+                url,
+                message,
+            } => object(vec![
+                decision("elicit"),
+                ("task_id", string(task_id)),
+                ("url", string(url)),
+                ("message", string(message)),
+            ]),
+            Gate::Record { outcome } => {
+                object(vec![decision("record"), ("outcome", string(outcome))])
+            }
         }
     }
 }
 
 /// The members of a gate step, by step.
-const STEP_FIELDS: [&str; 6] = ["step", "task", "presented", "outcome", "error", "tool"];
+const STEP_FIELDS: [&str; 9] = [
+    "step",
+    "task",
+    "presented",
+    "outcome",
+    "error",
+    "tool",
+    "unknown",
+    "body",
+    "url",
+];
 
 /// Decides what an adapter does after one step of a governed call. `input` is
 /// `{"step", ...}`:
@@ -165,13 +237,30 @@ const STEP_FIELDS: [&str; 6] = ["step", "task", "presented", "outcome", "error",
 /// - `{"step": "complete", "error"}`: [`Gate::Keep`] when the completion was late, else
 ///   [`Gate::Raise`];
 /// - `{"step": "invoke", "tool"}`: the framework invokes a tool no claim was won for:
-///   [`Gate::Refuse`].
+///   [`Gate::Refuse`];
+/// - `{"step": "invoke", "tool", "task"}`: the framework invokes `tool`, which has no
+///   contract, for a call id whose task is of another tool: [`Gate::Refuse`] (drift at
+///   `/tool`);
+/// - `{"step": "resume", "task"}`: a paused run resumes: [`Gate::Approve`] (`approved`),
+///   [`Gate::Refuse`] (`rejected`, `rejected_pre_dispatch`), else [`Gate::Wait`];
+/// - `{"step": "route", "tool", "unknown": "tool" | "task"}`: a gateway has no governed
+///   `tool`, or the task pointer names no task of this session for it: [`Gate::Refuse`];
+/// - `{"step": "elicit", "task", "url"}`: an MCP gateway asks for the approval of a waiting
+///   task at the reviewer's `url`: [`Gate::Elicit`];
+/// - `{"step": "ran", "body": "returned" | "reported_error" | "raised"}`: the tool body
+///   returned, answered with an error (MCP's `isError`) or raised: [`Gate::Record`]
+///   (`succeeded`, `failed`, `unknown`).
 ///
 /// `error` is `{"code", "path", "message"}` as the error was caught (`message` is its text).
 /// A malformed input is [`Code::InvalidRequest`].
 pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
     let f = Fields::new(input, Code::InvalidRequest, "gate step", &STEP_FIELDS)?;
-    let step = f.one_of("step", &["propose", "claim", "complete", "invoke"])?;
+    let step = f.one_of(
+        "step",
+        &[
+            "propose", "claim", "complete", "invoke", "resume", "route", "ran", "elicit",
+        ],
+    )?;
     let only = |allowed: &[&str]| -> Result<()> {
         match STEP_FIELDS
             .iter()
@@ -183,6 +272,50 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
             None => Ok(()),
         }
     };
+    match step {
+        "resume" => {
+            only(&["step", "task"])?;
+            let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
+            return Ok(resumed(&task));
+        }
+        "elicit" => {
+            only(&["step", "task", "url"])?;
+            let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
+            let url = f.string("url")?;
+            return Ok(elicit(&task, url));
+        }
+        "route" => {
+            only(&["step", "tool", "unknown"])?;
+            let tool = f.string("tool")?;
+            return Ok(Gate::Refuse(unrouted(
+                tool,
+                f.one_of("unknown", &["tool", "task"])?,
+            )));
+        }
+        "ran" => {
+            only(&["step", "body"])?;
+            let outcome = match f.one_of("body", &["returned", "reported_error", "raised"])? {
+                "returned" => "succeeded",
+                "reported_error" => "failed",
+                _ => "unknown",
+            };
+            return Ok(Gate::Record { outcome });
+        }
+        "invoke" if f.get("task").is_some() => {
+            only(&["step", "tool", "task"])?;
+            f.string("tool")?;
+            let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
+            let approved_args = task.get("/action/args").ok_or_else(|| {
+                Error::new(Code::InvalidRequest, "a task needs /action/args").in_key("task")
+            })?;
+            let extra = Extra::Drift {
+                approved_args,
+                drift: vec!["/tool"],
+            };
+            return Ok(Gate::Refuse(task_refusal(&task, "tool_args_drift", extra)));
+        }
+        _ => {}
+    }
     match (step, f.get("error").is_some()) {
         ("propose", false) => {
             only(&["step", "task", "presented"])?;
@@ -271,6 +404,69 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
         (_, true) => Err(
             Error::new(Code::InvalidRequest, format!("a {step} step has no error")).in_key("error"),
         ),
+    }
+}
+
+/// What a paused run does on resume, from the task's state.
+fn resumed(task: &Task<'_, '_>) -> Gate {
+    match task.state {
+        "approved" => {
+            let proposal = task.get("/proposed_digest").and_then(Value::as_str);
+            let amended = proposal.is_some_and(|p| p != task.digest);
+            Gate::Approve {
+                args: amended
+                    .then(|| task.get("/action/args").cloned().unwrap_or(Value::Null))
+                    .map(Value::into_owned),
+            }
+        }
+        "rejected" | "rejected_pre_dispatch" => {
+            Gate::Refuse(task_refusal(task, "rejected", Extra::None))
+        }
+        _ => Gate::Wait,
+    }
+}
+
+/// The approval an MCP gateway asks a person for: the frozen call, its fingerprints, where to
+/// decide and how to call again.
+fn elicit(task: &Task<'_, '_>, url: &str) -> Gate {
+    let args = task
+        .get("/action/args")
+        .map(canonicalize)
+        .unwrap_or_default();
+    let short = short_fingerprint(task.digest).unwrap_or_default();
+    let message = format!(
+        "Approval required: {} {args} (fingerprint {short}, {}, {}). A person decides at {url}; \
+         then call again with _meta {{\"{TASK_META}\": \"{}\"}}.",
+        task.tool, task.digest, task.state, task.id
+    );
+    Gate::Elicit {
+        task_id: task.id.to_owned(),
+        url: url.to_owned(),
+        message,
+    }
+}
+
+/// A gateway's refusal of a call it cannot route to a governed tool or a task.
+fn unrouted(tool: &str, unknown: &str) -> Refusal {
+    let (code, message) = match unknown {
+        "tool" => (
+            "unknown_tool",
+            format!("{tool} is not a tool this gateway governs; nothing ran."),
+        ),
+        _ => (
+            Code::TaskNotFound.as_str(),
+            format!(
+                "The task named for this call of {tool} is not one of this session's; nothing ran."
+            ),
+        ),
+    };
+    Refusal {
+        payload: object(vec![
+            ("error", string(code)),
+            ("tool", string(tool)),
+            ("message", string(&message)),
+        ]),
+        bad_args: false,
     }
 }
 
