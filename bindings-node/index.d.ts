@@ -1189,6 +1189,8 @@ export interface ActionsealError extends Error {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Raised when input is refused, a value of the wrong type included; `code` says why.
+ *
  * What every function throws for input it refuses: an `Error` whose `code` says why, with
  * the JSON Pointer `path` of the value concerned and, for JSON text, the byte `offset` in
  * its UTF-8 (else `null`). The message is `"<code>: <explanation>"` and the location; only
@@ -1203,7 +1205,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class ActionsealError {}
 
 /**
- * An approval record, loaded and validated once.
+ * An approval record loaded once, for repeated checks; immutable, thread-safe, picklable.
  *
  * `new Approval(record)` reads a record made by `approve` (kept in the executor's storage)
  * and throws `invalid_approval` (or the frozen action's own error under `/action`) when it is
@@ -1215,17 +1217,33 @@ export declare class ActionsealError {}
  */
 export declare class Approval {
   /**
+   * Loads a record; raises ActionsealError (`invalid_approval`) when it is not one.
+   *
    * Loads an approval record. Takes no options: records are read with the strict profile
    * only (`invalid_option` otherwise).
    */
   constructor(record: ApprovalRecord)
-  /** The record as loaded: a fresh plain-object copy on each access. */
+  /**
+   * The record as loaded (a new dict on each access).
+   *
+   * The record as loaded: a fresh plain-object copy on each access.
+   */
   get record(): ApprovalRecord
-  /** The frozen action: a fresh plain-object copy on each access. */
+  /**
+   * The frozen action (a new dict on each access).
+   *
+   * The frozen action: a fresh plain-object copy on each access.
+   */
   get action(): ActionEnvelope
-  /** The fingerprint the record claims for its frozen action (`"sha256:<64 hex>"`). */
+  /**
+   * The fingerprint the record claims for its frozen action.
+   *
+   * The fingerprint the record claims for its frozen action (`"sha256:<64 hex>"`).
+   */
   get actionDigest(): string
   /**
+   * Whether `action_digest` is the frozen action's fingerprint.
+   *
    * Whether `actionDigest` is the frozen action's fingerprint (a record whose action was
    * edited after the decision is not sealed).
    */
@@ -1233,6 +1251,8 @@ export declare class Approval {
 }
 
 /**
+ * A validated tool contract, loaded once and shared; immutable, thread-safe, picklable.
+ *
  * A validated tool contract: the tool, its argument schema (compiled once, here), when a
  * call needs approval, and what a call costs.
  *
@@ -1245,11 +1265,15 @@ export declare class Approval {
  */
 export declare class Contract {
   /**
+   * Loads a contract document; raises ActionsealError when it is not one.
+   *
    * Loads and validates a contract document. Takes no options: contracts are read with
    * the strict profile only (`invalid_option` otherwise).
    */
   constructor(document: ContractDocument)
   /**
+   * The contract's fingerprint, carried by every action made under it.
+   *
    * The contract's fingerprint (`"sha256:<64 hex>"`), which every action made under it
    * carries in its `contract` field.
    */
@@ -1258,13 +1282,23 @@ export declare class Contract {
   get tool(): string
   /** The contract version. */
   get version(): string
-  /** `'read'` or `'write'`. */
+  /** Whether the tool only reads or also changes something. */
   get effect(): 'read' | 'write'
-  /** The cost of one call, in minor units of the budget's currency. */
+  /**
+   * The cost of one call, in minor units.
+   *
+   * The cost of one call, in minor units of the budget's currency.
+   */
   get costMinor(): number
-  /** The contract document as loaded: a fresh plain-object copy on each access. */
+  /**
+   * The contract document as loaded (a new dict on each access).
+   *
+   * The contract document as loaded: a fresh plain-object copy on each access.
+   */
   get document(): ContractDocument
   /**
+   * Whether a call with these arguments needs an approval; validates them first.
+   *
    * Whether a call with these arguments needs an approval, and which rule of the contract
    * decided (`/approval`, `/approval/when/<i>` or `/approval/when`). The arguments are
    * validated first: invalid arguments throw (code and path inside the arguments), they
@@ -1272,11 +1306,15 @@ export declare class Contract {
    */
   requiresApproval(args: object): Requirement
   /**
+   * Raises ActionsealError with the first way the arguments break the schema.
+   *
    * Throws the first way the arguments break the contract's schema (code and path inside
    * the arguments); returns nothing when they fit.
    */
   validateArgs(args: object): void
   /**
+   * Raises ActionsealError unless the action is an envelope for a call of this contract.
+   *
    * Throws unless `action` is an envelope for a call of this contract (its tool, its
    * fingerprint) with arguments it accepts: what a confirmation page checks before it
    * offers an Approve button. `invalid_action` for the envelope, the arguments' own codes
@@ -1286,9 +1324,9 @@ export declare class Contract {
 }
 
 /**
- * A task ledger on SQLite or PostgreSQL: single-use claims of approvals, decision
- * de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
- * budgets, and a hash-chained audit.
+ * A task ledger on SQLite or PostgreSQL. Every method blocks with the GIL released; share one
+ * between threads. Refusals raise ActionsealError; drift, re-approval and rejection of a claim are
+ * outcomes (`result`), not errors.
  *
  * Open one with `await Ledger.open(url)`. Every method returns a Promise and runs on libuv's
  * thread pool, never blocking the event loop; share one `Ledger` between all the callers of
@@ -1298,6 +1336,8 @@ export declare class Contract {
  */
 export declare class Ledger {
   /**
+   * Opens the ledger at a URL, creating or migrating its tables (JavaScript's constructor).
+   *
    * Opens (creating or migrating its tables) the ledger at `url`: `'sqlite:PATH'` (one
    * machine; `?synchronous=normal` trades power-loss durability for speed),
    * `'sqlite::memory:'` (tests) or `'postgres://user@host/db'` (many executors).
@@ -1309,19 +1349,26 @@ export declare class Ledger {
    */
   static open(url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null }): Promise<Ledger>
   /**
+   * The id of the task with this identity, the same in every runtime.
+   *
    * The id of the task with this identity, the same in every runtime: a framework's run or
    * thread is the job, its tool call id the request, so an adapter finds its task again
    * with `ledger.task(Ledger.taskId({ tenant, job_id, request_id }))`.
    */
   static taskId(identity: TaskIdentity): string
-  /** `'sqlite'` or `'postgres'`. */
+  /** Which database the ledger is on: `"sqlite"` or `"postgres"`. */
   get backend(): 'sqlite' | 'postgres'
   /**
+   * The ledger's time (its clock's), in ms since the epoch.
+   *
    * The ledger's time, in ms since the epoch (its clock's: the system's, or a
    * `ManualClock`).
    */
   now(): number
   /**
+   * Records a task (the same identity and action: the same task; another action:
+   * `task_conflict`).
+   *
    * Records a task for `action` (an envelope from `action()`) made under `contract` (a
    * `Contract` or its document), proposed by `proposer`. The same identity (tenant,
    * job_id, request_id) with the same action resolves to the same task; with another
@@ -1330,6 +1377,9 @@ export declare class Ledger {
    */
   propose(request: ProposeRequest): Promise<LedgerTask>
   /**
+   * Replaces the action of a task awaiting a decision with a reviewer's edit (compare-and-set on
+   * `amends`); after the decision it raises `task_not_awaiting_decision`.
+   *
    * Replaces the action of a task awaiting a decision with a reviewer's edit: `action` is
    * the whole envelope with new arguments, `contract` the task's contract as the server
    * holds it, `amends` the digest of the action the reviewer edited (compare-and-set:
@@ -1341,6 +1391,10 @@ export declare class Ledger {
   /** A task's amendments, in order. */
   amendments(taskId: string): Promise<AmendmentRecord[]>
   /**
+   * Records a reviewer's decision, once per `decision_id`: a decision envelope, or the ledger's
+   * approval record for the task's round signed or passkey-approved (verified against the
+   * `proof` keys; `signer` names who signed).
+   *
    * Records a reviewer's decision envelope, or a decision that proves who made it: the
    * approval record the ledger builds for the task's round, signed (`SigningKey.sign`) or
    * passkey-approved, verified against the keys of `options.proof`. Resolves to `{ task,
@@ -1352,6 +1406,11 @@ export declare class Ledger {
    */
   decide(decision: DecisionEnvelope | SignedEnvelope | PasskeyApprovedRecord): Promise<Decided>
   /**
+   * Claims the task's approval for dispatching `action`: dispatch only when `result ==
+   * "claimed"`; `already_claimed` and `task_not_claimable` raise, and with `proof="required"`
+   * (or a ledger that requires it) `missing_proof` for a decision recorded without proof. The
+   * claim carries the record and proof it checked.
+   *
    * Claims a task for dispatching `action` under the executor's `facts` (`{ tenant,
    * policy_version, contract, approver_authorized, subject_authorized }` from its own
    * server; the contract as a document), with a lease, optionally reserving the contract's
@@ -1366,6 +1425,8 @@ export declare class Ledger {
    */
   claim(request: ClaimRequest): Promise<ClaimOutcome>
   /**
+   * Reports a claim's outcome with its fence (`stale_fence`, `lease_expired`).
+   *
    * Reports the outcome of a claim (`'succeeded'`, `'failed'`, or `'unknown'` for a
    * timeout: reconcile later, never retry) with the claim's fence. Rejects with
    * `stale_fence` for a superseded claim and `lease_expired` after the lease. Resolves to
@@ -1373,34 +1434,67 @@ export declare class Ledger {
    */
   complete(request: CompleteRequest): Promise<LedgerTask>
   /**
+   * Records what the business system answered about a task in doubt.
+   *
    * Records what the business system answered about a task in doubt: `'succeeded'` or
    * `'failed'` (final) or `'not_executed'` (claimable again, same idempotency key, higher
    * fence). Resolves to the task.
    */
   reconcile(request: ReconcileRequest): Promise<LedgerTask>
-  /** Revokes an approval: the next claim of its task sends the task back for approval. */
+  /**
+   * Revokes an approval: its task's next claim sends it back for approval.
+   *
+   * Revokes an approval: the next claim of its task sends the task back for approval.
+   */
   revoke(request: RevokeRequest): Promise<Revocation>
   /**
+   * Moves every claimed task whose lease ran out to `unknown`; their ids.
+   *
    * Moves every claimed task whose lease ran out to `'unknown'` (never back to claimable)
    * and resolves to their ids. Any operation on a task also does this for it first.
    */
   expireLeases(): Promise<string[]>
-  /** Creates a budget account, or sets its limit (minor units). */
+  /**
+   * Creates a budget account or sets its limit (minor units).
+   *
+   * Creates a budget account, or sets its limit (minor units).
+   */
   setBudget(request: BudgetLimit): Promise<LedgerBudget>
-  /** A budget account; rejects with `budget_not_found`. */
+  /**
+   * A budget account (`budget_not_found`).
+   *
+   * A budget account; rejects with `budget_not_found`.
+   */
   budget(name: string): Promise<LedgerBudget>
-  /** A task; rejects with `task_not_found`. */
+  /**
+   * A task (`task_not_found`).
+   *
+   * A task; rejects with `task_not_found`.
+   */
   task(taskId: string): Promise<LedgerTask>
-  /** A task with its history: `{ task, events }`, the audit events about it in order. */
+  /**
+   * A task with its audit events, in order.
+   *
+   * A task with its history: `{ task, events }`, the audit events about it in order.
+   */
   history(taskId: string): Promise<TaskHistory>
-  /** The tasks in a state of a tenant (either may be left out: any), oldest first. */
+  /**
+   * Tasks in a state of a tenant (either may be left out), oldest first.
+   *
+   * The tasks in a state of a tenant (either may be left out: any), oldest first.
+   */
   tasks(filter?: TaskFilter): Promise<LedgerTask[]>
   /**
+   * The whole audit as JSON Lines.
+   *
    * The whole audit as JSON Lines (one event with its digest per line), which
    * `verifyAudit` verifies in any runtime.
    */
   auditExport(): Promise<string>
   /**
+   * Walks the stored chains up to their recorded heads, replays every task's events and holds
+   * every task row to them; against `exported` heads too.
+   *
    * Walks the stored audit chains up to their recorded heads, replays every task's events
    * and holds every task row to them: `{ valid, events, heads, broken }`, `broken` naming
    * the first broken chain and seq (and the task and the field, when a replay or a row
@@ -1409,23 +1503,31 @@ export declare class Ledger {
    */
   auditVerify(options?: { exported?: ExportedHeads | null }): Promise<AuditReport>
   /**
+   * The chains' heads to keep outside the database (only from an audit that verifies).
+   *
    * The chains' heads, `{ version, at, heads }`, to keep where the database's owner cannot
    * write (write them as `canonicalize` gives them); only from an audit that verifies
    * (rejects with `audit_chain_broken` otherwise).
    */
   auditHeads(): Promise<ExportedHeads>
   /**
+   * The ledger's policy, as its database records it for every handle.
+   *
    * The ledger's policy as its database records it for every handle: `{ proof:
    * 'optional' | 'required', changed_at, changed_by }`.
    */
   policy(): Promise<LedgerPolicy>
   /**
+   * Changes the proof requirement for every handle on the database, audited.
+   *
    * Changes the ledger's proof requirement for every handle on its database, by `actor`,
    * for `reason`, in an audited event (`proof_policy_changed`): the only way to stop
    * requiring proof. Resolves to the policy.
    */
   setProofRequirement(request: SetProofRequirementRequest): Promise<LedgerPolicy>
   /**
+   * Lets go of the database; later calls raise `ledger_unavailable`.
+   *
    * Lets go of the database: resolves once this ledger's connections are closed (the
    * last call in flight closes them when it ends). Later calls reject with
    * `ledger_unavailable`. Without it, the connections close when the garbage collector
@@ -1435,12 +1537,14 @@ export declare class Ledger {
 }
 
 /**
+ * A clock that moves only when told to (tests, demos); times in integer ms.
+ *
  * A clock that moves only when told to, for tests and demos: pass it to `Ledger.open(url, {
  * clock })` and move it with `set` and `advance`. Times are integer milliseconds since the
  * epoch; ledgers opened with one clock share its time.
  */
 export declare class ManualClock {
-  /** A clock standing at `startMs`. */
+  /** A clock standing at `start_ms`. */
   constructor(startMs: number)
   /** Now, in ms since the epoch. */
   get now(): number
@@ -1451,6 +1555,8 @@ export declare class ManualClock {
 }
 
 /**
+ * A tool-argument JSON Schema (the strict subset contracts use), compiled once.
+ *
  * A tool-argument JSON Schema (actionseal's strict subset of JSON Schema 2020-12: closed
  * objects, strict types, ECMA patterns, formats), compiled once.
  *
@@ -1459,9 +1565,11 @@ export declare class ManualClock {
  * offending part of the schema as `path`. A contract's `args` is such a schema.
  */
 export declare class Schema {
-  /** Compiles a schema. */
+  /** Compiles a schema; raises ActionsealError (unsupported_schema, invalid_schema). */
   constructor(schema: object)
   /**
+   * Raises ActionsealError with the first way the value breaks the schema.
+   *
    * Throws the first way `value` breaks the schema (`type_mismatch`, `unknown_field`,
    * `missing_field`, ..., with the JSON Pointer of the value concerned as `path`);
    * returns nothing when it fits.
@@ -1470,6 +1578,8 @@ export declare class Schema {
 }
 
 /**
+ * An Ed25519 private key that signs approval records; immutable, not picklable.
+ *
  * An Ed25519 private key that signs approval records (service-signed decisions).
  *
  * `new SigningKey(key)` loads a private key: a JWK `{ kty: 'OKP', crv: 'Ed25519', d, x }`
@@ -1479,27 +1589,39 @@ export declare class Schema {
  * `publicJwk` go into the executor's key set; `toJwk()` is the secret to store.
  */
 export declare class SigningKey {
-  /** Loads a private key: a JWK with `d`, or the 32-byte seed in base64url. */
+  /** Loads a private JWK (with `d`) or a base64url seed; raises `invalid_key`. */
   constructor(key: Ed25519PrivateJwk | string)
   /**
+   * A new key whose seed comes from `os.urandom`.
+   *
    * A new key whose 32-byte seed comes from the host's CSPRNG (`crypto.getRandomValues`,
    * which Node backs with the OpenSSL CSPRNG of `crypto.randomBytes`); core draws no
    * randomness itself.
    */
   static generate(): SigningKey
-  /** The RFC 7638 thumbprint of the public key: its keyid in a key set and in envelopes. */
+  /**
+   * The public key's RFC 7638 thumbprint.
+   *
+   * The RFC 7638 thumbprint of the public key: its keyid in a key set and in envelopes.
+   */
   get keyid(): string
   /**
+   * The public JWK, with `kid`, for the executor's key set.
+   *
    * The public JWK `{ crv, kid, kty, x }`: what the executor's key set holds under
    * `service_keys[keyid].key`. A fresh object on each access.
    */
   get publicJwk(): Ed25519Jwk
   /**
+   * The private JWK: keep it secret.
+   *
    * The private JWK `{ crv, d, kid, kty, x }`, which `new SigningKey` loads again: keep it
    * secret.
    */
   toJwk(): Ed25519PrivateJwk
   /**
+   * The DSSE envelope of a sealed approval record (deterministic).
+   *
    * Signs an approval record: the DSSE envelope `{ payload, payloadType, signatures:
    * [{ keyid, sig }] }` whose payload is the record's canonical bytes. Throws
    * `invalid_approval` for a record that is malformed or not sealed (its `action_digest`
@@ -1510,6 +1632,8 @@ export declare class SigningKey {
 }
 
 /**
+ * The action envelope a reviewer approves, with `tool` and `contract` filled in.
+ *
  * The action envelope for a call of `contract`'s tool (a `Contract` or a contract document)
  * with `args`: the arguments are validated against the contract (their own codes, under
  * `/args`), the ids checked (`invalid_action` at the id: each must be a non-blank string
@@ -1520,6 +1644,10 @@ export declare class SigningKey {
 export declare function action(contract: Contract | ContractDocument, args: object, ids: ActionIds): ActionEnvelope
 
 /**
+ * A reviewer's edit of `current` checked as `Ledger.amend` checks it: the amended action, both
+ * fingerprints and the pointers that changed; raises the amend_* codes or the schema's, the path
+ * inside `replacement`.
+ *
  * A reviewer's edit of an action, checked as the ledger's `amend` will check it, without a
  * ledger: `current` is the envelope the reviewer edited (the task's action), `replacement`
  * the whole envelope with new arguments, `contract` the task's (a `Contract` or a contract
@@ -1539,6 +1667,9 @@ export declare function action(contract: Contract | ContractDocument, args: obje
 export declare function amend(current: ActionEnvelope, replacement: ActionEnvelope, contract: Contract | ContractDocument): AmendedAction
 
 /**
+ * The approval record of a decision about exactly this action (times in ms); `proposed_digest`:
+ * the model's proposal, when a reviewer amended it first.
+ *
  * The approval record of a reviewer's decision about `action` (a well-formed envelope;
  * `invalid_action` otherwise). Every field of `decision` is required, there are no defaults:
  * `invalid_approval` at the field for a missing, unknown or malformed one (`expires_at` must
@@ -1549,6 +1680,8 @@ export declare function amend(current: ActionEnvelope, replacement: ActionEnvelo
 export declare function approve(action: ActionEnvelope, decision: DecisionInput): ApprovalRecord
 
 /**
+ * The RFC 8785 canonical JSON text of a value.
+ *
  * The RFC 8785 canonical JSON text of a JavaScript value.
  *
  * Accepts plain objects (prototype `Object.prototype` or `null`, also another realm's such
@@ -1567,6 +1700,8 @@ export declare function approve(action: ActionEnvelope, decision: DecisionInput)
 export declare function canonicalize(value: unknown, options?: Options | null): string
 
 /**
+ * The RFC 8785 canonical form of JSON text given as str or UTF-8 bytes.
+ *
  * The RFC 8785 canonical form of JSON text, given as a string or as UTF-8 bytes
  * (`Uint8Array` or `Buffer`).
  *
@@ -1582,6 +1717,8 @@ export declare function canonicalize(value: unknown, options?: Options | null): 
 export declare function canonicalizeJson(text: string | Uint8Array, options?: Options | null): string
 
 /**
+ * The budget with `cost_minor` more spent; raises `budget_exceeded` past the limit.
+ *
  * `budget` with `costMinor` more spent, as a new object (the budget passed in is not
  * changed). A budget or cost that is not a non-negative safe integer is `invalid_budget`;
  * spending past the limit is `budget_exceeded` (reaching it exactly is allowed).
@@ -1589,13 +1726,13 @@ export declare function canonicalizeJson(text: string | Uint8Array, options?: Op
 export declare function charge(budget: Budget, costMinor: number): Budget
 
 /**
- * The permit check before dispatch: is `action` the approved action, does the approval still
- * hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded once:
- * fastest), an approval record, a signed envelope or a passkey-approved record (whose proof
- * the context's `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a
- * malformed context is an error (`invalid_context`, or the contract's own error under
- * `/contract`); everything wrong with the approval or the action is a reason in the verdict.
- * The context's `contract` may be a `Contract`, which is then not compiled again.
+ * The permit check before dispatch: is `action` the approved action, does the approval still hold,
+ * do the people and rules behind it stand? `approval` is an `Approval` (loaded once: fastest), an
+ * approval record, a signed envelope or a passkey-approved record (whose proof the context's
+ * `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a malformed context
+ * is an error (`invalid_context`, or the contract's own error under `/contract`); everything wrong
+ * with the approval or the action is a reason in the verdict. The context's `contract` may be a
+ * `Contract`, which is then not compiled again.
  *
  * @example
  * const verdict = check(approval, action, { now: Date.now(), tenant: 'tenant-a',
@@ -1608,7 +1745,8 @@ export declare function charge(budget: Budget, costMinor: number): Budget
 export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
- * Whether two fingerprints name the same digest, compared in constant time.
+ * Whether two fingerprints name the same digest, compared in constant time; anything that is not a
+ * well-formed fingerprint str is equal to nothing. Never raises.
  *
  * Each must be `"sha256:"` followed by 64 lowercase hex digits. A malformed fingerprint,
  * or an argument that is not a string, is never equal to anything: the result is `false`,
@@ -1620,6 +1758,8 @@ export declare function check(approval: Approval | ApprovalRecord | SignedEnvelo
 export declare function digestEqual(a: unknown, b: unknown): boolean
 
 /**
+ * Verifies a plain Ed25519 signature (base64url) strictly; raises `invalid_signature`.
+ *
  * Verifies a plain Ed25519 `signature` of `message` (both base64url) with `key` (a JWK or
  * raw base64url) strictly: small-order keys and non-canonical signatures are refused. Throws
  * `invalid_signature` when it does not hold. For checking the primitive against published
@@ -1628,6 +1768,8 @@ export declare function digestEqual(a: unknown, b: unknown): boolean
 export declare function ed25519Verify(key: Ed25519Jwk | string, message: string, signature: string): void
 
 /**
+ * `"sha256:<64 hex>"` of the canonical text of a value.
+ *
  * The fingerprint of a JavaScript value: `"sha256:"` followed by the 64 lowercase hex
  * digits of the SHA-256 digest of its canonical JSON text.
  *
@@ -1639,6 +1781,8 @@ export declare function ed25519Verify(key: Ed25519Jwk | string, message: string,
 export declare function fingerprint(value: unknown, options?: Options | null): string
 
 /**
+ * `"sha256:<64 hex>"` of the canonical form of JSON text.
+ *
  * The fingerprint of JSON text (a string or UTF-8 bytes): `"sha256:"` followed by the
  * SHA-256 digest, in lowercase hex, of its canonical form.
  *
@@ -1650,6 +1794,10 @@ export declare function fingerprint(value: unknown, options?: Options | null): s
 export declare function fingerprintJson(text: string | Uint8Array, options?: Options | null): string
 
 /**
+ * A framework adapter's defaults when the application names none, the same in every runtime:
+ * `{lease_ms, executor, proposer}` (a claim's lease in ms, who claims and completes, who
+ * proposes).
+ *
  * `{ lease_ms, executor, proposer }`: what a framework adapter uses when the application names
  * none (a claim's lease in ms, who claims and completes, who proposes), the same in every
  * runtime.
@@ -1657,6 +1805,13 @@ export declare function fingerprintJson(text: string | Uint8Array, options?: Opt
 export declare function gateDefaults(): { lease_ms: number, executor: string, proposer: string }
 
 /**
+ * What a framework adapter does after one ledger step of a governed tool call, as core decides it
+ * for every runtime. The step is `{step: "propose", task, presented}`, `{step: "propose", tool,
+ * error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete", error}`
+ * or `{step: "invoke", tool}` (`error`: the code, path and message of the error caught). It
+ * returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`; a refusal's
+ * `message` is the exact text the model reads. A malformed step raises `invalid_request`.
+ *
  * What a framework adapter does after one ledger step of a governed tool call, as core
  * decides it for every runtime. `step` is `{ step: 'propose', task, presented }` (the
  * proposed task and the action the framework presents), `{ step: 'propose', tool, error }`,
@@ -1682,6 +1837,10 @@ export declare function gateDefaults(): { lease_ms: number, executor: string, pr
 export declare function gateStep(step: { step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit', [member: string]: unknown }): { decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record', [member: string]: any }
 
 /**
+ * The strings and keys of the value with characters a reader could miss or misread (invisible,
+ * non-ASCII, leading or trailing spaces): one notice per string, with its pointer, how many, and
+ * the first 64 with their positions.
+ *
  * The strings and keys of `value` with characters a reader could miss or misread, as core
  * decides: one `{pointer, within, count, marks}` per string (`within: 'key'` for the key of
  * the member at `pointer`), `count` how many of its characters are noticed, and `marks` the
@@ -1711,6 +1870,8 @@ export interface Options {
 }
 
 /**
+ * DSSE's pre-authentication encoding of a payload (base64url in and out).
+ *
  * DSSE's pre-authentication encoding of `payloadType` and `payload` (base64url), in
  * base64url: `"DSSEv1" SP len(type) SP type SP len(body) SP body`, the bytes an envelope's
  * signature covers.
@@ -1718,6 +1879,9 @@ export interface Options {
 export declare function pae(payloadType: string, payload: string): string
 
 /**
+ * JSON text parsed as strictly as every function reads JSON, as fresh plain values (JavaScript's
+ * `loads`).
+ *
  * JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
  * JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
  * numbers (under the default `"strict"` profile), a byte-order mark and nesting deeper than
@@ -1731,6 +1895,8 @@ export declare function pae(payloadType: string, payload: string): string
 export declare function parseJson(text: string | Uint8Array, options?: Options | null): unknown
 
 /**
+ * The base64url challenge a passkey signs to approve `record`: its fingerprint.
+ *
  * The challenge a reviewer's passkey signs to approve `record`, in base64url: the 32 bytes
  * of the fingerprint of the record without its `passkey` member (which still binds the
  * action digest, approver, decision and expiry). Its bytes are the `challenge` of
@@ -1739,6 +1905,8 @@ export declare function parseJson(text: string | Uint8Array, options?: Options |
 export declare function passkeyChallenge(record: ApprovalRecord | PasskeyApprovedRecord): string
 
 /**
+ * A public key (JWK or raw base64url) as its normalized JWK, `kid` its thumbprint.
+ *
  * A public key, given as a JWK or as the raw 32 bytes in base64url, as its normalized
  * public JWK `{ crv, kid, kty, x }`; `kid` is the RFC 7638 thumbprint, the keyid under which
  * a key set files it. Throws `invalid_key` for anything but the canonical encoding of an
@@ -1759,6 +1927,8 @@ export interface Requirement {
 }
 
 /**
+ * Whether a call of the contract's tool with these arguments needs an approval.
+ *
  * Whether a call with these arguments needs an approval under `contract` (a `Contract` or a
  * contract document), and which rule of the contract decided. The arguments are validated
  * first: invalid arguments throw, they never mean "no approval".
@@ -1770,6 +1940,8 @@ export interface Requirement {
 export declare function requiresApproval(contract: Contract | ContractDocument, args: object): Requirement
 
 /**
+ * The first 64 bits of a fingerprint as four groups of four hex digits.
+ *
  * The first 64 bits of a fingerprint as four groups of four hex digits
  * (`'f31c 54dd 3e07 a4eb'`): what a reviewer reads aloud or compares by eye against the
  * executor's log. Machines compare the full digest. Anything but a well-formed fingerprint
@@ -1778,6 +1950,11 @@ export declare function requiresApproval(contract: Contract | ContractDocument, 
 export declare function shortFingerprint(digest: string): string
 
 /**
+ * Verifies an exported audit (JSON Lines) in any runtime, replaying every task's events; `heads`
+ * are the chain ends the ledger recorded (a report's `heads`), to find events cut from the end
+ * too; `exported` (`Ledger.audit_heads()`, kept outside the database) finds a chain truncated or
+ * sealed again since.
+ *
  * Verifies an audit exported by `ledger.auditExport()` (JSON Lines, as a string or UTF-8
  * bytes), in any runtime, replaying every task's events: `{ valid, events, heads, broken }`,
  * `broken` naming the first line, chain and seq where an event was edited, removed,
@@ -1789,6 +1966,9 @@ export declare function shortFingerprint(digest: string): string
 export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null, exported?: ExportedHeads | null): AuditReport
 
 /**
+ * Verifies a signed envelope against the executor's key set, each key judged at `at` (ms: the
+ * verifier's clock, or a ledger's `verified_at`); raises why it does not hold.
+ *
  * Verifies a signed envelope against the executor's key set, judging each key's validity
  * window at `at` (ms since the epoch: the verifier's clock, `Date.now()`, or a ledger's
  * recorded `verified_at`; never the record's `decided_at`, which its signer wrote), and
@@ -1801,6 +1981,9 @@ export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHea
 export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet, at: number): VerifiedProof
 
 /**
+ * Verifies a passkey-approved record against the key set, the credential judged at `at`; raises
+ * why it does not hold.
+ *
  * Verifies a passkey-approved record (an approval record with `passkey: { credential_id,
  * authenticator_data, client_data_json, signature }`) against the key set, judging the
  * credential's window at `at`, and returns `{
@@ -1813,12 +1996,16 @@ export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet, a
 export declare function verifyPasskey(record: PasskeyApprovedRecord, keys: KeySet, at: number): VerifiedProof
 
 /**
+ * `verify_envelope` or `verify_passkey`, whichever proof the approval carries.
+ *
  * `verifyEnvelope` or `verifyPasskey`, whichever proof `approval` carries; a bare record
  * throws `missing_proof`.
  */
 export declare function verifyProof(approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number): VerifiedProof
 
 /**
+ * Verifies a passkey registration ("none" attestation) for the challenge issued.
+ *
  * Verifies what `navigator.credentials.create` returned, given as `{ credential_id,
  * attestation_object, client_data_json }` (base64url), for the `challenge` the server issued
  * (base64url) and the relying party `{ rp_id, origins }`; returns `{ algorithm, credential_id,

@@ -11,7 +11,7 @@ use napi::{JsValue, Result};
 use napi_derive::napi;
 use std::sync::Arc;
 
-/// An approval record, loaded and validated once.
+/// An approval record loaded once, for repeated checks; immutable, thread-safe, picklable.
 ///
 /// `new Approval(record)` reads a record made by `approve` (kept in the executor's storage)
 /// and throws `invalid_approval` (or the frozen action's own error under `/action`) when it is
@@ -27,6 +27,8 @@ pub struct Approval {
 
 #[napi]
 impl Approval {
+    /// Loads a record; raises ActionsealError (`invalid_approval`) when it is not one.
+    ///
     /// Loads an approval record. Takes no options: records are read with the strict profile
     /// only (`invalid_option` otherwise).
     #[napi(constructor, ts_args_type = "record: ApprovalRecord")]
@@ -42,18 +44,24 @@ impl Approval {
         })
     }
 
+    /// The record as loaded (a new dict on each access).
+    ///
     /// The record as loaded: a fresh plain-object copy on each access.
     #[napi(getter, ts_return_type = "ApprovalRecord")]
     pub fn record(&self, env: Env) -> Result<Unknown<'static>> {
         run(&env, |js| to_js::value(js, self.inner.value()))
     }
 
+    /// The frozen action (a new dict on each access).
+    ///
     /// The frozen action: a fresh plain-object copy on each access.
     #[napi(getter, ts_return_type = "ActionEnvelope")]
     pub fn action(&self, env: Env) -> Result<Unknown<'static>> {
         run(&env, |js| to_js::value(js, self.inner.action().value()))
     }
 
+    /// The fingerprint the record claims for its frozen action.
+    ///
     /// The fingerprint the record claims for its frozen action (`"sha256:<64 hex>"`).
     #[napi(getter, ts_return_type = "string")]
     pub fn action_digest(&self, env: Env) -> Result<Unknown<'static>> {
@@ -62,6 +70,8 @@ impl Approval {
         })
     }
 
+    /// Whether `action_digest` is the frozen action's fingerprint.
+    ///
     /// Whether `actionDigest` is the frozen action's fingerprint (a record whose action was
     /// edited after the decision is not sealed).
     #[napi(getter)]

@@ -21,6 +21,8 @@ pub struct Requirement {
     pub rule: String,
 }
 
+/// A validated tool contract, loaded once and shared; immutable, thread-safe, picklable.
+///
 /// A validated tool contract: the tool, its argument schema (compiled once, here), when a
 /// call needs approval, and what a call costs.
 ///
@@ -37,6 +39,8 @@ pub struct Contract {
 
 #[napi]
 impl Contract {
+    /// Loads a contract document; raises ActionsealError when it is not one.
+    ///
     /// Loads and validates a contract document. Takes no options: contracts are read with
     /// the strict profile only (`invalid_option` otherwise).
     #[napi(constructor, ts_args_type = "document: ContractDocument")]
@@ -49,6 +53,8 @@ impl Contract {
         })
     }
 
+    /// The contract's fingerprint, carried by every action made under it.
+    ///
     /// The contract's fingerprint (`"sha256:<64 hex>"`), which every action made under it
     /// carries in its `contract` field.
     #[napi(getter, ts_return_type = "string")]
@@ -68,7 +74,7 @@ impl Contract {
         self.inner.version().to_owned()
     }
 
-    /// `'read'` or `'write'`.
+    /// Whether the tool only reads or also changes something.
     #[napi(getter, ts_return_type = "'read' | 'write'")]
     pub fn effect(&self) -> &'static str {
         match self.inner.effect() {
@@ -77,6 +83,8 @@ impl Contract {
         }
     }
 
+    /// The cost of one call, in minor units.
+    ///
     /// The cost of one call, in minor units of the budget's currency.
     #[napi(getter)]
     pub fn cost_minor(&self) -> f64 {
@@ -84,12 +92,16 @@ impl Contract {
         self.inner.cost_minor() as f64
     }
 
+    /// The contract document as loaded (a new dict on each access).
+    ///
     /// The contract document as loaded: a fresh plain-object copy on each access.
     #[napi(getter, ts_return_type = "ContractDocument")]
     pub fn document(&self, env: Env) -> Result<Unknown<'static>> {
         run(&env, |js| to_js::value(js, self.inner.document()))
     }
 
+    /// Whether a call with these arguments needs an approval; validates them first.
+    ///
     /// Whether a call with these arguments needs an approval, and which rule of the contract
     /// decided (`/approval`, `/approval/when/<i>` or `/approval/when`). The arguments are
     /// validated first: invalid arguments throw (code and path inside the arguments), they
@@ -107,6 +119,8 @@ impl Contract {
         })
     }
 
+    /// Raises ActionsealError with the first way the arguments break the schema.
+    ///
     /// Throws the first way the arguments break the contract's schema (code and path inside
     /// the arguments); returns nothing when they fit.
     #[napi(ts_args_type = "args: object")]
@@ -125,6 +139,8 @@ impl Contract {
         })
     }
 
+    /// Raises ActionsealError unless the action is an envelope for a call of this contract.
+    ///
     /// Throws unless `action` is an envelope for a call of this contract (its tool, its
     /// fingerprint) with arguments it accepts: what a confirmation page checks before it
     /// offers an Approve button. `invalid_action` for the envelope, the arguments' own codes

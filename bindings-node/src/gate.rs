@@ -12,6 +12,13 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 
+/// What a framework adapter does after one ledger step of a governed tool call, as core decides it
+/// for every runtime. The step is `{step: "propose", task, presented}`, `{step: "propose", tool,
+/// error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete", error}`
+/// or `{step: "invoke", tool}` (`error`: the code, path and message of the error caught). It
+/// returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`; a refusal's
+/// `message` is the exact text the model reads. A malformed step raises `invalid_request`.
+///
 /// What a framework adapter does after one ledger step of a governed tool call, as core
 /// decides it for every runtime. `step` is `{ step: 'propose', task, presented }` (the
 /// proposed task and the action the framework presents), `{ step: 'propose', tool, error }`,
@@ -55,6 +62,10 @@ pub fn gate_step(
     })
 }
 
+/// A framework adapter's defaults when the application names none, the same in every runtime:
+/// `{lease_ms, executor, proposer}` (a claim's lease in ms, who claims and completes, who
+/// proposes).
+///
 /// `{ lease_ms, executor, proposer }`: what a framework adapter uses when the application names
 /// none (a claim's lease in ms, who claims and completes, who proposes), the same in every
 /// runtime.

@@ -31,6 +31,8 @@ use std::sync::{Arc, Mutex};
 /// The name the clock class is registered under, as napi-rs keys it.
 const CLOCK_CLASS: &str = "ManualClock\0";
 
+/// A clock that moves only when told to (tests, demos); times in integer ms.
+///
 /// A clock that moves only when told to, for tests and demos: pass it to `Ledger.open(url, {
 /// clock })` and move it with `set` and `advance`. Times are integer milliseconds since the
 /// epoch; ledgers opened with one clock share its time.
@@ -110,7 +112,7 @@ fn millis(js: Js, value: Handle, key: &'static str) -> JsResult<i64> {
 
 #[napi]
 impl ManualClock {
-    /// A clock standing at `startMs`.
+    /// A clock standing at `start_ms`.
     #[napi(constructor, ts_args_type = "startMs: number")]
     pub fn new(env: Env, start_ms: Unknown<'_>) -> Result<ManualClock> {
         run(&env, |js| {
@@ -255,9 +257,9 @@ impl Task for Open {
     }
 }
 
-/// A task ledger on SQLite or PostgreSQL: single-use claims of approvals, decision
-/// de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
-/// budgets, and a hash-chained audit.
+/// A task ledger on SQLite or PostgreSQL. Every method blocks with the GIL released; share one
+/// between threads. Refusals raise ActionsealError; drift, re-approval and rejection of a claim are
+/// outcomes (`result`), not errors.
 ///
 /// Open one with `await Ledger.open(url)`. Every method returns a Promise and runs on libuv's
 /// thread pool, never blocking the event loop; share one `Ledger` between all the callers of
@@ -304,6 +306,8 @@ impl Ledger {
 
 #[napi]
 impl Ledger {
+    /// Opens the ledger at a URL, creating or migrating its tables (JavaScript's constructor).
+    ///
     /// Opens (creating or migrating its tables) the ledger at `url`: `'sqlite:PATH'` (one
     /// machine; `?synchronous=normal` trades power-loss durability for speed),
     /// `'sqlite::memory:'` (tests) or `'postgres://user@host/db'` (many executors).
@@ -370,6 +374,8 @@ impl Ledger {
         Ok(AsyncTask::new(task))
     }
 
+    /// The id of the task with this identity, the same in every runtime.
+    ///
     /// The id of the task with this identity, the same in every runtime: a framework's run or
     /// thread is the job, its tool call id the request, so an adapter finds its task again
     /// with `ledger.task(Ledger.taskId({ tenant, job_id, request_id }))`.
@@ -381,12 +387,14 @@ impl Ledger {
         })
     }
 
-    /// `'sqlite'` or `'postgres'`.
+    /// Which database the ledger is on: `"sqlite"` or `"postgres"`.
     #[napi(getter, ts_return_type = "'sqlite' | 'postgres'")]
     pub fn backend(&self) -> &'static str {
         self.backend
     }
 
+    /// The ledger's time (its clock's), in ms since the epoch.
+    ///
     /// The ledger's time, in ms since the epoch (its clock's: the system's, or a
     /// `ManualClock`).
     #[napi]
@@ -394,6 +402,9 @@ impl Ledger {
         run(&env, |_| Ok(self.ledger()?.now() as f64))
     }
 
+    /// Records a task (the same identity and action: the same task; another action:
+    /// `task_conflict`).
+    ///
     /// Records a task for `action` (an envelope from `action()`) made under `contract` (a
     /// `Contract` or its document), proposed by `proposer`. The same identity (tenant,
     /// job_id, request_id) with the same action resolves to the same task; with another
@@ -409,6 +420,9 @@ impl Ledger {
         })
     }
 
+    /// Replaces the action of a task awaiting a decision with a reviewer's edit (compare-and-set on
+    /// `amends`); after the decision it raises `task_not_awaiting_decision`.
+    ///
     /// Replaces the action of a task awaiting a decision with a reviewer's edit: `action` is
     /// the whole envelope with new arguments, `contract` the task's contract as the server
     /// holds it, `amends` the digest of the action the reviewer edited (compare-and-set:
@@ -436,6 +450,10 @@ impl Ledger {
         })
     }
 
+    /// Records a reviewer's decision, once per `decision_id`: a decision envelope, or the ledger's
+    /// approval record for the task's round signed or passkey-approved (verified against the
+    /// `proof` keys; `signer` names who signed).
+    ///
     /// Records a reviewer's decision envelope, or a decision that proves who made it: the
     /// approval record the ledger builds for the task's round, signed (`SigningKey.sign`) or
     /// passkey-approved, verified against the keys of `options.proof`. Resolves to `{ task,
@@ -452,6 +470,11 @@ impl Ledger {
         self.start(&env, Call::Decide, |js| owned(js, decision.raw()))
     }
 
+    /// Claims the task's approval for dispatching `action`: dispatch only when `result ==
+    /// "claimed"`; `already_claimed` and `task_not_claimable` raise, and with `proof="required"`
+    /// (or a ledger that requires it) `missing_proof` for a decision recorded without proof. The
+    /// claim carries the record and proof it checked.
+    ///
     /// Claims a task for dispatching `action` under the executor's `facts` (`{ tenant,
     /// policy_version, contract, approver_authorized, subject_authorized }` from its own
     /// server; the contract as a document), with a lease, optionally reserving the contract's
@@ -471,6 +494,8 @@ impl Ledger {
         self.start(&env, Call::Claim, |js| owned(js, request.raw()))
     }
 
+    /// Reports a claim's outcome with its fence (`stale_fence`, `lease_expired`).
+    ///
     /// Reports the outcome of a claim (`'succeeded'`, `'failed'`, or `'unknown'` for a
     /// timeout: reconcile later, never retry) with the claim's fence. Rejects with
     /// `stale_fence` for a superseded claim and `lease_expired` after the lease. Resolves to
@@ -483,6 +508,8 @@ impl Ledger {
         self.start(&env, Call::Complete, |js| owned(js, request.raw()))
     }
 
+    /// Records what the business system answered about a task in doubt.
+    ///
     /// Records what the business system answered about a task in doubt: `'succeeded'` or
     /// `'failed'` (final) or `'not_executed'` (claimable again, same idempotency key, higher
     /// fence). Resolves to the task.
@@ -494,6 +521,8 @@ impl Ledger {
         self.start(&env, Call::Reconcile, |js| owned(js, request.raw()))
     }
 
+    /// Revokes an approval: its task's next claim sends it back for approval.
+    ///
     /// Revokes an approval: the next claim of its task sends the task back for approval.
     #[napi(
         ts_args_type = "request: RevokeRequest",
@@ -503,6 +532,8 @@ impl Ledger {
         self.start(&env, Call::Revoke, |js| owned(js, request.raw()))
     }
 
+    /// Moves every claimed task whose lease ran out to `unknown`; their ids.
+    ///
     /// Moves every claimed task whose lease ran out to `'unknown'` (never back to claimable)
     /// and resolves to their ids. Any operation on a task also does this for it first.
     #[napi(ts_return_type = "Promise<string[]>")]
@@ -510,6 +541,8 @@ impl Ledger {
         self.start(&env, Call::ExpireLeases, |_| object(Vec::new()))
     }
 
+    /// Creates a budget account or sets its limit (minor units).
+    ///
     /// Creates a budget account, or sets its limit (minor units).
     #[napi(
         ts_args_type = "request: BudgetLimit",
@@ -519,6 +552,8 @@ impl Ledger {
         self.start(&env, Call::SetBudget, |js| owned(js, request.raw()))
     }
 
+    /// A budget account (`budget_not_found`).
+    ///
     /// A budget account; rejects with `budget_not_found`.
     #[napi(
         ts_args_type = "name: string",
@@ -528,6 +563,8 @@ impl Ledger {
         self.start(&env, Call::Budget, |js| member(js, name.raw(), "name"))
     }
 
+    /// A task (`task_not_found`).
+    ///
     /// A task; rejects with `task_not_found`.
     #[napi(
         ts_args_type = "taskId: string",
@@ -537,6 +574,8 @@ impl Ledger {
         self.start(&env, Call::Task, |js| member(js, task_id.raw(), "task_id"))
     }
 
+    /// A task with its audit events, in order.
+    ///
     /// A task with its history: `{ task, events }`, the audit events about it in order.
     #[napi(
         ts_args_type = "taskId: string",
@@ -548,6 +587,8 @@ impl Ledger {
         })
     }
 
+    /// Tasks in a state of a tenant (either may be left out), oldest first.
+    ///
     /// The tasks in a state of a tenant (either may be left out: any), oldest first.
     #[napi(
         ts_args_type = "filter?: TaskFilter",
@@ -560,6 +601,8 @@ impl Ledger {
         })
     }
 
+    /// The whole audit as JSON Lines.
+    ///
     /// The whole audit as JSON Lines (one event with its digest per line), which
     /// `verifyAudit` verifies in any runtime.
     #[napi(ts_return_type = "Promise<string>")]
@@ -567,6 +610,9 @@ impl Ledger {
         self.start(&env, Call::AuditExport, |_| object(Vec::new()))
     }
 
+    /// Walks the stored chains up to their recorded heads, replays every task's events and holds
+    /// every task row to them; against `exported` heads too.
+    ///
     /// Walks the stored audit chains up to their recorded heads, replays every task's events
     /// and holds every task row to them: `{ valid, events, heads, broken }`, `broken` naming
     /// the first broken chain and seq (and the task and the field, when a replay or a row
@@ -583,6 +629,8 @@ impl Ledger {
         })
     }
 
+    /// The chains' heads to keep outside the database (only from an audit that verifies).
+    ///
     /// The chains' heads, `{ version, at, heads }`, to keep where the database's owner cannot
     /// write (write them as `canonicalize` gives them); only from an audit that verifies
     /// (rejects with `audit_chain_broken` otherwise).
@@ -591,6 +639,8 @@ impl Ledger {
         self.start(&env, Call::AuditHeads, |_| object(Vec::new()))
     }
 
+    /// The ledger's policy, as its database records it for every handle.
+    ///
     /// The ledger's policy as its database records it for every handle: `{ proof:
     /// 'optional' | 'required', changed_at, changed_by }`.
     #[napi(ts_return_type = "Promise<LedgerPolicy>")]
@@ -598,6 +648,8 @@ impl Ledger {
         self.start(&env, Call::Policy, |_| object(Vec::new()))
     }
 
+    /// Changes the proof requirement for every handle on the database, audited.
+    ///
     /// Changes the ledger's proof requirement for every handle on its database, by `actor`,
     /// for `reason`, in an audited event (`proof_policy_changed`): the only way to stop
     /// requiring proof. Resolves to the policy.
@@ -611,6 +663,8 @@ impl Ledger {
         })
     }
 
+    /// Lets go of the database; later calls raise `ledger_unavailable`.
+    ///
     /// Lets go of the database: resolves once this ledger's connections are closed (the
     /// last call in flight closes them when it ends). Later calls reject with
     /// `ledger_unavailable`. Without it, the connections close when the garbage collector
@@ -658,6 +712,11 @@ impl Drop for Ledger {
     }
 }
 
+/// Verifies an exported audit (JSON Lines) in any runtime, replaying every task's events; `heads`
+/// are the chain ends the ledger recorded (a report's `heads`), to find events cut from the end
+/// too; `exported` (`Ledger.audit_heads()`, kept outside the database) finds a chain truncated or
+/// sealed again since.
+///
 /// Verifies an audit exported by `ledger.auditExport()` (JSON Lines, as a string or UTF-8
 /// bytes), in any runtime, replaying every task's events: `{ valid, events, heads, broken }`,
 /// `broken` naming the first line, chain and seq where an event was edited, removed,

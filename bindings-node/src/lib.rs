@@ -53,6 +53,8 @@ use napi::bindgen_prelude::{Env, Object, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 
+/// Raised when input is refused, a value of the wrong type included; `code` says why.
+///
 /// What every function throws for input it refuses: an `Error` whose `code` says why, with
 /// the JSON Pointer `path` of the value concerned and, for JSON text, the byte `offset` in
 /// its UTF-8 (else `null`). The message is `"<code>: <explanation>"` and the location; only
@@ -146,6 +148,8 @@ fn read_options(js: Js, options: Option<Unknown<'_>>) -> JsResult<Options> {
     options::read(js, options.map(|o| o.raw()))
 }
 
+/// The RFC 8785 canonical JSON text of a value.
+///
 /// The RFC 8785 canonical JSON text of a JavaScript value.
 ///
 /// Accepts plain objects (prototype `Object.prototype` or `null`, also another realm's such
@@ -175,6 +179,8 @@ pub fn canonicalize(
     })
 }
 
+/// `"sha256:<64 hex>"` of the canonical text of a value.
+///
 /// The fingerprint of a JavaScript value: `"sha256:"` followed by the 64 lowercase hex
 /// digits of the SHA-256 digest of its canonical JSON text.
 ///
@@ -421,6 +427,8 @@ mod raw {
     }
 }
 
+/// The RFC 8785 canonical form of JSON text given as str or UTF-8 bytes.
+///
 /// The RFC 8785 canonical form of JSON text, given as a string or as UTF-8 bytes
 /// (`Uint8Array` or `Buffer`).
 ///
@@ -444,6 +452,8 @@ pub fn canonicalize_json(
     })
 }
 
+/// `"sha256:<64 hex>"` of the canonical form of JSON text.
+///
 /// The fingerprint of JSON text (a string or UTF-8 bytes): `"sha256:"` followed by the
 /// SHA-256 digest, in lowercase hex, of its canonical form.
 ///
@@ -467,6 +477,9 @@ pub fn fingerprint_json(
     })
 }
 
+/// JSON text parsed as strictly as every function reads JSON, as fresh plain values (JavaScript's
+/// `loads`).
+///
 /// JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
 /// JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
 /// numbers (under the default `"strict"` profile), a byte-order mark and nesting deeper than
@@ -493,7 +506,8 @@ pub fn parse_json(
     })
 }
 
-/// Whether two fingerprints name the same digest, compared in constant time.
+/// Whether two fingerprints name the same digest, compared in constant time; anything that is not a
+/// well-formed fingerprint str is equal to nothing. Never raises.
 ///
 /// Each must be `"sha256:"` followed by 64 lowercase hex digits. A malformed fingerprint,
 /// or an argument that is not a string, is never equal to anything: the result is `false`,

@@ -46,6 +46,8 @@ fn with<const N: usize, R>(
     })?
 }
 
+/// Whether a call of the contract's tool with these arguments needs an approval.
+///
 /// Whether a call with these arguments needs an approval under `contract` (a `Contract` or a
 /// contract document), and which rule of the contract decided. The arguments are validated
 /// first: invalid arguments throw, they never mean "no approval".
@@ -67,6 +69,8 @@ pub fn requires_approval(
     })
 }
 
+/// The action envelope a reviewer approves, with `tool` and `contract` filled in.
+///
 /// The action envelope for a call of `contract`'s tool (a `Contract` or a contract document)
 /// with `args`: the arguments are validated against the contract (their own codes, under
 /// `/args`), the ids checked (`invalid_action` at the id: each must be a non-blank string
@@ -100,6 +104,9 @@ pub fn action(
     })
 }
 
+/// The approval record of a decision about exactly this action (times in ms); `proposed_digest`:
+/// the model's proposal, when a reviewer amended it first.
+///
 /// The approval record of a reviewer's decision about `action` (a well-formed envelope;
 /// `invalid_action` otherwise). Every field of `decision` is required, there are no defaults:
 /// `invalid_approval` at the field for a missing, unknown or malformed one (`expires_at` must
@@ -127,6 +134,10 @@ pub fn approve(
     })
 }
 
+/// A reviewer's edit of `current` checked as `Ledger.amend` checks it: the amended action, both
+/// fingerprints and the pointers that changed; raises the amend_* codes or the schema's, the path
+/// inside `replacement`.
+///
 /// A reviewer's edit of an action, checked as the ledger's `amend` will check it, without a
 /// ledger: `current` is the envelope the reviewer edited (the task's action), `replacement`
 /// the whole envelope with new arguments, `contract` the task's (a `Contract` or a contract
@@ -167,13 +178,13 @@ pub fn amend(
     })
 }
 
-/// The permit check before dispatch: is `action` the approved action, does the approval still
-/// hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded once:
-/// fastest), an approval record, a signed envelope or a passkey-approved record (whose proof
-/// the context's `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a
-/// malformed context is an error (`invalid_context`, or the contract's own error under
-/// `/contract`); everything wrong with the approval or the action is a reason in the verdict.
-/// The context's `contract` may be a `Contract`, which is then not compiled again.
+/// The permit check before dispatch: is `action` the approved action, does the approval still hold,
+/// do the people and rules behind it stand? `approval` is an `Approval` (loaded once: fastest), an
+/// approval record, a signed envelope or a passkey-approved record (whose proof the context's
+/// `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a malformed context
+/// is an error (`invalid_context`, or the contract's own error under `/contract`); everything wrong
+/// with the approval or the action is a reason in the verdict. The context's `contract` may be a
+/// `Contract`, which is then not compiled again.
 ///
 /// @example
 /// const verdict = check(approval, action, { now: Date.now(), tenant: 'tenant-a',
@@ -344,6 +355,8 @@ pub(crate) fn check_loaded(
     Ok(pool)
 }
 
+/// The budget with `cost_minor` more spent; raises `budget_exceeded` past the limit.
+///
 /// `budget` with `costMinor` more spent, as a new object (the budget passed in is not
 /// changed). A budget or cost that is not a non-negative safe integer is `invalid_budget`;
 /// spending past the limit is `budget_exceeded` (reaching it exactly is allowed).
@@ -365,6 +378,10 @@ pub fn charge(
     })
 }
 
+/// The strings and keys of the value with characters a reader could miss or misread (invisible,
+/// non-ASCII, leading or trailing spaces): one notice per string, with its pointer, how many, and
+/// the first 64 with their positions.
+///
 /// The strings and keys of `value` with characters a reader could miss or misread, as core
 /// decides: one `{pointer, within, count, marks}` per string (`within: 'key'` for the key of
 /// the member at `pointer`), `count` how many of its characters are noticed, and `marks` the
@@ -389,6 +406,8 @@ pub fn notices(
     })
 }
 
+/// The first 64 bits of a fingerprint as four groups of four hex digits.
+///
 /// The first 64 bits of a fingerprint as four groups of four hex digits
 /// (`'f31c 54dd 3e07 a4eb'`): what a reviewer reads aloud or compares by eye against the
 /// executor's log. Machines compare the full digest. Anything but a well-formed fingerprint

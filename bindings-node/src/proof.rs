@@ -45,6 +45,8 @@ fn json<const N: usize>(
     run(env, |js| to_js::value(js, &with(js, values, f)?))
 }
 
+/// An Ed25519 private key that signs approval records; immutable, not picklable.
+///
 /// An Ed25519 private key that signs approval records (service-signed decisions).
 ///
 /// `new SigningKey(key)` loads a private key: a JWK `{ kty: 'OKP', crv: 'Ed25519', d, x }`
@@ -59,7 +61,7 @@ pub struct SigningKey {
 
 #[napi]
 impl SigningKey {
-    /// Loads a private key: a JWK with `d`, or the 32-byte seed in base64url.
+    /// Loads a private JWK (with `d`) or a base64url seed; raises `invalid_key`.
     #[napi(constructor, ts_args_type = "key: Ed25519PrivateJwk | string")]
     pub fn new(env: Env, key: Unknown<'_>) -> Result<SigningKey> {
         run(&env, |js| {
@@ -69,6 +71,8 @@ impl SigningKey {
         })
     }
 
+    /// A new key whose seed comes from `os.urandom`.
+    ///
     /// A new key whose 32-byte seed comes from the host's CSPRNG (`crypto.getRandomValues`,
     /// which Node backs with the OpenSSL CSPRNG of `crypto.randomBytes`); core draws no
     /// randomness itself.
@@ -81,12 +85,16 @@ impl SigningKey {
         })
     }
 
+    /// The public key's RFC 7638 thumbprint.
+    ///
     /// The RFC 7638 thumbprint of the public key: its keyid in a key set and in envelopes.
     #[napi(getter)]
     pub fn keyid(&self) -> String {
         self.inner.public_key().keyid().to_owned()
     }
 
+    /// The public JWK, with `kid`, for the executor's key set.
+    ///
     /// The public JWK `{ crv, kid, kty, x }`: what the executor's key set holds under
     /// `service_keys[keyid].key`. A fresh object on each access.
     #[napi(getter, ts_return_type = "Ed25519Jwk")]
@@ -96,6 +104,8 @@ impl SigningKey {
         })
     }
 
+    /// The private JWK: keep it secret.
+    ///
     /// The private JWK `{ crv, d, kid, kty, x }`, which `new SigningKey` loads again: keep it
     /// secret.
     #[napi(ts_return_type = "Ed25519PrivateJwk")]
@@ -103,6 +113,8 @@ impl SigningKey {
         run(&env, |js| to_js::value(js, &self.inner.to_jwk()))
     }
 
+    /// The DSSE envelope of a sealed approval record (deterministic).
+    ///
     /// Signs an approval record: the DSSE envelope `{ payload, payloadType, signatures:
     /// [{ keyid, sig }] }` whose payload is the record's canonical bytes. Throws
     /// `invalid_approval` for a record that is malformed or not sealed (its `action_digest`
@@ -131,6 +143,8 @@ fn seed(js: Js) -> JsResult<[u8; 32]> {
     Ok(seed)
 }
 
+/// A public key (JWK or raw base64url) as its normalized JWK, `kid` its thumbprint.
+///
 /// A public key, given as a JWK or as the raw 32 bytes in base64url, as its normalized
 /// public JWK `{ crv, kid, kty, x }`; `kid` is the RFC 7638 thumbprint, the keyid under which
 /// a key set files it. Throws `invalid_key` for anything but the canonical encoding of an
@@ -144,6 +158,9 @@ pub fn public_key(env: Env, key: Unknown<'_>) -> Result<Unknown<'static>> {
     json(&env, [key.raw()], |[k]| proof::public_jwk(k))
 }
 
+/// Verifies a signed envelope against the executor's key set, each key judged at `at` (ms: the
+/// verifier's clock, or a ledger's `verified_at`); raises why it does not hold.
+///
 /// Verifies a signed envelope against the executor's key set, judging each key's validity
 /// window at `at` (ms since the epoch: the verifier's clock, `Date.now()`, or a ledger's
 /// recorded `verified_at`; never the record's `decided_at`, which its signer wrote), and
@@ -167,6 +184,9 @@ pub fn verify_envelope(
     })
 }
 
+/// Verifies a passkey-approved record against the key set, the credential judged at `at`; raises
+/// why it does not hold.
+///
 /// Verifies a passkey-approved record (an approval record with `passkey: { credential_id,
 /// authenticator_data, client_data_json, signature }`) against the key set, judging the
 /// credential's window at `at`, and returns `{
@@ -190,6 +210,8 @@ pub fn verify_passkey(
     })
 }
 
+/// `verify_envelope` or `verify_passkey`, whichever proof the approval carries.
+///
 /// `verifyEnvelope` or `verifyPasskey`, whichever proof `approval` carries; a bare record
 /// throws `missing_proof`.
 #[napi(
@@ -207,6 +229,8 @@ pub fn verify_proof(
     })
 }
 
+/// The base64url challenge a passkey signs to approve `record`: its fingerprint.
+///
 /// The challenge a reviewer's passkey signs to approve `record`, in base64url: the 32 bytes
 /// of the fingerprint of the record without its `passkey` member (which still binds the
 /// action digest, approver, decision and expiry). Its bytes are the `challenge` of
@@ -220,6 +244,8 @@ pub fn passkey_challenge(env: Env, record: Unknown<'_>) -> Result<String> {
     })
 }
 
+/// Verifies a passkey registration ("none" attestation) for the challenge issued.
+///
 /// Verifies what `navigator.credentials.create` returned, given as `{ credential_id,
 /// attestation_object, client_data_json }` (base64url), for the `challenge` the server issued
 /// (base64url) and the relying party `{ rp_id, origins }`; returns `{ algorithm, credential_id,
@@ -244,6 +270,8 @@ pub fn verify_registration(
     )
 }
 
+/// Verifies a plain Ed25519 signature (base64url) strictly; raises `invalid_signature`.
+///
 /// Verifies a plain Ed25519 `signature` of `message` (both base64url) with `key` (a JWK or
 /// raw base64url) strictly: small-order keys and non-canonical signatures are refused. Throws
 /// `invalid_signature` when it does not hold. For checking the primitive against published
@@ -264,6 +292,8 @@ pub fn ed25519_verify(
     })
 }
 
+/// DSSE's pre-authentication encoding of a payload (base64url in and out).
+///
 /// DSSE's pre-authentication encoding of `payloadType` and `payload` (base64url), in
 /// base64url: `"DSSEv1" SP len(type) SP type SP len(body) SP body`, the bytes an envelope's
 /// signature covers.

@@ -7,6 +7,8 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 
+/// A tool-argument JSON Schema (the strict subset contracts use), compiled once.
+///
 /// A tool-argument JSON Schema (actionseal's strict subset of JSON Schema 2020-12: closed
 /// objects, strict types, ECMA patterns, formats), compiled once.
 ///
@@ -20,7 +22,7 @@ pub struct Schema {
 
 #[napi]
 impl Schema {
-    /// Compiles a schema.
+    /// Compiles a schema; raises ActionsealError (unsupported_schema, invalid_schema).
     #[napi(constructor, ts_args_type = "schema: object")]
     pub fn new(env: Env, schema: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<Schema> {
         run(&env, |js| {
@@ -32,6 +34,8 @@ impl Schema {
         })
     }
 
+    /// Raises ActionsealError with the first way the value breaks the schema.
+    ///
     /// Throws the first way `value` breaks the schema (`type_mismatch`, `unknown_field`,
     /// `missing_field`, ..., with the JSON Pointer of the value concerned as `path`);
     /// returns nothing when it fits.

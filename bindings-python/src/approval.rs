@@ -9,7 +9,7 @@ use actionseal_core::{Approval, Options};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
-/// An approval record, loaded and validated once.
+/// An approval record loaded once, for repeated checks; immutable, thread-safe, picklable.
 ///
 /// ``Approval(record)`` reads a record made by ``approve`` (kept in the executor's storage)
 /// and raises ActionsealError ``invalid_approval`` (or the frozen action's own error under
@@ -38,24 +38,28 @@ impl PyApproval {
         Ok(PyApproval { approval, digest })
     }
 
-    /// The record as loaded: a new dict on each access.
+    /// The record as loaded (a new dict on each access).
     #[getter]
     fn record<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py::value(py, self.approval.value())
     }
 
-    /// The frozen action: a new dict on each access.
+    /// The frozen action (a new dict on each access).
     #[getter]
     fn action<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py::value(py, self.approval.action().value())
     }
 
+    /// The fingerprint the record claims for its frozen action.
+    ///
     /// The fingerprint the record claims for its frozen action (``"sha256:<64 hex>"``).
     #[getter]
     fn action_digest(&self) -> String {
         self.approval.action_digest().to_string()
     }
 
+    /// Whether ``action_digest`` is the frozen action's fingerprint.
+    ///
     /// Whether ``action_digest`` is the frozen action's fingerprint (a record whose action was
     /// edited after the decision is not sealed).
     #[getter]

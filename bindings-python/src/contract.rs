@@ -10,6 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use std::hash::{Hash, Hasher};
 
+/// A validated tool contract, loaded once and shared; immutable, thread-safe, picklable.
+///
 /// A validated tool contract: the tool, its argument schema, when a call needs approval, and
 /// what a call costs.
 ///
@@ -45,6 +47,8 @@ impl PyContract {
         load(document).map(PyContract)
     }
 
+    /// The contract's fingerprint, carried by every action made under it.
+    ///
     /// The contract's fingerprint (``"sha256:<64 hex>"``), which every action made under it
     /// carries in its ``contract`` field.
     #[getter]
@@ -64,7 +68,7 @@ impl PyContract {
         self.0.version()
     }
 
-    /// ``"read"`` or ``"write"``.
+    /// Whether the tool only reads or also changes something.
     #[getter]
     fn effect(&self) -> &'static str {
         match self.0.effect() {
@@ -73,12 +77,16 @@ impl PyContract {
         }
     }
 
+    /// The cost of one call, in minor units.
+    ///
     /// The cost of one call, in minor units of the budget's currency.
     #[getter]
     fn cost_minor(&self) -> i64 {
         self.0.cost_minor()
     }
 
+    /// The contract document as loaded (a new dict on each access).
+    ///
     /// The contract document as loaded: a new dict on each access, so it cannot be changed
     /// in place.
     #[getter]
@@ -86,6 +94,8 @@ impl PyContract {
         to_py::value(py, self.0.document())
     }
 
+    /// Whether a call with these arguments needs an approval; validates them first.
+    ///
     /// Whether a call with these arguments needs an approval: ``{"required": bool, "rule":
     /// str}``, ``rule`` being the JSON Pointer into the contract of the rule that decided.
     /// The arguments are validated first: invalid arguments raise ActionsealError, never
@@ -100,6 +110,8 @@ impl PyContract {
         requires_approval(&self.0, args)
     }
 
+    /// Raises ActionsealError with the first way the arguments break the schema.
+    ///
     /// Validates call arguments against the contract's schema; raises ActionsealError with
     /// the first error (``unknown_field``, ``type_mismatch``, ...), its path a JSON Pointer
     /// into the arguments.
@@ -115,6 +127,8 @@ impl PyContract {
             .map_err(|e| to_py(py, &e))
     }
 
+    /// Raises ActionsealError unless the action is an envelope for a call of this contract.
+    ///
     /// Checks that ``action`` is an envelope for a call of this contract, as a confirmation
     /// page must before it offers an Approve button: well-formed (``invalid_action``), naming
     /// this tool and this contract's digest (``invalid_action`` at ``/tool`` or

@@ -10,7 +10,8 @@ create_exception!(
     actionseal,
     ActionsealError,
     PyValueError,
-    "Raised when input is refused: JSON that cannot be canonicalized exactly, or a\n\
+    "Raised when input is refused, a value of the wrong type included; ``code`` says why.\n\n\
+     Raised when input is refused: JSON that cannot be canonicalized exactly, or a\n\
      contract, action, approval, context or budget that is malformed or does not hold.\n\n\
      Attributes:\n\
      \x20   code: stable snake_case error code (see conformance/codes.json).\n\

@@ -20,9 +20,9 @@ use pyo3::types::PyDict;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
-/// A task ledger on SQLite or PostgreSQL: single-use claims of approvals, decision
-/// de-duplication, one idempotency key per task, reconciliation of outcomes in doubt,
-/// budgets, and a hash-chained audit.
+/// A task ledger on SQLite or PostgreSQL. Every method blocks with the GIL released; share one
+/// between threads. Refusals raise ActionsealError; drift, re-approval and rejection of a claim are
+/// outcomes (``result``), not errors.
 ///
 /// ``Ledger(url, *, clock=None, proof=None)`` opens (creating or migrating its tables) the
 /// ledger at ``url``: ``"sqlite:PATH"`` (one machine; ``?synchronous=normal`` trades
@@ -45,6 +45,8 @@ pub(crate) struct PyLedger {
     backend: &'static str,
 }
 
+/// A clock that moves only when told to (tests, demos); times in integer ms.
+///
 /// A clock that moves only when told to, for tests and demos: pass it to ``Ledger(url,
 /// clock=...)`` and move it with ``set`` and ``advance``. Times are integer milliseconds
 /// since the epoch. Safe to share between threads; ledgers opened with it share its time.
@@ -229,17 +231,21 @@ impl PyLedger {
         })
     }
 
-    /// ``"sqlite"`` or ``"postgres"``.
+    /// Which database the ledger is on: ``"sqlite"`` or ``"postgres"``.
     #[getter]
     fn backend(&self) -> &'static str {
         self.backend
     }
 
+    /// The ledger's time (its clock's), in ms since the epoch.
+    ///
     /// The ledger's time, in ms since the epoch (its clock's: the system's, or a ManualClock).
     fn now(&self, py: Python<'_>) -> PyResult<i64> {
         Ok(self.ledger().map_err(|e| to_py(py, &e))?.now())
     }
 
+    /// The id of the task with this identity, the same in every runtime.
+    ///
     /// The id of the task with this identity: ``Ledger.task_id(tenant=..., job_id=...,
     /// request_id=...)``. The same in every runtime; a framework's run or thread is the job
     /// and its tool call id the request, so an adapter finds its task again with
@@ -254,6 +260,9 @@ impl PyLedger {
             .map_err(|e| to_py(py, &e))
     }
 
+    /// Records a task (the same identity and action: the same task; another action:
+    /// ``task_conflict``).
+    ///
     /// Records a task for ``action`` (an envelope from ``actionseal.action``) made under
     /// ``contract`` (a ``Contract`` or its document), proposed by ``proposer=``. The same
     /// identity (tenant, job_id, request_id) with the same action returns the same task;
@@ -272,6 +281,9 @@ impl PyLedger {
         self.run(py, Call::Propose, value)
     }
 
+    /// Replaces the action of a task awaiting a decision with a reviewer's edit (compare-and-set on
+    /// ``amends``); after the decision it raises ``task_not_awaiting_decision``.
+    ///
     /// Replaces the action of a task awaiting a decision with a reviewer's edit: ``action`` is
     /// the whole envelope with new arguments, ``contract`` the task's contract as the server
     /// holds it (a ``Contract`` or its document), ``amends=`` the digest of the action the
@@ -298,6 +310,8 @@ impl PyLedger {
         self.run(py, Call::Amend, value)
     }
 
+    /// A task's amendments, in order.
+    ///
     /// A task's amendments, in order: ``{"task_id", "n", "amends", "action",
     /// "action_digest", "reviewer", "reason", "at"}`` each.
     fn amendments<'py>(
@@ -308,6 +322,10 @@ impl PyLedger {
         self.call(py, Call::Amendments, &[("task_id", task_id)], None)
     }
 
+    /// Records a reviewer's decision, once per ``decision_id``: a decision envelope, or the
+    /// ledger's approval record for the task's round signed or passkey-approved (verified against
+    /// the ``proof`` keys; ``signer`` names who signed).
+    ///
     /// Records a reviewer's decision envelope ``{"approval_id", "decision_id", "job_id",
     /// "request_id", "action_digest", "decision", "approver", "decided_at", "expires_at"}``,
     /// or a decision that proves who made it: the approval record the ledger builds for the
@@ -327,6 +345,11 @@ impl PyLedger {
         self.run(py, Call::Decide, value)
     }
 
+    /// Claims the task's approval for dispatching ``action``: dispatch only when ``result ==
+    /// "claimed"``; ``already_claimed`` and ``task_not_claimable`` raise, and with
+    /// ``proof="required"`` (or a ledger that requires it) ``missing_proof`` for a decision
+    /// recorded without proof. The claim carries the record and proof it checked.
+    ///
     /// Claims task ``task_id`` for dispatching ``action`` (what the executor is about to
     /// run) under ``facts`` (``{"tenant", "policy_version", "contract", "approver_authorized",
     /// "subject_authorized"}`` from the executor's own server; the contract as a document),
@@ -350,6 +373,8 @@ impl PyLedger {
         self.call(py, Call::Claim, &named, request)
     }
 
+    /// Reports a claim's outcome with its fence (``stale_fence``, ``lease_expired``).
+    ///
     /// Reports the outcome of a claim: ``outcome`` is ``"succeeded"``, ``"failed"`` or
     /// ``"unknown"`` (a timeout: reconcile later, never retry), ``fence`` the claim's, with
     /// ``executor=`` and optionally ``result=`` (what the business system answered; only its
@@ -368,6 +393,8 @@ impl PyLedger {
         self.call(py, Call::Complete, &named, request)
     }
 
+    /// Records what the business system answered about a task in doubt.
+    ///
     /// Records what the business system answered about a task in doubt: ``observed`` is
     /// ``"succeeded"`` or ``"failed"`` (final) or ``"not_executed"`` (claimable again, same
     /// idempotency key, higher fence), by ``actor=``, optionally with ``result=``. Returns
@@ -384,6 +411,8 @@ impl PyLedger {
         self.call(py, Call::Reconcile, &named, request)
     }
 
+    /// Revokes an approval: its task's next claim sends it back for approval.
+    ///
     /// Revokes an approval (by ``actor=``): the next claim of its task sends the task back
     /// for approval. Returns ``{"approval_id", "task_id", "revoked_at", "duplicate"}``.
     #[pyo3(signature = (approval_id, **request), text_signature = "(self, approval_id, *, actor)")]
@@ -396,12 +425,16 @@ impl PyLedger {
         self.call(py, Call::Revoke, &[("approval_id", approval_id)], request)
     }
 
+    /// Moves every claimed task whose lease ran out to ``unknown``; their ids.
+    ///
     /// Moves every claimed task whose lease ran out to ``unknown`` (never back to claimable)
     /// and returns their ids. Any operation on a task also does this for it first.
     fn expire_leases<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.call(py, Call::ExpireLeases, &[], None)
     }
 
+    /// Creates a budget account or sets its limit (minor units).
+    ///
     /// Creates budget account ``name``, or sets its limit (minor units). Returns
     /// ``{"name", "limit_minor", "spent_minor", "reserved_minor"}``.
     fn set_budget<'py>(
@@ -414,6 +447,8 @@ impl PyLedger {
         self.call(py, Call::SetBudget, &named, None)
     }
 
+    /// A budget account (``budget_not_found``).
+    ///
     /// Budget account ``name``; raises ``budget_not_found``.
     fn budget<'py>(
         &self,
@@ -423,6 +458,8 @@ impl PyLedger {
         self.call(py, Call::Budget, &[("name", name)], None)
     }
 
+    /// A task (``task_not_found``).
+    ///
     /// Task ``task_id``; raises ``task_not_found``.
     fn task<'py>(
         &self,
@@ -432,6 +469,8 @@ impl PyLedger {
         self.call(py, Call::Task, &[("task_id", task_id)], None)
     }
 
+    /// A task with its audit events, in order.
+    ///
     /// Task ``task_id`` with its history: ``{"task", "events"}``, the audit events about it
     /// in order.
     fn history<'py>(
@@ -442,6 +481,8 @@ impl PyLedger {
         self.call(py, Call::History, &[("task_id", task_id)], None)
     }
 
+    /// Tasks in a state of a tenant (either may be left out), oldest first.
+    ///
     /// The tasks in ``state=`` of ``tenant=`` (either may be left out: any), oldest first.
     #[pyo3(signature = (**filter), text_signature = "(self, *, state=None, tenant=None)")]
     fn tasks<'py>(
@@ -452,12 +493,16 @@ impl PyLedger {
         self.call(py, Call::Tasks, &[], filter)
     }
 
+    /// The ledger's policy, as its database records it for every handle.
+    ///
     /// The ledger's policy as its database records it for every handle: ``{"proof":
     /// "optional" | "required", "changed_at", "changed_by"}``.
     fn policy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.call(py, Call::Policy, &[], None)
     }
 
+    /// Changes the proof requirement for every handle on the database, audited.
+    ///
     /// Changes the ledger's proof requirement (``"optional"`` or ``"required"``) for every
     /// handle on its database, ``actor=`` and ``reason=``, in an audited event
     /// (``proof_policy_changed``); the only way to stop requiring proof. Returns the policy.
@@ -471,12 +516,17 @@ impl PyLedger {
         self.call(py, Call::SetProofRequirement, &[("proof", proof)], request)
     }
 
+    /// The whole audit as JSON Lines.
+    ///
     /// The whole audit as JSON Lines (one event with its digest per line), which
     /// ``actionseal.verify_audit`` verifies in any runtime.
     fn audit_export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.call(py, Call::AuditExport, &[], None)
     }
 
+    /// Walks the stored chains up to their recorded heads, replays every task's events and holds
+    /// every task row to them; against ``exported`` heads too.
+    ///
     /// Walks the stored audit chains up to their recorded heads, replays every task's
     /// events and holds every task row to them: ``{"valid", "events", "heads", "broken"}``,
     /// ``broken`` naming the first broken chain and seq (and the task and the field, when a
@@ -494,6 +544,8 @@ impl PyLedger {
         }
     }
 
+    /// The chains' heads to keep outside the database (only from an audit that verifies).
+    ///
     /// The chains' heads, ``{"version", "at", "heads"}``, to keep where the database's owner
     /// cannot write (write them as ``canonicalize`` gives them); only from an audit that
     /// verifies (``audit_chain_broken`` otherwise).
@@ -501,6 +553,8 @@ impl PyLedger {
         self.call(py, Call::AuditHeads, &[], None)
     }
 
+    /// Lets go of the database; later calls raise ``ledger_unavailable``.
+    ///
     /// Lets go of the database (once calls in progress end); later calls raise
     /// ``ledger_unavailable``. Also what leaving a ``with Ledger(...) as ledger:`` block does.
     fn close(&self, py: Python<'_>) {

@@ -74,6 +74,8 @@ mod _actionseal {
         }
     }
 
+    /// The RFC 8785 canonical JSON text of a value.
+    ///
     /// The RFC 8785 canonical JSON text of a Python value.
     ///
     /// ``value`` is built from dict (str keys), list, tuple, str, int, float, bool and None.
@@ -86,6 +88,8 @@ mod _actionseal {
         convert::canonicalize(value, &profile.options())
     }
 
+    /// ``"sha256:<64 hex>"`` of the canonical text of a value.
+    ///
     /// The fingerprint of a Python value: ``"sha256:"`` and the 64 lowercase hex digits of the
     /// SHA-256 of its canonical text. Accepts and rejects what ``canonicalize`` does.
     #[pyfunction]
@@ -114,6 +118,8 @@ mod _actionseal {
         .map_err(|e| to_py(py, &e))
     }
 
+    /// ``"sha256:<64 hex>"`` of the canonical form of JSON text.
+    ///
     /// The fingerprint (``"sha256:<hex>"``) of the canonical form of JSON text given as str
     /// or UTF-8 bytes. Accepts and rejects what ``canonicalize_json`` does.
     #[pyfunction]
@@ -131,7 +137,8 @@ mod _actionseal {
         .map_err(|e| to_py(py, &e))
     }
 
-    /// Whether two fingerprints name the same digest, compared in constant time.
+    /// Whether two fingerprints name the same digest, compared in constant time; anything that is
+    /// not a well-formed fingerprint str is equal to nothing. Never raises.
     ///
     /// Each must be ``"sha256:"`` followed by 64 lowercase hex digits; a malformed one, or a
     /// value that is not a str, is never equal to anything, itself included. Never raises.
@@ -157,6 +164,8 @@ mod _actionseal {
         }
     }
 
+    /// Whether a call of the contract's tool with these arguments needs an approval.
+    ///
     /// Whether a call of ``contract``'s tool with ``args`` needs an approval:
     /// ``{"required": bool, "rule": str}``, ``rule`` the JSON Pointer into the contract of the
     /// rule that decided (``"/approval"``, ``"/approval/when/0"``, ...).
@@ -174,6 +183,8 @@ mod _actionseal {
         contract::requires_approval(&contract_arg(contract)?, args)
     }
 
+    /// The action envelope a reviewer approves, with ``tool`` and ``contract`` filled in.
+    ///
     /// The action envelope for a call of ``contract``'s tool with ``args``: the dict a
     /// reviewer approves, ``{"tenant", "subject", "tool", "contract", "args", "job_id",
     /// "request_id", "policy_version"}``, with ``tool`` and ``contract`` (the contract's
@@ -208,6 +219,9 @@ mod _actionseal {
         to_py::value(py, built.value())
     }
 
+    /// The approval record of a decision about exactly this action (times in ms);
+    /// ``proposed_digest``: the model's proposal, when a reviewer amended it first.
+    ///
     /// The approval record of a reviewer's decision about ``action`` (an envelope from
     /// ``action``): ``{"approval_id", "decision_id", "decision", "action", "action_digest",
     /// "approver", "decided_at", "expires_at"}``. It carries the frozen action and its
@@ -241,6 +255,10 @@ mod _actionseal {
         to_py::value(py, approval.value())
     }
 
+    /// A reviewer's edit of ``current`` checked as ``Ledger.amend`` checks it: the amended action,
+    /// both fingerprints and the pointers that changed; raises the amend_* codes or the schema's,
+    /// the path inside ``replacement``.
+    ///
     /// A reviewer's edit of an action, checked as ``Ledger.amend`` will check it, without a
     /// ledger: ``current`` is the action envelope the reviewer edited (the task's action),
     /// ``replacement`` the whole envelope with new arguments, ``contract`` the task's
@@ -302,14 +320,13 @@ mod _actionseal {
         with_value(kwargs, &Options::default(), |v| v.clone().into_owned())
     }
 
-    /// The permit check before dispatch: is ``action`` the approved action, does the approval
-    /// still hold, do the people and rules behind it stand? ``approval`` is an ``Approval``
-    /// (loaded once: fastest), an approval record, a signed envelope or a passkey-approved
-    /// record (whose proof the context's ``proof`` key set must verify), or none (``None``,
-    /// ``null`` or ``undefined``). Only a malformed context is an error (``invalid_context``,
-    /// or the contract's own error under ``/contract``); everything wrong with the approval or
-    /// the action is a reason in the verdict. The context's ``contract`` may be a ``Contract``,
-    /// which is then not compiled again.
+    /// The permit check before dispatch: is ``action`` the approved action, does the approval still
+    /// hold, do the people and rules behind it stand? ``approval`` is an ``Approval`` (loaded once:
+    /// fastest), an approval record, a signed envelope or a passkey-approved record (whose proof
+    /// the context's ``proof`` key set must verify), or none (``None``, ``null`` or ``undefined``).
+    /// Only a malformed context is an error (``invalid_context``, or the contract's own error under
+    /// ``/contract``); everything wrong with the approval or the action is a reason in the verdict.
+    /// The context's ``contract`` may be a ``Contract``, which is then not compiled again.
     ///
     /// ``context`` is ``{"now", "tenant", "policy_version", "contract",
     /// "approver_authorized", "subject_authorized", "revoked"}``; its ``contract`` is the
@@ -360,6 +377,8 @@ mod _actionseal {
         }
     }
 
+    /// The budget with ``cost_minor`` more spent; raises ``budget_exceeded`` past the limit.
+    ///
     /// Charges ``cost_minor`` to ``budget`` (``{"limit_minor", "spent_minor"}``, integers in
     /// minor units) and returns the budget with the new spending; ``budget`` itself is not
     /// changed. Raises ActionsealError ``budget_exceeded`` when spending would pass the limit
@@ -381,6 +400,9 @@ mod _actionseal {
         to_py::value(py, &charged)
     }
 
+    /// Strictly parsed JSON text as Python values; integral numbers within ±(2^53 − 1) are int, all
+    /// others float. Duplicate keys, lone surrogates and (strict) inexact numbers raise.
+    ///
     /// Parses JSON text (str or UTF-8 bytes) strictly into Python values: dict, list, str,
     /// int, float, bool and None. Integral numbers within ±(2^53 − 1) become int, all others
     /// float; dict keys come in canonical order.
@@ -401,6 +423,11 @@ mod _actionseal {
         to_py::value(py, &parsed.map_err(|e| to_py(py, &e))?)
     }
 
+    /// Verifies an exported audit (JSON Lines) in any runtime, replaying every task's events;
+    /// ``heads`` are the chain ends the ledger recorded (a report's ``heads``), to find events cut
+    /// from the end too; ``exported`` (``Ledger.audit_heads()``, kept outside the database) finds a
+    /// chain truncated or sealed again since.
+    ///
     /// Verifies an audit exported by ``Ledger.audit_export`` (JSON Lines, as str or UTF-8
     /// bytes), in any runtime: ``{"valid", "events", "heads", "broken"}``, ``broken`` naming
     /// the first line, chain and seq where an event was edited, removed, reordered or is
@@ -447,6 +474,10 @@ mod _actionseal {
         to_py::value(py, &report)
     }
 
+    /// The strings and keys of the value with characters a reader could miss or misread (invisible,
+    /// non-ASCII, leading or trailing spaces): one notice per string, with its pointer, how many,
+    /// and the first 64 with their positions.
+    ///
     /// The strings and keys of ``value`` with characters a reader could miss or misread, as
     /// core decides: a list of ``{"pointer", "within", "count", "marks"}``, one per string
     /// (``within`` is ``"key"`` for the key of the member at ``pointer``), ``count`` how many
@@ -468,6 +499,14 @@ mod _actionseal {
         to_py::value(py, &found)
     }
 
+    /// What a framework adapter does after one ledger step of a governed tool call, as core decides
+    /// it for every runtime. The step is ``{step: "propose", task, presented}``, ``{step:
+    /// "propose", tool, error}``, ``{step: "claim", outcome}``, ``{step: "claim", task, error}``,
+    /// ``{step: "complete", error}`` or ``{step: "invoke", tool}`` (``error``: the code, path and
+    /// message of the error caught). It returns ``{decision: "claim" | "run" | "pause" | "refuse" |
+    /// "raise" | "keep", ...}``; a refusal's ``message`` is the exact text the model reads. A
+    /// malformed step raises ``invalid_request``.
+    ///
     /// What a framework adapter does after one ledger step of a governed tool call, as core
     /// decides it for every runtime (``actionseal.adapters`` asks it at each step). ``step``
     /// is ``{"step": "propose", "task", "presented"}`` (the proposed task and the action the
@@ -498,6 +537,10 @@ mod _actionseal {
         to_py::value(py, &gate.to_value())
     }
 
+    /// A framework adapter's defaults when the application names none, the same in every runtime:
+    /// ``{lease_ms, executor, proposer}`` (a claim's lease in ms, who claims and completes, who
+    /// proposes).
+    ///
     /// ``{"lease_ms", "executor", "proposer"}``: what a framework adapter uses when the
     /// application names none (a claim's lease in ms, who claims and completes, who proposes),
     /// the same in every runtime.
@@ -506,6 +549,8 @@ mod _actionseal {
         to_py::value(py, &actionseal_core::ledger::gate_defaults())
     }
 
+    /// The first 64 bits of a fingerprint as four groups of four hex digits.
+    ///
     /// The first 64 bits of a fingerprint as four groups of four hex digits, such as
     /// ``"f31c 54dd 3e07 a4eb"``: what a reviewer reads aloud or compares by eye with the
     /// executor's log. Machines compare the full digest (``digest_equal``). A malformed

@@ -15,6 +15,8 @@ use actionseal_core::{sign_approval, Options, SigningKey};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+/// An Ed25519 private key that signs approval records; immutable, not picklable.
+///
 /// An Ed25519 private key that signs approval records (service-signed decisions).
 ///
 /// ``SigningKey(key)`` loads a private key: a JWK ``{"kty": "OKP", "crv": "Ed25519", "d",
@@ -36,6 +38,8 @@ impl PySigningKey {
             .map_err(|e| to_py(py, &e))
     }
 
+    /// A new key whose seed comes from ``os.urandom``.
+    ///
     /// A new key whose 32-byte seed comes from ``os.urandom`` (the operating system's
     /// CSPRNG); core does no I/O and draws no randomness itself.
     #[staticmethod]
@@ -48,12 +52,16 @@ impl PySigningKey {
         Ok(PySigningKey(SigningKey::from_seed(&seed)))
     }
 
+    /// The public key's RFC 7638 thumbprint.
+    ///
     /// The RFC 7638 thumbprint of the public key: its keyid in a key set and in envelopes.
     #[getter]
     fn keyid(&self) -> &str {
         self.0.public_key().keyid()
     }
 
+    /// The public JWK, with ``kid``, for the executor's key set.
+    ///
     /// The public JWK ``{"crv", "kid", "kty", "x"}``: what the executor's key set holds under
     /// ``service_keys[keyid]["key"]``. A new dict on each access.
     #[getter]
@@ -61,12 +69,16 @@ impl PySigningKey {
         to_py::value(py, &self.0.public_key().to_jwk())
     }
 
+    /// The private JWK: keep it secret.
+    ///
     /// The private JWK ``{"crv", "d", "kid", "kty", "x"}``, which ``SigningKey`` loads again:
     /// keep it secret.
     fn to_jwk<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py::value(py, &self.0.to_jwk())
     }
 
+    /// The DSSE envelope of a sealed approval record (deterministic).
+    ///
     /// Signs an approval record: the DSSE envelope ``{"payload", "payloadType",
     /// "signatures": [{"keyid", "sig"}]}`` whose payload is the record's canonical bytes.
     /// Raises ActionsealError for a record that is malformed or not sealed (its
@@ -96,6 +108,8 @@ fn call<'py, const N: usize>(
     to_py::value(py, &out)
 }
 
+/// A public key (JWK or raw base64url) as its normalized JWK, ``kid`` its thumbprint.
+///
 /// A public key, given as a JWK or as the raw 32 bytes in base64url, as its normalized
 /// public JWK ``{"crv", "kid", "kty", "x"}``; ``kid`` is the RFC 7638 thumbprint, the keyid
 /// under which a key set files it. Raises ActionsealError ``invalid_key`` for anything but
@@ -106,6 +120,9 @@ pub(crate) fn public_key<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Py
     call(key.py(), [key], |[k]| proof::public_jwk(k))
 }
 
+/// Verifies a signed envelope against the executor's key set, each key judged at ``at`` (ms: the
+/// verifier's clock, or a ledger's ``verified_at``); raises why it does not hold.
+///
 /// Verifies a signed envelope against the executor's key set (``{"service_keys",
 /// "passkeys", "webauthn"}``), judging each key's validity window at ``at`` (ms since the
 /// epoch: the verifier's own clock, or a ledger's recorded ``verified_at``; never the record's
@@ -126,6 +143,9 @@ pub(crate) fn verify_envelope<'py>(
     })
 }
 
+/// Verifies a passkey-approved record against the key set, the credential judged at ``at``; raises
+/// why it does not hold.
+///
 /// Verifies a passkey-approved record (an approval record with ``"passkey":
 /// {"credential_id", "authenticator_data", "client_data_json", "signature"}``) against the
 /// key set, judging the credential's window at ``at``, and returns ``{"approval": <the record without its assertion>, "signer": {"kind":
@@ -145,6 +165,8 @@ pub(crate) fn verify_passkey<'py>(
     })
 }
 
+/// ``verify_envelope`` or ``verify_passkey``, whichever proof the approval carries.
+///
 /// ``verify_envelope`` or ``verify_passkey``, whichever proof ``approval`` carries; a bare
 /// record raises ActionsealError ``missing_proof``.
 #[pyfunction]
@@ -158,6 +180,8 @@ pub(crate) fn verify_proof<'py>(
     })
 }
 
+/// The base64url challenge a passkey signs to approve ``record``: its fingerprint.
+///
 /// The challenge a reviewer's passkey signs to approve ``record``, in base64url: the 32
 /// bytes of the fingerprint of the record without its ``passkey`` member (which still binds
 /// the action digest, approver, decision and expiry). Pass its bytes as the ``challenge`` of
@@ -167,6 +191,8 @@ pub(crate) fn passkey_challenge(record: &Bound<'_, PyAny>) -> PyResult<String> {
     with_value(record, &Options::default(), proof::challenge)
 }
 
+/// Verifies a passkey registration ("none" attestation) for the challenge issued.
+///
 /// Verifies what ``navigator.credentials.create`` returned, given as ``{"credential_id",
 /// "attestation_object", "client_data_json"}`` (base64url), for the ``challenge`` the server
 /// issued (base64url) and the relying party ``{"rp_id", "origins"}``; returns
@@ -188,6 +214,8 @@ pub(crate) fn verify_registration<'py>(
     )
 }
 
+/// Verifies a plain Ed25519 signature (base64url) strictly; raises ``invalid_signature``.
+///
 /// Verifies a plain Ed25519 ``signature`` of ``message`` (both base64url) with ``key`` (a
 /// JWK or raw base64url) strictly: small-order keys and non-canonical signatures are
 /// refused. Returns None; raises ActionsealError ``invalid_signature`` when it does not hold.
@@ -207,6 +235,8 @@ pub(crate) fn ed25519_verify(
     .map_err(|e| to_py(py, &e))
 }
 
+/// DSSE's pre-authentication encoding of a payload (base64url in and out).
+///
 /// DSSE's pre-authentication encoding of ``payload_type`` (a str) and ``payload``
 /// (base64url), in base64url: ``"DSSEv1" SP len(type) SP type SP len(body) SP body``, the
 /// bytes an envelope's signature covers.

@@ -5,6 +5,8 @@ use crate::error::to_py;
 use actionseal_core::{Options, Schema};
 use pyo3::prelude::*;
 
+/// A tool-argument JSON Schema (the strict subset contracts use), compiled once.
+///
 /// A tool-argument JSON Schema, compiled: the strict subset a contract's ``args`` uses
 /// (closed objects, strict types, ECMA patterns, the listed formats), for any value.
 ///
@@ -27,6 +29,8 @@ impl PySchema {
             .map_err(|e| to_py(py, &e))
     }
 
+    /// Raises ActionsealError with the first way the value breaks the schema.
+    ///
     /// Validates a value; raises ActionsealError with the first error (``unknown_field``,
     /// ``type_mismatch``, ...), its path a JSON Pointer into the value.
     #[pyo3(signature = (value, *, profile = None), text_signature = "(self, value)")]

@@ -477,17 +477,39 @@ def test_short_fingerprint(envelope):
 # ------------------------------------------------------------------ surface and threads
 
 
-def test_check_has_the_function_tables_doc():
-    # The stub's docstring is the function table's (regen writes it); the compiled check's
-    # first paragraph must be the same text.
+def test_every_function_has_the_function_tables_doc():
+    # The stub's docstrings are the function table's (regen writes them); the first paragraph
+    # of each compiled function's, class's, method's and property's __doc__ must be the same
+    # text. PyO3 exposes no constructor docstring, so __new__ has none to hold.
     import ast, inspect, pathlib
 
     stub = pathlib.Path(actionseal.__file__).with_name("_actionseal.pyi")
     tree = ast.parse(stub.read_text(encoding="utf-8"))
-    (node,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
-    want = " ".join(ast.get_docstring(node).split())
-    got = " ".join(inspect.getdoc(actionseal.check).split("\n\n")[0].split())
-    assert got == want
+    norm = lambda text: " ".join(text.split())
+    held, wrong = 0, []
+
+    def hold(name, node, obj):
+        nonlocal held
+        want = ast.get_docstring(node)
+        if not want:
+            return
+        got = norm((inspect.getdoc(obj) or "").split("\n\n")[0])
+        held += 1
+        if got != norm(want):
+            wrong.append(f"{name}:\n  {got}\nnot the table's\n  {norm(want)}")
+
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and hasattr(actionseal, node.name):
+            hold(node.name, node, getattr(actionseal, node.name))
+        elif isinstance(node, ast.ClassDef) and hasattr(actionseal, node.name):
+            cls = getattr(actionseal, node.name)
+            hold(node.name, node, cls)
+            for member in node.body:
+                if isinstance(member, ast.FunctionDef) and member.name not in ("__init__", "__new__"):
+                    found = cls.__dict__[member.name]
+                    hold(f"{node.name}.{member.name}", member, getattr(found, "__func__", found))
+    assert not wrong, "\n".join(wrong)
+    assert held > 60, held
 
 
 def test_signatures_and_docs():

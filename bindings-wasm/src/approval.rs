@@ -16,7 +16,7 @@ thread_local! {
     static PROTOTYPE: JsValue = make_prototype();
 }
 
-/// An approval record, loaded and validated once.
+/// An approval record loaded once, for repeated checks; immutable, thread-safe, picklable.
 ///
 /// `new Approval(record)` reads a record made by `approve` (kept in the executor's storage)
 /// and throws `invalid_approval` (or the frozen action's own error under `/action`) when it is
@@ -34,6 +34,8 @@ pub struct JsApproval {
 
 #[wasm_bindgen(js_class = Approval)]
 impl JsApproval {
+    /// Loads a record; raises ActionsealError (`invalid_approval`) when it is not one.
+    ///
     /// Loads an approval record. Takes no options: records are read with the strict profile
     /// only (`invalid_option` otherwise).
     #[wasm_bindgen(constructor)]
@@ -49,24 +51,32 @@ impl JsApproval {
         })
     }
 
+    /// The record as loaded (a new dict on each access).
+    ///
     /// The record as loaded: a fresh plain-object copy on each access.
     #[wasm_bindgen(getter, unchecked_return_type = "ApprovalRecord")]
     pub fn record(&self) -> Result<JsValue, JsValue> {
         to_js::value(self.inner.value())
     }
 
+    /// The frozen action (a new dict on each access).
+    ///
     /// The frozen action: a fresh plain-object copy on each access.
     #[wasm_bindgen(getter, unchecked_return_type = "ActionEnvelope")]
     pub fn action(&self) -> Result<JsValue, JsValue> {
         to_js::value(self.inner.action().value())
     }
 
+    /// The fingerprint the record claims for its frozen action.
+    ///
     /// The fingerprint the record claims for its frozen action (`"sha256:<64 hex>"`).
     #[wasm_bindgen(getter, js_name = actionDigest)]
     pub fn action_digest(&self) -> String {
         self.inner.action_digest().to_string()
     }
 
+    /// Whether `action_digest` is the frozen action's fingerprint.
+    ///
     /// Whether `actionDigest` is the frozen action's fingerprint (a record whose action was
     /// edited after the decision is not sealed).
     #[wasm_bindgen(getter)]

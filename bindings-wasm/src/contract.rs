@@ -27,6 +27,8 @@ thread_local! {
 /// of the approval whose prototype `approval.rs` takes.
 pub(crate) const FIXTURE: &[u8] = br#"{"tool":"t","version":"1","effect":"read","args":{"type":"object"},"approval":"never","cost_minor":0}"#;
 
+/// A validated tool contract, loaded once and shared; immutable, thread-safe, picklable.
+///
 /// A validated tool contract: the tool, its argument schema (compiled once, here), when a
 /// call needs approval, and what a call costs.
 ///
@@ -46,6 +48,8 @@ pub struct JsContract {
 
 #[wasm_bindgen(js_class = Contract)]
 impl JsContract {
+    /// Loads a contract document; raises ActionsealError when it is not one.
+    ///
     /// Loads and validates a contract document. Takes no options: contracts are read with
     /// the strict profile only (`invalid_option` otherwise).
     #[wasm_bindgen(constructor)]
@@ -57,6 +61,8 @@ impl JsContract {
         load(&document).map(|inner| JsContract { inner })
     }
 
+    /// The contract's fingerprint, carried by every action made under it.
+    ///
     /// The contract's fingerprint (`"sha256:<64 hex>"`), which every action made under it
     /// carries in its `contract` field.
     #[wasm_bindgen(getter)]
@@ -76,7 +82,7 @@ impl JsContract {
         self.inner.version().to_owned()
     }
 
-    /// `"read"` or `"write"`.
+    /// Whether the tool only reads or also changes something.
     #[wasm_bindgen(getter, unchecked_return_type = "\"read\" | \"write\"")]
     pub fn effect(&self) -> String {
         match self.inner.effect() {
@@ -86,6 +92,8 @@ impl JsContract {
         .to_owned()
     }
 
+    /// The cost of one call, in minor units.
+    ///
     /// The cost of one call, in minor units of the budget's currency.
     #[wasm_bindgen(getter, js_name = costMinor)]
     pub fn cost_minor(&self) -> f64 {
@@ -93,12 +101,16 @@ impl JsContract {
         self.inner.cost_minor() as f64
     }
 
+    /// The contract document as loaded (a new dict on each access).
+    ///
     /// The contract document as loaded: a fresh plain-object copy on each access.
     #[wasm_bindgen(getter, unchecked_return_type = "ContractDocument")]
     pub fn document(&self) -> Result<JsValue, JsValue> {
         to_js::value(self.inner.document())
     }
 
+    /// Whether a call with these arguments needs an approval; validates them first.
+    ///
     /// Whether a call with these arguments needs an approval, and which rule of the contract
     /// decided (`/approval`, `/approval/when/<i>` or `/approval/when`). Invalid arguments
     /// throw: they never mean "no approval".
@@ -112,6 +124,8 @@ impl JsContract {
         requirement(&self.inner, &args)
     }
 
+    /// Raises ActionsealError with the first way the arguments break the schema.
+    ///
     /// Throws the first way the arguments break the contract's schema (code and path inside
     /// the arguments); returns nothing when they fit.
     #[wasm_bindgen(js_name = validateArgs)]
@@ -125,6 +139,8 @@ impl JsContract {
             .map_err(|e| error::to_js(&e))
     }
 
+    /// Raises ActionsealError unless the action is an envelope for a call of this contract.
+    ///
     /// Throws unless `action` is an envelope for a call of this contract with arguments it
     /// accepts: what a confirmation page checks before it offers an Approve button.
     #[wasm_bindgen(js_name = validateAction)]

@@ -8,6 +8,13 @@ use actionseal_core::ledger::{gate_defaults as core_defaults, gate_step as core_
 use actionseal_core::Options;
 use wasm_bindgen::prelude::*;
 
+/// What a framework adapter does after one ledger step of a governed tool call, as core decides it
+/// for every runtime. The step is `{step: "propose", task, presented}`, `{step: "propose", tool,
+/// error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete", error}`
+/// or `{step: "invoke", tool}` (`error`: the code, path and message of the error caught). It
+/// returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`; a refusal's
+/// `message` is the exact text the model reads. A malformed step raises `invalid_request`.
+///
 /// What a framework adapter does after one ledger step of a governed tool call, as core
 /// decides it for every runtime. `step` is `{ step: 'propose', task, presented }`,
 /// `{ step: 'propose', tool, error }`, `{ step: 'claim', outcome }`, `{ step: 'claim', task,
@@ -36,8 +43,9 @@ pub fn gate_step(
     to_js::value(&decided)
 }
 
-/// `{ lease_ms, executor, proposer }`: what a framework adapter uses when the application names
-/// none, the same in every runtime.
+/// A framework adapter's defaults when the application names none, the same in every runtime:
+/// `{lease_ms, executor, proposer}` (a claim's lease in ms, who claims and completes, who
+/// proposes).
 #[wasm_bindgen(
     js_name = gateDefaults,
     unchecked_return_type = "{ lease_ms: number, executor: string, proposer: string }"

@@ -54,6 +54,8 @@ extern "C" {
     pub type NoOptions;
 }
 
+/// The RFC 8785 canonical JSON text of a value.
+///
 /// The RFC 8785 canonical text of a JavaScript value (plain objects, arrays, strings, finite
 /// numbers, booleans, `null`).
 #[wasm_bindgen(js_name = canonicalize)]
@@ -64,6 +66,8 @@ pub fn canonicalize(
     Ok(host::canonical(&value, &read_options(options)?)?)
 }
 
+/// `"sha256:<64 hex>"` of the canonical text of a value.
+///
 /// The fingerprint (`sha256:` + 64 hex digits) of a JavaScript value's canonical text.
 #[wasm_bindgen(js_name = fingerprint)]
 pub fn fingerprint(
@@ -74,7 +78,7 @@ pub fn fingerprint(
     Ok(actionseal_core::Digest::of(text.as_bytes()).to_string())
 }
 
-/// The RFC 8785 canonical text of a JSON text (a string or UTF-8 bytes).
+/// The RFC 8785 canonical form of JSON text given as str or UTF-8 bytes.
 #[wasm_bindgen(js_name = canonicalizeJson)]
 pub fn canonicalize_json(
     text: JsonTextArg,
@@ -85,6 +89,8 @@ pub fn canonicalize_json(
     actionseal_core::canonicalize_json(&bytes, &options).map_err(|e| error::to_js(&e))
 }
 
+/// `"sha256:<64 hex>"` of the canonical form of JSON text.
+///
 /// The fingerprint of a JSON text (a string or UTF-8 bytes).
 #[wasm_bindgen(js_name = fingerprintJson)]
 pub fn fingerprint_json(text: JsonTextArg, options: Option<OptionsArg>) -> Result<String, JsValue> {
@@ -95,6 +101,9 @@ pub fn fingerprint_json(text: JsonTextArg, options: Option<OptionsArg>) -> Resul
         .map_err(|e| error::to_js(&e))
 }
 
+/// JSON text parsed as strictly as every function reads JSON, as fresh plain values (JavaScript's
+/// `loads`).
+///
 /// A JSON text (a string or UTF-8 bytes) parsed strictly, as every actionseal function reads
 /// JSON: duplicate keys, lone surrogates, `NaN`, numbers too large for a double, inexact
 /// numbers (under the default `"strict"` profile) and nesting deeper than 128 levels throw.
@@ -108,8 +117,8 @@ pub fn parse_json(text: JsonTextArg, options: Option<OptionsArg>) -> Result<JsVa
     to_js::value(&value)
 }
 
-/// Whether two fingerprints name the same digest, compared in constant time; anything that is
-/// not a well-formed fingerprint string is equal to nothing.
+/// Whether two fingerprints name the same digest, compared in constant time; anything that is not a
+/// well-formed fingerprint str is equal to nothing. Never raises.
 #[wasm_bindgen(js_name = digestEqual)]
 pub fn digest_equal(
     #[wasm_bindgen(unchecked_param_type = "unknown")] a: JsValue,

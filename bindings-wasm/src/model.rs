@@ -33,6 +33,8 @@ fn with<const N: usize, R>(
     })?
 }
 
+/// Whether a call of the contract's tool with these arguments needs an approval.
+///
 /// Whether a call with these arguments needs an approval under `contract` (a `Contract` or a
 /// contract document), and which rule decided. Invalid arguments throw.
 #[wasm_bindgen(js_name = requiresApproval, unchecked_return_type = "Requirement")]
@@ -45,6 +47,8 @@ pub fn requires_approval(
     contract::requirement(&contract_of(&contract)?, &args)
 }
 
+/// The action envelope a reviewer approves, with `tool` and `contract` filled in.
+///
 /// The action envelope for a call of `contract`'s tool with `args`: the arguments are
 /// validated (errors under `/args`), the ids checked (errors at the id), and `tool` and
 /// `contract` (the contract's fingerprint) filled in.
@@ -69,6 +73,9 @@ pub fn action(
     to_js::value(built.value())
 }
 
+/// The approval record of a decision about exactly this action (times in ms); `proposed_digest`:
+/// the model's proposal, when a reviewer amended it first.
+///
 /// The approval record of a reviewer's decision about `action` (a well-formed envelope). Every
 /// field of `decision` is required: there are no defaults; the one optional field,
 /// `proposed_digest`, is `amend`'s, when a reviewer amended the proposed action first.
@@ -87,6 +94,10 @@ pub fn approve(
     to_js::value(approval.value())
 }
 
+/// A reviewer's edit of `current` checked as `Ledger.amend` checks it: the amended action, both
+/// fingerprints and the pointers that changed; raises the amend_* codes or the schema's, the path
+/// inside `replacement`.
+///
 /// A reviewer's edit of an action, checked as the ledger's `amend` will check it: `current`
 /// is the envelope the reviewer edited, `replacement` the whole envelope with new arguments,
 /// `contract` the task's (a `Contract` or a contract document). Returns the amended action,
@@ -108,13 +119,13 @@ pub fn amend(
     to_js::value(&amended.to_value())
 }
 
-/// The permit check before dispatch: is `action` the approved action, does the approval still
-/// hold, do the people and rules behind it stand? `approval` is an `Approval` (loaded once:
-/// fastest), an approval record, a signed envelope or a passkey-approved record (whose proof
-/// the context's `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a
-/// malformed context is an error (`invalid_context`, or the contract's own error under
-/// `/contract`); everything wrong with the approval or the action is a reason in the verdict.
-/// The context's `contract` may be a `Contract`, which is then not compiled again.
+/// The permit check before dispatch: is `action` the approved action, does the approval still hold,
+/// do the people and rules behind it stand? `approval` is an `Approval` (loaded once: fastest), an
+/// approval record, a signed envelope or a passkey-approved record (whose proof the context's
+/// `proof` key set must verify), or none (`None`, `null` or `undefined`). Only a malformed context
+/// is an error (`invalid_context`, or the contract's own error under `/contract`); everything wrong
+/// with the approval or the action is a reason in the verdict. The context's `contract` may be a
+/// `Contract`, which is then not compiled again.
 #[wasm_bindgen(js_name = check, unchecked_return_type = "Verdict")]
 pub fn check(
     #[wasm_bindgen(
@@ -184,6 +195,8 @@ pub fn check(
     Ok(verdict??)
 }
 
+/// The budget with `cost_minor` more spent; raises `budget_exceeded` past the limit.
+///
 /// `budget` with `costMinor` more spent. A cost or budget that is not a non-negative safe
 /// integer is `invalid_budget`; spending past the limit is `budget_exceeded` (reaching it
 /// exactly is allowed). The budget passed in is never changed.
@@ -200,6 +213,10 @@ pub fn charge(
     to_js::value(&charged)
 }
 
+/// The strings and keys of the value with characters a reader could miss or misread (invisible,
+/// non-ASCII, leading or trailing spaces): one notice per string, with its pointer, how many, and
+/// the first 64 with their positions.
+///
 /// The strings and keys of `value` with characters a reader could miss or misread, as core
 /// decides: one `{pointer, within, count, marks}` per string (`within: 'key'` for the key of
 /// the member at `pointer`), `count` how many of its characters are noticed, and `marks` the
@@ -216,6 +233,8 @@ pub fn notices(
     to_js::value(&found)
 }
 
+/// The first 64 bits of a fingerprint as four groups of four hex digits.
+///
 /// The first 64 bits of a fingerprint as four groups of four hex digits
 /// (`"f31c 54dd 3e07 a4eb"`): what a reviewer reads aloud or compares by eye. Machines compare
 /// the full digest. Anything but a well-formed fingerprint is `invalid_digest`.

@@ -35,6 +35,8 @@ fn json<const N: usize>(
     to_js::value(&with(values, f)?)
 }
 
+/// An Ed25519 private key that signs approval records; immutable, not picklable.
+///
 /// An Ed25519 private key that signs approval records (service-signed decisions).
 ///
 /// `new SigningKey(key)` loads a private key: a JWK `{ kty: 'OKP', crv: 'Ed25519', d, x }`
@@ -52,7 +54,7 @@ pub struct JsSigningKey {
 
 #[wasm_bindgen(js_class = SigningKey)]
 impl JsSigningKey {
-    /// Loads a private key: a JWK with `d`, or the 32-byte seed in base64url.
+    /// Loads a private JWK (with `d`) or a base64url seed; raises `invalid_key`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "Ed25519PrivateJwk | string")] key: JsValue,
@@ -62,6 +64,8 @@ impl JsSigningKey {
         })
     }
 
+    /// A new key whose seed comes from `os.urandom`.
+    ///
     /// A new key whose 32-byte seed comes from the host's CSPRNG (`crypto.getRandomValues`);
     /// core draws no randomness itself.
     pub fn generate() -> Result<JsSigningKey, JsValue> {
@@ -76,12 +80,16 @@ impl JsSigningKey {
         })
     }
 
+    /// The public key's RFC 7638 thumbprint.
+    ///
     /// The RFC 7638 thumbprint of the public key: its keyid in a key set and in envelopes.
     #[wasm_bindgen(getter)]
     pub fn keyid(&self) -> String {
         self.inner.public_key().keyid().to_owned()
     }
 
+    /// The public JWK, with `kid`, for the executor's key set.
+    ///
     /// The public JWK `{ crv, kid, kty, x }`: what the executor's key set holds under
     /// `service_keys[keyid].key`. A fresh object on each access.
     #[wasm_bindgen(getter, js_name = publicJwk, unchecked_return_type = "Ed25519Jwk")]
@@ -89,6 +97,8 @@ impl JsSigningKey {
         to_js::value(&self.inner.public_key().to_jwk())
     }
 
+    /// The private JWK: keep it secret.
+    ///
     /// The private JWK `{ crv, d, kid, kty, x }`, which `new SigningKey` loads again: keep it
     /// secret.
     #[wasm_bindgen(js_name = toJwk, unchecked_return_type = "Ed25519PrivateJwk")]
@@ -96,6 +106,8 @@ impl JsSigningKey {
         to_js::value(&self.inner.to_jwk())
     }
 
+    /// The DSSE envelope of a sealed approval record (deterministic).
+    ///
     /// Signs an approval record: the DSSE envelope `{ payload, payloadType, signatures:
     /// [{ keyid, sig }] }` whose payload is the record's canonical bytes. Throws
     /// `invalid_approval` for a record that is malformed or not sealed. Ed25519 is
@@ -109,6 +121,8 @@ impl JsSigningKey {
     }
 }
 
+/// A public key (JWK or raw base64url) as its normalized JWK, `kid` its thumbprint.
+///
 /// A public key, given as a JWK or as the raw 32 bytes in base64url, as its normalized public
 /// JWK `{ crv, kid, kty, x }`; `kid` is the RFC 7638 thumbprint, the keyid under which a key
 /// set files it. Throws `invalid_key` or `invalid_base64`.
@@ -119,6 +133,9 @@ pub fn public_key(
     json([&key], |[k]| proof::public_jwk(k))
 }
 
+/// Verifies a signed envelope against the executor's key set, each key judged at `at` (ms: the
+/// verifier's clock, or a ledger's `verified_at`); raises why it does not hold.
+///
 /// Verifies a signed envelope against the executor's key set, judging each key's validity
 /// window at `at` (ms: the verifier's `Date.now()`, or a ledger's recorded `verified_at`;
 /// never the record's `decided_at`, which its signer wrote), and returns `{ approval, signer:
@@ -134,6 +151,9 @@ pub fn verify_envelope(
     })
 }
 
+/// Verifies a passkey-approved record against the key set, the credential judged at `at`; raises
+/// why it does not hold.
+///
 /// Verifies a passkey-approved record against the key set, judging the credential at `at`,
 /// and returns `{ approval: <the
 /// record without its assertion>, signer: { kind: 'passkey', credential_id, algorithm } }`.
@@ -148,6 +168,8 @@ pub fn verify_passkey(
     })
 }
 
+/// `verify_envelope` or `verify_passkey`, whichever proof the approval carries.
+///
 /// `verifyEnvelope` or `verifyPasskey`, whichever proof `approval` carries; a bare record
 /// throws `missing_proof`.
 #[wasm_bindgen(js_name = verifyProof, unchecked_return_type = "VerifiedProof")]
@@ -162,6 +184,8 @@ pub fn verify_proof(
     })
 }
 
+/// The base64url challenge a passkey signs to approve `record`: its fingerprint.
+///
 /// The challenge a reviewer's passkey signs to approve `record`, in base64url: the 32 bytes of
 /// the fingerprint of the record without its `passkey` member. Its bytes are the `challenge`
 /// of `navigator.credentials.get`.
@@ -177,6 +201,8 @@ pub fn passkey_challenge(
     )?)
 }
 
+/// Verifies a passkey registration ("none" attestation) for the challenge issued.
+///
 /// Verifies what `navigator.credentials.create` returned (`{ credential_id,
 /// attestation_object, client_data_json }`, base64url) for the `challenge` the server issued
 /// (base64url) and the relying party `{ rp_id, origins }`; returns `{ algorithm,
@@ -192,6 +218,8 @@ pub fn verify_registration(
     })
 }
 
+/// Verifies a plain Ed25519 signature (base64url) strictly; raises `invalid_signature`.
+///
 /// Verifies a plain Ed25519 `signature` of `message` (both base64url) with `key` strictly.
 /// Throws `invalid_signature` when it does not hold. For checking the primitive against
 /// published vectors and other libraries.
@@ -206,6 +234,8 @@ pub fn ed25519_verify(
     })?)
 }
 
+/// DSSE's pre-authentication encoding of a payload (base64url in and out).
+///
 /// DSSE's pre-authentication encoding of `payloadType` and `payload` (base64url), in
 /// base64url: the bytes an envelope's signature covers.
 #[wasm_bindgen(js_name = pae)]

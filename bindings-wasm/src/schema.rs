@@ -4,6 +4,8 @@ use crate::{error, host, NoOptions};
 use actionseal_core::{Options, Schema};
 use wasm_bindgen::prelude::*;
 
+/// A tool-argument JSON Schema (the strict subset contracts use), compiled once.
+///
 /// A compiled tool-argument schema: the strict JSON Schema subset of actionseal contracts,
 /// for validating arguments without a whole contract (a form, a model's tool call).
 ///
@@ -17,7 +19,7 @@ pub struct JsSchema {
 
 #[wasm_bindgen(js_class = Schema)]
 impl JsSchema {
-    /// Compiles a schema. Takes no options (`invalid_option` otherwise).
+    /// Compiles a schema; raises ActionsealError (unsupported_schema, invalid_schema).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "object | boolean")] schema: JsValue,
@@ -32,6 +34,8 @@ impl JsSchema {
         Ok(JsSchema { inner })
     }
 
+    /// Raises ActionsealError with the first way the value breaks the schema.
+    ///
     /// Throws the first way `value` breaks the schema (code and JSON Pointer into the value);
     /// returns nothing when it fits.
     pub fn validate(

@@ -693,6 +693,8 @@ export interface PasskeyCredential {
 }
 
 /**
+ * Raised when input is refused, a value of the wrong type included; `code` says why.
+ *
  * What every function throws for input it refuses. `message` is `"<code>: <explanation>"`
  * followed by the location, if any; only `code`, `path` and `offset` are stable. An exception
  * thrown by a getter or a Proxy trap of a value is passed on unchanged instead.

@@ -633,10 +633,10 @@ class ActionsealError(ValueError):
     """Byte offset in the UTF-8 input text, or None."""
 
 def canonicalize(value: _Value, *, profile: _Profile = "strict") -> str:
-    """The RFC 8785 canonical JSON text of a Python value."""
+    """The RFC 8785 canonical JSON text of a value."""
 
 def fingerprint(value: _Value, *, profile: _Profile = "strict") -> str:
-    """``"sha256:<64 hex>"`` of the canonical text of a Python value."""
+    """``"sha256:<64 hex>"`` of the canonical text of a value."""
 
 def canonicalize_json(text: Union[str, bytes], *, profile: _Profile = "strict") -> str:
     """The RFC 8785 canonical form of JSON text given as str or UTF-8 bytes."""

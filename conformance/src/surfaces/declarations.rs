@@ -2,7 +2,7 @@
 //! wasm-bindgen (`bindings-wasm/pkg/*/actionseal_wasm.d.ts`) generate from the bindings'
 //! attributes to the function table: every function, constructor, method and getter they
 //! declare must be a row with exactly that signature, and every row of the runtime must be
-//! declared. The JSDoc of `check` must be the table's doc.
+//! declared. The first paragraph of each declaration's JSDoc must be its row's doc.
 
 use super::function_table::table;
 use super::functions::{Function, Kind, Sig};
@@ -18,8 +18,8 @@ pub enum Flavor {
 }
 
 /// What a declaration file declares: `Class.member` or a function's name, its kind, its
-/// parameters and its return type.
-type Declared = BTreeMap<String, (Kind, String, String)>;
+/// parameters, its return type and the first paragraph of its JSDoc.
+type Declared = BTreeMap<String, (Kind, String, String, String)>;
 
 /// Members wasm-bindgen gives every class and module, not part of the library's surface.
 const WASM_GLUE: [&str; 3] = ["free", "[Symbol.dispose]", "initSync"];
@@ -27,7 +27,19 @@ const WASM_GLUE: [&str; 3] = ["free", "[Symbol.dispose]", "initSync"];
 fn parse(flavor: Flavor, text: &str) -> Declared {
     let mut out = Declared::new();
     let mut class: Option<String> = None;
+    let (mut doc, mut in_doc) = (Vec::<&str>::new(), false);
     for line in text.lines() {
+        let trimmed = line.trim();
+        if in_doc || trimmed.starts_with("/**") {
+            if !in_doc {
+                doc.clear();
+            }
+            in_doc = !trimmed.ends_with("*/");
+            doc.push(trimmed);
+            continue;
+        }
+        let first = first_paragraph(&doc);
+        doc.clear();
         let line = match flavor {
             Flavor::Wasm => line.strip_suffix(';').unwrap_or(line),
             Flavor::Node => line,
@@ -37,7 +49,10 @@ fn parse(flavor: Flavor, text: &str) -> Declared {
             .find_map(|p| line.strip_prefix(p));
         if let Some(rest) = function {
             if let Some((name, params, ret)) = split_call(rest) {
-                out.insert(name.into(), (Kind::Function, params.into(), ret.into()));
+                out.insert(
+                    name.into(),
+                    (Kind::Function, params.into(), ret.into(), first),
+                );
             }
             continue;
         }
@@ -46,7 +61,10 @@ fn parse(flavor: Flavor, text: &str) -> Declared {
             .find_map(|p| line.strip_prefix(p));
         if let Some(rest) = opened {
             let name = rest.split([' ', '{']).next().unwrap_or_default();
-            out.insert(name.into(), (Kind::Class, String::new(), String::new()));
+            out.insert(
+                name.into(),
+                (Kind::Class, String::new(), String::new(), first),
+            );
             // The error class's members are described with the shapes, not the table.
             class = match rest {
                 r if r.ends_with('}') => None,
@@ -77,7 +95,7 @@ fn parse(flavor: Flavor, text: &str) -> Declared {
             let (name, ty) = r.split_once(": ").unwrap_or((r, ""));
             out.insert(
                 format!("{owner}.{name}"),
-                (Kind::Getter, String::new(), ty.into()),
+                (Kind::Getter, String::new(), ty.into(), first),
             );
             continue;
         } else {
@@ -92,7 +110,10 @@ fn parse(flavor: Flavor, text: &str) -> Declared {
             } else {
                 kind
             };
-            out.insert(format!("{owner}.{name}"), (kind, params.into(), ret.into()));
+            out.insert(
+                format!("{owner}.{name}"),
+                (kind, params.into(), ret.into(), first),
+            );
         }
     }
     if flavor == Flavor::Wasm {
@@ -137,7 +158,7 @@ pub fn declaration_problems(flavor: Flavor, what: &str, text: &str) -> Vec<Strin
             continue;
         };
         let name = f.js_name();
-        let Some((kind, params, ret)) = declared.remove(&name) else {
+        let Some((kind, params, ret, doc)) = declared.remove(&name) else {
             problems.push(format!(
                 "{what}: {name} is in the function table ({}) but not declared",
                 f.name
@@ -156,37 +177,33 @@ pub fn declaration_problems(flavor: Flavor, what: &str, text: &str) -> Vec<Strin
                 sig.params, sig.ret, f.name
             ));
         }
+        let want = normalise(f.doc);
+        if doc != want {
+            problems.push(format!(
+                "{what}: the doc of {name} is\n  {doc}\nnot the function table's ({})\n  {want}",
+                f.name
+            ));
+        }
     }
     for name in declared.keys() {
         problems.push(format!(
             "{what}: {name} is declared but not in the function table"
         ));
     }
-    problems.extend(check_doc_problems(what, text));
     problems
 }
 
-/// The JSDoc above `check`, as one line, must be the table's doc of `check`, followed by
-/// nothing or by further paragraphs.
-fn check_doc_problems(what: &str, text: &str) -> Vec<String> {
-    let want = table()
-        .into_iter()
-        .find(|f| f.name == "check")
-        .map(|f| f.doc)
-        .unwrap_or_default();
-    let Some(at) = ["export declare function check(", "export function check("]
+/// Whitespace runs as one space.
+fn normalise(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first paragraph of a JSDoc comment's lines, as one line.
+fn first_paragraph(lines: &[&str]) -> String {
+    let doc: String = lines
         .iter()
-        .find_map(|p| text.find(p))
-    else {
-        return vec![format!("{what}: no check")];
-    };
-    let before = &text[..at];
-    let doc_start = before.rfind("/**").unwrap_or(at);
-    let doc: String = before[doc_start..]
-        .lines()
         .map(|l| {
-            l.trim()
-                .trim_end_matches("*/")
+            l.trim_end_matches("*/")
                 .trim_start_matches("/**")
                 .trim_start_matches('*')
                 .trim()
@@ -194,16 +211,8 @@ fn check_doc_problems(what: &str, text: &str) -> Vec<String> {
         .map(|l| if l.is_empty() { "\n" } else { l })
         .collect::<Vec<_>>()
         .join(" ");
-    let first = doc
-        .split('\n')
-        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+    doc.split('\n')
+        .map(normalise)
         .find(|p| !p.is_empty())
-        .unwrap_or_default();
-    if first == want {
-        Vec::new()
-    } else {
-        vec![format!(
-            "{what}: the doc of check is\n  {first}\nnot the function table's\n  {want}"
-        )]
-    }
+        .unwrap_or_default()
 }

@@ -19,10 +19,10 @@ pub fn table() -> Vec<Function> {
         attribute("ActionsealError.code", "ErrorCode", "Stable snake_case error code, one of conformance/codes.json."),
         attribute("ActionsealError.path", "str", "JSON Pointer to the value concerned, `\"\"` for the root."),
         attribute("ActionsealError.offset", "Optional[int]", "Byte offset in the UTF-8 input text, or None."),
-        function("canonicalize", "The RFC 8785 canonical JSON text of a Python value.")
+        function("canonicalize", "The RFC 8785 canonical JSON text of a value.")
             .py("value: _Value, *, profile: _Profile = \"strict\"", "str")
             .ts("value: unknown, options?: Options | null", "string"),
-        function("fingerprint", "`\"sha256:<64 hex>\"` of the canonical text of a Python value.")
+        function("fingerprint", "`\"sha256:<64 hex>\"` of the canonical text of a value.")
             .py("value: _Value, *, profile: _Profile = \"strict\"", "str")
             .ts("value: unknown, options?: Options | null", "string"),
         function("canonicalize_json", "The RFC 8785 canonical form of JSON text given as str or UTF-8 bytes.")

@@ -39,14 +39,19 @@ fn ts_doc(out: &mut String, doc: &str, indent: &str) {
         return;
     }
     let one = format!("{indent}/** {doc} */");
-    if one.len() <= 100 {
+    if one.len() <= 100 && !doc.contains("\n\n") {
         out.push_str(&one);
         out.push('\n');
         return;
     }
     out.push_str(&format!("{indent}/**\n"));
-    for line in wrap(doc, 96 - indent.len() - 3) {
-        out.push_str(&format!("{indent} * {line}\n"));
+    for (i, paragraph) in doc.split("\n\n").enumerate() {
+        if i > 0 {
+            out.push_str(&format!("{indent} *\n"));
+        }
+        for line in wrap(paragraph, 96 - indent.len() - 3) {
+            out.push_str(&format!("{indent} * {line}\n"));
+        }
     }
     out.push_str(&format!("{indent} */\n"));
 }
@@ -165,7 +170,13 @@ pub(super) fn node_header() -> String {
 /// `.d.ts`.
 pub(super) fn wasm_types() -> String {
     let mut ts = ts_declarations(false);
-    ts_doc(&mut ts, ERROR_DOC, "");
+    // The class's first paragraph is the function table's, as for every declared class.
+    let table_doc = super::function_table::table()
+        .into_iter()
+        .find(|f| f.name == "ActionsealError")
+        .map(|f| f.doc)
+        .unwrap_or_default();
+    ts_doc(&mut ts, &format!("{table_doc}\n\n{ERROR_DOC}"), "");
     ts.push_str("export declare class ActionsealError extends Error {\n");
     ts.push_str(&ts_error_members());
     ts.push_str("  constructor(code: ErrorCode, message: string, path?: string, offset?: number | null)\n}\n\n");
