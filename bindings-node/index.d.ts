@@ -1807,28 +1807,20 @@ export declare function gateDefaults(): { lease_ms: number, executor: string, pr
 /**
  * What a framework adapter does after one ledger step of a governed tool call, as core decides it
  * for every runtime. The step is `{step: "propose", task, presented}`, `{step: "propose", tool,
- * error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete", error}`
- * or `{step: "invoke", tool}` (`error`: the code, path and message of the error caught). It
- * returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`; a refusal's
- * `message` is the exact text the model reads. A malformed step raises `invalid_request`.
+ * error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete",
+ * error}`, `{step: "invoke", tool}`, `{step: "invoke", tool, task}` (a tool without a contract
+ * called for another tool's task), `{step: "resume", task}`, `{step: "route", tool, unknown:
+ * "tool" | "task"}`, `{step: "elicit", task, url}` (an MCP gateway's approval request) or `{step:
+ * "ran", body: "returned" | "reported_error" | "raised"}` (`error`: the code, path and message of
+ * the error caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" |
+ * "keep" | "approve" | "wait" | "elicit" | "record", ...}`; a refusal's `message` is the exact
+ * text the model reads. A malformed step raises `invalid_request`.
  *
- * What a framework adapter does after one ledger step of a governed tool call, as core
- * decides it for every runtime. `step` is `{ step: 'propose', task, presented }` (the
- * proposed task and the action the framework presents), `{ step: 'propose', tool, error }`,
- * `{ step: 'claim', outcome }` (`ledger.claim`'s result), `{ step: 'claim', task, error }`
- * (the task read after a refused claim), `{ step: 'complete', error }`,
- * `{ step: 'invoke', tool }` (no claim was won for the call), `{ step: 'invoke', tool, task }`
- * (a tool without a contract called for another tool's task), `{ step: 'resume', task }`,
- * `{ step: 'route', tool, unknown: 'tool' | 'task' }`, `{ step: 'elicit', task, url }` (an MCP
- * gateway's approval request) or `{ step: 'ran', body: 'returned' |
- * 'reported_error' | 'raised' }`; `error` is `{ code, path, message }` of the
- * `ActionsealError` caught. Returns `{ decision, ... }`: `'claim'` (with `action`), `'run'`
- * (`claim`, `args`), `'pause'` (`task_id`, `request`, `refusal`, `message`), `'refuse'`
- * (`code`, `refusal`, `message`: the exact text the model reads, `bad_args`), `'raise'`
- * (rethrow the error caught), `'keep'` (a late completion: keep the answer), `'approve'`
- * (`args`: the amended ones or null), `'wait'`, `'elicit'` (`task_id`, `url`, `message`: what
- * the person reads) or `'record'` (`outcome`). A malformed step
- * throws `invalid_request`.
+ * Each decision's members: `'claim'` (`action`), `'run'` (`claim`, `args`), `'pause'`
+ * (`task_id`, `request`, `refusal`, `message`), `'refuse'` (`code`, `refusal`, `message`,
+ * `bad_args`), `'raise'` (rethrow the error caught), `'keep'` (a late completion: keep the
+ * answer), `'approve'` (`args`: the amended ones or null), `'wait'`, `'elicit'` (`task_id`,
+ * `url`, `message`: what the person reads) or `'record'` (`outcome`).
  *
  * @example
  * gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: '...' } })

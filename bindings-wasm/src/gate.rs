@@ -10,20 +10,14 @@ use wasm_bindgen::prelude::*;
 
 /// What a framework adapter does after one ledger step of a governed tool call, as core decides it
 /// for every runtime. The step is `{step: "propose", task, presented}`, `{step: "propose", tool,
-/// error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete", error}`
-/// or `{step: "invoke", tool}` (`error`: the code, path and message of the error caught). It
-/// returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep", ...}`; a refusal's
-/// `message` is the exact text the model reads. A malformed step raises `invalid_request`.
-///
-/// What a framework adapter does after one ledger step of a governed tool call, as core
-/// decides it for every runtime. `step` is `{ step: 'propose', task, presented }`,
-/// `{ step: 'propose', tool, error }`, `{ step: 'claim', outcome }`, `{ step: 'claim', task,
-/// error }`, `{ step: 'complete', error }`, `{ step: 'invoke', tool }`, `{ step: 'invoke',
-/// tool, task }`, `{ step: 'resume', task }`, `{ step: 'route', tool, unknown }`,
-/// `{ step: 'elicit', task, url }` or `{ step: 'ran', body }` (`error`: `{ code, path, message }` of the `ActionsealError`
-/// caught). Returns `{ decision, ... }`: `'claim'`, `'run'`, `'pause'`, `'refuse'` (with
-/// `message`, the exact text the model reads), `'raise'`, `'keep'`, `'approve'`, `'wait'`,
-/// `'elicit'` or `'record'`. A malformed step throws `invalid_request`.
+/// error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete",
+/// error}`, `{step: "invoke", tool}`, `{step: "invoke", tool, task}` (a tool without a contract
+/// called for another tool's task), `{step: "resume", task}`, `{step: "route", tool, unknown:
+/// "tool" | "task"}`, `{step: "elicit", task, url}` (an MCP gateway's approval request) or `{step:
+/// "ran", body: "returned" | "reported_error" | "raised"}` (`error`: the code, path and message of
+/// the error caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" |
+/// "keep" | "approve" | "wait" | "elicit" | "record", ...}`; a refusal's `message` is the exact
+/// text the model reads. A malformed step raises `invalid_request`.
 #[wasm_bindgen(
     js_name = gateStep,
     unchecked_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record', [member: string]: any }"
