@@ -193,8 +193,9 @@ describe(`actionseal approval model (${runtime})`, () => {
     got.forEach((r, i) => {
       const [file, v] = cases[i]
       check.equal(`gate/${file}`, 'error' in r ? errorOf(r) : r.ok, v.expect)
-      // The text is the prefix and the payload's canonical bytes, computed here with npm canonicalize.
-      if ('ok' in r && 'message' in r.ok) check.equal(`gate/${file} message`, r.ok.message, 'actionseal: ' + canonicalizeNpm(r.ok.refusal))
+      // The model's text is the prefix and the refusal's canonical bytes, computed here with npm
+      // canonicalize (an elicitation's message is the person's, not the model's).
+      if ('ok' in r && 'refusal' in r.ok) check.equal(`gate/${file} message`, r.ok.message, 'actionseal: ' + canonicalizeNpm(r.ok.refusal))
     })
     const [defaults, options] = await run([{ fn: 'gateDefaults', args: [] }, { fn: 'gateStep', args: [{ step: 'invoke', tool: 'x' }, { profile: 'rfc8785' }] }])
     check.equal('gateDefaults', defaults.ok, { lease_ms: 300000, executor: 'actionseal-adapter', proposer: 'agent' })
