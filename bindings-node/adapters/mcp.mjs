@@ -89,7 +89,7 @@ export class Gateway {
     if (g.decision === 'pause') return this.#approvalRequired(g.task)
     if (g.decision === 'refuse') {
       // A replay of a finished call: the recorded answer, no second effect.
-      if (g.code === 'already_claimed' && g.refusal.state === 'succeeded') return g.refusal.result
+      if (g.replay !== undefined) return g.replay
       return answered(g)
     }
     return this.seal.dispatch(

@@ -569,7 +569,12 @@ function gateDecision(input) {
     if (code === 'already_claimed' && ['succeeded', 'failed'].includes(task.state)) r.result = task.t.result ?? null
     return r
   }
-  const refused = (payload, badArgs = false) => ({ bad_args: badArgs, code: payload.error, decision: 'refuse', message: said(payload), refusal: payload })
+  const refused = (payload, badArgs = false) => {
+    const d = { bad_args: badArgs, code: payload.error, decision: 'refuse', message: said(payload), refusal: payload }
+    // A finished call's recorded answer is given again, whether it succeeded or failed.
+    if (payload.result != null) d.replay = payload.result
+    return d
+  }
   const paused = (task, code, extra) => {
     const refusal = refusalOf(task, code, extra)
     const request = {

@@ -149,8 +149,7 @@ class Gateway:
             message=d["message"], url=d["url"], elicitation_id=d["task_id"])])
 
     def _refused(self, refuse: Refuse) -> Any:
-        if refuse.code == "already_claimed":
-            recorded: Optional[Any] = refuse.payload.get("result")
-            if isinstance(recorded, dict) and "call_tool_result" in recorded:
-                return types.CallToolResult.model_validate(recorded["call_tool_result"])
+        # A replay of a finished call: the recorded answer, no second effect.
+        if isinstance(refuse.replay, dict) and "call_tool_result" in refuse.replay:
+            return types.CallToolResult.model_validate(refuse.replay["call_tool_result"])
         return _error_result(refuse)

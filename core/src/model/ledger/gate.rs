@@ -32,7 +32,10 @@
 //!   person reads it and both gateways must say the same thing;
 //! - a tool body that answered with an error is recorded `failed`, one that raised `unknown`
 //!   (`ran`), because an answer is a fact the ledger can hold while reconciliation is for the
-//!   calls nobody can say happened or not.
+//!   calls nobody can say happened or not;
+//! - a spent call sent again whose task finished, `succeeded` or `failed`, is answered with its
+//!   recorded result (a refusal's `replay`), because a recorded failure is also the answer the
+//!   upstream gave.
 
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};
@@ -85,6 +88,15 @@ impl Refusal {
     /// The exact text the model reads: [`MESSAGE_PREFIX`] and the payload's canonical JSON.
     pub fn message(&self) -> String {
         format!("{MESSAGE_PREFIX}{}", canonicalize(&self.payload))
+    }
+
+    /// The recorded answer a gateway gives again instead of the refusal: the `result` of a
+    /// spent call that finished (`succeeded` or `failed`), when one was recorded.
+    pub fn replay(&self) -> Option<&OwnedValue> {
+        self.payload
+            .as_object()
+            .and_then(|o| o.get("result"))
+            .filter(|r| !matches!(r, Value::Null))
     }
 }
 
@@ -149,8 +161,8 @@ impl Gate {
     /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" |
     /// "wait" | "elicit" | "record", ...}`: `claim` with `action`; `run` with `claim` and `args` (the
     /// claim's frozen arguments); `pause` with `task_id`, `request`, `refusal` and `message`;
-    /// `refuse` with `code`, `refusal`, `message` and `bad_args` (`code` is the refusal's
-    /// `error`); `approve` with `args` (`null` when not amended); `elicit` with `task_id`, `url` and
+    /// `refuse` with `code`, `refusal`, `message`, `bad_args` (`code` is the refusal's
+    /// `error`) and, for a finished call sent again, `replay` ([`Refusal::replay`]); `approve` with `args` (`null` when not amended); `elicit` with `task_id`, `url` and
     /// `message`; `record` with `outcome`.
     pub fn to_value(&self) -> OwnedValue {
         let decision = |d: &str| ("decision", string(d));
@@ -178,13 +190,19 @@ impl Gate {
                 ("refusal", refusal.payload.clone()),
                 ("message", string(&refusal.message())),
             ]),
-            Gate::Refuse(r) => object(vec![
-                decision("refuse"),
-                ("code", string(r.code())),
-                ("refusal", r.payload.clone()),
-                ("message", string(&r.message())),
-                ("bad_args", Value::Bool(r.bad_args)),
-            ]),
+            Gate::Refuse(r) => {
+                let mut members = vec![
+                    decision("refuse"),
+                    ("code", string(r.code())),
+                    ("refusal", r.payload.clone()),
+                    ("message", string(&r.message())),
+                    ("bad_args", Value::Bool(r.bad_args)),
+                ];
+                if let Some(replay) = r.replay() {
+                    members.push(("replay", replay.clone()));
+                }
+                object(members)
+            }
             Gate::Raise => object(vec![decision("raise")]),
             Gate::Keep => object(vec![decision("keep")]),
             Gate::Approve { args } => object(vec![
