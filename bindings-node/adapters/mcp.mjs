@@ -22,7 +22,7 @@
 //   agent itself and is never a person's decision.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
-import { Seal, compileContract, contractDocument, fingerprint, gateStep, say, shortFingerprint, outcome, unrouted } from './seal.mjs'
+import { Seal, compileContract, contractDocument, fingerprint, gateStep, say, shortFingerprint, outcome, unrouted, unserved } from './seal.mjs'
 
 export { Seal }
 
@@ -75,7 +75,7 @@ export class Gateway {
     try {
       contract = compileContract(doc, `${this.serverId}'s tool ${name}`)
     } catch (e) {
-      return refused({ error: e.code, path: e.path, tool: name, message: e.message })
+      return answered(unserved(name, e))
     }
     const ids = this.seal.context(this.session)
     const token = _meta?.[TASK_META]

@@ -284,8 +284,15 @@ def outcome(body: str) -> str:
 
 def unrouted(tool: str, unknown: str) -> Refuse:
     """A gateway's refusal of a call of no governed ``tool``, or whose task pointer names no task
-    of the session (``unknown``: ``"tool"`` or ``"task"``), in core's words."""
+    of the session, or with no job (``unknown``: ``"tool"``, ``"task"`` or ``"job"``), in core's
+    words."""
     return decided(gate_step({"step": "route", "tool": tool, "unknown": unknown}), None)
+
+
+def unserved(tool: str, e: ActionsealError) -> Refuse:
+    """A gateway's refusal of a call of ``tool`` whose upstream schema is outside core's subset
+    (``e``: the contract's compile error), in core's words."""
+    return decided(gate_step({"step": "route", "tool": tool, "error": caught(e)}), None, e)
 
 
 def invalid_args(e: ActionsealError, tool: str) -> Refuse:
