@@ -1810,11 +1810,12 @@ export declare function gateDefaults(): { lease_ms: number, executor: string, pr
  * error}`, `{step: "claim", outcome}`, `{step: "claim", task, error}`, `{step: "complete",
  * error}`, `{step: "invoke", tool}`, `{step: "invoke", tool, task}` (a tool without a contract
  * called for another tool's task), `{step: "resume", task}`, `{step: "route", tool, unknown:
- * "tool" | "task"}`, `{step: "elicit", task, url}` (an MCP gateway's approval request) or `{step:
- * "ran", body: "returned" | "reported_error" | "raised"}` (`error`: the code, path and message of
- * the error caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" |
- * "keep" | "approve" | "wait" | "elicit" | "record", ...}`; a refusal's `message` is the exact
- * text the model reads. A malformed step raises `invalid_request`.
+ * "tool" | "task" | "job"}`, `{step: "route", tool, error}` (an upstream schema outside core's
+ * subset), `{step: "elicit", task, url}` (an MCP gateway's approval request) or `{step: "ran",
+ * body: "returned" | "reported_error" | "raised"}` (`error`: the code, path and message of the
+ * error caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" |
+ * "approve" | "wait" | "elicit" | "record", ...}`; a refusal's `message` is the exact text the
+ * model reads. A malformed step raises `invalid_request`.
  *
  * Each decision's members: `'claim'` (`action`), `'run'` (`claim`, `args`), `'pause'`
  * (`task_id`, `request`, `refusal`, `message`), `'refuse'` (`code`, `refusal`, `message`,

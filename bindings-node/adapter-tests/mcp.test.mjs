@@ -263,6 +263,10 @@ for (const engine of engines()) {
       assert.equal(r.result.isError, true)
       assert.deepEqual([up.effects.length, elicited.length], [0, 0])
       assert.equal((await ledger.task(id)).state, 'failed')
+      // Sent again: the recorded failure is the upstream's answer, given again (core's replay).
+      const again = await call(host, args, { [TASK_META]: id }, 'refund_with_confirmation')
+      assert.deepEqual([again.result.isError, again.result.content], [true, r.result.content])
+      assert.equal(elicited.length, 0)
     })
 
     it('a token names a call of one tool: close_account carrying a refund\'s token is refused, before and after the refund ran', async () => {

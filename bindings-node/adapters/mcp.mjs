@@ -22,7 +22,7 @@
 //   agent itself and is never a person's decision.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
-import { Seal, compileContract, contractDocument, fingerprint, gateStep, say, shortFingerprint, outcome, unrouted } from './seal.mjs'
+import { Seal, compileContract, contractDocument, fingerprint, gateStep, say, shortFingerprint, outcome, unrouted, unserved } from './seal.mjs'
 
 export { Seal }
 
@@ -75,7 +75,7 @@ export class Gateway {
     try {
       contract = compileContract(doc, `${this.serverId}'s tool ${name}`)
     } catch (e) {
-      return refused({ error: e.code, path: e.path, tool: name, message: e.message })
+      return answered(unserved(name, e))
     }
     const ids = this.seal.context(this.session)
     const token = _meta?.[TASK_META]
@@ -89,7 +89,7 @@ export class Gateway {
     if (g.decision === 'pause') return this.#approvalRequired(g.task)
     if (g.decision === 'refuse') {
       // A replay of a finished call: the recorded answer, no second effect.
-      if (g.code === 'already_claimed' && g.refusal.state === 'succeeded') return g.refusal.result
+      if (g.replay !== undefined) return g.replay
       return answered(g)
     }
     return this.seal.dispatch(

@@ -116,5 +116,7 @@ export declare function say(payload: object): string
 export declare function inputError(error: unknown, tool: string): Refuse
 /** The outcome core records for a tool body that returned, answered with an error or raised. */
 export declare function outcome(body: 'returned' | 'reported_error' | 'raised'): 'succeeded' | 'failed' | 'unknown'
-/** A gateway's refusal of a call of no governed tool, or of no task of the session, in core's words. */
-export declare function unrouted(tool: string, unknown: 'tool' | 'task'): { decision: 'refuse', code: string, refusal: { error: string, tool: string, message: string }, message: string, bad_args: boolean }
+/** A gateway's refusal of a call of no governed tool, of no task of the session, or with no job, in core's words. */
+export declare function unrouted(tool: string, unknown: 'tool' | 'task' | 'job'): { decision: 'refuse', code: string, refusal: { error: string, tool: string, message: string, path?: string }, message: string, bad_args: boolean }
+/** A gateway's refusal of a call of a tool whose upstream schema is outside core's subset (`error`: the compile error), in core's words; a foreign error is rethrown. */
+export declare function unserved(tool: string, error: unknown): { decision: 'refuse', code: string, refusal: { error: string, path: string, tool: string, message: string }, message: string, bad_args: boolean, task: null }

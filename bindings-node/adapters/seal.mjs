@@ -200,6 +200,11 @@ export const outcome = (body) => gateStep({ step: 'ran', body }).outcome
  * (`unknown`: `'tool'` or `'task'`), in core's words: `{ message, refusal }`. */
 export const unrouted = (tool, unknown) => gateStep({ step: 'route', tool, unknown })
 
+/** A gateway's refusal of a call of `tool` whose upstream schema is outside core's subset
+ * (`e`: the contract's compile error), in core's words: `{ message, refusal }`; a foreign
+ * error is rethrown. */
+export const unserved = (tool, e) => decided(gateStep({ step: 'route', tool, error: caught(e) }), null, e)
+
 /** What the model reads about a refusal outside the gate (a framework's own), as core writes the gate's. */
 export const say = (payload) => 'actionseal: ' + canonicalize(payload)
 

@@ -25,6 +25,7 @@ memory = framework("langgraph.checkpoint.memory", DISTS)
 types = framework("langgraph.types", DISTS)
 
 from actionseal.adapters import Seal, parse_message  # noqa: E402
+from actionseal import gate_step  # noqa: E402
 
 AIMessage, ToolMessage, Command = messages.AIMessage, messages.ToolMessage, types.Command
 BODY = Body()
@@ -100,6 +101,18 @@ def answers(agent, config):
 
 def task_of(config, cid="call_1"):
     return lg.task_id_for(TRUSTED, config["configurable"]["thread_id"], cid)
+
+
+def test_a_governed_call_without_a_checkpointer_is_refused_in_cores_words(ledger):
+    seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="langgraph-worker")
+    mw = lg.ActionsealMiddleware(seal, trusted=lambda runtime: TRUSTED)
+    agent = agents.create_agent(FakeModel(messages=iter([call(2500), AIMessage("done")])),
+                                tools=[refund_create, order_search, note_add], middleware=[mw])
+    r = agent.invoke({"messages": [{"role": "user", "content": "refund order-17"}]})
+    [refusal] = [parse_message(m.content) for m in r["messages"] if isinstance(m, ToolMessage)]
+    assert refusal == gate_step({"step": "route", "tool": "refund_create", "unknown": "job"})["refusal"]
+    assert (refusal["error"], refusal["path"], refusal["tool"]) == ("invalid_request", "/job_id", "refund_create")
+    assert BODY.ran == [] and ledger.tasks() == []
 
 
 def test_approved_call_runs_once_with_frozen_args(ledger):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
 
@@ -21,6 +21,7 @@ types = framework("mcp_types", DISTS)
 pydantic = framework("pydantic", DISTS)
 
 from actionseal.adapters import Seal, parse_message  # noqa: E402
+from pydantic import Field  # noqa: E402
 
 BODY = Body()
 SESSION = dataclasses.replace(TRUSTED, job_id="session-1")
@@ -217,12 +218,37 @@ def test_an_error_the_upstream_reports_is_recorded_failed(ledger):
         raise ValueError("the order index is down")
 
     async def body(host, gateway):
-        return await host.call_tool("order_search", {"query": "x"})
+        first = await host.call_tool("order_search", {"query": "x"})
+        [task] = ledger.tasks()
+        # Sent again: the recorded failure is the upstream's answer, given again (core's replay).
+        again = await host.call_tool("order_search", {"query": "x"}, meta={gw.TASK_META: task["id"]})
+        return first, again
 
-    r = scenario(ledger, body, server)
+    r, again = scenario(ledger, body, server)
     [task] = ledger.tasks()
     assert r.is_error and BODY.ran == [("order_search", {"query": "x"})]
     assert task["state"] == "failed" and task["result"]["call_tool_result"]["isError"] is True
+    assert again.is_error and again.content[0].text == r.content[0].text
+
+
+def test_an_upstream_schema_outside_the_subset_is_refused_with_cores_payload(ledger):
+    """The upstream's schema cannot be a contract: core's one payload (as Node's gateway), and
+    nothing is forwarded."""
+    server = mcpserver.MCPServer("billing")
+
+    @server.tool(description="Find orders by tag.")
+    def order_search(query: Annotated[str, Field(json_schema_extra={"if": {}})]) -> str:
+        BODY("order_search", {"query": query})
+        return "found"
+
+    async def body(host, gateway):
+        return await host.call_tool("order_search", {"query": "b"})
+
+    r = scenario(ledger, body, server)
+    refusal = parse_message(r.content[0].text)
+    assert r.is_error and BODY.ran == [] and ledger.tasks() == []
+    assert refusal["error"] == "unsupported_schema" and refusal["tool"] == "order_search"
+    assert set(refusal) == {"error", "path", "tool", "message"}
 
 
 @pytest.mark.parametrize("extra,code", [({"amount_minor": "300"}, "type_mismatch"), ({"note": "x"}, "unknown_field")])

@@ -531,7 +531,7 @@ function gateDecision(input) {
     complete: ['step', 'error'],
     invoke: has('task') ? ['step', 'tool', 'task'] : ['step', 'tool'],
     resume: ['step', 'task'],
-    route: ['step', 'tool', 'unknown'],
+    route: has('error') ? ['step', 'tool', 'error'] : ['step', 'tool', 'unknown'],
     ran: ['step', 'body'],
     elicit: ['step', 'task', 'url'],
   }[step]
@@ -569,7 +569,12 @@ function gateDecision(input) {
     if (code === 'already_claimed' && ['succeeded', 'failed'].includes(task.state)) r.result = task.t.result ?? null
     return r
   }
-  const refused = (payload, badArgs = false) => ({ bad_args: badArgs, code: payload.error, decision: 'refuse', message: said(payload), refusal: payload })
+  const refused = (payload, badArgs = false) => {
+    const d = { bad_args: badArgs, code: payload.error, decision: 'refuse', message: said(payload), refusal: payload }
+    // A finished call's recorded answer is given again, whether it succeeded or failed.
+    if (payload.result != null) d.replay = payload.result
+    return d
+  }
   const paused = (task, code, extra) => {
     const refusal = refusalOf(task, code, extra)
     const request = {
@@ -598,8 +603,18 @@ function gateDecision(input) {
   }
   if (step === 'route') {
     const tool = text(input, 'tool', '/tool')
-    if (oneOf('unknown', ['tool', 'task']) === 'tool') {
+    if (has('error')) {
+      // An upstream schema outside core's subset: its compile error, one payload everywhere.
+      const e = caught()
+      if (!known(e.code)) return { decision: 'raise' }
+      return refused({ error: e.code, path: e.path, tool, message: `${tool}'s schema upstream is not one actionseal can hold (${e.message}); nothing ran.` })
+    }
+    const unknown = oneOf('unknown', ['tool', 'task', 'job'])
+    if (unknown === 'tool') {
       return refused({ error: 'unknown_tool', tool, message: `${tool} is not a tool this gateway governs; nothing ran.` })
+    }
+    if (unknown === 'job') {
+      return refused({ error: 'invalid_request', path: '/job_id', tool, message: `${tool} is governed, so its call needs a job: a checkpointer and a thread_id; nothing ran.` })
     }
     return refused({ error: 'task_not_found', tool, message: `The task named for this call of ${tool} is not one of this session's; nothing ran.` })
   }

@@ -105,6 +105,8 @@ class Refuse:
     """The args broke the schema or did not parse: nothing was proposed."""
     text: Optional[str] = None
     """The text core wrote for the model (``None``: a refusal of the adapter's own)."""
+    replay: Any = None
+    """A finished call sent again: its recorded result, which a gateway gives instead (core's)."""
 
     @property
     def code(self) -> str:
@@ -262,7 +264,7 @@ def decided(d: Dict[str, Any], task: Optional[Dict[str, Any]], error: Optional[E
     if kind == "pause":
         return Pause(task or {}, d["request"], d["refusal"], d["message"])
     if kind == "refuse":
-        return Refuse(d["refusal"], d["bad_args"], d["message"])
+        return Refuse(d["refusal"], d["bad_args"], d["message"], d.get("replay"))
     if kind == "raise" and error is not None:
         raise error
     return None
@@ -282,8 +284,15 @@ def outcome(body: str) -> str:
 
 def unrouted(tool: str, unknown: str) -> Refuse:
     """A gateway's refusal of a call of no governed ``tool``, or whose task pointer names no task
-    of the session (``unknown``: ``"tool"`` or ``"task"``), in core's words."""
+    of the session, or with no job (``unknown``: ``"tool"``, ``"task"`` or ``"job"``), in core's
+    words."""
     return decided(gate_step({"step": "route", "tool": tool, "unknown": unknown}), None)
+
+
+def unserved(tool: str, e: ActionsealError) -> Refuse:
+    """A gateway's refusal of a call of ``tool`` whose upstream schema is outside core's subset
+    (``e``: the contract's compile error), in core's words."""
+    return decided(gate_step({"step": "route", "tool": tool, "error": caught(e)}), None, e)
 
 
 def invalid_args(e: ActionsealError, tool: str) -> Refuse:

@@ -29,7 +29,7 @@ import asyncio
 from typing import Any, Awaitable, Callable, Mapping, Optional
 
 from .._actionseal import gate_step
-from ._common import Pause, Proposed, Refuse, Run, Seal, Trusted, contract, decided, outcome, resumed
+from ._common import Pause, Proposed, Refuse, Run, Seal, Trusted, contract, decided, outcome, resumed, unrouted
 
 try:
     from langchain.agents.middleware import AgentMiddleware
@@ -113,8 +113,7 @@ class ActionsealMiddleware(AgentMiddleware):
         tc = request.tool_call
         job = _thread_id(request.runtime.config)
         if job is None:
-            return Refuse({"error": "invalid_request", "path": "/job_id",
-                           "detail": "a governed tool needs a checkpointer and a thread_id"})
+            return unrouted(tc["name"], "job")
         if tc["name"] in self.external:
             return self._handoff_gate(tc, self.trusted(request.runtime), job)
         return self.seal.gate(tc["name"], tc["args"], self.trusted(request.runtime), job_id=job,

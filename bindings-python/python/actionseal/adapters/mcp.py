@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
 from .._actionseal import ActionsealError, fingerprint, gate_step
-from ._common import Pause, Refuse, Seal, Trusted, contract, outcome, unrouted
+from ._common import Pause, Refuse, Seal, Trusted, contract, outcome, unrouted, unserved
 
 try:
     import mcp_types as types
@@ -108,7 +108,7 @@ class Gateway:
             self.seal.contracts[key] = contract(key, tool.input_schema, approval=rule.approval,
                                                 cost_minor=rule.cost_minor, effect=rule.effect, version=rule.version)
         except ActionsealError as e:  # the upstream's schema is outside core's subset
-            return _error_result(Refuse({"error": e.code, "path": e.path, "detail": str(e)}))
+            return _error_result(unserved(name, e))
         trusted = self._trusted_for(ctx)
         request_id = self._request_id(name, key, args, (params.meta or {}).get(TASK_META), trusted)
         if isinstance(request_id, Refuse):
@@ -149,8 +149,7 @@ class Gateway:
             message=d["message"], url=d["url"], elicitation_id=d["task_id"])])
 
     def _refused(self, refuse: Refuse) -> Any:
-        if refuse.code == "already_claimed":
-            recorded: Optional[Any] = refuse.payload.get("result")
-            if isinstance(recorded, dict) and "call_tool_result" in recorded:
-                return types.CallToolResult.model_validate(recorded["call_tool_result"])
+        # A replay of a finished call: the recorded answer, no second effect.
+        if isinstance(refuse.replay, dict) and "call_tool_result" in refuse.replay:
+            return types.CallToolResult.model_validate(refuse.replay["call_tool_result"])
         return _error_result(refuse)

@@ -28,11 +28,17 @@
 //! - a gateway's call that names no governed tool, or a task pointer of no task of this
 //!   session, is refused as `unknown_tool` / `task_not_found` (`route`), because the client
 //!   reads that refusal like any other;
+//! - a call with no job (LangGraph without a checkpointer or a thread id) is refused as
+//!   `invalid_request` at `/job_id`, and a tool whose upstream schema core cannot compile with
+//!   its error (`route`), because the model reads one payload in every runtime;
 //! - an MCP gateway asks the person for an approval with one text (`elicit`), because the
 //!   person reads it and both gateways must say the same thing;
 //! - a tool body that answered with an error is recorded `failed`, one that raised `unknown`
 //!   (`ran`), because an answer is a fact the ledger can hold while reconciliation is for the
-//!   calls nobody can say happened or not.
+//!   calls nobody can say happened or not;
+//! - a spent call sent again whose task finished, `succeeded` or `failed`, is answered with its
+//!   recorded result (a refusal's `replay`), because a recorded failure is also the answer the
+//!   upstream gave.
 
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};
@@ -85,6 +91,15 @@ impl Refusal {
     /// The exact text the model reads: [`MESSAGE_PREFIX`] and the payload's canonical JSON.
     pub fn message(&self) -> String {
         format!("{MESSAGE_PREFIX}{}", canonicalize(&self.payload))
+    }
+
+    /// The recorded answer a gateway gives again instead of the refusal: the `result` of a
+    /// spent call that finished (`succeeded` or `failed`), when one was recorded.
+    pub fn replay(&self) -> Option<&OwnedValue> {
+        self.payload
+            .as_object()
+            .and_then(|o| o.get("result"))
+            .filter(|r| !matches!(r, Value::Null))
     }
 }
 
@@ -149,8 +164,8 @@ impl Gate {
     /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" |
     /// "wait" | "elicit" | "record", ...}`: `claim` with `action`; `run` with `claim` and `args` (the
     /// claim's frozen arguments); `pause` with `task_id`, `request`, `refusal` and `message`;
-    /// `refuse` with `code`, `refusal`, `message` and `bad_args` (`code` is the refusal's
-    /// `error`); `approve` with `args` (`null` when not amended); `elicit` with `task_id`, `url` and
+    /// `refuse` with `code`, `refusal`, `message`, `bad_args` (`code` is the refusal's
+    /// `error`) and, for a finished call sent again, `replay` ([`Refusal::replay`]); `approve` with `args` (`null` when not amended); `elicit` with `task_id`, `url` and
     /// `message`; `record` with `outcome`.
     pub fn to_value(&self) -> OwnedValue {
         let decision = |d: &str| ("decision", string(d));
@@ -178,13 +193,19 @@ impl Gate {
                 ("refusal", refusal.payload.clone()),
                 ("message", string(&refusal.message())),
             ]),
-            Gate::Refuse(r) => object(vec![
-                decision("refuse"),
-                ("code", string(r.code())),
-                ("refusal", r.payload.clone()),
-                ("message", string(&r.message())),
-                ("bad_args", Value::Bool(r.bad_args)),
-            ]),
+            Gate::Refuse(r) => {
+                let mut members = vec![
+                    decision("refuse"),
+                    ("code", string(r.code())),
+                    ("refusal", r.payload.clone()),
+                    ("message", string(&r.message())),
+                    ("bad_args", Value::Bool(r.bad_args)),
+                ];
+                if let Some(replay) = r.replay() {
+                    members.push(("replay", replay.clone()));
+                }
+                object(members)
+            }
             Gate::Raise => object(vec![decision("raise")]),
             Gate::Keep => object(vec![decision("keep")]),
             Gate::Approve { args } => object(vec![
@@ -243,8 +264,12 @@ const STEP_FIELDS: [&str; 9] = [
 ///   `/tool`);
 /// - `{"step": "resume", "task"}`: a paused run resumes: [`Gate::Approve`] (`approved`),
 ///   [`Gate::Refuse`] (`rejected`, `rejected_pre_dispatch`), else [`Gate::Wait`];
-/// - `{"step": "route", "tool", "unknown": "tool" | "task"}`: a gateway has no governed
-///   `tool`, or the task pointer names no task of this session for it: [`Gate::Refuse`];
+/// - `{"step": "route", "tool", "unknown": "tool" | "task" | "job"}`: a gateway has no governed
+///   `tool`, the task pointer names no task of this session for it, or the framework gives no
+///   job (LangGraph without a checkpointer and a thread id): [`Gate::Refuse`];
+/// - `{"step": "route", "tool", "error"}`: the upstream's schema of `tool` is outside core's
+///   subset (the contract's compile error): [`Gate::Refuse`], or [`Gate::Raise`] for a name
+///   that is not a code;
 /// - `{"step": "elicit", "task", "url"}`: an MCP gateway asks for the approval of a waiting
 ///   task at the reviewer's `url`: [`Gate::Elicit`];
 /// - `{"step": "ran", "body": "returned" | "reported_error" | "raised"}`: the tool body
@@ -284,12 +309,21 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
             let url = f.string("url")?;
             return Ok(elicit(&task, url));
         }
+        "route" if f.get("error").is_some() => {
+            only(&["step", "tool", "error"])?;
+            let tool = f.string("tool")?;
+            let e = Caught::read(f.required("error")?).map_err(|e| e.in_key("error"))?;
+            // A name that is not a code of this core is not the gate's.
+            return Ok(e
+                .code
+                .map_or(Gate::Raise, |code| Gate::Refuse(unserved(tool, code, &e))));
+        }
         "route" => {
             only(&["step", "tool", "unknown"])?;
             let tool = f.string("tool")?;
             return Ok(Gate::Refuse(unrouted(
                 tool,
-                f.one_of("unknown", &["tool", "task"])?,
+                f.one_of("unknown", &["tool", "task", "job"])?,
             )));
         }
         "ran" => {
@@ -446,13 +480,30 @@ fn elicit(task: &Task<'_, '_>, url: &str) -> Gate {
     }
 }
 
-/// A gateway's refusal of a call it cannot route to a governed tool or a task.
+/// A gateway's refusal of a call it cannot route to a governed tool, a task or a job.
 fn unrouted(tool: &str, unknown: &str) -> Refusal {
     let (code, message) = match unknown {
         "tool" => (
             "unknown_tool",
             format!("{tool} is not a tool this gateway governs; nothing ran."),
         ),
+        "job" => {
+            return Refusal {
+                payload: object(vec![
+                    ("error", string(Code::InvalidRequest.as_str())),
+                    ("path", string("/job_id")),
+                    ("tool", string(tool)),
+                    (
+                        "message",
+                        string(&format!(
+                            "{tool} is governed, so its call needs a job: a checkpointer and a \
+                             thread_id; nothing ran."
+                        )),
+                    ),
+                ]),
+                bad_args: false,
+            }
+        }
         _ => (
             Code::TaskNotFound.as_str(),
             format!(
@@ -465,6 +516,26 @@ fn unrouted(tool: &str, unknown: &str) -> Refusal {
             ("error", string(code)),
             ("tool", string(tool)),
             ("message", string(&message)),
+        ]),
+        bad_args: false,
+    }
+}
+
+/// A gateway's refusal of a call of a tool whose upstream schema core cannot hold as a
+/// contract: the compile error as caught.
+fn unserved(tool: &str, code: Code, e: &Caught<'_>) -> Refusal {
+    Refusal {
+        payload: object(vec![
+            ("error", string(code.as_str())),
+            ("path", string(e.path)),
+            ("tool", string(tool)),
+            (
+                "message",
+                string(&format!(
+                    "{tool}'s schema upstream is not one actionseal can hold ({}); nothing ran.",
+                    e.message
+                )),
+            ),
         ]),
         bad_args: false,
     }
