@@ -26,9 +26,10 @@ use napi_derive::napi;
 ///
 /// Each decision's members: `'claim'` (`action`), `'run'` (`claim`, `args`), `'pause'`
 /// (`task_id`, `request`, `refusal`, `message`), `'refuse'` (`code`, `refusal`, `message`,
-/// `bad_args`), `'raise'` (rethrow the error caught), `'keep'` (a late completion: keep the
-/// answer), `'approve'` (`args`: the amended ones or null), `'wait'`, `'elicit'` (`task_id`,
-/// `url`, `message`: what the person reads) or `'record'` (`outcome`).
+/// `bad_args`, and `replay`: the recorded answer to return for a finished call sent again),
+/// `'raise'` (rethrow the error caught), `'keep'` (a late completion: keep the answer),
+/// `'approve'` (`args`: the amended ones or null), `'wait'`, `'elicit'` (`task_id`, `url`,
+/// `message`: what the person reads) or `'record'` (`outcome`).
 ///
 /// @example
 /// gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: '...' } })

@@ -514,7 +514,8 @@ mod _actionseal {
     ///
     /// Each decision's members: ``"claim"`` (``action``), ``"run"`` (``claim``, ``args``),
     /// ``"pause"`` (``task_id``, ``request``, ``refusal``, ``message``), ``"refuse"`` (``code``,
-    /// ``refusal``, ``message``, ``bad_args``), ``"raise"`` (raise the error caught), ``"keep"``
+    /// ``refusal``, ``message``, ``bad_args``, and ``replay``: the recorded answer to return for a
+    /// finished call sent again), ``"raise"`` (raise the error caught), ``"keep"``
     /// (a late completion: keep the answer), ``"approve"`` (``args``: the amended ones or None),
     /// ``"wait"``, ``"elicit"`` (``task_id``, ``url``, ``message``: what the person reads) or
     /// ``"record"`` (``outcome``).
