@@ -367,21 +367,16 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
             let tool = f.string("tool")?;
             let e = Caught::read(f.required("error")?).map_err(|e| e.in_key("error"))?;
             Ok(match e.code {
-                Some(code) if about_args(code) => Gate::Refuse(Refusal {
-                    payload: object(vec![
-                        ("error", string(code.as_str())),
-                        ("path", string(e.path)),
-                        ("tool", string(tool)),
-                        (
-                            "message",
-                            string(&format!(
-                                "The arguments do not match {tool}'s schema: {}; nothing ran.",
-                                e.message
-                            )),
-                        ),
-                    ]),
-                    bad_args: true,
-                }),
+                Some(code) if about_args(code) => Gate::Refuse(nothing_ran(
+                    code.as_str(),
+                    e.path,
+                    tool,
+                    format!(
+                        "The arguments do not match {tool}'s schema: {}; nothing ran.",
+                        e.message
+                    ),
+                    true,
+                )),
                 _ => Gate::Raise,
             })
         }
@@ -488,21 +483,16 @@ fn unrouted(tool: &str, unknown: &str) -> Refusal {
             format!("{tool} is not a tool this gateway governs; nothing ran."),
         ),
         "job" => {
-            return Refusal {
-                payload: object(vec![
-                    ("error", string(Code::InvalidRequest.as_str())),
-                    ("path", string("/job_id")),
-                    ("tool", string(tool)),
-                    (
-                        "message",
-                        string(&format!(
-                            "{tool} is governed, so its call needs a job: a checkpointer and a \
-                             thread_id; nothing ran."
-                        )),
-                    ),
-                ]),
-                bad_args: false,
-            }
+            return nothing_ran(
+                Code::InvalidRequest.as_str(),
+                "/job_id",
+                tool,
+                format!(
+                    "{tool} is governed, so its call needs a job: a checkpointer and a \
+                     thread_id; nothing ran."
+                ),
+                false,
+            )
         }
         _ => (
             Code::TaskNotFound.as_str(),
@@ -524,20 +514,28 @@ fn unrouted(tool: &str, unknown: &str) -> Refusal {
 /// A gateway's refusal of a call of a tool whose upstream schema core cannot hold as a
 /// contract: the compile error as caught.
 fn unserved(tool: &str, code: Code, e: &Caught<'_>) -> Refusal {
+    nothing_ran(
+        code.as_str(),
+        e.path,
+        tool,
+        format!(
+            "{tool}'s schema upstream is not one actionseal can hold ({}); nothing ran.",
+            e.message
+        ),
+        false,
+    )
+}
+
+/// `{error, path, tool, message}`: a refusal of one call of `tool`, for which nothing ran.
+fn nothing_ran(code: &str, path: &str, tool: &str, message: String, bad_args: bool) -> Refusal {
     Refusal {
         payload: object(vec![
-            ("error", string(code.as_str())),
-            ("path", string(e.path)),
+            ("error", string(code)),
+            ("path", string(path)),
             ("tool", string(tool)),
-            (
-                "message",
-                string(&format!(
-                    "{tool}'s schema upstream is not one actionseal can hold ({}); nothing ran.",
-                    e.message
-                )),
-            ),
+            ("message", string(&message)),
         ]),
-        bad_args: false,
+        bad_args,
     }
 }
 
