@@ -552,7 +552,24 @@ function gateDecision(input) {
     if (!isObject(t) || !isObject(t.action)) bad(at)
     const task = { t, id: s(t.id), state: s(t.state), tool: s(t.action.tool), digest: s(t.action_digest) }
     if (!/^sha256:[0-9a-f]{64}$/.test(task.digest)) bad(`${at}/action_digest`)
+    task.needed = neededOf(t.quorum, `${at}/quorum`)
+    if (task.needed && !(WAITS.includes(task.state) && task.needed.missing > 0)) task.needed = null
     return task
+  }
+  // A task's quorum (issue 25): what the model reads of it is counts, never guessed.
+  const neededOf = (q, at) => {
+    if (q === undefined || q === null) return null
+    const count = (n, min) => (Number.isSafeInteger(n) && n >= min ? n : bad(at))
+    if (!isObject(q) || !Array.isArray(q.counted) || !Array.isArray(q.missing_roles)) bad(at)
+    const required = count(q.required, 1)
+    const missing = count(q.missing, 0)
+    if (missing > required) bad(at)
+    const roles = q.missing_roles.map((r) => (isObject(r) && typeof r.role === 'string' ? { role: r.role, count: count(r.count, 1) } : bad(at)))
+    return { required, given: q.counted.length, missing, roles }
+  }
+  const neededText = (n) => {
+    const roles = n.roles.map((r) => (r.count === 1 ? r.role : `${r.role} (${r.count})`)).join(', ')
+    return `${n.given} of ${n.required} approvals given` + (n.roles.length ? `; roles still needed: ${roles}` : '')
   }
   const refusalOf = (task, code, extra = {}) => {
     let message
@@ -560,12 +577,18 @@ function gateDecision(input) {
       message = `These arguments are not the approved ones (they differ at ${extra.drift.join(', ')}); nothing ran. The approved call is ${task.tool} with ${canonicalize(extra.approved_args)}: call it with exactly these arguments, or propose a new call.`
     } else if (code === 'already_claimed') {
       message = `This approved call was already dispatched (state ${task.state}); it does not run again.`
+    } else if (WAITS.includes(task.state) && task.needed) {
+      message = `${task.tool} is waiting for ${task.needed.missing} more approval${task.needed.missing === 1 ? '' : 's'} (${task.state}: ${neededText(task.needed)}); nothing ran.`
     } else if (WAITS.includes(task.state)) {
       message = `${task.tool} is waiting for a person's approval (${task.state}); nothing ran.`
     } else {
       message = `${task.tool} may not run (${code}, state ${task.state}); nothing ran.`
     }
     const r = { error: code, task_id: task.id, state: task.state, tool: task.tool, fingerprint: task.digest, short_fingerprint: short(task.digest), message, ...extra }
+    if (task.needed && !extra.drift) {
+      const { required, given, missing, roles } = task.needed
+      r.quorum = { required, given, missing, missing_roles: roles }
+    }
     if (code === 'already_claimed' && ['succeeded', 'failed'].includes(task.state)) r.result = task.t.result ?? null
     return r
   }
@@ -581,6 +604,7 @@ function gateDecision(input) {
       type: 'actionseal_approval', task_id: task.id, state: task.state, approval_id: task.t.approval_id ?? null,
       tool: task.tool, action: task.t.action, fingerprint: task.digest, short_fingerprint: short(task.digest),
     }
+    if (task.needed) request.quorum = task.t.quorum
     return { decision: 'pause', message: said(refusal), refusal, request, task_id: task.id }
   }
   const oneOf = (k, choices) => (choices.includes(need(k)) ? input[k] : bad(`/${k}`))
@@ -597,7 +621,7 @@ function gateDecision(input) {
   if (step === 'elicit') {
     const task = taskOf(need('task'), '/task')
     const url = text(input, 'url', '/url')
-    const message = `Approval required: ${task.tool} ${canonicalize(task.t.action.args)} (fingerprint ${short(task.digest)}, ${task.digest}, ${task.state}). ` +
+    const message = `Approval required: ${task.tool} ${canonicalize(task.t.action.args)} (fingerprint ${short(task.digest)}, ${task.digest}, ${task.state}${task.needed ? `; ${neededText(task.needed)}` : ''}). ` +
       `A person decides at ${url}; then call again with _meta {"io.actionseal/task": "${task.id}"}.`
     return { decision: 'elicit', message, task_id: task.id, url }
   }
