@@ -112,6 +112,8 @@ ErrorCode = Literal[
     "sign_count_not_increasing",
     "proof_policy_weakened",
     "ledger_value_out_of_range",
+    "approver_already_decided",
+    "approver_not_separate",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
