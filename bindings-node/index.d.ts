@@ -408,6 +408,7 @@ export type EventKind =
   | 'amend_refused'
   | 'proof_policy_changed'
   | 'append_only_restored'
+  | 'quorum_met'
 
 /** Why an audit chain breaks. */
 export type AuditProblem =

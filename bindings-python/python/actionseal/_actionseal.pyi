@@ -201,6 +201,7 @@ EventKind = Literal[
     "amend_refused",
     "proof_policy_changed",
     "append_only_restored",
+    "quorum_met",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[
