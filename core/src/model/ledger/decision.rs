@@ -5,7 +5,7 @@
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{OwnedValue, Value};
-use crate::model::approval::{Decision, DecisionInput};
+use crate::model::approval::{Decision, DecisionInput, MAX_DELEGATION_LINKS};
 use crate::model::fields::Fields;
 use crate::model::ledger::values::{int, object, string};
 
@@ -41,8 +41,6 @@ pub struct DecisionEnvelope {
     pub delegation: Option<Vec<OwnedValue>>,
 }
 
-/// The longest delegation chain a decision may carry (issue 25's documented limit).
-const MAX_LINKS: usize = 4;
 
 const FIELDS: [&str; 12] = [
     "approval_id",
@@ -83,13 +81,13 @@ impl DecisionEnvelope {
         let on_behalf_of = optional("on_behalf_of")?;
         let delegation = match f.get("delegation") {
             None => None,
-            Some(Value::Array(links)) if (1..=MAX_LINKS).contains(&links.len()) => {
+            Some(Value::Array(links)) if (1..=MAX_DELEGATION_LINKS).contains(&links.len()) => {
                 Some(links.iter().cloned().map(Value::into_owned).collect())
             }
             Some(_) => {
                 return Err(Error::new(
                     Code::InvalidDecision,
-                    format!("delegation must be an array of 1 to {MAX_LINKS} links"),
+                    format!("delegation must be an array of 1 to {MAX_DELEGATION_LINKS} links"),
                 )
                 .in_key("delegation"))
             }
@@ -204,9 +202,9 @@ impl DecisionEnvelope {
             decided_at: self.decided_at,
             expires_at: self.expires_at,
             proposed_digest: None,
-            role: None,
-            on_behalf_of: None,
-            delegation: None,
+            role: self.role.as_deref(),
+            on_behalf_of: self.on_behalf_of.as_deref(),
+            delegation: self.delegation.as_deref(),
         }
     }
 }
