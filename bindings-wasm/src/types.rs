@@ -273,6 +273,18 @@ export type ErrorCode =
    * altered; nothing was written.
    */
   | 'ledger_value_out_of_range'
+  /**
+   * A decision under a quorum comes from an approver who already decided in this approval round
+   * (its counting identity: `on_behalf_of` when it decided through a delegation, else
+   * `approver`): each identity counts once per round.
+   */
+  | 'approver_already_decided'
+  /**
+   * A decision comes from someone the contract's separation of duties excludes from deciding
+   * about this task: the action's subject, the task's proposer or, when the contract lists
+   * `amender`, the reviewer who amended the action (the message names which).
+   */
+  | 'approver_not_separate'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

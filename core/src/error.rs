@@ -252,6 +252,14 @@ codes! {
     /// which no ledger writes, or would pass the range of a 64-bit integer: the ledger's data
     /// was altered; nothing was written.
     LedgerValueOutOfRange => "ledger_value_out_of_range",
+    /// A decision under a quorum comes from an approver who already decided in this approval
+    /// round (its counting identity: `on_behalf_of` when it decided through a delegation, else
+    /// `approver`): each identity counts once per round.
+    ApproverAlreadyDecided => "approver_already_decided",
+    /// A decision comes from someone the contract's separation of duties excludes from
+    /// deciding about this task: the action's subject, the task's proposer or, when the
+    /// contract lists `amender`, the reviewer who amended the action (the message names which).
+    ApproverNotSeparate => "approver_not_separate",
 }
 
 impl fmt::Display for Code {

@@ -309,7 +309,7 @@ impl Ledger {
         // decided_at its signer wrote.
         let arrived = self.clock.now_ms();
         let p = Presented::read(decision, &self.keys, self.requirement(), arrived)?;
-        self.write(|tx, now| ops::decide::run(tx, now, &p))
+        self.write(|tx, now| ops::decide::run(tx, now, &p, &self.contracts))
     }
 
     /// Claims a task for dispatch: see [`ClaimOutcome`]. Losers get [`Code::AlreadyClaimed`].
@@ -412,15 +412,23 @@ impl Ledger {
     pub fn task(&self, id: &str) -> Result<Task> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            ops::view(t)
+            self.view(tx, t)
         })
+    }
+
+    /// A task as returned by the reads, with its quorum's state when it has one.
+    fn view(&self, tx: &mut dyn store::Tx, t: store::TaskRow) -> Result<Task> {
+        let quorum = ops::quorum::of_task(tx, &t, &self.contracts)?;
+        let mut task = ops::view(t)?;
+        task.quorum = quorum;
+        Ok(task)
     }
 
     /// One task with its history: the audit events about it, in order.
     pub fn task_history(&self, id: &str) -> Result<(Task, Vec<Event>)> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            let task = ops::view(t)?;
+            let task = self.view(tx, t)?;
             let events = tx
                 .events(Some(id))?
                 .iter()
@@ -434,7 +442,7 @@ impl Ledger {
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
         self.read(|tx| {
             let rows = tx.list_tasks(state, tenant)?;
-            rows.into_iter().map(ops::view).collect()
+            rows.into_iter().map(|t| self.view(tx, t)).collect()
         })
     }
 

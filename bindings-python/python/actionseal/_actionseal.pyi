@@ -112,6 +112,8 @@ ErrorCode = Literal[
     "sign_count_not_increasing",
     "proof_policy_weakened",
     "ledger_value_out_of_range",
+    "approver_already_decided",
+    "approver_not_separate",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -215,6 +217,7 @@ EventKind = Literal[
     "amend_refused",
     "proof_policy_changed",
     "append_only_restored",
+    "quorum_met",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[
