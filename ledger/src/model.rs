@@ -294,6 +294,10 @@ pub struct Claim {
     /// and the ledger's time at which its key was judged: `{"proven", "signer",
     /// "verified_at"}`. `None` for a bare decision.
     pub proof: Option<OwnedValue>,
+    /// Under a quorum (issue 25), the records of the whole round the claim checked as a set,
+    /// in the order they were recorded (`approval` is the one that met the quorum); empty
+    /// otherwise.
+    pub approvals: Vec<OwnedValue>,
 }
 
 /// What a claim did.
@@ -352,8 +356,8 @@ impl ClaimOutcome {
     /// not apply are `null`).
     pub fn to_value(&self) -> OwnedValue {
         let (claim, verdict, approved) = match self {
-            ClaimOutcome::Claimed(c, _) => (
-                obj(vec![
+            ClaimOutcome::Claimed(c, _) => {
+                let mut entries = vec![
                     ("task_id", s(&c.task_id)),
                     ("fence", n(c.fence)),
                     ("idempotency_key", s(&c.idempotency_key)),
@@ -362,10 +366,13 @@ impl ClaimOutcome {
                     ("action", c.action.clone()),
                     ("approval", c.approval.clone().unwrap_or(Value::Null)),
                     ("proof", c.proof.clone().unwrap_or(Value::Null)),
-                ]),
-                Value::Null,
-                Value::Null,
-            ),
+                ];
+                // Only under a quorum: every other claim is what it always was.
+                if !c.approvals.is_empty() {
+                    entries.push(("approvals", Value::Array(c.approvals.clone())));
+                }
+                (obj(entries), Value::Null, Value::Null)
+            }
             ClaimOutcome::Drift {
                 verdict,
                 approved_action,

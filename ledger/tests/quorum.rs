@@ -339,3 +339,93 @@ fn a_veto_racing_approvals_gives_exactly_one_final_state() {
         audit_holds(&l, &format!("{engine:?}"));
     }
 }
+
+/// The executor's facts for `contract`: tenant-a, the policy in force, bob and carol
+/// authorized (and `extra` members, JSON text starting with a comma, or empty).
+fn quorum_facts(contract: &OwnedValue, extra: &str) -> OwnedValue {
+    json(&format!(
+        r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
+            "approver_authorized": [{{"approver": "user:bob", "authorized": true}},
+                                    {{"approver": "user:carol", "authorized": true}}],
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}}{extra}}}"#,
+        canonicalize(contract)
+    ))
+}
+
+fn claim(
+    l: &Ledger,
+    t: &Task,
+    facts: &OwnedValue,
+) -> actionseal_core::Result<actionseal_ledger::ClaimOutcome> {
+    l.claim(&actionseal_ledger::ClaimRequest {
+        task_id: &t.id,
+        action: t.action.value(),
+        facts,
+        executor: "worker-1",
+        lease_ms: HOUR,
+        budget: None,
+        proof: Default::default(),
+    })
+}
+
+#[test]
+fn a_claim_checks_the_whole_round_again() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = quorum_contract(
+            r#"{"when": "always", "quorum": {"approvers": 2, "roles": [{"role": "finance", "count": 1}]}}"#,
+        );
+        let t = propose(&l, &contract, "job-1");
+        let role = r#", "role": "finance""#;
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), role)).unwrap();
+        let t = decide(&l, &member(&t, "d-2", "approved", "user:carol", l.now(), ""))
+            .unwrap()
+            .task;
+        assert_eq!(t.state.as_str(), "approved", "{engine:?}");
+        // The caller may not say who proposed or amended the task: the ledger knows.
+        for key in ["proposer", "amended_by"] {
+            let facts = quorum_facts(&contract, &format!(r#", "{key}": "user:zed""#));
+            let e = claim(&l, &t, &facts).unwrap_err();
+            assert_eq!(e.code(), Code::InvalidContext, "{engine:?} {key}");
+            assert_eq!(e.path(), format!("/{key}"), "{engine:?}");
+        }
+        // The executor's facts say bob does not hold finance: the round no longer holds.
+        let not_held = quorum_facts(
+            &contract,
+            r#", "approver_roles": [{"approver": "user:bob", "role": "finance", "holds": false}]"#,
+        );
+        let held = quorum_facts(
+            &contract,
+            r#", "approver_roles": [{"approver": "user:bob", "role": "finance", "holds": true}]"#,
+        );
+        // (Checked on a copy of the round: a reapproval would change the task.)
+        let out = claim(&l, &t, &held).unwrap();
+        let actionseal_ledger::ClaimOutcome::Claimed(c, task) = out else {
+            panic!("{engine:?}: {}", out.result());
+        };
+        assert_eq!(c.approvals.len(), 2, "{engine:?}: the claim carries the set");
+        assert_eq!(task.state.as_str(), "claimed");
+        let v = actionseal_ledger::ClaimOutcome::Claimed(c, task).to_value();
+        let approvals = field(field(&v, "claim"), "approvals");
+        assert!(
+            matches!(approvals, actionseal_core::Value::Array(a) if a.len() == 2),
+            "{engine:?}"
+        );
+
+        let t2 = propose(&l, &contract, "job-2");
+        decide(&l, &member(&t2, "d-3", "approved", "user:bob", l.now(), role)).unwrap();
+        let t2 = decide(&l, &member(&t2, "d-4", "approved", "user:carol", l.now(), ""))
+            .unwrap()
+            .task;
+        let out = claim(&l, &t2, &not_held).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
+        let actionseal_ledger::ClaimOutcome::Reapproval { verdict, task } = out else {
+            unreachable!()
+        };
+        let reasons: Vec<_> = verdict.reasons.iter().map(|r| r.as_str()).collect();
+        assert!(reasons.contains(&"role_not_held"), "{engine:?}: {reasons:?}");
+        assert_eq!(counted(&l.task(&task.id).unwrap()), (0, 2), "{engine:?}: a new round");
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
