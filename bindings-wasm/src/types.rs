@@ -703,6 +703,48 @@ export interface PasskeyCredential {
 }
 
 /**
+ * The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions
+ * on the action and a window.
+ */
+export interface DelegationDocument {
+  delegation_id: string
+  /** Who delegates: the root of a chain counts as the approver. */
+  delegator: string
+  /** Who may decide on the delegator's behalf; never the delegator. */
+  delegate: string
+  tenant: string
+  /** The tools it covers: non-empty, distinct. */
+  tools: Array<string>
+  /** Conditions on the whole action envelope (`/args/amount_minor`), all of which must hold. */
+  when?: ApprovalCondition[]
+  not_before: number
+  /** After `not_before`. */
+  not_after: number
+}
+
+/**
+ * A service-signed delegation: a DSSE envelope whose payload is the exact canonical bytes of a
+ * delegation document.
+ */
+export interface SignedDelegation {
+  payloadType: 'application/vnd.actionseal.delegation+json'
+  /** The document's canonical bytes, base64url. */
+  payload: string
+  /** Exactly one signature. */
+  signatures: EnvelopeSignature[]
+}
+
+/** A delegation link that verified: the document, its digest and who signed it. */
+export interface VerifiedDelegation {
+  /** The document (for a passkey-approved one, without its assertion). */
+  delegation: DelegationDocument
+  /** The document's fingerprint, by which chains, facts and verdicts name it. */
+  digest: string
+  /** `null` for a bare document. */
+  signer: ServiceSigner | PasskeySigner | null
+}
+
+/**
  * Raised when input is refused, a value of the wrong type included; `code` says why.
  *
  * What every function throws for input it refuses. `message` is `"<code>: <explanation>"`
