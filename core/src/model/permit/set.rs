@@ -18,7 +18,6 @@ use crate::model::proof::{self, Opened};
 use crate::model::quorum::{tally, Duty, Member, Quorum, Veto};
 use crate::model::reason::{Outcome, Reason};
 use crate::Result;
-use std::collections::BTreeSet;
 
 /// The most records one set may hold; a larger set is `invalid_approval`.
 pub const MAX_SET: usize = 32;
@@ -42,7 +41,7 @@ pub fn check_set(
 pub fn check_set_with(approvals: &[Value<'_>], action: &Value<'_>, ctx: &Context) -> Verdict {
     if approvals.len() > MAX_SET {
         // Not opened at all: each member may cost a signature check.
-        return decide(vec![Presented::Invalid], action, ctx);
+        return decide(&mut [Presented::Invalid], action, ctx);
     }
     // A signed or passkey-approved record counts only once its proof holds.
     let mut payloads: Vec<Vec<u8>> = approvals.iter().map(|_| Vec::new()).collect();
@@ -51,19 +50,41 @@ pub fn check_set_with(approvals: &[Value<'_>], action: &Value<'_>, ctx: &Context
         .zip(payloads.iter_mut())
         .map(|(a, payload)| proof::open(Some(a), ctx.proof(), ctx.now, payload))
         .collect();
-    let presented = opened
-        .iter()
-        .map(|o| match (o.refused(), o.record()) {
-            (Some(reason), _) => Presented::Refused(reason),
-            // A `null` member is not a record.
-            (None, None) => Presented::Invalid,
-            (None, Some(v)) => match approval::read(v) {
-                Ok(r) => Presented::Record(r, None),
-                Err(_) => Presented::Invalid,
-            },
-        })
-        .collect();
-    decide(presented, action, ctx)
+    let mut presented: Vec<Presented<'_, '_>> = opened.iter().map(Presented::opened).collect();
+    decide(&mut presented, action, ctx)
+}
+
+/// A set of reasons, listed in [`Reason::ALL`] order (a bit per reason: a check allocates
+/// nothing to collect them).
+#[derive(Clone, Copy, Default)]
+struct Reasons(u64);
+
+const _: () = assert!(Reason::ALL.len() <= 64);
+
+impl Reasons {
+    fn insert(&mut self, r: Reason) {
+        self.0 |= 1 << r as u32;
+    }
+
+    fn contains(self, r: Reason) -> bool {
+        self.0 & (1 << r as u32) != 0
+    }
+
+    fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    fn extend(&mut self, other: Reasons) {
+        self.0 |= other.0;
+    }
+
+    fn to_vec(self) -> Vec<Reason> {
+        Reason::ALL
+            .iter()
+            .copied()
+            .filter(|r| self.contains(*r))
+            .collect()
+    }
 }
 
 /// One approval a check was given.
@@ -76,12 +97,19 @@ pub(super) enum Presented<'v, 'a> {
     Record(Record<'v, 'a>, Option<&'v Approval>),
 }
 
-/// A member once read: refused, or a record with what was learnt about it.
-enum Seen<'v, 'a> {
-    /// Malformed, tampered, held too long, or its proof refused: this reason.
-    Refused(Reason),
-    /// A sealed record.
-    Record(Record<'v, 'a>),
+impl<'v> Presented<'v, 'v> {
+    /// An approval whose proof was opened: its record read, unless refused.
+    pub(super) fn opened(o: &'v Opened<'_, '_, '_>) -> Presented<'v, 'v> {
+        match (o.refused(), o.record()) {
+            (Some(reason), _) => Presented::Refused(reason),
+            // A `null` member of a set is not a record.
+            (None, None) => Presented::Invalid,
+            (None, Some(v)) => match approval::read(v) {
+                Ok(r) => Presented::Record(r, None),
+                Err(_) => Presented::Invalid,
+            },
+        }
+    }
 }
 
 /// The delegation chain a record decided through: its links' digests, root first (none
@@ -109,12 +137,14 @@ fn identities<'v>(r: &Record<'v, '_>) -> (&'v str, Option<&'v str>) {
     }
 }
 
+/// The verdict for the approvals presented (in place, each record that is not sealed becomes
+/// `invalid_approval`, so a check of one approval allocates no set).
 pub(super) fn decide(
-    presented: Vec<Presented<'_, '_>>,
+    presented: &mut [Presented<'_, '_>],
     action: &Value<'_>,
     ctx: &Context,
 ) -> Verdict {
-    let mut reasons = BTreeSet::new();
+    let mut reasons = Reasons::default();
     let mut drift = Vec::new();
     // A presented action equal to a loaded approval's frozen one has its fingerprint: equal
     // values have the same canonical form (numbers compare as doubles, and `-0` and `0` are
@@ -140,11 +170,9 @@ pub(super) fn decide(
     let none_presented = presented.is_empty();
     let mut same_as_frozen = false;
     let mut loaded = None;
-    let seen: Vec<Seen<'_, '_>> = presented
-        .into_iter()
-        .map(|p| match p {
-            Presented::Invalid => Seen::Refused(Reason::InvalidApproval),
-            Presented::Refused(reason) => Seen::Refused(reason),
+    for p in presented.iter_mut() {
+        let sealed = match p {
+            Presented::Invalid | Presented::Refused(_) => continue,
             Presented::Record(r, approval) => {
                 let known = approval.map(|a| a.action().digest());
                 let same = match known {
@@ -153,27 +181,26 @@ pub(super) fn decide(
                 };
                 if same && !same_as_frozen {
                     same_as_frozen = true;
-                    loaded = approval;
+                    loaded = *approval;
                 }
                 let frozen_digest = match known {
                     Some(d) => d,
                     None if same => action_digest,
                     None => crate::fingerprint(r.frozen),
                 };
-                let sealed = r.action_digest.ct_eq(&frozen_digest)
-                    && cap.is_none_or(|cap| r.expires_at - r.decided_at <= cap);
-                if sealed {
-                    Seen::Record(r)
-                } else {
-                    Seen::Refused(Reason::InvalidApproval)
-                }
+                r.action_digest.ct_eq(&frozen_digest)
+                    && cap.is_none_or(|cap| r.expires_at - r.decided_at <= cap)
             }
-        })
-        .collect();
+        };
+        if !sealed {
+            *p = Presented::Invalid;
+        }
+    }
+    let presented = &*presented;
     let records = || {
-        seen.iter().filter_map(|s| match s {
-            Seen::Record(r) => Some(r),
-            Seen::Refused(_) => None,
+        presented.iter().filter_map(|p| match p {
+            Presented::Record(r, _) => Some(r),
+            Presented::Invalid | Presented::Refused(_) => None,
         })
     };
 
@@ -238,22 +265,28 @@ pub(super) fn decide(
     let rule = quorum.unwrap_or(&SINGLE);
     let duties = contract.map_or(&[][..], Contract::separation);
     let round = records().next().map(|r| (r.approval_id, r.action_digest));
+    // What the set's rules compare members with (nothing to keep for a set of one).
+    let several = presented.len() > 1;
     let mut decisions: Vec<&str> = Vec::new();
     let mut approving: Vec<(&str, Option<&str>)> = Vec::new();
     let mut members = Vec::new();
-    for s in &seen {
-        let r = match s {
-            Seen::Refused(reason) => {
+    for p in presented {
+        let r = match p {
+            Presented::Invalid => {
+                reasons.insert(Reason::InvalidApproval);
+                continue;
+            }
+            Presented::Refused(reason) => {
                 reasons.insert(*reason);
                 continue;
             }
-            Seen::Record(r) => r,
+            Presented::Record(r, _) => r,
         };
         // Under veto `none` a rejection neither counts nor gives a reason.
         if r.decision == Decision::Rejected && rule.veto == Veto::None {
             continue;
         }
-        let mut own = BTreeSet::new();
+        let mut own = Reasons::default();
         if r.decision == Decision::Rejected {
             own.insert(Reason::DecisionRejected);
         }
@@ -265,13 +298,15 @@ pub(super) fn decide(
         if decisions.contains(&r.decision_id) {
             own.insert(Reason::DuplicateDecision);
         }
-        decisions.push(r.decision_id);
+        if several {
+            decisions.push(r.decision_id);
+        }
         if round.is_some_and(|(id, digest)| id != r.approval_id || !digest.ct_eq(&r.action_digest))
         {
             own.insert(Reason::OtherRound);
         }
         let (who, delegate) = identities(r);
-        if r.decision == Decision::Approved && !own.contains(&Reason::DuplicateDecision) {
+        if r.decision == Decision::Approved && !own.contains(Reason::DuplicateDecision) {
             let same = |(w, d): &(&str, Option<&str>)| {
                 [Some(*w), *d]
                     .iter()
@@ -281,9 +316,12 @@ pub(super) fn decide(
             if approving.iter().any(same) {
                 own.insert(Reason::ApproverCountedTwice);
             }
-            approving.push((who, delegate));
+            if several {
+                approving.push((who, delegate));
+            }
         }
-        if own.is_empty() {
+        // Without a quorum nothing is tallied: a member that does not count has a reason.
+        if own.is_empty() && quorum.is_some() {
             members.push(Member {
                 approver: who.to_owned(),
                 role: r.role.map(str::to_owned),
@@ -297,16 +335,17 @@ pub(super) fn decide(
         reasons.extend(own);
     }
 
-    let state = tally(rule, &members);
-    if rule.out_of_order(&state.counted) {
-        reasons.insert(Reason::QuorumOutOfOrder);
-    }
-    // Without a quorum, a set of one that does not count already has its reason.
-    if quorum.is_some() && !none_presented && requirement != Some(false) && !state.holds() {
-        reasons.insert(Reason::QuorumShort);
+    let state = quorum.map(|q| tally(q, &members));
+    if let (Some(q), Some(state)) = (quorum, &state) {
+        if q.out_of_order(&state.counted) {
+            reasons.insert(Reason::QuorumOutOfOrder);
+        }
+        if !none_presented && requirement != Some(false) && !state.holds() {
+            reasons.insert(Reason::QuorumShort);
+        }
     }
 
-    let reasons: Vec<Reason> = reasons.into_iter().collect();
+    let reasons = reasons.to_vec();
     let outcome = reasons
         .iter()
         .map(|r| r.outcome())
@@ -319,7 +358,7 @@ pub(super) fn decide(
         action_digest,
         approved_digest: records().next().map(|r| r.action_digest),
         action_error,
-        quorum: quorum.map(|_| state),
+        quorum: state,
     }
 }
 
@@ -331,7 +370,7 @@ fn check_record(
     action_digest: &Digest,
     ctx: &Context,
     duties: &[Duty],
-    own: &mut BTreeSet<Reason>,
+    own: &mut Reasons,
     drift: &mut Vec<String>,
 ) {
     let frozen = r.frozen;
