@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 pub mod corpus;
 pub mod decisions;
 pub mod proof;
+pub mod quorum;
 pub mod surfaces;
 
 /// The `conformance/` directory.
