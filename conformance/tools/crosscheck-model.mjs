@@ -871,7 +871,7 @@ function nameProblem(kind, name, expect) {
   const [prefix, ...rest] = name.split('_')
   const tail = rest.join('_')
   if (expect.error !== undefined && !(expect.error in codes.codes)) return `unknown code ${expect.error}`
-  if (kind === 'permit' && expect.outcome !== undefined) {
+  if (['permit', 'delegation'].includes(kind) && expect.outcome !== undefined) {
     if (prefix === 'y') return expect.outcome === 'permit' ? null : 'y_ vector does not permit'
     return tail.startsWith(expect.outcome) && expect.outcome !== 'permit' ? null : 'n_ name does not match the outcome'
   }
