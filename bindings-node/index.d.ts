@@ -113,7 +113,11 @@ export type ErrorCode =
   | 'invalid_key_set'
   /** A signed envelope is malformed: a missing or unknown field, or not exactly one signature. */
   | 'invalid_envelope'
-  /** A signed envelope's payloadType is not exactly application/vnd.actionseal.approval+json. */
+  /**
+   * A signed envelope's payloadType is not exactly the one its content needs:
+   * application/vnd.actionseal.approval+json for an approval record,
+   * application/vnd.actionseal.delegation+json for a delegation.
+   */
   | 'payload_type_mismatch'
   /** A signature does not verify with the key (or is not a well-formed signature at all). */
   | 'invalid_signature'
@@ -281,6 +285,12 @@ export type ErrorCode =
    * `amender`, the reviewer who amended the action (the message names which).
    */
   | 'approver_not_separate'
+  /**
+   * A delegation document is malformed: a missing or unknown member, an identity that is not an
+   * identifier, tools empty or listed twice, a condition outside the rule language, a window
+   * whose `not_after` is not after its `not_before`, or a delegator delegating to itself.
+   */
+  | 'invalid_delegation'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -829,6 +839,48 @@ export interface PasskeyCredential {
   credential_id: string
   /** The COSE key, base64url. */
   public_key: string
+}
+
+/**
+ * The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions
+ * on the action and a window.
+ */
+export interface DelegationDocument {
+  delegation_id: string
+  /** Who delegates: the root of a chain counts as the approver. */
+  delegator: string
+  /** Who may decide on the delegator's behalf; never the delegator. */
+  delegate: string
+  tenant: string
+  /** The tools it covers: non-empty, distinct. */
+  tools: Array<string>
+  /** Conditions on the whole action envelope (`/args/amount_minor`), all of which must hold. */
+  when?: ApprovalCondition[]
+  not_before: number
+  /** After `not_before`. */
+  not_after: number
+}
+
+/**
+ * A service-signed delegation: a DSSE envelope whose payload is the exact canonical bytes of a
+ * delegation document.
+ */
+export interface SignedDelegation {
+  payloadType: 'application/vnd.actionseal.delegation+json'
+  /** The document's canonical bytes, base64url. */
+  payload: string
+  /** Exactly one signature. */
+  signatures: EnvelopeSignature[]
+}
+
+/** A delegation link that verified: the document, its digest and who signed it. */
+export interface VerifiedDelegation {
+  /** The document (for a passkey-approved one, without its assertion). */
+  delegation: DelegationDocument
+  /** The document's fingerprint, by which chains, facts and verdicts name it. */
+  digest: string
+  /** `null` for a bare document. */
+  signer: ServiceSigner | PasskeySigner | null
 }
 
 /**
@@ -1812,6 +1864,15 @@ export declare function charge(budget: Budget, costMinor: number): Budget
 export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
+ * `"sha256:<64 hex>"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.
+ *
+ * The fingerprint of a delegation document (not of its envelope): what a verdict's
+ * `quorum.counted[].delegations` lists and what the context's `delegations_revoked` facts
+ * name. Throws for a malformed document.
+ */
+export declare function delegationDigest(document: DelegationDocument): string
+
+/**
  * Whether two fingerprints name the same digest, compared in constant time; anything that is not a
  * well-formed fingerprint str is equal to nothing. Never raises.
  *
@@ -2011,6 +2072,17 @@ export declare function requiresApproval(contract: Contract | ContractDocument, 
 export declare function shortFingerprint(digest: string): string
 
 /**
+ * The DSSE envelope of a delegation document signed by `key` (a `SigningKey`, or what `SigningKey` loads), deterministic.
+ *
+ * Signs a delegation document `{ delegation_id, delegator, delegate, tenant, tools, when?,
+ * not_before, not_after }`: the DSSE envelope `{ payload, payloadType:
+ * 'application/vnd.actionseal.delegation+json', signatures }` whose payload is the
+ * document's canonical bytes. The key set that verifies it must let the key sign for the
+ * delegator. Throws for a malformed document or key (`invalid_key`).
+ */
+export declare function signDelegation(document: DelegationDocument, key: SigningKey | Ed25519PrivateJwk | string): SignedDelegation
+
+/**
  * Verifies an exported audit (JSON Lines) in any runtime, replaying every task's events; `heads`
  * are the chain ends the ledger recorded (a report's `heads`), to find events cut from the end
  * too; `exported` (`Ledger.audit_heads()`, kept outside the database) finds a chain truncated or
@@ -2025,6 +2097,18 @@ export declare function shortFingerprint(digest: string): string
  * truncated or sealed again since.
  */
 export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null, exported?: ExportedHeads | null): AuditReport
+
+/**
+ * Verifies one link of a delegation chain (a signed envelope, a passkey-approved document or a bare document) against the key set, the key judged at `at`; raises why it does not hold.
+ *
+ * Verifies a delegation link against the executor's key set, judging the key's window at
+ * `at` (ms: the verifier's `Date.now()`), and returns `{ delegation, digest, signer }`
+ * (`signer` is `null` for a bare document, which only a context that does not require proof
+ * accepts). Throws with why it does not hold, as `verifyEnvelope` does
+ * (`invalid_signature`, `unknown_key`, `signer_not_allowed`, `key_outside_window`, ...), or
+ * the document's own error.
+ */
+export declare function verifyDelegation(link: SignedDelegation | DelegationDocument, keys: KeySet, at: number): VerifiedDelegation
 
 /**
  * Verifies a signed envelope against the executor's key set, each key judged at `at` (ms: the

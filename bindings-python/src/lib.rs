@@ -11,6 +11,7 @@ mod approval;
 mod context;
 mod contract;
 mod convert;
+mod delegation;
 mod error;
 mod ledger;
 mod profile;
@@ -37,6 +38,8 @@ mod _actionseal {
     use crate::approval::PyApproval;
     #[pymodule_export]
     use crate::contract::PyContract;
+    #[pymodule_export]
+    use crate::delegation::{delegation_digest, sign_delegation, verify_delegation};
     #[pymodule_export]
     use crate::error::ActionsealError;
     #[pymodule_export]

@@ -87,6 +87,7 @@ def sources():
     # Input over the 16 MiB limit, refused before it is read.
     out.append(("size_limit_exceeded", "text over 16 MiB", lambda: actionseal.canonicalize_json(b" " * (16 * 1024 * 1024 + 1))))
     out.append(("invalid_approval", "Approval({})", lambda: actionseal.Approval({})))
+    out.append(("invalid_delegation", "delegation_digest({})", lambda: actionseal.delegation_digest({})))
     # The ledger's codes: its scenarios, URLs and databases edited behind its back.
     out.extend(ledger_sources())
     return out

@@ -8,10 +8,12 @@
 //! shares with the Node addon (`actionseal-js`).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs`.
+//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs` and
+//! `delegation.rs`.
 
 mod approval;
 mod contract;
+mod delegation;
 mod error;
 mod gate;
 mod host;
@@ -24,6 +26,7 @@ mod types;
 
 pub use approval::JsApproval;
 pub use contract::JsContract;
+pub use delegation::{delegation_digest, sign_delegation, verify_delegation};
 pub use gate::{gate_defaults, gate_step};
 pub use model::{
     action, amend, approve, charge, check, notices, requires_approval, short_fingerprint,

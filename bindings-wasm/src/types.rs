@@ -117,7 +117,11 @@ export type ErrorCode =
   | 'invalid_key_set'
   /** A signed envelope is malformed: a missing or unknown field, or not exactly one signature. */
   | 'invalid_envelope'
-  /** A signed envelope's payloadType is not exactly application/vnd.actionseal.approval+json. */
+  /**
+   * A signed envelope's payloadType is not exactly the one its content needs:
+   * application/vnd.actionseal.approval+json for an approval record,
+   * application/vnd.actionseal.delegation+json for a delegation.
+   */
   | 'payload_type_mismatch'
   /** A signature does not verify with the key (or is not a well-formed signature at all). */
   | 'invalid_signature'
@@ -285,6 +289,12 @@ export type ErrorCode =
    * `amender`, the reviewer who amended the action (the message names which).
    */
   | 'approver_not_separate'
+  /**
+   * A delegation document is malformed: a missing or unknown member, an identity that is not an
+   * identifier, tools empty or listed twice, a condition outside the rule language, a window
+   * whose `not_after` is not after its `not_before`, or a delegator delegating to itself.
+   */
+  | 'invalid_delegation'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -756,6 +766,48 @@ export interface PasskeyCredential {
   credential_id: string
   /** The COSE key, base64url. */
   public_key: string
+}
+
+/**
+ * The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions
+ * on the action and a window.
+ */
+export interface DelegationDocument {
+  delegation_id: string
+  /** Who delegates: the root of a chain counts as the approver. */
+  delegator: string
+  /** Who may decide on the delegator's behalf; never the delegator. */
+  delegate: string
+  tenant: string
+  /** The tools it covers: non-empty, distinct. */
+  tools: Array<string>
+  /** Conditions on the whole action envelope (`/args/amount_minor`), all of which must hold. */
+  when?: ApprovalCondition[]
+  not_before: number
+  /** After `not_before`. */
+  not_after: number
+}
+
+/**
+ * A service-signed delegation: a DSSE envelope whose payload is the exact canonical bytes of a
+ * delegation document.
+ */
+export interface SignedDelegation {
+  payloadType: 'application/vnd.actionseal.delegation+json'
+  /** The document's canonical bytes, base64url. */
+  payload: string
+  /** Exactly one signature. */
+  signatures: EnvelopeSignature[]
+}
+
+/** A delegation link that verified: the document, its digest and who signed it. */
+export interface VerifiedDelegation {
+  /** The document (for a passkey-approved one, without its assertion). */
+  delegation: DelegationDocument
+  /** The document's fingerprint, by which chains, facts and verdicts name it. */
+  digest: string
+  /** `null` for a bare document. */
+  signer: ServiceSigner | PasskeySigner | null
 }
 
 /**

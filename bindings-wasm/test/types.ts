@@ -31,6 +31,12 @@ import init, {
   type KeySet,
   type SignedEnvelope,
   type VerifiedProof,
+  type DelegationDocument,
+  type SignedDelegation,
+  type VerifiedDelegation,
+  signDelegation,
+  verifyDelegation,
+  delegationDigest,
   passkeyChallenge,
   verifyEnvelope,
   verifyProof,
@@ -129,3 +135,16 @@ export function signAndVerify(record: ApprovalRecord, keys: KeySet): [VerifiedPr
 
 // @ts-expect-error: a key set holds keys by keyid, not a list
 verifyEnvelope({} as SignedEnvelope, { service_keys: [] }, 0);
+
+/** A delegation signed in the page, verified, and named by its digest. */
+export function delegate(document: DelegationDocument, keys: KeySet): [VerifiedDelegation, string] {
+  const key = SigningKey.generate();
+  try {
+    const link: SignedDelegation = signDelegation(document, key);
+    return [verifyDelegation(link, keys, Date.now()), delegationDigest(document)];
+  } finally {
+    key.free();
+  }
+}
+// @ts-expect-error: the lending method is not part of the API
+SigningKey.generate().__actionsealLend();

@@ -1,6 +1,7 @@
 //! `actionseal`: canonical JSON, fingerprints and permit checks from the command line.
 
 mod check;
+mod delegation;
 mod demo;
 mod io;
 mod key;
@@ -21,8 +22,8 @@ const EXIT_IO: u8 = 74;
 
 const EXIT_STATUS: &str = "\
 Exit status: 0 success or permit, 2 bad input (stderr: `error: <code>: <message>`),
-3 reapprove, 4 reject (or, for key verify, a refused proof), 64 usage error, 74 I/O error
-(`actionseal ledger --help` for the ledger's own).";
+3 reapprove, 4 reject (or, for key verify and delegation verify, a refused proof), 64 usage
+error, 74 I/O error (`actionseal ledger --help` for the ledger's own).";
 
 /// Bind human approvals of AI agent tool calls to the exact action: canonical JSON (RFC 8785),
 /// fingerprints and the permit check.
@@ -52,6 +53,9 @@ enum Command {
     /// Ed25519 service keys: generate one, sign an approval record, verify a signed decision
     /// (or a passkey-approved record) against a key set.
     Key(key::KeyArgs),
+    /// Delegation: sign a delegation document, verify a link of a chain against a key set,
+    /// print a document's digest.
+    Delegation(delegation::DelegationArgs),
     /// The task ledger (SQLite or PostgreSQL): propose, decide, claim once, complete,
     /// reconcile, revoke, show, audit.
     Ledger(ledger::LedgerArgs),
@@ -190,6 +194,7 @@ fn run(command: Command) -> Result<(), Failure> {
             )
         }
         Command::Key(args) => key::run(args),
+        Command::Delegation(args) => delegation::run(args),
         Command::Demo => io::write_stdout(demo::story().as_bytes()),
         Command::Ledger(args) => ledger::run(args),
         Command::Completions { shell } => {

@@ -109,6 +109,7 @@ function sources() {
   // Input over the 16 MiB limit, refused before it is read.
   out.push(['size_limit_exceeded', 'text over 16 MiB', { fn: 'canonicalizeJson', args: [{ $js: '" ".repeat(16 * 1024 * 1024 + 1)' }] }])
   out.push(['invalid_approval', 'new Approval({})', { fn: 'new Approval', args: [{}] }])
+  out.push(['invalid_delegation', 'delegationDigest({})', { fn: 'delegationDigest', args: [{}] }])
   return out
 }
 

@@ -54,6 +54,9 @@ export const FUNCTIONS = [
   "verifyRegistration",
   "ed25519Verify",
   "pae",
+  "signDelegation",
+  "verifyDelegation",
+  "delegationDigest",
 ];
 
 /** The classes whose methods ("Class#name") and properties ("Class.name") an op may use. */

@@ -114,6 +114,7 @@ ErrorCode = Literal[
     "ledger_value_out_of_range",
     "approver_already_decided",
     "approver_not_separate",
+    "invalid_delegation",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -360,6 +361,46 @@ class _PasskeyCredential(TypedDict):
     credential_id: str
     public_key: str
     """The COSE key, base64url."""
+
+class _DelegationDocumentRequired(TypedDict):
+    """The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions on the action and a window."""
+
+    delegation_id: str
+    delegator: str
+    """Who delegates: the root of a chain counts as the approver."""
+    delegate: str
+    """Who may decide on the delegator's behalf; never the delegator."""
+    tenant: str
+    tools: List[str]
+    """The tools it covers: non-empty, distinct."""
+    not_before: int
+    not_after: int
+    """After ``not_before``."""
+
+class _DelegationDocument(_DelegationDocumentRequired, total=False):
+    """The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions on the action and a window."""
+
+    when: List[Dict[str, Any]]
+    """Conditions on the whole action envelope (``/args/amount_minor``), all of which must hold."""
+
+class _SignedDelegation(TypedDict):
+    """A service-signed delegation: a DSSE envelope whose payload is the exact canonical bytes of a delegation document."""
+
+    payloadType: Literal["application/vnd.actionseal.delegation+json"]
+    payload: str
+    """The document's canonical bytes, base64url."""
+    signatures: List[_EnvelopeSignature]
+    """Exactly one signature."""
+
+class _VerifiedDelegation(TypedDict):
+    """A delegation link that verified: the document, its digest and who signed it."""
+
+    delegation: _DelegationDocument
+    """The document (for a passkey-approved one, without its assertion)."""
+    digest: str
+    """The document's fingerprint, by which chains, facts and verdicts name it."""
+    signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
+    """``null`` for a bare document."""
 
 class _ApproverFact(TypedDict):
     """A trusted fact about one named approver: a fact about anyone else is not believed."""
@@ -856,6 +897,26 @@ def verify_passkey(record: Dict[str, Any], keys: Dict[str, Any], at: int) -> _Ve
 
 def verify_proof(approval: Dict[str, Any], keys: Dict[str, Any], at: int) -> _VerifiedProof:
     """``verify_envelope`` or ``verify_passkey``, whichever proof the approval carries."""
+
+def sign_delegation(
+    document: _DelegationDocument,
+    key: Union[SigningKey, _Ed25519PrivateJwk, str],
+) -> _SignedDelegation:
+    """The DSSE envelope of a delegation document signed by ``key`` (a ``SigningKey``, or what
+    ``SigningKey`` loads), deterministic."""
+
+def verify_delegation(
+    link: Dict[str, Any],
+    keys: Dict[str, Any],
+    at: int,
+) -> _VerifiedDelegation:
+    """Verifies one link of a delegation chain (a signed envelope, a passkey-approved document
+    or a bare document) against the key set, the key judged at ``at``; raises why it does
+    not hold."""
+
+def delegation_digest(document: _DelegationDocument) -> str:
+    """``"sha256:<64 hex>"`` of a delegation document: the name a chain's links, revocation
+    facts and verdicts give it."""
 
 def passkey_challenge(record: Dict[str, Any]) -> str:
     """The base64url challenge a passkey signs to approve ``record``: its fingerprint."""

@@ -180,6 +180,15 @@ pub fn table() -> Vec<Function> {
         function("verify_proof", "`verify_envelope` or `verify_passkey`, whichever proof the approval carries.")
             .py("approval: Dict[str, Any], keys: Dict[str, Any], at: int", "_VerifiedProof")
             .ts("approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number", "VerifiedProof"),
+        function("sign_delegation", "The DSSE envelope of a delegation document signed by `key` (a `SigningKey`, or what `SigningKey` loads), deterministic.")
+            .py("document: _DelegationDocument, key: Union[SigningKey, _Ed25519PrivateJwk, str]", "_SignedDelegation")
+            .ts("document: DelegationDocument, key: SigningKey | Ed25519PrivateJwk | string", "SignedDelegation"),
+        function("verify_delegation", "Verifies one link of a delegation chain (a signed envelope, a passkey-approved document or a bare document) against the key set, the key judged at `at`; raises why it does not hold.")
+            .py("link: Dict[str, Any], keys: Dict[str, Any], at: int", "_VerifiedDelegation")
+            .ts("link: SignedDelegation | DelegationDocument, keys: KeySet, at: number", "VerifiedDelegation"),
+        function("delegation_digest", "`\"sha256:<64 hex>\"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.")
+            .py("document: _DelegationDocument", "str")
+            .ts("document: DelegationDocument", "string"),
         function("passkey_challenge", "The base64url challenge a passkey signs to approve `record`: its fingerprint.")
             .py("record: Dict[str, Any]", "str")
             .ts("record: ApprovalRecord | PasskeyApprovedRecord", "string"),

@@ -1,5 +1,6 @@
 //! The data shapes of the approval model, in declaration order (the proof shapes are in
-//! `proof_shapes.rs`, the ledger's in `ledger.rs`, their vocabulary in `shape_types.rs`).
+//! `proof_shapes.rs`, the quorum's and delegation's in `quorum_shapes.rs`, the ledger's in
+//! `ledger.rs`, their vocabulary in `shape_types.rs`).
 
 use super::shape_types::{field, optional, Field, Shape, Ty};
 use actionseal_core::{operators, NoticeKind, Within};
@@ -220,6 +221,7 @@ pub fn shapes() -> Vec<Shape> {
         },
     ];
     out.extend(super::proof_shapes::proof_shapes());
+    out.extend(super::quorum_shapes::quorum_shapes());
     out
 }
 
