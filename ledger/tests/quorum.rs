@@ -505,3 +505,24 @@ fn a_claim_checks_the_whole_round_again() {
         audit_holds(&l, &format!("{engine:?}"));
     }
 }
+
+#[test]
+fn the_audit_catches_a_task_approved_before_its_quorum() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        audit_holds(&l, &format!("{engine:?}"));
+        // Someone with the database approves the task on one member's record.
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET state = 'approved', approval = \
+             (SELECT record FROM ledger_round_decisions WHERE decision_id = 'd-1') \
+             WHERE id = '{}'",
+            t.id
+        ));
+        let broken = l.audit_verify().unwrap().broken;
+        let b = broken.unwrap_or_else(|| panic!("{engine:?}: the audit missed it"));
+        assert_eq!(b.task.as_deref(), Some(t.id.as_str()), "{engine:?}");
+    }
+}
