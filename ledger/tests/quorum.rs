@@ -526,3 +526,44 @@ fn the_audit_catches_a_task_approved_before_its_quorum() {
         assert_eq!(b.task.as_deref(), Some(t.id.as_str()), "{engine:?}");
     }
 }
+
+#[test]
+fn the_audit_names_each_delegation_used_by_digest() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        let link = r#"{"delegation_id": "dlg-1", "delegator": "user:carol", "delegate": "user:dave",
+            "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
+            "not_after": 9000000000000}"#;
+        let extra = format!(r#", "on_behalf_of": "user:carol", "delegation": [{link}]"#);
+        decide(
+            &l,
+            &member(&t, "d-1", "approved", "user:dave", l.now(), &extra),
+        )
+        .unwrap();
+        decide(&l, &member(&t, "d-2", "approved", "user:bob", l.now(), "")).unwrap();
+        let digest = actionseal_core::fingerprint(&json(link)).to_string();
+        let (task, events) = l.task_history(&t.id).unwrap();
+        assert_eq!(task.state.as_str(), "approved", "{engine:?}");
+        let decided = &events[1];
+        assert_eq!(decided.kind.as_str(), "decided");
+        let d = &decided.detail;
+        assert_eq!(str_field(d, "counted_as"), "user:carol", "{engine:?}");
+        assert_eq!(str_field(d, "approver"), "user:dave", "{engine:?}");
+        assert_eq!(
+            canonicalize(field(d, "delegations")),
+            format!(r#"["{digest}"]"#),
+            "{engine:?}"
+        );
+        let met = events.last().unwrap();
+        assert_eq!(met.kind.as_str(), "quorum_met");
+        let counted = canonicalize(field(field(&met.detail, "quorum"), "counted"));
+        assert!(counted.contains(&digest), "{engine:?}: {counted}");
+        assert!(
+            !counted.contains("order-17"),
+            "no argument value in the audit"
+        );
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
