@@ -4,9 +4,7 @@
 use crate::json::{n, obj, opt_n, opt_s, s, stored, StoredJson};
 use crate::store::{AmendmentRow, BudgetRow, PolicyRow, TaskRow};
 use actionseal_core::ledger::{amended_pointers, DecisionEnvelope, State};
-use actionseal_core::{
-    Digest, OwnedValue, ProofRequirement, QuorumState, Result, Value, Verdict,
-};
+use actionseal_core::{Digest, OwnedValue, ProofRequirement, QuorumState, Result, Value, Verdict};
 
 /// A task and everything the ledger knows about it.
 #[derive(Clone, Debug)]

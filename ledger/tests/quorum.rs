@@ -76,10 +76,24 @@ fn the_task_is_approved_once_when_the_quorum_is_met() {
         assert_eq!(counted(&first.task), (1, 1), "{engine:?}: 1 of 2");
         assert_eq!(counted(&l.task(&t.id).unwrap()), (1, 1), "{engine:?}");
         // A repeated delivery stays a duplicate, and counts once.
-        let again = decide(&l, &member(&t, "d-1", "approved", "user:bob", first.decision.decided_at, ""))
-            .unwrap();
+        let again = decide(
+            &l,
+            &member(
+                &t,
+                "d-1",
+                "approved",
+                "user:bob",
+                first.decision.decided_at,
+                "",
+            ),
+        )
+        .unwrap();
         assert!(again.duplicate, "{engine:?}");
-        let second = decide(&l, &member(&t, "d-2", "approved", "user:carol", l.now(), "")).unwrap();
+        let second = decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap();
         assert_eq!(second.task.state.as_str(), "approved", "{engine:?}");
         assert_eq!(counted(&second.task), (2, 0), "{engine:?}");
         let v = second.task.to_value();
@@ -99,7 +113,8 @@ fn the_task_is_approved_once_when_the_quorum_is_met() {
             ],
             "{engine:?}"
         );
-        let rows = db.texts("SELECT decision_id, counted_as FROM ledger_round_decisions ORDER BY n");
+        let rows =
+            db.texts("SELECT decision_id, counted_as FROM ledger_round_decisions ORDER BY n");
         assert_eq!(rows.len(), 2, "{engine:?}: every decision recorded once");
         audit_holds(&l, &format!("{engine:?}"));
     }
@@ -119,8 +134,11 @@ fn an_approver_counts_once_per_round() {
             "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
             "not_after": 9000000000000}"#;
         let extra = format!(r#", "on_behalf_of": "user:bob", "delegation": [{link}]"#);
-        let e = decide(&l, &member(&t, "d-3", "approved", "user:dave", l.now(), &extra))
-            .unwrap_err();
+        let e = decide(
+            &l,
+            &member(&t, "d-3", "approved", "user:dave", l.now(), &extra),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), Code::ApproverAlreadyDecided, "{engine:?}");
         assert_eq!(e.path(), "/on_behalf_of", "{engine:?}");
         let task = l.task(&t.id).unwrap();
@@ -163,8 +181,11 @@ fn the_subject_the_proposer_and_the_amender_cannot_approve() {
                 &contract,
             )
             .unwrap();
-        let e = decide(&l, &member(&a.task, "d-y", "approved", "user:erin", l.now(), ""))
-            .unwrap_err();
+        let e = decide(
+            &l,
+            &member(&a.task, "d-y", "approved", "user:erin", l.now(), ""),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), Code::ApproverNotSeparate, "{engine:?}");
         assert!(e.message().contains("amended"), "{engine:?}: {e}");
         audit_holds(&l, &format!("{engine:?}"));
@@ -178,7 +199,11 @@ fn a_rejection_vetoes_unless_the_contract_says_none() {
         let l = db.open();
         let t = propose(&l, &two_of_any(), "job-1");
         decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
-        let vetoed = decide(&l, &member(&t, "d-2", "rejected", "user:carol", l.now(), "")).unwrap();
+        let vetoed = decide(
+            &l,
+            &member(&t, "d-2", "rejected", "user:carol", l.now(), ""),
+        )
+        .unwrap();
         assert_eq!(vetoed.task.state.as_str(), "rejected", "{engine:?}");
         assert_eq!(
             kinds(&l, &t.id),
@@ -186,14 +211,21 @@ fn a_rejection_vetoes_unless_the_contract_says_none() {
             "{engine:?}"
         );
 
-        let contract = quorum_contract(
-            r#"{"when": "always", "quorum": {"approvers": 2, "veto": "none"}}"#,
-        );
+        let contract =
+            quorum_contract(r#"{"when": "always", "quorum": {"approvers": 2, "veto": "none"}}"#);
         let t = propose(&l, &contract, "job-2");
         let no = decide(&l, &member(&t, "d-3", "rejected", "user:bob", l.now(), "")).unwrap();
         assert_eq!(no.task.state.as_str(), "awaiting_approval", "{engine:?}");
-        assert_eq!(counted(&no.task), (0, 2), "{engine:?}: a rejection does not count");
-        decide(&l, &member(&t, "d-4", "approved", "user:carol", l.now(), "")).unwrap();
+        assert_eq!(
+            counted(&no.task),
+            (0, 2),
+            "{engine:?}: a rejection does not count"
+        );
+        decide(
+            &l,
+            &member(&t, "d-4", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap();
         let yes = decide(&l, &member(&t, "d-5", "approved", "user:dan", l.now(), "")).unwrap();
         assert_eq!(yes.task.state.as_str(), "approved", "{engine:?}");
         audit_holds(&l, &format!("{engine:?}"));
@@ -228,13 +260,29 @@ fn an_amendment_starts_a_new_round_and_earlier_members_do_not_carry_over() {
             .unwrap();
         assert_ne!(a.task.approval_id, t.approval_id, "{engine:?}: a new round");
         let now = l.task(&t.id).unwrap();
-        assert_eq!(counted(&now), (0, 2), "{engine:?}: bob's decision stayed behind");
+        assert_eq!(
+            counted(&now),
+            (0, 2),
+            "{engine:?}: bob's decision stayed behind"
+        );
         // The old round is closed; bob decides again, about the amended action, and counts once.
-        let e = decide(&l, &member(&t, "d-2", "approved", "user:carol", l.now(), "")).unwrap_err();
+        let e = decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), Code::DecisionMismatch, "{engine:?}");
-        let b = decide(&l, &member(&a.task, "d-3", "approved", "user:bob", l.now(), "")).unwrap();
+        let b = decide(
+            &l,
+            &member(&a.task, "d-3", "approved", "user:bob", l.now(), ""),
+        )
+        .unwrap();
         assert_eq!(counted(&b.task), (1, 1), "{engine:?}");
-        let c = decide(&l, &member(&a.task, "d-4", "approved", "user:carol", l.now(), "")).unwrap();
+        let c = decide(
+            &l,
+            &member(&a.task, "d-4", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap();
         assert_eq!(c.task.state.as_str(), "approved", "{engine:?}");
         audit_holds(&l, &format!("{engine:?}"));
     }
@@ -288,7 +336,10 @@ fn racing_approvers_give_exactly_one_transition() {
                 let t = propose(&l, &contract, &format!("job-{n}-{rep}"));
                 let recorded = race(&l, &t, n, |_| "approved");
                 let what = format!("{engine:?}, {n} approvers");
-                assert!(recorded.iter().all(|r| *r), "{what}: every decision recorded");
+                assert!(
+                    recorded.iter().all(|r| *r),
+                    "{what}: every decision recorded"
+                );
                 let task = l.task(&t.id).unwrap();
                 assert_eq!(task.state.as_str(), "approved", "{what}");
                 assert_eq!(counted(&task), (n, 0), "{what}");
@@ -378,10 +429,17 @@ fn a_claim_checks_the_whole_round_again() {
         );
         let t = propose(&l, &contract, "job-1");
         let role = r#", "role": "finance""#;
-        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), role)).unwrap();
-        let t = decide(&l, &member(&t, "d-2", "approved", "user:carol", l.now(), ""))
-            .unwrap()
-            .task;
+        decide(
+            &l,
+            &member(&t, "d-1", "approved", "user:bob", l.now(), role),
+        )
+        .unwrap();
+        let t = decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap()
+        .task;
         assert_eq!(t.state.as_str(), "approved", "{engine:?}");
         // The caller may not say who proposed or amended the task: the ledger knows.
         for key in ["proposer", "amended_by"] {
@@ -404,7 +462,11 @@ fn a_claim_checks_the_whole_round_again() {
         let actionseal_ledger::ClaimOutcome::Claimed(c, task) = out else {
             panic!("{engine:?}: {}", out.result());
         };
-        assert_eq!(c.approvals.len(), 2, "{engine:?}: the claim carries the set");
+        assert_eq!(
+            c.approvals.len(),
+            2,
+            "{engine:?}: the claim carries the set"
+        );
         assert_eq!(task.state.as_str(), "claimed");
         let v = actionseal_ledger::ClaimOutcome::Claimed(c, task).to_value();
         let approvals = field(field(&v, "claim"), "approvals");
@@ -414,18 +476,94 @@ fn a_claim_checks_the_whole_round_again() {
         );
 
         let t2 = propose(&l, &contract, "job-2");
-        decide(&l, &member(&t2, "d-3", "approved", "user:bob", l.now(), role)).unwrap();
-        let t2 = decide(&l, &member(&t2, "d-4", "approved", "user:carol", l.now(), ""))
-            .unwrap()
-            .task;
+        decide(
+            &l,
+            &member(&t2, "d-3", "approved", "user:bob", l.now(), role),
+        )
+        .unwrap();
+        let t2 = decide(
+            &l,
+            &member(&t2, "d-4", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap()
+        .task;
         let out = claim(&l, &t2, &not_held).unwrap();
         assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
         let actionseal_ledger::ClaimOutcome::Reapproval { verdict, task } = out else {
             unreachable!()
         };
         let reasons: Vec<_> = verdict.reasons.iter().map(|r| r.as_str()).collect();
-        assert!(reasons.contains(&"role_not_held"), "{engine:?}: {reasons:?}");
-        assert_eq!(counted(&l.task(&task.id).unwrap()), (0, 2), "{engine:?}: a new round");
+        assert!(
+            reasons.contains(&"role_not_held"),
+            "{engine:?}: {reasons:?}"
+        );
+        assert_eq!(
+            counted(&l.task(&task.id).unwrap()),
+            (0, 2),
+            "{engine:?}: a new round"
+        );
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn the_audit_catches_a_task_approved_before_its_quorum() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        audit_holds(&l, &format!("{engine:?}"));
+        // Someone with the database approves the task on one member's record.
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET state = 'approved', approval = \
+             (SELECT record FROM ledger_round_decisions WHERE decision_id = 'd-1') \
+             WHERE id = '{}'",
+            t.id
+        ));
+        let broken = l.audit_verify().unwrap().broken;
+        let b = broken.unwrap_or_else(|| panic!("{engine:?}: the audit missed it"));
+        assert_eq!(b.task.as_deref(), Some(t.id.as_str()), "{engine:?}");
+    }
+}
+
+#[test]
+fn the_audit_names_each_delegation_used_by_digest() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        let link = r#"{"delegation_id": "dlg-1", "delegator": "user:carol", "delegate": "user:dave",
+            "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
+            "not_after": 9000000000000}"#;
+        let extra = format!(r#", "on_behalf_of": "user:carol", "delegation": [{link}]"#);
+        decide(
+            &l,
+            &member(&t, "d-1", "approved", "user:dave", l.now(), &extra),
+        )
+        .unwrap();
+        decide(&l, &member(&t, "d-2", "approved", "user:bob", l.now(), "")).unwrap();
+        let digest = actionseal_core::fingerprint(&json(link)).to_string();
+        let (task, events) = l.task_history(&t.id).unwrap();
+        assert_eq!(task.state.as_str(), "approved", "{engine:?}");
+        let decided = &events[1];
+        assert_eq!(decided.kind.as_str(), "decided");
+        let d = &decided.detail;
+        assert_eq!(str_field(d, "counted_as"), "user:carol", "{engine:?}");
+        assert_eq!(str_field(d, "approver"), "user:dave", "{engine:?}");
+        assert_eq!(
+            canonicalize(field(d, "delegations")),
+            format!(r#"["{digest}"]"#),
+            "{engine:?}"
+        );
+        let met = events.last().unwrap();
+        assert_eq!(met.kind.as_str(), "quorum_met");
+        let counted = canonicalize(field(field(&met.detail, "quorum"), "counted"));
+        assert!(counted.contains(&digest), "{engine:?}: {counted}");
+        assert!(
+            !counted.contains("order-17"),
+            "no argument value in the audit"
+        );
         audit_holds(&l, &format!("{engine:?}"));
     }
 }

@@ -2,20 +2,19 @@
 //! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
+use super::quorum::contract_of;
 use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_parsed};
 use crate::contracts::Contracts;
 use crate::json::{n, obj, opt_s, s, stored};
 use crate::model::{Claim, ClaimOutcome};
 use crate::store::{increment, storage, ApprovalRow, Done, Tx};
 use actionseal_core::ledger::request::Claim as ClaimRequest;
-use super::quorum::contract_of;
 use actionseal_core::ledger::{
     approval_id, claim_step, context_recorded, drift_between, next, reattach, reserve, ClaimStep,
     EventKind, Op, Recorded, State,
 };
 use actionseal_core::{
-    check_set_with, check_with, Code, Contract, Error, OwnedValue, ProofRequirement, Result,
-    Value,
+    check_set_with, check_with, Code, Contract, Error, OwnedValue, ProofRequirement, Result, Value,
 };
 
 /// Runs claim `c`, whose `proof` is already the request's or the ledger's requirement,
@@ -150,9 +149,7 @@ pub(crate) fn run(
                 verdict,
             }))
         }
-        ClaimStep::Permit
-            if c.proof == ProofRequirement::Required && unproven =>
-        {
+        ClaimStep::Permit if c.proof == ProofRequirement::Required && unproven => {
             // Checked once the approval holds otherwise: a revoked or expired one goes back to
             // the reviewer as usual, for a decision that can be proven.
             refuse(

@@ -178,7 +178,9 @@ pub(crate) fn run(
         (Some(mut rows), Some(contract)) => {
             let row = RoundDecisionRow {
                 approval_id: d.approval_id.clone(),
-                n: i64::try_from(rows.len()).unwrap_or(i64::MAX).saturating_add(1),
+                n: i64::try_from(rows.len())
+                    .unwrap_or(i64::MAX)
+                    .saturating_add(1),
                 decision_id: d.decision_id.clone(),
                 counted_as: d.counting_identity().to_owned(),
                 role: d.role.clone(),

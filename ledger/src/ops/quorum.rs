@@ -40,7 +40,10 @@ pub(crate) fn check_separate(
     let who = [d.counting_identity(), d.approver.as_str()];
     for duty in contract.separation() {
         let (name, holder) = match duty {
-            Duty::Subject => ("the action's subject", Some(action.field("subject").to_owned())),
+            Duty::Subject => (
+                "the action's subject",
+                Some(action.field("subject").to_owned()),
+            ),
             Duty::Proposer => ("the task's proposer", Some(t.proposer.clone())),
             Duty::Amender => (
                 "the reviewer who amended the action",
@@ -53,7 +56,9 @@ pub(crate) fn check_separate(
         if let Some(identity) = who.iter().find(|w| Some(**w) == holder.as_deref()) {
             return Err(Error::new(
                 Code::ApproverNotSeparate,
-                format!("{identity:?} is {name}, whom the contract's separation of duties excludes"),
+                format!(
+                    "{identity:?} is {name}, whom the contract's separation of duties excludes"
+                ),
             )
             .in_key("approver"));
         }
@@ -118,7 +123,10 @@ fn member_of(r: &RoundDecisionRow) -> Result<Member> {
 }
 
 /// The quorum's state after the round's decisions, in the order recorded.
-pub(crate) fn state_of(contract: &Contract, rows: &[RoundDecisionRow]) -> Result<Option<QuorumState>> {
+pub(crate) fn state_of(
+    contract: &Contract,
+    rows: &[RoundDecisionRow],
+) -> Result<Option<QuorumState>> {
     let Some(q) = contract.quorum() else {
         return Ok(None);
     };
@@ -133,8 +141,7 @@ pub(crate) fn of_task(
     t: &TaskRow,
     contracts: &Contracts,
 ) -> Result<Option<QuorumState>> {
-    let (Some(contract), Some(apr)) = (contract_of(t, contracts)?, t.approval_id.as_deref())
-    else {
+    let (Some(contract), Some(apr)) = (contract_of(t, contracts)?, t.approval_id.as_deref()) else {
         return Ok(None);
     };
     if contract.quorum().is_none() {

@@ -8,9 +8,9 @@ use super::{pg_error, Conn, Schema};
 use crate::store::{
     amendment_from, approval_from, audit_rows_sql, budget_from, defer, history_of, history_sql,
     policy_from, put_sign_count_sql, round_decision_from, round_task, storage, task_from,
-    AmendmentRow, ApprovalRow, RoundDecisionRow, ROUND_DECISION_COLUMNS,
-    BudgetRow, Cols, Links, PolicyRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
+    AmendmentRow, ApprovalRow, BudgetRow, Cols, Links, PolicyRow, RoundDecisionRow, TaskRow, Tx,
+    Write, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT,
+    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::Digest;

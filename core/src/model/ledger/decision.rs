@@ -41,7 +41,6 @@ pub struct DecisionEnvelope {
     pub delegation: Option<Vec<OwnedValue>>,
 }
 
-
 const FIELDS: [&str; 12] = [
     "approval_id",
     "decision_id",
@@ -141,7 +140,11 @@ impl DecisionEnvelope {
         ];
         // Absent members stay absent: an envelope without them is what it always was.
         entries.extend(self.role.as_deref().map(|r| ("role", string(r))));
-        entries.extend(self.on_behalf_of.as_deref().map(|o| ("on_behalf_of", string(o))));
+        entries.extend(
+            self.on_behalf_of
+                .as_deref()
+                .map(|o| ("on_behalf_of", string(o))),
+        );
         entries.extend(
             self.delegation
                 .clone()

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 #[derive(Clone, Debug)]
 pub enum Presented {
     /// A bare decision envelope (accepted only where proof is not required).
-    Plain(DecisionEnvelope),
+    Plain(Box<DecisionEnvelope>),
     /// A signed or passkey-approved record whose proof verified.
     Proven(Box<ProvenDecision>),
 }
@@ -70,7 +70,7 @@ impl Presented {
                  passkey-approved record",
             ));
         }
-        DecisionEnvelope::from_value(v).map(Presented::Plain)
+        DecisionEnvelope::from_value(v).map(|d| Presented::Plain(Box::new(d)))
     }
 
     /// The decision envelope (for a proven decision, derived from its record).
