@@ -677,6 +677,8 @@ export interface Verdict {
   approved_digest: string | null
   /** Why the action is invalid, with the reason `invalid_action`. */
   action_error: ActionError | null
+  /** Who counted and what is missing: present exactly when the contract in force has a quorum. */
+  quorum?: QuorumState
 }
 
 /** A cumulative budget in integer minor units. */
@@ -839,6 +841,40 @@ export interface PasskeyCredential {
   credential_id: string
   /** The COSE key, base64url. */
   public_key: string
+}
+
+/** A role and how many approvals it needs (still). */
+export interface RoleCount {
+  role: string
+  count: number
+}
+
+/** A member of a set that counted towards the quorum. */
+export interface CountedApproval {
+  /** The counting identity: the record's approver, or the root delegator of its chain. */
+  approver: string
+  /** The role it counted for, or `null`. */
+  role: string | null
+  decision_id: string
+  /** Who decided through a chain (the record's approver), else `null`. */
+  delegate: string | null
+  /** The digests of the chain's links, root first (`delegationDigest`). */
+  delegations: Array<string>
+}
+
+/**
+ * Who counted and what is still missing; in a verdict exactly when the contract in force has a
+ * quorum.
+ */
+export interface QuorumState {
+  /** How many distinct approvers the quorum needs. */
+  required: number
+  /** The members that counted, in set order. */
+  counted: CountedApproval[]
+  /** How many approvals are still needed; the quorum holds exactly when it is 0. */
+  missing: number
+  /** The roles still short, in the contract's order. */
+  missing_roles: RoleCount[]
 }
 
 /**

@@ -677,6 +677,8 @@ export interface Verdict {
   approved_digest: string | null
   /** Why the action is invalid, with the reason `invalid_action`. */
   action_error: ActionError | null
+  /** Who counted and what is missing: present exactly when the contract in force has a quorum. */
+  quorum?: QuorumState
 }
 
 /** A cumulative budget in integer minor units. */
@@ -839,6 +841,40 @@ export interface PasskeyCredential {
   credential_id: string
   /** The COSE key, base64url. */
   public_key: string
+}
+
+/** A role and how many approvals it needs (still). */
+export interface RoleCount {
+  role: string
+  count: number
+}
+
+/** A member of a set that counted towards the quorum. */
+export interface CountedApproval {
+  /** The counting identity: the record's approver, or the root delegator of its chain. */
+  approver: string
+  /** The role it counted for, or `null`. */
+  role: string | null
+  decision_id: string
+  /** Who decided through a chain (the record's approver), else `null`. */
+  delegate: string | null
+  /** The digests of the chain's links, root first (`delegationDigest`). */
+  delegations: Array<string>
+}
+
+/**
+ * Who counted and what is still missing; in a verdict exactly when the contract in force has a
+ * quorum.
+ */
+export interface QuorumState {
+  /** How many distinct approvers the quorum needs. */
+  required: number
+  /** The members that counted, in set order. */
+  counted: CountedApproval[]
+  /** How many approvals are still needed; the quorum holds exactly when it is 0. */
+  missing: number
+  /** The roles still short, in the contract's order. */
+  missing_roles: RoleCount[]
 }
 
 /**
@@ -1862,6 +1898,25 @@ export declare function charge(budget: Budget, costMinor: number): Budget
  * if (verdict.outcome === 'permit') dispatch(action)
  */
 export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
+
+/**
+ * The permit check of a set of approvals (a quorum's members: each a record, a signed envelope or a passkey-approved record, as `check` takes one), all about `action`: does the contract's quorum hold, with every member standing? An empty list is no approval. Only a malformed context or a set that is not a list raises; everything wrong with a member, the set or the action is a reason in the verdict, whose `quorum` says who counted and what is missing.
+ *
+ * `approvals` is an array (at most 32) of approval records, signed envelopes or
+ * passkey-approved records (plain data: an `Approval` instance is not one), each checked as
+ * `check` checks its approval; `context` is `check`'s, with the quorum's facts
+ * (`approver_roles`, `proposer`, `amended_by`, `delegations_revoked`, and
+ * `approver_authorized` and `revoked` as arrays of facts); its `contract` may be a
+ * `Contract`. When the contract in force has a quorum, the verdict's `quorum` is `{ required,
+ * counted: [{ approver, role, decision_id, delegate, delegations }], missing, missing_roles:
+ * [{ role, count }] }`. Dispatch only on `'permit'`. Throws `invalid_approval` for a set that
+ * is not an array or has more than 32 members, `invalid_context` for a malformed context.
+ *
+ * @example
+ * const verdict = checkSet([carol, dave], action, { ...context, approver_roles })
+ * if (verdict.outcome !== 'permit') console.log(verdict.quorum.missing_roles)
+ */
+export declare function checkSet(approvals: Array<ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord>, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
  * `"sha256:<64 hex>"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.

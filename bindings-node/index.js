@@ -849,6 +849,7 @@ module.exports.canonicalize = nativeBinding.canonicalize
 module.exports.canonicalizeJson = nativeBinding.canonicalizeJson
 module.exports.charge = nativeBinding.charge
 module.exports.check = nativeBinding.check
+module.exports.checkSet = nativeBinding.checkSet
 module.exports.delegationDigest = nativeBinding.delegationDigest
 module.exports.digestEqual = nativeBinding.digestEqual
 module.exports.ed25519Verify = nativeBinding.ed25519Verify

@@ -13,6 +13,7 @@ import {
   canonicalizeJson,
   charge,
   check,
+  checkSet,
   delegationDigest,
   digestEqual,
   fingerprint,
@@ -54,6 +55,7 @@ import {
   type Options,
   type Reason,
   type Requirement,
+  type QuorumState,
   type Verdict,
 } from 'actionseal'
 
@@ -187,5 +189,11 @@ const delegated: VerifiedDelegation = verifyDelegation(link, keys, Date.now())
 const delegator: string = delegated.delegation.delegator
 const bare: VerifiedDelegation = verifyDelegation(delegation, keys, Date.now())
 console.log(linkDigest, delegator, bare.signer === null, signDelegation(delegation, privateJwk))
+// A set of approvals: the verdict says who counted and what is missing, under a quorum.
+const setVerdict: Verdict = checkSet([record, signed], envelope, context)
+const state: QuorumState | undefined = setVerdict.quorum
+console.log(state?.missing, state?.counted.map((c) => [c.approver, c.role, c.delegate, c.delegations]))
+// @ts-expect-error: a set is an array
+checkSet(record, envelope, context)
 // @ts-expect-error: a delegation names its tools
 signDelegation({ ...delegation, tools: undefined }, key)

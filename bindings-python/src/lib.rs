@@ -17,6 +17,7 @@ mod ledger;
 mod profile;
 mod proof;
 mod schema;
+mod set;
 mod text;
 mod to_py;
 
@@ -53,6 +54,8 @@ mod _actionseal {
     };
     #[pymodule_export]
     use crate::schema::PySchema;
+    #[pymodule_export]
+    use crate::set::check_set;
 
     /// The package version.
     #[allow(non_upper_case_globals)] // a Python dunder name

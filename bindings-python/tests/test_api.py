@@ -28,6 +28,7 @@ def test_exports_and_signature():
         "canonicalize_json",
         "charge",
         "check",
+        "check_set",
         "delegation_digest",
         "digest_equal",
         "ed25519_verify",

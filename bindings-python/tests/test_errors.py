@@ -13,6 +13,7 @@ from ledger_support import error_sources as ledger_sources
 from ledger_support import pg_base
 from test_host_vectors import NAMESPACE, call
 from test_proof import run_op
+from test_quorum import run_op as run_quorum_op
 
 # Codes this package cannot raise, with the reason.
 UNREACHABLE = {
@@ -78,6 +79,10 @@ def sources():
         for name, v in vectors(kind):
             if "error" in v["expect"]:
                 out.append((v["expect"]["error"], f"{kind}/{name}", lambda v=v: run_op(v)))
+    for kind in ("quorum", "delegation"):
+        for name, v in vectors(kind):
+            if "error" in v["expect"]:
+                out.append((v["expect"]["error"], f"{kind}/{name}", lambda v=v: run_quorum_op(v)))
     for name, v in vectors("host"):
         if "error" in v["expect"] and "python" in v:
             profile = v.get("profile", {}).get("python")
@@ -87,7 +92,6 @@ def sources():
     # Input over the 16 MiB limit, refused before it is read.
     out.append(("size_limit_exceeded", "text over 16 MiB", lambda: actionseal.canonicalize_json(b" " * (16 * 1024 * 1024 + 1))))
     out.append(("invalid_approval", "Approval({})", lambda: actionseal.Approval({})))
-    out.append(("invalid_delegation", "delegation_digest({})", lambda: actionseal.delegation_digest({})))
     # The ledger's codes: its scenarios, URLs and databases edited behind its back.
     out.extend(ledger_sources())
     return out

@@ -8,8 +8,8 @@
 //! shares with the Node addon (`actionseal-js`).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs` and
-//! `delegation.rs`.
+//! `contract.rs`, `approval.rs`, `schema.rs` and `set.rs` (a quorum's set); proof of who
+//! decided in `proof.rs` and `delegation.rs`.
 
 mod approval;
 mod contract;
@@ -21,6 +21,7 @@ mod model;
 mod options;
 mod proof;
 mod schema;
+mod set;
 mod to_js;
 mod types;
 
@@ -36,6 +37,7 @@ pub use proof::{
     verify_proof, verify_registration, JsSigningKey,
 };
 pub use schema::JsSchema;
+pub use set::check_set;
 
 use actionseal_core::Options;
 use actionseal_js::wasm::HOST;

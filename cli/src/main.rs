@@ -97,9 +97,14 @@ struct CheckArgs {
     /// The trusted context from the executor's own server.
     #[arg(long, value_name = "FILE")]
     context: PathBuf,
-    /// The approval record; leave it out when there is none.
+    /// The approval record (or signed envelope, or passkey-approved record); leave it out when
+    /// there is none. Given more than once, the files are a set of approvals (a quorum's
+    /// members), checked together.
     #[arg(long, value_name = "FILE")]
-    approval: Option<PathBuf>,
+    approval: Vec<PathBuf>,
+    /// A set of approvals (a quorum's members) as one JSON array, checked together.
+    #[arg(long, value_name = "FILE", conflicts_with = "approval")]
+    approvals: Option<PathBuf>,
     /// Refused: a check reads everything with the strict profile.
     #[arg(long, hide = true)]
     profile: Option<String>,
@@ -189,7 +194,7 @@ fn run(command: Command) -> Result<(), Failure> {
             check::run(
                 &args.action,
                 &args.context,
-                args.approval.as_deref(),
+                check::Approvals::of(&args.approval, args.approvals.as_deref()),
                 &options,
             )
         }

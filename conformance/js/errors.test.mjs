@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import canonicalizeNpm from 'canonicalize'
-import { codes, notAnActionsealError, openEngine, proofOp, run, runtime, show, vectors } from './common.mjs'
+import { codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
 
 let engine
 before(async () => {
@@ -99,6 +99,11 @@ function sources() {
       if (v.expect.error) out.push([v.expect.error, `${kind}/${file}`, proofOp(v, canonicalizeNpm)[0]])
     }
   }
+  for (const kind of ['quorum', 'delegation']) {
+    for (const [file, v] of vectors(kind)) {
+      if (v.expect.error) out.push([v.expect.error, `${kind}/${file}`, quorumOps(v)[0]])
+    }
+  }
   const functions = { fingerprint: 'fingerprint', fingerprint_json: 'fingerprintJson', canonicalize: 'canonicalize', canonicalize_json: 'canonicalizeJson', short_fingerprint: 'shortFingerprint' }
   for (const [file, v] of vectors('host')) {
     const fn = functions[v.call ?? 'fingerprint']
@@ -109,7 +114,6 @@ function sources() {
   // Input over the 16 MiB limit, refused before it is read.
   out.push(['size_limit_exceeded', 'text over 16 MiB', { fn: 'canonicalizeJson', args: [{ $js: '" ".repeat(16 * 1024 * 1024 + 1)' }] }])
   out.push(['invalid_approval', 'new Approval({})', { fn: 'new Approval', args: [{}] }])
-  out.push(['invalid_delegation', 'delegationDigest({})', { fn: 'delegationDigest', args: [{}] }])
   return out
 }
 

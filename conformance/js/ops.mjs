@@ -40,6 +40,7 @@ export const FUNCTIONS = [
   "amend",
   "approve",
   "check",
+  "checkSet",
   "charge",
   "notices",
   "gateStep",

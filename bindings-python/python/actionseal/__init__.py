@@ -13,8 +13,10 @@ Proof of who decided: a ``SigningKey`` signs records (``SigningKey.sign``), a pa
 ``passkey_challenge(record)``; ``verify_envelope``, ``verify_passkey`` and ``verify_proof``
 check them against the executor's key set, as ``check`` does when its context requires proof.
 
-Delegation: ``sign_delegation``, ``verify_delegation`` and ``delegation_digest`` make and read
-the links of a chain by which a delegate decides on someone's behalf.
+Quorums and delegation: ``check_set`` checks a set of approvals (M of N distinct approvers,
+roles, order, separation of duties) and says who counted and what is missing;
+``sign_delegation``, ``verify_delegation`` and ``delegation_digest`` make and read the links
+of a chain by which a delegate decides on someone's behalf.
 
 >>> import actionseal
 >>> actionseal.canonicalize({"b": [1, 2.50], "a": "x"})
@@ -37,6 +39,7 @@ from ._actionseal import (
     canonicalize_json,
     charge,
     check,
+    check_set,
     delegation_digest,
     digest_equal,
     ed25519_verify,
@@ -76,6 +79,7 @@ __all__ = [
     "canonicalize_json",
     "charge",
     "check",
+    "check_set",
     "delegation_digest",
     "digest_equal",
     "ed25519_verify",

@@ -239,7 +239,38 @@ class _ActionError(TypedDict):
     code: ErrorCode
     path: str
 
-class _Verdict(TypedDict):
+class _RoleCount(TypedDict):
+    """A role and how many approvals it needs (still)."""
+
+    role: str
+    count: int
+
+class _CountedApproval(TypedDict):
+    """A member of a set that counted towards the quorum."""
+
+    approver: str
+    """The counting identity: the record's approver, or the root delegator of its chain."""
+    role: Optional[str]
+    """The role it counted for, or ``null``."""
+    decision_id: str
+    delegate: Optional[str]
+    """Who decided through a chain (the record's approver), else ``null``."""
+    delegations: List[str]
+    """The digests of the chain's links, root first (``delegationDigest``)."""
+
+class _QuorumState(TypedDict):
+    """Who counted and what is still missing; in a verdict exactly when the contract in force has a quorum."""
+
+    required: int
+    """How many distinct approvers the quorum needs."""
+    counted: List[_CountedApproval]
+    """The members that counted, in set order."""
+    missing: int
+    """How many approvals are still needed; the quorum holds exactly when it is 0."""
+    missing_roles: List[_RoleCount]
+    """The roles still short, in the contract's order."""
+
+class _VerdictRequired(TypedDict):
     """The result of ``check``."""
 
     outcome: Outcome
@@ -254,6 +285,12 @@ class _Verdict(TypedDict):
     """The approved action's fingerprint, when a valid, untampered approval was presented."""
     action_error: Optional[_ActionError]
     """Why the action is invalid, with the reason ``invalid_action``."""
+
+class _Verdict(_VerdictRequired, total=False):
+    """The result of ``check``."""
+
+    quorum: _QuorumState
+    """Who counted and what is missing: present exactly when the contract in force has a quorum."""
 
 class _AmendedAction(TypedDict):
     """A reviewer's edit, checked by ``amend`` as the ledger's amend checks it: the amended action, both fingerprints and what changed."""
@@ -856,6 +893,18 @@ def check(
     or the contract's own error under ``/contract``); everything wrong with the approval or
     the action is a reason in the verdict. The context's ``contract`` may be a ``Contract``,
     which is then not compiled again."""
+
+def check_set(
+    approvals: List[Union[Dict[str, Any], _SignedEnvelope]],
+    action: Dict[str, Any],
+    context: Dict[str, Any],
+) -> _Verdict:
+    """The permit check of a set of approvals (a quorum's members: each a record, a signed
+    envelope or a passkey-approved record, as ``check`` takes one), all about ``action``:
+    does the contract's quorum hold, with every member standing? An empty list is no
+    approval. Only a malformed context or a set that is not a list raises; everything wrong
+    with a member, the set or the action is a reason in the verdict, whose ``quorum`` says
+    who counted and what is missing."""
 
 def charge(budget: _Budget, cost_minor: int) -> _Budget:
     """The budget with ``cost_minor`` more spent; raises ``budget_exceeded`` past the limit."""

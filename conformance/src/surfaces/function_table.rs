@@ -144,6 +144,9 @@ pub fn table() -> Vec<Function> {
             .py("approval: Union[Approval, Dict[str, Any], _SignedEnvelope, None], action: Dict[str, Any], context: Dict[str, Any]", "_Verdict")
             .ts("approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext", "Verdict")
             .wasm("approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: object, context: CheckContext, options?: undefined | null", "Verdict"),
+        function("check_set", "The permit check of a set of approvals (a quorum's members: each a record, a signed envelope or a passkey-approved record, as `check` takes one), all about `action`: does the contract's quorum hold, with every member standing? An empty list is no approval. Only a malformed context or a set that is not a list raises; everything wrong with a member, the set or the action is a reason in the verdict, whose `quorum` says who counted and what is missing.")
+            .py("approvals: List[Union[Dict[str, Any], _SignedEnvelope]], action: Dict[str, Any], context: Dict[str, Any]", "_Verdict")
+            .ts("approvals: Array<ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord>, action: ActionEnvelope, context: CheckContext", "Verdict"),
         function("charge", "The budget with `cost_minor` more spent; raises `budget_exceeded` past the limit.")
             .py("budget: _Budget, cost_minor: int", "_Budget")
             .ts("budget: Budget, costMinor: number", "Budget")

@@ -376,6 +376,9 @@ fn verdict_members() -> Result<Vec<String>, String> {
         .as_object()
         .map(|o| o.iter().map(|(k, _)| k.to_owned()).collect())
         .unwrap_or_default();
+    // Under a quorum, the verdict has its state too.
+    keys.extend(quorum_probes::verdict_members()?);
     keys.sort();
+    keys.dedup();
     Ok(keys)
 }

@@ -10,6 +10,41 @@ pub(super) fn quorum_shapes() -> Vec<Shape> {
     let nullable = |t: Ty| Ty::Nullable(Box::new(t));
     vec![
         Shape {
+            name: "RoleCount",
+            doc: "A role and how many approvals it needs (still).",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("role", Ty::Identity, ""),
+                field("count", Ty::Int, ""),
+            ],
+        },
+        Shape {
+            name: "CountedApproval",
+            doc: "A member of a set that counted towards the quorum.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("approver", Ty::Identity, "The counting identity: the record's approver, or the root delegator of its chain."),
+                field("role", nullable(Ty::Identity), "The role it counted for, or `null`."),
+                field("decision_id", Ty::Identity, ""),
+                field("delegate", nullable(Ty::Identity), "Who decided through a chain (the record's approver), else `null`."),
+                field("delegations", list(Ty::Digest), "The digests of the chain's links, root first (`delegationDigest`)."),
+            ],
+        },
+        Shape {
+            name: "QuorumState",
+            doc: "Who counted and what is still missing; in a verdict exactly when the contract in force has a quorum.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("required", Ty::Int, "How many distinct approvers the quorum needs."),
+                field("counted", list(Ty::Shape("CountedApproval")), "The members that counted, in set order."),
+                field("missing", Ty::Int, "How many approvals are still needed; the quorum holds exactly when it is 0."),
+                field("missing_roles", list(Ty::Shape("RoleCount")), "The roles still short, in the contract's order."),
+            ],
+        },
+        Shape {
             name: "DelegationDocument",
             doc: "The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions on the action and a window.",
             extends: None,

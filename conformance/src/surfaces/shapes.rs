@@ -207,6 +207,7 @@ pub fn shapes() -> Vec<Shape> {
                 field("action_digest", Ty::Digest, "Fingerprint of the presented action."),
                 field("approved_digest", Ty::Nullable(Box::new(Ty::Digest)), "The approved action's fingerprint, when a valid, untampered approval was presented."),
                 field("action_error", Ty::Nullable(Box::new(Ty::Shape("ActionError"))), "Why the action is invalid, with the reason `invalid_action`."),
+                optional("quorum", Ty::Shape("QuorumState"), "Who counted and what is missing: present exactly when the contract in force has a quorum."),
             ],
         },
         Shape {
