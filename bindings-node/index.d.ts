@@ -113,7 +113,11 @@ export type ErrorCode =
   | 'invalid_key_set'
   /** A signed envelope is malformed: a missing or unknown field, or not exactly one signature. */
   | 'invalid_envelope'
-  /** A signed envelope's payloadType is not exactly application/vnd.actionseal.approval+json. */
+  /**
+   * A signed envelope's payloadType is not exactly the one its content needs:
+   * application/vnd.actionseal.approval+json for an approval record,
+   * application/vnd.actionseal.delegation+json for a delegation.
+   */
   | 'payload_type_mismatch'
   /** A signature does not verify with the key (or is not a well-formed signature at all). */
   | 'invalid_signature'
@@ -269,6 +273,24 @@ export type ErrorCode =
    * altered; nothing was written.
    */
   | 'ledger_value_out_of_range'
+  /**
+   * A decision under a quorum comes from an approver who already decided in this approval round
+   * (its counting identity: `on_behalf_of` when it decided through a delegation, else
+   * `approver`): each identity counts once per round.
+   */
+  | 'approver_already_decided'
+  /**
+   * A decision comes from someone the contract's separation of duties excludes from deciding
+   * about this task: the action's subject, the task's proposer or, when the contract lists
+   * `amender`, the reviewer who amended the action (the message names which).
+   */
+  | 'approver_not_separate'
+  /**
+   * A delegation document is malformed: a missing or unknown member, an identity that is not an
+   * identifier, tools empty or listed twice, a condition outside the rule language, a window
+   * whose `not_after` is not after its `not_before`, or a delegator delegating to itself.
+   */
+  | 'invalid_delegation'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -326,6 +348,60 @@ export type Reason =
   | 'contract_drift'
   /** The approval was revoked, or the context's fact is about another approval or missing. */
   | 'revoked'
+  /** The set holds one decision (`decision_id`) twice. */
+  | 'duplicate_decision'
+  /**
+   * Members of the set name different `approval_id`s (another round) or different action
+   * digests.
+   */
+  | 'other_round'
+  /**
+   * A delegation link is malformed, its signature or assertion does not verify, its key is
+   * untrusted or may not sign for its delegator, proof is required and a link is bare, or the
+   * chain does not connect `on_behalf_of` to the record's approver.
+   */
+  | 'delegation_invalid'
+  /** A delegation chain has more than 4 links. */
+  | 'delegation_too_deep'
+  /** An identity repeats along a delegation chain. */
+  | 'delegation_cycle'
+  /** A delegation link's scope is not within its parent's. */
+  | 'delegation_widens'
+  /** The action is outside some delegation link's scope (tenant, tool, conditions). */
+  | 'delegation_out_of_scope'
+  /**
+   * `now` is outside a delegation link's window, or the decision was made before a link's
+   * `not_before`.
+   */
+  | 'delegation_expired'
+  /** A delegation link is revoked, or the context's fact about it is missing. */
+  | 'delegation_revoked'
+  /** A member's role is not held by its counting identity, or the context has no fact saying so. */
+  | 'role_not_held'
+  /** A member's counting identity or its delegate is the action's subject. */
+  | 'approver_is_subject'
+  /**
+   * A member's counting identity or its delegate proposed the task, or the context's `proposer`
+   * fact is missing.
+   */
+  | 'approver_is_proposer'
+  /**
+   * A member's counting identity or its delegate amended the action before the decision, or the
+   * context's `amended_by` fact is missing for an amended record.
+   */
+  | 'approver_amended'
+  /**
+   * Two approving members are one person: they share a counting identity or a delegate (aliases
+   * through delegation included).
+   */
+  | 'approver_counted_twice'
+  /**
+   * The quorum's roles are ordered and a counted approval of a later role was decided before
+   * one of an earlier role.
+   */
+  | 'quorum_out_of_order'
+  /** Fewer approvals count than the quorum needs, or a role has fewer than its count. */
+  | 'quorum_short'
 
 /** What the executor does with a checked call. */
 export type Outcome =
@@ -396,6 +472,7 @@ export type EventKind =
   | 'amend_refused'
   | 'proof_policy_changed'
   | 'append_only_restored'
+  | 'quorum_met'
 
 /** Why an audit chain breaks. */
 export type AuditProblem =
@@ -600,6 +677,8 @@ export interface Verdict {
   approved_digest: string | null
   /** Why the action is invalid, with the reason `invalid_action`. */
   action_error: ActionError | null
+  /** Who counted and what is missing: present exactly when the contract in force has a quorum. */
+  quorum?: QuorumState
 }
 
 /** A cumulative budget in integer minor units. */
@@ -762,6 +841,82 @@ export interface PasskeyCredential {
   credential_id: string
   /** The COSE key, base64url. */
   public_key: string
+}
+
+/** A role and how many approvals it needs (still). */
+export interface RoleCount {
+  role: string
+  count: number
+}
+
+/** A member of a set that counted towards the quorum. */
+export interface CountedApproval {
+  /** The counting identity: the record's approver, or the root delegator of its chain. */
+  approver: string
+  /** The role it counted for, or `null`. */
+  role: string | null
+  decision_id: string
+  /** Who decided through a chain (the record's approver), else `null`. */
+  delegate: string | null
+  /** The digests of the chain's links, root first (`delegationDigest`). */
+  delegations: Array<string>
+}
+
+/**
+ * Who counted and what is still missing; in a verdict exactly when the contract in force has a
+ * quorum.
+ */
+export interface QuorumState {
+  /** How many distinct approvers the quorum needs. */
+  required: number
+  /** The members that counted, in set order. */
+  counted: CountedApproval[]
+  /** How many approvals are still needed; the quorum holds exactly when it is 0. */
+  missing: number
+  /** The roles still short, in the contract's order. */
+  missing_roles: RoleCount[]
+}
+
+/**
+ * The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions
+ * on the action and a window.
+ */
+export interface DelegationDocument {
+  delegation_id: string
+  /** Who delegates: the root of a chain counts as the approver. */
+  delegator: string
+  /** Who may decide on the delegator's behalf; never the delegator. */
+  delegate: string
+  tenant: string
+  /** The tools it covers: non-empty, distinct. */
+  tools: Array<string>
+  /** Conditions on the whole action envelope (`/args/amount_minor`), all of which must hold. */
+  when?: ApprovalCondition[]
+  not_before: number
+  /** After `not_before`. */
+  not_after: number
+}
+
+/**
+ * A service-signed delegation: a DSSE envelope whose payload is the exact canonical bytes of a
+ * delegation document.
+ */
+export interface SignedDelegation {
+  payloadType: 'application/vnd.actionseal.delegation+json'
+  /** The document's canonical bytes, base64url. */
+  payload: string
+  /** Exactly one signature. */
+  signatures: EnvelopeSignature[]
+}
+
+/** A delegation link that verified: the document, its digest and who signed it. */
+export interface VerifiedDelegation {
+  /** The document (for a passkey-approved one, without its assertion). */
+  delegation: DelegationDocument
+  /** The document's fingerprint, by which chains, facts and verdicts name it. */
+  digest: string
+  /** `null` for a bare document. */
+  signer: ServiceSigner | PasskeySigner | null
 }
 
 /**
@@ -1745,6 +1900,34 @@ export declare function charge(budget: Budget, costMinor: number): Budget
 export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
+ * The permit check of a set of approvals (a quorum's members: each a record, a signed envelope or a passkey-approved record, as `check` takes one), all about `action`: does the contract's quorum hold, with every member standing? An empty list is no approval. Only a malformed context or a set that is not a list raises; everything wrong with a member, the set or the action is a reason in the verdict, whose `quorum` says who counted and what is missing.
+ *
+ * `approvals` is an array (at most 32) of approval records, signed envelopes or
+ * passkey-approved records (plain data: an `Approval` instance is not one), each checked as
+ * `check` checks its approval; `context` is `check`'s, with the quorum's facts
+ * (`approver_roles`, `proposer`, `amended_by`, `delegations_revoked`, and
+ * `approver_authorized` and `revoked` as arrays of facts); its `contract` may be a
+ * `Contract`. When the contract in force has a quorum, the verdict's `quorum` is `{ required,
+ * counted: [{ approver, role, decision_id, delegate, delegations }], missing, missing_roles:
+ * [{ role, count }] }`. Dispatch only on `'permit'`. Throws `invalid_approval` for a set that
+ * is not an array or has more than 32 members, `invalid_context` for a malformed context.
+ *
+ * @example
+ * const verdict = checkSet([carol, dave], action, { ...context, approver_roles })
+ * if (verdict.outcome !== 'permit') console.log(verdict.quorum.missing_roles)
+ */
+export declare function checkSet(approvals: Array<ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord>, action: ActionEnvelope, context: CheckContext): Verdict
+
+/**
+ * `"sha256:<64 hex>"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.
+ *
+ * The fingerprint of a delegation document (not of its envelope): what a verdict's
+ * `quorum.counted[].delegations` lists and what the context's `delegations_revoked` facts
+ * name. Throws for a malformed document.
+ */
+export declare function delegationDigest(document: DelegationDocument): string
+
+/**
  * Whether two fingerprints name the same digest, compared in constant time; anything that is not a
  * well-formed fingerprint str is equal to nothing. Never raises.
  *
@@ -1944,6 +2127,17 @@ export declare function requiresApproval(contract: Contract | ContractDocument, 
 export declare function shortFingerprint(digest: string): string
 
 /**
+ * The DSSE envelope of a delegation document signed by `key` (a `SigningKey`, or what `SigningKey` loads), deterministic.
+ *
+ * Signs a delegation document `{ delegation_id, delegator, delegate, tenant, tools, when?,
+ * not_before, not_after }`: the DSSE envelope `{ payload, payloadType:
+ * 'application/vnd.actionseal.delegation+json', signatures }` whose payload is the
+ * document's canonical bytes. The key set that verifies it must let the key sign for the
+ * delegator. Throws for a malformed document or key (`invalid_key`).
+ */
+export declare function signDelegation(document: DelegationDocument, key: SigningKey | Ed25519PrivateJwk | string): SignedDelegation
+
+/**
  * Verifies an exported audit (JSON Lines) in any runtime, replaying every task's events; `heads`
  * are the chain ends the ledger recorded (a report's `heads`), to find events cut from the end
  * too; `exported` (`Ledger.audit_heads()`, kept outside the database) finds a chain truncated or
@@ -1958,6 +2152,18 @@ export declare function shortFingerprint(digest: string): string
  * truncated or sealed again since.
  */
 export declare function verifyAudit(jsonl: string | Uint8Array, heads?: AuditHead[] | null, exported?: ExportedHeads | null): AuditReport
+
+/**
+ * Verifies one link of a delegation chain (a signed envelope, a passkey-approved document or a bare document) against the key set, the key judged at `at`; raises why it does not hold.
+ *
+ * Verifies a delegation link against the executor's key set, judging the key's window at
+ * `at` (ms: the verifier's `Date.now()`), and returns `{ delegation, digest, signer }`
+ * (`signer` is `null` for a bare document, which only a context that does not require proof
+ * accepts). Throws with why it does not hold, as `verifyEnvelope` does
+ * (`invalid_signature`, `unknown_key`, `signer_not_allowed`, `key_outside_window`, ...), or
+ * the document's own error.
+ */
+export declare function verifyDelegation(link: SignedDelegation | DelegationDocument, keys: KeySet, at: number): VerifiedDelegation
 
 /**
  * Verifies a signed envelope against the executor's key set, each key judged at `at` (ms: the

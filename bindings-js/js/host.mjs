@@ -434,8 +434,9 @@ export const host = (() => {
    * `pool` holds core's strings one after another and `lengths` their lengths in UTF-16 code
    * units, in this order: outcome, action_digest, approved_digest (-1: null; -2: the same as
    * action_digest), action_error's code and path (-1: null), then the number of reasons and
-   * each reason, then the drift pointers as one JSON text (-1: none). Cheaper than JSON.parse
-   * of the whole verdict.
+   * each reason, then the drift pointers as one JSON text (-1: none), then the quorum's state
+   * as one JSON text (-1: the contract has no quorum, and the verdict no `quorum` member).
+   * Cheaper than JSON.parse of the whole verdict.
    */
   function verdict(pool, lengths) {
     let at = 0
@@ -456,12 +457,24 @@ export const host = (() => {
     const reasons = []
     for (let k = 0; k < reasonCount; k++) push(reasons, next())
     const drift = next()
+    const quorum = next()
+    if (quorum === null) {
+      return {
+        action_digest: actionDigest,
+        action_error: code === null ? null : { code, path },
+        approved_digest: approvedDigest,
+        drift: drift === null ? [] : parse(drift),
+        outcome,
+        reasons,
+      }
+    }
     return {
       action_digest: actionDigest,
       action_error: code === null ? null : { code, path },
       approved_digest: approvedDigest,
       drift: drift === null ? [] : parse(drift),
       outcome,
+      quorum: parse(quorum),
       reasons,
     }
   }

@@ -98,6 +98,15 @@ pub fn verdict_pool_into(v: &Verdict, pool: &mut String, lengths: &mut Vec<i32>)
             .collect();
         push(pool, lengths, &canonicalize(&Value::Array(pointers)));
     }
+    // A quorum's state, only under a quorum, as core words it: one JSON text.
+    let quorum = v.quorum.as_ref().and_then(|_| match v.to_value() {
+        Value::Object(whole) => whole.get("quorum").map(canonicalize),
+        _ => None,
+    });
+    match quorum {
+        Some(text) => push(pool, lengths, &text),
+        None => lengths.push(-1),
+    }
 }
 
 /// Appends `s` to the pool and its length in UTF-16 code units to `lengths`.

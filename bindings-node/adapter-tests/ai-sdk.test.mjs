@@ -10,7 +10,7 @@ import { generateText, simulateReadableStream, stepCountIs, streamText, tool } f
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
 import { contractOf, sealTool } from 'actionseal/adapters/ai-sdk'
-import { R, REFUND_RULE, amend, assertAmendedRun, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
+import { FOUR_EYES, R, REFUND_RULE, amend, assertAmendedRun, auditValid, banner, counter, engines, freshLedger, kinds, review, sealFor, taskOf } from './common.mjs'
 
 banner('ai')
 const here = dirname(fileURLToPath(import.meta.url))
@@ -127,6 +127,23 @@ for (const engine of engines()) {
       assert.equal(results(r)[0].actionseal.error, 'task_not_claimable')
       assert.equal(results(r)[0].actionseal.state, 'awaiting_approval')
       assert.equal((await taskOf(ledger, JOB, 'call_1')).state, 'awaiting_approval')
+    })
+
+    it('a partial quorum: the model reads that 1 more approval, of risk, is missing, and nothing runs', async () => {
+      const { ledger } = await freshLedger(engine)
+      const raw = rawTools()
+      const tools = { refund_create: await sealTool(sealFor(ledger, { approvers: ['user:bob', 'user:erin'] }), 'refund_create', raw.tools.refund_create, { approval: FOUR_EYES }) }
+      const { req, history } = await turn(tools, [step(call('refund_create', R(90000), 'call_1'))])
+      const task = await taskOf(ledger, JOB, 'call_1')
+      await review(ledger, task.id, { approver: 'user:bob', role: 'finance' })
+      assert.equal((await ledger.task(task.id)).state, 'awaiting_approval', '1 of 2 is not approved')
+      const { r } = await turn(tools, [], [...history, approve(req.approvalId)])
+      const [said] = r.response.messages.filter((m) => m.role === 'tool').flatMap((m) => m.content).filter((p) => p.type === 'tool-result').map((p) => p.output.value)
+      assert.equal(raw.refund.calls.length, 0)
+      const payload = told(said).actionseal
+      assert.equal(payload.message, 'refund_create is waiting for 1 more approval (awaiting_approval: 1 of 2 approvals given; roles still needed: risk); nothing ran.')
+      assert.deepEqual(payload.quorum, { required: 2, given: 1, missing: 1, missing_roles: [{ role: 'risk', count: 1 }] })
+      assert.ok(!said.includes('user:bob'), 'the model reads counts, not who approved')
     })
 
     it('input changed in the client-held history after the decision: tool_args_drift, approved args told, body count 0', async () => {

@@ -19,6 +19,12 @@ export const START = 1_764_500_000_000
 export const TRUSTED = { tenant: 'tenant-a', subject: 'user:alice', policy_version: 'refund-policy-2026-08-01' }
 export const APPROVER = 'user:bob'
 export const REFUND_RULE = { when: [{ pointer: '/amount_minor', op: 'gt', value: 1000 }] }
+/** Four eyes (issue 25): one approver from finance and one from risk. */
+export const FOUR_EYES = {
+  when: 'always',
+  quorum: { approvers: 2, roles: [{ role: 'finance', count: 1 }, { role: 'risk', count: 1 }] },
+  separation: ['subject', 'proposer'],
+}
 
 /**
  * Says which version of a framework package the tests run against. When it is not the pinned
@@ -89,13 +95,14 @@ export const taskOf = (ledger, job, request) =>
 
 let d = 0
 /** The reviewer decides on the ledger, naming the digest they saw. */
-export async function review(ledger, taskId, { decision = 'approved', ttlMs = 1_800_000, approver = APPROVER } = {}) {
+export async function review(ledger, taskId, { decision = 'approved', ttlMs = 1_800_000, approver = APPROVER, role } = {}) {
   const t = await ledger.task(taskId)
   d += 1
   const now = ledger.now()
   return ledger.decide({
     approval_id: t.approval_id, decision_id: `dec-${process.pid}-${d}`, job_id: t.job_id, request_id: t.request_id,
     action_digest: t.action_digest, decision, approver, decided_at: now, expires_at: now + ttlMs,
+    ...(role === undefined ? {} : { role }),
   })
 }
 

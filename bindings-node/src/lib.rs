@@ -9,14 +9,16 @@
 //! `offset`; the message is core's Display text).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs`. They
-//! build on a floor that uses none of them (`scripts/import-cycles` checks): Node-API calls
-//! (`js.rs`), failures and how they are thrown (`fail.rs`, `throw.rs`), per-environment state
-//! (`instance.rs`), strings (`strings.rs`, `text.rs`, `to_js.rs`) and the walk of host values
-//! (`host.rs`, `options.rs`).
+//! `contract.rs`, `approval.rs`, `schema.rs` and `set.rs` (a quorum's set); proof of who
+//! decided in `proof.rs` and `delegation.rs`. They build on a floor that uses none of them
+//! (`scripts/import-cycles` checks): Node-API calls (`js.rs`), failures and how they are
+//! thrown (`fail.rs`, `throw.rs`), per-environment state (`instance.rs`), strings
+//! (`strings.rs`, `text.rs`, `to_js.rs`) and the walk of host values (`host.rs`,
+//! `options.rs`).
 
 mod approval;
 mod contract;
+mod delegation;
 mod fail;
 mod gate;
 mod host;
@@ -27,6 +29,7 @@ mod model;
 mod options;
 mod proof;
 mod schema;
+mod set;
 mod strings;
 mod text;
 mod throw;
@@ -35,6 +38,7 @@ mod verdict;
 
 pub use approval::Approval;
 pub use contract::{Contract, Requirement};
+pub use delegation::{delegation_digest, sign_delegation, verify_delegation};
 pub use gate::{gate_defaults, gate_step};
 pub use ledger::{verify_audit, Ledger, ManualClock};
 pub use model::{
@@ -45,6 +49,7 @@ pub use proof::{
     verify_proof, verify_registration, SigningKey,
 };
 pub use schema::Schema;
+pub use set::check_set;
 
 use actionseal_core::{digest_equal as core_digest_equal, Digest, Options};
 use fail::Fail;

@@ -212,7 +212,7 @@ pub fn check(
 }
 
 /// The member of `check`'s context that may hold a `Contract`, and `Contract.prototype`.
-fn contract_lift(js: Js, value: usize) -> JsResult<(Lift, Handle)> {
+pub(crate) fn contract_lift(js: Js, value: usize) -> JsResult<(Lift, Handle)> {
     let lift = Lift {
         value,
         key: "contract",
@@ -222,7 +222,7 @@ fn contract_lift(js: Js, value: usize) -> JsResult<(Lift, Handle)> {
 
 /// The trusted context of a check, its contract the `Contract` lifted out of it when there
 /// was one.
-fn context_of(js: Js, context: &Value<'_>, lifted: Option<Handle>) -> JsResult<Context> {
+pub(crate) fn context_of(js: Js, context: &Value<'_>, lifted: Option<Handle>) -> JsResult<Context> {
     match lifted {
         Some(h) => Ok(Context::with_contract(
             context,

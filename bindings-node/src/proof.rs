@@ -56,7 +56,7 @@ fn json<const N: usize>(
 /// `publicJwk` go into the executor's key set; `toJwk()` is the secret to store.
 #[napi]
 pub struct SigningKey {
-    inner: CoreKey,
+    pub(crate) inner: CoreKey,
 }
 
 #[napi]

@@ -51,3 +51,16 @@ fn write(js: Js, pool: &str, lengths: &[i32]) -> JsResult<Handle> {
     }
     text(js, pool)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::LENGTHS;
+    use actionseal_core::Reason;
+
+    #[test]
+    fn a_verdict_with_every_reason_fits_the_lengths_array() {
+        // The outcome, two digests, an action error's code and path, the number of reasons,
+        // each reason, the drift and the quorum's state (`verdict_pool_into`).
+        assert!(8 + Reason::ALL.len() <= LENGTHS);
+    }
+}

@@ -13,6 +13,8 @@ import {
   canonicalizeJson,
   charge,
   check,
+  checkSet,
+  delegationDigest,
   digestEqual,
   fingerprint,
   fingerprintJson,
@@ -24,6 +26,8 @@ import {
   publicKey,
   requiresApproval,
   shortFingerprint,
+  signDelegation,
+  verifyDelegation,
   verifyEnvelope,
   verifyPasskey,
   verifyProof,
@@ -36,6 +40,7 @@ import {
   type CheckContext,
   type ContractDocument,
   type DecisionInput,
+  type DelegationDocument,
   type Ed25519Jwk,
   type Ed25519PrivateJwk,
   type ErrorCode,
@@ -43,11 +48,14 @@ import {
   type Notice,
   type PasskeyApprovedRecord,
   type PasskeyCredential,
+  type SignedDelegation,
   type SignedEnvelope,
+  type VerifiedDelegation,
   type VerifiedProof,
   type Options,
   type Reason,
   type Requirement,
+  type QuorumState,
   type Verdict,
 } from 'actionseal'
 
@@ -168,3 +176,24 @@ console.log(same2, who, either, passkeyProven, registered, signedVerdict)
 check(signed, envelope, { ...context, proof: { keys } })
 // @ts-expect-error: signing needs a record, not an envelope
 reloaded.sign(signed)
+
+// Delegation.
+const delegation: DelegationDocument = {
+  delegation_id: 'dlg-1', delegator: 'user:carol', delegate: 'user:dave', tenant: 'tenant-a',
+  tools: ['refund_create'], when: [{ pointer: '/args/amount_minor', op: 'lte', value: 50000 }],
+  not_before: 0, not_after: 1,
+}
+const link: SignedDelegation = signDelegation(delegation, key)
+const linkDigest: string = delegationDigest(delegation)
+const delegated: VerifiedDelegation = verifyDelegation(link, keys, Date.now())
+const delegator: string = delegated.delegation.delegator
+const bare: VerifiedDelegation = verifyDelegation(delegation, keys, Date.now())
+console.log(linkDigest, delegator, bare.signer === null, signDelegation(delegation, privateJwk))
+// A set of approvals: the verdict says who counted and what is missing, under a quorum.
+const setVerdict: Verdict = checkSet([record, signed], envelope, context)
+const state: QuorumState | undefined = setVerdict.quorum
+console.log(state?.missing, state?.counted.map((c) => [c.approver, c.role, c.delegate, c.delegations]))
+// @ts-expect-error: a set is an array
+checkSet(record, envelope, context)
+// @ts-expect-error: a delegation names its tools
+signDelegation({ ...delegation, tools: undefined }, key)

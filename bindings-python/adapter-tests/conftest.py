@@ -23,6 +23,10 @@ REPO = HERE.parent.parent
 PINS = HERE.parent / "adapters-requirements.txt"
 START = 1_764_496_800_000
 REFUND_RULE = {"when": [{"pointer": "/amount_minor", "op": "gt", "value": 1000}]}
+# Four eyes (issue 25): one approver from finance and one from risk.
+FOUR_EYES = {"when": "always",
+             "quorum": {"approvers": 2, "roles": [{"role": "finance", "count": 1}, {"role": "risk", "count": 1}]},
+             "separation": ["subject", "proposer"]}
 TRUSTED = Trusted(tenant="tenant-a", subject="user:alice", policy_version="refund-policy-2026-08-01",
                   approvers={"user:bob"})
 FROZEN_2500 = {"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}
@@ -118,14 +122,16 @@ def ledger(request, tmp_path, clock):
 _decisions = itertools.count(1)
 
 
-def decide(ledger, task_id, *, verdict="approved", ttl_ms=3_600_000, approver="user:bob"):
-    """The approval server: a reviewer's decision about the task's current action."""
+def decide(ledger, task_id, *, verdict="approved", ttl_ms=3_600_000, approver="user:bob", role=None):
+    """The approval server: a reviewer's decision about the task's current action (in ``role``
+    under a quorum)."""
     t = ledger.task(task_id)
     now = ledger.now()
     return ledger.decide({
         "approval_id": t["approval_id"], "decision_id": f"dec-{next(_decisions)}", "job_id": t["job_id"],
         "request_id": t["request_id"], "action_digest": t["action_digest"], "decision": verdict,
         "approver": approver, "decided_at": now, "expires_at": now + ttl_ms,
+        **({} if role is None else {"role": role}),
     })["task"]
 
 

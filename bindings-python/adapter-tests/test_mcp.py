@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 import pytest
 
-from conftest import FROZEN_2500, REFUND_RULE, TRUSTED, Body, decide, framework, kinds, run_example
+from conftest import FOUR_EYES, FROZEN_2500, REFUND_RULE, TRUSTED, Body, decide, framework, kinds, run_example
 
 DISTS = ["mcp", "mcp-types"]
 gw = framework("actionseal.adapters.mcp", DISTS)
@@ -120,6 +120,30 @@ def test_a_governed_call_answers_approval_required_and_forwards_nothing(ledger):
         return task
 
     scenario(ledger, body)
+    assert BODY.ran == []
+
+
+def test_a_partial_quorum_asks_for_the_missing_approval_and_forwards_nothing(ledger):
+    rules = {**RULES, "refund_create": gw.Rule(approval=FOUR_EYES, cost_minor=25)}
+
+    async def body(host, gateway):
+        asked = await approval_required(host, amount=90000)
+        decide(ledger, asked["elicitationId"], approver="user:bob", role="finance")
+        again = await approval_required(host, amount=90000, task=asked["elicitationId"])
+        assert ledger.task(again["elicitationId"])["state"] == "awaiting_approval"
+        return again["message"]
+
+    async def go():
+        async with mcp.Client(billing(), mode="legacy", elicitation_callback=gw.decline_elicitations) as upstream:
+            seal = Seal(ledger, {}, proposer="mcp-gateway", executor="mcp-gateway")
+            gateway = gw.Gateway(upstream, server_id="billing", rules=rules, seal=seal, trusted=lambda ctx: SESSION,
+                                 review_url=lambda task: f"https://approvals.example/{task['id']}")
+            async with mcp.Client(gateway.server, mode="legacy") as host:
+                return await body(host, gateway)
+
+    message = asyncio.run(go())
+    assert "awaiting_approval; 1 of 2 approvals given; roles still needed: risk)" in message, message
+    assert "user:bob" not in message
     assert BODY.ran == []
 
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import pytest
 
-from conftest import FROZEN_2500, REFUND_RULE, TRUSTED, Body, decide, framework, kinds, run_example
+from conftest import FOUR_EYES, FROZEN_2500, REFUND_RULE, TRUSTED, Body, decide, framework, kinds, run_example
 
 DISTS = ["openai-agents", "openai"]
 oa = framework("actionseal.adapters.openai_agents", DISTS)
@@ -119,6 +119,25 @@ def test_runstate_approve_without_a_ledger_decision_runs_nothing(ledger):
         resume(agent, state)
     info = e.value.output.output_info
     assert BODY.ran == [] and (info["task_id"], info["state"]) == (tid(sealed), "awaiting_approval")
+
+
+def test_a_partial_quorum_pauses_again_showing_who_approved_and_what_is_missing(ledger):
+    seal = Seal(ledger, {**CONTRACTS, "refund_create": oa.contract_for_tool(refund_create, approval=FOUR_EYES, cost_minor=25)},
+                proposer="agent:refunds", executor="agents-worker")
+    sealed = oa.SealedTools(seal, trusted=trusted)
+    agent = sdk.Agent(name="desk", model=testing.ScriptedModel([refund(90000), done()]), tools=[sealed.tool(refund_create)])
+    r = run(agent, "refund")
+    decide(ledger, tid(sealed), approver="user:bob", role="finance")
+    assert ledger.task(tid(sealed))["state"] == "awaiting_approval"  # 1 of 2 is not approved
+    state = r.to_state()
+    state.approve(r.interruptions[0])
+    with pytest.raises(Tripwire) as e:
+        resume(agent, state)
+    shown = e.value.output.output_info  # the pause's request, for the reviewer
+    assert BODY.ran == []
+    assert (shown["state"], shown["quorum"]["missing"], shown["quorum"]["missing_roles"]) == \
+        ("awaiting_approval", 1, [{"role": "risk", "count": 1}])
+    assert [(c["approver"], c["role"]) for c in shown["quorum"]["counted"]] == [("user:bob", "finance")]
 
 
 def test_args_tampered_in_the_saved_state_after_the_decision_are_refused(ledger):

@@ -11,11 +11,13 @@ mod approval;
 mod context;
 mod contract;
 mod convert;
+mod delegation;
 mod error;
 mod ledger;
 mod profile;
 mod proof;
 mod schema;
+mod set;
 mod text;
 mod to_py;
 
@@ -38,6 +40,8 @@ mod _actionseal {
     #[pymodule_export]
     use crate::contract::PyContract;
     #[pymodule_export]
+    use crate::delegation::{delegation_digest, sign_delegation, verify_delegation};
+    #[pymodule_export]
     use crate::error::ActionsealError;
     #[pymodule_export]
     use crate::ledger::{PyLedger, PyManualClock};
@@ -50,6 +54,8 @@ mod _actionseal {
     };
     #[pymodule_export]
     use crate::schema::PySchema;
+    #[pymodule_export]
+    use crate::set::check_set;
 
     /// The package version.
     #[allow(non_upper_case_globals)] // a Python dunder name

@@ -26,7 +26,7 @@ use pyo3::types::PyBytes;
 /// ``os.urandom``. ``keyid`` and ``public_jwk`` go into the executor's key set; ``to_jwk()``
 /// is the secret to store. Not picklable: a private key is not copied by accident.
 #[pyclass(frozen, module = "actionseal", name = "SigningKey")]
-pub(crate) struct PySigningKey(SigningKey);
+pub(crate) struct PySigningKey(pub(crate) SigningKey);
 
 #[pymethods]
 impl PySigningKey {

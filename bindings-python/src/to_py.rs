@@ -60,7 +60,7 @@ pub(crate) fn requirement<'py>(py: Python<'py>, r: &Requirement) -> PyResult<Bou
 }
 
 /// The verdict of a check, as `Verdict::to_value` words it (the conformance vectors compare
-/// the two in every runtime), built directly: its keys, outcome and reasons are strings made
+/// the two in every runtime), built directly (but for the `quorum` member, core's value): its keys, outcome and reasons are strings made
 /// once and shared, and the digests are written without a core value in between (or, for
 /// the `known` digest, a loaded approval's, are its string).
 pub(crate) fn verdict<'py>(
@@ -92,6 +92,14 @@ pub(crate) fn verdict<'py>(
     dict.set_item(intern!(py, "approved_digest"), approved)?;
     dict.set_item(intern!(py, "drift"), PyList::new(py, &v.drift)?)?;
     dict.set_item(intern!(py, "outcome"), name(py, v.outcome.as_str()))?;
+    // Only under a quorum; core words its state (a check's hot path never has one).
+    if v.quorum.is_some() {
+        if let Value::Object(whole) = v.to_value() {
+            if let Some(quorum) = whole.get("quorum") {
+                dict.set_item(intern!(py, "quorum"), value(py, quorum)?)?;
+            }
+        }
+    }
     let reasons = PyList::empty(py);
     for r in &v.reasons {
         reasons.append(name(py, r.as_str()))?;

@@ -161,7 +161,7 @@ class Scenario:
                 d = {
                     "approval_id": apr, "decision_id": step["decision_id"], "job_id": t["job_id"],
                     "request_id": t["request_id"], "action_digest": digest, "decision": step["decision"],
-                    "approver": COMMON["approver"],
+                    "approver": step.get("approver", COMMON["approver"]),
                     "decided_at": COMMON["start"] + step["decided_at"] if "decided_at" in step else now,
                     "expires_at": now + step["ttl"],
                 }

@@ -13,6 +13,7 @@ from ledger_support import error_sources as ledger_sources
 from ledger_support import pg_base
 from test_host_vectors import NAMESPACE, call
 from test_proof import run_op
+from test_quorum import run_op as run_quorum_op
 
 # Codes this package cannot raise, with the reason.
 UNREACHABLE = {
@@ -78,6 +79,10 @@ def sources():
         for name, v in vectors(kind):
             if "error" in v["expect"]:
                 out.append((v["expect"]["error"], f"{kind}/{name}", lambda v=v: run_op(v)))
+    for kind in ("quorum", "delegation"):
+        for name, v in vectors(kind):
+            if "error" in v["expect"]:
+                out.append((v["expect"]["error"], f"{kind}/{name}", lambda v=v: run_quorum_op(v)))
     for name, v in vectors("host"):
         if "error" in v["expect"] and "python" in v:
             profile = v.get("profile", {}).get("python")

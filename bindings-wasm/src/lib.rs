@@ -8,10 +8,12 @@
 //! shares with the Node addon (`actionseal-js`).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs` and `schema.rs`; proof of who decided in `proof.rs`.
+//! `contract.rs`, `approval.rs`, `schema.rs` and `set.rs` (a quorum's set); proof of who
+//! decided in `proof.rs` and `delegation.rs`.
 
 mod approval;
 mod contract;
+mod delegation;
 mod error;
 mod gate;
 mod host;
@@ -19,11 +21,13 @@ mod model;
 mod options;
 mod proof;
 mod schema;
+mod set;
 mod to_js;
 mod types;
 
 pub use approval::JsApproval;
 pub use contract::JsContract;
+pub use delegation::{delegation_digest, sign_delegation, verify_delegation};
 pub use gate::{gate_defaults, gate_step};
 pub use model::{
     action, amend, approve, charge, check, notices, requires_approval, short_fingerprint,
@@ -33,6 +37,7 @@ pub use proof::{
     verify_proof, verify_registration, JsSigningKey,
 };
 pub use schema::JsSchema;
+pub use set::check_set;
 
 use actionseal_core::Options;
 use actionseal_js::wasm::HOST;

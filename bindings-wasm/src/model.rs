@@ -142,19 +142,6 @@ pub fn check(
         value: 1,
         key: "contract",
     };
-    let read_context = |context: &Value<'_>, lifted: Option<JsValue>| -> Result<Context, Fail> {
-        Ok(match lifted {
-            Some(h) => match contract::lent(&h)? {
-                Some(c) => Context::with_contract(context, Some(c))?,
-                None => {
-                    let description = HOST.with(|host| host.describe(&h));
-                    let t = actionseal_js::described(&description);
-                    return Err(actionseal_core::host::not_an_instance(t, "contract").into());
-                }
-            },
-            None => Context::from_value(context)?,
-        })
-    };
     let options = Options::default();
     // A loaded approval: only the action and the context are read.
     if let Some(loaded) = crate::approval::lent(&approval)? {
@@ -164,7 +151,7 @@ pub fn check(
             &options,
             Some((lift, &contract_proto)),
             |v, lifted| {
-                let context = read_context(&v[1], lifted)?;
+                let context = context_of(&v[1], lifted)?;
                 Ok::<_, Fail>(to_js::verdict(&check_approval(
                     Some(&loaded),
                     &v[0],
@@ -188,11 +175,27 @@ pub fn check(
         &options,
         Some((lift, &contract_proto)),
         |v, lifted| {
-            let context = read_context(&v[2], lifted)?;
+            let context = context_of(&v[2], lifted)?;
             Ok::<_, Fail>(to_js::verdict(&check_with(Some(&v[0]), &v[1], &context)))
         },
     );
     Ok(verdict??)
+}
+
+/// A check's trusted context, its contract the `Contract` lifted out of it when there was one
+/// (anything else there that is not data is refused as such).
+pub(crate) fn context_of(context: &Value<'_>, lifted: Option<JsValue>) -> Result<Context, Fail> {
+    Ok(match lifted {
+        Some(h) => match contract::lent(&h)? {
+            Some(c) => Context::with_contract(context, Some(c))?,
+            None => {
+                let description = HOST.with(|host| host.describe(&h));
+                let t = actionseal_js::described(&description);
+                return Err(actionseal_core::host::not_an_instance(t, "contract").into());
+            }
+        },
+        None => Context::from_value(context)?,
+    })
 }
 
 /// The budget with `cost_minor` more spent; raises `budget_exceeded` past the limit.

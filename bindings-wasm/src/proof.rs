@@ -12,7 +12,15 @@ use crate::to_js;
 use actionseal_core::proof::{self, Accept};
 use actionseal_core::{sign_approval, Options, OwnedValue, SigningKey, Value};
 use actionseal_js::wasm::HOST;
+use std::cell::Cell;
 use wasm_bindgen::prelude::*;
+
+thread_local! {
+    /// The key the last `__actionsealLend` call handed over, until [`lent`] takes it.
+    static LENT: Cell<Option<SigningKey>> = const { Cell::new(None) };
+    /// `SigningKey.prototype` (see [`make_prototype`]).
+    static PROTOTYPE: JsValue = make_prototype();
+}
 
 /// Converts the values of one call in one walk and hands them to `f`.
 fn with<const N: usize, R>(
@@ -119,6 +127,34 @@ impl JsSigningKey {
     ) -> Result<JsValue, JsValue> {
         json([&record], |[r]| sign_approval(r, &self.inner))
     }
+
+    /// Not part of the API: hands this key to Rust code that was given the instance as a
+    /// plain value (`signDelegation`'s key).
+    #[wasm_bindgen(js_name = __actionsealLend, skip_typescript)]
+    pub fn lend_self(&self) {
+        LENT.set(Some(self.inner.clone()));
+    }
+}
+
+/// The key of a `SigningKey` instance; `None` for anything else (plain data is not asked). An
+/// exception from a getter or Proxy trap, or from a freed instance, is passed on.
+pub(crate) fn lent(value: &JsValue) -> Result<Option<SigningKey>, JsValue> {
+    LENT.set(None);
+    let proto = PROTOTYPE.with(Clone::clone);
+    match HOST.with(|h| h.lend(value, &proto))? {
+        true => Ok(LENT.take()),
+        false => Ok(None),
+    }
+}
+
+/// `SigningKey.prototype`: Rust cannot name the class the generated glue defines, so it makes
+/// one instance once (of a fixed seed, never used to sign) and takes its prototype; the
+/// garbage collector frees the instance.
+fn make_prototype() -> JsValue {
+    let key = JsSigningKey {
+        inner: SigningKey::from_seed(&[0; 32]),
+    };
+    js_sys::Object::get_prototype_of(&key.into()).into()
 }
 
 /// A public key (JWK or raw base64url) as its normalized JWK, `kid` its thumbprint.

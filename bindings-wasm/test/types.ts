@@ -31,6 +31,14 @@ import init, {
   type KeySet,
   type SignedEnvelope,
   type VerifiedProof,
+  type DelegationDocument,
+  type SignedDelegation,
+  type VerifiedDelegation,
+  type QuorumState,
+  checkSet,
+  signDelegation,
+  verifyDelegation,
+  delegationDigest,
   passkeyChallenge,
   verifyEnvelope,
   verifyProof,
@@ -129,3 +137,24 @@ export function signAndVerify(record: ApprovalRecord, keys: KeySet): [VerifiedPr
 
 // @ts-expect-error: a key set holds keys by keyid, not a list
 verifyEnvelope({} as SignedEnvelope, { service_keys: [] }, 0);
+
+/** What is still missing from a set of approvals, when the contract requires a quorum. */
+export function missing(records: ApprovalRecord[], action: ActionEnvelope, context: CheckContext): number {
+  const state: QuorumState | undefined = checkSet(records, action, context).quorum;
+  return state === undefined ? 0 : state.missing;
+}
+// @ts-expect-error: a set is an array
+checkSet({} as ApprovalRecord, {} as ActionEnvelope, {} as CheckContext);
+
+/** A delegation signed in the page, verified, and named by its digest. */
+export function delegate(document: DelegationDocument, keys: KeySet): [VerifiedDelegation, string] {
+  const key = SigningKey.generate();
+  try {
+    const link: SignedDelegation = signDelegation(document, key);
+    return [verifyDelegation(link, keys, Date.now()), delegationDigest(document)];
+  } finally {
+    key.free();
+  }
+}
+// @ts-expect-error: the lending method is not part of the API
+SigningKey.generate().__actionsealLend();

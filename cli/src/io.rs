@@ -1,7 +1,7 @@
 //! Reading input files (or stdin) within the size limit, and writing output.
 
 use crate::Failure;
-use actionseal_core::Options;
+use actionseal_core::{canonicalize, parse, Options, OwnedValue};
 use std::io::{self, Read, Write};
 use std::path::Path;
 
@@ -28,4 +28,19 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
     out.write_all(bytes)
         .and_then(|()| out.flush())
         .map_err(|e| Failure::Io(format!("cannot write output: {e}")))
+}
+
+/// The JSON value in the file or stdin (`None` or `-`), read strictly; bad input names the
+/// file.
+pub(crate) fn read_json(path: Option<&Path>, options: &Options) -> Result<OwnedValue, Failure> {
+    let bytes = read_input(path, options)?;
+    let name = path.map_or("stdin".into(), |p| p.display().to_string());
+    parse(&bytes, options)
+        .map(|v| v.into_owned())
+        .map_err(|e| Failure::InputIn(name, e))
+}
+
+/// Writes a value's canonical JSON and a newline.
+pub(crate) fn line(value: &OwnedValue) -> Result<(), Failure> {
+    write_stdout(format!("{}\n", canonicalize(value)).as_bytes())
 }

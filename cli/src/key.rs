@@ -1,10 +1,8 @@
 //! `actionseal key`: Ed25519 service keys for signed decisions.
 
-use crate::io::{read_input, write_stdout};
+use crate::io::{line, read_json as read};
 use crate::Failure;
-use actionseal_core::{
-    canonicalize, parse, sign_approval, verify_proof, KeySet, Options, OwnedValue, SigningKey,
-};
+use actionseal_core::{canonicalize, sign_approval, verify_proof, KeySet, Options, SigningKey};
 use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -104,18 +102,6 @@ pub(crate) fn run(args: KeyArgs) -> Result<(), Failure> {
             }
         }
     }
-}
-
-fn read(path: Option<&Path>, options: &Options) -> Result<OwnedValue, Failure> {
-    let bytes = read_input(path, options)?;
-    let name = path.map_or("stdin".into(), |p| p.display().to_string());
-    parse(&bytes, options)
-        .map(|v| v.into_owned())
-        .map_err(|e| Failure::InputIn(name, e))
-}
-
-fn line(value: &OwnedValue) -> Result<(), Failure> {
-    write_stdout(format!("{}\n", canonicalize(value)).as_bytes())
 }
 
 /// Creates `path` for the private key: never replaces a file, readable by the owner only.

@@ -1,6 +1,7 @@
 //! `actionseal`: canonical JSON, fingerprints and permit checks from the command line.
 
 mod check;
+mod delegation;
 mod demo;
 mod io;
 mod key;
@@ -21,8 +22,8 @@ const EXIT_IO: u8 = 74;
 
 const EXIT_STATUS: &str = "\
 Exit status: 0 success or permit, 2 bad input (stderr: `error: <code>: <message>`),
-3 reapprove, 4 reject (or, for key verify, a refused proof), 64 usage error, 74 I/O error
-(`actionseal ledger --help` for the ledger's own).";
+3 reapprove, 4 reject (or, for key verify and delegation verify, a refused proof), 64 usage
+error, 74 I/O error (`actionseal ledger --help` for the ledger's own).";
 
 /// Bind human approvals of AI agent tool calls to the exact action: canonical JSON (RFC 8785),
 /// fingerprints and the permit check.
@@ -52,6 +53,9 @@ enum Command {
     /// Ed25519 service keys: generate one, sign an approval record, verify a signed decision
     /// (or a passkey-approved record) against a key set.
     Key(key::KeyArgs),
+    /// Delegation: sign a delegation document, verify a link of a chain against a key set,
+    /// print a document's digest.
+    Delegation(delegation::DelegationArgs),
     /// The task ledger (SQLite or PostgreSQL): propose, decide, claim once, complete,
     /// reconcile, revoke, show, audit.
     Ledger(ledger::LedgerArgs),
@@ -93,9 +97,14 @@ struct CheckArgs {
     /// The trusted context from the executor's own server.
     #[arg(long, value_name = "FILE")]
     context: PathBuf,
-    /// The approval record; leave it out when there is none.
+    /// The approval record (or signed envelope, or passkey-approved record); leave it out when
+    /// there is none. Given more than once, the files are a set of approvals (a quorum's
+    /// members), checked together.
     #[arg(long, value_name = "FILE")]
-    approval: Option<PathBuf>,
+    approval: Vec<PathBuf>,
+    /// A set of approvals (a quorum's members) as one JSON array, checked together.
+    #[arg(long, value_name = "FILE", conflicts_with = "approval")]
+    approvals: Option<PathBuf>,
     /// Refused: a check reads everything with the strict profile.
     #[arg(long, hide = true)]
     profile: Option<String>,
@@ -185,11 +194,12 @@ fn run(command: Command) -> Result<(), Failure> {
             check::run(
                 &args.action,
                 &args.context,
-                args.approval.as_deref(),
+                check::Approvals::of(&args.approval, args.approvals.as_deref()),
                 &options,
             )
         }
         Command::Key(args) => key::run(args),
+        Command::Delegation(args) => delegation::run(args),
         Command::Demo => io::write_stdout(demo::story().as_bytes()),
         Command::Ledger(args) => ledger::run(args),
         Command::Completions { shell } => {

@@ -140,3 +140,33 @@ export function proofOp(v, canonical) {
       throw new Error(`unknown op ${v.op}`)
   }
 }
+
+/**
+ * The op that runs a quorum or delegation vector, and other ops that must give the same
+ * result: `[op, [label, op]...]`. An op this runner does not know fails the test.
+ */
+export function quorumOps(v) {
+  const json = (text) => ({ $json: text })
+  switch (v.op) {
+    case 'check_set': {
+      const approvals = v.approvals.map(json)
+      const op = { fn: 'checkSet', args: [approvals, json(v.action), json(v.context)] }
+      const context = JSON.parse(v.context)
+      const also = []
+      if (context !== null && typeof context === 'object' && context.contract != null) {
+        also.push(['contract preloaded', { fn: 'checkSet', args: [approvals, json(v.action), { ...context, contract: { $contract: context.contract } }] }])
+      }
+      // `check` is `checkSet` of zero or one member.
+      if (approvals.length <= 1) {
+        also.push(['check', { fn: 'check', args: [approvals[0] ?? null, json(v.action), json(v.context)] }])
+      }
+      return [op, also]
+    }
+    case 'verify_delegation':
+      return [{ fn: 'verifyDelegation', args: [json(v.link), json(v.keys), v.at] }, []]
+    case 'delegation_digest':
+      return [{ fn: 'delegationDigest', args: [json(v.document)] }, []]
+    default:
+      throw new Error(`unknown op ${JSON.stringify(v.op)}`)
+  }
+}

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import canonicalizeNpm from 'canonicalize'
-import { codes, notAnActionsealError, openEngine, proofOp, run, runtime, show, vectors } from './common.mjs'
+import { codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
 
 let engine
 before(async () => {
@@ -30,7 +30,8 @@ const LEDGER_CODES = [
   'invalid_decision', 'invalid_ledger_url', 'ledger_unavailable', 'not_a_ledger',
   'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
   'decided_outside_round', 'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
-  'ledger_schema_invalid', 'ledger_unprotected', 'invalid_audit_heads',
+  'ledger_schema_invalid', 'ledger_unprotected', 'invalid_audit_heads', 'approver_already_decided',
+  'approver_not_separate',
 ]
 
 /**
@@ -96,6 +97,11 @@ function sources() {
   for (const kind of ['signed', 'passkey']) {
     for (const [file, v] of vectors(kind)) {
       if (v.expect.error) out.push([v.expect.error, `${kind}/${file}`, proofOp(v, canonicalizeNpm)[0]])
+    }
+  }
+  for (const kind of ['quorum', 'delegation']) {
+    for (const [file, v] of vectors(kind)) {
+      if (v.expect.error) out.push([v.expect.error, `${kind}/${file}`, quorumOps(v)[0]])
     }
   }
   const functions = { fingerprint: 'fingerprint', fingerprint_json: 'fingerprintJson', canonicalize: 'canonicalize', canonicalize_json: 'canonicalizeJson', short_fingerprint: 'shortFingerprint' }

@@ -185,7 +185,7 @@ export class Scenario {
             request_id: t.request_id,
             action_digest: 'digest_of' in step ? this.tasks[step.digest_of].action_digest : t.action_digest,
             decision: step.decision,
-            approver: COMMON.approver,
+            approver: step.approver ?? COMMON.approver,
             decided_at: 'decided_at' in step ? COMMON.start + step.decided_at : now,
             expires_at: now + step.ttl,
           }

@@ -40,6 +40,7 @@ export const FUNCTIONS = [
   "amend",
   "approve",
   "check",
+  "checkSet",
   "charge",
   "notices",
   "gateStep",
@@ -54,6 +55,9 @@ export const FUNCTIONS = [
   "verifyRegistration",
   "ed25519Verify",
   "pae",
+  "signDelegation",
+  "verifyDelegation",
+  "delegationDigest",
 ];
 
 /** The classes whose methods ("Class#name") and properties ("Class.name") an op may use. */

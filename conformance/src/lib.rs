@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 pub mod corpus;
 pub mod decisions;
+pub mod delegation;
 pub mod proof;
+pub mod quorum;
 pub mod surfaces;
 
 /// The `conformance/` directory.

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // An independent check of every expectation in the contract, action, approval, budget,
-// notice, gate and permit vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
+// notice, gate, permit and delegation vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
 // with npm `canonicalize` and hashes with node:crypto, and re-derives what each expectation
 // means: fingerprints, envelopes, records, budgets, approval requirements, the identifier
 // rule, what a reader could misread in a value (from V8's Unicode tables), and every permit
 // verdict (outcome, reasons, drift, digests).
+//
+// Of a delegation vector's `check_set`, it re-derives the delegation chains' reasons (each
+// must be in the verdict, and none other of theirs), not the rest of the set's verdict.
 //
 // What it takes from the vectors instead of re-deriving: argument-schema validation (the
 // schema engine is checked by vectors/schema/, with hand-written expectations). An
@@ -15,7 +18,7 @@
 //
 // Exits 1 on any disagreement, or when a vector directory is empty.
 
-import { createHash } from 'node:crypto'
+import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -552,7 +555,24 @@ function gateDecision(input) {
     if (!isObject(t) || !isObject(t.action)) bad(at)
     const task = { t, id: s(t.id), state: s(t.state), tool: s(t.action.tool), digest: s(t.action_digest) }
     if (!/^sha256:[0-9a-f]{64}$/.test(task.digest)) bad(`${at}/action_digest`)
+    task.needed = neededOf(t.quorum, `${at}/quorum`)
+    if (task.needed && !(WAITS.includes(task.state) && task.needed.missing > 0)) task.needed = null
     return task
+  }
+  // A task's quorum (issue 25): what the model reads of it is counts, never guessed.
+  const neededOf = (q, at) => {
+    if (q === undefined || q === null) return null
+    const count = (n, min) => (Number.isSafeInteger(n) && n >= min ? n : bad(at))
+    if (!isObject(q) || !Array.isArray(q.counted) || !Array.isArray(q.missing_roles)) bad(at)
+    const required = count(q.required, 1)
+    const missing = count(q.missing, 0)
+    if (missing > required) bad(at)
+    const roles = q.missing_roles.map((r) => (isObject(r) && typeof r.role === 'string' ? { role: r.role, count: count(r.count, 1) } : bad(at)))
+    return { required, given: q.counted.length, missing, roles }
+  }
+  const neededText = (n) => {
+    const roles = n.roles.map((r) => (r.count === 1 ? r.role : `${r.role} (${r.count})`)).join(', ')
+    return `${n.given} of ${n.required} approvals given` + (n.roles.length ? `; roles still needed: ${roles}` : '')
   }
   const refusalOf = (task, code, extra = {}) => {
     let message
@@ -560,12 +580,18 @@ function gateDecision(input) {
       message = `These arguments are not the approved ones (they differ at ${extra.drift.join(', ')}); nothing ran. The approved call is ${task.tool} with ${canonicalize(extra.approved_args)}: call it with exactly these arguments, or propose a new call.`
     } else if (code === 'already_claimed') {
       message = `This approved call was already dispatched (state ${task.state}); it does not run again.`
+    } else if (WAITS.includes(task.state) && task.needed) {
+      message = `${task.tool} is waiting for ${task.needed.missing} more approval${task.needed.missing === 1 ? '' : 's'} (${task.state}: ${neededText(task.needed)}); nothing ran.`
     } else if (WAITS.includes(task.state)) {
       message = `${task.tool} is waiting for a person's approval (${task.state}); nothing ran.`
     } else {
       message = `${task.tool} may not run (${code}, state ${task.state}); nothing ran.`
     }
     const r = { error: code, task_id: task.id, state: task.state, tool: task.tool, fingerprint: task.digest, short_fingerprint: short(task.digest), message, ...extra }
+    if (task.needed && !extra.drift) {
+      const { required, given, missing, roles } = task.needed
+      r.quorum = { required, given, missing, missing_roles: roles }
+    }
     if (code === 'already_claimed' && ['succeeded', 'failed'].includes(task.state)) r.result = task.t.result ?? null
     return r
   }
@@ -581,6 +607,7 @@ function gateDecision(input) {
       type: 'actionseal_approval', task_id: task.id, state: task.state, approval_id: task.t.approval_id ?? null,
       tool: task.tool, action: task.t.action, fingerprint: task.digest, short_fingerprint: short(task.digest),
     }
+    if (task.needed) request.quorum = task.t.quorum
     return { decision: 'pause', message: said(refusal), refusal, request, task_id: task.id }
   }
   const oneOf = (k, choices) => (choices.includes(need(k)) ? input[k] : bad(`/${k}`))
@@ -597,7 +624,7 @@ function gateDecision(input) {
   if (step === 'elicit') {
     const task = taskOf(need('task'), '/task')
     const url = text(input, 'url', '/url')
-    const message = `Approval required: ${task.tool} ${canonicalize(task.t.action.args)} (fingerprint ${short(task.digest)}, ${task.digest}, ${task.state}). ` +
+    const message = `Approval required: ${task.tool} ${canonicalize(task.t.action.args)} (fingerprint ${short(task.digest)}, ${task.digest}, ${task.state}${task.needed ? `; ${neededText(task.needed)}` : ''}). ` +
       `A person decides at ${url}; then call again with _meta {"io.actionseal/task": "${task.id}"}.`
     return { decision: 'elicit', message, task_id: task.id, url }
   }
@@ -673,12 +700,202 @@ function gateDecision(input) {
   return refused({ error: 'task_not_claimed', tool, message: `No claim was won for this call of ${tool}; nothing ran.` })
 }
 
+// ----------------------------------------------------------------------- delegation
+// A delegation document, its digest, its link forms (DSSE envelope of the delegation payload
+// type, passkey-approved document with an EdDSA credential, bare document) and chains, from
+// SPEC-25 section 6, with node:crypto.
+const DELEGATION_TYPE = 'application/vnd.actionseal.delegation+json'
+const DELEGATION_FIELDS = ['delegation_id', 'delegator', 'delegate', 'tenant', 'tools', 'when', 'not_before', 'not_after']
+const MAX_DELEGATION_DEPTH = 4
+const b64 = (text, path, code = 'invalid_base64') => {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'base64url') : refuse(code, path)
+  return bytes.toString('base64url') === text ? bytes : refuse('invalid_base64', path)
+}
+
+function readDelegation(v) {
+  const bad = (path) => refuse('invalid_delegation', path)
+  const f = fields(v, 'invalid_delegation', DELEGATION_FIELDS)
+  for (const k of ['delegation_id', 'delegator', 'delegate', 'tenant']) f.identity(k)
+  const tools = f.required('tools')
+  if (!Array.isArray(tools) || tools.length === 0) bad('/tools')
+  tools.forEach((t, i) => { if (!isIdentifier(t) || tools.indexOf(t) !== i) bad(`/tools/${i}`) })
+  let when = []
+  if (f.has('when')) {
+    if (!Array.isArray(v.when) || v.when.length === 0) bad('/when')
+    when = v.when.map((c, i) => {
+      try {
+        return { ...parseCondition(c, false), canonical: canonicalize(c) }
+      } catch (e) {
+        if (e instanceof Refused) bad(`/when/${i}${e.path}`)
+        throw e
+      }
+    })
+  }
+  const [notBefore, notAfter] = [f.integer('not_before', 0), f.integer('not_after', 0)]
+  if (notAfter <= notBefore) bad('/not_after')
+  if (v.delegator === v.delegate) bad('/delegate')
+  return { delegator: v.delegator, delegate: v.delegate, tenant: v.tenant, tools, when, notBefore, notAfter }
+}
+
+/** Whether the key entry may sign for `who` at `at`. */
+function authorize(entry, who, at) {
+  if ((entry.valid_from !== undefined && at < entry.valid_from) || (entry.valid_until !== undefined && at >= entry.valid_until)) {
+    refuse('key_outside_window', '')
+  }
+  const allowed = entry.approvers ?? (entry.approver === undefined ? undefined : [entry.approver])
+  if (allowed !== undefined && !allowed.includes(who)) refuse('signer_not_allowed', '')
+}
+
+/** `{document, signer}` of a link, or a refusal with the core's code and path. */
+function verifyLink(link, keys, at) {
+  if (isObject(link) && has(link, 'payloadType')) {
+    const f = fields(link, 'invalid_envelope', ['payloadType', 'payload', 'signatures'])
+    const [type, payloadText, signatures] = [f.string('payloadType'), f.string('payload'), f.required('signatures')]
+    if (!Array.isArray(signatures)) refuse('invalid_envelope', '/signatures')
+    if (type !== DELEGATION_TYPE) refuse('payload_type_mismatch', '/payloadType')
+    if (signatures.length !== 1) refuse('invalid_envelope', '/signatures')
+    const s = under('signatures', () => under('0', () => fields(signatures[0], 'invalid_envelope', ['keyid', 'sig'])))
+    const keyid = s.string('keyid')
+    const sig = b64(signatures[0].sig, '/signatures/0/sig')
+    const payload = b64(payloadText, '/payload')
+    const entry = keys.service_keys?.[keyid] ?? refuse('unknown_key', '/signatures/0/keyid')
+    const pae = Buffer.concat([Buffer.from(`DSSEv1 ${type.length} ${type} ${payload.length} `), payload])
+    const key = createPublicKey({ key: typeof entry.key === 'string' ? { kty: 'OKP', crv: 'Ed25519', x: entry.key } : entry.key, format: 'jwk' })
+    if (!verifySignature(null, pae, key, sig)) refuse('invalid_signature', '/signatures/0/sig')
+    const document = JSON.parse(payload.toString('utf8'))
+    if (canonicalize(document) !== payload.toString('utf8')) refuse('non_canonical_payload', '/payload')
+    const d = under('payload', () => readDelegation(document))
+    authorize(entry, d.delegator, at)
+    return { document, d, signer: { kind: 'service', keyid } }
+  }
+  if (isObject(link) && has(link, 'passkey')) {
+    const { passkey: assertion, ...document } = link
+    const d = readDelegation(document)
+    const proven = under('passkey', () => {
+      const f = fields(assertion, 'invalid_assertion', ['credential_id', 'authenticator_data', 'client_data_json', 'signature'])
+      const id = f.string('credential_id')
+      const authData = b64(assertion.authenticator_data, '/authenticator_data')
+      const clientData = b64(assertion.client_data_json, '/client_data_json')
+      const sig = b64(assertion.signature, '/signature')
+      const entry = keys.passkeys?.[id] ?? refuse('unknown_key', '/credential_id')
+      // COSE_Key {1: 1, 3: -8, -1: 6, -2: x}: an Ed25519 key, x the last 32 bytes.
+      const cose = b64(entry.public_key, '')
+      if (cose.subarray(0, 8).toString('hex') !== 'a401010327200621') throw new Error('only EdDSA passkeys are re-derived here')
+      const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: cose.subarray(-32).toString('base64url') }, format: 'jwk' })
+      const message = Buffer.concat([authData, createHash('sha256').update(clientData).digest()])
+      if (!verifySignature(null, message, key, sig)) refuse('invalid_signature', '/signature')
+      const client = JSON.parse(clientData.toString('utf8'))
+      if (client.type !== 'webauthn.get') refuse('invalid_assertion', '/client_data_json')
+      if (client.challenge !== Buffer.from(fp(document).slice(7), 'hex').toString('base64url')) refuse('challenge_mismatch', '/client_data_json')
+      if (!keys.webauthn.origins.includes(client.origin)) refuse('origin_not_allowed', '/client_data_json')
+      if (!authData.subarray(0, 32).equals(createHash('sha256').update(keys.webauthn.rp_id).digest())) refuse('rp_id_mismatch', '/authenticator_data')
+      if ((authData[32] & 0x05) !== 0x05) refuse('user_not_verified', '/authenticator_data')
+      return { entry, signer: { kind: 'passkey', credential_id: id, algorithm: 'EdDSA' } }
+    })
+    authorize(proven.entry, d.delegator, at)
+    return { document, d, signer: proven.signer }
+  }
+  return { document: link, d: readDelegation(link), signer: null }
+}
+
+/** Whether a child condition shows its parent's (SPEC-25 section 6; sound, not complete). */
+function implies(c, p) {
+  if (c.canonical === p.canonical) return true
+  if (c.tokens.join('/') !== p.tokens.join('/') || c.tokens.length !== p.tokens.length) return false
+  const upper = ['lt', 'lte']
+  const lower = ['gt', 'gte']
+  if (c.op === 'eq' && ['lte', 'lt', 'gte', 'gt', 'in', 'eq'].includes(p.op)) return holds(p, c.value)
+  if (c.op === 'in' && p.op === 'in') return c.value.every((x) => p.value.some((y) => same(x, y)))
+  if (upper.includes(c.op) && upper.includes(p.op)) return c.op === 'lte' && p.op === 'lt' ? c.value < p.value : c.value <= p.value
+  if (lower.includes(c.op) && lower.includes(p.op)) return c.op === 'gte' && p.op === 'gt' ? c.value > p.value : c.value >= p.value
+  return false
+}
+
+/** A scope condition's test of a value the pointer found (or undefined): what cannot be told does not hold. */
+function holds(c, arg) {
+  if (arg === undefined) return c.op === 'absent'
+  if (c.any) return Array.isArray(arg) && arg.some((e) => holds(c.any, resolve(e, c.any.tokens)))
+  if (c.all) return Array.isArray(arg) && arg.every((e) => holds(c.all, resolve(e, c.all.tokens)))
+  switch (c.op) {
+    case 'exists': return true
+    case 'absent': return false
+    case 'eq': return same(arg, c.value)
+    case 'ne': return !same(arg, c.value)
+    case 'in': return c.value.some((x) => same(x, arg))
+    case 'not_in': return !c.value.some((x) => same(x, arg))
+    case 'contains':
+      if (typeof arg === 'string') return typeof c.value === 'string' && arg.includes(c.value)
+      return Array.isArray(arg) && arg.some((x) => same(x, c.value))
+    default:
+      return typeof arg === 'number' && { gt: arg > c.value, gte: arg >= c.value, lt: arg < c.value, lte: arg <= c.value }[c.op]
+  }
+}
+
+const covers = (d, action) => action.tenant === d.tenant && d.tools.includes(action.tool) &&
+  d.when.every((c) => holds(c, resolve(action, c.tokens)))
+const within = (c, p) => c.tenant === p.tenant && c.tools.every((t) => p.tools.includes(t)) &&
+  c.notBefore >= p.notBefore && c.notAfter <= p.notAfter && p.when.every((pc) => c.when.some((cc) => implies(cc, pc)))
+
+/** The reason a record's chain does not hold, or null (SPEC-25 section 6, in its order). */
+function chainReason(record, action, ctx) {
+  const links = record.delegation
+  if (links.length > MAX_DELEGATION_DEPTH) return 'delegation_too_deep'
+  const keys = ctx.proof?.keys ?? {}
+  const verified = []
+  for (const link of links) {
+    const r = attempt(() => verifyLink(link, keys, ctx.now))
+    if (r.error !== undefined || (r.ok.signer === null && ctx.proof?.required)) return 'delegation_invalid'
+    verified.push(r.ok)
+  }
+  const ds = verified.map((x) => x.d)
+  const chain = [record.on_behalf_of, ...ds.map((d) => d.delegate)]
+  if (ds.some((d, i) => d.delegator !== chain[i]) || chain.at(-1) !== record.approver) return 'delegation_invalid'
+  if (new Set(chain).size !== chain.length) return 'delegation_cycle'
+  if (ds.some((d, i) => i > 0 && !within(d, ds[i - 1]))) return 'delegation_widens'
+  if (ds.some((d) => ctx.now < d.notBefore || ctx.now >= d.notAfter || record.decided_at < d.notBefore)) return 'delegation_expired'
+  if (ds.some((d) => !covers(d, action))) return 'delegation_out_of_scope'
+  const facts = ctx.delegations_revoked ?? []
+  if (verified.some((x) => facts.find((f) => f.delegation === fp(x.document))?.revoked !== false)) return 'delegation_revoked'
+  const authorized = [ctx.approver_authorized].flat().find((f) => f?.approver === record.on_behalf_of)
+  return authorized?.authorized === true ? null : 'approver_unauthorized'
+}
+
+const CHAIN_REASONS = ['delegation_invalid', 'delegation_too_deep', 'delegation_cycle', 'delegation_widens',
+  'delegation_out_of_scope', 'delegation_expired', 'delegation_revoked']
+
+function delegationExpect(v) {
+  if (v.op === 'delegation_digest') {
+    const r = attempt(() => { const doc = JSON.parse(v.document); readDelegation(doc); return { digest: fp(doc) } })
+    return r.error !== undefined ? { error: r.error, path: r.path } : r.ok
+  }
+  if (v.op === 'verify_delegation') {
+    const r = attempt(() => verifyLink(JSON.parse(v.link), JSON.parse(v.keys), v.at))
+    if (r.error !== undefined) return { error: r.error, path: r.path }
+    return { delegation: JSON.parse(canonicalize(r.ok.document)), digest: fp(r.ok.document), signer: r.ok.signer }
+  }
+  // check_set: each chain's reason is in the verdict, and no chain reason that no chain gives.
+  const action = JSON.parse(v.action)
+  const ctx = JSON.parse(v.context)
+  const derived = new Set()
+  for (const text of v.approvals) {
+    let record = JSON.parse(text)
+    if (has(record, 'payloadType')) record = JSON.parse(Buffer.from(record.payload, 'base64url').toString('utf8'))
+    if (!has(record, 'delegation')) continue
+    const reason = chainReason(record, action, ctx)
+    if (reason !== null) derived.add(reason)
+  }
+  const said = new Set(v.expect.reasons.filter((r) => CHAIN_REASONS.includes(r) || derived.has(r)))
+  for (const r of derived) if (!said.has(r)) throw new Error(`the chain gives ${r}, the verdict does not`)
+  for (const r of said) if (CHAIN_REASONS.includes(r) && !derived.has(r)) throw new Error(`the verdict gives ${r}, no chain does`)
+  return v.expect
+}
+
 // ----------------------------------------------------------------------- naming and driver
 function nameProblem(kind, name, expect) {
   const [prefix, ...rest] = name.split('_')
   const tail = rest.join('_')
   if (expect.error !== undefined && !(expect.error in codes.codes)) return `unknown code ${expect.error}`
-  if (kind === 'permit' && expect.outcome !== undefined) {
+  if (['permit', 'delegation'].includes(kind) && expect.outcome !== undefined) {
     if (prefix === 'y') return expect.outcome === 'permit' ? null : 'y_ vector does not permit'
     return tail.startsWith(expect.outcome) && expect.outcome !== 'permit' ? null : 'n_ name does not match the outcome'
   }
@@ -695,6 +912,7 @@ const kinds = {
   notice: noticeExpect,
   gate: gateExpect,
   permit: permitExpect,
+  delegation: delegationExpect,
 }
 let failures = 0
 for (const [kind, derive] of Object.entries(kinds)) {

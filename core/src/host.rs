@@ -26,11 +26,10 @@
 //!   container's pointer. The first problem met in the walk's order is the one reported.
 //!
 //! Arguments that are not values to convert (JSON text, digests, options) have their rules
-//! here too: [`json_text`], [`digest_argument`], [`options`] and [`no_options`].
+//! here too: [`json_text`], [`digest_argument`], [`options`] and [`no_options`]; so has the
+//! one argument that holds several approvals ([`approval_set`]).
 
-#[cfg(doc)]
-use crate::error::Code;
-use crate::error::Error;
+use crate::error::{Code, Error};
 use crate::json::number::Number;
 use crate::json::options::{Options, Profile};
 use crate::json::value::{Object, Value};
@@ -686,6 +685,22 @@ pub fn json_text(t: HostType<'_>) -> Error {
 /// A digest given as a value that is not a string: [`Code::InvalidDigest`].
 pub fn digest_argument(t: HostType<'_>) -> Error {
     Error::not_a_digest(t.name())
+}
+
+/// The members of a set of approvals (`check_set`'s first argument), as every binding and the
+/// CLI hand it over: one value, an array whose elements are each what `check` takes as its
+/// approval. Anything else is [`Code::InvalidApproval`]: a lone record is not a set of one.
+pub fn approval_set<'a, 'v>(approvals: &'a Value<'v>) -> Result<&'a [Value<'v>], Error> {
+    match approvals {
+        Value::Array(members) => Ok(members),
+        other => Err(Error::new(
+            Code::InvalidApproval,
+            format!(
+                "a set of approvals is an array of approvals, not {}",
+                other.type_name()
+            ),
+        )),
+    }
 }
 
 /// What a binding found where an options argument may be.

@@ -4,11 +4,13 @@
 // (strict JSON, the contract, the record, signatures and passkeys) is actionseal's, run here
 // in WebAssembly. A request may also carry a signed decision and its key set (signature.mjs);
 // a reviewer may approve with a passkey (passkey.mjs), and correct an argument before
-// deciding (amend.mjs): the approval is then about the amended action.
+// deciding (amend.mjs): the approval is then about the amended action. Under a quorum, the
+// request may carry the approvals so far (quorum.mjs).
 
 import * as amendments from "./amend.mjs";
 import * as passkeys from "./passkey.mjs";
 import { argumentRows, contractFacts, el, errorDetails, fact, ruleText, showDigest, showScalar, showString, useCore } from "./render.mjs";
+import { showQuorum } from "./quorum.mjs";
 import { showSigned } from "./signature.mjs";
 
 // The web build of actionseal-wasm, as bindings-wasm/build.sh writes it into the repository.
@@ -125,9 +127,9 @@ function load(input, source) {
   if (!isObject(request) || !("action" in request) || !("contract" in request)) {
     return problem(`Could not load ${source}: a pending request is {"action": …, "contract": …}.`);
   }
-  const extra = Object.keys(request).find((k) => !["action", "contract", "signed", "keys"].includes(k));
+  const extra = Object.keys(request).find((k) => !["action", "contract", "signed", "keys", "quorum"].includes(k));
   if (extra !== undefined) {
-    return problem(`Could not load ${source}: it has a member "${extra}" besides "action", "contract", "signed" and "keys".`);
+    return problem(`Could not load ${source}: it has a member "${extra}" besides "action", "contract", "signed", "keys" and "quorum".`);
   }
 
   const { action } = request;
@@ -182,6 +184,7 @@ function show(c) {
 
   showContract(contract, error?.where === "contract" ? error.err : null);
   showSigned(api, $("signed"), c.request, fingerprint);
+  showQuorum($("quorum"), c.request, contract);
   showVerdict(c);
   $("review").hidden = false;
 }

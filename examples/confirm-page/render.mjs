@@ -205,9 +205,19 @@ export function conditionText(c) {
 
 /** Words for the contract rule a requirement names (core's `requiresApproval(...).rule`). */
 export function ruleText(doc, rule) {
-  if (rule === "/approval") return doc.approval === "always" ? "every call needs approval" : "no call needs approval";
+  // Under a quorum or separation, "always" is spelled `{"when": "always", ...}` (issue 25).
+  const always = doc.approval === "always" || doc.approval?.when === "always";
+  if (rule === "/approval") return always ? "every call needs approval" : "no call needs approval";
   if (rule === "/approval/when") return "none of the contract's conditions holds";
   return conditionText(doc.approval.when[Number(rule.split("/").pop())]);
+}
+
+/** Words for a contract's quorum: "2 distinct approvers: finance (1), risk (1), in any order; one rejection vetoes". */
+export function quorumText(q) {
+  const roles = (q.roles ?? []).map((r) => `${r.role} (${r.count})`).join(", ");
+  const order = q.order === "as_listed" ? "in the order listed" : "in any order";
+  const veto = q.veto === "none" ? "a rejection just does not count" : "one rejection vetoes";
+  return `${q.approvers} distinct approver${q.approvers === 1 ? "" : "s"}${roles ? `: ${roles}` : ""}, ${order}; ${veto}`;
 }
 
 /** Code, path and message of an actionseal error, as a small definition list. */
@@ -224,13 +234,18 @@ export function errorDetails(err) {
 /** The facts of a loaded contract (a `Contract`): tool, version, effect, cost, rule, fingerprint. */
 export function contractFacts(contract) {
   const doc = contract.document;
-  const rule = typeof doc.approval === "string" ? doc.approval : doc.approval.when.map(conditionText).join("  or  ");
+  const when = typeof doc.approval === "string" ? doc.approval : doc.approval.when;
+  const rule = typeof when === "string" ? when : when.map(conditionText).join("  or  ");
+  const quorum = typeof doc.approval === "object" && doc.approval.quorum !== undefined ? doc.approval.quorum : null;
+  const separation = typeof doc.approval === "object" && doc.approval.separation !== undefined ? doc.approval.separation : null;
   return [
     ...fact("Tool", showString(contract.tool).node),
     ...fact("Version", showString(contract.version).node),
     ...fact("Effect", el("span", `tag ${contract.effect === "write" ? "write" : "read"}`, contract.effect === "write" ? "write — changes something" : "read only")),
     ...fact("Cost per call", el("span", "mono", `${contract.costMinor} minor units`)),
     ...fact("Approval rule", el("span", "mono", rule)),
+    ...(quorum === null ? [] : fact("Quorum", el("span", "", quorumText(quorum)))),
+    ...(separation === null ? [] : fact("Separation", el("span", "", `an approver may not be the ${separation.join(", the ")}`))),
     ...fact("Fingerprint", el("code", "digest", showDigest(contract.digest, { highlight: 0 }))),
   ];
 }

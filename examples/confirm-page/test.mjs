@@ -33,6 +33,7 @@ const SAMPLES = {
   valid: join(here, 'samples', 'refund.json'),
   invalid: join(here, 'samples', 'refund-invalid-amount.json'),
   signed: join(here, 'samples', 'refund-signed.json'),
+  quorum: join(here, 'samples', 'refund-quorum.json'),
 }
 const HOUR = 3600000
 const targetShots = join(repo, 'target', 'confirm-page')
@@ -615,6 +616,88 @@ try {
     for (const [runtime, got] of Object.entries(everywhere(record, request.action, request.contract, keys, now))) {
       assert.deepEqual(got.check, { outcome: 'reject', reasons: ['action_drift'] }, `${runtime}: the proposal drifts`)
     }
+  })
+
+  // Issue 25: the approvals so far under a quorum, drawn from the task's or verdict's `quorum`.
+  const quorumRequest = JSON.parse(readFileSync(SAMPLES.quorum, 'utf8'))
+  const carol = quorumRequest.quorum.counted[0]
+  /** Loads `request` as pasted text and waits until the page has decided what it shows. */
+  const paste = async (request) => {
+    await page.goto(pageUrl)
+    await page.waitForSelector('body[data-state="empty"]')
+    await page.click('.paste summary')
+    await page.fill('#request-text', JSON.stringify(request))
+    await page.click('#load-text')
+    await page.waitForSelector('body[data-state="ready"], body[data-state="invalid"], body[data-state="error"]')
+  }
+  const withQuorum = (quorum) => ({ ...quorumRequest, quorum })
+
+  await step('quorum: "1 of 2 approvals", who approved in what role, and what is still missing', async () => {
+    await open(SAMPLES.quorum, 'ready')
+    assert.ok(await page.locator('#quorum').isVisible())
+    assert.equal(await page.getAttribute('#quorum', 'data-tally'), '1 of 2 approvals')
+    assert.equal(await text('#quorum-status'), '1 of 2 approvals: waiting for 1 more approval.')
+    const counted = page.locator('#quorum .counted')
+    assert.equal(await counted.count(), 1)
+    assert.equal(await counted.getAttribute('data-approver'), 'user:carol')
+    assert.match(await counted.textContent(), /^user:carol as finance decision dec-1$/)
+    const missing = await page.locator('#quorum .missing-list li').allTextContents()
+    assert.deepEqual(missing, ['1 more approval', 'in the role risk: 1 more'])
+    const contract = await text('#contract')
+    assert.ok(contract.includes('2 distinct approvers: finance (1), risk (1), in any order; one rejection vetoes'), contract)
+    assert.ok(contract.includes('an approver may not be the subject, the proposer'), contract)
+    assert.ok((await text('#banner')).includes('Approval is required: /amount_minor > 1000'))
+    await screenshot('refund-quorum')
+  })
+
+  await step('quorum: an approval through a delegation reads "for <root>, by <delegate>", and a met quorum says so', async () => {
+    const link = `sha256:${'ab'.repeat(32)}`
+    await paste(withQuorum({ ...quorumRequest.quorum, counted: [{ ...carol, delegate: 'user:dave', delegations: [link] }] }))
+    const item = page.locator('#quorum .counted')
+    assert.equal(await item.getAttribute('data-delegate'), 'user:dave')
+    assert.match(await item.textContent(), /^for user:carol, by user:dave as finance through delegation sha256:abababababab…/)
+    assert.equal(await item.locator('.chain').getAttribute('title'), link)
+    await screenshot('refund-quorum-delegated')
+    const risk = { approver: 'user:erin', role: 'risk', decision_id: 'dec-2', delegate: null, delegations: [] }
+    await paste(withQuorum({ required: 2, counted: [carol, risk], missing: 0, missing_roles: [] }))
+    assert.equal(await text('#quorum-status'), '2 of 2 approvals: the quorum is met.')
+    assert.deepEqual(await page.locator('#quorum .counted').evaluateAll((l) => l.map((i) => i.dataset.approver)), ['user:carol', 'user:erin'])
+  })
+
+  await step('quorum: what a reader could miss in an identity is marked, as in the arguments', async () => {
+    await paste(withQuorum({ ...quorumRequest.quorum, counted: [{ ...carol, approver: 'user:c\u0430rol\u200B' }] }))
+    const item = page.locator('#quorum .counted')
+    assert.deepEqual(await item.locator('.esc').allTextContents(), ['\\u200B'])
+    assert.deepEqual(await item.locator('mark.nonascii').allTextContents(), ['\u0430'])
+    assert.ok((await item.textContent()).includes('invisible U+200B'), 'the item says what was marked')
+  })
+
+  await step('quorum: a state that does not add up, or is not this contract\'s, is a problem and never a tally', async () => {
+    const q = quorumRequest.quorum
+    const cases = [
+      [{ ...q, missing: 0 }, 'missing (0)'],
+      [{ ...q, missing: 2 }, 'missing (2)'],
+      [{ ...q, required: 3, missing: 2 }, 'the contract needs 2 approvers, not 3'],
+      [{ ...q, missing_roles: [{ role: 'legal', count: 1 }] }, 'the contract has no role "legal"'],
+      [{ ...q, counted: [{ ...carol, delegate: 'user:dave' }] }, 'a delegate without a chain'],
+      [{ ...q, counted: [carol, { ...carol, decision_id: 'dec-2' }], missing: 1 }, 'one approver is counted twice'],
+      [{ ...q, counted: [{ ...carol, extra: 1 }] }, 'counted/0 is not'],
+      [{ ...q, seen: true }, 'a member "seen"'],
+    ]
+    for (const [quorum, why] of cases) {
+      await paste(withQuorum(quorum))
+      const problem = await page.getAttribute('#quorum', 'data-problem')
+      assert.ok(problem?.includes(why), `${JSON.stringify(quorum)}: ${problem}`)
+      assert.equal(await page.getAttribute('#quorum', 'data-tally'), null)
+      assert.match(await text('#quorum-status'), /^✕ The approvals so far cannot be shown: /)
+      assert.equal(await page.locator('#quorum .counted').count(), 0)
+    }
+    // The refund's single-approver contract with a quorum state: not this contract's.
+    await paste({ ...request, quorum: q })
+    assert.ok((await page.getAttribute('#quorum', 'data-problem')).includes('needs one approver'))
+    // And a request without one shows no such section at all.
+    await paste(request)
+    assert.equal(await page.locator('#quorum').isHidden(), true)
   })
 
   await step('the page loads nothing but its own files, and logs no errors', async () => {

@@ -70,12 +70,24 @@ function verifiedAs(proven, at, record) {
 
 function facts(task) {
   const approver = task.approval?.approver
-  return {
+  const base = {
     tenant: config.tenant,
     policy_version: config.policy_version,
     contract: config.contracts[task.action.tool] ?? null,
     approver_authorized: approver ? { approver, authorized: config.approvers.includes(approver) } : null,
     subject_authorized: { subject: config.subject, authorized: true },
+  }
+  if (!task.quorum) return base
+  // Under a quorum (issue 25) the claim re-checks every member: each counting identity's
+  // authorization and roles are this executor's facts (its config), as is each delegation
+  // link's revocation (the desk revokes none).
+  const counted = task.quorum.counted
+  const who = [...new Set(counted.map((c) => c.approver))]
+  return {
+    ...base,
+    approver_authorized: who.map((a) => ({ approver: a, authorized: config.approvers.includes(a) })),
+    approver_roles: who.flatMap((a) => (config.roles[a] ?? []).map((role) => ({ approver: a, role, holds: true }))),
+    delegations_revoked: [...new Set(counted.flatMap((c) => c.delegations))].map((d) => ({ delegation: d, revoked: false })),
   }
 }
 
@@ -103,7 +115,7 @@ async function pay(claim) {
 }
 
 async function dispatch(task) {
-  if (task.action.tool !== 'refund_create') return // the only tool this executor dispatches
+  if (!['refund_create', 'refund_large'].includes(task.action.tool)) return // the tools this executor dispatches
   const handoff = await getJson(`${config.server}/api/handoffs/${task.id}`)
   if (handoff.status === 404) return // the agent has not handed the call over yet
   let verified

@@ -15,7 +15,10 @@
 // acknowledgement; a cleared or zero amount is an error on the page; a rejection takes a
 // confirmation and a reason; the page is driven with the keyboard only, keeps focus through
 // its refreshes, announces results, and fits a 420 px window (screenshots at 1280 and 420 px).
-// Then `actionseal ledger audit verify`.
+// Issue 25: a refund over the threshold needs finance and risk (four eyes): the requester may
+// not approve, the same reviewer twice counts once, the desk shows "1 of 2 approvals" in between
+// and the refund runs only after both; a delegate approves for a finance reviewer who is away,
+// shown as "for <root>, by <delegate>". Then `actionseal ledger audit verify`.
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
@@ -126,6 +129,21 @@ async function signIn() {
   await page.keyboard.type(secret('reviewer.secret'))
   await page.keyboard.press('Enter')
   await page.waitForSelector('body[data-session="in"]')
+}
+
+/** Signs out whoever is signed in and signs in as `who` (a reviewer of the desk, by its own secret). */
+async function signInAs(who) {
+  if (await page.getAttribute('body', 'data-session') === 'in') {
+    await page.click('#sign-out')
+    await page.waitForSelector('body[data-session="out"]')
+  } else {
+    await page.goto(`${opt.server}/`)
+    await page.waitForSelector('body[data-session="out"]')
+  }
+  await page.fill('#secret', JSON.parse(secret('reviewers.json'))[who])
+  await page.keyboard.press('Enter')
+  await page.waitForSelector('body[data-session="in"]')
+  assert.equal(await page.textContent('#reviewer'), who)
 }
 
 async function open(tid) {
@@ -542,9 +560,107 @@ try {
     }
   })
 
+  const large = ['--tool', 'refund_large', '--proposer', 'user:frank']
+  /** Approves on the open task and waits for the server's answer: its code, or 'approved'. */
+  async function tryApprove(tid) {
+    await page.waitForSelector(`#detail[data-task-id="${tid}"] #approve:not([disabled])`)
+    await page.evaluate(() => delete document.getElementById('decide-status').dataset.result)
+    await page.click('#approve')
+    await page.waitForSelector('#decide-status[data-result]', { state: 'attached' })
+    return attr('#decide-status', 'data-result')
+  }
+  const quorumOf = async (tid) => (await ledger.task(tid)).quorum
+  /**
+   * Runs `fn`, in which the page is refused on purpose (the requester's approval: 409) or signs
+   * out while its refresh loop still asks (401): the browser logs those answers, and only those
+   * are taken off the page's errors.
+   */
+  async function refusedOnPurpose(fn) {
+    const before = browser.errors.length
+    await fn()
+    const added = browser.errors.splice(before)
+    const expected = /^console: Failed to load resource: the server responded with a status of (409 \(Conflict\)|401 \(Unauthorized\))$/
+    assert.deepEqual(added.filter((e) => !expected.test(e)), [], 'no other errors in the page')
+  }
+
+  await scenario('four eyes: finance and risk both approve a refund over the threshold; the requester cannot, twice counts once, 1 of 2 in between', () => refusedOnPurpose(async () => {
+    const a = await agent('job-four-eyes', [...large, '--amount', '90000'])
+    assert.equal(a.paused.quorum?.missing ?? 2, 2, 'nobody has approved yet')
+    // The requester (the proposer the ledger recorded) holds finance, and still may not approve.
+    await signInAs('user:frank')
+    await open(a.task)
+    assert.equal(await tryApprove(a.task), 'approver_not_separate')
+    assert.equal((await ledger.task(a.task)).state, 'awaiting_approval')
+    assert.deepEqual((await quorumOf(a.task)).counted, [])
+    // Finance approves: 1 of 2, waiting for risk; nothing runs.
+    await signInAs('user:bob')
+    await open(a.task)
+    assert.equal(await tryApprove(a.task), 'approved')
+    await page.waitForSelector('#quorum[data-tally="1 of 2 approvals"]')
+    assert.equal(await page.textContent('#quorum-status'), '1 of 2 approvals: waiting for 1 more approval.')
+    assert.match(await page.textContent('#quorum .counted'), /^user:bob as finance /)
+    assert.deepEqual(await page.locator('#quorum .missing-list li').allTextContents(), ['1 more approval', 'in the role risk: 1 more'])
+    assert.equal((await ledger.task(a.task)).state, 'awaiting_approval')
+    const waiting = await until(() => a.events.find((e) => e.event === 'waiting' && e.counted === 1), 'the agent saw 1 of 2')
+    assert.deepEqual([waiting.missing, waiting.missing_roles], [1, [{ role: 'risk', count: 1 }]])
+    console.log(`    screenshots of 1 of 2 approvals: ${(await shots2('four-eyes-1-of-2')).join(', ')}`)
+    // The same reviewer again: the page's own double click is one decision; a new decision id
+    // from the same person is refused by the ledger; either way bob counts once.
+    assert.equal(await tryApprove(a.task), 'approved')
+    assert.ok((await page.textContent('#decide-status')).includes('(already recorded)'))
+    const again = await post(`/api/tasks/${a.task}/decision`, { decision_id: 'bob-again', action_digest: a.fingerprint, decision: 'approved', ttl_ms: HOUR, acknowledged: [] })
+    assert.equal(again.status, 409)
+    assert.equal(again.body.error, 'approver_already_decided')
+    assert.deepEqual((await quorumOf(a.task)).counted.map((c) => c.approver), ['user:bob'])
+    assert.deepEqual(await effectsOf(a.task), [], 'nothing paid at 1 of 2')
+    // Risk approves: the task is approved once, and paid once.
+    await signInAs('user:erin')
+    await open(a.task)
+    assert.equal(await tryApprove(a.task), 'approved')
+    await settled(a.task)
+    const q = await quorumOf(a.task)
+    assert.deepEqual([q.missing, q.counted.map((c) => [c.approver, c.role])], [0, [['user:bob', 'finance'], ['user:erin', 'risk']]])
+    assert.equal(count(await kinds(a.task), 'approved') + count(await kinds(a.task), 'quorum_met'), 1, 'one transition')
+    assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[90000, 1]])
+  }))
+
+  await scenario('delegation: a delegate approves for a finance reviewer who is away, shown as "for user:carol, by user:dave"', () => refusedOnPurpose(async () => {
+    // The ledger's claim cannot verify a signed delegation link yet (its check has no key set:
+    // delegation_invalid), so no executor runs here: what is shown is the approval.
+    await stopExecutors()
+    await signInAs('user:carol')
+    await page.fill('#delegate-to', 'user:dave')
+    await page.click('#delegate')
+    await page.waitForSelector('#delegation-status:has-text("Delegated to user:dave")')
+    const a = await agent('job-delegated', [...large, '--amount', '60000'])
+    await signInAs('user:dave')
+    await open(a.task)
+    await page.waitForSelector('#behalf-row:not([hidden])')
+    await page.selectOption('#behalf', 'user:carol')
+    assert.equal(await tryApprove(a.task), 'approved')
+    await page.waitForSelector('#quorum[data-tally="1 of 2 approvals"]')
+    const item = page.locator('#quorum .counted')
+    assert.equal(await item.getAttribute('data-approver'), 'user:carol')
+    assert.equal(await item.getAttribute('data-delegate'), 'user:dave')
+    assert.match(await item.textContent(), /^for user:carol, by user:dave as finance through delegation sha256:/)
+    assert.ok((await page.textContent('#history li[data-kind="decided"]')).includes('for user:carol, by user:dave as finance'))
+    const member = (await quorumOf(a.task)).counted[0]
+    assert.deepEqual([member.approver, member.delegate, member.role, member.delegations.length], ['user:carol', 'user:dave', 'finance', 1])
+    console.log(`    screenshots of a delegated approval: ${(await shots2('delegated')).join(', ')}`)
+    await signInAs('user:erin')
+    await open(a.task)
+    assert.equal(await tryApprove(a.task), 'approved')
+    await settled(a.task, 'approved')
+    const q = await quorumOf(a.task)
+    assert.deepEqual([q.missing, q.counted.map((c) => [c.approver, c.delegate, c.role])],
+      [0, [['user:carol', 'user:dave', 'finance'], ['user:erin', null, 'risk']]])
+    assert.ok((await kinds(a.task)).includes('quorum_met'))
+    await signInAs('user:bob')
+  }))
+
   await scenario('every payment once; the audit chain verifies', async () => {
     const all = await effects()
-    assert.equal(all.length, 9, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout')
+    assert.equal(all.length, 10, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout, four eyes')
     for (const e of all) assert.equal(e.requests, 1, `one request for ${e.idempotency_key}`)
     const out = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'audit', 'verify'], { encoding: 'utf8' })
     const report = JSON.parse(out)

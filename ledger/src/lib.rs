@@ -304,15 +304,28 @@ impl Ledger {
     /// byte for byte the one the ledger builds ([`Code::DecisionMismatch`] at the first member
     /// that differs). The decided event's detail names the `signer` and keeps the `proof` as
     /// presented. Where the options require proof, a bare envelope is [`Code::MissingProof`].
+    ///
+    /// Under a contract with a quorum (issue 25) each decision is one member of the round:
+    /// the task stays `awaiting_approval` (its [`Task::quorum`] says who counted and what is
+    /// missing) until the decision that meets the quorum approves it (a `decided` event, then
+    /// `quorum_met`), or a rejection vetoes it (veto `any_rejection`). A second decision by the
+    /// same counting identity in the round is [`Code::ApproverAlreadyDecided`]; one by the
+    /// action's subject, the task's proposer or (when the contract lists `amender`) the
+    /// reviewer who amended it is [`Code::ApproverNotSeparate`]. The role an envelope names
+    /// is taken as its trusted caller states it; a claim holds it to the executor's facts.
     pub fn decide(&self, decision: &Value<'_>) -> Result<Decided> {
         // Keys are judged at the ledger's clock as the decision arrives, never at the
         // decided_at its signer wrote.
         let arrived = self.clock.now_ms();
         let p = Presented::read(decision, &self.keys, self.requirement(), arrived)?;
-        self.write(|tx, now| ops::decide::run(tx, now, &p))
+        self.write(|tx, now| ops::decide::run(tx, now, &p, &self.contracts))
     }
 
     /// Claims a task for dispatch: see [`ClaimOutcome`]. Losers get [`Code::AlreadyClaimed`].
+    /// Under a quorum the whole round is checked again as a set (`check_set_with`), with the
+    /// ledger's clock, the executor's facts, and the proposer and amender from the ledger's
+    /// own records (facts naming `proposer` or `amended_by` are [`Code::InvalidContext`]);
+    /// the claim carries the set ([`Claim::approvals`]).
     pub fn claim(&self, r: &ClaimRequest<'_, '_>) -> Result<ClaimOutcome> {
         check_identity("executor", r.executor)?;
         if let Some(b) = r.budget {
@@ -412,15 +425,23 @@ impl Ledger {
     pub fn task(&self, id: &str) -> Result<Task> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            ops::view(t)
+            self.view(tx, t)
         })
+    }
+
+    /// A task as returned by the reads, with its quorum's state when it has one.
+    fn view(&self, tx: &mut dyn store::Tx, t: store::TaskRow) -> Result<Task> {
+        let quorum = ops::quorum::of_task(tx, &t, &self.contracts)?;
+        let mut task = ops::view(t)?;
+        task.quorum = quorum;
+        Ok(task)
     }
 
     /// One task with its history: the audit events about it, in order.
     pub fn task_history(&self, id: &str) -> Result<(Task, Vec<Event>)> {
         self.read(|tx| {
             let t = ops::locked_task(tx, id)?;
-            let task = ops::view(t)?;
+            let task = self.view(tx, t)?;
             let events = tx
                 .events(Some(id))?
                 .iter()
@@ -434,7 +455,7 @@ impl Ledger {
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
         self.read(|tx| {
             let rows = tx.list_tasks(state, tenant)?;
-            rows.into_iter().map(ops::view).collect()
+            rows.into_iter().map(|t| self.view(tx, t)).collect()
         })
     }
 

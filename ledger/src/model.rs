@@ -4,7 +4,7 @@
 use crate::json::{n, obj, opt_n, opt_s, s, stored, StoredJson};
 use crate::store::{AmendmentRow, BudgetRow, PolicyRow, TaskRow};
 use actionseal_core::ledger::{amended_pointers, DecisionEnvelope, State};
-use actionseal_core::{Digest, OwnedValue, ProofRequirement, Result, Value, Verdict};
+use actionseal_core::{Digest, OwnedValue, ProofRequirement, QuorumState, Result, Value, Verdict};
 
 /// A task and everything the ledger knows about it.
 #[derive(Clone, Debug)]
@@ -65,6 +65,10 @@ pub struct Task {
     pub created_at: i64,
     /// When it last changed (ms).
     pub updated_at: i64,
+    /// Where the current round stands, when the task's contract needs a quorum (issue 25):
+    /// who counted and what is still missing ("1 of 2 approvals"). `None` without a quorum,
+    /// and where an operation did not read the round (a claim, a completion).
+    pub quorum: Option<QuorumState>,
 }
 
 impl Task {
@@ -96,6 +100,7 @@ impl Task {
             result: t.result.map(StoredJson::new),
             created_at: t.created_at,
             updated_at: t.updated_at,
+            quorum: None,
         })
     }
 
@@ -113,10 +118,11 @@ impl Task {
         }
     }
 
-    /// The task as JSON: every field above, plus `amended_pointers`.
+    /// The task as JSON: every field above, plus `amended_pointers`; `quorum` only when the
+    /// task has one.
     pub fn to_value(&self) -> OwnedValue {
         let pointers = self.amended_pointers().iter().map(|p| s(p)).collect();
-        obj(vec![
+        let mut entries = vec![
             ("id", s(&self.id)),
             ("tenant", s(&self.tenant)),
             ("job_id", s(&self.job_id)),
@@ -149,7 +155,9 @@ impl Task {
             ("result", json_or_null(&self.result)),
             ("created_at", n(self.created_at)),
             ("updated_at", n(self.updated_at)),
-        ])
+        ];
+        entries.extend(self.quorum.as_ref().map(|q| ("quorum", q.to_value())));
+        obj(entries)
     }
 }
 
@@ -284,6 +292,10 @@ pub struct Claim {
     /// and the ledger's time at which its key was judged: `{"proven", "signer",
     /// "verified_at"}`. `None` for a bare decision.
     pub proof: Option<OwnedValue>,
+    /// Under a quorum (issue 25), the records of the whole round the claim checked as a set,
+    /// in the order they were recorded (`approval` is the one that met the quorum); empty
+    /// otherwise.
+    pub approvals: Vec<OwnedValue>,
 }
 
 /// What a claim did.
@@ -342,8 +354,8 @@ impl ClaimOutcome {
     /// not apply are `null`).
     pub fn to_value(&self) -> OwnedValue {
         let (claim, verdict, approved) = match self {
-            ClaimOutcome::Claimed(c, _) => (
-                obj(vec![
+            ClaimOutcome::Claimed(c, _) => {
+                let mut entries = vec![
                     ("task_id", s(&c.task_id)),
                     ("fence", n(c.fence)),
                     ("idempotency_key", s(&c.idempotency_key)),
@@ -352,10 +364,13 @@ impl ClaimOutcome {
                     ("action", c.action.clone()),
                     ("approval", c.approval.clone().unwrap_or(Value::Null)),
                     ("proof", c.proof.clone().unwrap_or(Value::Null)),
-                ]),
-                Value::Null,
-                Value::Null,
-            ),
+                ];
+                // Only under a quorum: every other claim is what it always was.
+                if !c.approvals.is_empty() {
+                    entries.push(("approvals", Value::Array(c.approvals.clone())));
+                }
+                (obj(entries), Value::Null, Value::Null)
+            }
             ClaimOutcome::Drift {
                 verdict,
                 approved_action,

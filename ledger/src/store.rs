@@ -4,9 +4,10 @@
 mod rows;
 
 pub(crate) use rows::{
-    amendment_from, approval_from, budget_from, policy_from, task_from, AmendmentRow, ApprovalRow,
-    BudgetRow, Cols, PolicyRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
-    BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
+    amendment_from, approval_from, budget_from, policy_from, round_decision_from, task_from,
+    AmendmentRow, ApprovalRow, BudgetRow, Cols, PolicyRow, RoundDecisionRow, TaskRow,
+    AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT,
+    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 
 use actionseal_core::ledger::{Event, State};
@@ -193,6 +194,11 @@ pub(crate) trait Tx {
         envelope: &str,
         at: i64,
     ) -> Result<bool>;
+    /// The decisions of a round under a quorum, in the order recorded. A backend reads them
+    /// under the task's lock (on PostgreSQL in a locked attempt).
+    fn round_decisions(&mut self, approval_id: &str) -> Result<Vec<RoundDecisionRow>>;
+    /// Records a decision of a round under a quorum, in the transaction (the task is locked).
+    fn insert_round_decision(&mut self, r: &RoundDecisionRow) -> Result<()>;
     fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>>;
     fn put_budget(&mut self, b: &BudgetRow) -> Result<()>;
     /// The ledger's policy.

@@ -678,6 +678,7 @@ fn downgrade_to_v1(db: &Db) {
     }
     sql += "DROP INDEX ledger_tasks_leases; DROP TABLE ledger_links;\n";
     sql += "DROP TABLE ledger_policy; DROP TABLE ledger_passkeys;\n";
+    sql += "DROP TABLE ledger_round_decisions;\n";
     sql += &V1_TABLES.replace("{int}", int);
     sql += "INSERT INTO ledger_tasks SELECT id, tenant, job_id, request_id, state, action,
               action_digest, approval_required, cost_minor, idempotency_key, proposer, fence,

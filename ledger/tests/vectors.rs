@@ -97,7 +97,7 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
                             "request_id": t.request_id,
                             "action_digest": digest.to_string(),
                             "decision": step["decision"],
-                            "approver": common["approver"],
+                            "approver": step.get("approver").unwrap_or(&common["approver"]),
                             "decided_at": step["decided_at"].as_i64().map_or(now, |d| start + d),
                             "expires_at": now + step["ttl"].as_i64().unwrap(),
                         }));

@@ -13,6 +13,11 @@ Proof of who decided: a ``SigningKey`` signs records (``SigningKey.sign``), a pa
 ``passkey_challenge(record)``; ``verify_envelope``, ``verify_passkey`` and ``verify_proof``
 check them against the executor's key set, as ``check`` does when its context requires proof.
 
+Quorums and delegation: ``check_set`` checks a set of approvals (M of N distinct approvers,
+roles, order, separation of duties) and says who counted and what is missing;
+``sign_delegation``, ``verify_delegation`` and ``delegation_digest`` make and read the links
+of a chain by which a delegate decides on someone's behalf.
+
 >>> import actionseal
 >>> actionseal.canonicalize({"b": [1, 2.50], "a": "x"})
 '{"a":"x","b":[1,2.5]}'
@@ -34,6 +39,8 @@ from ._actionseal import (
     canonicalize_json,
     charge,
     check,
+    check_set,
+    delegation_digest,
     digest_equal,
     ed25519_verify,
     fingerprint,
@@ -47,11 +54,13 @@ from ._actionseal import (
     public_key,
     requires_approval,
     short_fingerprint,
+    sign_delegation,
     verify_envelope,
     verify_passkey,
     verify_proof,
     verify_registration,
     verify_audit,
+    verify_delegation,
 )
 
 __all__ = [
@@ -70,6 +79,8 @@ __all__ = [
     "canonicalize_json",
     "charge",
     "check",
+    "check_set",
+    "delegation_digest",
     "digest_equal",
     "ed25519_verify",
     "fingerprint",
@@ -83,9 +94,11 @@ __all__ = [
     "public_key",
     "requires_approval",
     "short_fingerprint",
+    "sign_delegation",
     "verify_envelope",
     "verify_passkey",
     "verify_proof",
     "verify_registration",
     "verify_audit",
+    "verify_delegation",
 ]

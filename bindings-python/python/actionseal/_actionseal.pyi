@@ -112,6 +112,9 @@ ErrorCode = Literal[
     "sign_count_not_increasing",
     "proof_policy_weakened",
     "ledger_value_out_of_range",
+    "approver_already_decided",
+    "approver_not_separate",
+    "invalid_delegation",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -133,6 +136,22 @@ Reason = Literal[
     "policy_drift",
     "contract_drift",
     "revoked",
+    "duplicate_decision",
+    "other_round",
+    "delegation_invalid",
+    "delegation_too_deep",
+    "delegation_cycle",
+    "delegation_widens",
+    "delegation_out_of_scope",
+    "delegation_expired",
+    "delegation_revoked",
+    "role_not_held",
+    "approver_is_subject",
+    "approver_is_proposer",
+    "approver_amended",
+    "approver_counted_twice",
+    "quorum_out_of_order",
+    "quorum_short",
 ]
 Outcome = Literal[
     "permit",
@@ -199,6 +218,7 @@ EventKind = Literal[
     "amend_refused",
     "proof_policy_changed",
     "append_only_restored",
+    "quorum_met",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[
@@ -219,7 +239,38 @@ class _ActionError(TypedDict):
     code: ErrorCode
     path: str
 
-class _Verdict(TypedDict):
+class _RoleCount(TypedDict):
+    """A role and how many approvals it needs (still)."""
+
+    role: str
+    count: int
+
+class _CountedApproval(TypedDict):
+    """A member of a set that counted towards the quorum."""
+
+    approver: str
+    """The counting identity: the record's approver, or the root delegator of its chain."""
+    role: Optional[str]
+    """The role it counted for, or ``null``."""
+    decision_id: str
+    delegate: Optional[str]
+    """Who decided through a chain (the record's approver), else ``null``."""
+    delegations: List[str]
+    """The digests of the chain's links, root first (``delegationDigest``)."""
+
+class _QuorumState(TypedDict):
+    """Who counted and what is still missing; in a verdict exactly when the contract in force has a quorum."""
+
+    required: int
+    """How many distinct approvers the quorum needs."""
+    counted: List[_CountedApproval]
+    """The members that counted, in set order."""
+    missing: int
+    """How many approvals are still needed; the quorum holds exactly when it is 0."""
+    missing_roles: List[_RoleCount]
+    """The roles still short, in the contract's order."""
+
+class _VerdictRequired(TypedDict):
     """The result of ``check``."""
 
     outcome: Outcome
@@ -234,6 +285,12 @@ class _Verdict(TypedDict):
     """The approved action's fingerprint, when a valid, untampered approval was presented."""
     action_error: Optional[_ActionError]
     """Why the action is invalid, with the reason ``invalid_action``."""
+
+class _Verdict(_VerdictRequired, total=False):
+    """The result of ``check``."""
+
+    quorum: _QuorumState
+    """Who counted and what is missing: present exactly when the contract in force has a quorum."""
 
 class _AmendedAction(TypedDict):
     """A reviewer's edit, checked by ``amend`` as the ledger's amend checks it: the amended action, both fingerprints and what changed."""
@@ -341,6 +398,46 @@ class _PasskeyCredential(TypedDict):
     credential_id: str
     public_key: str
     """The COSE key, base64url."""
+
+class _DelegationDocumentRequired(TypedDict):
+    """The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions on the action and a window."""
+
+    delegation_id: str
+    delegator: str
+    """Who delegates: the root of a chain counts as the approver."""
+    delegate: str
+    """Who may decide on the delegator's behalf; never the delegator."""
+    tenant: str
+    tools: List[str]
+    """The tools it covers: non-empty, distinct."""
+    not_before: int
+    not_after: int
+    """After ``not_before``."""
+
+class _DelegationDocument(_DelegationDocumentRequired, total=False):
+    """The right to approve on the delegator's behalf, within a scope: a tenant, tools, conditions on the action and a window."""
+
+    when: List[Dict[str, Any]]
+    """Conditions on the whole action envelope (``/args/amount_minor``), all of which must hold."""
+
+class _SignedDelegation(TypedDict):
+    """A service-signed delegation: a DSSE envelope whose payload is the exact canonical bytes of a delegation document."""
+
+    payloadType: Literal["application/vnd.actionseal.delegation+json"]
+    payload: str
+    """The document's canonical bytes, base64url."""
+    signatures: List[_EnvelopeSignature]
+    """Exactly one signature."""
+
+class _VerifiedDelegation(TypedDict):
+    """A delegation link that verified: the document, its digest and who signed it."""
+
+    delegation: _DelegationDocument
+    """The document (for a passkey-approved one, without its assertion)."""
+    digest: str
+    """The document's fingerprint, by which chains, facts and verdicts name it."""
+    signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
+    """``null`` for a bare document."""
 
 class _ApproverFact(TypedDict):
     """A trusted fact about one named approver: a fact about anyone else is not believed."""
@@ -797,6 +894,18 @@ def check(
     the action is a reason in the verdict. The context's ``contract`` may be a ``Contract``,
     which is then not compiled again."""
 
+def check_set(
+    approvals: List[Union[Dict[str, Any], _SignedEnvelope]],
+    action: Dict[str, Any],
+    context: Dict[str, Any],
+) -> _Verdict:
+    """The permit check of a set of approvals (a quorum's members: each a record, a signed
+    envelope or a passkey-approved record, as ``check`` takes one), all about ``action``:
+    does the contract's quorum hold, with every member standing? An empty list is no
+    approval. Only a malformed context or a set that is not a list raises; everything wrong
+    with a member, the set or the action is a reason in the verdict, whose ``quorum`` says
+    who counted and what is missing."""
+
 def charge(budget: _Budget, cost_minor: int) -> _Budget:
     """The budget with ``cost_minor`` more spent; raises ``budget_exceeded`` past the limit."""
 
@@ -837,6 +946,26 @@ def verify_passkey(record: Dict[str, Any], keys: Dict[str, Any], at: int) -> _Ve
 
 def verify_proof(approval: Dict[str, Any], keys: Dict[str, Any], at: int) -> _VerifiedProof:
     """``verify_envelope`` or ``verify_passkey``, whichever proof the approval carries."""
+
+def sign_delegation(
+    document: _DelegationDocument,
+    key: Union[SigningKey, _Ed25519PrivateJwk, str],
+) -> _SignedDelegation:
+    """The DSSE envelope of a delegation document signed by ``key`` (a ``SigningKey``, or what
+    ``SigningKey`` loads), deterministic."""
+
+def verify_delegation(
+    link: Dict[str, Any],
+    keys: Dict[str, Any],
+    at: int,
+) -> _VerifiedDelegation:
+    """Verifies one link of a delegation chain (a signed envelope, a passkey-approved document
+    or a bare document) against the key set, the key judged at ``at``; raises why it does
+    not hold."""
+
+def delegation_digest(document: _DelegationDocument) -> str:
+    """``"sha256:<64 hex>"`` of a delegation document: the name a chain's links, revocation
+    facts and verdicts give it."""
 
 def passkey_challenge(record: Dict[str, Any]) -> str:
     """The base64url challenge a passkey signs to approve ``record``: its fingerprint."""

@@ -14,7 +14,7 @@ fn another_profile_is_refused_even_past_the_command_line() {
     let out = run(
         &example("action.json"),
         &example("context.json"),
-        Some(&example("approval.json")),
+        Approvals::One(&example("approval.json")),
         &options,
     );
     assert!(matches!(out, Err(Failure::Usage(m)) if m.contains("strict profile only")));
@@ -33,7 +33,7 @@ fn a_number_that_would_round_is_bad_input_not_a_permit() {
     let out = run(
         &path,
         &example("context.json"),
-        Some(&example("approval.json")),
+        Approvals::One(&example("approval.json")),
         &Options::default(),
     );
     let _ = std::fs::remove_file(&path);

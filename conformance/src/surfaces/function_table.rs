@@ -144,6 +144,9 @@ pub fn table() -> Vec<Function> {
             .py("approval: Union[Approval, Dict[str, Any], _SignedEnvelope, None], action: Dict[str, Any], context: Dict[str, Any]", "_Verdict")
             .ts("approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext", "Verdict")
             .wasm("approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: object, context: CheckContext, options?: undefined | null", "Verdict"),
+        function("check_set", "The permit check of a set of approvals (a quorum's members: each a record, a signed envelope or a passkey-approved record, as `check` takes one), all about `action`: does the contract's quorum hold, with every member standing? An empty list is no approval. Only a malformed context or a set that is not a list raises; everything wrong with a member, the set or the action is a reason in the verdict, whose `quorum` says who counted and what is missing.")
+            .py("approvals: List[Union[Dict[str, Any], _SignedEnvelope]], action: Dict[str, Any], context: Dict[str, Any]", "_Verdict")
+            .ts("approvals: Array<ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord>, action: ActionEnvelope, context: CheckContext", "Verdict"),
         function("charge", "The budget with `cost_minor` more spent; raises `budget_exceeded` past the limit.")
             .py("budget: _Budget, cost_minor: int", "_Budget")
             .ts("budget: Budget, costMinor: number", "Budget")
@@ -180,6 +183,15 @@ pub fn table() -> Vec<Function> {
         function("verify_proof", "`verify_envelope` or `verify_passkey`, whichever proof the approval carries.")
             .py("approval: Dict[str, Any], keys: Dict[str, Any], at: int", "_VerifiedProof")
             .ts("approval: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number", "VerifiedProof"),
+        function("sign_delegation", "The DSSE envelope of a delegation document signed by `key` (a `SigningKey`, or what `SigningKey` loads), deterministic.")
+            .py("document: _DelegationDocument, key: Union[SigningKey, _Ed25519PrivateJwk, str]", "_SignedDelegation")
+            .ts("document: DelegationDocument, key: SigningKey | Ed25519PrivateJwk | string", "SignedDelegation"),
+        function("verify_delegation", "Verifies one link of a delegation chain (a signed envelope, a passkey-approved document or a bare document) against the key set, the key judged at `at`; raises why it does not hold.")
+            .py("link: Dict[str, Any], keys: Dict[str, Any], at: int", "_VerifiedDelegation")
+            .ts("link: SignedDelegation | DelegationDocument, keys: KeySet, at: number", "VerifiedDelegation"),
+        function("delegation_digest", "`\"sha256:<64 hex>\"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.")
+            .py("document: _DelegationDocument", "str")
+            .ts("document: DelegationDocument", "string"),
         function("passkey_challenge", "The base64url challenge a passkey signs to approve `record`: its fingerprint.")
             .py("record: Dict[str, Any]", "str")
             .ts("record: ApprovalRecord | PasskeyApprovedRecord", "string"),

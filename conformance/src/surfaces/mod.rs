@@ -22,8 +22,8 @@
 //! | file | holds |
 //! | --- | --- |
 //! | `shape_types.rs` | the shapes' vocabulary: field types, fields, shapes, and their lookups |
-//! | `shapes.rs`, `proof_shapes.rs`, `ledger.rs` | the data shapes (model, proof, ledger) |
-//! | `probes.rs`, `ledger_probes.rs`, `proof.rs` | the probes that hold them to core and the ledger, and the key material they sample with |
+//! | `shapes.rs`, `proof_shapes.rs`, `quorum_shapes.rs`, `ledger.rs` | the data shapes (model, proof, quorum and delegation, ledger) |
+//! | `probes.rs`, `ledger_probes.rs`, `quorum_probes.rs`, `proof.rs` | the probes that hold them to core and the ledger, and the key material they sample with |
 //! | `typescript.rs`, `python.rs` | the two emitters |
 //! | `functions.rs`, `function_table.rs` | the function table: its types, and its rows |
 //! | `declarations.rs`, `readme.rs` | the checks of the generated `.d.ts` files and of the READMEs against it |
@@ -37,6 +37,8 @@ mod probes;
 mod proof;
 mod proof_shapes;
 mod python;
+mod quorum_probes;
+mod quorum_shapes;
 mod readme;
 mod shape_types;
 mod shapes;

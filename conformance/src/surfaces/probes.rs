@@ -5,7 +5,7 @@
 use super::ledger::all_shapes;
 use super::shape_types::{all_fields, shape, Shape, Ty};
 use super::shapes::shapes;
-use super::{ledger, ledger_probes, proof};
+use super::{ledger, ledger_probes, proof, quorum_probes};
 use crate::decisions::json_value;
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
@@ -54,6 +54,8 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             // Operands that the sample's operator needs and its pointer names.
             ("ApprovalCondition", "pointer") => json!("/n"),
             ("ApprovalCondition", "value") => json!(1),
+            // A delegate is never its delegator.
+            ("DelegationDocument", "delegate") => json!("y"),
             // Counts from 1; the heads file's one version.
             ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") | ("ExportedHeads", "version") => {
                 json!(1)
@@ -206,10 +208,13 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         "RelyingParty" => return core_accepts("KeySet", &json!({"webauthn": v})),
         "KeySet" => KeySet::from_value(&value).map(drop),
         "ProofPolicy" => ProofPolicy::from_value(&value).map(drop),
-        other => {
-            return ledger_probes::core_accepts(other, v)
-                .unwrap_or_else(|| Err(format!("no reader for {other}")))
-        }
+        other => match quorum_probes::core_accepts(other, &value) {
+            Some(r) => r,
+            None => {
+                return ledger_probes::core_accepts(other, v)
+                    .unwrap_or_else(|| Err(format!("no reader for {other}")))
+            }
+        },
     };
     r.map_err(|e| e.to_string())
 }
@@ -349,7 +354,11 @@ fn output_members(name: &str) -> Result<Vec<String>, String> {
             .map_err(|e| e.to_string())?;
             keys(&json_of(&r.to_value()))
         }
-        other => return Err(format!("no writer for {other}")),
+        other => {
+            let sample = |s: &Shape| sample_object(&all, s, &mut 0);
+            return quorum_probes::output_members(&all, sample, other)
+                .unwrap_or_else(|| Err(format!("no writer for {other}")));
+        }
     })
 }
 
@@ -367,6 +376,9 @@ fn verdict_members() -> Result<Vec<String>, String> {
         .as_object()
         .map(|o| o.iter().map(|(k, _)| k.to_owned()).collect())
         .unwrap_or_default();
+    // Under a quorum, the verdict has its state too.
+    keys.extend(quorum_probes::verdict_members()?);
     keys.sort();
+    keys.dedup();
     Ok(keys)
 }

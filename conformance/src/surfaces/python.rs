@@ -98,8 +98,11 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 35] = [
+const PY_SHAPES: [&str; 41] = [
     "ActionError",
+    "RoleCount",
+    "CountedApproval",
+    "QuorumState",
     "Verdict",
     "AmendedAction",
     "NoticeMark",
@@ -113,6 +116,9 @@ const PY_SHAPES: [&str; 35] = [
     "PasskeySigner",
     "VerifiedProof",
     "PasskeyCredential",
+    "DelegationDocument",
+    "SignedDelegation",
+    "VerifiedDelegation",
     "ApproverFact",
     "SubjectFact",
     "DecisionEnvelope",

@@ -1,5 +1,6 @@
 //! The data shapes of the approval model, in declaration order (the proof shapes are in
-//! `proof_shapes.rs`, the ledger's in `ledger.rs`, their vocabulary in `shape_types.rs`).
+//! `proof_shapes.rs`, the quorum's and delegation's in `quorum_shapes.rs`, the ledger's in
+//! `ledger.rs`, their vocabulary in `shape_types.rs`).
 
 use super::shape_types::{field, optional, Field, Shape, Ty};
 use actionseal_core::{operators, NoticeKind, Within};
@@ -206,6 +207,7 @@ pub fn shapes() -> Vec<Shape> {
                 field("action_digest", Ty::Digest, "Fingerprint of the presented action."),
                 field("approved_digest", Ty::Nullable(Box::new(Ty::Digest)), "The approved action's fingerprint, when a valid, untampered approval was presented."),
                 field("action_error", Ty::Nullable(Box::new(Ty::Shape("ActionError"))), "Why the action is invalid, with the reason `invalid_action`."),
+                optional("quorum", Ty::Shape("QuorumState"), "Who counted and what is missing: present exactly when the contract in force has a quorum."),
             ],
         },
         Shape {
@@ -220,6 +222,7 @@ pub fn shapes() -> Vec<Shape> {
         },
     ];
     out.extend(super::proof_shapes::proof_shapes());
+    out.extend(super::quorum_shapes::quorum_shapes());
     out
 }
 

@@ -514,3 +514,22 @@ fn same_output_tells_zero_from_minus_zero_and_reports_errors_as_values_do() {
         (Code::UnsupportedType, "/a/1".to_owned())
     );
 }
+
+#[test]
+fn a_set_of_approvals_is_an_array() {
+    let parsed = |t: &str| {
+        crate::parse(t.as_bytes(), &Options::default())
+            .expect("JSON")
+            .into_owned()
+    };
+    assert_eq!(approval_set(&parsed("[{}, null]")).map(|s| s.len()), Ok(2));
+    assert_eq!(approval_set(&parsed("[]")).map(|s| s.len()), Ok(0));
+    for not_a_set in ["{}", "null", r#""[]""#, "1"] {
+        let e = approval_set(&parsed(not_a_set)).expect_err(not_a_set);
+        assert_eq!(
+            (e.code(), e.path()),
+            (Code::InvalidApproval, ""),
+            "{not_a_set}"
+        );
+    }
+}

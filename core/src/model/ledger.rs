@@ -24,7 +24,10 @@ pub use amend::{
     amend, amend_action, amended_pointers, AmendedAction, Amendment, MAX_REASON_CHARS,
 };
 pub use budget::{reserve, settle};
-pub use claim::{claim_step, context, context_with, drift_between, ClaimStep, FACT_FIELDS};
+pub use claim::{
+    claim_step, context, context_recorded, context_with, drift_between, ClaimStep, Recorded,
+    FACT_FIELDS,
+};
 pub use decision::DecisionEnvelope;
 pub use event::{
     chain_of, verify_audit, verify_audit_with, AuditReport, Break, ChainHead, Event, EventKind,

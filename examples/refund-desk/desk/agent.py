@@ -8,12 +8,14 @@ server. The refund body never runs here. The agent knows the server by its own t
 (RUN_DIR/agent.token), which can hand calls over and nothing else: it cannot decide.
 
     python desk/agent.py --db URL --server URL --token-file FILE --job JOB [--regenerate 2600]
-                         [--order-id ID] [--amount N]
+                         [--order-id ID] [--amount N] [--tool refund_large --proposer user:frank]
 
 ``--regenerate N``: after the decision the model is scripted to regenerate the refund under
 the same call id with N (time travel to before the model step): the executor must refuse it.
 ``--order-id``, ``--amount``: what the model asks for (order-17 and 2500 unless given), such
 as an order id with a zero-width space, which the model's own words do not show.
+``--tool refund_large``: the four-eyes refund (finance and risk both approve); ``--proposer``: who
+asked for it (the proposer the ledger records, whom separation of duties excludes).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from actionseal import Ledger, short_fingerprint
 from actionseal.adapters import Seal
 from actionseal.adapters.langgraph import ActionsealMiddleware
 
-from refunds import CONTRACTS, TRUSTED, order_search, refund_create
+from refunds import CONTRACTS, TRUSTED, order_search, refund_create, refund_large
 
 WAITING = ("awaiting_approval", "awaiting_reapproval")  # a person has not decided (again) yet
 
@@ -52,8 +54,8 @@ def tool_call(name: str, cid: str, args: dict) -> AIMessage:
     return AIMessage("", tool_calls=[{"name": name, "id": cid, "type": "tool_call", "args": args}])
 
 
-def refund(order_id: str, amount: int) -> AIMessage:
-    call = tool_call("refund_create", "call_refund", {"order_id": order_id, "amount_minor": amount, "currency": "USD"})
+def refund(order_id: str, amount: int, tool: str = "refund_create") -> AIMessage:
+    call = tool_call(tool, "call_refund", {"order_id": order_id, "amount_minor": amount, "currency": "USD"})
     # What the model says about its call: its words, not the call's values.
     call.content = (f"The customer says order-17 arrived broken and asks for their money back; "
                     f"a refund of {amount} cents is within the policy for damaged goods.")
@@ -74,6 +76,8 @@ def main() -> None:
     p.add_argument("--regenerate", type=int)
     p.add_argument("--order-id", default="order-17")
     p.add_argument("--amount", type=int, default=2500)
+    p.add_argument("--tool", choices=("refund_create", "refund_large"), default="refund_create")
+    p.add_argument("--proposer", default="agent:refunds")
     a = p.parse_args()
     agent_token = a.token_file.read_text().strip()
 
@@ -89,15 +93,16 @@ def main() -> None:
         say("handed_off", task_id=task["id"], fingerprint=answer["fingerprint"], args=action["args"])
         return f"handed to the executor as task {task['id']} ({answer['fingerprint']})"
 
-    script = [tool_call("order_search", "call_search", {"query": "order-17"}), refund(a.order_id, a.amount)]
+    script = [tool_call("order_search", "call_search", {"query": "order-17"}), refund(a.order_id, a.amount, a.tool)]
     if a.regenerate is not None:
-        script.append(refund(a.order_id, a.regenerate))
+        script.append(refund(a.order_id, a.regenerate, a.tool))
     script.append(AIMessage("The refund is with the desk."))
     ledger = Ledger(a.db)
-    seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="agent:refunds")
-    agent = create_agent(ScriptedModel(messages=iter(script)), tools=[order_search, refund_create],
+    seal = Seal(ledger, CONTRACTS, proposer=a.proposer, executor="agent:refunds")
+    agent = create_agent(ScriptedModel(messages=iter(script)), tools=[order_search, refund_create, refund_large],
                          middleware=[ActionsealMiddleware(seal, trusted=lambda rt: TRUSTED,
-                                                          external={"refund_create": handoff})],
+                                                          external={"refund_create": handoff,
+                                                                    "refund_large": handoff})],
                          checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": a.job}}
     result = agent.invoke({"messages": [{"role": "user", "content": "order-17 arrived broken, refund it"}]},
@@ -113,10 +118,17 @@ def main() -> None:
             post("/api/rationales", {"task_id": shown["task_id"], "text": said})
             explained = True
         say("paused", task_id=shown["task_id"], state=shown["state"], fingerprint=shown["fingerprint"],
-            short=short_fingerprint(shown["fingerprint"]), args=shown["action"]["args"])
+            short=short_fingerprint(shown["fingerprint"]), args=shown["action"]["args"],
+            quorum=shown.get("quorum"))
         print(f"agent: refund {shown['action']['args']} awaits a reviewer: task {shown['task_id']}, "
               f"fingerprint {shown['fingerprint']}", file=sys.stderr, flush=True)
-        while ledger.task(shown["task_id"])["state"] in WAITING:
+        seen = shown.get("quorum")
+        while (task := ledger.task(shown["task_id"]))["state"] in WAITING:
+            # Under a quorum, each approval counted so far (the ledger's; still nothing runs).
+            if task.get("quorum") is not None and task["quorum"] != seen:
+                seen = task["quorum"]
+                say("waiting", task_id=task["id"], missing=seen["missing"], counted=len(seen["counted"]),
+                    missing_roles=seen["missing_roles"])
             time.sleep(0.1)
         if regenerate:
             # The model regenerates the refund under the same call id after the decision.

@@ -3,9 +3,11 @@
 Three credentials, one per role, each a per-run secret that setup.py writes (0600) into the
 run directory:
 
-- the reviewer signs in with ``reviewer.secret`` and gets a session: an opaque id in a cookie
+- each reviewer signs in with their own secret (``reviewer.secret`` is user:bob's; every
+  reviewer's is in ``reviewers.json``, by identity) and gets a session: an opaque id in a cookie
   marked ``HttpOnly`` and ``SameSite=Strict``, with a CSRF token of its own that the page sends
-  in ``X-CSRF-Token`` on every state change;
+  in ``X-CSRF-Token`` on every state change. The session is that reviewer's: who decides is
+  never a name in a request;
 - the agent presents ``agent.token`` as a bearer token: it may hand calls over and say why it
   made them, nothing else;
 - the executors present ``executor.token``: they may read hand-offs and proofs, nothing else.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import enum
+import json
 import os
 import secrets
 import threading
@@ -63,7 +66,7 @@ def write_secret(path: Path, value: str) -> None:
 class Credentials:
     """The run's secrets, read from the run directory."""
 
-    reviewer: str
+    reviewers: dict  # reviewer identity -> secret
     agent: str
     executor: str
 
@@ -72,7 +75,7 @@ class Credentials:
         def read(name: str) -> str:
             return (run_dir / name).read_text().strip()
 
-        return cls(read("reviewer.secret"), read("agent.token"), read("executor.token"))
+        return cls(json.loads(read("reviewers.json")), read("agent.token"), read("executor.token"))
 
     def bearer(self, header: Optional[str]) -> Optional[Role]:
         """The role whose token ``Authorization: Bearer ...`` carries, if any."""
@@ -84,8 +87,15 @@ class Credentials:
                 return role
         return None
 
-    def reviewer_secret(self, given: object) -> bool:
-        return isinstance(given, str) and secrets.compare_digest(given.encode(), self.reviewer.encode())
+    def reviewer_secret(self, given: object) -> Optional[str]:
+        """The reviewer whose secret ``given`` is, if any (every secret is compared)."""
+        if not isinstance(given, str):
+            return None
+        found = None
+        for reviewer, value in self.reviewers.items():
+            if secrets.compare_digest(given.encode(), value.encode()):
+                found = reviewer
+        return found
 
 
 @dataclass(eq=False)  # a session is itself, not its contents: a challenge names one by identity

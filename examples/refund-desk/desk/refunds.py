@@ -12,10 +12,29 @@ from actionseal.adapters import Trusted
 from actionseal.adapters.langgraph import contract_for_tool
 
 TENANT = "tenant-a"
-TRUSTED = Trusted(tenant=TENANT, subject="user:alice", policy_version="refund-policy-2026-08-01",
-                  approvers={"user:bob"})
 REVIEWER = "user:bob"
+# The desk's reviewers and the roles each holds: this server's fact, never a request's (issue
+# 25). user:dave holds no role: he decides only for user:carol, through her delegation, while she
+# is away. user:frank asks for the large refunds (the requester), so he may never approve one.
+REVIEWERS = {
+    "user:bob": ("finance",),
+    "user:erin": ("risk",),
+    "user:carol": ("finance",),
+    "user:dave": (),
+    "user:frank": ("finance",),
+}
+TRUSTED = Trusted(tenant=TENANT, subject="user:alice", policy_version="refund-policy-2026-08-01",
+                  approvers=set(REVIEWERS))
 REFUND_RULE = {"when": [{"pointer": "/amount_minor", "op": "gt", "value": 1000}]}
+# A refund over the threshold is its own tool, so its contract can ask for four eyes: one
+# approver from finance and one from risk, never the customer (subject) or the requester
+# (proposer).
+THRESHOLD_MINOR = 50_000
+FOUR_EYES = {
+    "when": "always",
+    "quorum": {"approvers": 2, "roles": [{"role": "finance", "count": 1}, {"role": "risk", "count": 1}]},
+    "separation": ["subject", "proposer"],
+}
 
 
 @tool
@@ -35,8 +54,20 @@ def refund_create(
     raise RuntimeError("refund_create runs in the executor, never in the agent")
 
 
+@tool
+def refund_large(
+    order_id: Annotated[str, Field(description="The order refunded.")],
+    amount_minor: Annotated[int, Field(gt=THRESHOLD_MINOR, description="The amount paid back, in minor units (cents).")],
+    currency: Annotated[Literal["USD", "EUR", "CNY"], Field(description="The currency of the amount.")],
+) -> str:
+    """Refund more than 50000 minor units of an order: finance and risk both approve. Dispatched by
+    the desk's executor only."""
+    raise RuntimeError("refund_large runs in the executor, never in the agent")
+
+
 CONTRACTS = {
     "refund_create": contract_for_tool(refund_create, approval=REFUND_RULE, cost_minor=25),
+    "refund_large": contract_for_tool(refund_large, approval=FOUR_EYES, cost_minor=25),
     "order_search": contract_for_tool(order_search, approval="never", effect="read"),
 }
 
@@ -44,6 +75,16 @@ CONTRACTS = {
 # filled in from the frozen arguments at these pointers (into `args`). Outside the fingerprint:
 # they explain the action, the fingerprint is what is approved.
 REVIEW = {
+    "refund_large": {
+        "resource": "/order_id",
+        "summary": "Refund {/amount_minor} minor units of {/currency} for order {/order_id} (over the four-eyes threshold)",
+        "money": {"amount": "/amount_minor", "currency": "/currency"},
+        "effects": [
+            "The payment service pays the amount back to the customer of the order.",
+            "It runs only once finance and risk have both approved, neither of them the requester.",
+            "A paid refund cannot be undone from the desk: taking it back is a new charge, agreed with the customer.",
+        ],
+    },
     "refund_create": {
         "resource": "/order_id",
         "summary": "Refund {/amount_minor} minor units of {/currency} for order {/order_id}",
@@ -54,3 +95,13 @@ REVIEW = {
         ],
     },
 }
+
+
+def roles_of(reviewer: str) -> tuple:
+    """The roles the desk says ``reviewer`` holds (none for an unknown name)."""
+    return REVIEWERS.get(reviewer, ())
+
+
+def role_facts() -> list:
+    """Every role fact the desk holds, as a context's ``approver_roles``."""
+    return [{"approver": who, "role": role, "holds": True} for who, roles in REVIEWERS.items() for role in roles]

@@ -20,13 +20,19 @@ the reviewer (a signed-in session; the reviewer is the session's, never the requ
                                      history, amendments, hand-offs, decisions, the model's words
 - POST /api/tasks/{id}/amend         {amends, args, reason}: a correction (ledger.amend)
 - POST /api/tasks/{id}/decision      {decision_id, action_digest, decision, ttl_ms,
-                                     acknowledged, reason}: the server signs an approval with its
-                                     key; or {..., passkey_record}: the record of /draft with the
-                                     reviewer's passkey assertion. An approval must acknowledge
-                                     every value core notices (`notices`); a rejection needs a
-                                     reason
+                                     acknowledged, reason, on_behalf_of}: the server signs an
+                                     approval with its key; or {..., passkey_record}: the record
+                                     of /draft with the reviewer's passkey assertion. An approval
+                                     must acknowledge every value core notices (`notices`); a
+                                     rejection needs a reason. Under a quorum the record names the
+                                     role the desk says the counting identity holds, and with
+                                     on_behalf_of the chain of a delegation the desk recorded
 - POST /api/tasks/{id}/draft         {decision_id, action_digest, ttl_ms}: the exact record a
                                      passkey approval signs (its fingerprint is the challenge)
+- POST /api/delegations             {delegate}: the session's reviewer delegates deciding the
+                                     four-eyes refunds, within a scope and 8 hours, to another
+                                     reviewer (the server signs the delegation for the delegator)
+- GET  /api/delegations              the delegations the session's reviewer gave and holds
 - POST /api/passkeys/challenge       a registration challenge (single use, this session's)
 - POST /api/passkeys                 {registration, challenge}: enrols the reviewer's passkey
 the agent (its bearer token; it can never decide, amend or enrol)
@@ -59,12 +65,12 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from actionseal import (ActionsealError, Ledger, SigningKey, approve, fingerprint, loads, notices,
-                        short_fingerprint, verify_passkey, verify_registration)
+from actionseal import (ActionsealError, Ledger, SigningKey, approve, delegation_digest, fingerprint, loads,
+                        notices, short_fingerprint, sign_delegation, verify_passkey, verify_registration)
 
 from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
                   Session, Sessions, token)
-from refunds import CONTRACTS, REVIEW, REVIEWER, TENANT
+from refunds import CONTRACTS, REVIEW, REVIEWERS, TENANT, roles_of
 from store import Store
 
 HERE = Path(__file__).resolve().parent.parent
@@ -75,6 +81,12 @@ TTLS_MS = (3_000, 300_000, 3_600_000)
 MAX_BODY = 64 * 1024
 MAX_REASON = 500
 MAX_RATIONALE = 2000
+# How long a delegation given at the desk lasts: one absence, not a standing grant.
+DELEGATION_MS = 8 * 3_600_000
+# The tools a reviewer may delegate at the desk (those under a quorum), and the largest refund
+# a delegate may approve: a delegation only narrows.
+DELEGABLE = ("refund_large",)
+DELEGATE_UP_TO_MINOR = 200_000
 
 
 class Desk:
@@ -100,7 +112,7 @@ class Desk:
         self.ledger = Ledger(db)
 
     def keys(self) -> dict:
-        service = {self.key.keyid: {"key": self.key.public_jwk, "approvers": [REVIEWER]}}
+        service = {self.key.keyid: {"key": self.key.public_jwk, "approvers": sorted(REVIEWERS)}}
         return {"service_keys": service, "passkeys": dict(self.passkeys), "webauthn": self.webauthn}
 
     def open_decider(self) -> Ledger:
@@ -134,6 +146,21 @@ def record_of(proven: dict) -> dict:
     if "payloadType" in proven:
         return loads(base64.urlsafe_b64decode(proven["payload"] + "=" * (-len(proven["payload"]) % 4)))
     return proven
+
+
+def quorum_of(tool: str) -> Optional[dict]:
+    """The quorum of a tool's contract, if it has one."""
+    approval = CONTRACTS[tool].document["approval"]
+    return approval.get("quorum") if isinstance(approval, dict) else None
+
+
+def role_for(t: dict, counting: str) -> Optional[str]:
+    """The role a decision by ``counting`` is recorded in: one the desk says it holds among the
+    contract's roles, a still missing one first. Never from the request."""
+    quorum = quorum_of(t["action"]["tool"])
+    held = [r["role"] for r in (quorum or {}).get("roles", []) if r["role"] in roles_of(counting)]
+    missing = [r["role"] for r in ((t.get("quorum") or {}).get("missing_roles") or [])]
+    return next((r for r in held if r in missing), held[0] if held else None)
 
 
 def flagged(action: dict) -> list:
@@ -217,11 +244,12 @@ def build(desk: Desk) -> "Headers":
         return JSONResponse({"signed_in": True, "reviewer": session.reviewer, "csrf": session.csrf})
 
     def sign_in(request: Request, _session: None, body: dict) -> JSONResponse:
-        if not desk.credentials.reviewer_secret(body.get("secret")):
-            raise Refused("wrong_secret", 401, message="that is not this desk's reviewer secret")
+        reviewer = desk.credentials.reviewer_secret(body.get("secret"))
+        if reviewer is None:
+            raise Refused("wrong_secret", 401, message="that is not a secret of this desk's reviewers")
         desk.sessions.close(request.cookies.get(COOKIE))
-        sid, csrf = desk.sessions.open(REVIEWER)
-        out = JSONResponse({"signed_in": True, "reviewer": REVIEWER, "csrf": csrf})
+        sid, csrf = desk.sessions.open(reviewer)
+        out = JSONResponse({"signed_in": True, "reviewer": reviewer, "roles": list(roles_of(reviewer)), "csrf": csrf})
         out.set_cookie(COOKIE, sid, max_age=SESSION_TTL_S, path="/", httponly=True, samesite="strict")
         return out
 
@@ -253,8 +281,14 @@ def build(desk: Desk) -> "Headers":
         said = desk.store.rows("SELECT text, at FROM rationales WHERE task_id=? ORDER BY n DESC LIMIT 1", tid)
         approval_id = (t["approval"] or {}).get("approval_id")
         kinds = desk.store.rows("SELECT kind FROM proofs WHERE approval_id=?", approval_id) if approval_id else []
+        now = ledger.now()
+        # Whom the session's reviewer may decide for here: delegations this desk recorded.
+        held = desk.store.rows("SELECT delegator, tools FROM delegations WHERE delegate=? AND not_before<=? "
+                               "AND ?<not_after", session.reviewer, now, now)
+        for_whom = sorted({d for d, tools in held if t["action"]["tool"] in json.loads(tools)})
         return JSONResponse({
-            "reviewer": session.reviewer, "now": ledger.now(), "ttls_ms": TTLS_MS, "task": t,
+            "reviewer": session.reviewer, "roles": list(roles_of(session.reviewer)), "on_behalf": for_whom,
+            "now": now, "ttls_ms": TTLS_MS, "task": t,
             "proof": kinds[0][0] if kinds else None,
             "contract": CONTRACTS[t["action"]["tool"]].document, "review": REVIEW.get(t["action"]["tool"]),
             "events": h["events"], "amendments": ledger.amendments(tid), "handoffs": handoffs,
@@ -280,12 +314,32 @@ def build(desk: Desk) -> "Headers":
     def passkey_keys() -> dict:
         return {"passkeys": dict(desk.passkeys), "webauthn": desk.webauthn}
 
-    def draft_record(t: dict, reviewer: str, decision_id: str, ttl: int) -> dict:
+    def authority(t: dict, reviewer: str, on_behalf_of: object) -> dict:
+        """What a decision record says about who decides (issue 25): under a quorum, the role the
+        desk says the counting identity holds; deciding for someone else, the chain of a
+        delegation this desk recorded from them to ``reviewer`` (the request only names whom)."""
+        tool = t["action"]["tool"]
+        if on_behalf_of is None:
+            role = role_for(t, reviewer) if quorum_of(tool) else None
+            return {} if role is None else {"role": role}
+        if not isinstance(on_behalf_of, str) or quorum_of(tool) is None:
+            raise Refused("invalid_request", 400, message="on_behalf_of names a reviewer, for a task under a quorum")
+        now = ledger.now()
+        rows = desk.store.rows("SELECT link, tools FROM delegations WHERE delegator=? AND delegate=? AND not_before<=? "
+                               "AND ?<not_after ORDER BY not_after DESC", on_behalf_of, reviewer, now, now)
+        link = next((json.loads(k) for k, tools in rows if tool in json.loads(tools)), None)
+        if link is None:
+            raise Refused("no_delegation", 403, message=f"{on_behalf_of} has not delegated this to you at this desk")
+        role = role_for(t, on_behalf_of)
+        return {**({} if role is None else {"role": role}), "on_behalf_of": on_behalf_of, "delegation": [link]}
+
+    def draft_record(t: dict, reviewer: str, decision_id: str, ttl: int, on_behalf_of: object) -> dict:
         """The approval record the ledger will hold for this decision, with the server's time."""
         now = ledger.now()
         extra = {"proposed_digest": t["proposed_digest"]} if t["proposed_digest"] != t["action_digest"] else {}
         return approve(t["action"], approval_id=t["approval_id"], decision_id=decision_id, decision="approved",
-                       approver=reviewer, decided_at=now, expires_at=now + ttl, **extra)
+                       approver=reviewer, decided_at=now, expires_at=now + ttl, **extra,
+                       **authority(t, reviewer, on_behalf_of))
 
     def decision_request(body: dict) -> tuple:
         try:
@@ -304,7 +358,7 @@ def build(desk: Desk) -> "Headers":
             raise Refused("digest_mismatch", 409, task_digest=t["action_digest"])
         if t["state"] not in WAITING:
             raise Refused("task_not_awaiting_decision", 409, state=t["state"])
-        return JSONResponse({"record": draft_record(t, session.reviewer, decision_id, ttl)})
+        return JSONResponse({"record": draft_record(t, session.reviewer, decision_id, ttl, body.get("on_behalf_of"))})
 
     def decide(request: Request, session: Session, body: dict) -> JSONResponse:
         tid = own_task(request.path_params["id"])["id"]
@@ -326,8 +380,9 @@ def build(desk: Desk) -> "Headers":
                 verified = verify_passkey(signed, passkey_keys(), ledger.now())["approval"]
             except ActionsealError as e:
                 raise refused(e, 403) from None
-            if (verified["decision_id"], verified["action_digest"], verified["approver"], verified["decision"]) != \
-                    (decision_id, digest, session.reviewer, verdict):
+            if (verified["decision_id"], verified["action_digest"], verified["approver"], verified["decision"],
+                    verified.get("on_behalf_of")) != \
+                    (decision_id, digest, session.reviewer, verdict, body.get("on_behalf_of")):
                 raise Refused("passkey_record_mismatch", 409)
         with desk.deciding:
             seen = desk.store.rows("SELECT task_id, envelope FROM decisions WHERE decision_id=?", decision_id)
@@ -350,8 +405,11 @@ def build(desk: Desk) -> "Headers":
                 raise Refused("acknowledgement_required", 409, flagged=must,
                               message="approving this action needs an acknowledgement of each flagged value")
             now = ledger.now()
+            who = authority(t, session.reviewer, body.get("on_behalf_of"))
             if verified is not None:
-                if verified["approval_id"] != t["approval_id"]:
+                # The passkey signed what the desk drafted: the same role and chain as now.
+                if verified["approval_id"] != t["approval_id"] or \
+                        any(verified.get(k) != who.get(k) for k in ("role", "on_behalf_of", "delegation")):
                     raise Refused("passkey_record_mismatch", 409)
                 record, proven, kind = verified, signed, "passkey"
             else:
@@ -360,7 +418,7 @@ def build(desk: Desk) -> "Headers":
                 extra = {"proposed_digest": t["proposed_digest"]} if t["proposed_digest"] != t["action_digest"] else {}
                 record = approve(t["action"], approval_id=t["approval_id"], decision_id=decision_id,
                                  decision=verdict, approver=session.reviewer, decided_at=now,
-                                 expires_at=now + ttl, **extra)
+                                 expires_at=now + ttl, **extra, **who)
                 proven, kind = desk.key.sign(record), "service"
             desk.store.run("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?)", decision_id, tid, json.dumps(proven),
                            now, session.reviewer, json.dumps(must if verdict == "approved" else []), reason)
@@ -371,10 +429,43 @@ def build(desk: Desk) -> "Headers":
                 raise refused(e, 409) from None
             if verdict == "approved":
                 # Where the executor fetches it before claiming (the claim then hands over the
-                # same proof from the ledger).
-                desk.store.run("INSERT OR IGNORE INTO proofs VALUES (?, ?, ?, ?)",
+                # same proof from the ledger). Under a quorum the round's members share its
+                # approval_id, and the task keeps the record of the decision that met the
+                # quorum: the latest one is filed.
+                desk.store.run("INSERT OR REPLACE INTO proofs VALUES (?, ?, ?, ?)",
                                record["approval_id"], tid, kind, json.dumps(proven))
         return JSONResponse({"task": out["task"], "duplicate": out["duplicate"]})
+
+    # -- delegations ----------------------------------------------------------------------------
+
+    def delegate(request: Request, session: Session, body: dict) -> JSONResponse:
+        """The session's reviewer delegates the four-eyes refunds to another reviewer while away:
+        a delegation document within the desk's scope, signed by the server for the delegator
+        (its key may sign for every reviewer of the desk)."""
+        to = body.get("delegate")
+        if to not in REVIEWERS or to == session.reviewer:
+            raise Refused("invalid_request", 400, message="a delegation names another reviewer of this desk")
+        now = ledger.now()
+        document = {"delegation_id": f"dlg-{token()[:16]}", "delegator": session.reviewer, "delegate": to,
+                    "tenant": TENANT, "tools": list(DELEGABLE),
+                    "when": [{"pointer": "/args/amount_minor", "op": "lte", "value": DELEGATE_UP_TO_MINOR}],
+                    "not_before": now, "not_after": now + DELEGATION_MS}
+        try:
+            link = sign_delegation(document, desk.key)
+        except ActionsealError as e:
+            raise refused(e, 400) from None
+        desk.store.run("INSERT INTO delegations VALUES (?, ?, ?, ?, ?, ?, ?)", document["delegation_id"],
+                       session.reviewer, to, json.dumps(document["tools"]), now, now + DELEGATION_MS, json.dumps(link))
+        return JSONResponse({"delegation": document, "digest": delegation_digest(document)})
+
+    def delegations(request: Request, session: Session, _body: None) -> JSONResponse:
+        now = ledger.now()
+        rows = desk.store.rows("SELECT delegation_id, delegator, delegate, tools, not_after FROM delegations "
+                               "WHERE (delegator=? OR delegate=?) AND ?<not_after ORDER BY not_before",
+                               session.reviewer, session.reviewer, now)
+        return JSONResponse({"delegations": [{"delegation_id": i, "delegator": fr, "delegate": to,
+                                              "tools": json.loads(tools), "not_after": until}
+                                             for i, fr, to, tools, until in rows]})
 
     # -- passkeys -------------------------------------------------------------------------------
 
@@ -450,6 +541,8 @@ def build(desk: Desk) -> "Headers":
         Route("/api/tasks/{id}/amend", endpoint(reviewer, amend, change=True), methods=["POST"]),
         Route("/api/tasks/{id}/decision", endpoint(reviewer, decide, change=True), methods=["POST"]),
         Route("/api/tasks/{id}/draft", endpoint(reviewer, draft, change=True), methods=["POST"]),
+        Route("/api/delegations", endpoint(reviewer, delegations, change=False)),
+        Route("/api/delegations", endpoint(reviewer, delegate, change=True), methods=["POST"]),
         Route("/api/passkeys/challenge", endpoint(reviewer, challenge, change=True), methods=["POST"]),
         Route("/api/passkeys", endpoint(reviewer, enrol, change=True), methods=["POST"]),
         Route("/api/handoffs", endpoint(agent, handoff, change=True), methods=["POST"]),

@@ -1,6 +1,6 @@
 """Writes the desk's configuration into a run directory: the approval server's signing key
 (private, the only one), the run's credentials (auth.py: the reviewer's secret, the agent's and
-the executors' tokens), and the executor's config with the key set it trusts, built from the
+the executors' tokens, each reviewer's secret), and the executor's config with the key set it trusts, built from the
 public half only, and the contract documents. Every file that holds a secret is 0600.
 
     python desk/setup.py DIR --db URL --server URL --payment URL
@@ -15,7 +15,7 @@ from pathlib import Path
 from actionseal import SigningKey
 
 from auth import token, write_secret
-from refunds import CONTRACTS, REVIEWER, TRUSTED
+from refunds import CONTRACTS, REVIEWER, REVIEWERS, TRUSTED
 
 
 def main() -> None:
@@ -29,8 +29,12 @@ def main() -> None:
     key = SigningKey.generate()
     write_secret(a.dir / "server-key.jwk", json.dumps(key.to_jwk()))
     executor_token = token()
-    for name, value in (("reviewer.secret", token()), ("agent.token", token()), ("executor.token", executor_token)):
+    for name, value in (("agent.token", token()), ("executor.token", executor_token)):
         write_secret(a.dir / name, value)
+    # Each reviewer's own secret; user:bob's also where the first scenario's reviewer reads it.
+    reviewers = {who: token() for who in REVIEWERS}
+    write_secret(a.dir / "reviewers.json", json.dumps(reviewers, indent=2))
+    write_secret(a.dir / "reviewer.secret", reviewers[REVIEWER])
     executor = {
         "db": a.db,
         "server": a.server,
@@ -43,7 +47,9 @@ def main() -> None:
         "contracts": {name: c.document for name, c in CONTRACTS.items()},
         # The executor's own key set: the approval server's public key, for its reviewer only.
         # Passkeys a reviewer registers are filed in passkeys.json next to this file.
-        "keys": {"service_keys": {key.keyid: {"key": key.public_jwk, "approvers": [REVIEWER]}}},
+        "keys": {"service_keys": {key.keyid: {"key": key.public_jwk, "approvers": sorted(REVIEWERS)}}},
+        # Who holds which role: the desk's facts, the executor's too (a claim re-checks them).
+        "roles": {who: list(roles) for who, roles in REVIEWERS.items()},
         "lease_ms": 4000,
         "payment_timeout_ms": 1500,
         "poll_ms": 150,

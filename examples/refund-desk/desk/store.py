@@ -1,6 +1,7 @@
 """The approval server's own records, in RUN_DIR/desk.db, a SQLite file only the server writes:
 decisions by decision_id (with what the reviewer acknowledged and why they rejected), signed
-decisions (proofs), the agent's hand-offs and the model's stated reasons. The ledger's decision
+decisions (proofs), the agent's hand-offs, the model's stated reasons, and the delegations
+reviewers gave each other (signed by the server for the delegator). The ledger's decision
 format is fixed; what the desk knows beyond it is kept here, beside the decision id."""
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ SCHEMA = """
         action TEXT NOT NULL, digest TEXT NOT NULL, at INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS rationales (n INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL,
         text TEXT NOT NULL, at INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS delegations (delegation_id TEXT PRIMARY KEY, delegator TEXT NOT NULL,
+        delegate TEXT NOT NULL, tools TEXT NOT NULL, not_before INTEGER NOT NULL,
+        not_after INTEGER NOT NULL, link TEXT NOT NULL);
 """
 
 

@@ -17,6 +17,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from starlette.testclient import TestClient
@@ -67,9 +68,11 @@ def secret(run: Path, name: str) -> str:
     return (run / name).read_text().strip()
 
 
-def sign_in(client: TestClient, run: Path) -> dict:
-    """The headers of a signed-in page: its origin and the session's CSRF token."""
-    r = client.post("/api/session", json={"secret": secret(run, "reviewer.secret")}, headers={"origin": ORIGIN})
+def sign_in(client: TestClient, run: Path, who: Optional[str] = None) -> dict:
+    """The headers of a signed-in page (user:bob's, or ``who``'s): its origin and the session's
+    CSRF token."""
+    given = secret(run, "reviewer.secret") if who is None else json.loads(secret(run, "reviewers.json"))[who]
+    r = client.post("/api/session", json={"secret": given}, headers={"origin": ORIGIN})
     return {"origin": ORIGIN, "x-csrf-token": r.json().get("csrf", "")} if r.status_code == 200 else {"origin": ORIGIN}
 
 
@@ -77,12 +80,13 @@ def bearer(run: Path, name: str) -> dict:
     return {"authorization": f"Bearer {secret(run, name)}"}
 
 
-def propose(desk, *, tenant: str = TENANT, order_id: str = "order-17", amount: int = 90_000) -> dict:
-    contract = CONTRACTS["refund_create"]
+def propose(desk, *, tenant: str = TENANT, order_id: str = "order-17", amount: int = 90_000,
+            tool: str = "refund_create", proposer: str = "agent:refunds") -> dict:
+    contract = CONTRACTS[tool]
     action = actionseal.action(contract, {"order_id": order_id, "amount_minor": amount, "currency": "USD"},
                                tenant=tenant, subject=TRUSTED.subject, job_id=f"job-{uuid.uuid4().hex[:12]}",
                                request_id="call_refund", policy_version=TRUSTED.policy_version)
-    return desk.ledger.propose(action, contract, proposer="agent:refunds")
+    return desk.ledger.propose(action, contract, proposer=proposer)
 
 
 def decision(t: dict, **extra: object) -> dict:
@@ -293,3 +297,69 @@ def test_a_correction_to_zero_or_to_nothing_is_refused_with_its_code_path_and_me
     r = client.post(f"/api/tasks/{t['id']}/amend", headers=page,
                     json={"amends": t["action_digest"], "args": {**t["action"]["args"], "amount_minor": 2000}})
     assert r.status_code == 200, r.text
+
+
+# -- issue 25: several reviewers, roles and delegation ------------------------------------------
+
+
+def test_each_reviewer_signs_in_with_their_own_secret_and_is_that_reviewer(client, run):
+    for who in ("user:bob", "user:erin", "user:dave"):
+        given = json.loads(secret(run, "reviewers.json"))[who]
+        r = client.post("/api/session", json={"secret": given}, headers={"origin": ORIGIN})
+        assert (r.status_code, r.json()["reviewer"]) == (200, who)
+    # A name in the request is never who signs in.
+    r = client.post("/api/session", json={"secret": "wrong", "reviewer": "user:erin"}, headers={"origin": ORIGIN})
+    assert (r.status_code, r.json()["error"]) == (401, "wrong_secret")
+
+
+def test_a_delegation_is_the_session_reviewers_to_another_reviewer_and_the_agent_cannot_give_one(client, run):
+    page = sign_in(client, run, "user:carol")
+    for to in ("user:carol", "user:mallory", None):
+        r = client.post("/api/delegations", json={"delegate": to}, headers=page)
+        assert (r.status_code, r.json()["error"]) == (400, "invalid_request"), to
+    r = client.post("/api/delegations", json={"delegate": "user:dave", "delegator": "user:erin"}, headers=page)
+    assert r.status_code == 200, r.text
+    assert (r.json()["delegation"]["delegator"], r.json()["delegation"]["delegate"]) == ("user:carol", "user:dave")
+    assert r.json()["digest"].startswith("sha256:")
+    r = client.post("/api/delegations", json={"delegate": "user:dave"}, headers=bearer(run, "agent.token"))
+    assert r.status_code in (401, 403)
+    page = sign_in(client, run, "user:dave")
+    given = client.get("/api/delegations").json()["delegations"]
+    assert [(g["delegator"], g["delegate"]) for g in given] == [("user:carol", "user:dave")]
+
+
+def test_deciding_for_someone_needs_their_delegation_recorded_here(client, desk, run):
+    t = propose(desk, tool="refund_large", proposer="user:frank")
+    page = sign_in(client, run, "user:dave")
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t, on_behalf_of="user:carol"), headers=page)
+    assert (r.status_code, r.json()["error"]) == (403, "no_delegation")
+    assert signed(run) == 0 and state(desk, t) == "awaiting_approval"
+    # Not for a task without a quorum either.
+    plain = propose(desk)
+    r = client.post(f"/api/tasks/{plain['id']}/decision", json=decision(plain, on_behalf_of="user:carol"), headers=page)
+    assert (r.status_code, r.json()["error"]) == (400, "invalid_request")
+    # Once carol delegated, dave decides for her: the record counts under carol, in her role.
+    client.post("/api/delegations", json={"delegate": "user:dave"}, headers=sign_in(client, run, "user:carol"))
+    page = sign_in(client, run, "user:dave")
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t, on_behalf_of="user:carol"), headers=page)
+    assert r.status_code == 200, r.text
+    member = r.json()["task"]["quorum"]["counted"][0]
+    assert (member["approver"], member["delegate"], member["role"]) == ("user:carol", "user:dave", "finance")
+
+
+def test_the_role_is_the_desks_fact_and_the_requester_cannot_approve(client, desk, run):
+    t = propose(desk, tool="refund_large", proposer="user:frank")
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=sign_in(client, run, "user:frank"))
+    assert (r.status_code, r.json()["error"]) == (409, "approver_not_separate")
+    # A role in the body is not read: bob decides in the role the desk says he holds.
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t, role="risk"), headers=sign_in(client, run))
+    assert r.status_code == 200, r.text
+    q = r.json()["task"]["quorum"]
+    assert ([(c["approver"], c["role"]) for c in q["counted"]], q["missing"]) == ([("user:bob", "finance")], 1)
+    assert state(desk, t) == "awaiting_approval"
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=sign_in(client, run))
+    assert (r.status_code, r.json()["error"]) == (409, "approver_already_decided")
+    r = client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=sign_in(client, run, "user:erin"))
+    assert r.status_code == 200, r.text
+    assert state(desk, t) == "approved"
+

@@ -6,10 +6,13 @@
 // in WebAssembly, a correction of the amount (a ledger amendment, checked here first with
 // core's `amend`), the decision, and the task's history (history.mjs). Values that hold
 // characters a reader could miss or misread (core's `notices`) are flagged wherever they
-// appear, and approving them needs an acknowledgement, which the server checks too.
+// appear, and approving them needs an acknowledgement, which the server checks too. Under a
+// quorum (issue 25) the task's approvals so far are drawn by the confirmation page's
+// quorum.mjs, and a reviewer may decide for someone who delegated to them at this desk.
 
 import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChallenge, shortFingerprint } from "/wasm/actionseal_wasm.js";
 import { argumentRows, contractFacts, el, fact, showDigest, showString, useCore, valueAt } from "/confirm/render.mjs";
+import { showQuorum } from "/confirm/quorum.mjs";
 import { api, refusal, useSession } from "/page/api.mjs";
 import { historyItems } from "/page/history.mjs";
 import { showTasks } from "/page/list.mjs";
@@ -62,6 +65,7 @@ function signedIn(session) {
   $("sign-in").hidden = true;
   $("main").hidden = false;
   document.body.dataset.session = "in";
+  showDelegations();
   const mine = ++loop;
   const step = async () => {
     if (mine !== loop) return;
@@ -214,7 +218,9 @@ async function refreshDetail({ focus = false } = {}) {
   $("d-review").replaceChildren(...(requirement ? reviewFacts(t.action, contract, review, requirement) : []));
   $("d-rationale").hidden = !d.rationale;
   if (d.rationale) $("d-rationale-text").replaceChildren(showString(d.rationale.text, { quotes: false }).node);
-  $("d-decided").hidden = !t.approval;
+  // The quorum value is the ledger's; the page draws it only when it agrees with the contract.
+  showQuorum($("quorum"), t.quorum == null ? {} : { quorum: t.quorum }, contract);
+  $("d-decided").hidden = !t.approval || t.quorum != null;
   $("d-decided").replaceChildren(...decidedFacts(d));
   $("d-decided").dataset.decision = t.approval?.decision ?? "";
 
@@ -248,6 +254,15 @@ async function refreshDetail({ focus = false } = {}) {
 
   $("decide").hidden = !waiting;
   $("approver").textContent = d.reviewer;
+  $("approver-roles").textContent = d.roles.length ? `(${d.roles.join(", ")})` : "(no role)";
+  // Whom this reviewer may decide for: delegations the desk recorded (its fact, not the page's).
+  const behalf = [["", `as yourself${d.roles.length ? ` (${d.roles.join(", ")})` : ""}`],
+    ...d.on_behalf.map((who) => [who, `for ${who}, by you (${who}'s delegation)`])];
+  $("behalf-row").hidden = d.on_behalf.length === 0;
+  const options = behalf.map(([value, text]) => { const o = el("option", "", text); o.value = value; return o; });
+  if ([...$("behalf").options].map((o) => o.value).join("|") !== behalf.map(([v]) => v).join("|")) {
+    $("behalf").replaceChildren(...options);
+  }
   if (waiting) {
     const key = `${t.id}|${t.action_digest}`;
     if (amountFor !== key) {
@@ -332,6 +347,7 @@ async function decide(decision, { passkey = false, reason } = {}) {
     decision_id: decisionIds.get(round), action_digest: digest, decision, ttl_ms: Number($("ttl").value),
     acknowledged: decision === "approved" && $("ack").checked ? flags.map((f) => f.pointer) : [],
     ...(reason === undefined ? {} : { reason }),
+    ...($("behalf").value ? { on_behalf_of: $("behalf").value } : {}),
   };
   if (passkey) {
     // The server drafts the record (its clock, its approval round); the page checks that it is
@@ -431,3 +447,22 @@ $("save-correction").addEventListener("click", async () => {
 const session = await api("/api/session");
 if (session.body.signed_in) signedIn(session.body);
 else signedOut();
+
+// ---------------------------------------------------------------------------------------------
+// Delegating while away (issue 25): the server signs the delegation for the signed-in reviewer.
+
+async function showDelegations() {
+  const { status, body } = await api("/api/delegations");
+  if (status !== 200) return;
+  $("delegations").replaceChildren(...body.delegations.map((g) => el("li", "",
+    g.delegator === $("reviewer").textContent ? `to ${g.delegate}` : `from ${g.delegator}`, ` until ${iso(g.not_after)}`)));
+}
+
+$("delegation").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const { status, body } = await api("/api/delegations", { delegate: $("delegate-to").value });
+  $("delegation-status").textContent = status === 200
+    ? `Delegated to ${body.delegation.delegate} until ${iso(body.delegation.not_after)} (${body.digest.slice(0, 19)}…).`
+    : `Refused: ${refusal(body)}`;
+  await showDelegations();
+});

@@ -47,6 +47,13 @@ export function historyItems(d, { short, notices, review }) {
       if (desk.acknowledged.length) li.append(el("span", "note", ` — after acknowledging the flagged values at ${desk.acknowledged.join(", ")}`));
       li.dataset.decision = desk.decision;
     }
+    // Under a quorum: whose approval it counts as, in which role (through a delegation, whose).
+    const counted = e.detail?.counted_as;
+    if (e.kind === "decided" && typeof counted === "string") {
+      const by = e.detail.approver;
+      const who = by === undefined || counted === by ? counted : `for ${counted}, by ${by}`;
+      li.append(el("span", "note", ` — ${who}${typeof e.detail.role === "string" ? ` as ${e.detail.role}` : ""}`));
+    }
     if (e.kind === "amended") {
       const a = d.amendments.find((x) => x.action_digest === e.action_digest);
       const before = a ? actions.get(a.amends) : undefined;

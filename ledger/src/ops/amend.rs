@@ -7,11 +7,13 @@
 //! `amend_conflict` and changes nothing. A retry of an amendment that already won (the task
 //! holds exactly the action it sends) is a duplicate: nothing changes.
 
-use super::{detail, event, locked_task, refuse, snapshot, view};
+use super::{detail, event, locked_task, refuse, save, snapshot, view};
 use crate::json::{canon, n, opt_s, s, stored};
 use crate::model::{Amended, AmendmentRecord};
-use crate::store::{increment, storage, AmendmentRow, Done, Tx};
-use actionseal_core::ledger::{amend_action, amended_pointers, next, Amendment, EventKind, Op};
+use crate::store::{increment, storage, AmendmentRow, ApprovalRow, Done, Tx};
+use actionseal_core::ledger::{
+    amend_action, amended_pointers, approval_id, next, Amendment, EventKind, Op,
+};
 use actionseal_core::{fingerprint, Action, Code, Contract, Error, Result};
 
 pub(crate) fn run(
@@ -103,6 +105,22 @@ pub(crate) fn run(
         at: now,
     };
     tx.insert_amendment(&row)?;
+    if contract.quorum().is_some() {
+        // Under a quorum the changed action starts a new round: the decisions its members
+        // made about the action before do not carry over.
+        let before = snapshot(&t);
+        t.round = increment(t.round, "approval round")?;
+        let apr = approval_id(&t.id, t.round);
+        tx.put_approval(&ApprovalRow {
+            approval_id: apr.clone(),
+            task_id: t.id.clone(),
+            round: t.round,
+            decision_id: None,
+            revoked_at: None,
+        })?;
+        t.approval_id = Some(apr);
+        save(tx, &t, &before)?;
+    }
     ev.kind = EventKind::Amended;
     ev.action_digest = Some(t.action_digest);
     ev.drift = pointers;

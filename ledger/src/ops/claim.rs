@@ -2,6 +2,7 @@
 //! and only on permit move the task to `claimed`, with a lease, a higher fence and the task's
 //! idempotency key, reserving the contract's cost on a budget in the same transaction.
 
+use super::quorum::contract_of;
 use super::{detail, event, expire_if_due, locked_task, refuse, save, snapshot, view_parsed};
 use crate::contracts::Contracts;
 use crate::json::{n, obj, opt_s, s, stored};
@@ -9,10 +10,12 @@ use crate::model::{Claim, ClaimOutcome};
 use crate::store::{increment, storage, ApprovalRow, Done, Tx};
 use actionseal_core::ledger::request::Claim as ClaimRequest;
 use actionseal_core::ledger::{
-    approval_id, claim_step, context_with, drift_between, next, reattach, reserve, ClaimStep,
-    EventKind, Op, State,
+    approval_id, claim_step, context_recorded, drift_between, next, reattach, reserve, ClaimStep,
+    EventKind, Op, Recorded, State,
 };
-use actionseal_core::{check_with, Code, Error, OwnedValue, ProofRequirement, Result, Value};
+use actionseal_core::{
+    check_set_with, check_with, Code, Contract, Error, OwnedValue, ProofRequirement, Result, Value,
+};
 
 /// Runs claim `c`, whose `proof` is already the request's or the ledger's requirement,
 /// whichever asks more; `contracts` loads the contract the facts name.
@@ -40,8 +43,38 @@ pub(crate) fn run(
         .approval_id
         .as_deref()
         .map(|id| (id, t.revoked_at.is_some()));
-    let ctx = context_with(c.facts, now, revoked, |doc| contracts.load(doc))?;
-    let mut verdict = check_with(record.as_ref(), c.action, &ctx);
+    // Under a kept contract (issue 25) the proposer and the amender are the ledger's own
+    // records, and a quorum's whole round is checked again as a set.
+    let kept = contract_of(&t, contracts)?;
+    let amended_by = match (&kept, t.amendments) {
+        (None, _) => None,
+        (Some(_), 0) => Some(None),
+        (Some(_), _) => Some(tx.amendments(&t.id)?.pop().map(|a| a.reviewer)),
+    };
+    let recorded = Recorded {
+        revoked,
+        proposer: kept.is_some().then_some(t.proposer.as_str()),
+        amended_by: amended_by.as_ref().map(Option::as_deref),
+    };
+    let ctx = context_recorded(c.facts, now, &recorded, |doc| contracts.load(doc))?;
+    let members = match (kept.as_ref().and_then(Contract::quorum), &t.approval_id) {
+        (Some(_), Some(apr)) => Some(tx.round_decisions(apr)?),
+        _ => None,
+    };
+    let set = members
+        .iter()
+        .flatten()
+        .map(|r| stored(&r.record))
+        .collect::<Result<Vec<_>>>()?;
+    let mut verdict = match members {
+        Some(_) => check_set_with(&set, c.action, &ctx),
+        None => check_with(record.as_ref(), c.action, &ctx),
+    };
+    // A decision recorded without proof: the task's, or any member's of its round.
+    let unproven = match &members {
+        Some(rows) => rows.iter().any(|r| r.proof.is_none()),
+        None => record.is_some() && t.proof.is_none(),
+    };
     // Returned to the caller (the approved action, to dispatch or to resume with).
     let frozen = stored(&t.action)?.into_owned();
     // Both texts are parsed now: the task handed back needs no second parse of them.
@@ -116,9 +149,7 @@ pub(crate) fn run(
                 verdict,
             }))
         }
-        ClaimStep::Permit
-            if c.proof == ProofRequirement::Required && record.is_some() && t.proof.is_none() =>
-        {
+        ClaimStep::Permit if c.proof == ProofRequirement::Required && unproven => {
             // Checked once the approval holds otherwise: a revoked or expired one goes back to
             // the reviewer as usual, for a decision that can be proven.
             refuse(
@@ -138,6 +169,7 @@ pub(crate) fn run(
                 action: frozen,
                 approval,
                 proof,
+                approvals: set.into_iter().map(Value::into_owned).collect(),
             };
             permit(tx, now, c, (t, before, state), ev, claimed, parsed)
         }
@@ -150,6 +182,7 @@ struct Claimed {
     action: OwnedValue,
     approval: Option<OwnedValue>,
     proof: Option<OwnedValue>,
+    approvals: Vec<OwnedValue>,
 }
 
 /// The claimed decision as it was proven: the stored proof and the record put together
@@ -251,6 +284,7 @@ fn permit(
         action: claimed.action,
         approval: claimed.approval,
         proof: claimed.proof,
+        approvals: claimed.approvals,
     };
     Ok(Done::Ok(ClaimOutcome::Claimed(
         claim,

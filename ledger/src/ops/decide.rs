@@ -1,13 +1,39 @@
 //! decide: record a reviewer's decision, bare or proven, once per decision_id.
+//!
+//! Under a quorum (issue 25) each member's decision is a row of its round, recorded under the
+//! task's lock: the task becomes `approved` once, by the decision that meets the quorum (a
+//! `decided` event, then `quorum_met`), or `rejected` by a veto; until then it awaits the rest
+//! of the round.
 
+use super::quorum::{check_separate, contract_of, delegation_digests, state_of};
 use super::{amended_from, detail, detail_of, event, refuse, save, snapshot, view};
-use crate::json::{canon, n, obj, s, stored};
+use crate::contracts::Contracts;
+use crate::json::{canon, n, obj, opt_s, s, stored};
 use crate::model::Decided;
-use crate::store::{storage, Done, Tx};
-use actionseal_core::ledger::{next, DecisionEnvelope, EventKind, Op, Presented, ProvenDecision};
-use actionseal_core::{Action, Approval, Code, Error, Result, Signer};
+use crate::store::{storage, Done, RoundDecisionRow, Tx};
+use actionseal_core::ledger::{
+    next, DecisionEnvelope, Event, EventKind, Op, Presented, ProvenDecision, State,
+};
+use actionseal_core::{
+    Action, Approval, Code, Decision, Error, OwnedValue, QuorumState, Result, Signer, Value, Veto,
+};
 
-pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decided>> {
+/// What a decision under a quorum did to its round.
+enum Round {
+    /// The quorum is not met yet: the task still awaits the rest of the round.
+    Pending(QuorumState),
+    /// This decision met the quorum: the task is approved.
+    Met(QuorumState),
+    /// This decision vetoed the round: the task is rejected.
+    Vetoed(QuorumState),
+}
+
+pub(crate) fn run(
+    tx: &mut dyn Tx,
+    now: i64,
+    p: &Presented,
+    contracts: &Contracts,
+) -> Result<Done<Decided>> {
     let d = p.envelope();
     // Who signed, for every event about a proven delivery (names only, never key material).
     let signer = p.proven().map(|v| v.signer().to_value());
@@ -101,6 +127,34 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
             return refuse(tx, ev, e);
         }
     }
+    // Under a kept contract: the separation of duties, and the round's other members.
+    let kept = contract_of(&t, contracts)?;
+    let mut members = None;
+    if let Some(contract) = &kept {
+        if let Err(e) = check_separate(tx, &t, &action, d, contract) {
+            return refuse(tx, ev, e);
+        }
+        if contract.quorum().is_some() {
+            let rows = tx.round_decisions(&d.approval_id)?;
+            if rows.iter().any(|r| r.counted_as == d.counting_identity()) {
+                let e = Error::new(
+                    Code::ApproverAlreadyDecided,
+                    format!(
+                        "{:?} already decided in round {:?}: each approver counts once",
+                        d.counting_identity(),
+                        d.approval_id
+                    ),
+                )
+                .in_key(if d.on_behalf_of.is_some() {
+                    "on_behalf_of"
+                } else {
+                    "approver"
+                });
+                return refuse(tx, ev, e);
+            }
+            members = Some(rows);
+        }
+    }
     if !tx.insert_decision(&d.decision_id, &d.approval_id, &envelope, now)? {
         // The id was taken by a decision for another task committed meanwhile.
         return refuse(
@@ -113,22 +167,59 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
             .in_key("decision_id"),
         );
     }
-    let mut approval = approval;
-    approval.decision_id = Some(d.decision_id.clone());
-    tx.put_approval(&approval)?;
-    t.approval = Some(canon(record.value()));
-    t.proof = p.proven().map(|proven| {
+    let proof = p.proven().map(|proven| {
         canon(&obj(vec![
             ("proof", proven.proof().clone()),
             ("signer", proven.signer().to_value()),
             ("verified_at", n(proven.verified_at())),
         ]))
     });
-    t.state = state;
-    t.updated_at = now;
-    save(tx, &t, &before)?;
+    let round = match (members, &kept) {
+        (Some(mut rows), Some(contract)) => {
+            let row = RoundDecisionRow {
+                approval_id: d.approval_id.clone(),
+                n: i64::try_from(rows.len())
+                    .unwrap_or(i64::MAX)
+                    .saturating_add(1),
+                decision_id: d.decision_id.clone(),
+                counted_as: d.counting_identity().to_owned(),
+                role: d.role.clone(),
+                decision: d.decision.as_str().to_owned(),
+                record: canon(record.value()),
+                proof: proof.clone(),
+                decided_at: d.decided_at,
+                recorded_at: now,
+            };
+            tx.insert_round_decision(&row)?;
+            rows.push(row);
+            let q = state_of(contract, &rows)?
+                .ok_or_else(|| storage("quorum", "the contract lost its quorum"))?;
+            let veto = contract.quorum().map(|q| q.veto);
+            Some(match d.decision {
+                Decision::Rejected if veto == Some(Veto::AnyRejection) => Round::Vetoed(q),
+                Decision::Approved if q.missing == 0 => Round::Met(q),
+                _ => Round::Pending(q),
+            })
+        }
+        _ => None,
+    };
+    if let Some(Round::Pending(_)) = round {
+        // The round goes on: the task and its round stay as they are.
+    } else {
+        let mut approval = approval;
+        approval.decision_id = Some(d.decision_id.clone());
+        tx.put_approval(&approval)?;
+        t.approval = Some(canon(record.value()));
+        t.proof = proof;
+        t.state = state;
+        t.updated_at = now;
+        save(tx, &t, &before)?;
+    }
     ev.kind = EventKind::Decided;
-    ev.state = Some(t.state);
+    ev.state = Some(match round {
+        Some(Round::Met(_)) => State::AwaitingApproval,
+        _ => t.state,
+    });
     ev.outcome = Some(d.decision.as_str().to_owned());
     let mut entries = vec![
         ("approval_id", s(&d.approval_id)),
@@ -137,6 +228,14 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         ("decided_at", n(d.decided_at)),
         ("expires_at", n(d.expires_at)),
     ];
+    if round.is_some() {
+        entries.push(("counted_as", s(d.counting_identity())));
+        entries.push(("role", opt_s(d.role.as_deref())));
+    }
+    if let Some(on_behalf_of) = &d.on_behalf_of {
+        entries.push(("on_behalf_of", s(on_behalf_of)));
+        entries.push(("delegations", digests(&delegation_digests(d))));
+    }
     if let Some(proven) = p.proven() {
         // The signature or assertion, without the record (which holds the action's values and
         // is rebuilt byte for byte from this event and the task's action), so the audit lets
@@ -146,23 +245,55 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Presented) -> Result<Done<Decid
         entries.push(("verified_at", n(proven.verified_at())));
     }
     ev.detail = detail_of(&t, entries);
+    let met = match &round {
+        Some(Round::Met(q)) => Some(quorum_met(&ev, &t, q)),
+        _ => None,
+    };
     tx.append(ev);
+    if let Some(met) = met {
+        tx.append(met);
+    }
     // The action was parsed above, the approval record written from its value.
     let parsed = super::Parsed {
         action: true,
         approval: true,
         result: false,
     };
+    let mut task = super::view_parsed(t, parsed)?;
+    let pending = matches!(round, Some(Round::Pending(_)));
+    task.quorum = round.map(|(Round::Pending(q) | Round::Met(q) | Round::Vetoed(q))| q);
     let decided = Decided {
-        task: super::view_parsed(t, parsed)?,
+        task,
         decision: d.clone(),
         duplicate: false,
         signer,
     };
-    if decided.task.approval.is_none() {
+    if decided.task.approval.is_none() && !pending {
         return Err(storage("decision", "the approval record was not kept"));
     }
     Ok(Done::Ok(decided))
+}
+
+/// The event of a quorum met by the decision whose `decided` event is `decided`: the task is
+/// approved; the detail names the round and each counted member, never an argument value.
+fn quorum_met(decided: &Event, t: &crate::store::TaskRow, q: &QuorumState) -> Event {
+    let mut ev = decided.clone();
+    ev.kind = EventKind::QuorumMet;
+    ev.state = Some(t.state);
+    ev.outcome = Some(Decision::Approved.as_str().to_owned());
+    ev.detail = detail_of(
+        t,
+        vec![
+            ("approval_id", opt_s(t.approval_id.as_deref())),
+            ("quorum", q.to_value()),
+        ],
+    );
+    ev
+}
+
+/// Digests as a JSON array of their texts.
+fn digests(ds: &[actionseal_core::Digest]) -> OwnedValue {
+    Value::Array(ds.iter().map(|d| s(&d.to_string())).collect())
 }
 
 /// A passkey decision's signature counter, checked against the credential's last one and

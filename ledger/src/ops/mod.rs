@@ -8,6 +8,7 @@ pub(crate) mod decide;
 pub(crate) mod finish;
 pub(crate) mod policy;
 pub(crate) mod propose;
+pub(crate) mod quorum;
 pub(crate) mod revoke;
 
 use crate::json::obj;

@@ -77,6 +77,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         revoked_at: None,
         round_started_at: now,
         proof: None,
+        contract: super::quorum::kept_contract(&p.contract),
     };
     if !tx.insert_task(&t)? {
         // Another transaction inserted it first (PostgreSQL under READ COMMITTED): answer

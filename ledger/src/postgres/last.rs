@@ -305,6 +305,7 @@ pub(super) fn statement(
                     last.param(t.revoked_at),
                     last.param(t.round_started_at),
                     last.param(t.proof),
+                    last.param(t.contract),
                 ];
                 if with_sql {
                     let last_event =

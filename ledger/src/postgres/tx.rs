@@ -7,9 +7,10 @@ use super::in_flight::{InFlight, Learned};
 use super::{pg_error, Conn, Schema};
 use crate::store::{
     amendment_from, approval_from, audit_rows_sql, budget_from, defer, history_of, history_sql,
-    policy_from, put_sign_count_sql, round_task, storage, task_from, AmendmentRow, ApprovalRow,
-    BudgetRow, Cols, Links, PolicyRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, TASK_COLUMNS,
+    policy_from, put_sign_count_sql, round_decision_from, round_task, storage, task_from,
+    AmendmentRow, ApprovalRow, BudgetRow, Cols, Links, PolicyRow, RoundDecisionRow, TaskRow, Tx,
+    Write, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT,
+    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::Digest;
@@ -444,6 +445,41 @@ impl Tx for PgTx<'_> {
             },
         );
         Ok(true)
+    }
+
+    fn round_decisions(&mut self, approval_id: &str) -> Result<Vec<RoundDecisionRow>> {
+        // A read of its own: a free attempt runs again, locked (see `begin`).
+        let sql = format!(
+            "SELECT {ROUND_DECISION_COLUMNS} FROM ledger_round_decisions \
+             WHERE approval_id = $1 ORDER BY n"
+        );
+        self.rows(&sql, &[&approval_id])?
+            .iter()
+            .map(|r| round_decision_from(r))
+            .collect()
+    }
+
+    fn insert_round_decision(&mut self, r: &RoundDecisionRow) -> Result<()> {
+        let sql = format!(
+            "INSERT INTO ledger_round_decisions ({ROUND_DECISION_COLUMNS}) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        );
+        self.exec(
+            &sql,
+            &[
+                &r.approval_id,
+                &r.n,
+                &r.decision_id,
+                &r.counted_as,
+                &r.role,
+                &r.decision,
+                &r.record,
+                &r.proof,
+                &r.decided_at,
+                &r.recorded_at,
+            ],
+        )
+        .map(|_| ())
     }
 
     fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>> {

@@ -24,7 +24,7 @@ use actionseal_core::ledger::CHAINS;
 use actionseal_core::Result;
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 5;
+pub(crate) const SCHEMA_VERSION: i64 = 6;
 
 /// One engine's spelling of the schema: everything the two engines write differently.
 pub(crate) struct Dialect {
@@ -67,6 +67,7 @@ const CHAIN_HEADS: &str = include_str!("chain_heads.sql");
 const EVENTS_BY_TASK: &str = include_str!("events_by_task.sql");
 const LINK_EVENTS: &str = include_str!("link_events.sql");
 const PROOF_POLICY: &str = include_str!("proof_policy.sql");
+const QUORUMS: &str = include_str!("quorums.sql");
 
 /// `sql` in `d`'s spelling, with `{v}` as `v`.
 fn ddl(sql: &str, d: &Dialect, v: &str) -> String {
@@ -104,6 +105,7 @@ pub(crate) fn create_all(d: &Dialect) -> String {
         .concat()
         + &link_events(0, false, d)
         + &ddl(PROOF_POLICY, d, "")
+        + &ddl(QUORUMS, d, "")
         + &ddl(
             "CREATE TABLE ledger_schema (version {int} NOT NULL);\n",
             d,
@@ -142,6 +144,7 @@ pub(crate) fn upgrade(
         2 => Some(chain_heads()),
         3 => Some(link_events(last_id()?, true, d)),
         4 => Some(ddl(PROOF_POLICY, d, "")),
+        5 => Some(ddl(QUORUMS, d, "")),
         _ => None,
     })
 }

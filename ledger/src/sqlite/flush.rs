@@ -169,6 +169,7 @@ impl SqliteTx<'_> {
                 t.revoked_at,
                 t.round_started_at,
                 t.proof,
+                t.contract,
                 self.links.last(&t.id)?
             ],
         )

@@ -95,6 +95,9 @@ row! {
         /// How the current round's decision was proven, canonical JSON `{"signer", "proof",
         /// "verified_at"}` (see `ops::decide`); `None` for a bare decision or none yet.
         proof: Option<String> = opt_text,
+        /// The contract document, canonical JSON, kept only when its approval needs a quorum
+        /// or a separation of duties, which `decide` applies (`None`: judged as always).
+        contract: Option<String> = opt_text,
     }
 }
 
@@ -114,6 +117,27 @@ row! {
 
 /// Where a column selected right after [`APPROVAL_COLUMNS`] is.
 pub(crate) const AFTER_APPROVAL: usize = columns(APPROVAL_COLUMNS);
+
+row! {
+    /// One decision of a round under a quorum (see `schema/quorums.sql`).
+    struct RoundDecisionRow in ROUND_DECISION_COLUMNS, round_decision_from {
+        approval_id: String = text,
+        /// 1 for the round's first decision, one more for each after it.
+        n: i64 = int,
+        decision_id: String = text,
+        /// The counting identity: `on_behalf_of` for a delegate's decision, else the approver.
+        counted_as: String = text,
+        role: Option<String> = opt_text,
+        /// `approved` or `rejected`.
+        decision: String = text,
+        /// Core's approval record, canonical JSON.
+        record: String = text,
+        /// How it was proven, canonical JSON `{"signer", "proof", "verified_at"}`; `None` bare.
+        proof: Option<String> = opt_text,
+        decided_at: i64 = int,
+        recorded_at: i64 = int,
+    }
+}
 
 row! {
     /// One amendment of a task's action.

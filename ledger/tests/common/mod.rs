@@ -192,7 +192,17 @@ impl Db {
 
 /// Turns a current ledger into version 4's layout, in place: no round start, proof, policy or
 /// passkey counters.
+/// Turns a current ledger into version 5's layout, in place: no quorums.
+pub fn downgrade_to_v5(db: &Db) {
+    db.sql(
+        "ALTER TABLE ledger_tasks DROP COLUMN contract;
+         DROP TABLE ledger_round_decisions;
+         UPDATE ledger_schema SET version = 5;",
+    );
+}
+
 pub fn downgrade_to_v4(db: &Db) {
+    downgrade_to_v5(db);
     db.sql(
         "ALTER TABLE ledger_tasks DROP COLUMN round_started_at;
          ALTER TABLE ledger_tasks DROP COLUMN proof;

@@ -12,15 +12,31 @@ use std::borrow::Cow;
 
 /// The facts only the executor's server knows, which a claim takes from its caller:
 /// `{"tenant", "policy_version", "contract", "approver_authorized", "subject_authorized"}`,
-/// each authorization naming whom it is about (see [`Context`]). `now` and `revoked` are
-/// never among them: the ledger supplies both.
-pub const FACT_FIELDS: [&str; 5] = [
+/// each authorization naming whom it is about (see [`Context`]), and for a quorum (issue 25)
+/// `approver_roles` and `delegations_revoked`. `now`, `revoked`, `proposer` and `amended_by`
+/// are never among them: the ledger supplies them from its clock and its own records.
+pub const FACT_FIELDS: [&str; 7] = [
     "tenant",
     "policy_version",
     "contract",
     "approver_authorized",
     "subject_authorized",
+    "approver_roles",
+    "delegations_revoked",
 ];
+
+/// What the ledger itself records about a task, which a claim's context takes from it and
+/// never from the caller: the current round's revocation, who proposed the task, and who
+/// last amended its action (issue 25's `proposer` and `amended_by` facts).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Recorded<'a> {
+    /// The stored approval and whether it was revoked; `None` when the task has none.
+    pub revoked: Option<(&'a str, bool)>,
+    /// Who proposed the task; `None` leaves the fact out.
+    pub proposer: Option<&'a str>,
+    /// Who amended the action (`Some(None)`: not amended); `None` leaves the fact out.
+    pub amended_by: Option<Option<&'a str>>,
+}
 
 /// The trusted context of a claim: the caller's facts plus the ledger's own clock and
 /// revocation record (`revoked` names the stored approval and says whether it was revoked;
@@ -39,7 +55,22 @@ pub fn context_with(
     revoked: Option<(&str, bool)>,
     load: impl FnOnce(&Value<'_>) -> Result<Contract>,
 ) -> Result<Context> {
-    if let Some(key) = ["now", "revoked"]
+    let recorded = Recorded {
+        revoked,
+        ..Recorded::default()
+    };
+    context_recorded(facts, now, &recorded, load)
+}
+
+/// [`context_with`], with everything the ledger records about the task ([`Recorded`]).
+/// Facts that try to set any of it are [`Code::InvalidContext`].
+pub fn context_recorded(
+    facts: &Value<'_>,
+    now: i64,
+    recorded: &Recorded<'_>,
+    load: impl FnOnce(&Value<'_>) -> Result<Contract>,
+) -> Result<Context> {
+    if let Some(key) = ["now", "revoked", "proposer", "amended_by"]
         .into_iter()
         .find(|k| facts.as_object().is_some_and(|o| o.get(k).is_some()))
     {
@@ -60,7 +91,18 @@ pub fn context_with(
         .filter_map(|k| f.get(k).map(|v| (Cow::Borrowed(*k), v.clone())))
         .collect();
     entries.push((Cow::Borrowed("now"), super::values::int(now)));
-    let revoked = match revoked {
+    let named = |n: Option<&str>| n.map_or(Value::Null, |n| Value::String(Cow::Owned(n.into())));
+    entries.extend(
+        recorded
+            .proposer
+            .map(|p| (Cow::Borrowed("proposer"), named(Some(p)))),
+    );
+    entries.extend(
+        recorded
+            .amended_by
+            .map(|a| (Cow::Borrowed("amended_by"), named(a))),
+    );
+    let revoked = match recorded.revoked {
         Some((approval_id, flag)) => Value::Object(Object::from_entries(vec![
             (
                 Cow::Borrowed("approval_id"),

@@ -5,13 +5,14 @@
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{OwnedValue, Value};
-use crate::model::approval::{Decision, DecisionInput};
+use crate::model::approval::{Decision, DecisionInput, MAX_DELEGATION_LINKS};
 use crate::model::fields::Fields;
 use crate::model::ledger::values::{int, object, string};
 
 /// `{"approval_id", "decision_id", "job_id", "request_id", "action_digest", "decision",
-/// "approver", "decided_at", "expires_at"}`, exactly these; times integer ms since the epoch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// "approver", "decided_at", "expires_at"}`, and optionally `"role"` and, together,
+/// `"on_behalf_of"` and `"delegation"` (issue 25); times integer ms since the epoch.
+#[derive(Clone, Debug, PartialEq)]
 pub struct DecisionEnvelope {
     /// The approval round the reviewer was asked about.
     pub approval_id: String,
@@ -31,9 +32,16 @@ pub struct DecisionEnvelope {
     pub decided_at: i64,
     /// Until when the decision holds (ms); after `decided_at`.
     pub expires_at: i64,
+    /// The role the approver decides in, under a quorum (its trusted caller's word when the
+    /// ledger counts it; a claim holds it to the executor's facts).
+    pub role: Option<String>,
+    /// Whom the approver decides for, through `delegation`: the counting identity.
+    pub on_behalf_of: Option<String>,
+    /// The delegation chain, root first (1 to 4 links, each as the approver presented it).
+    pub delegation: Option<Vec<OwnedValue>>,
 }
 
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 12] = [
     "approval_id",
     "decision_id",
     "job_id",
@@ -43,6 +51,9 @@ const FIELDS: [&str; 9] = [
     "approver",
     "decided_at",
     "expires_at",
+    "role",
+    "on_behalf_of",
+    "delegation",
 ];
 
 impl DecisionEnvelope {
@@ -61,6 +72,37 @@ impl DecisionEnvelope {
                     .in_key("expires_at"),
             );
         }
+        let optional = |key: &str| -> Result<Option<String>> {
+            f.get(key)
+                .map(|_| f.identity(key).map(str::to_owned))
+                .transpose()
+        };
+        let on_behalf_of = optional("on_behalf_of")?;
+        let delegation = match f.get("delegation") {
+            None => None,
+            Some(Value::Array(links)) if (1..=MAX_DELEGATION_LINKS).contains(&links.len()) => {
+                Some(links.iter().cloned().map(Value::into_owned).collect())
+            }
+            Some(_) => {
+                return Err(Error::new(
+                    Code::InvalidDecision,
+                    format!("delegation must be an array of 1 to {MAX_DELEGATION_LINKS} links"),
+                )
+                .in_key("delegation"))
+            }
+        };
+        if on_behalf_of.is_some() != delegation.is_some() {
+            let missing = if delegation.is_none() {
+                "delegation"
+            } else {
+                "on_behalf_of"
+            };
+            return Err(Error::new(
+                Code::InvalidDecision,
+                "on_behalf_of and delegation come together or not at all",
+            )
+            .in_key(missing));
+        }
         Ok(DecisionEnvelope {
             approval_id: f.identity("approval_id")?.to_owned(),
             decision_id: f.identity("decision_id")?.to_owned(),
@@ -71,12 +113,21 @@ impl DecisionEnvelope {
             approver: f.identity("approver")?.to_owned(),
             decided_at,
             expires_at,
+            role: optional("role")?,
+            on_behalf_of,
+            delegation,
         })
+    }
+
+    /// Who the decision counts for: `on_behalf_of` when made through a delegation, else the
+    /// approver.
+    pub fn counting_identity(&self) -> &str {
+        self.on_behalf_of.as_deref().unwrap_or(&self.approver)
     }
 
     /// The envelope as JSON (what the ledger stores and compares).
     pub fn to_value(&self) -> OwnedValue {
-        object(vec![
+        let mut entries = vec![
             ("approval_id", string(&self.approval_id)),
             ("decision_id", string(&self.decision_id)),
             ("job_id", string(&self.job_id)),
@@ -86,7 +137,20 @@ impl DecisionEnvelope {
             ("approver", string(&self.approver)),
             ("decided_at", int(self.decided_at)),
             ("expires_at", int(self.expires_at)),
-        ])
+        ];
+        // Absent members stay absent: an envelope without them is what it always was.
+        entries.extend(self.role.as_deref().map(|r| ("role", string(r))));
+        entries.extend(
+            self.on_behalf_of
+                .as_deref()
+                .map(|o| ("on_behalf_of", string(o))),
+        );
+        entries.extend(
+            self.delegation
+                .clone()
+                .map(|links| ("delegation", Value::Array(links))),
+        );
+        object(entries)
     }
 
     /// Checks that the envelope is about this task's frozen action: [`Code::DecisionMismatch`]
@@ -141,6 +205,9 @@ impl DecisionEnvelope {
             decided_at: self.decided_at,
             expires_at: self.expires_at,
             proposed_digest: None,
+            role: self.role.as_deref(),
+            on_behalf_of: self.on_behalf_of.as_deref(),
+            delegation: self.delegation.as_deref(),
         }
     }
 }

@@ -105,6 +105,13 @@ kinds! {
     /// chain 0). Whoever removed them could change events meanwhile: verify the audit
     /// against exported heads.
     AppendOnlyRestored => "append_only_restored",
+    /// The decisions of a round under a quorum met it (issue 25): the task is approved.
+    /// `decision_id` is the decision that completed it; `detail` names the round, how many
+    /// approvals it needed, and each counted member (counting identity, role, decision id,
+    /// delegate and the digests of the delegations used, never an argument value). Each
+    /// member's own decision is a `decided` event before it (`detail.counted_as` names its
+    /// counting identity; its `state` stays `awaiting_approval` unless it vetoes).
+    QuorumMet => "quorum_met",
 }
 
 /// How many chains the audit has: the one place the number is written (the README and the

@@ -38,13 +38,20 @@
 //!   calls nobody can say happened or not;
 //! - a spent call sent again whose task finished, `succeeded` or `failed`, is answered with its
 //!   recorded result (a refusal's `replay`), because a recorded failure is also the answer the
-//!   upstream gave.
+//!   upstream gave;
+//! - a waiting task whose quorum is partly given (issue 25) is refused with how many approvals
+//!   and which roles are still missing, in the sentence and as `quorum` (counts only), and its
+//!   pause shows the reviewer the task's `quorum` (who approved, in which role, through which
+//!   delegation), because "waiting" alone reads as if nobody had decided.
 
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};
 use crate::model::fields::Fields;
 use crate::model::ledger::values::{object, string, strings};
 use crate::{canonicalize, fingerprint, short_fingerprint};
+use quorum::Needed;
+
+mod quorum;
 
 /// A claim's lease when the application names none: 5 minutes, so that a slow tool body is not
 /// put in doubt while it runs (a crashed claim is in doubt when the lease ends either way).
@@ -463,9 +470,10 @@ fn elicit(task: &Task<'_, '_>, url: &str) -> Gate {
         .map(canonicalize)
         .unwrap_or_default();
     let short = short_fingerprint(task.digest).unwrap_or_default();
+    let needs = task.needed.as_ref().map(Needed::clause).unwrap_or_default();
     let message = format!(
-        "Approval required: {} {args} (fingerprint {short}, {}, {}). A person decides at {url}; \
-         then call again with _meta {{\"{TASK_META}\": \"{}\"}}.",
+        "Approval required: {} {args} (fingerprint {short}, {}, {}{needs}). A person decides at \
+         {url}; then call again with _meta {{\"{TASK_META}\": \"{}\"}}.",
         task.tool, task.digest, task.state, task.id
     );
     Gate::Elicit {
@@ -619,6 +627,8 @@ struct Task<'v, 'a> {
     state: &'v str,
     tool: &'v str,
     digest: &'v str,
+    /// What its quorum still needs, when it is waiting for more approvals.
+    needed: Option<Needed>,
 }
 
 impl<'v, 'a> Task<'v, 'a> {
@@ -633,12 +643,15 @@ impl<'v, 'a> Task<'v, 'a> {
         };
         let digest = text("/action_digest")?;
         short_fingerprint(digest).map_err(|e| e.in_key("action_digest"))?;
+        let state = text("/state")?;
+        let needed = Needed::read(v)?.filter(|n| waiting(state) && n.waits());
         Ok(Task {
             value: v,
             id: text("/id")?,
-            state: text("/state")?,
+            state,
             tool: text("/action/tool")?,
             digest,
+            needed,
         })
     }
 
@@ -694,9 +707,10 @@ fn task_refusal(task: &Task<'_, '_>, code: &str, extra: Extra<'_, '_>) -> Refusa
                 "This approved call was already dispatched (state {state}); it does not run again."
             )
         }
-        _ if waiting(state) => {
-            format!("{tool} is waiting for a person's approval ({state}); nothing ran.")
-        }
+        _ if waiting(state) => match &task.needed {
+            Some(needed) => needed.message(tool, state),
+            None => format!("{tool} is waiting for a person's approval ({state}); nothing ran."),
+        },
         _ => format!("{tool} may not run ({code}, state {state}); nothing ran."),
     };
     let mut members = vec![
@@ -711,6 +725,9 @@ fn task_refusal(task: &Task<'_, '_>, code: &str, extra: Extra<'_, '_>) -> Refusa
         ),
         ("message", string(&message)),
     ];
+    if let (Some(needed), false) = (&task.needed, matches!(extra, Extra::Drift { .. })) {
+        members.push(("quorum", needed.to_value()));
+    }
     match extra {
         Extra::None => {}
         Extra::Drift {
@@ -736,7 +753,7 @@ fn task_refusal(task: &Task<'_, '_>, code: &str, extra: Extra<'_, '_>) -> Refusa
 fn pause(task: &Task<'_, '_>, code: &str, reasons: Option<&Value<'_>>) -> Gate {
     let action = task.get("/action").cloned().unwrap_or(Value::Null);
     let approval_id = task.get("/approval_id").cloned().unwrap_or(Value::Null);
-    let request = object(vec![
+    let mut members = vec![
         ("type", string("actionseal_approval")),
         ("task_id", string(task.id)),
         ("state", string(task.state)),
@@ -748,7 +765,14 @@ fn pause(task: &Task<'_, '_>, code: &str, reasons: Option<&Value<'_>>) -> Gate {
             "short_fingerprint",
             string(&short_fingerprint(task.digest).unwrap_or_default()),
         ),
-    ]);
+    ];
+    // The reviewer sees who already approved, in which role and through which delegation.
+    if task.needed.is_some() {
+        if let Some(quorum) = task.get("/quorum") {
+            members.push(("quorum", quorum.clone().into_owned()));
+        }
+    }
+    let request = object(members);
     let extra = reasons.map_or(Extra::None, Extra::Reasons);
     Gate::Pause {
         task_id: task.id.to_owned(),

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 #[derive(Clone, Debug)]
 pub enum Presented {
     /// A bare decision envelope (accepted only where proof is not required).
-    Plain(DecisionEnvelope),
+    Plain(Box<DecisionEnvelope>),
     /// A signed or passkey-approved record whose proof verified.
     Proven(Box<ProvenDecision>),
 }
@@ -70,7 +70,7 @@ impl Presented {
                  passkey-approved record",
             ));
         }
-        DecisionEnvelope::from_value(v).map(Presented::Plain)
+        DecisionEnvelope::from_value(v).map(|d| Presented::Plain(Box::new(d)))
     }
 
     /// The decision envelope (for a proven decision, derived from its record).
@@ -227,9 +227,10 @@ fn first_difference(a: &Value<'_>, b: &Value<'_>) -> String {
         .to_owned()
 }
 
-/// The decision envelope a verified record makes: its ids, approver, decision and times, and the
-/// job, request and digest of its frozen action. Read back through the envelope's own reader, so
-/// a proven decision obeys every rule a bare one does.
+/// The decision envelope a verified record makes: its ids, approver, decision and times, the
+/// job, request and digest of its frozen action, and (issue 25) its role, `on_behalf_of` and
+/// `delegation` when it has them. Read back through the envelope's own reader, so a proven
+/// decision obeys every rule a bare one does.
 fn envelope_of(record: &Approval) -> Result<DecisionEnvelope> {
     let member = |key: &str| {
         record
@@ -240,7 +241,7 @@ fn envelope_of(record: &Approval) -> Result<DecisionEnvelope> {
             .map_or(OwnedValue::Null, string)
     };
     let action = record.action();
-    DecisionEnvelope::from_value(&object(vec![
+    let mut members = vec![
         ("approval_id", member("approval_id")),
         ("decision_id", member("decision_id")),
         ("job_id", string(action.field("job_id"))),
@@ -250,7 +251,13 @@ fn envelope_of(record: &Approval) -> Result<DecisionEnvelope> {
         ("approver", member("approver")),
         ("decided_at", int(record.decided_at())),
         ("expires_at", int(record.expires_at())),
-    ]))
+    ];
+    for key in ["role", "on_behalf_of", "delegation"] {
+        if let Some(v) = record.value().as_object().and_then(|o| o.get(key)) {
+            members.push((key, v.clone().into_owned()));
+        }
+    }
+    DecisionEnvelope::from_value(&object(members))
 }
 
 #[cfg(test)]

@@ -104,6 +104,10 @@ struct Replayed {
     proposed_digest: Option<Digest>,
     amendments: i64,
     decided: Option<Decided>,
+    /// The last decision recorded in the current round under a quorum before the quorum was
+    /// met (its `decided` event names `counted_as`); it becomes `decided` when it completes
+    /// the quorum (`quorum_met`).
+    member: Option<Decided>,
     revoked_at: Option<i64>,
     result_digest: Option<Digest>,
     /// The digest of its last event, and where that event is (export line, chain, seq).
@@ -329,6 +333,7 @@ fn proposed(e: &Event, task: &str, digest: Digest, at: Place) -> Result<Replayed
         proposed_digest: None,
         amendments: 0,
         decided: None,
+        member: None,
         revoked_at: None,
         result_digest: None,
         last: digest,
@@ -367,6 +372,13 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 return Err("detail/amends");
             }
             t.proposed_digest.get_or_insert(t.action_digest);
+            // Under a quorum an amendment starts a new round: its members decide again.
+            let apr = approval_id(task, t.round + 1);
+            if detail_str(e, "approval_id") == Some(apr.as_str()) {
+                t.round += 1;
+                t.approval_id = Some(apr);
+                t.member = None;
+            }
             // The action to decide about changed: its round begins again.
             t.round_started_at = e.at;
             t.action_digest = e.action_digest.ok_or("action_digest")?;
@@ -374,24 +386,38 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
         }
         Decided => {
             let decision = Decision::parse(outcome).map_err(|_| "outcome")?;
-            t.state = moved(Op::Decide(decision))?;
+            // A member of a round under a quorum that neither met it nor vetoed: the task
+            // still awaits the rest of the round.
+            let counted = member(&e.detail, "counted_as").is_some();
+            if counted && e.state == Some(t.state) {
+                if next(&snapshot, Op::Decide(decision), e.at).is_err() {
+                    return Err("state");
+                }
+            } else {
+                t.state = moved(Op::Decide(decision))?;
+            }
             if detail_str(e, "approval_id") != t.approval_id.as_deref() {
                 return Err("detail/approval_id");
             }
             if !same(e.action_digest, Some(t.action_digest)) {
                 return Err("action_digest");
             }
-            t.decided = Some(self::Decided {
-                decision_id: e.decision_id.clone().ok_or("decision_id")?,
-                decision: outcome.to_owned(),
-                approver: detail_str(e, "approver")
-                    .ok_or("detail/approver")?
-                    .to_owned(),
-                decided_at: detail_int(e, "decided_at").ok_or("detail/decided_at")?,
-                expires_at: detail_int(e, "expires_at").ok_or("detail/expires_at")?,
-                proposed_digest: detail_digest(e, "proposed_digest"),
-                proof: proof_of(e),
-            });
+            let decided = decided_of(e, outcome)?;
+            match t.state {
+                State::AwaitingApproval => t.member = Some(decided),
+                _ => t.decided = Some(decided),
+            }
+        }
+        QuorumMet => {
+            t.state = moved(Op::Decide(Decision::Approved))?;
+            if detail_str(e, "approval_id") != t.approval_id.as_deref() {
+                return Err("detail/approval_id");
+            }
+            let last = t.member.take().ok_or("kind")?;
+            if e.decision_id.as_deref() != Some(last.decision_id.as_str()) {
+                return Err("decision_id");
+            }
+            t.decided = Some(last);
         }
         Claimed => {
             t.state = moved(Op::ClaimPermit)?;
@@ -412,6 +438,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
             t.approval_id = Some(apr);
             t.round_started_at = e.at;
             t.decided = None;
+            t.member = None;
             t.revoked_at = None;
         }
         RejectedPreDispatch => t.state = moved(Op::ClaimReject)?,
@@ -450,6 +477,21 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
         AppendOnlyRestored | ProofPolicyChanged => return Err("task"),
     }
     Ok(())
+}
+
+/// The decision a `decided` event records.
+fn decided_of(e: &Event, outcome: &str) -> Result<Decided, &'static str> {
+    Ok(Decided {
+        decision_id: e.decision_id.clone().ok_or("decision_id")?,
+        decision: outcome.to_owned(),
+        approver: detail_str(e, "approver")
+            .ok_or("detail/approver")?
+            .to_owned(),
+        decided_at: detail_int(e, "decided_at").ok_or("detail/decided_at")?,
+        expires_at: detail_int(e, "expires_at").ok_or("detail/expires_at")?,
+        proposed_digest: detail_digest(e, "proposed_digest"),
+        proof: proof_of(e),
+    })
 }
 
 /// The first column of `row` that is not what the replay `t` ends at.

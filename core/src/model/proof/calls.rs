@@ -39,7 +39,29 @@ pub fn verify(
     accept: Accept,
 ) -> Result<OwnedValue> {
     let keys = KeySet::from_value(keys)?;
-    let at = match at {
+    let at = judged_at(at)?;
+    let verified = match accept {
+        Accept::Envelope => verify_envelope(approval, &keys, at),
+        Accept::Passkey => verify_passkey(approval, &keys, at),
+        Accept::Either => verify_proof(approval, &keys, at),
+    }?;
+    Ok(verified.to_value())
+}
+
+/// Verifies one link of a delegation chain (a signed envelope, a passkey-approved document
+/// or a bare document) against the key set `keys`, judging the key's window at `at`, as
+/// [`verify`] judges an approval's, and returns `{"delegation", "digest", "signer"}`
+/// ([`crate::VerifiedDelegation::to_value`]).
+pub fn verify_delegation(link: &Value<'_>, keys: &Value<'_>, at: &Value<'_>) -> Result<OwnedValue> {
+    let keys = KeySet::from_value(keys)?;
+    let at = judged_at(at)?;
+    Ok(crate::verify_delegation(link, &keys, at)?.to_value())
+}
+
+/// The time a key is judged at: a non-negative integer of ms since the epoch, else
+/// [`Code::InvalidRequest`].
+fn judged_at(at: &Value<'_>) -> Result<i64> {
+    match at {
         Value::Number(n) => n.as_safe_integer().filter(|t| *t >= 0),
         _ => None,
     }
@@ -51,13 +73,7 @@ pub fn verify(
                 at.type_name()
             ),
         )
-    })?;
-    let verified = match accept {
-        Accept::Envelope => verify_envelope(approval, &keys, at),
-        Accept::Passkey => verify_passkey(approval, &keys, at),
-        Accept::Either => verify_proof(approval, &keys, at),
-    }?;
-    Ok(verified.to_value())
+    })
 }
 
 /// The challenge a reviewer's passkey signs for `record`, in base64url: the record's

@@ -100,3 +100,73 @@ fn the_defaults() {
         r#"{"executor":"actionseal-adapter","lease_ms":300000,"proposer":"agent"}"#
     );
 }
+
+/// A waiting task of a two-approver quorum (finance and risk) that finance approved.
+fn partial(state: &str) -> String {
+    let t = task(state);
+    let quorum = r#", "quorum": {"required": 2, "counted": [{"approver": "user:carol", "role": "finance",
+        "decision_id": "d-1", "delegate": null, "delegations": []}], "missing": 1,
+        "missing_roles": [{"role": "risk", "count": 1}]}}"#;
+    format!("{}{quorum}", &t[..t.len() - 1])
+}
+
+#[test]
+fn a_partial_quorum_says_how_many_approvals_and_which_roles_are_missing() {
+    let presented = r#"{"tool": "refund_create", "args": {"amount_minor": 2500}}"#;
+    let g = step(&format!(
+        r#"{{"step": "propose", "task": {}, "presented": {presented}}}"#,
+        partial("awaiting_approval")
+    ));
+    let Gate::Pause {
+        request, refusal, ..
+    } = g
+    else {
+        panic!("{g:?}")
+    };
+    assert_eq!(
+        refusal.payload.pointer("/message").and_then(Value::as_str),
+        Some(
+            "refund_create is waiting for 1 more approval (awaiting_approval: 1 of 2 approvals \
+             given; roles still needed: risk); nothing ran."
+        )
+    );
+    assert_eq!(
+        canonicalize(refusal.payload.pointer("/quorum").expect("counts")),
+        r#"{"given":1,"missing":1,"missing_roles":[{"count":1,"role":"risk"}],"required":2}"#
+    );
+    // The reviewer sees who approved; the model reads counts only.
+    assert_eq!(
+        request
+            .pointer("/quorum/counted/0/approver")
+            .and_then(Value::as_str),
+        Some("user:carol")
+    );
+    assert!(!refusal.message().contains("user:carol"));
+}
+
+#[test]
+fn a_task_without_a_quorum_or_with_a_met_one_reads_as_before() {
+    let presented = r#"{"tool": "refund_create", "args": {"amount_minor": 2500}}"#;
+    let plain = step(&format!(
+        r#"{{"step": "propose", "task": {}, "presented": {presented}}}"#,
+        task("awaiting_approval")
+    ));
+    let t = task("awaiting_approval");
+    let null = step(&format!(
+        r#"{{"step": "propose", "task": {}, "quorum": null}}, "presented": {presented}}}"#,
+        &t[..t.len() - 1]
+    ));
+    assert_eq!(plain, null);
+    let Gate::Pause { refusal, .. } = plain else {
+        panic!("{plain:?}")
+    };
+    assert!(refusal.payload.pointer("/quorum").is_none());
+}
+
+#[test]
+fn a_malformed_quorum_is_an_invalid_request() {
+    let t = partial("awaiting_approval").replace(r#""missing": 1"#, r#""missing": 3"#);
+    let e = gate_step(&value(&format!(r#"{{"step": "resume", "task": {t}}}"#)))
+        .expect_err("missing > required");
+    assert_eq!((e.code(), e.path()), (Code::InvalidRequest, "/task/quorum"));
+}

@@ -36,6 +36,9 @@ fn record(action: &Action, expires_at: i64) -> Approval {
             decided_at: 100,
             expires_at,
             proposed_digest: None,
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
         },
     )
     .unwrap()
@@ -204,4 +207,36 @@ fn proof_without_trusted_keys_is_refused() {
     let forged = sign_approval(record(&action(1), 200).value(), &other).unwrap();
     let e = Presented::read(&forged, &keys(), ProofRequirement::Required, 150).unwrap_err();
     assert_eq!(e.code(), Code::UnknownKey);
+}
+
+#[test]
+fn a_signed_record_keeps_its_role_and_delegation() {
+    // Issue 25: the approval server signs a quorum member with its role, or a delegate's decision
+    // with the chain; the ledger's decision must say the same, else the record it builds differs.
+    let a = action(1);
+    let link = json(r#"{"delegation_id": "dlg-1"}"#);
+    let r = Approval::decide(
+        &a,
+        &DecisionInput {
+            approval_id: "ap-1",
+            decision_id: "dec-1",
+            decision: Decision::Approved,
+            approver: "user:dave",
+            decided_at: 100,
+            expires_at: 200,
+            proposed_digest: None,
+            role: Some("finance"),
+            on_behalf_of: Some("user:carol"),
+            delegation: Some(std::slice::from_ref(&link)),
+        },
+    )
+    .unwrap();
+    let envelope = sign_approval(r.value(), &key()).unwrap();
+    let p = Presented::read(&envelope, &keys(), ProofRequirement::Required, 150).unwrap();
+    let d = p.envelope();
+    assert_eq!(
+        (d.role.as_deref(), d.on_behalf_of.as_deref()),
+        (Some("finance"), Some("user:carol"))
+    );
+    assert_eq!(d.delegation.as_deref(), Some(std::slice::from_ref(&link)));
 }

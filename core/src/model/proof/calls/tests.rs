@@ -125,3 +125,39 @@ fn the_challenge_is_the_fingerprint_in_base64url() {
         crate::fingerprint(&record).as_bytes()
     );
 }
+
+#[test]
+fn a_delegation_link_is_read_as_an_approval_is() {
+    let document = json(
+        r#"{"delegation_id": "d", "delegator": "a", "delegate": "b", "tenant": "t",
+            "tools": ["x"], "not_before": 0, "not_after": 10}"#,
+    );
+    // The key set first, then the time a key is judged at, then the link.
+    assert_eq!(
+        code(verify_delegation(
+            &json("{}"),
+            &json(r#"{"service_keys": 1}"#),
+            &json("-1")
+        )),
+        (Code::InvalidKeySet, "/service_keys".to_owned())
+    );
+    for at in ["-1", "1.5", r#""0""#, "null"] {
+        assert_eq!(
+            code(verify_delegation(&document, &json("{}"), &json(at))).0,
+            Code::InvalidRequest,
+            "{at}"
+        );
+    }
+    // A bare document: no signer.
+    let verified = verify_delegation(&document, &json("{}"), &json("0")).expect("bare");
+    let Value::Object(o) = &verified else {
+        panic!("an object")
+    };
+    assert_eq!(o.get("signer"), Some(&Value::Null));
+    assert_eq!(
+        o.get("digest"),
+        Some(&Value::String(
+            crate::fingerprint(&document).to_string().into()
+        ))
+    );
+}

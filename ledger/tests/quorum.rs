@@ -1,0 +1,569 @@
+//! Quorums in the ledger (issue 25): each member's decision is its own row of the round; the
+//! task is approved once, by the decision that meets the quorum, or rejected by a veto; the
+//! same approver cannot count twice, and the subject, the proposer and (when listed) the
+//! amender cannot approve. Races of 2 to 8 approvers give exactly one transition.
+
+mod common;
+
+use actionseal_core::{canonicalize, Code, OwnedValue};
+use actionseal_ledger::{Decided, Ledger, Task};
+use common::*;
+use std::sync::{Arc, Barrier};
+
+/// The refund contract of the examples, its approval replaced by `approval` (JSON text).
+fn quorum_contract(approval: &str) -> OwnedValue {
+    let text = canonicalize(&refund_contract());
+    let start = text.find(r#""approval":"#).unwrap() + r#""approval":"#.len();
+    let end = text.find(r#","args":"#).unwrap();
+    json(&format!("{}{approval}{}", &text[..start], &text[end..]))
+}
+
+/// Two approvers, any roles, any rejection vetoes.
+fn two_of_any() -> OwnedValue {
+    quorum_contract(r#"{"when": "always", "quorum": {"approvers": 2}}"#)
+}
+
+/// A decision about `task`'s current round by `approver` (with `extra` members, JSON text
+/// starting with a comma, or empty).
+fn member(t: &Task, id: &str, verdict: &str, approver: &str, at: i64, extra: &str) -> OwnedValue {
+    json(&format!(
+        r#"{{"approval_id": "{}", "decision_id": "{id}", "job_id": "{}", "request_id": "{}",
+            "action_digest": "{}", "decision": "{verdict}", "approver": "{approver}",
+            "decided_at": {at}, "expires_at": {}{extra}}}"#,
+        t.approval_id.as_deref().unwrap(),
+        t.job_id,
+        t.request_id,
+        t.action_digest,
+        at + HOUR
+    ))
+}
+
+fn propose(l: &Ledger, contract: &OwnedValue, job: &str) -> Task {
+    let act = action(
+        contract,
+        r#"{"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}"#,
+        job,
+        "req-1",
+    );
+    l.propose(&act, contract, "agent").unwrap()
+}
+
+fn decide(l: &Ledger, v: &OwnedValue) -> actionseal_core::Result<Decided> {
+    l.decide(v)
+}
+
+fn counted(t: &Task) -> (usize, u8) {
+    let q = t.quorum.as_ref().expect("the task shows its quorum");
+    (q.counted.len(), q.missing)
+}
+
+fn audit_holds(l: &Ledger, what: &str) {
+    let report = l.audit_verify().unwrap();
+    assert!(report.broken.is_none(), "{what}: {:?}", report.broken);
+}
+
+#[test]
+fn the_task_is_approved_once_when_the_quorum_is_met() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = two_of_any();
+        let t = propose(&l, &contract, "job-1");
+        assert!(t.quorum.is_none(), "a proposal reads no round");
+        let first = decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        assert_eq!(first.task.state.as_str(), "awaiting_approval", "{engine:?}");
+        assert!(first.task.approval.is_none());
+        assert_eq!(counted(&first.task), (1, 1), "{engine:?}: 1 of 2");
+        assert_eq!(counted(&l.task(&t.id).unwrap()), (1, 1), "{engine:?}");
+        // A repeated delivery stays a duplicate, and counts once.
+        let again = decide(
+            &l,
+            &member(
+                &t,
+                "d-1",
+                "approved",
+                "user:bob",
+                first.decision.decided_at,
+                "",
+            ),
+        )
+        .unwrap();
+        assert!(again.duplicate, "{engine:?}");
+        let second = decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap();
+        assert_eq!(second.task.state.as_str(), "approved", "{engine:?}");
+        assert_eq!(counted(&second.task), (2, 0), "{engine:?}");
+        let v = second.task.to_value();
+        assert_eq!(canonicalize(field(field(&v, "quorum"), "missing")), "0");
+        // Once approved, the round is closed.
+        let late = decide(&l, &member(&t, "d-3", "approved", "user:dan", l.now(), "")).unwrap_err();
+        assert_eq!(late.code(), Code::TaskNotAwaitingDecision, "{engine:?}");
+        assert_eq!(
+            kinds(&l, &t.id),
+            [
+                "proposed",
+                "decided",
+                "decision_duplicate",
+                "decided",
+                "quorum_met",
+                "decision_refused"
+            ],
+            "{engine:?}"
+        );
+        let rows =
+            db.texts("SELECT decision_id, counted_as FROM ledger_round_decisions ORDER BY n");
+        assert_eq!(rows.len(), 2, "{engine:?}: every decision recorded once");
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn an_approver_counts_once_per_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        let e = decide(&l, &member(&t, "d-2", "approved", "user:bob", l.now(), "")).unwrap_err();
+        assert_eq!(e.code(), Code::ApproverAlreadyDecided, "{engine:?}");
+        // Through a delegation the decision counts for its root: bob again.
+        let link = r#"{"delegation_id": "dlg-1", "delegator": "user:bob", "delegate": "user:dave",
+            "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
+            "not_after": 9000000000000}"#;
+        let extra = format!(r#", "on_behalf_of": "user:bob", "delegation": [{link}]"#);
+        let e = decide(
+            &l,
+            &member(&t, "d-3", "approved", "user:dave", l.now(), &extra),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), Code::ApproverAlreadyDecided, "{engine:?}");
+        assert_eq!(e.path(), "/on_behalf_of", "{engine:?}");
+        let task = l.task(&t.id).unwrap();
+        assert_eq!(task.state.as_str(), "awaiting_approval");
+        assert_eq!(counted(&task), (1, 1), "{engine:?}");
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn the_subject_the_proposer_and_the_amender_cannot_approve() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = quorum_contract(
+            r#"{"when": "always", "quorum": {"approvers": 2}, "separation": ["amender"]}"#,
+        );
+        let t = propose(&l, &contract, "job-1");
+        for (who, name) in [("user:alice", "subject"), ("agent", "proposer")] {
+            let e = decide(&l, &member(&t, "d-x", "approved", who, l.now(), "")).unwrap_err();
+            assert_eq!(e.code(), Code::ApproverNotSeparate, "{engine:?} {who}");
+            assert!(e.message().contains(name), "{engine:?}: {e}");
+        }
+        // A reviewer amends the action: a new round, which the amender may not approve.
+        let amended = action(
+            &contract,
+            r#"{"order_id": "order-17", "amount_minor": 2000, "currency": "USD"}"#,
+            "job-1",
+            "req-1",
+        );
+        let a = l
+            .amend(
+                &json(&format!(
+                    r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:erin",
+                        "reason": "lower"}}"#,
+                    t.id,
+                    t.action_digest,
+                    canonicalize(&amended)
+                )),
+                &contract,
+            )
+            .unwrap();
+        let e = decide(
+            &l,
+            &member(&a.task, "d-y", "approved", "user:erin", l.now(), ""),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), Code::ApproverNotSeparate, "{engine:?}");
+        assert!(e.message().contains("amended"), "{engine:?}: {e}");
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn a_rejection_vetoes_unless_the_contract_says_none() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        let vetoed = decide(
+            &l,
+            &member(&t, "d-2", "rejected", "user:carol", l.now(), ""),
+        )
+        .unwrap();
+        assert_eq!(vetoed.task.state.as_str(), "rejected", "{engine:?}");
+        assert_eq!(
+            kinds(&l, &t.id),
+            ["proposed", "decided", "decided"],
+            "{engine:?}"
+        );
+
+        let contract =
+            quorum_contract(r#"{"when": "always", "quorum": {"approvers": 2, "veto": "none"}}"#);
+        let t = propose(&l, &contract, "job-2");
+        let no = decide(&l, &member(&t, "d-3", "rejected", "user:bob", l.now(), "")).unwrap();
+        assert_eq!(no.task.state.as_str(), "awaiting_approval", "{engine:?}");
+        assert_eq!(
+            counted(&no.task),
+            (0, 2),
+            "{engine:?}: a rejection does not count"
+        );
+        decide(
+            &l,
+            &member(&t, "d-4", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap();
+        let yes = decide(&l, &member(&t, "d-5", "approved", "user:dan", l.now(), "")).unwrap();
+        assert_eq!(yes.task.state.as_str(), "approved", "{engine:?}");
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn an_amendment_starts_a_new_round_and_earlier_members_do_not_carry_over() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = two_of_any();
+        let t = propose(&l, &contract, "job-1");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        let amended = action(
+            &contract,
+            r#"{"order_id": "order-17", "amount_minor": 2000, "currency": "USD"}"#,
+            "job-1",
+            "req-1",
+        );
+        let a = l
+            .amend(
+                &json(&format!(
+                    r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:erin",
+                        "reason": "lower"}}"#,
+                    t.id,
+                    t.action_digest,
+                    canonicalize(&amended)
+                )),
+                &contract,
+            )
+            .unwrap();
+        assert_ne!(a.task.approval_id, t.approval_id, "{engine:?}: a new round");
+        let now = l.task(&t.id).unwrap();
+        assert_eq!(
+            counted(&now),
+            (0, 2),
+            "{engine:?}: bob's decision stayed behind"
+        );
+        // The old round is closed; bob decides again, about the amended action, and counts once.
+        let e = decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), Code::DecisionMismatch, "{engine:?}");
+        let b = decide(
+            &l,
+            &member(&a.task, "d-3", "approved", "user:bob", l.now(), ""),
+        )
+        .unwrap();
+        assert_eq!(counted(&b.task), (1, 1), "{engine:?}");
+        let c = decide(
+            &l,
+            &member(&a.task, "d-4", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap();
+        assert_eq!(c.task.state.as_str(), "approved", "{engine:?}");
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+/// `n` approvers decide the same task at once; `verdict(i)` is approver i's decision.
+fn race(l: &Arc<Ledger>, t: &Task, n: usize, verdict: fn(usize) -> &'static str) -> Vec<bool> {
+    let barrier = Arc::new(Barrier::new(n));
+    let handles: Vec<_> = (0..n)
+        .map(|i| {
+            let (l, t, barrier) = (l.clone(), t.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let v = member(
+                    &t,
+                    &format!("{}-d{i}", t.job_id),
+                    verdict(i),
+                    &format!("user:a{i}"),
+                    l.now(),
+                    "",
+                );
+                barrier.wait();
+                match l.decide(&v) {
+                    Ok(d) => {
+                        assert!(!d.duplicate);
+                        true
+                    }
+                    Err(e) if e.code() == Code::TaskNotAwaitingDecision => false,
+                    Err(e) => panic!("approver {i}: {e}"),
+                }
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+/// How many of the task's events are of `kind`.
+fn count(l: &Ledger, task: &str, kind: &str) -> usize {
+    kinds(l, task).iter().filter(|k| *k == kind).count()
+}
+
+#[test]
+fn racing_approvers_give_exactly_one_transition() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = Arc::new(db.open());
+        for n in 2..=8 {
+            for rep in 0..3 {
+                let contract = quorum_contract(&format!(
+                    r#"{{"when": "always", "quorum": {{"approvers": {n}}}}}"#
+                ));
+                let t = propose(&l, &contract, &format!("job-{n}-{rep}"));
+                let recorded = race(&l, &t, n, |_| "approved");
+                let what = format!("{engine:?}, {n} approvers");
+                assert!(
+                    recorded.iter().all(|r| *r),
+                    "{what}: every decision recorded"
+                );
+                let task = l.task(&t.id).unwrap();
+                assert_eq!(task.state.as_str(), "approved", "{what}");
+                assert_eq!(counted(&task), (n, 0), "{what}");
+                assert_eq!(count(&l, &t.id, "decided"), n, "{what}");
+                assert_eq!(count(&l, &t.id, "quorum_met"), 1, "{what}");
+                let rows = db.texts(&format!(
+                    "SELECT decision_id FROM ledger_round_decisions WHERE approval_id = '{}'",
+                    t.approval_id.as_deref().unwrap()
+                ));
+                assert_eq!(rows.len(), n, "{what}: each decision recorded once");
+            }
+        }
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn a_veto_racing_approvals_gives_exactly_one_final_state() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = Arc::new(db.open());
+        for n in 3..=8 {
+            // n - 1 approvals meet the quorum; approver 0 rejects.
+            let contract = quorum_contract(&format!(
+                r#"{{"when": "always", "quorum": {{"approvers": {}}}}}"#,
+                n - 1
+            ));
+            let t = propose(&l, &contract, &format!("job-{n}"));
+            let recorded = race(&l, &t, n, |i| if i == 0 { "rejected" } else { "approved" });
+            let what = format!("{engine:?}, {n} deciders");
+            let task = l.task(&t.id).unwrap();
+            let met = count(&l, &t.id, "quorum_met");
+            match task.state.as_str() {
+                // Every approval came first: the veto came too late.
+                "approved" => {
+                    assert_eq!((met, recorded[0]), (1, false), "{what}");
+                    assert_eq!(count(&l, &t.id, "decided"), n - 1, "{what}");
+                }
+                // The veto ended the round: approvals after it were refused.
+                "rejected" => {
+                    assert_eq!((met, recorded[0]), (0, true), "{what}");
+                    let accepted = recorded.iter().filter(|r| **r).count();
+                    assert_eq!(count(&l, &t.id, "decided"), accepted, "{what}");
+                }
+                other => panic!("{what}: the task ended {other}"),
+            }
+        }
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+/// The executor's facts for `contract`: tenant-a, the policy in force, bob and carol
+/// authorized (and `extra` members, JSON text starting with a comma, or empty).
+fn quorum_facts(contract: &OwnedValue, extra: &str) -> OwnedValue {
+    json(&format!(
+        r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
+            "approver_authorized": [{{"approver": "user:bob", "authorized": true}},
+                                    {{"approver": "user:carol", "authorized": true}}],
+            "subject_authorized": {{"subject": "user:alice", "authorized": true}}{extra}}}"#,
+        canonicalize(contract)
+    ))
+}
+
+fn claim(
+    l: &Ledger,
+    t: &Task,
+    facts: &OwnedValue,
+) -> actionseal_core::Result<actionseal_ledger::ClaimOutcome> {
+    l.claim(&actionseal_ledger::ClaimRequest {
+        task_id: &t.id,
+        action: t.action.value(),
+        facts,
+        executor: "worker-1",
+        lease_ms: HOUR,
+        budget: None,
+        proof: Default::default(),
+    })
+}
+
+#[test]
+fn a_claim_checks_the_whole_round_again() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = quorum_contract(
+            r#"{"when": "always", "quorum": {"approvers": 2, "roles": [{"role": "finance", "count": 1}]}}"#,
+        );
+        let t = propose(&l, &contract, "job-1");
+        let role = r#", "role": "finance""#;
+        decide(
+            &l,
+            &member(&t, "d-1", "approved", "user:bob", l.now(), role),
+        )
+        .unwrap();
+        let t = decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap()
+        .task;
+        assert_eq!(t.state.as_str(), "approved", "{engine:?}");
+        // The caller may not say who proposed or amended the task: the ledger knows.
+        for key in ["proposer", "amended_by"] {
+            let facts = quorum_facts(&contract, &format!(r#", "{key}": "user:zed""#));
+            let e = claim(&l, &t, &facts).unwrap_err();
+            assert_eq!(e.code(), Code::InvalidContext, "{engine:?} {key}");
+            assert_eq!(e.path(), format!("/{key}"), "{engine:?}");
+        }
+        // The executor's facts say bob does not hold finance: the round no longer holds.
+        let not_held = quorum_facts(
+            &contract,
+            r#", "approver_roles": [{"approver": "user:bob", "role": "finance", "holds": false}]"#,
+        );
+        let held = quorum_facts(
+            &contract,
+            r#", "approver_roles": [{"approver": "user:bob", "role": "finance", "holds": true}]"#,
+        );
+        // (Checked on a copy of the round: a reapproval would change the task.)
+        let out = claim(&l, &t, &held).unwrap();
+        let actionseal_ledger::ClaimOutcome::Claimed(c, task) = out else {
+            panic!("{engine:?}: {}", out.result());
+        };
+        assert_eq!(
+            c.approvals.len(),
+            2,
+            "{engine:?}: the claim carries the set"
+        );
+        assert_eq!(task.state.as_str(), "claimed");
+        let v = actionseal_ledger::ClaimOutcome::Claimed(c, task).to_value();
+        let approvals = field(field(&v, "claim"), "approvals");
+        assert!(
+            matches!(approvals, actionseal_core::Value::Array(a) if a.len() == 2),
+            "{engine:?}"
+        );
+
+        let t2 = propose(&l, &contract, "job-2");
+        decide(
+            &l,
+            &member(&t2, "d-3", "approved", "user:bob", l.now(), role),
+        )
+        .unwrap();
+        let t2 = decide(
+            &l,
+            &member(&t2, "d-4", "approved", "user:carol", l.now(), ""),
+        )
+        .unwrap()
+        .task;
+        let out = claim(&l, &t2, &not_held).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
+        let actionseal_ledger::ClaimOutcome::Reapproval { verdict, task } = out else {
+            unreachable!()
+        };
+        let reasons: Vec<_> = verdict.reasons.iter().map(|r| r.as_str()).collect();
+        assert!(
+            reasons.contains(&"role_not_held"),
+            "{engine:?}: {reasons:?}"
+        );
+        assert_eq!(
+            counted(&l.task(&task.id).unwrap()),
+            (0, 2),
+            "{engine:?}: a new round"
+        );
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn the_audit_catches_a_task_approved_before_its_quorum() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        audit_holds(&l, &format!("{engine:?}"));
+        // Someone with the database approves the task on one member's record.
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET state = 'approved', approval = \
+             (SELECT record FROM ledger_round_decisions WHERE decision_id = 'd-1') \
+             WHERE id = '{}'",
+            t.id
+        ));
+        let broken = l.audit_verify().unwrap().broken;
+        let b = broken.unwrap_or_else(|| panic!("{engine:?}: the audit missed it"));
+        assert_eq!(b.task.as_deref(), Some(t.id.as_str()), "{engine:?}");
+    }
+}
+
+#[test]
+fn the_audit_names_each_delegation_used_by_digest() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        let link = r#"{"delegation_id": "dlg-1", "delegator": "user:carol", "delegate": "user:dave",
+            "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
+            "not_after": 9000000000000}"#;
+        let extra = format!(r#", "on_behalf_of": "user:carol", "delegation": [{link}]"#);
+        decide(
+            &l,
+            &member(&t, "d-1", "approved", "user:dave", l.now(), &extra),
+        )
+        .unwrap();
+        decide(&l, &member(&t, "d-2", "approved", "user:bob", l.now(), "")).unwrap();
+        let digest = actionseal_core::fingerprint(&json(link)).to_string();
+        let (task, events) = l.task_history(&t.id).unwrap();
+        assert_eq!(task.state.as_str(), "approved", "{engine:?}");
+        let decided = &events[1];
+        assert_eq!(decided.kind.as_str(), "decided");
+        let d = &decided.detail;
+        assert_eq!(str_field(d, "counted_as"), "user:carol", "{engine:?}");
+        assert_eq!(str_field(d, "approver"), "user:dave", "{engine:?}");
+        assert_eq!(
+            canonicalize(field(d, "delegations")),
+            format!(r#"["{digest}"]"#),
+            "{engine:?}"
+        );
+        let met = events.last().unwrap();
+        assert_eq!(met.kind.as_str(), "quorum_met");
+        let counted = canonicalize(field(field(&met.detail, "quorum"), "counted"));
+        assert!(counted.contains(&digest), "{engine:?}: {counted}");
+        assert!(
+            !counted.contains("order-17"),
+            "no argument value in the audit"
+        );
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
