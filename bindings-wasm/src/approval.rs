@@ -136,6 +136,9 @@ fn make_prototype() -> JsValue {
             decided_at: 0,
             expires_at: 1,
             proposed_digest: None,
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
         };
         Approval::decide(&action, &decision)
     };

@@ -119,6 +119,9 @@ fn write_story(o: &mut String) -> std::fmt::Result {
         decided_at: T0,
         expires_at: T0 + 30 * MINUTE,
         proposed_digest: None,
+        role: None,
+        on_behalf_of: None,
+        delegation: None,
     };
     let Ok(approval) = Approval::decide(&action, &decision) else {
         return writeln!(o, "the example approval does not build");

@@ -49,6 +49,9 @@ pub use model::proof::{
     verify_envelope, verify_passkey, verify_proof, KeySet, ProofPolicy, ProofRequirement,
     PublicKey, Registration, Signer, SigningKey, Verified, PAYLOAD_TYPE,
 };
+pub use model::quorum::{
+    tally, Duty, Member, Order, Quorum, QuorumState, RoleCount, Veto, MAX_QUORUM,
+};
 pub use model::reason::{Outcome, Reason};
 pub use model::rule::{operators, ApprovalRule, Requirement};
 pub use model::schema::{self, Schema};

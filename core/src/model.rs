@@ -10,6 +10,7 @@ pub mod ledger;
 pub(crate) mod notice;
 pub(crate) mod permit;
 pub(crate) mod proof;
+pub(crate) mod quorum;
 pub(crate) mod reason;
 pub(crate) mod rule;
 pub mod schema;

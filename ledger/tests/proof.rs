@@ -123,6 +123,9 @@ impl<'a> Decide<'a> {
             decided_at: self.decided_at,
             expires_at: self.decided_at + 30 * MINUTE,
             proposed_digest: self.proposed_digest,
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
         };
         Approval::decide(&action, &input).unwrap().value().clone()
     }

@@ -11,6 +11,13 @@
 //! `"proposed_digest"`: the fingerprint of what the model proposed, present only when it
 //! differs from `action_digest`. It is a record of where the decided action came from, for
 //! display and audit; a check compares only the frozen, decided action.
+//!
+//! Under a quorum, optional members say in what authority the approver decided: `"role"`
+//! (an identifier: the role the decision counts for, when the server's facts say its counting
+//! identity holds it), and `"on_behalf_of"` with `"delegation"` (present together or not at
+//! all): the root delegator the decision counts for, and the chain of delegation links, root
+//! first, through which `approver` (the delegate) decided. Members of one set share one
+//! `approval_id` (the round); each has its own `decision_id`.
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
@@ -72,12 +79,23 @@ pub struct DecisionInput<'s> {
     /// The fingerprint of the action as the model proposed it, when a reviewer amended it
     /// before this decision (and only then: it must differ from the decided action's).
     pub proposed_digest: Option<Digest>,
+    /// The role the approver decides in, if any.
+    pub role: Option<&'s str>,
+    /// The root delegator the decision counts for, when the approver decides as a delegate
+    /// (with `delegation`, and only then).
+    pub on_behalf_of: Option<&'s str>,
+    /// The delegation links, root first (1 to [`MAX_DELEGATION_LINKS`]), with `on_behalf_of`.
+    pub delegation: Option<&'s [Value<'s>]>,
 }
+
+/// The most links a decision's delegation chain may have.
+pub const MAX_DELEGATION_LINKS: usize = 4;
 
 impl<'s> DecisionInput<'s> {
     /// Reads `{"approval_id", "decision_id", "decision", "approver", "decided_at",
-    /// "expires_at"}` (exactly these, plus `"proposed_digest"` when the action was amended;
-    /// times integer ms); problems are [`Code::InvalidApproval`] at the field.
+    /// "expires_at"}` (exactly these, plus `"proposed_digest"` when the action was amended,
+    /// and optionally `"role"`, `"on_behalf_of"` with `"delegation"`; times integer ms);
+    /// problems are [`Code::InvalidApproval`] at the field.
     pub fn from_value(v: &'s Value<'_>) -> Result<DecisionInput<'s>> {
         let f = Fields::new(
             v,
@@ -91,8 +109,12 @@ impl<'s> DecisionInput<'s> {
                 "decided_at",
                 "expires_at",
                 "proposed_digest",
+                "role",
+                "on_behalf_of",
+                "delegation",
             ],
         )?;
+        let authority = read_authority(&f)?;
         Ok(DecisionInput {
             approval_id: f.identity("approval_id")?,
             decision_id: f.identity("decision_id")?,
@@ -101,7 +123,56 @@ impl<'s> DecisionInput<'s> {
             decided_at: f.integer("decided_at", 0)?,
             expires_at: f.integer("expires_at", 0)?,
             proposed_digest: optional_digest(&f)?,
+            role: authority.role,
+            on_behalf_of: authority.on_behalf_of,
+            delegation: authority.delegation,
         })
+    }
+}
+
+/// The optional members naming the authority a decision was made in.
+struct Authority<'v, 'a> {
+    role: Option<&'v str>,
+    on_behalf_of: Option<&'v str>,
+    delegation: Option<&'v [Value<'a>]>,
+}
+
+/// Reads `role`, and `on_behalf_of` with `delegation` (a non-empty array of links; each link's
+/// own shape, and the chain's depth, are the delegation check's).
+fn read_authority<'v, 'a>(f: &Fields<'v, 'a>) -> Result<Authority<'v, 'a>> {
+    let optional_identity = |key| match f.get(key) {
+        Some(_) => f.identity(key).map(Some),
+        None => Ok(None),
+    };
+    let role = optional_identity("role")?;
+    let on_behalf_of = optional_identity("on_behalf_of")?;
+    let delegation = match f.get("delegation") {
+        None => None,
+        Some(Value::Array(links)) if !links.is_empty() => Some(links.as_slice()),
+        Some(_) => {
+            return Err(Error::new(
+                Code::InvalidApproval,
+                "delegation must be a non-empty array of delegation links, root first",
+            )
+            .in_key("delegation"))
+        }
+    };
+    match (on_behalf_of.is_some(), delegation.is_some()) {
+        (true, false) => Err(Error::new(
+            Code::InvalidApproval,
+            "on_behalf_of needs the delegation it is decided through",
+        )
+        .in_key("on_behalf_of")),
+        (false, true) => Err(Error::new(
+            Code::InvalidApproval,
+            "delegation needs on_behalf_of: the root delegator the decision counts for",
+        )
+        .in_key("delegation")),
+        _ => Ok(Authority {
+            role,
+            on_behalf_of,
+            delegation,
+        }),
     }
 }
 
@@ -144,7 +215,7 @@ pub struct Approval {
     args_checked: OnceLock<(Digest, Result<bool>)>,
 }
 
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 12] = [
     "action",
     "action_digest",
     "approval_id",
@@ -152,8 +223,11 @@ const FIELDS: [&str; 9] = [
     "decided_at",
     "decision",
     "decision_id",
+    "delegation",
     "expires_at",
+    "on_behalf_of",
     "proposed_digest",
+    "role",
 ];
 
 impl Approval {
@@ -182,6 +256,15 @@ impl Approval {
                 })
         };
         check_proposed(d.proposed_digest, &action.digest())?;
+        if d.delegation
+            .is_some_and(|links| links.len() > MAX_DELEGATION_LINKS)
+        {
+            return Err(Error::new(
+                Code::InvalidApproval,
+                format!("delegation may have at most {MAX_DELEGATION_LINKS} links"),
+            )
+            .in_key("delegation"));
+        }
         let string = |s: &str| Value::String(Cow::Owned(s.to_owned()));
         let mut entries: Vec<(Cow<'static, str>, OwnedValue)> = vec![
             ("action".into(), action.value().clone()),
@@ -195,6 +278,16 @@ impl Approval {
         ];
         if let Some(p) = d.proposed_digest {
             entries.push(("proposed_digest".into(), string(&p.to_string())));
+        }
+        if let Some(role) = d.role {
+            entries.push(("role".into(), string(role)));
+        }
+        if let Some(who) = d.on_behalf_of {
+            entries.push(("on_behalf_of".into(), string(who)));
+        }
+        if let Some(links) = d.delegation {
+            let links = links.iter().map(|l| l.clone().into_owned()).collect();
+            entries.push(("delegation".into(), Value::Array(links)));
         }
         // The record is read as any other (one set of rules for its shape), but its frozen
         // action is `action` itself: neither copied again nor fingerprinted again.
@@ -280,6 +373,28 @@ impl Approval {
         self.expires_at
     }
 
+    /// The role the approver decided in, if the record names one.
+    pub fn role(&self) -> Option<&str> {
+        self.text("role")
+    }
+
+    /// The root delegator the decision counts for, when decided through a delegation.
+    pub fn on_behalf_of(&self) -> Option<&str> {
+        self.text("on_behalf_of")
+    }
+
+    /// The delegation links, root first, when decided through a delegation.
+    pub fn delegation(&self) -> Option<&[OwnedValue]> {
+        match self.record.as_object()?.get("delegation")? {
+            Value::Array(links) => Some(links),
+            _ => None,
+        }
+    }
+
+    fn text(&self, key: &str) -> Option<&str> {
+        self.record.as_object()?.get(key)?.as_str()
+    }
+
     /// The record as `check` reads it, from what was read when the approval was loaded (its
     /// fields were checked then, and are not checked again). This cannot fail; were it to,
     /// the approval is treated as invalid.
@@ -335,6 +450,7 @@ pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
     let approval_id = f.identity("approval_id")?;
     f.identity("decision_id")?;
     let approver = f.identity("approver")?;
+    read_authority(&f)?;
     let decision = Decision::parse(f.string("decision")?)?;
     let decided_at = f.integer("decided_at", 0)?;
     let expires_at = f.integer("expires_at", 0)?;

@@ -14,11 +14,15 @@
 //! level must be an object schema. `tool` and `version` are identifiers (see
 //! [`crate::model::fields`]). A contract has its own fingerprint, which every action made
 //! under it carries.
+//!
+//! `approval` may also ask for a quorum of distinct approvers, in roles and order, and name
+//! duties whose holder may not approve (see [`crate::model::quorum`]).
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{OwnedValue, Value};
 use crate::model::fields::Fields;
+use crate::model::quorum::{Authority, Duty, Quorum};
 use crate::model::rule::{ApprovalRule, Requirement};
 use crate::model::schema::Schema;
 use std::sync::Arc;
@@ -46,7 +50,7 @@ struct Inner {
     version: String,
     effect: Effect,
     schema: Schema,
-    approval: ApprovalRule,
+    approval: Authority,
     cost_minor: i64,
     max_approval_ms: Option<i64>,
 }
@@ -88,7 +92,7 @@ impl Contract {
         }
         let schema = Schema::compile(args).map_err(|e| e.in_key("args"))?;
         let approval =
-            ApprovalRule::from_value(f.required("approval")?).map_err(|e| e.in_key("approval"))?;
+            Authority::from_value(f.required("approval")?).map_err(|e| e.in_key("approval"))?;
         let cost_minor = f.integer("cost_minor", 0)?;
         let max_approval_ms = match f.get("max_approval_ms") {
             Some(_) => Some(f.integer("max_approval_ms", 1)?),
@@ -151,9 +155,22 @@ impl Contract {
         self.0.max_approval_ms
     }
 
-    /// The approval rule.
+    /// The approval rule: when a call needs a person.
     pub fn approval(&self) -> &ApprovalRule {
-        &self.0.approval
+        &self.0.approval.rule
+    }
+
+    /// The quorum the contract asks for, if any (without one, a call needs one approval,
+    /// which any rejection vetoes).
+    pub fn quorum(&self) -> Option<&Quorum> {
+        self.0.approval.quorum.as_ref()
+    }
+
+    /// The duties whose holder may not approve: under a quorum `subject` and `proposer`
+    /// always and `amender` when listed; without one, those listed (see
+    /// [`crate::model::quorum`]).
+    pub fn separation(&self) -> &[Duty] {
+        &self.0.approval.separation
     }
 
     /// Validates call arguments; errors carry paths relative to the arguments.
@@ -165,7 +182,7 @@ impl Contract {
     /// arguments are validated first: invalid arguments are an error, never "no approval".
     pub fn requires_approval(&self, args: &Value<'_>) -> Result<Requirement> {
         self.validate_args(args)?;
-        Ok(self.0.approval.evaluate(args))
+        Ok(self.0.approval.rule.evaluate(args))
     }
 }
 

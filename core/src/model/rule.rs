@@ -127,18 +127,21 @@ impl ApprovalRule {
             }
         }
         let f = Fields::new(v, Code::InvalidContract, "approval", &["when"])?;
-        let Value::Array(items) = f.required("when")? else {
-            return Err(invalid("when must be an array of conditions").in_key("when"));
+        ApprovalRule::conditions(f.required("when")?).map_err(|e| e.in_key("when"))
+    }
+
+    /// Reads the `when` array of conditions; problems have a path relative to it.
+    pub(crate) fn conditions(v: &Value<'_>) -> Result<ApprovalRule> {
+        let Value::Array(items) = v else {
+            return Err(invalid("when must be an array of conditions"));
         };
         if items.is_empty() {
-            return Err(invalid("when must list at least one condition").in_key("when"));
+            return Err(invalid("when must list at least one condition"));
         }
         items
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                Condition::from_value(c, Scope::Args).map_err(|e| e.in_index(i).in_key("when"))
-            })
+            .map(|(i, c)| Condition::from_value(c, Scope::Args).map_err(|e| e.in_index(i)))
             .collect::<Result<_>>()
             .map(ApprovalRule::When)
     }

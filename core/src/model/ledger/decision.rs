@@ -141,6 +141,9 @@ impl DecisionEnvelope {
             decided_at: self.decided_at,
             expires_at: self.expires_at,
             proposed_digest: None,
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
         }
     }
 }

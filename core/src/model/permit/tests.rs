@@ -31,6 +31,9 @@ fn setup() -> (Contract, OwnedValue, OwnedValue) {
             decided_at: 0,
             expires_at: 10,
             proposed_digest: None,
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
         },
     )
     .unwrap();

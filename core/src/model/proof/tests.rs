@@ -34,6 +34,9 @@ fn record() -> (OwnedValue, OwnedValue) {
             decided_at: 100,
             expires_at: 1000,
             proposed_digest: None,
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
         },
     )
     .unwrap();

@@ -202,6 +202,9 @@ fn decision(proposed: Option<Digest>) -> DecisionInput<'static> {
         decided_at: 100,
         expires_at: 1_000,
         proposed_digest: proposed,
+        role: None,
+        on_behalf_of: None,
+        delegation: None,
     }
 }
 

@@ -36,6 +36,9 @@ fn record(action: &Action, expires_at: i64) -> Approval {
             decided_at: 100,
             expires_at,
             proposed_digest: None,
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
         },
     )
     .unwrap()
