@@ -117,7 +117,11 @@ export type ErrorCode =
   | 'invalid_key_set'
   /** A signed envelope is malformed: a missing or unknown field, or not exactly one signature. */
   | 'invalid_envelope'
-  /** A signed envelope's payloadType is not exactly application/vnd.actionseal.approval+json. */
+  /**
+   * A signed envelope's payloadType is not exactly the one its content needs:
+   * application/vnd.actionseal.approval+json for an approval record,
+   * application/vnd.actionseal.delegation+json for a delegation.
+   */
   | 'payload_type_mismatch'
   /** A signature does not verify with the key (or is not a well-formed signature at all). */
   | 'invalid_signature'
@@ -273,6 +277,12 @@ export type ErrorCode =
    * altered; nothing was written.
    */
   | 'ledger_value_out_of_range'
+  /**
+   * A delegation document is malformed: a missing or unknown member, an identity that is not an
+   * identifier, tools empty or listed twice, a condition outside the rule language, a window
+   * whose `not_after` is not after its `not_before`, or a delegator delegating to itself.
+   */
+  | 'invalid_delegation'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

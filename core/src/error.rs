@@ -132,7 +132,9 @@ codes! {
     InvalidKeySet => "invalid_key_set",
     /// A signed envelope is malformed: a missing or unknown field, or not exactly one signature.
     InvalidEnvelope => "invalid_envelope",
-    /// A signed envelope's payloadType is not exactly application/vnd.actionseal.approval+json.
+    /// A signed envelope's payloadType is not exactly the one its content needs:
+    /// application/vnd.actionseal.approval+json for an approval record,
+    /// application/vnd.actionseal.delegation+json for a delegation.
     PayloadTypeMismatch => "payload_type_mismatch",
     /// A signature does not verify with the key (or is not a well-formed signature at all).
     InvalidSignature => "invalid_signature",
@@ -252,6 +254,11 @@ codes! {
     /// which no ledger writes, or would pass the range of a 64-bit integer: the ledger's data
     /// was altered; nothing was written.
     LedgerValueOutOfRange => "ledger_value_out_of_range",
+    /// A delegation document is malformed: a missing or unknown member, an identity that is not
+    /// an identifier, tools empty or listed twice, a condition outside the rule language, a
+    /// window whose `not_after` is not after its `not_before`, or a delegator delegating to
+    /// itself.
+    InvalidDelegation => "invalid_delegation",
 }
 
 impl fmt::Display for Code {
@@ -284,6 +291,13 @@ impl Error {
             path: String::new(),
             offset: None,
         }
+    }
+
+    /// The same error under another code (a reader shared by two documents reports each
+    /// document's own code).
+    pub(crate) fn recode(mut self, code: Code) -> Error {
+        self.code = code;
+        self
     }
 
     pub(crate) fn at(code: Code, offset: usize, message: impl Into<String>) -> Error {

@@ -40,6 +40,10 @@ pub use model::action::{Action, ActionIds, ACTION_FIELDS};
 pub use model::approval::{Approval, Decision, DecisionInput};
 pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
+pub use model::delegation::{
+    delegation_digest, sign_delegation, verify_delegation, VerifiedDelegation,
+    DELEGATION_PAYLOAD_TYPE, MAX_DELEGATION_DEPTH,
+};
 pub use model::ledger;
 pub use model::notice::{notices, notices_value, Mark, Notice, NoticeKind, Within, MAX_MARKS};
 pub use model::permit::{check, check_approval, check_with, Context, Verdict};

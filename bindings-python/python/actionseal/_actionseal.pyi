@@ -112,6 +112,7 @@ ErrorCode = Literal[
     "sign_count_not_increasing",
     "proof_policy_weakened",
     "ledger_value_out_of_range",
+    "invalid_delegation",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[

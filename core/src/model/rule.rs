@@ -69,7 +69,7 @@ enum Test {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+pub(crate) enum Op {
     Gt,
     Gte,
     Lt,
@@ -160,6 +160,17 @@ impl ApprovalRule {
     }
 }
 
+/// What a condition gives when it cannot tell: its pointer does not resolve (except for
+/// `exists`/`absent`, which answer that question as written), or the value is of a type the
+/// test does not apply to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unknown {
+    /// An approval rule: asking for a person is the safe side.
+    Matches,
+    /// A delegation's scope: granting authority is the unsafe side.
+    Fails,
+}
+
 /// What a condition's pointer points into.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Scope {
@@ -170,6 +181,41 @@ enum Scope {
 }
 
 impl Condition {
+    /// Reads a condition of a delegation's scope: the rule language, with the pointer into the
+    /// whole action envelope (`/args/amount_minor`, `/subject`). Problems are
+    /// [`Code::InvalidContract`] with a path relative to the condition (the caller re-codes).
+    pub(crate) fn scope_condition(v: &Value<'_>) -> Result<Condition> {
+        Condition::from_value(v, Scope::Args)
+    }
+
+    /// Whether a scope condition holds for `envelope`: only when its pointer resolves and the
+    /// test is true (`exists` and `absent` as written); what cannot be told does not hold.
+    pub(crate) fn holds(&self, envelope: &Value<'_>) -> bool {
+        self.evaluate(envelope, Unknown::Fails)
+    }
+
+    /// The pointer's reference tokens.
+    pub(crate) fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
+    /// The operator and its value, for a comparison (`None` for `any`/`all`).
+    pub(crate) fn operator(&self) -> Option<(Op, Option<&OwnedValue>)> {
+        match &self.test {
+            Test::Compare(op, value) => Some((*op, value.as_ref())),
+            Test::Any(_) | Test::All(_) => None,
+        }
+    }
+
+    /// Whether `value` itself passes this comparison's test, as [`Condition::holds`] judges it
+    /// (`false` for `any`/`all`).
+    pub(crate) fn accepts(&self, value: &Value<'_>) -> bool {
+        match &self.test {
+            Test::Compare(op, given) => compare(*op, given.as_ref(), value, Unknown::Fails),
+            Test::Any(_) | Test::All(_) => false,
+        }
+    }
+
     fn from_value(v: &Value<'_>, scope: Scope) -> Result<Condition> {
         let f = Fields::new(
             v,
@@ -254,56 +300,71 @@ impl Condition {
     }
 
     fn matches(&self, args: &Value<'_>) -> bool {
-        let Some(arg) = args.pointer_tokens(&self.tokens) else {
-            // Fail closed: an argument that is not there cannot show the call is harmless.
-            return !matches!(self.test, Test::Compare(Op::Exists, _));
+        self.evaluate(args, Unknown::Matches)
+    }
+
+    fn evaluate(&self, root: &Value<'_>, unknown: Unknown) -> bool {
+        let Some(arg) = root.pointer_tokens(&self.tokens) else {
+            // Fail closed: an argument that is not there cannot show the call is harmless (a
+            // rule), nor that it is within what was delegated (a scope).
+            return match self.test {
+                Test::Compare(Op::Exists, _) => false,
+                Test::Compare(Op::Absent, _) => true,
+                _ => unknown == Unknown::Matches,
+            };
         };
-        let (op, given) = match &self.test {
-            Test::Compare(op, given) => (*op, given.as_ref()),
+        let inner = |inner: &Condition, e: &Value<'_>| inner.evaluate(e, unknown);
+        match &self.test {
+            Test::Compare(op, given) => compare(*op, given.as_ref(), arg, unknown),
             // Fail closed on anything but an array.
-            Test::Any(inner) => {
-                return !matches!(arg, Value::Array(a) if !a.iter().any(|e| inner.matches(e)))
-            }
-            Test::All(inner) => {
-                return !matches!(arg, Value::Array(a) if !a.iter().all(|e| inner.matches(e)))
-            }
-        };
-        let number = |v: &Value<'_>| match v {
-            Value::Number(n) => Some(n.as_f64()),
-            _ => None,
-        };
-        match op {
-            Op::Exists => true,
-            Op::Absent => false,
-            Op::Eq => given.is_some_and(|g| g == arg),
-            Op::Ne => given.is_some_and(|g| g != arg),
-            Op::In | Op::NotIn => {
-                let listed = match given {
-                    Some(Value::Array(a)) => a.iter().any(|x| x == arg),
-                    _ => false,
-                };
-                listed == (op == Op::In)
-            }
-            Op::Contains => match (arg, given) {
-                (Value::String(s), Some(Value::String(t))) => s.contains(&**t),
-                (Value::Array(a), Some(g)) => a.iter().any(|x| x == g),
-                // Fail closed on a string compared with a non-string, or on a value that is
-                // neither a string nor an array.
-                _ => true,
+            Test::Any(c) => match arg {
+                Value::Array(a) => a.iter().any(|e| inner(c, e)),
+                _ => unknown == Unknown::Matches,
             },
-            Op::Gt | Op::Gte | Op::Lt | Op::Lte => {
-                match (number(arg), given.and_then(number)) {
-                    (Some(a), Some(b)) => match op {
-                        Op::Gt => a > b,
-                        Op::Gte => a >= b,
-                        Op::Lt => a < b,
-                        _ => a <= b,
-                    },
-                    // Fail closed on a value that cannot be compared.
-                    _ => true,
-                }
-            }
+            Test::All(c) => match arg {
+                Value::Array(a) => a.iter().all(|e| inner(c, e)),
+                _ => unknown == Unknown::Matches,
+            },
         }
+    }
+}
+
+/// Whether `arg` (which the pointer found) passes `op` with `given`.
+fn compare(op: Op, given: Option<&OwnedValue>, arg: &Value<'_>, unknown: Unknown) -> bool {
+    let number = |v: &Value<'_>| match v {
+        Value::Number(n) => Some(n.as_f64()),
+        _ => None,
+    };
+    let cannot_tell = unknown == Unknown::Matches;
+    match op {
+        Op::Exists => true,
+        Op::Absent => false,
+        Op::Eq => given.is_some_and(|g| g == arg),
+        Op::Ne => given.is_some_and(|g| g != arg),
+        Op::In | Op::NotIn => {
+            let listed = match given {
+                Some(Value::Array(a)) => a.iter().any(|x| x == arg),
+                _ => false,
+            };
+            listed == (op == Op::In)
+        }
+        Op::Contains => match (arg, given) {
+            (Value::String(s), Some(Value::String(t))) => s.contains(&**t),
+            (Value::Array(a), Some(g)) => a.iter().any(|x| x == g),
+            // Fail closed on a string compared with a non-string, or on a value that is
+            // neither a string nor an array.
+            _ => cannot_tell,
+        },
+        Op::Gt | Op::Gte | Op::Lt | Op::Lte => match (number(arg), given.and_then(number)) {
+            (Some(a), Some(b)) => match op {
+                Op::Gt => a > b,
+                Op::Gte => a >= b,
+                Op::Lt => a < b,
+                _ => a <= b,
+            },
+            // Fail closed on a value that cannot be compared.
+            _ => cannot_tell,
+        },
     }
 }
 

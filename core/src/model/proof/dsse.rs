@@ -57,8 +57,16 @@ pub fn sign_approval(record: &Value<'_>, key: &SigningKey) -> Result<OwnedValue>
         )
         .in_key("action_digest"));
     }
-    let payload = crate::canonicalize(record);
-    let sig = key.sign(&pae(PAYLOAD_TYPE, payload.as_bytes()));
+    sign_payload(PAYLOAD_TYPE, &crate::canonicalize(record), key)
+}
+
+/// The envelope of `payload` (canonical text) of type `payload_type`, signed with `key`.
+pub(crate) fn sign_payload(
+    payload_type: &str,
+    payload: &str,
+    key: &SigningKey,
+) -> Result<OwnedValue> {
+    let sig = key.sign(&pae(payload_type, payload.as_bytes()));
     let s = |s: String| Value::String(Cow::Owned(s));
     let entry = Object::from_entries(vec![
         ("keyid".into(), s(key.public_key().keyid().to_owned())),
@@ -66,7 +74,7 @@ pub fn sign_approval(record: &Value<'_>, key: &SigningKey) -> Result<OwnedValue>
     ])?;
     Ok(Value::Object(Object::from_entries(vec![
         ("payload".into(), s(base64url::encode(payload.as_bytes()))),
-        ("payloadType".into(), s(PAYLOAD_TYPE.to_owned())),
+        ("payloadType".into(), s(payload_type.to_owned())),
         (
             "signatures".into(),
             Value::Array(vec![Value::Object(entry)]),
@@ -87,6 +95,16 @@ pub(crate) fn verify_signature<'k>(
     keys: &'k KeySet,
     payload: &mut Vec<u8>,
 ) -> Result<&'k ServiceKey> {
+    verify_signature_of(PAYLOAD_TYPE, envelope, keys, payload)
+}
+
+/// [`verify_signature`] of an envelope whose payload type must be `expected`.
+pub(crate) fn verify_signature_of<'k>(
+    expected: &str,
+    envelope: &Value<'_>,
+    keys: &'k KeySet,
+    payload: &mut Vec<u8>,
+) -> Result<&'k ServiceKey> {
     let f = Fields::new(
         envelope,
         Code::InvalidEnvelope,
@@ -100,10 +118,10 @@ pub(crate) fn verify_signature<'k>(
             Error::new(Code::InvalidEnvelope, "signatures must be an array").in_key("signatures"),
         );
     };
-    if payload_type != PAYLOAD_TYPE {
+    if payload_type != expected {
         return Err(Error::new(
             Code::PayloadTypeMismatch,
-            format!("payloadType must be {PAYLOAD_TYPE:?}, not {payload_type:?}"),
+            format!("payloadType must be {expected:?}, not {payload_type:?}"),
         )
         .in_key("payloadType"));
     }
@@ -125,7 +143,7 @@ pub(crate) fn verify_signature<'k>(
     base64url::decode_into(payload_text, payload).map_err(|e| e.in_key("payload"))?;
     let key = keys.service_key(keyid).map_err(|e| at(e.in_key("keyid")))?;
     key.key
-        .verify(&pae(PAYLOAD_TYPE, payload), &sig)
+        .verify(&pae(expected, payload), &sig)
         .map_err(|e| at(e.in_key("sig")))?;
     Ok(key)
 }
