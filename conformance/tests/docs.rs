@@ -63,3 +63,58 @@ fn the_docs_give_the_number_of_audit_chains_the_code_has() {
         ["16", "3"]
     );
 }
+
+/// The integer closest before each `` `NAME` `` in `text` (within the 48 bytes before it), for
+/// every name: how a document states a limit, "at most 32 records (`MAX_SET`)".
+fn limits_named<'a>(text: &str, names: &[&'a str]) -> Vec<(&'a str, Option<u64>)> {
+    let mut out = Vec::new();
+    for name in names {
+        let quoted = format!("`{name}`");
+        for (at, _) in text.match_indices(&quoted) {
+            let mut from = at.saturating_sub(48);
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+            let number = text[from..at]
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|w| !w.is_empty())
+                .last()
+                .and_then(|w| w.parse().ok());
+            out.push((*name, number));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_docs_give_the_limits_the_code_has() {
+    use actionseal_core::{MAX_DELEGATION_DEPTH, MAX_QUORUM};
+    let limits = [
+        ("MAX_QUORUM", u64::from(MAX_QUORUM)),
+        ("MAX_DELEGATION_DEPTH", MAX_DELEGATION_DEPTH as u64),
+    ];
+    let names: Vec<&str> = limits.iter().map(|(n, _)| *n).collect();
+    let repo = dir().join("..");
+    for file in ["README.md", "docs/CONTRACTS.md"] {
+        let text = std::fs::read_to_string(repo.join(file)).unwrap();
+        let found = limits_named(&text, &names);
+        for (name, value) in limits {
+            let stated: Vec<_> = found.iter().filter(|(n, _)| *n == name).collect();
+            assert!(!stated.is_empty(), "{file} no longer states {name}");
+            for (_, n) in stated {
+                assert_eq!(
+                    *n,
+                    Some(value),
+                    "{file} gives {name} as {n:?}; the code has {value}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        limits_named(
+            "at most 32 records (`MAX_SET`), up to 4 (`B`)",
+            &["MAX_SET", "B"]
+        ),
+        [("MAX_SET", Some(32)), ("B", Some(4))]
+    );
+}
