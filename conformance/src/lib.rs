@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 pub mod corpus;
 pub mod decisions;
+pub mod delegation;
 pub mod proof;
 pub mod surfaces;
 

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // An independent check of every expectation in the contract, action, approval, budget,
-// notice, gate and permit vectors: written apart from the Rust core, it parses with JSON.parse, canonicalizes
-// with npm `canonicalize` and hashes with node:crypto, and re-derives what each expectation
-// means: fingerprints, envelopes, records, budgets, approval requirements, the identifier
-// rule, what a reader could misread in a value (from V8's Unicode tables), and every permit
-// verdict (outcome, reasons, drift, digests).
+// notice, gate, permit, quorum and delegation vectors: written apart from the Rust core, it
+// parses with JSON.parse, canonicalizes with npm `canonicalize` and hashes with node:crypto,
+// and re-derives what each expectation means: fingerprints, envelopes, records, budgets,
+// approval requirements, the identifier rule, what a reader could misread in a value (from
+// V8's Unicode tables), every permit verdict (outcome, reasons, drift, digests), and, from
+// SPEC-25, every set's verdict with its quorum (who counted, what is missing), separation of
+// duties, and delegation links and chains (DSSE and passkey proofs in node:crypto,
+// model-proof.mjs; attenuation; scope). Each permit vector is also checked as a set of one,
+// and the signed and passkey vectors of `check` through the model's proofs.
 //
 // What it takes from the vectors instead of re-deriving: argument-schema validation (the
 // schema engine is checked by vectors/schema/, with hand-written expectations). An
@@ -162,12 +166,13 @@ function parseRule(v) {
   if (!isObject(v)) refuse('invalid_contract', '')
   const f = fields(v, 'invalid_contract', ['when', 'quorum', 'separation'])
   const raw = f.required('when')
-  const quorum = f.has('quorum') ? under('quorum', () => parseQuorum(v.quorum)) : null
-  const listed = f.has('separation') ? under('separation', () => parseSeparation(v.separation)) : null
+  const extended = f.has('quorum') || f.has('separation')
   let when
-  if (raw === 'always' && (quorum || listed)) when = 'always'
+  if (raw === 'always' && extended) when = 'always'
   else if (!Array.isArray(raw) || raw.length === 0) refuse('invalid_contract', '/when')
   else when = raw.map((c, i) => under('when', () => under(String(i), () => parseCondition(c, false))))
+  const quorum = f.has('quorum') ? under('quorum', () => parseQuorum(v.quorum)) : null
+  const listed = f.has('separation') ? under('separation', () => parseSeparation(v.separation)) : null
   // Under a quorum the subject and the proposer never approve; the amender only when listed.
   const duties = DUTIES.filter((d) => (quorum && d !== 'amender') || (listed ?? []).includes(d))
   return { when, quorum, duties }
@@ -180,14 +185,17 @@ function parseQuorum(v) {
   let roles = []
   if (f.has('roles')) {
     if (!Array.isArray(v.roles) || v.roles.length === 0) refuse('invalid_contract', '/roles')
-    roles = v.roles.map((r, i) => under('roles', () => under(String(i), () => {
+    // Each role in turn: its shape, that it is new, and that the counts so far fit `approvers`.
+    let sum = 0
+    v.roles.forEach((r, i) => under('roles', () => under(String(i), () => {
       const g = fields(r, 'invalid_contract', ['role', 'count'])
-      return { role: g.identity('role'), count: g.integer('count', 1) }
+      const role = g.identity('role')
+      if (roles.some((o) => o.role === role)) refuse('invalid_contract', '/role')
+      const count = g.integer('count', 1)
+      sum += count
+      if (sum > approvers) refuse('invalid_contract', '/count')
+      roles.push({ role, count })
     })))
-    roles.forEach((r, i) => {
-      if (roles.findIndex((o) => o.role === r.role) !== i) refuse('invalid_contract', `/roles/${i}/role`)
-    })
-    if (roles.reduce((n, r) => n + r.count, 0) > approvers) refuse('invalid_contract', '/roles')
   }
   const order = f.has('order') ? f.string('order') : 'any'
   if (!['any', 'as_listed'].includes(order) || (order === 'as_listed' && roles.length === 0)) refuse('invalid_contract', '/order')
@@ -561,8 +569,8 @@ function within(child, parent) {
 
 /** A link in one of its three forms: the document, or a failure's code and path. */
 function linkDocument(link, keys, at, proofRequired) {
-  if (isEnvelope(link)) return verifyEnvelope(link, DELEGATION_TYPE, keys, at, (d) => d.delegator)
-  if (isObject(link) && has(link, 'passkey')) return verifyPasskey(link, keys, at, (d) => d.delegator)
+  if (isEnvelope(link)) return verifyEnvelope(link, DELEGATION_TYPE, keys, at, (d) => d.delegator, readDelegation)
+  if (isObject(link) && has(link, 'passkey')) return verifyPasskey(link, keys, at, (d) => d.delegator, readDelegation)
   if (proofRequired) throw new ProofError('missing_proof', '')
   return { document: link, signer: null }
 }
@@ -698,7 +706,9 @@ function setVerdict(approvalTexts, actionText, contextText, expected) {
   const counted = []
   for (const j of judged) {
     if (j.rejects || j.own.length > 0 || counted.some((k) => k.r.decision_id === j.r.decision_id)) continue
-    if (counted.some((k) => k.identity === j.identity)) {
+    // One person: a counting identity or a delegate they share (an alias through delegation).
+    const people = (k) => [k.identity, k.delegate].filter((x) => x !== null)
+    if (counted.some((k) => people(k).some((x) => people(j).includes(x)))) {
       reasons.add('approver_counted_twice')
       continue
     }
@@ -748,7 +758,8 @@ function checkSetExpect(v) {
 function verifyDelegationExpect(v) {
   try {
     const keys = readKeySet(JSON.parse(v.keys))
-    const { document, signer } = linkDocument(JSON.parse(v.link), keys, v.at, true)
+    // A bare document verifies as itself (signer null): requiring proof is the chain's rule.
+    const { document, signer } = linkDocument(JSON.parse(v.link), keys, v.at, false)
     const doc = readDelegation(document)
     return { delegation: document, digest: doc.digest, signer }
   } catch (e) {
@@ -1085,6 +1096,7 @@ const kinds = {
   notice: noticeExpect,
   gate: gateExpect,
   permit: permitExpect,
+  delegation: setsExpect,
 }
 let failures = 0
 for (const [kind, derive] of Object.entries(kinds)) {

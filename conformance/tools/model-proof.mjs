@@ -71,19 +71,37 @@ export function pae(type, body) {
 
 export const isEnvelope = (v) => isObject(v) && Object.hasOwn(v, 'payloadType')
 
+/** Runs `read(document)`, its failure reported under `prefix`. */
+function reading(read, document, prefix) {
+  try {
+    read(document)
+  } catch (e) {
+    if (typeof e.code === 'string' && typeof e.path === 'string') fail(e.code, prefix + e.path)
+    throw e
+  }
+}
+
 /**
- * A DSSE envelope of `type`, verified with `keys` at `at`; `signerFor(document)` names the
- * identity the key must be allowed to sign for. Returns the document and the signer.
+ * A DSSE envelope of `type`, verified with `keys` at `at` as DSSE says (the signature over
+ * PAE before the payload is parsed); `read(document)` checks the payload's shape (failures at
+ * `/payload`...), `signerFor(document)` names whom the key must be allowed to sign for.
+ * Returns the document and the signer.
  */
-export function verifyEnvelope(env, type, keys, at, signerFor) {
+export function verifyEnvelope(env, type, keys, at, signerFor, read = () => {}) {
   for (const k of Object.keys(env)) if (!['payloadType', 'payload', 'signatures'].includes(k)) fail('invalid_envelope', `/${k}`)
   for (const k of ['payloadType', 'payload', 'signatures']) if (!Object.hasOwn(env, k)) fail('invalid_envelope', `/${k}`)
   if (env.payloadType !== type) fail('payload_type_mismatch', '/payloadType')
   const payload = unb64u(env.payload, '/payload')
   if (!Array.isArray(env.signatures) || env.signatures.length !== 1) fail('invalid_envelope', '/signatures')
   const s = env.signatures[0]
-  if (!isObject(s) || Object.keys(s).sort().join() !== 'keyid,sig') fail('invalid_envelope', '/signatures/0')
+  if (!isObject(s)) fail('invalid_envelope', '/signatures/0')
+  for (const k of Object.keys(s)) if (!['keyid', 'sig'].includes(k)) fail('invalid_envelope', `/signatures/0/${k}`)
+  for (const k of ['keyid', 'sig']) if (typeof s[k] !== 'string') fail('invalid_envelope', `/signatures/0/${k}`)
   const sig = unb64u(s.sig, '/signatures/0/sig')
+  if (keys === null) fail('unknown_key', '/signatures/0/keyid')
+  const entry = keys.service.get(s.keyid)
+  if (!entry) fail('unknown_key', '/signatures/0/keyid')
+  if (sig.length !== 64 || !verify(null, pae(type, payload), entry.key, sig)) fail('invalid_signature', '/signatures/0/sig')
   let document
   try {
     document = JSON.parse(payload.toString('utf8'))
@@ -91,10 +109,7 @@ export function verifyEnvelope(env, type, keys, at, signerFor) {
     fail('non_canonical_payload', '/payload')
   }
   if (canonicalize(document) !== payload.toString('utf8')) fail('non_canonical_payload', '/payload')
-  if (keys === null) fail('unknown_key', '/signatures/0/keyid')
-  const entry = keys.service.get(s.keyid)
-  if (!entry) fail('unknown_key', '/signatures/0/keyid')
-  if (sig.length !== 64 || !verify(null, pae(type, payload), entry.key, sig)) fail('invalid_signature', '/signatures/0/sig')
+  reading(read, document, '/payload')
   if (!inWindow(entry.window, at)) fail('key_outside_window', '')
   if (entry.approvers !== null && !entry.approvers.includes(signerFor(document))) fail('signer_not_allowed', '')
   return { document, signer: { keyid: s.keyid, kind: 'service' } }
@@ -141,15 +156,30 @@ function coseKey(bytes) {
  * A document with a `passkey` member, the assertion's challenge being the fingerprint of the
  * document without it; `signerFor(document)` names who the credential must belong to.
  */
-export function verifyPasskey(value, keys, at, signerFor) {
+export function verifyPasskey(value, keys, at, signerFor, read = () => {}) {
   const { passkey, ...document } = value
+  reading(read, document, '')
   if (!isObject(passkey)) fail('invalid_assertion', '/passkey')
+  const members = ['credential_id', 'authenticator_data', 'client_data_json', 'signature']
+  for (const k of Object.keys(passkey)) if (!members.includes(k)) fail('invalid_assertion', `/passkey/${k}`)
+  for (const k of members) if (typeof passkey[k] !== 'string') fail('invalid_assertion', `/passkey/${k}`)
   const clientBytes = unb64u(passkey.client_data_json, '/passkey/client_data_json')
   const authData = unb64u(passkey.authenticator_data, '/passkey/authenticator_data')
   const sig = unb64u(passkey.signature, '/passkey/signature')
   if (keys === null) fail('unknown_key', '/passkey/credential_id')
   const entry = keys.passkeys.get(passkey.credential_id)
   if (!entry) fail('unknown_key', '/passkey/credential_id')
+  // The signature first (WebAuthn L3 §7.2 checks it last; core verifies before reading).
+  const message = Buffer.concat([authData, sha256(clientBytes)])
+  let ok = false
+  try {
+    ok = entry.alg === 'ES256'
+      ? verify('sha256', message, { key: entry.key, dsaEncoding: 'der' }, sig)
+      : verify(null, message, entry.key, sig)
+  } catch {
+    ok = false
+  }
+  if (!ok) fail('invalid_signature', '/passkey/signature')
   let client
   try {
     client = JSON.parse(clientBytes.toString('utf8'))
@@ -162,16 +192,6 @@ export function verifyPasskey(value, keys, at, signerFor) {
   if (authData.length < 37) fail('invalid_assertion', '/passkey/authenticator_data')
   if (!authData.subarray(0, 32).equals(sha256(keys.webauthn.rp_id))) fail('rp_id_mismatch', '/passkey/authenticator_data')
   if ((authData[32] & 0x05) !== 0x05) fail('user_not_verified', '/passkey/authenticator_data')
-  const message = Buffer.concat([authData, sha256(clientBytes)])
-  let ok = false
-  try {
-    ok = entry.alg === 'ES256'
-      ? verify('sha256', message, { key: entry.key, dsaEncoding: 'der' }, sig)
-      : verify(null, message, entry.key, sig)
-  } catch {
-    ok = false
-  }
-  if (!ok) fail('invalid_signature', '/passkey/signature')
   if (!inWindow(entry.window, at)) fail('key_outside_window', '')
   if (entry.approver !== signerFor(document)) fail('signer_not_allowed', '')
   return { document, signer: { algorithm: entry.alg, credential_id: passkey.credential_id, kind: 'passkey' } }

@@ -2,6 +2,7 @@
 //! Rust core. With `--check`, writes nothing and fails when any file would change.
 
 use actionseal_conformance::decisions::{self, agrees};
+use actionseal_conformance::delegation::delegation_result;
 use actionseal_conformance::proof;
 use actionseal_conformance::{canon_vectors, corpus, dir, expected, surfaces, to_pretty, vectors};
 use actionseal_core::Profile;
@@ -47,7 +48,7 @@ fn main() -> ExitCode {
     }
 
     type Compute = fn(&Map<String, Json>) -> Result<Json, String>;
-    let kinds: [(&str, Compute); 9] = [
+    let kinds: [(&str, Compute); 10] = [
         ("contract", decisions::contract_result),
         ("action", decisions::action_result),
         ("approval", decisions::approval_result),
@@ -57,6 +58,7 @@ fn main() -> ExitCode {
         ("budget", decisions::budget_result),
         ("signed", proof::proof_result),
         ("passkey", proof::proof_result),
+        ("delegation", delegation_result),
     ];
     for (kind, compute) in kinds {
         for v in vectors(kind) {

@@ -43,9 +43,9 @@ pub(crate) trait ChainFacts {
     fn proof(&self) -> Option<&ProofPolicy>;
     /// The revocation fact about the link with this digest: `Some(revoked)`, `None` when there
     /// is none.
-    fn link_revoked(&self, digest: &Digest) -> Option<bool>;
-    /// The authorization fact about an identity: `Some(authorized)`, `None` when there is none.
-    fn authorized(&self, identity: &str) -> Option<bool>;
+    fn delegation_revoked(&self, digest: &Digest) -> Option<bool>;
+    /// Whether a fact says this identity may approve (no fact: it may not).
+    fn approver_authorized(&self, identity: &str) -> bool;
 }
 
 /// A chain that holds.
@@ -122,11 +122,11 @@ pub(crate) fn verify_chain(
     }
     if verified
         .iter()
-        .any(|v| facts.link_revoked(&v.digest) != Some(false))
+        .any(|v| facts.delegation_revoked(&v.digest) != Some(false))
     {
         return Err(Refused::DelegationRevoked);
     }
-    if facts.authorized(on_behalf_of) != Some(true) {
+    if !facts.approver_authorized(on_behalf_of) {
         return Err(Refused::ApproverUnauthorized);
     }
     Ok(Chain {

@@ -68,11 +68,11 @@ impl ChainFacts for Facts {
     fn proof(&self) -> Option<&ProofPolicy> {
         self.proof.as_ref()
     }
-    fn link_revoked(&self, digest: &Digest) -> Option<bool> {
+    fn delegation_revoked(&self, digest: &Digest) -> Option<bool> {
         self.revoked.get(digest).copied()
     }
-    fn authorized(&self, identity: &str) -> Option<bool> {
-        self.authorized.get(identity).copied()
+    fn approver_authorized(&self, identity: &str) -> bool {
+        self.authorized.get(identity) == Some(&true)
     }
 }
 
