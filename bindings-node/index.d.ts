@@ -336,6 +336,60 @@ export type Reason =
   | 'contract_drift'
   /** The approval was revoked, or the context's fact is about another approval or missing. */
   | 'revoked'
+  /** The set holds one decision (`decision_id`) twice. */
+  | 'duplicate_decision'
+  /**
+   * Members of the set name different `approval_id`s (another round) or different action
+   * digests.
+   */
+  | 'other_round'
+  /**
+   * A delegation link is malformed, its signature or assertion does not verify, its key is
+   * untrusted or may not sign for its delegator, proof is required and a link is bare, or the
+   * chain does not connect `on_behalf_of` to the record's approver.
+   */
+  | 'delegation_invalid'
+  /** A delegation chain has more than 4 links. */
+  | 'delegation_too_deep'
+  /** An identity repeats along a delegation chain. */
+  | 'delegation_cycle'
+  /** A delegation link's scope is not within its parent's. */
+  | 'delegation_widens'
+  /** The action is outside some delegation link's scope (tenant, tool, conditions). */
+  | 'delegation_out_of_scope'
+  /**
+   * `now` is outside a delegation link's window, or the decision was made before a link's
+   * `not_before`.
+   */
+  | 'delegation_expired'
+  /** A delegation link is revoked, or the context's fact about it is missing. */
+  | 'delegation_revoked'
+  /** A member's role is not held by its counting identity, or the context has no fact saying so. */
+  | 'role_not_held'
+  /** A member's counting identity or its delegate is the action's subject. */
+  | 'approver_is_subject'
+  /**
+   * A member's counting identity or its delegate proposed the task, or the context's `proposer`
+   * fact is missing.
+   */
+  | 'approver_is_proposer'
+  /**
+   * A member's counting identity or its delegate amended the action before the decision, or the
+   * context's `amended_by` fact is missing for an amended record.
+   */
+  | 'approver_amended'
+  /**
+   * Two approving members are one person: they share a counting identity or a delegate (aliases
+   * through delegation included).
+   */
+  | 'approver_counted_twice'
+  /**
+   * The quorum's roles are ordered and a counted approval of a later role was decided before
+   * one of an earlier role.
+   */
+  | 'quorum_out_of_order'
+  /** Fewer approvals count than the quorum needs, or a role has fewer than its count. */
+  | 'quorum_short'
 
 /** What the executor does with a checked call. */
 export type Outcome =

@@ -37,7 +37,7 @@ pub use json::pointer::parse_pointer;
 pub use json::utf16::{string_from_utf16, utf16_to_wtf8};
 pub use json::value::{Object, OwnedValue, Value};
 pub use model::action::{Action, ActionIds, ACTION_FIELDS};
-pub use model::approval::{Approval, Decision, DecisionInput};
+pub use model::approval::{Approval, Decision, DecisionInput, MAX_DELEGATION_LINKS};
 pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::delegation::{
@@ -46,7 +46,9 @@ pub use model::delegation::{
 };
 pub use model::ledger;
 pub use model::notice::{notices, notices_value, Mark, Notice, NoticeKind, Within, MAX_MARKS};
-pub use model::permit::{check, check_approval, check_with, Context, Verdict};
+pub use model::permit::{
+    check, check_approval, check_set, check_set_with, check_with, Context, Verdict, MAX_SET,
+};
 pub use model::proof::calls as proof;
 pub use model::proof::{
     base64url_decode, base64url_encode, ed25519_verify, pae, passkey_challenge, sign_approval,

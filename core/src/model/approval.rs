@@ -405,7 +405,11 @@ impl Approval {
             frozen: o.get("action")?,
             action_digest: self.action_digest,
             approval_id: text("approval_id")?,
+            decision_id: text("decision_id")?,
             approver: text("approver")?,
+            role: text("role"),
+            on_behalf_of: text("on_behalf_of"),
+            delegation: self.delegation(),
             proposed_digest: self.proposed_digest,
             decision: self.decision,
             decided_at: self.decided_at,
@@ -437,7 +441,11 @@ pub(crate) struct Record<'v, 'a> {
     pub(crate) frozen: &'v Value<'a>,
     pub(crate) action_digest: Digest,
     pub(crate) approval_id: &'v str,
+    pub(crate) decision_id: &'v str,
     pub(crate) approver: &'v str,
+    pub(crate) role: Option<&'v str>,
+    pub(crate) on_behalf_of: Option<&'v str>,
+    pub(crate) delegation: Option<&'v [Value<'a>]>,
     pub(crate) proposed_digest: Option<Digest>,
     pub(crate) decision: Decision,
     pub(crate) decided_at: i64,
@@ -448,9 +456,9 @@ pub(crate) struct Record<'v, 'a> {
 pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
     let f = Fields::new(v, Code::InvalidApproval, "approval", &FIELDS)?;
     let approval_id = f.identity("approval_id")?;
-    f.identity("decision_id")?;
+    let decision_id = f.identity("decision_id")?;
     let approver = f.identity("approver")?;
-    read_authority(&f)?;
+    let authority = read_authority(&f)?;
     let decision = Decision::parse(f.string("decision")?)?;
     let decided_at = f.integer("decided_at", 0)?;
     let expires_at = f.integer("expires_at", 0)?;
@@ -469,7 +477,11 @@ pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
         frozen,
         action_digest,
         approval_id,
+        decision_id,
         approver,
+        role: authority.role,
+        on_behalf_of: authority.on_behalf_of,
+        delegation: authority.delegation,
         proposed_digest,
         decision,
         decided_at,

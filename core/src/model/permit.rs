@@ -15,14 +15,21 @@
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
-use crate::model::action::field;
-use crate::model::approval::{self, Approval, Decision};
+use crate::model::approval::Approval;
 use crate::model::contract::Contract;
 use crate::model::fields::Fields;
 use crate::model::proof::{self, ProofPolicy};
+use crate::model::quorum::QuorumState;
 use crate::model::reason::{Outcome, Reason};
+use facts::{Fact, LinkFact, Named, Revocations, RoleFact, APPROVER_FACT, SUBJECT_FACT};
 use std::borrow::Cow;
 use std::sync::Arc;
+
+mod facts;
+mod set;
+
+use set::Presented;
+pub use set::{check_set, check_set_with, MAX_SET};
 
 /// What the executor's own server knows at dispatch time. Never taken from the model or the
 /// caller's payload.
@@ -43,34 +50,35 @@ use std::sync::Arc;
 /// missing, and fails closed too.
 ///
 /// Optionally `"proof": {"required", "keys"}`, the trusted key set ([`ProofPolicy`]).
+///
+/// For sets of approvals (quorums, separation of duties, delegation), these optional facts
+/// (see `facts.rs`; at most one fact about one identity):
+///
+/// - `approver_authorized` may be an array of facts, one per counting identity;
+/// - `approver_roles`: `[{"approver", "role", "holds"}]`, the roles approvers hold;
+/// - `revoked` may be an array of facts each naming `approval_id` (required, as the single
+///   fact is) or `decision_id` (`true` withdraws that decision);
+/// - `proposer` and `amended_by`: who proposed the task and who amended its action before the
+///   decision, an identifier or `null` (no one); when a duty needs one and it is absent, the
+///   check fails closed;
+/// - `delegations_revoked`: `[{"delegation": "sha256:...", "revoked"}]`, one per link.
 #[derive(Clone, Debug)]
 pub struct Context {
     now: i64,
     tenant: String,
     policy_version: String,
     contract: Option<Contract>,
-    approver: Option<Fact>,
+    approver: Option<Vec<Fact>>,
     subject: Fact,
-    revoked: Option<Fact>,
+    revoked: Option<Revocations>,
+    roles: Vec<RoleFact>,
+    proposer: Named,
+    amended_by: Named,
+    links: Vec<LinkFact>,
     proof: Option<Arc<ProofPolicy>>,
 }
 
-/// A trusted fact about one named approver, subject or approval: `authorized` for the
-/// first two, `revoked` for the third.
-#[derive(Clone, Debug)]
-struct Fact {
-    about: String,
-    flag: bool,
-}
-
-impl Fact {
-    /// Whether the fact is about `who` and its flag is `flag`.
-    fn says(&self, who: &str, flag: bool) -> bool {
-        self.about == who && self.flag == flag
-    }
-}
-
-const CONTEXT_FIELDS: [&str; 8] = [
+const CONTEXT_FIELDS: [&str; 12] = [
     "now",
     "tenant",
     "policy_version",
@@ -79,6 +87,10 @@ const CONTEXT_FIELDS: [&str; 8] = [
     "subject_authorized",
     "revoked",
     "proof",
+    "approver_roles",
+    "proposer",
+    "amended_by",
+    "delegations_revoked",
 ];
 
 impl Context {
@@ -113,9 +125,13 @@ impl Context {
             tenant: f.identity("tenant")?.to_owned(),
             policy_version: f.identity("policy_version")?.to_owned(),
             contract,
-            approver: nullable_fact(f, APPROVER_FACT)?,
-            subject: fact(f, SUBJECT_FACT)?,
-            revoked: nullable_fact(f, REVOKED_FACT)?,
+            approver: facts::facts(f, APPROVER_FACT)?,
+            subject: facts::fact(f, SUBJECT_FACT)?,
+            revoked: facts::revocations(f)?,
+            roles: facts::roles(f)?,
+            proposer: facts::named(f, "proposer")?,
+            amended_by: facts::named(f, "amended_by")?,
+            links: facts::links(f)?,
             proof: match f.get("proof") {
                 Some(p) => Some(Arc::new(
                     ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?,
@@ -141,49 +157,28 @@ impl Context {
     pub fn contract(&self) -> Option<&Contract> {
         self.contract.as_ref()
     }
-}
 
-/// Reads `{"<who>": identifier, "<flag>": boolean}` at `key`.
-/// A fact's key, the members naming its subject and its flag, and how messages name it (a
-/// literal: a name formatted on every check cost more than reading the fact).
-type FactKeys = (&'static str, &'static str, &'static str, &'static str);
+    /// The server's time, in ms since the epoch.
+    pub fn now(&self) -> i64 {
+        self.now
+    }
 
-const APPROVER_FACT: FactKeys = (
-    "approver_authorized",
-    "approver",
-    "authorized",
-    r#"approver_authorized (a fact {"approver", "authorized"})"#,
-);
-const SUBJECT_FACT: FactKeys = (
-    "subject_authorized",
-    "subject",
-    "authorized",
-    r#"subject_authorized (a fact {"subject", "authorized"})"#,
-);
-const REVOKED_FACT: FactKeys = (
-    "revoked",
-    "approval_id",
-    "revoked",
-    r#"revoked (a fact {"approval_id", "revoked"})"#,
-);
+    /// Whether a fact says `approver` may approve (a counting identity: an approver, or the
+    /// root delegator a delegate decides for).
+    pub fn approver_authorized(&self, approver: &str) -> bool {
+        self.approver
+            .as_deref()
+            .and_then(|f| facts::about(f, approver))
+            .is_some_and(|f| f.flag)
+    }
 
-fn fact(f: &Fields<'_, '_>, (key, who, flag, what): FactKeys) -> Result<Fact> {
-    let v = f.required(key)?;
-    let read = || -> Result<Fact> {
-        let inner = Fields::new(v, Code::InvalidContext, what, &[who, flag])?;
-        Ok(Fact {
-            about: inner.identity(who)?.to_owned(),
-            flag: inner.boolean(flag)?,
-        })
-    };
-    read().map_err(|e| e.in_key(key))
-}
-
-/// [`fact`], or `None` for `null`.
-fn nullable_fact(f: &Fields<'_, '_>, keys: FactKeys) -> Result<Option<Fact>> {
-    match f.required(keys.0)? {
-        Value::Null => Ok(None),
-        _ => fact(f, keys).map(Some),
+    /// What the context says about a delegation link, by its digest: `Some(revoked)`, or
+    /// `None` when it has no fact about it (a chain then fails closed).
+    pub fn delegation_revoked(&self, link: &Digest) -> Option<bool> {
+        self.links
+            .iter()
+            .find(|f| f.delegation == *link)
+            .map(|f| f.revoked)
     }
 }
 
@@ -202,11 +197,14 @@ pub struct Verdict {
     pub approved_digest: Option<Digest>,
     /// Why the action is invalid, with `invalid_action`.
     pub action_error: Option<Error>,
+    /// Where the quorum stands, exactly when the contract in force has a quorum.
+    pub quorum: Option<QuorumState>,
 }
 
 impl Verdict {
     /// The verdict as JSON: `{"outcome", "reasons", "drift", "action_digest",
-    /// "approved_digest", "action_error": null | {"code", "path"}}`.
+    /// "approved_digest", "action_error": null | {"code", "path"}}`, and `"quorum"`
+    /// ([`QuorumState::to_value`]) when the contract in force has a quorum.
     pub fn to_value(&self) -> OwnedValue {
         let s = |s: String| Value::String(Cow::Owned(s));
         let strings = |v: Vec<String>| Value::Array(v.into_iter().map(s).collect());
@@ -217,7 +215,7 @@ impl Verdict {
                 ("path", s(e.path().to_owned())),
             ]),
         };
-        object(vec![
+        let mut entries = vec![
             ("outcome", s(self.outcome.as_str().to_owned())),
             (
                 "reasons",
@@ -231,7 +229,11 @@ impl Verdict {
                     .map_or(Value::Null, |d| s(d.to_string())),
             ),
             ("action_error", action_error),
-        ])
+        ];
+        if let Some(q) = &self.quorum {
+            entries.push(("quorum", q.to_value()));
+        }
+        object(entries)
     }
 }
 
@@ -260,20 +262,12 @@ pub fn check(
     Ok(check_with(approval, action, &Context::from_value(context)?))
 }
 
-/// [`check`] with a context already read.
+/// [`check`] with a context already read: [`check_set_with`] of no record or one.
 pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Context) -> Verdict {
-    // A signed or passkey-approved record counts only once its proof holds.
-    let mut payload = Vec::new();
-    let opened = proof::open(approval, ctx.proof(), ctx.now, &mut payload);
-    let presented = match (opened.refused(), opened.record()) {
-        (Some(reason), _) => Presented::Refused(reason),
-        (None, None) => Presented::None,
-        (None, Some(v)) => match approval::read(v) {
-            Ok(r) => Presented::Record(r, None),
-            Err(_) => Presented::Invalid,
-        },
-    };
-    decide(presented, action, ctx)
+    match approval {
+        None | Some(Value::Null) => check_set_with(&[], action, ctx),
+        Some(v) => check_set_with(std::slice::from_ref(v), action, ctx),
+    }
 }
 
 /// [`check_with`] with an approval loaded once ([`Approval::from_value`]), as an executor that
@@ -281,188 +275,17 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
 /// action not fingerprinted again. The verdict is the one [`check_with`] gives for the
 /// record (a loaded approval is a bare record: a context that requires proof refuses it).
 pub fn check_approval(approval: Option<&Approval>, action: &Value<'_>, ctx: &Context) -> Verdict {
-    let presented = match approval {
-        None => Presented::None,
-        Some(a) => {
-            let mut payload = Vec::new();
-            match proof::open(Some(a.value()), ctx.proof(), ctx.now, &mut payload).refused() {
-                Some(reason) => Presented::Refused(reason),
-                None => match a.record() {
-                    Some(r) => Presented::Record(r, Some(a)),
-                    None => Presented::Invalid,
-                },
-            }
+    let presented = approval.map(|a| {
+        let mut payload = Vec::new();
+        match proof::open(Some(a.value()), ctx.proof(), ctx.now, &mut payload).refused() {
+            Some(reason) => Presented::Refused(reason),
+            None => match a.record() {
+                Some(r) => Presented::Record(r, Some(a)),
+                None => Presented::Invalid,
+            },
         }
-    };
-    decide(presented, action, ctx)
-}
-
-/// The approval a check was given.
-enum Presented<'v, 'a> {
-    None,
-    /// Malformed.
-    Invalid,
-    /// Its proof does not hold, for this reason.
-    Refused(Reason),
-    /// Well-formed (and proven where the context asks for proof); loaded, when it was.
-    Record(approval::Record<'v, 'a>, Option<&'v Approval>),
-}
-
-fn decide(presented: Presented<'_, '_>, action: &Value<'_>, ctx: &Context) -> Verdict {
-    let mut reasons = Vec::new();
-    let mut drift = Vec::new();
-    // A presented action equal to a loaded approval's frozen one has its fingerprint: equal
-    // values have the same canonical form (numbers compare as doubles, and `-0` and `0` are
-    // both written `0`), so it is not hashed again. Any other is fingerprinted.
-    let action_digest = match &presented {
-        Presented::Record(_, Some(a))
-            if std::ptr::eq(a.action().value(), action) || a.action().value() == action =>
-        {
-            a.action().digest()
-        }
-        _ => crate::fingerprint(action),
-    };
-
-    // The approval, if one was presented: None = absent, Some(None) = invalid or tampered.
-    // The frozen action usually equals the presented one, whose fingerprint is already
-    // known and whose shape is then already checked.
-    let mut same_as_frozen = false;
-    let contract = ctx.contract.as_ref();
-    let cap = contract.and_then(Contract::max_approval_ms);
-    let mut refused = None;
-    let mut loaded = None;
-    let presented = match presented {
-        Presented::None => None,
-        Presented::Invalid => Some(None),
-        Presented::Refused(reason) => {
-            refused = Some(reason);
-            Some(None)
-        }
-        Presented::Record(r, approval) => {
-            loaded = approval;
-            let known = approval.map(|a| a.action().digest());
-            // Equal fingerprints are equal canonical forms, so the same envelope.
-            same_as_frozen = match known {
-                Some(d) => d == action_digest,
-                None => r.frozen == action,
-            };
-            let frozen_digest = match known {
-                Some(d) => d,
-                None if same_as_frozen => action_digest,
-                None => crate::fingerprint(r.frozen),
-            };
-            // Sealed when the claimed digest is the frozen action's fingerprint; valid only
-            // for as long as the contract in force lets an approval hold.
-            let sealed = r.action_digest.ct_eq(&frozen_digest)
-                && cap.is_none_or(|cap| r.expires_at - r.decided_at <= cap);
-            Some(sealed.then_some(r))
-        }
-    };
-    let record = presented.as_ref().and_then(Option::as_ref);
-
-    let mut action_error = if same_as_frozen {
-        None
-    } else {
-        crate::model::action::check_shape(action).err()
-    };
-    let valid_action = action_error.is_none();
-    let known_tool = match contract {
-        None => false,
-        Some(c) => !valid_action || field(action, "tool") == c.tool(),
-    };
-    let mut requirement = None;
-    if let (true, Some(c), true) = (valid_action, contract, known_tool) {
-        let args = action
-            .as_object()
-            .and_then(|o| o.get("args"))
-            .unwrap_or(&Value::Null);
-        let check = || c.requires_approval(args).map(|r| r.required);
-        // A loaded approval keeps the check of its own (equal) arguments.
-        let checked = match loaded {
-            Some(a) if same_as_frozen => a.args_checked(c, check),
-            _ => check(),
-        };
-        match checked {
-            Ok(required) => requirement = Some(required),
-            Err(e) => action_error = Some(e.in_key("args")),
-        }
-    }
-    // Envelopes whose fields can be compared with the context: the frozen one and, when
-    // well-formed, the presented one.
-    let frozen = record.map(|r| r.frozen);
-    // The presented action may be the frozen value itself (a binding found them the same).
-    let other = valid_action && !frozen.is_some_and(|f| std::ptr::eq(f, action));
-    let envelopes = [frozen, other.then_some(action)];
-    let any_differs =
-        |key: &str, want: &str| envelopes.iter().flatten().any(|e| field(e, key) != want);
-
-    if presented.is_none() && requirement != Some(false) {
-        reasons.push(Reason::NoApproval);
-    }
-    if matches!(presented, Some(None)) {
-        reasons.push(refused.unwrap_or(Reason::InvalidApproval));
-    }
-    if action_error.is_some() {
-        reasons.push(Reason::InvalidAction);
-    }
-    if !known_tool {
-        reasons.push(Reason::UnknownTool);
-    }
-    if record.is_some_and(|r| r.decision == Decision::Rejected) {
-        reasons.push(Reason::DecisionRejected);
-    }
-    if record.is_some_and(|r| ctx.now < r.decided_at) {
-        reasons.push(Reason::DecidedInFuture);
-    }
-    if any_differs("tenant", &ctx.tenant) {
-        reasons.push(Reason::TenantMismatch);
-    }
-    if let Some(r) = record {
-        if !r.action_digest.ct_eq(&action_digest) {
-            diff(r.frozen, action, &mut String::new(), &mut drift);
-            reasons.push(Reason::ActionDrift);
-        }
-        if ctx.now >= r.expires_at {
-            reasons.push(Reason::Expired);
-        }
-        if !ctx
-            .approver
-            .as_ref()
-            .is_some_and(|f| f.says(r.approver, true))
-        {
-            reasons.push(Reason::ApproverUnauthorized);
-        }
-    }
-    if !ctx.subject.flag || any_differs("subject", &ctx.subject.about) {
-        reasons.push(Reason::SubjectUnauthorized);
-    }
-    if any_differs("policy_version", &ctx.policy_version) {
-        reasons.push(Reason::PolicyDrift);
-    }
-    if contract.is_some_and(|c| any_differs("contract", c.digest_text())) {
-        reasons.push(Reason::ContractDrift);
-    }
-    if record.is_some_and(|r| {
-        !ctx.revoked
-            .as_ref()
-            .is_some_and(|f| f.says(r.approval_id, false))
-    }) {
-        reasons.push(Reason::Revoked);
-    }
-
-    let outcome = reasons
-        .iter()
-        .map(|r| r.outcome())
-        .max()
-        .unwrap_or(Outcome::Permit);
-    Verdict {
-        outcome,
-        reasons,
-        drift,
-        action_digest,
-        approved_digest: record.map(|r| r.action_digest),
-        action_error,
-    }
+    });
+    set::decide(presented.into_iter().collect(), action, ctx)
 }
 
 /// Appends the JSON Pointers at which `a` and `b` differ: a member on one side only, a value

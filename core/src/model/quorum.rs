@@ -241,7 +241,6 @@ pub fn tally(quorum: &Quorum, members: &[Member]) -> QuorumState {
 
 impl Quorum {
     /// One approval, vetoed by any rejection: what a contract without a quorum asks.
-    #[cfg(test)]
     pub(crate) const SINGLE: Quorum = Quorum {
         approvers: 1,
         roles: Vec::new(),

@@ -78,6 +78,47 @@ reasons! {
     ContractDrift => "contract_drift", Reapprove;
     /// The approval was revoked, or the context's fact is about another approval or missing.
     Revoked => "revoked", Reapprove;
+    /// The set holds one decision (`decision_id`) twice.
+    DuplicateDecision => "duplicate_decision", Reject;
+    /// Members of the set name different `approval_id`s (another round) or different action
+    /// digests.
+    OtherRound => "other_round", Reject;
+    /// A delegation link is malformed, its signature or assertion does not verify, its key is
+    /// untrusted or may not sign for its delegator, proof is required and a link is bare, or
+    /// the chain does not connect `on_behalf_of` to the record's approver.
+    DelegationInvalid => "delegation_invalid", Reject;
+    /// A delegation chain has more than 4 links.
+    DelegationTooDeep => "delegation_too_deep", Reject;
+    /// An identity repeats along a delegation chain.
+    DelegationCycle => "delegation_cycle", Reject;
+    /// A delegation link's scope is not within its parent's.
+    DelegationWidens => "delegation_widens", Reject;
+    /// The action is outside some delegation link's scope (tenant, tool, conditions).
+    DelegationOutOfScope => "delegation_out_of_scope", Reject;
+    /// `now` is outside a delegation link's window, or the decision was made before a link's
+    /// `not_before`.
+    DelegationExpired => "delegation_expired", Reapprove;
+    /// A delegation link is revoked, or the context's fact about it is missing.
+    DelegationRevoked => "delegation_revoked", Reapprove;
+    /// A member's role is not held by its counting identity, or the context has no fact
+    /// saying so.
+    RoleNotHeld => "role_not_held", Reapprove;
+    /// A member's counting identity or its delegate is the action's subject.
+    ApproverIsSubject => "approver_is_subject", Reapprove;
+    /// A member's counting identity or its delegate proposed the task, or the context's
+    /// `proposer` fact is missing.
+    ApproverIsProposer => "approver_is_proposer", Reapprove;
+    /// A member's counting identity or its delegate amended the action before the decision,
+    /// or the context's `amended_by` fact is missing for an amended record.
+    ApproverAmended => "approver_amended", Reapprove;
+    /// Two approving members are one person: they share a counting identity or a delegate
+    /// (aliases through delegation included).
+    ApproverCountedTwice => "approver_counted_twice", Reapprove;
+    /// The quorum's roles are ordered and a counted approval of a later role was decided
+    /// before one of an earlier role.
+    QuorumOutOfOrder => "quorum_out_of_order", Reapprove;
+    /// Fewer approvals count than the quorum needs, or a role has fewer than its count.
+    QuorumShort => "quorum_short", Reapprove;
 }
 
 /// What the executor does with the call.
