@@ -1,6 +1,7 @@
 //! The documentation says what the code does: every number of audit chains the README and
 //! the docs give is core's `CHAINS`, the one place it is written (they said 16 while the code
-//! had 256).
+//! had 256); every limit they name (`MAX_QUORUM`, `MAX_SET`, `MAX_DELEGATION_DEPTH`) is
+//! core's; and CONTRACTS.md's reasons table is core's reasons, in order, with their outcomes.
 
 use actionseal_conformance::dir;
 use actionseal_core::ledger::CHAINS;
@@ -88,9 +89,10 @@ fn limits_named<'a>(text: &str, names: &[&'a str]) -> Vec<(&'a str, Option<u64>)
 
 #[test]
 fn the_docs_give_the_limits_the_code_has() {
-    use actionseal_core::{MAX_DELEGATION_DEPTH, MAX_QUORUM};
+    use actionseal_core::{MAX_DELEGATION_DEPTH, MAX_QUORUM, MAX_SET};
     let limits = [
         ("MAX_QUORUM", u64::from(MAX_QUORUM)),
+        ("MAX_SET", MAX_SET as u64),
         ("MAX_DELEGATION_DEPTH", MAX_DELEGATION_DEPTH as u64),
     ];
     let names: Vec<&str> = limits.iter().map(|(n, _)| *n).collect();
@@ -116,5 +118,35 @@ fn the_docs_give_the_limits_the_code_has() {
             &["MAX_SET", "B"]
         ),
         [("MAX_SET", Some(32)), ("B", Some(4))]
+    );
+}
+
+#[test]
+fn the_reasons_table_is_the_codes() {
+    use actionseal_core::Reason;
+    let path = dir().join("../docs/CONTRACTS.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| reason | when | outcome |"));
+    assert!(lines.next().is_some(), "CONTRACTS.md has no reasons table");
+    let rows: Vec<(String, String)> = lines
+        .skip(1)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            (
+                cells[0].trim_matches('`').to_owned(),
+                (*cells.last().unwrap()).to_owned(),
+            )
+        })
+        .collect();
+    let code: Vec<(String, String)> = Reason::ALL
+        .iter()
+        .map(|r| (r.as_str().to_owned(), r.outcome().as_str().to_owned()))
+        .collect();
+    assert_eq!(
+        rows, code,
+        "docs/CONTRACTS.md's reasons table must list every reason, in report order, with its outcome"
     );
 }

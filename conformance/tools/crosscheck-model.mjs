@@ -628,13 +628,15 @@ function presented(value, ctx) {
 
 function setVerdict(approvalTexts, actionText, contextText, expected) {
   const ctx = readContext(JSON.parse(contextText))
-  if (approvalTexts.length > MAX_SET) refuse('invalid_approval', '')
   const action = JSON.parse(actionText)
   const actionDigest = fp(action)
-  const members = approvalTexts.map((t) => presented(JSON.parse(t), ctx))
+  // More than MAX_SET members is one invalid approval: none of them is opened.
+  const members = approvalTexts.length > MAX_SET
+    ? [{ reason: 'invalid_approval' }]
+    : approvalTexts.map((t) => presented(JSON.parse(t), ctx))
   const records = members.filter((m) => m.record).map((m) => m.record)
   const first = records[0] ?? null
-  let actionError = first && isDeepStrictEqual(first.action, action) ? null : attempt(() => checkActionShape(action))
+  let actionError = records.some((r) => isDeepStrictEqual(r.action, action)) ? null : attempt(() => checkActionShape(action))
   actionError = actionError && actionError.error ? { code: actionError.error, path: actionError.path } : null
   const c = ctx.contract
   const knownTool = c !== null && (actionError !== null || action.tool === c.tool)
@@ -657,63 +659,70 @@ function setVerdict(approvalTexts, actionText, contextText, expected) {
   for (const m of members) if (m.reason) reasons.add(m.reason)
   if (actionError) reasons.add('invalid_action')
   if (!knownTool) reasons.add('unknown_tool')
-  const envelopes = [...records.map((r) => r.action), ...(actionError === null ? [action] : [])]
-  const differs = (k, want) => envelopes.some((e) => e[k] !== want)
-  if (differs('tenant', ctx.tenant)) reasons.add('tenant_mismatch')
-  if (!ctx.subject.flag || differs('subject', ctx.subject.about)) reasons.add('subject_unauthorized')
-  if (differs('policy_version', ctx.policy)) reasons.add('policy_drift')
-  if (c && differs('contract', c.digest)) reasons.add('contract_drift')
+  // The presented action against the context; each record's frozen action below.
+  const shown = actionError === null ? action : null
+  if (shown && shown.tenant !== ctx.tenant) reasons.add('tenant_mismatch')
+  if (!ctx.subject.flag || (shown && shown.subject !== ctx.subject.about)) reasons.add('subject_unauthorized')
+  if (shown && shown.policy_version !== ctx.policy) reasons.add('policy_drift')
+  if (c && shown && shown.contract !== c.digest) reasons.add('contract_drift')
 
-  // Each record on its own: the reasons that keep it from counting.
-  const judged = records.map((r) => {
-    const own = []
+  // Each record: its own reasons (any of them keeps it from counting), then the set's rules,
+  // which compare it with the records before it.
+  const seenIds = []
+  const approving = []
+  const counted = []
+  for (const r of records) {
     const rejects = r.decision === 'rejected'
-    if (rejects && veto === 'any_rejection') own.push('decision_rejected')
+    if (rejects && veto === 'none') continue // neither counts nor gives a reason
+    const own = []
+    if (rejects) own.push('decision_rejected')
     if (ctx.now < r.decided_at) own.push('decided_in_future')
     if (r.action.tenant !== ctx.tenant) own.push('tenant_mismatch')
     if (r.action_digest !== actionDigest) {
       own.push('action_drift')
-      if (drift.length === 0) diff(r.action, action, '', drift)
+      const found = []
+      diff(r.action, action, '', found)
+      for (const p of found) if (!drift.includes(p)) drift.push(p)
     }
     if (ctx.now >= r.expires_at) own.push('expired')
-    let identity = r.approver
-    let delegate = null
-    let delegations = []
-    if (has(r, 'on_behalf_of')) {
-      identity = r.on_behalf_of
-      delegate = r.approver
-      const chain = verifyChain(r, action, ctx)
-      if (chain.reason) own.push(chain.reason)
-      else delegations = chain.digests
-    }
+    const delegated = has(r, 'on_behalf_of')
+    const identity = delegated ? r.on_behalf_of : r.approver
+    const delegate = delegated ? r.approver : null
     if (ctx.authorized.get(identity) !== true) own.push('approver_unauthorized')
+    if (r.action.subject !== ctx.subject.about) own.push('subject_unauthorized')
+    if (r.action.policy_version !== ctx.policy) own.push('policy_drift')
+    if (c && r.action.contract !== c.digest) own.push('contract_drift')
     const roundFact = ctx.revocations.find((x) => x.kind === 'approval_id' && x.about === r.approval_id)
     const withdrawn = ctx.revocations.some((x) => x.kind === 'decision_id' && x.about === r.decision_id && x.flag)
     if (!roundFact || roundFact.flag || withdrawn) own.push('revoked')
     if (has(r, 'role') && !ctx.roles.some((x) => x.approver === identity && x.role === r.role && x.holds)) own.push('role_not_held')
     const is = (who) => who === identity || (delegate !== null && who === delegate)
-    if (duties.includes('subject') && is(r.action.subject)) own.push('approver_is_subject')
+    if (duties.includes('subject') && (is(r.action.subject) || is(action.subject))) own.push('approver_is_subject')
     if (duties.includes('proposer') && (ctx.proposer === undefined || is(ctx.proposer))) own.push('approver_is_proposer')
     if (duties.includes('amender') && has(r, 'proposed_digest') && (ctx.amendedBy === undefined || is(ctx.amendedBy))) own.push('approver_amended')
-    own.forEach((x) => reasons.add(x))
-    return { r, own, rejects, identity, delegate, delegations }
-  })
-
-  // The set's own reasons.
-  const ids = records.map((r) => r.decision_id)
-  if (ids.some((id, i) => ids.indexOf(id) !== i)) reasons.add('duplicate_decision')
-  if (records.some((r) => r.approval_id !== first.approval_id || r.action_digest !== first.action_digest)) reasons.add('other_round')
-  const counted = []
-  for (const j of judged) {
-    if (j.rejects || j.own.length > 0 || counted.some((k) => k.r.decision_id === j.r.decision_id)) continue
-    // One person: a counting identity or a delegate they share (an alias through delegation).
-    const people = (k) => [k.identity, k.delegate].filter((x) => x !== null)
-    if (counted.some((k) => people(k).some((x) => people(j).includes(x)))) {
-      reasons.add('approver_counted_twice')
-      continue
+    let delegations = []
+    if (delegated) {
+      const chain = verifyChain(r, action, ctx)
+      if (chain.reason) own.push(chain.reason)
+      else delegations = chain.digests
     }
-    counted.push(j)
+    // One decision once; one round and one action; one person once (an alias through
+    // delegation is the same person), among the approving records before it.
+    const repeated = seenIds.includes(r.decision_id)
+    if (repeated) own.push('duplicate_decision')
+    seenIds.push(r.decision_id)
+    if (r.approval_id !== first.approval_id || r.action_digest !== first.action_digest) own.push('other_round')
+    const people = [identity, delegate].filter((x) => x !== null)
+    if (!rejects && !repeated) {
+      if (approving.some((p) => p.some((x) => people.includes(x)))) own.push('approver_counted_twice')
+      approving.push(people)
+    }
+    own.forEach((x) => reasons.add(x))
+    if (own.length === 0 && !rejects && !counted.some((k) => k.people.some((x) => people.includes(x)))) {
+      counted.push({ r, identity, delegate, delegations, people })
+    }
   }
+
   let state = null
   if (quorum) {
     const missingRoles = quorum.roles
@@ -725,7 +734,8 @@ function setVerdict(approvalTexts, actionText, contextText, expected) {
       const ranked = counted.filter((k) => rank(k) >= 0)
       if (ranked.some((a) => ranked.some((b) => rank(b) > rank(a) && b.r.decided_at < a.r.decided_at))) reasons.add('quorum_out_of_order')
     }
-    if (missing > 0 && required !== false) reasons.add('quorum_short')
+    // An empty set already says no_approval.
+    if (missing > 0 && members.length > 0 && required !== false) reasons.add('quorum_short')
     state = {
       counted: counted.map((k) => ({
         approver: k.identity, decision_id: k.r.decision_id, delegate: k.delegate, delegations: k.delegations, role: k.r.role ?? null,
