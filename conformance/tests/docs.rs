@@ -78,8 +78,7 @@ fn limits_named<'a>(text: &str, names: &[&'a str]) -> Vec<(&'a str, Option<u64>)
             }
             let number = text[from..at]
                 .split(|c: char| !c.is_ascii_digit())
-                .filter(|w| !w.is_empty())
-                .last()
+                .rfind(|w| !w.is_empty())
                 .and_then(|w| w.parse().ok());
             out.push((*name, number));
         }
