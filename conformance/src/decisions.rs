@@ -18,11 +18,11 @@ pub(crate) fn json_value(text: &str) -> OwnedValue {
     core_value(text).expect("JSON")
 }
 
-fn error_json(e: &Error) -> Json {
+pub(crate) fn error_json(e: &Error) -> Json {
     json!({"error": e.code().as_str(), "path": e.path()})
 }
 
-fn text_of(doc: &Map<String, Json>, key: &str) -> Result<String, String> {
+pub(crate) fn text_of(doc: &Map<String, Json>, key: &str) -> Result<String, String> {
     doc.get(key)
         .and_then(Json::as_str)
         .map(str::to_owned)
@@ -289,7 +289,7 @@ fn build_permit(contracts: &Json, base: &Json, s: &Json) -> Result<Json, String>
 /// last three edit the string at `pointer` at character `index` (counted from the end when
 /// negative): `flip` changes that hex digit to another, `xor` xors it with `mask` (1 to 15),
 /// `replace_at` overwrites characters there with `text`: digests that differ only there.
-fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
+pub(crate) fn edit(doc: &mut Json, edits: &Json) -> Result<(), String> {
     for e in edits.as_array().into_iter().flatten() {
         let op = e[0].as_str().unwrap_or_default();
         let pointer = e[1].as_str().ok_or("edit needs a pointer")?;
@@ -371,7 +371,7 @@ fn reordered(v: &Json, indent: usize) -> String {
 
 /// JSON text with every character outside printable ASCII written as a `\u` escape: the same
 /// value, and the vector files show which invisible character a case holds.
-fn ascii(text: &str) -> String {
+pub(crate) fn ascii(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c == '\n' || (' '..='~').contains(&c) {
@@ -386,10 +386,10 @@ fn ascii(text: &str) -> String {
     out
 }
 
-fn to_core(v: &Json) -> Result<OwnedValue, String> {
+pub(crate) fn to_core(v: &Json) -> Result<OwnedValue, String> {
     core_value(&v.to_string()).map_err(|e| e.to_string())
 }
 
-fn from_core(v: &OwnedValue) -> Result<Json, String> {
+pub(crate) fn from_core(v: &OwnedValue) -> Result<Json, String> {
     serde_json::from_str(&canonicalize(v)).map_err(|e| e.to_string())
 }

@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod decisions;
 pub mod delegation;
 pub mod proof;
+pub mod quorum;
 pub mod surfaces;
 
 /// The `conformance/` directory.

@@ -1,9 +1,11 @@
-//! Contract, action, approval, budget and permit vectors give their recorded results in Rust.
+//! Contract, action, approval, budget, permit and quorum vectors give their recorded results
+//! in Rust.
 
 use actionseal_conformance::decisions::{
     action_result, amend_result, approval_result, budget_result, contract_result, gate_result,
     notice_result, permit_result,
 };
+use actionseal_conformance::quorum::check_set_result;
 use actionseal_conformance::vectors;
 use serde_json::{Map, Value as Json};
 
@@ -56,6 +58,29 @@ fn budget_vectors() {
 #[test]
 fn permit_vectors() {
     run("permit", permit_result, 40);
+}
+
+#[test]
+fn quorum_vectors() {
+    run("quorum", check_set_result, 25);
+}
+
+/// `check` of one approval (or none) is `check_set` of a set of one (or none), in every permit
+/// vector.
+#[test]
+fn permit_vectors_as_sets() {
+    for v in vectors("permit") {
+        let mut doc = v.doc.clone();
+        let approvals = match doc.remove("approval") {
+            Some(Json::Null) => vec![],
+            Some(text) => vec![text],
+            None => panic!("permit/{}: no approval", v.name),
+        };
+        doc.insert("op".into(), "check_set".into());
+        doc.insert("approvals".into(), Json::Array(approvals));
+        let got = check_set_result(&doc).unwrap_or_else(|e| panic!("permit/{}: {e}", v.name));
+        assert_eq!(got, v.doc["expect"], "permit/{}", v.name);
+    }
 }
 
 /// An approval loaded once (`Approval::from_value`, then `check_approval`) gives the verdict

@@ -1106,6 +1106,7 @@ const kinds = {
   notice: noticeExpect,
   gate: gateExpect,
   permit: permitExpect,
+  quorum: setsExpect,
   delegation: setsExpect,
 }
 let failures = 0

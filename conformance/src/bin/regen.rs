@@ -3,8 +3,8 @@
 
 use actionseal_conformance::decisions::{self, agrees};
 use actionseal_conformance::delegation::delegation_result;
-use actionseal_conformance::proof;
 use actionseal_conformance::{canon_vectors, corpus, dir, expected, surfaces, to_pretty, vectors};
+use actionseal_conformance::{proof, quorum};
 use actionseal_core::Profile;
 use serde_json::{Map, Value as Json};
 use std::fs;
@@ -91,37 +91,22 @@ fn main() -> ExitCode {
         }
     }
 
-    let scenarios: Json = serde_json::from_str(
-        &fs::read_to_string(dir().join("scenarios/permit.json")).expect("scenarios/permit.json"),
-    )
-    .expect("scenarios/permit.json is JSON");
-    match decisions::permit_vectors(&scenarios) {
-        Ok(built) => {
-            let permit_dir = dir().join("vectors/permit");
-            let names: Vec<String> = built.iter().map(|(n, _)| format!("{n}.json")).collect();
-            for entry in fs::read_dir(&permit_dir).into_iter().flatten().flatten() {
-                let file = entry.file_name().to_string_lossy().into_owned();
-                if file.ends_with(".json") && !names.contains(&file) {
-                    changed.push(format!("{} (no such scenario)", entry.path().display()));
-                    if !check {
-                        fs::remove_file(entry.path()).expect("remove stale vector");
-                    }
-                }
-            }
-            for (name, vector) in built {
-                if let Some(p) = permit_naming_problem(&name, &vector["expect"]) {
-                    problems.push(p);
-                }
-                fs::create_dir_all(&permit_dir).expect("mkdir");
-                write_if_changed(
-                    &permit_dir.join(format!("{name}.json")),
-                    &to_pretty(&vector),
-                    check,
-                    &mut changed,
-                );
-            }
+    // Vectors built from hand-written scenarios: a check of one approval, and of a set.
+    type Build = fn(&Json) -> Result<Vec<(String, Json)>, Vec<String>>;
+    let built: [(&str, Build); 2] = [
+        ("permit", decisions::permit_vectors),
+        ("quorum", quorum::quorum_vectors),
+    ];
+    for (kind, build) in built {
+        let file = format!("scenarios/{kind}.json");
+        let scenarios: Json = serde_json::from_str(
+            &fs::read_to_string(dir().join(&file)).unwrap_or_else(|e| panic!("{file}: {e}")),
+        )
+        .unwrap_or_else(|e| panic!("{file} is not JSON: {e}"));
+        match build(&scenarios) {
+            Ok(built) => write_built(kind, built, check, &mut changed, &mut problems),
+            Err(p) => problems.extend(p),
         }
-        Err(p) => problems.extend(p),
     }
 
     let corpus_path = dir().join("generated/corpus.jsonl");
@@ -189,6 +174,42 @@ fn naming_problem(name: &str, strict: &Json) -> Option<String> {
         )),
         (Some(("n", _)), None) => Some(format!("{name}: n_ vector accepted under strict")),
         _ => Some(format!("{name}: vector names start with y_ or n_")),
+    }
+}
+
+/// Writes `vectors/<kind>/` from the vectors built from its scenarios, removing files no
+/// scenario makes.
+fn write_built(
+    kind: &str,
+    built: Vec<(String, Json)>,
+    check: bool,
+    changed: &mut Vec<String>,
+    problems: &mut Vec<String>,
+) {
+    let out = dir().join("vectors").join(kind);
+    let names: Vec<String> = built.iter().map(|(n, _)| format!("{n}.json")).collect();
+    for entry in fs::read_dir(&out).into_iter().flatten().flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if file.ends_with(".json") && !names.contains(&file) {
+            changed.push(format!("{} (no such scenario)", entry.path().display()));
+            if !check {
+                fs::remove_file(entry.path()).expect("remove stale vector");
+            }
+        }
+    }
+    for (name, vector) in built {
+        if let Some(p) = permit_naming_problem(&name, &vector["expect"]) {
+            problems.push(format!("{kind}: {p}"));
+        }
+        if !check {
+            fs::create_dir_all(&out).expect("mkdir");
+        }
+        write_if_changed(
+            &out.join(format!("{name}.json")),
+            &to_pretty(&vector),
+            check,
+            changed,
+        );
     }
 }
 
