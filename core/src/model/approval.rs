@@ -209,6 +209,9 @@ pub struct Approval {
     decision: Decision,
     decided_at: i64,
     expires_at: i64,
+    /// Whether the record names a role or a delegation (most do not: a check then looks
+    /// neither up).
+    authority: bool,
     /// Whether the frozen action's arguments fit a contract, and whether the call needs an
     /// approval under it, from the first check against that contract (a pure function of the
     /// two, so later checks with an equal action and the same contract reuse it).
@@ -311,6 +314,7 @@ impl Approval {
         action: impl FnOnce(&Value<'_>) -> Result<Action>,
     ) -> Result<Approval> {
         let r = read(&record)?;
+        let authority = r.role.is_some() || r.on_behalf_of.is_some();
         let action = action(r.frozen)?;
         let (action_digest, proposed_digest, decision, decided_at, expires_at) = (
             r.action_digest,
@@ -327,6 +331,7 @@ impl Approval {
             decision,
             decided_at,
             expires_at,
+            authority,
             args_checked: OnceLock::new(),
         })
     }
@@ -407,9 +412,9 @@ impl Approval {
             approval_id: text("approval_id")?,
             decision_id: text("decision_id")?,
             approver: text("approver")?,
-            role: text("role"),
-            on_behalf_of: text("on_behalf_of"),
-            delegation: self.delegation(),
+            role: self.authority.then(|| text("role")).flatten(),
+            on_behalf_of: self.authority.then(|| text("on_behalf_of")).flatten(),
+            delegation: self.authority.then(|| self.delegation()).flatten(),
             proposed_digest: self.proposed_digest,
             decision: self.decision,
             decided_at: self.decided_at,

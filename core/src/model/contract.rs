@@ -167,8 +167,7 @@ impl Contract {
     }
 
     /// The duties whose holder may not approve: under a quorum `subject` and `proposer`
-    /// always and `amender` when listed; without one, those listed (see
-    /// [`crate::model::quorum`]).
+    /// always and `amender` when listed; without one, those listed (see [`Duty`]).
     pub fn separation(&self) -> &[Duty] {
         &self.0.approval.separation
     }

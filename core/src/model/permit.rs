@@ -11,6 +11,10 @@
 //! holds for a still-valid task sends the same task back for approval. Neither is a transport
 //! error: never retry past them and never mint a new task to get around them. After drift,
 //! resume with the approval's frozen action; nothing here suggests updating the approval.
+//!
+//! `check_set(approvals, action, context)` checks a set of records (a quorum's decisions, at
+//! most [`MAX_SET`]) the same way, member by member, then by the set's own rules (`set.rs`);
+//! `check` is `check_set` of no record or one.
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
@@ -264,10 +268,14 @@ pub fn check(
 
 /// [`check`] with a context already read: [`check_set_with`] of no record or one.
 pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Context) -> Verdict {
-    match approval {
-        None | Some(Value::Null) => check_set_with(&[], action, ctx),
-        Some(v) => check_set_with(std::slice::from_ref(v), action, ctx),
-    }
+    // As check_set_with of one record, without allocating a set.
+    let v = match approval {
+        None | Some(Value::Null) => return set::decide(&mut [], action, ctx),
+        Some(v) => v,
+    };
+    let mut payload = Vec::new();
+    let opened = proof::open(Some(v), ctx.proof(), ctx.now, &mut payload);
+    set::decide(&mut [Presented::opened(&opened)], action, ctx)
 }
 
 /// [`check_with`] with an approval loaded once ([`Approval::from_value`]), as an executor that
@@ -275,17 +283,19 @@ pub fn check_with(approval: Option<&Value<'_>>, action: &Value<'_>, ctx: &Contex
 /// action not fingerprinted again. The verdict is the one [`check_with`] gives for the
 /// record (a loaded approval is a bare record: a context that requires proof refuses it).
 pub fn check_approval(approval: Option<&Approval>, action: &Value<'_>, ctx: &Context) -> Verdict {
-    let presented = approval.map(|a| {
-        let mut payload = Vec::new();
-        match proof::open(Some(a.value()), ctx.proof(), ctx.now, &mut payload).refused() {
-            Some(reason) => Presented::Refused(reason),
-            None => match a.record() {
-                Some(r) => Presented::Record(r, Some(a)),
-                None => Presented::Invalid,
-            },
-        }
-    });
-    set::decide(presented.into_iter().collect(), action, ctx)
+    let Some(a) = approval else {
+        return set::decide(&mut [], action, ctx);
+    };
+    let mut payload = Vec::new();
+    let presented = match proof::open(Some(a.value()), ctx.proof(), ctx.now, &mut payload).refused()
+    {
+        Some(reason) => Presented::Refused(reason),
+        None => match a.record() {
+            Some(r) => Presented::Record(r, Some(a)),
+            None => Presented::Invalid,
+        },
+    };
+    set::decide(&mut [presented], action, ctx)
 }
 
 /// Appends the JSON Pointers at which `a` and `b` differ: a member on one side only, a value

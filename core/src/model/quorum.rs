@@ -240,14 +240,6 @@ pub fn tally(quorum: &Quorum, members: &[Member]) -> QuorumState {
 }
 
 impl Quorum {
-    /// One approval, vetoed by any rejection: what a contract without a quorum asks.
-    pub(crate) const SINGLE: Quorum = Quorum {
-        approvers: 1,
-        roles: Vec::new(),
-        order: Order::Any,
-        veto: Veto::AnyRejection,
-    };
-
     /// Under `order: as_listed`, whether some counted member of a later role decided
     /// strictly before a counted member of an earlier role.
     pub fn out_of_order(&self, counted: &[Member]) -> bool {

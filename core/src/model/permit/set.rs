@@ -2,11 +2,12 @@
 //! then the set's own rules (one round, one decision each, one person once, separation of
 //! duties, delegation), then the quorum.
 //!
-//! A member with any reason of its own does not count. What counts goes to
-//! [`tally`]; the verdict gives the union of every reason, in [`Reason::ALL`] order, and, when
-//! the contract in force has a quorum, where it stands ([`QuorumState`]). A single record is a
-//! set of one, under a contract without a quorum a quorum of one vetoed by any rejection, so
-//! [`super::check`] gives what it always gave.
+//! A member with any reason of its own does not count. Under a quorum, what counts goes to
+//! [`tally`], and the verdict says where the quorum stands
+//! ([`crate::model::quorum::QuorumState`]). Without one, the contract asks for one approval,
+//! which any rejection vetoes: every member must hold, and a member that does not count has a
+//! reason, so nothing is tallied, and [`super::check`] of one record gives what it always
+//! gave. The verdict gives the union of every reason, in [`Reason::ALL`] order.
 
 use super::{diff, Context, Verdict};
 use crate::json::digest::Digest;
@@ -15,10 +16,9 @@ use crate::model::action::field;
 use crate::model::approval::{self, Approval, Decision, Record};
 use crate::model::contract::Contract;
 use crate::model::proof::{self, Opened};
-use crate::model::quorum::{tally, Duty, Member, Quorum, Veto};
+use crate::model::quorum::{tally, Duty, Member, Veto};
 use crate::model::reason::{Outcome, Reason};
 use crate::Result;
-use std::collections::BTreeSet;
 
 /// The most records one set may hold; a larger set is `invalid_approval`.
 pub const MAX_SET: usize = 32;
@@ -42,7 +42,7 @@ pub fn check_set(
 pub fn check_set_with(approvals: &[Value<'_>], action: &Value<'_>, ctx: &Context) -> Verdict {
     if approvals.len() > MAX_SET {
         // Not opened at all: each member may cost a signature check.
-        return decide(vec![Presented::Invalid], action, ctx);
+        return decide(&mut [Presented::Invalid], action, ctx);
     }
     // A signed or passkey-approved record counts only once its proof holds.
     let mut payloads: Vec<Vec<u8>> = approvals.iter().map(|_| Vec::new()).collect();
@@ -51,19 +51,41 @@ pub fn check_set_with(approvals: &[Value<'_>], action: &Value<'_>, ctx: &Context
         .zip(payloads.iter_mut())
         .map(|(a, payload)| proof::open(Some(a), ctx.proof(), ctx.now, payload))
         .collect();
-    let presented = opened
-        .iter()
-        .map(|o| match (o.refused(), o.record()) {
-            (Some(reason), _) => Presented::Refused(reason),
-            // A `null` member is not a record.
-            (None, None) => Presented::Invalid,
-            (None, Some(v)) => match approval::read(v) {
-                Ok(r) => Presented::Record(r, None),
-                Err(_) => Presented::Invalid,
-            },
-        })
-        .collect();
-    decide(presented, action, ctx)
+    let mut presented: Vec<Presented<'_, '_>> = opened.iter().map(Presented::opened).collect();
+    decide(&mut presented, action, ctx)
+}
+
+/// A set of reasons, listed in [`Reason::ALL`] order (a bit per reason: a check allocates
+/// nothing to collect them).
+#[derive(Clone, Copy, Default)]
+struct Reasons(u64);
+
+const _: () = assert!(Reason::ALL.len() <= 64);
+
+impl Reasons {
+    fn insert(&mut self, r: Reason) {
+        self.0 |= 1 << r as u32;
+    }
+
+    fn contains(self, r: Reason) -> bool {
+        self.0 & (1 << r as u32) != 0
+    }
+
+    fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    fn extend(&mut self, other: Reasons) {
+        self.0 |= other.0;
+    }
+
+    fn to_vec(self) -> Vec<Reason> {
+        Reason::ALL
+            .iter()
+            .copied()
+            .filter(|r| self.contains(*r))
+            .collect()
+    }
 }
 
 /// One approval a check was given.
@@ -76,12 +98,19 @@ pub(super) enum Presented<'v, 'a> {
     Record(Record<'v, 'a>, Option<&'v Approval>),
 }
 
-/// A member once read: refused, or a record with what was learnt about it.
-enum Seen<'v, 'a> {
-    /// Malformed, tampered, held too long, or its proof refused: this reason.
-    Refused(Reason),
-    /// A sealed record.
-    Record(Record<'v, 'a>),
+impl<'v> Presented<'v, 'v> {
+    /// An approval whose proof was opened: its record read, unless refused.
+    pub(super) fn opened(o: &'v Opened<'_, '_, '_>) -> Presented<'v, 'v> {
+        match (o.refused(), o.record()) {
+            (Some(reason), _) => Presented::Refused(reason),
+            // A `null` member of a set is not a record.
+            (None, None) => Presented::Invalid,
+            (None, Some(v)) => match approval::read(v) {
+                Ok(r) => Presented::Record(r, None),
+                Err(_) => Presented::Invalid,
+            },
+        }
+    }
 }
 
 /// The delegation chain a record decided through: its links' digests, root first (none
@@ -109,13 +138,13 @@ fn identities<'v>(r: &Record<'v, '_>) -> (&'v str, Option<&'v str>) {
     }
 }
 
+/// The verdict for the approvals presented (in place, each record that is not sealed becomes
+/// `invalid_approval`, so a check of one approval allocates no set).
 pub(super) fn decide(
-    presented: Vec<Presented<'_, '_>>,
+    presented: &mut [Presented<'_, '_>],
     action: &Value<'_>,
     ctx: &Context,
 ) -> Verdict {
-    let mut reasons = BTreeSet::new();
-    let mut drift = Vec::new();
     // A presented action equal to a loaded approval's frozen one has its fingerprint: equal
     // values have the same canonical form (numbers compare as doubles, and `-0` and `0` are
     // both written `0`), so it is not hashed again. Any other is fingerprinted.
@@ -130,54 +159,138 @@ pub(super) fn decide(
             _ => None,
         })
         .unwrap_or_else(|| crate::fingerprint(action));
+    let frozen = seal(presented, action, &action_digest, ctx);
+    let presented = &*presented;
+    let mut checked = check_action(action, ctx, frozen);
+    let mut reasons = checked.reasons;
+    if presented.is_empty() && checked.requirement != Some(false) {
+        reasons.insert(Reason::NoApproval);
+    }
 
-    // Each member: refused, or sealed (its claimed digest is its frozen action's fingerprint)
-    // and valid for as long as the contract in force lets an approval hold. The frozen action
-    // usually equals the presented one, whose fingerprint is then already known and whose
-    // shape is then already checked.
-    let contract = ctx.contract.as_ref();
-    let cap = contract.and_then(Contract::max_approval_ms);
-    let none_presented = presented.is_empty();
-    let mut same_as_frozen = false;
-    let mut loaded = None;
-    let seen: Vec<Seen<'_, '_>> = presented
-        .into_iter()
-        .map(|p| match p {
-            Presented::Invalid => Seen::Refused(Reason::InvalidApproval),
-            Presented::Refused(reason) => Seen::Refused(reason),
-            Presented::Record(r, approval) => {
-                let known = approval.map(|a| a.action().digest());
-                let same = match known {
-                    Some(d) => d == action_digest,
-                    None => r.frozen == action,
-                };
-                if same && !same_as_frozen {
-                    same_as_frozen = true;
-                    loaded = approval;
-                }
-                let frozen_digest = match known {
-                    Some(d) => d,
-                    None if same => action_digest,
-                    None => crate::fingerprint(r.frozen),
-                };
-                let sealed = r.action_digest.ct_eq(&frozen_digest)
-                    && cap.is_none_or(|cap| r.expires_at - r.decided_at <= cap);
-                if sealed {
-                    Seen::Record(r)
-                } else {
-                    Seen::Refused(Reason::InvalidApproval)
-                }
+    let quorum = ctx.contract.as_ref().and_then(Contract::quorum);
+    let mut drift = Vec::new();
+    let mut set = SetRules::new(presented);
+    let mut members = Vec::new();
+    for p in presented {
+        let r = match p {
+            Presented::Invalid => {
+                reasons.insert(Reason::InvalidApproval);
+                continue;
             }
-        })
-        .collect();
-    let records = || {
-        seen.iter().filter_map(|s| match s {
-            Seen::Record(r) => Some(r),
-            Seen::Refused(_) => None,
-        })
-    };
+            Presented::Refused(reason) => {
+                reasons.insert(*reason);
+                continue;
+            }
+            Presented::Record(r, _) => r,
+        };
+        // Under veto `none` a rejection neither counts nor gives a reason.
+        if r.decision == Decision::Rejected && quorum.is_some_and(|q| q.veto == Veto::None) {
+            continue;
+        }
+        let mut own = Reasons::default();
+        if r.decision == Decision::Rejected {
+            own.insert(Reason::DecisionRejected);
+        }
+        check_record(r, action, &action_digest, ctx, &mut own, &mut drift);
+        let chain = chain_of(r, action, ctx)
+            .map_err(|reason| own.insert(reason))
+            .ok();
+        set.check(r, &mut own);
+        // Without a quorum nothing is tallied: a member that does not count has a reason.
+        if own.is_empty() && quorum.is_some() {
+            members.push(member(r, chain.unwrap_or_default()));
+        }
+        reasons.extend(own);
+    }
 
-    let mut action_error = if same_as_frozen {
+    let state = quorum.map(|q| tally(q, &members));
+    if let (Some(q), Some(state)) = (quorum, &state) {
+        if q.out_of_order(&state.counted) {
+            reasons.insert(Reason::QuorumOutOfOrder);
+        }
+        if !presented.is_empty() && checked.requirement != Some(false) && !state.holds() {
+            reasons.insert(Reason::QuorumShort);
+        }
+    }
+
+    let reasons = reasons.to_vec();
+    let outcome = reasons
+        .iter()
+        .map(|r| r.outcome())
+        .max()
+        .unwrap_or(Outcome::Permit);
+    Verdict {
+        outcome,
+        reasons,
+        drift,
+        action_digest,
+        approved_digest: set.round.map(|(_, digest)| digest),
+        action_error: checked.action_error.take(),
+        quorum: state,
+    }
+}
+
+/// What the first member that is a frozen copy of the presented action tells the check: that
+/// the action's shape was checked when the record was read, and (when loaded) the approval
+/// that keeps the check of its arguments.
+#[derive(Clone, Copy, Default)]
+struct Frozen<'v> {
+    same: bool,
+    loaded: Option<&'v Approval>,
+}
+
+/// Turns every record that is not sealed (its claimed digest is not its frozen action's
+/// fingerprint) or holds longer than the contract in force allows into `invalid_approval`.
+/// The frozen action usually equals the presented one, whose fingerprint is then known.
+fn seal<'v>(
+    presented: &mut [Presented<'v, '_>],
+    action: &Value<'_>,
+    action_digest: &Digest,
+    ctx: &Context,
+) -> Frozen<'v> {
+    let cap = ctx.contract.as_ref().and_then(Contract::max_approval_ms);
+    let mut frozen = Frozen::default();
+    for p in presented.iter_mut() {
+        let Presented::Record(r, approval) = p else {
+            continue;
+        };
+        let known = approval.map(|a| a.action().digest());
+        let same = match known {
+            Some(d) => d == *action_digest,
+            None => r.frozen == action,
+        };
+        if same && !frozen.same {
+            frozen = Frozen {
+                same,
+                loaded: *approval,
+            };
+        }
+        let frozen_digest = match known {
+            Some(d) => d,
+            None if same => *action_digest,
+            None => crate::fingerprint(r.frozen),
+        };
+        let sealed = r.action_digest.ct_eq(&frozen_digest)
+            && cap.is_none_or(|cap| r.expires_at - r.decided_at <= cap);
+        if !sealed {
+            *p = Presented::Invalid;
+        }
+    }
+    frozen
+}
+
+/// What the presented action alone gives: its reasons, its error, and whether it needs an
+/// approval (`None`: cannot be told).
+struct ActionCheck {
+    reasons: Reasons,
+    action_error: Option<crate::Error>,
+    requirement: Option<bool>,
+}
+
+fn check_action(action: &Value<'_>, ctx: &Context, frozen: Frozen<'_>) -> ActionCheck {
+    let contract = ctx.contract.as_ref();
+    let mut reasons = Reasons::default();
+    let mut action_error = if frozen.same {
         None
     } else {
         crate::model::action::check_shape(action).err()
@@ -195,7 +308,7 @@ pub(super) fn decide(
             .unwrap_or(&Value::Null);
         let check = || c.requires_approval(args).map(|r| r.required);
         // A loaded approval keeps the check of its own (equal) arguments.
-        let checked = match loaded {
+        let checked = match frozen.loaded {
             Some(a) => a.args_checked(c, check),
             None => check(),
         };
@@ -204,122 +317,100 @@ pub(super) fn decide(
             Err(e) => action_error = Some(e.in_key("args")),
         }
     }
-
-    if none_presented && requirement != Some(false) {
-        reasons.insert(Reason::NoApproval);
-    }
     if action_error.is_some() {
         reasons.insert(Reason::InvalidAction);
     }
     if !known_tool {
         reasons.insert(Reason::UnknownTool);
     }
-    // The presented action, when it can be compared with the context.
-    let presented_action = valid_action.then_some(action);
-    if presented_action.is_some_and(|a| field(a, "tenant") != ctx.tenant) {
+    // Compared with the context only when well-formed (each member's frozen action is, too).
+    let differs = |key: &str, want: &str| action_error.is_none() && field(action, key) != want;
+    if differs("tenant", &ctx.tenant) {
         reasons.insert(Reason::TenantMismatch);
     }
-    if !ctx.subject.flag
-        || presented_action.is_some_and(|a| field(a, "subject") != ctx.subject.about)
-    {
+    if !ctx.subject.flag || differs("subject", &ctx.subject.about) {
         reasons.insert(Reason::SubjectUnauthorized);
     }
-    if presented_action.is_some_and(|a| field(a, "policy_version") != ctx.policy_version) {
+    if differs("policy_version", &ctx.policy_version) {
         reasons.insert(Reason::PolicyDrift);
     }
-    if contract
-        .is_some_and(|c| presented_action.is_some_and(|a| field(a, "contract") != c.digest_text()))
-    {
+    if contract.is_some_and(|c| differs("contract", c.digest_text())) {
         reasons.insert(Reason::ContractDrift);
     }
+    ActionCheck {
+        reasons,
+        action_error,
+        requirement,
+    }
+}
 
-    let quorum = contract.and_then(Contract::quorum);
-    static SINGLE: Quorum = Quorum::SINGLE;
-    let rule = quorum.unwrap_or(&SINGLE);
-    let duties = contract.map_or(&[][..], Contract::separation);
-    let round = records().next().map(|r| (r.approval_id, r.action_digest));
-    let mut decisions: Vec<&str> = Vec::new();
-    let mut approving: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut members = Vec::new();
-    for s in &seen {
-        let r = match s {
-            Seen::Refused(reason) => {
-                reasons.insert(*reason);
-                continue;
-            }
-            Seen::Record(r) => r,
-        };
-        // Under veto `none` a rejection neither counts nor gives a reason.
-        if r.decision == Decision::Rejected && rule.veto == Veto::None {
-            continue;
+/// The set's own rules, member after member: one round and one action (the first sealed
+/// record's), each decision once, each person once among the approving members.
+struct SetRules<'v> {
+    round: Option<(&'v str, Digest)>,
+    /// Whether there is anything to compare (nothing is kept for a set of one).
+    several: bool,
+    decisions: Vec<&'v str>,
+    approving: Vec<(&'v str, Option<&'v str>)>,
+}
+
+impl<'v> SetRules<'v> {
+    fn new(presented: &'v [Presented<'v, '_>]) -> SetRules<'v> {
+        let round = presented.iter().find_map(|p| match p {
+            Presented::Record(r, _) => Some((r.approval_id, r.action_digest)),
+            Presented::Invalid | Presented::Refused(_) => None,
+        });
+        SetRules {
+            round,
+            several: presented.len() > 1,
+            decisions: Vec::new(),
+            approving: Vec::new(),
         }
-        let mut own = BTreeSet::new();
-        if r.decision == Decision::Rejected {
-            own.insert(Reason::DecisionRejected);
-        }
-        check_record(r, action, &action_digest, ctx, duties, &mut own, &mut drift);
-        let chain = chain_of(r, action, ctx)
-            .map_err(|reason| own.insert(reason))
-            .ok();
-        // The set's own rules: one decision once, one round, one person once.
-        if decisions.contains(&r.decision_id) {
+    }
+
+    fn check(&mut self, r: &Record<'v, '_>, own: &mut Reasons) {
+        if self.decisions.contains(&r.decision_id) {
             own.insert(Reason::DuplicateDecision);
         }
-        decisions.push(r.decision_id);
-        if round.is_some_and(|(id, digest)| id != r.approval_id || !digest.ct_eq(&r.action_digest))
+        if self.several {
+            self.decisions.push(r.decision_id);
+        }
+        if self
+            .round
+            .is_some_and(|(id, digest)| id != r.approval_id || !digest.ct_eq(&r.action_digest))
         {
             own.insert(Reason::OtherRound);
         }
+        if r.decision != Decision::Approved || own.contains(Reason::DuplicateDecision) {
+            return;
+        }
         let (who, delegate) = identities(r);
-        if r.decision == Decision::Approved && !own.contains(&Reason::DuplicateDecision) {
-            let same = |(w, d): &(&str, Option<&str>)| {
-                [Some(*w), *d]
-                    .iter()
-                    .flatten()
-                    .any(|i| *i == who || Some(*i) == delegate)
-            };
-            if approving.iter().any(same) {
-                own.insert(Reason::ApproverCountedTwice);
-            }
-            approving.push((who, delegate));
+        let same = |(w, d): &(&str, Option<&str>)| {
+            [Some(*w), *d]
+                .iter()
+                .flatten()
+                .any(|i| *i == who || Some(*i) == delegate)
+        };
+        if self.approving.iter().any(same) {
+            own.insert(Reason::ApproverCountedTwice);
         }
-        if own.is_empty() {
-            members.push(Member {
-                approver: who.to_owned(),
-                role: r.role.map(str::to_owned),
-                decision: r.decision,
-                decided_at: r.decided_at,
-                decision_id: r.decision_id.to_owned(),
-                delegate: delegate.map(str::to_owned),
-                delegations: chain.unwrap_or_default(),
-            });
+        if self.several {
+            self.approving.push((who, delegate));
         }
-        reasons.extend(own);
     }
+}
 
-    let state = tally(rule, &members);
-    if rule.out_of_order(&state.counted) {
-        reasons.insert(Reason::QuorumOutOfOrder);
-    }
-    // Without a quorum, a set of one that does not count already has its reason.
-    if quorum.is_some() && !none_presented && requirement != Some(false) && !state.holds() {
-        reasons.insert(Reason::QuorumShort);
-    }
-
-    let reasons: Vec<Reason> = reasons.into_iter().collect();
-    let outcome = reasons
-        .iter()
-        .map(|r| r.outcome())
-        .max()
-        .unwrap_or(Outcome::Permit);
-    Verdict {
-        outcome,
-        reasons,
-        drift,
-        action_digest,
-        approved_digest: records().next().map(|r| r.action_digest),
-        action_error,
-        quorum: quorum.map(|_| state),
+/// A member that counts, as [`tally`] takes it.
+fn member(r: &Record<'_, '_>, delegations: Vec<Digest>) -> Member {
+    let (who, delegate) = identities(r);
+    Member {
+        approver: who.to_owned(),
+        role: r.role.map(str::to_owned),
+        decision: r.decision,
+        decided_at: r.decided_at,
+        decision_id: r.decision_id.to_owned(),
+        delegate: delegate.map(str::to_owned),
+        delegations,
     }
 }
 
@@ -330,8 +421,7 @@ fn check_record(
     action: &Value<'_>,
     action_digest: &Digest,
     ctx: &Context,
-    duties: &[Duty],
-    own: &mut BTreeSet<Reason>,
+    own: &mut Reasons,
     drift: &mut Vec<String>,
 ) {
     let frozen = r.frozen;
@@ -389,6 +479,7 @@ fn check_record(
         super::Named::NoOne => false,
         super::Named::Is(n) => is(n),
     };
+    let duties = ctx.contract.as_ref().map_or(&[][..], Contract::separation);
     for duty in duties {
         let (broken, reason) = match duty {
             Duty::Subject => (

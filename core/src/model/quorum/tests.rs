@@ -211,7 +211,9 @@ fn tally_counts_each_person_once_for_their_role() {
 fn quorum_state_as_json() {
     let q = Quorum {
         approvers: 2,
-        ..Quorum::SINGLE
+        roles: Vec::new(),
+        order: Order::Any,
+        veto: Veto::AnyRejection,
     };
     let mut m = member("carol", None, 1);
     m.delegate = Some("dave".into());
