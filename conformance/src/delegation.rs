@@ -4,9 +4,11 @@
 //! - `verify_delegation`: `link` (envelope, passkey-approved or bare document), `keys` (key
 //!   set), `at` (the verifier's time in ms, at which the key's window is judged) →
 //!   `{"delegation", "digest", "signer"}`;
-//! - `delegation_digest`: `document` → `{"digest"}`.
+//! - `delegation_digest`: `document` → `{"digest"}`;
+//! - `check_set`: `approvals` (JSON texts), `action`, `context` → the verdict, as for
+//!   `vectors/quorum/` ([`crate::quorum::check_set_result`]).
 //!
-//! Either may instead give `{"error", "path"}`.
+//! Any of them may instead give `{"error", "path"}`.
 
 use crate::decisions::core_value;
 use actionseal_core::{
@@ -45,6 +47,7 @@ pub fn delegation_result(doc: &Map<String, Json>) -> Result<Json, String> {
         "delegation_digest" => value(doc, "document")?
             .and_then(|d| delegation_digest(&d))
             .map(|d| json!({"digest": d.to_string()})),
+        "check_set" => return crate::quorum::check_set_result(doc),
         other => return Err(format!("unknown op {other:?}")),
     };
     Ok(out.unwrap_or_else(|e| json!({"error": e.code().as_str(), "path": e.path()})))

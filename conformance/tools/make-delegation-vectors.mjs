@@ -101,4 +101,99 @@ v.n_non_canonical_payload_delegation = verify('A validly signed document that is
   envelope(Buffer.from(JSON.stringify(root)), keyOf['user:carol'], { type: DELEGATION_TYPE }), failed('non_canonical_payload', '/payload'));
 v.n_invalid_delegation_bare_unknown_member = verify('A bare document with an unknown member', { ...root, note: 'x' }, failed('invalid_delegation', '/note'));
 
+// ---- check_set: a decision made through a chain, in the permit check. ----
+const action = readJson('examples/refund/action.json');
+const record = readJson('examples/refund/approval.json');
+/** The document a link carries. */
+const docOf = (link) => link.payloadType ? JSON.parse(Buffer.from(link.payload, 'base64url'))
+  : (({ passkey, ...d }) => d)(link);
+/** A record of `approver`'s decision on behalf of `root` through `links`, about `act`. */
+const byDelegate = (approver, root, links, change = {}, act = action) => ({
+  ...record, action: act, action_digest: digestOf(act), approver, on_behalf_of: root, delegation: links, decision_id: `dec-${approver.split(':')[1]}`, ...change,
+});
+/** The refund context with the root authorized, every link of `links` not revoked, and the key set (proof optional). */
+const contextFor = (links, change = {}) => ({
+  ...context,
+  approver_authorized: [{ approver: 'user:carol', authorized: true }],
+  delegations_revoked: links.map((l) => ({ delegation: digestOf(docOf(l)), revoked: false })),
+  proof: { required: false, keys: trusted },
+  ...change,
+});
+const checkSet = (description, approvals, ctx, expect, act = action) => ({
+  description, op: 'check_set', approvals: approvals.map(text), action: text(act), context: text(ctx), expect,
+});
+const reasons = (outcome, ...list) => ({ outcome, reasons: list });
+const link = (delegator, delegate, change = {}) => signed(doc(delegator, delegate, change));
+/** A chain through `names` (carol first), each link narrowing the bound by 10000. */
+const chainOf = (names) => names.slice(1).map((n, i) => link(`user:${names[i]}`, `user:${n}`,
+  { when: [{ pointer: '/args/amount_minor', op: 'lte', value: 50000 - 10000 * i }] }));
+/** One decision through `links`, by `approver`, checked in the context made for `links`. */
+const through = (description, links, expect, { approver = docOf(links.at(-1)).delegate, root = 'user:carol', ctx = {}, rec = {}, act = action } = {}) =>
+  checkSet(description, [byDelegate(approver, root, links, rec, act)], contextFor(links, ctx), expect, act);
+
+const one = [link('user:carol', 'user:dave')];
+v.y_permit_delegation_one_link = through('Dave decides for carol through one signed link within its scope', one, reasons('permit'));
+const three = chainOf(['carol', 'dave', 'erin', 'frank']);
+v.y_permit_delegation_three_links = through('Frank decides for carol through three links, each narrowing the amount', three, reasons('permit'));
+const byPasskey = [withPasskey(root)];
+v.y_permit_delegation_passkey_link = through('A link approved with the delegator\'s passkey', byPasskey, reasons('permit'));
+v.y_permit_delegation_bare_link_proof_optional = through('A bare link where the context does not require proof (a ledger\'s trusted caller recorded it)', [root], reasons('permit'));
+
+v.n_reject_delegation_widens_tools = through('The child adds a tool its parent does not have',
+  [one[0], link('user:dave', 'user:erin', { tools: ['refund_create', 'refund_void'] })], reasons('reject', 'delegation_widens'));
+v.n_reject_delegation_widens_window = through('The child ends after its parent',
+  [one[0], link('user:dave', 'user:erin', { not_after: NOT_AFTER + 1 })], reasons('reject', 'delegation_widens'));
+v.n_reject_delegation_widens_bound = through('The child allows a larger amount than its parent',
+  [one[0], link('user:dave', 'user:erin', { when: [{ pointer: '/args/amount_minor', op: 'lte', value: 90000 }] })], reasons('reject', 'delegation_widens'));
+v.n_reject_delegation_widens_no_conditions = through('The child drops its parent\'s bound',
+  [one[0], link('user:dave', 'user:erin', { when: undefined })], reasons('reject', 'delegation_widens'));
+v.n_reapprove_delegation_expired = through('The link ended before now', [link('user:carol', 'user:dave', { not_after: context.now })],
+  reasons('reapprove', 'delegation_expired'));
+v.n_reapprove_delegation_decided_before_link = through('The decision was made before the link began',
+  [link('user:carol', 'user:dave', { not_before: record.decided_at + 1 })], reasons('reapprove', 'delegation_expired'));
+v.n_reapprove_delegation_revoked = through('The link is revoked', one, reasons('reapprove', 'delegation_revoked'),
+  { ctx: { delegations_revoked: [{ delegation: digestOf(docOf(one[0])), revoked: true }] } });
+v.n_reapprove_delegation_revocation_fact_missing = through('No revocation fact about the link: fail closed', one, reasons('reapprove', 'delegation_revoked'),
+  { ctx: { delegations_revoked: [] } });
+v.n_reapprove_delegation_root_unauthorized = through('The root delegator may no longer approve', one, reasons('reapprove', 'approver_unauthorized'),
+  { ctx: { approver_authorized: [{ approver: 'user:carol', authorized: false }] } });
+const five = ['carol', 'dave', 'erin', 'frank', 'gina', 'hal'].slice(1).map((n, i, a) => link(`user:${['carol', ...a][i]}`, `user:${n}`));
+v.n_reject_delegation_too_deep = through('Five links, one more than the limit of four', five, reasons('reject', 'delegation_too_deep'));
+v.n_reject_delegation_cycle = through('Dave delegates to erin, who delegates back to dave',
+  [one[0], link('user:dave', 'user:erin'), link('user:erin', 'user:dave')], reasons('reject', 'delegation_cycle'));
+v.n_reject_delegation_wrong_key = through('Carol\'s delegation signed by dave\'s key, which may sign only for dave',
+  [signed(root, keyOf['user:dave'])], reasons('reject', 'delegation_invalid'));
+v.n_reject_delegation_passkey_other_document = through('A passkey assertion over a wider document than the link',
+  [withPasskey(root, doc('user:carol', 'user:dave', { when: [{ pointer: '/args/amount_minor', op: 'lte', value: 90000 }] }))], reasons('reject', 'delegation_invalid'));
+v.n_reject_delegation_bare_link_proof_required = checkSet('A bare link where the context requires proof (the record itself is signed by dave)',
+  [envelope(Buffer.from(canonical(byDelegate('user:dave', 'user:carol', [root])), 'utf8'), keyOf['user:dave'])],
+  contextFor([root], { proof: { required: true, keys: trusted } }), reasons('reject', 'delegation_invalid'));
+const bigger = { ...action, args: { ...action.args, amount_minor: 60000 } };
+v.n_reject_delegation_out_of_scope_amount = through('An amount over the link\'s bound', one, reasons('reject', 'delegation_out_of_scope'), { act: bigger });
+v.n_reject_delegation_out_of_scope_tool = through('A link for another tool', [link('user:carol', 'user:dave', { tools: ['refund_void'] })],
+  reasons('reject', 'delegation_out_of_scope'));
+v.n_reject_delegation_out_of_scope_tenant = through('A link for another tenant', [link('user:carol', 'user:dave', { tenant: 'tenant-b' })],
+  reasons('reject', 'delegation_out_of_scope'));
+v.n_reject_delegation_not_the_approver = through('The chain\'s last delegate is dave, the record\'s approver erin', one,
+  reasons('reject', 'delegation_invalid'), { approver: 'user:erin' });
+v.n_reject_delegation_not_the_root = through('on_behalf_of names bob, the chain starts at carol', one,
+  reasons('reject', 'delegation_invalid'), { root: 'user:bob', ctx: { approver_authorized: [{ approver: 'user:bob', authorized: true }] } });
+
+// A 2-of-2 quorum: a delegate's approval counts under the root.
+const quorumContract = { ...context.contract, approval: { when: 'always', quorum: { approvers: 2 } } };
+const quorumAction = { ...action, contract: digestOf(quorumContract) };
+const direct = (approver) => ({ ...record, action: quorumAction, action_digest: digestOf(quorumAction), approver, decision_id: `dec-${approver.split(':')[1]}` });
+const quorumContext = (authorized) => contextFor(one, { contract: quorumContract, proposer: 'user:zed',
+  approver_authorized: authorized.map((a) => ({ approver: a, authorized: true })) });
+v.y_permit_quorum_delegate_counted_under_root = checkSet('Bob approves, and dave for carol: two distinct counting identities',
+  [direct('user:bob'), byDelegate('user:dave', 'user:carol', one, {}, quorumAction)], quorumContext(['user:bob', 'user:carol']),
+  { outcome: 'permit', reasons: [], quorum: { required: 2, missing: 0 } }, quorumAction);
+v.n_reapprove_quorum_delegate_alias_counted_twice = checkSet('Carol approves, and dave for carol: one counting identity twice',
+  [direct('user:carol'), byDelegate('user:dave', 'user:carol', one, {}, quorumAction)], quorumContext(['user:carol']),
+  { outcome: 'reapprove' }, quorumAction);
+v.n_reapprove_quorum_delegate_is_subject = checkSet('Bob approves, and alice, the action\'s subject, for carol',
+  [direct('user:bob'), byDelegate('user:alice', 'user:carol', [link('user:carol', 'user:alice')], {}, quorumAction)],
+  { ...quorumContext(['user:bob', 'user:carol']), delegations_revoked: [{ delegation: digestOf(doc('user:carol', 'user:alice')), revoked: false }] },
+  { outcome: 'reapprove' }, quorumAction);
+
 writeVectors('delegation', v);

@@ -42,7 +42,7 @@ pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::delegation::{
     delegation_digest, sign_delegation, verify_delegation, VerifiedDelegation,
-    DELEGATION_PAYLOAD_TYPE, MAX_DELEGATION_DEPTH,
+    DELEGATION_PAYLOAD_TYPE,
 };
 pub use model::ledger;
 pub use model::notice::{notices, notices_value, Mark, Notice, NoticeKind, Within, MAX_MARKS};

@@ -88,7 +88,10 @@ pub struct DecisionInput<'s> {
     pub delegation: Option<&'s [Value<'s>]>,
 }
 
-/// The most links a decision's delegation chain may have.
+/// The most links a decision's delegation chain may have (root first). Each link is one more
+/// party whose key, scope and revocation a check must get right; four covers a person, their
+/// deputy, a team lead's standing delegation and a holiday cover, and bounds the work a
+/// presented chain can ask for. A longer chain in a record is `delegation_too_deep`.
 pub const MAX_DELEGATION_LINKS: usize = 4;
 
 impl<'s> DecisionInput<'s> {

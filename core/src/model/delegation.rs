@@ -34,8 +34,7 @@
 mod chain;
 mod scope;
 
-#[allow(unused_imports)] // Until check_set uses them (its branch is merged next).
-pub(crate) use chain::{verify_chain, Chain, ChainFacts, Refused};
+pub(crate) use chain::verify_chain;
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
@@ -47,11 +46,6 @@ use std::borrow::Cow;
 
 /// The payload type of a signed delegation.
 pub const DELEGATION_PAYLOAD_TYPE: &str = "application/vnd.actionseal.delegation+json";
-
-/// The most links a chain may have (root first). Each link is one more party whose key, scope
-/// and revocation a check must get right; four covers a person, their deputy, a team lead's
-/// standing delegation and a holiday cover, and bounds the work a presented chain can ask for.
-pub const MAX_DELEGATION_DEPTH: usize = 4;
 
 const FIELDS: [&str; 8] = [
     "delegation_id",

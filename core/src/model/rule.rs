@@ -32,6 +32,10 @@
 //! `contains` matches when the argument is neither a string nor an array, or is a string and
 //! `value` is not; `any`/`all` match when the argument is not an array. A typo in a pointer or
 //! a type the rule did not expect therefore asks for approval rather than skipping it.
+//!
+//! A delegation's scope (`model/delegation.rs`) is written in the same conditions, with
+//! pointers into the whole action envelope, and fails closed the other way: there a condition
+//! holds only when its pointer resolves and its test is true ([`Condition::holds`]).
 
 use crate::error::{Code, Error, Result};
 use crate::json::pointer::parse_pointer;

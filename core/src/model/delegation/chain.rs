@@ -4,7 +4,7 @@
 //! last delegate) and counts under `on_behalf_of` (the root delegator). The chain holds when
 //! each of these holds, checked in this order; the first that fails gives the reason:
 //!
-//! 1. depth: at most [`MAX_DELEGATION_DEPTH`] links (`delegation_too_deep`);
+//! 1. depth: at most [`MAX_DELEGATION_LINKS`] links (`delegation_too_deep`);
 //! 2. each link's form and proof ([`verify_delegation`], keys judged at the check's `now`; a
 //!    bare link only where the context does not require proof) (`delegation_invalid`);
 //! 3. connection: `on_behalf_of` is link 1's delegator, each link's delegate the next one's
@@ -14,28 +14,21 @@
 //! 6. windows: `not_before <= now < not_after`, and the decision was made at or after
 //!    `not_before`, for every link (`delegation_expired`);
 //! 7. the action is within every link's scope (`delegation_out_of_scope`);
-//! 8. every link has a revocation fact saying it is not revoked (`delegation_revoked`);
-//! 9. the root is authorized, like any counting identity (`approver_unauthorized`).
+//! 8. every link has a revocation fact saying it is not revoked (`delegation_revoked`).
+//!
+//! The root must also be authorized (`approver_unauthorized`): the check asks that of every
+//! counting identity, with or without a chain.
 
-use super::{verify_delegation, Delegation, VerifiedDelegation, MAX_DELEGATION_DEPTH};
+use super::{verify_delegation, Delegation, VerifiedDelegation};
 use crate::json::digest::Digest;
 use crate::json::value::Value;
+use crate::model::approval::MAX_DELEGATION_LINKS;
+use crate::model::permit::Context;
 use crate::model::proof::{KeySet, ProofPolicy};
+use crate::model::reason::Reason;
 
-/// Why a chain does not hold (the check's reason of the same name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Refused {
-    DelegationInvalid,
-    DelegationTooDeep,
-    DelegationCycle,
-    DelegationWidens,
-    DelegationExpired,
-    DelegationOutOfScope,
-    DelegationRevoked,
-    ApproverUnauthorized,
-}
-
-/// What a chain is judged against: the server's time, proof policy and facts.
+/// What a chain is judged against: the server's time, proof policy and revocation facts (the
+/// check's [`Context`]).
 pub(crate) trait ChainFacts {
     /// The check's time (ms since the epoch).
     fn now(&self) -> i64;
@@ -44,25 +37,28 @@ pub(crate) trait ChainFacts {
     /// The revocation fact about the link with this digest: `Some(revoked)`, `None` when there
     /// is none.
     fn delegation_revoked(&self, digest: &Digest) -> Option<bool>;
-    /// Whether a fact says this identity may approve (no fact: it may not).
-    fn approver_authorized(&self, identity: &str) -> bool;
 }
 
-/// A chain that holds.
-#[allow(dead_code)] // Until check_set reads it (its branch is merged next).
-#[derive(Clone, Debug)]
+impl ChainFacts for Context {
+    fn now(&self) -> i64 {
+        Context::now(self)
+    }
+    fn proof(&self) -> Option<&ProofPolicy> {
+        Context::proof(self)
+    }
+    fn delegation_revoked(&self, digest: &Digest) -> Option<bool> {
+        Context::delegation_revoked(self, digest)
+    }
+}
+
+/// A chain that holds: its links' digests, root first.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Chain {
-    /// The root delegator: the counting identity.
-    pub(crate) root: String,
-    /// The delegates, in chain order; the last is the record's approver.
-    pub(crate) delegates: Vec<String>,
-    /// The links' digests, root first.
     pub(crate) links: Vec<Digest>,
 }
 
 /// Verifies `links` for a decision by `approver` on behalf of `on_behalf_of`, made at
 /// `decided_at`, about `action` (an envelope), in the order above.
-#[allow(dead_code)] // Until check_set calls it (its branch is merged next).
 pub(crate) fn verify_chain(
     links: &[Value<'_>],
     on_behalf_of: &str,
@@ -70,13 +66,13 @@ pub(crate) fn verify_chain(
     decided_at: i64,
     action: &Value<'_>,
     facts: &impl ChainFacts,
-) -> Result<Chain, Refused> {
+) -> Result<Chain, Reason> {
     static NO_KEYS: KeySet = KeySet::EMPTY;
-    if links.len() > MAX_DELEGATION_DEPTH {
-        return Err(Refused::DelegationTooDeep);
+    if links.len() > MAX_DELEGATION_LINKS {
+        return Err(Reason::DelegationTooDeep);
     }
     if links.is_empty() {
-        return Err(Refused::DelegationInvalid);
+        return Err(Reason::DelegationInvalid);
     }
     let now = facts.now();
     let policy = facts.proof();
@@ -86,52 +82,47 @@ pub(crate) fn verify_chain(
         .iter()
         .map(|link| match verify_delegation(link, keys, now) {
             Ok(v) if v.signer().is_some() || !required => Ok(v),
-            _ => Err(Refused::DelegationInvalid),
+            _ => Err(Reason::DelegationInvalid),
         })
-        .collect::<Result<Vec<VerifiedDelegation>, Refused>>()?;
+        .collect::<Result<Vec<VerifiedDelegation>, Reason>>()?;
     let docs: Vec<&Delegation> = verified.iter().map(|v| &v.delegation).collect();
 
     let mut expected = on_behalf_of;
     for d in &docs {
         if d.delegator != expected {
-            return Err(Refused::DelegationInvalid);
+            return Err(Reason::DelegationInvalid);
         }
         expected = &d.delegate;
     }
     if expected != approver {
-        return Err(Refused::DelegationInvalid);
+        return Err(Reason::DelegationInvalid);
     }
     let mut seen = vec![on_behalf_of];
     for d in &docs {
         if seen.contains(&d.delegate.as_str()) {
-            return Err(Refused::DelegationCycle);
+            return Err(Reason::DelegationCycle);
         }
         seen.push(&d.delegate);
     }
     if docs.windows(2).any(|pair| !pair[1].within(pair[0])) {
-        return Err(Refused::DelegationWidens);
+        return Err(Reason::DelegationWidens);
     }
     if docs
         .iter()
         .any(|d| now < d.not_before || now >= d.not_after || decided_at < d.not_before)
     {
-        return Err(Refused::DelegationExpired);
+        return Err(Reason::DelegationExpired);
     }
     if docs.iter().any(|d| !d.scope.covers(action)) {
-        return Err(Refused::DelegationOutOfScope);
+        return Err(Reason::DelegationOutOfScope);
     }
     if verified
         .iter()
         .any(|v| facts.delegation_revoked(&v.digest) != Some(false))
     {
-        return Err(Refused::DelegationRevoked);
-    }
-    if !facts.approver_authorized(on_behalf_of) {
-        return Err(Refused::ApproverUnauthorized);
+        return Err(Reason::DelegationRevoked);
     }
     Ok(Chain {
-        root: on_behalf_of.to_owned(),
-        delegates: docs.iter().map(|d| d.delegate.clone()).collect(),
         links: verified.iter().map(|v| v.digest).collect(),
     })
 }

@@ -15,6 +15,7 @@ use crate::json::value::Value;
 use crate::model::action::field;
 use crate::model::approval::{self, Approval, Decision, Record};
 use crate::model::contract::Contract;
+use crate::model::delegation::verify_chain;
 use crate::model::proof::{self, Opened};
 use crate::model::quorum::{tally, Duty, Member, Veto};
 use crate::model::reason::{Outcome, Reason};
@@ -114,18 +115,20 @@ impl<'v> Presented<'v, 'v> {
 }
 
 /// The delegation chain a record decided through: its links' digests, root first (none
-/// without delegation), or why it does not hold.
-///
-/// The chain is verified in the delegation module (`model/delegation.rs`, `verify_chain`);
-/// until it is wired in here, a record that carries a delegation fails closed.
+/// without delegation), or why it does not hold ([`verify_chain`]).
 fn chain_of(
     record: &Record<'_, '_>,
-    _action: &Value<'_>,
-    _ctx: &Context,
+    action: &Value<'_>,
+    ctx: &Context,
 ) -> Result<Vec<Digest>, Reason> {
-    match record.delegation {
-        None => Ok(Vec::new()),
-        Some(_) => Err(Reason::DelegationInvalid),
+    match (record.delegation, record.on_behalf_of) {
+        (None, _) => Ok(Vec::new()),
+        (Some(links), Some(root)) => {
+            verify_chain(links, root, record.approver, record.decided_at, action, ctx)
+                .map(|chain| chain.links)
+        }
+        // A record reads only with both (`invalid_approval` otherwise).
+        (Some(_), None) => Err(Reason::DelegationInvalid),
     }
 }
 
