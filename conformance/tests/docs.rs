@@ -1,6 +1,6 @@
 //! The documentation says what the code does: every number of audit chains the README and
 //! the docs give is core's `CHAINS`, the one place it is written (they said 16 while the code
-//! had 256); every limit they name (`MAX_QUORUM`, `MAX_SET`, `MAX_DELEGATION_DEPTH`) is
+//! had 256); every limit they name (`MAX_QUORUM`, `MAX_SET`, `MAX_DELEGATION_LINKS`) is
 //! core's; and CONTRACTS.md's reasons table is core's reasons, in order, with their outcomes.
 
 use actionseal_conformance::dir;
@@ -88,11 +88,11 @@ fn limits_named<'a>(text: &str, names: &[&'a str]) -> Vec<(&'a str, Option<u64>)
 
 #[test]
 fn the_docs_give_the_limits_the_code_has() {
-    use actionseal_core::{MAX_DELEGATION_DEPTH, MAX_QUORUM, MAX_SET};
+    use actionseal_core::{MAX_DELEGATION_LINKS, MAX_QUORUM, MAX_SET};
     let limits = [
         ("MAX_QUORUM", u64::from(MAX_QUORUM)),
         ("MAX_SET", MAX_SET as u64),
-        ("MAX_DELEGATION_DEPTH", MAX_DELEGATION_DEPTH as u64),
+        ("MAX_DELEGATION_LINKS", MAX_DELEGATION_LINKS as u64),
     ];
     let names: Vec<&str> = limits.iter().map(|(n, _)| *n).collect();
     let repo = dir().join("..");
