@@ -11,6 +11,10 @@
 //! holds for a still-valid task sends the same task back for approval. Neither is a transport
 //! error: never retry past them and never mint a new task to get around them. After drift,
 //! resume with the approval's frozen action; nothing here suggests updating the approval.
+//!
+//! `check_set(approvals, action, context)` checks a set of records (a quorum's decisions, at
+//! most [`MAX_SET`]) the same way, member by member, then by the set's own rules (`set.rs`);
+//! `check` is `check_set` of no record or one.
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;

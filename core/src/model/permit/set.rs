@@ -81,11 +81,13 @@ impl Reasons {
     }
 
     fn to_vec(self) -> Vec<Reason> {
-        Reason::ALL
-            .iter()
-            .copied()
-            .filter(|r| self.contains(*r))
-            .collect()
+        let mut bits = self.0;
+        let mut out = Vec::with_capacity(bits.count_ones() as usize);
+        while bits != 0 {
+            out.push(Reason::ALL[bits.trailing_zeros() as usize]);
+            bits &= bits - 1;
+        }
+        out
     }
 }
 
@@ -351,7 +353,7 @@ fn check_action(action: &Value<'_>, ctx: &Context, frozen: Frozen<'_>) -> Action
 /// record's), each decision once, each person once among the approving members.
 struct SetRules<'v> {
     round: Option<(&'v str, Digest)>,
-    /// Whether there is anything to compare (nothing is kept for a set of one).
+    /// Whether there is anything to compare (a set of one is its own round).
     several: bool,
     decisions: Vec<&'v str>,
     approving: Vec<(&'v str, Option<&'v str>)>,
@@ -372,12 +374,13 @@ impl<'v> SetRules<'v> {
     }
 
     fn check(&mut self, r: &Record<'v, '_>, own: &mut Reasons) {
+        if !self.several {
+            return;
+        }
         if self.decisions.contains(&r.decision_id) {
             own.insert(Reason::DuplicateDecision);
         }
-        if self.several {
-            self.decisions.push(r.decision_id);
-        }
+        self.decisions.push(r.decision_id);
         if self
             .round
             .is_some_and(|(id, digest)| id != r.approval_id || !digest.ct_eq(&r.action_digest))
@@ -397,9 +400,7 @@ impl<'v> SetRules<'v> {
         if self.approving.iter().any(same) {
             own.insert(Reason::ApproverCountedTwice);
         }
-        if self.several {
-            self.approving.push((who, delegate));
-        }
+        self.approving.push((who, delegate));
     }
 }
 
