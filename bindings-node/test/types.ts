@@ -190,10 +190,26 @@ const delegator: string = delegated.delegation.delegator
 const bare: VerifiedDelegation = verifyDelegation(delegation, keys, Date.now())
 console.log(linkDigest, delegator, bare.signer === null, signDelegation(delegation, privateJwk))
 // A set of approvals: the verdict says who counted and what is missing, under a quorum.
-const setVerdict: Verdict = checkSet([record, signed], envelope, context)
+const fourEyes: ContractDocument = {
+  ...document,
+  approval: { when: 'always', quorum: { approvers: 2, roles: [{ role: 'finance', count: 1 }], order: 'any' }, separation: ['subject', 'proposer'] },
+}
+const setContext: CheckContext = {
+  ...context,
+  contract: fourEyes,
+  approver_authorized: [{ approver: 'bob', authorized: true }, { approver: 'carol', authorized: true }],
+  revoked: [{ approval_id: 'a', revoked: false }, { decision_id: 'd', revoked: false }],
+  approver_roles: [{ approver: 'bob', role: 'finance', holds: true }],
+  proposer: 'agent',
+  amended_by: null,
+  delegations_revoked: [{ delegation: linkDigest, revoked: false }],
+}
+const setVerdict: Verdict = checkSet([record, signed], envelope, setContext)
 const state: QuorumState | undefined = setVerdict.quorum
 console.log(state?.missing, state?.counted.map((c) => [c.approver, c.role, c.delegate, c.delegations]))
 // @ts-expect-error: a set is an array
 checkSet(record, envelope, context)
+// @ts-expect-error: a quorum needs its number of approvers
+checkSet([record], envelope, { ...context, contract: { ...document, approval: { when: 'always', quorum: { roles: [] } } } })
 // @ts-expect-error: a delegation names its tools
 signDelegation({ ...delegation, tools: undefined }, key)

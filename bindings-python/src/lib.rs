@@ -233,18 +233,20 @@ mod _actionseal {
     /// "approver", "decided_at", "expires_at"}``. It carries the frozen action and its
     /// fingerprint, so a task resumes with exactly what was approved.
     ///
-    /// Every keyword is required: ``decision`` is ``"approved"`` or ``"rejected"`` (no
-    /// default: a decision is explicit), times are integer milliseconds since the epoch
-    /// (``True`` is not one), ``expires_at`` after ``decided_at``. The one optional keyword,
-    /// ``proposed_digest``, is the fingerprint of the action the model proposed when a
+    /// Every keyword but the last four is required: ``decision`` is ``"approved"`` or
+    /// ``"rejected"`` (no default: a decision is explicit), times are integer milliseconds
+    /// since the epoch (``True`` is not one), ``expires_at`` after ``decided_at``.
+    /// ``proposed_digest`` is the fingerprint of the action the model proposed when a
     /// reviewer amended it before deciding (``amend``'s ``proposed_digest``): the record then
-    /// carries it beside ``action_digest``, from which it must differ. Raises ActionsealError
+    /// carries it beside ``action_digest``, from which it must differ. Under a quorum, ``role``
+    /// is the role the approver decides in, and ``on_behalf_of`` with ``delegation`` (the
+    /// chain's links, root first) the delegator a delegate decides for. Raises ActionsealError
     /// for a malformed action (``invalid_action``, path inside it) or decision
     /// (``invalid_approval`` at the keyword's name).
     #[pyfunction]
     #[pyo3(
         signature = (action, **decision),
-        text_signature = "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at, proposed_digest=...)"
+        text_signature = "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at, proposed_digest=..., role=..., on_behalf_of=..., delegation=...)"
     )]
     fn approve<'py>(
         action: &Bound<'py, PyAny>,

@@ -252,8 +252,13 @@ def test_approve(envelope, record):
     assert rejected["decision"] == "rejected"
     assert actionseal.approve.__text_signature__ == (
         "(action, *, approval_id, decision_id, decision, approver, decided_at, expires_at,"
-        " proposed_digest=...)"
+        " proposed_digest=..., role=..., on_behalf_of=..., delegation=...)"
     )
+    # Under a quorum: the role decided in, and the delegator decided for through a chain.
+    assert actionseal.approve(envelope, **DECISION, role="finance")["role"] == "finance"
+    assert actionseal.approve(envelope, **DECISION, on_behalf_of="user:carol", delegation=[{}])["on_behalf_of"] == "user:carol"
+    err = error_of(actionseal.approve, envelope, **DECISION, on_behalf_of="user:carol")
+    assert err.code == "invalid_approval"
     # 1.0 is the integer 1, as in JSON; the record holds it as an int.
     early = actionseal.approve(envelope, **dict(DECISION, decided_at=1.0))
     assert early["decided_at"] == 1 and type(early["decided_at"]) is int

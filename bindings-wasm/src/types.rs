@@ -420,8 +420,11 @@ export interface ContractDocument {
   effect: 'read' | 'write'
   /** The tool's arguments: a JSON Schema (actionseal's strict subset) with `type: 'object'`. */
   args: object
-  /** When a call needs a person: always, never, or when any condition matches. */
-  approval: 'always' | 'never' | { when: ApprovalCondition[] }
+  /**
+   * When a call needs a person: always, never, or when any condition matches; the object form
+   * may also require a quorum and separation of duties.
+   */
+  approval: 'always' | 'never' | { when: 'always' | ApprovalCondition[], quorum?: QuorumRule, separation?: Array<'subject' | 'proposer' | 'amender'> }
   /** What one call costs, in minor units of the budget's currency. */
   cost_minor: number
   /** The longest an approval may hold (`expires_at - decided_at`), in milliseconds. */
@@ -485,6 +488,18 @@ export interface DecisionInput {
    * amended it before this decision (it then differs from the decided action's).
    */
   proposed_digest?: string
+  /**
+   * Under a quorum, the role the approver decides in; it counts only when a fact says the
+   * counting identity holds it.
+   */
+  role?: string
+  /**
+   * The root delegator the decision counts for, with `delegation`: the approver is then the
+   * delegate who decided.
+   */
+  on_behalf_of?: string
+  /** The chain, root first (1 to 4 links), with `on_behalf_of`. */
+  delegation?: Array<SignedDelegation | DelegationDocument>
 }
 
 /** An approval record: the decision, the frozen action and its fingerprint. */
@@ -551,16 +566,30 @@ export interface CheckContext {
    */
   contract: Contract | ContractDocument | null
   /**
-   * Whether the approval's approver may still approve; `null` only when no approval is
-   * presented.
+   * Whether the approval's approver may still approve (for a set, one fact per counting
+   * identity); `null` only when no approval is presented.
    */
-  approver_authorized: ApproverFact | null
+  approver_authorized: ApproverFact | ApproverFact[] | null
   /** Whether the action's subject may still perform it. */
   subject_authorized: SubjectFact
-  /** Whether the approval was revoked; `null` only when no approval is presented. */
-  revoked: RevokedFact | null
+  /**
+   * Whether the approval was revoked (for a set, also whether each decision was); `null` only
+   * when no approval is presented.
+   */
+  revoked: RevokedFact | Array<RevokedFact | DecisionRevokedFact> | null
   /** Whether every approval must carry proof, and the trusted keys that can give it. */
   proof?: ProofPolicy
+  /** Who holds which role, for a quorum's roles. */
+  approver_roles?: RoleFact[]
+  /** Who proposed the task (the server's storage). */
+  proposer?: string | null
+  /** The reviewer who amended the action before the decision; `null`: not amended. */
+  amended_by?: string | null
+  /**
+   * Whether each link of each delegation chain was revoked, by its digest; a link without a
+   * fact is refused.
+   */
+  delegations_revoked?: DelegationRevokedFact[]
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */
@@ -768,6 +797,44 @@ export interface PasskeyCredential {
   credential_id: string
   /** The COSE key, base64url. */
   public_key: string
+}
+
+/** A trusted fact about one named approver and one role: whether the approver holds it. */
+export interface RoleFact {
+  approver: string
+  role: string
+  holds: boolean
+}
+
+/** A trusted fact about one decision of a set: whether it was withdrawn. */
+export interface DecisionRevokedFact {
+  decision_id: string
+  revoked: boolean
+}
+
+/** A trusted fact about one delegation link, named by its digest: whether it was revoked. */
+export interface DelegationRevokedFact {
+  /** The link's digest (`delegationDigest`). */
+  delegation: string
+  revoked: boolean
+}
+
+/**
+ * A contract's quorum: how many distinct approvers, which roles (how many of each), in what
+ * order, and whether one rejection vetoes.
+ */
+export interface QuorumRule {
+  /** Distinct approvers needed: 1 to 16. */
+  approvers: number
+  /** Non-empty, distinct roles, each `count` at least 1, their sum at most `approvers`. */
+  roles?: RoleCount[]
+  /**
+   * `as_listed` (which needs `roles`): each role's approvals after the earlier roles'; default
+   * `any`.
+   */
+  order?: 'any' | 'as_listed'
+  /** Default `any_rejection`: one rejection rejects; `none`: a rejection just does not count. */
+  veto?: 'any_rejection' | 'none'
 }
 
 /** A role and how many approvals it needs (still). */

@@ -145,6 +145,18 @@ export function missing(records: ApprovalRecord[], action: ActionEnvelope, conte
 }
 // @ts-expect-error: a set is an array
 checkSet({} as ApprovalRecord, {} as ActionEnvelope, {} as CheckContext);
+/** The facts a set needs beside a single approval's, from the executor's server. */
+export function quorumContext(context: CheckContext, digest: string): CheckContext {
+  return {
+    ...context,
+    approver_authorized: [{ approver: "user:carol", authorized: true }],
+    revoked: [{ approval_id: "a", revoked: false }, { decision_id: "d", revoked: false }],
+    approver_roles: [{ approver: "user:carol", role: "finance", holds: true }],
+    proposer: "agent:refunds",
+    amended_by: null,
+    delegations_revoked: [{ delegation: digest, revoked: false }],
+  };
+}
 
 /** A delegation signed in the page, verified, and named by its digest. */
 export function delegate(document: DelegationDocument, keys: KeySet): [VerifiedDelegation, string] {

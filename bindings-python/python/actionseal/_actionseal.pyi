@@ -451,6 +451,26 @@ class _SubjectFact(TypedDict):
     subject: str
     authorized: bool
 
+class _RoleFact(TypedDict):
+    """A trusted fact about one named approver and one role: whether the approver holds it."""
+
+    approver: str
+    role: str
+    holds: bool
+
+class _DecisionRevokedFact(TypedDict):
+    """A trusted fact about one decision of a set: whether it was withdrawn."""
+
+    decision_id: str
+    revoked: bool
+
+class _DelegationRevokedFact(TypedDict):
+    """A trusted fact about one delegation link, named by its digest: whether it was revoked."""
+
+    delegation: str
+    """The link's digest (``delegationDigest``)."""
+    revoked: bool
+
 class _DecisionEnvelope(TypedDict):
     """A reviewer's decision about one task's frozen action (seed 003); times in integer milliseconds since the epoch."""
 
@@ -867,6 +887,9 @@ def approve(
     decided_at: int,
     expires_at: int,
     proposed_digest: str = ...,
+    role: str = ...,
+    on_behalf_of: str = ...,
+    delegation: List[Union[_SignedDelegation, _DelegationDocument]] = ...,
 ) -> Dict[str, Any]:
     """The approval record of a decision about exactly this action (times in ms);
     ``proposed_digest``: the model's proposal, when a reviewer amended it first."""

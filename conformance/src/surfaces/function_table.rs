@@ -133,7 +133,7 @@ pub fn table() -> Vec<Function> {
             .ts("contract: Contract | ContractDocument, args: object, ids: ActionIds", "ActionEnvelope")
             .wasm("contract: Contract | ContractDocument, args: object, ids: ActionIds, options?: undefined | null", "ActionEnvelope"),
         function("approve", "The approval record of a decision about exactly this action (times in ms); `proposed_digest`: the model's proposal, when a reviewer amended it first.")
-            .py("action: Dict[str, Any], *, approval_id: str, decision_id: str, decision: Literal[\"approved\", \"rejected\"], approver: str, decided_at: int, expires_at: int, proposed_digest: str = ...", "Dict[str, Any]")
+            .py("action: Dict[str, Any], *, approval_id: str, decision_id: str, decision: Literal[\"approved\", \"rejected\"], approver: str, decided_at: int, expires_at: int, proposed_digest: str = ..., role: str = ..., on_behalf_of: str = ..., delegation: List[Union[_SignedDelegation, _DelegationDocument]] = ...", "Dict[str, Any]")
             .ts("action: ActionEnvelope, decision: DecisionInput", "ApprovalRecord")
             .wasm("action: ActionEnvelope, decision: DecisionInput, options?: undefined | null", "ApprovalRecord"),
         function("amend", "A reviewer's edit of `current` checked as `Ledger.amend` checks it: the amended action, both fingerprints and the pointers that changed; raises the amend_* codes or the schema's, the path inside `replacement`.")

@@ -54,6 +54,8 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             // Operands that the sample's operator needs and its pointer names.
             ("ApprovalCondition", "pointer") => json!("/n"),
             ("ApprovalCondition", "value") => json!(1),
+            // A quorum needs at least one approver.
+            ("QuorumRule", "approvers") => json!(1),
             // A delegate is never its delegator.
             ("DelegationDocument", "delegate") => json!("y"),
             // Counts from 1; the heads file's one version.
@@ -136,6 +138,12 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
                 "args": {"type": "object"}, "approval": {"when": [v]}});
             return core_accepts("ContractDocument", &doc);
         }
+        // A quorum is read as part of a contract's approval rule.
+        "QuorumRule" => {
+            let doc = json!({"tool": "t", "version": "1", "effect": "read", "cost_minor": 0,
+                "args": {"type": "object"}, "approval": {"when": "always", "quorum": v}});
+            return core_accepts("ContractDocument", &doc);
+        }
         "ActionIds" => ActionIds::from_value(&value).map(drop),
         "ActionEnvelope" => Action::from_value(&value).map(drop),
         "DecisionInput" => DecisionInput::from_value(&value).map(drop),
@@ -152,16 +160,25 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
             check(None, &action, &value).map(drop)
         }
-        // A fact is read as part of a context: put it in the sample context's place for it.
-        "ApproverFact" | "SubjectFact" | "RevokedFact" => {
-            let key = match name {
-                "ApproverFact" => "approver_authorized",
-                "SubjectFact" => "subject_authorized",
-                _ => "revoked",
+        // A fact is read as part of a context: put it in the sample context's place for it
+        // (a set's facts are arrays of them).
+        "ApproverFact"
+        | "SubjectFact"
+        | "RevokedFact"
+        | "RoleFact"
+        | "DecisionRevokedFact"
+        | "DelegationRevokedFact" => {
+            let (key, fact) = match name {
+                "ApproverFact" => ("approver_authorized", v.clone()),
+                "SubjectFact" => ("subject_authorized", v.clone()),
+                "RevokedFact" => ("revoked", v.clone()),
+                "RoleFact" => ("approver_roles", json!([v])),
+                "DecisionRevokedFact" => ("revoked", json!([v])),
+                _ => ("delegations_revoked", json!([v])),
             };
             let mut ctx =
                 sample_object(&all_shapes(), shape(&all_shapes(), "CheckContext"), &mut 0);
-            ctx[key] = v.clone();
+            ctx[key] = fact;
             return core_accepts("CheckContext", &ctx);
         }
         "Budget" => actionseal_core::charge(&value, &json_value("0")).map(drop),

@@ -98,7 +98,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 41] = [
+const PY_SHAPES: [&str; 44] = [
     "ActionError",
     "RoleCount",
     "CountedApproval",
@@ -121,6 +121,9 @@ const PY_SHAPES: [&str; 41] = [
     "VerifiedDelegation",
     "ApproverFact",
     "SubjectFact",
+    "RoleFact",
+    "DecisionRevokedFact",
+    "DelegationRevokedFact",
     "DecisionEnvelope",
     "ClaimFacts",
     "DecisionProof",

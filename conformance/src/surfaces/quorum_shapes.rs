@@ -10,6 +10,49 @@ pub(super) fn quorum_shapes() -> Vec<Shape> {
     let nullable = |t: Ty| Ty::Nullable(Box::new(t));
     vec![
         Shape {
+            name: "RoleFact",
+            doc: "A trusted fact about one named approver and one role: whether the approver holds it.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("approver", Ty::Identity, ""),
+                field("role", Ty::Identity, ""),
+                field("holds", Ty::Bool, ""),
+            ],
+        },
+        Shape {
+            name: "DecisionRevokedFact",
+            doc: "A trusted fact about one decision of a set: whether it was withdrawn.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("decision_id", Ty::Identity, ""),
+                field("revoked", Ty::Bool, ""),
+            ],
+        },
+        Shape {
+            name: "DelegationRevokedFact",
+            doc: "A trusted fact about one delegation link, named by its digest: whether it was revoked.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("delegation", Ty::Digest, "The link's digest (`delegationDigest`)."),
+                field("revoked", Ty::Bool, ""),
+            ],
+        },
+        Shape {
+            name: "QuorumRule",
+            doc: "A contract's quorum: how many distinct approvers, which roles (how many of each), in what order, and whether one rejection vetoes.",
+            extends: None,
+            output: false,
+            fields: vec![
+                field("approvers", Ty::Int, "Distinct approvers needed: 1 to 16."),
+                optional("roles", list(Ty::Shape("RoleCount")), "Non-empty, distinct roles, each `count` at least 1, their sum at most `approvers`."),
+                optional("order", Ty::OneOf(vec!["any", "as_listed"]), "`as_listed` (which needs `roles`): each role's approvals after the earlier roles'; default `any`."),
+                optional("veto", Ty::OneOf(vec!["any_rejection", "none"]), "Default `any_rejection`: one rejection rejects; `none`: a rejection just does not count."),
+            ],
+        },
+        Shape {
             name: "RoleCount",
             doc: "A role and how many approvals it needs (still).",
             extends: None,

@@ -31,7 +31,8 @@ pub enum Ty {
     ContractOrDocument,
     /// A loaded `Contract` object or a contract document.
     Contract,
-    /// A contract's approval rule: `"always"`, `"never"` or `{"when": [conditions]}`.
+    /// A contract's approval rule: `"always"`, `"never"` or `{"when": [conditions]}`, the
+    /// object form with an optional `quorum` and `separation` (`when` may then be `"always"`).
     ApprovalRule,
     /// `T | null`.
     Nullable(Box<Ty>),

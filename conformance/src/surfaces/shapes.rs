@@ -19,7 +19,7 @@ pub fn shapes() -> Vec<Shape> {
                 field("version", Ty::Identity, ""),
                 field("effect", Ty::OneOf(vec!["read", "write"]), ""),
                 field("args", Ty::Object, "The tool's arguments: a JSON Schema (actionseal's strict subset) with `type: 'object'`."),
-                field("approval", Ty::ApprovalRule, "When a call needs a person: always, never, or when any condition matches."),
+                field("approval", Ty::ApprovalRule, "When a call needs a person: always, never, or when any condition matches; the object form may also require a quorum and separation of duties."),
                 field("cost_minor", Ty::Int, "What one call costs, in minor units of the budget's currency."),
                 Field {
                     optional: true,
@@ -89,6 +89,9 @@ pub fn shapes() -> Vec<Shape> {
                 field("decided_at", Ty::Millis, ""),
                 field("expires_at", Ty::Millis, "When the decision stops holding; after `decided_at`."),
                 optional("proposed_digest", Ty::Digest, "The fingerprint of the action as the model proposed it, present only when a reviewer amended it before this decision (it then differs from the decided action's)."),
+                optional("role", Ty::Identity, "Under a quorum, the role the approver decides in; it counts only when a fact says the counting identity holds it."),
+                optional("on_behalf_of", Ty::Identity, "The root delegator the decision counts for, with `delegation`: the approver is then the delegate who decided."),
+                optional("delegation", Ty::List(Box::new(Ty::Either(vec![Ty::Shape("SignedDelegation"), Ty::Shape("DelegationDocument")]))), "The chain, root first (1 to 4 links), with `on_behalf_of`."),
             ],
         },
         Shape {
@@ -146,13 +149,17 @@ pub fn shapes() -> Vec<Shape> {
                 field("tenant", Ty::Identity, ""),
                 field("policy_version", Ty::Identity, ""),
                 field("contract", Ty::ContractOrDocument, "The tool's current contract: a `Contract` (not compiled again) or a contract document; `null` when the server has none for the action's tool."),
-                field("approver_authorized", Ty::Nullable(Box::new(Ty::Shape("ApproverFact"))), "Whether the approval's approver may still approve; `null` only when no approval is presented."),
+                field("approver_authorized", Ty::Nullable(Box::new(Ty::Either(vec![Ty::Shape("ApproverFact"), Ty::List(Box::new(Ty::Shape("ApproverFact")))]))), "Whether the approval's approver may still approve (for a set, one fact per counting identity); `null` only when no approval is presented."),
                 field("subject_authorized", Ty::Shape("SubjectFact"), "Whether the action's subject may still perform it."),
-                field("revoked", Ty::Nullable(Box::new(Ty::Shape("RevokedFact"))), "Whether the approval was revoked; `null` only when no approval is presented."),
+                field("revoked", Ty::Nullable(Box::new(Ty::Either(vec![Ty::Shape("RevokedFact"), Ty::List(Box::new(Ty::Either(vec![Ty::Shape("RevokedFact"), Ty::Shape("DecisionRevokedFact")])))]))), "Whether the approval was revoked (for a set, also whether each decision was); `null` only when no approval is presented."),
                 Field {
                     optional: true,
                     ..field("proof", Ty::Shape("ProofPolicy"), "Whether every approval must carry proof, and the trusted keys that can give it.")
                 },
+                optional("approver_roles", Ty::List(Box::new(Ty::Shape("RoleFact"))), "Who holds which role, for a quorum's roles."),
+                optional("proposer", Ty::Nullable(Box::new(Ty::Identity)), "Who proposed the task (the server's storage)."),
+                optional("amended_by", Ty::Nullable(Box::new(Ty::Identity)), "The reviewer who amended the action before the decision; `null`: not amended."),
+                optional("delegations_revoked", Ty::List(Box::new(Ty::Shape("DelegationRevokedFact"))), "Whether each link of each delegation chain was revoked, by its digest; a link without a fact is refused."),
             ],
         },
         Shape {

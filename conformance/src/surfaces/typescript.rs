@@ -26,7 +26,7 @@ fn ts_type(ty: &Ty) -> String {
         Ty::Unknown => "unknown".into(),
         Ty::ContractOrDocument => "Contract | ContractDocument | null".into(),
         Ty::Contract => "Contract | ContractDocument".into(),
-        Ty::ApprovalRule => "'always' | 'never' | { when: ApprovalCondition[] }".into(),
+        Ty::ApprovalRule => "'always' | 'never' | { when: 'always' | ApprovalCondition[], quorum?: QuorumRule, separation?: Array<'subject' | 'proposer' | 'amender'> }".into(),
         Ty::Nullable(t) => format!("{} | null", ts_type(t)),
         Ty::Map(t) => format!("{{ [key: string]: {} }}", ts_type(t)),
         Ty::Either(tys) => tys.iter().map(ts_type).collect::<Vec<_>>().join(" | "),
