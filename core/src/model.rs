@@ -5,6 +5,7 @@ pub(crate) mod action;
 pub(crate) mod approval;
 pub(crate) mod budget;
 pub(crate) mod contract;
+pub(crate) mod decision;
 pub(crate) mod delegation;
 pub(crate) mod fields;
 pub mod ledger;

@@ -26,39 +26,9 @@ use crate::model::action::Action;
 use crate::model::contract::Contract;
 use crate::model::fields::{check_identity, Fields};
 use std::borrow::Cow;
+
+pub use crate::model::decision::Decision;
 use std::sync::OnceLock;
-
-/// A reviewer's decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
-    /// The action may run while the approval holds.
-    Approved,
-    /// The action must not run.
-    Rejected,
-}
-
-impl Decision {
-    /// `approved` or `rejected`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Approved => "approved",
-            Decision::Rejected => "rejected",
-        }
-    }
-
-    /// Parses `approved` or `rejected`; anything else is [`Code::InvalidApproval`].
-    pub fn parse(s: &str) -> Result<Decision> {
-        match s {
-            "approved" => Ok(Decision::Approved),
-            "rejected" => Ok(Decision::Rejected),
-            _ => Err(Error::new(
-                Code::InvalidApproval,
-                format!("decision must be \"approved\" or \"rejected\", not {s:?}"),
-            )
-            .in_key("decision")),
-        }
-    }
-}
 
 /// Who decided what, and when the decision stops holding. Ids and times are passed in, so
 /// building a record is pure.

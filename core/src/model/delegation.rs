@@ -34,7 +34,7 @@
 mod chain;
 mod scope;
 
-pub(crate) use chain::verify_chain;
+pub(crate) use chain::{verify_chain, ChainFacts};
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;

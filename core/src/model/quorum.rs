@@ -30,7 +30,7 @@
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
-use crate::model::approval::Decision;
+use crate::model::decision::Decision;
 use crate::model::fields::Fields;
 use crate::model::rule::ApprovalRule;
 use std::borrow::Cow;

@@ -23,12 +23,11 @@ use super::{verify_delegation, Delegation, VerifiedDelegation};
 use crate::json::digest::Digest;
 use crate::json::value::Value;
 use crate::model::approval::MAX_DELEGATION_LINKS;
-use crate::model::permit::Context;
 use crate::model::proof::{KeySet, ProofPolicy};
 use crate::model::reason::Reason;
 
 /// What a chain is judged against: the server's time, proof policy and revocation facts (the
-/// check's [`Context`]).
+/// check's context, which implements it in the permit module).
 pub(crate) trait ChainFacts {
     /// The check's time (ms since the epoch).
     fn now(&self) -> i64;
@@ -37,18 +36,6 @@ pub(crate) trait ChainFacts {
     /// The revocation fact about the link with this digest: `Some(revoked)`, `None` when there
     /// is none.
     fn delegation_revoked(&self, digest: &Digest) -> Option<bool>;
-}
-
-impl ChainFacts for Context {
-    fn now(&self) -> i64 {
-        Context::now(self)
-    }
-    fn proof(&self) -> Option<&ProofPolicy> {
-        Context::proof(self)
-    }
-    fn delegation_revoked(&self, digest: &Digest) -> Option<bool> {
-        Context::delegation_revoked(self, digest)
-    }
 }
 
 /// A chain that holds: its links' digests, root first.

@@ -15,11 +15,24 @@ use crate::json::value::Value;
 use crate::model::action::field;
 use crate::model::approval::{self, Approval, Decision, Record};
 use crate::model::contract::Contract;
-use crate::model::delegation::verify_chain;
-use crate::model::proof::{self, Opened};
+use crate::model::delegation::{verify_chain, ChainFacts};
+use crate::model::proof::{self, Opened, ProofPolicy};
 use crate::model::quorum::{tally, Duty, Member, Veto};
 use crate::model::reason::{Outcome, Reason};
 use crate::Result;
+
+// A chain is judged against the check's own time, proof policy and revocation facts.
+impl ChainFacts for Context {
+    fn now(&self) -> i64 {
+        Context::now(self)
+    }
+    fn proof(&self) -> Option<&ProofPolicy> {
+        Context::proof(self)
+    }
+    fn delegation_revoked(&self, digest: &Digest) -> Option<bool> {
+        Context::delegation_revoked(self, digest)
+    }
+}
 
 /// The most records one set may hold; a larger set is `invalid_approval`.
 pub const MAX_SET: usize = 32;
