@@ -180,23 +180,33 @@ pub fn agrees(authored: &Json, actual: &Json) -> bool {
 /// Builds the permit vectors from `scenarios/permit.json`: `(name, vector)` pairs, or the
 /// problems found (a scenario whose verdict disagrees with its hand-written expectation).
 pub fn permit_vectors(scenarios: &Json) -> Result<Vec<(String, Json)>, Vec<String>> {
-    let contracts = &scenarios["contracts"];
-    let base = &scenarios["base"];
+    let (contracts, base) = (&scenarios["contracts"], &scenarios["base"]);
+    scenario_vectors("permit", scenarios, |s| build_permit(contracts, base, s))
+}
+
+/// The vectors `build` makes of each of `scenarios`' scenarios, named by `name`, with the
+/// problems found: a scenario that cannot be built, or whose result disagrees with its
+/// hand-written expectation. One loop for every kind of scenario file.
+pub(crate) fn scenario_vectors(
+    kind: &str,
+    scenarios: &Json,
+    build: impl Fn(&Json) -> Result<Json, String>,
+) -> Result<Vec<(String, Json)>, Vec<String>> {
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for s in scenarios["scenarios"].as_array().into_iter().flatten() {
         let name = s["name"].as_str().unwrap_or("?").to_owned();
-        match build_permit(contracts, base, s) {
+        match build(s) {
             Ok(vector) => {
                 if !agrees(&s["expect"], &vector["expect"]) {
                     problems.push(format!(
-                        "permit scenario {name}: expected {}, the core says {}",
+                        "{kind} scenario {name}: expected {}, the core says {}",
                         s["expect"], vector["expect"]
                     ));
                 }
                 out.push((name, vector));
             }
-            Err(e) => problems.push(format!("permit scenario {name}: {e}")),
+            Err(e) => problems.push(format!("{kind} scenario {name}: {e}")),
         }
     }
     if problems.is_empty() {

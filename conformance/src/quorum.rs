@@ -1,7 +1,9 @@
 //! The quorum vectors: sets of approval records checked with `check_set`, built from
 //! `scenarios/quorum.json` and checked against the expectations written by hand there.
 
-use crate::decisions::{agrees, ascii, core_value, edit, error_json, from_core, text_of, to_core};
+use crate::decisions::{
+    ascii, core_value, edit, error_json, from_core, scenario_vectors, text_of, to_core,
+};
 use actionseal_core::ledger::amend_action;
 use actionseal_core::{
     canonicalize, check_set, sign_approval, Action, ActionIds, Approval, Contract, DecisionInput,
@@ -35,28 +37,7 @@ pub fn check_set_result(doc: &Map<String, Json>) -> Result<Json, String> {
 /// Builds the quorum vectors from `scenarios/quorum.json`: `(name, vector)` pairs, or the
 /// problems found (a scenario whose verdict disagrees with its hand-written expectation).
 pub fn quorum_vectors(scenarios: &Json) -> Result<Vec<(String, Json)>, Vec<String>> {
-    let mut out = Vec::new();
-    let mut problems = Vec::new();
-    for s in scenarios["scenarios"].as_array().into_iter().flatten() {
-        let name = s["name"].as_str().unwrap_or("?").to_owned();
-        match build(scenarios, s) {
-            Ok(vector) => {
-                if !agrees(&s["expect"], &vector["expect"]) {
-                    problems.push(format!(
-                        "quorum scenario {name}: expected {}, the core says {}",
-                        s["expect"], vector["expect"]
-                    ));
-                }
-                out.push((name, vector));
-            }
-            Err(e) => problems.push(format!("quorum scenario {name}: {e}")),
-        }
-    }
-    if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(problems)
-    }
+    scenario_vectors("quorum", scenarios, |s| build(scenarios, s))
 }
 
 fn contract_of(scenarios: &Json, name: &Json) -> Result<(Json, Contract), String> {
