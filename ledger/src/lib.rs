@@ -43,7 +43,7 @@ pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
-    ExportedHeads, Observed, Presented, Reported, State, StoredPolicy, StoredTask,
+    ExportedHeads, Observed, Presented, Reported, State, StoredDecision, StoredPolicy, StoredTask,
 };
 use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
 use ops::propose::Proposal;
@@ -466,8 +466,8 @@ impl Ledger {
     }
 
     /// Walks the stored chains up to their recorded heads, replays every task's events by
-    /// the ledger's rules, holds every task's row to them, and names the first break (see
-    /// [`actionseal_core::ledger::Problem`]).
+    /// the ledger's rules, holds every task's row and every round's decisions under a quorum
+    /// to them, and names the first break (see [`actionseal_core::ledger::Problem`]).
     pub fn audit_verify(&self) -> Result<AuditReport> {
         self.audit_verify_with(None)
     }
@@ -488,6 +488,9 @@ impl Ledger {
                 .zip(last)
                 .map(|((t, _), last_event)| stored_task(t, last_event))
                 .collect();
+            let decisions = tx.audit_round_decisions()?;
+            let decisions: Vec<StoredDecision<'_>> =
+                decisions.iter().map(stored_decision).collect();
             let policy = tx.policy()?;
             Ok(verify_audit_with(
                 text.as_bytes(),
@@ -495,6 +498,7 @@ impl Ledger {
                     recorded: &recorded,
                     exported: exported.map_or(&[], |e| &e.heads),
                     rows: Some(&stored),
+                    decisions: Some(&decisions),
                     policy: Some(StoredPolicy {
                         proof: policy.proof.as_str(),
                         changed_at: policy.changed_at,
@@ -556,6 +560,22 @@ fn stored_task(t: &store::TaskRow, last_event: Option<Digest>) -> StoredTask<'_>
         revoked_at: t.revoked_at,
         result: t.result.as_deref(),
         last_event,
+    }
+}
+
+/// A round's decision as the audit's replay reads it.
+fn stored_decision(r: &store::RoundDecisionRow) -> StoredDecision<'_> {
+    StoredDecision {
+        approval_id: &r.approval_id,
+        n: r.n,
+        decision_id: &r.decision_id,
+        counted_as: &r.counted_as,
+        role: r.role.as_deref(),
+        decision: &r.decision,
+        record: &r.record,
+        proof: r.proof.as_deref(),
+        decided_at: r.decided_at,
+        recorded_at: r.recorded_at,
     }
 }
 

@@ -567,3 +567,186 @@ fn the_audit_names_each_delegation_used_by_digest() {
         audit_holds(&l, &format!("{engine:?}"));
     }
 }
+
+/// Runs `sql` (an edit of the rounds' decisions) against a copy of them, returns the audit's
+/// first break as (problem, task, field, seq), and puts the rows back as they were.
+fn tampered(
+    db: &Db,
+    l: &Ledger,
+    sql: &str,
+) -> Option<(
+    actionseal_core::ledger::Problem,
+    String,
+    &'static str,
+    Option<i64>,
+)> {
+    db.sql("CREATE TABLE kept AS SELECT * FROM ledger_round_decisions");
+    db.sql(sql);
+    let b = l.audit_verify().unwrap().broken;
+    db.sql(
+        "DELETE FROM ledger_round_decisions;
+         INSERT INTO ledger_round_decisions SELECT * FROM kept; DROP TABLE kept;",
+    );
+    b.map(|b| {
+        (
+            b.problem,
+            b.task.unwrap_or_default(),
+            b.field.unwrap(),
+            b.seq,
+        )
+    })
+}
+
+#[test]
+fn the_audit_holds_each_round_decision_to_its_event() {
+    use actionseal_core::ledger::Problem::RowMismatch;
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = quorum_contract(
+            r#"{"when": "always", "quorum": {"approvers": 3, "roles": [{"role": "finance", "count": 1}]}}"#,
+        );
+        let t = propose(&l, &contract, "job-1");
+        let role = r#", "role": "finance""#;
+        decide(
+            &l,
+            &member(&t, "d-1", "approved", "user:bob", l.now(), role),
+        )
+        .unwrap();
+        let link = r#"{"delegation_id": "dlg-1", "delegator": "user:carol", "delegate": "user:dave",
+            "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
+            "not_after": 9000000000000}"#;
+        let extra = format!(r#", "on_behalf_of": "user:carol", "delegation": [{link}]"#);
+        decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:dave", l.now(), &extra),
+        )
+        .unwrap();
+        audit_holds(&l, &format!("{engine:?}"));
+        let (_, events) = l.task_history(&t.id).unwrap();
+        let seq = |decision: &str| {
+            let e = events.iter().find(|e| {
+                e.kind.as_str() == "decided" && e.decision_id.as_deref() == Some(decision)
+            });
+            Some(e.unwrap().seq)
+        };
+        let last = Some(events.last().unwrap().seq);
+        let id = t.id.as_str();
+        let at = |d: &str| format!("WHERE decision_id = '{d}'");
+        let cases = [
+            // A member's row deleted: found at its decided event.
+            (format!("DELETE FROM ledger_round_decisions {}", at("d-2")), "n", seq("d-2")),
+            // A row inserted where no event is: found at the task's last event.
+            (
+                format!(
+                    "INSERT INTO ledger_round_decisions SELECT approval_id, 3, 'd-9', 'user:zed', \
+                     role, decision, record, proof, decided_at, recorded_at \
+                     FROM ledger_round_decisions {}",
+                    at("d-1")
+                ),
+                "n",
+                last,
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET decision = 'rejected' {}", at("d-1")),
+                "decision",
+                seq("d-1"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET counted_as = 'user:zed' {}", at("d-2")),
+                "counted_as",
+                seq("d-2"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET role = 'risk' {}", at("d-2")),
+                "role",
+                seq("d-2"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET role = NULL {}", at("d-1")),
+                "role",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET decided_at = decided_at - 1 {}",
+                    at("d-1")
+                ),
+                "decided_at",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET recorded_at = recorded_at + 1 {}",
+                    at("d-1")
+                ),
+                "recorded_at",
+                seq("d-1"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET proof = '{{}}' {}", at("d-1")),
+                "proof",
+                seq("d-1"),
+            ),
+            // The record's approver, its frozen action's arguments, its delegation link.
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET record = \
+                     replace(record, 'user:bob', 'user:eve') {}",
+                    at("d-1")
+                ),
+                "record",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET record = replace(record, '2500', '25000') {}",
+                    at("d-1")
+                ),
+                "record",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET record = \
+                     replace(record, '9000000000000', '9900000000000') {}",
+                    at("d-2")
+                ),
+                "record",
+                seq("d-2"),
+            ),
+            // Two members' rows swapped: found at the first.
+            (
+                "UPDATE ledger_round_decisions SET n = n + 10;
+                 UPDATE ledger_round_decisions SET n = 13 - n;"
+                    .to_owned(),
+                "decision_id",
+                seq("d-1"),
+            ),
+        ];
+        for (sql, field, seq) in cases {
+            let field = format!("round_decisions/{field}");
+            assert_eq!(
+                tampered(&db, &l, &sql),
+                Some((RowMismatch, id.to_owned(), field.as_str(), seq)),
+                "{engine:?}: {sql}"
+            );
+            audit_holds(&l, &format!("{engine:?}: restored after {sql}"));
+        }
+        // A row of a round that no event opened names no task.
+        let sql = "INSERT INTO ledger_round_decisions SELECT 'apr_x', n, 'd-8', counted_as, role, \
+                   decision, record, proof, decided_at, recorded_at FROM ledger_round_decisions \
+                   WHERE decision_id = 'd-1'";
+        let b = tampered(&db, &l, sql);
+        assert_eq!(
+            b,
+            Some((
+                RowMismatch,
+                String::new(),
+                "round_decisions/approval_id",
+                None
+            )),
+            "{engine:?}"
+        );
+    }
+}
