@@ -255,7 +255,10 @@ impl Ledger {
             required,
             proposer: proposer.to_owned(),
         };
-        self.write(|tx, now| ops::propose::run(tx, now, &p))
+        self.write(|tx, now| {
+            let done = ops::propose::run(tx, now, &p)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// Replaces the action of a task awaiting a decision with a reviewer's amendment
@@ -278,7 +281,10 @@ impl Ledger {
             .contracts
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
-        self.write(|tx, now| ops::amend::run(tx, now, a, &contract))
+        self.write(|tx, now| {
+            let done = ops::amend::run(tx, now, a, &contract)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// A task's amendments, in order (with each reviewer's reason).
@@ -318,7 +324,10 @@ impl Ledger {
         // decided_at its signer wrote.
         let arrived = self.clock.now_ms();
         let p = Presented::read(decision, &self.keys, self.requirement(), arrived)?;
-        self.write(|tx, now| ops::decide::run(tx, now, &p, &self.contracts))
+        self.write(|tx, now| {
+            let done = ops::decide::run(tx, now, &p, &self.contracts)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// Claims a task for dispatch: see [`ClaimOutcome`]. Losers get [`Code::AlreadyClaimed`].
@@ -342,7 +351,10 @@ impl Ledger {
             proof: r.proof.max(self.requirement()),
             ..*r
         };
-        self.write(|tx, now| ops::claim::run(tx, now, &r, &self.contracts))
+        self.write(|tx, now| {
+            let done = ops::claim::run(tx, now, &r, &self.contracts)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// Reports the outcome of a claim; `fence` must be the claim's (else [`Code::StaleFence`]).
@@ -357,7 +369,16 @@ impl Ledger {
         check_identity("executor", executor)?;
         let result = result.map(|r| r.clone().into_owned());
         self.write(|tx, now| {
-            ops::finish::complete(tx, now, task_id, fence, reported, result.as_ref(), executor)
+            let done = ops::finish::complete(
+                tx,
+                now,
+                task_id,
+                fence,
+                reported,
+                result.as_ref(),
+                executor,
+            )?;
+            ops::with_quorum(tx, &self.contracts, done)
         })
     }
 
@@ -374,7 +395,8 @@ impl Ledger {
         check_identity("actor", actor)?;
         let result = result.map(|r| r.clone().into_owned());
         self.write(|tx, now| {
-            ops::finish::reconcile(tx, now, task_id, observed, result.as_ref(), actor)
+            let done = ops::finish::reconcile(tx, now, task_id, observed, result.as_ref(), actor)?;
+            ops::with_quorum(tx, &self.contracts, done)
         })
     }
 
@@ -431,9 +453,8 @@ impl Ledger {
 
     /// A task as returned by the reads, with its quorum's state when it has one.
     fn view(&self, tx: &mut dyn store::Tx, t: store::TaskRow) -> Result<Task> {
-        let quorum = ops::quorum::of_task(tx, &t, &self.contracts)?;
         let mut task = ops::view(t)?;
-        task.quorum = quorum;
+        ops::fill_quorum(tx, &self.contracts, &mut task)?;
         Ok(task)
     }
 

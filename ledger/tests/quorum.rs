@@ -69,7 +69,11 @@ fn the_task_is_approved_once_when_the_quorum_is_met() {
         let l = db.open();
         let contract = two_of_any();
         let t = propose(&l, &contract, "job-1");
-        assert!(t.quorum.is_none(), "a proposal reads no round");
+        assert_eq!(
+            counted(&t),
+            (0, 2),
+            "{engine:?}: a proposal shows its round"
+        );
         let first = decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
         assert_eq!(first.task.state.as_str(), "awaiting_approval", "{engine:?}");
         assert!(first.task.approval.is_none());
@@ -748,5 +752,168 @@ fn the_audit_holds_each_round_decision_to_its_event() {
             )),
             "{engine:?}"
         );
+    }
+}
+
+/// A two-of-any task of `job`, approved by bob and carol.
+fn approved(l: &Ledger, job: &str) -> Task {
+    let t = propose(l, &two_of_any(), job);
+    for (id, who) in [("1", "user:bob"), ("2", "user:carol")] {
+        let id = format!("{job}-d{id}");
+        decide(l, &member(&t, &id, "approved", who, l.now(), "")).unwrap();
+    }
+    l.task(&t.id).unwrap()
+}
+
+/// The executor's facts for a two-of-any task.
+fn two_of_any_facts() -> OwnedValue {
+    quorum_facts(&two_of_any(), "")
+}
+
+#[test]
+fn a_proposal_shows_its_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        assert_eq!(counted(&t), (0, 2), "{engine:?}: a new task");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        let again = propose(&l, &two_of_any(), "job-1");
+        assert_eq!(
+            counted(&again),
+            (1, 1),
+            "{engine:?}: the same task proposed again"
+        );
+        // A task without a quorum shows none.
+        let plain = l
+            .propose(&refund("job-2", "req-1", 2500), &refund_contract(), "agent")
+            .unwrap();
+        assert!(plain.quorum.is_none(), "{engine:?}");
+    }
+}
+
+#[test]
+fn an_amendment_shows_its_new_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = two_of_any();
+        let t = propose(&l, &contract, "job-1");
+        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        let amended = action(
+            &contract,
+            r#"{"order_id": "order-17", "amount_minor": 2000, "currency": "USD"}"#,
+            "job-1",
+            "req-1",
+        );
+        let request = json(&format!(
+            r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:erin",
+                "reason": "lower"}}"#,
+            t.id,
+            t.action_digest,
+            canonicalize(&amended)
+        ));
+        let a = l.amend(&request, &contract).unwrap();
+        assert_eq!(counted(&a.task), (0, 2), "{engine:?}: a new round");
+        decide(
+            &l,
+            &member(&a.task, "d-2", "approved", "user:bob", l.now(), ""),
+        )
+        .unwrap();
+        let again = l.amend(&request, &contract).unwrap();
+        assert!(again.duplicate, "{engine:?}");
+        assert_eq!(
+            counted(&again.task),
+            (1, 1),
+            "{engine:?}: a repeated amendment"
+        );
+    }
+}
+
+#[test]
+fn a_repeated_decision_shows_the_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        let v = member(&t, "d-1", "approved", "user:bob", l.now(), "");
+        decide(&l, &v).unwrap();
+        let again = decide(&l, &v).unwrap();
+        assert!(again.duplicate, "{engine:?}");
+        assert_eq!(counted(&again.task), (1, 1), "{engine:?}");
+    }
+}
+
+#[test]
+fn every_claim_outcome_shows_the_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let facts = two_of_any_facts();
+        // Another action presented: drift, the task stays approved.
+        let t = approved(&l, "job-1");
+        let other = action(
+            &two_of_any(),
+            r#"{"order_id": "order-17", "amount_minor": 9900, "currency": "USD"}"#,
+            "job-1",
+            "req-1",
+        );
+        let out = l
+            .claim(&actionseal_ledger::ClaimRequest {
+                task_id: &t.id,
+                action: &other,
+                facts: &facts,
+                executor: "worker-1",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap();
+        assert_eq!(out.result(), "tool_args_drift", "{engine:?}");
+        assert_eq!(counted(out.task()), (2, 0), "{engine:?}: drift");
+        // Revoked: back for approval, in a new round.
+        l.revoke(t.approval_id.as_deref().unwrap(), "user:erin")
+            .unwrap();
+        let out = claim(&l, &t, &facts).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
+        assert_eq!(counted(out.task()), (0, 2), "{engine:?}: reapproval");
+        // The subject may no longer act: rejected before dispatch.
+        let t = approved(&l, "job-2");
+        let facts_no = json(&canonicalize(&facts).replace(
+            r#""subject_authorized":{"authorized":true"#,
+            r#""subject_authorized":{"authorized":false"#,
+        ));
+        let out = claim(&l, &t, &facts_no).unwrap();
+        assert_eq!(out.result(), "rejected_pre_dispatch", "{engine:?}");
+        assert_eq!(counted(out.task()), (2, 0), "{engine:?}: rejected");
+        // Claimed.
+        let t = approved(&l, "job-3");
+        let out = claim(&l, &t, &facts).unwrap();
+        assert_eq!(out.result(), "claimed", "{engine:?}");
+        assert_eq!(counted(out.task()), (2, 0), "{engine:?}: claimed");
+    }
+}
+
+#[test]
+fn a_completion_and_a_reconciliation_show_the_round() {
+    use actionseal_core::ledger::{Observed, Reported};
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let facts = two_of_any_facts();
+        let t = approved(&l, "job-1");
+        let out = claim(&l, &t, &facts).unwrap();
+        let actionseal_ledger::ClaimOutcome::Claimed(c, _) = out else {
+            panic!("{engine:?}: {}", out.result());
+        };
+        let done = l
+            .complete(&t.id, c.fence, Reported::Unknown, None, "worker-1")
+            .unwrap();
+        assert_eq!(done.state.as_str(), "unknown", "{engine:?}");
+        assert_eq!(counted(&done), (2, 0), "{engine:?}: completed");
+        let r = l
+            .reconcile(&t.id, Observed::Succeeded, None, "user:ops")
+            .unwrap();
+        assert_eq!(counted(&r), (2, 0), "{engine:?}: reconciled");
     }
 }
