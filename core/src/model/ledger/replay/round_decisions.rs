@@ -18,7 +18,7 @@ use crate::model::approval::{Approval, Decision, DecisionInput};
 use crate::model::ledger::event::{Event, EventKind};
 use crate::Options;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A row of a round's decisions as a ledger stores it: what [`super::Replay::compare_decisions`]
 /// holds to the round's `decided` events. Texts are the canonical JSON the ledger stored.
@@ -155,10 +155,11 @@ impl Rounds {
                 }
             }
         }
+        let stored: HashSet<(&str, i64)> = rows.iter().map(|r| (r.approval_id, r.n)).collect();
         for (apr, round) in &self.0 {
             for (i, m) in round.members.iter().enumerate() {
                 let n = i64::try_from(i).map_or(i64::MAX, |i| i + 1);
-                if !rows.iter().any(|r| r.approval_id == apr && r.n == n) {
+                if !stored.contains(&(apr.as_str(), n)) {
                     keep(Some(&round.task), "round_decisions/n", m.at);
                 }
             }
