@@ -68,7 +68,7 @@ function verifiedAs(proven, at, record) {
   return verified
 }
 
-/** How many delegation links the claimed `approvals` decided through, each verified at `at`; or Refused. */
+/** How many delegation links the claimed records decided through (a quorum's round, else the one decision), each verified at `at`; or Refused. */
 function verifiedLinks(approvals, at) {
   const links = approvals.flatMap((a) => a.delegation ?? [])
   for (const link of links) {
@@ -170,7 +170,7 @@ async function dispatch(task) {
     // What runs is what was claimed: its record and proof, as the ledger holds them now, and
     // every delegation link a member of its round decided through, against this executor's keys.
     verifiedAs(c.proof.proven, c.proof.verified_at, c.approval)
-    delegations = verifiedLinks(c.approvals, c.proof.verified_at)
+    delegations = verifiedLinks(c.approvals ?? [c.approval], c.proof.verified_at)
   } catch (e) {
     if (!(e instanceof Refused)) throw e
     log('refused_claim', { task_id: task.id, code: e.code, message: e.message })
