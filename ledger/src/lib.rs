@@ -319,6 +319,11 @@ impl Ledger {
     /// action's subject, the task's proposer or (when the contract lists `amender`) the
     /// reviewer who amended it is [`Code::ApproverNotSeparate`]. The role an envelope names
     /// is taken as its trusted caller states it; a claim holds it to the executor's facts.
+    /// A decision made through a delegation has each link's proof verified with its own
+    /// (against the same keys, at the same time; a bare link where proof is required is
+    /// [`Code::MissingProof`]) and its chain's rules judged at the ledger's clock
+    /// ([`Code::DelegationRefused`]); every delegate along the chain is held to the
+    /// separation of duties. A claim reads the stored links back without keys.
     pub fn decide(&self, decision: &Value<'_>) -> Result<Decided> {
         // Keys are judged at the ledger's clock as the decision arrives, never at the
         // decided_at its signer wrote.

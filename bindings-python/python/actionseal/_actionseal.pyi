@@ -115,6 +115,7 @@ ErrorCode = Literal[
     "approver_already_decided",
     "approver_not_separate",
     "invalid_delegation",
+    "delegation_refused",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[

@@ -21,6 +21,7 @@ use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::approval::Approval;
 use crate::model::contract::Contract;
+use crate::model::delegation::LinkSource;
 use crate::model::fields::Fields;
 use crate::model::proof::{self, ProofPolicy};
 use crate::model::quorum::QuorumState;
@@ -80,6 +81,9 @@ pub struct Context {
     amended_by: Named,
     links: Vec<LinkFact>,
     proof: Option<Arc<ProofPolicy>>,
+    /// Where the delegation links checked against it come from: a ledger's claim context
+    /// reads back the links its `decide` verified.
+    pub(crate) link_source: LinkSource,
 }
 
 const CONTEXT_FIELDS: [&str; 12] = [
@@ -142,6 +146,7 @@ impl Context {
                 )),
                 None => None,
             },
+            link_source: LinkSource::Presented,
         })
     }
 
