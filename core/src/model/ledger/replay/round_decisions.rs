@@ -12,12 +12,12 @@
 
 use super::{decided_of, member, Decided, Mismatch, Place};
 use crate::json::digest::Digest;
-use crate::json::value::{Object, Value};
+use crate::json::value::Value;
 use crate::model::action::Action;
 use crate::model::approval::{Approval, Decision, DecisionInput};
+use crate::model::ledger::decision::link_digest;
 use crate::model::ledger::event::{Event, EventKind};
 use crate::Options;
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// A row of a round's decisions as a ledger stores it: what [`super::Replay::compare_decisions`]
@@ -230,28 +230,4 @@ fn record_holds(row: &StoredDecision<'_>, m: &Member) -> bool {
     };
     Approval::decide(&action, &input)
         .is_ok_and(|rebuilt| crate::canonicalize(rebuilt.value()) == row.record)
-}
-
-/// The digest the ledger's `decided` event gives a delegation link: the fingerprint of its
-/// document (a signed envelope's payload, a passkey-approved document without its `passkey`,
-/// a bare document), or of the link itself when no document can be read from it.
-fn link_digest(link: &Value<'_>) -> Digest {
-    link_document(link).unwrap_or_else(|| crate::fingerprint(link))
-}
-
-fn link_document(link: &Value<'_>) -> Option<Digest> {
-    let o = link.as_object()?;
-    if let Some(payload) = o.get("payload") {
-        let bytes = crate::base64url_decode(payload.as_str()?).ok()?;
-        let doc = crate::parse(&bytes, &Options::default()).ok()?;
-        return Some(crate::fingerprint(&doc));
-    }
-    let entries = o
-        .iter()
-        .filter(|(k, _)| *k != "passkey")
-        .map(|(k, v)| (Cow::Borrowed(k), v.clone()))
-        .collect();
-    Some(crate::fingerprint(&Value::Object(
-        Object::from_entries(entries).ok()?,
-    )))
 }
