@@ -1187,6 +1187,11 @@ export interface LedgerTask {
   result: unknown
   created_at: number
   updated_at: number
+  /**
+   * Where the current round stands, when the task's contract needs a quorum: who counted and
+   * what is still missing.
+   */
+  quorum?: QuorumState
 }
 
 /** One recorded amendment. */

@@ -511,7 +511,7 @@ class _DecisionProof(TypedDict):
     verified_at: int
     """The ledger's clock when the decision arrived."""
 
-class _LedgerTask(TypedDict):
+class _LedgerTaskRequired(TypedDict):
     """A task: one proposed action and everything the ledger knows about it."""
 
     id: str
@@ -557,6 +557,12 @@ class _LedgerTask(TypedDict):
     """What the business system answered (``null``: nothing yet)."""
     created_at: int
     updated_at: int
+
+class _LedgerTask(_LedgerTaskRequired, total=False):
+    """A task: one proposed action and everything the ledger knows about it."""
+
+    quorum: _QuorumState
+    """Where the current round stands, when the task's contract needs a quorum: who counted and what is still missing."""
 
 class _AmendmentRecord(TypedDict):
     """One recorded amendment."""

@@ -223,6 +223,7 @@ pub fn shapes() -> Vec<Shape> {
             field("result", Unknown, "What the business system answered (`null`: nothing yet)."),
             field("created_at", Millis, ""),
             field("updated_at", Millis, ""),
+            optional(field("quorum", Shape("QuorumState"), "Where the current round stands, when the task's contract needs a quorum: who counted and what is still missing.")),
         ]),
         output("AmendmentRecord", "One recorded amendment.", vec![
             field("task_id", Str, ""),

@@ -40,7 +40,7 @@ pub use gate::{
 pub use heads::{ExportedHeads, HEADS_VERSION};
 pub use ids::{approval_id, idempotency_key, task_id};
 pub use proven::{has_bare_link, reattach, Presented, ProvenDecision};
-pub use replay::{Mismatch, Place, Replay, StoredPolicy, StoredTask};
+pub use replay::{Mismatch, Place, Replay, StoredDecision, StoredPolicy, StoredTask};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a

@@ -109,20 +109,3 @@ pub(crate) fn state_of(
     let members = rows.iter().map(member_of).collect::<Result<Vec<_>>>()?;
     Ok(Some(tally(q, &members)))
 }
-
-/// The quorum state of a task, for the task's view (`None` without a quorum, or outside a
-/// round).
-pub(crate) fn of_task(
-    tx: &mut dyn Tx,
-    t: &TaskRow,
-    contracts: &Contracts,
-) -> Result<Option<QuorumState>> {
-    let (Some(contract), Some(apr)) = (contract_of(t, contracts)?, t.approval_id.as_deref()) else {
-        return Ok(None);
-    };
-    if contract.quorum().is_none() {
-        return Ok(None);
-    }
-    let rows = tx.round_decisions(apr)?;
-    state_of(&contract, &rows)
-}

@@ -21,6 +21,9 @@ use crate::model::ledger::ids::{approval_id, task_id};
 use crate::model::ledger::state::{next, Observed, Op, Reported, Snapshot, State};
 use std::collections::{HashMap, HashSet};
 
+mod round_decisions;
+pub use round_decisions::StoredDecision;
+
 /// Where a task's events or its row break the rules: the task, and the member of the event
 /// (`state`, `fence`, `detail/approval_id`, ...) or the column of the row (`state`,
 /// `last_event`, ...) that does. Ledger-wide events and rows (the proof policy) name no task.
@@ -121,6 +124,8 @@ struct Replayed {
 pub struct Replay {
     tasks: HashMap<String, Replayed>,
     policy: Option<(String, i64, String, Place)>,
+    /// Every approval round, with the decisions of its members under a quorum.
+    rounds: round_decisions::Rounds,
 }
 
 /// The policy of a ledger whose policy never changed.
@@ -196,6 +201,8 @@ impl Replay {
         match self.tasks.get_mut(task.as_str()) {
             None if e.kind == EventKind::Proposed => {
                 let t = proposed(e, task, digest, at).map_err(bad)?;
+                let round = t.approval_id.as_deref();
+                self.rounds.apply(task, round, e, at).map_err(bad)?;
                 self.tasks.insert(task.clone(), t);
                 Ok(())
             }
@@ -204,7 +211,8 @@ impl Replay {
                 step(t, e, task).map_err(bad)?;
                 t.last = digest;
                 t.at = at;
-                Ok(())
+                let round = t.approval_id.as_deref();
+                self.rounds.apply(task, round, e, at).map_err(bad)
             }
         }
     }
@@ -294,6 +302,13 @@ impl Replay {
             }
         }
         first
+    }
+
+    /// Holds every row of the rounds' decisions under a quorum to their `decided` events (see
+    /// [`StoredDecision`]): the first mismatch in line order, with where it is.
+    pub fn compare_decisions(&self, rows: &[StoredDecision<'_>]) -> Option<(Mismatch, Place)> {
+        self.rounds
+            .compare(rows, |task| self.tasks.get(task).map(|t| t.at))
     }
 }
 
