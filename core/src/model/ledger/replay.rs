@@ -22,7 +22,6 @@ use crate::model::ledger::state::{next, Observed, Op, Reported, Snapshot, State}
 use std::collections::{HashMap, HashSet};
 
 mod round_decisions;
-pub use round_decisions::StoredDecision;
 
 /// Where a task's events or its row break the rules: the task, and the member of the event
 /// (`state`, `fence`, `detail/approval_id`, ...) or the column of the row (`state`,
@@ -33,6 +32,29 @@ pub struct Mismatch {
     pub task: Option<String>,
     /// The event's member or the row's column.
     pub field: &'static str,
+}
+
+/// A row of a round's decisions as a ledger stores it: what [`Replay::compare_decisions`]
+/// holds to the round's `decided` events. Texts are the canonical JSON the ledger stored.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredDecision<'a> {
+    /// The round (its approval id).
+    pub approval_id: &'a str,
+    /// Its position in the round: 1 for the first decision recorded, one more for each after.
+    pub n: i64,
+    pub decision_id: &'a str,
+    /// Whom it counts for: the approver, or the root of the approver's delegation.
+    pub counted_as: &'a str,
+    pub role: Option<&'a str>,
+    /// `approved` or `rejected`.
+    pub decision: &'a str,
+    /// The approval record.
+    pub record: &'a str,
+    /// How it was proven, as the task row's `proof` keeps it.
+    pub proof: Option<&'a str>,
+    pub decided_at: i64,
+    /// When the ledger recorded it: its `decided` event's `at`.
+    pub recorded_at: i64,
 }
 
 /// A task's row as a ledger stores it: what [`Replay::compare`] holds to the task's events.

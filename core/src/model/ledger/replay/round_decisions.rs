@@ -10,7 +10,7 @@
 //! fingerprint must be the event's action digest) and the row's own delegation links (whose
 //! digests must be the event's `delegations`); the record must be the rebuilt one byte for byte.
 
-use super::{decided_of, member, Decided, Mismatch, Place};
+use super::{decided_of, member, Decided, Mismatch, Place, StoredDecision};
 use crate::json::digest::Digest;
 use crate::json::value::Value;
 use crate::model::action::Action;
@@ -19,29 +19,6 @@ use crate::model::ledger::decision::link_digest;
 use crate::model::ledger::event::{Event, EventKind};
 use crate::Options;
 use std::collections::{HashMap, HashSet};
-
-/// A row of a round's decisions as a ledger stores it: what [`super::Replay::compare_decisions`]
-/// holds to the round's `decided` events. Texts are the canonical JSON the ledger stored.
-#[derive(Clone, Copy, Debug)]
-pub struct StoredDecision<'a> {
-    /// The round (its approval id).
-    pub approval_id: &'a str,
-    /// Its position in the round: 1 for the first decision recorded, one more for each after.
-    pub n: i64,
-    pub decision_id: &'a str,
-    /// Whom it counts for: the approver, or the root of the approver's delegation.
-    pub counted_as: &'a str,
-    pub role: Option<&'a str>,
-    /// `approved` or `rejected`.
-    pub decision: &'a str,
-    /// The approval record.
-    pub record: &'a str,
-    /// How it was proven, as the task row's `proof` keeps it.
-    pub proof: Option<&'a str>,
-    pub decided_at: i64,
-    /// When the ledger recorded it: its `decided` event's `at`.
-    pub recorded_at: i64,
-}
 
 /// A member's decision as its `decided` event records it, and where that event is.
 #[derive(Clone, Debug)]
