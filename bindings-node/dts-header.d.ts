@@ -1049,8 +1049,8 @@ export interface DecisionEnvelope {
 }
 
 /**
- * What only the executor's server knows at dispatch; `now` and `revoked` come from the ledger,
- * never from the caller.
+ * What only the executor's server knows at dispatch; `now`, `revoked`, `proposer` and
+ * `amended_by` come from the ledger, never from the caller.
  */
 export interface ClaimFacts {
   tenant: string
@@ -1061,10 +1061,20 @@ export interface ClaimFacts {
    * server has none.
    */
   contract: ContractDocument | null
-  /** Whether the stored approval's approver may still approve. */
-  approver_authorized: ApproverFact | null
+  /**
+   * Whether the stored approval's approver may still approve (under a quorum, one fact per
+   * counting identity of the round).
+   */
+  approver_authorized: ApproverFact | ApproverFact[] | null
   /** Whether the action's subject may still perform it. */
   subject_authorized: SubjectFact
+  /** Who holds which role, for a quorum's roles. */
+  approver_roles?: RoleFact[]
+  /**
+   * Whether each link of each delegation chain was revoked, by its digest; a link without a
+   * fact is refused.
+   */
+  delegations_revoked?: DelegationRevokedFact[]
 }
 
 /** What `claim` takes. */

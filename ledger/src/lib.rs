@@ -103,7 +103,7 @@ const _: fn() = || {
 /// A claim request: the task, the action the executor is about to dispatch, the facts only its
 /// server knows, who it is, how long its lease lasts, the budget to charge (if any) and the
 /// least it requires of the task's decision. One type with core's
-/// [`request::Claim`](actionseal_core::ledger::request::Claim), which reads it from JSON for
+/// [`request::Claim`], which reads it from JSON for
 /// [`Ledger::call`] and every binding; named here beside [`Claim`], the claim it wins.
 pub use actionseal_core::ledger::request::Claim as ClaimRequest;
 
