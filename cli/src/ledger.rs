@@ -31,7 +31,8 @@ Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budge
 3 the claim sent the task back for approval, 4 the claim was refused as drift or
 rejected the task before dispatch, 5 refused by the task's state or its round's decisions
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
-approver_already_decided, approver_not_separate, ...), 6 the audit chain is broken,
+approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
+chain is broken,
 64 usage error, 69 the database cannot be reached, 74 I/O or storage error.
 Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 
@@ -265,6 +266,7 @@ fn fail(e: Error) -> Failure {
         | Code::DecidedOutsideRound
         | Code::ApproverAlreadyDecided
         | Code::ApproverNotSeparate
+        | Code::DelegationRefused
         | Code::BudgetExceeded => EXIT_REFUSED,
         Code::AuditChainBroken => EXIT_BROKEN,
         Code::LedgerUnavailable => EXIT_UNAVAILABLE,

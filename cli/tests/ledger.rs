@@ -485,26 +485,35 @@ fn a_quorum_refuses_a_decider_by_the_rounds_state() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis();
-    let decide = |id: &str, approver: &str| {
+    let decide_through = |id: &str, approver: &str, through: &str| {
         let file = d.0.join(format!("{id}.json"));
         std::fs::write(
             &file,
             format!(
                 r#"{{"approval_id": "{apr}", "decision_id": "{id}", "job_id": "job-7f93", "request_id": "req-b285",
                     "action_digest": "{digest}", "decision": "approved", "approver": "{approver}",
-                    "decided_at": {now}, "expires_at": {}}}"#,
+                    "decided_at": {now}, "expires_at": {}{through}}}"#,
                 now + 3_600_000
             ),
         )
         .unwrap();
         l(&["decide", "--decision", file.to_str().unwrap()])
     };
+    let decide = |id: &str, approver: &str| decide_through(id, approver, "");
+    // A chain for another tool than the action's does not hold as the decision arrives.
+    let void_only = format!(
+        r#", "on_behalf_of": "user:carol", "delegation": [{{"delegation_id": "dlg-1",
+            "delegator": "user:carol", "delegate": "user:dave", "tenant": "tenant-a",
+            "tools": ["refund_void"], "not_before": 0, "not_after": {}}}]"#,
+        now + 3_600_000
+    );
     // Well-formed decisions the round's state refuses exit 5, as decision_conflict does.
-    for (id, who, code) in [
-        ("d1", "agent", "approver_not_separate"),
-        ("d2", "user:alice", "approver_not_separate"),
+    for (id, who, through, code) in [
+        ("d1", "agent", "", "approver_not_separate"),
+        ("d2", "user:alice", "", "approver_not_separate"),
+        ("d0", "user:dave", void_only.as_str(), "delegation_refused"),
     ] {
-        let out = decide(id, who);
+        let out = decide_through(id, who, through);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(5), "{who}: {stderr}");
         assert!(stderr.starts_with(&format!("error: {code}: ")), "{stderr}");
