@@ -291,6 +291,13 @@ export type ErrorCode =
    * whose `not_after` is not after its `not_before`, or a delegator delegating to itself.
    */
   | 'invalid_delegation'
+  /**
+   * A decision arrives at a ledger through a delegation chain that does not hold then: too
+   * deep, not connected from `on_behalf_of` to the approver, a cycle, a link wider than its
+   * parent, a link outside its window (at arrival or at `decided_at`), or the action outside a
+   * link's scope. The message names the check's reason (`delegation_widens`, ...).
+   */
+  | 'delegation_refused'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -1042,8 +1049,8 @@ export interface DecisionEnvelope {
 }
 
 /**
- * What only the executor's server knows at dispatch; `now` and `revoked` come from the ledger,
- * never from the caller.
+ * What only the executor's server knows at dispatch; `now`, `revoked`, `proposer` and
+ * `amended_by` come from the ledger, never from the caller.
  */
 export interface ClaimFacts {
   tenant: string
@@ -1054,10 +1061,20 @@ export interface ClaimFacts {
    * server has none.
    */
   contract: ContractDocument | null
-  /** Whether the stored approval's approver may still approve. */
-  approver_authorized: ApproverFact | null
+  /**
+   * Whether the stored approval's approver may still approve (under a quorum, one fact per
+   * counting identity of the round).
+   */
+  approver_authorized: ApproverFact | ApproverFact[] | null
   /** Whether the action's subject may still perform it. */
   subject_authorized: SubjectFact
+  /** Who holds which role, for a quorum's roles. */
+  approver_roles?: RoleFact[]
+  /**
+   * Whether each link of each delegation chain was revoked, by its digest; a link without a
+   * fact is refused.
+   */
+  delegations_revoked?: DelegationRevokedFact[]
 }
 
 /** What `claim` takes. */
@@ -1180,6 +1197,11 @@ export interface LedgerTask {
   result: unknown
   created_at: number
   updated_at: number
+  /**
+   * Where the current round stands, when the task's contract needs a quorum: who counted and
+   * what is still missing.
+   */
+  quorum?: QuorumState
 }
 
 /** One recorded amendment. */

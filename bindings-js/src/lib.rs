@@ -23,7 +23,7 @@ const MARKER: &str = "\nexport const host = ";
 
 /// The walker as a script whose completion value is the `host` object, for a runtime that
 /// runs scripts rather than modules (Node-API's `napi_run_script`): the expression after
-/// [`MARKER`]. The module holds only comments before it (checked by a test).
+/// `MARKER`. The module holds only comments before it (checked by a test).
 pub fn script() -> &'static str {
     MODULE
         .split_once(MARKER)

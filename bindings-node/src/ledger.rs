@@ -760,6 +760,7 @@ pub fn verify_audit(
             recorded: &heads,
             exported: &exported,
             rows: None,
+            decisions: None,
             policy: None,
         };
         let report = text::with_bytes(js, jsonl.raw(), &Options::default(), |bytes, _| {

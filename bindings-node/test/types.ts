@@ -38,6 +38,7 @@ import {
   type ApprovalRecord,
   type Budget,
   type CheckContext,
+  type ClaimFacts,
   type ContractDocument,
   type DecisionInput,
   type DelegationDocument,
@@ -205,8 +206,18 @@ const setContext: CheckContext = {
   delegations_revoked: [{ delegation: linkDigest, revoked: false }],
 }
 const setVerdict: Verdict = checkSet([record, signed], envelope, setContext)
+// A ledger's claim under that quorum takes the same facts but those the ledger keeps itself.
+const claimFacts: ClaimFacts = {
+  tenant: setContext.tenant,
+  policy_version: setContext.policy_version,
+  contract: fourEyes,
+  approver_authorized: setContext.approver_authorized,
+  subject_authorized: setContext.subject_authorized,
+  approver_roles: [{ approver: 'bob', role: 'finance', holds: true }],
+  delegations_revoked: [{ delegation: linkDigest, revoked: false }],
+}
 const state: QuorumState | undefined = setVerdict.quorum
-console.log(state?.missing, state?.counted.map((c) => [c.approver, c.role, c.delegate, c.delegations]))
+console.log(claimFacts, state?.missing, state?.counted.map((c) => [c.approver, c.role, c.delegate, c.delegations]))
 // @ts-expect-error: a set is an array
 checkSet(record, envelope, context)
 // @ts-expect-error: a quorum needs its number of approvers

@@ -474,6 +474,7 @@ mod _actionseal {
             recorded: &heads,
             exported: &exported,
             rows: None,
+            decisions: None,
             policy: None,
         };
         let report = on_text(py, bytes.len(), || {

@@ -164,6 +164,7 @@ class Scenario:
                     "approver": step.get("approver", COMMON["approver"]),
                     "decided_at": COMMON["start"] + step["decided_at"] if "decided_at" in step else now,
                     "expires_at": now + step["ttl"],
+                    **step.get("through", {}),
                 }
                 self.sent.setdefault(step["decision_id"], d)
             r = l.decide(d)

@@ -295,6 +295,13 @@ export type ErrorCode =
    * whose `not_after` is not after its `not_before`, or a delegator delegating to itself.
    */
   | 'invalid_delegation'
+  /**
+   * A decision arrives at a ledger through a delegation chain that does not hold then: too
+   * deep, not connected from `on_behalf_of` to the approver, a cycle, a link wider than its
+   * parent, a link outside its window (at arrival or at `decided_at`), or the action outside a
+   * link's scope. The message names the check's reason (`delegation_widens`, ...).
+   */
+  | 'delegation_refused'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

@@ -55,7 +55,7 @@ enum DelegationCommand {
         /// The link; stdin when absent or `-`.
         link: Option<PathBuf>,
     },
-    /// Print the digest (sha256:<hex>) of a delegation document, by which chains, revocation
+    /// Print the digest (`sha256:<hex>`) of a delegation document, by which chains, revocation
     /// facts and verdicts name it, and a newline.
     #[command(after_help = EXIT_STATUS)]
     Digest {

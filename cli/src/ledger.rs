@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 const EXIT_REAPPROVE: u8 = 3;
 /// Exit status when a claim is refused as drift or rejects the task before dispatch.
 const EXIT_REJECT: u8 = 4;
-/// Exit status when the ledger refuses an operation because of the task's state.
+/// Exit status when the ledger refuses a well-formed operation because of the task's state
+/// (its round's decisions included).
 const EXIT_REFUSED: u8 = 5;
 /// Exit status when the audit chain is broken.
 const EXIT_BROKEN: u8 = 6;
@@ -28,8 +29,10 @@ const EXIT_STORAGE: u8 = 74;
 pub(crate) const EXIT_STATUS: &str = "\
 Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budget,
 3 the claim sent the task back for approval, 4 the claim was refused as drift or
-rejected the task before dispatch, 5 refused by the task's state (already_claimed,
-stale_fence, task_conflict, decision_conflict, amend_conflict, ...), 6 the audit chain is broken,
+rejected the task before dispatch, 5 refused by the task's state or its round's decisions
+(already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
+approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
+chain is broken,
 64 usage error, 69 the database cannot be reached, 74 I/O or storage error.
 Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 
@@ -261,6 +264,9 @@ fn fail(e: Error) -> Failure {
         | Code::DecisionMismatch
         | Code::AmendConflict
         | Code::DecidedOutsideRound
+        | Code::ApproverAlreadyDecided
+        | Code::ApproverNotSeparate
+        | Code::DelegationRefused
         | Code::BudgetExceeded => EXIT_REFUSED,
         Code::AuditChainBroken => EXIT_BROKEN,
         Code::LedgerUnavailable => EXIT_UNAVAILABLE,

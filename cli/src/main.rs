@@ -39,7 +39,7 @@ enum Command {
     /// Write the RFC 8785 canonical form of the JSON in FILE (or stdin), exactly, with no
     /// trailing newline.
     Canon(TextArgs),
-    /// Print the fingerprint (sha256:<hex>) of the canonical form, and a newline.
+    /// Print the fingerprint (`sha256:<hex>`) of the canonical form, and a newline.
     Digest(TextArgs),
     /// Re-prove an action before dispatch: print the verdict as JSON. The exit status says
     /// permit (0), reapprove (3) or reject (4).

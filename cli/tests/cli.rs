@@ -1,47 +1,28 @@
 //! The `actionseal` command end to end: exact output bytes, stdin and files, exit codes, and
 //! every rejected conformance vector reported as `error: <code>: ...` with exit status 2.
 
+mod common;
+
 use actionseal_conformance::canon_vectors;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_actionseal"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn actionseal");
-    // The command may exit before reading everything (size limit); a broken pipe is fine.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn example() -> String {
-    format!(
-        "{}/../examples/refund/action.json",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+use common::{example, run, temp_dir};
 
 #[test]
 fn canon_writes_exactly_the_canonical_bytes() {
-    let out = run(&["canon", &example()], b"");
+    let out = run(&["canon", &example("action.json")], b"");
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("{\"args\":{\"amount_minor\":2500,"));
     assert!(!text.ends_with('\n'));
     // stdin, absent or `-`, gives the same bytes.
-    let input = std::fs::read(example()).unwrap();
+    let input = std::fs::read(example("action.json")).unwrap();
     assert_eq!(run(&["canon"], &input).stdout, text.as_bytes());
     assert_eq!(run(&["canon", "-"], &input).stdout, text.as_bytes());
 }
 
 #[test]
 fn digest_is_the_sha256_of_the_canon_output() {
-    let canon = run(&["canon", &example()], b"").stdout;
-    let digest = String::from_utf8(run(&["digest", &example()], b"").stdout).unwrap();
+    let canon = run(&["canon", &example("action.json")], b"").stdout;
+    let digest = String::from_utf8(run(&["digest", &example("action.json")], b"").stdout).unwrap();
     let want = format!("{}\n", actionseal_core::Digest::of(&canon));
     assert_eq!(digest, want);
     assert_eq!(digest.len(), "sha256:".len() + 64 + 1);
@@ -112,7 +93,7 @@ fn limits_are_options() {
 #[test]
 fn usage_and_io_errors() {
     assert_eq!(run(&["frobnicate"], b"").status.code(), Some(64));
-    assert_eq!(run(&[], b"").status.code(), Some(64));
+    assert_eq!(run::<&str>(&[], b"").status.code(), Some(64));
     assert_eq!(
         run(&["canon", "--profile", "loose"], b"1").status.code(),
         Some(64)
@@ -157,9 +138,9 @@ fn check_never_rounds() {
             "--profile",
             "rfc8785",
             "--action",
-            &refund("action.json"),
+            &example("action.json"),
             "--context",
-            &refund("context.json"),
+            &example("context.json"),
         ],
         b"",
     );
@@ -197,16 +178,12 @@ fn arbitrary_bytes_never_crash() {
     }
 }
 
-fn refund(file: &str) -> String {
-    format!("{}/../examples/refund/{file}", env!("CARGO_MANIFEST_DIR"))
-}
-
 #[test]
 fn check_prints_the_verdict_and_exits_by_outcome() {
     let (approval, action, context) = (
-        refund("approval.json"),
-        refund("action.json"),
-        refund("context.json"),
+        example("approval.json"),
+        example("action.json"),
+        example("context.json"),
     );
     let out = run(
         &[
@@ -225,7 +202,7 @@ fn check_prints_the_verdict_and_exits_by_outcome() {
     assert!(verdict.contains("\"outcome\":\"permit\""), "{verdict}");
     assert!(verdict.ends_with("}\n"));
 
-    let drifted = refund("action-drifted.json");
+    let drifted = example("action-drifted.json");
     let out = run(
         &[
             "check",
@@ -254,8 +231,7 @@ fn check_prints_the_verdict_and_exits_by_outcome() {
 
 #[test]
 fn check_reports_bad_input_with_the_file() {
-    let dir = std::env::temp_dir().join(format!("actionseal-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("cli-bad-input");
     let bad = dir.join("dup.json");
     std::fs::write(&bad, br#"{"a":1,"a":2}"#).unwrap();
     let out = run(
@@ -264,7 +240,7 @@ fn check_reports_bad_input_with_the_file() {
             "--action",
             bad.to_str().unwrap(),
             "--context",
-            &refund("context.json"),
+            &example("context.json"),
         ],
         b"",
     );
@@ -281,7 +257,7 @@ fn check_reports_bad_input_with_the_file() {
         &[
             "check",
             "--action",
-            &refund("action.json"),
+            &example("action.json"),
             "--context",
             ctx.to_str().unwrap(),
         ],
@@ -292,7 +268,7 @@ fn check_reports_bad_input_with_the_file() {
         .unwrap()
         .starts_with("error: invalid_context: "));
     assert_eq!(
-        run(&["check", "--context", &refund("context.json")], b"")
+        run(&["check", "--context", &example("context.json")], b"")
             .status
             .code(),
         Some(64)

@@ -1,35 +1,8 @@
 //! `actionseal delegation`: sign, verify and digest end to end, and exit statuses.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_actionseal"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn actionseal");
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "actionseal-delegation-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(path: &Path, text: &str) -> String {
-    std::fs::write(path, text).unwrap();
-    path.display().to_string()
-}
+use common::{run, temp_dir, write};
 
 const DOCUMENT: &str = r#"{"delegation_id": "dlg-1", "delegator": "user:carol",
   "delegate": "user:dave", "tenant": "tenant-a", "tools": ["refund_create"],
@@ -38,7 +11,7 @@ const DOCUMENT: &str = r#"{"delegation_id": "dlg-1", "delegator": "user:carol",
 
 #[test]
 fn sign_verify_and_digest() {
-    let dir = temp_dir("flow");
+    let dir = temp_dir("delegation-flow");
     let private = dir.join("service.jwk").display().to_string();
     let out = run(&["key", "generate", "--out", &private], b"");
     assert!(out.status.success());
@@ -108,7 +81,7 @@ fn sign_verify_and_digest() {
 
 #[test]
 fn bad_input_and_usage() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("delegation-bad");
     let self_delegated = DOCUMENT.replace("user:dave", "user:carol");
     let out = run(&["delegation", "digest"], self_delegated.as_bytes());
     assert_eq!(out.status.code(), Some(2));

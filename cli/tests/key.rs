@@ -1,42 +1,14 @@
 //! `actionseal key`: generate, sign and verify end to end, exit statuses, and every signed
 //! `verify` vector through the command line with its code.
 
+mod common;
+
 use actionseal_conformance::vectors;
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_actionseal"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn actionseal");
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("actionseal-key-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn example(file: &str) -> String {
-    format!("{}/../examples/refund/{file}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn write(path: &Path, text: &str) -> String {
-    std::fs::write(path, text).unwrap();
-    path.display().to_string()
-}
+use common::{example, run, temp_dir, write};
 
 #[test]
 fn generate_sign_verify_and_check() {
-    let dir = temp_dir("flow");
+    let dir = temp_dir("key-flow");
     let private = dir.join("service.jwk").display().to_string();
     let out = run(&["key", "generate", "--out", &private], b"");
     assert!(out.status.success());
@@ -128,7 +100,7 @@ fn generate_sign_verify_and_check() {
 
 #[test]
 fn bad_keys_and_records_exit_2() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("key-bad");
     let not_a_key = write(
         &dir.join("k.json"),
         r#"{"kty":"OKP","crv":"X25519","x":"AA"}"#,
@@ -166,7 +138,7 @@ fn bad_keys_and_records_exit_2() {
 
 #[test]
 fn every_signed_verify_vector_through_the_command_line() {
-    let dir = temp_dir("vectors");
+    let dir = temp_dir("key-vectors");
     let mut n = 0;
     for v in vectors("signed") {
         if v.doc["op"] != "verify" {
@@ -201,7 +173,7 @@ fn every_signed_verify_vector_through_the_command_line() {
 /// verifies a record dated before its retirement.
 #[test]
 fn verify_judges_keys_at_the_clock_by_default() {
-    let dir = temp_dir("clock");
+    let dir = temp_dir("key-clock");
     let v = vectors("signed")
         .into_iter()
         .find(|v| v.name == "n_key_outside_window_backdated")

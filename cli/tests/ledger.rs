@@ -441,3 +441,97 @@ fn a_decision_signed_by_the_approval_service() {
     assert!(decided.contains(&format!(r#""signer":{{"keyid":"{kid}","kind":"service"}}"#)));
     assert!(decided.contains(r#""state":"approved""#));
 }
+
+#[test]
+fn a_quorum_refuses_a_decider_by_the_rounds_state() {
+    use actionseal_core::{fingerprint_json, Options};
+    let d = dir("quorum");
+    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    let ex = examples();
+    let l = |args: &[&str]| {
+        let mut all = vec!["ledger", "--db", db.as_str()];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    // The example's contract, asking two approvers, and its action made under it.
+    let mut contract: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ex.join("contract.json")).unwrap()).unwrap();
+    contract["approval"]["quorum"] = serde_json::json!({"approvers": 2});
+    let contract = contract.to_string();
+    let fingerprint = fingerprint_json(contract.as_bytes(), &Options::default()).unwrap();
+    let mut action: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ex.join("action.json")).unwrap()).unwrap();
+    action["contract"] = fingerprint.to_string().into();
+    let (contract_file, action_file) = (d.0.join("contract.json"), d.0.join("action.json"));
+    std::fs::write(&contract_file, &contract).unwrap();
+    std::fs::write(&action_file, action.to_string()).unwrap();
+    let out = l(&[
+        "propose",
+        "--action",
+        action_file.to_str().unwrap(),
+        "--contract",
+        contract_file.to_str().unwrap(),
+        "--proposer",
+        "agent",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let task = stdout(&out);
+    let (apr, digest) = (member(&task, "approval_id"), member(&task, "action_digest"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let decide_through = |id: &str, approver: &str, through: &str| {
+        let file = d.0.join(format!("{id}.json"));
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"approval_id": "{apr}", "decision_id": "{id}", "job_id": "job-7f93", "request_id": "req-b285",
+                    "action_digest": "{digest}", "decision": "approved", "approver": "{approver}",
+                    "decided_at": {now}, "expires_at": {}{through}}}"#,
+                now + 3_600_000
+            ),
+        )
+        .unwrap();
+        l(&["decide", "--decision", file.to_str().unwrap()])
+    };
+    let decide = |id: &str, approver: &str| decide_through(id, approver, "");
+    // A chain for another tool than the action's does not hold as the decision arrives.
+    let void_only = format!(
+        r#", "on_behalf_of": "user:carol", "delegation": [{{"delegation_id": "dlg-1",
+            "delegator": "user:carol", "delegate": "user:dave", "tenant": "tenant-a",
+            "tools": ["refund_void"], "not_before": 0, "not_after": {}}}]"#,
+        now + 3_600_000
+    );
+    // Well-formed decisions the round's state refuses exit 5, as decision_conflict does.
+    for (id, who, through, code) in [
+        ("d1", "agent", "", "approver_not_separate"),
+        ("d2", "user:alice", "", "approver_not_separate"),
+        ("d0", "user:dave", void_only.as_str(), "delegation_refused"),
+    ] {
+        let out = decide_through(id, who, through);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(5), "{who}: {stderr}");
+        assert!(stderr.starts_with(&format!("error: {code}: ")), "{stderr}");
+    }
+    let first = decide("d3", "user:bob");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(stdout(&first).contains(r#""state":"awaiting_approval""#));
+    let again = decide("d4", "user:bob");
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.starts_with("error: approver_already_decided: "),
+        "{stderr}"
+    );
+    let second = decide("d5", "user:carol");
+    assert!(stdout(&second).contains(r#""state":"approved""#));
+}

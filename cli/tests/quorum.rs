@@ -3,34 +3,12 @@
 //! code) and the exit status of its outcome; `delegation verify` and `delegation digest` with
 //! their results, codes and statuses.
 
+mod common;
+
 use actionseal_conformance::{vectors, Vector};
-use std::io::Write;
+use common::{example, run, temp_dir, write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[String], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_actionseal"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn actionseal");
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("actionseal-quorum-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(path: &Path, text: &str) -> String {
-    std::fs::write(path, text).unwrap();
-    path.display().to_string()
-}
+use std::process::Output;
 
 /// What the command line must give for a vector's `expect`: the exit status, and the verdict
 /// on stdout or the code on stderr.
@@ -97,15 +75,14 @@ fn check_set(dir: &Path, v: &Vector) {
 fn delegation(dir: &Path, v: &Vector, digest: bool) {
     let text = |key: &str| v.doc[key].as_str().unwrap();
     let out = if digest {
-        run(
-            &["delegation".into(), "digest".into()],
-            text("document").as_bytes(),
-        )
+        run(&["delegation", "digest"], text("document").as_bytes())
     } else {
         let keys = write(&dir.join("keys.json"), text("keys"));
         let at = v.doc["at"].as_i64().unwrap().to_string();
-        let args = ["delegation", "verify", "--keys", &keys, "--at", &at].map(String::from);
-        run(&args, text("link").as_bytes())
+        run(
+            &["delegation", "verify", "--keys", &keys, "--at", &at],
+            text("link").as_bytes(),
+        )
     };
     let stderr = String::from_utf8_lossy(&out.stderr);
     let expect = &v.doc["expect"];
@@ -137,7 +114,7 @@ fn delegation(dir: &Path, v: &Vector, digest: bool) {
 
 #[test]
 fn every_quorum_and_delegation_vector_through_the_command_line() {
-    let dir = temp_dir("vectors");
+    let dir = temp_dir("quorum-vectors");
     for kind in ["quorum", "delegation"] {
         let all = vectors(kind);
         assert!(!all.is_empty(), "no vectors in vectors/{kind}");
@@ -155,8 +132,7 @@ fn every_quorum_and_delegation_vector_through_the_command_line() {
 
 #[test]
 fn a_set_is_an_array_and_one_way_of_giving_it() {
-    let dir = temp_dir("usage");
-    let example = |f: &str| format!("{}/../examples/refund/{f}", env!("CARGO_MANIFEST_DIR"));
+    let dir = temp_dir("quorum-usage");
     let base = |extra: &[String]| -> Output {
         let mut args: Vec<String> = ["check", "--action"]
             .iter()

@@ -188,6 +188,7 @@ export class Scenario {
             approver: step.approver ?? COMMON.approver,
             decided_at: 'decided_at' in step ? COMMON.start + step.decided_at : now,
             expires_at: now + step.ttl,
+            ...step.through,
           }
           if (!this.sent.has(step.decision_id)) this.sent.set(step.decision_id, d)
         }

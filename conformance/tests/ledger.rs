@@ -131,6 +131,7 @@ fn audit_chains_break_at_the_named_seq() {
                 recorded: &heads,
                 exported: exported.as_deref().unwrap_or(&[]),
                 rows: None,
+                decisions: None,
                 policy: None,
             },
         );

@@ -575,7 +575,7 @@ function linkDocument(link, keys, at, proofRequired) {
   return { document: link, signer: null }
 }
 
-/** The chain's reason (the first check that fails), or its root and link digests. */
+/** The chain's reason (the first check that fails), or its root, link digests and delegates. */
 function verifyChain(r, action, ctx) {
   const links = r.delegation
   if (links.length > MAX_LINKS) return { reason: 'delegation_too_deep' }
@@ -598,7 +598,7 @@ function verifyChain(r, action, ctx) {
   const inScope = (d) => d.tenant === action.tenant && d.tools.includes(action.tool) && d.when.every((c) => holds(c, action))
   if (!docs.every(inScope)) return { reason: 'delegation_out_of_scope' }
   if (!docs.every((d) => ctx.linkFacts.some((x) => x.digest === d.digest && !x.flag))) return { reason: 'delegation_revoked' }
-  return { root: docs[0].delegator, digests: docs.map((d) => d.digest) }
+  return { root: docs[0].delegator, digests: docs.map((d) => d.digest), delegates: docs.map((d) => d.delegate) }
 }
 
 // ----------------------------------------------------------------------- sets (check_set)
@@ -696,16 +696,18 @@ function setVerdict(approvalTexts, actionText, contextText, expected) {
     const withdrawn = ctx.revocations.some((x) => x.kind === 'decision_id' && x.about === r.decision_id && x.flag)
     if (!roundFact || roundFact.flag || withdrawn) own.push('revoked')
     if (has(r, 'role') && !ctx.roles.some((x) => x.approver === identity && x.role === r.role && x.holds)) own.push('role_not_held')
-    const is = (who) => who === identity || (delegate !== null && who === delegate)
-    if (duties.includes('subject') && (is(r.action.subject) || is(action.subject))) own.push('approver_is_subject')
-    if (duties.includes('proposer') && (ctx.proposer === undefined || is(ctx.proposer))) own.push('approver_is_proposer')
-    if (duties.includes('amender') && has(r, 'proposed_digest') && (ctx.amendedBy === undefined || is(ctx.amendedBy))) own.push('approver_amended')
     let delegations = []
+    let along = []
     if (delegated) {
       const chain = verifyChain(r, action, ctx)
       if (chain.reason) own.push(chain.reason)
-      else delegations = chain.digests
+      else ({ digests: delegations, delegates: along } = chain)
     }
+    // Duties bind the counting identity and every delegate along a chain that holds.
+    const is = (who) => who === identity || (delegate !== null && who === delegate) || along.includes(who)
+    if (duties.includes('subject') && (is(r.action.subject) || is(action.subject))) own.push('approver_is_subject')
+    if (duties.includes('proposer') && (ctx.proposer === undefined || is(ctx.proposer))) own.push('approver_is_proposer')
+    if (duties.includes('amender') && has(r, 'proposed_digest') && (ctx.amendedBy === undefined || is(ctx.amendedBy))) own.push('approver_amended')
     // One decision once; one round and one action; one person once (an alias through
     // delegation is the same person), among the approving records before it.
     const repeated = seenIds.includes(r.decision_id)

@@ -195,5 +195,13 @@ v.n_reapprove_quorum_delegate_is_subject = checkSet('Bob approves, and alice, th
   [direct('user:bob'), byDelegate('user:alice', 'user:carol', [link('user:carol', 'user:alice')], {}, quorumAction)],
   { ...quorumContext(['user:bob', 'user:carol']), delegations_revoked: [{ delegation: digestOf(doc('user:carol', 'user:alice')), revoked: false }] },
   { outcome: 'reapprove' }, quorumAction);
+// Alice, the action's subject, holds a key that may sign only for her.
+const aliceKey = labelledKey('delegator alice');
+const viaAlice = [link('user:carol', 'user:alice'), signed(doc('user:alice', 'user:erin'), aliceKey)];
+v.n_reapprove_quorum_intermediate_is_subject = checkSet('Bob approves, and erin for carol through alice, the action\'s subject, who passed the delegation on',
+  [direct('user:bob'), byDelegate('user:erin', 'user:carol', viaAlice, {}, quorumAction)],
+  { ...quorumContext(['user:bob', 'user:carol']), delegations_revoked: viaAlice.map((l) => ({ delegation: digestOf(docOf(l)), revoked: false })),
+    proof: { required: false, keys: { ...trusted, service_keys: { ...trusted.service_keys, [aliceKey.keyid]: { key: aliceKey.publicJwk, approvers: ['user:alice'] } } } } },
+  { outcome: 'reapprove' }, quorumAction);
 
 writeVectors('delegation', v);

@@ -267,6 +267,11 @@ codes! {
     /// window whose `not_after` is not after its `not_before`, or a delegator delegating to
     /// itself.
     InvalidDelegation => "invalid_delegation",
+    /// A decision arrives at a ledger through a delegation chain that does not hold then: too
+    /// deep, not connected from `on_behalf_of` to the approver, a cycle, a link wider than its
+    /// parent, a link outside its window (at arrival or at `decided_at`), or the action outside
+    /// a link's scope. The message names the check's reason (`delegation_widens`, ...).
+    DelegationRefused => "delegation_refused",
 }
 
 impl fmt::Display for Code {

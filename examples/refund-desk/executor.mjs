@@ -17,7 +17,7 @@ import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 
 const here = dirname(new URL(import.meta.url).pathname)
-const { Ledger, verifyProof, canonicalize, fingerprint, shortFingerprint } =
+const { Ledger, verifyProof, verifyDelegation, canonicalize, fingerprint, shortFingerprint } =
   createRequire(import.meta.url)(join(here, '../../bindings-node/index.js'))
 
 const { values: opt } = parseArgs({ options: { config: { type: 'string' }, name: { type: 'string' }, 'crash-after': { type: 'string' } } })
@@ -66,6 +66,19 @@ function verifiedAs(proven, at, record) {
     throw new Refused('proof_not_for_this_decision', 'the proof signs another record than the ledger holds')
   }
   return verified
+}
+
+/** How many delegation links the claimed records decided through (a quorum's round, else the one decision), each verified at `at`; or Refused. */
+function verifiedLinks(approvals, at) {
+  const links = approvals.flatMap((a) => a.delegation ?? [])
+  for (const link of links) {
+    try {
+      verifyDelegation(link, keySet(), at)
+    } catch (e) {
+      throw new Refused(e.code ?? 'delegation_invalid', e.message)
+    }
+  }
+  return links.length
 }
 
 function facts(task) {
@@ -152,9 +165,12 @@ async function dispatch(task) {
     return
   }
   const c = out.claim
+  let delegations
   try {
-    // What runs is what was claimed: its record and proof, as the ledger holds them now.
+    // What runs is what was claimed: its record and proof, as the ledger holds them now, and
+    // every delegation link a member of its round decided through, against this executor's keys.
     verifiedAs(c.proof.proven, c.proof.verified_at, c.approval)
+    delegations = verifiedLinks(c.approvals ?? [c.approval], c.proof.verified_at)
   } catch (e) {
     if (!(e instanceof Refused)) throw e
     log('refused_claim', { task_id: task.id, code: e.code, message: e.message })
@@ -162,7 +178,7 @@ async function dispatch(task) {
     return
   }
   const digest = fingerprint(c.action)
-  log('claimed', { task_id: task.id, fence: c.fence, fingerprint: digest, idempotency_key: c.idempotency_key })
+  log('claimed', { task_id: task.id, fence: c.fence, fingerprint: digest, idempotency_key: c.idempotency_key, delegations })
   if (crashAfter === 'claim') process.kill(process.pid, 'SIGKILL')
   let payment
   try {

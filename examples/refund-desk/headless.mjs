@@ -624,10 +624,7 @@ try {
     assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[90000, 1]])
   }))
 
-  await scenario('delegation: a delegate approves for a finance reviewer who is away, shown as "for user:carol, by user:dave"', () => refusedOnPurpose(async () => {
-    // The ledger's claim cannot verify a signed delegation link yet (its check has no key set:
-    // delegation_invalid), so no executor runs here: what is shown is the approval.
-    await stopExecutors()
+  await scenario('delegation: a delegate approves for a finance reviewer who is away, shown as "for user:carol, by user:dave", and the refund is paid once', () => refusedOnPurpose(async () => {
     await signInAs('user:carol')
     await page.fill('#delegate-to', 'user:dave')
     await page.click('#delegate')
@@ -650,17 +647,22 @@ try {
     await signInAs('user:erin')
     await open(a.task)
     assert.equal(await tryApprove(a.task), 'approved')
-    await settled(a.task, 'approved')
+    // The ledger verified the link as dave's decision arrived; the executor, whose handle holds
+    // no keys, claims the round with it and pays.
+    await settled(a.task)
     const q = await quorumOf(a.task)
     assert.deepEqual([q.missing, q.counted.map((c) => [c.approver, c.delegate, c.role])],
       [0, [['user:carol', 'user:dave', 'finance'], ['user:erin', null, 'risk']]])
     assert.ok((await kinds(a.task)).includes('quorum_met'))
+    assert.deepEqual((await effectsOf(a.task)).map((p) => [p.amount_minor, p.requests]), [[60000, 1]])
+    const links = execFor(a.task, 'claimed')[0]?.delegations
+    assert.equal(links, 1, 'the executor verified the link it claimed with')
     await signInAs('user:bob')
   }))
 
   await scenario('every payment once; the audit chain verifies', async () => {
     const all = await effects()
-    assert.equal(all.length, 10, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout, four eyes')
+    assert.equal(all.length, 11, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout, four eyes, delegation')
     for (const e of all) assert.equal(e.requests, 1, `one request for ${e.idempotency_key}`)
     const out = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'audit', 'verify'], { encoding: 'utf8' })
     const report = JSON.parse(out)

@@ -43,7 +43,7 @@ pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
-    ExportedHeads, Observed, Presented, Reported, State, StoredPolicy, StoredTask,
+    ExportedHeads, Observed, Presented, Reported, State, StoredDecision, StoredPolicy, StoredTask,
 };
 use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
 use ops::propose::Proposal;
@@ -103,7 +103,7 @@ const _: fn() = || {
 /// A claim request: the task, the action the executor is about to dispatch, the facts only its
 /// server knows, who it is, how long its lease lasts, the budget to charge (if any) and the
 /// least it requires of the task's decision. One type with core's
-/// [`request::Claim`](actionseal_core::ledger::request::Claim), which reads it from JSON for
+/// [`request::Claim`], which reads it from JSON for
 /// [`Ledger::call`] and every binding; named here beside [`Claim`], the claim it wins.
 pub use actionseal_core::ledger::request::Claim as ClaimRequest;
 
@@ -255,7 +255,10 @@ impl Ledger {
             required,
             proposer: proposer.to_owned(),
         };
-        self.write(|tx, now| ops::propose::run(tx, now, &p))
+        self.write(|tx, now| {
+            let done = ops::propose::run(tx, now, &p)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// Replaces the action of a task awaiting a decision with a reviewer's amendment
@@ -278,7 +281,10 @@ impl Ledger {
             .contracts
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
-        self.write(|tx, now| ops::amend::run(tx, now, a, &contract))
+        self.write(|tx, now| {
+            let done = ops::amend::run(tx, now, a, &contract)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// A task's amendments, in order (with each reviewer's reason).
@@ -313,12 +319,20 @@ impl Ledger {
     /// action's subject, the task's proposer or (when the contract lists `amender`) the
     /// reviewer who amended it is [`Code::ApproverNotSeparate`]. The role an envelope names
     /// is taken as its trusted caller states it; a claim holds it to the executor's facts.
+    /// A decision made through a delegation has each link's proof verified with its own
+    /// (against the same keys, at the same time; a bare link where proof is required is
+    /// [`Code::MissingProof`]) and its chain's rules judged at the ledger's clock
+    /// ([`Code::DelegationRefused`]); every delegate along the chain is held to the
+    /// separation of duties. A claim reads the stored links back without keys.
     pub fn decide(&self, decision: &Value<'_>) -> Result<Decided> {
         // Keys are judged at the ledger's clock as the decision arrives, never at the
         // decided_at its signer wrote.
         let arrived = self.clock.now_ms();
         let p = Presented::read(decision, &self.keys, self.requirement(), arrived)?;
-        self.write(|tx, now| ops::decide::run(tx, now, &p, &self.contracts))
+        self.write(|tx, now| {
+            let done = ops::decide::run(tx, now, &p, &self.contracts)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// Claims a task for dispatch: see [`ClaimOutcome`]. Losers get [`Code::AlreadyClaimed`].
@@ -342,7 +356,10 @@ impl Ledger {
             proof: r.proof.max(self.requirement()),
             ..*r
         };
-        self.write(|tx, now| ops::claim::run(tx, now, &r, &self.contracts))
+        self.write(|tx, now| {
+            let done = ops::claim::run(tx, now, &r, &self.contracts)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
     }
 
     /// Reports the outcome of a claim; `fence` must be the claim's (else [`Code::StaleFence`]).
@@ -357,7 +374,16 @@ impl Ledger {
         check_identity("executor", executor)?;
         let result = result.map(|r| r.clone().into_owned());
         self.write(|tx, now| {
-            ops::finish::complete(tx, now, task_id, fence, reported, result.as_ref(), executor)
+            let done = ops::finish::complete(
+                tx,
+                now,
+                task_id,
+                fence,
+                reported,
+                result.as_ref(),
+                executor,
+            )?;
+            ops::with_quorum(tx, &self.contracts, done)
         })
     }
 
@@ -374,7 +400,8 @@ impl Ledger {
         check_identity("actor", actor)?;
         let result = result.map(|r| r.clone().into_owned());
         self.write(|tx, now| {
-            ops::finish::reconcile(tx, now, task_id, observed, result.as_ref(), actor)
+            let done = ops::finish::reconcile(tx, now, task_id, observed, result.as_ref(), actor)?;
+            ops::with_quorum(tx, &self.contracts, done)
         })
     }
 
@@ -431,9 +458,8 @@ impl Ledger {
 
     /// A task as returned by the reads, with its quorum's state when it has one.
     fn view(&self, tx: &mut dyn store::Tx, t: store::TaskRow) -> Result<Task> {
-        let quorum = ops::quorum::of_task(tx, &t, &self.contracts)?;
         let mut task = ops::view(t)?;
-        task.quorum = quorum;
+        ops::fill_quorum(tx, &self.contracts, &mut task)?;
         Ok(task)
     }
 
@@ -466,8 +492,8 @@ impl Ledger {
     }
 
     /// Walks the stored chains up to their recorded heads, replays every task's events by
-    /// the ledger's rules, holds every task's row to them, and names the first break (see
-    /// [`actionseal_core::ledger::Problem`]).
+    /// the ledger's rules, holds every task's row and every round's decisions under a quorum
+    /// to them, and names the first break (see [`actionseal_core::ledger::Problem`]).
     pub fn audit_verify(&self) -> Result<AuditReport> {
         self.audit_verify_with(None)
     }
@@ -488,6 +514,9 @@ impl Ledger {
                 .zip(last)
                 .map(|((t, _), last_event)| stored_task(t, last_event))
                 .collect();
+            let decisions = tx.audit_round_decisions()?;
+            let decisions: Vec<StoredDecision<'_>> =
+                decisions.iter().map(stored_decision).collect();
             let policy = tx.policy()?;
             Ok(verify_audit_with(
                 text.as_bytes(),
@@ -495,6 +524,7 @@ impl Ledger {
                     recorded: &recorded,
                     exported: exported.map_or(&[], |e| &e.heads),
                     rows: Some(&stored),
+                    decisions: Some(&decisions),
                     policy: Some(StoredPolicy {
                         proof: policy.proof.as_str(),
                         changed_at: policy.changed_at,
@@ -556,6 +586,22 @@ fn stored_task(t: &store::TaskRow, last_event: Option<Digest>) -> StoredTask<'_>
         revoked_at: t.revoked_at,
         result: t.result.as_deref(),
         last_event,
+    }
+}
+
+/// A round's decision as the audit's replay reads it.
+fn stored_decision(r: &store::RoundDecisionRow) -> StoredDecision<'_> {
+    StoredDecision {
+        approval_id: &r.approval_id,
+        n: r.n,
+        decision_id: &r.decision_id,
+        counted_as: &r.counted_as,
+        role: r.role.as_deref(),
+        decision: &r.decision,
+        record: &r.record,
+        proof: r.proof.as_deref(),
+        decided_at: r.decided_at,
+        recorded_at: r.recorded_at,
     }
 }
 

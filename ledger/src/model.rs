@@ -66,9 +66,12 @@ pub struct Task {
     /// When it last changed (ms).
     pub updated_at: i64,
     /// Where the current round stands, when the task's contract needs a quorum (issue 25):
-    /// who counted and what is still missing ("1 of 2 approvals"). `None` without a quorum,
-    /// and where an operation did not read the round (a claim, a completion).
+    /// who counted and what is still missing ("1 of 2 approvals"), on every task the ledger
+    /// returns. `None` without a quorum, or outside a round.
     pub quorum: Option<QuorumState>,
+    /// The contract kept on the task (a quorum or a separation of duties), whose quorum the
+    /// ledger fills in before it returns the task; `None` for every other task.
+    pub(crate) kept_contract: Option<String>,
 }
 
 impl Task {
@@ -101,6 +104,7 @@ impl Task {
             created_at: t.created_at,
             updated_at: t.updated_at,
             quorum: None,
+            kept_contract: t.contract,
         })
     }
 

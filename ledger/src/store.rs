@@ -221,6 +221,9 @@ pub(crate) trait Tx {
     /// Every task row, with the digest of the event it names as its last (see
     /// [`audit_rows_sql`]), for the audit to hold to the task's events.
     fn audit_rows(&mut self) -> Result<Vec<(TaskRow, Option<String>)>>;
+    /// Every decision of every round under a quorum, by round and position, for the audit to
+    /// hold to their `decided` events.
+    fn audit_round_decisions(&mut self) -> Result<Vec<RoundDecisionRow>>;
     /// Queues an event; the backend gives it its seq and `prev` and writes it at commit, so
     /// the chain head is held for as short a time as possible.
     fn append(&mut self, e: Event);
@@ -326,6 +329,11 @@ pub(crate) fn audit_rows_sql(cutoff: i64) -> String {
          FROM ledger_events o WHERE o.task = t.id AND o.id <= {cutoff}) END) \
          FROM ledger_tasks t"
     )
+}
+
+/// Every row of `ledger_round_decisions` ([`ROUND_DECISION_COLUMNS`]), by round and position.
+pub(crate) fn audit_round_decisions_sql() -> String {
+    format!("SELECT {ROUND_DECISION_COLUMNS} FROM ledger_round_decisions ORDER BY approval_id, n")
 }
 
 /// The statement that records a credential's counter only when it goes up (or stays 0 where

@@ -48,6 +48,29 @@ fn propose(l: &Ledger, contract: &OwnedValue, job: &str) -> Task {
     l.propose(&act, contract, "agent").unwrap()
 }
 
+/// user:erin's amendment of `t`'s action (job-1's refund) under `contract` to 2000.
+fn lowered(t: &Task, contract: &OwnedValue) -> OwnedValue {
+    let amended = action(
+        contract,
+        r#"{"order_id": "order-17", "amount_minor": 2000, "currency": "USD"}"#,
+        "job-1",
+        "req-1",
+    );
+    json(&format!(
+        r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:erin",
+            "reason": "lower"}}"#,
+        t.id,
+        t.action_digest,
+        canonicalize(&amended)
+    ))
+}
+
+/// `approver`'s approval, `id`, of `t`'s current round, now.
+fn approve(l: &Ledger, t: &Task, id: &str, approver: &str) -> Decided {
+    l.decide(&member(t, id, "approved", approver, l.now(), ""))
+        .unwrap()
+}
+
 fn decide(l: &Ledger, v: &OwnedValue) -> actionseal_core::Result<Decided> {
     l.decide(v)
 }
@@ -69,8 +92,12 @@ fn the_task_is_approved_once_when_the_quorum_is_met() {
         let l = db.open();
         let contract = two_of_any();
         let t = propose(&l, &contract, "job-1");
-        assert!(t.quorum.is_none(), "a proposal reads no round");
-        let first = decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        assert_eq!(
+            counted(&t),
+            (0, 2),
+            "{engine:?}: a proposal shows its round"
+        );
+        let first = approve(&l, &t, "d-1", "user:bob");
         assert_eq!(first.task.state.as_str(), "awaiting_approval", "{engine:?}");
         assert!(first.task.approval.is_none());
         assert_eq!(counted(&first.task), (1, 1), "{engine:?}: 1 of 2");
@@ -89,11 +116,7 @@ fn the_task_is_approved_once_when_the_quorum_is_met() {
         )
         .unwrap();
         assert!(again.duplicate, "{engine:?}");
-        let second = decide(
-            &l,
-            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
-        )
-        .unwrap();
+        let second = approve(&l, &t, "d-2", "user:carol");
         assert_eq!(second.task.state.as_str(), "approved", "{engine:?}");
         assert_eq!(counted(&second.task), (2, 0), "{engine:?}");
         let v = second.task.to_value();
@@ -126,7 +149,7 @@ fn an_approver_counts_once_per_round() {
         let db = Db::fast(engine);
         let l = db.open();
         let t = propose(&l, &two_of_any(), "job-1");
-        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        approve(&l, &t, "d-1", "user:bob");
         let e = decide(&l, &member(&t, "d-2", "approved", "user:bob", l.now(), "")).unwrap_err();
         assert_eq!(e.code(), Code::ApproverAlreadyDecided, "{engine:?}");
         // Through a delegation the decision counts for its root: bob again.
@@ -163,24 +186,7 @@ fn the_subject_the_proposer_and_the_amender_cannot_approve() {
             assert!(e.message().contains(name), "{engine:?}: {e}");
         }
         // A reviewer amends the action: a new round, which the amender may not approve.
-        let amended = action(
-            &contract,
-            r#"{"order_id": "order-17", "amount_minor": 2000, "currency": "USD"}"#,
-            "job-1",
-            "req-1",
-        );
-        let a = l
-            .amend(
-                &json(&format!(
-                    r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:erin",
-                        "reason": "lower"}}"#,
-                    t.id,
-                    t.action_digest,
-                    canonicalize(&amended)
-                )),
-                &contract,
-            )
-            .unwrap();
+        let a = l.amend(&lowered(&t, &contract), &contract).unwrap();
         let e = decide(
             &l,
             &member(&a.task, "d-y", "approved", "user:erin", l.now(), ""),
@@ -198,7 +204,7 @@ fn a_rejection_vetoes_unless_the_contract_says_none() {
         let db = Db::fast(engine);
         let l = db.open();
         let t = propose(&l, &two_of_any(), "job-1");
-        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        approve(&l, &t, "d-1", "user:bob");
         let vetoed = decide(
             &l,
             &member(&t, "d-2", "rejected", "user:carol", l.now(), ""),
@@ -221,12 +227,8 @@ fn a_rejection_vetoes_unless_the_contract_says_none() {
             (0, 2),
             "{engine:?}: a rejection does not count"
         );
-        decide(
-            &l,
-            &member(&t, "d-4", "approved", "user:carol", l.now(), ""),
-        )
-        .unwrap();
-        let yes = decide(&l, &member(&t, "d-5", "approved", "user:dan", l.now(), "")).unwrap();
+        approve(&l, &t, "d-4", "user:carol");
+        let yes = approve(&l, &t, "d-5", "user:dan");
         assert_eq!(yes.task.state.as_str(), "approved", "{engine:?}");
         audit_holds(&l, &format!("{engine:?}"));
     }
@@ -239,25 +241,8 @@ fn an_amendment_starts_a_new_round_and_earlier_members_do_not_carry_over() {
         let l = db.open();
         let contract = two_of_any();
         let t = propose(&l, &contract, "job-1");
-        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
-        let amended = action(
-            &contract,
-            r#"{"order_id": "order-17", "amount_minor": 2000, "currency": "USD"}"#,
-            "job-1",
-            "req-1",
-        );
-        let a = l
-            .amend(
-                &json(&format!(
-                    r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:erin",
-                        "reason": "lower"}}"#,
-                    t.id,
-                    t.action_digest,
-                    canonicalize(&amended)
-                )),
-                &contract,
-            )
-            .unwrap();
+        approve(&l, &t, "d-1", "user:bob");
+        let a = l.amend(&lowered(&t, &contract), &contract).unwrap();
         assert_ne!(a.task.approval_id, t.approval_id, "{engine:?}: a new round");
         let now = l.task(&t.id).unwrap();
         assert_eq!(
@@ -272,17 +257,9 @@ fn an_amendment_starts_a_new_round_and_earlier_members_do_not_carry_over() {
         )
         .unwrap_err();
         assert_eq!(e.code(), Code::DecisionMismatch, "{engine:?}");
-        let b = decide(
-            &l,
-            &member(&a.task, "d-3", "approved", "user:bob", l.now(), ""),
-        )
-        .unwrap();
+        let b = approve(&l, &a.task, "d-3", "user:bob");
         assert_eq!(counted(&b.task), (1, 1), "{engine:?}");
-        let c = decide(
-            &l,
-            &member(&a.task, "d-4", "approved", "user:carol", l.now(), ""),
-        )
-        .unwrap();
+        let c = approve(&l, &a.task, "d-4", "user:carol");
         assert_eq!(c.task.state.as_str(), "approved", "{engine:?}");
         audit_holds(&l, &format!("{engine:?}"));
     }
@@ -323,6 +300,44 @@ fn count(l: &Ledger, task: &str, kind: &str) -> usize {
     kinds(l, task).iter().filter(|k| *k == kind).count()
 }
 
+/// What a race left: the task, whether each decider's decision was recorded, and how many
+/// `decided` and `quorum_met` events and rows of its round the task has.
+struct Raced {
+    task: Task,
+    recorded: Vec<bool>,
+    decided: usize,
+    met: usize,
+    rows: usize,
+}
+
+/// A task of `job` under a quorum of `approvers`, which `n` deciders race to decide
+/// (`verdict(i)` is decider i's decision).
+fn raced(
+    db: &Db,
+    l: &Arc<Ledger>,
+    job: &str,
+    approvers: usize,
+    n: usize,
+    verdict: fn(usize) -> &'static str,
+) -> Raced {
+    let contract = quorum_contract(&format!(
+        r#"{{"when": "always", "quorum": {{"approvers": {approvers}}}}}"#
+    ));
+    let t = propose(l, &contract, job);
+    let recorded = race(l, &t, n, verdict);
+    let rows = db.texts(&format!(
+        "SELECT decision_id FROM ledger_round_decisions WHERE approval_id = '{}'",
+        t.approval_id.as_deref().unwrap()
+    ));
+    Raced {
+        task: l.task(&t.id).unwrap(),
+        recorded,
+        decided: count(l, &t.id, "decided"),
+        met: count(l, &t.id, "quorum_met"),
+        rows: rows.len(),
+    }
+}
+
 #[test]
 fn racing_approvers_give_exactly_one_transition() {
     for engine in engines() {
@@ -330,26 +345,17 @@ fn racing_approvers_give_exactly_one_transition() {
         let l = Arc::new(db.open());
         for n in 2..=8 {
             for rep in 0..3 {
-                let contract = quorum_contract(&format!(
-                    r#"{{"when": "always", "quorum": {{"approvers": {n}}}}}"#
-                ));
-                let t = propose(&l, &contract, &format!("job-{n}-{rep}"));
-                let recorded = race(&l, &t, n, |_| "approved");
+                let r = raced(&db, &l, &format!("job-{n}-{rep}"), n, n, |_| "approved");
                 let what = format!("{engine:?}, {n} approvers");
                 assert!(
-                    recorded.iter().all(|r| *r),
+                    r.recorded.iter().all(|r| *r),
                     "{what}: every decision recorded"
                 );
-                let task = l.task(&t.id).unwrap();
-                assert_eq!(task.state.as_str(), "approved", "{what}");
-                assert_eq!(counted(&task), (n, 0), "{what}");
-                assert_eq!(count(&l, &t.id, "decided"), n, "{what}");
-                assert_eq!(count(&l, &t.id, "quorum_met"), 1, "{what}");
-                let rows = db.texts(&format!(
-                    "SELECT decision_id FROM ledger_round_decisions WHERE approval_id = '{}'",
-                    t.approval_id.as_deref().unwrap()
-                ));
-                assert_eq!(rows.len(), n, "{what}: each decision recorded once");
+                assert_eq!(r.task.state.as_str(), "approved", "{what}");
+                assert_eq!(counted(&r.task), (n, 0), "{what}");
+                assert_eq!(r.decided, n, "{what}");
+                assert_eq!(r.met, 1, "{what}");
+                assert_eq!(r.rows, n, "{what}: each decision recorded once");
             }
         }
         audit_holds(&l, &format!("{engine:?}"));
@@ -363,29 +369,27 @@ fn a_veto_racing_approvals_gives_exactly_one_final_state() {
         let l = Arc::new(db.open());
         for n in 3..=8 {
             // n - 1 approvals meet the quorum; approver 0 rejects.
-            let contract = quorum_contract(&format!(
-                r#"{{"when": "always", "quorum": {{"approvers": {}}}}}"#,
-                n - 1
-            ));
-            let t = propose(&l, &contract, &format!("job-{n}"));
-            let recorded = race(&l, &t, n, |i| if i == 0 { "rejected" } else { "approved" });
+            let verdict = |i| if i == 0 { "rejected" } else { "approved" };
+            let r = raced(&db, &l, &format!("job-{n}"), n - 1, n, verdict);
             let what = format!("{engine:?}, {n} deciders");
-            let task = l.task(&t.id).unwrap();
-            let met = count(&l, &t.id, "quorum_met");
-            match task.state.as_str() {
+            match r.task.state.as_str() {
                 // Every approval came first: the veto came too late.
                 "approved" => {
-                    assert_eq!((met, recorded[0]), (1, false), "{what}");
-                    assert_eq!(count(&l, &t.id, "decided"), n - 1, "{what}");
+                    assert_eq!((r.met, r.recorded[0]), (1, false), "{what}");
+                    assert_eq!(r.decided, n - 1, "{what}");
                 }
                 // The veto ended the round: approvals after it were refused.
                 "rejected" => {
-                    assert_eq!((met, recorded[0]), (0, true), "{what}");
-                    let accepted = recorded.iter().filter(|r| **r).count();
-                    assert_eq!(count(&l, &t.id, "decided"), accepted, "{what}");
+                    assert_eq!((r.met, r.recorded[0]), (0, true), "{what}");
+                    let accepted = r.recorded.iter().filter(|r| **r).count();
+                    assert_eq!(r.decided, accepted, "{what}");
                 }
                 other => panic!("{what}: the task ended {other}"),
             }
+            assert_eq!(
+                r.rows, r.decided,
+                "{what}: a row for each decision recorded"
+            );
         }
         audit_holds(&l, &format!("{engine:?}"));
     }
@@ -434,12 +438,7 @@ fn a_claim_checks_the_whole_round_again() {
             &member(&t, "d-1", "approved", "user:bob", l.now(), role),
         )
         .unwrap();
-        let t = decide(
-            &l,
-            &member(&t, "d-2", "approved", "user:carol", l.now(), ""),
-        )
-        .unwrap()
-        .task;
+        let t = approve(&l, &t, "d-2", "user:carol").task;
         assert_eq!(t.state.as_str(), "approved", "{engine:?}");
         // The caller may not say who proposed or amended the task: the ledger knows.
         for key in ["proposer", "amended_by"] {
@@ -481,12 +480,7 @@ fn a_claim_checks_the_whole_round_again() {
             &member(&t2, "d-3", "approved", "user:bob", l.now(), role),
         )
         .unwrap();
-        let t2 = decide(
-            &l,
-            &member(&t2, "d-4", "approved", "user:carol", l.now(), ""),
-        )
-        .unwrap()
-        .task;
+        let t2 = approve(&l, &t2, "d-4", "user:carol").task;
         let out = claim(&l, &t2, &not_held).unwrap();
         assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
         let actionseal_ledger::ClaimOutcome::Reapproval { verdict, task } = out else {
@@ -512,7 +506,7 @@ fn the_audit_catches_a_task_approved_before_its_quorum() {
         let db = Db::fast(engine);
         let l = db.open();
         let t = propose(&l, &two_of_any(), "job-1");
-        decide(&l, &member(&t, "d-1", "approved", "user:bob", l.now(), "")).unwrap();
+        approve(&l, &t, "d-1", "user:bob");
         audit_holds(&l, &format!("{engine:?}"));
         // Someone with the database approves the task on one member's record.
         db.sql(&format!(
@@ -542,7 +536,7 @@ fn the_audit_names_each_delegation_used_by_digest() {
             &member(&t, "d-1", "approved", "user:dave", l.now(), &extra),
         )
         .unwrap();
-        decide(&l, &member(&t, "d-2", "approved", "user:bob", l.now(), "")).unwrap();
+        approve(&l, &t, "d-2", "user:bob");
         let digest = actionseal_core::fingerprint(&json(link)).to_string();
         let (task, events) = l.task_history(&t.id).unwrap();
         assert_eq!(task.state.as_str(), "approved", "{engine:?}");
@@ -565,5 +559,334 @@ fn the_audit_names_each_delegation_used_by_digest() {
             "no argument value in the audit"
         );
         audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+/// Runs `sql` (an edit of the rounds' decisions) against a copy of them, returns the audit's
+/// first break as (problem, task, field, seq), and puts the rows back as they were.
+fn tampered(
+    db: &Db,
+    l: &Ledger,
+    sql: &str,
+) -> Option<(
+    actionseal_core::ledger::Problem,
+    String,
+    &'static str,
+    Option<i64>,
+)> {
+    db.sql("CREATE TABLE kept AS SELECT * FROM ledger_round_decisions");
+    db.sql(sql);
+    let b = l.audit_verify().unwrap().broken;
+    db.sql(
+        "DELETE FROM ledger_round_decisions;
+         INSERT INTO ledger_round_decisions SELECT * FROM kept; DROP TABLE kept;",
+    );
+    b.map(|b| {
+        (
+            b.problem,
+            b.task.unwrap_or_default(),
+            b.field.unwrap(),
+            b.seq,
+        )
+    })
+}
+
+#[test]
+fn the_audit_holds_each_round_decision_to_its_event() {
+    use actionseal_core::ledger::Problem::RowMismatch;
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = quorum_contract(
+            r#"{"when": "always", "quorum": {"approvers": 3, "roles": [{"role": "finance", "count": 1}]}}"#,
+        );
+        let t = propose(&l, &contract, "job-1");
+        let role = r#", "role": "finance""#;
+        decide(
+            &l,
+            &member(&t, "d-1", "approved", "user:bob", l.now(), role),
+        )
+        .unwrap();
+        let link = r#"{"delegation_id": "dlg-1", "delegator": "user:carol", "delegate": "user:dave",
+            "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
+            "not_after": 9000000000000}"#;
+        let extra = format!(r#", "on_behalf_of": "user:carol", "delegation": [{link}]"#);
+        decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:dave", l.now(), &extra),
+        )
+        .unwrap();
+        audit_holds(&l, &format!("{engine:?}"));
+        let (_, events) = l.task_history(&t.id).unwrap();
+        let seq = |decision: &str| {
+            let e = events.iter().find(|e| {
+                e.kind.as_str() == "decided" && e.decision_id.as_deref() == Some(decision)
+            });
+            Some(e.unwrap().seq)
+        };
+        let last = Some(events.last().unwrap().seq);
+        let id = t.id.as_str();
+        let at = |d: &str| format!("WHERE decision_id = '{d}'");
+        let cases = [
+            // A member's row deleted: found at its decided event.
+            (format!("DELETE FROM ledger_round_decisions {}", at("d-2")), "n", seq("d-2")),
+            // A row inserted where no event is: found at the task's last event.
+            (
+                format!(
+                    "INSERT INTO ledger_round_decisions SELECT approval_id, 3, 'd-9', 'user:zed', \
+                     role, decision, record, proof, decided_at, recorded_at \
+                     FROM ledger_round_decisions {}",
+                    at("d-1")
+                ),
+                "n",
+                last,
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET decision = 'rejected' {}", at("d-1")),
+                "decision",
+                seq("d-1"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET counted_as = 'user:zed' {}", at("d-2")),
+                "counted_as",
+                seq("d-2"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET role = 'risk' {}", at("d-2")),
+                "role",
+                seq("d-2"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET role = NULL {}", at("d-1")),
+                "role",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET decided_at = decided_at - 1 {}",
+                    at("d-1")
+                ),
+                "decided_at",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET recorded_at = recorded_at + 1 {}",
+                    at("d-1")
+                ),
+                "recorded_at",
+                seq("d-1"),
+            ),
+            (
+                format!("UPDATE ledger_round_decisions SET proof = '{{}}' {}", at("d-1")),
+                "proof",
+                seq("d-1"),
+            ),
+            // The record's approver, its frozen action's arguments, its delegation link.
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET record = \
+                     replace(record, 'user:bob', 'user:eve') {}",
+                    at("d-1")
+                ),
+                "record",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET record = replace(record, '2500', '25000') {}",
+                    at("d-1")
+                ),
+                "record",
+                seq("d-1"),
+            ),
+            (
+                format!(
+                    "UPDATE ledger_round_decisions SET record = \
+                     replace(record, '9000000000000', '9900000000000') {}",
+                    at("d-2")
+                ),
+                "record",
+                seq("d-2"),
+            ),
+            // Two members' rows swapped: found at the first.
+            (
+                "UPDATE ledger_round_decisions SET n = n + 10;
+                 UPDATE ledger_round_decisions SET n = 13 - n;"
+                    .to_owned(),
+                "decision_id",
+                seq("d-1"),
+            ),
+        ];
+        for (sql, field, seq) in cases {
+            let field = format!("round_decisions/{field}");
+            assert_eq!(
+                tampered(&db, &l, &sql),
+                Some((RowMismatch, id.to_owned(), field.as_str(), seq)),
+                "{engine:?}: {sql}"
+            );
+            audit_holds(&l, &format!("{engine:?}: restored after {sql}"));
+        }
+        // A row of a round that no event opened names no task.
+        let sql = "INSERT INTO ledger_round_decisions SELECT 'apr_x', n, 'd-8', counted_as, role, \
+                   decision, record, proof, decided_at, recorded_at FROM ledger_round_decisions \
+                   WHERE decision_id = 'd-1'";
+        let b = tampered(&db, &l, sql);
+        assert_eq!(
+            b,
+            Some((
+                RowMismatch,
+                String::new(),
+                "round_decisions/approval_id",
+                None
+            )),
+            "{engine:?}"
+        );
+    }
+}
+
+/// A two-of-any task of `job`, approved by bob and carol.
+fn approved(l: &Ledger, job: &str) -> Task {
+    let t = propose(l, &two_of_any(), job);
+    for (id, who) in [("1", "user:bob"), ("2", "user:carol")] {
+        approve(l, &t, &format!("{job}-d{id}"), who);
+    }
+    l.task(&t.id).unwrap()
+}
+
+/// The executor's facts for a two-of-any task.
+fn two_of_any_facts() -> OwnedValue {
+    quorum_facts(&two_of_any(), "")
+}
+
+#[test]
+fn a_proposal_shows_its_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        assert_eq!(counted(&t), (0, 2), "{engine:?}: a new task");
+        approve(&l, &t, "d-1", "user:bob");
+        let again = propose(&l, &two_of_any(), "job-1");
+        assert_eq!(
+            counted(&again),
+            (1, 1),
+            "{engine:?}: the same task proposed again"
+        );
+        // A task without a quorum shows none.
+        let plain = l
+            .propose(&refund("job-2", "req-1", 2500), &refund_contract(), "agent")
+            .unwrap();
+        assert!(plain.quorum.is_none(), "{engine:?}");
+    }
+}
+
+#[test]
+fn an_amendment_shows_its_new_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = two_of_any();
+        let t = propose(&l, &contract, "job-1");
+        approve(&l, &t, "d-1", "user:bob");
+        let request = lowered(&t, &contract);
+        let a = l.amend(&request, &contract).unwrap();
+        assert_eq!(counted(&a.task), (0, 2), "{engine:?}: a new round");
+        approve(&l, &a.task, "d-2", "user:bob");
+        let again = l.amend(&request, &contract).unwrap();
+        assert!(again.duplicate, "{engine:?}");
+        assert_eq!(
+            counted(&again.task),
+            (1, 1),
+            "{engine:?}: a repeated amendment"
+        );
+    }
+}
+
+#[test]
+fn a_repeated_decision_shows_the_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        let v = member(&t, "d-1", "approved", "user:bob", l.now(), "");
+        decide(&l, &v).unwrap();
+        let again = decide(&l, &v).unwrap();
+        assert!(again.duplicate, "{engine:?}");
+        assert_eq!(counted(&again.task), (1, 1), "{engine:?}");
+    }
+}
+
+#[test]
+fn every_claim_outcome_shows_the_round() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let facts = two_of_any_facts();
+        // Another action presented: drift, the task stays approved.
+        let t = approved(&l, "job-1");
+        let other = action(
+            &two_of_any(),
+            r#"{"order_id": "order-17", "amount_minor": 9900, "currency": "USD"}"#,
+            "job-1",
+            "req-1",
+        );
+        let out = l
+            .claim(&actionseal_ledger::ClaimRequest {
+                task_id: &t.id,
+                action: &other,
+                facts: &facts,
+                executor: "worker-1",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap();
+        assert_eq!(out.result(), "tool_args_drift", "{engine:?}");
+        assert_eq!(counted(out.task()), (2, 0), "{engine:?}: drift");
+        // Revoked: back for approval, in a new round.
+        l.revoke(t.approval_id.as_deref().unwrap(), "user:erin")
+            .unwrap();
+        let out = claim(&l, &t, &facts).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
+        assert_eq!(counted(out.task()), (0, 2), "{engine:?}: reapproval");
+        // The subject may no longer act: rejected before dispatch.
+        let t = approved(&l, "job-2");
+        let facts_no = json(&canonicalize(&facts).replace(
+            r#""subject_authorized":{"authorized":true"#,
+            r#""subject_authorized":{"authorized":false"#,
+        ));
+        let out = claim(&l, &t, &facts_no).unwrap();
+        assert_eq!(out.result(), "rejected_pre_dispatch", "{engine:?}");
+        assert_eq!(counted(out.task()), (2, 0), "{engine:?}: rejected");
+        // Claimed.
+        let t = approved(&l, "job-3");
+        let out = claim(&l, &t, &facts).unwrap();
+        assert_eq!(out.result(), "claimed", "{engine:?}");
+        assert_eq!(counted(out.task()), (2, 0), "{engine:?}: claimed");
+    }
+}
+
+#[test]
+fn a_completion_and_a_reconciliation_show_the_round() {
+    use actionseal_core::ledger::{Observed, Reported};
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let facts = two_of_any_facts();
+        let t = approved(&l, "job-1");
+        let out = claim(&l, &t, &facts).unwrap();
+        let actionseal_ledger::ClaimOutcome::Claimed(c, _) = out else {
+            panic!("{engine:?}: {}", out.result());
+        };
+        let done = l
+            .complete(&t.id, c.fence, Reported::Unknown, None, "worker-1")
+            .unwrap();
+        assert_eq!(done.state.as_str(), "unknown", "{engine:?}");
+        assert_eq!(counted(&done), (2, 0), "{engine:?}: completed");
+        let r = l
+            .reconcile(&t.id, Observed::Succeeded, None, "user:ops")
+            .unwrap();
+        assert_eq!(counted(&r), (2, 0), "{engine:?}: reconciled");
     }
 }

@@ -90,7 +90,7 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
                             Some(o) => tasks[o as usize].action_digest,
                             None => t.action_digest,
                         };
-                        let d = core(&json!({
+                        let mut d = json!({
                             "approval_id": apr,
                             "decision_id": step["decision_id"],
                             "job_id": t.job_id,
@@ -100,7 +100,12 @@ fn run(common: &Json, scenario: &Json, db: &Db) -> (Vec<String>, Json, String) {
                             "approver": step.get("approver").unwrap_or(&common["approver"]),
                             "decided_at": step["decided_at"].as_i64().map_or(now, |d| start + d),
                             "expires_at": now + step["ttl"].as_i64().unwrap(),
-                        }));
+                        });
+                        // A decision made through a delegation names its root and chain.
+                        for (k, v) in step["through"].as_object().into_iter().flatten() {
+                            d[k] = v.clone();
+                        }
+                        let d = core(&d);
                         sent.entry(step["decision_id"].as_str().unwrap().to_owned())
                             .or_insert_with(|| d.clone());
                         d

@@ -115,6 +115,7 @@ ErrorCode = Literal[
     "approver_already_decided",
     "approver_not_separate",
     "invalid_delegation",
+    "delegation_refused",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -488,18 +489,26 @@ class _DecisionEnvelope(TypedDict):
     expires_at: int
     """When the decision stops holding; after ``decided_at``."""
 
-class _ClaimFacts(TypedDict):
-    """What only the executor's server knows at dispatch; ``now`` and ``revoked`` come from the ledger, never from the caller."""
+class _ClaimFactsRequired(TypedDict):
+    """What only the executor's server knows at dispatch; ``now``, ``revoked``, ``proposer`` and ``amended_by`` come from the ledger, never from the caller."""
 
     tenant: str
     policy_version: str
     """The policy version now in force."""
     contract: Optional[Dict[str, Any]]
     """The tool's current contract document (``contract.document`` of a ``Contract``); ``null`` when the server has none."""
-    approver_authorized: Optional[_ApproverFact]
-    """Whether the stored approval's approver may still approve."""
+    approver_authorized: Optional[Union[_ApproverFact, List[_ApproverFact]]]
+    """Whether the stored approval's approver may still approve (under a quorum, one fact per counting identity of the round)."""
     subject_authorized: _SubjectFact
     """Whether the action's subject may still perform it."""
+
+class _ClaimFacts(_ClaimFactsRequired, total=False):
+    """What only the executor's server knows at dispatch; ``now``, ``revoked``, ``proposer`` and ``amended_by`` come from the ledger, never from the caller."""
+
+    approver_roles: List[_RoleFact]
+    """Who holds which role, for a quorum's roles."""
+    delegations_revoked: List[_DelegationRevokedFact]
+    """Whether each link of each delegation chain was revoked, by its digest; a link without a fact is refused."""
 
 class _DecisionProof(TypedDict):
     """How a task's decision was proven: the proof without its record, who signed, and the ledger's time at which the key was judged."""
@@ -510,7 +519,7 @@ class _DecisionProof(TypedDict):
     verified_at: int
     """The ledger's clock when the decision arrived."""
 
-class _LedgerTask(TypedDict):
+class _LedgerTaskRequired(TypedDict):
     """A task: one proposed action and everything the ledger knows about it."""
 
     id: str
@@ -556,6 +565,12 @@ class _LedgerTask(TypedDict):
     """What the business system answered (``null``: nothing yet)."""
     created_at: int
     updated_at: int
+
+class _LedgerTask(_LedgerTaskRequired, total=False):
+    """A task: one proposed action and everything the ledger knows about it."""
+
+    quorum: _QuorumState
+    """Where the current round stands, when the task's contract needs a quorum: who counted and what is still missing."""
 
 class _AmendmentRecord(TypedDict):
     """One recorded amendment."""

@@ -150,12 +150,14 @@ pub fn shapes() -> Vec<Shape> {
             field("decided_at", Millis, ""),
             field("expires_at", Millis, "When the decision stops holding; after `decided_at`."),
         ]),
-        input("ClaimFacts", "What only the executor's server knows at dispatch; `now` and `revoked` come from the ledger, never from the caller.", vec![
+        input("ClaimFacts", "What only the executor's server knows at dispatch; `now`, `revoked`, `proposer` and `amended_by` come from the ledger, never from the caller.", vec![
             field("tenant", Identity, ""),
             field("policy_version", Identity, "The policy version now in force."),
             field("contract", nullable(Shape("ContractDocument")), "The tool's current contract document (`contract.document` of a `Contract`); `null` when the server has none."),
-            field("approver_authorized", nullable(Shape("ApproverFact")), "Whether the stored approval's approver may still approve."),
+            field("approver_authorized", nullable(Either(vec![Shape("ApproverFact"), list(Shape("ApproverFact"))])), "Whether the stored approval's approver may still approve (under a quorum, one fact per counting identity of the round)."),
             field("subject_authorized", Shape("SubjectFact"), "Whether the action's subject may still perform it."),
+            optional(field("approver_roles", list(Shape("RoleFact")), "Who holds which role, for a quorum's roles.")),
+            optional(field("delegations_revoked", list(Shape("DelegationRevokedFact")), "Whether each link of each delegation chain was revoked, by its digest; a link without a fact is refused.")),
         ]),
         input("ClaimRequest", "What `claim` takes.", vec![
             field("task_id", Identity, ""),
@@ -223,6 +225,7 @@ pub fn shapes() -> Vec<Shape> {
             field("result", Unknown, "What the business system answered (`null`: nothing yet)."),
             field("created_at", Millis, ""),
             field("updated_at", Millis, ""),
+            optional(field("quorum", Shape("QuorumState"), "Where the current round stands, when the task's contract needs a quorum: who counted and what is still missing.")),
         ]),
         output("AmendmentRecord", "One recorded amendment.", vec![
             field("task_id", Str, ""),

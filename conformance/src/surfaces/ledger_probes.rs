@@ -55,6 +55,35 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
     Some(r.map_err(|e| e.to_string()))
 }
 
+/// Where `ClaimFacts` and core's claim disagree: its members must be exactly the facts a
+/// claim takes (`FACT_FIELDS`; a probe cannot see an optional fact the shape leaves out), and
+/// each fact but `contract` (a document there, not a `Contract`) goes into the check's
+/// context as it is, so it must have `CheckContext`'s type.
+pub fn fact_problems(all: &[Shape]) -> Vec<String> {
+    let facts = all_fields(all, shape(all, "ClaimFacts"));
+    let context = all_fields(all, shape(all, "CheckContext"));
+    let mut named: Vec<&str> = facts.iter().map(|f| f.name).collect();
+    let mut core = ledger::FACT_FIELDS.to_vec();
+    named.sort_unstable();
+    core.sort_unstable();
+    let mut problems = Vec::new();
+    if named != core {
+        problems.push(format!(
+            "ClaimFacts: a claim takes the facts {core:?}, the shape has {named:?}"
+        ));
+    }
+    for f in facts.iter().filter(|f| f.name != "contract") {
+        match context.iter().find(|c| c.name == f.name) {
+            Some(c) if c.ty == f.ty && c.optional == f.optional => {}
+            _ => problems.push(format!(
+                "ClaimFacts.{}: not typed as CheckContext.{0}, where the claim puts it",
+                f.name
+            )),
+        }
+    }
+    problems
+}
+
 // ---------------------------------------------------------------------------------------
 // Outputs
 

@@ -290,6 +290,7 @@ pub fn shape_problems() -> Vec<String> {
             ));
         }
     }
+    problems.extend(ledger_probes::fact_problems(&all));
     problems.extend(ledger_probes::output_problems(&all));
     problems
 }

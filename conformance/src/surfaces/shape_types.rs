@@ -3,7 +3,7 @@
 //! `shapes.rs` (the model's), `proof_shapes.rs` and `ledger.rs`.
 
 /// The type of a field.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub enum Ty {
     /// A string.
     Str,

@@ -14,7 +14,7 @@ pub fn string_from_utf16(units: &[u16]) -> Result<String> {
 
 /// Encodes UTF-16 code units as UTF-8 for the JSON parser, writing an unpaired surrogate as
 /// the three bytes its code point would take (generalized UTF-8, as WTF-8 does), so that
-/// [`crate::json::parse`] reports it as [`crate::Code::LoneSurrogate`] at its byte offset instead
+/// [`crate::parse`] reports it as [`crate::Code::LoneSurrogate`] at its byte offset instead
 /// of a host silently replacing it with U+FFFD.
 pub fn utf16_to_wtf8(units: &[u16]) -> Vec<u8> {
     let mut out = Vec::with_capacity(units.len() * 3);

@@ -34,7 +34,7 @@
 mod chain;
 mod scope;
 
-pub(crate) use chain::{verify_chain, ChainFacts};
+pub(crate) use chain::{recorded_document, verify_chain, Chain, ChainFacts, LinkSource};
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;

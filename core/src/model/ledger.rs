@@ -28,7 +28,7 @@ pub use claim::{
     claim_step, context, context_recorded, context_with, drift_between, ClaimStep, Recorded,
     FACT_FIELDS,
 };
-pub use decision::DecisionEnvelope;
+pub use decision::{link_digest, DecisionEnvelope};
 pub use event::{
     chain_of, verify_audit, verify_audit_with, AuditReport, Break, ChainHead, Event, EventKind,
     Expected, Problem, CHAINS,
@@ -39,8 +39,8 @@ pub use gate::{
 };
 pub use heads::{ExportedHeads, HEADS_VERSION};
 pub use ids::{approval_id, idempotency_key, task_id};
-pub use proven::{reattach, Presented, ProvenDecision};
-pub use replay::{Mismatch, Place, Replay, StoredPolicy, StoredTask};
+pub use proven::{has_bare_link, reattach, Presented, ProvenDecision};
+pub use replay::{Mismatch, Place, Replay, StoredDecision, StoredPolicy, StoredTask};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a

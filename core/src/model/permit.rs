@@ -21,6 +21,7 @@ use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::approval::Approval;
 use crate::model::contract::Contract;
+use crate::model::delegation::LinkSource;
 use crate::model::fields::Fields;
 use crate::model::proof::{self, ProofPolicy};
 use crate::model::quorum::QuorumState;
@@ -80,6 +81,9 @@ pub struct Context {
     amended_by: Named,
     links: Vec<LinkFact>,
     proof: Option<Arc<ProofPolicy>>,
+    /// Where the delegation links checked against it come from: a ledger's claim context
+    /// reads back the links its `decide` verified.
+    pub(crate) link_source: LinkSource,
 }
 
 /// A context's members: the first [`REQUIRED_FIELDS`] required (all but `contract` when the
@@ -141,6 +145,7 @@ impl Context {
             amended_by: Named::Unknown,
             links: Vec::new(),
             proof: None,
+            link_source: LinkSource::Presented,
         };
         // Every member is a distinct, known key: a context of required members alone (most
         // are; one is read for every check) has no optional one to look up.

@@ -135,9 +135,12 @@ pub(crate) fn run(
         ("approval_id", opt_s(t.approval_id.as_deref())),
     ]);
     tx.append(ev);
+    // Awaiting a decision: no approval record to show, and under a quorum a new round with
+    // no decision yet (where it stands needs no read).
+    let mut task = super::view(t)?;
+    task.quorum = super::quorum::state_of(contract, &[])?;
     Ok(Done::Ok(Amended {
-        // Awaiting a decision: no approval record to show.
-        task: super::view(t)?,
+        task,
         amendment: Some(AmendmentRecord::from_row(&row)?),
         duplicate: false,
     }))

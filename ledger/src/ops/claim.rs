@@ -10,8 +10,8 @@ use crate::model::{Claim, ClaimOutcome};
 use crate::store::{increment, storage, ApprovalRow, Done, Tx};
 use actionseal_core::ledger::request::Claim as ClaimRequest;
 use actionseal_core::ledger::{
-    approval_id, claim_step, context_recorded, drift_between, next, reattach, reserve, ClaimStep,
-    EventKind, Op, Recorded, State,
+    approval_id, claim_step, context_recorded, drift_between, has_bare_link, next, reattach,
+    reserve, ClaimStep, EventKind, Op, Recorded, State,
 };
 use actionseal_core::{
     check_set_with, check_with, Code, Contract, Error, OwnedValue, ProofRequirement, Result, Value,
@@ -70,10 +70,16 @@ pub(crate) fn run(
         Some(_) => check_set_with(&set, c.action, &ctx),
         None => check_with(record.as_ref(), c.action, &ctx),
     };
-    // A decision recorded without proof: the task's, or any member's of its round.
+    // A decision recorded without proof, or made through a bare delegation link: the task's,
+    // or any member's of its round.
     let unproven = match &members {
-        Some(rows) => rows.iter().any(|r| r.proof.is_none()),
-        None => record.is_some() && t.proof.is_none(),
+        Some(rows) => rows
+            .iter()
+            .zip(&set)
+            .any(|(r, v)| r.proof.is_none() || has_bare_link(v)),
+        None => record
+            .as_ref()
+            .is_some_and(|r| t.proof.is_none() || has_bare_link(r)),
     };
     // Returned to the caller (the approved action, to dispatch or to resume with).
     let frozen = stored(&t.action)?.into_owned();
@@ -157,8 +163,9 @@ pub(crate) fn run(
                 ev,
                 Error::new(
                     Code::MissingProof,
-                    "the task's decision was recorded without proof, and this claim requires \
-                     it: revoke the approval to send the task back for a proven decision",
+                    "the task's decision was recorded without proof (or made through a \
+                     delegation link without it), and this claim requires proof: revoke the \
+                     approval to send the task back for a proven decision",
                 ),
             )
         }

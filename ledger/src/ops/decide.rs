@@ -5,7 +5,7 @@
 //! `decided` event, then `quorum_met`), or `rejected` by a veto; until then it awaits the rest
 //! of the round.
 
-use super::quorum::{check_separate, contract_of, delegation_digests, state_of};
+use super::quorum::{check_separate, contract_of, state_of};
 use super::{amended_from, detail, detail_of, event, refuse, save, snapshot, view};
 use crate::contracts::Contracts;
 use crate::json::{canon, n, obj, opt_s, s, stored};
@@ -115,6 +115,11 @@ pub(crate) fn run(
         return refuse(tx, ev, e);
     }
     let action = Action::from_value(&stored(&t.action)?)?;
+    // A delegation chain is judged as the decision arrives; its links' proofs came with it.
+    let delegates = match d.check_chain(action.value(), now) {
+        Ok(delegates) => delegates,
+        Err(e) => return refuse(tx, ev, e),
+    };
     // An amended action's record keeps the model's proposal beside it.
     let mut input = d.input();
     input.proposed_digest = amended_from(&t);
@@ -131,7 +136,7 @@ pub(crate) fn run(
     let kept = contract_of(&t, contracts)?;
     let mut members = None;
     if let Some(contract) = &kept {
-        if let Err(e) = check_separate(tx, &t, &action, d, contract) {
+        if let Err(e) = check_separate(tx, &t, &action, d, &delegates, contract) {
             return refuse(tx, ev, e);
         }
         if contract.quorum().is_some() {
@@ -234,7 +239,7 @@ pub(crate) fn run(
     }
     if let Some(on_behalf_of) = &d.on_behalf_of {
         entries.push(("on_behalf_of", s(on_behalf_of)));
-        entries.push(("delegations", digests(&delegation_digests(d))));
+        entries.push(("delegations", digests(&d.delegation_digests())));
     }
     if let Some(proven) = p.proven() {
         // The signature or assertion, without the record (which holds the action's values and

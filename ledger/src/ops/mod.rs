@@ -11,8 +11,9 @@ pub(crate) mod propose;
 pub(crate) mod quorum;
 pub(crate) mod revoke;
 
-use crate::json::obj;
-use crate::model::Task;
+use crate::contracts::Contracts;
+use crate::json::{obj, stored};
+use crate::model::{Amended, ClaimOutcome, Decided, Task};
 use crate::store::{storage, Done, TaskRow, Tx};
 use actionseal_core::ledger::{chain_of, next, Event, EventKind, Op, Snapshot, State};
 use actionseal_core::{Code, Digest, Error, OwnedValue, Result};
@@ -145,4 +146,72 @@ pub(crate) fn view_parsed(t: TaskRow, parsed: Parsed) -> Result<Task> {
         }
     }
     Ok(task)
+}
+
+/// A result that carries a task as the ledger returns it.
+pub(crate) trait WithTask {
+    fn task_mut(&mut self) -> &mut Task;
+}
+
+impl WithTask for Task {
+    fn task_mut(&mut self) -> &mut Task {
+        self
+    }
+}
+
+impl WithTask for Amended {
+    fn task_mut(&mut self) -> &mut Task {
+        &mut self.task
+    }
+}
+
+impl WithTask for Decided {
+    fn task_mut(&mut self) -> &mut Task {
+        &mut self.task
+    }
+}
+
+impl WithTask for ClaimOutcome {
+    fn task_mut(&mut self) -> &mut Task {
+        match self {
+            ClaimOutcome::Claimed(_, task)
+            | ClaimOutcome::Drift { task, .. }
+            | ClaimOutcome::Reapproval { task, .. }
+            | ClaimOutcome::Rejected { task, .. } => task,
+        }
+    }
+}
+
+/// An operation's result with its task's quorum filled in, in the operation's transaction.
+pub(crate) fn with_quorum<T: WithTask>(
+    tx: &mut dyn Tx,
+    contracts: &Contracts,
+    done: Done<T>,
+) -> Result<Done<T>> {
+    match done {
+        Done::Ok(mut v) => {
+            fill_quorum(tx, contracts, v.task_mut())?;
+            Ok(Done::Ok(v))
+        }
+        refused => Ok(refused),
+    }
+}
+
+/// Fills in where the task's current round stands, unless the operation already did: only a
+/// task whose kept contract has a quorum reads its round (every other task costs nothing).
+pub(crate) fn fill_quorum(tx: &mut dyn Tx, contracts: &Contracts, task: &mut Task) -> Result<()> {
+    let (None, Some(doc), Some(apr)) = (
+        &task.quorum,
+        task.kept_contract.as_deref(),
+        task.approval_id.as_deref(),
+    ) else {
+        return Ok(());
+    };
+    let contract = contracts.load(&stored(doc)?)?;
+    if contract.quorum().is_none() {
+        return Ok(());
+    }
+    let rows = tx.round_decisions(apr)?;
+    task.quorum = quorum::state_of(&contract, &rows)?;
+    Ok(())
 }

@@ -114,5 +114,10 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         action: true,
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_parsed(t, parsed)?))
+    let mut task = super::view_parsed(t, parsed)?;
+    // Its round has no decision yet: where it stands needs no read.
+    if apr.is_some() {
+        task.quorum = super::quorum::state_of(&p.contract, &[])?;
+    }
+    Ok(Done::Ok(task))
 }

@@ -5,10 +5,9 @@
 use crate::contracts::Contracts;
 use crate::json::{canon, stored};
 use crate::store::{RoundDecisionRow, TaskRow, Tx};
-use actionseal_core::ledger::DecisionEnvelope;
+use actionseal_core::ledger::{link_digest, DecisionEnvelope};
 use actionseal_core::{
-    base64url_decode, fingerprint, parse, tally, Action, Code, Contract, Decision, Digest, Duty,
-    Error, Member, Options, QuorumState, Result, Value,
+    tally, Action, Code, Contract, Decision, Duty, Error, Member, QuorumState, Result, Value,
 };
 
 /// The contract's document to keep on a task, when its approval needs a quorum or a
@@ -27,17 +26,22 @@ pub(crate) fn contract_of(t: &TaskRow, contracts: &Contracts) -> Result<Option<C
 }
 
 /// Refuses a decision by someone the contract's separation of duties excludes: the decider's
-/// counting identity or, through a delegation, the delegate itself, being the action's
-/// subject, the task's proposer or (when listed) the reviewer who last amended the action.
-/// The proposer and the amender are the ledger's own records, never the caller's word.
+/// counting identity or, through a delegation, any of the `delegates` along its chain (the
+/// approver is the last), being the action's subject, the task's proposer or (when listed)
+/// the reviewer who last amended the action. The proposer and the amender are the ledger's
+/// own records, never the caller's word.
 pub(crate) fn check_separate(
     tx: &mut dyn Tx,
     t: &TaskRow,
     action: &Action,
     d: &DecisionEnvelope,
+    delegates: &[String],
     contract: &Contract,
 ) -> Result<()> {
-    let who = [d.counting_identity(), d.approver.as_str()];
+    let who: Vec<&str> = std::iter::once(d.counting_identity())
+        .chain(std::iter::once(d.approver.as_str()))
+        .chain(delegates.iter().map(String::as_str))
+        .collect();
     for duty in contract.separation() {
         let (name, holder) = match duty {
             Duty::Subject => (
@@ -66,34 +70,6 @@ pub(crate) fn check_separate(
     Ok(())
 }
 
-/// The digests of a decision's delegation links, root first: the fingerprint of each link's
-/// delegation document (the payload of a signed envelope, a passkey-approved document without
-/// its `passkey`, or a bare document), never of the link's wrapping. A link whose document
-/// cannot be read is named by the fingerprint of the link itself (a claim's check refuses it).
-pub(crate) fn delegation_digests(d: &DecisionEnvelope) -> Vec<Digest> {
-    d.delegation
-        .iter()
-        .flatten()
-        .map(|link| link_document(link).unwrap_or_else(|| fingerprint(link)))
-        .collect()
-}
-
-fn link_document(link: &Value<'_>) -> Option<Digest> {
-    let o = link.as_object()?;
-    if let Some(payload) = o.get("payload") {
-        let bytes = base64url_decode(payload.as_str()?).ok()?;
-        let doc = parse(&bytes, &Options::default()).ok()?;
-        return Some(fingerprint(&doc));
-    }
-    let entries = o
-        .iter()
-        .filter(|(k, _)| *k != "passkey")
-        .map(|(k, v)| (std::borrow::Cow::Borrowed(k), v.clone()))
-        .collect();
-    let doc = Value::Object(actionseal_core::Object::from_entries(entries).ok()?);
-    Some(fingerprint(&doc))
-}
-
 /// A stored round decision as one of core's quorum members.
 fn member_of(r: &RoundDecisionRow) -> Result<Member> {
     let record = stored(&r.record)?;
@@ -108,7 +84,7 @@ fn member_of(r: &RoundDecisionRow) -> Result<Member> {
         })
         .unwrap_or_default()
         .iter()
-        .map(|link| link_document(link).unwrap_or_else(|| fingerprint(link)))
+        .map(link_digest)
         .collect();
     let delegate = (approver != r.counted_as).then_some(approver);
     Ok(Member {
@@ -132,21 +108,4 @@ pub(crate) fn state_of(
     };
     let members = rows.iter().map(member_of).collect::<Result<Vec<_>>>()?;
     Ok(Some(tally(q, &members)))
-}
-
-/// The quorum state of a task, for the task's view (`None` without a quorum, or outside a
-/// round).
-pub(crate) fn of_task(
-    tx: &mut dyn Tx,
-    t: &TaskRow,
-    contracts: &Contracts,
-) -> Result<Option<QuorumState>> {
-    let (Some(contract), Some(apr)) = (contract_of(t, contracts)?, t.approval_id.as_deref()) else {
-        return Ok(None);
-    };
-    if contract.quorum().is_none() {
-        return Ok(None);
-    }
-    let rows = tx.round_decisions(apr)?;
-    state_of(&contract, &rows)
 }

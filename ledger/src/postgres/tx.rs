@@ -6,11 +6,11 @@ use super::attempt::{Attempt, Lookup, Retry, TaskBasis, Trust};
 use super::in_flight::{InFlight, Learned};
 use super::{pg_error, Conn, Schema};
 use crate::store::{
-    amendment_from, approval_from, audit_rows_sql, budget_from, defer, history_of, history_sql,
-    policy_from, put_sign_count_sql, round_decision_from, round_task, storage, task_from,
-    AmendmentRow, ApprovalRow, BudgetRow, Cols, Links, PolicyRow, RoundDecisionRow, TaskRow, Tx,
-    Write, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT,
-    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
+    amendment_from, approval_from, audit_round_decisions_sql, audit_rows_sql, budget_from, defer,
+    history_of, history_sql, policy_from, put_sign_count_sql, round_decision_from, round_task,
+    storage, task_from, AmendmentRow, ApprovalRow, BudgetRow, Cols, Links, PolicyRow,
+    RoundDecisionRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::Digest;
@@ -589,6 +589,13 @@ impl Tx for PgTx<'_> {
         self.rows(&audit_rows_sql(self.schema.cutoff), &[])?
             .iter()
             .map(|r| Ok((task_from(r)?, r.opt_text(LAST_EVENT_AT)?)))
+            .collect()
+    }
+
+    fn audit_round_decisions(&mut self) -> Result<Vec<RoundDecisionRow>> {
+        self.rows(&audit_round_decisions_sql(), &[])?
+            .iter()
+            .map(|r| round_decision_from(r))
             .collect()
     }
 

@@ -3,11 +3,11 @@
 
 use super::open::sql_error;
 use crate::store::{
-    amendment_from, approval_from, audit_rows_sql, budget_from, defer, history_of, history_sql,
-    policy_from, put_sign_count_sql, round_decision_from, round_task, storage, task_from,
-    AmendmentRow, ApprovalRow, BudgetRow, Cols, Head, Links, PolicyRow, RoundDecisionRow, TaskRow,
-    Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT,
-    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
+    amendment_from, approval_from, audit_round_decisions_sql, audit_rows_sql, budget_from, defer,
+    history_of, history_sql, policy_from, put_sign_count_sql, round_decision_from, round_task,
+    storage, task_from, AmendmentRow, ApprovalRow, BudgetRow, Cols, Head, Links, PolicyRow,
+    RoundDecisionRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::{Digest, Result};
@@ -429,6 +429,12 @@ impl Tx for SqliteTx<'_> {
     fn audit_rows(&mut self) -> Result<Vec<(TaskRow, Option<String>)>> {
         self.rows(&audit_rows_sql(self.cutoff), params![], |r| {
             Ok((task_from(r)?, r.opt_text(LAST_EVENT_AT)?))
+        })
+    }
+
+    fn audit_round_decisions(&mut self) -> Result<Vec<RoundDecisionRow>> {
+        self.rows(&audit_round_decisions_sql(), params![], |r| {
+            round_decision_from(r)
         })
     }
 

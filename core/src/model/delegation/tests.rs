@@ -1,6 +1,6 @@
 //! Delegation documents, their forms, scope, attenuation and chains.
 
-use super::chain::{Chain, ChainFacts};
+use super::chain::{Chain, ChainFacts, LinkSource};
 use super::*;
 use crate::model::proof::{base64url, ProofPolicy};
 use crate::model::reason::Reason;
@@ -58,6 +58,7 @@ fn keys(entries: &[(&SigningKey, &str)]) -> KeySet {
 /// The server's facts for a chain: time, proof policy, revocation and authorization.
 struct Facts {
     now: i64,
+    source: LinkSource,
     proof: Option<ProofPolicy>,
     revoked: HashMap<Digest, bool>,
 }
@@ -66,18 +67,32 @@ impl ChainFacts for Facts {
     fn now(&self) -> i64 {
         self.now
     }
+    fn link_source(&self) -> LinkSource {
+        self.source
+    }
     fn proof(&self) -> Option<&ProofPolicy> {
         self.proof.as_ref()
     }
-    fn delegation_revoked(&self, digest: &Digest) -> Option<bool> {
-        self.revoked.get(digest).copied()
-    }
+}
+
+/// Every step of a chain's check, revocation (step 8) included.
+fn verify_chain(
+    links: &[OwnedValue],
+    root: &str,
+    approver: &str,
+    decided_at: i64,
+    action: &OwnedValue,
+    f: &Facts,
+) -> Result<Chain, Reason> {
+    super::verify_chain(links, root, approver, decided_at, action, f)?
+        .unrevoked(|d| f.revoked.get(d).copied())
 }
 
 /// Facts at now = 500 without a proof policy, every link of `links` not revoked.
 fn facts(links: &[OwnedValue]) -> Facts {
     Facts {
         now: 500,
+        source: LinkSource::Presented,
         proof: None,
         revoked: links
             .iter()
@@ -453,4 +468,45 @@ proptest! {
             prop_assert!(docs[0].scope.covers(&a));
         }
     }
+}
+
+#[test]
+fn recorded_links_are_read_not_verified_again() {
+    // A ledger's claim has no key set: the links its `decide` verified are read back.
+    let k = key(1);
+    let document = doc("carol", "dave", REFUNDS);
+    let signed = [sign_delegation(&document, &k).unwrap()];
+    let mut f = facts(std::slice::from_ref(&document));
+    assert_eq!(
+        verify_chain(&signed, "carol", "dave", 400, &action(1), &f).unwrap_err(),
+        Reason::DelegationInvalid
+    );
+    f.source = LinkSource::Recorded;
+    let chain = verify_chain(&signed, "carol", "dave", 400, &action(1), &f).unwrap();
+    assert_eq!(chain.links, [crate::fingerprint(&document)]);
+    assert_eq!(chain.delegates, ["dave"]);
+    // Every other rule still holds: scope, and a payload that does not read.
+    assert_eq!(
+        verify_chain(&signed, "carol", "dave", 400, &action(51), &f).unwrap_err(),
+        Reason::DelegationOutOfScope
+    );
+    let mut broken = signed[0].clone();
+    if let Value::Object(o) = &mut broken {
+        *o = Object::from_entries(
+            o.iter()
+                .map(|(k, v)| {
+                    let v = match k {
+                        "payload" => Value::String(Cow::Borrowed("e30")),
+                        _ => v.clone(),
+                    };
+                    (Cow::Owned(k.to_owned()), v)
+                })
+                .collect(),
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        verify_chain(&[broken], "carol", "dave", 400, &action(1), &f).unwrap_err(),
+        Reason::DelegationInvalid
+    );
 }

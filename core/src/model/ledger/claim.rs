@@ -4,6 +4,7 @@
 use crate::error::{Code, Error, Result};
 use crate::json::value::{Object, Value};
 use crate::model::contract::Contract;
+use crate::model::delegation::LinkSource;
 use crate::model::fields::Fields;
 use crate::model::ledger::state::Op;
 use crate::model::permit::{Context, Verdict};
@@ -113,7 +114,10 @@ pub fn context_recorded(
         None => Value::Null,
     };
     entries.push((Cow::Borrowed("revoked"), revoked));
-    Context::with_contract(&Value::Object(Object::from_entries(entries)?), contract)
+    let mut ctx = Context::with_contract(&Value::Object(Object::from_entries(entries)?), contract)?;
+    // The ledger's `decide` verified every stored link's proof when its decision arrived.
+    ctx.link_source = LinkSource::Recorded;
+    Ok(ctx)
 }
 
 /// What a claim does with a verdict.

@@ -6,8 +6,10 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{OwnedValue, Value};
 use crate::model::approval::{Decision, DecisionInput, MAX_DELEGATION_LINKS};
+use crate::model::delegation::{recorded_document, verify_chain, ChainFacts, LinkSource};
 use crate::model::fields::Fields;
 use crate::model::ledger::values::{int, object, string};
+use crate::model::proof::ProofPolicy;
 
 /// `{"approval_id", "decision_id", "job_id", "request_id", "action_digest", "decision",
 /// "approver", "decided_at", "expires_at"}`, and optionally `"role"` and, together,
@@ -195,6 +197,42 @@ impl DecisionEnvelope {
         Err(Error::new(Code::DecidedOutsideRound, why).in_key("decided_at"))
     }
 
+    /// Checks, as the decision arrives at `now` (the ledger's clock), the delegation chain it
+    /// was made through, about `action` (the task's frozen envelope), by the rules of a check
+    /// (depth, connection, cycles, attenuation, windows, scope), its links' proofs already
+    /// verified by [`super::Presented::read`]; revocation is for the claim, whose caller states
+    /// it. Returns every delegate along the chain (none without one), for the separation of
+    /// duties. A chain that does not hold is [`Code::DelegationRefused`] at `delegation`.
+    pub fn check_chain(&self, action: &Value<'_>, now: i64) -> Result<Vec<String>> {
+        let (Some(links), Some(root)) = (&self.delegation, &self.on_behalf_of) else {
+            return Ok(Vec::new());
+        };
+        verify_chain(
+            links,
+            root,
+            &self.approver,
+            self.decided_at,
+            action,
+            &Arrival(now),
+        )
+        .map(|chain| chain.delegates)
+        .map_err(|reason| {
+            Error::new(
+                Code::DelegationRefused,
+                format!(
+                    "the delegation chain does not hold as the decision arrives: {}",
+                    reason.as_str()
+                ),
+            )
+            .in_key("delegation")
+        })
+    }
+
+    /// The digests of the delegation links it was made through, root first ([`link_digest`]).
+    pub fn delegation_digests(&self) -> Vec<Digest> {
+        self.delegation.iter().flatten().map(link_digest).collect()
+    }
+
     /// The decision as the core's approval input.
     pub fn input(&self) -> DecisionInput<'_> {
         DecisionInput {
@@ -209,5 +247,29 @@ impl DecisionEnvelope {
             on_behalf_of: self.on_behalf_of.as_deref(),
             delegation: self.delegation.as_deref(),
         }
+    }
+}
+
+/// The digest by which facts and events name a delegation link a ledger stored: the
+/// fingerprint of its document (a signed envelope's payload, a passkey-approved document
+/// without its `passkey`, or a bare document), never of its wrapping; a link whose document
+/// cannot be read (which `decide` refuses) is named by its own fingerprint.
+pub fn link_digest(link: &Value<'_>) -> Digest {
+    recorded_document(link).map_or_else(|| crate::fingerprint(link), |d| crate::fingerprint(&d))
+}
+
+/// A chain judged as its decision arrives: at the ledger's clock, its links' proofs verified
+/// moments before against the server's keys.
+struct Arrival(i64);
+
+impl ChainFacts for Arrival {
+    fn now(&self) -> i64 {
+        self.0
+    }
+    fn link_source(&self) -> LinkSource {
+        LinkSource::Recorded
+    }
+    fn proof(&self) -> Option<&ProofPolicy> {
+        None
     }
 }

@@ -23,7 +23,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::fields::Fields;
-use crate::model::ledger::replay::{Replay, StoredPolicy, StoredTask};
+use crate::model::ledger::replay::{Replay, StoredDecision, StoredPolicy, StoredTask};
 use crate::model::ledger::state::State;
 use crate::model::ledger::values::{int, object, opt_string, string, strings};
 use crate::Options;
@@ -422,8 +422,10 @@ pub enum Problem {
     /// member.
     InvalidTransition,
     /// A task's row is not what its events leave it at (a row rewound or edited, its last
-    /// event moved, events about a task without a row), or the ledger's proof policy row not
-    /// what its last change left: `field` names the row's column.
+    /// event moved, events about a task without a row), a row of a round's decisions under a
+    /// quorum not what its `decided` event records (deleted, inserted or edited: `field` is
+    /// `round_decisions/` and the column), or the ledger's proof policy row not what its last
+    /// change left: `field` names the row's column.
     RowMismatch,
     /// The chain ends before the seq of a head exported earlier (events cut from its end).
     Truncated,
@@ -560,6 +562,10 @@ pub struct Expected<'a> {
     /// The ledger's task rows, when the verifier has them: each must be what its task's
     /// events leave it at, and every task with events must have one ([`Problem::RowMismatch`]).
     pub rows: Option<&'a [StoredTask<'a>]>,
+    /// The rows of the rounds' decisions under a quorum, when the verifier has them: one for
+    /// each member's `decided` event, at its position, holding what the event records
+    /// ([`Problem::RowMismatch`] at `round_decisions/...`).
+    pub decisions: Option<&'a [StoredDecision<'a>]>,
     /// The ledger's proof policy row, when the verifier has it: what its last change left.
     pub policy: Option<StoredPolicy<'a>>,
 }
@@ -679,7 +685,13 @@ pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
             return report;
         }
     }
-    let rows = expected.rows.and_then(|rows| replay.compare(rows));
+    let tasks = expected.rows.and_then(|rows| replay.compare(rows));
+    let decisions = expected.decisions.and_then(|d| replay.compare_decisions(d));
+    // The first in line order; a task's row before its round's at the same event.
+    let rows = match (tasks, decisions) {
+        (Some(t), Some(d)) if d.1 .0 < t.1 .0 => Some(d),
+        (t, d) => t.or(d),
+    };
     let policy = expected.policy.and_then(|p| replay.compare_policy(&p));
     // A row without events (or a policy that never changed) is reported past the last line.
     let found = rows.map(|(m, at)| (m, Some(at))).or(policy);

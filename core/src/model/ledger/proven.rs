@@ -12,6 +12,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::canon::canonicalize;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::approval::Approval;
+use crate::model::delegation::verify_delegation;
 use crate::model::ledger::decision::DecisionEnvelope;
 use crate::model::ledger::values::{int, object, string};
 use crate::model::proof::dsse::looks_like_envelope;
@@ -25,6 +26,13 @@ pub enum Presented {
     Plain(Box<DecisionEnvelope>),
     /// A signed or passkey-approved record whose proof verified.
     Proven(Box<ProvenDecision>),
+}
+
+/// Whether a stored record was decided through a delegation link that carries no proof of its
+/// own: a bare document, which a ledger accepts only while it does not require proof.
+pub fn has_bare_link(record: &Value<'_>) -> bool {
+    let links = record.as_object().and_then(|o| o.get("delegation"));
+    matches!(links, Some(Value::Array(links)) if links.iter().any(|l| !carries_proof(l)))
 }
 
 /// A verified record, the decision derived from it, who signed it, and the proof as presented.
@@ -45,7 +53,31 @@ impl Presented {
     /// key judged at `arrived`, and fails with the proof's own code; anything else is a bare
     /// envelope, refused as [`Code::MissingProof`] when proof is `required`, and otherwise
     /// read by [`DecisionEnvelope::from_value`].
+    /// Every delegation link the decision was made through is verified the same way, against
+    /// the same keys at `arrived` (failures keep the proof's codes, at `/delegation/<i>`), and
+    /// a bare link is [`Code::MissingProof`] when proof is `required`.
     pub fn read(
+        v: &Value<'_>,
+        keys: &KeySet,
+        required: ProofRequirement,
+        arrived: i64,
+    ) -> Result<Presented> {
+        let presented = Presented::read_decision(v, keys, required, arrived)?;
+        for (i, link) in presented.envelope().delegation.iter().flatten().enumerate() {
+            let at = |e: Error| e.in_index(i).in_key("delegation");
+            let verified = verify_delegation(link, keys, arrived).map_err(at)?;
+            if verified.signer().is_none() && required == ProofRequirement::Required {
+                return Err(at(Error::new(
+                    Code::MissingProof,
+                    "this ledger requires proof of every delegation link a decision is made \
+                     through: a signed envelope or a passkey-approved document",
+                )));
+            }
+        }
+        Ok(presented)
+    }
+
+    fn read_decision(
         v: &Value<'_>,
         keys: &KeySet,
         required: ProofRequirement,

@@ -21,6 +21,8 @@ use crate::model::ledger::ids::{approval_id, task_id};
 use crate::model::ledger::state::{next, Observed, Op, Reported, Snapshot, State};
 use std::collections::{HashMap, HashSet};
 
+mod round_decisions;
+
 /// Where a task's events or its row break the rules: the task, and the member of the event
 /// (`state`, `fence`, `detail/approval_id`, ...) or the column of the row (`state`,
 /// `last_event`, ...) that does. Ledger-wide events and rows (the proof policy) name no task.
@@ -30,6 +32,29 @@ pub struct Mismatch {
     pub task: Option<String>,
     /// The event's member or the row's column.
     pub field: &'static str,
+}
+
+/// A row of a round's decisions as a ledger stores it: what [`Replay::compare_decisions`]
+/// holds to the round's `decided` events. Texts are the canonical JSON the ledger stored.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredDecision<'a> {
+    /// The round (its approval id).
+    pub approval_id: &'a str,
+    /// Its position in the round: 1 for the first decision recorded, one more for each after.
+    pub n: i64,
+    pub decision_id: &'a str,
+    /// Whom it counts for: the approver, or the root of the approver's delegation.
+    pub counted_as: &'a str,
+    pub role: Option<&'a str>,
+    /// `approved` or `rejected`.
+    pub decision: &'a str,
+    /// The approval record.
+    pub record: &'a str,
+    /// How it was proven, as the task row's `proof` keeps it.
+    pub proof: Option<&'a str>,
+    pub decided_at: i64,
+    /// When the ledger recorded it: its `decided` event's `at`.
+    pub recorded_at: i64,
 }
 
 /// A task's row as a ledger stores it: what [`Replay::compare`] holds to the task's events.
@@ -121,6 +146,8 @@ struct Replayed {
 pub struct Replay {
     tasks: HashMap<String, Replayed>,
     policy: Option<(String, i64, String, Place)>,
+    /// Every approval round, with the decisions of its members under a quorum.
+    rounds: round_decisions::Rounds,
 }
 
 /// The policy of a ledger whose policy never changed.
@@ -196,6 +223,8 @@ impl Replay {
         match self.tasks.get_mut(task.as_str()) {
             None if e.kind == EventKind::Proposed => {
                 let t = proposed(e, task, digest, at).map_err(bad)?;
+                let round = t.approval_id.as_deref();
+                self.rounds.apply(task, round, e, at).map_err(bad)?;
                 self.tasks.insert(task.clone(), t);
                 Ok(())
             }
@@ -204,7 +233,8 @@ impl Replay {
                 step(t, e, task).map_err(bad)?;
                 t.last = digest;
                 t.at = at;
-                Ok(())
+                let round = t.approval_id.as_deref();
+                self.rounds.apply(task, round, e, at).map_err(bad)
             }
         }
     }
@@ -294,6 +324,13 @@ impl Replay {
             }
         }
         first
+    }
+
+    /// Holds every row of the rounds' decisions under a quorum to their `decided` events (see
+    /// [`StoredDecision`]): the first mismatch in line order, with where it is.
+    pub fn compare_decisions(&self, rows: &[StoredDecision<'_>]) -> Option<(Mismatch, Place)> {
+        self.rounds
+            .compare(rows, |task| self.tasks.get(task).map(|t| t.at))
     }
 }
 

@@ -15,22 +15,22 @@ use crate::json::value::Value;
 use crate::model::action::field;
 use crate::model::approval::{self, Approval, Decision, Record};
 use crate::model::contract::Contract;
-use crate::model::delegation::{verify_chain, ChainFacts};
+use crate::model::delegation::{verify_chain, Chain, ChainFacts, LinkSource};
 use crate::model::proof::{self, Opened, ProofPolicy};
 use crate::model::quorum::{tally, Duty, Member, Veto};
 use crate::model::reason::{Outcome, Reason};
 use crate::Result;
 
-// A chain is judged against the check's own time, proof policy and revocation facts.
+// A chain is judged against the check's own time, proof policy and links' provenance.
 impl ChainFacts for Context {
     fn now(&self) -> i64 {
         Context::now(self)
     }
+    fn link_source(&self) -> LinkSource {
+        self.link_source
+    }
     fn proof(&self) -> Option<&ProofPolicy> {
         Context::proof(self)
-    }
-    fn delegation_revoked(&self, digest: &Digest) -> Option<bool> {
-        Context::delegation_revoked(self, digest)
     }
 }
 
@@ -129,18 +129,14 @@ impl<'v> Presented<'v, 'v> {
     }
 }
 
-/// The delegation chain a record decided through: its links' digests, root first (none
-/// without delegation), or why it does not hold ([`verify_chain`]).
-fn chain_of(
-    record: &Record<'_, '_>,
-    action: &Value<'_>,
-    ctx: &Context,
-) -> Result<Vec<Digest>, Reason> {
+/// The delegation chain a record decided through (none without delegation), or why it does
+/// not hold ([`verify_chain`], then the context's revocation facts).
+fn chain_of(record: &Record<'_, '_>, action: &Value<'_>, ctx: &Context) -> Result<Chain, Reason> {
     match (record.delegation, record.on_behalf_of) {
-        (None, _) => Ok(Vec::new()),
+        (None, _) => Ok(Chain::default()),
         (Some(links), Some(root)) => {
-            verify_chain(links, root, record.approver, record.decided_at, action, ctx)
-                .map(|chain| chain.links)
+            verify_chain(links, root, record.approver, record.decided_at, action, ctx)?
+                .unrevoked(|digest| ctx.delegation_revoked(digest))
         }
         // A record reads only with both (`invalid_approval` otherwise).
         (Some(_), None) => Err(Reason::DelegationInvalid),
@@ -209,15 +205,23 @@ pub(super) fn decide(
         if r.decision == Decision::Rejected {
             own.insert(Reason::DecisionRejected);
         }
-        check_record(r, action, &action_digest, ctx, &mut own, &mut drift);
-        compared |= std::ptr::eq(r.frozen, action);
         let chain = chain_of(r, action, ctx)
             .map_err(|reason| own.insert(reason))
             .ok();
+        check_record(
+            r,
+            action,
+            &action_digest,
+            chain.as_ref(),
+            ctx,
+            &mut own,
+            &mut drift,
+        );
+        compared |= std::ptr::eq(r.frozen, action);
         set.check(r, &mut own);
         // Without a quorum nothing is tallied: a member that does not count has a reason.
         if own.is_empty() && quorum.is_some() {
-            members.push(member(r, chain.unwrap_or_default()));
+            members.push(member(r, chain.map(|c| c.links).unwrap_or_default()));
         }
         reasons.extend(own);
     }
@@ -445,11 +449,13 @@ fn member(r: &Record<'_, '_>, delegations: Vec<Digest>) -> Member {
 }
 
 /// The reasons one sealed record gives on its own, as a single approval's check gives them,
-/// and the duties it breaks.
+/// and the duties it breaks: judged on its counting identity and on every delegate along the
+/// `chain` it decided through (so a subject or proposer cannot pass a delegation on either).
 fn check_record(
     r: &Record<'_, '_>,
     action: &Value<'_>,
     action_digest: &Digest,
+    chain: Option<&Chain>,
     ctx: &Context,
     own: &mut Reasons,
     drift: &mut Vec<String>,
@@ -503,7 +509,8 @@ fn check_record(
     {
         own.insert(Reason::RoleNotHeld);
     }
-    let is = |name: &str| name == who || Some(name) == delegate;
+    let along = chain.map_or(&[][..], |c| &c.delegates[..]);
+    let is = |name: &str| name == who || Some(name) == delegate || along.iter().any(|d| d == name);
     let names = |named: &super::Named| match named {
         super::Named::Unknown => true,
         super::Named::NoOne => false,

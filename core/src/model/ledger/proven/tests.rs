@@ -214,7 +214,7 @@ fn a_signed_record_keeps_its_role_and_delegation() {
     // Issue 25: the approval server signs a quorum member with its role, or a delegate's decision
     // with the chain; the ledger's decision must say the same, else the record it builds differs.
     let a = action(1);
-    let link = json(r#"{"delegation_id": "dlg-1"}"#);
+    let link = delegation_link(Some(&key()));
     let r = Approval::decide(
         &a,
         &DecisionInput {
@@ -239,4 +239,77 @@ fn a_signed_record_keeps_its_role_and_delegation() {
         (Some("finance"), Some("user:carol"))
     );
     assert_eq!(d.delegation.as_deref(), Some(std::slice::from_ref(&link)));
+}
+
+/// A delegation from user:carol to user:dave over tool `t` for [0, 1000): signed with `key`,
+/// or bare.
+fn delegation_link(key: Option<&SigningKey>) -> OwnedValue {
+    let document = json(
+        r#"{"delegation_id": "dlg-1", "delegator": "user:carol", "delegate": "user:dave",
+            "tenant": "a", "tools": ["t"], "not_before": 0, "not_after": 1000}"#,
+    );
+    match key {
+        Some(k) => crate::sign_delegation(&document, k).unwrap(),
+        None => document,
+    }
+}
+
+/// A bare decision by user:dave for user:carol through `link`.
+fn delegated(link: &OwnedValue) -> OwnedValue {
+    let mut text = BARE.replace(
+        r#""user:bob""#,
+        r#""user:dave", "on_behalf_of": "user:carol""#,
+    );
+    text.pop();
+    json(&format!(
+        r#"{text}, "delegation": [{}]}}"#,
+        crate::canonicalize(link)
+    ))
+}
+
+#[test]
+fn every_delegation_link_is_verified_as_the_decision_arrives() {
+    use ProofRequirement::{Optional, Required};
+    let signed = delegation_link(Some(&key()));
+    let bare = delegation_link(None);
+    let forged = delegation_link(Some(&SigningKey::from_seed(&[9; 32])));
+    let read = |link: &OwnedValue, required| {
+        Presented::read(&delegated(link), &keys(), required, 150).map(|p| p.envelope().clone())
+    };
+    assert!(read(&signed, Optional).is_ok());
+    assert!(read(&bare, Optional).is_ok());
+    let e = read(&forged, Optional).unwrap_err();
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::UnknownKey, "/delegation/0/signatures/0/keyid")
+    );
+    let e = read(&json(r#"{"delegation_id": "dlg-1"}"#), Optional).unwrap_err();
+    assert_eq!(e.code(), Code::InvalidDelegation);
+    // A signed decision's links are verified the same way, and must carry proof where the
+    // ledger requires it.
+    let r = |link: &OwnedValue, required| {
+        let record = Approval::decide(
+            &action(1),
+            &DecisionInput {
+                approval_id: "ap-1",
+                decision_id: "dec-1",
+                decision: Decision::Approved,
+                approver: "user:dave",
+                decided_at: 100,
+                expires_at: 200,
+                proposed_digest: None,
+                role: None,
+                on_behalf_of: Some("user:carol"),
+                delegation: Some(std::slice::from_ref(link)),
+            },
+        )
+        .unwrap();
+        let envelope = sign_approval(record.value(), &key()).unwrap();
+        Presented::read(&envelope, &keys(), required, 150).map(|_| ())
+    };
+    assert!(r(&signed, Required).is_ok());
+    assert!(r(&bare, Optional).is_ok());
+    let e = r(&bare, Required).unwrap_err();
+    assert_eq!((e.code(), e.path()), (Code::MissingProof, "/delegation/0"));
+    assert_eq!(r(&forged, Optional).unwrap_err().code(), Code::UnknownKey);
 }

@@ -454,3 +454,148 @@ fn the_proof_policy_replays_and_its_row_is_held_to_its_last_change() {
         Some((2, Problem::InvalidTransition, None, Some("detail/from")))
     );
 }
+
+/// A round under a quorum: proposed, then user:bob's decision and user:dave's for user:carol
+/// through a link in a signed envelope's form, each with the row a ledger keeps of it.
+struct Round {
+    story: Story,
+    /// Each member's record, canonical.
+    records: [String; 2],
+}
+
+impl Round {
+    fn new() -> Round {
+        let envelope = json(&format!(
+            r#"{{"tenant": "a", "subject": "user:s", "tool": "t", "job_id": "job",
+                "request_id": "req", "policy_version": "p", "contract": "{}",
+                "args": {{"amount_minor": 2500}}}}"#,
+            Digest::of(b"contract")
+        ));
+        let action = crate::Action::from_value(&envelope).unwrap();
+        let document = r#"{"delegation_id":"dlg-1","delegator":"user:carol"}"#;
+        let link = json(&format!(
+            r#"{{"payloadType": "application/vnd.actionseal.delegation+json", "payload": "{}",
+                "signatures": []}}"#,
+            crate::base64url_encode(document.as_bytes())
+        ));
+        let links = [link];
+        let mut s = Story::new();
+        let apr = s.apr.clone();
+        s.push(
+            EventKind::Proposed,
+            State::AwaitingApproval,
+            None,
+            format!(
+                r#"{{"job_id": "job", "request_id": "req", "approval_required": true,
+                    "approval_id": "{apr}"}}"#
+            ),
+        );
+        let mut records = Vec::new();
+        for (id, approver, behalf) in [
+            ("dec-1", "user:bob", None),
+            ("dec-2", "user:dave", Some("user:carol")),
+        ] {
+            let input = crate::DecisionInput {
+                approval_id: &apr,
+                decision_id: id,
+                decision: crate::Decision::Approved,
+                approver,
+                decided_at: 1_000,
+                expires_at: 9_000,
+                proposed_digest: None,
+                role: None,
+                on_behalf_of: behalf,
+                delegation: behalf.map(|_| &links[..]),
+            };
+            records.push(crate::canonicalize(
+                crate::Approval::decide(&action, &input).unwrap().value(),
+            ));
+            let delegation = match behalf {
+                Some(root) => format!(
+                    r#", "on_behalf_of": "{root}", "delegations": ["{}"]"#,
+                    crate::fingerprint(&json(document))
+                ),
+                None => String::new(),
+            };
+            s.push(
+                EventKind::Decided,
+                State::AwaitingApproval,
+                None,
+                format!(
+                    r#"{{"approval_id": "{apr}", "decision": "approved", "approver": "{approver}",
+                        "decided_at": 1000, "expires_at": 9000, "counted_as": "{}",
+                        "role": null{delegation}}}"#,
+                    behalf.unwrap_or(approver)
+                ),
+            );
+            let e = s.events.last_mut().unwrap();
+            e.decision_id = Some(id.into());
+            e.outcome = Some("approved".into());
+        }
+        for e in &mut s.events {
+            e.action_digest = Some(action.digest());
+        }
+        let records = [records[0].clone(), records[1].clone()];
+        Round { story: s, records }
+    }
+
+    fn rows(&self) -> Vec<StoredDecision<'_>> {
+        let counted = ["user:bob", "user:carol"];
+        (0..2)
+            .map(|i| StoredDecision {
+                approval_id: &self.story.apr,
+                n: i as i64 + 1,
+                decision_id: ["dec-1", "dec-2"][i],
+                counted_as: counted[i],
+                role: None,
+                decision: "approved",
+                record: &self.records[i],
+                proof: None,
+                decided_at: 1_000,
+                recorded_at: 1_001 + i as i64,
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn round_decisions_are_held_to_their_decided_events() {
+    let round = Round::new();
+    let text = round.story.export();
+    let check = |rows: &[StoredDecision<'_>]| {
+        breaks(
+            &text,
+            &Expected {
+                decisions: Some(rows),
+                ..Expected::default()
+            },
+        )
+    };
+    let task = Some(round.story.task.clone());
+    let at = |line, field| Some((line, Problem::RowMismatch, task.clone(), Some(field)));
+    assert_eq!(check(&round.rows()), None);
+    // A row deleted, and one inserted where no event is.
+    assert_eq!(check(&round.rows()[..1]), at(3, "round_decisions/n"));
+    let mut rows = round.rows();
+    rows.push(StoredDecision { n: 3, ..rows[0] });
+    assert_eq!(check(&rows), at(3, "round_decisions/n"));
+    // The link replaced in dave's record: its digest is not the event's.
+    let document =
+        crate::base64url_encode(br#"{"delegation_id":"dlg-2","delegator":"user:carol"}"#);
+    let swapped = round.records[1].replace(
+        &crate::base64url_encode(br#"{"delegation_id":"dlg-1","delegator":"user:carol"}"#),
+        &document,
+    );
+    assert_ne!(swapped, round.records[1]);
+    let mut rows = round.rows();
+    rows[1].record = &swapped;
+    assert_eq!(check(&rows), at(3, "round_decisions/record"));
+    // Bob's record with another amount: its frozen action is not the event's.
+    let more = round.records[0].replace("2500", "25000");
+    let mut rows = round.rows();
+    rows[0].record = &more;
+    assert_eq!(check(&rows), at(2, "round_decisions/record"));
+    let mut rows = round.rows();
+    rows[0].counted_as = "user:carol";
+    assert_eq!(check(&rows), at(2, "round_decisions/counted_as"));
+}
