@@ -182,6 +182,10 @@ pub struct Approval {
     decision: Decision,
     decided_at: i64,
     expires_at: i64,
+    /// The identifiers a check reads, kept as read (the record is not searched for them again).
+    approval_id: String,
+    decision_id: String,
+    approver: String,
     /// Whether the record names a role or a delegation (most do not: a check then looks
     /// neither up).
     authority: bool,
@@ -288,6 +292,11 @@ impl Approval {
     ) -> Result<Approval> {
         let r = read(&record)?;
         let authority = r.role.is_some() || r.on_behalf_of.is_some();
+        let (approval_id, decision_id, approver) = (
+            r.approval_id.to_owned(),
+            r.decision_id.to_owned(),
+            r.approver.to_owned(),
+        );
         let action = action(r.frozen)?;
         let (action_digest, proposed_digest, decision, decided_at, expires_at) = (
             r.action_digest,
@@ -304,6 +313,9 @@ impl Approval {
             decision,
             decided_at,
             expires_at,
+            approval_id,
+            decision_id,
+            approver,
             authority,
             args_checked: OnceLock::new(),
         })
@@ -380,11 +392,12 @@ impl Approval {
         let o = self.record.as_object()?;
         let text = |key| o.get(key).and_then(Value::as_str);
         Some(Record {
-            frozen: o.get("action")?,
+            // The frozen action as loaded: equal to the record's `action`, of which it is a copy.
+            frozen: self.action.value(),
             action_digest: self.action_digest,
-            approval_id: text("approval_id")?,
-            decision_id: text("decision_id")?,
-            approver: text("approver")?,
+            approval_id: &self.approval_id,
+            decision_id: &self.decision_id,
+            approver: &self.approver,
             role: self.authority.then(|| text("role")).flatten(),
             on_behalf_of: self.authority.then(|| text("on_behalf_of")).flatten(),
             delegation: self.authority.then(|| self.delegation()).flatten(),

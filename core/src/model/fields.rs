@@ -36,6 +36,11 @@ impl<'v, 'a> Fields<'v, 'a> {
         Ok(Fields { obj, code })
     }
 
+    /// How many members the object has (each one of the allowed keys, once).
+    pub(crate) fn len(&self) -> usize {
+        self.obj.len()
+    }
+
     fn error(&self, key: &str, message: String) -> Error {
         Error::new(self.code, message).in_key(key)
     }

@@ -26,7 +26,7 @@ use crate::model::fields::Fields;
 use crate::model::proof::{self, ProofPolicy};
 use crate::model::quorum::QuorumState;
 use crate::model::reason::{Outcome, Reason};
-use facts::{Fact, LinkFact, Named, Revocations, RoleFact, APPROVER_FACT, SUBJECT_FACT};
+use facts::{Fact, Facts, LinkFact, Named, Revocations, RoleFact, APPROVER_FACT, SUBJECT_FACT};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -73,7 +73,7 @@ pub struct Context {
     tenant: String,
     policy_version: String,
     contract: Option<Contract>,
-    approver: Option<Vec<Fact>>,
+    approver: Option<Facts>,
     subject: Fact,
     revoked: Option<Revocations>,
     roles: Vec<RoleFact>,
@@ -86,6 +86,8 @@ pub struct Context {
     pub(crate) link_source: LinkSource,
 }
 
+/// A context's members: the first [`REQUIRED_FIELDS`] required (all but `contract` when the
+/// contract is given separately), the others optional.
 const CONTEXT_FIELDS: [&str; 12] = [
     "now",
     "tenant",
@@ -100,6 +102,7 @@ const CONTEXT_FIELDS: [&str; 12] = [
     "amended_by",
     "delegations_revoked",
 ];
+const REQUIRED_FIELDS: usize = 7;
 
 impl Context {
     /// Reads a context; problems are [`Code::InvalidContext`] (or the contract's own error
@@ -110,7 +113,7 @@ impl Context {
             Value::Null => None,
             c => Some(Contract::from_value(c).map_err(|e| e.in_key("contract"))?),
         };
-        Context::read(&f, contract)
+        Context::read(&f, contract, REQUIRED_FIELDS)
     }
 
     /// Reads a context whose contract is already loaded (so a long-running executor compiles
@@ -124,11 +127,12 @@ impl Context {
             )
             .in_key("contract"));
         }
-        Context::read(&f, contract)
+        Context::read(&f, contract, REQUIRED_FIELDS - 1)
     }
 
-    fn read(f: &Fields<'_, '_>, contract: Option<Contract>) -> Result<Context> {
-        Ok(Context {
+    /// Reads the context in `f`, which has `required` required members.
+    fn read(f: &Fields<'_, '_>, contract: Option<Contract>, required: usize) -> Result<Context> {
+        let mut ctx = Context {
             now: f.integer("now", 0)?,
             tenant: f.identity("tenant")?.to_owned(),
             policy_version: f.identity("policy_version")?.to_owned(),
@@ -136,18 +140,26 @@ impl Context {
             approver: facts::facts(f, APPROVER_FACT)?,
             subject: facts::fact(f, SUBJECT_FACT)?,
             revoked: facts::revocations(f)?,
-            roles: facts::roles(f)?,
-            proposer: facts::named(f, "proposer")?,
-            amended_by: facts::named(f, "amended_by")?,
-            links: facts::links(f)?,
-            proof: match f.get("proof") {
-                Some(p) => Some(Arc::new(
-                    ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?,
-                )),
-                None => None,
-            },
+            roles: Vec::new(),
+            proposer: Named::Unknown,
+            amended_by: Named::Unknown,
+            links: Vec::new(),
+            proof: None,
             link_source: LinkSource::Presented,
-        })
+        };
+        // Every member is a distinct, known key: a context of required members alone (most
+        // are; one is read for every check) has no optional one to look up.
+        if f.len() > required {
+            ctx.roles = facts::roles(f)?;
+            ctx.proposer = facts::named(f, "proposer")?;
+            ctx.amended_by = facts::named(f, "amended_by")?;
+            ctx.links = facts::links(f)?;
+            if let Some(p) = f.get("proof") {
+                let policy = ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?;
+                ctx.proof = Some(Arc::new(policy));
+            }
+        }
+        Ok(ctx)
     }
 
     /// The context with this proof policy instead of its own (so a long-running executor
@@ -291,9 +303,8 @@ pub fn check_approval(approval: Option<&Approval>, action: &Value<'_>, ctx: &Con
     let Some(a) = approval else {
         return set::decide(&mut [], action, ctx);
     };
-    let mut payload = Vec::new();
-    let presented = match proof::open(Some(a.value()), ctx.proof(), ctx.now, &mut payload).refused()
-    {
+    // What `proof::open` finds in a loaded approval, which is a bare record.
+    let presented = match proof::bare(ctx.proof()) {
         Some(reason) => Presented::Refused(reason),
         None => match a.record() {
             Some(r) => Presented::Record(r, Some(a)),

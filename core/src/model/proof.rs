@@ -283,11 +283,20 @@ pub(crate) fn open<'v, 'a, 'p>(
             Ok(()) => Opened::Stripped(plain),
             Err(e) => refused(e),
         }
-    } else if policy.is_some_and(ProofPolicy::required) {
-        Opened::Refused(Reason::ProofMissing)
+    } else if let Some(reason) = bare(policy) {
+        Opened::Refused(reason)
     } else {
         Opened::Plain(v)
     }
+}
+
+/// Why a record that carries no proof is refused under `policy`, if it is: when proof is
+/// required. A loaded [`crate::Approval`] is such a record (it holds a record's fields only:
+/// no payload type, no passkey assertion), so its check asks this alone.
+pub(crate) fn bare(policy: Option<&ProofPolicy>) -> Option<Reason> {
+    policy
+        .is_some_and(ProofPolicy::required)
+        .then_some(Reason::ProofMissing)
 }
 
 /// Whether the signer may vouch for the record's approver. A record without one is

@@ -16,6 +16,25 @@ pub(super) struct Fact {
     pub(super) flag: bool,
 }
 
+/// The facts of one kind, about distinct identities. A context is read on every check, and
+/// most hold one fact of a kind: it is kept without allocating a list.
+#[derive(Clone, Debug)]
+pub(super) enum Facts {
+    One(Fact),
+    Many(Vec<Fact>),
+}
+
+impl std::ops::Deref for Facts {
+    type Target = [Fact];
+
+    fn deref(&self) -> &[Fact] {
+        match self {
+            Facts::One(fact) => std::slice::from_ref(fact),
+            Facts::Many(facts) => facts,
+        }
+    }
+}
+
 /// What the facts of one kind say about `who`, if one is about them.
 pub(super) fn about<'f>(facts: &'f [Fact], who: &str) -> Option<&'f Fact> {
     facts.iter().find(|f| f.about == who)
@@ -64,9 +83,14 @@ pub(super) fn fact(f: &Fields<'_, '_>, keys: FactKeys) -> Result<Fact> {
 
 /// The facts at `keys.0`: `None` for `null`, one fact, or a non-empty array of facts about
 /// distinct identities (`null` is the one spelling of "none").
-pub(super) fn facts(f: &Fields<'_, '_>, keys: FactKeys) -> Result<Option<Vec<Fact>>> {
+pub(super) fn facts(f: &Fields<'_, '_>, keys: FactKeys) -> Result<Option<Facts>> {
+    facts_in(f.required(keys.0)?, keys)
+}
+
+/// [`facts`] of the value `v` found at `keys.0`.
+fn facts_in(v: &Value<'_>, keys: FactKeys) -> Result<Option<Facts>> {
     let key = keys.0;
-    match f.required(key)? {
+    match v {
         Value::Null => Ok(None),
         Value::Array(items) => {
             if items.is_empty() {
@@ -87,19 +111,19 @@ pub(super) fn facts(f: &Fields<'_, '_>, keys: FactKeys) -> Result<Option<Vec<Fac
                 }
                 out.push(fact);
             }
-            Ok(Some(out))
+            Ok(Some(Facts::Many(out)))
         }
         v => read_fact(v, keys)
-            .map(|f| Some(vec![f]))
+            .map(|f| Some(Facts::One(f)))
             .map_err(|e| e.in_key(key)),
     }
 }
 
 /// The `revoked` facts: about approvals (`approval_id`, required for every member) and about
 /// single decisions (`decision_id`, withdrawing that member when `true`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct Revocations {
-    pub(super) approvals: Vec<Fact>,
+    pub(super) approvals: Facts,
     pub(super) decisions: Vec<Fact>,
 }
 
@@ -107,8 +131,9 @@ pub(super) struct Revocations {
 /// `approval_id` or `decision_id`.
 pub(super) fn revocations(f: &Fields<'_, '_>) -> Result<Option<Revocations>> {
     let key = REVOKED_FACT.0;
-    let Value::Array(items) = f.required(key)? else {
-        return Ok(facts(f, REVOKED_FACT)?.map(|approvals| Revocations {
+    let v = f.required(key)?;
+    let Value::Array(items) = v else {
+        return Ok(facts_in(v, REVOKED_FACT)?.map(|approvals| Revocations {
             approvals,
             decisions: Vec::new(),
         }));
@@ -116,7 +141,7 @@ pub(super) fn revocations(f: &Fields<'_, '_>) -> Result<Option<Revocations>> {
     if items.is_empty() {
         return Err(invalid("revoked lists no facts: null says there are none").in_key(key));
     }
-    let mut out = Revocations::default();
+    let (mut approvals, mut decisions) = (Vec::new(), Vec::new());
     for (i, item) in items.iter().enumerate() {
         let mut read = || -> Result<()> {
             let inner = Fields::new(
@@ -126,8 +151,8 @@ pub(super) fn revocations(f: &Fields<'_, '_>) -> Result<Option<Revocations>> {
                 &["approval_id", "decision_id", "revoked"],
             )?;
             let (who, list) = match (inner.get("approval_id"), inner.get("decision_id")) {
-                (Some(_), None) => ("approval_id", &mut out.approvals),
-                (None, Some(_)) => ("decision_id", &mut out.decisions),
+                (Some(_), None) => ("approval_id", &mut approvals),
+                (None, Some(_)) => ("decision_id", &mut decisions),
                 _ => {
                     return Err(invalid(
                         "a revoked fact names either approval_id or decision_id",
@@ -144,7 +169,10 @@ pub(super) fn revocations(f: &Fields<'_, '_>) -> Result<Option<Revocations>> {
         };
         read().map_err(|e| e.in_index(i).in_key(key))?;
     }
-    Ok(Some(out))
+    Ok(Some(Revocations {
+        approvals: Facts::Many(approvals),
+        decisions,
+    }))
 }
 
 /// A fact that an approver holds (or does not hold) a role.

@@ -175,16 +175,16 @@ pub(super) fn decide(
         .unwrap_or_else(|| crate::fingerprint(action));
     let frozen = seal(presented, action, &action_digest, ctx);
     let presented = &*presented;
-    let mut checked = check_action(action, ctx, frozen);
-    let mut reasons = checked.reasons;
-    if presented.is_empty() && checked.requirement != Some(false) {
-        reasons.insert(Reason::NoApproval);
-    }
 
     let quorum = ctx.contract.as_ref().and_then(Contract::quorum);
+    let mut reasons = Reasons::default();
     let mut drift = Vec::new();
     let mut set = SetRules::new(presented);
     let mut members = Vec::new();
+    // Whether a member's frozen action that is the presented value itself (a binding found
+    // them the same) was compared with the context: the presented one is then not compared
+    // again, since `check_record` compares the same fields as `check_action`.
+    let mut compared = false;
     for p in presented {
         let r = match p {
             Presented::Invalid => {
@@ -217,12 +217,18 @@ pub(super) fn decide(
             &mut own,
             &mut drift,
         );
+        compared |= std::ptr::eq(r.frozen, action);
         set.check(r, &mut own);
         // Without a quorum nothing is tallied: a member that does not count has a reason.
         if own.is_empty() && quorum.is_some() {
             members.push(member(r, chain.map(|c| c.links).unwrap_or_default()));
         }
         reasons.extend(own);
+    }
+    let mut checked = check_action(action, ctx, frozen, !compared);
+    reasons.extend(checked.reasons);
+    if presented.is_empty() && checked.requirement != Some(false) {
+        reasons.insert(Reason::NoApproval);
     }
 
     let state = quorum.map(|q| tally(q, &members));
@@ -309,7 +315,13 @@ struct ActionCheck {
     requirement: Option<bool>,
 }
 
-fn check_action(action: &Value<'_>, ctx: &Context, frozen: Frozen<'_>) -> ActionCheck {
+/// `compare`: whether to compare the action's fields with the context.
+fn check_action(
+    action: &Value<'_>,
+    ctx: &Context,
+    frozen: Frozen<'_>,
+    compare: bool,
+) -> ActionCheck {
     let contract = ctx.contract.as_ref();
     let mut reasons = Reasons::default();
     let mut action_error = if frozen.same {
@@ -346,7 +358,8 @@ fn check_action(action: &Value<'_>, ctx: &Context, frozen: Frozen<'_>) -> Action
         reasons.insert(Reason::UnknownTool);
     }
     // Compared with the context only when well-formed (each member's frozen action is, too).
-    let differs = |key: &str, want: &str| action_error.is_none() && field(action, key) != want;
+    let differs =
+        |key: &str, want: &str| compare && action_error.is_none() && field(action, key) != want;
     if differs("tenant", &ctx.tenant) {
         reasons.insert(Reason::TenantMismatch);
     }

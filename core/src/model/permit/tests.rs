@@ -146,6 +146,37 @@ fn malformed_facts_are_invalid_context() {
 }
 
 #[test]
+fn each_optional_member_is_read_beside_the_required_ones() {
+    // A context of required members alone skips the optional ones; one more member, whichever,
+    // is read, with the contract in the document or given separately.
+    let document = r#"{"tool":"t","version":"1","effect":"write","approval":"always",
+        "cost_minor":0,"args":{"type":"object"}}"#;
+    let contract = Contract::from_value(&json(document)).unwrap();
+    for (member, path) in [
+        (r#""proof":1"#, "/proof"),
+        (r#""approver_roles":1"#, "/approver_roles"),
+        (r#""proposer":1"#, "/proposer"),
+        (r#""amended_by":1"#, "/amended_by"),
+        (r#""delegations_revoked":1"#, "/delegations_revoked"),
+    ] {
+        let separate = format!("{{{FACTS},{member}}}");
+        let e = Context::with_contract(&json(&separate), Some(contract.clone())).unwrap_err();
+        assert_eq!(
+            (e.code(), e.path()),
+            (Code::InvalidContext, path),
+            "{member}"
+        );
+        let inline = format!("{{{FACTS},{member},\"contract\":{document}}}");
+        let e = Context::from_value(&json(&inline)).unwrap_err();
+        assert_eq!(
+            (e.code(), e.path()),
+            (Code::InvalidContext, path),
+            "{member}"
+        );
+    }
+}
+
+#[test]
 fn a_decision_from_the_future_is_rejected() {
     let (contract, action, approval) = setup();
     // decided_at is 0: a clock at -1 cannot be written, so move the decision instead.

@@ -23,22 +23,22 @@ pub fn encode(bytes: &[u8]) -> String {
     out
 }
 
-/// The six bits a base64url character stands for, or `None`.
-fn sextet(c: u8) -> Option<u32> {
-    let v = match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'-' => 62,
-        b'_' => 63,
-        _ => return None,
-    };
-    Some(u32::from(v))
-}
+/// The six bits each byte stands for as a base64url character, or [`NOT_BASE64URL`]. A
+/// table: a signed envelope's payload (hundreds of characters) is decoded on every check.
+const SEXTETS: [u8; 256] = {
+    let mut table = [NOT_BASE64URL; 256];
+    let mut i = 0;
+    while i < ALPHABET.len() {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+const NOT_BASE64URL: u8 = 0xFF;
 
 /// Decodes canonical unpadded base64url; anything else is [`Code::InvalidBase64`].
 pub fn decode(text: &str) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
+    let mut out = Vec::new();
     decode_into(text, &mut out)?;
     Ok(out)
 }
@@ -50,33 +50,47 @@ pub(crate) fn decode_into(text: &str, out: &mut Vec<u8>) -> Result<()> {
     if b.len() % 4 == 1 {
         return Err(invalid("its length leaves a single character over"));
     }
-    for (i, chunk) in b.chunks(4).enumerate() {
-        let mut n = 0u32;
-        for (j, &c) in chunk.iter().enumerate() {
-            let Some(v) = sextet(c) else {
-                let what = match c {
-                    b'=' => "padding ('=') is not accepted",
-                    b'+' | b'/' => "'+' and '/' are standard base64, not base64url",
-                    _ => "a character outside the base64url alphabet",
-                };
-                return Err(invalid(what).with_offset(i * 4 + j));
-            };
-            n |= v << (18 - 6 * j);
-        }
-        let bytes = chunk.len() - 1;
+    out.reserve(b.len() / 4 * 3 + 2);
+    let mut groups = b.chunks_exact(4);
+    for (i, group) in groups.by_ref().enumerate() {
+        let n = bits(group, i * 4)?;
+        out.extend_from_slice(&n.to_be_bytes()[1..]);
+    }
+    let last = groups.remainder();
+    if !last.is_empty() {
+        let at = b.len() - last.len();
+        let n = bits(last, at)?;
+        let bytes = last.len() - 1;
         // A short last group carries bits that no byte takes: they must be zero, or two texts
         // would decode to the same bytes.
-        if bytes < 3 && n & (0xFF_FFFF >> (8 * bytes)) != 0 {
+        if n & (0xFF_FFFF >> (8 * bytes)) != 0 {
             return Err(
                 invalid("the unused bits of the last character are not zero")
-                    .with_offset(i * 4 + chunk.len() - 1),
+                    .with_offset(b.len() - 1),
             );
         }
-        for k in 0..bytes {
-            out.push((n >> (16 - 8 * k)) as u8);
-        }
+        out.extend_from_slice(&n.to_be_bytes()[1..=bytes]);
     }
     Ok(())
+}
+
+/// The 24 bits of a group of up to four characters, the first character's highest; `at` is
+/// the group's offset in the text.
+fn bits(group: &[u8], at: usize) -> Result<u32> {
+    let mut n = 0u32;
+    for (j, &c) in group.iter().enumerate() {
+        let v = SEXTETS[usize::from(c)];
+        if v == NOT_BASE64URL {
+            let what = match c {
+                b'=' => "padding ('=') is not accepted",
+                b'+' | b'/' => "'+' and '/' are standard base64, not base64url",
+                _ => "a character outside the base64url alphabet",
+            };
+            return Err(invalid(what).with_offset(at + j));
+        }
+        n |= u32::from(v) << (18 - 6 * j);
+    }
+    Ok(n)
 }
 
 fn invalid(why: &str) -> Error {

@@ -290,6 +290,14 @@ fn a_loaded_approval_is_a_bare_record() {
     // context that requires proof refuses it, one that does not permits it.
     let (record, action) = record();
     let loaded = crate::Approval::from_value(&record).unwrap();
+    // Neither a signed envelope nor a passkey-approved record loads: a loaded approval is
+    // checked as a bare record without looking for its proof (`proof::bare`).
+    let envelope = sign_approval(&record, &key(1)).unwrap();
+    assert!(crate::Approval::from_value(&envelope).is_err());
+    let text = crate::canonicalize(&record);
+    let with_passkey = json(&format!(r#"{{"{}":{{}},{}"#, webauthn::MEMBER, &text[1..]));
+    assert!(webauthn::looks_like_passkey(&with_passkey));
+    assert!(crate::Approval::from_value(&with_passkey).is_err());
     let trusted = entry(&key(1), "");
     for required in [true, false] {
         let ctx = crate::Context::from_value(&context(required, &trusted)).unwrap();

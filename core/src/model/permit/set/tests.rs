@@ -1,6 +1,6 @@
 use super::*;
 use crate::json::value::OwnedValue;
-use crate::{parse, Action, ActionIds, Code, DecisionInput, Options};
+use crate::{check_approval, parse, Action, ActionIds, Code, DecisionInput, Options};
 
 fn json(text: &str) -> OwnedValue {
     parse(text.as_bytes(), &Options::default())
@@ -266,4 +266,64 @@ fn new_facts_are_read_strictly() {
     assert_eq!(ctx.delegation_revoked(&digest.parse().unwrap()), Some(true));
     assert_eq!(ctx.delegation_revoked(&Digest::of(b"x")), None);
     assert!(ctx.approver_authorized("erin") && !ctx.approver_authorized("bob"));
+}
+
+#[test]
+fn a_frozen_action_presented_itself_gives_the_verdict_of_an_equal_copy() {
+    // A binding that finds the presented action the same as a loaded approval's frozen one
+    // passes that value itself, whose fields are then compared with the context once, as the
+    // member's. The verdict is an equal copy's, whatever the context says, and whether the
+    // member is compared at all or not (a rejection under veto `none` is not).
+    let always = contract(r#""always""#);
+    let no_veto = contract(&QUORUM.replace(r#""order""#, r#""veto":"none","order""#));
+    for (c, other) in [(&always, &no_veto), (&no_veto, &always)] {
+        let a = action(c);
+        for decision in [Decision::Approved, Decision::Rejected] {
+            let d = DecisionInput {
+                approval_id: "ap",
+                decision_id: "d",
+                decision,
+                approver: "carol",
+                decided_at: 10,
+                expires_at: 100,
+                proposed_digest: None,
+                role: Some("finance"),
+                on_behalf_of: None,
+                delegation: None,
+            };
+            let loaded = Approval::decide(&a, &d).unwrap();
+            let copy = a.value().clone();
+            for (facts, contract, reason) in [
+                (FACTS.to_owned(), c, None),
+                (
+                    FACTS.replace(r#""tenant":"a""#, r#""tenant":"x""#),
+                    c,
+                    Some(Reason::TenantMismatch),
+                ),
+                (
+                    FACTS.replace(r#""subject":"s""#, r#""subject":"x""#),
+                    c,
+                    Some(Reason::SubjectUnauthorized),
+                ),
+                (
+                    FACTS.replace(r#""policy_version":"p""#, r#""policy_version":"x""#),
+                    c,
+                    Some(Reason::PolicyDrift),
+                ),
+                (FACTS.to_owned(), other, Some(Reason::ContractDrift)),
+            ] {
+                let ctx = ctx(contract, &facts);
+                let itself = check_approval(Some(&loaded), loaded.action().value(), &ctx);
+                let equal = check_approval(Some(&loaded), &copy, &ctx);
+                assert_eq!(
+                    crate::canonicalize(&itself.to_value()),
+                    crate::canonicalize(&equal.to_value()),
+                    "{decision:?} {facts}"
+                );
+                if let Some(reason) = reason {
+                    assert!(itself.reasons.contains(&reason), "{decision:?} {facts}");
+                }
+            }
+        }
+    }
 }

@@ -44,3 +44,28 @@ fn round_trips_every_length_and_byte() {
         assert_eq!(decode(&text).unwrap(), &bytes[..n]);
     }
 }
+
+#[test]
+fn exactly_the_alphabet_decodes_in_each_place() {
+    // Each byte as each character of a full group and of a short last group: accepted exactly
+    // when in the alphabet, refused at its own offset otherwise.
+    for c in 0..=127u8 {
+        for (text, at) in [
+            (vec![c, b'A', b'A', b'A'], 0),
+            (vec![b'A', b'A', b'A', c], 3),
+            (vec![b'A', b'A', b'A', b'A', b'A', c], 5),
+            (vec![b'A', b'A', b'A', b'A', c, b'A', b'A'], 4),
+        ] {
+            let text = String::from_utf8(text).unwrap();
+            match decode(&text) {
+                Ok(_) => assert!(ALPHABET.contains(&c), "{text:?}"),
+                // Unused bits set in a short last group are refused at its last character.
+                Err(e) => assert!(
+                    !ALPHABET.contains(&c) && e.offset() == Some(at)
+                        || e.offset() == Some(text.len() - 1) && at == text.len() - 1,
+                    "{text:?}: {e:?}"
+                ),
+            }
+        }
+    }
+}
