@@ -171,6 +171,15 @@ fn main() {
 
     // Three of N, bare and service-signed.
     let keys = key_set(&[(&service, &people)]);
+    // The same single approval, service-signed, against a context that holds the key.
+    let single_signed = scenario(
+        None,
+        &format!(
+            r#""approver_authorized": {{"approver": "user:bob", "authorized": true}},
+               "proof": {{"required": false, "keys": {keys}}}"#
+        ),
+    );
+    let one_signed = sign_approval(&single_signed.record, &service).expect("sign");
     let quorum = scenario(
         Some(r#"{"when": "always", "quorum": {"approvers": 3}}"#),
         &format!(
@@ -259,6 +268,14 @@ fn main() {
         "single",
     );
     permits(
+        check_with(
+            Some(&one_signed),
+            &single_signed.action,
+            &single_signed.context,
+        ),
+        "single signed",
+    );
+    permits(
         check_set_with(&bare, &quorum.action, &quorum.context),
         "3 bare",
     );
@@ -310,6 +327,13 @@ fn main() {
             reference: vec![],
         },
         Row {
+            name: "3-of-N, 3 signed envelopes / 3 single-approval checks of a signed envelope",
+            goal: "",
+            ratios: vec![],
+            ours: vec![],
+            reference: vec![],
+        },
+        Row {
             name: "3-link chain, extra cost / 3 Ed25519 verifications",
             goal: "at most 1.2x",
             ratios: vec![],
@@ -339,6 +363,13 @@ fn main() {
                 &quorum.context,
             ));
         });
+        let single_signed_us = window(&mut || {
+            black_box(check_with(
+                Some(black_box(&one_signed)),
+                &single_signed.action,
+                &single_signed.context,
+            ));
+        });
         let verify_us = window(&mut || {
             black_box(public.verify(black_box(&message), &sig)).expect("verifies");
         });
@@ -360,6 +391,7 @@ fn main() {
             (bare_us, single_us),
             (signed_us, 3.0 * verify_us + single_us),
             (signed_us, 3.0 * (verify_us + single_us)),
+            (signed_us, 3.0 * single_signed_us),
             (chain_us - direct_us, 3.0 * verify_us),
         ]) {
             row.ratios.push(ours / reference);
