@@ -28,12 +28,11 @@ use crate::model::proof::{dsse, webauthn, KeySet, ProofPolicy};
 use crate::model::reason::Reason;
 
 /// How the links of a chain are authenticated where it is verified.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LinkSource {
     /// Presented to this check: a signed link or a passkey-approved one is verified
     /// ([`verify_delegation`]) against the proof policy's keys, each key judged at the check's
     /// time; a bare link holds only where there is no policy or it does not require proof.
-    #[default]
     Presented,
     /// Read back from a ledger's storage: its `decide` verified each link's proof against the
     /// server's keys when the decision arrived (each key judged then) and refused a bare link
