@@ -11,8 +11,6 @@ export const { ActionsealError, Contract, Ledger, action: freezeAction, canonica
 
 /** Core's defaults, the same as the Python adapters': `{ lease_ms, executor, proposer }`. */
 export const DEFAULTS = api.gateDefaults()
-// The states of a task that waits for a person (what core's gate pauses on).
-const WAITING = ['awaiting_approval', 'awaiting_reapproval']
 
 /** Compiles a framework's tool schema as a contract, or says plainly why it cannot. */
 export function compileContract(doc, where) {
@@ -102,12 +100,8 @@ export class Seal {
     let presented, task
     try {
       presented = this.freeze(contract, args, ids)
+      // Under a quorum the task carries how many approvals are still missing (issue 25).
       task = known ?? (await this.propose(contract, presented))
-      // Under a quorum the task's view says how many approvals are still missing (issue 25),
-      // which the answer to a proposal does not carry: read the waiting task again.
-      if (WAITING.includes(task.state) && task.quorum === undefined && (contract.document ?? contract).approval?.quorum !== undefined) {
-        task = await this.ledger.task(task.id)
-      }
     } catch (e) {
       return decided(gateStep({ step: 'propose', tool: contract.tool, error: caught(e) }), null, e)
     }

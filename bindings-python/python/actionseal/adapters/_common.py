@@ -19,8 +19,6 @@ from typing import Any, Callable, Collection, Dict, Mapping, Optional, Union
 from .._actionseal import ActionsealError, Contract, Ledger, action, canonicalize, gate_defaults, gate_step, loads
 
 DEFAULTS = gate_defaults()
-# The states of a task that waits for a person (what core's gate pauses on).
-WAITING = ("awaiting_approval", "awaiting_reapproval")
 """``{"lease_ms", "executor", "proposer"}``: core's defaults, the same as the Node adapters'."""
 
 
@@ -184,13 +182,8 @@ class Seal:
         the refusal of args that break the schema."""
         try:
             presented = self.freeze(name, args, trusted, job_id=job_id, request_id=request_id)
+            # Under a quorum the task carries how many approvals are still missing (issue 25).
             task = self.propose(presented)
-            # Under a quorum the task's view says how many approvals are still missing (issue
-            # 25), which the answer to a proposal does not carry: read the waiting task again.
-            if task["state"] in WAITING and "quorum" not in task:
-                approval = self.contracts[name].document["approval"]
-                if isinstance(approval, dict) and "quorum" in approval:
-                    task = self.ledger.task(task["id"])
         except ActionsealError as e:
             return decided(gate_step({"step": "propose", "tool": name, "error": caught(e)}), None, e)
         return decided(gate_step({"step": "propose", "task": task, "presented": presented}), task)
