@@ -2,15 +2,11 @@
 //! document by its digest.
 
 use crate::io::{line, read_json as read, write_stdout};
+use crate::key::{at_or_now, key_set, signing_key, verified};
 use crate::Failure;
-use actionseal_core::{
-    delegation_digest, sign_delegation, verify_delegation, KeySet, Options, SigningKey,
-};
+use actionseal_core::{delegation_digest, sign_delegation, verify_delegation, Options};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-
-/// Exit status when `delegation verify` refuses the link.
-pub const EXIT_REFUSED: u8 = 4;
 
 pub(crate) const EXIT_STATUS: &str = "\
 Exit status: 0 success, 2 bad input (a malformed file, key, key set or document; stderr:
@@ -68,25 +64,14 @@ pub(crate) fn run(args: DelegationArgs) -> Result<(), Failure> {
     let options = Options::default();
     match args.command {
         DelegationCommand::Sign { key, document } => {
-            let key = SigningKey::from_value(&read(Some(&key), &options)?)
-                .map_err(|e| Failure::InputIn(key.display().to_string(), e))?;
+            let key = signing_key(&key, &options)?;
             let document = read(document.as_deref(), &options)?;
             line(&sign_delegation(&document, &key).map_err(Failure::Input)?)
         }
         DelegationCommand::Verify { keys, at, link } => {
-            let set = KeySet::from_value(&read(Some(&keys), &options)?)
-                .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
+            let set = key_set(&keys, &options)?;
             let presented = read(link.as_deref(), &options)?;
-            let at = at.unwrap_or_else(|| {
-                actionseal_ledger::Clock::now_ms(&actionseal_ledger::SystemClock)
-            });
-            match verify_delegation(&presented, &set, at) {
-                Ok(verified) => line(&verified.to_value()),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Err(Failure::Verdict(EXIT_REFUSED))
-                }
-            }
+            verified(verify_delegation(&presented, &set, at_or_now(at)).map(|v| v.to_value()))
         }
         DelegationCommand::Digest { document } => {
             let document = read(document.as_deref(), &options)?;

@@ -2,12 +2,14 @@
 
 use crate::io::{line, read_json as read};
 use crate::Failure;
-use actionseal_core::{canonicalize, sign_approval, verify_proof, KeySet, Options, SigningKey};
+use actionseal_core::{
+    canonicalize, sign_approval, verify_proof, KeySet, Options, OwnedValue, SigningKey,
+};
 use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Exit status when `key verify` refuses the proof.
+/// Exit status when `key verify` refuses the proof (and `delegation verify` the link).
 pub const EXIT_REFUSED: u8 = 4;
 
 pub(crate) const EXIT_STATUS: &str = "\
@@ -80,26 +82,43 @@ pub(crate) fn run(args: KeyArgs) -> Result<(), Failure> {
             line(&key.public_key().to_jwk())
         }
         KeyCommand::Sign { key, approval } => {
-            let key = SigningKey::from_value(&read(Some(&key), &options)?)
-                .map_err(|e| Failure::InputIn(key.display().to_string(), e))?;
+            let key = signing_key(&key, &options)?;
             let record = read(approval.as_deref(), &options)?;
             let envelope = sign_approval(&record, &key).map_err(Failure::Input)?;
             line(&envelope)
         }
         KeyCommand::Verify { keys, at, approval } => {
-            let set = KeySet::from_value(&read(Some(&keys), &options)?)
-                .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
+            let set = key_set(&keys, &options)?;
             let presented = read(approval.as_deref(), &options)?;
-            let at = at.unwrap_or_else(|| {
-                actionseal_ledger::Clock::now_ms(&actionseal_ledger::SystemClock)
-            });
-            match verify_proof(&presented, &set, at) {
-                Ok(verified) => line(&verified.to_value()),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Err(Failure::Verdict(EXIT_REFUSED))
-                }
-            }
+            verified(verify_proof(&presented, &set, at_or_now(at)).map(|v| v.to_value()))
+        }
+    }
+}
+
+/// The signing key in the file at `path` (a JWK with `d`, or the raw seed).
+pub(crate) fn signing_key(path: &Path, options: &Options) -> Result<SigningKey, Failure> {
+    SigningKey::from_value(&read(Some(path), options)?)
+        .map_err(|e| Failure::InputIn(path.display().to_string(), e))
+}
+
+/// The trusted key set in the file at `path`.
+pub(crate) fn key_set(path: &Path, options: &Options) -> Result<KeySet, Failure> {
+    KeySet::from_value(&read(Some(path), options)?)
+        .map_err(|e| Failure::InputIn(path.display().to_string(), e))
+}
+
+/// The time to judge a key's window at: `--at`, else this machine's clock.
+pub(crate) fn at_or_now(at: Option<i64>) -> i64 {
+    at.unwrap_or_else(|| actionseal_ledger::Clock::now_ms(&actionseal_ledger::SystemClock))
+}
+
+/// Prints what a verification gave, or names the code that refused it ([`EXIT_REFUSED`]).
+pub(crate) fn verified(result: actionseal_core::Result<OwnedValue>) -> Result<(), Failure> {
+    match result {
+        Ok(v) => line(&v),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(Failure::Verdict(EXIT_REFUSED))
         }
     }
 }
