@@ -68,18 +68,6 @@ fn reviewers(db: &Db, clock: &ManualClock, required: bool) -> Ledger {
     .unwrap()
 }
 
-/// Two approvers of any roles (the subject and the proposer never approve).
-fn two_of_any() -> OwnedValue {
-    let text = canonicalize(&refund_contract());
-    let start = text.find(r#""approval":"#).unwrap() + r#""approval":"#.len();
-    let end = text.find(r#","args":"#).unwrap();
-    json(&format!(
-        r#"{}{{"when": "always", "quorum": {{"approvers": 2}}}}{}"#,
-        &text[..start],
-        &text[end..]
-    ))
-}
-
 /// A delegation document from `from` to `to` over refunds in tenant-a within `[0, until)`,
 /// with `extra` members (JSON text starting with a comma, or empty).
 fn document(from: &str, to: &str, until: i64, extra: &str) -> OwnedValue {
@@ -131,6 +119,28 @@ fn propose(l: &Ledger, job: &str) -> Task {
     l.propose(&act, &contract, "user:zed").unwrap()
 }
 
+/// A task of `job` approved by dave for carol through `chain`, then by bob.
+fn approved_through(desk: &Ledger, job: &str, chain: &[OwnedValue]) -> Task {
+    let t = propose(desk, job);
+    desk.decide(&signed_member(
+        &t,
+        &format!("{job}-dave"),
+        "user:dave",
+        chain,
+        T0,
+    ))
+    .unwrap();
+    desk.decide(&signed_member(
+        &t,
+        &format!("{job}-bob"),
+        "user:bob",
+        &[],
+        T0,
+    ))
+    .unwrap()
+    .task
+}
+
 /// The executor's facts: bob and carol may approve, every link of `links` is not revoked.
 fn facts_for(links: &[OwnedValue]) -> OwnedValue {
     let revoked: Vec<String> = links
@@ -170,14 +180,8 @@ fn an_executor_without_keys_claims_a_decision_made_through_a_signed_chain() {
         let db = Db::fast(engine);
         let clock = ManualClock::new(T0);
         let desk = reviewers(&db, &clock, true);
-        let t = propose(&desk, "job-1");
         let chain = [link("user:carol", "user:dave", "")];
-        desk.decide(&signed_member(&t, "d-1", "user:dave", &chain, T0))
-            .unwrap();
-        let t = desk
-            .decide(&signed_member(&t, "d-2", "user:bob", &[], T0))
-            .unwrap()
-            .task;
+        let t = approved_through(&desk, "job-1", &chain);
         assert_eq!(t.state.as_str(), "approved", "{engine:?}");
         // The executor's handle holds no keys: the ledger verified the link on arrival.
         let worker = db.open_at(&clock);
@@ -209,26 +213,14 @@ fn a_claim_still_judges_the_chain_at_its_own_time_and_facts() {
             &key_of("user:carol"),
         )
         .unwrap()];
-        let t = propose(&desk, "job-1");
-        desk.decide(&signed_member(&t, "d-1", "user:dave", &chain, T0))
-            .unwrap();
-        let t = desk
-            .decide(&signed_member(&t, "d-2", "user:bob", &[], T0))
-            .unwrap()
-            .task;
+        let t = approved_through(&desk, "job-1", &chain);
         let worker = db.open_at(&clock);
         // Without a revocation fact about the link, the claim fails closed.
         let out = claim(&worker, &t, &facts_for(&[]), ProofRequirement::Optional);
         assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
         assert!(reasons(&out).contains(&"delegation_revoked".to_owned()));
         // The link's window ends before the next round's claim.
-        let t = propose(&desk, "job-2");
-        desk.decide(&signed_member(&t, "d-3", "user:dave", &chain, T0))
-            .unwrap();
-        let t = desk
-            .decide(&signed_member(&t, "d-4", "user:bob", &[], T0))
-            .unwrap()
-            .task;
+        let t = approved_through(&desk, "job-2", &chain);
         clock.advance(2 * HOUR);
         let out = claim(&worker, &t, &facts_for(&chain), ProofRequirement::Optional);
         assert!(
@@ -376,13 +368,7 @@ fn a_bare_link_is_not_proof() {
         // One that does not records it, and a claim that requires proof refuses it.
         let db = Db::fast(engine);
         let desk = reviewers(&db, &clock, false);
-        let t = propose(&desk, "job-1");
-        desk.decide(&signed_member(&t, "d-1", "user:dave", &bare, T0))
-            .unwrap();
-        let t = desk
-            .decide(&signed_member(&t, "d-2", "user:bob", &[], T0))
-            .unwrap()
-            .task;
+        let t = approved_through(&desk, "job-1", &bare);
         let worker = db.open_at(&clock);
         let facts = facts_for(&bare);
         let e = worker

@@ -10,19 +10,6 @@ use actionseal_ledger::{Decided, Ledger, Task};
 use common::*;
 use std::sync::{Arc, Barrier};
 
-/// The refund contract of the examples, its approval replaced by `approval` (JSON text).
-fn quorum_contract(approval: &str) -> OwnedValue {
-    let text = canonicalize(&refund_contract());
-    let start = text.find(r#""approval":"#).unwrap() + r#""approval":"#.len();
-    let end = text.find(r#","args":"#).unwrap();
-    json(&format!("{}{approval}{}", &text[..start], &text[end..]))
-}
-
-/// Two approvers, any roles, any rejection vetoes.
-fn two_of_any() -> OwnedValue {
-    quorum_contract(r#"{"when": "always", "quorum": {"approvers": 2}}"#)
-}
-
 /// A decision about `task`'s current round by `approver` (with `extra` members, JSON text
 /// starting with a comma, or empty).
 fn member(t: &Task, id: &str, verdict: &str, approver: &str, at: i64, extra: &str) -> OwnedValue {

@@ -239,6 +239,19 @@ pub fn refund_contract() -> OwnedValue {
     json(text)
 }
 
+/// The refund contract of the examples, its approval replaced by `approval` (JSON text).
+pub fn quorum_contract(approval: &str) -> OwnedValue {
+    let text = actionseal_core::canonicalize(&refund_contract());
+    let start = text.find(r#""approval":"#).unwrap() + r#""approval":"#.len();
+    let end = text.find(r#","args":"#).unwrap();
+    json(&format!("{}{approval}{}", &text[..start], &text[end..]))
+}
+
+/// Two approvers, any roles, any rejection vetoes.
+pub fn two_of_any() -> OwnedValue {
+    quorum_contract(r#"{"when": "always", "quorum": {"approvers": 2}}"#)
+}
+
 /// The seed 001 refund tool: every call needs a person.
 pub fn seed_contract() -> OwnedValue {
     json(
