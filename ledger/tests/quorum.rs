@@ -410,21 +410,30 @@ fn claim(
     })
 }
 
+/// A decision's `role` member, finance.
+const AS_FINANCE: &str = r#", "role": "finance""#;
+
+/// A quorum of `approvers` needing one in finance, proposed, with bob's approval as finance
+/// recorded (decision `d-1`).
+fn finance_first(l: &Ledger, approvers: u8) -> (OwnedValue, Task) {
+    let contract = quorum_contract(&format!(
+        r#"{{"when": "always", "quorum": {{"approvers": {approvers}, "roles": [{{"role": "finance", "count": 1}}]}}}}"#
+    ));
+    let t = propose(l, &contract, "job-1");
+    decide(
+        l,
+        &member(&t, "d-1", "approved", "user:bob", l.now(), AS_FINANCE),
+    )
+    .unwrap();
+    (contract, t)
+}
+
 #[test]
 fn a_claim_checks_the_whole_round_again() {
     for engine in engines() {
         let db = Db::fast(engine);
         let l = db.open();
-        let contract = quorum_contract(
-            r#"{"when": "always", "quorum": {"approvers": 2, "roles": [{"role": "finance", "count": 1}]}}"#,
-        );
-        let t = propose(&l, &contract, "job-1");
-        let role = r#", "role": "finance""#;
-        decide(
-            &l,
-            &member(&t, "d-1", "approved", "user:bob", l.now(), role),
-        )
-        .unwrap();
+        let (contract, t) = finance_first(&l, 2);
         let t = approve(&l, &t, "d-2", "user:carol").task;
         assert_eq!(t.state.as_str(), "approved", "{engine:?}");
         // The caller may not say who proposed or amended the task: the ledger knows.
@@ -464,7 +473,7 @@ fn a_claim_checks_the_whole_round_again() {
         let t2 = propose(&l, &contract, "job-2");
         decide(
             &l,
-            &member(&t2, "d-3", "approved", "user:bob", l.now(), role),
+            &member(&t2, "d-3", "approved", "user:bob", l.now(), AS_FINANCE),
         )
         .unwrap();
         let t2 = approve(&l, &t2, "d-4", "user:carol").task;
@@ -584,16 +593,7 @@ fn the_audit_holds_each_round_decision_to_its_event() {
     for engine in engines() {
         let db = Db::fast(engine);
         let l = db.open();
-        let contract = quorum_contract(
-            r#"{"when": "always", "quorum": {"approvers": 3, "roles": [{"role": "finance", "count": 1}]}}"#,
-        );
-        let t = propose(&l, &contract, "job-1");
-        let role = r#", "role": "finance""#;
-        decide(
-            &l,
-            &member(&t, "d-1", "approved", "user:bob", l.now(), role),
-        )
-        .unwrap();
+        let (_, t) = finance_first(&l, 3);
         let link = r#"{"delegation_id": "dlg-1", "delegator": "user:carol", "delegate": "user:dave",
             "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
             "not_after": 9000000000000}"#;
