@@ -272,6 +272,19 @@ codes! {
     /// parent, a link outside its window (at arrival or at `decided_at`), or the action outside
     /// a link's scope. The message names the check's reason (`delegation_widens`, ...).
     DelegationRefused => "delegation_refused",
+    /// A signed note, checkpoint, key string, cosignature or witness request is not in its C2SP
+    /// form (signed-note, tlog-checkpoint, tlog-cosignature, tlog-witness): not UTF-8, a control
+    /// character, a missing final newline, a bad signature line, non-canonical base64, a size
+    /// or hash out of shape, too many signatures or proof lines. The offset is in the text.
+    CheckpointInvalid => "checkpoint_invalid",
+    /// A signed note has no verifying signature by a trusted key, a trusted key's signature or
+    /// cosignature on it does not verify, or its origin is not one the verifier knows:
+    /// configure the log's or witness's verifier key, or refuse the checkpoint.
+    CheckpointUntrusted => "checkpoint_untrusted",
+    /// A witness's latest cosigned size for the log is not the request's old size (C2SP
+    /// tlog-witness 409): ask again from the size the message gives, with a consistency proof
+    /// from it.
+    CheckpointConflict => "checkpoint_conflict",
 }
 
 impl fmt::Display for Code {
