@@ -302,6 +302,17 @@ export type ErrorCode =
    * link's scope. The message names the check's reason (`delegation_widens`, ...).
    */
   | 'delegation_refused'
+  /**
+   * An inclusion proof does not show the leaf at its index in the tree of its size with that
+   * root (RFC 9162 §2.1.3.2): the event was edited, moved, or the proof is for another
+   * checkpoint.
+   */
+  | 'inclusion_proof_invalid'
+  /**
+   * A consistency proof does not show the older tree to be a prefix of the newer one (RFC 9162
+   * §2.1.4.2): the log's history was rewritten, truncated or forked between them.
+   */
+  | 'consistency_proof_invalid'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

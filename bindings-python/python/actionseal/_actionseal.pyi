@@ -116,6 +116,8 @@ ErrorCode = Literal[
     "approver_not_separate",
     "invalid_delegation",
     "delegation_refused",
+    "inclusion_proof_invalid",
+    "consistency_proof_invalid",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
