@@ -18,6 +18,7 @@
 //! assert!(fingerprint_json(text, &opts).unwrap().to_string().starts_with("sha256:"));
 //! ```
 
+mod base64;
 mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
