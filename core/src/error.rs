@@ -272,6 +272,13 @@ codes! {
     /// parent, a link outside its window (at arrival or at `decided_at`), or the action outside
     /// a link's scope. The message names the check's reason (`delegation_widens`, ...).
     DelegationRefused => "delegation_refused",
+    /// An inclusion proof does not show the leaf at its index in the tree of its size with
+    /// that root (RFC 9162 §2.1.3.2): the event was edited, moved, or the proof is for another
+    /// checkpoint.
+    InclusionProofInvalid => "inclusion_proof_invalid",
+    /// A consistency proof does not show the older tree to be a prefix of the newer one (RFC
+    /// 9162 §2.1.4.2): the log's history was rewritten, truncated or forked between them.
+    ConsistencyProofInvalid => "consistency_proof_invalid",
     /// A signed note, checkpoint, key string, cosignature or witness request is not in its C2SP
     /// form (signed-note, tlog-checkpoint, tlog-cosignature, tlog-witness): not UTF-8, a control
     /// character, a missing final newline, a bad signature line, non-canonical base64, a size

@@ -116,6 +116,11 @@ ErrorCode = Literal[
     "approver_not_separate",
     "invalid_delegation",
     "delegation_refused",
+    "inclusion_proof_invalid",
+    "consistency_proof_invalid",
+    "checkpoint_invalid",
+    "checkpoint_untrusted",
+    "checkpoint_conflict",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
