@@ -2,9 +2,9 @@
 //! message"): a witness's statement that, at a time, the checkpoint is the largest consistent
 //! tree it has seen for the log.
 //!
-//! A cosignature is a note signature line of key type 0x04: key ID = SHA-256(name || "\n" ||
-//! 0x04 || public key)[:4], and the bytes after the key ID are a `timestamped_signature`: the
-//! 8-byte big-endian POSIX seconds, then the Ed25519 signature over
+//! A cosignature is a note signature line of key type 0x04: the key ID is the first four bytes
+//! of `SHA-256(name || "\n" || 0x04 || public key)`, and the bytes after the key ID are a
+//! `timestamped_signature`: the 8-byte big-endian POSIX seconds, then the Ed25519 signature over
 //!
 //! ```text
 //! cosignature/v1

@@ -507,7 +507,7 @@ fn split_key(text: &str, at: usize) -> Result<(&str, u32, Vec<u8>)> {
     Ok((name, id, material))
 }
 
-/// SHA-256(name || "\n" || type || key)[:4], big-endian.
+/// The first four bytes of `SHA-256(name || "\n" || type || key)`, big-endian.
 pub(crate) fn key_id(name: &str, kind: KeyType, key: &[u8; 32]) -> u32 {
     let digest = Sha256::new()
         .chain_update(name.as_bytes())
