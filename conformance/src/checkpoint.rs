@@ -15,6 +15,7 @@ use actionseal_core::tlog::checkpoint::Checkpoint;
 use actionseal_core::tlog::cosignature::Cosigner;
 use actionseal_core::tlog::note::{Note, SignerKey, VerifierKey};
 use actionseal_core::Error;
+use crate::{decode_hex, error_with_offset};
 use serde_json::{json, Map, Value as Json};
 
 /// The result of the vector `doc`, or why the vector itself is malformed.
@@ -66,15 +67,11 @@ pub fn checkpoint_result(doc: &Map<String, Json>) -> Result<Json, String> {
         }),
         op => return Err(format!("unknown op {op}")),
     };
-    Ok(result.unwrap_or_else(|e| error_json(&e)))
+    Ok(result.unwrap_or_else(|e| error_with_offset(&e)))
 }
 
 fn key(name: &str, seed_hex: &str) -> Result<Result<Json, Error>, String> {
-    let bytes = (0..seed_hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(seed_hex.get(i..i + 2).unwrap_or("x"), 16))
-        .collect::<Result<Vec<u8>, _>>()
-        .map_err(|e| e.to_string())?;
+    let bytes = decode_hex(seed_hex).ok_or("seed_hex is not hex")?;
     let seed: [u8; 32] = bytes.try_into().map_err(|_| "seed_hex is 32 bytes")?;
     Ok(SignerKey::from_seed(name, &seed).map(|k| {
         json!({
@@ -87,14 +84,4 @@ fn key(name: &str, seed_hex: &str) -> Result<Result<Json, Error>, String> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn error_json(e: &Error) -> Json {
-    let mut m = Map::new();
-    m.insert("error".into(), e.code().as_str().into());
-    m.insert("path".into(), e.path().into());
-    if let Some(o) = e.offset() {
-        m.insert("offset".into(), o.into());
-    }
-    Json::Object(m)
 }

@@ -24,7 +24,7 @@
 
 use super::checkpoint::{self, Checkpoint};
 use super::cosignature::Cosigner;
-use super::merkle::{empty_root, verify_consistency, Hash};
+use super::merkle::{consistency_proof, empty_root, verify_consistency, Hash, Nodes};
 use super::note::{Note, Signature, VerifierKey};
 use crate::base64::standard as base64;
 use crate::error::{Code, Error, Result};
@@ -58,6 +58,19 @@ impl Request {
             note,
             checkpoint,
         })
+    }
+
+    /// The request a log sends for its signed checkpoint `note`: the proof from `old_size`
+    /// (the witness's latest, as the log knows it) is read from the log's tree through
+    /// `nodes`; none from 0 or at the same size.
+    pub fn from_tree(nodes: &mut impl Nodes, old_size: u64, note: Note) -> Result<Request> {
+        let size = Checkpoint::parse(note.text())?.size();
+        let proof = match old_size {
+            0 => Vec::new(),
+            old if old >= size => Vec::new(),
+            old => consistency_proof(nodes, old, size)?,
+        };
+        Request::new(old_size, proof, note)
     }
 
     /// Reads a request body strictly; problems are [`Code::CheckpointInvalid`] with the byte

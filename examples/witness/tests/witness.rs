@@ -1,7 +1,7 @@
 //! Starts the example witness on 127.0.0.1:0 and drives it over HTTP as a log would.
 
 use actionseal_core::tlog::checkpoint::Checkpoint;
-use actionseal_core::tlog::merkle::{consistency_proof, leaf_hash, MemoryTree};
+use actionseal_core::tlog::merkle::{leaf_hash, MemoryTree};
 use actionseal_core::tlog::note::{generate_key, Note, SignerKey, VerifierKey};
 use actionseal_core::tlog::witness::Request;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -82,13 +82,11 @@ impl Log {
             let n = self.tree.size();
             self.tree.push(leaf_hash(format!("event {n}").as_bytes()));
         }
-        let proof = match old {
-            0 => Vec::new(),
-            _ => consistency_proof(&mut self.tree, old, size).unwrap(),
-        };
         let checkpoint = Checkpoint::new(self.origin, size, self.tree.root()).unwrap();
         let note = Note::signed(&checkpoint.to_string(), &self.key).unwrap();
-        Request::new(old, proof, note).unwrap().to_string()
+        Request::from_tree(&mut self.tree, old, note)
+            .unwrap()
+            .to_string()
     }
 }
 

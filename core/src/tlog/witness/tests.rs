@@ -1,5 +1,5 @@
 use super::*;
-use crate::tlog::merkle::{consistency_proof, leaf_hash, MemoryTree};
+use crate::tlog::merkle::{leaf_hash, MemoryTree};
 use crate::tlog::note::SignerKey;
 
 const ORIGIN: &str = "log.example/audit";
@@ -28,13 +28,9 @@ impl Setup {
             let n = self.tree.size();
             self.tree.push(leaf_hash(format!("event {n}").as_bytes()));
         }
-        let proof = match old {
-            0 => Vec::new(),
-            _ => consistency_proof(&mut self.tree, old, size).unwrap(),
-        };
         let checkpoint = Checkpoint::new(ORIGIN, size, self.tree.root()).unwrap();
         let note = Note::signed(&checkpoint.to_string(), &self.log_key).unwrap();
-        Request::new(old, proof, note).unwrap()
+        Request::from_tree(&mut self.tree, old, note).unwrap()
     }
 
     fn add(&self, latest: Option<Latest>, request: &Request) -> Result<Cosigned, Refusal> {
