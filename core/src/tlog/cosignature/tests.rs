@@ -93,3 +93,14 @@ fn altered_cosignatures_fail() {
     }
     assert!(w.cosign(&c, MAX_TIMESTAMP).is_ok());
 }
+
+#[test]
+fn the_c2sp_example_line_has_the_layout() {
+    // c2sp.org/tlog-cosignature's example: key ID, then the time of its example message
+    // ("time 1679315147"), then 64 signature bytes.
+    let line = "— witness.example.com/w1 jWbPPwAAAABkGFDLEZMHwSRaJNiIDoe9DYn/zXcrtPHeolMI5OWXEhZCB9dlrDJsX3b2oyin1nPZqhf5nNo0xUe+mbIUBkBIfZ+qnA==";
+    let sig = Signature::parse_line(line, 0).unwrap();
+    assert_eq!(sig.bytes().len(), 8 + 64);
+    assert_eq!(sig.bytes()[..8], 1679315147u64.to_be_bytes());
+    assert_eq!(format!("{sig}"), format!("{line}\n"));
+}

@@ -190,3 +190,27 @@ fn requests_read_and_write_the_c2sp_body() {
         (400, "text/plain; charset=utf-8")
     );
 }
+
+#[test]
+fn reads_the_c2sp_example_request() {
+    // c2sp.org/tlog-witness, "Example request body".
+    let body = "old 20852014\n\
+        PlRNCrwHpqhGrupue0L7gxbjbMiKA9temvuZZDDpkaw=\n\
+        jrJZDmY8Y7SyJE0MWLpLozkIVMSMZcD5kvuKxPC3swk=\n\
+        5+pKlUdi2LeF/BcMHBn+Ku6yhPGNCswZZD1X/6QgPd8=\n\
+        /6WVhPs2CwSsb5rYBH5cjHV/wSmA79abXAwhXw3Kj/0=\n\
+        \n\
+        example.com/behind-the-sofa\n\
+        20852163\n\
+        CsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n\
+        \n\
+        — example.com/behind-the-sofa Az3grlgtzPICa5OS8npVmf1Myq/5IZniMp+ZJurmRDeOoRDe4URYN7u5/Zhcyv2q1gGzGku9nTo+zyWE+xeMcTOAYQ8=\n\
+        — example.com/behind-the-sofa opLqBQsREYCgu6xQkYQwJr9fo45a62DN9EdmHXnZdXNqlcVGlCum2Wks+49/V6267UEjw6QUXTS5Rovnzv++qbSzm9Q=\n";
+    let request = Request::parse(body.as_bytes()).unwrap();
+    assert_eq!(request.old_size(), 20852014);
+    assert_eq!(request.proof().len(), 4);
+    assert_eq!(request.proof()[3][0], 0xff);
+    assert_eq!(request.checkpoint().size(), 20852163);
+    assert_eq!(request.note().signatures().len(), 2);
+    assert_eq!(request.to_string(), body);
+}
