@@ -145,6 +145,40 @@ impl fmt::Display for Request {
     }
 }
 
+/// The cosignature lines of a witness's 200 answer, for the log to add to its note
+/// ([`Note::push`]) and to verify with the witness's verifier key ([`Note::verify`]).
+pub fn parse_cosignatures(body: &[u8]) -> Result<Vec<Signature>> {
+    let mut lines = Vec::new();
+    let (mut rest, mut at) = (body, 0);
+    while !rest.is_empty() {
+        let (line, next) = line(rest, at)?;
+        let text = std::str::from_utf8(line).map_err(|e| {
+            invalid("a cosignature line is UTF-8").with_offset(at + e.valid_up_to())
+        })?;
+        lines.push(Signature::parse_line(text, at)?);
+        at += line.len() + 1;
+        rest = next;
+    }
+    if lines.is_empty() {
+        return Err(invalid(
+            "a witness's answer has at least one cosignature line",
+        ));
+    }
+    Ok(lines)
+}
+
+/// The size in a witness's 409 answer (`<size>\n`): the latest it cosigned for the log.
+pub fn parse_latest_size(body: &[u8]) -> Result<u64> {
+    let (size, rest) = line(body, 0)?;
+    if !rest.is_empty() {
+        return Err(invalid("a size answer is one line").with_offset(size.len() + 1));
+    }
+    std::str::from_utf8(size)
+        .map_err(|_| invalid("a size is a decimal number"))
+        .and_then(checkpoint::parse_size)
+        .map_err(|e| e.with_offset(0))
+}
+
 /// The next newline-terminated line of `input` (without the newline) and the rest; `at` is
 /// `input`'s offset in the body.
 fn line(input: &[u8], at: usize) -> Result<(&[u8], &[u8])> {

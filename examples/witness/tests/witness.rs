@@ -3,7 +3,7 @@
 use actionseal_core::tlog::checkpoint::Checkpoint;
 use actionseal_core::tlog::merkle::{leaf_hash, MemoryTree};
 use actionseal_core::tlog::note::{generate_key, Note, SignerKey, VerifierKey};
-use actionseal_core::tlog::witness::Request;
+use actionseal_core::tlog::witness::{parse_cosignatures, parse_latest_size, Request};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -61,6 +61,13 @@ impl Server {
     }
 }
 
+impl Server {
+    /// The status of an add-checkpoint request.
+    fn post(&self, body: &str) -> u16 {
+        self.send("POST", "/add-checkpoint", body).0
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -73,6 +80,16 @@ struct Log {
     origin: &'static str,
     tree: MemoryTree,
     key: SignerKey,
+}
+
+/// A log named `origin` with the key of seed `[seed; 32]`.
+fn log_of(origin: &'static str, seed: u8) -> Log {
+    let key = SignerKey::from_seed(origin, &[seed; 32]).unwrap();
+    Log {
+        origin,
+        tree: MemoryTree::new(),
+        key,
+    }
 }
 
 impl Log {
@@ -96,22 +113,15 @@ fn setup() -> (PathBuf, Log) {
     fs::create_dir_all(&dir).unwrap();
     let (witness_key, _) = generate_key("witness.example/w1", &[2; 32]).unwrap();
     fs::write(dir.join("witness.key"), witness_key).unwrap();
-    let key = SignerKey::from_seed(ORIGIN, &[1; 32]).unwrap();
+    let log = log_of(ORIGIN, 1);
     let config = serde_json::json!({
         "listen": "127.0.0.1:0",
         "signer_key_file": dir.join("witness.key"),
         "state_file": dir.join("state.jsonl"),
-        "logs": [{"origin": ORIGIN, "keys": [key.verifier().to_string()]}],
+        "logs": [{"origin": ORIGIN, "keys": [log.key.verifier().to_string()]}],
     });
     fs::write(dir.join("config.json"), config.to_string()).unwrap();
-    (
-        dir,
-        Log {
-            origin: ORIGIN,
-            tree: MemoryTree::new(),
-            key,
-        },
-    )
+    (dir, log)
 }
 
 #[test]
@@ -133,11 +143,11 @@ fn cosigns_consistent_checkpoints_and_refuses_the_rest() {
         let body = log.body(old, size);
         let (status, _, line) = server.send("POST", "/add-checkpoint", &body);
         assert_eq!(status, 200, "{line}");
-        let note = body.split_once("\n\n").unwrap().1;
-        let cosigned = Note::parse([note, &line].concat().as_bytes()).unwrap();
-        let verified = cosigned
-            .verify(std::slice::from_ref(&server.verifier))
-            .unwrap();
+        let mut note = Request::parse(body.as_bytes()).unwrap().note().clone();
+        for cosignature in parse_cosignatures(line.as_bytes()).unwrap() {
+            note.push(cosignature).unwrap();
+        }
+        let verified = note.verify(std::slice::from_ref(&server.verifier)).unwrap();
         assert!(verified[0].timestamp.unwrap() > 1_700_000_000);
     }
 
@@ -146,44 +156,17 @@ fn cosigns_consistent_checkpoints_and_refuses_the_rest() {
     let mut proof = request.proof().to_vec();
     proof[0][0] ^= 1;
     let altered = Request::new(10, proof, request.note().clone()).unwrap();
-    assert_eq!(
-        server
-            .send("POST", "/add-checkpoint", &altered.to_string())
-            .0,
-        422
-    );
+    assert_eq!(server.post(&altered.to_string()), 422);
 
     // Stale: the log believes the witness is at 3; it answers its latest size.
     let (status, content_type, size) = server.send("POST", "/add-checkpoint", &log.body(3, 12));
-    assert_eq!(
-        (status, content_type.as_str(), size.as_str()),
-        (409, "text/x.tlog.size", "10\n")
-    );
+    assert_eq!((status, content_type.as_str()), (409, "text/x.tlog.size"));
+    assert_eq!(parse_latest_size(size.as_bytes()).unwrap(), 10);
 
     // Signed by a key the witness does not know for the log; an origin it does not know.
-    let stranger = SignerKey::from_seed(ORIGIN, &[3; 32]).unwrap();
-    let mut stranger = Log {
-        origin: ORIGIN,
-        tree: MemoryTree::new(),
-        key: stranger,
-    };
-    assert_eq!(
-        server
-            .send("POST", "/add-checkpoint", &stranger.body(0, 1))
-            .0,
-        403
-    );
-    let other = SignerKey::from_seed("other.example/log", &[4; 32]).unwrap();
-    let mut other = Log {
-        origin: "other.example/log",
-        tree: MemoryTree::new(),
-        key: other,
-    };
-    assert_eq!(
-        server.send("POST", "/add-checkpoint", &other.body(0, 1)).0,
-        404
-    );
-    assert_eq!(server.send("POST", "/add-checkpoint", "old x\n").0, 400);
+    assert_eq!(server.post(&log_of(ORIGIN, 3).body(0, 1)), 403);
+    assert_eq!(server.post(&log_of("other.example/log", 4).body(0, 1)), 404);
+    assert_eq!(server.post("old x\n"), 400);
     assert_eq!(server.send("DELETE", "/add-checkpoint", "").0, 405);
 
     // The state survives a restart: the latest size is still 10.
@@ -191,10 +174,7 @@ fn cosigns_consistent_checkpoints_and_refuses_the_rest() {
     let server = Server::start(&dir);
     let (status, _, size) = server.send("POST", "/add-checkpoint", &log.body(3, 12));
     assert_eq!((status, size.as_str()), (409, "10\n"));
-    assert_eq!(
-        server.send("POST", "/add-checkpoint", &log.body(10, 12)).0,
-        200
-    );
+    assert_eq!(server.post(&log.body(10, 12)), 200);
     let state = fs::read_to_string(dir.join("state.jsonl")).unwrap();
     assert_eq!(state.lines().count(), 3);
     let _ = fs::remove_dir_all(&dir);

@@ -214,3 +214,38 @@ fn reads_the_c2sp_example_request() {
     assert_eq!(request.note().signatures().len(), 2);
     assert_eq!(request.to_string(), body);
 }
+
+#[test]
+fn a_log_reads_the_witness_answers() {
+    let mut s = setup();
+    let request = s.request(0, 2);
+    let cosigned = s.add(None, &request).unwrap();
+    let lines = parse_cosignatures(cosigned.cosignature.to_string().as_bytes()).unwrap();
+    assert_eq!(lines, std::slice::from_ref(&cosigned.cosignature));
+    let mut note = request.note().clone();
+    note.push(lines[0].clone()).unwrap();
+    assert!(note.verify(&[s.witness.verifier()]).is_ok());
+
+    let request = s.request(0, 3);
+    let stale = s.add(Some(cosigned.latest), &request).unwrap_err();
+    assert_eq!(parse_latest_size(stale.body().as_bytes()).unwrap(), 2);
+
+    for (body, offset) in [("", 0), ("— w AAAA\n", 6), ("x\n", 0), ("— w\n", 4)] {
+        let e = parse_cosignatures(body.as_bytes()).unwrap_err();
+        assert_eq!(
+            (e.code(), e.offset()),
+            (
+                Code::CheckpointInvalid,
+                Some(offset).filter(|_| !body.is_empty())
+            ),
+            "{body:?}"
+        );
+    }
+    for body in ["2", "02\n", "2\n3\n", "-1\n"] {
+        assert_eq!(
+            parse_latest_size(body.as_bytes()).unwrap_err().code(),
+            Code::CheckpointInvalid,
+            "{body:?}"
+        );
+    }
+}
