@@ -100,11 +100,7 @@ impl VerifierKey {
         })?;
         let key = PublicKey::from_bytes(key).map_err(|e| invalid(e.message()))?;
         let parsed = VerifierKey::new(name, kind, &key)?;
-        if parsed.id != id {
-            return Err(invalid(
-                "the key ID is not the one the name, type and key give",
-            ));
-        }
+        check_id(id, parsed.id)?;
         Ok(parsed)
     }
 
@@ -141,15 +137,8 @@ impl VerifierKey {
 impl fmt::Display for VerifierKey {
     /// The verifier key string.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut material = vec![self.kind.byte()];
-        material.extend_from_slice(self.key.as_bytes());
-        write!(
-            f,
-            "{}+{:08x}+{}",
-            self.name,
-            self.id,
-            base64::encode(&material)
-        )
+        let text = key_string(&self.name, self.id, self.kind, self.key.as_bytes());
+        f.write_str(&text)
     }
 }
 
@@ -190,11 +179,7 @@ impl SignerKey {
             _ => return Err(invalid("a signer key is type 0x01 (Ed25519)")),
         };
         let key = SignerKey::from_seed(name, seed)?;
-        if key.id != id {
-            return Err(invalid(
-                "the key ID is not the one the name and the seed's public key give",
-            ));
-        }
+        check_id(id, key.id)?;
         Ok(key)
     }
 
@@ -231,14 +216,8 @@ impl SignerKey {
 
     /// The signer key string: keep it secret.
     pub fn to_secret_string(&self) -> String {
-        let mut material = vec![KeyType::Ed25519.byte()];
-        material.extend_from_slice(self.key.seed());
-        format!(
-            "{PRIVATE_PREFIX}{}+{:08x}+{}",
-            self.name,
-            self.id,
-            base64::encode(&material)
-        )
+        let text = key_string(&self.name, self.id, KeyType::Ed25519, self.key.seed());
+        format!("{PRIVATE_PREFIX}{text}")
     }
 
     /// This key's signature on `text`, which must be a note text (see [`check_text`]).
@@ -505,6 +484,23 @@ fn split_key(text: &str, at: usize) -> Result<(&str, u32, Vec<u8>)> {
     let material = base64::decode(material)
         .map_err(|e| super::shifted(e.recode(Code::CheckpointInvalid), at_key))?;
     Ok((name, id, material))
+}
+
+/// `<name>+<key ID>+<base64(type || key)>`.
+fn key_string(name: &str, id: u32, kind: KeyType, key: &[u8; 32]) -> String {
+    let mut material = vec![kind.byte()];
+    material.extend_from_slice(key);
+    format!("{name}+{id:08x}+{}", base64::encode(&material))
+}
+
+/// A key string's key ID must be the one its name, type and public key give.
+fn check_id(given: u32, derived: u32) -> Result<()> {
+    match given == derived {
+        true => Ok(()),
+        false => Err(invalid(
+            "the key ID is not the one the name, type and public key give",
+        )),
+    }
 }
 
 /// The first four bytes of `SHA-256(name || "\n" || type || key)`, big-endian.
