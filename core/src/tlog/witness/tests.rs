@@ -249,3 +249,57 @@ fn a_log_reads_the_witness_answers() {
         );
     }
 }
+
+mod edits {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A valid request body: old size, a proof, a note with a log signature and a cosignature.
+    fn body() -> Vec<u8> {
+        let mut s = setup();
+        let _ = s.request(0, 5);
+        let request = s.request(5, 13);
+        let mut note = request.note().clone();
+        let checkpoint = request.checkpoint().clone();
+        note.push(s.witness.cosign(&checkpoint, 1_700_000_000).unwrap())
+            .unwrap();
+        Request::new(5, request.proof().to_vec(), note)
+            .unwrap()
+            .to_string()
+            .into_bytes()
+    }
+
+    proptest! {
+        /// Strict readers: whatever edit a body survives, it renders back to exactly the
+        /// bytes read (one text per request), and no edit makes a reader panic.
+        #[test]
+        fn accepted_edits_render_back_unchanged(
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..4, any::<u8>()), 1..4)
+        ) {
+            let mut bytes = body();
+            for (at, kind, byte) in edits {
+                if bytes.is_empty() {
+                    break;
+                }
+                let i = at.index(bytes.len());
+                let byte = [b'\n', b' ', b'=', b'A', b'+', b'0', 0xE2, byte][usize::from(byte % 8)];
+                match kind {
+                    0 => bytes[i] = byte,
+                    1 => bytes.insert(i, byte),
+                    2 => { bytes.remove(i); }
+                    _ => bytes.truncate(i),
+                }
+            }
+            if let Ok(request) = Request::parse(&bytes) {
+                prop_assert_eq!(request.to_string().into_bytes(), bytes.clone());
+            }
+            let _ = parse_cosignatures(&bytes);
+            let _ = parse_latest_size(&bytes);
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                if let Ok(c) = Checkpoint::parse(text) {
+                    prop_assert_eq!(c.to_string(), text);
+                }
+            }
+        }
+    }
+}
