@@ -309,6 +309,25 @@ export type ErrorCode =
    * §2.1.4.2): the log's history was rewritten, truncated or forked between them.
    */
   | 'consistency_proof_invalid'
+  /**
+   * A signed note, checkpoint, key string, cosignature or witness request is not in its C2SP
+   * form (signed-note, tlog-checkpoint, tlog-cosignature, tlog-witness): not UTF-8, a control
+   * character, a missing final newline, a bad signature line, non-canonical base64, a size or
+   * hash out of shape, too many signatures or proof lines. The offset is in the text.
+   */
+  | 'checkpoint_invalid'
+  /**
+   * A signed note has no verifying signature by a trusted key, a trusted key's signature or
+   * cosignature on it does not verify, or its origin is not one the verifier knows: configure
+   * the log's or witness's verifier key, or refuse the checkpoint.
+   */
+  | 'checkpoint_untrusted'
+  /**
+   * A witness's latest cosigned size for the log is not the request's old size (C2SP
+   * tlog-witness 409): ask again from the size the message gives, with a consistency proof from
+   * it.
+   */
+  | 'checkpoint_conflict'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

@@ -145,7 +145,7 @@ impl Codec {
         if !self.padded {
             return Ok(text);
         }
-        if text.len() % 4 != 0 {
+        if !text.len().is_multiple_of(4) {
             // A stray character explains a wrong length better than the length does.
             let stray = text
                 .iter()

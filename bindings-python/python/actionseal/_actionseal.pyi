@@ -118,6 +118,9 @@ ErrorCode = Literal[
     "delegation_refused",
     "inclusion_proof_invalid",
     "consistency_proof_invalid",
+    "checkpoint_invalid",
+    "checkpoint_untrusted",
+    "checkpoint_conflict",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
