@@ -25,6 +25,7 @@ pub mod fuzzing;
 pub mod host;
 mod json;
 mod model;
+pub mod timestamp;
 
 pub use error::{Code, Error, Result};
 pub use json::canon::{canonicalize, write_canonical};

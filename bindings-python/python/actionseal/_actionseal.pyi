@@ -116,6 +116,9 @@ ErrorCode = Literal[
     "approver_not_separate",
     "invalid_delegation",
     "delegation_refused",
+    "timestamp_invalid",
+    "timestamp_untrusted",
+    "timestamp_mismatch",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
