@@ -26,6 +26,7 @@
 mod algorithm;
 mod asn1;
 mod chain;
+mod name;
 mod oid;
 mod request;
 mod signer;

@@ -1,13 +1,105 @@
-//! The ASN.1 of RFC 3161 §2.4 (TimeStampReq, TimeStampResp, TSTInfo) and of the ESS
-//! signing-certificate attributes (RFC 2634 §5.4, RFC 5035 §3), as `der` types.
+//! The ASN.1 of RFC 3161 §2.4 (TimeStampReq, TimeStampResp, TSTInfo), of the parts of CMS
+//! SignedData a token uses (RFC 5652 §3, §5) and of the ESS signing-certificate attributes
+//! (RFC 2634 §5.4, RFC 5035 §3), as `der` types that borrow from the token.
 //!
 //! RFC 3161's module uses IMPLICIT tags; `tsa [0] GeneralName` is a CHOICE, hence explicit.
+//! SignedData is declared here rather than taken from the `cms` crate: a token needs a small
+//! part of it, kept raw where the bytes matter (signed attributes, certificates), and the
+//! whole crate's decoders cost the WebAssembly build far more than these few types.
 
 use der::asn1::{AnyRef, BitStringRef, IntRef, OctetStringRef, Utf8StringRef};
 use der::oid::ObjectIdentifier;
-use der::Sequence;
+use der::{Decode, Reader as _, Sequence, SliceReader};
 use x509_cert::ext::Extensions;
+use x509_cert::name::Name;
+use x509_cert::serial_number::SerialNumber;
 use x509_cert::spki::AlgorithmIdentifierRef;
+
+/// The elements of a SET OF or SEQUENCE OF kept raw (their order is not checked: openssl
+/// writes a token's certificates unsorted, and nothing signs that set).
+pub(super) fn elements<'a, T: Decode<'a, Error = der::Error>>(
+    any: AnyRef<'a>,
+) -> der::Result<Vec<T>> {
+    let mut reader = SliceReader::new(any.value())?;
+    let mut out = Vec::new();
+    while !reader.is_finished() {
+        out.push(T::decode(&mut reader)?);
+    }
+    Ok(out)
+}
+
+/// ContentInfo (RFC 5652 §3).
+#[derive(Sequence)]
+pub(super) struct ContentInfo<'a> {
+    pub content_type: ObjectIdentifier,
+    #[asn1(context_specific = "0", tag_mode = "EXPLICIT")]
+    pub content: AnyRef<'a>,
+}
+
+/// SignedData (RFC 5652 §5.1): the certificates as they came, the SignerInfos raw.
+#[derive(Sequence)]
+pub(super) struct SignedData<'a> {
+    pub version: u8,
+    pub digest_algorithms: AnyRef<'a>,
+    pub encap_content_info: EncapsulatedContentInfo<'a>,
+    #[asn1(
+        context_specific = "0",
+        tag_mode = "IMPLICIT",
+        optional = "true",
+        constructed = "true"
+    )]
+    pub certificates: Option<Vec<AnyRef<'a>>>,
+    #[asn1(
+        context_specific = "1",
+        tag_mode = "IMPLICIT",
+        optional = "true",
+        constructed = "true"
+    )]
+    pub crls: Option<Vec<AnyRef<'a>>>,
+    pub signer_infos: AnyRef<'a>,
+}
+
+/// EncapsulatedContentInfo (RFC 5652 §5.2).
+#[derive(Sequence)]
+pub(super) struct EncapsulatedContentInfo<'a> {
+    pub econtent_type: ObjectIdentifier,
+    #[asn1(context_specific = "0", tag_mode = "EXPLICIT", optional = "true")]
+    pub econtent: Option<&'a OctetStringRef>,
+}
+
+/// SignerInfo (RFC 5652 §5.3). `sid` is a CHOICE of IssuerAndSerialNumber or
+/// `[0] SubjectKeyIdentifier`; `signed_attrs` is the `[0] IMPLICIT SET OF Attribute` as it
+/// came (a time-stamp token must have them, so the field is not optional here).
+#[derive(Sequence)]
+pub(super) struct SignerInfo<'a> {
+    pub version: u8,
+    pub sid: AnyRef<'a>,
+    pub digest_algorithm: AlgorithmIdentifierRef<'a>,
+    pub signed_attrs: AnyRef<'a>,
+    pub signature_algorithm: AlgorithmIdentifierRef<'a>,
+    pub signature: &'a OctetStringRef,
+    #[asn1(
+        context_specific = "1",
+        tag_mode = "IMPLICIT",
+        optional = "true",
+        constructed = "true"
+    )]
+    pub unsigned_attrs: Option<Vec<AnyRef<'a>>>,
+}
+
+/// IssuerAndSerialNumber (RFC 5652 §10.2.4).
+#[derive(Sequence)]
+pub(super) struct IssuerAndSerialNumber {
+    pub issuer: Name,
+    pub serial_number: SerialNumber,
+}
+
+/// Attribute (RFC 5652 §5.3), its SET OF values raw.
+#[derive(Sequence)]
+pub(super) struct Attribute<'a> {
+    pub oid: ObjectIdentifier,
+    pub values: AnyRef<'a>,
+}
 
 /// MessageImprint (RFC 3161 §2.4.1).
 #[derive(Sequence)]

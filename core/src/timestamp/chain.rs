@@ -3,7 +3,8 @@
 //! genTime, issuers with basicConstraints cA (and their pathLenConstraint), and the TSA's
 //! certificate with extendedKeyUsage exactly id-kp-timeStamping, critical (RFC 3161 §2.3).
 
-use der::{Decode, Encode};
+use der::asn1::AnyRef;
+use der::{Decode, Encode, SliceReader};
 use x509_cert::ext::pkix::{BasicConstraints, ExtendedKeyUsage};
 use x509_cert::Certificate;
 
@@ -24,19 +25,19 @@ pub(super) struct Cert {
 
 impl Cert {
     pub(super) fn from_der(der: &[u8]) -> der::Result<Cert> {
-        Cert::new(Certificate::from_der(der)?)
-    }
-
-    pub(super) fn new(cert: Certificate) -> der::Result<Cert> {
+        let cert = Certificate::from_der(der)?;
+        // The TBSCertificate's bytes as they came: the issuer signed those.
+        let outer = AnyRef::from_der(der)?;
+        let tbs = AnyRef::decode(&mut SliceReader::new(outer.value())?)?.to_der()?;
         Ok(Cert {
-            der: cert.to_der()?,
-            tbs: cert.tbs_certificate().to_der()?,
+            der: der.to_vec(),
+            tbs,
             cert,
         })
     }
 
-    fn subject(&self) -> String {
-        self.cert.tbs_certificate().subject().to_string()
+    pub(super) fn subject(&self) -> String {
+        super::name::rfc4514(self.cert.tbs_certificate().subject())
     }
 
     /// Whether `issuer`'s key made this certificate's signature.

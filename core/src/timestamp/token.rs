@@ -2,22 +2,20 @@
 //! (RFC 3161 §2.4.2) whose status grants a token, or the bare TimeStampToken, which is a
 //! ContentInfo (RFC 5652 §3) of SignedData (§5.1) with eContentType id-ct-TSTInfo.
 
-use cms::content_info::ContentInfo;
-use cms::signed_data::SignedData;
 use der::asn1::{AnyRef, BitStringRef};
 use der::{Decode, Tag, Tagged as _};
 
-use super::asn1::{PkiStatusInfo, TimeStampResp};
+use super::asn1::{ContentInfo, PkiStatusInfo, SignedData, TimeStampResp};
 use super::{invalid, oid};
 use crate::Result;
 
 /// A token's SignedData and its eContent: the TSTInfo's DER, which the signature covers.
-pub(super) struct Token {
-    pub signed: SignedData,
-    pub tst_info: Vec<u8>,
+pub(super) struct Token<'a> {
+    pub signed: SignedData<'a>,
+    pub tst_info: &'a [u8],
 }
 
-pub(super) fn parse(der: &[u8]) -> Result<Token> {
+pub(super) fn parse(der: &[u8]) -> Result<Token<'_>> {
     let outer = AnyRef::from_der(der).map_err(|e| not_a_token(&e))?;
     if outer.tag() != Tag::Sequence {
         return Err(not_a_token(&"not a SEQUENCE"));
@@ -54,15 +52,12 @@ pub(super) fn parse(der: &[u8]) -> Result<Token> {
         ))
         .in_key("econtent_type"));
     }
-    let tst_info = match &encap.econtent {
-        Some(content) if content.tag() == Tag::OctetString => content.value().to_vec(),
-        _ => {
-            return Err(invalid("the token carries no TSTInfo (eContent)").in_key("econtent"));
-        }
-    };
+    let tst_info = encap
+        .econtent
+        .map(|content| content.as_bytes())
+        .ok_or_else(|| invalid("the token carries no TSTInfo (eContent)").in_key("econtent"))?;
     Ok(Token { signed, tst_info })
 }
-
 fn not_a_token(cause: &dyn std::fmt::Display) -> crate::Error {
     invalid(format!(
         "not a DER TimeStampResp or TimeStampToken (RFC 3161 §2.4.2): {cause}"

@@ -1,9 +1,8 @@
 //! [`verify_token`]: what a verified time-stamp says, and what it was checked against.
 
-use cms::cert::CertificateChoices;
 use der::asn1::IntRef;
 use der::oid::ObjectIdentifier;
-use der::Decode;
+use der::{Decode, Encode, Tag, Tagged as _};
 
 use super::algorithm::HashAlgorithm;
 use super::asn1::TstInfo;
@@ -71,7 +70,7 @@ pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Re
         .transpose()?;
 
     let token = token::parse(token_der)?;
-    let tst = TstInfo::from_der(&token.tst_info)
+    let tst = TstInfo::from_der(token.tst_info)
         .map_err(|e| invalid(format!("the TSTInfo is malformed: {e}")).in_key("tst_info"))?;
     if tst.version != 1 {
         return Err(invalid("the TSTInfo's version is not 1").in_key("tst_info"));
@@ -80,20 +79,17 @@ pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Re
         time::gen_time(&tst.gen_time).map_err(|e| e.in_key("tst_info"))?;
 
     let mut pool = Vec::new();
-    for (i, choice) in token
-        .signed
-        .certificates
-        .iter()
-        .flat_map(|set| set.0.iter())
-        .enumerate()
-    {
-        if let CertificateChoices::Certificate(cert) = choice {
-            pool.push(Cert::new(cert.clone()).map_err(|e| {
-                invalid(format!("a certificate of the token is malformed: {e}"))
-                    .in_index(i)
-                    .in_key("certificates")
-            })?);
+    for (i, cert) in token.signed.certificates.iter().flatten().enumerate() {
+        // Only X.509 certificates matter; other CertificateChoices are context-tagged.
+        if cert.tag() != Tag::Sequence {
+            continue;
         }
+        let der = cert.to_der().and_then(|der| Cert::from_der(&der));
+        pool.push(der.map_err(|e| {
+            invalid(format!("a certificate of the token is malformed: {e}"))
+                .in_index(i)
+                .in_key("certificates")
+        })?);
     }
     pool.extend(extra);
     let signer = signer::verify(&token, &pool)?;
@@ -145,7 +141,7 @@ pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Re
         }),
         policy: tst.policy.to_string(),
         serial: hex(strip_zeros(tst.serial_number.as_bytes())),
-        tsa_name: signer.cert.tbs_certificate().subject().to_string(),
+        tsa_name: signer.subject(),
         hash,
         imprint: imprint.hashed_message.as_bytes().to_vec(),
         nonce: nonce.flatten(),
