@@ -163,31 +163,19 @@ pub(super) struct TstInfo<'a> {
     pub extensions: Option<Extensions>,
 }
 
-/// ESSCertID (RFC 2634 §5.4.1): a SHA-1 hash of the whole certificate.
+/// ESSCertID (RFC 2634 §5.4.1) and ESSCertIDv2 (RFC 5035 §4) in one: version 1 has no
+/// hashAlgorithm (its hash is SHA-1); in version 2 it defaults to SHA-256 and is then absent.
 #[derive(Sequence)]
 pub(super) struct EssCertId<'a> {
-    pub cert_hash: &'a OctetStringRef,
-    pub issuer_serial: Option<AnyRef<'a>>,
-}
-
-/// SigningCertificate (RFC 2634 §5.4): the first ESSCertID names the signer's certificate.
-#[derive(Sequence)]
-pub(super) struct SigningCertificate<'a> {
-    pub certs: Vec<EssCertId<'a>>,
-    pub policies: Option<AnyRef<'a>>,
-}
-
-/// ESSCertIDv2 (RFC 5035 §4): hashAlgorithm DEFAULT SHA-256, absent when it is SHA-256.
-#[derive(Sequence)]
-pub(super) struct EssCertIdV2<'a> {
     pub hash_algorithm: Option<AlgorithmIdentifierRef<'a>>,
     pub cert_hash: &'a OctetStringRef,
     pub issuer_serial: Option<AnyRef<'a>>,
 }
 
-/// SigningCertificateV2 (RFC 5035 §3, required of TSAs by RFC 5816 §2.2.1 when not SHA-1).
+/// SigningCertificate (RFC 2634 §5.4) or SigningCertificateV2 (RFC 5035 §3, which RFC 5816
+/// lets a TSA use): the first certificate identifier names the signer's certificate.
 #[derive(Sequence)]
-pub(super) struct SigningCertificateV2<'a> {
-    pub certs: Vec<EssCertIdV2<'a>>,
+pub(super) struct SigningCertificate<'a> {
+    pub certs: Vec<EssCertId<'a>>,
     pub policies: Option<AnyRef<'a>>,
 }

@@ -79,3 +79,27 @@ fn attribute(atv: &AttributeTypeAndValue, out: &mut String) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use x509_cert::name::Name;
+
+    use super::rfc4514;
+
+    #[test]
+    fn reversed_escaped_and_unknown_types_in_hex() {
+        // FromStr takes RFC 4514 order too (last RDN first), so a round trip is the identity.
+        for text in [
+            "CN=tsa,O=actionseal test,C=DE",
+            "CN=a\\,b\\+c,O=\\ lead and trail\\ ",
+            "CN=\\#1+OU=unit,DC=example",
+        ] {
+            let name = Name::from_str(text).unwrap();
+            assert_eq!(rfc4514(&name), text);
+        }
+        let name = Name::from_str("CN=x,emailAddress=a@b").unwrap();
+        assert_eq!(rfc4514(&name), "CN=x,1.2.840.113549.1.9.1=#1603614062");
+    }
+}

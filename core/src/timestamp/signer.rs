@@ -7,10 +7,7 @@ use der::{Tag, TagNumber, Tagged as _};
 use x509_cert::ext::pkix::SubjectKeyIdentifier;
 
 use super::algorithm::{sha1, HashAlgorithm, Signature};
-use super::asn1::{
-    elements, Attribute, IssuerAndSerialNumber, SignerInfo, SigningCertificate,
-    SigningCertificateV2,
-};
+use super::asn1::{elements, Attribute, IssuerAndSerialNumber, SignerInfo, SigningCertificate};
 use super::chain::Cert;
 use super::token::Token;
 use super::{invalid, oid, untrusted};
@@ -149,42 +146,33 @@ fn identifies(sid: AnyRef<'_>, cert: &Cert) -> bool {
 }
 
 /// The ESS attribute (RFC 3161 §2.4.2 asks for one): signingCertificateV2 (RFC 5816) or
-/// signingCertificate; its first ESSCertID must hash to the signer's certificate.
+/// signingCertificate; its first certificate identifier must hash to the signer's certificate.
 fn signing_certificate(attrs: &[Attribute<'_>], cert: &Cert) -> Result<()> {
     let v2 = attrs.iter().any(|a| a.oid == oid::SIGNING_CERTIFICATE_V2);
-    let (hash, expected) = if v2 {
-        let value = single(attrs, oid::SIGNING_CERTIFICATE_V2, "signingCertificateV2")?;
-        let parsed = value.decode_as::<SigningCertificateV2>().map_err(|e| {
-            invalid(format!(
-                "the signingCertificateV2 attribute is malformed: {e}"
-            ))
-        })?;
-        let first = parsed
-            .certs
-            .first()
-            .ok_or_else(|| invalid("the signingCertificateV2 attribute names no certificate"))?;
-        let algorithm = match &first.hash_algorithm {
-            None => Some(HashAlgorithm::Sha256),
-            Some(id) => HashAlgorithm::from_oid(&id.oid),
-        }
-        .ok_or_else(|| {
-            invalid("the signingCertificateV2 hash is not SHA-256, SHA-384 or SHA-512")
-        })?;
-        (first.cert_hash.as_bytes(), algorithm.digest(&cert.der))
+    let (oid, name) = if v2 {
+        (oid::SIGNING_CERTIFICATE_V2, "signingCertificateV2")
     } else {
-        let value = single(attrs, oid::SIGNING_CERTIFICATE, "signingCertificate")?;
-        let parsed = value.decode_as::<SigningCertificate>().map_err(|e| {
-            invalid(format!(
-                "the signingCertificate attribute is malformed: {e}"
-            ))
-        })?;
-        let first = parsed
-            .certs
-            .first()
-            .ok_or_else(|| invalid("the signingCertificate attribute names no certificate"))?;
-        (first.cert_hash.as_bytes(), sha1(&cert.der))
+        (oid::SIGNING_CERTIFICATE, "signingCertificate")
     };
-    if hash != expected.as_slice() {
+    let parsed = single(attrs, oid, name)?
+        .decode_as::<SigningCertificate>()
+        .map_err(|e| invalid(format!("the {name} attribute is malformed: {e}")))?;
+    let first = parsed
+        .certs
+        .first()
+        .ok_or_else(|| invalid(format!("the {name} attribute names no certificate")))?;
+    let expected = match (v2, &first.hash_algorithm) {
+        (false, None) => Some(sha1(&cert.der)),
+        (true, None) => Some(HashAlgorithm::Sha256.digest(&cert.der)),
+        (true, Some(id)) => HashAlgorithm::from_oid(&id.oid).map(|hash| hash.digest(&cert.der)),
+        (false, Some(_)) => None,
+    }
+    .ok_or_else(|| {
+        invalid(format!(
+            "the {name} hash is not SHA-256, SHA-384 or SHA-512"
+        ))
+    })?;
+    if first.cert_hash.as_bytes() != expected.as_slice() {
         return Err(invalid(
             "the ESS signing-certificate attribute names another certificate than the signer's",
         ));

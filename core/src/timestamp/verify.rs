@@ -135,9 +135,11 @@ pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Re
         gen_time_ms,
         gen_time,
         accuracy_us: tst.accuracy.as_ref().map(|a| {
-            a.seconds.unwrap_or(0).saturating_mul(1_000_000)
-                + u64::from(a.millis.unwrap_or(0)) * 1000
-                + u64::from(a.micros.unwrap_or(0))
+            a.seconds
+                .unwrap_or(0)
+                .saturating_mul(1_000_000)
+                .saturating_add(u64::from(a.millis.unwrap_or(0)) * 1000)
+                .saturating_add(u64::from(a.micros.unwrap_or(0)))
         }),
         policy: tst.policy.to_string(),
         serial: hex(strip_zeros(tst.serial_number.as_bytes())),
