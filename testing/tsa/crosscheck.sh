@@ -10,5 +10,5 @@ if ! command -v openssl >/dev/null; then
 fi
 venv=${TSA_VENV:-$here/.venv}
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q asn1crypto==1.5.1 cryptography rfc3161-client==1.0.9
+"$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
 "$venv/bin/python" "$here/crosscheck.py"

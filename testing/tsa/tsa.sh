@@ -72,19 +72,17 @@ basicConstraints = critical, CA:true, pathlen:0
 keyUsage = critical, keyCertSign, cRLSign
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
-[v3_tsa]
-basicConstraints = critical, CA:false
-keyUsage = critical, digitalSignature, nonRepudiation
-extendedKeyUsage = critical, timeStamping
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-[v3_tsa_noncritical]
-basicConstraints = critical, CA:false
-keyUsage = critical, digitalSignature, nonRepudiation
-extendedKeyUsage = timeStamping
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
 CNF
+    tsa_extensions v3_tsa "critical, "
+    # Only for a negative fixture: `openssl ts -reply` refuses to sign with it.
+    tsa_extensions v3_tsa_noncritical ""
+}
+
+tsa_extensions() { # SECTION EKU_PREFIX
+    printf '[%s]\nbasicConstraints = critical, CA:false\n' "$1"
+    printf 'keyUsage = critical, digitalSignature, nonRepudiation\n'
+    printf 'extendedKeyUsage = %stimeStamping\n' "$2"
+    printf 'subjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid\n'
 }
 
 ts_section() { # DIR SECTION LEAF DIGEST ESS_ALG
