@@ -332,6 +332,24 @@ export type ErrorCode =
    * it.
    */
   | 'checkpoint_conflict'
+  /**
+   * An RFC 3161 time-stamp is not a well-formed, intact token: not a TimeStampResp or
+   * TimeStampToken, a status other than granted (the message gives the PKIStatus and failInfo),
+   * a malformed CMS SignedData or TSTInfo, signed attributes that do not match the TSTInfo or
+   * the signer's certificate, or a signature that does not verify.
+   */
+  | 'timestamp_invalid'
+  /**
+   * An RFC 3161 time-stamp is intact but not from a trusted TSA: no certificate path to a
+   * configured root, a certificate outside its validity at the token's genTime, or a TSA
+   * certificate without the critical id-kp-timeStamping extended key usage.
+   */
+  | 'timestamp_untrusted'
+  /**
+   * An RFC 3161 time-stamp is intact and trusted but about something else: its message imprint
+   * is not the digest of the expected data, or its nonce or policy is not the expected one.
+   */
+  | 'timestamp_mismatch'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

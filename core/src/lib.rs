@@ -27,6 +27,7 @@ pub mod host;
 mod json;
 mod model;
 pub mod tlog;
+pub mod timestamp;
 
 pub use error::{Code, Error, Result};
 pub use json::canon::{canonicalize, write_canonical};

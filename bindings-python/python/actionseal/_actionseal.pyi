@@ -121,6 +121,9 @@ ErrorCode = Literal[
     "checkpoint_invalid",
     "checkpoint_untrusted",
     "checkpoint_conflict",
+    "timestamp_invalid",
+    "timestamp_untrusted",
+    "timestamp_mismatch",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
