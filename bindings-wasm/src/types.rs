@@ -350,6 +350,33 @@ export type ErrorCode =
    * is not the digest of the expected data, or its nonce or policy is not the expected one.
    */
   | 'timestamp_mismatch'
+  /**
+   * An evidence bundle is malformed: not an object of the known members, another version, a
+   * hash that is not 32 bytes of base64, an event that is not an audit event, a document that
+   * does not parse.
+   */
+  | 'invalid_evidence'
+  /**
+   * The trust an evidence bundle is verified against is malformed: no ledger key, a key string
+   * that does not parse, a window that ends before it starts, a witness quorum larger than the
+   * witnesses.
+   */
+  | 'invalid_evidence_trust'
+  /**
+   * A document in an evidence bundle (an action, the contract, a reason, a decision's record or
+   * proof) is not the one the task's events fingerprint: it was altered.
+   */
+  | 'evidence_mismatch'
+  /**
+   * An evidence bundle's events are not the ones its export recorded, in that order: an event
+   * was removed, added or reordered.
+   */
+  | 'evidence_incomplete'
+  /**
+   * An evidence bundle holds an event, action or decision of another task: a bundle is about
+   * one task and discloses nothing of any other.
+   */
+  | 'evidence_other_task'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

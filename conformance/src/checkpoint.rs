@@ -11,11 +11,11 @@
 //!
 //! Any operation may instead give `{"error", "path", "offset"?}`.
 
+use crate::{decode_hex, error_with_offset};
 use actionseal_core::tlog::checkpoint::Checkpoint;
 use actionseal_core::tlog::cosignature::Cosigner;
 use actionseal_core::tlog::note::{Note, SignerKey, VerifierKey};
 use actionseal_core::Error;
-use crate::{decode_hex, error_with_offset};
 use serde_json::{json, Map, Value as Json};
 
 /// The result of the vector `doc`, or why the vector itself is malformed.

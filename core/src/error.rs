@@ -305,6 +305,23 @@ codes! {
     /// imprint is not the digest of the expected data, or its nonce or policy is not the
     /// expected one.
     TimestampMismatch => "timestamp_mismatch",
+    /// An evidence bundle is malformed: not an object of the known members, another version, a
+    /// hash that is not 32 bytes of base64, an event that is not an audit event, a document
+    /// that does not parse.
+    InvalidEvidence => "invalid_evidence",
+    /// The trust an evidence bundle is verified against is malformed: no ledger key, a key
+    /// string that does not parse, a window that ends before it starts, a witness quorum
+    /// larger than the witnesses.
+    InvalidEvidenceTrust => "invalid_evidence_trust",
+    /// A document in an evidence bundle (an action, the contract, a reason, a decision's
+    /// record or proof) is not the one the task's events fingerprint: it was altered.
+    EvidenceMismatch => "evidence_mismatch",
+    /// An evidence bundle's events are not the ones its export recorded, in that order: an
+    /// event was removed, added or reordered.
+    EvidenceIncomplete => "evidence_incomplete",
+    /// An evidence bundle holds an event, action or decision of another task: a bundle is
+    /// about one task and discloses nothing of any other.
+    EvidenceOtherTask => "evidence_other_task",
 }
 
 impl fmt::Display for Code {
@@ -373,6 +390,13 @@ impl Error {
     /// Sets the byte offset.
     pub fn with_offset(mut self, offset: usize) -> Error {
         self.offset = Some(offset);
+        self
+    }
+
+    /// The same error under another code: a document read inside another keeps the place
+    /// and the message of its own reader, under the outer document's code.
+    pub(crate) fn with_code(mut self, code: Code) -> Error {
+        self.code = code;
         self
     }
 

@@ -26,8 +26,8 @@ pub mod fuzzing;
 pub mod host;
 mod json;
 mod model;
-pub mod tlog;
 pub mod timestamp;
+pub mod tlog;
 
 pub use error::{Code, Error, Result};
 pub use json::canon::{canonicalize, write_canonical};
@@ -47,6 +47,7 @@ pub use model::delegation::{
     delegation_digest, sign_delegation, verify_delegation, VerifiedDelegation,
     DELEGATION_PAYLOAD_TYPE,
 };
+pub use model::evidence;
 pub use model::ledger;
 pub use model::notice::{notices, notices_value, Mark, Notice, NoticeKind, Within, MAX_MARKS};
 pub use model::permit::{

@@ -124,6 +124,11 @@ ErrorCode = Literal[
     "timestamp_invalid",
     "timestamp_untrusted",
     "timestamp_mismatch",
+    "invalid_evidence",
+    "invalid_evidence_trust",
+    "evidence_mismatch",
+    "evidence_incomplete",
+    "evidence_other_task",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -228,6 +233,7 @@ EventKind = Literal[
     "proof_policy_changed",
     "append_only_restored",
     "quorum_met",
+    "evidence_exported",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[
