@@ -8,6 +8,7 @@ fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_actionseal"))
         .args(args)
         .env_remove("ACTIONSEAL_LEDGER")
+        .env_remove("ACTIONSEAL_LOG_KEY")
         .output()
         .expect("spawn actionseal")
 }
@@ -534,4 +535,86 @@ fn a_quorum_refuses_a_decider_by_the_rounds_state() {
     );
     let second = decide("d5", "user:carol");
     assert!(stdout(&second).contains(r#""state":"approved""#));
+}
+
+/// The signer and verifier keys of Go's `golang.org/x/mod/sumdb/note` examples.
+const LOG_KEY: &str =
+    "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
+const LOG_VERIFIER: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
+
+/// A checkpoint printed by `audit checkpoint` and kept outside the ledger: the ledger verifies
+/// against it (with the verifier key, or the ledger's own key), and another ledger does not.
+#[test]
+fn a_checkpoint_kept_outside_the_ledger() {
+    let d = dir("checkpoint");
+    let key = d.0.join("log.key");
+    std::fs::write(&key, format!("{LOG_KEY}\n")).unwrap();
+    let verifier = d.0.join("log.pub");
+    std::fs::write(&verifier, format!("{LOG_VERIFIER}\n")).unwrap();
+    let ex = examples();
+    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
+    let ledger = |name: &str, args: &[&str]| {
+        let db = format!("sqlite:{}", d.0.join(name).display());
+        let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    for (name, proposer) in [("a.db", "agent"), ("b.db", "other-agent")] {
+        let out = ledger(
+            name,
+            &[
+                "propose",
+                "--action",
+                action.to_str().unwrap(),
+                "--contract",
+                contract.to_str().unwrap(),
+                "--proposer",
+                proposer,
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = ledger("a.db", &["audit", "checkpoint"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let note = stdout(&out);
+    assert!(note.starts_with("PeterNeumann\n1\n"), "{note}");
+    assert!(note.contains("\n\n\u{2014} PeterNeumann "));
+    let kept = d.0.join("checkpoint.txt");
+    std::fs::write(&kept, &note).unwrap();
+    let k = kept.to_str().unwrap();
+    let v = verifier.to_str().unwrap();
+    let ok = ledger(
+        "a.db",
+        &["audit", "verify", "--checkpoint", k, "--log-verifier", v],
+    );
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(stdout(&ok).contains("{\"checkpoint\":{\"latest\":1,\"leaves\":1,\"size\":1}}"));
+    let own = ledger("a.db", &["audit", "verify", "--checkpoint", k]);
+    assert_eq!(own.status.code(), Some(0));
+    // Another ledger of the same size holds another event: its root is not the checkpoint's.
+    ledger("b.db", &["audit", "checkpoint"]);
+    let other = ledger(
+        "b.db",
+        &["audit", "verify", "--checkpoint", k, "--log-verifier", v],
+    );
+    assert_eq!(other.status.code(), Some(6));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("audit_chain_broken"));
+    // No key, no checkpoint.
+    let db = format!("sqlite:{}", d.0.join("a.db").display());
+    let none = run(&["ledger", "--db", &db, "audit", "checkpoint"]);
+    assert_eq!(none.status.code(), Some(64));
 }
