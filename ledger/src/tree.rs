@@ -146,7 +146,7 @@ impl Ledger {
     /// ([`Code::InclusionProofInvalid`]).
     pub fn inclusion_proof(&self, event: EventRef, size: Option<u64>) -> Result<InclusionProof> {
         self.tree(false, |sql| {
-            let size = at_size(sql, size)?;
+            let size = at_size(sql, size, Code::InclusionProofInvalid)?;
             let (leaf, event_id, event) = stored::leaf_of(sql, event)?;
             let mut nodes = Stored(sql);
             let proof = merkle::inclusion_proof(&mut nodes, leaf, size)?;
@@ -166,7 +166,7 @@ impl Ledger {
     /// §2.1.4.1), both at most the latest checkpoint's size.
     pub fn consistency_proof(&self, old: u64, new: u64) -> Result<Vec<Hash>> {
         self.tree(false, |sql| {
-            at_size(sql, Some(new))?;
+            at_size(sql, Some(new), Code::ConsistencyProofInvalid)?;
             merkle::consistency_proof(&mut Stored(sql), old, new)
         })
     }
@@ -191,14 +191,14 @@ impl Ledger {
     }
 }
 
-/// `size`, or the latest checkpoint's when `None`; refused when beyond it.
-fn at_size(sql: &mut dyn Sql, size: Option<u64>) -> Result<u64> {
+/// `size`, or the latest checkpoint's when `None`; refused with `code` when beyond it.
+fn at_size(sql: &mut dyn Sql, size: Option<u64>, code: Code) -> Result<u64> {
     let latest = stored::latest(sql)?.map_or(0, |c| c.size);
     match size {
         None => Ok(latest),
         Some(s) if s <= latest => Ok(s),
         Some(s) => Err(Error::new(
-            Code::InclusionProofInvalid,
+            code,
             format!(
                 "the latest checkpoint is of {latest} leaves, not {s} or more: make one with \
                  checkpoint, then ask again"
