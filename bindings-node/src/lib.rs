@@ -19,6 +19,7 @@
 mod approval;
 mod contract;
 mod delegation;
+mod evidence;
 mod fail;
 mod gate;
 mod host;
@@ -39,6 +40,7 @@ mod verdict;
 pub use approval::Approval;
 pub use contract::{Contract, Requirement};
 pub use delegation::{delegation_digest, sign_delegation, verify_delegation};
+pub use evidence::verify_evidence;
 pub use gate::{gate_defaults, gate_step};
 pub use ledger::{verify_audit, Ledger, ManualClock};
 pub use model::{

@@ -13,6 +13,7 @@ mod contract;
 mod convert;
 mod delegation;
 mod error;
+mod evidence;
 mod ledger;
 mod profile;
 mod proof;
@@ -43,6 +44,8 @@ mod _actionseal {
     use crate::delegation::{delegation_digest, sign_delegation, verify_delegation};
     #[pymodule_export]
     use crate::error::ActionsealError;
+    #[pymodule_export]
+    use crate::evidence::verify_evidence;
     #[pymodule_export]
     use crate::ledger::{PyLedger, PyManualClock};
     #[pymodule_export]

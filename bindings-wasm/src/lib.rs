@@ -15,6 +15,7 @@ mod approval;
 mod contract;
 mod delegation;
 mod error;
+mod evidence;
 mod gate;
 mod host;
 mod model;
@@ -28,6 +29,7 @@ mod types;
 pub use approval::JsApproval;
 pub use contract::JsContract;
 pub use delegation::{delegation_digest, sign_delegation, verify_delegation};
+pub use evidence::verify_evidence;
 pub use gate::{gate_defaults, gate_step};
 pub use model::{
     action, amend, approve, charge, check, notices, requires_approval, short_fingerprint,

@@ -313,6 +313,70 @@ export type ErrorCode =
    * §2.1.4.2): the log's history was rewritten, truncated or forked between them.
    */
   | 'consistency_proof_invalid'
+  /**
+   * A signed note, checkpoint, key string, cosignature or witness request is not in its C2SP
+   * form (signed-note, tlog-checkpoint, tlog-cosignature, tlog-witness): not UTF-8, a control
+   * character, a missing final newline, a bad signature line, non-canonical base64, a size or
+   * hash out of shape, too many signatures or proof lines. The offset is in the text.
+   */
+  | 'checkpoint_invalid'
+  /**
+   * A signed note has no verifying signature by a trusted key, a trusted key's signature or
+   * cosignature on it does not verify, or its origin is not one the verifier knows: configure
+   * the log's or witness's verifier key, or refuse the checkpoint.
+   */
+  | 'checkpoint_untrusted'
+  /**
+   * A witness's latest cosigned size for the log is not the request's old size (C2SP
+   * tlog-witness 409): ask again from the size the message gives, with a consistency proof from
+   * it.
+   */
+  | 'checkpoint_conflict'
+  /**
+   * An RFC 3161 time-stamp is not a well-formed, intact token: not a TimeStampResp or
+   * TimeStampToken, a status other than granted (the message gives the PKIStatus and failInfo),
+   * a malformed CMS SignedData or TSTInfo, signed attributes that do not match the TSTInfo or
+   * the signer's certificate, or a signature that does not verify.
+   */
+  | 'timestamp_invalid'
+  /**
+   * An RFC 3161 time-stamp is intact but not from a trusted TSA: no certificate path to a
+   * configured root, a certificate outside its validity at the token's genTime, or a TSA
+   * certificate without the critical id-kp-timeStamping extended key usage.
+   */
+  | 'timestamp_untrusted'
+  /**
+   * An RFC 3161 time-stamp is intact and trusted but about something else: its message imprint
+   * is not the digest of the expected data, or its nonce or policy is not the expected one.
+   */
+  | 'timestamp_mismatch'
+  /**
+   * An evidence bundle is malformed: not an object of the known members, another version, a
+   * hash that is not 32 bytes of base64, an event that is not an audit event, a document that
+   * does not parse.
+   */
+  | 'invalid_evidence'
+  /**
+   * The trust an evidence bundle is verified against is malformed: no ledger key, a key string
+   * that does not parse, a window that ends before it starts, a witness quorum larger than the
+   * witnesses.
+   */
+  | 'invalid_evidence_trust'
+  /**
+   * A document in an evidence bundle (an action, the contract, a reason, a decision's record or
+   * proof) is not the one the task's events fingerprint: it was altered.
+   */
+  | 'evidence_mismatch'
+  /**
+   * An evidence bundle's events are not the ones its export recorded, in that order: an event
+   * was removed, added or reordered.
+   */
+  | 'evidence_incomplete'
+  /**
+   * An evidence bundle holds an event, action or decision of another task: a bundle is about
+   * one task and discloses nothing of any other.
+   */
+  | 'evidence_other_task'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

@@ -3,6 +3,7 @@
 mod check;
 mod delegation;
 mod demo;
+mod evidence;
 mod io;
 mod key;
 mod ledger;
@@ -56,6 +57,8 @@ enum Command {
     /// Delegation: sign a delegation document, verify a link of a chain against a key set,
     /// print a document's digest.
     Delegation(delegation::DelegationArgs),
+    /// Evidence bundles: verify one without the ledger's database, against your own trust.
+    Evidence(evidence::EvidenceArgs),
     /// The task ledger (SQLite or PostgreSQL): propose, decide, claim once, complete,
     /// reconcile, revoke, show, audit.
     Ledger(ledger::LedgerArgs),
@@ -200,6 +203,7 @@ fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Key(args) => key::run(args),
         Command::Delegation(args) => delegation::run(args),
+        Command::Evidence(args) => evidence::run(args),
         Command::Demo => io::write_stdout(demo::story().as_bytes()),
         Command::Ledger(args) => ledger::run(args),
         Command::Completions { shell } => {

@@ -39,9 +39,14 @@ const LEDGER_CODES = [
  * audit's verifier); only a PostgreSQL role that does not own a ledger meets
  * `ledger_unprotected`.
  */
-const UNREACHABLE = runtime === 'node'
-  ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
-  : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)']))
+const UNREACHABLE = {
+  // RFC 3161 verification is in core only; it reaches the runtimes with the evidence bundle.
+  ...Object.fromEntries(['timestamp_invalid', 'timestamp_untrusted', 'timestamp_mismatch']
+    .map((c) => [c, 'RFC 3161 verification has no binding yet (core only)'])),
+  ...(runtime === 'node'
+    ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
+    : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])))
+}
 
 /**
  * [code, label, thunk] for the ledger's codes, raised through the Node addon's Ledger (its

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub mod checkpoint;
 pub mod corpus;
 pub mod decisions;
 pub mod delegation;
@@ -130,16 +131,19 @@ pub fn expected(input: &[u8], profile: Profile) -> Json {
             "canonical": c,
             "fingerprint": Digest::of(c.as_bytes()).to_string(),
         }),
-        Err(e) => {
-            let mut m = Map::new();
-            m.insert("error".into(), e.code().as_str().into());
-            m.insert("path".into(), e.path().into());
-            if let Some(o) = e.offset() {
-                m.insert("offset".into(), o.into());
-            }
-            Json::Object(m)
-        }
+        Err(e) => error_with_offset(&e),
     }
+}
+
+/// `{error, path, offset?}` of an error.
+pub fn error_with_offset(e: &actionseal_core::Error) -> Json {
+    let mut m = Map::new();
+    m.insert("error".into(), e.code().as_str().into());
+    m.insert("path".into(), e.path().into());
+    if let Some(o) = e.offset() {
+        m.insert("offset".into(), o.into());
+    }
+    Json::Object(m)
 }
 
 /// Decodes lowercase or uppercase hex.

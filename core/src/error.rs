@@ -279,6 +279,49 @@ codes! {
     /// A consistency proof does not show the older tree to be a prefix of the newer one (RFC
     /// 9162 §2.1.4.2): the log's history was rewritten, truncated or forked between them.
     ConsistencyProofInvalid => "consistency_proof_invalid",
+    /// A signed note, checkpoint, key string, cosignature or witness request is not in its C2SP
+    /// form (signed-note, tlog-checkpoint, tlog-cosignature, tlog-witness): not UTF-8, a control
+    /// character, a missing final newline, a bad signature line, non-canonical base64, a size
+    /// or hash out of shape, too many signatures or proof lines. The offset is in the text.
+    CheckpointInvalid => "checkpoint_invalid",
+    /// A signed note has no verifying signature by a trusted key, a trusted key's signature or
+    /// cosignature on it does not verify, or its origin is not one the verifier knows:
+    /// configure the log's or witness's verifier key, or refuse the checkpoint.
+    CheckpointUntrusted => "checkpoint_untrusted",
+    /// A witness's latest cosigned size for the log is not the request's old size (C2SP
+    /// tlog-witness 409): ask again from the size the message gives, with a consistency proof
+    /// from it.
+    CheckpointConflict => "checkpoint_conflict",
+    /// An RFC 3161 time-stamp is not a well-formed, intact token: not a TimeStampResp or
+    /// TimeStampToken, a status other than granted (the message gives the PKIStatus and
+    /// failInfo), a malformed CMS SignedData or TSTInfo, signed attributes that do not match
+    /// the TSTInfo or the signer's certificate, or a signature that does not verify.
+    TimestampInvalid => "timestamp_invalid",
+    /// An RFC 3161 time-stamp is intact but not from a trusted TSA: no certificate path to a
+    /// configured root, a certificate outside its validity at the token's genTime, or a TSA
+    /// certificate without the critical id-kp-timeStamping extended key usage.
+    TimestampUntrusted => "timestamp_untrusted",
+    /// An RFC 3161 time-stamp is intact and trusted but about something else: its message
+    /// imprint is not the digest of the expected data, or its nonce or policy is not the
+    /// expected one.
+    TimestampMismatch => "timestamp_mismatch",
+    /// An evidence bundle is malformed: not an object of the known members, another version, a
+    /// hash that is not 32 bytes of base64, an event that is not an audit event, a document
+    /// that does not parse.
+    InvalidEvidence => "invalid_evidence",
+    /// The trust an evidence bundle is verified against is malformed: no ledger key, a key
+    /// string that does not parse, a window that ends before it starts, a witness quorum
+    /// larger than the witnesses.
+    InvalidEvidenceTrust => "invalid_evidence_trust",
+    /// A document in an evidence bundle (an action, the contract, a reason, a decision's
+    /// record or proof) is not the one the task's events fingerprint: it was altered.
+    EvidenceMismatch => "evidence_mismatch",
+    /// An evidence bundle's events are not the ones its export recorded, in that order: an
+    /// event was removed, added or reordered.
+    EvidenceIncomplete => "evidence_incomplete",
+    /// An evidence bundle holds an event, action or decision of another task: a bundle is
+    /// about one task and discloses nothing of any other.
+    EvidenceOtherTask => "evidence_other_task",
 }
 
 impl fmt::Display for Code {
@@ -347,6 +390,13 @@ impl Error {
     /// Sets the byte offset.
     pub fn with_offset(mut self, offset: usize) -> Error {
         self.offset = Some(offset);
+        self
+    }
+
+    /// The same error under another code: a document read inside another keeps the place
+    /// and the message of its own reader, under the outer document's code.
+    pub(crate) fn with_code(mut self, code: Code) -> Error {
+        self.code = code;
         self
     }
 

@@ -18,6 +18,7 @@
 //! assert!(fingerprint_json(text, &opts).unwrap().to_string().starts_with("sha256:"));
 //! ```
 
+mod base64;
 mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -25,6 +26,7 @@ pub mod fuzzing;
 pub mod host;
 mod json;
 mod model;
+pub mod timestamp;
 pub mod tlog;
 
 pub use error::{Code, Error, Result};
@@ -45,6 +47,7 @@ pub use model::delegation::{
     delegation_digest, sign_delegation, verify_delegation, VerifiedDelegation,
     DELEGATION_PAYLOAD_TYPE,
 };
+pub use model::evidence;
 pub use model::ledger;
 pub use model::notice::{notices, notices_value, Mark, Notice, NoticeKind, Within, MAX_MARKS};
 pub use model::permit::{

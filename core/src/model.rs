@@ -7,6 +7,7 @@ pub(crate) mod budget;
 pub(crate) mod contract;
 pub(crate) mod decision;
 pub(crate) mod delegation;
+pub mod evidence;
 pub(crate) mod fields;
 pub mod ledger;
 pub(crate) mod notice;

@@ -118,6 +118,17 @@ ErrorCode = Literal[
     "delegation_refused",
     "inclusion_proof_invalid",
     "consistency_proof_invalid",
+    "checkpoint_invalid",
+    "checkpoint_untrusted",
+    "checkpoint_conflict",
+    "timestamp_invalid",
+    "timestamp_untrusted",
+    "timestamp_mismatch",
+    "invalid_evidence",
+    "invalid_evidence_trust",
+    "evidence_mismatch",
+    "evidence_incomplete",
+    "evidence_other_task",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -222,6 +233,7 @@ EventKind = Literal[
     "proof_policy_changed",
     "append_only_restored",
     "quorum_met",
+    "evidence_exported",
 ]
 # Why an audit chain breaks.
 AuditProblem = Literal[

@@ -18,7 +18,7 @@ mod proven;
 mod replay;
 pub mod request;
 mod state;
-mod values;
+pub(crate) mod values;
 
 pub use amend::{
     amend, amend_action, amended_pointers, AmendedAction, Amendment, MAX_REASON_CHARS,

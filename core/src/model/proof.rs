@@ -13,13 +13,13 @@
 //! [`KeySet`]), byte strings are base64url ([`base64url_decode`]), and a verified proof
 //! comes back as `{"approval", "signer"}` ([`Verified::to_value`]).
 
-pub(crate) mod base64url;
 pub mod calls;
 mod cbor;
 mod cose;
 pub(crate) mod dsse;
 pub(crate) mod ed25519;
 pub(crate) mod keyset;
+pub(crate) use crate::base64::url as base64url;
 pub(crate) mod webauthn;
 
 use crate::error::{Code, Error, Result};

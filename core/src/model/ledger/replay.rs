@@ -191,7 +191,9 @@ impl EventKind {
     pub fn is_about_a_task(self) -> bool {
         !matches!(
             self,
-            EventKind::AppendOnlyRestored | EventKind::ProofPolicyChanged
+            EventKind::AppendOnlyRestored
+                | EventKind::ProofPolicyChanged
+                | EventKind::EvidenceExported
         )
     }
 }
@@ -511,7 +513,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 t.revoked_at = Some(e.at);
             }
         }
-        AppendOnlyRestored | ProofPolicyChanged => return Err("task"),
+        AppendOnlyRestored | ProofPolicyChanged | EvidenceExported => return Err("task"),
     }
     Ok(())
 }

@@ -173,6 +173,11 @@ impl SigningKey {
         &self.public
     }
 
+    /// The 32-byte seed, for key formats that carry it (a signed-note signer key string).
+    pub(crate) fn seed(&self) -> &[u8; 32] {
+        self.key.as_bytes()
+    }
+
     /// `{"crv": "Ed25519", "d", "kid", "kty": "OKP", "x"}`: keep it secret.
     pub fn to_jwk(&self) -> OwnedValue {
         let d = base64url::encode(self.key.as_bytes());

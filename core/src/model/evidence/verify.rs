@@ -1,0 +1,438 @@
+//! [`verify_evidence`]: a bundle checked against a verifier's trust, member by member, in the
+//! order that reports the most specific failure first.
+
+use super::bundle::{Bundle, Entry};
+use super::timeline::{Step, Timeline};
+use super::trust::Trust;
+use crate::error::{Code, Error, Result};
+use crate::json::digest::Digest;
+use crate::json::value::Value;
+use crate::model::action::Action;
+use crate::model::approval::Approval;
+use crate::model::contract::Contract;
+use crate::model::ledger::link_digest;
+use crate::model::ledger::values::string;
+use crate::model::ledger::{task_id, EventKind, Presented, Replay};
+use crate::model::proof::{carries_proof, ProofRequirement};
+use crate::tlog::merkle::{leaf_hash, verify_inclusion};
+
+mod anchor;
+
+/// Verifies an evidence bundle against `trust` (see [`super::Trust`] for its shape) without
+/// any database: the verified timeline, or the first failure with its code and the JSON
+/// Pointer of the member that broke (in the bundle; a malformed trust is
+/// [`Code::InvalidEvidenceTrust`] at its own member).
+pub fn verify_evidence(bundle: &Value<'_>, trust: &Value<'_>) -> Result<Timeline> {
+    let trust = Trust::from_value(trust)?;
+    let bundle = Bundle::from_value(bundle)?;
+    let log = anchor::verify(&bundle, &trust)?;
+    included(&bundle, log.size, &log.root_hash)?;
+    complete(&bundle)?;
+    replayed(&bundle)?;
+    let (contract, proposal) = documents(&bundle)?;
+    let proofs = decisions(&bundle, &trust)?;
+    Ok(timeline(&bundle, contract, &proposal, proofs, log.view))
+}
+
+fn at_event(i: usize, member: &str) -> impl Fn(Error) -> Error + '_ {
+    move |e| {
+        let e = if member.is_empty() {
+            e
+        } else {
+            e.in_key(member)
+        };
+        e.in_index(i).in_key("events")
+    }
+}
+
+/// Each event is about this task, in log order, and in the checkpoint at its index.
+fn included(b: &Bundle, size: u64, root: &crate::tlog::merkle::Hash) -> Result<()> {
+    let mut last: Option<u64> = None;
+    for (i, entry) in b.events.iter().enumerate() {
+        if entry.event.task.as_deref() != Some(b.task.as_str()) {
+            return Err(at_event(i, "event")(
+                Error::new(
+                    Code::EvidenceOtherTask,
+                    format!("an event about another task than {:?}", b.task),
+                )
+                .in_key("task"),
+            ));
+        }
+        if last.is_some_and(|l| entry.index <= l) {
+            return Err(at_event(i, "index")(Error::new(
+                Code::EvidenceIncomplete,
+                "the events are not in log order",
+            )));
+        }
+        last = Some(entry.index);
+        inclusion(entry, size, root).map_err(at_event(i, "proof"))?;
+    }
+    let export = &b.export;
+    inclusion(export, size, root).map_err(|e| e.in_key("proof").in_key("export"))?;
+    if last.is_some_and(|l| export.index <= l) {
+        return Err(Error::new(
+            Code::EvidenceIncomplete,
+            "the export must come after every event it lists",
+        )
+        .in_key("index")
+        .in_key("export"));
+    }
+    Ok(())
+}
+
+fn inclusion(entry: &Entry, size: u64, root: &crate::tlog::merkle::Hash) -> Result<()> {
+    let leaf = leaf_hash(entry.text.as_bytes());
+    verify_inclusion(&leaf, entry.index, size, &entry.proof, root)
+}
+
+/// The export event lists exactly the bundle's events: none removed, added or reordered.
+fn complete(b: &Bundle) -> Result<()> {
+    let e = &b.export.event;
+    let at = |e: Error| e.in_key("event").in_key("export");
+    let member = |k: &str| e.detail.as_object().and_then(|o| o.get(k));
+    if e.kind != EventKind::EvidenceExported {
+        return Err(at(Error::new(
+            Code::InvalidEvidence,
+            "the export entry must be an evidence_exported event",
+        )
+        .in_key("kind")));
+    }
+    if member("task").and_then(Value::as_str) != Some(b.task.as_str()) {
+        return Err(at(Error::new(
+            Code::EvidenceOtherTask,
+            format!("the export is about another task than {:?}", b.task),
+        )
+        .in_key("task")
+        .in_key("detail")));
+    }
+    let Some(Value::Array(listed)) = member("events") else {
+        return Err(at(Error::new(
+            Code::InvalidEvidence,
+            "the export lists no events",
+        )
+        .in_key("events")
+        .in_key("detail")));
+    };
+    for (i, entry) in b.events.iter().enumerate() {
+        let digest = Digest::of(entry.text.as_bytes());
+        let named = listed.get(i).and_then(Value::as_str);
+        if named != Some(digest.to_string().as_str()) {
+            return Err(Error::new(
+                Code::EvidenceIncomplete,
+                format!(
+                    "event {i} is not the one the export lists there: an event was removed, \
+                     added or moved"
+                ),
+            )
+            .in_index(i)
+            .in_key("events"));
+        }
+    }
+    if listed.len() != b.events.len() {
+        return Err(Error::new(
+            Code::EvidenceIncomplete,
+            format!(
+                "the export lists {} events and the bundle holds {}: an event was removed",
+                listed.len(),
+                b.events.len()
+            ),
+        )
+        .in_key("events"));
+    }
+    Ok(())
+}
+
+/// The events follow one another by the ledger's rules.
+fn replayed(b: &Bundle) -> Result<()> {
+    let mut replay = Replay::new();
+    for (i, entry) in b.events.iter().enumerate() {
+        let e = &entry.event;
+        let digest = Digest::of(entry.text.as_bytes());
+        replay
+            .apply(e, digest, (i as i64, e.chain, e.seq))
+            .map_err(|m| {
+                let mut err = Error::new(
+                    Code::AuditChainBroken,
+                    format!(
+                        "the {} event does not follow from the task's events before it by the \
+                     ledger's rules ({})",
+                        e.kind.as_str(),
+                        m.field
+                    ),
+                );
+                for key in m.field.rsplit('/') {
+                    err = err.in_key(key);
+                }
+                at_event(i, "event")(err)
+            })?;
+    }
+    Ok(())
+}
+
+/// A string member of an event's detail.
+fn detail<'e>(e: &'e crate::model::ledger::Event, key: &str) -> Option<&'e Value<'static>> {
+    e.detail.as_object().and_then(|o| o.get(key))
+}
+
+fn mismatch(message: impl Into<String>) -> Error {
+    Error::new(Code::EvidenceMismatch, message)
+}
+
+/// The contract, the actions and the reasons are the ones the events fingerprint, and about
+/// this task. Returns the contract's digest and the action as proposed.
+fn documents(b: &Bundle) -> Result<(Digest, Action)> {
+    let contract = Contract::from_value(&b.contract)
+        .map_err(|e| e.with_code(Code::InvalidEvidence).in_key("contract"))?;
+    let mut actions = Vec::with_capacity(b.actions.len());
+    for (i, a) in b.actions.iter().enumerate() {
+        let at = |e: Error| e.in_index(i).in_key("actions");
+        let action = Action::from_value(a).map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
+        let ids = (
+            action.field("tenant"),
+            action.field("job_id"),
+            action.field("request_id"),
+        );
+        if task_id(ids.0, ids.1, ids.2) != b.task {
+            return Err(at(Error::new(
+                Code::EvidenceOtherTask,
+                "an action of another task (its tenant, job and request name another)",
+            )));
+        }
+        if action.field("contract") != contract.digest_text() {
+            return Err(at(mismatch(
+                "the action names another contract than the bundle's",
+            )
+            .in_key("contract")));
+        }
+        actions.push((action.digest(), action));
+    }
+    // The action as proposed, then one per amendment, each the digest its event names.
+    let named: Vec<(usize, &Entry)> = b
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.event.kind, EventKind::Proposed | EventKind::Amended))
+        .collect();
+    if named.len() != actions.len() {
+        return Err(mismatch(format!(
+            "the events name {} actions (the proposal and each amendment) and the bundle holds {}",
+            named.len(),
+            actions.len()
+        ))
+        .in_key("actions"));
+    }
+    for (k, ((i, entry), (digest, _))) in named.iter().zip(&actions).enumerate() {
+        if !entry.event.action_digest.is_some_and(|d| d.ct_eq(digest)) {
+            return Err(mismatch(format!(
+                "action {k} is not the one event {i} fingerprints: it was altered"
+            ))
+            .in_index(k)
+            .in_key("actions"));
+        }
+    }
+    let amended: Vec<&Entry> = b
+        .events
+        .iter()
+        .filter(|e| e.event.kind == EventKind::Amended)
+        .collect();
+    if amended.len() != b.reasons.len() {
+        return Err(mismatch(format!(
+            "{} amendments and {} reasons",
+            amended.len(),
+            b.reasons.len()
+        ))
+        .in_key("reasons"));
+    }
+    for (k, (entry, reason)) in amended.iter().zip(&b.reasons).enumerate() {
+        let digest = Digest::of(crate::canonicalize(&string(reason)).as_bytes());
+        let named = detail(&entry.event, "reason_digest").and_then(Value::as_str);
+        if named != Some(digest.to_string().as_str()) {
+            return Err(
+                mismatch("the reason is not the one its amendment fingerprints")
+                    .in_index(k)
+                    .in_key("reasons"),
+            );
+        }
+    }
+    let proposal = actions.into_iter().next().map(|(_, a)| a);
+    let proposal =
+        proposal.ok_or_else(|| mismatch("the bundle holds no action").in_key("actions"))?;
+    Ok((contract.digest(), proposal))
+}
+
+/// How each decided event was proven: (signer, the time its key was judged at), `None` for a
+/// bare decision.
+type Proofs = Vec<Option<(crate::model::proof::Signer, i64)>>;
+
+/// Each decided event's record is in the bundle, holds what the event says, and its proof
+/// (when the event has one) verifies under the trusted approval keys at the time the ledger
+/// recorded it.
+fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
+    let decided: Vec<&Entry> = b
+        .events
+        .iter()
+        .filter(|e| e.event.kind == EventKind::Decided)
+        .collect();
+    if decided.len() != b.decisions.len() {
+        return Err(mismatch(format!(
+            "{} decisions were recorded and the bundle holds {}",
+            decided.len(),
+            b.decisions.len()
+        ))
+        .in_key("decisions"));
+    }
+    let mut proofs = Vec::with_capacity(decided.len());
+    for (k, (entry, given)) in decided.iter().zip(&b.decisions).enumerate() {
+        let at = |e: Error| e.in_index(k).in_key("decisions");
+        let e = &entry.event;
+        let proven = detail(e, "proof").is_some();
+        if proven != carries_proof(given) {
+            return Err(at(mismatch(if proven {
+                "the decision was proven and the bundle's record carries no proof"
+            } else {
+                "the decision was recorded bare and the bundle's record carries a proof"
+            })));
+        }
+        let (record, proof) = if proven {
+            let verified_at = detail(e, "verified_at")
+                .and_then(|v| match v {
+                    Value::Number(n) => n.as_safe_integer(),
+                    _ => None,
+                })
+                .ok_or_else(|| at(mismatch("a proven decision's event has no verified_at")))?;
+            let p = Presented::read(
+                given,
+                &trust.approval_keys,
+                ProofRequirement::Optional,
+                verified_at,
+            )
+            .map_err(at)?;
+            let Presented::Proven(p) = p else {
+                return Err(at(mismatch("the decision's proof did not verify")));
+            };
+            if detail(e, "proof").map(crate::canonicalize) != Some(crate::canonicalize(p.proof())) {
+                return Err(at(mismatch(
+                    "the record's proof is not the one the ledger verified and recorded",
+                )));
+            }
+            let signer = p.signer().clone();
+            (p.record().clone(), Some((signer, verified_at)))
+        } else {
+            let record =
+                Approval::from_value(given).map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
+            (record, None)
+        };
+        holds(&record, e).map_err(at)?;
+        proofs.push(proof);
+    }
+    Ok(proofs)
+}
+
+/// The record says what its decided event says: round, decision, approver, times, action,
+/// the model's proposal, delegation.
+fn holds(record: &Approval, e: &crate::model::ledger::Event) -> Result<()> {
+    let text = |k: &str| detail(e, k).and_then(Value::as_str);
+    let int = |k: &str| match detail(e, k) {
+        Some(Value::Number(n)) => n.as_safe_integer(),
+        _ => None,
+    };
+    let v = record.value();
+    let rec = |k: &str| v.as_object().and_then(|o| o.get(k)).and_then(Value::as_str);
+    let links: Vec<String> = record
+        .delegation()
+        .unwrap_or_default()
+        .iter()
+        .map(|l| link_digest(l).to_string())
+        .collect();
+    let named: Vec<String> = match detail(e, "delegations") {
+        Some(Value::Array(ds)) => ds
+            .iter()
+            .filter_map(|d| d.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let checks = [
+        ("approval_id", rec("approval_id") == text("approval_id")),
+        (
+            "decision_id",
+            rec("decision_id") == e.decision_id.as_deref(),
+        ),
+        (
+            "decision",
+            Some(record.decision().as_str()) == text("decision"),
+        ),
+        ("approver", rec("approver") == text("approver")),
+        ("decided_at", Some(record.decided_at()) == int("decided_at")),
+        ("expires_at", Some(record.expires_at()) == int("expires_at")),
+        (
+            "action_digest",
+            e.action_digest
+                .is_some_and(|d| d.ct_eq(&record.action_digest())),
+        ),
+        (
+            "proposed_digest",
+            record.proposed_digest().map(|d| d.to_string()).as_deref() == text("proposed_digest"),
+        ),
+        (
+            "on_behalf_of",
+            record.on_behalf_of() == text("on_behalf_of"),
+        ),
+        ("delegation", links == named),
+    ];
+    match checks.iter().find(|(_, ok)| !ok) {
+        None => Ok(()),
+        Some((member, _)) => Err(mismatch(format!(
+            "the record's {member} is not what the ledger recorded"
+        ))
+        .in_key(member)),
+    }
+}
+
+fn timeline(
+    b: &Bundle,
+    contract: Digest,
+    proposal: &Action,
+    proofs: Proofs,
+    log: super::timeline::LogView,
+) -> Timeline {
+    let mut proofs = proofs.into_iter();
+    let steps = b
+        .events
+        .iter()
+        .map(|entry| {
+            let e = &entry.event;
+            let proof = match e.kind {
+                EventKind::Decided => proofs.next().flatten(),
+                _ => None,
+            };
+            Step {
+                index: entry.index,
+                at: e.at,
+                kind: e.kind,
+                actor: e.actor.clone(),
+                state: e.state,
+                outcome: e.outcome.clone(),
+                action_digest: e.action_digest,
+                proof,
+                on_behalf_of: detail(e, "on_behalf_of")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                drift: e.drift.clone(),
+                fence: e.fence,
+            }
+        })
+        .collect::<Vec<_>>();
+    let name = |k: &str| proposal.field(k).to_owned();
+    Timeline {
+        task: b.task.clone(),
+        tenant: name("tenant"),
+        tool: name("tool"),
+        subject: name("subject"),
+        contract,
+        state: b.events.last().and_then(|e| e.event.state),
+        steps,
+        log,
+        exported_at: b.export.event.at,
+        exported_by: b.export.event.actor.clone(),
+    }
+}
