@@ -40,13 +40,14 @@ pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
 };
-pub use tree::{Checkpoint, CheckpointSigner, CheckpointVerified, EventRef, InclusionProof};
+pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
     ExportedHeads, Observed, Presented, Reported, State, StoredDecision, StoredPolicy, StoredTask,
 };
+use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
 use ops::propose::Proposal;
 use std::sync::Arc;
@@ -67,7 +68,7 @@ pub struct Ledger {
     /// The database's proof requirement as this handle last read or set it.
     requirement: std::sync::RwLock<ProofRequirement>,
     /// The key that signs checkpoints, from the server's configuration.
-    signer: Option<CheckpointSigner>,
+    signer: Option<SignerKey>,
 }
 
 /// How a ledger is opened besides its URL.
@@ -88,7 +89,7 @@ pub struct LedgerOptions {
     pub proof: Option<ProofPolicy>,
     /// The ledger's key for signing the checkpoints of its Merkle log ([`Ledger::checkpoint`]),
     /// from the server's configuration; without one, checkpoints are refused.
-    pub checkpoint_signer: Option<CheckpointSigner>,
+    pub checkpoint_signer: Option<SignerKey>,
 }
 
 impl Default for LedgerOptions {

@@ -15,20 +15,22 @@
 //! - `stored`: the tables read (the subtrees as core's `Nodes`, the checkpoints);
 //! - `sequence`: the sequencer;
 //! - `verify`: the database against a checkpoint;
-//! - `sign`: the checkpoint's signed note.
+//! - `sign`: the checkpoint's signed note;
+//! - `witness`: the request a witness cosigns, and its cosignatures kept.
 
 mod sequence;
 mod sign;
 pub(crate) mod sql;
 mod stored;
 mod verify;
-
-pub use sign::CheckpointSigner;
+mod witness;
 
 use crate::{json, Backend, Ledger};
 use actionseal_core::tlog::merkle::{self, Hash};
+use actionseal_core::tlog::note::{Signature, VerifierKey};
+use actionseal_core::tlog::witness::Request;
 use actionseal_core::{Code, Error, OwnedValue, Result};
-use sql::Sql;
+use sql::{Access, Sql};
 use stored::Stored;
 
 /// A signed checkpoint of the Merkle log, as stored.
@@ -42,8 +44,17 @@ pub struct Checkpoint {
     pub note: String,
     /// When it was made (ms since the epoch, the ledger's clock).
     pub at: i64,
-    /// The witnesses' cosignature lines, oldest first.
+    /// The witnesses' cosignature lines (each with its newline), oldest first.
     pub cosignatures: Vec<String>,
+}
+
+impl Checkpoint {
+    /// The signed note with the witnesses' cosignatures: what to publish and keep.
+    pub fn cosigned_note(&self) -> String {
+        std::iter::once(self.note.as_str())
+            .chain(self.cosignatures.iter().map(String::as_str))
+            .collect()
+    }
 }
 
 /// An event named by its id in the database, or by its place in its chain.
@@ -109,12 +120,11 @@ impl CheckpointVerified {
 }
 
 impl Ledger {
-    /// Runs `f` on the Merkle log's tables: as the sequencer (no event commits meanwhile), or
-    /// in a read snapshot.
-    fn tree<T>(&self, sequencing: bool, f: impl FnOnce(&mut dyn Sql) -> Result<T>) -> Result<T> {
+    /// Runs `f` on the Merkle log's tables, in one transaction.
+    fn tree<T>(&self, access: Access, f: impl FnOnce(&mut dyn Sql) -> Result<T>) -> Result<T> {
         match &self.backend {
-            Backend::Sqlite(s) => s.tree(sequencing, f),
-            Backend::Postgres(p) => p.tree(sequencing, f),
+            Backend::Sqlite(s) => s.tree(access, f),
+            Backend::Postgres(p) => p.tree(access, f),
         }
     }
 
@@ -130,7 +140,7 @@ impl Ledger {
                  LedgerOptions::checkpoint_signer (the CLI's --log-key)",
             )
         })?;
-        self.tree(true, |sql| {
+        self.tree(Access::Sequence, |sql| {
             // Read under the lock: checkpoints are dated in the order they are made.
             sequence::sequence(sql, self.clock.now_ms(), signer)
         })
@@ -138,14 +148,14 @@ impl Ledger {
 
     /// Every stored checkpoint, oldest first.
     pub fn checkpoints(&self) -> Result<Vec<Checkpoint>> {
-        self.tree(false, stored::all)
+        self.tree(Access::Read, stored::all)
     }
 
     /// The inclusion proof of `event` in the tree of the latest checkpoint, or of the first
     /// `size` leaves. An event written since the last checkpoint is not in the tree yet
     /// ([`Code::InclusionProofInvalid`]).
     pub fn inclusion_proof(&self, event: EventRef, size: Option<u64>) -> Result<InclusionProof> {
-        self.tree(false, |sql| {
+        self.tree(Access::Read, |sql| {
             let size = at_size(sql, size, Code::InclusionProofInvalid)?;
             let (leaf, event_id, event) = stored::leaf_of(sql, event)?;
             let mut nodes = Stored(sql);
@@ -165,14 +175,16 @@ impl Ledger {
     /// The consistency proof from the tree of `old` leaves to the tree of `new` (RFC 9162
     /// §2.1.4.1), both at most the latest checkpoint's size.
     pub fn consistency_proof(&self, old: u64, new: u64) -> Result<Vec<Hash>> {
-        self.tree(false, |sql| {
+        self.tree(Access::Read, |sql| {
             at_size(sql, Some(new), Code::ConsistencyProofInvalid)?;
             merkle::consistency_proof(&mut Stored(sql), old, new)
         })
     }
 
     /// Holds the database to `checkpoint`, a signed checkpoint kept outside it that one of
-    /// `verifiers` (verifier key strings) signed: every leaf hash is computed again from its
+    /// `verifiers` (the log's verifier keys) signed ([`Code::CheckpointInvalid`] when it does
+    /// not read, [`Code::CheckpointUntrusted`] when no such key named as its origin signed
+    /// it): every leaf hash is computed again from its
     /// event's canonical text, in leaf order, and the root at the checkpoint's size must be
     /// its root; the database's own latest checkpoint must be its events' root and consistent
     /// with the given one. A truncated or rewound audit, an event edited (even with its chain
@@ -182,12 +194,36 @@ impl Ledger {
     pub fn audit_verify_checkpoint(
         &self,
         checkpoint: &str,
-        verifiers: &[String],
+        verifiers: &[VerifierKey],
     ) -> Result<CheckpointVerified> {
-        let (size, root) = sign::open(checkpoint, verifiers)?;
-        self.tree(false, |sql| {
-            verify::verify(sql, size, &root, |note| sign::open(note, verifiers))
+        let (_, kept) = sign::open(checkpoint, verifiers)?;
+        self.tree(Access::Read, |sql| {
+            verify::verify(sql, kept.size(), kept.root(), |note| {
+                sign::open(note, verifiers).map(|(_, c)| (c.size(), *c.root()))
+            })
         })
+    }
+}
+
+impl Ledger {
+    /// The C2SP tlog-witness `add-checkpoint` request for the latest checkpoint, with the
+    /// consistency proof from `old`, the size the witness last cosigned (0 before the first;
+    /// a witness that answers 409 names its size, to ask again from).
+    pub fn witness_request(&self, old: u64) -> Result<Request> {
+        self.tree(Access::Read, |sql| witness::request(sql, old))
+    }
+
+    /// Keeps a witness's cosignature lines (its 200 answer, see
+    /// `tlog::witness::parse_cosignatures`) of the checkpoint of `size`, each verified
+    /// against `witness`, its type-0x04 verifier key ([`Code::CheckpointUntrusted`] for a
+    /// line it did not make, and nothing is kept); returns the checkpoint with them.
+    pub fn add_cosignatures(
+        &self,
+        size: u64,
+        witness: &VerifierKey,
+        lines: &[Signature],
+    ) -> Result<Checkpoint> {
+        self.tree(Access::Write, |sql| witness::add(sql, size, witness, lines))
     }
 }
 

@@ -6,15 +6,18 @@
 
 mod common;
 
+use actionseal_core::tlog::cosignature::Cosigner;
 use actionseal_core::tlog::merkle::{self, leaf_hash, MemoryTree};
+use actionseal_core::tlog::note::{Note, SignerKey, VerifierKey};
+use actionseal_core::tlog::witness::{add_checkpoint, Log, Request};
 use actionseal_core::Code;
-use actionseal_ledger::{Checkpoint, CheckpointSigner, EventRef, Ledger};
+use actionseal_ledger::{Checkpoint, EventRef, Ledger};
 use common::*;
 use std::sync::Barrier;
 
 /// The verifier keys a keeper of checkpoints trusts.
-fn verifiers() -> Vec<String> {
-    vec![LOG_VERIFIER.to_owned()]
+fn verifiers() -> Vec<VerifierKey> {
+    vec![VerifierKey::parse(LOG_VERIFIER).unwrap()]
 }
 
 /// Every event's canonical text, in id order: the log's leaves as they should be.
@@ -79,23 +82,19 @@ fn refused(l: &Ledger, c: &Checkpoint, code: Code, why: &str) {
 }
 
 #[test]
-fn the_signer_key_is_gos_example() {
-    let s = CheckpointSigner::from_key_string(LOG_KEY).unwrap();
-    assert_eq!(s.verifier_key(), LOG_VERIFIER);
-    assert_eq!(s.name(), "PeterNeumann");
-}
-
-#[test]
 fn every_event_is_a_leaf_in_id_order_and_proven() {
     for engine in engines() {
         let db = Db::fresh(engine);
         let (l, first) = kept(&db);
         let all = bodies(&db);
         assert_eq!(first.root, tree_of(&all).root(), "{engine:?}");
-        assert!(first.note.starts_with(&format!(
-            "PeterNeumann\n12\n{}\n\n\u{2014} PeterNeumann ",
-            base64(&first.root)
-        )));
+        let text =
+            actionseal_core::tlog::checkpoint::Checkpoint::new("PeterNeumann", 12, first.root)
+                .unwrap()
+                .to_string();
+        assert!(first
+            .note
+            .starts_with(&format!("{text}\n\u{2014} PeterNeumann ")));
         // Nothing new: the same checkpoint.
         assert_eq!(l.checkpoint().unwrap(), first, "{engine:?}");
         // Every event's inclusion proof, by id and by chain and seq.
@@ -153,16 +152,6 @@ fn every_event_is_a_leaf_in_id_order_and_proven() {
     }
 }
 
-/// Standard base64, padded: the checkpoint's root as C2SP tlog-checkpoint writes it.
-fn base64(b: &[u8]) -> String {
-    let url = actionseal_core::base64url_encode(b);
-    let mut s = url.replace('-', "+").replace('_', "/");
-    while !s.len().is_multiple_of(4) {
-        s.push('=');
-    }
-    s
-}
-
 #[test]
 fn a_ledger_without_a_key_makes_no_checkpoint() {
     for engine in engines() {
@@ -188,15 +177,114 @@ fn an_honest_ledger_that_grew_verifies() {
         whole_lifecycle(&l, "job-4", "d4", "worker-1");
         let v = l.audit_verify_checkpoint(&c.note, &verifiers()).unwrap();
         assert_eq!((v.size, v.leaves, v.latest), (12, 16, 16), "{engine:?}");
-        // Only a trusted key's checkpoint is held against the database.
-        let other = CheckpointSigner::from_key_string(
-            "PRIVATE+KEY+PeterNeumann+00000000+AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB",
+    }
+}
+
+/// Only a checkpoint that the log's trusted key signed, as its origin, is held against the
+/// database; one that does not read is refused as such.
+#[test]
+fn an_untrusted_or_malformed_checkpoint_is_refused() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let (l, c) = kept(&db);
+        let other = SignerKey::from_seed("PeterNeumann", &[1; 32]).unwrap();
+        let renamed = SignerKey::from_seed("mallory", &[1; 32]).unwrap();
+        for (note, keys, code) in [
+            (
+                c.note.clone(),
+                vec![other.verifier()],
+                Code::CheckpointUntrusted,
+            ),
+            (
+                c.note.replacen("\n12\n", "\n11\n", 1),
+                verifiers(),
+                Code::CheckpointUntrusted,
+            ),
+            (
+                c.note.replace('\u{2014}', "-"),
+                verifiers(),
+                Code::CheckpointInvalid,
+            ),
+        ] {
+            let e = l.audit_verify_checkpoint(&note, &keys).unwrap_err();
+            assert_eq!(e.code(), code, "{engine:?}: {e}");
+        }
+        // Signed by a trusted key that is not named as the log's origin.
+        let text = c
+            .note
+            .split_once("\n\n")
+            .unwrap()
+            .0
+            .replacen("PeterNeumann", "mallory", 1);
+        let note = Note::signed(&format!("{text}\n"), &renamed)
+            .unwrap()
+            .to_string();
+        let e = l
+            .audit_verify_checkpoint(&note, &[renamed.verifier()])
+            .unwrap_err();
+        assert_eq!(e.code(), Code::CheckpointUntrusted, "{engine:?}: {e}");
+    }
+}
+
+/// A witness (core's rule, as a witness server runs it) cosigns the ledger's checkpoints from
+/// the requests the ledger makes, and the ledger keeps only cosignatures that verify.
+#[test]
+fn a_witness_cosigns_and_the_ledger_keeps_its_lines() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let (l, _) = kept(&db);
+        let witness = Cosigner::new(SignerKey::from_seed("witness.example", &[7; 32]).unwrap());
+        let logs = [Log::new("PeterNeumann", verifiers())];
+        // What the witness receives is the request body, read back.
+        let send = |old: u64| {
+            Request::parse(l.witness_request(old).unwrap().to_string().as_bytes()).unwrap()
+        };
+        let asked = send(0);
+        let log = Log::find(&logs, &asked).unwrap();
+        let ok = add_checkpoint(log, None, &asked, &witness, 1_764_496_800).unwrap();
+        let cosigned = l
+            .add_cosignatures(
+                12,
+                &witness.verifier(),
+                std::slice::from_ref(&ok.cosignature),
+            )
+            .unwrap();
+        assert_eq!(
+            cosigned.cosignatures,
+            vec![ok.cosignature.to_string()],
+            "{engine:?}"
+        );
+        let both = [verifiers(), vec![witness.verifier()]].concat();
+        let n = Note::parse(cosigned.cosigned_note().as_bytes()).unwrap();
+        assert_eq!(n.verify(&both).unwrap().len(), 2);
+        assert_eq!(l.checkpoints().unwrap()[0], cosigned);
+        l.audit_verify_checkpoint(&cosigned.cosigned_note(), &verifiers())
+            .unwrap();
+        // The log grows: the next request proves it from the witness's size.
+        whole_lifecycle(&l, "job-3", "d3", "worker-1");
+        l.checkpoint().unwrap();
+        let again =
+            add_checkpoint(log, Some(ok.latest), &send(12), &witness, 1_764_496_900).unwrap();
+        l.add_cosignatures(
+            16,
+            &witness.verifier(),
+            std::slice::from_ref(&again.cosignature),
         )
         .unwrap();
-        let e = l
-            .audit_verify_checkpoint(&c.note, &[other.verifier_key()])
-            .unwrap_err();
-        assert_ne!(e.code(), Code::LedgerStorage, "{engine:?}");
+        // A request from a stale size is a 409 naming the witness's.
+        let stale =
+            add_checkpoint(log, Some(again.latest), &send(0), &witness, 1_764_496_901).unwrap_err();
+        assert_eq!((stale.status(), stale.latest_size()), (409, Some(16)));
+        // Lines the witness did not make for that checkpoint are not kept.
+        let other = Cosigner::new(SignerKey::from_seed("witness.example", &[8; 32]).unwrap());
+        let forged = other.cosign(asked.checkpoint(), 1_764_496_800).unwrap();
+        for (size, line) in [(12, forged), (16, ok.cosignature.clone())] {
+            let e = l
+                .add_cosignatures(size, &witness.verifier(), &[line])
+                .unwrap_err();
+            assert_eq!(e.code(), Code::CheckpointUntrusted, "{engine:?}");
+        }
+        assert_eq!(l.checkpoints().unwrap()[1].cosignatures.len(), 1);
     }
 }
 

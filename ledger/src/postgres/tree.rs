@@ -4,7 +4,7 @@
 //! ONLY` snapshot.
 
 use super::{pg_error, Postgres};
-use crate::tree::sql::{hex, Arg, Cell, Sql};
+use crate::tree::sql::{hex, Access, Arg, Cell, Sql};
 use actionseal_core::Result;
 use postgres::types::{ToSql, Type};
 use postgres::{IsolationLevel, Transaction};
@@ -67,8 +67,9 @@ impl Sql for Tree<'_, '_> {
 }
 
 impl Postgres {
-    /// Runs `f` on the Merkle log, committed when it succeeds: as the sequencer when
-    /// `sequencing`, else in a read-only snapshot.
+    /// Runs `f` on the Merkle log, committed when it succeeds: in a read-only snapshot, as the
+    /// sequencer, or as a plain `READ COMMITTED` write (cosignatures) that writers need not
+    /// wait for.
     ///
     /// The sequencer gives every event after the last one in the tree the next leaf, in id
     /// order. Ids come from a sequence when each event is inserted, so they commit out of
@@ -81,18 +82,20 @@ impl Postgres {
     /// the sequencer runs, which is why it is a separate, short call.
     pub(crate) fn tree<T>(
         &self,
-        sequencing: bool,
+        access: Access,
         f: impl FnOnce(&mut dyn Sql) -> Result<T>,
     ) -> Result<T> {
         let mut conn = self.take()?;
         let out = (|| {
-            let mut tx = if sequencing {
+            let mut tx = if access != Access::Read {
                 let mut tx = conn
                     .client
                     .transaction()
                     .map_err(|e| pg_error("begin", &e))?;
-                tx.batch_execute("LOCK TABLE ledger_events IN SHARE ROW EXCLUSIVE MODE")
-                    .map_err(|e| pg_error("lock events", &e))?;
+                if access == Access::Sequence {
+                    tx.batch_execute("LOCK TABLE ledger_events IN SHARE ROW EXCLUSIVE MODE")
+                        .map_err(|e| pg_error("lock events", &e))?;
+                }
                 tx
             } else {
                 conn.client

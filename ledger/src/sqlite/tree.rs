@@ -1,11 +1,12 @@
 //! The Merkle log's statements on SQLite ([`Sql`]), and the transactions it runs in: the
-//! sequencer in a `BEGIN IMMEDIATE` transaction (SQLite's one write lock: no event commits
-//! while it runs, and no second sequencer), the proofs and verification in a read snapshot.
+//! sequencer and other writes in a `BEGIN IMMEDIATE` transaction (SQLite's one write lock: no
+//! event commits while the sequencer runs, and no second sequencer), the proofs and
+//! verification in a read snapshot.
 
 use super::open::sql_error;
 use super::tx::Open;
 use super::Sqlite;
-use crate::tree::sql::{hex, Arg, Cell, Sql};
+use crate::tree::sql::{hex, Access, Arg, Cell, Sql};
 use actionseal_core::Result;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::Connection;
@@ -70,18 +71,17 @@ impl Sql for Tree<'_> {
 }
 
 impl Sqlite {
-    /// Runs `f` on the Merkle log: under SQLite's write lock when `sequencing`, else in a read
-    /// snapshot; committed when it succeeds.
+    /// Runs `f` on the Merkle log, committed when it succeeds: in a read snapshot, or under
+    /// SQLite's one write lock (which is all the sequencer needs: no event commits meanwhile).
     pub(crate) fn tree<T>(
         &self,
-        sequencing: bool,
+        access: Access,
         f: impl FnOnce(&mut dyn Sql) -> Result<T>,
     ) -> Result<T> {
         self.with_conn(|c| {
-            let begin = if sequencing {
-                "BEGIN IMMEDIATE"
-            } else {
-                "BEGIN"
+            let begin = match access {
+                Access::Read => "BEGIN",
+                Access::Sequence | Access::Write => "BEGIN IMMEDIATE",
             };
             let open = Open::begin(c, begin).map_err(|e| sql_error("begin", e))?;
             let out = f(&mut Tree(c))?;

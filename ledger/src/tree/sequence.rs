@@ -3,11 +3,12 @@
 //! every event after the tree's last one the next leaf in event id order, stores the perfect
 //! subtrees that completes, and signs and stores the checkpoint of the new tree.
 
-use super::sign::CheckpointSigner;
+use super::sign;
 use super::sql::{Arg, Sql};
 use super::stored::{self, int, Stored};
 use super::Checkpoint;
 use actionseal_core::tlog::merkle::{self, leaf_hash, Hash};
+use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::Result;
 
 /// How many rows one insert statement carries.
@@ -26,11 +27,7 @@ fn insert(sql: &mut dyn Sql, table: &str, rows: &[String]) -> Result<()> {
 
 /// Sequences the events not yet in the tree and returns the checkpoint of the tree they make;
 /// the latest checkpoint when there are none.
-pub(crate) fn sequence(
-    sql: &mut dyn Sql,
-    now: i64,
-    signer: &CheckpointSigner,
-) -> Result<Checkpoint> {
+pub(crate) fn sequence(sql: &mut dyn Sql, now: i64, signer: &SignerKey) -> Result<Checkpoint> {
     let (size, last) = stored::tip(sql)?;
     let new = sql.rows(
         "SELECT id, body FROM ledger_events WHERE id > $1 ORDER BY id",
@@ -71,7 +68,7 @@ pub(crate) fn sequence(
     insert(sql, "ledger_nodes (level, idx, hash)", &rows)?;
     let size = size + leaves.len() as u64;
     let root = merkle::root_at(&mut Stored(sql), size)?;
-    let note = signer.sign(size, &root);
+    let note = sign::sign(signer, size, &root)?;
     sql.exec(
         "INSERT INTO ledger_checkpoints (size, root, note, at) VALUES ($1, $2, $3, $4)",
         &[

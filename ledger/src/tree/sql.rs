@@ -65,6 +65,17 @@ impl Cell {
     }
 }
 
+/// What a transaction on the Merkle log does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Reads, in one snapshot.
+    Read,
+    /// Sequences events into the tree: no event may commit meanwhile.
+    Sequence,
+    /// Writes to the log's tables beside the tree (cosignatures), while events commit.
+    Write,
+}
+
 /// One engine's transaction, as the Merkle log uses it.
 pub(crate) trait Sql {
     /// The rows a query answers.

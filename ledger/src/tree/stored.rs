@@ -90,6 +90,21 @@ pub(crate) fn latest(sql: &mut dyn Sql) -> Result<Option<Checkpoint>> {
     rows.first().map(|r| checkpoint_from(sql, r)).transpose()
 }
 
+/// The checkpoint of `size` leaves; [`Code::InvalidRequest`] when there is none.
+pub(crate) fn at(sql: &mut dyn Sql, size: u64) -> Result<Checkpoint> {
+    let rows = sql.rows(
+        &format!("SELECT {CHECKPOINT_COLUMNS} FROM ledger_checkpoints WHERE size = $1"),
+        &[Arg::Int(int(size)?)],
+    )?;
+    match rows.first() {
+        Some(r) => checkpoint_from(sql, r),
+        None => Err(Error::new(
+            Code::InvalidRequest,
+            format!("the ledger has no checkpoint of {size} leaves"),
+        )),
+    }
+}
+
 /// Every checkpoint, oldest first.
 pub(crate) fn all(sql: &mut dyn Sql) -> Result<Vec<Checkpoint>> {
     let rows = sql.rows(

@@ -3,10 +3,9 @@
 #![allow(dead_code)]
 
 use actionseal_core::ledger::{Event, Reported};
+use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::{parse, Action, ActionIds, Contract, Digest, Options, OwnedValue, Value};
-use actionseal_ledger::{
-    CheckpointSigner, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock, Task,
-};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock, Task};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -129,7 +128,7 @@ impl Db {
     /// A handle that signs checkpoints with [`LOG_KEY`].
     pub fn open_logged(&self) -> Ledger {
         let options = LedgerOptions {
-            checkpoint_signer: Some(CheckpointSigner::from_key_string(LOG_KEY).unwrap()),
+            checkpoint_signer: Some(SignerKey::parse(LOG_KEY).unwrap()),
             ..LedgerOptions::default()
         };
         Ledger::open_with(&self.url, options).unwrap_or_else(|e| panic!("open {}: {e}", self.url))
