@@ -5,12 +5,11 @@ use crate::Failure;
 use actionseal_core::ledger::{
     verify_audit_with, Expected, ExportedHeads, Observed, Reported, State,
 };
+use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
     canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
 };
-use actionseal_ledger::{
-    CheckpointSigner, CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions,
-};
+use actionseal_ledger::{CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -248,7 +247,17 @@ enum AuditCommand {
     /// Sequence the events written since the last checkpoint into the ledger's Merkle log and
     /// print the signed checkpoint of it (a C2SP signed note), signed with --log-key. Keep it
     /// outside the database: `audit verify --checkpoint` holds the database to it.
-    Checkpoint,
+    Checkpoint {
+        /// Where to publish it (repeatable): file:PATH writes the checkpoint, with the
+        /// cosignatures got, to PATH; http://HOST[:PORT][/PREFIX] is a C2SP tlog-witness,
+        /// asked to cosign it (POST PREFIX/add-checkpoint), whose cosignature the ledger keeps.
+        #[arg(long, value_name = "WITNESS")]
+        witness: Vec<String>,
+        /// The witnesses' verifier keys (<name>+<hash>+<key>, cosignature type 0x04, one a
+        /// line): a cosignature is kept only when one of them made it.
+        #[arg(long, value_name = "FILE")]
+        witness_key: Option<PathBuf>,
+    },
     /// Write the audit as JSON Lines, one event with its digest per line.
     Export,
     /// Write the chains' heads (canonical JSON) to keep outside the database, where its
@@ -270,7 +279,7 @@ fn print(v: &OwnedValue) -> Result<(), Failure> {
 }
 
 /// Prints the error and gives the exit status its code calls for.
-fn fail(e: Error) -> Failure {
+pub(crate) fn fail(e: Error) -> Failure {
     let status = match e.code() {
         Code::AlreadyClaimed
         | Code::TaskNotClaimable
@@ -317,13 +326,23 @@ fn key_file(path: &Path) -> Result<String, Failure> {
 }
 
 /// The ledger's checkpoint signer from `--log-key`, if given.
-fn log_signer(log_key: Option<&Path>) -> Result<Option<CheckpointSigner>, Failure> {
+fn log_signer(log_key: Option<&Path>) -> Result<Option<SignerKey>, Failure> {
     log_key
         .map(|path| {
-            CheckpointSigner::from_key_string(&key_file(path)?)
+            SignerKey::parse(&key_file(path)?)
                 .map_err(|e| Failure::InputIn(path.display().to_string(), e))
         })
         .transpose()
+}
+
+/// The verifier keys in a file, one a line.
+fn verifier_keys(path: &Path) -> Result<Vec<VerifierKey>, Failure> {
+    key_file(path)?
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| VerifierKey::parse(l).map_err(|e| Failure::InputIn(path.display().to_string(), e)))
+        .collect()
 }
 
 /// Holds the ledger to a checkpoint kept outside it, signed by one of `--log-verifier`'s keys
@@ -332,16 +351,11 @@ fn verify_checkpoint(
     l: &Ledger,
     checkpoint: &Path,
     log_verifier: Option<&Path>,
-    signer: Option<&CheckpointSigner>,
+    signer: Option<&SignerKey>,
 ) -> Result<CheckpointVerified, Failure> {
-    let verifiers: Vec<String> = match (log_verifier, signer) {
-        (Some(path), _) => key_file(path)?
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(str::to_owned)
-            .collect(),
-        (None, Some(s)) => vec![s.verifier_key()],
+    let verifiers = match (log_verifier, signer) {
+        (Some(path), _) => verifier_keys(path)?,
+        (None, Some(s)) => vec![s.verifier()],
         (None, None) => {
             return Err(Failure::Usage(
                 "--checkpoint needs the keys that may have signed it: --log-verifier FILE \
@@ -546,7 +560,10 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 let text = open(db)?.audit_export().map_err(fail)?;
                 write_stdout(text.as_bytes())
             }
-            AuditCommand::Checkpoint => {
+            AuditCommand::Checkpoint {
+                witness,
+                witness_key,
+            } => {
                 let signer = log_signer(log_key)?.ok_or_else(|| {
                     Failure::Usage(
                         "a checkpoint is signed with the ledger's key: --log-key FILE (or \
@@ -558,8 +575,14 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     checkpoint_signer: Some(signer),
                     ..LedgerOptions::default()
                 };
-                let c = open_with(db, options)?.checkpoint().map_err(fail)?;
-                write_stdout(c.note.as_bytes())
+                let keys = match &witness_key {
+                    Some(path) => verifier_keys(path)?,
+                    None => Vec::new(),
+                };
+                let l = open_with(db, options)?;
+                let c = l.checkpoint().map_err(fail)?;
+                let c = crate::witness::publish(&l, c, &witness, &keys)?;
+                write_stdout(c.cosigned_note().as_bytes())
             }
             AuditCommand::Verify {
                 file,
