@@ -74,9 +74,11 @@ impl Postgres {
     /// The sequencer gives every event after the last one in the tree the next leaf, in id
     /// order. Ids come from a sequence when each event is inserted, so they commit out of
     /// order: without a lock, an event with a lower id could commit after the sequencer read
-    /// the events, and never become a leaf. `SHARE ROW EXCLUSIVE` conflicts with the `ROW
-    /// EXCLUSIVE` lock every insert takes, and with itself: taking it waits for every
-    /// transaction that inserted events to end, keeps new ones out until the sequencer
+    /// the events, and never become a leaf (the race test in tests/checkpoint.rs finds that).
+    /// An id is taken by `nextval` inside the statement that inserts the event (`last.rs`),
+    /// which holds `ROW EXCLUSIVE` on the table from its start. `SHARE ROW EXCLUSIVE`
+    /// conflicts with that lock and with itself: taking it waits for every transaction that
+    /// inserted events to end, keeps new inserts (and so new ids) out until the sequencer
     /// commits, and keeps a second sequencer out, so that in `READ COMMITTED` every statement
     /// after it sees every event that will ever have a lower id. Writers wait for as long as
     /// the sequencer runs, which is why it is a separate, short call.
