@@ -5,10 +5,11 @@ use crate::Failure;
 use actionseal_core::ledger::{
     verify_audit_with, Expected, ExportedHeads, Observed, Reported, State,
 };
+use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
     canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
 };
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, LedgerOptions};
+use actionseal_ledger::{CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -32,7 +33,7 @@ Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budge
 rejected the task before dispatch, 5 refused by the task's state or its round's decisions
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
 approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
-chain is broken,
+chain is broken or does not hold a kept checkpoint,
 64 usage error, 69 the database cannot be reached, 74 I/O or storage error.
 Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 
@@ -43,6 +44,11 @@ pub(crate) struct LedgerArgs {
     /// The ledger: sqlite:PATH[?synchronous=normal], sqlite::memory: or postgres://...
     #[arg(long, value_name = "URL", env = "ACTIONSEAL_LEDGER")]
     db: Option<String>,
+    /// A file holding the ledger's key for signing checkpoints of its Merkle log: a signer key
+    /// string, PRIVATE+KEY+<name>+<hash>+<key> (Go's sumdb/note form). Server configuration:
+    /// keep the file readable by the ledger's operator only.
+    #[arg(long, value_name = "FILE", env = "ACTIONSEAL_LOG_KEY")]
+    log_key: Option<PathBuf>,
     #[command(subcommand)]
     command: LedgerCommand,
 }
@@ -228,6 +234,29 @@ enum AuditCommand {
         /// since.
         #[arg(long, value_name = "FILE")]
         heads: Option<PathBuf>,
+        /// A signed checkpoint kept outside the database (`audit checkpoint`): every leaf is
+        /// computed again from its event and the root at the checkpoint's size must be its
+        /// root; finds the audit truncated, rewound, edited (even sealed again) or reordered.
+        #[arg(long, value_name = "FILE", conflicts_with = "file")]
+        checkpoint: Option<PathBuf>,
+        /// The verifier keys (<name>+<hash>+<key>, one a line) that may have signed the
+        /// checkpoint; by default the public key of --log-key.
+        #[arg(long, value_name = "FILE", requires = "checkpoint")]
+        log_verifier: Option<PathBuf>,
+    },
+    /// Sequence the events written since the last checkpoint into the ledger's Merkle log and
+    /// print the signed checkpoint of it (a C2SP signed note), signed with --log-key. Keep it
+    /// outside the database: `audit verify --checkpoint` holds the database to it.
+    Checkpoint {
+        /// Where to publish it (repeatable): file:PATH writes the checkpoint, with the
+        /// cosignatures got, to PATH; http://HOST[:PORT][/PREFIX] is a C2SP tlog-witness,
+        /// asked to cosign it (POST PREFIX/add-checkpoint), whose cosignature the ledger keeps.
+        #[arg(long, value_name = "WITNESS")]
+        witness: Vec<String>,
+        /// The witnesses' verifier keys (<name>+<hash>+<key>, cosignature type 0x04, one a
+        /// line): a cosignature is kept only when one of them made it.
+        #[arg(long, value_name = "FILE")]
+        witness_key: Option<PathBuf>,
     },
     /// Write the audit as JSON Lines, one event with its digest per line.
     Export,
@@ -250,7 +279,7 @@ fn print(v: &OwnedValue) -> Result<(), Failure> {
 }
 
 /// Prints the error and gives the exit status its code calls for.
-fn fail(e: Error) -> Failure {
+pub(crate) fn fail(e: Error) -> Failure {
     let status = match e.code() {
         Code::AlreadyClaimed
         | Code::TaskNotClaimable
@@ -268,7 +297,9 @@ fn fail(e: Error) -> Failure {
         | Code::ApproverNotSeparate
         | Code::DelegationRefused
         | Code::BudgetExceeded => EXIT_REFUSED,
-        Code::AuditChainBroken => EXIT_BROKEN,
+        Code::AuditChainBroken | Code::ConsistencyProofInvalid | Code::InclusionProofInvalid => {
+            EXIT_BROKEN
+        }
         Code::LedgerUnavailable => EXIT_UNAVAILABLE,
         Code::LedgerStorage | Code::LedgerValueOutOfRange => EXIT_STORAGE,
         _ => return Failure::Input(e),
@@ -287,8 +318,60 @@ fn open_with(db: Option<&str>, options: LedgerOptions) -> Result<Ledger, Failure
     Ledger::open_with(url, options).map_err(fail)
 }
 
+/// The text of a key file, without its surrounding whitespace.
+fn key_file(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_owned())
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
+}
+
+/// The ledger's checkpoint signer from `--log-key`, if given.
+fn log_signer(log_key: Option<&Path>) -> Result<Option<SignerKey>, Failure> {
+    log_key
+        .map(|path| {
+            SignerKey::parse(&key_file(path)?)
+                .map_err(|e| Failure::InputIn(path.display().to_string(), e))
+        })
+        .transpose()
+}
+
+/// The verifier keys in a file, one a line.
+fn verifier_keys(path: &Path) -> Result<Vec<VerifierKey>, Failure> {
+    key_file(path)?
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| VerifierKey::parse(l).map_err(|e| Failure::InputIn(path.display().to_string(), e)))
+        .collect()
+}
+
+/// Holds the ledger to a checkpoint kept outside it, signed by one of `--log-verifier`'s keys
+/// (or `--log-key`'s).
+fn verify_checkpoint(
+    l: &Ledger,
+    checkpoint: &Path,
+    log_verifier: Option<&Path>,
+    signer: Option<&SignerKey>,
+) -> Result<CheckpointVerified, Failure> {
+    let verifiers = match (log_verifier, signer) {
+        (Some(path), _) => verifier_keys(path)?,
+        (None, Some(s)) => vec![s.verifier()],
+        (None, None) => {
+            return Err(Failure::Usage(
+                "--checkpoint needs the keys that may have signed it: --log-verifier FILE \
+                 (or the ledger's --log-key)"
+                    .into(),
+            ))
+        }
+    };
+    let note = std::fs::read_to_string(checkpoint)
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", checkpoint.display())))?;
+    l.audit_verify_checkpoint(&note, &verifiers).map_err(fail)
+}
+
 pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
     let db = args.db.as_deref();
+    let log_key = args.log_key.as_deref();
     match args.command {
         LedgerCommand::Init => {
             let l = open(db)?;
@@ -477,7 +560,36 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 let text = open(db)?.audit_export().map_err(fail)?;
                 write_stdout(text.as_bytes())
             }
-            AuditCommand::Verify { file, heads } => {
+            AuditCommand::Checkpoint {
+                witness,
+                witness_key,
+            } => {
+                let signer = log_signer(log_key)?.ok_or_else(|| {
+                    Failure::Usage(
+                        "a checkpoint is signed with the ledger's key: --log-key FILE (or \
+                         ACTIONSEAL_LOG_KEY)"
+                            .into(),
+                    )
+                })?;
+                let options = LedgerOptions {
+                    checkpoint_signer: Some(signer),
+                    ..LedgerOptions::default()
+                };
+                let keys = match &witness_key {
+                    Some(path) => verifier_keys(path)?,
+                    None => Vec::new(),
+                };
+                let l = open_with(db, options)?;
+                let c = l.checkpoint().map_err(fail)?;
+                let c = crate::witness::publish(&l, c, &witness, &keys)?;
+                write_stdout(c.cosigned_note().as_bytes())
+            }
+            AuditCommand::Verify {
+                file,
+                heads,
+                checkpoint,
+                log_verifier,
+            } => {
                 let exported = heads
                     .as_deref()
                     .map(|h| {
@@ -497,9 +609,23 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                         };
                         verify_audit_with(&read_input(Some(&f), &options)?, &expected)
                     }
-                    None => open(db)?
-                        .audit_verify_with(exported.as_ref())
-                        .map_err(fail)?,
+                    None => {
+                        let l = open(db)?;
+                        let report = l.audit_verify_with(exported.as_ref()).map_err(fail)?;
+                        if let Some(c) = checkpoint {
+                            print(&report.to_value())?;
+                            let signer = log_signer(log_key)?;
+                            let v = verify_checkpoint(
+                                &l,
+                                &c,
+                                log_verifier.as_deref(),
+                                signer.as_ref(),
+                            )?;
+                            print(&v.to_value())?;
+                            return report.into_result().map(|_| ()).map_err(fail);
+                        }
+                        report
+                    }
                 };
                 print(&report.to_value())?;
                 report.into_result().map(|_| ()).map_err(fail)

@@ -8,6 +8,7 @@ mod io;
 mod key;
 mod ledger;
 mod ledger_demo;
+mod witness;
 
 use actionseal_core::{canonicalize_json, Digest, Error, Options, Profile};
 use clap::{Args, CommandFactory, Parser, Subcommand};

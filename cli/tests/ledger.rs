@@ -1,6 +1,11 @@
 //! `actionseal ledger` end to end on a SQLite file: results as JSON, documented exit codes,
 //! and the ledger demo.
 
+use actionseal_core::tlog::cosignature::Cosigner;
+use actionseal_core::tlog::note::{SignerKey, VerifierKey};
+use actionseal_core::tlog::witness::{add_checkpoint, Latest, Log, Request};
+use std::io::{Read, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -8,6 +13,7 @@ fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_actionseal"))
         .args(args)
         .env_remove("ACTIONSEAL_LEDGER")
+        .env_remove("ACTIONSEAL_LOG_KEY")
         .output()
         .expect("spawn actionseal")
 }
@@ -534,4 +540,218 @@ fn a_quorum_refuses_a_decider_by_the_rounds_state() {
     );
     let second = decide("d5", "user:carol");
     assert!(stdout(&second).contains(r#""state":"approved""#));
+}
+
+/// The signer and verifier keys of Go's `golang.org/x/mod/sumdb/note` examples.
+const LOG_KEY: &str =
+    "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
+const LOG_VERIFIER: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
+
+/// A checkpoint printed by `audit checkpoint` and kept outside the ledger: the ledger verifies
+/// against it (with the verifier key, or the ledger's own key), and another ledger does not.
+#[test]
+fn a_checkpoint_kept_outside_the_ledger() {
+    let d = dir("checkpoint");
+    let key = d.0.join("log.key");
+    std::fs::write(&key, format!("{LOG_KEY}\n")).unwrap();
+    let verifier = d.0.join("log.pub");
+    std::fs::write(&verifier, format!("{LOG_VERIFIER}\n")).unwrap();
+    let ex = examples();
+    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
+    let ledger = |name: &str, args: &[&str]| {
+        let db = format!("sqlite:{}", d.0.join(name).display());
+        let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    for (name, proposer) in [("a.db", "agent"), ("b.db", "other-agent")] {
+        let out = ledger(
+            name,
+            &[
+                "propose",
+                "--action",
+                action.to_str().unwrap(),
+                "--contract",
+                contract.to_str().unwrap(),
+                "--proposer",
+                proposer,
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = ledger("a.db", &["audit", "checkpoint"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let note = stdout(&out);
+    assert!(note.starts_with("PeterNeumann\n1\n"), "{note}");
+    assert!(note.contains("\n\n\u{2014} PeterNeumann "));
+    let kept = d.0.join("checkpoint.txt");
+    std::fs::write(&kept, &note).unwrap();
+    let k = kept.to_str().unwrap();
+    let v = verifier.to_str().unwrap();
+    let ok = ledger(
+        "a.db",
+        &["audit", "verify", "--checkpoint", k, "--log-verifier", v],
+    );
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(stdout(&ok).contains("{\"checkpoint\":{\"latest\":1,\"leaves\":1,\"size\":1}}"));
+    let own = ledger("a.db", &["audit", "verify", "--checkpoint", k]);
+    assert_eq!(own.status.code(), Some(0));
+    // Another ledger of the same size holds another event: its root is not the checkpoint's.
+    ledger("b.db", &["audit", "checkpoint"]);
+    let other = ledger(
+        "b.db",
+        &["audit", "verify", "--checkpoint", k, "--log-verifier", v],
+    );
+    assert_eq!(other.status.code(), Some(6));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("audit_chain_broken"));
+    // No key, no checkpoint.
+    let db = format!("sqlite:{}", d.0.join("a.db").display());
+    let none = run(&["ledger", "--db", &db, "audit", "checkpoint"]);
+    assert_eq!(none.status.code(), Some(64));
+}
+
+/// A C2SP witness on a loopback port for `requests` requests, deciding by core's rule (as
+/// examples/witness does): its URL and its verifier key string.
+fn witness(requests: usize) -> (String, String, std::thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/w", listener.local_addr().unwrap());
+    let cosigner = Cosigner::new(SignerKey::from_seed("witness.example", &[7; 32]).unwrap());
+    let verifier = cosigner.verifier().to_string();
+    let logs = [Log::new(
+        "PeterNeumann",
+        vec![VerifierKey::parse(LOG_VERIFIER).unwrap()],
+    )];
+    let server = std::thread::spawn(move || {
+        let mut latest: Option<Latest> = None;
+        for _ in 0..requests {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut got = Vec::new();
+            let mut buf = [0; 4096];
+            let body = loop {
+                let n = s.read(&mut buf).unwrap();
+                got.extend_from_slice(&buf[..n]);
+                let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
+                    continue;
+                };
+                let head = String::from_utf8_lossy(&got[..end]).to_lowercase();
+                assert!(
+                    head.starts_with("post /w/add-checkpoint http/1.1"),
+                    "{head}"
+                );
+                let length: usize = head
+                    .split("content-length:")
+                    .nth(1)
+                    .and_then(|v| v.lines().next())
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap();
+                if got.len() >= end + 4 + length {
+                    break got[end + 4..end + 4 + length].to_vec();
+                }
+            };
+            let request = Request::parse(&body).unwrap();
+            let log = Log::find(&logs, &request).unwrap();
+            let (status, text) =
+                match add_checkpoint(log, latest, &request, &cosigner, 1_764_496_800) {
+                    Ok(ok) => {
+                        latest = Some(ok.latest);
+                        (200, ok.cosignature.to_string())
+                    }
+                    Err(refusal) => (refusal.status(), refusal.body()),
+                };
+            write!(
+                s,
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                text.len()
+            )
+            .unwrap();
+        }
+    });
+    (url, verifier, server)
+}
+
+/// `audit checkpoint --witness`: a witness over HTTP cosigns (asked again from the size its
+/// 409 names once the log grew), the ledger keeps its line, and a file gets the cosigned note.
+#[test]
+fn a_checkpoint_published_to_a_witness_and_a_file() {
+    let d = dir("witness");
+    let key = d.0.join("log.key");
+    std::fs::write(&key, LOG_KEY).unwrap();
+    let (url, verifier, server) = witness(3);
+    let keys = d.0.join("witnesses.pub");
+    std::fs::write(&keys, format!("{verifier}\n")).unwrap();
+    let published = d.0.join("published.txt");
+    let file = format!("file:{}", published.display());
+    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    let ex = examples();
+    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
+    let ledger = |args: &[&str]| {
+        let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    let publish = || {
+        let out = ledger(&[
+            "audit",
+            "checkpoint",
+            "--witness",
+            &url,
+            "--witness",
+            &file,
+            "--witness-key",
+            keys.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout(&out)
+    };
+    for proposer in ["agent", "other-agent"] {
+        let out = ledger(&[
+            "propose",
+            "--action",
+            action.to_str().unwrap(),
+            "--contract",
+            contract.to_str().unwrap(),
+            "--proposer",
+            proposer,
+        ]);
+        assert!(out.status.success());
+        let note = publish();
+        assert_eq!(note.matches("\u{2014} ").count(), 2, "{note}");
+        assert!(note.contains("\n\u{2014} witness.example "));
+        assert_eq!(std::fs::read_to_string(&published).unwrap(), note);
+    }
+    server.join().unwrap();
+    let p = published.to_str().unwrap();
+    let ok = ledger(&["audit", "verify", "--checkpoint", p]);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let https = ledger(&[
+        "audit",
+        "checkpoint",
+        "--witness",
+        "https://witness.example",
+    ]);
+    assert_eq!(https.status.code(), Some(64));
 }

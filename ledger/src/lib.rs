@@ -30,6 +30,7 @@ mod postgres;
 mod schema;
 mod sqlite;
 mod store;
+mod tree;
 mod url;
 
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
@@ -39,12 +40,14 @@ pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
 };
+pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
     ExportedHeads, Observed, Presented, Reported, State, StoredDecision, StoredPolicy, StoredTask,
 };
+use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
 use ops::propose::Proposal;
 use std::sync::Arc;
@@ -64,6 +67,8 @@ pub struct Ledger {
     keys: KeySet,
     /// The database's proof requirement as this handle last read or set it.
     requirement: std::sync::RwLock<ProofRequirement>,
+    /// The key that signs checkpoints, from the server's configuration.
+    signer: Option<SignerKey>,
 }
 
 /// How a ledger is opened besides its URL.
@@ -82,6 +87,9 @@ pub struct LedgerOptions {
     /// handle; one that says proof is not required where the database requires it is refused
     /// at open ([`Code::ProofPolicyWeakened`]); one without a policy takes the database's.
     pub proof: Option<ProofPolicy>,
+    /// The ledger's key for signing the checkpoints of its Merkle log ([`Ledger::checkpoint`]),
+    /// from the server's configuration; without one, checkpoints are refused.
+    pub checkpoint_signer: Option<SignerKey>,
 }
 
 impl Default for LedgerOptions {
@@ -89,6 +97,7 @@ impl Default for LedgerOptions {
         LedgerOptions {
             clock: Arc::new(SystemClock),
             proof: None,
+            checkpoint_signer: None,
         }
     }
 }
@@ -132,7 +141,11 @@ impl Ledger {
 
     /// [`Ledger::open_with`], a SQLite file through `vfs` (the tests' simulated disk).
     fn open_on(url: &str, options: LedgerOptions, vfs: sqlite::Vfs) -> Result<Ledger> {
-        let LedgerOptions { clock, proof } = options;
+        let LedgerOptions {
+            clock,
+            proof,
+            checkpoint_signer,
+        } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
             Target::SqliteFile(path, d) => {
@@ -148,6 +161,7 @@ impl Ledger {
             contracts: contracts::Contracts::default(),
             keys: proof.map(|p| p.keys().clone()).unwrap_or_default(),
             requirement: Default::default(),
+            signer: checkpoint_signer,
         };
         let policy = match asked {
             // Requiring proof is recorded for every handle on the database.

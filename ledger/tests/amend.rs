@@ -672,6 +672,7 @@ fn downgrade_to_v1(db: &Db) {
         Engine::Sqlite => "INTEGER",
         Engine::Postgres => "BIGINT",
     };
+    downgrade_to_v6(db);
     let mut sql = String::new();
     for t in ["tasks", "approvals", "decisions", "events"] {
         sql += &format!("ALTER TABLE ledger_{t} RENAME TO ledger_{t}_now;\n");

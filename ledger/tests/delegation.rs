@@ -63,6 +63,7 @@ fn reviewers(db: &Db, clock: &ManualClock, required: bool) -> Ledger {
         LedgerOptions {
             clock: Arc::new(clock.clone()),
             proof: Some(ProofPolicy::new(required, server_keys())),
+            ..LedgerOptions::default()
         },
     )
     .unwrap()

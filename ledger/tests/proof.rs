@@ -82,6 +82,7 @@ fn open(db: &Db, clock: &ManualClock, proof: Option<ProofPolicy>) -> Ledger {
         LedgerOptions {
             clock: Arc::new(clock.clone()),
             proof,
+            ..LedgerOptions::default()
         },
     )
     .unwrap()
@@ -628,6 +629,7 @@ fn proof_required_binds_every_handle_on_the_database() {
             LedgerOptions {
                 clock: Arc::new(clock.clone()),
                 proof: Some(ProofPolicy::new(false, keys("user:bob"))),
+                ..LedgerOptions::default()
             },
         );
         assert_eq!(weaker.err().unwrap().code(), Code::ProofPolicyWeakened);
@@ -695,6 +697,7 @@ fn proof_required_binds_every_handle_on_the_database() {
             LedgerOptions {
                 clock: Arc::new(clock.clone()),
                 proof: Some(ProofPolicy::new(false, keys("user:bob"))),
+                ..LedgerOptions::default()
             },
         );
         assert!(reopened.is_ok());

@@ -8,8 +8,7 @@
 
 mod common;
 
-use actionseal_core::ledger::{chain_of, Break, Event, ExportedHeads, Problem};
-use actionseal_core::Digest;
+use actionseal_core::ledger::{chain_of, Break, ExportedHeads, Problem};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
 use common::*;
 
@@ -27,15 +26,6 @@ fn history(db: &Db) -> (Ledger, String, i64) {
     let id = first.unwrap();
     let c = chain_of(Some(&id));
     (l, id, c)
-}
-
-fn unprotect(db: &Db) {
-    match db.engine {
-        Engine::Sqlite => {
-            db.sql("DROP TRIGGER ledger_events_no_update; DROP TRIGGER ledger_events_no_delete;")
-        }
-        Engine::Postgres => db.sql("ALTER TABLE ledger_events DISABLE TRIGGER USER"),
-    }
 }
 
 /// The first break of the ledger's own verification.
@@ -74,38 +64,6 @@ fn about_task(b: Option<Break>) -> Option<(Problem, String, &'static str, i64, i
             b.seq.unwrap(),
         )
     })
-}
-
-/// Edits the event at `seq` of `chain` and seals every event after it again, moving the
-/// chain's head to match: what someone who owns the database can do without leaving a break
-/// in the chain.
-fn reseal(db: &Db, chain: i64, seq: i64, edit: impl Fn(&mut Event)) {
-    let rows = db.texts(&format!(
-        "SELECT CAST(id AS TEXT), body FROM ledger_events WHERE chain = {chain} ORDER BY seq"
-    ));
-    let mut prev: Option<Digest> = None;
-    let mut sql = String::new();
-    for r in rows {
-        let (id, body) = (r[0].clone().unwrap(), r[1].clone().unwrap());
-        let mut e = Event::from_value(&json(&body)).unwrap();
-        if e.seq >= seq {
-            if e.seq == seq {
-                edit(&mut e);
-            }
-            e.prev = prev;
-            let text = e.canonical().replace('\'', "''");
-            sql += &format!(
-                "UPDATE ledger_events SET body = '{text}', digest = '{}' WHERE id = {id};\n",
-                e.digest()
-            );
-        }
-        prev = Some(e.digest());
-    }
-    sql += &format!(
-        "UPDATE ledger_head SET digest = '{}' WHERE chain = {chain};",
-        prev.unwrap()
-    );
-    db.sql(&sql);
 }
 
 /// The refund of `job` claimed again by another handle on the database (one that has not

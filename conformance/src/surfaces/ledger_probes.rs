@@ -243,6 +243,7 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
     let options = LedgerOptions {
         clock: Arc::new(clock.clone()),
         proof: Some(actionseal_core::ProofPolicy::new(false, keys)),
+        ..LedgerOptions::default()
     };
     let l = Ledger::open_with("sqlite::memory:", options).map_err(|e| e.to_string())?;
     let call = |c: Call, v: Json| -> Result<Json, String> {

@@ -3,22 +3,53 @@
 
 use super::{pg_error, Schema};
 use crate::schema::migrate::{Contents, Migration};
-use crate::schema::{protect, Dialect, POSTGRES};
+use crate::schema::{protect, Dialect, POSTGRES, TREE_TABLES};
 use crate::store::{digest_from, Head, Sealed};
 use actionseal_core::Result;
 use postgres::{Client, Transaction};
 
-/// The triggers [`POSTGRES`]'s `append_only` creates, with their `pg_trigger.tgtype` (row 1,
-/// before 2, delete 8, update 16, truncate 32), and how to remove what is left of them before
-/// creating them again.
-const APPEND_ONLY: [(&str, i32); 2] = [
-    ("ledger_events_no_change", 1 | 2 | 8 | 16),
-    ("ledger_events_no_truncate", 2 | 32),
-];
-const DROP_APPEND_ONLY: &str = "
-DROP TRIGGER IF EXISTS ledger_events_no_change ON ledger_events;
-DROP TRIGGER IF EXISTS ledger_events_no_truncate ON ledger_events;
-";
+/// One trigger that keeps a table append-only: its name, its table, its `pg_trigger.tgtype`
+/// (row 1, before 2, delete 8, update 16, truncate 32), the function it calls and that
+/// function's body as [`POSTGRES`] writes it.
+struct Guard {
+    name: String,
+    table: &'static str,
+    bits: i32,
+    function: &'static str,
+    body: &'static str,
+}
+
+/// The triggers [`POSTGRES`]'s `append_only` (the events') and `tree_append_only` (the Merkle
+/// log's tables') create.
+fn append_only() -> Vec<Guard> {
+    let body = |sql: &'static str| sql.split("$$").nth(1).unwrap_or_default();
+    let events = ("ledger_events_append_only", body(POSTGRES.append_only));
+    let tree = ("ledger_tree_append_only", body(POSTGRES.tree_append_only));
+    std::iter::once(("ledger_events", events))
+        .chain(TREE_TABLES.map(|t| (t, tree)))
+        .flat_map(|(table, (function, body))| {
+            [
+                (format!("{table}_no_change"), 1 | 2 | 8 | 16),
+                (format!("{table}_no_truncate"), 2 | 32),
+            ]
+            .map(|(name, bits)| Guard {
+                name,
+                table,
+                bits,
+                function,
+                body,
+            })
+        })
+        .collect()
+}
+
+/// Removes what is left of the triggers before creating them again.
+fn drop_append_only() -> String {
+    append_only()
+        .iter()
+        .map(|g| format!("DROP TRIGGER IF EXISTS {} ON {};\n", g.name, g.table))
+        .collect()
+}
 
 /// An arbitrary constant: the advisory lock that serialises schema creation between
 /// processes opening a fresh database at once.
@@ -67,33 +98,39 @@ impl Migration for Opening<'_> {
     /// enabled, firing on what they should with no condition, calling the function as
     /// written.
     fn unprotected(&mut self) -> Result<Vec<String>> {
+        let tables: Vec<&str> = std::iter::once("ledger_events")
+            .chain(TREE_TABLES)
+            .collect();
         let rows = self
             .0
             .query(
                 "SELECT t.tgname::text, t.tgenabled::text, t.tgtype::int, \
                  t.tgqual IS NULL AND t.tgattr::text = '', p.proname::text, p.prosrc, \
-                 l.lanname::text FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid \
-                 JOIN pg_language l ON l.oid = p.prolang \
-                 WHERE t.tgrelid = 'ledger_events'::regclass AND NOT t.tgisinternal",
-                &[],
+                 l.lanname::text, c.relname::text FROM pg_trigger t \
+                 JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_language l ON l.oid = p.prolang \
+                 JOIN pg_class c ON c.oid = t.tgrelid \
+                 WHERE c.oid = ANY(CAST($1::text[] AS regclass[])) AND NOT t.tgisinternal",
+                &[&tables],
             )
             .map_err(|e| pg_error("triggers", &e))?;
-        let body = POSTGRES.append_only.split("$$").nth(1).unwrap_or_default();
         let mut problems = Vec::new();
-        for (name, bits) in APPEND_ONLY {
-            let Some(r) = rows.iter().find(|r| r.get::<_, &str>(0) == name) else {
-                problems.push(format!("{name}: missing"));
+        for g in append_only() {
+            let Some(r) = rows
+                .iter()
+                .find(|r| r.get::<_, &str>(0) == g.name && r.get::<_, &str>(7) == g.table)
+            else {
+                problems.push(format!("{}: missing", g.name));
                 continue;
             };
             if !matches!(r.get::<_, &str>(1), "O" | "A") {
-                problems.push(format!("{name}: disabled"));
-            } else if r.get::<_, i32>(2) != bits
+                problems.push(format!("{}: disabled", g.name));
+            } else if r.get::<_, i32>(2) != g.bits
                 || !r.get::<_, bool>(3)
-                || r.get::<_, &str>(4) != "ledger_events_append_only"
-                || r.get::<_, &str>(5) != body
+                || r.get::<_, &str>(4) != g.function
+                || r.get::<_, &str>(5) != g.body
                 || r.get::<_, &str>(6) != "plpgsql"
             {
-                problems.push(format!("{name}: altered"));
+                problems.push(format!("{}: altered", g.name));
             }
         }
         Ok(problems)
@@ -101,7 +138,12 @@ impl Migration for Opening<'_> {
 
     fn reprotect(&mut self, problems: &[String]) -> Result<()> {
         self.0
-            .batch_execute(&format!("{DROP_APPEND_ONLY}{}", POSTGRES.append_only))
+            .batch_execute(&format!(
+                "{}{}{}",
+                drop_append_only(),
+                POSTGRES.append_only,
+                POSTGRES.tree_append_only
+            ))
             .map_err(|e| protect::unprotected(problems, pg_error("restore", &e)))
     }
 

@@ -41,6 +41,7 @@ mod flush;
 mod in_flight;
 mod last;
 mod migrate;
+mod tree;
 mod tx;
 
 use attempt::{Attempt, Lookup, Retries, Retry, TaskBasis, Trust};

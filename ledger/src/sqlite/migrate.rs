@@ -4,18 +4,26 @@
 
 use super::open::sql_error;
 use crate::schema::migrate::{Contents, Migration};
-use crate::schema::{protect, Dialect, SQLITE};
+use crate::schema::{protect, Dialect, SQLITE, TREE_TABLES};
 use crate::store::{digest_from, Head, Sealed};
 use actionseal_core::Result;
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
-/// The triggers [`SQLITE`]'s `append_only` creates, and how to remove what is left of them
-/// before creating them again.
-const APPEND_ONLY: [&str; 2] = ["ledger_events_no_update", "ledger_events_no_delete"];
-const DROP_APPEND_ONLY: &str = "
-DROP TRIGGER IF EXISTS ledger_events_no_update;
-DROP TRIGGER IF EXISTS ledger_events_no_delete;
-";
+/// The triggers [`SQLITE`]'s `append_only` and `tree_append_only` create, one pair per
+/// table, and the script that removes what is left of them before creating them again.
+fn append_only() -> Vec<String> {
+    std::iter::once("ledger_events")
+        .chain(TREE_TABLES)
+        .flat_map(|t| [format!("{t}_no_update"), format!("{t}_no_delete")])
+        .collect()
+}
+
+fn drop_append_only() -> String {
+    append_only()
+        .iter()
+        .map(|name| format!("DROP TRIGGER IF EXISTS {name};\n"))
+        .collect()
+}
 
 /// Creates, upgrades and protects the schema; returns its cutoff (see `link_events.sql`).
 pub(super) fn migrate(c: &mut Connection, now: i64) -> Result<i64> {
@@ -64,10 +72,7 @@ impl Migration for Opening<'_> {
     fn unprotected(&mut self) -> Result<Vec<String>> {
         let mut st = self
             .0
-            .prepare(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' \
-                 AND tbl_name = 'ledger_events'",
-            )
+            .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
             .map_err(|e| sql_error("triggers", e))?;
         let stored = st
             .query_map([], |r| {
@@ -76,13 +81,15 @@ impl Migration for Opening<'_> {
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(|e| sql_error("triggers", e))?;
         let mut problems = Vec::new();
-        for name in APPEND_ONLY {
+        for name in append_only() {
             // SQLite keeps each trigger's statement as written, without its semicolon.
-            match stored.iter().find(|(n, _)| n == name) {
+            match stored.iter().find(|(n, _)| *n == name) {
                 None => problems.push(format!("{name}: missing")),
                 Some((_, sql)) => {
                     let written = sql.as_deref().map(|s| format!("{s};\n"));
-                    if !written.is_some_and(|w| SQLITE.append_only.contains(&w)) {
+                    if !written.is_some_and(|w| {
+                        SQLITE.append_only.contains(&w) || SQLITE.tree_append_only.contains(&w)
+                    }) {
                         problems.push(format!("{name}: altered"));
                     }
                 }
@@ -93,7 +100,12 @@ impl Migration for Opening<'_> {
 
     fn reprotect(&mut self, problems: &[String]) -> Result<()> {
         self.0
-            .execute_batch(&format!("{DROP_APPEND_ONLY}{}", SQLITE.append_only))
+            .execute_batch(&format!(
+                "{}{}{}",
+                drop_append_only(),
+                SQLITE.append_only,
+                SQLITE.tree_append_only
+            ))
             .map_err(|e| protect::unprotected(problems, e))
     }
 

@@ -11,7 +11,8 @@
 //! - `flush`: what a write transaction sends at its end (events, chain heads, task rows);
 //! - `group`: the batches one commit makes durable with `synchronous=FULL`;
 //! - `log_vfs`: the VFS that writes a commit's log frames at once;
-//! - `checkpoint`: the thread that copies the log back into the file.
+//! - `checkpoint`: the thread that copies the log back into the file;
+//! - `tree`: the Merkle log's statements and transactions (see `crate::tree`).
 
 mod checkpoint;
 mod flush;
@@ -19,6 +20,7 @@ mod group;
 mod log_vfs;
 mod migrate;
 mod open;
+mod tree;
 mod tx;
 
 pub(crate) use open::Vfs;

@@ -2,9 +2,10 @@
 //! actions of the stories, decisions, facts, and helper processes.
 #![allow(dead_code)]
 
-use actionseal_core::ledger::Reported;
-use actionseal_core::{parse, Action, ActionIds, Contract, Options, OwnedValue, Value};
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, ManualClock, Task};
+use actionseal_core::ledger::{Event, Reported};
+use actionseal_core::tlog::note::SignerKey;
+use actionseal_core::{parse, Action, ActionIds, Contract, Digest, Options, OwnedValue, Value};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock, Task};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,6 +15,12 @@ use std::sync::{Arc, Mutex};
 pub const T0: i64 = 1_764_496_800_000;
 pub const MINUTE: i64 = 60_000;
 pub const HOUR: i64 = 60 * MINUTE;
+
+/// The signer and verifier keys of Go's `golang.org/x/mod/sumdb/note` examples
+/// (example_test.go): the ledger's key for signing checkpoints in the tests.
+pub const LOG_KEY: &str =
+    "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
+pub const LOG_VERIFIER: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
 
 pub fn json(text: &str) -> OwnedValue {
     parse(text.as_bytes(), &Options::default())
@@ -118,6 +125,15 @@ impl Db {
         Ledger::open(&self.url).unwrap_or_else(|e| panic!("open {}: {e}", self.url))
     }
 
+    /// A handle that signs checkpoints with [`LOG_KEY`].
+    pub fn open_logged(&self) -> Ledger {
+        let options = LedgerOptions {
+            checkpoint_signer: Some(SignerKey::parse(LOG_KEY).unwrap()),
+            ..LedgerOptions::default()
+        };
+        Ledger::open_with(&self.url, options).unwrap_or_else(|e| panic!("open {}: {e}", self.url))
+    }
+
     pub fn open_at(&self, clock: &ManualClock) -> Ledger {
         Ledger::open_with_clock(&self.url, Arc::new(clock.clone())).unwrap()
     }
@@ -190,10 +206,23 @@ impl Db {
     }
 }
 
-/// Turns a current ledger into version 4's layout, in place: no round start, proof, policy or
-/// passkey counters.
+/// Turns a current ledger into version 6's layout, in place: no Merkle log.
+pub fn downgrade_to_v6(db: &Db) {
+    db.sql(
+        "DROP TABLE ledger_cosignatures;
+         DROP TABLE ledger_checkpoints;
+         DROP TABLE ledger_nodes;
+         DROP TABLE ledger_leaves;
+         UPDATE ledger_schema SET version = 6;",
+    );
+    if db.engine == Engine::Postgres {
+        db.sql("DROP FUNCTION ledger_tree_append_only();");
+    }
+}
+
 /// Turns a current ledger into version 5's layout, in place: no quorums.
 pub fn downgrade_to_v5(db: &Db) {
+    downgrade_to_v6(db);
     db.sql(
         "ALTER TABLE ledger_tasks DROP COLUMN contract;
          DROP TABLE ledger_round_decisions;
@@ -201,6 +230,8 @@ pub fn downgrade_to_v5(db: &Db) {
     );
 }
 
+/// Turns a current ledger into version 4's layout, in place: no round start, proof, policy or
+/// passkey counters.
 pub fn downgrade_to_v4(db: &Db) {
     downgrade_to_v5(db);
     db.sql(
@@ -417,4 +448,46 @@ pub fn helper(test: &str, env: &[(&str, String)]) -> std::process::Command {
     }
     c.stdout(std::process::Stdio::piped());
     c
+}
+
+/// Switches off the triggers that keep the events append-only, as the database's owner can.
+pub fn unprotect(db: &Db) {
+    match db.engine {
+        Engine::Sqlite => {
+            db.sql("DROP TRIGGER ledger_events_no_update; DROP TRIGGER ledger_events_no_delete;")
+        }
+        Engine::Postgres => db.sql("ALTER TABLE ledger_events DISABLE TRIGGER USER"),
+    }
+}
+
+/// Edits the event at `seq` of `chain` and seals every event after it again, moving the
+/// chain's head to match: what someone who owns the database can do without leaving a break
+/// in the chain.
+pub fn reseal(db: &Db, chain: i64, seq: i64, edit: impl Fn(&mut Event)) {
+    let rows = db.texts(&format!(
+        "SELECT CAST(id AS TEXT), body FROM ledger_events WHERE chain = {chain} ORDER BY seq"
+    ));
+    let mut prev: Option<Digest> = None;
+    let mut sql = String::new();
+    for r in rows {
+        let (id, body) = (r[0].clone().unwrap(), r[1].clone().unwrap());
+        let mut e = Event::from_value(&json(&body)).unwrap();
+        if e.seq >= seq {
+            if e.seq == seq {
+                edit(&mut e);
+            }
+            e.prev = prev;
+            let text = e.canonical().replace('\'', "''");
+            sql += &format!(
+                "UPDATE ledger_events SET body = '{text}', digest = '{}' WHERE id = {id};\n",
+                e.digest()
+            );
+        }
+        prev = Some(e.digest());
+    }
+    sql += &format!(
+        "UPDATE ledger_head SET digest = '{}' WHERE chain = {chain};",
+        prev.unwrap()
+    );
+    db.sql(&sql);
 }

@@ -1,0 +1,92 @@
+//! The Merkle log's statements on SQLite ([`Sql`]), and the transactions it runs in: the
+//! sequencer and other writes in a `BEGIN IMMEDIATE` transaction (SQLite's one write lock: no
+//! event commits while the sequencer runs, and no second sequencer), the proofs and
+//! verification in a read snapshot.
+
+use super::open::sql_error;
+use super::tx::Open;
+use super::Sqlite;
+use crate::tree::sql::{hex, Access, Arg, Cell, Sql};
+use actionseal_core::Result;
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::Connection;
+
+/// A connection inside an open transaction.
+struct Tree<'c>(&'c Connection);
+
+fn to_sql<'a>(a: &'a Arg<'_>) -> ToSqlOutput<'a> {
+    ToSqlOutput::Borrowed(match a {
+        Arg::Int(n) => ValueRef::Integer(*n),
+        Arg::Bytes(b) => ValueRef::Blob(b),
+        Arg::Text(s) => ValueRef::Text(s.as_bytes()),
+    })
+}
+
+/// `$n` placeholders in SQLite's spelling (`?n`).
+fn spelled(sql: &str) -> String {
+    sql.replace('$', "?")
+}
+
+impl Sql for Tree<'_> {
+    fn rows(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<Vec<Vec<Cell>>> {
+        let mut st = self
+            .0
+            .prepare_cached(&spelled(sql))
+            .map_err(|e| sql_error("Merkle log", e))?;
+        let n = st.column_count();
+        let args: Vec<ToSqlOutput<'_>> = args.iter().map(to_sql).collect();
+        let mut rows = st
+            .query(rusqlite::params_from_iter(args))
+            .map_err(|e| sql_error("Merkle log", e))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(|e| sql_error("Merkle log", e))? {
+            let row = (0..n)
+                .map(|i| {
+                    Ok(match r.get_ref(i)? {
+                        ValueRef::Integer(n) => Cell::Int(n),
+                        ValueRef::Blob(b) => Cell::Bytes(b.to_vec()),
+                        ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+                        ValueRef::Null | ValueRef::Real(_) => Cell::Null,
+                    })
+                })
+                .collect::<rusqlite::Result<Vec<Cell>>>()
+                .map_err(|e| sql_error("Merkle log", e))?;
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<()> {
+        let args: Vec<ToSqlOutput<'_>> = args.iter().map(to_sql).collect();
+        self.0
+            .prepare_cached(&spelled(sql))
+            .and_then(|mut st| st.execute(rusqlite::params_from_iter(args)))
+            .map(|_| ())
+            .map_err(|e| sql_error("Merkle log", e))
+    }
+
+    fn bytes_literal(&self, b: &[u8]) -> String {
+        format!("X'{}'", hex(b))
+    }
+}
+
+impl Sqlite {
+    /// Runs `f` on the Merkle log, committed when it succeeds: in a read snapshot, or under
+    /// SQLite's one write lock (which is all the sequencer needs: no event commits meanwhile).
+    pub(crate) fn tree<T>(
+        &self,
+        access: Access,
+        f: impl FnOnce(&mut dyn Sql) -> Result<T>,
+    ) -> Result<T> {
+        self.with_conn(|c| {
+            let begin = match access {
+                Access::Read => "BEGIN",
+                Access::Sequence | Access::Write => "BEGIN IMMEDIATE",
+            };
+            let open = Open::begin(c, begin).map_err(|e| sql_error("begin", e))?;
+            let out = f(&mut Tree(c))?;
+            open.commit().map_err(|e| sql_error("commit", e))?;
+            Ok(out)
+        })
+    }
+}
