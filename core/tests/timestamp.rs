@@ -2,7 +2,9 @@
 //! regenerates them): every case of timestamp/verdicts.json, which testing/tsa/crosscheck.sh
 //! checks with openssl and Python as well, so the three implementations agree.
 
-use actionseal_core::timestamp::{request, verify_token, HashAlgorithm, Request, TimestampTrust};
+use actionseal_core::timestamp::{
+    request, token_of, verify_token, HashAlgorithm, Request, TimestampTrust,
+};
 use actionseal_core::{parse, Code, Options, Value};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/timestamp/");
@@ -115,6 +117,20 @@ fn a_valid_token_reports_what_it_says() {
     // clock_precision_digits 3: at most "YYYYMMDDhhmmss.sssZ".
     assert!(stamp.gen_time.ends_with('Z') && stamp.gen_time.len() <= 19);
     assert_eq!(stamp.nonce.as_deref(), Some(&unhex("9a3c5e7f10213243")[..]));
+}
+
+#[test]
+fn the_token_is_what_openssl_takes_out_of_the_reply() {
+    // rsa.tst is `openssl ts -reply -in rsa.tsr -token_out`.
+    assert_eq!(token_of(&read("rsa.tsr")).unwrap(), read("rsa.tst"));
+    assert_eq!(token_of(&read("rsa.tst")).unwrap(), read("rsa.tst"));
+    let err = token_of(&read("rejected.tsr")).unwrap_err();
+    assert_eq!(
+        (err.code(), err.path()),
+        (Code::TimestampInvalid, "/status")
+    );
+    let err = token_of(&read("root.der")).unwrap_err();
+    assert_eq!(err.code(), Code::TimestampInvalid, "{err}");
 }
 
 #[test]
