@@ -180,6 +180,7 @@ fn malformed_trust_is_an_invalid_option() {
     };
     let err = verify_token(&read("rsa.tsr"), &data, &trust).unwrap_err();
     assert_eq!((err.code(), err.path()), (Code::InvalidOption, "/roots/1"));
+    assert_eq!(trust.check().unwrap_err(), err);
     let trust = TimestampTrust {
         roots: vec![read("root.der")],
         policy: Some("policy one".into()),
@@ -187,6 +188,7 @@ fn malformed_trust_is_an_invalid_option() {
     };
     let err = verify_token(&read("rsa.tsr"), &data, &trust).unwrap_err();
     assert_eq!((err.code(), err.path()), (Code::InvalidOption, "/policy"));
+    assert_eq!(trust.check().unwrap_err(), err);
     let options = Request {
         nonce: Some(&[0, 0]),
         ..Request::default()
