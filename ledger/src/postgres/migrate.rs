@@ -22,17 +22,31 @@ struct Guard {
 /// The triggers [`POSTGRES`]'s `append_only` (the events') and `tree_append_only` (the Merkle
 /// log's tables') create.
 fn append_only() -> Vec<Guard> {
-    let body = |sql: &'static str| sql.split("$$").nth(1).unwrap_or_default();
-    let events = ("ledger_events_append_only", body(POSTGRES.append_only));
-    let tree = ("ledger_tree_append_only", body(POSTGRES.tree_append_only));
+    // The n-th function's body in a file: between its pair of `$$`.
+    let body = |sql: &'static str, n: usize| sql.split("$$").nth(2 * n + 1).unwrap_or_default();
+    let events = ("ledger_events_append_only", body(POSTGRES.append_only, 0));
+    let tree = (
+        "ledger_tree_append_only",
+        body(POSTGRES.tree_append_only, 0),
+    );
+    // A checkpoint's one change, its time-stamp set once (`tree/stamp.rs`).
+    let stamp_once = (
+        "ledger_checkpoints_stamp_once",
+        body(POSTGRES.tree_append_only, 1),
+    );
     std::iter::once(("ledger_events", events))
         .chain(TREE_TABLES.map(|t| (t, tree)))
         .flat_map(|(table, (function, body))| {
+            let change = if table == "ledger_checkpoints" {
+                stamp_once
+            } else {
+                (function, body)
+            };
             [
-                (format!("{table}_no_change"), 1 | 2 | 8 | 16),
-                (format!("{table}_no_truncate"), 2 | 32),
+                (format!("{table}_no_change"), 1 | 2 | 8 | 16, change),
+                (format!("{table}_no_truncate"), 2 | 32, (function, body)),
             ]
-            .map(|(name, bits)| Guard {
+            .map(|(name, bits, (function, body))| Guard {
                 name,
                 table,
                 bits,

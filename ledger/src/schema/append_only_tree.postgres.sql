@@ -2,6 +2,16 @@
 -- one pair per table; opening a ledger compares them with the catalog (see postgres/migrate.rs).
 CREATE OR REPLACE FUNCTION ledger_tree_append_only() RETURNS trigger LANGUAGE plpgsql AS
 $$ BEGIN RAISE EXCEPTION '% is append-only', TG_TABLE_NAME; END $$;
+-- A checkpoint's RFC 3161 token is set once, after it is stored (tree/stamp.rs): the one change.
+CREATE OR REPLACE FUNCTION ledger_checkpoints_stamp_once() RETURNS trigger LANGUAGE plpgsql AS
+$$ BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.timestamp IS NULL AND NEW.timestamp IS NOT NULL
+     AND (NEW.size, NEW.root, NEW.note, NEW.at) IS NOT DISTINCT FROM
+         (OLD.size, OLD.root, OLD.note, OLD.at) THEN
+    RETURN NEW;
+  END IF;
+  RAISE EXCEPTION 'ledger_checkpoints is append-only (its time-stamp is set once)';
+END $$;
 CREATE TRIGGER ledger_leaves_no_change BEFORE UPDATE OR DELETE ON ledger_leaves
   FOR EACH ROW EXECUTE FUNCTION ledger_tree_append_only();
 CREATE TRIGGER ledger_leaves_no_truncate BEFORE TRUNCATE ON ledger_leaves
@@ -11,7 +21,7 @@ CREATE TRIGGER ledger_nodes_no_change BEFORE UPDATE OR DELETE ON ledger_nodes
 CREATE TRIGGER ledger_nodes_no_truncate BEFORE TRUNCATE ON ledger_nodes
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_tree_append_only();
 CREATE TRIGGER ledger_checkpoints_no_change BEFORE UPDATE OR DELETE ON ledger_checkpoints
-  FOR EACH ROW EXECUTE FUNCTION ledger_tree_append_only();
+  FOR EACH ROW EXECUTE FUNCTION ledger_checkpoints_stamp_once();
 CREATE TRIGGER ledger_checkpoints_no_truncate BEFORE TRUNCATE ON ledger_checkpoints
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_tree_append_only();
 CREATE TRIGGER ledger_cosignatures_no_change BEFORE UPDATE OR DELETE ON ledger_cosignatures
