@@ -559,35 +559,85 @@ fn a_version_6_ledger_is_upgraded_in_place() {
     }
 }
 
+/// A checkpoint's RFC 3161 token, asked for once the checkpoint is signed, may be set once;
+/// nothing else of a checkpoint changes, and the triggers that allow it are the ledger's.
+#[test]
+fn a_checkpoints_token_is_set_once() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let (l, _) = kept(&db);
+        drop(l);
+        let token = match engine {
+            Engine::Sqlite => "X'3082'",
+            Engine::Postgres => "'\\x3082'::bytea",
+        };
+        let set = format!("UPDATE ledger_checkpoints SET timestamp = {token}");
+        assert!(db.sql_fails(&format!("{set}, at = 1")), "{engine:?}");
+        db.sql(&set);
+        for sql in [
+            set.as_str(),
+            "UPDATE ledger_checkpoints SET timestamp = NULL",
+        ] {
+            assert!(db.sql_fails(sql), "{engine:?}: {sql}");
+        }
+        assert_eq!(
+            audit_events(&db.open()).len(),
+            12,
+            "{engine:?}: nothing restored"
+        );
+    }
+}
+
 /// A trigger of the log's tables found missing or disabled is restored on open, and the
 /// audit records it, as for the events'.
 #[test]
 fn the_logs_triggers_are_restored_and_recorded() {
     for engine in engines() {
-        let db = Db::fresh(engine);
-        let (l, _) = kept(&db);
-        drop(l);
-        let (sql, found) = match engine {
-            Engine::Sqlite => (
-                "DROP TRIGGER ledger_nodes_no_delete",
-                "ledger_nodes_no_delete: missing",
-            ),
-            Engine::Postgres => (
-                "ALTER TABLE ledger_leaves DISABLE TRIGGER ledger_leaves_no_change",
-                "ledger_leaves_no_change: disabled",
-            ),
+        let cases: &[(&str, &str)] = match engine {
+            Engine::Sqlite => &[
+                (
+                    "DROP TRIGGER ledger_nodes_no_delete",
+                    "ledger_nodes_no_delete: missing",
+                ),
+                (
+                    "DROP TRIGGER ledger_checkpoints_no_update;
+                     CREATE TRIGGER ledger_checkpoints_no_update BEFORE UPDATE ON
+                     ledger_checkpoints WHEN 0 BEGIN SELECT RAISE(ABORT, 'no'); END;",
+                    "ledger_checkpoints_no_update: altered",
+                ),
+            ],
+            Engine::Postgres => &[
+                (
+                    "ALTER TABLE ledger_leaves DISABLE TRIGGER ledger_leaves_no_change",
+                    "ledger_leaves_no_change: disabled",
+                ),
+                (
+                    "CREATE OR REPLACE FUNCTION ledger_checkpoints_stamp_once() RETURNS trigger
+                     LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+                    "ledger_checkpoints_no_change: altered",
+                ),
+            ],
         };
-        db.sql(sql);
-        let l = db.open();
-        assert!(db.sql_fails("DELETE FROM ledger_nodes"), "{engine:?}");
-        assert!(db.sql_fails("DELETE FROM ledger_leaves"), "{engine:?}");
-        let events = audit_events(&l);
-        let last = events.last().unwrap();
-        assert_eq!(str_field(last, "kind"), "append_only_restored");
-        assert_eq!(
-            field(last, "detail"),
-            &json(&format!(r#"{{"problems": ["{found}"]}}"#)),
-            "{engine:?}"
-        );
+        for (sql, found) in cases {
+            let db = Db::fresh(engine);
+            drop(kept(&db));
+            db.sql(sql);
+            let l = db.open();
+            for sql in [
+                "DELETE FROM ledger_nodes",
+                "DELETE FROM ledger_leaves",
+                "UPDATE ledger_checkpoints SET at = 1",
+            ] {
+                assert!(db.sql_fails(sql), "{engine:?}: {sql}");
+            }
+            let events = audit_events(&l);
+            let last = events.last().unwrap();
+            assert_eq!(str_field(last, "kind"), "append_only_restored");
+            assert_eq!(
+                field(last, "detail"),
+                &json(&format!(r#"{{"problems": ["{found}"]}}"#)),
+                "{engine:?}"
+            );
+        }
     }
 }
