@@ -122,6 +122,27 @@ fn every_event_is_a_leaf_in_id_order_and_proven() {
             )
             .unwrap();
         assert_eq!(p.leaf, 5);
+        // A task's events, each proven: what an evidence bundle holds.
+        let task = actionseal_core::ledger::task_id("tenant-a", "job-1", "req-1");
+        let proofs = l.task_inclusion_proofs(&task, None).unwrap();
+        assert_eq!(
+            proofs.iter().map(|p| p.leaf).collect::<Vec<_>>(),
+            [4, 5, 6, 7]
+        );
+        for p in &proofs {
+            let e = actionseal_core::ledger::Event::from_value(&json(&p.event)).unwrap();
+            assert_eq!(e.task.as_deref(), Some(task.as_str()));
+            merkle::verify_inclusion(
+                &leaf_hash(p.event.as_bytes()),
+                p.leaf,
+                12,
+                &p.proof,
+                &first.root,
+            )
+            .unwrap();
+        }
+        let e = l.task_inclusion_proofs("task_nope", None).unwrap_err();
+        assert_eq!(e.code(), Code::TaskNotFound);
         // The log grows: a consistency proof links the two checkpoints.
         whole_lifecycle(&l, "job-3", "d3", "worker-1");
         let missing = l.inclusion_proof(EventRef::Id(13), None).unwrap_err();
@@ -555,6 +576,8 @@ fn a_version_6_ledger_is_upgraded_in_place() {
         assert_eq!(c.size, 8, "{engine:?}");
         assert_eq!(c.root, tree_of(&bodies(&db)).root());
         l.audit_verify_checkpoint(&c.note, &verifiers()).unwrap();
+        let old = actionseal_core::ledger::task_id("tenant-a", "job-0", "req-1");
+        assert_eq!(l.task_inclusion_proofs(&old, None).unwrap().len(), 4);
         assert!(db.sql_fails("DELETE FROM ledger_leaves"), "{engine:?}");
     }
 }

@@ -11,8 +11,8 @@ use actionseal_core::Result;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::Connection;
 
-/// A connection inside an open transaction.
-struct Tree<'c>(&'c Connection);
+/// A connection inside an open transaction, and the ledger's cutoff.
+struct Tree<'c>(&'c Connection, i64);
 
 fn to_sql<'a>(a: &'a Arg<'_>) -> ToSqlOutput<'a> {
     ToSqlOutput::Borrowed(match a {
@@ -68,6 +68,10 @@ impl Sql for Tree<'_> {
     fn bytes_literal(&self, b: &[u8]) -> String {
         format!("X'{}'", hex(b))
     }
+
+    fn cutoff(&self) -> i64 {
+        self.1
+    }
 }
 
 impl Sqlite {
@@ -84,7 +88,7 @@ impl Sqlite {
                 Access::Sequence | Access::Write => "BEGIN IMMEDIATE",
             };
             let open = Open::begin(c, begin).map_err(|e| sql_error("begin", e))?;
-            let out = f(&mut Tree(c))?;
+            let out = f(&mut Tree(c, self.cutoff))?;
             open.commit().map_err(|e| sql_error("commit", e))?;
             Ok(out)
         })
