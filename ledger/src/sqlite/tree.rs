@@ -6,6 +6,7 @@
 use super::open::sql_error;
 use super::tx::Open;
 use super::Sqlite;
+use crate::store::Done;
 use crate::tree::sql::{hex, Access, Arg, Cell, Sql};
 use actionseal_core::Result;
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -82,6 +83,15 @@ impl Sqlite {
         access: Access,
         f: impl FnOnce(&mut dyn Sql) -> Result<T>,
     ) -> Result<T> {
+        if let (Some(group), Access::Sequence | Access::Write) = (&self.group, access) {
+            // With FULL, this ledger's writers queue for their turn, not in SQLite's busy
+            // handler (see `group`): the sequencer takes its turn among them, in their batch,
+            // instead of waiting for a gap between batches.
+            let cutoff = self.cutoff;
+            return self.write_grouped(group, |c| {
+                Ok((Done::Ok(f(&mut Tree(c, cutoff))?), Vec::new()))
+            });
+        }
         self.with_conn(|c| {
             let begin = match access {
                 Access::Read => "BEGIN",
