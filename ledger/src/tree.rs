@@ -21,7 +21,7 @@
 mod sequence;
 mod sign;
 pub(crate) mod sql;
-mod stored;
+pub(crate) mod stored;
 mod verify;
 mod witness;
 
@@ -121,7 +121,11 @@ impl CheckpointVerified {
 
 impl Ledger {
     /// Runs `f` on the Merkle log's tables, in one transaction.
-    fn tree<T>(&self, access: Access, f: impl FnOnce(&mut dyn Sql) -> Result<T>) -> Result<T> {
+    pub(crate) fn tree<T>(
+        &self,
+        access: Access,
+        f: impl FnOnce(&mut dyn Sql) -> Result<T>,
+    ) -> Result<T> {
         match &self.backend {
             Backend::Sqlite(s) => s.tree(access, f),
             Backend::Postgres(p) => p.tree(access, f),

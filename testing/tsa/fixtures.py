@@ -81,9 +81,10 @@ def query(data, alg="sha256", nonce=NONCE, policy=None):
 
 
 def resign(resp_der, ca, leaf, sid="issuer_and_serial_number", certs=("intermediate",),
-           ess_cert=None):
+           ess_cert=None, rename=True):
     """openssl's response, signed again by `leaf` (signingCertificateV2, SHA-256, naming
-    `ess_cert` when given instead of the leaf)."""
+    `ess_cert` when given instead of the leaf); with `rename`, the TSTInfo's tsa name becomes
+    the leaf's subject, as RFC 3161 §2.4.2 wants."""
     resp = tsp.TimeStampResp.load(resp_der)
     token = resp["time_stamp_token"]
     signed = token["content"]
@@ -93,11 +94,19 @@ def resign(resp_der, ca, leaf, sid="issuer_and_serial_number", certs=("intermedi
     key = serialization.load_pem_private_key(
         open(os.path.join(ca, leaf + ".key"), "rb").read(), None
     )
+    encap = signed["encap_content_info"]
+    if rename:
+        tst = tsp.TSTInfo.load(encap["content"].parsed.dump())
+        tst["tsa"] = x509.GeneralName(name="directory_name", value=cert.subject)
+        encap["content"] = tst
+    digest = hashlib.sha256(encap["content"].parsed.dump()).digest()
     attrs = []
     for attr in info["signed_attrs"]:
         name = attr["type"].native
         if name in ("signing_certificate", "signing_certificate_v2"):
             continue
+        if name == "message_digest":
+            attr = cms.CMSAttribute({"type": "message_digest", "values": [digest]})
         attrs.append(attr)
     ess_der = open(os.path.join(ca, ess_cert + ".der"), "rb").read() if ess_cert else cert_der
     ess = tsp.SigningCertificateV2({"certs": [{"cert_hash": hashlib.sha256(ess_der).digest()}]})
@@ -179,6 +188,9 @@ def main():
         tsa("section", ca, "tsa_expired", "tsa-expired", "sha256", "sha256")
         tsa("leaf", ca, "tsa-noncritical", "p256", "v3_tsa_noncritical",
             "20250101000000Z", "20991231235959Z")
+        tsa("leaf", ca, "tsa-unknown-critical", "p256", "v3_tsa_unknown_critical",
+            "20250101000000Z", "20991231235959Z")
+        tsa("section", ca, "tsa_unknown_critical", "tsa-unknown-critical", "sha256", "sha256")
 
         def put(name, blob):
             with open(os.path.join(OUT, name), "wb") as f:
@@ -216,6 +228,9 @@ def main():
         put("bad-signature.tsr", flip_signature(rsa))
         put("ess-other-cert.tsr", resign(rsa, ca, "tsa-rsa", ess_cert="tsa-p256"))
         put("tampered-tst-info.tsr", tamper_tst_info(rsa))
+        put("tsa-name-other.tsr", resign(rsa, ca, "tsa-p256", rename=False))
+        put("unknown-critical.tsr",
+            tsa("reply", ca, "tsa_unknown_critical", stdin=queries["query-nonce.tsq"]))
 
         nonce = NONCE.hex()
         base = {"data": "data.txt", "roots": ["root.der"]}
@@ -259,6 +274,13 @@ def main():
                  }),
             dict(base, name="tst_info_altered", token="tampered-tst-info.tsr",
                  expect="timestamp_invalid"),
+            dict(base, name="tsa_name_not_signer", token="tsa-name-other.tsr",
+                 expect="timestamp_invalid", skip={
+                     "python": "rfc3161-client does not compare the TSTInfo's tsa name with "
+                               "the signer (openssl does)",
+                 }),
+            dict(base, name="unknown_critical_extension", token="unknown-critical.tsr",
+                 expect="timestamp_untrusted"),
             dict(base, name="status_rejection", token="rejected.tsr",
                  expect="timestamp_invalid"),
         ]

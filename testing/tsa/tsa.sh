@@ -74,15 +74,18 @@ subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 CNF
     tsa_extensions v3_tsa "critical, "
-    # Only for a negative fixture: `openssl ts -reply` refuses to sign with it.
+    # For negative fixtures only: `openssl ts -reply` refuses to sign with the first; no
+    # verifier knows what the second's critical extension (a private OID) asks of it.
     tsa_extensions v3_tsa_noncritical ""
+    tsa_extensions v3_tsa_unknown_critical "critical, " "1.2.3.4.5.6 = critical, ASN1:NULL"
 }
 
-tsa_extensions() { # SECTION EKU_PREFIX
+tsa_extensions() { # SECTION EKU_PREFIX [EXTRA_LINE]
     printf '[%s]\nbasicConstraints = critical, CA:false\n' "$1"
     printf 'keyUsage = critical, digitalSignature, nonRepudiation\n'
     printf 'extendedKeyUsage = %stimeStamping\n' "$2"
     printf 'subjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid\n'
+    if [ -n "${3:-}" ]; then printf '%s\n' "$3"; fi
 }
 
 ts_section() { # DIR SECTION LEAF DIGEST ESS_ALG

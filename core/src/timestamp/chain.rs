@@ -4,6 +4,7 @@
 //! certificate with extendedKeyUsage exactly id-kp-timeStamping, critical (RFC 3161 §2.3).
 
 use der::asn1::AnyRef;
+use der::oid::ObjectIdentifier;
 use der::{Decode, Encode, SliceReader};
 use x509_cert::ext::pkix::{BasicConstraints, ExtendedKeyUsage};
 use x509_cert::Certificate;
@@ -88,6 +89,7 @@ pub(super) fn verify_path(
         if roots.iter().any(|root| root.der == current.der) {
             return Ok(());
         }
+        understood(current)?;
         if let Some(root) = roots.iter().find(|root| current.signed_by(root)) {
             return root.valid_at(gen_time);
         }
@@ -108,6 +110,36 @@ pub(super) fn verify_path(
         "the certificate path from \"{}\" is longer than {MAX_DEPTH}",
         signer.subject()
     )))
+}
+
+/// The extensions this path check reads or may leave aside (RFC 5280 §4.2: a certificate
+/// with a critical extension the verifier does not process is refused): basicConstraints,
+/// keyUsage, extendedKeyUsage, the key identifiers, subjectAltName, certificatePolicies.
+const UNDERSTOOD: [ObjectIdentifier; 7] = [
+    ObjectIdentifier::new_unwrap("2.5.29.19"),
+    ObjectIdentifier::new_unwrap("2.5.29.15"),
+    ObjectIdentifier::new_unwrap("2.5.29.37"),
+    ObjectIdentifier::new_unwrap("2.5.29.14"),
+    ObjectIdentifier::new_unwrap("2.5.29.35"),
+    ObjectIdentifier::new_unwrap("2.5.29.17"),
+    ObjectIdentifier::new_unwrap("2.5.29.32"),
+];
+
+fn understood(cert: &Cert) -> Result<()> {
+    let extensions = cert.cert.tbs_certificate().extensions();
+    match extensions
+        .into_iter()
+        .flatten()
+        .find(|e| e.critical && !UNDERSTOOD.contains(&e.extn_id))
+    {
+        Some(unknown) => Err(untrusted(format!(
+            "the certificate \"{}\" has a critical extension {} that is not processed here \
+             (RFC 5280 §4.2)",
+            cert.subject(),
+            unknown.extn_id
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// RFC 3161 §2.3: one extendedKeyUsage extension, critical, with id-kp-timeStamping only.

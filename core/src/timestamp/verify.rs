@@ -2,7 +2,8 @@
 
 use der::asn1::IntRef;
 use der::oid::ObjectIdentifier;
-use der::{Decode, Encode, Tag, Tagged as _};
+use der::{Decode, Encode, Tag, TagNumber, Tagged as _};
+use x509_cert::name::Name;
 
 use super::algorithm::HashAlgorithm;
 use super::asn1::TstInfo;
@@ -96,6 +97,7 @@ pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Re
     let signer = pool
         .get(signer)
         .ok_or_else(|| invalid("signer certificate lost"))?;
+    consistent(&tst, signer).map_err(|e| e.in_key("tst_info"))?;
     verify_path(signer, &pool, &roots, gen_time_ms)?;
 
     let imprint = &tst.message_imprint;
@@ -148,6 +150,36 @@ pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Re
         imprint: imprint.hashed_message.as_bytes().to_vec(),
         nonce: nonce.flatten(),
     })
+}
+
+/// What the TSTInfo says beside the time must not contradict its signer or ask for more than
+/// is checked here: its `tsa` name, when a directoryName, is the signer's subject (RFC 3161
+/// §2.4.2: "MUST correspond to one of the subject names"; other name forms are a hint only),
+/// and it has no critical extension (none is defined for TSTInfo).
+fn consistent(tst: &TstInfo<'_>, signer: &Cert) -> Result<()> {
+    if let Some(name) = &tst.tsa {
+        let directory = Tag::ContextSpecific {
+            constructed: true,
+            number: TagNumber(4),
+        };
+        if name.tag() == directory
+            && Name::from_der(name.value()).ok().as_ref()
+                != Some(signer.cert.tbs_certificate().subject())
+        {
+            return Err(invalid(
+                "the TSTInfo's tsa name is not the subject of the certificate that signed it",
+            )
+            .in_key("tsa"));
+        }
+    }
+    if let Some(critical) = tst.extensions.iter().flatten().find(|e| e.critical) {
+        return Err(invalid(format!(
+            "the TSTInfo has a critical extension {} that is not processed here",
+            critical.extn_id
+        ))
+        .in_key("extensions"));
+    }
+    Ok(())
 }
 
 fn certificates(ders: &[Vec<u8>]) -> Result<Vec<Cert>> {
