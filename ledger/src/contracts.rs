@@ -6,14 +6,14 @@
 //! document is equal to the one presented: equal values have the same canonical form, hence
 //! the same fingerprint and the same compiled contract.
 
-use actionseal_core::{Contract, Result, Value};
+use actionseal_core::{Contract, Digest, Result, Value};
 use std::sync::Mutex;
 
 /// How many compiled contracts are kept (the oldest goes first).
 const KEPT: usize = 32;
 
 #[derive(Default)]
-pub(crate) struct Contracts(Mutex<Vec<Contract>>);
+pub(crate) struct Contracts(Mutex<Vec<Contract>>, Mutex<Vec<Digest>>);
 
 impl Contracts {
     /// The compiled contract of `doc`, from the ones kept or compiled now.
@@ -32,5 +32,22 @@ impl Contracts {
             v.push(c.clone());
         }
         Ok(c)
+    }
+
+    /// Whether this handle already stored `c` in the database's `ledger_contracts`.
+    pub(crate) fn stored(&self, c: &Contract) -> bool {
+        let v = self.1.lock().unwrap_or_else(|p| p.into_inner());
+        v.contains(&c.digest())
+    }
+
+    /// Notes that `c` is stored, so that the next proposal under it writes nothing more.
+    pub(crate) fn mark_stored(&self, c: &Contract) {
+        let mut v = self.1.lock().unwrap_or_else(|p| p.into_inner());
+        if !v.contains(&c.digest()) {
+            if v.len() == KEPT {
+                v.remove(0);
+            }
+            v.push(c.digest());
+        }
     }
 }

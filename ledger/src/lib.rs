@@ -23,6 +23,7 @@
 mod call;
 mod clock;
 mod contracts;
+mod evidence;
 mod json;
 mod model;
 mod ops;
@@ -253,6 +254,22 @@ impl Ledger {
         }
     }
 
+    /// Keeps `contract` in `ledger_contracts`, for the evidence of the tasks proposed under it
+    /// (once per contract: a contract kept already is left as it is).
+    fn keep_contract(&self, contract: &actionseal_core::Contract) -> Result<()> {
+        let document = actionseal_core::canonicalize(contract.document());
+        self.tree(tree::sql::Access::Write, |sql| {
+            sql.exec(
+                "INSERT INTO ledger_contracts (digest, document) VALUES ($1, $2) \
+                 ON CONFLICT (digest) DO NOTHING",
+                &[
+                    tree::sql::Arg::Text(contract.digest_text()),
+                    tree::sql::Arg::Text(&document),
+                ],
+            )
+        })
+    }
+
     /// Records a task for `action` (an envelope made under `contract`), proposed by
     /// `proposer`. The same identity with the same action returns the same task; with another
     /// action it is [`Code::TaskConflict`]. A call its contract lets run without a person is
@@ -276,6 +293,10 @@ impl Ledger {
             .requires_approval(action.args())
             .map_err(|e| e.in_key("args").in_key("action"))?
             .required;
+        if !self.contracts.stored(&contract) {
+            self.keep_contract(&contract)?;
+            self.contracts.mark_stored(&contract);
+        }
         let p = Proposal {
             action,
             contract,

@@ -31,7 +31,7 @@ mod timeline;
 mod trust;
 mod verify;
 
-pub use bundle::{Bundle, Entry, EVIDENCE_VERSION};
+pub use bundle::{Anchor, Bundle, Entry, Witnessed, EVIDENCE_VERSION};
 pub use timeline::{Step, Timeline};
 pub use trust::Trust;
 pub use verify::verify_evidence;

@@ -5,6 +5,7 @@
 pub(crate) mod amend;
 pub(crate) mod claim;
 pub(crate) mod decide;
+pub(crate) mod evidence;
 pub(crate) mod finish;
 pub(crate) mod policy;
 pub(crate) mod propose;

@@ -22,29 +22,26 @@ struct Guard {
 /// The triggers [`POSTGRES`]'s `append_only` (the events') and `tree_append_only` (the Merkle
 /// log's tables') create.
 fn append_only() -> Vec<Guard> {
-    // The n-th function's body in a file: between its pair of `$$`.
-    let body = |sql: &'static str, n: usize| sql.split("$$").nth(2 * n + 1).unwrap_or_default();
-    let events = ("ledger_events_append_only", body(POSTGRES.append_only, 0));
+    let body = |sql: &'static str, n: usize| sql.split("$$").nth(n).unwrap_or_default();
+    let events = ("ledger_events_append_only", body(POSTGRES.append_only, 1));
     let tree = (
         "ledger_tree_append_only",
-        body(POSTGRES.tree_append_only, 0),
-    );
-    // A checkpoint's one change, its time-stamp set once (`tree/stamp.rs`).
-    let stamp_once = (
-        "ledger_checkpoints_stamp_once",
         body(POSTGRES.tree_append_only, 1),
     );
-    std::iter::once(("ledger_events", events))
-        .chain(TREE_TABLES.map(|t| (t, tree)))
-        .flat_map(|(table, (function, body))| {
-            let change = if table == "ledger_checkpoints" {
-                stamp_once
-            } else {
-                (function, body)
-            };
+    // A checkpoint's row trigger lets its token be set once (the file's second function).
+    let stamp_once = (
+        "ledger_checkpoints_stamp_once",
+        body(POSTGRES.tree_append_only, 3),
+    );
+    std::iter::once(("ledger_events", events, events))
+        .chain(TREE_TABLES.map(|t| match t {
+            "ledger_checkpoints" => (t, stamp_once, tree),
+            _ => (t, tree, tree),
+        }))
+        .flat_map(|(table, row, statement)| {
             [
-                (format!("{table}_no_change"), 1 | 2 | 8 | 16, change),
-                (format!("{table}_no_truncate"), 2 | 32, (function, body)),
+                (format!("{table}_no_change"), 1 | 2 | 8 | 16, row),
+                (format!("{table}_no_truncate"), 2 | 32, statement),
             ]
             .map(|(name, bits, (function, body))| Guard {
                 name,

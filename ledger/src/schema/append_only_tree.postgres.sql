@@ -1,16 +1,13 @@
 -- The triggers that keep the Merkle log's tables append-only on PostgreSQL (see tree.sql),
 -- one pair per table; opening a ledger compares them with the catalog (see postgres/migrate.rs).
+-- A checkpoint's RFC 3161 token, asked for once the checkpoint is signed, may be set once.
 CREATE OR REPLACE FUNCTION ledger_tree_append_only() RETURNS trigger LANGUAGE plpgsql AS
 $$ BEGIN RAISE EXCEPTION '% is append-only', TG_TABLE_NAME; END $$;
--- A checkpoint's RFC 3161 token is set once, after it is stored (tree/stamp.rs): the one change.
 CREATE OR REPLACE FUNCTION ledger_checkpoints_stamp_once() RETURNS trigger LANGUAGE plpgsql AS
 $$ BEGIN
-  IF TG_OP = 'UPDATE' AND OLD.timestamp IS NULL AND NEW.timestamp IS NOT NULL
-     AND (NEW.size, NEW.root, NEW.note, NEW.at) IS NOT DISTINCT FROM
-         (OLD.size, OLD.root, OLD.note, OLD.at) THEN
-    RETURN NEW;
-  END IF;
-  RAISE EXCEPTION 'ledger_checkpoints is append-only (its time-stamp is set once)';
+  IF TG_OP = 'UPDATE' AND OLD.timestamp IS NULL AND (NEW.size, NEW.root, NEW.note, NEW.at)
+    IS NOT DISTINCT FROM (OLD.size, OLD.root, OLD.note, OLD.at) THEN RETURN NEW; END IF;
+  RAISE EXCEPTION 'ledger_checkpoints is append-only but for its token, set once';
 END $$;
 CREATE TRIGGER ledger_leaves_no_change BEFORE UPDATE OR DELETE ON ledger_leaves
   FOR EACH ROW EXECUTE FUNCTION ledger_tree_append_only();

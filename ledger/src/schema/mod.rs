@@ -77,6 +77,7 @@ const LINK_EVENTS: &str = include_str!("link_events.sql");
 const PROOF_POLICY: &str = include_str!("proof_policy.sql");
 const QUORUMS: &str = include_str!("quorums.sql");
 const TREE: &str = include_str!("tree.sql");
+const CONTRACTS: &str = include_str!("contracts.sql");
 
 /// The Merkle log's tables (`tree.sql`), append-only like `ledger_events`.
 pub(crate) const TREE_TABLES: [&str; 4] = [
@@ -95,9 +96,10 @@ fn ddl(sql: &str, d: &Dialect, v: &str) -> String {
         .replace("{v}", v)
 }
 
-/// Version 7's Merkle log (`tree.sql`) and the triggers that keep it append-only.
+/// Version 7's Merkle log (`tree.sql`) and the triggers that keep it append-only, and the
+/// contracts tasks were proposed under (`contracts.sql`).
 fn tree(d: &Dialect) -> String {
-    ddl(TREE, d, "") + d.tree_append_only
+    ddl(TREE, d, "") + d.tree_append_only + &ddl(CONTRACTS, d, "")
 }
 
 /// The chains' empty heads, for those that have none.

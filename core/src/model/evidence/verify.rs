@@ -97,13 +97,12 @@ fn complete(b: &Bundle) -> Result<()> {
         )
         .in_key("kind")));
     }
-    if member("task").and_then(Value::as_str) != Some(b.task.as_str()) {
+    if e.task.as_deref() != Some(b.task.as_str()) {
         return Err(at(Error::new(
             Code::EvidenceOtherTask,
             format!("the export is about another task than {:?}", b.task),
         )
-        .in_key("task")
-        .in_key("detail")));
+        .in_key("task")));
     }
     let Some(Value::Array(listed)) = member("events") else {
         return Err(at(Error::new(
@@ -142,10 +141,11 @@ fn complete(b: &Bundle) -> Result<()> {
     Ok(())
 }
 
-/// The events follow one another by the ledger's rules.
+/// The events, the export last, follow one another by the ledger's rules.
 fn replayed(b: &Bundle) -> Result<()> {
     let mut replay = Replay::new();
-    for (i, entry) in b.events.iter().enumerate() {
+    let entries = b.events.iter().chain(std::iter::once(&b.export));
+    for (i, entry) in entries.enumerate() {
         let e = &entry.event;
         let digest = Digest::of(entry.text.as_bytes());
         replay
@@ -163,7 +163,10 @@ fn replayed(b: &Bundle) -> Result<()> {
                 for key in m.field.rsplit('/') {
                     err = err.in_key(key);
                 }
-                at_event(i, "event")(err)
+                match i.checked_sub(b.events.len()) {
+                    Some(_) => err.in_key("event").in_key("export"),
+                    None => at_event(i, "event")(err),
+                }
             })?;
     }
     Ok(())

@@ -112,10 +112,10 @@ kinds! {
     /// member's own decision is a `decided` event before it (`detail.counted_as` names its
     /// counting identity; its `state` stays `awaiting_approval` unless it vetoes).
     QuorumMet => "quorum_met",
-    /// An evidence bundle of a task was exported (issue 26): about the ledger, not the task
-    /// (`task` is `null`, chain 0; `tenant` is the task's), `actor` who asked, and `detail`
-    /// the task and the digests of its events the bundle holds, in log order, so that a
-    /// bundle from which an event was removed no longer matches its own export.
+    /// An evidence bundle of the task was exported (issue 26): `actor` asked for it, the
+    /// state is unchanged, and `detail.events` lists the digests of the task's events before
+    /// it, in log order, so that a bundle from which an event was removed no longer matches
+    /// its own export.
     EvidenceExported => "evidence_exported",
 }
 

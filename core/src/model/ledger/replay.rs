@@ -191,9 +191,7 @@ impl EventKind {
     pub fn is_about_a_task(self) -> bool {
         !matches!(
             self,
-            EventKind::AppendOnlyRestored
-                | EventKind::ProofPolicyChanged
-                | EventKind::EvidenceExported
+            EventKind::AppendOnlyRestored | EventKind::ProofPolicyChanged
         )
     }
 }
@@ -398,9 +396,9 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
     let outcome = e.outcome.as_deref().unwrap_or("");
     match e.kind {
         Proposed => return Err("kind"),
-        // Refusals and repeats change nothing.
+        // Refusals, repeats and exports change nothing.
         ProposeDuplicate | ProposeRefused | DecisionDuplicate | DecisionRefused | ClaimRefused
-        | CompleteRefused | ReconcileRefused | AmendDuplicate | AmendRefused => {
+        | CompleteRefused | ReconcileRefused | AmendDuplicate | AmendRefused | EvidenceExported => {
             if e.state != Some(t.state) {
                 return Err("state");
             }
@@ -513,7 +511,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 t.revoked_at = Some(e.at);
             }
         }
-        AppendOnlyRestored | ProofPolicyChanged | EvidenceExported => return Err("task"),
+        AppendOnlyRestored | ProofPolicyChanged => return Err("task"),
     }
     Ok(())
 }

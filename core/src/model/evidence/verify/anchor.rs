@@ -80,16 +80,21 @@ fn signed(note_text: &str, token: Option<&[u8]>, trust: &Trust) -> Result<Signed
     }
     let keys: Vec<_> = trust.ledger_keys.iter().map(|k| k.key.clone()).collect();
     let by = note.verify(&keys).map_err(|e| e.in_key("note"))?;
-    let holds = by.iter().any(|v| {
-        trust
-            .ledger_keys
-            .iter()
-            .filter(|k| &k.key == v.key)
-            .any(|k| match time {
-                Some((at, _)) => k.holds_at(at),
-                None => !k.has_window(),
-            })
-    });
+    // C2SP: a log signs with the key named as its origin; a trusted key of another name
+    // signing it does not make it this log's checkpoint.
+    let holds = by
+        .iter()
+        .filter(|v| v.key.name() == checkpoint.origin())
+        .any(|v| {
+            trust
+                .ledger_keys
+                .iter()
+                .filter(|k| &k.key == v.key)
+                .any(|k| match time {
+                    Some((at, _)) => k.holds_at(at),
+                    None => !k.has_window(),
+                })
+        });
     if !holds {
         let why = match time {
             Some(_) => "the ledger key that signed it was not valid when the checkpoint existed",

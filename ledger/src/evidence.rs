@@ -1,0 +1,247 @@
+//! Evidence bundles (issue 26): one document about one task that anyone can verify without
+//! this database (core's `evidence::verify_evidence`).
+//!
+//! An export is recorded first, as an `evidence_exported` event of the task listing its events
+//! before it; then a checkpoint sequences that event into the Merkle log (the host may have it
+//! cosigned by witnesses); then the bundle is read: the task's events up to the export, each
+//! with its inclusion proof in that checkpoint, the documents they fingerprint, and the latest
+//! earlier checkpoint a witness cosigned, with the consistency proof from it.
+
+use crate::json::stored;
+use crate::store::{history_sql, storage, Tx};
+use crate::tree::sql::{Access, Arg, Sql};
+use crate::tree::stored::{all as checkpoints, int, Stored};
+use crate::tree::Checkpoint;
+use crate::Ledger;
+use actionseal_core::evidence::{Anchor, Bundle, Entry, Witnessed};
+use actionseal_core::ledger::{reattach, DecisionEnvelope, Event, EventKind};
+use actionseal_core::tlog::merkle;
+use actionseal_core::{Action, Approval, Code, Contract, Digest, Error, OwnedValue, Result, Value};
+
+impl Ledger {
+    /// Exports the evidence bundle of task `task_id` for `actor` (who asked, recorded in the
+    /// audit), as of a checkpoint made now: see [`Ledger::evidence_with`].
+    pub fn evidence(
+        &self,
+        task_id: &str,
+        actor: &str,
+        contract: Option<&Value<'_>>,
+    ) -> Result<Bundle> {
+        self.evidence_with(task_id, actor, contract, Ok)
+    }
+
+    /// Records the export of task `task_id`'s evidence (an `evidence_exported` event by
+    /// `actor`), makes a checkpoint and hands it to `publish` (which may return it cosigned by
+    /// witnesses), and returns the bundle as of that checkpoint. The contract is the one the
+    /// ledger kept when the task was proposed; `contract` is needed only for a task proposed
+    /// before the ledger kept them (schema version 7), and must be the one its action names.
+    /// Needs the ledger's checkpoint key; [`Code::TaskNotFound`] for an unknown task.
+    pub fn evidence_with(
+        &self,
+        task_id: &str,
+        actor: &str,
+        contract: Option<&Value<'_>>,
+        publish: impl FnOnce(Checkpoint) -> Result<Checkpoint>,
+    ) -> Result<Bundle> {
+        actionseal_core::ledger::check_identity("actor", actor)?;
+        if self.signer.is_none() {
+            // Refused before anything is recorded: without a checkpoint there is no bundle.
+            self.checkpoint()?;
+        }
+        self.write(|tx, now| crate::ops::evidence::exported(tx, now, task_id, actor))?;
+        let checkpoint = publish(self.checkpoint()?)?;
+        let (mut entries, contract_doc, witnessed) = self.tree(Access::Read, |sql| {
+            let entries = entries(sql, task_id, checkpoint.size)?;
+            let witnessed = witnessed(sql, &checkpoint)?;
+            let kept = kept_contract(sql, &entries)?;
+            Ok((entries, kept, witnessed))
+        })?;
+        // The last export in the tree, and the task's events before it.
+        let at = entries
+            .iter()
+            .rposition(|e| e.event.kind == EventKind::EvidenceExported)
+            .ok_or_else(|| storage("evidence", "the export is not in the checkpoint"))?;
+        entries.truncate(at + 1);
+        let export = entries
+            .pop()
+            .ok_or_else(|| storage("evidence", "no export"))?;
+        let docs = self.read(|tx| documents(tx, task_id, &entries))?;
+        let contract =
+            match (contract_doc, contract) {
+                (Some(doc), _) => doc,
+                (None, Some(given)) => given.clone().into_owned(),
+                (None, None) => return Err(Error::new(
+                    Code::InvalidRequest,
+                    "the ledger does not hold this task's contract (it was proposed before the \
+                     ledger kept contracts): pass the contract its action names",
+                )),
+            };
+        let named = docs
+            .actions
+            .first()
+            .and_then(|a| a.as_object().and_then(|o| o.get("contract")))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let digest = Contract::from_value(&contract)
+            .map_err(|e| e.in_key("contract"))?
+            .digest();
+        if named.as_deref() != Some(digest.to_string().as_str()) {
+            return Err(Error::new(
+                Code::EvidenceMismatch,
+                "the contract is not the one the task's action names",
+            )
+            .in_key("contract"));
+        }
+        let keys = crate::json::obj(vec![(
+            "ledger",
+            Value::Array(
+                self.signer
+                    .iter()
+                    .map(|s| crate::json::s(&s.verifier().to_string()))
+                    .collect(),
+            ),
+        )]);
+        Ok(Bundle {
+            task: task_id.to_owned(),
+            contract,
+            actions: docs.actions,
+            reasons: docs.reasons,
+            decisions: docs.decisions,
+            events: entries,
+            export,
+            checkpoint: Anchor {
+                note: checkpoint.cosigned_note(),
+                timestamp: None,
+            },
+            witnessed,
+            keys,
+        })
+    }
+}
+
+/// The task's events in the tree of `size` leaves, in log order, each with its proof.
+fn entries(sql: &mut dyn Sql, task_id: &str, size: u64) -> Result<Vec<Entry>> {
+    let history = history_sql(sql.cutoff(), "$1");
+    let rows = sql.rows(
+        &format!(
+            "SELECT h.body, l.leaf FROM ({history}) h \
+             JOIN ledger_leaves l ON l.event_id = h.id WHERE l.leaf < $2 ORDER BY l.leaf"
+        ),
+        &[Arg::Text(task_id), Arg::Int(int(size)?)],
+    )?;
+    if rows.is_empty() {
+        return Err(Error::new(
+            Code::TaskNotFound,
+            format!("no task {task_id:?} in the Merkle log"),
+        ));
+    }
+    let mut nodes = Stored(sql);
+    rows.iter()
+        .map(|row| {
+            let [body, leaf] = row.as_slice() else {
+                return Err(storage("evidence", "an event row"));
+            };
+            let (text, index) = (body.text()?.to_owned(), leaf.count()?);
+            let event = Event::from_value(&stored(&text)?)?;
+            Ok(Entry {
+                index,
+                proof: merkle::inclusion_proof(&mut nodes, index, size)?,
+                event,
+                text,
+            })
+        })
+        .collect()
+}
+
+/// The latest checkpoint before `checkpoint` that a witness cosigned, with the consistency
+/// proof from it.
+fn witnessed(sql: &mut dyn Sql, checkpoint: &Checkpoint) -> Result<Vec<Witnessed>> {
+    let earlier = checkpoints(sql)?
+        .into_iter()
+        .rfind(|c| c.size < checkpoint.size && !c.cosignatures.is_empty());
+    earlier
+        .map(|c| {
+            Ok(Witnessed {
+                consistency: merkle::consistency_proof(&mut Stored(sql), c.size, checkpoint.size)?,
+                note: c.cosigned_note(),
+            })
+        })
+        .into_iter()
+        .collect()
+}
+
+/// The contract the ledger kept for the task, if it kept one: the one its proposal names.
+fn kept_contract(sql: &mut dyn Sql, entries: &[Entry]) -> Result<Option<OwnedValue>> {
+    let named = entries
+        .first()
+        .filter(|e| e.event.kind == EventKind::Proposed)
+        .and_then(|e| e.event.detail.as_object()?.get("contract")?.as_str());
+    let Some(digest) = named else {
+        return Ok(None);
+    };
+    let rows = sql.rows(
+        "SELECT document FROM ledger_contracts WHERE digest = $1",
+        &[Arg::Text(digest)],
+    )?;
+    rows.first()
+        .and_then(|r| r.first())
+        .map(|c| stored(c.text()?).map(Value::into_owned))
+        .transpose()
+}
+
+/// What the events fingerprint, read from the task's rows.
+struct Documents {
+    actions: Vec<OwnedValue>,
+    reasons: Vec<String>,
+    decisions: Vec<OwnedValue>,
+}
+
+fn documents(tx: &mut dyn Tx, task_id: &str, entries: &[Entry]) -> Result<Documents> {
+    let t = crate::ops::locked_task(tx, task_id)?;
+    let amendments = tx.amendments(task_id)?;
+    let proposal = t.proposed_action.as_deref().unwrap_or(&t.action);
+    let mut actions = vec![stored(proposal)?.into_owned()];
+    for a in &amendments {
+        actions.push(stored(&a.action)?.into_owned());
+    }
+    let parsed: Vec<(Digest, Action)> = actions
+        .iter()
+        .map(|a| Action::from_value(a).map(|x| (x.digest(), x)))
+        .collect::<Result<_>>()?;
+    let mut decisions = Vec::new();
+    for e in entries.iter().map(|e| &e.event) {
+        if e.kind != EventKind::Decided {
+            continue;
+        }
+        decisions.push(decision(tx, e, &parsed)?);
+    }
+    Ok(Documents {
+        actions,
+        reasons: amendments.into_iter().map(|a| a.reason).collect(),
+        decisions,
+    })
+}
+
+/// A decided event's approval record, rebuilt from the envelope the ledger kept and the
+/// action the event names, with the proof the event holds put back.
+fn decision(tx: &mut dyn Tx, e: &Event, actions: &[(Digest, Action)]) -> Result<OwnedValue> {
+    let id = e
+        .decision_id
+        .as_deref()
+        .ok_or_else(|| storage("evidence", "a decided event without its decision"))?;
+    let text = tx
+        .decision(id)?
+        .ok_or_else(|| storage("evidence", format!("the decision {id:?} is not kept")))?;
+    let envelope = DecisionEnvelope::from_value(&stored(&text)?)?;
+    let action = actions
+        .iter()
+        .find(|(d, _)| e.action_digest.is_some_and(|a| a.ct_eq(d)))
+        .map(|(_, a)| a)
+        .ok_or_else(|| storage("evidence", "a decision about an action the task never had"))?;
+    let record = Approval::decide(action, &envelope.input())?;
+    let proof = e.detail.as_object().and_then(|o| o.get("proof"));
+    Ok(match proof {
+        Some(p) => reattach(record.value(), p),
+        None => record.value().clone(),
+    })
+}
