@@ -78,11 +78,6 @@ impl Tsa {
         self.url.as_str()
     }
 
-    /// The trust its tokens are verified against: its roots and policy.
-    pub fn trust(&self) -> &TimestampTrust {
-        &self.trust
-    }
-
     /// A verified time-stamp of `data`, asked with a fresh nonce: the bare DER
     /// TimeStampToken (RFC 3161 §2.4.2).
     pub(crate) fn stamp(&self, data: &[u8]) -> Result<Vec<u8>> {

@@ -100,10 +100,17 @@ pub(super) fn post(
     stream.write_all(head.as_bytes()).map_err(io)?;
     stream.write_all(query).map_err(io)?;
     let mut answer = Vec::new();
-    stream
-        .take((MAX_ANSWER + MAX_HEAD + 1) as u64)
-        .read_to_end(&mut answer)
-        .map_err(|e| format!("no whole answer ({e})"))?;
+    let mut chunk = [0u8; 8192];
+    // Until the TSA closes the connection, or the body its Content-Length gives is in (a
+    // server that keeps the connection open is not waited for).
+    while answer.len() <= MAX_ANSWER + MAX_HEAD && !whole(&answer) {
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("no whole answer ({e})")),
+        }
+    }
     reply_of(&answer)
 }
 
@@ -120,45 +127,57 @@ fn connect(address: &str, timeout: Duration) -> std::result::Result<TcpStream, S
     Err(last)
 }
 
-/// The TimeStampResp in an HTTP answer read to its end.
-fn reply_of(answer: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    let split = answer
+/// Whether `answer` holds its head and the whole body its Content-Length gives.
+fn whole(answer: &[u8]) -> bool {
+    let Some((head, body)) = split(answer) else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(head);
+    header(&head, "content-length")
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| body.len() >= n)
+}
+
+/// An answer's head (status line and headers) and what follows it.
+fn split(answer: &[u8]) -> Option<(&[u8], &[u8])> {
+    let at = answer
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
-        .filter(|&at| at <= MAX_HEAD)
-        .ok_or("no HTTP answer")?;
-    let (head, body) = (&answer[..split], &answer[split + 4..]);
+        .filter(|&at| at <= MAX_HEAD)?;
+    Some((&answer[..at], &answer[at + 4..]))
+}
+
+/// The value of the header `name` (lowercase) in `head`, trimmed.
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.split("\r\n").skip(1).find_map(|line| {
+        let (n, value) = line.split_once(':')?;
+        n.trim().eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+/// The TimeStampResp in an HTTP answer read to its end.
+fn reply_of(answer: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    let (head, body) = split(answer).ok_or("no HTTP answer")?;
     let head = std::str::from_utf8(head).map_err(|_| "an answer whose header is not text")?;
-    let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap_or_default();
-    let code = status.split(' ').nth(1).unwrap_or_default();
-    if !status.starts_with("HTTP/") || code != "200" {
+    let status = head.split("\r\n").next().unwrap_or_default();
+    if !status.starts_with("HTTP/") || status.split(' ').nth(1) != Some("200") {
         let status: String = status.chars().take(80).collect();
         return Err(format!("it answered {status:?}, not 200"));
     }
-    let mut kind = None;
-    let mut length = None;
-    for line in lines {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("content-type") {
-            kind = value.split(';').next().map(str::trim);
-        } else if name.eq_ignore_ascii_case("content-length") {
-            length = Some(value.parse::<usize>().map_err(|_| "a bad Content-Length")?);
-        }
-    }
+    let kind = header(head, "content-type").and_then(|k| k.split(';').next().map(str::trim));
     if !kind.is_some_and(|k| k.eq_ignore_ascii_case("application/timestamp-reply")) {
         return Err(format!(
             "it answered {}, not application/timestamp-reply",
             kind.unwrap_or("no content type")
         ));
     }
-    let body = match length {
-        Some(n) if n > body.len() => return Err("an answer shorter than its Content-Length".into()),
-        Some(n) => &body[..n],
+    let body = match header(head, "content-length") {
         None => body,
+        Some(n) => match n.parse::<usize>() {
+            Ok(n) if n <= body.len() => &body[..n],
+            Ok(_) => return Err("an answer shorter than its Content-Length".into()),
+            Err(_) => return Err("a bad Content-Length".into()),
+        },
     };
     if body.len() > MAX_ANSWER {
         return Err(format!("an answer over {MAX_ANSWER} bytes"));
