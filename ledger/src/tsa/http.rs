@@ -219,6 +219,25 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_ends_at_its_content_length_on_an_open_connection() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = Url::parse(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut request = [0u8; 512];
+            let _ = s.read(&mut request);
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/timestamp-reply\r\nContent-Length: 2\r\n\r\nok")
+                .unwrap();
+            // Kept open for longer than the client waits.
+            std::thread::sleep(Duration::from_secs(3));
+        });
+        let started = std::time::Instant::now();
+        assert_eq!(post(&url, b"q", Duration::from_secs(20)).unwrap(), b"ok");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        server.join().unwrap();
+    }
+
+    #[test]
     fn answers() {
         let ok = b"HTTP/1.0 200 OK\r\nContent-Type: Application/Timestamp-Reply\r\nContent-Length: 3\r\n\r\nabcd";
         assert_eq!(reply_of(ok).unwrap(), b"abc");
