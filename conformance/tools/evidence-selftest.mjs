@@ -1,0 +1,249 @@
+#!/usr/bin/env node
+// A self-test of evidence-check.mjs against the Rust core: synthetic evidence bundles built
+// here (a Merkle tree of our own, RFC 9162 §2.1; a C2SP checkpoint signed with throwaway
+// Ed25519 keys from node:crypto and cosigned by a throwaway witness; a task's proposed,
+// decided (a DSSE-signed record), claimed, completed and evidence_exported events shaped as
+// event.rs and the ledger write them), each good or mutated one judged by evidence-check and by
+// `actionseal evidence verify` (the CLI built from this tree), and by what this file predicts.
+// Catches a misreading of the format by either side before the ledger's vectors exist.
+//
+//   node conformance/tools/evidence-selftest.mjs [path to the actionseal binary]
+//
+// Exits 1 when the two verifiers or the prediction disagree.
+
+import { execFileSync } from 'node:child_process'
+import { createHash, generateKeyPairSync, sign } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { verifyEvidence } from './evidence-check.mjs'
+import { envelope, labelledKey } from './proof-lib.mjs'
+
+const canonicalize = createRequire(import.meta.url)('canonicalize')
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const sha256 = (b) => createHash('sha256').update(b).digest()
+const digest = (text) => 'sha256:' + sha256(Buffer.from(text, 'utf8')).toString('hex')
+const fp = (v) => digest(canonicalize(v))
+const derive = (prefix, parts) => prefix + sha256(Buffer.from(canonicalize(parts), 'utf8')).toString('hex').slice(0, 32)
+// Through JSON: a bundle shares objects (a proof in its event and its decision), a mutation must not.
+const clone = (v) => JSON.parse(JSON.stringify(v))
+
+// ---------------------------------------------------------------------------- RFC 9162 tree
+const leaf = (text) => sha256(Buffer.concat([Buffer.from([0]), Buffer.from(text, 'utf8')]))
+const node = (l, r) => sha256(Buffer.concat([Buffer.from([1]), l, r]))
+const split = (n) => 2 ** Math.floor(Math.log2(n - 1))
+const mth = (d) => (d.length === 0 ? sha256(Buffer.alloc(0)) : d.length === 1 ? d[0] : node(mth(d.slice(0, split(d.length))), mth(d.slice(split(d.length)))))
+/** §2.1.3.1 PATH(m, D), leaf first. */
+function path(m, d) {
+  if (d.length <= 1) return []
+  const k = split(d.length)
+  return m < k ? [...path(m, d.slice(0, k)), mth(d.slice(k))] : [...path(m - k, d.slice(k)), mth(d.slice(0, k))]
+}
+/** §2.1.4.1 SUBPROOF(m, D, b). */
+function subproof(m, d, b) {
+  if (m === d.length) return b ? [] : [mth(d)]
+  const k = split(d.length)
+  return m <= k ? [...subproof(m, d.slice(0, k), b), mth(d.slice(k))] : [...subproof(m - k, d.slice(k), false), mth(d.slice(0, k))]
+}
+
+// ---------------------------------------------------------------------------- C2SP notes
+function noteKey(name, type) {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url')
+  const typed = Buffer.concat([Buffer.from([type]), raw])
+  const id = sha256(Buffer.concat([Buffer.from(`${name}\n`), typed])).subarray(0, 4)
+  return { name, id, privateKey, verifier: `${name}+${id.toString('hex')}+${typed.toString('base64')}` }
+}
+const line = (k, bytes) => `\u2014 ${k.name} ${Buffer.concat([k.id, bytes]).toString('base64')}\n`
+const signLine = (k, text) => line(k, sign(null, Buffer.from(text), k.privateKey))
+function cosignLine(k, text, seconds) {
+  const ts = Buffer.alloc(8)
+  ts.writeBigUInt64BE(BigInt(seconds))
+  return line(k, Buffer.concat([ts, sign(null, Buffer.from(`cosignature/v1\ntime ${seconds}\n${text}`), k.privateKey)]))
+}
+
+// ---------------------------------------------------------------------------- the task
+const T = 1764500000000
+const ORIGIN = 'ledger.example/actionseal'
+const ledgerKey = noteKey(ORIGIN, 0x01)
+const otherLedgerKey = noteKey('other.example/log', 0x01)
+const witness = noteKey('witness.example/w1', 0x04)
+const witness2 = noteKey('witness.example/w2', 0x04)
+const approver = labelledKey('evidence-selftest')
+
+const contract = { tool: 'refund_create', version: '3', effect: 'write', args: { type: 'object', properties: { amount_minor: { type: 'integer' } }, required: ['amount_minor'], additionalProperties: false }, approval: { when: [{ pointer: '/amount_minor', op: 'gt', value: 1000 }] }, cost_minor: 25 }
+const action = { args: { amount_minor: 2500 }, contract: fp(contract), job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tenant: 'tenant-a', tool: 'refund_create' }
+const task = derive('task_', ['actionseal/task/v1', action.tenant, action.job_id, action.request_id])
+const apr = derive('apr_', ['actionseal/approval/v1', task, 1])
+const idem = derive('idem_', ['actionseal/idempotency/v1', action.tenant, action.job_id, action.request_id])
+const actionDigest = fp(action)
+const record = { action, action_digest: actionDigest, approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', decision_id: 'dec-1', expires_at: T + 1800000 }
+const signed = envelope(Buffer.from(canonicalize(record), 'utf8'), approver)
+const { payload: _, ...proof } = signed
+
+const base = { chain: 7, tenant: 'tenant-a', task, action_digest: actionDigest, approved_digest: null, decision_id: null, fence: null, outcome: null, reasons: [], drift: [] }
+function chainEvents(list) {
+  let prev = null
+  return list.map((e, i) => {
+    const full = { ...base, ...e, seq: i + 1, prev }
+    prev = digest(canonicalize(full))
+    return full
+  })
+}
+function history({ decisionDetail } = {}) {
+  const events = chainEvents([
+    { kind: 'proposed', at: T, actor: 'agent:refunds', state: 'awaiting_approval', detail: { approval_id: apr, approval_required: true, contract: fp(contract), idempotency_key: idem, job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tool: 'refund_create' } },
+    { kind: 'decided', at: T + 1000, actor: 'user:bob', approved_digest: actionDigest, decision_id: 'dec-1', outcome: 'approved', state: 'approved',
+      detail: decisionDetail ?? { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 1800000, proof, signer: { keyid: approver.keyid, kind: 'service' }, verified_at: T + 1000 } },
+    { kind: 'claimed', at: T + 2000, actor: 'worker-1', approved_digest: actionDigest, fence: 1, outcome: 'permit', state: 'claimed', detail: { budget: null, cost_minor: 0, executor: 'worker-1', idempotency_key: idem, lease_until: T + 62000 } },
+    { kind: 'completed', at: T + 3000, actor: 'worker-1', fence: 1, outcome: 'succeeded', state: 'succeeded', detail: { reported: 'succeeded', result_digest: null } },
+    { kind: 'evidence_exported', at: T + 4000, actor: 'auditor:carol', state: 'succeeded', detail: {} },
+  ])
+  const exported = events.pop()
+  exported.detail = { events: events.map((e) => digest(canonicalize(e))) }
+  return { events, exported }
+}
+
+/** A bundle: the task's events among others' leaves, a checkpoint at `size`, witnessed ones. */
+function build({ witnessedAt = [5], cosignAt = T / 1000 + 10, witnesses = [witness], events: given } = {}) {
+  const { events, exported } = given ?? history()
+  const texts = events.map((e) => canonicalize(e))
+  const layout = ['other-0', 'other-1', texts[0], 'other-2', texts[1], texts[2], texts[3], 'other-3', canonicalize(exported), 'other-4']
+  const leaves = layout.map(leaf)
+  const body = (n) => `${ORIGIN}\n${n}\n${mth(leaves.slice(0, n)).toString('base64')}\n`
+  const note = (n) => `${body(n)}\n${signLine(ledgerKey, body(n))}${witnesses.map((w) => cosignLine(w, body(n), cosignAt)).join('')}`
+  const entry = (i, event) => ({ index: i, event, proof: path(i, leaves).map((h) => h.toString('base64')) })
+  const at = [2, 4, 5, 6]
+  return {
+    version: 1, task, contract, actions: [action], reasons: [], decisions: [signed],
+    events: events.map((e, k) => entry(at[k], e)),
+    export: entry(8, exported),
+    checkpoint: { note: note(leaves.length), timestamp: null },
+    witnessed: witnessedAt.map((n) => ({ note: note(n), consistency: subproof(n, leaves, true).map((h) => h.toString('base64')) })),
+    keys: {},
+  }
+}
+const trust = {
+  ledger_keys: [{ key: ledgerKey.verifier, valid_from: T - 1000000, valid_until: T + 1000000000 }],
+  witnesses: { keys: [witness.verifier], quorum: 1 },
+  approval_keys: { service_keys: { [approver.keyid]: { key: approver.publicJwk } } },
+}
+
+// ---------------------------------------------------------------------------- cases
+const cases = []
+const add = (name, bundle, t, expected) => cases.push({ name, bundle, trust: t ?? trust, expected })
+const good = build()
+add('y_good', good, trust, 'ok')
+add('y_power_of_two_witnessed', build({ witnessedAt: [4, 8] }), trust, 'ok')
+add('y_no_witness_unwindowed_key', build({ witnesses: [] }), { ledger_keys: [{ key: ledgerKey.verifier }], approval_keys: trust.approval_keys }, 'ok')
+{
+  const b = clone(good)
+  b.events[1].event.actor = 'user:mallory'
+  add('n_event_altered', b, trust, ['inclusion_proof_invalid', '/events/1/proof'])
+}
+{
+  const b = clone(good)
+  b.events.splice(2, 1)
+  add('n_event_removed', b, trust, ['evidence_incomplete', '/events/2'])
+}
+{
+  const b = clone(good)
+  ;[b.events[1], b.events[2]] = [b.events[2], b.events[1]]
+  add('n_events_swapped', b, trust, ['evidence_incomplete', '/events/2/index'])
+}
+add('n_key_retired_before_cosignature', good, { ...trust, ledger_keys: [{ key: ledgerKey.verifier, valid_until: T }] }, ['checkpoint_untrusted', '/checkpoint/note'])
+add('n_windowed_key_no_independent_time', build({ witnesses: [] }), { ledger_keys: trust.ledger_keys, approval_keys: trust.approval_keys }, ['checkpoint_untrusted', '/checkpoint/note'])
+add('n_untrusted_origin_key', good, { ...trust, ledger_keys: [{ key: otherLedgerKey.verifier }] }, ['checkpoint_untrusted', '/checkpoint/note'])
+{
+  const b = clone(good)
+  b.checkpoint.note = b.checkpoint.note.replace('\n10\n', '\n11\n')
+  add('n_checkpoint_size_altered', b, trust, ['checkpoint_untrusted', '/checkpoint/note/signatures/1'])
+}
+add('n_quorum_not_met', good, { ...trust, witnesses: { keys: [witness.verifier, witness2.verifier], quorum: 2 } }, ['checkpoint_untrusted', '/checkpoint/note'])
+{
+  const b = clone(good)
+  b.checkpoint.note = b.checkpoint.note.replace('\n\n', '\n')
+  add('n_note_without_blank_line', b, trust, ['checkpoint_invalid', '/checkpoint/note'])
+}
+{
+  const b = clone(good)
+  b.witnessed[0].consistency.reverse()
+  add('n_consistency_altered', b, trust, ['consistency_proof_invalid', '/witnessed/0/consistency'])
+}
+{
+  const b = clone(good)
+  b.actions[0].args.amount_minor = 25
+  add('n_action_altered', b, trust, ['evidence_mismatch', '/actions/0'])
+}
+{
+  const b = clone(good)
+  b.contract.cost_minor = 0
+  add('n_contract_altered', b, trust, ['evidence_mismatch', '/actions/0/contract'])
+}
+{
+  const b = clone(good)
+  const sig = Buffer.from(b.decisions[0].signatures[0].sig, 'base64url')
+  sig[0] ^= 1
+  b.decisions[0].signatures[0].sig = sig.toString('base64url')
+  add('n_decision_signature_altered', b, trust, ['invalid_signature', '/decisions/0/signatures/0/sig'])
+}
+add('n_approval_key_untrusted', good, { ledger_keys: trust.ledger_keys, witnesses: trust.witnesses }, ['unknown_key', '/decisions/0/signatures/0/keyid'])
+add('n_approval_key_retired_before_arrival', good, { ...trust, approval_keys: { service_keys: { [approver.keyid]: { key: approver.publicJwk, valid_until: T + 1000 } } } }, ['key_outside_window', '/decisions/0'])
+{
+  const b = clone(good)
+  b.task = 'task_00000000000000000000000000000000'
+  add('n_other_task', b, trust, ['evidence_other_task', '/events/0/event/task'])
+}
+{
+  const b = clone(good)
+  b.decisions = []
+  add('n_decision_missing', b, trust, ['evidence_mismatch', '/decisions'])
+}
+{
+  const b = clone(good)
+  b.extra = 1
+  add('n_unknown_member', b, trust, ['invalid_evidence', '/extra'])
+}
+{
+  // A decision whose event names another expiry than its signed record: consistent log, the
+  // record disagrees with its event.
+  const h = history({ decisionDetail: { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 900000, proof, signer: { keyid: approver.keyid, kind: 'service' }, verified_at: T + 1000 } })
+  add('n_record_expiry_differs', build({ events: h }), trust, ['evidence_mismatch', '/decisions/0/expires_at'])
+}
+{
+  const b = clone(good)
+  b.witnessed[0].note = b.witnessed[0].note.replace(ORIGIN, 'other.example/log')
+  add('n_witnessed_other_log', b, trust, ['checkpoint_untrusted', '/witnessed/0/note/signatures/1'])
+}
+
+// ---------------------------------------------------------------------------- run
+const cli = process.argv[2] ?? join(root, 'target', 'debug', 'actionseal')
+const dir = mkdtempSync(join(tmpdir(), 'evidence-selftest-'))
+function core(bundle, t) {
+  writeFileSync(join(dir, 'b.json'), JSON.stringify(bundle))
+  writeFileSync(join(dir, 't.json'), JSON.stringify(t))
+  try {
+    return { ok: true, timeline: JSON.parse(execFileSync(cli, ['evidence', 'verify', '--trust', join(dir, 't.json'), join(dir, 'b.json')], { stdio: 'pipe' })) }
+  } catch (e) {
+    const err = String(e.stderr)
+    const m = /^error: ([a-z_]+): [\s\S]*?(?:\(at ([^),]*)[^)]*\))?\s*$/.exec(err)
+    return m ? { ok: false, code: m[1], path: m[2] ?? '' } : { ok: false, code: `? ${err.trim()}`, path: '' }
+  }
+}
+const shown = (r) => (r.ok ? 'ok' : r.code ? `${r.code} at ${r.path}` : JSON.stringify(r))
+let failures = 0
+for (const c of cases) {
+  const mine = verifyEvidence(c.bundle, c.trust)
+  const theirs = core(c.bundle, c.trust)
+  const want = c.expected === 'ok' ? 'ok' : `${c.expected[0]} at ${c.expected[1]}`
+  const agree = shown(mine) === shown(theirs) && (!mine.ok || canonicalize(mine.timeline) === canonicalize(theirs.timeline))
+  const ok = agree && shown(mine) === want
+  if (!ok) failures++
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name}: predicted ${want}; evidence-check ${shown(mine)}; core ${shown(theirs)}`)
+  if (mine.ok && theirs.ok && !agree) console.log(`  evidence-check ${canonicalize(mine.timeline)}\n  core           ${canonicalize(theirs.timeline)}`)
+}
+rmSync(dir, { recursive: true })
+console.log(`${cases.length - failures} of ${cases.length} agree`)
+process.exit(failures === 0 ? 0 : 1)
