@@ -26,6 +26,11 @@
 // - Argument schemas of the contract (the schema engine has its own vectors): the contract is
 //   read for its shape and fingerprinted.
 //
+// Where this tool is stricter than core (a finding reported to the lead, see
+// evidence-selftest.mjs's `n_bare_record_action_not_sealed`): a bare decision's record must be
+// sealed (its action_digest the fingerprint of its action), as a proven one must; core compares
+// only its action_digest with the event's, so the action it carries could be another.
+//
 //   node conformance/tools/evidence-check.mjs [DIR]     (default conformance/vectors/evidence)
 //
 // Each vector is `<y_|n_>name.json`: {"bundle", "trust", "expected": {timeline} | {"code",
@@ -553,7 +558,9 @@ function decisions(b, trust, ctx) {
         proof = { signer: { algorithm: entryKey.alg, credential_id: assertion.credential_id, kind: 'passkey' }, at }
       }
     } else {
+      // Held to its own action as a proven record is (core does not: see the header).
       readRecord(given, 'invalid_evidence')
+      if (fingerprint(given.action) !== given.action_digest) refuse('invalid_evidence', '/action_digest')
     }
     if (Array.isArray(record.delegation) && record.delegation.some((l) => isObject(l) && (has(l, 'payloadType') || has(l, 'passkey')))) {
       ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')}`)
@@ -602,7 +609,6 @@ export function verifyEvidence(bundle, trust, { tokenTime } = {}) {
     const s = anchor(b, t, ctx)
     included(b, s.checkpoint)
     complete(b)
-    ctx.notRederived.push('the ledger\'s transition rules (audit_chain_broken)')
     const { contract, proposal } = documents(b)
     const proofs = decisions(b, t, ctx)
     return { ok: true, timeline: timeline(b, contract, proposal, proofs, s), notRederived: ctx.notRederived }
@@ -631,7 +637,9 @@ function runVectors(dir) {
   let skipped = 0
   for (const file of files) {
     const { bundle, trust, expected } = JSON.parse(readFileSync(join(dir, file), 'utf8'))
-    const tokenTime = expected.log?.time_source === 'rfc3161' ? expected.log.time : undefined
+    // A token's time, from a verified expectation: its own, or (a witness's being earlier) a later one.
+    const tokenTime = !bundle?.checkpoint?.timestamp || !expected.log ? undefined
+      : expected.log.time_source === 'rfc3161' ? expected.log.time : Number.MAX_SAFE_INTEGER
     const got = verifyEvidence(bundle, trust, { tokenTime })
     const want = has(expected, 'code') ? { ok: false, code: expected.code, path: expected.path } : { ok: true, timeline: expected }
     const same = got.ok === want.ok && (got.ok ? canonicalize(got.timeline) === canonicalize(want.timeline)

@@ -7,7 +7,7 @@
 // `actionseal evidence verify` (the CLI built from this tree), and by what this file predicts.
 // Catches a misreading of the format by either side before the ledger's vectors exist.
 //
-//   node conformance/tools/evidence-selftest.mjs [path to the actionseal binary]
+//   node conformance/tools/evidence-selftest.mjs [path to the actionseal binary] [--write DIR]
 //
 // Exits 1 when the two verifiers or the prediction disagree.
 
@@ -79,9 +79,6 @@ const task = derive('task_', ['actionseal/task/v1', action.tenant, action.job_id
 const apr = derive('apr_', ['actionseal/approval/v1', task, 1])
 const idem = derive('idem_', ['actionseal/idempotency/v1', action.tenant, action.job_id, action.request_id])
 const actionDigest = fp(action)
-const record = { action, action_digest: actionDigest, approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', decision_id: 'dec-1', expires_at: T + 1800000 }
-const signed = envelope(Buffer.from(canonicalize(record), 'utf8'), approver)
-const { payload: _, ...proof } = signed
 
 const base = { chain: 7, tenant: 'tenant-a', task, action_digest: actionDigest, approved_digest: null, decision_id: null, fence: null, outcome: null, reasons: [], drift: [] }
 function chainEvents(list) {
@@ -92,39 +89,73 @@ function chainEvents(list) {
     return full
   })
 }
-function history({ decisionDetail } = {}) {
-  const events = chainEvents([
+const amended = { ...action, args: { amount_minor: 2000 } }
+const REASON = 'the customer asked for 20.00'
+const reasonDigest = digest(canonicalize(REASON))
+const recordOf = (a, extra = {}) => ({ action: a, action_digest: fp(a), approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', decision_id: 'dec-1', expires_at: T + 1800000, ...extra })
+const proofDetail = (p) => ({ proof: p, signer: { keyid: approver.keyid, kind: 'service' }, verified_at: T + 1000 })
+/** An event of another task, a leaf of the log like any other. */
+const foreign = { ...base, task: derive('task_', ['actionseal/task/v1', 'tenant-a', 'job-2', 'req-1']), kind: 'proposed', at: T, actor: 'agent:refunds', state: 'approved', detail: {}, seq: 1, prev: null, chain: 9 }
+
+/**
+ * The task's events and its export: proposed, optionally amended, decided (signed, or bare),
+ * claimed, completed. `decisionDetail` replaces the decided event's detail.
+ */
+function history({ amend = false, bare = false, decisionDetail } = {}) {
+  const final = amend ? amended : action
+  const digestNow = fp(final)
+  const proposed = amend ? { proposed_digest: actionDigest } : {}
+  const decision = bare ? {} : proofDetail(proofOf(recordOf(final, proposed)))
+  const steps = [
     { kind: 'proposed', at: T, actor: 'agent:refunds', state: 'awaiting_approval', detail: { approval_id: apr, approval_required: true, contract: fp(contract), idempotency_key: idem, job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tool: 'refund_create' } },
-    { kind: 'decided', at: T + 1000, actor: 'user:bob', approved_digest: actionDigest, decision_id: 'dec-1', outcome: 'approved', state: 'approved',
-      detail: decisionDetail ?? { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 1800000, proof, signer: { keyid: approver.keyid, kind: 'service' }, verified_at: T + 1000 } },
-    { kind: 'claimed', at: T + 2000, actor: 'worker-1', approved_digest: actionDigest, fence: 1, outcome: 'permit', state: 'claimed', detail: { budget: null, cost_minor: 0, executor: 'worker-1', idempotency_key: idem, lease_until: T + 62000 } },
-    { kind: 'completed', at: T + 3000, actor: 'worker-1', fence: 1, outcome: 'succeeded', state: 'succeeded', detail: { reported: 'succeeded', result_digest: null } },
-    { kind: 'evidence_exported', at: T + 4000, actor: 'auditor:carol', state: 'succeeded', detail: {} },
-  ])
+    ...(amend ? [{ kind: 'amended', at: T + 500, actor: 'user:bob', action_digest: digestNow, drift: ['/amount_minor'], state: 'awaiting_approval', detail: { amends: actionDigest, approval_id: apr, n: 1, proposed_digest: actionDigest, reason_digest: reasonDigest } }] : []),
+    { kind: 'decided', at: T + 1000, actor: 'user:bob', action_digest: digestNow, approved_digest: digestNow, decision_id: 'dec-1', outcome: 'approved', state: 'approved',
+      detail: decisionDetail ?? { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 1800000, ...proposed, ...decision } },
+    { kind: 'claimed', at: T + 2000, actor: 'worker-1', action_digest: digestNow, approved_digest: digestNow, fence: 1, outcome: 'permit', state: 'claimed', detail: { budget: null, cost_minor: 0, executor: 'worker-1', idempotency_key: idem, lease_until: T + 62000 } },
+    { kind: 'completed', at: T + 3000, actor: 'worker-1', action_digest: digestNow, fence: 1, outcome: 'succeeded', state: 'succeeded', detail: { reported: 'succeeded', result_digest: null } },
+    { kind: 'evidence_exported', at: T + 4000, actor: 'auditor:carol', action_digest: digestNow, state: 'succeeded', detail: {} },
+  ]
+  const events = chainEvents(steps)
   const exported = events.pop()
   exported.detail = { events: events.map((e) => digest(canonicalize(e))) }
-  return { events, exported }
+  const record = recordOf(final, proposed)
+  return { events, exported, actions: amend ? [action, amended] : [action], reasons: amend ? [REASON] : [], decisions: [bare ? record : signedOf(record)] }
+}
+function signedOf(r) {
+  return envelope(Buffer.from(canonicalize(r), 'utf8'), approver)
+}
+function proofOf(r) {
+  const { payload: _, ...p } = signedOf(r)
+  return p
 }
 
-/** A bundle: the task's events among others' leaves, a checkpoint at `size`, witnessed ones. */
-function build({ witnessedAt = [5], cosignAt = T / 1000 + 10, witnesses = [witness], events: given } = {}) {
-  const { events, exported } = given ?? history()
-  const texts = events.map((e) => canonicalize(e))
-  const layout = ['other-0', 'other-1', texts[0], 'other-2', texts[1], texts[2], texts[3], 'other-3', canonicalize(exported), 'other-4']
+/** A bundle: the task's events among others' leaves, a checkpoint at its size, witnessed ones. */
+function build({ witnessedAt = [5], cosignAt = T / 1000 + 10, witnesses = [witness], history: h = history(), withForeign = false } = {}) {
+  const { events, exported } = h
+  const layout = ['other-0', canonicalize(foreign)]
+  const at = []
+  events.forEach((e, k) => {
+    at.push(layout.length)
+    layout.push(canonicalize(e))
+    if (k % 2 === 0) layout.push(`other-${k + 2}`)
+  })
+  const exportAt = layout.length
+  layout.push(canonicalize(exported), 'other-last')
   const leaves = layout.map(leaf)
   const body = (n) => `${ORIGIN}\n${n}\n${mth(leaves.slice(0, n)).toString('base64')}\n`
   const note = (n) => `${body(n)}\n${signLine(ledgerKey, body(n))}${witnesses.map((w) => cosignLine(w, body(n), cosignAt)).join('')}`
   const entry = (i, event) => ({ index: i, event, proof: path(i, leaves).map((h) => h.toString('base64')) })
-  const at = [2, 4, 5, 6]
   return {
-    version: 1, task, contract, actions: [action], reasons: [], decisions: [signed],
-    events: events.map((e, k) => entry(at[k], e)),
-    export: entry(8, exported),
+    version: 1, task, contract, actions: h.actions, reasons: h.reasons, decisions: h.decisions,
+    // The other task's event (leaf 1), first among the task's when asked for.
+    events: [...(withForeign ? [entry(1, foreign)] : []), ...events.map((e, k) => entry(at[k], e))],
+    export: entry(exportAt, exported),
     checkpoint: { note: note(leaves.length), timestamp: null },
     witnessed: witnessedAt.map((n) => ({ note: note(n), consistency: subproof(n, leaves, true).map((h) => h.toString('base64')) })),
     keys: {},
   }
 }
+
 const trust = {
   ledger_keys: [{ key: ledgerKey.verifier, valid_from: T - 1000000, valid_until: T + 1000000000 }],
   witnesses: { keys: [witness.verifier], quorum: 1 },
@@ -133,7 +164,8 @@ const trust = {
 
 // ---------------------------------------------------------------------------- cases
 const cases = []
-const add = (name, bundle, t, expected) => cases.push({ name, bundle, trust: t ?? trust, expected })
+/** `finding`: core is expected to disagree (reported, not failed). */
+const add = (name, bundle, t, expected, finding) => cases.push({ name, bundle, trust: t ?? trust, expected, finding })
 const good = build()
 add('y_good', good, trust, 'ok')
 add('y_power_of_two_witnessed', build({ witnessedAt: [4, 8] }), trust, 'ok')
@@ -209,8 +241,49 @@ add('n_approval_key_retired_before_arrival', good, { ...trust, approval_keys: { 
 {
   // A decision whose event names another expiry than its signed record: consistent log, the
   // record disagrees with its event.
-  const h = history({ decisionDetail: { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 900000, proof, signer: { keyid: approver.keyid, kind: 'service' }, verified_at: T + 1000 } })
-  add('n_record_expiry_differs', build({ events: h }), trust, ['evidence_mismatch', '/decisions/0/expires_at'])
+  const h = history({ decisionDetail: { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 900000, ...proofDetail(proofOf(recordOf(action))) } })
+  add('n_record_expiry_differs', build({ history: h }), trust, ['evidence_mismatch', '/decisions/0/expires_at'])
+}
+add('n_foreign_event', build({ withForeign: true }), trust, ['evidence_other_task', '/events/0/event/task'])
+const amendedBare = build({ history: history({ amend: true, bare: true }) })
+add('y_amended_bare_decision', amendedBare, trust, 'ok')
+add('y_amended_signed_decision', build({ history: history({ amend: true }) }), trust, 'ok')
+{
+  const b = clone(amendedBare)
+  b.reasons[0] = 'another reason'
+  add('n_reason_altered', b, trust, ['evidence_mismatch', '/reasons/0'])
+}
+{
+  const b = clone(amendedBare)
+  b.actions.pop()
+  add('n_amended_action_missing', b, trust, ['evidence_mismatch', '/actions'])
+}
+{
+  const b = clone(amendedBare)
+  b.actions.reverse()
+  add('n_actions_out_of_order', b, trust, ['evidence_mismatch', '/actions/0'])
+}
+{
+  const b = clone(good)
+  b.decisions = [recordOf(action)]
+  add('n_proven_decision_given_bare', b, trust, ['evidence_mismatch', '/decisions/0'])
+}
+{
+  const b = clone(amendedBare)
+  b.decisions = [signedOf(b.decisions[0])]
+  add('n_bare_decision_given_signed', b, trust, ['evidence_mismatch', '/decisions/0'])
+}
+{
+  // FINDING: a bare decision's record is not held to its own action: its action_digest matches
+  // the event, the action it carries is another.
+  const b = clone(amendedBare)
+  b.decisions[0].action.args.amount_minor = 999999
+  add('n_bare_record_action_not_sealed', b, trust, ['invalid_evidence', '/decisions/0/action_digest'], 'finding')
+}
+{
+  const b = clone(good)
+  b.checkpoint.timestamp = 'AAAA'
+  add('n_timestamp_not_a_token', b, trust, 'undecided')
 }
 {
   const b = clone(good)
@@ -219,7 +292,7 @@ add('n_approval_key_retired_before_arrival', good, { ...trust, approval_keys: { 
 }
 
 // ---------------------------------------------------------------------------- run
-const cli = process.argv[2] ?? join(root, 'target', 'debug', 'actionseal')
+const cli = process.argv[2] && process.argv[2] !== '--write' ? process.argv[2] : join(root, 'target', 'debug', 'actionseal')
 const dir = mkdtempSync(join(tmpdir(), 'evidence-selftest-'))
 function core(bundle, t) {
   writeFileSync(join(dir, 'b.json'), JSON.stringify(bundle))
@@ -232,18 +305,28 @@ function core(bundle, t) {
     return m ? { ok: false, code: m[1], path: m[2] ?? '' } : { ok: false, code: `? ${err.trim()}`, path: '' }
   }
 }
-const shown = (r) => (r.ok ? 'ok' : r.code ? `${r.code} at ${r.path}` : JSON.stringify(r))
+const shown = (r) => (r.ok ? 'ok' : r.undecided ? 'undecided' : r.code ? `${r.code} at ${r.path}` : JSON.stringify(r))
+// `--write DIR`: also write each case as an evidence vector with core's verdict as expected
+// (the shape evidence-check.mjs reads), to exercise its runner.
+const writeTo = process.argv.includes('--write') ? process.argv[process.argv.indexOf('--write') + 1] : null
 let failures = 0
+const tally = { ok: 0, skip: 0, FIND: 0, FAIL: 0 }
 for (const c of cases) {
   const mine = verifyEvidence(c.bundle, c.trust)
   const theirs = core(c.bundle, c.trust)
-  const want = c.expected === 'ok' ? 'ok' : `${c.expected[0]} at ${c.expected[1]}`
+  const want = c.expected === 'ok' || c.expected === 'undecided' ? c.expected : `${c.expected[0]} at ${c.expected[1]}`
   const agree = shown(mine) === shown(theirs) && (!mine.ok || canonicalize(mine.timeline) === canonicalize(theirs.timeline))
-  const ok = agree && shown(mine) === want
-  if (!ok) failures++
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name}: predicted ${want}; evidence-check ${shown(mine)}; core ${shown(theirs)}`)
+  const predicted = shown(mine) === want
+  const verdict = mine.undecided ? (predicted ? 'skip' : 'FAIL') : c.finding ? (predicted && !agree ? 'FIND' : 'FAIL') : predicted && agree ? 'ok  ' : 'FAIL'
+  if (verdict === 'FAIL') failures++
+  tally[verdict.trim()]++
+  if (writeTo) {
+    const expected = theirs.ok ? theirs.timeline : { code: theirs.code, path: theirs.path }
+    writeFileSync(join(writeTo, `${c.name}.json`), JSON.stringify({ bundle: c.bundle, trust: c.trust, expected }, null, 2) + '\n')
+  }
+  console.log(`${verdict} ${c.name}: predicted ${want}; evidence-check ${shown(mine)}; core ${shown(theirs)}`)
   if (mine.ok && theirs.ok && !agree) console.log(`  evidence-check ${canonicalize(mine.timeline)}\n  core           ${canonicalize(theirs.timeline)}`)
 }
 rmSync(dir, { recursive: true })
-console.log(`${cases.length - failures} of ${cases.length} agree`)
+console.log(`${tally.ok} agree, ${tally.skip} not judged (not re-derived), ${tally.FIND} findings, ${tally.FAIL} fail`)
 process.exit(failures === 0 ? 0 : 1)
