@@ -130,7 +130,7 @@ function proofOf(r) {
 }
 
 /** A bundle: the task's events among others' leaves, a checkpoint at its size, witnessed ones. */
-function build({ witnessedAt = [5], cosignAt = T / 1000 + 10, witnesses = [witness], history: h = history(), withForeign = false } = {}) {
+function build({ witnessedAt = [5], cosignAt = T / 1000 + 10, witnesses = [witness], history: h = history(), withForeign = false, times = [] } = {}) {
   const { events, exported } = h
   const layout = ['other-0', canonicalize(foreign)]
   const at = []
@@ -143,7 +143,7 @@ function build({ witnessedAt = [5], cosignAt = T / 1000 + 10, witnesses = [witne
   layout.push(canonicalize(exported), 'other-last')
   const leaves = layout.map(leaf)
   const body = (n) => `${ORIGIN}\n${n}\n${mth(leaves.slice(0, n)).toString('base64')}\n`
-  const note = (n) => `${body(n)}\n${signLine(ledgerKey, body(n))}${witnesses.map((w) => cosignLine(w, body(n), cosignAt)).join('')}`
+  const note = (n) => `${body(n)}\n${signLine(ledgerKey, body(n))}${witnesses.map((w, i) => cosignLine(w, body(n), times[i] ?? cosignAt)).join('')}`
   const entry = (i, event) => ({ index: i, event, proof: path(i, leaves).map((h) => h.toString('base64')) })
   return {
     version: 1, task, contract, actions: h.actions, reasons: h.reasons, decisions: h.decisions,
@@ -280,6 +280,42 @@ add('y_amended_signed_decision', build({ history: history({ amend: true }) }), t
   b.decisions[0].action.args.amount_minor = 999999
   add('n_bare_record_action_not_sealed', b, trust, ['invalid_evidence', '/decisions/0/action_digest'], 'finding')
 }
+// The key is judged at the earliest trusted cosignature (ms = seconds * 1000), valid_until excluded.
+const window = (from, until) => ({ ...trust, ledger_keys: [{ key: ledgerKey.verifier, valid_from: from, valid_until: until }] })
+add('y_key_window_holds_at_cosignature', good, window(T + 10000, T + 10001), 'ok')
+add('n_key_window_ends_at_cosignature', good, window(T, T + 10000), ['checkpoint_untrusted', '/checkpoint/note'])
+add('n_key_window_starts_after_cosignature', good, window(T + 10001, T + 20000), ['checkpoint_untrusted', '/checkpoint/note'])
+const twoWitnesses = { ...trust, witnesses: { keys: [witness.verifier, witness2.verifier], quorum: 2 } }
+const cosignedTwice = build({ witnesses: [witness, witness2], times: [T / 1000 + 30, T / 1000 + 20] })
+add('y_earliest_cosignature_is_the_time', cosignedTwice, { ...twoWitnesses, ledger_keys: window(T + 20000, T + 20001).ledger_keys }, 'ok')
+add('n_later_cosignature_is_not_the_time', cosignedTwice, { ...twoWitnesses, ledger_keys: window(T + 30000, T + 30001).ledger_keys }, ['checkpoint_untrusted', '/checkpoint/note'])
+{
+  const b = clone(good)
+  b.events[1].index = 100
+  add('n_index_beyond_size', b, trust, ['inclusion_proof_invalid', '/events/1/proof'])
+}
+{
+  const b = clone(good)
+  b.events[0].proof[0] = 'AAAA'
+  add('n_proof_hash_short', b, trust, ['invalid_evidence', '/events/0/proof/0'])
+}
+{
+  const b = clone(good)
+  b.events[0].event.extra = true
+  add('n_event_unknown_member', b, trust, ['invalid_evidence', '/events/0/event/extra'])
+}
+{
+  const b = clone(good)
+  b.version = 2
+  add('n_version', b, trust, ['invalid_evidence', '/version'])
+}
+add('n_trust_witness_key_of_ledger_type', good, { ...trust, witnesses: { keys: [ledgerKey.verifier], quorum: 1 } }, ['invalid_evidence_trust', '/witnesses/keys/0'])
+{
+  const h = history()
+  h.exported.detail.events.push(digest('an event the bundle does not hold'))
+  add('n_export_lists_more', build({ history: h }), trust, ['evidence_incomplete', '/events'])
+}
+add('n_trust_no_ledger_key', good, { ...trust, ledger_keys: [] }, ['invalid_evidence_trust', '/ledger_keys'])
 {
   const b = clone(good)
   b.checkpoint.timestamp = 'AAAA'
