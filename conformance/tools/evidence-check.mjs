@@ -23,8 +23,10 @@
 // - The ledger's state machine (core's Replay, `audit_chain_broken`): the timeline copies each
 //   step's kind, actor, state and outcome from its event; whether one event may follow another
 //   is not judged.
-// - Argument schemas of the contract (the schema engine has its own vectors): the contract is
-//   read for its shape and fingerprinted.
+// - The rules of a contract, an action and an approval record beyond what is compared here
+//   (the contract, action and approval vectors check them): the contract is read as an object
+//   with a tool and an argument schema and fingerprinted; an action for its eight members; a
+//   record for the members its event names.
 //
 // Where this tool is stricter than core (a finding reported to the lead, see
 // evidence-selftest.mjs's `n_bare_record_action_not_sealed`): a bare decision's record must be
@@ -637,11 +639,12 @@ function runVectors(dir) {
   let skipped = 0
   for (const file of files) {
     const { bundle, trust, expected } = JSON.parse(readFileSync(join(dir, file), 'utf8'))
+    const story = has(expected, 'timeline') ? expected.timeline : expected
     // A token's time, from a verified expectation: its own, or (a witness's being earlier) a later one.
-    const tokenTime = !bundle?.checkpoint?.timestamp || !expected.log ? undefined
-      : expected.log.time_source === 'rfc3161' ? expected.log.time : Number.MAX_SAFE_INTEGER
+    const tokenTime = !bundle?.checkpoint?.timestamp || !story.log ? undefined
+      : story.log.time_source === 'rfc3161' ? story.log.time : Number.MAX_SAFE_INTEGER
     const got = verifyEvidence(bundle, trust, { tokenTime })
-    const want = has(expected, 'code') ? { ok: false, code: expected.code, path: expected.path } : { ok: true, timeline: expected }
+    const want = has(expected, 'code') ? { ok: false, code: expected.code, path: expected.path } : { ok: true, timeline: story }
     const same = got.ok === want.ok && (got.ok ? canonicalize(got.timeline) === canonicalize(want.timeline)
       : got.code === want.code && got.path === want.path)
     const notes = got.notRederived?.length ? ` (not re-derived: ${[...new Set(got.notRederived)].join('; ')})` : ''
