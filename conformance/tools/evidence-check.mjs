@@ -30,8 +30,9 @@
 //
 // Where this tool is stricter than core (a finding reported to the lead, see
 // evidence-selftest.mjs's `n_bare_record_action_not_sealed`): a bare decision's record must be
-// sealed (its action_digest the fingerprint of its action), as a proven one must; core compares
-// only its action_digest with the event's, so the action it carries could be another.
+// sealed (its action_digest the fingerprint of its action), as a proven one must, else
+// `evidence_mismatch` at `/decisions/<k>/action`; core compares only its action_digest with the
+// event's, so the action it carries could be another.
 //
 //   node conformance/tools/evidence-check.mjs [DIR]     (default conformance/vectors/evidence)
 //
@@ -291,27 +292,33 @@ const KINDS = ['proposed', 'propose_duplicate', 'propose_refused', 'decided', 'd
   'append_only_restored', 'quorum_met', 'evidence_exported']
 const isDigest = (v) => typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v)
 
-/** An audit event (event.rs), its shape only; its leaf is its RFC 8785 text. */
+const STATES = ['awaiting_approval', 'approved', 'claimed', 'succeeded', 'failed', 'unknown', 'awaiting_reapproval', 'rejected',
+  'rejected_pre_dispatch']
+
+/** An audit event (event.rs), its shape only, its members in core's order; its leaf is its RFC 8785 text. */
 function readEvent(e) {
   const code = 'invalid_evidence'
   const f = members(e, code, EVENT_FIELDS)
   const nullable = (k, ok) => (f.required(k) === null || ok(e[k]) ? e[k] : refuse(code, ptr(k)))
   const strings = (k) => (Array.isArray(f.required(k)) && e[k].every((s) => typeof s === 'string') ? e[k] : refuse(code, ptr(k)))
-  if (!KINDS.includes(f.string('kind'))) refuse(code, '/kind')
+  const text = (s) => typeof s === 'string'
+  f.string('kind')
+  nullable('state', (s) => STATES.includes(s))
   if (!isObject(f.required('detail'))) refuse(code, '/detail')
   if (f.int('chain', 0) >= 256) refuse(code, '/chain')
   f.int('seq', 1)
   f.int('at', 0)
   f.string('tenant')
-  nullable('task', (s) => typeof s === 'string')
+  nullable('task', text)
+  if (!KINDS.includes(e.kind)) refuse(code, '/kind')
   f.string('actor')
-  for (const k of ['action_digest', 'approved_digest', 'prev']) nullable(k, isDigest)
-  nullable('decision_id', (s) => typeof s === 'string')
+  for (const k of ['action_digest', 'approved_digest']) nullable(k, isDigest)
+  nullable('decision_id', text)
   nullable('fence', (n) => isInt(n, 0))
-  nullable('outcome', (s) => typeof s === 'string')
+  nullable('outcome', text)
   strings('reasons')
   strings('drift')
-  nullable('state', (s) => typeof s === 'string')
+  nullable('prev', isDigest)
   return { event: e, text: canonicalize(e) }
 }
 
@@ -319,7 +326,8 @@ function readEntry(v) {
   const code = 'invalid_evidence'
   const f = members(v, code, ['index', 'event', 'proof'])
   const index = f.int('index', 0)
-  const { event, text } = under('/event', () => readEvent(f.required('event')))
+  const given = f.required('event')
+  const { event, text } = under('/event', () => readEvent(given))
   const proof = f.list('proof')
   if (proof.length > 64) refuse(code, '/proof')
   return { index, event, text, proof: proof.map((h, i) => hash(h, ptr('proof', i))) }
@@ -349,9 +357,11 @@ function readBundle(v) {
   const contract = f.required('contract')
   const actions = f.list('actions')
   const decisions = f.list('decisions')
-  const exported = under('/export', () => readEntry(f.required('export')))
+  const entry = f.required('export')
+  const exported = under('/export', () => readEntry(entry))
+  const anchored = f.required('checkpoint')
   const checkpoint = under('/checkpoint', () => {
-    const g = members(f.required('checkpoint'), code, ['note', 'timestamp'])
+    const g = members(anchored, code, ['note', 'timestamp'])
     const token = g.required('timestamp')
     if (token !== null) unb64(token, code, '/timestamp')
     return { note: g.string('note'), timestamp: token }
@@ -449,8 +459,15 @@ const taskId = (tenant, job, request) =>
 
 function documents(b) {
   const c = b.contract
-  // The contract's shape as far as its fingerprint needs; its schema is core's (see header).
-  if (!isObject(c) || typeof c.tool !== 'string' || !isObject(c.args)) refuse('invalid_evidence', '/contract')
+  // The contract's members as far as its fingerprint needs; its rules are core's (see header).
+  under('/contract', () => {
+    const f = members(c, 'invalid_evidence', ['tool', 'version', 'effect', 'args', 'approval', 'cost_minor', 'max_approval_ms'])
+    f.string('tool')
+    f.string('version')
+    f.string('effect')
+    if (!isObject(f.required('args'))) refuse('invalid_evidence', '/args')
+    f.required('approval')
+  })
   const contract = fingerprint(c)
   const actions = b.actions.map((a, i) => under(ptr('actions', i), () => {
     readAction(a)
@@ -560,14 +577,14 @@ function decisions(b, trust, ctx) {
         proof = { signer: { algorithm: entryKey.alg, credential_id: assertion.credential_id, kind: 'passkey' }, at }
       }
     } else {
-      // Held to its own action as a proven record is (core does not: see the header).
       readRecord(given, 'invalid_evidence')
-      if (fingerprint(given.action) !== given.action_digest) refuse('invalid_evidence', '/action_digest')
     }
     if (Array.isArray(record.delegation) && record.delegation.some((l) => isObject(l) && (has(l, 'payloadType') || has(l, 'passkey')))) {
       ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')}`)
     }
     holds(record, e)
+    // A bare record held to its own action as a proven one is (core does not: see the header).
+    if (!proven && fingerprint(record.action) !== record.action_digest) refuse('evidence_mismatch', '/action')
     return proof
   }))
 }

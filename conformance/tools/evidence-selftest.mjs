@@ -7,7 +7,7 @@
 // `actionseal evidence verify` (the CLI built from this tree), and by what this file predicts.
 // Catches a misreading of the format by either side before the ledger's vectors exist.
 //
-//   node conformance/tools/evidence-selftest.mjs [path to the actionseal binary] [--write DIR]
+//   node conformance/tools/evidence-selftest.mjs [path to the actionseal binary] [--write DIR] [--mutate N]
 //
 // Exits 1 when the two verifiers or the prediction disagree.
 
@@ -278,7 +278,7 @@ add('y_amended_signed_decision', build({ history: history({ amend: true }) }), t
   // the event, the action it carries is another.
   const b = clone(amendedBare)
   b.decisions[0].action.args.amount_minor = 999999
-  add('n_bare_record_action_not_sealed', b, trust, ['invalid_evidence', '/decisions/0/action_digest'], 'finding')
+  add('n_bare_record_action_not_sealed', b, trust, ['evidence_mismatch', '/decisions/0/action'], 'finding')
 }
 // The key is judged at the earliest trusted cosignature (ms = seconds * 1000), valid_until excluded.
 const window = (from, until) => ({ ...trust, ledger_keys: [{ key: ledgerKey.verifier, valid_from: from, valid_until: until }] })
@@ -328,7 +328,7 @@ add('n_trust_no_ledger_key', good, { ...trust, ledger_keys: [] }, ['invalid_evid
 }
 
 // ---------------------------------------------------------------------------- run
-const cli = process.argv[2] && process.argv[2] !== '--write' ? process.argv[2] : join(root, 'target', 'debug', 'actionseal')
+const cli = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : join(root, 'target', 'debug', 'actionseal')
 const dir = mkdtempSync(join(tmpdir(), 'evidence-selftest-'))
 function core(bundle, t) {
   writeFileSync(join(dir, 'b.json'), JSON.stringify(bundle))
@@ -337,7 +337,7 @@ function core(bundle, t) {
     return { ok: true, timeline: JSON.parse(execFileSync(cli, ['evidence', 'verify', '--trust', join(dir, 't.json'), join(dir, 'b.json')], { stdio: 'pipe' })) }
   } catch (e) {
     const err = String(e.stderr)
-    const m = /^error: ([a-z_]+): [\s\S]*?(?:\(at ([^),]*)[^)]*\))?\s*$/.exec(err)
+    const m = /^error: ([a-z0-9_]+): [\s\S]*?(?:\(at ([^),]*)[^)]*\))?\s*$/.exec(err)
     return m ? { ok: false, code: m[1], path: m[2] ?? '' } : { ok: false, code: `? ${err.trim()}`, path: '' }
   }
 }
@@ -362,6 +362,51 @@ for (const c of cases) {
   }
   console.log(`${verdict} ${c.name}: predicted ${want}; evidence-check ${shown(mine)}; core ${shown(theirs)}`)
   if (mine.ok && theirs.ok && !agree) console.log(`  evidence-check ${canonicalize(mine.timeline)}\n  core           ${canonicalize(theirs.timeline)}`)
+}
+// `--mutate N`: N seeded random one-member mutations of the good bundles (a string's character,
+// a number, a removed member), each judged by both; a disagreement is a failure.
+const mutateArg = process.argv.indexOf('--mutate')
+if (mutateArg > 0) {
+  let seed = Number(process.env.SEED ?? 26)
+  const random = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed % n
+  }
+  const leaves = (v, at = []) => (typeof v === 'object' && v !== null ? Object.entries(v).flatMap(([k, x]) => [[...at, k], ...leaves(x, [...at, k])]) : [])
+  const goods = cases.filter((c) => c.expected === 'ok')
+  const n = Number(process.argv[mutateArg + 1])
+  let differ = 0
+  let unjudgedCount = 0
+  let refused = 0
+  for (let i = 0; i < n; i++) {
+    const c = goods[random(goods.length)]
+    const b = clone(c.bundle)
+    const all = leaves(b)
+    const where = all[random(all.length)]
+    const parent = where.slice(0, -1).reduce((o, k) => o[k], b)
+    const key = where.at(-1)
+    const v = parent[key]
+    if (typeof v === 'string' && v.length > 0) {
+      const at = random(v.length)
+      parent[key] = v.slice(0, at) + String.fromCharCode(v.charCodeAt(at) ^ 1) + v.slice(at + 1)
+    } else if (typeof v === 'number') parent[key] = v + 1
+    else if (Array.isArray(parent)) parent.splice(Number(key), 1)
+    else delete parent[key]
+    const mine = verifyEvidence(b, c.trust)
+    const theirs = core(b, c.trust)
+    // Not judged: what evidence-check does not re-derive (the contract's rules, the replay), and
+    // the known finding.
+    const unjudged = (!mine.ok && mine.code === 'evidence_mismatch' && /^\/decisions\/\d+\/action$/.test(mine.path) && theirs.ok) ||
+      (!theirs.ok && /^\/contract\//.test(theirs.path)) || theirs.code === 'audit_chain_broken'
+    if (!theirs.ok) refused++
+    else if (process.env.SHOW_ACCEPTED) console.log(`ACCEPTED ${c.name} /${where.join('/')}: evidence-check ${shown(mine)}`)
+    if (mine.undecided || unjudged) unjudgedCount++
+    if (mine.undecided || unjudged || shown(mine) === shown(theirs)) continue
+    differ++
+    console.log(`DIFF ${c.name} /${where.join('/')}: evidence-check ${shown(mine)}; core ${shown(theirs)}`)
+  }
+  console.log(`${n} mutations (${refused} refused by core, ${unjudgedCount} decided by what is not re-derived), ${differ} verdicts differ`)
+  if (differ > 0) failures++
 }
 rmSync(dir, { recursive: true })
 console.log(`${tally.ok} agree, ${tally.skip} not judged (not re-derived), ${tally.FIND} findings, ${tally.FAIL} fail`)
