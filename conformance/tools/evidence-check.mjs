@@ -649,9 +649,11 @@ function unjudged(expected, got) {
 }
 
 function runVectors(dir) {
-  if (!existsSync(dir)) throw new Error(`no vector directory ${dir}`)
-  const files = readdirSync(dir).filter((f) => /^[yn]_.*\.json$/.test(f)).sort()
-  if (files.length === 0) throw new Error(`no vector in ${dir}`)
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => /^[yn]_.*\.json$/.test(f)).sort() : []
+  if (files.length === 0) {
+    console.log(`no evidence vector in ${dir}`)
+    return false
+  }
   let failed = 0
   let skipped = 0
   for (const file of files) {
