@@ -274,11 +274,11 @@ add('y_amended_signed_decision', build({ history: history({ amend: true }) }), t
   add('n_bare_decision_given_signed', b, trust, ['evidence_mismatch', '/decisions/0'])
 }
 {
-  // FINDING: a bare decision's record is not held to its own action: its action_digest matches
-  // the event, the action it carries is another.
+  // Found by this tool: a bare decision's record must be held to its own action too (its
+  // action_digest matches the event, the action it carries is another).
   const b = clone(amendedBare)
   b.decisions[0].action.args.amount_minor = 999999
-  add('n_bare_record_action_not_sealed', b, trust, ['evidence_mismatch', '/decisions/0/action'], 'finding')
+  add('n_bare_record_action_not_sealed', b, trust, ['evidence_mismatch', '/decisions/0/action'])
 }
 // The key is judged at the earliest trusted cosignature (ms = seconds * 1000), valid_until excluded.
 const window = (from, until) => ({ ...trust, ledger_keys: [{ key: ledgerKey.verifier, valid_from: from, valid_until: until }] })
@@ -394,10 +394,8 @@ if (mutateArg > 0) {
     else delete parent[key]
     const mine = verifyEvidence(b, c.trust)
     const theirs = core(b, c.trust)
-    // Not judged: what evidence-check does not re-derive (the contract's rules, the replay), and
-    // the known finding.
-    const unjudged = (!mine.ok && mine.code === 'evidence_mismatch' && /^\/decisions\/\d+\/action$/.test(mine.path) && theirs.ok) ||
-      (!theirs.ok && /^\/contract\//.test(theirs.path)) || theirs.code === 'audit_chain_broken'
+    // Not judged: what evidence-check does not re-derive (the contract's rules, the replay).
+    const unjudged = (!theirs.ok && /^\/contract\//.test(theirs.path)) || theirs.code === 'audit_chain_broken'
     if (!theirs.ok) refused++
     else if (process.env.SHOW_ACCEPTED) console.log(`ACCEPTED ${c.name} /${where.join('/')}: evidence-check ${shown(mine)}`)
     if (mine.undecided || unjudged) unjudgedCount++
