@@ -1045,6 +1045,10 @@ def verify_audit(
     cut from the end too; ``exported`` (``Ledger.audit_heads()``, kept outside the database)
     finds a chain truncated or sealed again since."""
 
+def verify_evidence(bundle: _EvidenceBundle, trust: _EvidenceTrust) -> _EvidenceTimeline:
+    """Verifies an evidence bundle without any database: the verified timeline, or raises the
+    first failure with its code and the JSON Pointer of the member that broke."""
+
 @final
 class ManualClock:
     """A clock that moves only when told to (tests, demos); times in integer ms."""
@@ -1071,10 +1075,12 @@ class Ledger:
         *,
         clock: Optional[ManualClock] = None,
         proof: Optional[Dict[str, Any]] = None,
+        log_key: Optional[str] = None,
     ) -> Self:
         """Opens ``sqlite:PATH``, ``sqlite::memory:`` or ``postgres://...``; ``proof`` is
         ``{"required", "keys"}``: the keys that verify proven decisions, and whether a bare
-        decision envelope is refused (``missing_proof``)."""
+        decision envelope is refused (``missing_proof``); ``log_key`` the signer key string
+        (``PRIVATE+KEY+...``) its checkpoints are signed with."""
     @property
     def backend(self) -> Literal["sqlite", "postgres"]:
         """Which database the ledger is on: ``"sqlite"`` or ``"postgres"``."""
@@ -1184,6 +1190,17 @@ class Ledger:
         reason: str,
     ) -> _LedgerPolicy:
         """Changes the proof requirement for every handle on the database, audited."""
+    def checkpoint(self) -> _LogCheckpoint:
+        """Sequences the events written since the last checkpoint into the Merkle log and signs
+        the checkpoint with ``log_key``."""
+    def evidence(
+        self,
+        task_id: str,
+        actor: str,
+        contract: Union["Contract", Dict[str, Any], None] = None,
+    ) -> _EvidenceBundle:
+        """The evidence bundle of a task as of a checkpoint made now, for ``actor``: anyone
+        verifies it without the database."""
     def close(self) -> None:
         """Lets go of the database; later calls raise ``ledger_unavailable``."""
     def __enter__(self) -> "Ledger": ...
