@@ -1207,6 +1207,8 @@ export interface EvidenceStep {
   signer: ServiceSigner | PasskeySigner | null
   /** When the decision's key was judged. */
   verified_at: number | null
+  /** Where that time comes from: the ledger's arrival, or the decision's time-stamp token. */
+  verified_by: 'ledger' | 'rfc3161' | null
   /** The root delegator a delegated decision counted for. */
   on_behalf_of: string | null
   drift: string[]

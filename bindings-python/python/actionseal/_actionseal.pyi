@@ -883,6 +883,8 @@ class _EvidenceStep(TypedDict):
     """Who proved a decision."""
     verified_at: Optional[int]
     """When the decision's key was judged."""
+    verified_by: Optional[Literal["ledger", "rfc3161"]]
+    """Where that time comes from: the ledger's arrival, or the decision's time-stamp token."""
     on_behalf_of: Optional[str]
     """The root delegator a delegated decision counted for."""
     drift: List[str]

@@ -59,6 +59,7 @@ fn run() -> Result<Exported, String> {
         clock: Arc::new(clock.clone()),
         proof: Some(ProofPolicy::new(false, keys)),
         checkpoint_signer: Some(signer.clone()),
+        ..LedgerOptions::default()
     };
     let l = Ledger::open_with("sqlite::memory:", options).map_err(err)?;
     let call = |c: Call, v: Json| -> Result<Json, String> {

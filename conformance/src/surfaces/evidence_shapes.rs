@@ -92,6 +92,7 @@ pub(super) fn evidence_shapes() -> Vec<Shape> {
             field("action_digest", nullable(Ty::Digest), ""),
             field("signer", nullable(Ty::Either(vec![Ty::Shape("ServiceSigner"), Ty::Shape("PasskeySigner")])), "Who proved a decision."),
             field("verified_at", nullable(Ty::Millis), "When the decision's key was judged."),
+            field("verified_by", nullable(Ty::OneOf(vec!["ledger", "rfc3161"])), "Where that time comes from: the ledger's arrival, or the decision's time-stamp token."),
             field("on_behalf_of", nullable(Ty::Identity), "The root delegator a delegated decision counted for."),
             field("drift", list(Ty::Str), ""),
             field("fence", nullable(Ty::Int), ""),
