@@ -378,17 +378,37 @@ def test_the_log_key_strings_are_gos_note_keys():
         "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW")
 
 
-def test_a_paid_refunds_evidence_downloads_and_verifies_with_the_desks_trust(client, desk, run):
+def paid_refund(client, desk, run, amend_to: Optional[int] = None) -> dict:
+    """A refund of 2500 (corrected to ``amend_to`` first) approved at the desk by user:bob,
+    then claimed with its proof, paid and completed as the executor does; the task."""
     t = propose(desk, amount=2500)
     page = sign_in(client, run)
+    if amend_to is not None:
+        r = client.post(f"/api/tasks/{t['id']}/amend", headers=page, json={
+            "amends": t["action_digest"], "args": {**t["action"]["args"], "amount_minor": amend_to}})
+        assert r.status_code == 200, r.text
+        t = desk.ledger.task(t["id"])
     assert client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=page).status_code == 200
-    # The executor's part: a proven claim, the payment, the completion.
-    contract = CONTRACTS["refund_create"].document
-    facts = {"tenant": TENANT, "policy_version": TRUSTED.policy_version, "contract": contract,
+    facts = {"tenant": TENANT, "policy_version": TRUSTED.policy_version,
+             "contract": CONTRACTS["refund_create"].document,
              "approver_authorized": {"approver": "user:bob", "authorized": True},
              "subject_authorized": {"subject": TRUSTED.subject, "authorized": True}}
     out = desk.decider.claim(t["id"], t["action"], facts, executor="executor-1", lease_ms=60_000, proof="required")
     desk.decider.complete(t["id"], out["claim"]["fence"], "succeeded", executor="executor-1")
+    return t
+
+
+@pytest.mark.xfail(strict=True, raises=actionseal.ActionsealError,
+                   reason="the ledger's export rebuilds an amended decision without proposed_digest")
+def test_an_amended_refunds_evidence_verifies(client, desk, run):
+    t = paid_refund(client, desk, run, amend_to=2000)
+    bundle = actionseal.loads(client.get(f"/api/tasks/{t['id']}/evidence").content)
+    timeline = actionseal.verify_evidence(bundle, client.get("/api/evidence-trust").json())
+    assert timeline["state"] == "succeeded"
+
+
+def test_a_paid_refunds_evidence_downloads_and_verifies_with_the_desks_trust(client, desk, run):
+    t = paid_refund(client, desk, run)
 
     client.cookies.clear()
     assert client.get(f"/api/tasks/{t['id']}/evidence").status_code == 401
