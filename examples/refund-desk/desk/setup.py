@@ -1,8 +1,10 @@
 """Writes the desk's configuration into a run directory: the approval server's signing key
 (private, the only one), the ledger's log key (the server signs the checkpoints of the ledger's
-Merkle log with it, for evidence bundles: `log.key`, and its verifier key `log.pub`), the run's credentials (auth.py: the reviewer's secret, the agent's and
-the executors' tokens, each reviewer's secret), and the executor's config with the key set it trusts, built from the
-public half only, and the contract documents. Every file that holds a secret is 0600.
+Merkle log with it, which evidence bundles are verified against: `log.key`, and its verifier
+key `log.pub`), the run's credentials (auth.py: the reviewer's secret, the agent's and the
+executors' tokens, each reviewer's secret), and the executor's config with the key set it
+trusts, built from the public half only, and the contract documents. Every file that holds a
+secret is 0600.
 
     python desk/setup.py DIR --db URL --server URL --payment URL
 """
