@@ -20,7 +20,7 @@
 // and the refund runs only after both; a delegate approves for a finance reviewer who is away,
 // shown as "for <root>, by <delegate>". Issue 26: the history's "Download evidence" gives every
 // paid refund's evidence bundle, which verifies in the browser (WebAssembly), in Node (the
-// addon) and in Python to one timeline, byte for byte. Then `actionseal ledger audit verify`.
+// addon), in Python and with the CLI to one timeline, byte for byte. Then `actionseal ledger audit verify`.
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -719,6 +719,9 @@ try {
       assert.equal(tl.task, t.id)
       assert.equal(tl.state, 'succeeded')
       assert.equal(tl.exported_by, 'user:bob')
+      // And the CLI a verifier without any binding would use.
+      const cli = execFileSync(opt.cli, ['evidence', 'verify', '--trust', trustPath, files[i]], { encoding: 'utf8' })
+      assert.equal(canonicalize(parseJson(cli)), timelines.browser[i], `${t.id}: actionseal evidence verify gives the same timeline`)
       // The timeline is the ledger's own story of the task, in order.
       const events = (await ledger.history(t.id)).events.map((e) => `${e.kind} ${e.actor}`)
       const steps = tl.steps.map((s) => `${s.kind} ${s.actor}`)
@@ -733,7 +736,7 @@ try {
       assert.ok(tl.steps.filter((s) => s.kind === 'claimed').every((s) => /^executor-/.test(s.actor)), `${t.id}: claimed by an executor`)
       assert.equal(tl.steps.at(-1).state, 'succeeded', `${t.id}: ends succeeded`)
     }
-    console.log(`    ${paid.length} bundles in ${dir}: one timeline each in WebAssembly, Node and Python`)
+    console.log(`    ${paid.length} bundles in ${dir}: one timeline each in WebAssembly, Node, Python and the CLI`)
   })
 
   await scenario('every payment once; the audit chain verifies', async () => {
