@@ -20,7 +20,8 @@
 // and the refund runs only after both; a delegate approves for a finance reviewer who is away,
 // shown as "for <root>, by <delegate>". Issue 26: the history's "Download evidence" gives every
 // paid refund's evidence bundle, which verifies in the browser (WebAssembly), in Node (the
-// addon), in Python and with the CLI to one timeline, byte for byte. Then `actionseal ledger audit verify`.
+// addon), in Python and with the CLI to one timeline, byte for byte. Then `actionseal ledger
+// audit verify`.
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
