@@ -12,7 +12,8 @@
 //! so what grows is what the log's size adds.
 //!
 //! `--write-bundle PATH` also writes `{"bundle", "trust"}` of the typical bundle to PATH, the
-//! input of the Python, Node and Chromium rows (`bench/payloads/evidence-refund.json`).
+//! input of the Python, Node and Chromium rows: `-- --write-bundle payloads/evidence-refund.json`
+//! (cargo runs a bench in `bench/`).
 
 use actionseal_bench::{cpu_seconds, json, log_key, median_and_range, Refund};
 use actionseal_core::evidence::{verify_evidence, Bundle};
