@@ -1,7 +1,7 @@
 //! What checkpointing the Merkle log every second costs the ledger's lifecycles (issue 26).
 //! Goal: at most 5% fewer lifecycles/s on each engine and configuration of the ledger bench.
 //!
-//!   cargo bench -p actionseal-bench --bench checkpoint [-- FILTER] [-- --rounds=5 --seconds=4]
+//!   cargo bench -p actionseal-bench --bench checkpoint [-- FILTER --rounds=5 --seconds=4]
 //!   scripts/pg run --fsync cargo bench -p actionseal-bench --bench checkpoint   # and PostgreSQL
 //!
 //! Two ledgers of the same configuration, each on its own database and both with a checkpoint
