@@ -193,6 +193,32 @@ try {
     assert.deepEqual(JSON.parse(readFileSync(await file.path(), 'utf8')), expected, 'the downloaded timeline')
   })
 
+  await step('steps the sample lacks: an amendment, a passkey for a delegator, a bare decision, no independent time', async () => {
+    const steps = [
+      { ...expected.steps[0] },
+      { ...expected.steps[0], kind: 'amended', actor: 'user:bob', index: 5, drift: ['/args/amount_minor'], state: 'awaiting_approval' },
+      { ...expected.steps[1], index: 6, actor: 'user:dave\u200b', on_behalf_of: 'user:carol', signer: { algorithm: 'ES256', credential_id: 'cred-1', kind: 'passkey' } },
+      { ...expected.steps[1], index: 7, signer: null, verified_at: null, outcome: 'rejected', state: 'rejected' },
+    ]
+    const timeline = { ...expected, state: 'rejected', steps, log: { ...expected.log, time: null, time_source: null, witnesses: [] } }
+    const shown = await page.evaluate(async (t) => {
+      const api = await import('/bindings-wasm/pkg/web/actionseal_wasm.js')
+      const { showTimeline } = await import('/examples/evidence-page/timeline.mjs')
+      const parts = Object.fromEntries(['tool', 'task', 'steps', 'log', 'export'].map((k) => [k, document.createElement(k === 'steps' ? 'ol' : 'dl')]))
+      showTimeline(api, t, parts)
+      const facts = [...parts.steps.children].map((li) => Object.fromEntries([...li.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent])))
+      return { facts, log: parts.log.textContent, escapes: [...parts.steps.querySelectorAll('.esc')].map((e) => e.textContent) }
+    }, timeline)
+    assert.equal(shown.facts[1]['Amended by'], 'user:bob')
+    assert.equal(shown.facts[1].Changed, '/args/amount_minor')
+    assert.equal(shown.facts[2]['On behalf of'], 'user:carol')
+    assert.equal(shown.facts[2]['Signed with'], 'passkey cred-1 (ES256)')
+    assert.deepEqual(shown.escapes, ['\\u200B'], 'an invisible character in an actor is shown')
+    assert.match(shown.facts[3].Proof, /^none: the ledger recorded this decision as given/)
+    assert.equal(shown.facts[3].Decision, 'rejected')
+    assert.ok(shown.log.includes('no independent time') && shown.log.includes('none you trust cosigned it'), shown.log)
+  })
+
   for (const [what, bundle, code, pointer, shot] of TAMPERED) {
     await step(`${what} (dropped): ${code} at ${pointer}, in red, and no timeline`, async () => {
       assert.deepEqual(node(bundle, 'refund.trust.json'), { code, pointer }, 'Node wasm')

@@ -34,13 +34,15 @@ export function resolve(root, pointer) {
 
 /**
  * The tree of `root`. `marked` is the pointer of the member to mark (it must name a member;
- * see `resolve`), `note` what to say at it. Containers on its path are open, the marked one
- * too; the others open on demand (a bundle may hold thousands of events).
+ * see `resolve`), `note` what to say at it. Containers on its path are open, and all that the
+ * marked one holds; the others open on demand (a bundle may hold thousands of events).
  * Returns `{node, marked}`: the tree and the marked member's name (to scroll to).
  */
 export function tree(root, marked, note) {
   let target = null;
   const onPath = (pointer) => marked === pointer || marked.startsWith(`${pointer}/`);
+  // Inside the marked member everything is open (unless that is the whole document).
+  const within = (pointer) => marked !== "" && pointer.startsWith(`${marked}/`);
 
   const member = (key, value, pointer, depth) => {
     const row = el("div", "member");
@@ -72,7 +74,7 @@ export function tree(root, marked, note) {
         box.append(children);
       };
       box.addEventListener("toggle", () => box.open && fill());
-      if (depth === 0 || onPath(pointer)) {
+      if (depth === 0 || onPath(pointer) || within(pointer)) {
         box.open = true;
         fill();
       }
