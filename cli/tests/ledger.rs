@@ -14,6 +14,9 @@ fn run(args: &[&str]) -> Output {
         .args(args)
         .env_remove("ACTIONSEAL_LEDGER")
         .env_remove("ACTIONSEAL_LOG_KEY")
+        .env_remove("ACTIONSEAL_TSA")
+        .env_remove("ACTIONSEAL_TSA_ROOT")
+        .env_remove("ACTIONSEAL_TSA_POLICY")
         .output()
         .expect("spawn actionseal")
 }
@@ -547,41 +550,51 @@ const LOG_KEY: &str =
     "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
 const LOG_VERIFIER: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
 
+/// `actionseal ledger --db sqlite:<d>/<name> --log-key <d>/log.key ARGS...`, the key written
+/// first.
+fn logged(d: &Dir, name: &str, args: &[&str]) -> Output {
+    let key = d.0.join("log.key");
+    std::fs::write(&key, format!("{LOG_KEY}\n")).unwrap();
+    let db = format!("sqlite:{}", d.0.join(name).display());
+    let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+/// The example refund proposed by `proposer` on the ledger `name`: one event.
+fn propose_refund(d: &Dir, name: &str, proposer: &str) {
+    let ex = examples();
+    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
+    let out = logged(
+        d,
+        name,
+        &[
+            "propose",
+            "--action",
+            action.to_str().unwrap(),
+            "--contract",
+            contract.to_str().unwrap(),
+            "--proposer",
+            proposer,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A checkpoint printed by `audit checkpoint` and kept outside the ledger: the ledger verifies
 /// against it (with the verifier key, or the ledger's own key), and another ledger does not.
 #[test]
 fn a_checkpoint_kept_outside_the_ledger() {
     let d = dir("checkpoint");
-    let key = d.0.join("log.key");
-    std::fs::write(&key, format!("{LOG_KEY}\n")).unwrap();
     let verifier = d.0.join("log.pub");
     std::fs::write(&verifier, format!("{LOG_VERIFIER}\n")).unwrap();
-    let ex = examples();
-    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
-    let ledger = |name: &str, args: &[&str]| {
-        let db = format!("sqlite:{}", d.0.join(name).display());
-        let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
-        all.extend_from_slice(args);
-        run(&all)
-    };
+    let ledger = |name: &str, args: &[&str]| logged(&d, name, args);
     for (name, proposer) in [("a.db", "agent"), ("b.db", "other-agent")] {
-        let out = ledger(
-            name,
-            &[
-                "propose",
-                "--action",
-                action.to_str().unwrap(),
-                "--contract",
-                contract.to_str().unwrap(),
-                "--proposer",
-                proposer,
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        propose_refund(&d, name, proposer);
     }
     let out = ledger("a.db", &["audit", "checkpoint"]);
     assert_eq!(
@@ -688,21 +701,12 @@ fn witness(requests: usize) -> (String, String, std::thread::JoinHandle<()>) {
 #[test]
 fn a_checkpoint_published_to_a_witness_and_a_file() {
     let d = dir("witness");
-    let key = d.0.join("log.key");
-    std::fs::write(&key, LOG_KEY).unwrap();
     let (url, verifier, server) = witness(3);
     let keys = d.0.join("witnesses.pub");
     std::fs::write(&keys, format!("{verifier}\n")).unwrap();
     let published = d.0.join("published.txt");
     let file = format!("file:{}", published.display());
-    let db = format!("sqlite:{}", d.0.join("l.db").display());
-    let ex = examples();
-    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
-    let ledger = |args: &[&str]| {
-        let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
-        all.extend_from_slice(args);
-        run(&all)
-    };
+    let ledger = |args: &[&str]| logged(&d, "l.db", args);
     let publish = || {
         let out = ledger(&[
             "audit",
@@ -723,16 +727,7 @@ fn a_checkpoint_published_to_a_witness_and_a_file() {
         stdout(&out)
     };
     for proposer in ["agent", "other-agent"] {
-        let out = ledger(&[
-            "propose",
-            "--action",
-            action.to_str().unwrap(),
-            "--contract",
-            contract.to_str().unwrap(),
-            "--proposer",
-            proposer,
-        ]);
-        assert!(out.status.success());
+        propose_refund(&d, "l.db", proposer);
         let note = publish();
         assert_eq!(note.matches("\u{2014} ").count(), 2, "{note}");
         assert!(note.contains("\n\u{2014} witness.example "));
@@ -754,4 +749,43 @@ fn a_checkpoint_published_to_a_witness_and_a_file() {
         "https://witness.example",
     ]);
     assert_eq!(https.status.code(), Some(64));
+}
+
+/// `--tsa`: a checkpoint that cannot be time-stamped exits 69 (kept unstamped, as
+/// `audit checkpoint` without a TSA then prints), a TSA URL that is not http:// is bad input,
+/// and a TSA without its roots is a usage error.
+#[test]
+fn a_checkpoint_with_a_time_stamping_authority() {
+    let d = dir("tsa");
+    propose_refund(&d, "a.db", "agent");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/timestamp/root.der");
+    let root = root.to_str().unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = format!("http://127.0.0.1:{port}/");
+    let tsa =
+        |url: &str| ["--tsa", url, "--tsa-root", root, "audit", "checkpoint"].map(str::to_owned);
+    let out = logged(&d, "a.db", &tsa(&down).each_ref().map(String::as_str));
+    assert_eq!(
+        out.status.code(),
+        Some(69),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("timestamp_unavailable"));
+    let kept = logged(&d, "a.db", &["audit", "checkpoint"]);
+    assert_eq!(kept.status.code(), Some(0));
+    assert!(stdout(&kept).starts_with("PeterNeumann\n1\n"));
+    let https = logged(
+        &d,
+        "a.db",
+        &tsa("https://tsa.example/").each_ref().map(String::as_str),
+    );
+    assert_eq!(https.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&https.stderr).contains("invalid_option"));
+    let rootless = logged(&d, "a.db", &["--tsa", &down, "audit", "checkpoint"]);
+    assert_eq!(rootless.status.code(), Some(64));
 }

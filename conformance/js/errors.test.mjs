@@ -43,6 +43,7 @@ const UNREACHABLE = {
   // RFC 3161 verification is in core only; it reaches the runtimes with the evidence bundle.
   ...Object.fromEntries(['timestamp_invalid', 'timestamp_untrusted', 'timestamp_mismatch']
     .map((c) => [c, 'RFC 3161 verification has no binding yet (core only)'])),
+  timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
     : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])))

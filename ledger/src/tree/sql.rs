@@ -56,6 +56,15 @@ impl Cell {
         }
     }
 
+    /// Bytes or NULL.
+    pub(crate) fn opt_bytes(&self) -> Result<Option<&[u8]>> {
+        match self {
+            Cell::Null => Ok(None),
+            Cell::Bytes(b) => Ok(Some(b)),
+            other => Err(storage("Merkle log", format!("{other:?} is not bytes"))),
+        }
+    }
+
     /// Text or NULL.
     pub(crate) fn opt_text(&self) -> Result<Option<&str>> {
         match self {
@@ -84,6 +93,8 @@ pub(crate) trait Sql {
     fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<()>;
     /// A byte string as a literal in the engine's SQL (for rows inserted many at a time).
     fn bytes_literal(&self, b: &[u8]) -> String;
+    /// The last event from before the events were linked per task (`schema/link_events.sql`).
+    fn cutoff(&self) -> i64;
 }
 
 /// Lowercase hex, for [`Sql::bytes_literal`].
