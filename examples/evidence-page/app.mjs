@@ -45,6 +45,9 @@ function take(which, input, source) {
 }
 
 async function takeFile(which, file) {
+  // Until the file is read, nothing shown is about it.
+  clear();
+  setState("reading");
   take(which, new Uint8Array(await file.arrayBuffer()), file.name);
 }
 

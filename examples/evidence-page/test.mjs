@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -64,8 +64,7 @@ const settled = async () => {
 }
 
 /** Drops a sample on a zone as a person would (a drop event carrying the file). */
-async function drop(zone, name) {
-  const content = readFileSync(sample(name), 'utf8')
+async function drop(zone, name, content = readFileSync(sample(name), 'utf8')) {
   await page.evaluate(({ zone, name, content }) => {
     const data = new DataTransfer()
     data.items.add(new File([content], name, { type: 'application/json' }))
@@ -94,9 +93,10 @@ async function noTimeline() {
 
 /**
  * The failure is shown with `code` at `pointer` in `doc` ("the bundle" or "your trust"): in the
- * details, with that member of the tree marked, its ancestors on the path, its name in view.
+ * details, with the member at `marked` (the pointer's, or its nearest parent when it names a
+ * missing member) marked in the tree, its ancestors on the path, its name in view.
  */
-async function failsAt(code, pointer, doc) {
+async function failsAt(code, pointer, doc, marked = pointer) {
   assert.equal(await settled(), 'failed', `state: ${await text('#banner')}`)
   assert.ok((await text('#banner')).includes(code), 'the banner names the code')
   const details = await text('#failure-details')
@@ -104,11 +104,11 @@ async function failsAt(code, pointer, doc) {
   assert.equal(await page.locator('#failure-details').isVisible(), true)
   const broken = page.locator('#tree .member.broken')
   assert.equal(await broken.count(), 1, 'one member is marked as broken')
-  assert.equal(await broken.getAttribute('data-pointer'), pointer)
+  assert.equal(await broken.getAttribute('data-pointer'), marked)
   assert.ok((await broken.locator('.breaks').first().textContent()).includes(code))
   const path = await page.locator('#tree .member.on-path').evaluateAll((rows) => rows.map((r) => r.dataset.pointer))
-  const ancestors = pointer.split('/').slice(1, -1).map((_, i, all) => `/${all.slice(0, i + 1).join('/')}`)
-  assert.deepEqual(path, ['', ...ancestors], 'the members that hold it are marked')
+  const ancestors = marked.split('/').slice(1, -1).map((_, i, all) => `/${all.slice(0, i + 1).join('/')}`)
+  assert.deepEqual(path, marked === '' ? [] : ['', ...ancestors], 'the members that hold it are marked')
   // Red: the broken member's background and its note are the page's --bad colours.
   const colours = await broken.evaluate((row) => ({
     background: getComputedStyle(row).backgroundColor,
@@ -226,6 +226,32 @@ try {
       await drop('bundle-drop', bundle)
       await failsAt(code, pointer, 'the bundle')
       await screenshot(shot, {})
+    })
+  }
+
+  // The conformance vectors of evidence bundles (helper "vectors", issue 26), each through the
+  // page: a y_ vector shows its timeline, an n_ vector its code at its pointer and no timeline.
+  const vectors = process.env.ACTIONSEAL_EVIDENCE_VECTORS ?? join(repo, 'conformance', 'vectors', 'evidence')
+  const names = existsSync(vectors) ? readdirSync(vectors).filter((f) => /^[yn]_.*\.json$/.test(f)).sort() : []
+  if (names.length === 0) console.log(`NOTE: no evidence vectors in ${vectors}: the page is checked with its samples only`)
+  for (const name of names) {
+    await step(`vector ${name}`, async () => {
+      const { bundle, trust, expected } = JSON.parse(readFileSync(join(vectors, name), 'utf8'))
+      await drop('trust-drop', 'trust.json', JSON.stringify(trust))
+      await drop('bundle-drop', 'bundle.json', JSON.stringify(bundle))
+      const timeline = Object.hasOwn(expected, 'timeline') ? expected.timeline : expected
+      if (name.startsWith('y_')) {
+        assert.equal(await settled(), 'verified', await text('#banner'))
+        assert.deepEqual(JSON.parse(await text('#timeline-json')), timeline)
+        assert.equal(await page.locator('#steps > li').count(), timeline.steps.length)
+        return
+      }
+      const inTrust = (await text('#failure-details')).includes('your trust (')
+      const marked = await page.evaluate(async ({ doc, pointer }) => {
+        const { resolve } = await import('/examples/evidence-page/tree.mjs')
+        return resolve(doc, pointer).found
+      }, { doc: inTrust ? trust : bundle, pointer: expected.path })
+      await failsAt(expected.code, expected.path, inTrust ? 'your trust' : 'the bundle', marked)
     })
   }
 
