@@ -35,18 +35,29 @@ const LEDGER_CODES = [
 ]
 
 /**
+ * The codes `verifyEvidence` raises on a bundle exported from a ledger and broken one way
+ * each (./evidence.mjs): they need a ledger's bundle, which only the Node addon exports here.
+ */
+const EVIDENCE_CODES = [
+  'invalid_evidence', 'invalid_evidence_trust', 'inclusion_proof_invalid', 'checkpoint_invalid',
+  'checkpoint_untrusted', 'evidence_other_task', 'evidence_incomplete', 'evidence_mismatch',
+  'consistency_proof_invalid', 'timestamp_invalid', 'timestamp_untrusted', 'timestamp_mismatch',
+]
+
+/**
  * Codes this package cannot raise, with the reason: the wasm build has no ledger (nor the
  * audit's verifier); only a PostgreSQL role that does not own a ledger meets
  * `ledger_unprotected`.
  */
 const UNREACHABLE = {
-  // RFC 3161 verification is in core only; it reaches the runtimes with the evidence bundle.
-  ...Object.fromEntries(['timestamp_invalid', 'timestamp_untrusted', 'timestamp_mismatch']
-    .map((c) => [c, 'RFC 3161 verification has no binding yet (core only)'])),
+  checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
-    : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])))
+    : Object.fromEntries([
+      ...LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)']),
+      ...EVIDENCE_CODES.map((c) => [c, 'verifyEvidence raises it here on a bundle a ledger exported, and wasm has no ledger to export one (./evidence.mjs makes them through the Node addon)']),
+    ]))
 }
 
 /**
@@ -57,7 +68,8 @@ const UNREACHABLE = {
 async function ledgerSources() {
   if (runtime !== 'node') return []
   const { errorSources } = await import('./ledger.mjs')
-  return errorSources()
+  const evidence = await import('./evidence.mjs')
+  return [...errorSources(), ...await evidence.errorSources()]
 }
 
 const json = (text) => ({ $json: text })
