@@ -171,7 +171,7 @@ try {
     assert.equal(steps[1].facts['Decided by'], 'user:bob')
     assert.equal(steps[1].facts.Decision, 'approved')
     assert.equal(steps[1].facts['Signed with'], 'service key UDDReOZl1ipXAfp9wYsm13sDBMK5og--QWdBjzuf6o4')
-    assert.ok(steps[1].facts['Key judged at'].startsWith('2025-11-30 10:04:00 UTC'))
+    assert.equal(steps[1].facts['Key judged at'], '2025-11-30 10:04:00 UTC when the ledger recorded the decision; the key was valid then')
     assert.equal(steps[2].facts['Claimed by executor'], 'worker-1')
     assert.equal(steps[2].facts.Fence, '1')
     assert.equal(steps[2].facts['Check at claim'], 'permit')
@@ -197,8 +197,8 @@ try {
     const steps = [
       { ...expected.steps[0] },
       { ...expected.steps[0], kind: 'amended', actor: 'user:bob', index: 5, drift: ['/args/amount_minor'], state: 'awaiting_approval' },
-      { ...expected.steps[1], index: 6, actor: 'user:dave\u200b', on_behalf_of: 'user:carol', signer: { algorithm: 'ES256', credential_id: 'cred-1', kind: 'passkey' } },
-      { ...expected.steps[1], index: 7, signer: null, verified_at: null, outcome: 'rejected', state: 'rejected' },
+      { ...expected.steps[1], index: 6, actor: 'user:dave\u200b', on_behalf_of: 'user:carol', signer: { algorithm: 'ES256', credential_id: 'cred-1', kind: 'passkey' }, verified_by: 'rfc3161' },
+      { ...expected.steps[1], index: 7, signer: null, verified_at: null, verified_by: null, outcome: 'rejected', state: 'rejected' },
     ]
     const timeline = { ...expected, state: 'rejected', steps, log: { ...expected.log, time: null, time_source: null, witnesses: [] } }
     const shown = await page.evaluate(async (t) => {
@@ -213,6 +213,7 @@ try {
     assert.equal(shown.facts[1].Changed, '/args/amount_minor')
     assert.equal(shown.facts[2]['On behalf of'], 'user:carol')
     assert.equal(shown.facts[2]['Signed with'], 'passkey cred-1 (ES256)')
+    assert.match(shown.facts[2]['Key judged at'], /from the decision's RFC 3161 time-stamp token/)
     assert.deepEqual(shown.escapes, ['\\u200B'], 'an invisible character in an actor is shown')
     assert.match(shown.facts[3].Proof, /^none: the ledger recorded this decision as given/)
     assert.equal(shown.facts[3].Decision, 'rejected')

@@ -52,6 +52,13 @@ function outcomeTag(outcome) {
   return el("span", `tag first ${tone}`, snake(outcome));
 }
 
+/** Where the time a decision's key was judged at comes from (`verified_by`). */
+function judgedBy(source) {
+  if (source === "rfc3161") return "from the decision's RFC 3161 time-stamp token";
+  if (source === "ledger") return "when the ledger recorded the decision";
+  return `from ${source}`;
+}
+
 /** How a decision was proven: the service key or passkey, and when its key was judged. */
 function proofFacts(step) {
   if (step.signer === null) {
@@ -67,7 +74,7 @@ function proofFacts(step) {
       : el("code", "", JSON.stringify(s));
   return [
     ...fact("Signed with", signer),
-    ...fact("Key judged at", time(step.verified_at), el("span", "hint inline", " the time the ledger verified it; the key was valid then")),
+    ...fact("Key judged at", time(step.verified_at), el("span", "hint inline", ` ${judgedBy(step.verified_by)}; the key was valid then`)),
   ];
 }
 
