@@ -547,41 +547,51 @@ const LOG_KEY: &str =
     "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
 const LOG_VERIFIER: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
 
+/// `actionseal ledger --db sqlite:<d>/<name> --log-key <d>/log.key ARGS...`, the key written
+/// first.
+fn logged(d: &Dir, name: &str, args: &[&str]) -> Output {
+    let key = d.0.join("log.key");
+    std::fs::write(&key, format!("{LOG_KEY}\n")).unwrap();
+    let db = format!("sqlite:{}", d.0.join(name).display());
+    let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+/// The example refund proposed by `proposer` on the ledger `name`: one event.
+fn propose_refund(d: &Dir, name: &str, proposer: &str) {
+    let ex = examples();
+    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
+    let out = logged(
+        d,
+        name,
+        &[
+            "propose",
+            "--action",
+            action.to_str().unwrap(),
+            "--contract",
+            contract.to_str().unwrap(),
+            "--proposer",
+            proposer,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A checkpoint printed by `audit checkpoint` and kept outside the ledger: the ledger verifies
 /// against it (with the verifier key, or the ledger's own key), and another ledger does not.
 #[test]
 fn a_checkpoint_kept_outside_the_ledger() {
     let d = dir("checkpoint");
-    let key = d.0.join("log.key");
-    std::fs::write(&key, format!("{LOG_KEY}\n")).unwrap();
     let verifier = d.0.join("log.pub");
     std::fs::write(&verifier, format!("{LOG_VERIFIER}\n")).unwrap();
-    let ex = examples();
-    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
-    let ledger = |name: &str, args: &[&str]| {
-        let db = format!("sqlite:{}", d.0.join(name).display());
-        let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
-        all.extend_from_slice(args);
-        run(&all)
-    };
+    let ledger = |name: &str, args: &[&str]| logged(&d, name, args);
     for (name, proposer) in [("a.db", "agent"), ("b.db", "other-agent")] {
-        let out = ledger(
-            name,
-            &[
-                "propose",
-                "--action",
-                action.to_str().unwrap(),
-                "--contract",
-                contract.to_str().unwrap(),
-                "--proposer",
-                proposer,
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        propose_refund(&d, name, proposer);
     }
     let out = ledger("a.db", &["audit", "checkpoint"]);
     assert_eq!(
@@ -688,21 +698,12 @@ fn witness(requests: usize) -> (String, String, std::thread::JoinHandle<()>) {
 #[test]
 fn a_checkpoint_published_to_a_witness_and_a_file() {
     let d = dir("witness");
-    let key = d.0.join("log.key");
-    std::fs::write(&key, LOG_KEY).unwrap();
     let (url, verifier, server) = witness(3);
     let keys = d.0.join("witnesses.pub");
     std::fs::write(&keys, format!("{verifier}\n")).unwrap();
     let published = d.0.join("published.txt");
     let file = format!("file:{}", published.display());
-    let db = format!("sqlite:{}", d.0.join("l.db").display());
-    let ex = examples();
-    let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
-    let ledger = |args: &[&str]| {
-        let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
-        all.extend_from_slice(args);
-        run(&all)
-    };
+    let ledger = |args: &[&str]| logged(&d, "l.db", args);
     let publish = || {
         let out = ledger(&[
             "audit",
@@ -723,16 +724,7 @@ fn a_checkpoint_published_to_a_witness_and_a_file() {
         stdout(&out)
     };
     for proposer in ["agent", "other-agent"] {
-        let out = ledger(&[
-            "propose",
-            "--action",
-            action.to_str().unwrap(),
-            "--contract",
-            contract.to_str().unwrap(),
-            "--proposer",
-            proposer,
-        ]);
-        assert!(out.status.success());
+        propose_refund(&d, "l.db", proposer);
         let note = publish();
         assert_eq!(note.matches("\u{2014} ").count(), 2, "{note}");
         assert!(note.contains("\n\u{2014} witness.example "));

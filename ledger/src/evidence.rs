@@ -9,7 +9,7 @@
 
 use crate::json::stored;
 use crate::store::{history_sql, storage, Tx};
-use crate::tree::sql::{Access, Arg, Cell, Sql};
+use crate::tree::sql::{Access, Arg, Sql};
 use crate::tree::stored::{all as checkpoints, int, Stored};
 use crate::tree::Checkpoint;
 use crate::Ledger;
@@ -121,11 +121,7 @@ impl Ledger {
 
 /// The task's events in the tree of `size` leaves, in log order, each with its proof.
 fn entries(sql: &mut dyn Sql, task_id: &str, size: u64) -> Result<Vec<Entry>> {
-    let cutoff = match sql.rows("SELECT cutoff FROM ledger_links", &[])?.first() {
-        Some(row) => row.first().map_or(Ok(0), Cell::int)?,
-        None => 0,
-    };
-    let history = history_sql(cutoff, "$1");
+    let history = history_sql(sql.cutoff(), "$1");
     let rows = sql.rows(
         &format!(
             "SELECT h.body, l.leaf FROM ({history}) h \

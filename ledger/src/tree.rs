@@ -161,18 +161,25 @@ impl Ledger {
     pub fn inclusion_proof(&self, event: EventRef, size: Option<u64>) -> Result<InclusionProof> {
         self.tree(Access::Read, |sql| {
             let size = at_size(sql, size, Code::InclusionProofInvalid)?;
-            let (leaf, event_id, event) = stored::leaf_of(sql, event)?;
-            let mut nodes = Stored(sql);
-            let proof = merkle::inclusion_proof(&mut nodes, leaf, size)?;
-            let root = merkle::root_at(&mut nodes, size)?;
-            Ok(InclusionProof {
-                event_id,
-                event,
-                leaf,
-                size,
-                root,
-                proof,
-            })
+            prove(sql, event, size)
+        })
+    }
+
+    /// The inclusion proofs of every event of a task, in order, in the tree of the latest
+    /// checkpoint (or of the first `size` leaves), read in one snapshot: what an evidence
+    /// bundle holds. [`Code::TaskNotFound`] for a task without events; an event written since
+    /// that checkpoint is [`Code::InclusionProofInvalid`] (make a checkpoint first).
+    pub fn task_inclusion_proofs(
+        &self,
+        task_id: &str,
+        size: Option<u64>,
+    ) -> Result<Vec<InclusionProof>> {
+        self.tree(Access::Read, |sql| {
+            let size = at_size(sql, size, Code::InclusionProofInvalid)?;
+            stored::task_events(sql, task_id)?
+                .into_iter()
+                .map(|id| prove(sql, EventRef::Id(id), size))
+                .collect()
         })
     }
 
@@ -229,6 +236,22 @@ impl Ledger {
     ) -> Result<Checkpoint> {
         self.tree(Access::Write, |sql| witness::add(sql, size, witness, lines))
     }
+}
+
+/// The inclusion proof of `event` in the tree of `size` leaves.
+fn prove(sql: &mut dyn Sql, event: EventRef, size: u64) -> Result<InclusionProof> {
+    let (leaf, event_id, event) = stored::leaf_of(sql, event)?;
+    let mut nodes = Stored(sql);
+    let proof = merkle::inclusion_proof(&mut nodes, leaf, size)?;
+    let root = merkle::root_at(&mut nodes, size)?;
+    Ok(InclusionProof {
+        event_id,
+        event,
+        leaf,
+        size,
+        root,
+        proof,
+    })
 }
 
 /// `size`, or the latest checkpoint's when `None`; refused with `code` when beyond it.

@@ -13,7 +13,7 @@ use actionseal_core::tlog::witness::{add_checkpoint, Log, Request};
 use actionseal_core::Code;
 use actionseal_ledger::{Checkpoint, EventRef, Ledger};
 use common::*;
-use std::sync::Barrier;
+use std::sync::{Arc, Barrier};
 
 /// The verifier keys a keeper of checkpoints trusts.
 fn verifiers() -> Vec<VerifierKey> {
@@ -122,6 +122,27 @@ fn every_event_is_a_leaf_in_id_order_and_proven() {
             )
             .unwrap();
         assert_eq!(p.leaf, 5);
+        // A task's events, each proven: what an evidence bundle holds.
+        let task = actionseal_core::ledger::task_id("tenant-a", "job-1", "req-1");
+        let proofs = l.task_inclusion_proofs(&task, None).unwrap();
+        assert_eq!(
+            proofs.iter().map(|p| p.leaf).collect::<Vec<_>>(),
+            [4, 5, 6, 7]
+        );
+        for p in &proofs {
+            let e = actionseal_core::ledger::Event::from_value(&json(&p.event)).unwrap();
+            assert_eq!(e.task.as_deref(), Some(task.as_str()));
+            merkle::verify_inclusion(
+                &leaf_hash(p.event.as_bytes()),
+                p.leaf,
+                12,
+                &p.proof,
+                &first.root,
+            )
+            .unwrap();
+        }
+        let e = l.task_inclusion_proofs("task_nope", None).unwrap_err();
+        assert_eq!(e.code(), Code::TaskNotFound);
         // The log grows: a consistency proof links the two checkpoints.
         whole_lifecycle(&l, "job-3", "d3", "worker-1");
         let missing = l.inclusion_proof(EventRef::Id(13), None).unwrap_err();
@@ -446,14 +467,25 @@ fn the_databases_checkpoints_are_held_to_the_kept_one() {
 /// leaves are in seq order, and every checkpoint's root is its events' root and consistent
 /// with the next. (On PostgreSQL this fails without the sequencer's lock on the events: an
 /// event whose id was taken before the sequencer read, committed after, is never a leaf.)
+/// Each writer on a handle of its own, and all on the sequencer's one handle (on a SQLite
+/// file with FULL, whose writers batch their commits: the sequencer takes its turn among them).
 #[test]
 fn writers_and_a_sequencer_race() {
     const WRITERS: usize = 16;
     const EACH: usize = 10;
-    for engine in engines() {
-        let db = Db::fast(engine);
-        let sequencer = db.open_logged();
-        let writers: Vec<Ledger> = (0..WRITERS).map(|_| db.open()).collect();
+    for (engine, shared) in engines().into_iter().flat_map(|e| [(e, false), (e, true)]) {
+        let db = if shared {
+            Db::fresh(engine)
+        } else {
+            Db::fast(engine)
+        };
+        let sequencer = Arc::new(db.open_logged());
+        let writers: Vec<Arc<Ledger>> = (0..WRITERS)
+            .map(|_| match shared {
+                true => sequencer.clone(),
+                false => Arc::new(db.open()),
+            })
+            .collect();
         let start = Barrier::new(WRITERS + 1);
         let done = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|s| {
@@ -476,6 +508,7 @@ fn writers_and_a_sequencer_race() {
         });
         let last = sequencer.checkpoint().unwrap();
         let events = (WRITERS * EACH * 4) as u64;
+        let engine = (engine, shared);
         assert_eq!(last.size, events, "{engine:?}");
         let counts = db.texts(
             "SELECT CAST(count(*) AS TEXT), CAST(count(DISTINCT event_id) AS TEXT), \
@@ -555,7 +588,38 @@ fn a_version_6_ledger_is_upgraded_in_place() {
         assert_eq!(c.size, 8, "{engine:?}");
         assert_eq!(c.root, tree_of(&bodies(&db)).root());
         l.audit_verify_checkpoint(&c.note, &verifiers()).unwrap();
+        let old = actionseal_core::ledger::task_id("tenant-a", "job-0", "req-1");
+        assert_eq!(l.task_inclusion_proofs(&old, None).unwrap().len(), 4);
         assert!(db.sql_fails("DELETE FROM ledger_leaves"), "{engine:?}");
+    }
+}
+
+/// A checkpoint's RFC 3161 token, asked for once the checkpoint is signed, may be set once;
+/// nothing else of a checkpoint changes, and the triggers that allow it are the ledger's.
+#[test]
+fn a_checkpoints_token_is_set_once() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let (l, _) = kept(&db);
+        drop(l);
+        let token = match engine {
+            Engine::Sqlite => "X'3082'",
+            Engine::Postgres => "'\\x3082'::bytea",
+        };
+        let set = format!("UPDATE ledger_checkpoints SET timestamp = {token}");
+        assert!(db.sql_fails(&format!("{set}, at = 1")), "{engine:?}");
+        db.sql(&set);
+        for sql in [
+            set.as_str(),
+            "UPDATE ledger_checkpoints SET timestamp = NULL",
+        ] {
+            assert!(db.sql_fails(sql), "{engine:?}: {sql}");
+        }
+        assert_eq!(
+            audit_events(&db.open()).len(),
+            12,
+            "{engine:?}: nothing restored"
+        );
     }
 }
 
@@ -564,30 +628,51 @@ fn a_version_6_ledger_is_upgraded_in_place() {
 #[test]
 fn the_logs_triggers_are_restored_and_recorded() {
     for engine in engines() {
-        let db = Db::fresh(engine);
-        let (l, _) = kept(&db);
-        drop(l);
-        let (sql, found) = match engine {
-            Engine::Sqlite => (
-                "DROP TRIGGER ledger_nodes_no_delete",
-                "ledger_nodes_no_delete: missing",
-            ),
-            Engine::Postgres => (
-                "ALTER TABLE ledger_leaves DISABLE TRIGGER ledger_leaves_no_change",
-                "ledger_leaves_no_change: disabled",
-            ),
+        let cases: &[(&str, &str)] = match engine {
+            Engine::Sqlite => &[
+                (
+                    "DROP TRIGGER ledger_nodes_no_delete",
+                    "ledger_nodes_no_delete: missing",
+                ),
+                (
+                    "DROP TRIGGER ledger_checkpoints_no_update;
+                     CREATE TRIGGER ledger_checkpoints_no_update BEFORE UPDATE ON
+                     ledger_checkpoints WHEN 0 BEGIN SELECT RAISE(ABORT, 'no'); END;",
+                    "ledger_checkpoints_no_update: altered",
+                ),
+            ],
+            Engine::Postgres => &[
+                (
+                    "ALTER TABLE ledger_leaves DISABLE TRIGGER ledger_leaves_no_change",
+                    "ledger_leaves_no_change: disabled",
+                ),
+                (
+                    "CREATE OR REPLACE FUNCTION ledger_checkpoints_stamp_once() RETURNS trigger
+                     LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+                    "ledger_checkpoints_no_change: altered",
+                ),
+            ],
         };
-        db.sql(sql);
-        let l = db.open();
-        assert!(db.sql_fails("DELETE FROM ledger_nodes"), "{engine:?}");
-        assert!(db.sql_fails("DELETE FROM ledger_leaves"), "{engine:?}");
-        let events = audit_events(&l);
-        let last = events.last().unwrap();
-        assert_eq!(str_field(last, "kind"), "append_only_restored");
-        assert_eq!(
-            field(last, "detail"),
-            &json(&format!(r#"{{"problems": ["{found}"]}}"#)),
-            "{engine:?}"
-        );
+        for (sql, found) in cases {
+            let db = Db::fresh(engine);
+            drop(kept(&db));
+            db.sql(sql);
+            let l = db.open();
+            for sql in [
+                "DELETE FROM ledger_nodes",
+                "DELETE FROM ledger_leaves",
+                "UPDATE ledger_checkpoints SET at = 1",
+            ] {
+                assert!(db.sql_fails(sql), "{engine:?}: {sql}");
+            }
+            let events = audit_events(&l);
+            let last = events.last().unwrap();
+            assert_eq!(str_field(last, "kind"), "append_only_restored");
+            assert_eq!(
+                field(last, "detail"),
+                &json(&format!(r#"{{"problems": ["{found}"]}}"#)),
+                "{engine:?}"
+            );
+        }
     }
 }

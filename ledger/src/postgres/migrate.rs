@@ -22,17 +22,28 @@ struct Guard {
 /// The triggers [`POSTGRES`]'s `append_only` (the events') and `tree_append_only` (the Merkle
 /// log's tables') create.
 fn append_only() -> Vec<Guard> {
-    let body = |sql: &'static str| sql.split("$$").nth(1).unwrap_or_default();
-    let events = ("ledger_events_append_only", body(POSTGRES.append_only));
-    let tree = ("ledger_tree_append_only", body(POSTGRES.tree_append_only));
-    std::iter::once(("ledger_events", events))
-        .chain(TREE_TABLES.map(|t| (t, tree)))
-        .flat_map(|(table, (function, body))| {
+    let body = |sql: &'static str, n: usize| sql.split("$$").nth(n).unwrap_or_default();
+    let events = ("ledger_events_append_only", body(POSTGRES.append_only, 1));
+    let tree = (
+        "ledger_tree_append_only",
+        body(POSTGRES.tree_append_only, 1),
+    );
+    // A checkpoint's row trigger lets its token be set once (the file's second function).
+    let stamp_once = (
+        "ledger_checkpoints_stamp_once",
+        body(POSTGRES.tree_append_only, 3),
+    );
+    std::iter::once(("ledger_events", events, events))
+        .chain(TREE_TABLES.map(|t| match t {
+            "ledger_checkpoints" => (t, stamp_once, tree),
+            _ => (t, tree, tree),
+        }))
+        .flat_map(|(table, row, statement)| {
             [
-                (format!("{table}_no_change"), 1 | 2 | 8 | 16),
-                (format!("{table}_no_truncate"), 2 | 32),
+                (format!("{table}_no_change"), 1 | 2 | 8 | 16, row),
+                (format!("{table}_no_truncate"), 2 | 32, statement),
             ]
-            .map(|(name, bits)| Guard {
+            .map(|(name, bits, (function, body))| Guard {
                 name,
                 table,
                 bits,

@@ -9,8 +9,8 @@ use actionseal_core::Result;
 use postgres::types::{ToSql, Type};
 use postgres::{IsolationLevel, Transaction};
 
-/// A transaction on one connection.
-struct Tree<'c, 't>(&'t mut Transaction<'c>);
+/// A transaction on one connection, and the ledger's cutoff.
+struct Tree<'c, 't>(&'t mut Transaction<'c>, i64);
 
 fn params<'a>(args: &'a [Arg<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
     args.iter()
@@ -64,6 +64,10 @@ impl Sql for Tree<'_, '_> {
     fn bytes_literal(&self, b: &[u8]) -> String {
         format!("'\\x{}'::bytea", hex(b))
     }
+
+    fn cutoff(&self) -> i64 {
+        self.1
+    }
 }
 
 impl Postgres {
@@ -107,7 +111,7 @@ impl Postgres {
                     .start()
                     .map_err(|e| pg_error("begin", &e))?
             };
-            let out = f(&mut Tree(&mut tx))?;
+            let out = f(&mut Tree(&mut tx, self.schema.cutoff))?;
             tx.commit().map_err(|e| pg_error("commit", &e))?;
             Ok(out)
         })();

@@ -5,7 +5,8 @@
 -- - ledger_nodes, the perfect subtrees above the leaves (level >= 1): node (level, idx)
 --   covers leaves [idx << level, (idx + 1) << level), written once when its last leaf arrives;
 -- - ledger_checkpoints, each signed checkpoint (a C2SP signed note) by tree size, with its
---   root, when it was made and an RFC 3161 token over it (NULL until one is asked for);
+--   root, when it was made and an RFC 3161 token over its text (NULL until one is asked for,
+--   which happens after signing, outside the sequencer: the one column set once);
 -- - ledger_cosignatures, the witnesses' cosignature lines of a checkpoint.
 CREATE TABLE ledger_leaves (
   leaf {int} PRIMARY KEY, event_id {int} NOT NULL UNIQUE, hash {bytes} NOT NULL);

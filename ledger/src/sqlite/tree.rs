@@ -6,13 +6,14 @@
 use super::open::sql_error;
 use super::tx::Open;
 use super::Sqlite;
+use crate::store::Done;
 use crate::tree::sql::{hex, Access, Arg, Cell, Sql};
 use actionseal_core::Result;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::Connection;
 
-/// A connection inside an open transaction.
-struct Tree<'c>(&'c Connection);
+/// A connection inside an open transaction, and the ledger's cutoff.
+struct Tree<'c>(&'c Connection, i64);
 
 fn to_sql<'a>(a: &'a Arg<'_>) -> ToSqlOutput<'a> {
     ToSqlOutput::Borrowed(match a {
@@ -68,6 +69,10 @@ impl Sql for Tree<'_> {
     fn bytes_literal(&self, b: &[u8]) -> String {
         format!("X'{}'", hex(b))
     }
+
+    fn cutoff(&self) -> i64 {
+        self.1
+    }
 }
 
 impl Sqlite {
@@ -78,13 +83,22 @@ impl Sqlite {
         access: Access,
         f: impl FnOnce(&mut dyn Sql) -> Result<T>,
     ) -> Result<T> {
+        if let (Some(group), Access::Sequence | Access::Write) = (&self.group, access) {
+            // With FULL, this ledger's writers queue for their turn, not in SQLite's busy
+            // handler (see `group`): the sequencer takes its turn among them, in their batch,
+            // instead of waiting for a gap between batches.
+            let cutoff = self.cutoff;
+            return self.write_grouped(group, |c| {
+                Ok((Done::Ok(f(&mut Tree(c, cutoff))?), Vec::new()))
+            });
+        }
         self.with_conn(|c| {
             let begin = match access {
                 Access::Read => "BEGIN",
                 Access::Sequence | Access::Write => "BEGIN IMMEDIATE",
             };
             let open = Open::begin(c, begin).map_err(|e| sql_error("begin", e))?;
-            let out = f(&mut Tree(c))?;
+            let out = f(&mut Tree(c, self.cutoff))?;
             open.commit().map_err(|e| sql_error("commit", e))?;
             Ok(out)
         })

@@ -84,6 +84,8 @@ pub(crate) trait Sql {
     fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<()>;
     /// A byte string as a literal in the engine's SQL (for rows inserted many at a time).
     fn bytes_literal(&self, b: &[u8]) -> String;
+    /// The last event from before the events were linked per task (`schema/link_events.sql`).
+    fn cutoff(&self) -> i64;
 }
 
 /// Lowercase hex, for [`Sql::bytes_literal`].

@@ -3,7 +3,7 @@
 
 use super::sql::{Arg, Cell, Sql};
 use super::{Checkpoint, EventRef};
-use crate::store::storage;
+use crate::store::{history_sql, storage};
 use actionseal_core::tlog::merkle::{Hash, Nodes};
 use actionseal_core::{Code, Error, Result};
 
@@ -136,4 +136,24 @@ pub(crate) fn leaf_of(sql: &mut dyn Sql, event: EventRef) -> Result<(u64, i64, S
             ),
         )),
     }
+}
+
+/// The ids of a task's events, in order, read through its links (events are not indexed by
+/// task); [`Code::TaskNotFound`] when it has none.
+pub(crate) fn task_events(sql: &mut dyn Sql, task: &str) -> Result<Vec<i64>> {
+    let rows = sql.rows(&history_sql(sql.cutoff(), "$1"), &[Arg::Text(task)])?;
+    let ids = rows
+        .iter()
+        .map(|r| match r.as_slice() {
+            [id, about, ..] if about.opt_text()? == Some(task) => id.int(),
+            _ => Err(storage(
+                "task history",
+                format!("the events of {task:?} link to another task's"),
+            )),
+        })
+        .collect::<Result<Vec<i64>>>()?;
+    if ids.is_empty() {
+        return Err(Error::new(Code::TaskNotFound, format!("no task {task:?}")));
+    }
+    Ok(ids)
 }

@@ -206,17 +206,21 @@ impl Db {
     }
 }
 
-/// Turns a current ledger into version 6's layout, in place: no Merkle log.
+/// Turns a current ledger into version 6's layout, in place: no Merkle log, no contracts kept.
 pub fn downgrade_to_v6(db: &Db) {
     db.sql(
-        "DROP TABLE ledger_cosignatures;
+        "DROP TABLE ledger_contracts;
+         DROP TABLE ledger_cosignatures;
          DROP TABLE ledger_checkpoints;
          DROP TABLE ledger_nodes;
          DROP TABLE ledger_leaves;
          UPDATE ledger_schema SET version = 6;",
     );
     if db.engine == Engine::Postgres {
-        db.sql("DROP FUNCTION ledger_tree_append_only();");
+        db.sql(
+            "DROP FUNCTION ledger_tree_append_only();
+             DROP FUNCTION ledger_checkpoints_stamp_once();",
+        );
     }
 }
 
