@@ -10,13 +10,13 @@
 
 use crate::decisions::{from_core, to_core};
 use actionseal_core::evidence::{verify_evidence, Bundle};
-use actionseal_core::ledger::{Observed, Reported};
+use actionseal_core::ledger::{link_digest, Observed, Reported};
 use actionseal_core::tlog::cosignature::Cosigner;
 use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::tlog::witness::{add_checkpoint, Log};
 use actionseal_core::{
-    base64url_encode, sign_approval, Action, Approval, Decision, DecisionInput, KeySet,
-    ProofPolicy, SigningKey,
+    base64url_encode, sign_approval, sign_delegation, Action, Approval, Decision, DecisionInput,
+    KeySet, ProofPolicy, SigningKey,
 };
 use actionseal_ledger::{
     Checkpoint, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock,
@@ -104,9 +104,10 @@ fn open(clock: &ManualClock) -> Result<Ledger, String> {
     .map_err(|e| e.to_string())
 }
 
-/// A refund of `amount` minor units for `job`, built from the example contract.
-fn refund(job: &str, amount: i64) -> Result<Json, String> {
-    let c = actionseal_core::Contract::from_value(&to_core(&contract())?).map_err(s)?;
+/// A refund of 2500 minor units (above the example's approval threshold) for `job` under
+/// `contract`.
+fn refund(contract: &Json, job: &str) -> Result<Json, String> {
+    let c = actionseal_core::Contract::from_value(&to_core(contract)?).map_err(s)?;
     let ids = actionseal_core::ActionIds {
         tenant: "tenant-a",
         subject: "user:alice",
@@ -114,7 +115,7 @@ fn refund(job: &str, amount: i64) -> Result<Json, String> {
         request_id: "req-1",
         policy_version: "refund-policy-2026-08-01",
     };
-    let args = json!({"order_id": "order-17", "amount_minor": amount, "currency": "USD"});
+    let args = json!({"order_id": "order-17", "amount_minor": 2500, "currency": "USD"});
     from_core(
         Action::build(&c, &to_core(&args)?, &ids)
             .map_err(s)?
@@ -122,12 +123,11 @@ fn refund(job: &str, amount: i64) -> Result<Json, String> {
     )
 }
 
-fn facts() -> Result<Json, String> {
-    Ok(json!({
-        "tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": contract(),
-        "approver_authorized": {"approver": "user:bob", "authorized": true},
-        "subject_authorized": {"subject": "user:alice", "authorized": true},
-    }))
+/// The example contract, its approval a quorum of any two approvers.
+fn quorum_contract() -> Json {
+    let mut c = contract();
+    c["approval"] = json!({"when": "always", "quorum": {"approvers": 2}});
+    c
 }
 
 fn s(e: impl std::fmt::Display) -> String {
@@ -143,6 +143,10 @@ enum Decided {
     Bare,
     /// Rejected (bare).
     Rejected,
+    /// Signed by user:bob on behalf of user:carol, through her signed delegation link.
+    Delegated,
+    /// Two signed approvals under a contract that needs two approvers.
+    Quorum,
 }
 
 /// The ledger of the vectors and its clock.
@@ -165,50 +169,89 @@ impl Fixture {
     /// Proposes the refund of `job`, decides it, and unless rejected claims it and completes
     /// it with `reported`; returns the task's id.
     fn task(&self, job: &str, decided: Decided, reported: Reported) -> Result<String, String> {
-        let contract_core = to_core(&contract())?;
-        let act = refund(job, 2500)?;
+        let contract = if decided == Decided::Quorum {
+            quorum_contract()
+        } else {
+            contract()
+        };
+        let contract_core = to_core(&contract)?;
+        let act = refund(&contract, job)?;
         let t = self
             .l
             .propose(&to_core(&act)?, &contract_core, "agent:7")
             .map_err(s)?;
-        self.clock.advance(MINUTE);
         let approval_id = t.approval_id.clone().ok_or("no approval round")?;
-        let decision_id = format!("d-{job}");
-        let input = DecisionInput {
-            approval_id: &approval_id,
-            decision_id: &decision_id,
-            decision: if decided == Decided::Rejected {
-                Decision::Rejected
-            } else {
-                Decision::Approved
-            },
-            approver: "user:bob",
-            decided_at: self.l.now(),
-            expires_at: self.l.now() + HOUR,
-            proposed_digest: None,
-            role: None,
-            on_behalf_of: None,
-            delegation: None,
-        };
         let action = Action::from_value(&to_core(&act)?).map_err(s)?;
-        let record = Approval::decide(&action, &input).map_err(s)?;
-        let presented = match decided {
-            Decided::Signed => sign_approval(record.value(), &service_key()).map_err(s)?,
-            // An envelope as a reviewer's tool posts it, without the action.
-            Decided::Bare | Decided::Rejected => to_core(&json!({
-                "approval_id": approval_id, "decision_id": decision_id, "job_id": t.job_id,
-                "request_id": t.request_id, "action_digest": t.action_digest.to_string(),
-                "decision": if decided == Decided::Rejected { "rejected" } else { "approved" },
-                "approver": "user:bob", "decided_at": input.decided_at,
-                "expires_at": input.expires_at,
-            }))?,
+        // Who decides: user:bob; on behalf of user:carol through her link when delegated;
+        // user:bob and user:dave under the quorum.
+        let link = sign_delegation(
+            &to_core(
+                &json!({"delegation_id": "dlg-bob", "delegator": "user:carol",
+                "delegate": "user:bob", "tenant": "tenant-a", "tools": ["refund_create"],
+                "not_before": 0, "not_after": 9_000_000_000_000_i64}),
+            )?,
+            &service_key(),
+        )
+        .map_err(s)?;
+        let links = [link];
+        let approvers: &[&str] = if decided == Decided::Quorum {
+            &["user:bob", "user:dave"]
+        } else {
+            &["user:bob"]
         };
-        self.l.decide(&presented).map_err(s)?;
+        for (n, approver) in approvers.iter().enumerate() {
+            self.clock.advance(MINUTE);
+            let decision_id = format!("d-{job}-{n}");
+            let delegated = decided == Decided::Delegated;
+            let input = DecisionInput {
+                approval_id: &approval_id,
+                decision_id: &decision_id,
+                decision: if decided == Decided::Rejected {
+                    Decision::Rejected
+                } else {
+                    Decision::Approved
+                },
+                approver,
+                decided_at: self.l.now(),
+                expires_at: self.l.now() + HOUR,
+                proposed_digest: None,
+                role: None,
+                on_behalf_of: delegated.then_some("user:carol"),
+                delegation: delegated.then_some(&links[..]),
+            };
+            let record = Approval::decide(&action, &input).map_err(s)?;
+            let presented = match decided {
+                Decided::Bare | Decided::Rejected => {
+                    // An envelope as a reviewer's tool posts it, without the action.
+                    to_core(&json!({
+                        "approval_id": approval_id, "decision_id": decision_id,
+                        "job_id": t.job_id, "request_id": t.request_id,
+                        "action_digest": t.action_digest.to_string(),
+                        "decision": if decided == Decided::Rejected { "rejected" } else { "approved" },
+                        "approver": approver, "decided_at": input.decided_at,
+                        "expires_at": input.expires_at,
+                    }))?
+                }
+                _ => sign_approval(record.value(), &service_key()).map_err(s)?,
+            };
+            self.l.decide(&presented).map_err(s)?;
+        }
         if decided == Decided::Rejected {
             return Ok(t.id);
         }
         self.clock.advance(MINUTE);
-        let facts = to_core(&facts()?)?;
+        let authorized: Vec<Json> = ["user:bob", "user:carol", "user:dave"]
+            .iter()
+            .map(|a| json!({"approver": a, "authorized": true}))
+            .collect();
+        let revoked = json!([{"delegation": link_digest(&links[0]).to_string(), "revoked": false}]);
+        let facts = json!({
+            "tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": contract,
+            "approver_authorized": authorized,
+            "subject_authorized": {"subject": "user:alice", "authorized": true},
+            "delegations_revoked": revoked,
+        });
+        let facts = to_core(&facts)?;
         let act = to_core(&act)?;
         let out = self
             .l
@@ -351,6 +394,15 @@ fn with(v: &Json, at: &str, to: Json) -> Json {
     v
 }
 
+/// `trust` without its witnesses.
+fn without_witnesses(trust: &Json) -> Json {
+    let mut t = trust.clone();
+    if let Json::Object(o) = &mut t {
+        o.remove("witnesses");
+    }
+    t
+}
+
 fn at(v: &Json, pointer: &str) -> Json {
     v.pointer(pointer).cloned().unwrap_or(Json::Null)
 }
@@ -376,6 +428,8 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
     let bare = f.task("job-3", Decided::Bare, Reported::Succeeded)?;
     let rejected = f.task("job-4", Decided::Rejected, Reported::Succeeded)?;
     let doubt = f.task("job-5", Decided::Signed, Reported::Unknown)?;
+    let delegated = f.task("job-6", Decided::Delegated, Reported::Succeeded)?;
+    let quorum = f.task("job-7", Decided::Quorum, Reported::Succeeded)?;
 
     let b = f.export(&refund, &w)?;
     let trust = trust();
@@ -414,6 +468,22 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
         "y_reconciled_outcome_in_doubt",
         "A task whose executor could not tell the outcome (unknown), reconciled as succeeded.",
         f.export(&doubt, &w)?,
+        trust.clone(),
+        None,
+    );
+
+    out.add(
+        "y_delegated_decision",
+        "A decision by user:bob on behalf of user:carol, through the delegation link she \
+         signed: the timeline names both.",
+        f.export(&delegated, &w)?,
+        trust.clone(),
+        None,
+    );
+    out.add(
+        "y_quorum_two_approvers",
+        "A contract that needs two approvers: two signed approvals, by user:bob and user:dave.",
+        f.export(&quorum, &w)?,
         trust.clone(),
         None,
     );
@@ -718,9 +788,10 @@ fn stamps(out: &mut Out, b: &Json, trust: &Json, tokens: &mut dyn Tokens) -> Res
     out.add(
         "y_timestamped_checkpoint",
         "The checkpoint with an RFC 3161 token over its text from a TSA the trust lists (made \
-         once by testing/tsa/ and kept while the checkpoint's text is unchanged).",
+         once by testing/tsa/ and kept while the checkpoint's text is unchanged); the trust \
+         names no witness, so the token's time is the checkpoint's.",
         stamped(token),
-        roots(root),
+        without_witnesses(&roots(root)),
         None,
     );
     Ok(())
