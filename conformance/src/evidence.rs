@@ -381,14 +381,19 @@ impl Out {
     }
 }
 
-/// `v` with the member at JSON pointer `at` replaced by `to` (or added, in an object).
+/// `v` with the member at JSON pointer `at` replaced by `to`, or added (to an object, or at
+/// the end of an array).
 fn with(v: &Json, at: &str, to: Json) -> Json {
     let mut v = v.clone();
     if let Some(slot) = v.pointer_mut(at) {
         *slot = to;
     } else if let Some((parent, key)) = at.rsplit_once('/') {
-        if let Some(Json::Object(o)) = v.pointer_mut(parent) {
-            o.insert(key.to_owned(), to);
+        match v.pointer_mut(parent) {
+            Some(Json::Object(o)) => {
+                o.insert(key.to_owned(), to);
+            }
+            Some(Json::Array(a)) if key == a.len().to_string() => a.push(to),
+            _ => {}
         }
     }
     v
@@ -532,7 +537,7 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
     removed.remove(2);
     let mut reordered = events.clone();
     reordered.swap(1, 2);
-    let cases: [(&str, &str, Json, Want); 9] = [
+    let cases: [(&str, &str, Json, Want); 12] = [
         (
             "n_inclusion_proof_invalid_event_edited",
             "An event's actor edited: its leaf is not in the checkpoint.",
@@ -578,6 +583,28 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
             "The approved action's amount edited: no longer the action the events fingerprint.",
             with(b, "/actions/0/args/amount_minor", json!(250000)),
             ("evidence_mismatch", "/actions/0"),
+        ),
+        (
+            "n_evidence_other_task_action",
+            "Another task's action in place of this task's.",
+            with(b, "/actions/0", at(other, "/actions/0")),
+            ("evidence_other_task", "/actions/0"),
+        ),
+        (
+            "n_evidence_mismatch_extra_decision",
+            "Another task's decision added after this task's.",
+            with(b, "/decisions/1", at(other, "/decisions/0")),
+            ("evidence_mismatch", "/decisions"),
+        ),
+        (
+            "n_evidence_other_task_extra_event",
+            "Another task's event (with its valid proof) added after this task's.",
+            with(
+                b,
+                &format!("/events/{}", events.len()),
+                at(other, "/events/1"),
+            ),
+            ("evidence_other_task", "/events/4/event/task"),
         ),
         (
             "n_evidence_mismatch_other_task_decision",
