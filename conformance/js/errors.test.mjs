@@ -40,9 +40,7 @@ const LEDGER_CODES = [
  * `ledger_unprotected`.
  */
 const UNREACHABLE = {
-  // RFC 3161 verification is in core only; it reaches the runtimes with the evidence bundle.
-  ...Object.fromEntries(['timestamp_invalid', 'timestamp_untrusted', 'timestamp_mismatch']
-    .map((c) => [c, 'RFC 3161 verification has no binding yet (core only)'])),
+  checkpoint_conflict: 'only a witness raises it (its add-checkpoint rule, in core); no binding is a witness',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
     : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])))
@@ -108,6 +106,10 @@ function sources() {
     for (const [file, v] of vectors(kind)) {
       if (v.expect.error) out.push([v.expect.error, `${kind}/${file}`, quorumOps(v)[0]])
     }
+  }
+  for (const [file, v] of vectors('evidence')) {
+    const e = v.expected.error?.code
+    if (e) out.push([e, `evidence/${file}`, { fn: 'verifyEvidence', args: [v.bundle, v.trust] }])
   }
   const functions = { fingerprint: 'fingerprint', fingerprint_json: 'fingerprintJson', canonicalize: 'canonicalize', canonicalize_json: 'canonicalizeJson', short_fingerprint: 'shortFingerprint' }
   for (const [file, v] of vectors('host')) {

@@ -244,7 +244,7 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
     removed.remove(2);
     let mut reordered = events.clone();
     reordered.swap(1, 2);
-    let cases: [(&str, &str, Json, Want); 12] = [
+    let cases: [(&str, &str, Json, Want); 13] = [
         (
             "n_inclusion_proof_invalid_event_edited",
             "An event's actor edited: its leaf is not in the checkpoint.",
@@ -312,6 +312,12 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
                 at(other, "/events/1"),
             ),
             ("evidence_other_task", "/events/4/event/task"),
+        ),
+        (
+            "n_checkpoint_invalid_no_signatures",
+            "A checkpoint note without its blank line and signatures.",
+            with(b, "/checkpoint/note", json!(note_text(b)?)),
+            ("checkpoint_invalid", "/checkpoint/note"),
         ),
         (
             "n_evidence_mismatch_other_task_decision",
@@ -417,6 +423,14 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
     Ok(())
 }
 
+/// The text of the bundle's checkpoint note, before its signatures.
+fn note_text(b: &Json) -> Result<String, String> {
+    let note = b["checkpoint"]["note"].as_str().ok_or("no note")?;
+    note.split_once("\n\n")
+        .map(|(t, _)| format!("{t}\n"))
+        .ok_or_else(|| "no note text".to_owned())
+}
+
 /// The note with the first byte of its first signature's Ed25519 signature flipped.
 fn alter_signature(note: &Json) -> Result<String, String> {
     let note = note.as_str().ok_or("no note")?;
@@ -513,11 +527,7 @@ fn stamps(out: &mut Out, b: &Json, trust: &Json, tokens: &mut dyn Tokens) -> Res
     }
 
     // The text the token must time-stamp: the note's text, before its signatures.
-    let note = b["checkpoint"]["note"].as_str().ok_or("no note")?;
-    let text = note
-        .split_once("\n\n")
-        .map(|(t, _)| format!("{t}\n"))
-        .ok_or("no note text")?;
+    let text = note_text(b)?;
     let (token, root) = tokens.token("y_timestamped_checkpoint", &text)?;
     out.add(
         "y_timestamped_checkpoint",
