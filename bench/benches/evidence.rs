@@ -77,8 +77,8 @@ fn refund_bundle() -> Bundle {
         on_behalf_of: None,
         delegation: None,
     };
-    let record = Approval::decide(&Action::from_value(&act).expect("action"), &input)
-        .expect("record");
+    let record =
+        Approval::decide(&Action::from_value(&act).expect("action"), &input).expect("record");
     l.decide(&sign_approval(record.value(), &service_key()).expect("sign"))
         .expect("decide");
     let out = l
@@ -109,7 +109,12 @@ fn in_log_of(b: &Bundle, size: u64) -> Bundle {
         tree.push(leaf_hash(format!("filler event {i}").as_bytes()));
     }
     let first = size - ours;
-    for (i, e) in b.events.iter_mut().chain(std::iter::once(&mut b.export)).enumerate() {
+    for (i, e) in b
+        .events
+        .iter_mut()
+        .chain(std::iter::once(&mut b.export))
+        .enumerate()
+    {
         e.index = first + i as u64;
         tree.push(leaf_hash(e.text.as_bytes()));
     }
@@ -171,7 +176,9 @@ fn main() {
         }
     }
     println!();
-    println!("| log size | log2 | bundle bytes | proof hashes | verify µs, median (range) | µs / log2 |");
+    println!(
+        "| log size | log2 | bundle bytes | proof hashes | verify µs, median (range) | µs / log2 |"
+    );
     println!("|---:|---:|---:|---:|---:|---:|");
     for (((n, b), t), parts) in sizes.iter().zip(&bundles).zip(times).zip(&built) {
         let hashes: usize = parts.events.iter().map(|e| e.proof.len()).sum();

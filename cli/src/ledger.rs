@@ -9,7 +9,9 @@ use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
     canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
 };
-use actionseal_ledger::{CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions};
+use actionseal_ledger::{
+    CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, Tsa,
+};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -34,7 +36,8 @@ rejected the task before dispatch, 5 refused by the task's state or its round's 
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
 approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
 chain is broken or does not hold a kept checkpoint,
-64 usage error, 69 the database cannot be reached, 74 I/O or storage error.
+64 usage error, 69 the database or the time-stamping authority (--tsa) cannot be reached,
+74 I/O or storage error.
 Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 
 /// The task ledger: propose, decide, claim once, complete, reconcile, audit.
@@ -49,6 +52,34 @@ pub(crate) struct LedgerArgs {
     /// keep the file readable by the ledger's operator only.
     #[arg(long, value_name = "FILE", env = "ACTIONSEAL_LOG_KEY")]
     log_key: Option<PathBuf>,
+    /// An RFC 3161 time-stamping authority, http://HOST[:PORT][/PATH] (plain HTTP: a token
+    /// authenticates itself). With it, `audit checkpoint` stamps the checkpoint and `decide`
+    /// stamps a proven decision's proof, each token verified against --tsa-root first.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "ACTIONSEAL_TSA",
+        requires = "tsa_root"
+    )]
+    tsa: Option<String>,
+    /// A root certificate (DER) the TSA's tokens must chain to; repeat for more (in the
+    /// environment, separated by commas).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "ACTIONSEAL_TSA_ROOT",
+        value_delimiter = ',',
+        requires = "tsa"
+    )]
+    tsa_root: Vec<PathBuf>,
+    /// The policy (dotted object identifier) the TSA's tokens must name; it is also asked for.
+    #[arg(
+        long,
+        value_name = "OID",
+        env = "ACTIONSEAL_TSA_POLICY",
+        requires = "tsa"
+    )]
+    tsa_policy: Option<String>,
     #[command(subcommand)]
     command: LedgerCommand,
 }
@@ -300,7 +331,7 @@ pub(crate) fn fail(e: Error) -> Failure {
         Code::AuditChainBroken | Code::ConsistencyProofInvalid | Code::InclusionProofInvalid => {
             EXIT_BROKEN
         }
-        Code::LedgerUnavailable => EXIT_UNAVAILABLE,
+        Code::LedgerUnavailable | Code::TimestampUnavailable => EXIT_UNAVAILABLE,
         Code::LedgerStorage | Code::LedgerValueOutOfRange => EXIT_STORAGE,
         _ => return Failure::Input(e),
     };
@@ -333,6 +364,25 @@ fn log_signer(log_key: Option<&Path>) -> Result<Option<SignerKey>, Failure> {
                 .map_err(|e| Failure::InputIn(path.display().to_string(), e))
         })
         .transpose()
+}
+
+/// The time-stamping authority of `--tsa`, with its `--tsa-root` certificates.
+fn tsa(
+    url: Option<&str>,
+    roots: &[PathBuf],
+    policy: Option<String>,
+) -> Result<Option<Tsa>, Failure> {
+    let Some(url) = url else { return Ok(None) };
+    let roots = roots
+        .iter()
+        .map(|path| {
+            std::fs::read(path)
+                .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Tsa::new(url, roots, policy)
+        .map(Some)
+        .map_err(Failure::Input)
 }
 
 /// The verifier keys in a file, one a line.
@@ -372,6 +422,7 @@ fn verify_checkpoint(
 pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
     let db = args.db.as_deref();
     let log_key = args.log_key.as_deref();
+    let tsa = tsa(args.tsa.as_deref(), &args.tsa_root, args.tsa_policy)?;
     match args.command {
         LedgerCommand::Init => {
             let l = open(db)?;
@@ -425,7 +476,10 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             require_proof,
         } => {
             let d = json_file(&decision)?;
-            let mut options = LedgerOptions::default();
+            let mut options = LedgerOptions {
+                tsa,
+                ..LedgerOptions::default()
+            };
             if let Some(keys) = keys {
                 let set = KeySet::from_value(&json_file(&keys)?)
                     .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
@@ -573,6 +627,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 })?;
                 let options = LedgerOptions {
                     checkpoint_signer: Some(signer),
+                    tsa,
                     ..LedgerOptions::default()
                 };
                 let keys = match &witness_key {

@@ -14,6 +14,9 @@ fn run(args: &[&str]) -> Output {
         .args(args)
         .env_remove("ACTIONSEAL_LEDGER")
         .env_remove("ACTIONSEAL_LOG_KEY")
+        .env_remove("ACTIONSEAL_TSA")
+        .env_remove("ACTIONSEAL_TSA_ROOT")
+        .env_remove("ACTIONSEAL_TSA_POLICY")
         .output()
         .expect("spawn actionseal")
 }
@@ -746,4 +749,43 @@ fn a_checkpoint_published_to_a_witness_and_a_file() {
         "https://witness.example",
     ]);
     assert_eq!(https.status.code(), Some(64));
+}
+
+/// `--tsa`: a checkpoint that cannot be time-stamped exits 69 (kept unstamped, as
+/// `audit checkpoint` without a TSA then prints), a TSA URL that is not http:// is bad input,
+/// and a TSA without its roots is a usage error.
+#[test]
+fn a_checkpoint_with_a_time_stamping_authority() {
+    let d = dir("tsa");
+    propose_refund(&d, "a.db", "agent");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/timestamp/root.der");
+    let root = root.to_str().unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = format!("http://127.0.0.1:{port}/");
+    let tsa =
+        |url: &str| ["--tsa", url, "--tsa-root", root, "audit", "checkpoint"].map(str::to_owned);
+    let out = logged(&d, "a.db", &tsa(&down).each_ref().map(String::as_str));
+    assert_eq!(
+        out.status.code(),
+        Some(69),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("timestamp_unavailable"));
+    let kept = logged(&d, "a.db", &["audit", "checkpoint"]);
+    assert_eq!(kept.status.code(), Some(0));
+    assert!(stdout(&kept).starts_with("PeterNeumann\n1\n"));
+    let https = logged(
+        &d,
+        "a.db",
+        &tsa("https://tsa.example/").each_ref().map(String::as_str),
+    );
+    assert_eq!(https.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&https.stderr).contains("invalid_option"));
+    let rootless = logged(&d, "a.db", &["--tsa", &down, "audit", "checkpoint"]);
+    assert_eq!(rootless.status.code(), Some(64));
 }

@@ -41,6 +41,7 @@ const LEDGER_CODES = [
  */
 const UNREACHABLE = {
   checkpoint_conflict: 'only a witness raises it (its add-checkpoint rule, in core); no binding is a witness',
+  timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
     : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])))

@@ -21,6 +21,8 @@
 //! 3. content ([`Code::TimestampMismatch`]): the message imprint is the digest of the
 //!    expected data, and the nonce and policy are the expected ones, when given.
 //!
+//! [`token_of`] takes the bare token out of a TSA's response, for a host to keep.
+//!
 //! Not checked: revocation (the roots are the caller's own, for a TSA it runs or chose), the
 //! keyUsage bits, and an ESSCertID's optional issuerSerial (its certificate hash already
 //! names the exact certificate).
@@ -40,6 +42,7 @@ mod verify;
 
 pub use algorithm::HashAlgorithm;
 pub use request::{request, Request};
+pub use token::token_of;
 pub use verify::{verify_token, Timestamp, TimestampTrust};
 
 use crate::{Code, Error};

@@ -2,7 +2,9 @@
 //! regenerates them): every case of timestamp/verdicts.json, which testing/tsa/crosscheck.sh
 //! checks with openssl and Python as well, so the three implementations agree.
 
-use actionseal_core::timestamp::{request, verify_token, HashAlgorithm, Request, TimestampTrust};
+use actionseal_core::timestamp::{
+    request, token_of, verify_token, HashAlgorithm, Request, TimestampTrust,
+};
 use actionseal_core::{parse, Code, Options, Value};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/timestamp/");
@@ -118,6 +120,20 @@ fn a_valid_token_reports_what_it_says() {
 }
 
 #[test]
+fn the_token_is_what_openssl_takes_out_of_the_reply() {
+    // rsa.tst is `openssl ts -reply -in rsa.tsr -token_out`.
+    assert_eq!(token_of(&read("rsa.tsr")).unwrap(), read("rsa.tst"));
+    assert_eq!(token_of(&read("rsa.tst")).unwrap(), read("rsa.tst"));
+    let err = token_of(&read("rejected.tsr")).unwrap_err();
+    assert_eq!(
+        (err.code(), err.path()),
+        (Code::TimestampInvalid, "/status")
+    );
+    let err = token_of(&read("root.der")).unwrap_err();
+    assert_eq!(err.code(), Code::TimestampInvalid, "{err}");
+}
+
+#[test]
 fn a_rejection_names_the_status_and_failure() {
     let trust = TimestampTrust {
         roots: vec![read("root.der")],
@@ -164,6 +180,7 @@ fn malformed_trust_is_an_invalid_option() {
     };
     let err = verify_token(&read("rsa.tsr"), &data, &trust).unwrap_err();
     assert_eq!((err.code(), err.path()), (Code::InvalidOption, "/roots/1"));
+    assert_eq!(trust.check().unwrap_err(), err);
     let trust = TimestampTrust {
         roots: vec![read("root.der")],
         policy: Some("policy one".into()),
@@ -171,6 +188,7 @@ fn malformed_trust_is_an_invalid_option() {
     };
     let err = verify_token(&read("rsa.tsr"), &data, &trust).unwrap_err();
     assert_eq!((err.code(), err.path()), (Code::InvalidOption, "/policy"));
+    assert_eq!(trust.check().unwrap_err(), err);
     let options = Request {
         nonce: Some(&[0, 0]),
         ..Request::default()

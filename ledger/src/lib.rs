@@ -32,6 +32,7 @@ mod schema;
 mod sqlite;
 mod store;
 mod tree;
+mod tsa;
 mod url;
 
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
@@ -42,6 +43,7 @@ pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
 };
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
+pub use tsa::Tsa;
 pub use url::{Durability, Target};
 
 use actionseal_core::ledger::{
@@ -70,6 +72,9 @@ pub struct Ledger {
     requirement: std::sync::RwLock<ProofRequirement>,
     /// The key that signs checkpoints, from the server's configuration.
     signer: Option<SignerKey>,
+    /// The time-stamping authority of checkpoints and proven decisions, from the server's
+    /// configuration.
+    tsa: Option<tsa::Tsa>,
 }
 
 /// How a ledger is opened besides its URL.
@@ -91,6 +96,11 @@ pub struct LedgerOptions {
     /// The ledger's key for signing the checkpoints of its Merkle log ([`Ledger::checkpoint`]),
     /// from the server's configuration; without one, checkpoints are refused.
     pub checkpoint_signer: Option<SignerKey>,
+    /// The RFC 3161 time-stamping authority, from the server's configuration. With one, every
+    /// checkpoint carries a token over its text ([`Ledger::checkpoint`] fails with the TSA's
+    /// code when it cannot get one), and every proven decision a token over its proof, got as
+    /// it arrives ([`Ledger::decide`]; a decision is recorded without one when the TSA fails).
+    pub tsa: Option<tsa::Tsa>,
 }
 
 impl Default for LedgerOptions {
@@ -99,6 +109,7 @@ impl Default for LedgerOptions {
             clock: Arc::new(SystemClock),
             proof: None,
             checkpoint_signer: None,
+            tsa: None,
         }
     }
 }
@@ -146,6 +157,7 @@ impl Ledger {
             clock,
             proof,
             checkpoint_signer,
+            tsa,
         } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
@@ -163,6 +175,7 @@ impl Ledger {
             keys: proof.map(|p| p.keys().clone()).unwrap_or_default(),
             requirement: Default::default(),
             signer: checkpoint_signer,
+            tsa,
         };
         let policy = match asked {
             // Requiring proof is recorded for every handle on the database.
@@ -359,13 +372,21 @@ impl Ledger {
     /// [`Code::MissingProof`]) and its chain's rules judged at the ledger's clock
     /// ([`Code::DelegationRefused`]); every delegate along the chain is held to the
     /// separation of duties. A claim reads the stored links back without keys.
+    ///
+    /// With a time-stamping authority ([`LedgerOptions::tsa`]), a proven decision gets an
+    /// RFC 3161 token over its proof as it arrives, kept in its decided event (see
+    /// `ops::decide::stamp` for the bytes it covers); when the TSA cannot give one, the
+    /// decision is recorded without it and a warning logged: a reviewer's decision never
+    /// waits on the TSA, and the next stamped checkpoint still bounds its time.
     pub fn decide(&self, decision: &Value<'_>) -> Result<Decided> {
         // Keys are judged at the ledger's clock as the decision arrives, never at the
         // decided_at its signer wrote.
         let arrived = self.clock.now_ms();
         let p = Presented::read(decision, &self.keys, self.requirement(), arrived)?;
+        // Asked before the write, which holds the task's lock: never across a round trip.
+        let token = ops::decide::stamp(self.tsa.as_ref(), &p);
         self.write(|tx, now| {
-            let done = ops::decide::run(tx, now, &p, &self.contracts)?;
+            let done = ops::decide::run(tx, now, &p, token.as_deref(), &self.contracts)?;
             ops::with_quorum(tx, &self.contracts, done)
         })
     }

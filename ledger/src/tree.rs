@@ -16,11 +16,13 @@
 //! - `sequence`: the sequencer;
 //! - `verify`: the database against a checkpoint;
 //! - `sign`: the checkpoint's signed note;
+//! - `stamp`: the checkpoint's RFC 3161 token;
 //! - `witness`: the request a witness cosigns, and its cosignatures kept.
 
 mod sequence;
 mod sign;
 pub(crate) mod sql;
+mod stamp;
 pub(crate) mod stored;
 mod verify;
 mod witness;
@@ -44,6 +46,10 @@ pub struct Checkpoint {
     pub note: String,
     /// When it was made (ms since the epoch, the ledger's clock).
     pub at: i64,
+    /// The RFC 3161 TimeStampToken (DER) over the checkpoint's text (the note's text without
+    /// its signature lines, SHA-256 imprint), verified against the TSA's roots before it was
+    /// kept; `None` without a time-stamping authority ([`crate::LedgerOptions::tsa`]).
+    pub timestamp: Option<Vec<u8>>,
     /// The witnesses' cosignature lines (each with its newline), oldest first.
     pub cosignatures: Vec<String>,
 }
@@ -136,6 +142,13 @@ impl Ledger {
     /// the signed checkpoint of the tree they make (the latest one when there are none),
     /// signed with [`crate::LedgerOptions::checkpoint_signer`]. Writers wait while it runs
     /// (on PostgreSQL it locks the events table against inserts, see `postgres/tree.rs`).
+    ///
+    /// With a time-stamping authority ([`crate::LedgerOptions::tsa`]), the checkpoint
+    /// returned carries its token ([`Checkpoint::timestamp`]), asked once the sequencing has
+    /// committed, so that writers never wait on the TSA. A TSA that cannot be asked
+    /// ([`Code::TimestampUnavailable`]) or answers no valid token (its code) fails the call:
+    /// the checkpoint is then stored and signed without a token, and the next call stamps it
+    /// (or the newer one it makes, whose token bounds every older tree as well).
     pub fn checkpoint(&self) -> Result<Checkpoint> {
         let signer = self.signer.as_ref().ok_or_else(|| {
             Error::new(
@@ -144,10 +157,19 @@ impl Ledger {
                  LedgerOptions::checkpoint_signer (the CLI's --log-key)",
             )
         })?;
-        self.tree(Access::Sequence, |sql| {
+        let checkpoint = self.tree(Access::Sequence, |sql| {
             // Read under the lock: checkpoints are dated in the order they are made.
             sequence::sequence(sql, self.clock.now_ms(), signer)
-        })
+        })?;
+        match &self.tsa {
+            Some(tsa) if checkpoint.timestamp.is_none() => {
+                let token = stamp::token(tsa, &checkpoint)?;
+                self.tree(Access::Write, |sql| {
+                    stamp::keep(sql, checkpoint.size, &token)
+                })
+            }
+            _ => Ok(checkpoint),
+        }
     }
 
     /// Every stored checkpoint, oldest first.

@@ -57,6 +57,7 @@ fn open(db: &Db, clock: &ManualClock) -> Ledger {
             clock: Arc::new(clock.clone()),
             proof: Some(ProofPolicy::new(false, keys)),
             checkpoint_signer: Some(SignerKey::parse(LOG_KEY).unwrap()),
+            ..LedgerOptions::default()
         },
     )
     .unwrap()

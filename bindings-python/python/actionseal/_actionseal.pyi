@@ -129,6 +129,7 @@ ErrorCode = Literal[
     "evidence_mismatch",
     "evidence_incomplete",
     "evidence_other_task",
+    "timestamp_unavailable",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[

@@ -3,7 +3,7 @@
 //! ContentInfo (RFC 5652 §3) of SignedData (§5.1) with eContentType id-ct-TSTInfo.
 
 use der::asn1::{AnyRef, BitStringRef};
-use der::{Decode, Tag, Tagged as _};
+use der::{Decode, Encode, Tag, Tagged as _};
 
 use super::asn1::{ContentInfo, PkiStatusInfo, SignedData, TimeStampResp};
 use super::{invalid, oid};
@@ -16,23 +16,12 @@ pub(super) struct Token<'a> {
 }
 
 pub(super) fn parse(der: &[u8]) -> Result<Token<'_>> {
-    let outer = AnyRef::from_der(der).map_err(|e| not_a_token(&e))?;
-    if outer.tag() != Tag::Sequence {
-        return Err(not_a_token(&"not a SEQUENCE"));
-    }
-    // A ContentInfo starts with its content type (an OID), a TimeStampResp with PKIStatusInfo.
-    let content_info = if outer.value().first() == Some(&0x30) {
-        let resp = TimeStampResp::from_der(der).map_err(|e| not_a_token(&e))?;
-        granted(&resp.status)?;
-        let token = resp.time_stamp_token.ok_or_else(|| {
-            invalid("the TimeStampResp grants a time-stamp but carries no timeStampToken")
-        })?;
-        token
+    let content_info = match granted_token(der)? {
+        Some(token) => token
             .decode_as::<ContentInfo>()
             .map_err(|e| invalid(format!("the timeStampToken is not a CMS ContentInfo: {e}")))
-            .map_err(|e| e.in_key("time_stamp_token"))?
-    } else {
-        ContentInfo::from_der(der).map_err(|e| not_a_token(&e))?
+            .map_err(|e| e.in_key("time_stamp_token"))?,
+        None => ContentInfo::from_der(der).map_err(|e| not_a_token(&e))?,
     };
     if content_info.content_type != oid::SIGNED_DATA {
         return Err(invalid(format!(
@@ -58,6 +47,42 @@ pub(super) fn parse(der: &[u8]) -> Result<Token<'_>> {
         .ok_or_else(|| invalid("the token carries no TSTInfo (eContent)").in_key("econtent"))?;
     Ok(Token { signed, tst_info })
 }
+
+/// The timeStampToken of `der` when it is a TimeStampResp that grants one; `None` when it is
+/// not a response (a bare token, or nothing: left for the caller to read as a ContentInfo).
+fn granted_token(der: &[u8]) -> Result<Option<AnyRef<'_>>> {
+    let outer = AnyRef::from_der(der).map_err(|e| not_a_token(&e))?;
+    if outer.tag() != Tag::Sequence {
+        return Err(not_a_token(&"not a SEQUENCE"));
+    }
+    // A ContentInfo starts with its content type (an OID), a TimeStampResp with PKIStatusInfo.
+    if outer.value().first() != Some(&0x30) {
+        return Ok(None);
+    }
+    let resp = TimeStampResp::from_der(der).map_err(|e| not_a_token(&e))?;
+    granted(&resp.status)?;
+    resp.time_stamp_token.map(Some).ok_or_else(|| {
+        invalid("the TimeStampResp grants a time-stamp but carries no timeStampToken")
+    })
+}
+
+/// The DER TimeStampToken (RFC 3161 §2.4.2: a CMS ContentInfo of SignedData) a TSA's
+/// TimeStampResp carries, without the response's status: the token itself, what a host keeps
+/// (and what `openssl ts -reply -token_out` extracts). A bare token is returned as it is.
+///
+/// Errors: [`crate::Code::TimestampInvalid`] for a response that does not grant a token or
+/// is not DER, and for a token that is not a well-formed one (see [`super::verify_token`],
+/// which a host calls on the result before keeping it).
+pub fn token_of(der: &[u8]) -> Result<Vec<u8>> {
+    parse(der)?;
+    match granted_token(der)? {
+        Some(token) => token
+            .to_der()
+            .map_err(|e| invalid(format!("the timeStampToken does not encode: {e}"))),
+        None => Ok(der.to_vec()),
+    }
+}
+
 fn not_a_token(cause: &dyn std::fmt::Display) -> crate::Error {
     invalid(format!(
         "not a DER TimeStampResp or TimeStampToken (RFC 3161 §2.4.2): {cause}"

@@ -26,6 +26,32 @@ pub struct TimestampTrust {
     pub nonce: Option<Vec<u8>>,
 }
 
+impl TimestampTrust {
+    /// Checks that the trust reads: every certificate DER X.509, the policy a dotted object
+    /// identifier ([`crate::Code::InvalidOption`] at `/roots/<i>`, `/certificates/<i>` or
+    /// `/policy`), so that a host refuses a malformed configuration when it loads it.
+    pub fn check(&self) -> Result<()> {
+        self.read().map(|_| ())
+    }
+
+    /// The roots, the other certificates and the policy, read.
+    fn read(&self) -> Result<(Vec<Cert>, Vec<Cert>, Option<ObjectIdentifier>)> {
+        let roots = certificates(&self.roots).map_err(|e| e.in_key("roots"))?;
+        let extra = certificates(&self.certificates).map_err(|e| e.in_key("certificates"))?;
+        let policy = self
+            .policy
+            .as_deref()
+            .map(|text| {
+                ObjectIdentifier::new(text).map_err(|_| {
+                    Error::invalid_option("the policy must be a dotted object identifier")
+                        .in_key("policy")
+                })
+            })
+            .transpose()?;
+        Ok((roots, extra, policy))
+    }
+}
+
 /// A verified time-stamp (RFC 3161 TSTInfo, §2.4.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timestamp {
@@ -57,18 +83,7 @@ pub struct Timestamp {
 /// of the token; [`crate::Code::InvalidOption`] for a trust whose certificates or policy are
 /// malformed (path `/roots/<i>`, `/certificates/<i>`, `/policy`).
 pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Result<Timestamp> {
-    let roots = certificates(&trust.roots).map_err(|e| e.in_key("roots"))?;
-    let extra = certificates(&trust.certificates).map_err(|e| e.in_key("certificates"))?;
-    let policy = trust
-        .policy
-        .as_deref()
-        .map(|text| {
-            ObjectIdentifier::new(text).map_err(|_| {
-                Error::invalid_option("the policy must be a dotted object identifier")
-                    .in_key("policy")
-            })
-        })
-        .transpose()?;
+    let (roots, extra, policy) = trust.read()?;
 
     let token = token::parse(token_der)?;
     let tst = TstInfo::from_der(token.tst_info)

@@ -15,7 +15,8 @@ use actionseal_core::ledger::{
     next, DecisionEnvelope, Event, EventKind, Op, Presented, ProvenDecision, State,
 };
 use actionseal_core::{
-    Action, Approval, Code, Decision, Error, OwnedValue, QuorumState, Result, Signer, Value, Veto,
+    base64url_encode, Action, Approval, Code, Decision, Error, OwnedValue, QuorumState, Result,
+    Signer, Value, Veto,
 };
 
 /// What a decision under a quorum did to its round.
@@ -28,10 +29,33 @@ enum Round {
     Vetoed(QuorumState),
 }
 
+/// An RFC 3161 token from `tsa` for a proven decision, over the RFC 8785 canonical text of
+/// its proof as the decided event keeps it (`detail.proof`: the signed envelope without its
+/// payload, `{"payloadType", "signatures"}`, or the passkey assertion). That text holds the
+/// signature(s), so the token proves they existed at its genTime; it is the one every
+/// verifier already holds and canonicalises, with no choice among an envelope's signatures.
+/// `None` for a bare decision, without a TSA, or when the TSA gave no verified token (logged:
+/// the decision is recorded without one, see [`crate::Ledger::decide`]).
+pub(crate) fn stamp(tsa: Option<&crate::Tsa>, p: &Presented) -> Option<Vec<u8>> {
+    let (tsa, proven) = (tsa?, p.proven()?);
+    match tsa.stamp(canon(proven.proof()).as_bytes()) {
+        Ok(token) => Some(token),
+        Err(e) => {
+            log::warn!(
+                "a proven decision is recorded without a time-stamp from {}: {}",
+                tsa.url(),
+                e.code()
+            );
+            None
+        }
+    }
+}
+
 pub(crate) fn run(
     tx: &mut dyn Tx,
     now: i64,
     p: &Presented,
+    token: Option<&[u8]>,
     contracts: &Contracts,
 ) -> Result<Done<Decided>> {
     let d = p.envelope();
@@ -248,6 +272,10 @@ pub(crate) fn run(
         entries.push(("signer", proven.signer().to_value()));
         entries.push(("proof", proven.proof().clone()));
         entries.push(("verified_at", n(proven.verified_at())));
+        if let Some(token) = token {
+            // The DER TimeStampToken, base64url like the proof's own bytes.
+            entries.push(("timestamp", s(&base64url_encode(token))));
+        }
     }
     ev.detail = detail_of(&t, entries);
     let met = match &round {

@@ -83,6 +83,7 @@ pub(crate) fn sequence(sql: &mut dyn Sql, now: i64, signer: &SignerKey) -> Resul
         root,
         note,
         at: now,
+        timestamp: None,
         cosignatures: Vec::new(),
     })
 }

@@ -56,6 +56,15 @@ impl Cell {
         }
     }
 
+    /// Bytes or NULL.
+    pub(crate) fn opt_bytes(&self) -> Result<Option<&[u8]>> {
+        match self {
+            Cell::Null => Ok(None),
+            Cell::Bytes(b) => Ok(Some(b)),
+            other => Err(storage("Merkle log", format!("{other:?} is not bytes"))),
+        }
+    }
+
     /// Text or NULL.
     pub(crate) fn opt_text(&self) -> Result<Option<&str>> {
         match self {

@@ -56,10 +56,10 @@ pub(crate) fn tip(sql: &mut dyn Sql) -> Result<(u64, i64)> {
     }
 }
 
-const CHECKPOINT_COLUMNS: &str = "size, root, note, at";
+const CHECKPOINT_COLUMNS: &str = "size, root, note, at, timestamp";
 
 fn checkpoint_from(sql: &mut dyn Sql, row: &[Cell]) -> Result<Checkpoint> {
-    let [size, root, note, at] = row else {
+    let [size, root, note, at, timestamp] = row else {
         return Err(storage("Merkle log", "a checkpoint row"));
     };
     let size = size.count()?;
@@ -77,6 +77,7 @@ fn checkpoint_from(sql: &mut dyn Sql, row: &[Cell]) -> Result<Checkpoint> {
         root: root.hash()?,
         note: note.text()?.to_owned(),
         at: at.int()?,
+        timestamp: timestamp.opt_bytes()?.map(<[u8]>::to_vec),
         cosignatures,
     })
 }

@@ -326,6 +326,14 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
             (record, None)
         };
         holds(&record, e).map_err(at)?;
+        if !record.is_sealed() {
+            // A signed record is sealed by its verifier; a bare one must be too, or its
+            // action could be another than the one its digest (held to the event) names.
+            return Err(at(mismatch(
+                "the record's action is not the one its action_digest fingerprints",
+            )
+            .in_key("action")));
+        }
         proofs.push(proof);
     }
     Ok(proofs)

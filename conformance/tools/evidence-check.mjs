@@ -1,0 +1,692 @@
+#!/usr/bin/env node
+// An independent check of evidence bundles (issue 26): written from the bundle's documented
+// format (core/src/model/evidence/bundle.rs, trust.rs, timeline.rs), the C2SP signed-note,
+// tlog-checkpoint and tlog-cosignature specifications, RFC 9162 §2.1 and RFC 8785, in
+// node:crypto and npm `canonicalize`, sharing no code with the Rust core. DSSE envelopes of
+// decisions are verified by model-proof.mjs (written from DSSE, apart from core).
+//
+// `verifyEvidence(bundle, trust)` answers `{ok: true, timeline}` or `{ok: false, code, path}`,
+// the first failure in core's order (verify.rs): trust, bundle shape, checkpoint (note,
+// witnesses' cosignatures and quorum, the ledger's signature by a key valid at the time the
+// ledger does not choose, earlier witnessed checkpoints and their consistency proofs), each
+// event's task, log order and inclusion proof, the export's completeness, the documents
+// (contract and actions fingerprinted by the events, reasons), each decision's record and proof.
+//
+// NOT re-derived (each result lists what it skipped in `notRederived`):
+// - RFC 3161 tokens (checked by openssl and Python elsewhere): a bundle with a token has a time
+//   this tool cannot read; the caller may pass it (`tokenTime`), else a verdict that depends
+//   on it is `undecided`.
+// - Passkey assertions of decisions: the record is read and compared with its event, the
+//   assertion itself is not verified; a failure at `/decisions/<k>/passkey...` is not judged.
+// - Delegation links' proofs (a decision through a delegation): their digests are compared
+//   with the event's, their signatures are not verified.
+// - The ledger's state machine (core's Replay, `audit_chain_broken`): the timeline copies each
+//   step's kind, actor, state and outcome from its event; whether one event may follow another
+//   is not judged.
+// - The rules of a contract, an action and an approval record beyond what is compared here
+//   (the contract, action and approval vectors check them): the contract is read as an object
+//   with a tool and an argument schema and fingerprinted; an action for its eight members; a
+//   record for the members its event names.
+//
+// Where this tool is stricter than core (a finding reported to the lead, see
+// evidence-selftest.mjs's `n_bare_record_action_not_sealed`): a bare decision's record must be
+// sealed (its action_digest the fingerprint of its action), as a proven one must, else
+// `evidence_mismatch` at `/decisions/<k>/action`; core compares only its action_digest with the
+// event's, so the action it carries could be another.
+//
+//   node conformance/tools/evidence-check.mjs [DIR]     (default conformance/vectors/evidence)
+//
+// Each vector is `<y_|n_>name.json`: {"bundle", "trust", "expected": {timeline} | {"code",
+// "path"}}. Exits 1 on any disagreement, or when the directory holds no vector.
+
+import { createHash, createPublicKey, verify } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { APPROVAL_TYPE, ProofError, readKeySet, verifyEnvelope } from './model-proof.mjs'
+
+const canonicalize = createRequire(import.meta.url)('canonicalize')
+
+// ---------------------------------------------------------------------------- failures
+class Refused extends Error {
+  constructor(code, path = '') {
+    super(`${code} at ${path}`)
+    this.code = code
+    this.path = path
+  }
+}
+/** A verdict that depends on something this tool does not re-derive. */
+class Undecided extends Error {}
+const refuse = (code, path = '') => {
+  throw new Refused(code, path)
+}
+const esc = (k) => String(k).replaceAll('~', '~0').replaceAll('/', '~1')
+const ptr = (...keys) => keys.map((k) => `/${esc(k)}`).join('')
+/** Runs f, a failure's path put under `prefix` (a pointer). */
+function under(prefix, f) {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof Refused || e instanceof ProofError) refuse(e.code, prefix + e.path)
+    throw e
+  }
+}
+
+// ---------------------------------------------------------------------------- bytes
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest()
+const digestOf = (text) => 'sha256:' + sha256(Buffer.from(text, 'utf8')).toString('hex')
+const fingerprint = (value) => digestOf(canonicalize(value))
+/** Standard base64 with padding, in its one canonical spelling (RFC 4648 §4). */
+function unb64(s, code, path = '') {
+  if (typeof s !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) refuse(code, path)
+  const bytes = Buffer.from(s, 'base64')
+  if (bytes.toString('base64') !== s) refuse(code, path)
+  return bytes
+}
+const edKey = (raw) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' })
+const edVerify = (key, message, sig) => sig.length === 64 && verify(null, message, key, sig)
+
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v)
+const has = (o, k) => Object.hasOwn(o, k)
+const isInt = (v, min) => Number.isSafeInteger(v) && v >= min
+/** An object of `allowed` members: unknown ones refused at their key. */
+function members(v, code, allowed) {
+  if (!isObject(v)) refuse(code)
+  for (const k of Object.keys(v)) if (!allowed.includes(k)) refuse(code, ptr(k))
+  const required = (k) => (has(v, k) ? v[k] : refuse(code, ptr(k)))
+  return {
+    required,
+    int: (k, min) => (isInt(required(k), min) ? v[k] : refuse(code, ptr(k))),
+    string: (k) => (typeof required(k) === 'string' ? v[k] : refuse(code, ptr(k))),
+    list: (k) => (Array.isArray(required(k)) ? v[k] : refuse(code, ptr(k))),
+  }
+}
+
+// ---------------------------------------------------------------------------- C2SP signed note
+const ED25519 = 0x01
+const COSIGNATURE = 0x04
+const keyId = (name, type, key) => sha256(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([type]), key])).readUInt32BE(0)
+const badName = (name) => name === '' || /[\s+]/u.test(name)
+
+/** A verifier key string `<name>+<8 hex>+<base64(type || key)>` (C2SP signed-note). */
+function verifierKey(text, code) {
+  if (typeof text !== 'string') refuse(code)
+  const [name, id, material] = [text.split('+')[0], text.split('+')[1], text.split('+').slice(2).join('+')]
+  if (id === undefined || badName(name) || !/^[0-9a-f]{8}$/.test(id)) refuse(code)
+  const raw = unb64(material, code)
+  if (raw.length !== 33 || ![ED25519, COSIGNATURE].includes(raw[0])) refuse(code)
+  const key = raw.subarray(1)
+  if (keyId(name, raw[0], key) !== parseInt(id, 16)) refuse(code)
+  return { name, id: parseInt(id, 16), type: raw[0], key: edKey(key), text }
+}
+
+/** A signed note: its text (with its final newline) and signature lines. */
+function parseNote(note) {
+  const invalid = () => refuse('checkpoint_invalid')
+  if (typeof note !== 'string' || /[\u0000-\u0009\u000b-\u001f]/.test(note)) invalid()
+  const split = note.lastIndexOf('\n\n')
+  if (split < 0) invalid()
+  const text = note.slice(0, split + 1)
+  const rest = note.slice(split + 2)
+  if (!rest.endsWith('\n')) invalid()
+  const signatures = rest.slice(0, -1).split('\n').map((line) => {
+    if (!line.startsWith('\u2014 ')) invalid()
+    const body = line.slice(2)
+    const space = body.indexOf(' ')
+    if (space < 0) invalid()
+    const name = body.slice(0, space)
+    if (badName(name)) invalid()
+    const bytes = unb64(body.slice(space + 1), 'checkpoint_invalid')
+    if (bytes.length < 5) invalid()
+    return { name, id: bytes.readUInt32BE(0), sig: bytes.subarray(4) }
+  })
+  if (signatures.length > 100) invalid()
+  return { text, signatures }
+}
+
+/** Whether `sig` (after the key ID) is `key`'s over `text`; a cosignature's time (seconds). */
+function checkSignature(key, text, sig) {
+  if (key.type === ED25519) return edVerify(key.key, Buffer.from(text, 'utf8'), sig) ? { ok: true, time: null } : { ok: false }
+  // C2SP tlog-cosignature: 8-byte big-endian timestamp || Ed25519 over the signed message.
+  if (sig.length !== 72) return { ok: false }
+  const time = sig.readBigUInt64BE(0)
+  const message = Buffer.from(`cosignature/v1\ntime ${time}\n${text}`, 'utf8')
+  return edVerify(key.key, message, sig.subarray(8)) ? { ok: true, time } : { ok: false }
+}
+
+/** The signatures by `keys` (matched by name and ID) that verify; one that does not is refused. */
+function verifiedBy(note, keys) {
+  const out = []
+  note.signatures.forEach((s, i) => {
+    const known = keys.filter((k) => k.name === s.name && k.id === s.id)
+    if (known.length === 0) return
+    for (const key of known) {
+      const r = checkSignature(key, note.text, s.sig)
+      if (r.ok) return void out.push({ key, time: r.time })
+    }
+    refuse('checkpoint_untrusted', ptr('signatures', i))
+  })
+  if (out.length === 0) refuse('checkpoint_untrusted')
+  return out
+}
+
+/** C2SP tlog-checkpoint: origin, decimal size, base64 root, extension lines. */
+function parseCheckpoint(text) {
+  const invalid = () => refuse('checkpoint_invalid')
+  const lines = text.slice(0, -1).split('\n')
+  if (lines.some((l) => l === '') || lines.length < 3) invalid()
+  const [origin, size, root] = lines
+  if (!/^(0|[1-9][0-9]{0,18})$/.test(size) || BigInt(size) > BigInt(Number.MAX_SAFE_INTEGER)) invalid()
+  const hash = unb64(root, 'checkpoint_invalid')
+  if (hash.length !== 32) invalid()
+  return { origin, size: Number(size), root: hash }
+}
+
+// ---------------------------------------------------------------------------- RFC 9162 §2.1
+const leafHash = (text) => sha256(Buffer.concat([Buffer.from([0]), Buffer.from(text, 'utf8')]))
+const nodeHash = (l, r) => sha256(Buffer.concat([Buffer.from([1]), l, r]))
+
+/** RFC 9162 §2.1.3.2. */
+function verifyInclusion(leaf, index, size, proof, root) {
+  const bad = () => refuse('inclusion_proof_invalid')
+  if (index >= size) bad()
+  let fn = BigInt(index)
+  let sn = BigInt(size - 1)
+  let r = leaf
+  for (const p of proof) {
+    if (sn === 0n) bad()
+    if (fn % 2n === 1n || fn === sn) {
+      r = nodeHash(p, r)
+      while (fn % 2n === 0n && fn !== 0n) {
+        fn >>= 1n
+        sn >>= 1n
+      }
+    } else {
+      r = nodeHash(r, p)
+    }
+    fn >>= 1n
+    sn >>= 1n
+  }
+  if (sn !== 0n || !r.equals(root)) bad()
+}
+
+/** RFC 9162 §2.1.4.2 (an empty old tree precedes every tree). */
+function verifyConsistency(first, second, proof, firstRoot, secondRoot) {
+  const bad = () => refuse('consistency_proof_invalid')
+  if (first > second) bad()
+  if (first === 0) return void (proof.length === 0 || bad())
+  if (first === second) return void (proof.length === 0 && firstRoot.equals(secondRoot) ? 0 : bad())
+  if (proof.length === 0) bad()
+  let path = [...proof]
+  if (Number.isInteger(Math.log2(first))) path = [firstRoot, ...path]
+  let fn = BigInt(first - 1)
+  let sn = BigInt(second - 1)
+  while (fn % 2n === 1n) {
+    fn >>= 1n
+    sn >>= 1n
+  }
+  let fr = path[0]
+  let sr = path[0]
+  for (const c of path.slice(1)) {
+    if (sn === 0n) bad()
+    if (fn % 2n === 1n || fn === sn) {
+      fr = nodeHash(c, fr)
+      sr = nodeHash(c, sr)
+      while (fn % 2n === 0n && fn !== 0n) {
+        fn >>= 1n
+        sn >>= 1n
+      }
+    } else {
+      sr = nodeHash(sr, c)
+    }
+    fn >>= 1n
+    sn >>= 1n
+  }
+  if (sn !== 0n || !fr.equals(firstRoot) || !sr.equals(secondRoot)) bad()
+}
+
+// ---------------------------------------------------------------------------- trust
+function readTrust(v) {
+  const code = 'invalid_evidence_trust'
+  const f = members(v, code, ['ledger_keys', 'witnesses', 'tsa_roots', 'approval_keys'])
+  const ledgerKeys = f.list('ledger_keys').map((k, i) => under(ptr('ledger_keys', i), () => {
+    const g = members(k, code, ['key', 'valid_from', 'valid_until'])
+    const key = under('/key', () => verifierKey(g.required('key'), code))
+    if (key.type !== ED25519) refuse(code, '/key')
+    const from = has(k, 'valid_from') ? g.int('valid_from', 0) : null
+    const until = has(k, 'valid_until') ? g.int('valid_until', 0) : null
+    if (from !== null && until !== null && until <= from) refuse(code, '/valid_until')
+    return { key, from, until }
+  }))
+  if (ledgerKeys.length === 0) refuse(code, '/ledger_keys')
+  let witnesses = []
+  let quorum = 0
+  if (has(v, 'witnesses')) {
+    under('/witnesses', () => {
+      const g = members(v.witnesses, code, ['keys', 'quorum'])
+      witnesses = g.list('keys').map((k, i) => {
+        const key = under(ptr('keys', i), () => verifierKey(k, code))
+        if (key.type !== COSIGNATURE) refuse(code, ptr('keys', i))
+        return key
+      })
+      quorum = g.int('quorum', 1)
+      if (quorum > witnesses.length) refuse(code, '/quorum')
+    })
+  }
+  if (has(v, 'tsa_roots')) {
+    if (!Array.isArray(v.tsa_roots)) refuse(code, '/tsa_roots')
+    v.tsa_roots.forEach((r, i) => unb64(r, code, ptr('tsa_roots', i)))
+  }
+  // The key set's own rules are core's (checked by the proof vectors); only its keys are used.
+  const approvalKeys = has(v, 'approval_keys') ? under('/approval_keys', () => readKeySet(v.approval_keys)) : null
+  return { ledgerKeys, witnesses, quorum, approvalKeys }
+}
+
+// ---------------------------------------------------------------------------- bundle
+const EVENT_FIELDS = ['chain', 'seq', 'at', 'tenant', 'task', 'kind', 'actor', 'action_digest', 'approved_digest', 'decision_id',
+  'fence', 'outcome', 'reasons', 'drift', 'state', 'detail', 'prev']
+const KINDS = ['proposed', 'propose_duplicate', 'propose_refused', 'decided', 'decision_duplicate', 'decision_refused', 'claimed',
+  'claim_refused', 'tool_args_drift', 'sent_to_reapproval', 'rejected_pre_dispatch', 'completed', 'complete_refused', 'lease_expired',
+  'reconciled', 'reconcile_refused', 'revoked', 'amended', 'amend_duplicate', 'amend_refused', 'proof_policy_changed',
+  'append_only_restored', 'quorum_met', 'evidence_exported']
+const isDigest = (v) => typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v)
+
+const STATES = ['awaiting_approval', 'approved', 'claimed', 'succeeded', 'failed', 'unknown', 'awaiting_reapproval', 'rejected',
+  'rejected_pre_dispatch']
+
+/** An audit event (event.rs), its shape only, its members in core's order; its leaf is its RFC 8785 text. */
+function readEvent(e) {
+  const code = 'invalid_evidence'
+  const f = members(e, code, EVENT_FIELDS)
+  const nullable = (k, ok) => (f.required(k) === null || ok(e[k]) ? e[k] : refuse(code, ptr(k)))
+  const strings = (k) => (Array.isArray(f.required(k)) && e[k].every((s) => typeof s === 'string') ? e[k] : refuse(code, ptr(k)))
+  const text = (s) => typeof s === 'string'
+  f.string('kind')
+  nullable('state', (s) => STATES.includes(s))
+  if (!isObject(f.required('detail'))) refuse(code, '/detail')
+  if (f.int('chain', 0) >= 256) refuse(code, '/chain')
+  f.int('seq', 1)
+  f.int('at', 0)
+  f.string('tenant')
+  nullable('task', text)
+  if (!KINDS.includes(e.kind)) refuse(code, '/kind')
+  f.string('actor')
+  for (const k of ['action_digest', 'approved_digest']) nullable(k, isDigest)
+  nullable('decision_id', text)
+  nullable('fence', (n) => isInt(n, 0))
+  nullable('outcome', text)
+  strings('reasons')
+  strings('drift')
+  nullable('prev', isDigest)
+  return { event: e, text: canonicalize(e) }
+}
+
+function readEntry(v) {
+  const code = 'invalid_evidence'
+  const f = members(v, code, ['index', 'event', 'proof'])
+  const index = f.int('index', 0)
+  const given = f.required('event')
+  const { event, text } = under('/event', () => readEvent(given))
+  const proof = f.list('proof')
+  if (proof.length > 64) refuse(code, '/proof')
+  return { index, event, text, proof: proof.map((h, i) => hash(h, ptr('proof', i))) }
+}
+function hash(h, path) {
+  const bytes = unb64(h, 'invalid_evidence', path)
+  return bytes.length === 32 ? bytes : refuse('invalid_evidence', path)
+}
+
+function readBundle(v) {
+  const code = 'invalid_evidence'
+  const f = members(v, code, ['version', 'task', 'contract', 'actions', 'reasons', 'decisions', 'events', 'export', 'checkpoint',
+    'witnessed', 'keys'])
+  if (f.int('version', 1) !== 1) refuse(code, '/version')
+  const reasons = f.list('reasons').map((r, i) => (typeof r === 'string' ? r : refuse(code, ptr('reasons', i))))
+  const events = f.list('events')
+  if (events.length > 10_000) refuse(code, '/events')
+  const entries = events.map((e, i) => under(ptr('events', i), () => readEntry(e)))
+  const witnessed = f.list('witnessed').map((w, i) => under(ptr('witnessed', i), () => {
+    const g = members(w, code, ['note', 'consistency'])
+    const note = g.string('note')
+    const c = g.list('consistency')
+    if (c.length > 64) refuse(code, '/consistency')
+    return { note, consistency: c.map((h, j) => hash(h, ptr('consistency', j))) }
+  }))
+  const task = f.string('task')
+  const contract = f.required('contract')
+  const actions = f.list('actions')
+  const decisions = f.list('decisions')
+  const entry = f.required('export')
+  const exported = under('/export', () => readEntry(entry))
+  const anchored = f.required('checkpoint')
+  const checkpoint = under('/checkpoint', () => {
+    const g = members(anchored, code, ['note', 'timestamp'])
+    const token = g.required('timestamp')
+    if (token !== null) unb64(token, code, '/timestamp')
+    return { note: g.string('note'), timestamp: token }
+  })
+  f.required('keys')
+  return { task, contract, actions, reasons, decisions, events: entries, exported, checkpoint, witnessed }
+}
+
+// ---------------------------------------------------------------------------- the checkpoint
+/** A note signed by a trusted ledger key valid at the independent time; anchor.rs's rule. */
+function signedCheckpoint(noteText, token, trust, ctx) {
+  const note = under('/note', () => parseNote(noteText))
+  const checkpoint = under('/note', () => parseCheckpoint(note.text))
+  let time = null
+  let tokenUnknown = false
+  if (token !== null) {
+    ctx.notRederived.push('rfc3161 token at /checkpoint/timestamp')
+    if (Number.isSafeInteger(ctx.tokenTime)) time = { at: ctx.tokenTime, source: 'rfc3161' }
+    else tokenUnknown = true
+  }
+  const witnesses = []
+  if (trust.witnesses.length > 0) {
+    const cosigned = under('/note', () => verifiedBy(note, trust.witnesses))
+    for (const c of cosigned) {
+      if (!witnesses.includes(c.key.name)) witnesses.push(c.key.name)
+      const ms = c.time * 1000n
+      if (ms <= BigInt(Number.MAX_SAFE_INTEGER) && (time === null || Number(ms) < time.at)) time = { at: Number(ms), source: 'witness' }
+    }
+    if (witnesses.length < trust.quorum) refuse('checkpoint_untrusted', '/note')
+  }
+  const by = under('/note', () => verifiedBy(note, trust.ledgerKeys.map((k) => k.key)))
+  const judged = (at) => by.filter((v) => v.key.name === checkpoint.origin).some((v) =>
+    trust.ledgerKeys.filter((k) => k.key === v.key || k.key.text === v.key.text).some((k) =>
+      at === null ? k.from === null && k.until === null : (k.from === null || k.from <= at) && (k.until === null || at < k.until)))
+  if (tokenUnknown) {
+    // The true time is the token's or an earlier witness's: decided only if both agree.
+    const witnessAt = time && time.source === 'witness' ? time.at : null
+    const anyWindow = trust.ledgerKeys.some((k) => k.from !== null || k.until !== null)
+    if (anyWindow) throw new Undecided('the ledger key is judged at an RFC 3161 token\'s time')
+    if (!judged(witnessAt)) refuse('checkpoint_untrusted', '/note')
+    throw new Undecided('the checkpoint\'s time is an RFC 3161 token\'s')
+  }
+  if (!judged(time === null ? null : time.at)) refuse('checkpoint_untrusted', '/note')
+  return { checkpoint, time, witnesses }
+}
+
+function anchor(b, trust, ctx) {
+  const s = under('/checkpoint', () => signedCheckpoint(b.checkpoint.note, b.checkpoint.timestamp, trust, ctx))
+  const cp = s.checkpoint
+  b.witnessed.forEach((w, i) => under(ptr('witnessed', i), () => {
+    const old = signedCheckpoint(w.note, null, trust, ctx).checkpoint
+    if (old.origin !== cp.origin) refuse('consistency_proof_invalid', '/note')
+    under('/consistency', () => verifyConsistency(old.size, cp.size, w.consistency, old.root, cp.root))
+  }))
+  return s
+}
+
+// ---------------------------------------------------------------------------- events
+function included(b, cp) {
+  let last = null
+  b.events.forEach((entry, i) => {
+    if (entry.event.task !== b.task) refuse('evidence_other_task', ptr('events', i, 'event', 'task'))
+    if (last !== null && entry.index <= last) refuse('evidence_incomplete', ptr('events', i, 'index'))
+    last = entry.index
+    under(ptr('events', i, 'proof'), () => verifyInclusion(leafHash(entry.text), entry.index, cp.size, entry.proof, cp.root))
+  })
+  const x = b.exported
+  under('/export/proof', () => verifyInclusion(leafHash(x.text), x.index, cp.size, x.proof, cp.root))
+  if (last !== null && x.index <= last) refuse('evidence_incomplete', '/export/index')
+}
+
+function complete(b) {
+  const e = b.exported.event
+  if (e.kind !== 'evidence_exported') refuse('invalid_evidence', '/export/event/kind')
+  if (e.task !== b.task) refuse('evidence_other_task', '/export/event/task')
+  const listed = e.detail.events
+  if (!Array.isArray(listed)) refuse('invalid_evidence', '/export/event/detail/events')
+  b.events.forEach((entry, i) => {
+    if (listed[i] !== digestOf(entry.text)) refuse('evidence_incomplete', ptr('events', i))
+  })
+  if (listed.length !== b.events.length) refuse('evidence_incomplete', '/events')
+}
+
+// ---------------------------------------------------------------------------- documents
+const ACTION_FIELDS = ['args', 'contract', 'job_id', 'policy_version', 'request_id', 'subject', 'tenant', 'tool']
+function readAction(a) {
+  const f = members(a, 'invalid_evidence', ACTION_FIELDS)
+  for (const k of ACTION_FIELDS.filter((k) => k !== 'args')) f.string(k)
+  if (!isDigest(a.contract)) refuse('invalid_evidence', '/contract')
+  if (!isObject(a.args)) refuse('invalid_evidence', '/args')
+  return a
+}
+const taskId = (tenant, job, request) =>
+  'task_' + sha256(Buffer.from(canonicalize(['actionseal/task/v1', tenant, job, request]), 'utf8')).toString('hex').slice(0, 32)
+
+function documents(b) {
+  const c = b.contract
+  // The contract's members as far as its fingerprint needs; its rules are core's (see header).
+  under('/contract', () => {
+    const f = members(c, 'invalid_evidence', ['tool', 'version', 'effect', 'args', 'approval', 'cost_minor', 'max_approval_ms'])
+    f.string('tool')
+    f.string('version')
+    f.string('effect')
+    if (!isObject(f.required('args'))) refuse('invalid_evidence', '/args')
+    f.required('approval')
+  })
+  const contract = fingerprint(c)
+  const actions = b.actions.map((a, i) => under(ptr('actions', i), () => {
+    readAction(a)
+    if (taskId(a.tenant, a.job_id, a.request_id) !== b.task) refuse('evidence_other_task')
+    if (a.contract !== contract) refuse('evidence_mismatch', '/contract')
+    return { action: a, digest: fingerprint(a) }
+  }))
+  const named = b.events.filter((e) => ['proposed', 'amended'].includes(e.event.kind))
+  if (named.length !== actions.length) refuse('evidence_mismatch', '/actions')
+  named.forEach((e, k) => {
+    if (e.event.action_digest !== actions[k].digest) refuse('evidence_mismatch', ptr('actions', k))
+  })
+  const amended = b.events.filter((e) => e.event.kind === 'amended')
+  if (amended.length !== b.reasons.length) refuse('evidence_mismatch', '/reasons')
+  amended.forEach((e, k) => {
+    if (e.event.detail.reason_digest !== digestOf(canonicalize(b.reasons[k]))) refuse('evidence_mismatch', ptr('reasons', k))
+  })
+  if (actions.length === 0) refuse('evidence_mismatch', '/actions')
+  return { contract, proposal: actions[0].action }
+}
+
+// ---------------------------------------------------------------------------- decisions
+/** An approval record's shape, as far as comparing it with its event needs. */
+function readRecord(r, code) {
+  const f = members(r, code, ['action', 'action_digest', 'approval_id', 'approver', 'decided_at', 'decision', 'decision_id', 'expires_at',
+    'proposed_digest', 'role', 'on_behalf_of', 'delegation'])
+  for (const k of ['approval_id', 'decision_id', 'approver']) f.string(k)
+  if (!['approved', 'rejected'].includes(f.string('decision'))) refuse(code, '/decision')
+  const decided = f.int('decided_at', 0)
+  if (f.int('expires_at', 0) <= decided) refuse(code, '/expires_at')
+  if (!isDigest(f.required('action_digest'))) refuse(code, '/action_digest')
+  if (has(r, 'proposed_digest') && !isDigest(r.proposed_digest)) refuse(code, '/proposed_digest')
+  under('/action', () => readAction(f.required('action')))
+  return r
+}
+/** A delegation link's document (chain.rs's rule): a payload, a record without `passkey`. */
+function linkDigest(link) {
+  if (isObject(link) && has(link, 'payloadType')) {
+    try {
+      return fingerprint(JSON.parse(Buffer.from(link.payload, 'base64url').toString('utf8')))
+    } catch {
+      return fingerprint(link)
+    }
+  }
+  if (isObject(link) && has(link, 'passkey')) {
+    const { passkey, ...doc } = link
+    return fingerprint(doc)
+  }
+  return fingerprint(link)
+}
+
+function holds(r, e) {
+  const d = e.detail
+  const text = (k) => (typeof d[k] === 'string' ? d[k] : null)
+  const int = (k) => (Number.isSafeInteger(d[k]) ? d[k] : null)
+  const rec = (k) => (typeof r[k] === 'string' ? r[k] : null)
+  const links = (r.delegation ?? []).map(linkDigest)
+  const named = Array.isArray(d.delegations) ? d.delegations.filter((x) => typeof x === 'string') : []
+  const checks = [
+    ['approval_id', rec('approval_id') === text('approval_id')],
+    ['decision_id', rec('decision_id') === e.decision_id],
+    ['decision', r.decision === text('decision')],
+    ['approver', rec('approver') === text('approver')],
+    ['decided_at', r.decided_at === int('decided_at')],
+    ['expires_at', r.expires_at === int('expires_at')],
+    ['action_digest', e.action_digest !== null && e.action_digest === r.action_digest],
+    ['proposed_digest', rec('proposed_digest') === text('proposed_digest')],
+    ['on_behalf_of', rec('on_behalf_of') === text('on_behalf_of')],
+    ['delegation', canonicalize(links) === canonicalize(named)],
+  ]
+  const failed = checks.find(([, ok]) => !ok)
+  if (failed) refuse('evidence_mismatch', ptr(failed[0]))
+}
+
+function decisions(b, trust, ctx) {
+  const decided = b.events.filter((e) => e.event.kind === 'decided')
+  if (decided.length !== b.decisions.length) refuse('evidence_mismatch', '/decisions')
+  return decided.map((entry, k) => under(ptr('decisions', k), () => {
+    const e = entry.event
+    const given = b.decisions[k]
+    const envelope = isObject(given) && has(given, 'payloadType')
+    const passkey = isObject(given) && has(given, 'passkey')
+    const proven = has(e.detail, 'proof')
+    if (proven !== (envelope || passkey)) refuse('evidence_mismatch')
+    let record = given
+    let proof = null
+    if (proven) {
+      const at = e.detail.verified_at
+      if (!Number.isSafeInteger(at)) refuse('evidence_mismatch')
+      if (envelope) {
+        const sealed = (doc) => {
+          readRecord(doc, 'invalid_approval')
+          if (fingerprint(doc.action) !== doc.action_digest) refuse('invalid_approval', '/action_digest')
+        }
+        const v = verifyEnvelope(given, APPROVAL_TYPE, trust.approvalKeys, at, (doc) => doc.approver, sealed)
+        const { payload, ...detached } = given
+        if (canonicalize(e.detail.proof) !== canonicalize(detached)) refuse('evidence_mismatch')
+        record = v.document
+        proof = { signer: v.signer, at }
+      } else {
+        ctx.notRederived.push(`passkey assertion at ${ptr('decisions', k)}`)
+        const { passkey: assertion, ...doc } = given
+        if (canonicalize(e.detail.proof) !== canonicalize(assertion)) refuse('evidence_mismatch')
+        record = readRecord(doc, 'invalid_approval')
+        const entryKey = trust.approvalKeys?.passkeys.get(assertion?.credential_id)
+        if (!entryKey) throw new Undecided('a passkey of no trusted credential')
+        proof = { signer: { algorithm: entryKey.alg, credential_id: assertion.credential_id, kind: 'passkey' }, at }
+      }
+    } else {
+      readRecord(given, 'invalid_evidence')
+    }
+    if (Array.isArray(record.delegation) && record.delegation.some((l) => isObject(l) && (has(l, 'payloadType') || has(l, 'passkey')))) {
+      ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')}`)
+    }
+    holds(record, e)
+    // A bare record held to its own action as a proven one is (core does not: see the header).
+    if (!proven && fingerprint(record.action) !== record.action_digest) refuse('evidence_mismatch', '/action')
+    return proof
+  }))
+}
+
+// ---------------------------------------------------------------------------- the timeline
+function timeline(b, contract, proposal, proofs, s) {
+  const byDecision = [...proofs]
+  const steps = b.events.map(({ index, event: e }) => {
+    const proof = e.kind === 'decided' ? byDecision.shift() : null
+    return {
+      index, at: e.at, kind: e.kind, actor: e.actor, state: e.state, outcome: e.outcome, action_digest: e.action_digest,
+      signer: proof ? proof.signer : null, verified_at: proof ? proof.at : null,
+      on_behalf_of: typeof e.detail.on_behalf_of === 'string' ? e.detail.on_behalf_of : null,
+      drift: e.drift, fence: e.fence,
+    }
+  })
+  const last = b.events.at(-1)
+  return {
+    task: b.task, tenant: proposal.tenant, tool: proposal.tool, subject: proposal.subject, contract,
+    state: last ? last.event.state : null,
+    steps,
+    log: {
+      origin: s.checkpoint.origin, size: s.checkpoint.size, root: s.checkpoint.root.toString('base64'),
+      time: s.time ? s.time.at : null, time_source: s.time ? s.time.source : null, witnesses: s.witnesses,
+    },
+    exported_at: b.exported.event.at, exported_by: b.exported.event.actor,
+  }
+}
+
+/**
+ * Verifies `bundle` against `trust`: `{ok: true, timeline}`, `{ok: false, code, path}`, or
+ * `{undecided: why}` when the verdict hangs on what this tool does not re-derive; each with
+ * `notRederived`, the parts it did not check. `tokenTime`: an RFC 3161 token's time, when the
+ * caller knows it.
+ */
+export function verifyEvidence(bundle, trust, { tokenTime } = {}) {
+  const ctx = { notRederived: [], tokenTime }
+  try {
+    const t = readTrust(trust)
+    const b = readBundle(bundle)
+    const s = anchor(b, t, ctx)
+    included(b, s.checkpoint)
+    complete(b)
+    const { contract, proposal } = documents(b)
+    const proofs = decisions(b, t, ctx)
+    return { ok: true, timeline: timeline(b, contract, proposal, proofs, s), notRederived: ctx.notRederived }
+  } catch (e) {
+    if (e instanceof Refused || e instanceof ProofError) return { ok: false, code: e.code, path: e.path, notRederived: ctx.notRederived }
+    if (e instanceof Undecided) return { undecided: e.message, notRederived: ctx.notRederived }
+    throw e
+  }
+}
+
+// ---------------------------------------------------------------------------- the CLI
+/** Whether a disagreement with `expected` lies in what this tool does not re-derive. */
+function unjudged(expected, got) {
+  if (got.undecided) return got.undecided
+  if (expected.code === 'audit_chain_broken') return 'the ledger\'s transition rules'
+  if (/^timestamp_/.test(expected.code ?? '')) return 'the RFC 3161 token'
+  const skipped = got.notRederived.find((n) => n.startsWith('passkey') && expected.path?.startsWith(n.split(' at ')[1]))
+  return skipped ?? null
+}
+
+function runVectors(dir) {
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => /^[yn]_.*\.json$/.test(f)).sort() : []
+  if (files.length === 0) {
+    console.log(`no evidence vector in ${dir}`)
+    return false
+  }
+  let failed = 0
+  let skipped = 0
+  for (const file of files) {
+    const { bundle, trust, expected } = JSON.parse(readFileSync(join(dir, file), 'utf8'))
+    const story = has(expected, 'timeline') ? expected.timeline : expected
+    // A token's time, from a verified expectation: its own, or (a witness's being earlier) a later one.
+    const tokenTime = !bundle?.checkpoint?.timestamp || !story.log ? undefined
+      : story.log.time_source === 'rfc3161' ? story.log.time : Number.MAX_SAFE_INTEGER
+    const got = verifyEvidence(bundle, trust, { tokenTime })
+    const want = has(expected, 'code') ? { ok: false, code: expected.code, path: expected.path } : { ok: true, timeline: story }
+    const same = got.ok === want.ok && (got.ok ? canonicalize(got.timeline) === canonicalize(want.timeline)
+      : got.code === want.code && got.path === want.path)
+    const notes = got.notRederived?.length ? ` (not re-derived: ${[...new Set(got.notRederived)].join('; ')})` : ''
+    if (same) {
+      console.log(`ok   ${file}${notes}`)
+      continue
+    }
+    const why = unjudged(expected, got)
+    if (why) {
+      skipped++
+      console.log(`skip ${file}: decided by ${why}, not re-derived`)
+      continue
+    }
+    failed++
+    const shown = (r) => (r.ok ? 'a timeline' : r.code ? `${r.code} at ${r.path}` : JSON.stringify(r))
+    console.log(`FAIL ${file}: expected ${shown(want)}, got ${shown(got)}`)
+    if (got.ok && want.ok) console.log(`  expected ${canonicalize(want.timeline)}\n  got      ${canonicalize(got.timeline)}`)
+  }
+  console.log(`${files.length - failed - skipped} agree, ${skipped} not judged, ${failed} disagree`)
+  return failed === 0
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const dir = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors', 'evidence')
+  process.exit(runVectors(dir) ? 0 : 1)
+}
