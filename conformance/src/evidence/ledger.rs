@@ -77,6 +77,8 @@ fn open(clock: &ManualClock) -> Result<Ledger, String> {
             clock: Arc::new(clock.clone()),
             proof: Some(ProofPolicy::new(false, keys)),
             checkpoint_signer: Some(log_signer()),
+            // No TSA: the tokens of the vectors are made apart (see tokens.rs).
+            ..LedgerOptions::default()
         },
     )
     .map_err(|e| e.to_string())
