@@ -18,6 +18,8 @@ from test_quorum import run_op as run_quorum_op
 # Codes this package cannot raise, with the reason.
 UNREACHABLE = {
     "sparse_array": "a Python list or tuple has no holes",
+    "checkpoint_conflict": "only a witness raises it (its add-checkpoint rule, in core); no binding is a witness",
+    "timestamp_unavailable": "only a ledger with a time-stamping authority meets it, which the bindings do not configure yet",
 }
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (
@@ -89,6 +91,11 @@ def sources():
             fn = v.get("call", "fingerprint")
             out.append((v["expect"]["error"], f"host/{name}",
                         lambda v=v, fn=fn, profile=profile: call(fn, eval(v["python"], NAMESPACE), profile)))  # noqa: S307
+    for name, v in vectors("evidence"):
+        error = v["expected"].get("error")
+        if error:
+            out.append((error["code"], f"evidence/{name}",
+                        lambda v=v: actionseal.verify_evidence(v["bundle"], v["trust"])))
     # Input over the 16 MiB limit, refused before it is read.
     out.append(("size_limit_exceeded", "text over 16 MiB", lambda: actionseal.canonicalize_json(b" " * (16 * 1024 * 1024 + 1))))
     out.append(("invalid_approval", "Approval({})", lambda: actionseal.Approval({})))
