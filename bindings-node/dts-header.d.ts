@@ -1080,6 +1080,159 @@ export interface VerifiedDelegation {
 }
 
 /**
+ * One task's evidence as a ledger exported it (`Ledger.evidence`, `actionseal ledger evidence
+ * export`): verify it with `verifyEvidence` and your own trust, without the ledger. Write it as
+ * canonical JSON; no other member is allowed.
+ */
+export interface EvidenceBundle {
+  /** The bundle format's version: 1. */
+  version: number
+  /** The task's id. */
+  task: string
+  /** The contract the task's action names. */
+  contract: ContractDocument
+  /** The action as proposed, then each amendment's, in order. */
+  actions: ActionEnvelope[]
+  /** Each amendment's reason, in order. */
+  reasons: string[]
+  /** Each decided event's approval record, its proof put back. */
+  decisions: Array<ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord>
+  /** The task's audit events up to the export, in log order. */
+  events: EvidenceEntry[]
+  /** The `evidence_exported` event that recorded this export. */
+  export: EvidenceEntry
+  /** The checkpoint every proof is against. */
+  checkpoint: EvidenceAnchor
+  /**
+   * The latest earlier checkpoint a witness cosigned, if any, with the consistency proof from
+   * it.
+   */
+  witnessed: EvidenceWitnessed[]
+  /** The public keys the ledger knew (`{ ledger: [...] }`): informational, never trusted. */
+  keys: unknown
+}
+
+/** An audit event with its place in the ledger's Merkle log. */
+export interface EvidenceEntry {
+  /** Its leaf index. */
+  index: number
+  /**
+   * The audit event, as an exported audit line holds it without its `digest`; its canonical
+   * text is the leaf.
+   */
+  event: object
+  /** Its RFC 9162 inclusion proof in the checkpoint's tree: standard base64 hashes. */
+  proof: string[]
+}
+
+/** The signed checkpoint of the ledger's log a bundle is verified against. */
+export interface EvidenceAnchor {
+  /**
+   * The C2SP signed note: the checkpoint, the ledger's signature and any witnesses'
+   * cosignatures.
+   */
+  note: string
+  /** An RFC 3161 time-stamp token (base64 DER) over the checkpoint, or `null`. */
+  timestamp: string | null
+}
+
+/** An earlier checkpoint a witness cosigned, which the bundle's checkpoint extends. */
+export interface EvidenceWitnessed {
+  /** The cosigned checkpoint note. */
+  note: string
+  /** The RFC 9162 consistency proof from it to the bundle's checkpoint: standard base64 hashes. */
+  consistency: string[]
+}
+
+/** What the verifier of a bundle trusts: its own configuration, never the bundle's. */
+export interface EvidenceTrust {
+  /** At least one. */
+  ledger_keys: EvidenceLedgerKey[]
+  /** The witnesses whose cosignatures the checkpoint needs. */
+  witnesses?: EvidenceWitnesses
+  /** The RFC 3161 roots (base64 DER) a time-stamp must chain to. */
+  tsa_roots?: string[]
+  /** The keys that verify the decisions' proofs. */
+  approval_keys?: KeySet
+}
+
+/**
+ * A ledger's checkpoint key, trusted within its window (judged at a time the ledger does not
+ * choose).
+ */
+export interface EvidenceLedgerKey {
+  /** A C2SP note verifier key string: `<name>+<hash>+<base64 key>` (Ed25519, type 0x01). */
+  key: string
+  valid_from?: number
+  valid_until?: number
+}
+
+/** The witnesses a checkpoint must be cosigned by, and how many. */
+export interface EvidenceWitnesses {
+  /** C2SP cosignature verifier key strings (type 0x04). */
+  keys: string[]
+  /** How many of them, at least 1. */
+  quorum: number
+}
+
+/** What `verifyEvidence` returns: the task's story as the bundle proves it. */
+export interface EvidenceTimeline {
+  task: string
+  tenant: string
+  tool: string
+  subject: string
+  /** The contract's fingerprint. */
+  contract: string
+  /** The task's state after its last event. */
+  state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
+  /** Its events, in log order. */
+  steps: EvidenceStep[]
+  log: EvidenceLog
+  exported_at: number
+  exported_by: string
+}
+
+/** One verified event of a task; `null` where it does not apply. */
+export interface EvidenceStep {
+  /** Its leaf index in the log. */
+  index: number
+  at: number
+  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported'
+  actor: string
+  /** The task's state after it. */
+  state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
+  outcome: string | null
+  action_digest: string | null
+  /** Who proved a decision. */
+  signer: ServiceSigner | PasskeySigner | null
+  /** When the decision's key was judged. */
+  verified_at: number | null
+  /** Where that time comes from: the ledger's arrival, or the decision's time-stamp token. */
+  verified_by: 'ledger' | 'rfc3161' | null
+  /** The root delegator a delegated decision counted for. */
+  on_behalf_of: string | null
+  drift: string[]
+  fence: number | null
+}
+
+/** The checkpoint a timeline was verified against. */
+export interface EvidenceLog {
+  /** The log's name (its key's). */
+  origin: string
+  size: number
+  /** The tree's root, standard base64. */
+  root: string
+  /**
+   * The earliest time the checkpoint is known to have existed, from a source the ledger does
+   * not choose.
+   */
+  time: number | null
+  time_source: 'rfc3161' | 'witness' | null
+  /** The trusted witnesses that cosigned it. */
+  witnesses: string[]
+}
+
+/**
  * A task's identity, from which its id is derived: a framework's run or thread is the job, its
  * tool call id the request.
  */
@@ -1443,6 +1596,26 @@ export interface LedgerEvent {
   detail: object
   /** The previous event's digest in the chain. */
   prev: string | null
+}
+
+/**
+ * A signed checkpoint of the ledger's Merkle log (`checkpoint`): keep `note` outside the
+ * database or have witnesses cosign it.
+ */
+export interface LogCheckpoint {
+  /** How many events the tree holds. */
+  size: number
+  /** The tree's root (RFC 9162), standard base64 as the note writes it. */
+  root: string
+  /**
+   * The C2SP signed note: the checkpoint and the ledger's signature line, then any
+   * cosignatures.
+   */
+  note: string
+  /** When it was made, by the ledger's clock. */
+  at: number
+  /** The witnesses' cosignature lines kept with it, oldest first. */
+  cosignatures: string[]
 }
 
 /** What `history` returns. */

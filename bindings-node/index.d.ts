@@ -298,6 +298,81 @@ export type ErrorCode =
    * link's scope. The message names the check's reason (`delegation_widens`, ...).
    */
   | 'delegation_refused'
+  /**
+   * An inclusion proof does not show the leaf at its index in the tree of its size with that
+   * root (RFC 9162 §2.1.3.2): the event was edited, moved, or the proof is for another
+   * checkpoint.
+   */
+  | 'inclusion_proof_invalid'
+  /**
+   * A consistency proof does not show the older tree to be a prefix of the newer one (RFC 9162
+   * §2.1.4.2): the log's history was rewritten, truncated or forked between them.
+   */
+  | 'consistency_proof_invalid'
+  /**
+   * A signed note, checkpoint, key string, cosignature or witness request is not in its C2SP
+   * form (signed-note, tlog-checkpoint, tlog-cosignature, tlog-witness): not UTF-8, a control
+   * character, a missing final newline, a bad signature line, non-canonical base64, a size or
+   * hash out of shape, too many signatures or proof lines. The offset is in the text.
+   */
+  | 'checkpoint_invalid'
+  /**
+   * A signed note has no verifying signature by a trusted key, a trusted key's signature or
+   * cosignature on it does not verify, or its origin is not one the verifier knows: configure
+   * the log's or witness's verifier key, or refuse the checkpoint.
+   */
+  | 'checkpoint_untrusted'
+  /**
+   * A witness's latest cosigned size for the log is not the request's old size (C2SP
+   * tlog-witness 409): ask again from the size the message gives, with a consistency proof from
+   * it.
+   */
+  | 'checkpoint_conflict'
+  /**
+   * An RFC 3161 time-stamp is not a well-formed, intact token: not a TimeStampResp or
+   * TimeStampToken, a status other than granted (the message gives the PKIStatus and failInfo),
+   * a malformed CMS SignedData or TSTInfo, signed attributes that do not match the TSTInfo or
+   * the signer's certificate, or a signature that does not verify.
+   */
+  | 'timestamp_invalid'
+  /**
+   * An RFC 3161 time-stamp is intact but not from a trusted TSA: no certificate path to a
+   * configured root, a certificate outside its validity at the token's genTime, or a TSA
+   * certificate without the critical id-kp-timeStamping extended key usage.
+   */
+  | 'timestamp_untrusted'
+  /**
+   * An RFC 3161 time-stamp is intact and trusted but about something else: its message imprint
+   * is not the digest of the expected data, or its nonce or policy is not the expected one.
+   */
+  | 'timestamp_mismatch'
+  /**
+   * An evidence bundle is malformed: not an object of the known members, another version, a
+   * hash that is not 32 bytes of base64, an event that is not an audit event, a document that
+   * does not parse.
+   */
+  | 'invalid_evidence'
+  /**
+   * The trust an evidence bundle is verified against is malformed: no ledger key, a key string
+   * that does not parse, a window that ends before it starts, a witness quorum larger than the
+   * witnesses.
+   */
+  | 'invalid_evidence_trust'
+  /**
+   * A document in an evidence bundle (an action, the contract, a reason, a decision's record or
+   * proof) is not the one the task's events fingerprint: it was altered.
+   */
+  | 'evidence_mismatch'
+  /**
+   * An evidence bundle's events are not the ones its export recorded, in that order: an event
+   * was removed, added or reordered.
+   */
+  | 'evidence_incomplete'
+  /**
+   * An evidence bundle holds an event, action or decision of another task: a bundle is about
+   * one task and discloses nothing of any other.
+   */
+  | 'evidence_other_task'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -480,6 +555,7 @@ export type EventKind =
   | 'proof_policy_changed'
   | 'append_only_restored'
   | 'quorum_met'
+  | 'evidence_exported'
 
 /** Why an audit chain breaks. */
 export type AuditProblem =
@@ -994,6 +1070,157 @@ export interface VerifiedDelegation {
 }
 
 /**
+ * One task's evidence as a ledger exported it (`Ledger.evidence`, `actionseal ledger evidence
+ * export`): verify it with `verifyEvidence` and your own trust, without the ledger. Write it as
+ * canonical JSON; no other member is allowed.
+ */
+export interface EvidenceBundle {
+  /** The bundle format's version: 1. */
+  version: number
+  /** The task's id. */
+  task: string
+  /** The contract the task's action names. */
+  contract: ContractDocument
+  /** The action as proposed, then each amendment's, in order. */
+  actions: ActionEnvelope[]
+  /** Each amendment's reason, in order. */
+  reasons: string[]
+  /** Each decided event's approval record, its proof put back. */
+  decisions: Array<ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord>
+  /** The task's audit events up to the export, in log order. */
+  events: EvidenceEntry[]
+  /** The `evidence_exported` event that recorded this export. */
+  export: EvidenceEntry
+  /** The checkpoint every proof is against. */
+  checkpoint: EvidenceAnchor
+  /**
+   * The latest earlier checkpoint a witness cosigned, if any, with the consistency proof from
+   * it.
+   */
+  witnessed: EvidenceWitnessed[]
+  /** The public keys the ledger knew (`{ ledger: [...] }`): informational, never trusted. */
+  keys: unknown
+}
+
+/** An audit event with its place in the ledger's Merkle log. */
+export interface EvidenceEntry {
+  /** Its leaf index. */
+  index: number
+  /**
+   * The audit event, as an exported audit line holds it without its `digest`; its canonical
+   * text is the leaf.
+   */
+  event: object
+  /** Its RFC 9162 inclusion proof in the checkpoint's tree: standard base64 hashes. */
+  proof: string[]
+}
+
+/** The signed checkpoint of the ledger's log a bundle is verified against. */
+export interface EvidenceAnchor {
+  /**
+   * The C2SP signed note: the checkpoint, the ledger's signature and any witnesses'
+   * cosignatures.
+   */
+  note: string
+  /** An RFC 3161 time-stamp token (base64 DER) over the checkpoint, or `null`. */
+  timestamp: string | null
+}
+
+/** An earlier checkpoint a witness cosigned, which the bundle's checkpoint extends. */
+export interface EvidenceWitnessed {
+  /** The cosigned checkpoint note. */
+  note: string
+  /** The RFC 9162 consistency proof from it to the bundle's checkpoint: standard base64 hashes. */
+  consistency: string[]
+}
+
+/** What the verifier of a bundle trusts: its own configuration, never the bundle's. */
+export interface EvidenceTrust {
+  /** At least one. */
+  ledger_keys: EvidenceLedgerKey[]
+  /** The witnesses whose cosignatures the checkpoint needs. */
+  witnesses?: EvidenceWitnesses
+  /** The RFC 3161 roots (base64 DER) a time-stamp must chain to. */
+  tsa_roots?: string[]
+  /** The keys that verify the decisions' proofs. */
+  approval_keys?: KeySet
+}
+
+/**
+ * A ledger's checkpoint key, trusted within its window (judged at a time the ledger does not
+ * choose).
+ */
+export interface EvidenceLedgerKey {
+  /** A C2SP note verifier key string: `<name>+<hash>+<base64 key>` (Ed25519, type 0x01). */
+  key: string
+  valid_from?: number
+  valid_until?: number
+}
+
+/** The witnesses a checkpoint must be cosigned by, and how many. */
+export interface EvidenceWitnesses {
+  /** C2SP cosignature verifier key strings (type 0x04). */
+  keys: string[]
+  /** How many of them, at least 1. */
+  quorum: number
+}
+
+/** What `verifyEvidence` returns: the task's story as the bundle proves it. */
+export interface EvidenceTimeline {
+  task: string
+  tenant: string
+  tool: string
+  subject: string
+  /** The contract's fingerprint. */
+  contract: string
+  /** The task's state after its last event. */
+  state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
+  /** Its events, in log order. */
+  steps: EvidenceStep[]
+  log: EvidenceLog
+  exported_at: number
+  exported_by: string
+}
+
+/** One verified event of a task; `null` where it does not apply. */
+export interface EvidenceStep {
+  /** Its leaf index in the log. */
+  index: number
+  at: number
+  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported'
+  actor: string
+  /** The task's state after it. */
+  state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
+  outcome: string | null
+  action_digest: string | null
+  /** Who proved a decision. */
+  signer: ServiceSigner | PasskeySigner | null
+  /** When the decision's key was judged. */
+  verified_at: number | null
+  /** The root delegator a delegated decision counted for. */
+  on_behalf_of: string | null
+  drift: string[]
+  fence: number | null
+}
+
+/** The checkpoint a timeline was verified against. */
+export interface EvidenceLog {
+  /** The log's name (its key's). */
+  origin: string
+  size: number
+  /** The tree's root, standard base64. */
+  root: string
+  /**
+   * The earliest time the checkpoint is known to have existed, from a source the ledger does
+   * not choose.
+   */
+  time: number | null
+  time_source: 'rfc3161' | 'witness' | null
+  /** The trusted witnesses that cosigned it. */
+  witnesses: string[]
+}
+
+/**
  * A task's identity, from which its id is derived: a framework's run or thread is the job, its
  * tool call id the request.
  */
@@ -1359,6 +1586,26 @@ export interface LedgerEvent {
   prev: string | null
 }
 
+/**
+ * A signed checkpoint of the ledger's Merkle log (`checkpoint`): keep `note` outside the
+ * database or have witnesses cosign it.
+ */
+export interface LogCheckpoint {
+  /** How many events the tree holds. */
+  size: number
+  /** The tree's root (RFC 9162), standard base64 as the note writes it. */
+  root: string
+  /**
+   * The C2SP signed note: the checkpoint and the ledger's signature line, then any
+   * cosignatures.
+   */
+  note: string
+  /** When it was made, by the ledger's clock. */
+  at: number
+  /** The witnesses' cosignature lines kept with it, oldest first. */
+  cosignatures: string[]
+}
+
 /** What `history` returns. */
 export interface TaskHistory {
   task: LedgerTask
@@ -1589,9 +1836,12 @@ export declare class Ledger {
    * system clock, and `now` never comes from the caller. `options.proof` is `{ required,
    * keys }` from the server's own configuration, as in `check`'s context: the keys that
    * verify signed or passkey-approved decisions, and whether a bare decision envelope is
-   * refused (`missing_proof`).
+   * refused (`missing_proof`). `options.log_key` is the ledger's key for signing the
+   * checkpoints of its Merkle log, a signer key string `'PRIVATE+KEY+<name>+<hash>+<key>'`
+   * (what the CLI's `--log-key` file holds), from the server's configuration: `checkpoint`
+   * and `evidence` need it.
    */
-  static open(url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null }): Promise<Ledger>
+  static open(url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null, log_key?: string | null }): Promise<Ledger>
   /**
    * The id of the task with this identity, the same in every runtime.
    *
@@ -1778,6 +2028,30 @@ export declare class Ledger {
    * frees the ledger.
    */
   close(): Promise<void>
+  /**
+   * Sequences the events written since the last checkpoint into the Merkle log and signs the
+   * checkpoint with `log_key`.
+   *
+   * Sequences the events written since the last checkpoint into the ledger's Merkle log
+   * (RFC 9162) and resolves to the checkpoint signed with `options.log_key` (a C2SP signed
+   * note): `{ size, root, note, at, cosignatures }`, `root` in base64. Keep `note` outside
+   * the database or have witnesses cosign it. Without `log_key` it rejects.
+   */
+  checkpoint(): Promise<LogCheckpoint>
+  /**
+   * The evidence bundle of a task as of a checkpoint made now, for `actor`: anyone verifies it
+   * without the database.
+   *
+   * Exports the evidence bundle of task `taskId`: records the export (an
+   * `evidence_exported` event by `actor`), makes a checkpoint signed with
+   * `options.log_key` and resolves to the bundle as of it (the task's events with their
+   * inclusion proofs, the documents they fingerprint, the contract, the checkpoint and the
+   * latest earlier one a witness cosigned). `contract` (a `Contract` or its document) is
+   * needed only for a task proposed before the ledger kept contracts. Write it with
+   * `canonicalize`; anyone verifies it with `verifyEvidence` and their own trust. Rejects
+   * with `task_not_found`, `evidence_mismatch` (another contract), ...
+   */
+  evidence(taskId: string, actor: string, contract?: Contract | ContractDocument | null): Promise<EvidenceBundle>
 }
 
 /**
@@ -2268,6 +2542,17 @@ export declare function verifyDelegation(link: SignedDelegation | DelegationDocu
  * error).
  */
 export declare function verifyEnvelope(envelope: SignedEnvelope, keys: KeySet, at: number): VerifiedProof
+
+/**
+ * Verifies an evidence bundle without any database: the verified timeline, or raises the first failure with its code and the JSON Pointer of the member that broke.
+ *
+ * `bundle` is what `Ledger.evidence` (or `actionseal ledger evidence export`) wrote; `trust`
+ * is the verifier's own (`{ ledger_keys, witnesses?, tsa_roots?, approval_keys? }`). Throws
+ * `ActionsealError` (`invalid_evidence`, `inclusion_proof_invalid`, `checkpoint_untrusted`,
+ * `evidence_incomplete`, `evidence_mismatch`, `evidence_other_task`, a timestamp's or a
+ * proof's own code, ...).
+ */
+export declare function verifyEvidence(bundle: EvidenceBundle, trust: EvidenceTrust): EvidenceTimeline
 
 /**
  * Verifies a passkey-approved record against the key set, the credential judged at `at`; raises

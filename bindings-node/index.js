@@ -868,6 +868,7 @@ module.exports.signDelegation = nativeBinding.signDelegation
 module.exports.verifyAudit = nativeBinding.verifyAudit
 module.exports.verifyDelegation = nativeBinding.verifyDelegation
 module.exports.verifyEnvelope = nativeBinding.verifyEnvelope
+module.exports.verifyEvidence = nativeBinding.verifyEvidence
 module.exports.verifyPasskey = nativeBinding.verifyPasskey
 module.exports.verifyProof = nativeBinding.verifyProof
 module.exports.verifyRegistration = nativeBinding.verifyRegistration

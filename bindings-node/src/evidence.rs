@@ -9,7 +9,7 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 
-/// Verifies an evidence bundle without any database: the verified timeline, or throws the first failure with its code and the JSON Pointer of the member that broke.
+/// Verifies an evidence bundle without any database: the verified timeline, or raises the first failure with its code and the JSON Pointer of the member that broke.
 ///
 /// `bundle` is what `Ledger.evidence` (or `actionseal ledger evidence export`) wrote; `trust`
 /// is the verifier's own (`{ ledger_keys, witnesses?, tsa_roots?, approval_keys? }`). Throws

@@ -12,11 +12,13 @@ use crate::contract;
 use crate::fail::Fail;
 use crate::host::{self, Lift};
 use crate::js::{Handle, Js, JsResult};
+use crate::ledger_evidence;
 use crate::run;
 use crate::text;
 use crate::throw::error_object;
 use crate::to_js;
 use actionseal_core::ledger::request;
+use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::{canonicalize, Code, Error, Object, Options, OwnedValue, Value};
 use actionseal_ledger::{
     Call, Clock, Ledger as CoreLedger, LedgerOptions, ManualClock as CoreClock, ProofPolicy,
@@ -186,9 +188,12 @@ fn guarded<T>(f: impl FnOnce() -> actionseal_core::Result<T>) -> actionseal_core
     })
 }
 
+/// What an operation does with the ledger on the pool: its result as JSON.
+pub(crate) type Job = Box<dyn FnOnce(&CoreLedger) -> actionseal_core::Result<OwnedValue> + Send>;
+
 /// One operation: the work to run on the pool, or the refusal found before it.
 pub struct Op {
-    work: std::result::Result<(Arc<CoreLedger>, Call, OwnedValue), Error>,
+    work: std::result::Result<(Arc<CoreLedger>, Job), Error>,
 }
 
 impl Task for Op {
@@ -201,9 +206,7 @@ impl Task for Op {
             &mut self.work,
             Err(Error::new(Code::LedgerStorage, "the operation ran twice")),
         );
-        Ok(work.and_then(|(ledger, call, request)| {
-            guarded(|| ledger.call(call, &request).map(|v| canonicalize(&v)))
-        }))
+        Ok(work.and_then(|(ledger, job)| guarded(|| job(&ledger).map(|v| canonicalize(&v)))))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Unknown<'static>> {
@@ -224,6 +227,7 @@ pub struct Open {
     url: String,
     clock: Option<CoreClock>,
     proof: Option<ProofPolicy>,
+    signer: Option<SignerKey>,
     failed: Option<Error>,
 }
 
@@ -237,6 +241,7 @@ impl Task for Open {
         }
         let mut options = LedgerOptions {
             proof: self.proof.take(),
+            checkpoint_signer: self.signer.take(),
             ..LedgerOptions::default()
         };
         if let Some(c) = self.clock.take() {
@@ -291,11 +296,23 @@ impl Ledger {
         call: Call,
         read: impl FnOnce(Js) -> JsResult<OwnedValue>,
     ) -> Result<AsyncTask<Op>> {
+        self.start_job(env, |js| {
+            let request = read(js)?;
+            Ok(Box::new(move |l: &CoreLedger| l.call(call, &request)))
+        })
+    }
+
+    /// The operation `read` makes of its arguments, as `start` runs a call.
+    pub(crate) fn start_job(
+        &self,
+        env: &Env,
+        read: impl FnOnce(Js) -> JsResult<Job>,
+    ) -> Result<AsyncTask<Op>> {
         let js = Js(env.raw());
         let work = match self.ledger() {
             Err(e) => Err(e),
             Ok(ledger) => match read(js) {
-                Ok(request) => Ok((ledger, call, request)),
+                Ok(job) => Ok((ledger, job)),
                 Err(Fail::Core(e)) => Err(e),
                 Err(other) => return Err(other.throw(js)),
             },
@@ -315,9 +332,12 @@ impl Ledger {
     /// system clock, and `now` never comes from the caller. `options.proof` is `{ required,
     /// keys }` from the server's own configuration, as in `check`'s context: the keys that
     /// verify signed or passkey-approved decisions, and whether a bare decision envelope is
-    /// refused (`missing_proof`).
+    /// refused (`missing_proof`). `options.log_key` is the ledger's key for signing the
+    /// checkpoints of its Merkle log, a signer key string `'PRIVATE+KEY+<name>+<hash>+<key>'`
+    /// (what the CLI's `--log-key` file holds), from the server's configuration: `checkpoint`
+    /// and `evidence` need it.
     #[napi(
-        ts_args_type = "url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null }",
+        ts_args_type = "url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null, log_key?: string | null }",
         ts_return_type = "Promise<Ledger>"
     )]
     pub fn open(
@@ -326,7 +346,7 @@ impl Ledger {
         options: Option<Unknown<'_>>,
     ) -> Result<AsyncTask<Open>> {
         let js = Js(env.raw());
-        let read = || -> JsResult<(String, Option<ProofPolicy>, Option<CoreClock>)> {
+        let read = || -> JsResult<Open> {
             let (request, clock) = match options {
                 None => (member(js, url.raw(), "url")?, None),
                 Some(options) => {
@@ -353,20 +373,23 @@ impl Ledger {
                     )??
                 }
             };
+            let (request, signer) = ledger_evidence::log_key(request)?;
             let open = request::Open::from_value(&request)?;
-            Ok((open.url.to_owned(), open.proof, clock))
+            Ok(Open {
+                url: open.url.to_owned(),
+                clock,
+                proof: open.proof,
+                signer,
+                failed: None,
+            })
         };
         let task = match read() {
-            Ok((url, proof, clock)) => Open {
-                url,
-                clock,
-                proof,
-                failed: None,
-            },
+            Ok(task) => task,
             Err(Fail::Core(e)) => Open {
                 url: String::new(),
                 clock: None,
                 proof: None,
+                signer: None,
                 failed: Some(e),
             },
             Err(other) => return Err(other.throw(js)),

@@ -26,6 +26,7 @@ mod host;
 mod instance;
 mod js;
 mod ledger;
+mod ledger_evidence;
 mod model;
 mod options;
 mod proof;

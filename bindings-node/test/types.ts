@@ -29,6 +29,7 @@ import {
   signDelegation,
   verifyDelegation,
   verifyEnvelope,
+  verifyEvidence,
   verifyPasskey,
   verifyProof,
   verifyRegistration,
@@ -45,6 +46,9 @@ import {
   type Ed25519Jwk,
   type Ed25519PrivateJwk,
   type ErrorCode,
+  type EvidenceBundle,
+  type EvidenceTimeline,
+  type EvidenceTrust,
   type KeySet,
   type Notice,
   type PasskeyApprovedRecord,
@@ -224,3 +228,12 @@ checkSet(record, envelope, context)
 checkSet([record], envelope, { ...context, contract: { ...document, approval: { when: 'always', quorum: { roles: [] } } } })
 // @ts-expect-error: a delegation names its tools
 signDelegation({ ...delegation, tools: undefined }, key)
+// Evidence: a bundle a ledger exported, verified against the verifier's own trust.
+const trust: EvidenceTrust = {
+  ledger_keys: [{ key: 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW' }],
+  witnesses: { keys: [], quorum: 1 },
+}
+const verifyBundle = (bundle: EvidenceBundle): EvidenceTimeline => verifyEvidence(bundle, trust)
+console.log(verifyBundle.length, trust.ledger_keys[0].valid_from)
+// @ts-expect-error: a trust names its ledger keys
+verifyEvidence({} as EvidenceBundle, { witnesses: { keys: [], quorum: 1 } })

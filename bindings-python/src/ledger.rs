@@ -11,6 +11,7 @@
 use crate::contract::PyContract;
 use crate::convert::{with_dict_without, with_value};
 use crate::error::to_py;
+use crate::ledger_evidence;
 use crate::to_py;
 use actionseal_core::ledger::request;
 use actionseal_core::{Code, Error, Object, Options, OwnedValue, Value};
@@ -32,6 +33,9 @@ use std::sync::{Arc, Mutex};
 /// caller. ``proof`` is ``{"required": bool, "keys": <key set>}`` from the server's own
 /// configuration, as in ``check``'s context: the keys that verify signed or passkey-approved
 /// decisions, and whether a bare decision envelope is refused (``missing_proof``).
+/// ``log_key`` is the ledger's key for signing the checkpoints of its Merkle log, a signer key
+/// string ``"PRIVATE+KEY+<name>+<hash>+<key>"`` (what the CLI's ``--log-key`` file holds),
+/// from the server's configuration: ``checkpoint`` and ``evidence`` need it.
 ///
 /// Every method blocks on the database with the GIL released. One ``Ledger`` may be shared by
 /// any number of threads; on PostgreSQL each concurrent call has its own connection. Results
@@ -188,13 +192,18 @@ impl PyLedger {
 #[pymethods]
 impl PyLedger {
     #[new]
-    #[pyo3(signature = (url, *, clock = None, proof = None))]
+    #[pyo3(signature = (url, *, clock = None, proof = None, log_key = None))]
     fn new(
         py: Python<'_>,
         url: &Bound<'_, PyAny>,
         clock: Option<&Bound<'_, PyAny>>,
         proof: Option<&Bound<'_, PyAny>>,
+        log_key: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let checkpoint_signer = log_key
+            .filter(|k| !k.is_none())
+            .map(ledger_evidence::log_key)
+            .transpose()?;
         let dict = request(py, &[("url", url)], None)?;
         if let Some(p) = proof.filter(|p| !p.is_none()) {
             dict.set_item("proof", p)?;
@@ -217,6 +226,7 @@ impl PyLedger {
             .map_err(|e| to_py(py, &e))?;
         let mut options = LedgerOptions {
             proof,
+            checkpoint_signer,
             ..LedgerOptions::default()
         };
         if let Some(clock) = lifted {
@@ -551,6 +561,65 @@ impl PyLedger {
     /// verifies (``audit_chain_broken`` otherwise).
     fn audit_heads<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.call(py, Call::AuditHeads, &[], None)
+    }
+
+    /// Sequences the events written since the last checkpoint into the Merkle log and signs the
+    /// checkpoint with ``log_key``.
+    ///
+    /// Sequences the events written since the last checkpoint into the ledger's Merkle log
+    /// (RFC 9162) and returns the checkpoint signed with ``log_key`` (a C2SP signed note):
+    /// ``{"size", "root", "note", "at", "cosignatures"}``, ``root`` in base64. Keep ``note``
+    /// outside the database or have witnesses cosign it. Without ``log_key`` it raises.
+    fn checkpoint<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
+        let out = py.detach(move || {
+            ledger
+                .checkpoint()
+                .and_then(|c| ledger_evidence::checkpoint_value(&c))
+        });
+        to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
+    }
+
+    /// The evidence bundle of a task as of a checkpoint made now, for ``actor``: anyone verifies
+    /// it without the database.
+    ///
+    /// Exports the evidence bundle of task ``task_id``: records the export (an
+    /// ``evidence_exported`` event by ``actor``), makes a checkpoint signed with ``log_key``
+    /// and returns the bundle as of it (the task's events with their inclusion proofs, the
+    /// documents they fingerprint, the contract, the checkpoint and the latest earlier one a
+    /// witness cosigned). ``contract`` (a ``Contract`` or its document) is needed only for a
+    /// task proposed before the ledger kept contracts. Write it with ``canonicalize``; anyone
+    /// verifies it with ``verify_evidence`` and their own trust. Raises ``task_not_found``,
+    /// ``evidence_mismatch`` (another contract), ...
+    #[pyo3(signature = (task_id, actor, contract = None))]
+    fn evidence<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        actor: &Bound<'py, PyAny>,
+        contract: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = Options::default();
+        let read = |arg: &Bound<'py, PyAny>, key: &str| {
+            with_value(arg, &options, |v| ledger_evidence::identity(v, key))?
+                .map_err(|e| to_py(py, &e))
+        };
+        let (task_id, actor) = (read(task_id, "task_id")?, read(actor, "actor")?);
+        let contract = match contract.filter(|c| !c.is_none()) {
+            Some(c) => {
+                let dict = request(py, &[("contract", c)], None)?;
+                let value = with_contract_document(&dict, c)?;
+                value.as_object().and_then(|o| o.get("contract")).cloned()
+            }
+            None => None,
+        };
+        let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
+        let out = py.detach(move || {
+            ledger
+                .evidence(&task_id, &actor, contract.as_ref())
+                .map(|b| b.to_value())
+        });
+        to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
     }
 
     /// Lets go of the database; later calls raise ``ledger_unavailable``.

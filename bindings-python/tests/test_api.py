@@ -46,6 +46,7 @@ def test_exports_and_signature():
         "sign_delegation",
         "verify_audit",
         "verify_delegation",
+        "verify_evidence",
         "verify_envelope",
         "verify_passkey",
         "verify_proof",

@@ -9,6 +9,7 @@ import pytest
 
 import actionseal
 from conftest import CODES, CONFORMANCE
+from evidence_support import broken, exported
 from ledger_support import error_sources as ledger_sources
 from ledger_support import pg_base
 from test_host_vectors import NAMESPACE, call
@@ -18,7 +19,7 @@ from test_quorum import run_op as run_quorum_op
 # Codes this package cannot raise, with the reason.
 UNREACHABLE = {
     "sparse_array": "a Python list or tuple has no holes",
-    "checkpoint_conflict": "only a witness raises it (its add-checkpoint rule, in core); no binding is a witness",
+    "checkpoint_conflict": "only a witness's rule raises it (C2SP tlog-witness 409), which has no binding",
     "timestamp_unavailable": "only a ledger with a time-stamping authority meets it, which the bindings do not configure yet",
 }
 if pg_base() is None:
@@ -101,6 +102,9 @@ def sources():
     out.append(("invalid_approval", "Approval({})", lambda: actionseal.Approval({})))
     # The ledger's codes: its scenarios, URLs and databases edited behind its back.
     out.extend(ledger_sources())
+    # The evidence codes: a bundle exported from a real ledger, broken one way each.
+    for code, label, bundle, trust in broken(*exported()):
+        out.append((code, f"evidence: {label}", lambda b=bundle, t=trust: actionseal.verify_evidence(b, t)))
     return out
 
 

@@ -6,7 +6,7 @@ use crate::to_js;
 use actionseal_core::{evidence, Options};
 use wasm_bindgen::prelude::*;
 
-/// Verifies an evidence bundle without any database: the verified timeline, or throws the first failure with its code and the JSON Pointer of the member that broke.
+/// Verifies an evidence bundle without any database: the verified timeline, or raises the first failure with its code and the JSON Pointer of the member that broke.
 ///
 /// `bundle` is what `Ledger.evidence` (or `actionseal ledger evidence export`) wrote; `trust`
 /// is the verifier's own (`{ ledger_keys, witnesses?, tsa_roots?, approval_keys? }`). Throws

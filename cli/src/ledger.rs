@@ -36,8 +36,11 @@ rejected the task before dispatch, 5 refused by the task's state or its round's 
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
 approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
 chain is broken or does not hold a kept checkpoint,
-64 usage error, 69 the database or the time-stamping authority (--tsa) cannot be reached,
-74 I/O or storage error.
+64 usage error (audit checkpoint or evidence export without --log-key), 69 the database or
+the time-stamping authority (--tsa) cannot be reached, 74 I/O or storage error (a witness that
+cannot be reached included).
+`evidence export`: 0 the bundle written, 2 no such task, a contract that is not the task's
+(evidence_mismatch) or a witness's answer that is not a cosignature.
 Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 
 /// The task ledger: propose, decide, claim once, complete, reconcile, audit.
@@ -244,6 +247,12 @@ enum LedgerCommand {
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
     },
+    /// Export a task's evidence bundle, which `actionseal evidence verify` checks without the
+    /// database.
+    Evidence {
+        #[command(subcommand)]
+        command: EvidenceCommand,
+    },
     /// Verify or export the audit chain.
     Audit {
         #[command(subcommand)]
@@ -251,6 +260,34 @@ enum LedgerCommand {
     },
     /// The durable half of the refund story on a fresh SQLite ledger.
     Demo,
+}
+
+#[derive(Subcommand)]
+enum EvidenceCommand {
+    /// Record the export (an evidence_exported event by --actor), make a checkpoint signed with
+    /// --log-key (published to --witness first), and write the task's evidence bundle as
+    /// canonical JSON: its events with their inclusion proofs, the documents they
+    /// fingerprint, the contract and the checkpoint.
+    Export {
+        /// The task id.
+        task: String,
+        /// Who exports it (kept in the audit).
+        #[arg(long, value_name = "ID", default_value = "cli")]
+        actor: String,
+        /// The task's contract: needed only for a task proposed before the ledger kept
+        /// contracts (schema version 7).
+        #[arg(long, value_name = "FILE")]
+        contract: Option<PathBuf>,
+        /// Where to publish the checkpoint first, as `audit checkpoint --witness` (repeatable).
+        #[arg(long, value_name = "WITNESS")]
+        witness: Vec<String>,
+        /// The witnesses' verifier keys, as `audit checkpoint --witness-key`.
+        #[arg(long, value_name = "FILE")]
+        witness_key: Option<PathBuf>,
+        /// Write the bundle to FILE instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -383,6 +420,23 @@ fn tsa(
     Tsa::new(url, roots, policy)
         .map(Some)
         .map_err(Failure::Input)
+}
+
+/// The options of a ledger that signs checkpoints with `--log-key`, which must be given, and
+/// time-stamps them with `tsa` when there is one.
+fn signed(log_key: Option<&Path>, tsa: Option<Tsa>) -> Result<LedgerOptions, Failure> {
+    let signer = log_signer(log_key)?.ok_or_else(|| {
+        Failure::Usage(
+            "a checkpoint is signed with the ledger's key: --log-key FILE (or \
+             ACTIONSEAL_LOG_KEY)"
+                .into(),
+        )
+    })?;
+    Ok(LedgerOptions {
+        checkpoint_signer: Some(signer),
+        tsa,
+        ..LedgerOptions::default()
+    })
 }
 
 /// The verifier keys in a file, one a line.
@@ -609,6 +663,39 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             };
             print(&policy.map_err(fail)?.to_value())
         }
+        LedgerCommand::Evidence {
+            command:
+                EvidenceCommand::Export {
+                    task,
+                    actor,
+                    contract,
+                    witness,
+                    witness_key,
+                    out,
+                },
+        } => {
+            let contract = contract.as_deref().map(json_file).transpose()?;
+            let keys = match &witness_key {
+                Some(path) => verifier_keys(path)?,
+                None => Vec::new(),
+            };
+            let l = open_with(db, signed(log_key, tsa)?)?;
+            // The witnesses' failures are the CLI's own; they come back through `published`.
+            let mut published = Ok(());
+            let bundle = l.evidence_with(&task, &actor, contract.as_ref(), |c| {
+                crate::witness::publish(&l, c.clone(), &witness, &keys).or_else(|f| {
+                    published = Err(f);
+                    Ok(c)
+                })
+            });
+            published?;
+            let text = format!("{}\n", canonicalize(&bundle.map_err(fail)?.to_value()));
+            match out {
+                Some(path) => std::fs::write(&path, text)
+                    .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display()))),
+                None => write_stdout(text.as_bytes()),
+            }
+        }
         LedgerCommand::Audit { command } => match command {
             AuditCommand::Export => {
                 let text = open(db)?.audit_export().map_err(fail)?;
@@ -618,18 +705,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 witness,
                 witness_key,
             } => {
-                let signer = log_signer(log_key)?.ok_or_else(|| {
-                    Failure::Usage(
-                        "a checkpoint is signed with the ledger's key: --log-key FILE (or \
-                         ACTIONSEAL_LOG_KEY)"
-                            .into(),
-                    )
-                })?;
-                let options = LedgerOptions {
-                    checkpoint_signer: Some(signer),
-                    tsa,
-                    ..LedgerOptions::default()
-                };
+                let options = signed(log_key, tsa)?;
                 let keys = match &witness_key {
                     Some(path) => verifier_keys(path)?,
                     None => Vec::new(),

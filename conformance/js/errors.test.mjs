@@ -40,7 +40,7 @@ const LEDGER_CODES = [
  * `ledger_unprotected`.
  */
 const UNREACHABLE = {
-  checkpoint_conflict: 'only a witness raises it (its add-checkpoint rule, in core); no binding is a witness',
+  checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
@@ -55,7 +55,8 @@ const UNREACHABLE = {
 async function ledgerSources() {
   if (runtime !== 'node') return []
   const { errorSources } = await import('./ledger.mjs')
-  return errorSources()
+  const evidence = await import('./evidence.mjs')
+  return [...errorSources(), ...await evidence.errorSources()]
 }
 
 const json = (text) => ({ $json: text })

@@ -111,7 +111,7 @@ impl Ledger {
             export,
             checkpoint: Anchor {
                 note: checkpoint.cosigned_note(),
-                timestamp: None,
+                timestamp: checkpoint.timestamp.clone(),
             },
             witnessed,
             keys,

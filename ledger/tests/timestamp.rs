@@ -432,3 +432,87 @@ fn proven_decisions_carry_tokens_over_their_proof() {
         );
     }
 }
+
+/// An evidence bundle carries the checkpoint's token and the decision's: with the TSA's root
+/// in the verifier's trust, the checkpoint's time is the token's, and the approval key is
+/// judged at the decision token's time instead of the ledger's (here a year apart: the
+/// ledger's clock is set back, the TSA's is not), so a key retired in between no longer
+/// vouches for the decision; without the root, the ledger's time is used and said so.
+#[test]
+fn bundles_carry_both_tokens_and_keys_are_judged_at_them() {
+    use actionseal_core::evidence::verify_evidence;
+    let Some(live) = LiveTsa::start() else { return };
+    let b64 = |der: &[u8]| {
+        use std::fmt::Write as _;
+        // Standard base64 (the trust's roots), written here to stay independent of core.
+        const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut s = String::new();
+        for c in der.chunks(3) {
+            let n = c.iter().fold(0u32, |n, b| n << 8 | u32::from(*b)) << (8 * (3 - c.len()));
+            for i in 0..=c.len() {
+                s.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            }
+            for _ in c.len()..3 {
+                let _ = write!(s, "=");
+            }
+        }
+        s
+    };
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let clock = actionseal_ledger::ManualClock::new(T0);
+        let options = LedgerOptions {
+            clock: std::sync::Arc::new(clock.clone()),
+            checkpoint_signer: Some(
+                actionseal_core::tlog::note::SignerKey::parse(LOG_KEY).unwrap(),
+            ),
+            proof: Some(ProofPolicy::new(false, keys())),
+            tsa: Some(live.tsa()),
+        };
+        let l = Ledger::open_with(&db.url, options).unwrap();
+        let decided = signed_decision(&l, "job-1");
+        let task = decided.task.clone().unwrap();
+        let bundle = l.evidence(&task, "auditor:carol", None).unwrap();
+        assert!(bundle.checkpoint.timestamp.is_some(), "{engine:?}");
+        let bundle = json(&canonicalize(&bundle.to_value()));
+        let k = service_key();
+        let trust = |roots: bool, until: i64| {
+            let roots = if roots {
+                format!(r#", "tsa_roots": ["{}"]"#, b64(&live.roots()[0]))
+            } else {
+                String::new()
+            };
+            json(&format!(
+                r#"{{"ledger_keys": [{{"key": "{LOG_VERIFIER}"}}]{roots},
+                    "approval_keys": {{"service_keys": {{"{}": {{"key": "{}", "valid_until": {until}}}}}}}}}"#,
+                k.public_key().keyid(),
+                base64url_encode(k.public_key().as_bytes()),
+            ))
+        };
+        let year = 365 * 24 * HOUR;
+        let t = verify_evidence(&bundle, &trust(true, T0 + 10 * year))
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"))
+            .to_value();
+        let text = canonicalize(&t);
+        assert!(
+            text.contains(r#""time_source":"rfc3161""#),
+            "{engine:?}: {text}"
+        );
+        assert!(
+            text.contains(r#""verified_by":"rfc3161""#),
+            "{engine:?}: {text}"
+        );
+        // Retired after the ledger recorded the decision, before the TSA stamped it.
+        let e = verify_evidence(&bundle, &trust(true, T0 + HOUR)).unwrap_err();
+        assert_eq!(e.path(), "/decisions/0", "{engine:?}: {e}");
+        let t = verify_evidence(&bundle, &trust(false, T0 + HOUR))
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"))
+            .to_value();
+        let text = canonicalize(&t);
+        assert!(
+            text.contains(r#""verified_by":"ledger""#),
+            "{engine:?}: {text}"
+        );
+        assert!(text.contains(r#""time_source":null"#), "{engine:?}: {text}");
+    }
+}

@@ -61,6 +61,7 @@ from ._actionseal import (
     verify_registration,
     verify_audit,
     verify_delegation,
+    verify_evidence,
 )
 
 __all__ = [
@@ -101,4 +102,5 @@ __all__ = [
     "verify_registration",
     "verify_audit",
     "verify_delegation",
+    "verify_evidence",
 ]

@@ -764,6 +764,162 @@ class _AuditReport(TypedDict):
     heads: List[_AuditHead]
     """The last good event of each chain."""
     broken: Optional[_AuditBreak]
+
+class _LogCheckpoint(TypedDict):
+    """A signed checkpoint of the ledger's Merkle log (``checkpoint``): keep ``note`` outside the database or have witnesses cosign it."""
+
+    size: int
+    """How many events the tree holds."""
+    root: str
+    """The tree's root (RFC 9162), standard base64 as the note writes it."""
+    note: str
+    """The C2SP signed note: the checkpoint and the ledger's signature line, then any cosignatures."""
+    at: int
+    """When it was made, by the ledger's clock."""
+    cosignatures: List[str]
+    """The witnesses' cosignature lines kept with it, oldest first."""
+
+class _EvidenceEntry(TypedDict):
+    """An audit event with its place in the ledger's Merkle log."""
+
+    index: int
+    """Its leaf index."""
+    event: Dict[str, Any]
+    """The audit event, as an exported audit line holds it without its ``digest``; its canonical text is the leaf."""
+    proof: List[str]
+    """Its RFC 9162 inclusion proof in the checkpoint's tree: standard base64 hashes."""
+
+class _EvidenceAnchor(TypedDict):
+    """The signed checkpoint of the ledger's log a bundle is verified against."""
+
+    note: str
+    """The C2SP signed note: the checkpoint, the ledger's signature and any witnesses' cosignatures."""
+    timestamp: Optional[str]
+    """An RFC 3161 time-stamp token (base64 DER) over the checkpoint, or ``null``."""
+
+class _EvidenceWitnessed(TypedDict):
+    """An earlier checkpoint a witness cosigned, which the bundle's checkpoint extends."""
+
+    note: str
+    """The cosigned checkpoint note."""
+    consistency: List[str]
+    """The RFC 9162 consistency proof from it to the bundle's checkpoint: standard base64 hashes."""
+
+class _EvidenceBundle(TypedDict):
+    """One task's evidence as a ledger exported it (``Ledger.evidence``, ``actionseal ledger evidence export``): verify it with ``verifyEvidence`` and your own trust, without the ledger. Write it as canonical JSON; no other member is allowed."""
+
+    version: int
+    """The bundle format's version: 1."""
+    task: str
+    """The task's id."""
+    contract: Dict[str, Any]
+    """The contract the task's action names."""
+    actions: List[Dict[str, Any]]
+    """The action as proposed, then each amendment's, in order."""
+    reasons: List[str]
+    """Each amendment's reason, in order."""
+    decisions: List[Union[Dict[str, Any], _SignedEnvelope, Dict[str, Any]]]
+    """Each decided event's approval record, its proof put back."""
+    events: List[_EvidenceEntry]
+    """The task's audit events up to the export, in log order."""
+    export: _EvidenceEntry
+    """The ``evidence_exported`` event that recorded this export."""
+    checkpoint: _EvidenceAnchor
+    """The checkpoint every proof is against."""
+    witnessed: List[_EvidenceWitnessed]
+    """The latest earlier checkpoint a witness cosigned, if any, with the consistency proof from it."""
+    keys: Any
+    """The public keys the ledger knew (``{ ledger: [...] }``): informational, never trusted."""
+
+class _EvidenceLedgerKeyRequired(TypedDict):
+    """A ledger's checkpoint key, trusted within its window (judged at a time the ledger does not choose)."""
+
+    key: str
+    """A C2SP note verifier key string: ``<name>+<hash>+<base64 key>`` (Ed25519, type 0x01)."""
+
+class _EvidenceLedgerKey(_EvidenceLedgerKeyRequired, total=False):
+    """A ledger's checkpoint key, trusted within its window (judged at a time the ledger does not choose)."""
+
+    valid_from: int
+    valid_until: int
+
+class _EvidenceWitnesses(TypedDict):
+    """The witnesses a checkpoint must be cosigned by, and how many."""
+
+    keys: List[str]
+    """C2SP cosignature verifier key strings (type 0x04)."""
+    quorum: int
+    """How many of them, at least 1."""
+
+class _EvidenceTrustRequired(TypedDict):
+    """What the verifier of a bundle trusts: its own configuration, never the bundle's."""
+
+    ledger_keys: List[_EvidenceLedgerKey]
+    """At least one."""
+
+class _EvidenceTrust(_EvidenceTrustRequired, total=False):
+    """What the verifier of a bundle trusts: its own configuration, never the bundle's."""
+
+    witnesses: _EvidenceWitnesses
+    """The witnesses whose cosignatures the checkpoint needs."""
+    tsa_roots: List[str]
+    """The RFC 3161 roots (base64 DER) a time-stamp must chain to."""
+    approval_keys: Dict[str, Any]
+    """The keys that verify the decisions' proofs."""
+
+class _EvidenceStep(TypedDict):
+    """One verified event of a task; ``null`` where it does not apply."""
+
+    index: int
+    """Its leaf index in the log."""
+    at: int
+    kind: Literal["proposed", "propose_duplicate", "propose_refused", "decided", "decision_duplicate", "decision_refused", "claimed", "claim_refused", "tool_args_drift", "sent_to_reapproval", "rejected_pre_dispatch", "completed", "complete_refused", "lease_expired", "reconciled", "reconcile_refused", "revoked", "amended", "amend_duplicate", "amend_refused", "proof_policy_changed", "append_only_restored", "quorum_met", "evidence_exported"]
+    actor: str
+    state: Optional[Literal["awaiting_approval", "approved", "claimed", "succeeded", "failed", "unknown", "awaiting_reapproval", "rejected", "rejected_pre_dispatch"]]
+    """The task's state after it."""
+    outcome: Optional[str]
+    action_digest: Optional[str]
+    signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
+    """Who proved a decision."""
+    verified_at: Optional[int]
+    """When the decision's key was judged."""
+    verified_by: Optional[Literal["ledger", "rfc3161"]]
+    """Where that time comes from: the ledger's arrival, or the decision's time-stamp token."""
+    on_behalf_of: Optional[str]
+    """The root delegator a delegated decision counted for."""
+    drift: List[str]
+    fence: Optional[int]
+
+class _EvidenceLog(TypedDict):
+    """The checkpoint a timeline was verified against."""
+
+    origin: str
+    """The log's name (its key's)."""
+    size: int
+    root: str
+    """The tree's root, standard base64."""
+    time: Optional[int]
+    """The earliest time the checkpoint is known to have existed, from a source the ledger does not choose."""
+    time_source: Optional[Literal["rfc3161", "witness"]]
+    witnesses: List[str]
+    """The trusted witnesses that cosigned it."""
+
+class _EvidenceTimeline(TypedDict):
+    """What ``verifyEvidence`` returns: the task's story as the bundle proves it."""
+
+    task: str
+    tenant: str
+    tool: str
+    subject: str
+    contract: str
+    """The contract's fingerprint."""
+    state: Optional[Literal["awaiting_approval", "approved", "claimed", "succeeded", "failed", "unknown", "awaiting_reapproval", "rejected", "rejected_pre_dispatch"]]
+    """The task's state after its last event."""
+    steps: List[_EvidenceStep]
+    """Its events, in log order."""
+    log: _EvidenceLog
+    exported_at: int
+    exported_by: str
 # --- end of generated ---
 
 # --- generated by regen from the function table (conformance/src/surfaces/function_table.rs): do not edit ---
@@ -1046,6 +1202,10 @@ def verify_audit(
     cut from the end too; ``exported`` (``Ledger.audit_heads()``, kept outside the database)
     finds a chain truncated or sealed again since."""
 
+def verify_evidence(bundle: _EvidenceBundle, trust: _EvidenceTrust) -> _EvidenceTimeline:
+    """Verifies an evidence bundle without any database: the verified timeline, or raises the
+    first failure with its code and the JSON Pointer of the member that broke."""
+
 @final
 class ManualClock:
     """A clock that moves only when told to (tests, demos); times in integer ms."""
@@ -1072,10 +1232,12 @@ class Ledger:
         *,
         clock: Optional[ManualClock] = None,
         proof: Optional[Dict[str, Any]] = None,
+        log_key: Optional[str] = None,
     ) -> Self:
         """Opens ``sqlite:PATH``, ``sqlite::memory:`` or ``postgres://...``; ``proof`` is
         ``{"required", "keys"}``: the keys that verify proven decisions, and whether a bare
-        decision envelope is refused (``missing_proof``)."""
+        decision envelope is refused (``missing_proof``); ``log_key`` the signer key string
+        (``PRIVATE+KEY+...``) its checkpoints are signed with."""
     @property
     def backend(self) -> Literal["sqlite", "postgres"]:
         """Which database the ledger is on: ``"sqlite"`` or ``"postgres"``."""
@@ -1185,6 +1347,17 @@ class Ledger:
         reason: str,
     ) -> _LedgerPolicy:
         """Changes the proof requirement for every handle on the database, audited."""
+    def checkpoint(self) -> _LogCheckpoint:
+        """Sequences the events written since the last checkpoint into the Merkle log and signs
+        the checkpoint with ``log_key``."""
+    def evidence(
+        self,
+        task_id: str,
+        actor: str,
+        contract: Union["Contract", Dict[str, Any], None] = None,
+    ) -> _EvidenceBundle:
+        """The evidence bundle of a task as of a checkpoint made now, for ``actor``: anyone
+        verifies it without the database."""
     def close(self) -> None:
         """Lets go of the database; later calls raise ``ledger_unavailable``."""
     def __enter__(self) -> "Ledger": ...

@@ -208,6 +208,9 @@ pub fn table() -> Vec<Function> {
             .py("jsonl: Union[str, bytes], heads: Optional[List[_AuditHead]] = None, exported: Optional[_ExportedHeads] = None", "_AuditReport")
             .ts("jsonl: string | Uint8Array, heads?: AuditHead[] | null, exported?: ExportedHeads | null", "AuditReport")
             .node_only(),
+        function("verify_evidence", "Verifies an evidence bundle without any database: the verified timeline, or raises the first failure with its code and the JSON Pointer of the member that broke.")
+            .py("bundle: _EvidenceBundle, trust: _EvidenceTrust", "_EvidenceTimeline")
+            .ts("bundle: EvidenceBundle, trust: EvidenceTrust", "EvidenceTimeline"),
         class("ManualClock", "A clock that moves only when told to (tests, demos); times in integer ms.")
             .ts_class()
             .node_only(),
@@ -231,10 +234,10 @@ pub fn table() -> Vec<Function> {
             .ts_class()
             .node_only(),
         static_method("Ledger.open", "Opens the ledger at a URL, creating or migrating its tables (JavaScript's constructor).")
-            .ts("url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null }", "Promise<Ledger>")
+            .ts("url: string, options?: { clock?: ManualClock, proof?: ProofPolicy | null, log_key?: string | null }", "Promise<Ledger>")
             .node_only(),
-        constructor("Ledger.__init__", "Opens `sqlite:PATH`, `sqlite::memory:` or `postgres://...`; `proof` is `{\"required\", \"keys\"}`: the keys that verify proven decisions, and whether a bare decision envelope is refused (`missing_proof`).")
-            .py("url: str, *, clock: Optional[ManualClock] = None, proof: Optional[Dict[str, Any]] = None", "None"),
+        constructor("Ledger.__init__", "Opens `sqlite:PATH`, `sqlite::memory:` or `postgres://...`; `proof` is `{\"required\", \"keys\"}`: the keys that verify proven decisions, and whether a bare decision envelope is refused (`missing_proof`); `log_key` the signer key string (`PRIVATE+KEY+...`) its checkpoints are signed with.")
+            .py("url: str, *, clock: Optional[ManualClock] = None, proof: Optional[Dict[str, Any]] = None, log_key: Optional[str] = None", "None"),
         getter("Ledger.backend", "Which database the ledger is on: `\"sqlite\"` or `\"postgres\"`.")
             .py("", "Literal[\"sqlite\", \"postgres\"]")
             .ts("", "'sqlite' | 'postgres'")
@@ -322,6 +325,14 @@ pub fn table() -> Vec<Function> {
         method("Ledger.set_proof_requirement", "Changes the proof requirement for every handle on the database, audited.")
             .py("proof: ProofRequirement, *, actor: str, reason: str", "_LedgerPolicy")
             .ts("request: SetProofRequirementRequest", "Promise<LedgerPolicy>")
+            .node_only(),
+        method("Ledger.checkpoint", "Sequences the events written since the last checkpoint into the Merkle log and signs the checkpoint with `log_key`.")
+            .py("", "_LogCheckpoint")
+            .ts("", "Promise<LogCheckpoint>")
+            .node_only(),
+        method("Ledger.evidence", "The evidence bundle of a task as of a checkpoint made now, for `actor`: anyone verifies it without the database.")
+            .py("task_id: str, actor: str, contract: Union[\"Contract\", Dict[str, Any], None] = None", "_EvidenceBundle")
+            .ts("taskId: string, actor: string, contract?: Contract | ContractDocument | null", "Promise<EvidenceBundle>")
             .node_only(),
         method("Ledger.close", "Lets go of the database; later calls raise `ledger_unavailable`.")
             .py("", "None")

@@ -312,6 +312,13 @@ pub fn shapes() -> Vec<Shape> {
             field("detail", Object, "Identities and digests specific to the kind."),
             field("prev", nullable(Digest), "The previous event's digest in the chain."),
         ]),
+        output("LogCheckpoint", "A signed checkpoint of the ledger's Merkle log (`checkpoint`): keep `note` outside the database or have witnesses cosign it.", vec![
+            field("size", Int, "How many events the tree holds."),
+            field("root", Str, "The tree's root (RFC 9162), standard base64 as the note writes it."),
+            field("note", Str, "The C2SP signed note: the checkpoint and the ledger's signature line, then any cosignatures."),
+            field("at", Millis, "When it was made, by the ledger's clock."),
+            field("cosignatures", list(Str), "The witnesses' cosignature lines kept with it, oldest first."),
+        ]),
         output("TaskHistory", "What `history` returns.", vec![
             field("task", Shape("LedgerTask"), ""),
             field("events", list(Shape("LedgerEvent")), "The audit events about the task, in order."),

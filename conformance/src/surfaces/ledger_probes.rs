@@ -218,7 +218,13 @@ fn conforms(
                 bad("one of the alternatives")
             }
         }
-        Ty::Contract | Ty::ContractOrDocument | Ty::ApprovalRule => bad("no contract in an output"),
+        // A contract document written back as it was given (an evidence bundle's).
+        Ty::ApprovalRule => {
+            if !(v.is_string() || v.is_object()) {
+                bad("an approval rule")
+            }
+        }
+        Ty::Contract | Ty::ContractOrDocument => bad("no contract in an output"),
     }
 }
 
@@ -441,7 +447,10 @@ fn reseal_first_claim(export: &str) -> Result<String, String> {
 
 /// Where what the ledger writes and the output shapes disagree.
 pub fn output_problems(all: &[Shape]) -> Vec<String> {
-    let results = match outputs() {
+    let results = match outputs().and_then(|mut r| {
+        r.extend(super::evidence_probes::written()?);
+        Ok(r)
+    }) {
         Ok(r) => r,
         Err(e) => return vec![format!("the ledger's sample run failed: {e}")],
     };

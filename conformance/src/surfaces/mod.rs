@@ -22,13 +22,15 @@
 //! | file | holds |
 //! | --- | --- |
 //! | `shape_types.rs` | the shapes' vocabulary: field types, fields, shapes, and their lookups |
-//! | `shapes.rs`, `proof_shapes.rs`, `quorum_shapes.rs`, `ledger.rs` | the data shapes (model, proof, quorum and delegation, ledger) |
-//! | `probes.rs`, `ledger_probes.rs`, `quorum_probes.rs`, `proof.rs` | the probes that hold them to core and the ledger, and the key material they sample with |
+//! | `shapes.rs`, `proof_shapes.rs`, `quorum_shapes.rs`, `evidence_shapes.rs`, `ledger.rs` | the data shapes (model, proof, quorum and delegation, evidence, ledger) |
+//! | `probes.rs`, `ledger_probes.rs`, `quorum_probes.rs`, `evidence_probes.rs`, `proof.rs` | the probes that hold them to core and the ledger, and the key material they sample with |
 //! | `typescript.rs`, `python.rs` | the two emitters |
 //! | `functions.rs`, `function_table.rs` | the function table: its types, and its rows |
 //! | `declarations.rs`, `readme.rs` | the checks of the generated `.d.ts` files and of the READMEs against it |
 
 mod declarations;
+mod evidence_probes;
+mod evidence_shapes;
 mod function_table;
 mod functions;
 mod ledger;

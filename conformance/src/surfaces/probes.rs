@@ -5,7 +5,7 @@
 use super::ledger::all_shapes;
 use super::shape_types::{all_fields, shape, Shape, Ty};
 use super::shapes::shapes;
-use super::{ledger, ledger_probes, proof, quorum_probes};
+use super::{evidence_probes, ledger, ledger_probes, proof, quorum_probes};
 use crate::decisions::json_value;
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
@@ -228,7 +228,8 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
         other => match quorum_probes::core_accepts(other, &value) {
             Some(r) => r,
             None => {
-                return ledger_probes::core_accepts(other, v)
+                return evidence_probes::core_accepts(other, v)
+                    .or_else(|| ledger_probes::core_accepts(other, v))
                     .unwrap_or_else(|| Err(format!("no reader for {other}")))
             }
         },
@@ -241,7 +242,15 @@ pub fn shape_problems() -> Vec<String> {
     let all = all_shapes();
     let mut problems = Vec::new();
     for s in all.iter().filter(|s| !s.output) {
-        let base = sample_object(&all, s, &mut 0);
+        // The evidence shapes' samples come from a real export.
+        let base = match evidence_probes::sample(s.name) {
+            Some(Ok(v)) => v,
+            Some(Err(e)) => {
+                problems.push(format!("{}: no sample: {e}", s.name));
+                continue;
+            }
+            None => sample_object(&all, s, &mut 0),
+        };
         if let Err(e) = core_accepts(s.name, &base) {
             problems.push(format!("{}: core refuses the sample {base}: {e}", s.name));
             continue;
@@ -375,6 +384,7 @@ fn output_members(name: &str) -> Result<Vec<String>, String> {
         other => {
             let sample = |s: &Shape| sample_object(&all, s, &mut 0);
             return quorum_probes::output_members(&all, sample, other)
+                .or_else(|| evidence_probes::output_members(other))
                 .unwrap_or_else(|| Err(format!("no writer for {other}")));
         }
     })

@@ -98,7 +98,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 44] = [
+const PY_SHAPES: [&str; 55] = [
     "ActionError",
     "RoleCount",
     "CountedApproval",
@@ -143,6 +143,17 @@ const PY_SHAPES: [&str; 44] = [
     "AuditBreak",
     "ExportedHeads",
     "AuditReport",
+    "LogCheckpoint",
+    "EvidenceEntry",
+    "EvidenceAnchor",
+    "EvidenceWitnessed",
+    "EvidenceBundle",
+    "EvidenceLedgerKey",
+    "EvidenceWitnesses",
+    "EvidenceTrust",
+    "EvidenceStep",
+    "EvidenceLog",
+    "EvidenceTimeline",
 ];
 
 /// The generated block of the stub: the Literals of codes, reasons, outcomes and the ledger's

@@ -230,6 +230,7 @@ pub fn shapes() -> Vec<Shape> {
     ];
     out.extend(super::proof_shapes::proof_shapes());
     out.extend(super::quorum_shapes::quorum_shapes());
+    out.extend(super::evidence_shapes::evidence_shapes());
     out
 }
 

@@ -25,8 +25,9 @@ pub struct Step {
     /// The action concerned.
     pub action_digest: Option<Digest>,
     /// For a decision: how it was proven (`None`: a bare decision the ledger recorded as
-    /// given), with the time its key was judged at.
-    pub proof: Option<(Signer, i64)>,
+    /// given), with the time its key was judged at and where that time comes from (`ledger`:
+    /// when the ledger recorded it; `rfc3161`: the decision's time-stamp token).
+    pub proof: Option<(Signer, i64, &'static str)>,
     /// For a decision through a delegation: whom it counts for.
     pub on_behalf_of: Option<String>,
     /// JSON Pointers an amendment changed, or where a claim's action drifted.
@@ -79,11 +80,12 @@ fn opt_digest(d: &Option<Digest>) -> OwnedValue {
 
 impl Step {
     /// `{"index", "at", "kind", "actor", "state", "outcome", "action_digest", "signer",
-    /// "verified_at", "on_behalf_of", "drift", "fence"}`, `null` where it does not apply.
+    /// "verified_at", "verified_by", "on_behalf_of", "drift", "fence"}`, `null` where it does
+    /// not apply.
     pub fn to_value(&self) -> OwnedValue {
-        let (signer, verified_at) = match &self.proof {
-            Some((s, at)) => (s.to_value(), int(*at)),
-            None => (Value::Null, Value::Null),
+        let (signer, verified_at, verified_by) = match &self.proof {
+            Some((s, at, source)) => (s.to_value(), int(*at), string(source)),
+            None => (Value::Null, Value::Null, Value::Null),
         };
         object(vec![
             ("index", int(self.index as i64)),
@@ -95,6 +97,7 @@ impl Step {
             ("action_digest", opt_digest(&self.action_digest)),
             ("signer", signer),
             ("verified_at", verified_at),
+            ("verified_by", verified_by),
             ("on_behalf_of", opt_string(self.on_behalf_of.as_deref())),
             ("drift", strings(&self.drift)),
             ("fence", self.fence.map_or(Value::Null, int)),

@@ -263,13 +263,14 @@ fn documents(b: &Bundle) -> Result<(Digest, Action)> {
     Ok((contract.digest(), proposal))
 }
 
-/// How each decided event was proven: (signer, the time its key was judged at), `None` for a
-/// bare decision.
-type Proofs = Vec<Option<(crate::model::proof::Signer, i64)>>;
+/// How each decided event was proven: (signer, the time its key was judged at, where that time
+/// comes from), `None` for a bare decision.
+type Proofs = Vec<Option<(crate::model::proof::Signer, i64, &'static str)>>;
 
 /// Each decided event's record is in the bundle, holds what the event says, and its proof
 /// (when the event has one) verifies under the trusted approval keys at the time the ledger
-/// recorded it.
+/// recorded it, or its RFC 3161 token's time when it carries one and the verifier trusts
+/// time-stamping roots.
 fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
     let decided: Vec<&Entry> = b
         .events
@@ -303,11 +304,19 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
                     _ => None,
                 })
                 .ok_or_else(|| at(mismatch("a proven decision's event has no verified_at")))?;
+            let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
+                .map_err(|err| {
+                    err.in_key("timestamp")
+                        .in_key("detail")
+                        .in_key("event")
+                        .in_index(index_of(b, entry))
+                        .in_key("events")
+                })?;
             let p = Presented::read(
                 given,
                 &trust.approval_keys,
                 ProofRequirement::Optional,
-                verified_at,
+                judged_at,
             )
             .map_err(at)?;
             let Presented::Proven(p) = p else {
@@ -319,7 +328,7 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
                 )));
             }
             let signer = p.signer().clone();
-            (p.record().clone(), Some((signer, verified_at)))
+            (p.record().clone(), Some((signer, judged_at, source)))
         } else {
             let record =
                 Approval::from_value(given).map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
@@ -397,6 +406,14 @@ fn holds(record: &Approval, e: &crate::model::ledger::Event) -> Result<()> {
         ))
         .in_key(member)),
     }
+}
+
+/// Where `entry` is in the bundle's events.
+fn index_of(b: &Bundle, entry: &Entry) -> usize {
+    b.events
+        .iter()
+        .position(|e| std::ptr::eq(e, entry))
+        .unwrap_or_default()
 }
 
 fn timeline(
