@@ -142,6 +142,7 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
     let doubt = f.task("job-5", Decided::Signed, Reported::Unknown)?;
     let delegated = f.task("job-6", Decided::Delegated, Reported::Succeeded)?;
     let quorum = f.task("job-7", Decided::Quorum, Reported::Succeeded)?;
+    let amended = f.task("job-2", Decided::Amended, Reported::Succeeded)?;
 
     let b = f.export(&refund, &w)?;
     let trust = trust();
@@ -189,6 +190,14 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
         "A decision by user:bob on behalf of user:carol, through the delegation link she \
          signed: the timeline names both.",
         f.export(&delegated, &w)?,
+        trust.clone(),
+        None,
+    );
+    out.add(
+        "y_amended_refund",
+        "A refund amended by a reviewer before approval (two actions, one reason); the signed \
+         decision is about the amended action and records the proposal's digest.",
+        f.export(&amended, &w)?,
         trust.clone(),
         None,
     );

@@ -127,6 +127,8 @@ pub(super) enum Decided {
     Delegated,
     /// Two signed approvals under a contract that needs two approvers.
     Quorum,
+    /// Amended by a reviewer (1500 minor units), then approved with a signed record.
+    Amended,
 }
 
 /// The ledger of the vectors and its clock.
@@ -165,6 +167,18 @@ impl Fixture {
             .l
             .propose(&to_core(&act)?, &contract_core, "agent:7")
             .map_err(s)?;
+        let (t, act, proposed_digest) = if decided == Decided::Amended {
+            let mut amended = act.clone();
+            amended["args"]["amount_minor"] = json!(1500);
+            let a = json!({"task_id": t.id, "amends": t.action_digest.to_string(),
+                           "action": amended, "reviewer": "user:carol",
+                           "reason": "the customer asked for less"});
+            self.clock.advance(MINUTE);
+            let done = self.l.amend(&to_core(&a)?, &contract_core).map_err(s)?;
+            (done.task, amended, Some(t.action_digest))
+        } else {
+            (t, act, None)
+        };
         let approval_id = t.approval_id.clone().ok_or("no approval round")?;
         let action = Action::from_value(&to_core(&act)?).map_err(s)?;
         // Who decides: user:bob; on behalf of user:carol through her link when delegated;
@@ -199,7 +213,7 @@ impl Fixture {
                 approver,
                 decided_at: self.l.now(),
                 expires_at: self.l.now() + HOUR,
-                proposed_digest: None,
+                proposed_digest,
                 role: None,
                 on_behalf_of: delegated.then_some("user:carol"),
                 delegation: delegated.then_some(&links[..]),
