@@ -1,10 +1,14 @@
 // Benchmark: actionseal-wasm in headless Chromium against npm `canonicalize` +
 // `crypto.subtle.digest`, on bench/payloads/refund.json and 10k.json, in the same page; and
-// the cost of the permit `check` of examples/refund in fingerprints of the same action.
+// the cost of the permit `check` of examples/refund in fingerprints of the same action; and
+// `verifyEvidence` of the typical refund bundle (bench/payloads/evidence-refund.json, written
+// by `cargo bench -p actionseal-bench --bench evidence -- --write-bundle PATH`; goal: at most
+// 10 ms), against WebCrypto Ed25519 verifications of as many signatures.
 //
-//   bindings-wasm/build.sh && node bench/wasm-chromium.mjs [--seconds 5]
+//   bindings-wasm/build.sh && node bench/wasm-chromium.mjs [--seconds 5] [--evidence]
 //
-// Prints a Markdown table of ops/s with the ratio to the baseline, and the size of the wasm.
+// Prints a Markdown table of ops/s with the ratio to the baseline, and the size of the wasm;
+// then the evidence table (`--evidence`: that table alone).
 
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -15,6 +19,7 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const secondsArg = process.argv.indexOf("--seconds");
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 5;
 const payloads = ["refund.json", "items150.json", "10k.json"];
+const evidenceOnly = process.argv.includes("--evidence");
 
 // The npm package is CommonJS; the page gets it as an ES module.
 const npmFile = createRequire(import.meta.url).resolve("canonicalize");
@@ -37,20 +42,30 @@ try {
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => window.actionsealBench !== undefined);
   const version = await page.evaluate(() => navigator.userAgent.match(/Chrom(e|ium)\/[\d.]+/)?.[0]);
-  const rows = await page.evaluate(([p, s]) => window.actionsealBench.run(p, s), [payloads, seconds]);
-  if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
   const wasmBytes = (await stat(wasmFile)).size;
   const gzipBytes = (await import("node:zlib")).gzipSync(await readFile(wasmFile), { level: 9 }).length;
-  console.log(`${version} headless; per payload, ${seconds}s per operation in 9 interleaved rounds`);
-  console.log("ops/s: median over rounds; ratio: median over rounds of the ratio within a round (lowest–highest)");
-  console.log("(refund check rows: the ratio is time per call over the time of one fingerprint(action))");
+  console.log(`${version} headless; ${seconds}s per operation in 9 interleaved rounds`);
   console.log(`wasm: ${wasmBytes.toLocaleString("en")} bytes (${gzipBytes.toLocaleString("en")} gzipped)`);
-  console.log("| payload | operation | ops/s | ratio |");
-  console.log("| --- | --- | ---: | ---: |");
-  for (const r of rows) {
-    const ratio = r.ratio === null ? "" : `${r.ratio.toFixed(2)}x (${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)})`;
-    console.log(`| ${r.payload} (${r.bytes} B) | ${r.op} | ${Math.round(r.ops).toLocaleString("en")} | ${ratio} |`);
+  if (!evidenceOnly) {
+    const rows = await page.evaluate(([p, s]) => window.actionsealBench.run(p, s), [payloads, seconds]);
+    if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
+    console.log("ops/s: median over rounds; ratio: median over rounds of the ratio within a round (lowest–highest)");
+    console.log("(refund check rows: the ratio is time per call over the time of one fingerprint(action))");
+    console.log("| payload | operation | ops/s | ratio |");
+    console.log("| --- | --- | ---: | ---: |");
+    for (const r of rows) {
+      const ratio = r.ratio === null ? "" : `${r.ratio.toFixed(2)}x (${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)})`;
+      console.log(`| ${r.payload} (${r.bytes} B) | ${r.op} | ${Math.round(r.ops).toLocaleString("en")} | ${ratio} |`);
+    }
+    console.log("");
   }
+  const e = await page.evaluate((s) => window.actionsealBench.evidence(s), seconds);
+  if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
+  const range = ([m, lo, hi], d) => `${m.toFixed(d)} (${lo.toFixed(d)}–${hi.toFixed(d)})`;
+  console.log("evidence: wall ms per call, median over rounds (lowest–highest round); ratio per round");
+  console.log(`| bundle | wasm verifyEvidence ms | / ${e.signatures} WebCrypto Ed25519 verifications | goal |`);
+  console.log("| --- | ---: | ---: | --- |");
+  console.log(`| typical refund, witnessed (${e.bytes} B) | ${range(e.ms, 3)} | ${range(e.ratio, 2).replace(" ", "x ")} | at most 10 ms |`);
 } catch (err) {
   console.error(err.message, ...(browser?.errors ?? []));
   process.exitCode = 1;

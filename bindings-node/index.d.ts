@@ -373,6 +373,16 @@ export type ErrorCode =
    * one task and discloses nothing of any other.
    */
   | 'evidence_other_task'
+  /**
+   * The ledger's time-stamping authority could not be asked (RFC 3161 §3.4 over HTTP): it did
+   * not answer, answered an HTTP error or another content type than
+   * application/timestamp-reply, or an answer too large for a time-stamp. A checkpoint is then
+   * stored and signed but has no token: make it again once the TSA answers (the ledger stamps
+   * its latest checkpoint), or fix the TSA URL in the server's configuration. A TSA whose
+   * answer is no valid token for the request is refused with the timestamp_invalid,
+   * timestamp_untrusted and timestamp_mismatch codes instead.
+   */
+  | 'timestamp_unavailable'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -1197,6 +1207,8 @@ export interface EvidenceStep {
   signer: ServiceSigner | PasskeySigner | null
   /** When the decision's key was judged. */
   verified_at: number | null
+  /** Where that time comes from: the ledger's arrival, or the decision's time-stamp token. */
+  verified_by: 'ledger' | 'rfc3161' | null
   /** The root delegator a delegated decision counted for. */
   on_behalf_of: string | null
   drift: string[]

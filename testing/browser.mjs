@@ -1,7 +1,7 @@
 // Node-side helpers for running pages in Debian's Chromium: a static file server on
 // 127.0.0.1 and a headless browser with a fresh profile. Used by the chromium conformance
 // engine (conformance/js/engines/chromium.mjs), conformance/tools/record-passkeys.mjs,
-// bench/wasm-chromium.mjs and the examples' browser tests (confirm-page, refund-desk).
+// bench/wasm-chromium.mjs and the examples' browser tests (confirm-page, evidence-page, refund-desk).
 
 import { createServer } from "node:http";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -82,7 +82,8 @@ export async function serve(mounts, extra = {}) {
 /**
  * Launches headless Chromium (default /usr/bin/chromium, or $CHROMIUM) with a fresh
  * profile and opens one page. Page errors and console errors are collected in `errors`, so
- * a failure inside the page is reported rather than lost. Resolves to `{page, errors, close()}`.
+ * a failure inside the page is reported rather than lost, and the URLs it requests in
+ * `requests`. Resolves to `{page, errors, requests, close()}`.
  */
 export async function launch() {
   const { chromium } = await import("playwright-core");
@@ -100,6 +101,9 @@ export async function launch() {
   }
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = [];
+  // Every URL the page asks for, to check that it reaches nothing but what the test serves.
+  const requests = [];
+  page.on("request", (r) => requests.push(r.url()));
   page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
   page.on("console", (msg) => {
     if (msg.type() === "error") errors.push(`console: ${msg.text()}`);
@@ -108,9 +112,37 @@ export async function launch() {
   return {
     page,
     errors,
+    requests,
     async close() {
       await context.close();
       await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Named checks that all run, for a browser test: `step(name, fn)` prints `ok - name`, or
+ * `not ok - name` with the error and goes on; `finish(what)` prints the verdict and exits
+ * non-zero when any check failed.
+ */
+export function checks() {
+  const failures = [];
+  return {
+    async step(name, fn) {
+      try {
+        await fn();
+        console.log(`ok - ${name}`);
+      } catch (err) {
+        failures.push(name);
+        console.log(`not ok - ${name}\n  ${String(err.stack ?? err).split("\n").join("\n  ")}`);
+      }
+    },
+    finish(what) {
+      if (failures.length > 0) {
+        console.error(`\n${failures.length} check(s) failed: ${failures.join("; ")}`);
+        process.exit(1);
+      }
+      console.log(`\n${what}: all checks passed`);
     },
   };
 }

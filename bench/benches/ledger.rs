@@ -10,7 +10,7 @@
 //! Rounds are interleaved (ledger, naive, ledger, naive, ...); the table gives the median
 //! lifecycles/s of the rounds with their spread, and p50/p99 latency of one lifecycle.
 
-use actionseal_bench::{lifecycle, Refund};
+use actionseal_bench::{lifecycle, wanted, Refund};
 use actionseal_core::canonicalize;
 use actionseal_ledger::Ledger;
 use std::collections::BTreeMap;
@@ -183,17 +183,6 @@ fn pct(v: &mut [Duration], p: f64) -> f64 {
     v.sort();
     let i = ((v.len() as f64 - 1.0) * p).round() as usize;
     v[i].as_secs_f64() * 1e3
-}
-
-/// Filters from the command line (`cargo bench --bench ledger -- normal`): a configuration
-/// runs when its label contains one of them, or when there are none.
-fn wanted(label: &str) -> bool {
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .map(|a| a.to_lowercase())
-        .collect();
-    filters.is_empty() || filters.iter().any(|f| label.to_lowercase().contains(f))
 }
 
 fn compare(

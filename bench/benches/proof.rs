@@ -11,7 +11,7 @@
 //! OpenSSL runs three times, before, between and after the two halves of the rounds, and its
 //! median is the reference. Not a test: nothing here asserts a time.
 
-use actionseal_bench::refund_check;
+use actionseal_bench::{cpu_seconds, refund_check};
 use actionseal_core::{
     check_with, pae, sign_approval, KeySet, Object, Outcome, ProofPolicy, SigningKey, Value,
     PAYLOAD_TYPE,
@@ -23,17 +23,6 @@ use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 20;
 const WINDOW: Duration = Duration::from_millis(40);
-
-/// This thread's CPU time, in seconds.
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
 
 /// Microseconds per call of `f` over one window: (CPU time, wall time).
 fn window(f: &mut dyn FnMut()) -> (f64, f64) {

@@ -16,7 +16,7 @@
 //! Each row is the median and range over rounds of its per-round ratio. Not a test: nothing
 //! here asserts a time.
 
-use actionseal_bench::json;
+use actionseal_bench::{cpu_seconds, json};
 use actionseal_core::{
     canonicalize, check_set_with, check_with, fingerprint, pae, sign_approval, sign_delegation,
     Context, Object, Outcome, OwnedValue, SigningKey, Value, PAYLOAD_TYPE,
@@ -28,17 +28,6 @@ use std::time::{Duration, Instant};
 const ROUNDS: usize = 20;
 const WINDOW: Duration = Duration::from_millis(40);
 const NOW: i64 = 1_764_500_600_000;
-
-/// This thread's CPU time, in seconds.
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
 
 /// CPU microseconds per call of `f` over one window.
 fn window(f: &mut dyn FnMut()) -> f64 {

@@ -6,6 +6,7 @@ use actionseal_core::{
     canonicalize, parse, Action, ActionIds, Context, Contract, Object, Options, OwnedValue, Value,
 };
 
+use actionseal_core::tlog::note::SignerKey;
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
 
 /// A file from `bench/payloads/`.
@@ -145,4 +146,39 @@ pub fn lifecycle(deciding: &Ledger, executing: &Ledger, f: &Refund, job: &str) {
     executing
         .complete(&t.id, c.fence, Reported::Succeeded, None, "worker")
         .expect("complete");
+}
+
+/// The key the benchmarks' ledgers sign their Merkle log's checkpoints with.
+pub fn log_key() -> SignerKey {
+    SignerKey::from_seed("bench.actionseal.example/log", &[7; 32]).expect("log key")
+}
+
+/// The median, lowest and highest of `v` (rounds of one measure); `v` is not empty.
+pub fn median_and_range(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}
+
+/// Filters from the command line (`cargo bench --bench ledger -- normal`): a configuration
+/// runs when its label contains one of them, or when there are none. Options (`--name=value`)
+/// are not filters.
+pub fn wanted(label: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.to_lowercase())
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| label.to_lowercase().contains(f))
+}
+
+/// This thread's CPU time, in seconds: what `openssl speed` divides by, and what other
+/// processes on a shared machine do not inflate.
+pub fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }

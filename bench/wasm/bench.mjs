@@ -1,10 +1,19 @@
 // The benchmark page: wasm `fingerprint(obj)` (sync) against npm `canonicalize` +
 // `crypto.subtle.digest("SHA-256")` (async, awaited per op), side by side in one page; and
-// the permit `check` of the refund scenario against `fingerprint` of the same action.
+// the permit `check` of the refund scenario against `fingerprint` of the same action; and
+// `verifyEvidence` of a typical refund bundle against WebCrypto Ed25519 verifications.
 // Driven by bench/wasm-chromium.mjs, which serves /pkg/ (the web build), /payloads/,
 // /refund/ (examples/refund) and /canonicalize.mjs (the npm package wrapped as an ES module).
 
-import init, { Approval, Contract, check, fingerprint, fingerprintJson, canonicalize } from "/pkg/index.js";
+import init, {
+  Approval,
+  Contract,
+  check,
+  fingerprint,
+  fingerprintJson,
+  canonicalize,
+  verifyEvidence,
+} from "/pkg/index.js";
 import canonicalizeNpm from "/canonicalize.mjs";
 
 const encoder = new TextEncoder();
@@ -64,7 +73,14 @@ async function measureAll(fns, against, seconds, rounds = 9) {
   return Object.fromEntries(
     Object.keys(fns).map((k) => [
       k,
-      { ops: median(samples[k]), ratio: median(ratios[k]), min: Math.min(...ratios[k]), max: Math.max(...ratios[k]) },
+      {
+        ops: median(samples[k]),
+        opsMin: Math.min(...samples[k]),
+        opsMax: Math.max(...samples[k]),
+        ratio: median(ratios[k]),
+        min: Math.min(...ratios[k]),
+        max: Math.max(...ratios[k]),
+      },
     ]),
   );
 }
@@ -166,4 +182,43 @@ async function checkRows(seconds) {
   }
 }
 
-window.actionsealBench = { run };
+/**
+ * `verifyEvidence(bundle, trust)` of the typical refund bundle (/payloads/evidence-refund.json,
+ * written by the Rust evidence bench), against as many WebCrypto Ed25519 verifications as the
+ * bundle holds signatures (the ledger's on its checkpoint, the witness's cosignature, the
+ * service's on the decision): the least a verifier of the bundle does, and what a hand-written
+ * one would call. Returns {bytes, signatures, ms: [median, lowest, highest round], ratio:
+ * [median, lowest, highest] of time / those verifications' time}.
+ */
+async function evidence(seconds) {
+  await init();
+  const text = await (await fetch("/payloads/evidence-refund.json")).text();
+  const { bundle, trust } = JSON.parse(text);
+  const timeline = verifyEvidence(bundle, trust);
+  if (timeline.task !== bundle.task) throw new Error(`the bundle does not verify: ${JSON.stringify(timeline)}`);
+  const signatures = 3;
+  const keys = await crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]);
+  const message = encoder.encode(bundle.checkpoint.note);
+  const sig = await crypto.subtle.sign({ name: "Ed25519" }, keys.privateKey, message);
+  const ed25519 = async () => {
+    let ok = true;
+    for (let i = 0; i < signatures; i++) ok &&= await crypto.subtle.verify({ name: "Ed25519" }, keys.publicKey, sig, message);
+    if (!ok) throw new Error("WebCrypto does not verify its own signature");
+    return "ok";
+  };
+  // `rate` reads `.length` of each result: the timeline's task id.
+  const m = await measureAll(
+    { verify: () => verifyEvidence(bundle, trust).task, ed25519 },
+    { verify: "ed25519" },
+    seconds,
+  );
+  const v = m.verify;
+  return {
+    bytes: encoder.encode(JSON.stringify(bundle)).length,
+    signatures,
+    ms: [1000 / v.ops, 1000 / v.opsMax, 1000 / v.opsMin],
+    ratio: [1 / v.ratio, 1 / v.max, 1 / v.min],
+  };
+}
+
+window.actionsealBench = { run, evidence };

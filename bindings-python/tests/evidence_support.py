@@ -86,7 +86,9 @@ def broken(bundle, earlier):
     def no_consistency(b):
         b["witnessed"] = [{"note": earlier, "consistency": []}]
 
+    # A verifier that trusts no TSA leaves a token unread: each of these trusts a root.
     with_root = {**TRUST, "tsa_roots": [fixture("root.der")]}
+    other_root = {**TRUST, "tsa_roots": [fixture("other-root.der")]}
 
     return [
         ("invalid_evidence", "a bundle without its version", edit(lambda b: b.pop("version")), TRUST),
@@ -100,7 +102,8 @@ def broken(bundle, earlier):
         ("evidence_mismatch", "another contract", edit(other_contract), TRUST),
         ("consistency_proof_invalid", "an earlier checkpoint without its consistency proof",
          edit(no_consistency), TRUST),
-        ("timestamp_invalid", "a time-stamp that is not a token", stamped("AAAA"), TRUST),
-        ("timestamp_untrusted", "a time-stamp from a TSA nobody trusts", stamped(fixture("p256.tsr")), TRUST),
+        ("timestamp_invalid", "a time-stamp that is not a token", stamped("AAAA"), with_root),
+        ("timestamp_untrusted", "a time-stamp from a TSA the verifier does not trust",
+         stamped(fixture("p256.tsr")), other_root),
         ("timestamp_mismatch", "a time-stamp of other data", stamped(fixture("p256.tsr")), with_root),
     ]

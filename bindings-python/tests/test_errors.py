@@ -92,6 +92,11 @@ def sources():
             fn = v.get("call", "fingerprint")
             out.append((v["expect"]["error"], f"host/{name}",
                         lambda v=v, fn=fn, profile=profile: call(fn, eval(v["python"], NAMESPACE), profile)))  # noqa: S307
+    for name, v in vectors("evidence"):
+        error = v["expected"].get("error")
+        if error:
+            out.append((error["code"], f"evidence/{name}",
+                        lambda v=v: actionseal.verify_evidence(v["bundle"], v["trust"])))
     # Input over the 16 MiB limit, refused before it is read.
     out.append(("size_limit_exceeded", "text over 16 MiB", lambda: actionseal.canonicalize_json(b" " * (16 * 1024 * 1024 + 1))))
     out.append(("invalid_approval", "Approval({})", lambda: actionseal.Approval({})))

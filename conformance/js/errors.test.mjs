@@ -35,16 +35,6 @@ const LEDGER_CODES = [
 ]
 
 /**
- * The codes `verifyEvidence` raises on a bundle exported from a ledger and broken one way
- * each (./evidence.mjs): they need a ledger's bundle, which only the Node addon exports here.
- */
-const EVIDENCE_CODES = [
-  'invalid_evidence', 'invalid_evidence_trust', 'inclusion_proof_invalid', 'checkpoint_invalid',
-  'checkpoint_untrusted', 'evidence_other_task', 'evidence_incomplete', 'evidence_mismatch',
-  'consistency_proof_invalid', 'timestamp_invalid', 'timestamp_untrusted', 'timestamp_mismatch',
-]
-
-/**
  * Codes this package cannot raise, with the reason: the wasm build has no ledger (nor the
  * audit's verifier); only a PostgreSQL role that does not own a ledger meets
  * `ledger_unprotected`.
@@ -54,10 +44,7 @@ const UNREACHABLE = {
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
-    : Object.fromEntries([
-      ...LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)']),
-      ...EVIDENCE_CODES.map((c) => [c, 'verifyEvidence raises it here on a bundle a ledger exported, and wasm has no ledger to export one (./evidence.mjs makes them through the Node addon)']),
-    ]))
+    : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])))
 }
 
 /**
@@ -121,6 +108,10 @@ function sources() {
     for (const [file, v] of vectors(kind)) {
       if (v.expect.error) out.push([v.expect.error, `${kind}/${file}`, quorumOps(v)[0]])
     }
+  }
+  for (const [file, v] of vectors('evidence')) {
+    const e = v.expected.error?.code
+    if (e) out.push([e, `evidence/${file}`, { fn: 'verifyEvidence', args: [v.bundle, v.trust] }])
   }
   const functions = { fingerprint: 'fingerprint', fingerprint_json: 'fingerprintJson', canonicalize: 'canonicalize', canonicalize_json: 'canonicalizeJson', short_fingerprint: 'shortFingerprint' }
   for (const [file, v] of vectors('host')) {

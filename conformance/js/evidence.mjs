@@ -59,7 +59,9 @@ export function broken(bundle, earlier) {
     return b
   }
   const stamped = (token) => edit((b) => { b.checkpoint.timestamp = token })
+  // A verifier that trusts no TSA leaves a token unread: each of these trusts a root.
   const withRoot = { ...TRUST, tsa_roots: [fixture('root.der')] }
+  const otherRoot = { ...TRUST, tsa_roots: [fixture('other-root.der')] }
   return [
     ['invalid_evidence', 'a bundle without its version', edit((b) => { delete b.version }), TRUST],
     ['invalid_evidence_trust', 'a trust without ledger keys', bundle, { ledger_keys: [] }],
@@ -71,8 +73,8 @@ export function broken(bundle, earlier) {
     ['evidence_mismatch', 'another contract', edit((b) => { b.contract = { ...b.contract, version: '2' } }), TRUST],
     ['consistency_proof_invalid', 'an earlier checkpoint without its consistency proof',
       edit((b) => { b.witnessed = [{ note: earlier, consistency: [] }] }), TRUST],
-    ['timestamp_invalid', 'a time-stamp that is not a token', stamped('AAAA'), TRUST],
-    ['timestamp_untrusted', 'a time-stamp from a TSA nobody trusts', stamped(fixture('p256.tsr')), TRUST],
+    ['timestamp_invalid', 'a time-stamp that is not a token', stamped('AAAA'), withRoot],
+    ['timestamp_untrusted', 'a time-stamp from a TSA the verifier does not trust', stamped(fixture('p256.tsr')), otherRoot],
     ['timestamp_mismatch', 'a time-stamp of other data', stamped(fixture('p256.tsr')), withRoot],
   ]
 }

@@ -58,6 +58,7 @@ export const FUNCTIONS = [
   "signDelegation",
   "verifyDelegation",
   "delegationDigest",
+  "verifyEvidence",
 ];
 
 /** The classes whose methods ("Class#name") and properties ("Class.name") an op may use. */

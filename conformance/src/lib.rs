@@ -10,6 +10,7 @@ pub mod checkpoint;
 pub mod corpus;
 pub mod decisions;
 pub mod delegation;
+pub mod evidence;
 pub mod proof;
 pub mod quorum;
 pub mod surfaces;

@@ -13,7 +13,7 @@
 
 import { execFileSync } from 'node:child_process'
 import { createHash, generateKeyPairSync, sign } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -23,6 +23,8 @@ import { envelope, labelledKey } from './proof-lib.mjs'
 
 const canonicalize = createRequire(import.meta.url)('canonicalize')
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+// The RFC 3161 fixtures' root (core/tests/timestamp), for a trust that reads tokens.
+const TSA_ROOT = readFileSync(join(root, 'core', 'tests', 'timestamp', 'root.der')).toString('base64')
 const sha256 = (b) => createHash('sha256').update(b).digest()
 const digest = (text) => 'sha256:' + sha256(Buffer.from(text, 'utf8')).toString('hex')
 const fp = (v) => digest(canonicalize(v))
@@ -317,9 +319,13 @@ add('n_trust_witness_key_of_ledger_type', good, { ...trust, witnesses: { keys: [
 }
 add('n_trust_no_ledger_key', good, { ...trust, ledger_keys: [] }, ['invalid_evidence_trust', '/ledger_keys'])
 {
+  // A verifier that trusts no TSA leaves a token unread; one that trusts a root reads it.
   const b = clone(good)
   b.checkpoint.timestamp = 'AAAA'
-  add('n_timestamp_not_a_token', b, trust, 'undecided')
+  add('y_token_unread_without_tsa_roots', b, trust, 'ok')
+  add('n_timestamp_not_a_token', b, { ...trust, tsa_roots: [TSA_ROOT] }, 'undecided')
+  // Core refuses it as invalid_evidence_trust at /tsa_roots/0; X.509 is not re-derived here.
+  add('n_trust_root_not_a_certificate', b, { ...trust, tsa_roots: ['AAAA'] }, 'undecided')
 }
 {
   const b = clone(good)

@@ -9,31 +9,17 @@
 
 import * as amendments from "./amend.mjs";
 import * as passkeys from "./passkey.mjs";
-import { argumentRows, contractFacts, el, errorDetails, fact, ruleText, showDigest, showScalar, showString, useCore } from "./render.mjs";
+import { loadCore } from "./core.mjs";
+import { argumentRows, contractFacts, download, el, errorDetails, fact, ruleText, showDigest, showScalar, showString } from "./render.mjs";
 import { showQuorum } from "./quorum.mjs";
 import { showSigned } from "./signature.mjs";
-
-// The web build of actionseal-wasm, as bindings-wasm/build.sh writes it into the repository.
-const WASM = "../../bindings-wasm/pkg/web/actionseal_wasm.js";
 
 const $ = (id) => document.getElementById(id);
 const setState = (state) => {
   document.body.dataset.state = state;
 };
 
-let api;
-try {
-  api = await import(WASM);
-  await api.default();
-  useCore(api);
-} catch (err) {
-  setState("error");
-  $("load-status").className = "status problem";
-  $("load-status").textContent =
-    `actionseal could not be loaded (${err.message}). Build it with bindings-wasm/build.sh and serve the ` +
-    "repository root over HTTP, as examples/confirm-page/README.md explains.";
-  throw err;
-}
+const api = await loadCore($("load-status"), "examples/confirm-page/README.md");
 
 /** What is on screen: the action as loaded, its contract (a Contract or null), its fingerprint. */
 let current = null;
@@ -367,17 +353,6 @@ async function copy(text) {
     getSelection().selectAllChildren($("decision-json"));
     status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
   }
-}
-
-function download(text, name) {
-  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-  const link = el("a", "", "");
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
 $("again").addEventListener("click", () => {

@@ -249,3 +249,15 @@ export function contractFacts(contract) {
     ...fact("Fingerprint", el("code", "digest", showDigest(contract.digest, { highlight: 0 }))),
   ];
 }
+
+/** Offers JSON text to the person as a file called `name` (made in the page, sent nowhere). */
+export function download(text, name) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const link = el("a", "", "");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

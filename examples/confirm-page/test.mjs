@@ -23,7 +23,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { launch, serve } from '../../testing/browser.mjs'
+import { checks, launch, serve } from '../../testing/browser.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, '..', '..')
@@ -171,24 +171,13 @@ const oneByte = (value, from, to) => {
   return JSON.parse(text.replace(from, to))
 }
 
-const failures = []
-/** Runs one named check, collecting its failure so that every check runs. */
-async function step(name, fn) {
-  try {
-    await fn()
-    console.log(`ok - ${name}`)
-  } catch (err) {
-    failures.push(name)
-    console.log(`not ok - ${name}\n  ${String(err.stack ?? err).split('\n').join('\n  ')}`)
-  }
-}
+/** Every check runs; a failure is reported and the others go on. */
+const { step, finish } = checks()
 
 mkdirSync(shots, { recursive: true })
 const server = await serve({ '/': repo })
 const browser = await launch()
-const { page, errors } = browser
-const requests = []
-page.on('request', (r) => requests.push(r.url()))
+const { page, errors, requests } = browser
 // WebAuthn needs a domain as the relying party id: the loopback server as localhost.
 const origin = server.origin.replace('127.0.0.1', 'localhost')
 const pageUrl = `${origin}/examples/confirm-page/index.html`
@@ -712,8 +701,4 @@ try {
 }
 
 for (const path of saved) console.log(`screenshot: ${path}`)
-if (failures.length > 0) {
-  console.error(`\n${failures.length} check(s) failed: ${failures.join('; ')}`)
-  process.exit(1)
-}
-console.log('\nconfirmation page: all checks passed')
+finish('confirmation page')

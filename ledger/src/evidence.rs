@@ -233,12 +233,15 @@ fn decision(tx: &mut dyn Tx, e: &Event, actions: &[(Digest, Action)]) -> Result<
         .decision(id)?
         .ok_or_else(|| storage("evidence", format!("the decision {id:?} is not kept")))?;
     let envelope = DecisionEnvelope::from_value(&stored(&text)?)?;
-    let action = actions
+    let at = actions
         .iter()
-        .find(|(d, _)| e.action_digest.is_some_and(|a| a.ct_eq(d)))
-        .map(|(_, a)| a)
+        .position(|(d, _)| e.action_digest.is_some_and(|a| a.ct_eq(d)))
         .ok_or_else(|| storage("evidence", "a decision about an action the task never had"))?;
-    let record = Approval::decide(action, &envelope.input())?;
+    let mut input = envelope.input();
+    if at > 0 {
+        input.proposed_digest = actions.first().map(|(d, _)| *d);
+    }
+    let record = Approval::decide(&actions[at].1, &input)?;
     let proof = e.detail.as_object().and_then(|o| o.get("proof"));
     Ok(match proof {
         Some(p) => reattach(record.value(), p),

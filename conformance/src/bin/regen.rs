@@ -4,7 +4,7 @@
 use actionseal_conformance::decisions::{self, agrees};
 use actionseal_conformance::delegation::delegation_result;
 use actionseal_conformance::{canon_vectors, corpus, dir, expected, surfaces, to_pretty, vectors};
-use actionseal_conformance::{proof, quorum};
+use actionseal_conformance::{evidence, proof, quorum};
 use actionseal_core::Profile;
 use serde_json::{Map, Value as Json};
 use std::fs;
@@ -109,6 +109,12 @@ fn main() -> ExitCode {
         }
     }
 
+    // Bundles exported by a real ledger (see conformance/src/evidence.rs).
+    match evidence::evidence_vectors(&mut evidence::Kept { check }) {
+        Ok(built) => write_dir("evidence", built, check, &mut changed),
+        Err(p) => problems.extend(p),
+    }
+
     let corpus_path = dir().join("generated/corpus.jsonl");
     let lines: String = corpus::generate()
         .iter()
@@ -177,8 +183,8 @@ fn naming_problem(name: &str, strict: &Json) -> Option<String> {
     }
 }
 
-/// Writes `vectors/<kind>/` from the vectors built from its scenarios, removing files no
-/// scenario makes.
+/// Writes `vectors/<kind>/` from the vectors built from its scenarios (named for their
+/// results), removing files no scenario makes.
 fn write_built(
     kind: &str,
     built: Vec<(String, Json)>,
@@ -186,6 +192,16 @@ fn write_built(
     changed: &mut Vec<String>,
     problems: &mut Vec<String>,
 ) {
+    for (name, vector) in &built {
+        if let Some(p) = permit_naming_problem(name, &vector["expect"]) {
+            problems.push(format!("{kind}: {p}"));
+        }
+    }
+    write_dir(kind, built, check, changed);
+}
+
+/// Writes `vectors/<kind>/` from `built`, removing files it does not hold.
+fn write_dir(kind: &str, built: Vec<(String, Json)>, check: bool, changed: &mut Vec<String>) {
     let out = dir().join("vectors").join(kind);
     let names: Vec<String> = built.iter().map(|(n, _)| format!("{n}.json")).collect();
     for entry in fs::read_dir(&out).into_iter().flatten().flatten() {
@@ -198,9 +214,6 @@ fn write_built(
         }
     }
     for (name, vector) in built {
-        if let Some(p) = permit_naming_problem(&name, &vector["expect"]) {
-            problems.push(format!("{kind}: {p}"));
-        }
         if !check {
             fs::create_dir_all(&out).expect("mkdir");
         }

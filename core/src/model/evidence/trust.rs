@@ -120,7 +120,15 @@ impl Trust {
                 let text = r.as_str().ok_or_else(|| at(bad("a root is base64 DER")))?;
                 let der =
                     b64::decode(text).map_err(|e| at(e.with_code(Code::InvalidEvidenceTrust)))?;
-                trust.tsa_roots.push(der);
+                // Read now, so that a root that is not a certificate is the trust's fault.
+                let one = crate::timestamp::TimestampTrust {
+                    roots: vec![der],
+                    ..crate::timestamp::TimestampTrust::default()
+                };
+                one.check().map_err(|_| {
+                    at(bad("a root is a DER X.509 certificate, in standard base64"))
+                })?;
+                trust.tsa_roots.extend(one.roots);
             }
         }
         if let Some(keys) = f.get("approval_keys") {
