@@ -709,14 +709,7 @@ try {
     assert.deepEqual(python, timelines.browser, 'Python and the browser: the same timelines, byte for byte')
     for (const [i, t] of paid.entries()) {
       const tl = JSON.parse(timelines.browser[i])
-      if (t.amendments > 0) {
-        // KNOWN LEDGER BUG (report of issue 26, helper desk): the export rebuilds an amended
-        // task's approval record without its proposed_digest (DecisionEnvelope::input), so the
-        // server's signature no longer fits it. Every runtime refuses it the same way; drop
-        // this branch once the ledger keeps the record the server signed.
-        assert.deepEqual(tl, { error: 'invalid_signature', path: '/decisions/0/signatures/0/sig' }, `${t.id}: the amended task's known failure`)
-        continue
-      }
+      assert.equal(tl.error, undefined, `${t.id}: the bundle verifies (${timelines.browser[i]})`)
       assert.equal(tl.task, t.id)
       assert.equal(tl.state, 'succeeded')
       assert.equal(tl.exported_by, 'user:bob')

@@ -398,13 +398,13 @@ def paid_refund(client, desk, run, amend_to: Optional[int] = None) -> dict:
     return t
 
 
-@pytest.mark.xfail(strict=True, raises=actionseal.ActionsealError,
-                   reason="the ledger's export rebuilds an amended decision without proposed_digest")
-def test_an_amended_refunds_evidence_verifies(client, desk, run):
+def test_a_corrected_refunds_evidence_verifies(client, desk, run):
+    # The bundle carries the record the server signed, with the proposal's digest in it.
     t = paid_refund(client, desk, run, amend_to=2000)
     bundle = actionseal.loads(client.get(f"/api/tasks/{t['id']}/evidence").content)
     timeline = actionseal.verify_evidence(bundle, client.get("/api/evidence-trust").json())
-    assert timeline["state"] == "succeeded"
+    assert (timeline["state"], [s["kind"] for s in timeline["steps"]]) == \
+        ("succeeded", ["proposed", "amended", "decided", "claimed", "completed"]), timeline["steps"]
 
 
 def test_a_paid_refunds_evidence_downloads_and_verifies_with_the_desks_trust(client, desk, run):
