@@ -18,11 +18,14 @@
 // Issue 25: a refund over the threshold needs finance and risk (four eyes): the requester may
 // not approve, the same reviewer twice counts once, the desk shows "1 of 2 approvals" in between
 // and the refund runs only after both; a delegate approves for a finance reviewer who is away,
-// shown as "for <root>, by <delegate>". Then `actionseal ledger audit verify`.
+// shown as "for <root>, by <delegate>". Issue 26: the history's "Download evidence" gives every
+// paid refund's evidence bundle, which verifies in the browser (WebAssembly), in Node (the
+// addon), in Python and with the CLI to one timeline, byte for byte. Then `actionseal ledger
+// audit verify`.
 
 import assert from 'node:assert/strict'
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -32,7 +35,7 @@ import { launch } from '../../testing/browser.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, '..', '..')
-const { Ledger } = createRequire(import.meta.url)(join(repo, 'bindings-node', 'index.js'))
+const { Ledger, verifyEvidence, parseJson, canonicalize } = createRequire(import.meta.url)(join(repo, 'bindings-node', 'index.js'))
 const { values: opt } = parseArgs({
   options: Object.fromEntries(['run', 'db', 'server', 'payment', 'python', 'executors', 'cli'].map((k) => [k, { type: 'string' }])),
 })
@@ -659,6 +662,76 @@ try {
     assert.equal(links, 1, 'the executor verified the link it claimed with')
     await signInAs('user:bob')
   }))
+
+  await scenario('evidence: every paid refund\'s bundle, downloaded from the history, verifies in the browser, Node and Python to one timeline', async () => {
+    const dir = join(opt.run, 'evidence')
+    mkdirSync(dir, { recursive: true })
+    const paid = (await ledger.tasks({})).filter((t) => t.approval_required && t.state === 'succeeded')
+    assert.equal(paid.length, 11, 'every paid refund (the payments of the last scenario)')
+    const trustPath = join(dir, 'trust.json')
+    const files = []
+    const timelines = { browser: [], node: [] }
+    for (const t of paid) {
+      await open(t.id)
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#evidence')])
+      assert.equal(download.suggestedFilename(), `evidence-${t.id}.json`)
+      const file = join(dir, download.suggestedFilename())
+      await download.saveAs(file)
+      files.push(file)
+      const text = readFileSync(file, 'utf8')
+      // In the desk's page: its own WebAssembly module (already initialised by desk.mjs).
+      const inPage = await page.evaluate(async (bundle) => {
+        const wasm = await import('/wasm/actionseal_wasm.js')
+        const trust = await (await fetch('/api/evidence-trust')).text()
+        try {
+          return { trust, timeline: wasm.canonicalize(wasm.verifyEvidence(wasm.parseJson(bundle), wasm.parseJson(trust))) }
+        } catch (e) {
+          return { trust, timeline: wasm.canonicalize({ error: e.code, path: e.path }) }
+        }
+      }, text)
+      writeFileSync(trustPath, inPage.trust)
+      const trust = parseJson(inPage.trust)
+      // The log key the desk's page trusts is the run's own (setup.py wrote it).
+      assert.deepEqual(trust.ledger_keys, [{ key: secret('log.pub') }])
+      assert.equal(text, canonicalize(parseJson(text)), 'the download is canonical JSON')
+      timelines.browser.push(inPage.timeline)
+      let timeline
+      try {
+        timeline = verifyEvidence(parseJson(text), trust)
+      } catch (e) {
+        timeline = { error: e.code, path: e.path }
+      }
+      timelines.node.push(canonicalize(timeline))
+    }
+    // Python, with the same trust (one process for every bundle; status 1 when one fails).
+    const python = spawnSync(opt.python, [join(here, 'desk', 'evidence_check.py'), trustPath, ...files], { encoding: 'utf8' }).stdout.trimEnd().split('\n')
+    assert.deepEqual(timelines.node, timelines.browser, 'Node and the browser: the same timelines, byte for byte')
+    assert.deepEqual(python, timelines.browser, 'Python and the browser: the same timelines, byte for byte')
+    for (const [i, t] of paid.entries()) {
+      const tl = JSON.parse(timelines.browser[i])
+      assert.equal(tl.error, undefined, `${t.id}: the bundle verifies (${timelines.browser[i]})`)
+      assert.equal(tl.task, t.id)
+      assert.equal(tl.state, 'succeeded')
+      assert.equal(tl.exported_by, 'user:bob')
+      // And the CLI a verifier without any binding would use.
+      const cli = execFileSync(opt.cli, ['evidence', 'verify', '--trust', trustPath, files[i]], { encoding: 'utf8' })
+      assert.equal(canonicalize(parseJson(cli)), timelines.browser[i], `${t.id}: actionseal evidence verify gives the same timeline`)
+      // The timeline is the ledger's own story of the task, in order.
+      const events = (await ledger.history(t.id)).events.map((e) => `${e.kind} ${e.actor}`)
+      const steps = tl.steps.map((s) => `${s.kind} ${s.actor}`)
+      let at = 0
+      for (const s of steps) {
+        at = events.indexOf(s, at) + 1
+        assert.ok(at > 0, `${t.id}: step ${s} is the ledger's, in order`)
+      }
+      const kinds = tl.steps.map((s) => s.kind)
+      for (const k of ['proposed', 'decided', 'claimed']) assert.ok(kinds.includes(k), `${t.id}: the timeline has ${k}`)
+      assert.ok(tl.steps.some((s) => s.kind === 'decided' && s.outcome === 'approved' && s.signer), `${t.id}: a proven approval`)
+      assert.ok(tl.steps.filter((s) => s.kind === 'claimed').every((s) => /^executor-/.test(s.actor)), `${t.id}: claimed by an executor`)
+      assert.equal(tl.steps.at(-1).state, 'succeeded', `${t.id}: ends succeeded`)
+    }
+    console.log(`    ${paid.length} bundles in ${dir}: one timeline each in WebAssembly, Node, Python and the CLI`)
+  })
 
   await scenario('every payment once; the audit chain verifies', async () => {
     const all = await effects()

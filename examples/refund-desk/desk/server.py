@@ -18,6 +18,11 @@ the reviewer (a signed-in session; the reviewer is the session's, never the requ
 - GET  /api/tasks                    the desk tenant's tasks, newest first
 - GET  /api/tasks/{id}               a task: frozen action, contract, how to present it,
                                      history, amendments, hand-offs, decisions, the model's words
+- GET  /api/tasks/{id}/evidence      the task's evidence bundle (a download, canonical JSON),
+                                     exported for the session's reviewer (the ledger records
+                                     the export); anyone verifies it with /api/evidence-trust
+- GET  /api/evidence-trust           what a verifier of the bundles trusts: the ledger's log
+                                     verifier key and the desk's approval key set (public keys)
 - POST /api/tasks/{id}/amend         {amends, args, reason}: a correction (ledger.amend)
 - POST /api/tasks/{id}/decision      {decision_id, action_digest, decision, ttl_ms,
                                      acknowledged, reason, on_behalf_of}: the server signs an
@@ -65,8 +70,8 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from actionseal import (ActionsealError, Ledger, SigningKey, approve, delegation_digest, fingerprint, loads,
-                        notices, short_fingerprint, sign_delegation, verify_passkey, verify_registration)
+from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicalize, delegation_digest, fingerprint,
+                        loads, notices, short_fingerprint, sign_delegation, verify_passkey, verify_registration)
 
 from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
                   Session, Sessions, token)
@@ -109,11 +114,18 @@ class Desk:
         # every handle on the ledger: the server's own for the rest, the agent's, and anyone's
         # with database access.
         self.decider = self.open_decider()
-        self.ledger = Ledger(db)
+        # The log key signs the checkpoints evidence bundles are verified against (setup.py).
+        self.log_verifier = (run_dir / "log.pub").read_text().strip()
+        self.ledger = Ledger(db, log_key=(run_dir / "log.key").read_text().strip())
 
     def keys(self) -> dict:
         service = {self.key.keyid: {"key": self.key.public_jwk, "approvers": sorted(REVIEWERS)}}
         return {"service_keys": service, "passkeys": dict(self.passkeys), "webauthn": self.webauthn}
+
+    def trust(self) -> dict:
+        """What a verifier of this desk's evidence bundles trusts: the log's verifier key and the
+        key set decisions are proven with (public keys only)."""
+        return {"ledger_keys": [{"key": self.log_verifier}], "approval_keys": self.keys()}
 
     def open_decider(self) -> Ledger:
         return Ledger(self.db, proof={"required": True, "keys": self.keys()})
@@ -294,6 +306,19 @@ def build(desk: Desk) -> "Headers":
             "events": h["events"], "amendments": ledger.amendments(tid), "handoffs": handoffs,
             "decisions": decisions, "rationale": {"text": said[0][0], "at": said[0][1]} if said else None,
         })
+
+    def evidence(request: Request, session: Session, _body: None) -> Response:
+        """The task's evidence bundle, exported for the session's reviewer, as a file to keep."""
+        t = own_task(request.path_params["id"])
+        try:
+            bundle = ledger.evidence(t["id"], session.reviewer)
+        except ActionsealError as e:
+            raise refused(e, 409) from None
+        return Response(canonicalize(bundle), media_type="application/json", headers={
+            "content-disposition": f'attachment; filename="evidence-{t["id"]}.json"', "cache-control": "no-store"})
+
+    def trust(request: Request, session: Session, _body: None) -> JSONResponse:
+        return JSONResponse(desk.trust())
 
     def amend(request: Request, session: Session, body: dict) -> JSONResponse:
         t = own_task(request.path_params["id"])
@@ -538,6 +563,8 @@ def build(desk: Desk) -> "Headers":
         Route("/api/session/end", endpoint(reviewer, sign_out, change=True), methods=["POST"]),
         Route("/api/tasks", endpoint(reviewer, tasks, change=False)),
         Route("/api/tasks/{id}", endpoint(reviewer, task, change=False)),
+        Route("/api/tasks/{id}/evidence", endpoint(reviewer, evidence, change=False)),
+        Route("/api/evidence-trust", endpoint(reviewer, trust, change=False)),
         Route("/api/tasks/{id}/amend", endpoint(reviewer, amend, change=True), methods=["POST"]),
         Route("/api/tasks/{id}/decision", endpoint(reviewer, decide, change=True), methods=["POST"]),
         Route("/api/tasks/{id}/draft", endpoint(reviewer, draft, change=True), methods=["POST"]),

@@ -1,7 +1,10 @@
 """Writes the desk's configuration into a run directory: the approval server's signing key
-(private, the only one), the run's credentials (auth.py: the reviewer's secret, the agent's and
-the executors' tokens, each reviewer's secret), and the executor's config with the key set it trusts, built from the
-public half only, and the contract documents. Every file that holds a secret is 0600.
+(private, the only one), the ledger's log key (the server signs the checkpoints of the ledger's
+Merkle log with it, which evidence bundles are verified against: `log.key`, and its verifier
+key `log.pub`), the run's credentials (auth.py: the reviewer's secret, the agent's and the
+executors' tokens, each reviewer's secret), and the executor's config with the key set it
+trusts, built from the public half only, and the contract documents. Every file that holds a
+secret is 0600.
 
     python desk/setup.py DIR --db URL --server URL --payment URL
 """
@@ -9,6 +12,8 @@ public half only, and the contract documents. Every file that holds a secret is 
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -16,6 +21,27 @@ from actionseal import SigningKey
 
 from auth import token, write_secret
 from refunds import CONTRACTS, REVIEWER, REVIEWERS, TRUSTED
+
+
+# The name of the desk's log key, which a checkpoint's signature line carries.
+LOG_KEY_NAME = "refund-desk.localhost"
+
+
+def note_keys(name: str, seed: bytes, public: bytes) -> tuple:
+    """The signer and verifier key strings of an Ed25519 key pair, as Go's note.GenerateKey
+    writes them (C2SP signed-note, "Verifier keys": type 0x01; the key ID is the first 4 bytes
+    of SHA-256(name || 0x0A || 0x01 || public key)). No binding exposes core's generate_key, so
+    the desk writes them from a key actionseal generated."""
+    key_id = hashlib.sha256(name.encode() + b"\n\x01" + public).digest()[:4].hex()
+    signer, verifier = (base64.b64encode(b"\x01" + raw).decode() for raw in (seed, public))
+    return f"PRIVATE+KEY+{name}+{key_id}+{signer}", f"{name}+{key_id}+{verifier}"
+
+
+def log_keys() -> tuple:
+    """A new log key: its signer and verifier key strings."""
+    jwk = SigningKey.generate().to_jwk()
+    seed, public = (base64.urlsafe_b64decode(jwk[k] + "=" * (-len(jwk[k]) % 4)) for k in ("d", "x"))
+    return note_keys(LOG_KEY_NAME, seed, public)
 
 
 def main() -> None:
@@ -28,6 +54,9 @@ def main() -> None:
     a.dir.mkdir(parents=True, exist_ok=True)
     key = SigningKey.generate()
     write_secret(a.dir / "server-key.jwk", json.dumps(key.to_jwk()))
+    signer, verifier = log_keys()
+    write_secret(a.dir / "log.key", signer)
+    (a.dir / "log.pub").write_text(verifier + "\n")
     executor_token = token()
     for name, value in (("agent.token", token()), ("executor.token", executor_token)):
         write_secret(a.dir / name, value)

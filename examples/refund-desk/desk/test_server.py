@@ -8,6 +8,7 @@ this on both). Each test also does the allowed thing, so that a refusal for the 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -24,6 +25,7 @@ from starlette.testclient import TestClient
 
 import actionseal
 import server
+import setup
 from refunds import CONTRACTS, TENANT, TRUSTED
 
 HERE = Path(__file__).resolve().parent
@@ -169,6 +171,7 @@ def test_another_tenants_task_is_refused_on_every_route(client, desk, run):
             lambda: client.post(f"/api/tasks/{t['id']}/decision", json=decision(now()), headers=page),
             lambda: client.post("/api/handoffs", json={"task_id": t["id"], "action": t["action"]}, headers=agent),
             lambda: client.get(f"/api/handoffs/{t['id']}", headers=executor),
+            lambda: client.get(f"/api/tasks/{t['id']}/evidence"),
         ]
         return [call() for call in calls]
 
@@ -178,9 +181,10 @@ def test_another_tenants_task_is_refused_on_every_route(client, desk, run):
     assert signed(run) == 0
     t = desk.ledger.task(theirs["id"])
     assert (t["state"], t["amendments"]) == ("awaiting_approval", 0)
+    assert "evidence_exported" not in [e["kind"] for e in desk.ledger.history(theirs["id"])["events"]]
     assert theirs["id"] not in [x["id"] for x in client.get("/api/tasks").json()["tasks"]]
     # The same routes on the desk's own task.
-    assert [r.status_code for r in routes(mine)] == [200] * 7
+    assert [r.status_code for r in routes(mine)] == [200] * 8
     approval_id = desk.ledger.task(mine["id"])["approval"]["approval_id"]
     assert client.get(f"/api/proofs/{approval_id}", headers=executor).status_code == 200
     # A proof filed for another tenant's task is not handed out either.
@@ -363,3 +367,71 @@ def test_the_role_is_the_desks_fact_and_the_requester_cannot_approve(client, des
     assert r.status_code == 200, r.text
     assert state(desk, t) == "approved"
 
+
+
+def test_the_log_key_strings_are_gos_note_keys():
+    # golang.org/x/mod/sumdb/note's example key pair: the seed and public key give its strings.
+    seed = bytes.fromhex("810a1402d5146c8d84f2443330f54080ebf98ee17d9c74f6252fc5d5c7283173")
+    public = base64.b64decode("ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW")[1:]
+    assert setup.note_keys("PeterNeumann", seed, public) == (
+        "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz",
+        "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW")
+
+
+def paid_refund(client, desk, run, amend_to: Optional[int] = None) -> dict:
+    """A refund of 2500 (corrected to ``amend_to`` first) approved at the desk by user:bob,
+    then claimed with its proof, paid and completed as the executor does; the task."""
+    t = propose(desk, amount=2500)
+    page = sign_in(client, run)
+    if amend_to is not None:
+        r = client.post(f"/api/tasks/{t['id']}/amend", headers=page, json={
+            "amends": t["action_digest"], "args": {**t["action"]["args"], "amount_minor": amend_to}})
+        assert r.status_code == 200, r.text
+        t = desk.ledger.task(t["id"])
+    assert client.post(f"/api/tasks/{t['id']}/decision", json=decision(t), headers=page).status_code == 200
+    facts = {"tenant": TENANT, "policy_version": TRUSTED.policy_version,
+             "contract": CONTRACTS["refund_create"].document,
+             "approver_authorized": {"approver": "user:bob", "authorized": True},
+             "subject_authorized": {"subject": TRUSTED.subject, "authorized": True}}
+    out = desk.decider.claim(t["id"], t["action"], facts, executor="executor-1", lease_ms=60_000, proof="required")
+    desk.decider.complete(t["id"], out["claim"]["fence"], "succeeded", executor="executor-1")
+    return t
+
+
+def test_a_corrected_refunds_evidence_verifies(client, desk, run):
+    # The bundle carries the record the server signed, with the proposal's digest in it.
+    t = paid_refund(client, desk, run, amend_to=2000)
+    bundle = actionseal.loads(client.get(f"/api/tasks/{t['id']}/evidence").content)
+    timeline = actionseal.verify_evidence(bundle, client.get("/api/evidence-trust").json())
+    assert (timeline["state"], [s["kind"] for s in timeline["steps"]]) == \
+        ("succeeded", ["proposed", "amended", "decided", "claimed", "completed"]), timeline["steps"]
+
+
+def test_a_paid_refunds_evidence_downloads_and_verifies_with_the_desks_trust(client, desk, run):
+    t = paid_refund(client, desk, run)
+
+    client.cookies.clear()
+    assert client.get(f"/api/tasks/{t['id']}/evidence").status_code == 401
+    assert client.get("/api/evidence-trust").status_code == 401
+    sign_in(client, run)
+    r = client.get(f"/api/tasks/{t['id']}/evidence")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    assert r.headers["content-disposition"] == f'attachment; filename="evidence-{t["id"]}.json"'
+    bundle = actionseal.loads(r.content)
+    assert r.text == actionseal.canonicalize(bundle)
+    trust = client.get("/api/evidence-trust").json()
+    text = json.dumps(trust)
+    assert '"d"' not in text and "PRIVATE" not in text  # public keys only
+    assert trust["ledger_keys"] == [{"key": secret(run, "log.pub")}]
+
+    timeline = actionseal.verify_evidence(bundle, trust)
+    assert (timeline["task"], timeline["state"], timeline["exported_by"]) == (t["id"], "succeeded", "user:bob")
+    steps = [(s["kind"], s["actor"], s["outcome"]) for s in timeline["steps"]]
+    assert steps == [("proposed", "agent:refunds", None), ("decided", "user:bob", "approved"),
+                     ("claimed", "executor-1", "permit"), ("completed", "executor-1", "succeeded")], steps
+    assert timeline["steps"][1]["signer"] == {"keyid": desk.key.keyid, "kind": "service"}
+    # Trust that lacks the desk's log key refuses the bundle.
+    other = {**trust, "ledger_keys": [{"key": setup.log_keys()[1]}]}
+    with pytest.raises(actionseal.ActionsealError) as e:
+        actionseal.verify_evidence(bundle, other)
+    assert e.value.code.startswith("checkpoint_"), e.value.code

@@ -281,6 +281,7 @@ async function refreshDetail({ focus = false } = {}) {
     updateButtons();
   }
   $("history").replaceChildren(...historyItems(d, { short: shortFingerprint, notices, review }));
+  $("evidence").href = `/api/tasks/${encodeURIComponent(t.id)}/evidence`;
   document.body.dataset.state = "ready";
   if (focus) $("d-title").focus();
 }
