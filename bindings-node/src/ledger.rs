@@ -12,7 +12,7 @@ use crate::contract;
 use crate::fail::Fail;
 use crate::host::{self, Lift};
 use crate::js::{Handle, Js, JsResult};
-use crate::ledger_evidence;
+use crate::log_key;
 use crate::run;
 use crate::text;
 use crate::throw::error_object;
@@ -373,7 +373,7 @@ impl Ledger {
                     )??
                 }
             };
-            let (request, signer) = ledger_evidence::log_key(request)?;
+            let (request, signer) = log_key::log_key(request)?;
             let open = request::Open::from_value(&request)?;
             Ok(Open {
                 url: open.url.to_owned(),

@@ -7,45 +7,14 @@ use crate::contract;
 use crate::host;
 use crate::js::{Handle, Js, JsResult};
 use crate::ledger::{Job, Ledger, Op};
-use actionseal_core::tlog::note::SignerKey;
-use actionseal_core::{Code, Error, Number, Object, Options, OwnedValue, Profile, Result, Value};
+use crate::log_key::string;
+use actionseal_core::{Error, Number, Object, Options, OwnedValue, Profile, Result, Value};
 use actionseal_ledger::{Checkpoint, Ledger as CoreLedger};
 use napi::bindgen_prelude::{AsyncTask, Env, Unknown};
 use napi::sys::ValueType;
 use napi::JsValue;
 use napi_derive::napi;
 use std::borrow::Cow;
-
-/// `options` without its `log_key` member, and the signer that member names (absent or
-/// `null`: none).
-pub(crate) fn log_key(options: OwnedValue) -> JsResult<(OwnedValue, Option<SignerKey>)> {
-    let Value::Object(o) = options else {
-        return Ok((options, None));
-    };
-    let (keys, rest): (Vec<_>, Vec<_>) = o
-        .into_entries()
-        .into_iter()
-        .partition(|(k, _)| k == "log_key");
-    let signer = match keys.into_iter().next().map(|(_, v)| v) {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            string(&v, "log_key")
-                .and_then(|s| SignerKey::parse(s).map_err(|e| e.in_key("log_key")))?,
-        ),
-    };
-    Ok((Value::Object(Object::from_entries(rest)?), signer))
-}
-
-/// `value` as the string member `key` of a request, or `invalid_request` there.
-fn string<'v>(value: &'v Value<'_>, key: &str) -> Result<&'v str> {
-    value.as_str().ok_or_else(|| {
-        Error::new(
-            Code::InvalidRequest,
-            format!("{key} must be a string, not {}", value.type_name()),
-        )
-        .in_key(key)
-    })
-}
 
 /// An identity argument (`task_id`, `actor`): a string by core's identity rule.
 fn identity(js: Js, arg: Handle, key: &str) -> JsResult<String> {

@@ -27,6 +27,7 @@ mod instance;
 mod js;
 mod ledger;
 mod ledger_evidence;
+mod log_key;
 mod model;
 mod options;
 mod proof;

@@ -7,7 +7,7 @@ use actionseal_core::ledger::{
 };
 use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
-    canonicalize, parse, Code, Error, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
+    canonicalize, parse, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
 };
 use actionseal_ledger::{
     CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, Tsa,
@@ -15,19 +15,14 @@ use actionseal_ledger::{
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
+pub(crate) mod exit;
+
+use exit::fail;
+
 /// Exit status when a claim sends the task back for approval.
 const EXIT_REAPPROVE: u8 = 3;
 /// Exit status when a claim is refused as drift or rejects the task before dispatch.
 const EXIT_REJECT: u8 = 4;
-/// Exit status when the ledger refuses a well-formed operation because of the task's state
-/// (its round's decisions included).
-const EXIT_REFUSED: u8 = 5;
-/// Exit status when the audit chain is broken.
-const EXIT_BROKEN: u8 = 6;
-/// Exit status when the ledger's database cannot be reached (sysexits EX_UNAVAILABLE).
-const EXIT_UNAVAILABLE: u8 = 69;
-/// Exit status when the database fails during an operation (EX_IOERR).
-const EXIT_STORAGE: u8 = 74;
 
 pub(crate) const EXIT_STATUS: &str = "\
 Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budget,
@@ -344,36 +339,6 @@ fn json_file(path: &Path) -> Result<OwnedValue, Failure> {
 
 fn print(v: &OwnedValue) -> Result<(), Failure> {
     write_stdout(format!("{}\n", canonicalize(v)).as_bytes())
-}
-
-/// Prints the error and gives the exit status its code calls for.
-pub(crate) fn fail(e: Error) -> Failure {
-    let status = match e.code() {
-        Code::AlreadyClaimed
-        | Code::TaskNotClaimable
-        | Code::TaskNotClaimed
-        | Code::TaskNotInDoubt
-        | Code::TaskNotAwaitingDecision
-        | Code::StaleFence
-        | Code::LeaseExpired
-        | Code::TaskConflict
-        | Code::DecisionConflict
-        | Code::DecisionMismatch
-        | Code::AmendConflict
-        | Code::DecidedOutsideRound
-        | Code::ApproverAlreadyDecided
-        | Code::ApproverNotSeparate
-        | Code::DelegationRefused
-        | Code::BudgetExceeded => EXIT_REFUSED,
-        Code::AuditChainBroken | Code::ConsistencyProofInvalid | Code::InclusionProofInvalid => {
-            EXIT_BROKEN
-        }
-        Code::LedgerUnavailable | Code::TimestampUnavailable => EXIT_UNAVAILABLE,
-        Code::LedgerStorage | Code::LedgerValueOutOfRange => EXIT_STORAGE,
-        _ => return Failure::Input(e),
-    };
-    eprintln!("error: {e}");
-    Failure::Verdict(status)
 }
 
 fn open(db: Option<&str>) -> Result<Ledger, Failure> {

@@ -62,7 +62,7 @@ fn cosign(
     for _ in 0..=CONFLICTS {
         let body = l
             .witness_request(old)
-            .map_err(crate::ledger::fail)?
+            .map_err(crate::ledger::exit::fail)?
             .to_string();
         let (status, answer) =
             post(rest, &body).map_err(|e| Failure::Io(format!("witness {url}: {e}")))?;
@@ -88,7 +88,7 @@ fn cosign(
                     .collect();
                 return l
                     .add_cosignatures(checkpoint.size, key, &mine)
-                    .map_err(crate::ledger::fail);
+                    .map_err(crate::ledger::exit::fail);
             }
             409 => old = parse_latest_size(&answer).map_err(bad)?,
             _ => {

@@ -18,7 +18,7 @@
 //! signatures by unknown keys (name and ID both decide), refuses the note when a known key's
 //! signature does not verify, and requires at least one that does.
 
-use super::cosignature;
+use super::cosignature::signed as cosignature;
 use crate::base64::standard as base64;
 use crate::error::{Code, Error, Result};
 use crate::model::proof::{PublicKey, SigningKey};

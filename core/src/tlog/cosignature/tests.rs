@@ -1,3 +1,4 @@
+use super::signed::verify;
 use super::*;
 use crate::tlog::note::Note;
 
