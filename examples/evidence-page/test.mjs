@@ -237,7 +237,9 @@ try {
   if (names.length === 0) console.log(`NOTE: no evidence vectors in ${vectors}: the page is checked with its samples only`)
   for (const name of names) {
     await step(`vector ${name}`, async () => {
-      const { bundle, trust, expected } = JSON.parse(readFileSync(join(vectors, name), 'utf8'))
+      const { bundle, trust, expected: given } = JSON.parse(readFileSync(join(vectors, name), 'utf8'))
+      // A refusal is {"error": {"code", "path"}} (conformance/vectors/evidence/README.md).
+      const expected = Object.hasOwn(given, 'error') ? given.error : given
       await drop('trust-drop', 'trust.json', JSON.stringify(trust))
       await drop('bundle-drop', 'bundle.json', JSON.stringify(bundle))
       const timeline = Object.hasOwn(expected, 'timeline') ? expected.timeline : expected
