@@ -8,13 +8,12 @@ use crate::host;
 use crate::js::{Handle, Js, JsResult};
 use crate::ledger::{Job, Ledger, Op};
 use crate::log_key::string;
-use actionseal_core::{Error, Number, Object, Options, OwnedValue, Profile, Result, Value};
-use actionseal_ledger::{Checkpoint, Ledger as CoreLedger};
+use actionseal_core::{Error, Options, OwnedValue};
+use actionseal_ledger::Ledger as CoreLedger;
 use napi::bindgen_prelude::{AsyncTask, Env, Unknown};
 use napi::sys::ValueType;
 use napi::JsValue;
 use napi_derive::napi;
-use std::borrow::Cow;
 
 /// An identity argument (`task_id`, `actor`): a string by core's identity rule.
 fn identity(js: Js, arg: Handle, key: &str) -> JsResult<String> {
@@ -39,29 +38,6 @@ fn contract_document(js: Js, arg: Option<Handle>) -> JsResult<Option<OwnedValue>
     Ok(Some(c.document().clone().into_owned()))
 }
 
-/// `{ size, root, note, at, cosignatures }`: the checkpoint as the binding returns it, `root`
-/// in base64 as the note's body writes it (C2SP tlog-checkpoint, third line).
-fn checkpoint_value(c: &Checkpoint) -> Result<OwnedValue> {
-    let text = |s: &str| Value::String(Cow::Owned(s.to_owned()));
-    let int = |i: i64| Number::from_i64(i, Profile::Strict).map(Value::from);
-    let root = c.note.lines().nth(2).unwrap_or_default();
-    let entries = vec![
-        ("size", int(i64::try_from(c.size).unwrap_or(i64::MAX))?),
-        ("root", text(root)),
-        ("note", text(&c.note)),
-        ("at", int(c.at)?),
-        (
-            "cosignatures",
-            Value::Array(c.cosignatures.iter().map(|s| text(s)).collect()),
-        ),
-    ];
-    let entries = entries
-        .into_iter()
-        .map(|(k, v)| (Cow::Borrowed(k), v))
-        .collect();
-    Object::from_entries(entries).map(Value::Object)
-}
-
 #[napi]
 impl Ledger {
     /// Sequences the events written since the last checkpoint into the Merkle log and signs the
@@ -74,8 +50,7 @@ impl Ledger {
     #[napi(ts_return_type = "Promise<LogCheckpoint>")]
     pub fn checkpoint(&self, env: Env) -> napi::Result<AsyncTask<Op>> {
         self.start_job(&env, |_| {
-            let job: Job =
-                Box::new(|l: &CoreLedger| l.checkpoint().and_then(|c| checkpoint_value(&c)));
+            let job: Job = Box::new(|l: &CoreLedger| l.checkpoint().and_then(|c| c.to_value()));
             Ok(job)
         })
     }

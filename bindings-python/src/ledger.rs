@@ -572,11 +572,7 @@ impl PyLedger {
     /// outside the database or have witnesses cosign it. Without ``log_key`` it raises.
     fn checkpoint<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
-        let out = py.detach(move || {
-            ledger
-                .checkpoint()
-                .and_then(|c| ledger_evidence::checkpoint_value(&c))
-        });
+        let out = py.detach(move || ledger.checkpoint().and_then(|c| c.to_value()));
         to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
     }
 

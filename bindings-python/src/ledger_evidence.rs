@@ -6,10 +6,8 @@
 use crate::convert::with_value;
 use crate::error::to_py;
 use actionseal_core::tlog::note::SignerKey;
-use actionseal_core::{Code, Error, Number, Object, Options, OwnedValue, Profile, Result, Value};
-use actionseal_ledger::Checkpoint;
+use actionseal_core::{Code, Error, Options, Result, Value};
 use pyo3::prelude::*;
-use std::borrow::Cow;
 
 /// The `log_key` option: a signer key string, `PRIVATE+KEY+<name>+<hash>+<key>`.
 pub(crate) fn log_key(arg: &Bound<'_, PyAny>) -> PyResult<SignerKey> {
@@ -36,27 +34,4 @@ pub(crate) fn identity(value: &Value<'_>, key: &str) -> Result<String> {
     let s = string(value, key)?;
     actionseal_core::ledger::check_identity(key, s).map_err(|e| e.in_key(key))?;
     Ok(s.to_owned())
-}
-
-/// `{"size", "root", "note", "at", "cosignatures"}`: the checkpoint as the binding returns it,
-/// `root` in base64 as the note's body writes it (C2SP tlog-checkpoint, third line).
-pub(crate) fn checkpoint_value(c: &Checkpoint) -> Result<OwnedValue> {
-    let text = |s: &str| Value::String(Cow::Owned(s.to_owned()));
-    let int = |i: i64| Number::from_i64(i, Profile::Strict).map(Value::from);
-    let root = c.note.lines().nth(2).unwrap_or_default();
-    let entries = vec![
-        ("size", int(i64::try_from(c.size).unwrap_or(i64::MAX))?),
-        ("root", text(root)),
-        ("note", text(&c.note)),
-        ("at", int(c.at)?),
-        (
-            "cosignatures",
-            Value::Array(c.cosignatures.iter().map(|s| text(s)).collect()),
-        ),
-    ];
-    let entries = entries
-        .into_iter()
-        .map(|(k, v)| (Cow::Borrowed(k), v))
-        .collect();
-    Object::from_entries(entries).map(Value::Object)
 }

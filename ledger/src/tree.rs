@@ -61,6 +61,28 @@ impl Checkpoint {
             .chain(self.cosignatures.iter().map(String::as_str))
             .collect()
     }
+
+    /// `{"size", "root", "note", "at", "cosignatures"}`: the checkpoint as the bindings return
+    /// it, `root` in base64 as the note's body writes it (C2SP tlog-checkpoint, third line).
+    pub fn to_value(&self) -> Result<OwnedValue> {
+        let int = |i: i64| {
+            actionseal_core::Number::from_i64(i, actionseal_core::Profile::Strict)
+                .map(actionseal_core::Value::from)
+        };
+        let root = self.note.lines().nth(2).unwrap_or_default();
+        Ok(json::obj(vec![
+            ("size", int(i64::try_from(self.size).unwrap_or(i64::MAX))?),
+            ("root", json::s(root)),
+            ("note", json::s(&self.note)),
+            ("at", int(self.at)?),
+            (
+                "cosignatures",
+                actionseal_core::Value::Array(
+                    self.cosignatures.iter().map(|c| json::s(c)).collect(),
+                ),
+            ),
+        ]))
+    }
 }
 
 /// An event named by its id in the database, or by its place in its chain.
