@@ -29,7 +29,7 @@ mod witness;
 
 use crate::{json, Backend, Ledger};
 use actionseal_core::tlog::merkle::{self, Hash};
-use actionseal_core::tlog::note::{Signature, VerifierKey};
+use actionseal_core::tlog::note::{Signature, SignerKey, VerifierKey};
 use actionseal_core::tlog::witness::Request;
 use actionseal_core::{Code, Error, OwnedValue, Result};
 use sql::{Access, Sql};
@@ -162,8 +162,9 @@ impl Ledger {
 
     /// Sequences the events written since the last checkpoint into the Merkle log and returns
     /// the signed checkpoint of the tree they make (the latest one when there are none),
-    /// signed with [`crate::LedgerOptions::checkpoint_signer`]. Writers wait while it runs
-    /// (on PostgreSQL it locks the events table against inserts, see `postgres/tree.rs`).
+    /// signed with [`crate::LedgerOptions::checkpoint_signer`]. Writers wait only while the
+    /// rows are written on SQLite (its one write lock), and on PostgreSQL only until the
+    /// events being written when it starts have committed (see `postgres/tree.rs`).
     ///
     /// With a time-stamping authority ([`crate::LedgerOptions::tsa`]), the checkpoint
     /// returned carries its token ([`Checkpoint::timestamp`]), asked once the sequencing has
@@ -179,10 +180,7 @@ impl Ledger {
                  LedgerOptions::checkpoint_signer (the CLI's --log-key)",
             )
         })?;
-        let checkpoint = self.tree(Access::Sequence, |sql| {
-            // Read under the lock: checkpoints are dated in the order they are made.
-            sequence::sequence(sql, self.clock.now_ms(), signer)
-        })?;
+        let checkpoint = self.sequence(signer)?;
         match &self.tsa {
             Some(tsa) if checkpoint.timestamp.is_none() => {
                 let token = stamp::token(tsa, &checkpoint)?;
@@ -191,6 +189,28 @@ impl Ledger {
                 })
             }
             _ => Ok(checkpoint),
+        }
+    }
+
+    /// Plans the tree's growth in a snapshot, then writes it (see `tree/sequence.rs`).
+    fn sequence(&self, signer: &SignerKey) -> Result<Checkpoint> {
+        let settled = self.settled()?;
+        let plan = self.tree(Access::Read, |sql| sequence::plan(sql, settled))?;
+        self.tree(Access::Sequence, |sql| {
+            // Read in the sequencer's transaction: checkpoints are dated in the order they
+            // are made.
+            sequence::write(sql, plan, settled, self.clock.now_ms(), signer)
+        })
+    }
+
+    /// The largest event id below which no event can still commit: the sequencer reads the
+    /// events up to it. On SQLite every snapshot is such a prefix (one writer at a time, ids
+    /// given in commit order), so there is no bound; on PostgreSQL ids are given before
+    /// commit, so they commit out of order (see `postgres/tree.rs`).
+    fn settled(&self) -> Result<i64> {
+        match &self.backend {
+            Backend::Sqlite(_) => Ok(i64::MAX),
+            Backend::Postgres(p) => p.settled(),
         }
     }
 

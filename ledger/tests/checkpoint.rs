@@ -463,12 +463,14 @@ fn the_databases_checkpoints_are_held_to_the_kept_one() {
     }
 }
 
-/// 16 writers and a sequencer in a loop: every event is a leaf exactly once, each chain's
+/// 16 writers and two sequencers in a loop: every event is a leaf exactly once, each chain's
 /// leaves are in seq order, and every checkpoint's root is its events' root and consistent
-/// with the next. (On PostgreSQL this fails without the sequencer's lock on the events: an
-/// event whose id was taken before the sequencer read, committed after, is never a leaf.)
-/// Each writer on a handle of its own, and all on the sequencer's one handle (on a SQLite
-/// file with FULL, whose writers batch their commits: the sequencer takes its turn among them).
+/// with the next. (On PostgreSQL this fails when the sequencer reads past the settled event
+/// id: an event whose id was taken before the sequencer read, committed after, is never a
+/// leaf; and the two sequencers overtake each other, which the second one's write must
+/// notice.) Each writer and sequencer on a handle of its own, and all on one handle (on a
+/// SQLite file with FULL, whose writers batch their commits: the sequencer takes its turn
+/// among them).
 #[test]
 fn writers_and_a_sequencer_race() {
     const WRITERS: usize = 16;
@@ -480,13 +482,17 @@ fn writers_and_a_sequencer_race() {
             Db::fast(engine)
         };
         let sequencer = Arc::new(db.open_logged());
+        let second = match shared {
+            true => sequencer.clone(),
+            false => Arc::new(db.open_logged()),
+        };
         let writers: Vec<Arc<Ledger>> = (0..WRITERS)
             .map(|_| match shared {
                 true => sequencer.clone(),
                 false => Arc::new(db.open()),
             })
             .collect();
-        let start = Barrier::new(WRITERS + 1);
+        let start = Barrier::new(WRITERS + 2);
         let done = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|s| {
             for (w, l) in writers.iter().enumerate() {
@@ -499,12 +505,15 @@ fn writers_and_a_sequencer_race() {
                     done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 });
             }
-            s.spawn(|| {
-                start.wait();
-                while done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
-                    sequencer.checkpoint().unwrap();
-                }
-            });
+            for l in [&sequencer, &second] {
+                let (start, done) = (&start, &done);
+                s.spawn(move || {
+                    start.wait();
+                    while done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
+                        l.checkpoint().unwrap();
+                    }
+                });
+            }
         });
         let last = sequencer.checkpoint().unwrap();
         let events = (WRITERS * EACH * 4) as u64;

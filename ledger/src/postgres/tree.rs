@@ -1,13 +1,17 @@
 //! The Merkle log's statements on PostgreSQL ([`Sql`]), and the transactions it runs in: the
-//! sequencer in a `READ COMMITTED` transaction that first locks the events table against
-//! writers (see [`Postgres::tree`]), the proofs and verification in a `REPEATABLE READ READ
-//! ONLY` snapshot.
+//! settled event id in a moment's lock of the events table against writers (see
+//! [`Postgres::settled`]), the sequencer's writes in a `READ COMMITTED` transaction that
+//! locks the tree, the proofs, verification and the sequencer's plan in a `REPEATABLE READ
+//! READ ONLY` snapshot.
 
 use super::{pg_error, Postgres};
-use crate::tree::sql::{hex, Access, Arg, Cell, Sql};
+use crate::tree::sql::{hex, Access, Arg, Cell, Row, Sql};
 use actionseal_core::Result;
 use postgres::types::{ToSql, Type};
 use postgres::{IsolationLevel, Transaction};
+
+/// How many rows one insert statement carries.
+const CHUNK: usize = 500;
 
 /// A transaction on one connection, and the ledger's cutoff.
 struct Tree<'c, 't>(&'t mut Transaction<'c>, i64);
@@ -61,8 +65,19 @@ impl Sql for Tree<'_, '_> {
             .map_err(|e| pg_error("Merkle log", &e))
     }
 
-    fn bytes_literal(&self, b: &[u8]) -> String {
-        format!("'\\x{}'::bytea", hex(b))
+    fn insert(&mut self, into: &str, rows: &[Row<'_>]) -> Result<()> {
+        // Many rows a statement, as literals: one round trip for each CHUNK rows.
+        for chunk in rows.chunks(CHUNK) {
+            let values: Vec<String> = chunk
+                .iter()
+                .map(|(a, b, hash)| format!("({a}, {b}, '\\x{}'::bytea)", hex(hash)))
+                .collect();
+            self.exec(
+                &format!("INSERT INTO {into} VALUES {}", values.join(", ")),
+                &[],
+            )?;
+        }
+        Ok(())
     }
 
     fn cutoff(&self) -> i64 {
@@ -71,21 +86,43 @@ impl Sql for Tree<'_, '_> {
 }
 
 impl Postgres {
-    /// Runs `f` on the Merkle log, committed when it succeeds: in a read-only snapshot, as the
-    /// sequencer, or as a plain `READ COMMITTED` write (cosignatures) that writers need not
-    /// wait for.
+    /// The largest event id below which no event can still commit (`Ledger::settled`).
     ///
-    /// The sequencer gives every event after the last one in the tree the next leaf, in id
-    /// order. Ids come from a sequence when each event is inserted, so they commit out of
-    /// order: without a lock, an event with a lower id could commit after the sequencer read
-    /// the events, and never become a leaf (the race test in tests/checkpoint.rs finds that).
-    /// An id is taken by `nextval` inside the statement that inserts the event (`last.rs`),
-    /// which holds `ROW EXCLUSIVE` on the table from its start. `SHARE ROW EXCLUSIVE`
-    /// conflicts with that lock and with itself: taking it waits for every transaction that
-    /// inserted events to end, keeps new inserts (and so new ids) out until the sequencer
-    /// commits, and keeps a second sequencer out, so that in `READ COMMITTED` every statement
-    /// after it sees every event that will ever have a lower id. Writers wait for as long as
-    /// the sequencer runs, which is why it is a separate, short call.
+    /// Ids come from a sequence when each event is inserted, so they commit out of order:
+    /// reading the events after the tree's tip, the sequencer could miss one with a lower id
+    /// that commits later, which would then never become a leaf (the race test in
+    /// tests/checkpoint.rs finds that). An id is taken by `nextval` inside the statement that
+    /// inserts the event (`last.rs`), which holds `ROW EXCLUSIVE` on the table from its start
+    /// to its transaction's end. `SHARE ROW EXCLUSIVE` conflicts with it: taking it waits for
+    /// every transaction that inserted events to end, so every id up to the largest one then
+    /// has committed or never will, and ids given after it are larger (the sequence's cache
+    /// is 1). The lock is held for that one read: writers wait for the transactions in flight
+    /// when it is asked, never for the sequencing itself.
+    pub(crate) fn settled(&self) -> Result<i64> {
+        let mut conn = self.take()?;
+        let out = (|| {
+            let mut tx = conn
+                .client
+                .transaction()
+                .map_err(|e| pg_error("begin", &e))?;
+            tx.batch_execute("LOCK TABLE ledger_events IN SHARE ROW EXCLUSIVE MODE")
+                .map_err(|e| pg_error("lock events", &e))?;
+            let max: i64 = tx
+                .query_one("SELECT coalesce(max(id), 0)::int8 FROM ledger_events", &[])
+                .and_then(|r| r.try_get(0))
+                .map_err(|e| pg_error("settled event id", &e))?;
+            tx.commit().map_err(|e| pg_error("commit", &e))?;
+            Ok(max)
+        })();
+        self.give_back(conn);
+        out
+    }
+
+    /// Runs `f` on the Merkle log, committed when it succeeds: in a read-only snapshot, as the
+    /// sequencer, or as a plain `READ COMMITTED` write (cosignatures, contracts).
+    ///
+    /// The sequencer locks the tree's leaves `EXCLUSIVE`: one sequencer at a time, while
+    /// readers (proofs) and writers of events (which never touch the tree) go on.
     pub(crate) fn tree<T>(
         &self,
         access: Access,
@@ -99,8 +136,8 @@ impl Postgres {
                     .transaction()
                     .map_err(|e| pg_error("begin", &e))?;
                 if access == Access::Sequence {
-                    tx.batch_execute("LOCK TABLE ledger_events IN SHARE ROW EXCLUSIVE MODE")
-                        .map_err(|e| pg_error("lock events", &e))?;
+                    tx.batch_execute("LOCK TABLE ledger_leaves IN EXCLUSIVE MODE")
+                        .map_err(|e| pg_error("lock the tree", &e))?;
                 }
                 tx
             } else {

@@ -1,13 +1,13 @@
 //! The Merkle log's statements on SQLite ([`Sql`]), and the transactions it runs in: the
-//! sequencer and other writes in a `BEGIN IMMEDIATE` transaction (SQLite's one write lock: no
-//! event commits while the sequencer runs, and no second sequencer), the proofs and
-//! verification in a read snapshot.
+//! sequencer's writes and other writes in a `BEGIN IMMEDIATE` transaction (SQLite's one write
+//! lock, so also one sequencer at a time), the proofs, verification and the sequencer's plan
+//! in a read snapshot.
 
 use super::open::sql_error;
 use super::tx::Open;
 use super::Sqlite;
 use crate::store::Done;
-use crate::tree::sql::{hex, Access, Arg, Cell, Sql};
+use crate::tree::sql::{Access, Arg, Cell, Row, Sql};
 use actionseal_core::Result;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::Connection;
@@ -66,8 +66,18 @@ impl Sql for Tree<'_> {
             .map_err(|e| sql_error("Merkle log", e))
     }
 
-    fn bytes_literal(&self, b: &[u8]) -> String {
-        format!("X'{}'", hex(b))
+    fn insert(&mut self, into: &str, rows: &[Row<'_>]) -> Result<()> {
+        // One prepared statement run per row: SQLite runs in this process, so a row costs no
+        // round trip, and binding skips parsing the hashes as text.
+        let mut st = self
+            .0
+            .prepare_cached(&format!("INSERT INTO {into} VALUES (?1, ?2, ?3)"))
+            .map_err(|e| sql_error("Merkle log", e))?;
+        for (a, b, hash) in rows {
+            st.execute(rusqlite::params![a, b, hash])
+                .map_err(|e| sql_error("Merkle log", e))?;
+        }
+        Ok(())
     }
 
     fn cutoff(&self) -> i64 {
@@ -77,7 +87,7 @@ impl Sql for Tree<'_> {
 
 impl Sqlite {
     /// Runs `f` on the Merkle log, committed when it succeeds: in a read snapshot, or under
-    /// SQLite's one write lock (which is all the sequencer needs: no event commits meanwhile).
+    /// SQLite's one write lock.
     pub(crate) fn tree<T>(
         &self,
         access: Access,

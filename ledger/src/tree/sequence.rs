@@ -1,72 +1,97 @@
-//! The sequencer: the one writer of the Merkle log. In the transaction its engine gives it
-//! (where no event can commit meanwhile, see `Sqlite::tree` and `Postgres::tree`), it gives
-//! every event after the tree's last one the next leaf in event id order, stores the perfect
-//! subtrees that completes, and signs and stores the checkpoint of the new tree.
+//! The sequencer: the one writer of the Merkle log. It gives every event after the tree's
+//! last one the next leaf in event id order, stores the perfect subtrees that completes, and
+//! signs and stores the checkpoint of the new tree.
+//!
+//! It runs in two steps so that writers wait for as little of it as possible:
+//! - [`plan`], in a read snapshot while events commit: read the events up to a settled id
+//!   (one below which no event can still commit, see `Ledger::settled`), hash their leaves
+//!   and the subtrees they complete;
+//! - [`write`], in the engine's sequencer transaction (one sequencer at a time): insert the
+//!   rows, and sign the new root. When another sequencer grew the tree after the plan read
+//!   it, the plan is made again there, under the lock: it then holds only what the other
+//!   left out, and no sequencer retries or starves another.
 
 use super::sign;
-use super::sql::{Arg, Sql};
+use super::sql::{Arg, Row, Sql};
 use super::stored::{self, int, Stored};
 use super::Checkpoint;
 use actionseal_core::tlog::merkle::{self, leaf_hash, Hash};
 use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::Result;
 
-/// How many rows one insert statement carries.
-const CHUNK: usize = 500;
-
-/// Inserts `rows` (each already SQL: integers and byte literals) into `table (columns)`.
-fn insert(sql: &mut dyn Sql, table: &str, rows: &[String]) -> Result<()> {
-    for chunk in rows.chunks(CHUNK) {
-        sql.exec(
-            &format!("INSERT INTO {table} VALUES {}", chunk.join(", ")),
-            &[],
-        )?;
-    }
-    Ok(())
+/// What the events written since the tree's tip add to it.
+pub(crate) struct Plan {
+    /// The tree's size and last event id when planned.
+    tip: (u64, i64),
+    /// Each new leaf's event id, in leaf order.
+    ids: Vec<i64>,
+    /// Each new leaf's hash.
+    leaves: Vec<Hash>,
+    /// The perfect subtrees above the leaves (level >= 1) they complete.
+    nodes: Vec<(u32, u64, Hash)>,
 }
 
-/// Sequences the events not yet in the tree and returns the checkpoint of the tree they make;
-/// the latest checkpoint when there are none.
-pub(crate) fn sequence(sql: &mut dyn Sql, now: i64, signer: &SignerKey) -> Result<Checkpoint> {
-    let (size, last) = stored::tip(sql)?;
-    let new = sql.rows(
-        "SELECT id, body FROM ledger_events WHERE id > $1 ORDER BY id",
-        &[Arg::Int(last)],
+/// Plans the leaves of the events after the tree's tip with ids at most `settled`.
+pub(crate) fn plan(sql: &mut dyn Sql, settled: i64) -> Result<Plan> {
+    let tip = stored::tip(sql)?;
+    let rows = sql.rows(
+        "SELECT id, body FROM ledger_events WHERE id > $1 AND id <= $2 ORDER BY id",
+        &[Arg::Int(tip.1), Arg::Int(settled)],
     )?;
-    if new.is_empty() {
-        if let Some(c) = stored::latest(sql)?.filter(|c| c.size == size) {
-            return Ok(c);
-        }
-    }
-    let mut ids = Vec::with_capacity(new.len());
-    let mut leaves: Vec<Hash> = Vec::with_capacity(new.len());
-    for row in &new {
+    let mut ids = Vec::with_capacity(rows.len());
+    let mut leaves = Vec::with_capacity(rows.len());
+    for row in &rows {
         let [id, body] = row.as_slice() else {
             return Err(crate::store::storage("Merkle log", "an event row"));
         };
         ids.push(id.int()?);
         leaves.push(leaf_hash(body.text()?.as_bytes()));
     }
-    let made = merkle::append(&mut Stored(sql), size, &leaves)?;
-    let mut rows = Vec::with_capacity(leaves.len());
-    for (i, (id, hash)) in ids.iter().zip(&leaves).enumerate() {
-        let leaf = int(size + i as u64)?;
-        rows.push(format!("({leaf}, {id}, {})", sql.bytes_literal(hash)));
+    let mut nodes = merkle::append(&mut Stored(sql), tip.0, &leaves)?;
+    nodes.retain(|(level, _, _)| *level >= 1);
+    Ok(Plan {
+        tip,
+        ids,
+        leaves,
+        nodes,
+    })
+}
+
+/// Writes `plan` (of the events up to `settled`) and the checkpoint of the tree it makes,
+/// made at `now` and signed with `signer`: the latest checkpoint when the plan adds nothing
+/// and one exists.
+pub(crate) fn write(
+    sql: &mut dyn Sql,
+    plan: Plan,
+    settled: i64,
+    now: i64,
+    signer: &SignerKey,
+) -> Result<Checkpoint> {
+    let plan = match stored::tip(sql)? == plan.tip {
+        true => plan,
+        false => self::plan(sql, settled)?,
+    };
+    let (size, _) = plan.tip;
+    if plan.leaves.is_empty() {
+        if let Some(c) = stored::latest(sql)?.filter(|c| c.size == size) {
+            return Ok(c);
+        }
     }
-    insert(sql, "ledger_leaves (leaf, event_id, hash)", &rows)?;
-    let rows = made
+    let leaves = plan
+        .ids
         .iter()
-        .filter(|(level, _, _)| *level >= 1)
-        .map(|(level, idx, hash)| {
-            Ok(format!(
-                "({level}, {}, {})",
-                int(*idx)?,
-                sql.bytes_literal(hash)
-            ))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    insert(sql, "ledger_nodes (level, idx, hash)", &rows)?;
-    let size = size + leaves.len() as u64;
+        .zip(&plan.leaves)
+        .enumerate()
+        .map(|(i, (id, hash))| Ok((int(size + i as u64)?, *id, &hash[..])))
+        .collect::<Result<Vec<Row<'_>>>>()?;
+    sql.insert("ledger_leaves (leaf, event_id, hash)", &leaves)?;
+    let nodes = plan
+        .nodes
+        .iter()
+        .map(|(level, idx, hash)| Ok((i64::from(*level), int(*idx)?, &hash[..])))
+        .collect::<Result<Vec<Row<'_>>>>()?;
+    sql.insert("ledger_nodes (level, idx, hash)", &nodes)?;
+    let size = size + plan.leaves.len() as u64;
     let root = merkle::root_at(&mut Stored(sql), size)?;
     let note = sign::sign(signer, size, &root)?;
     sql.exec(

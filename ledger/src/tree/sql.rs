@@ -79,7 +79,7 @@ impl Cell {
 pub(crate) enum Access {
     /// Reads, in one snapshot.
     Read,
-    /// Sequences events into the tree: no event may commit meanwhile.
+    /// Writes the tree: one sequencer at a time, while events commit.
     Sequence,
     /// Writes to the log's tables beside the tree (cosignatures), while events commit.
     Write,
@@ -91,13 +91,17 @@ pub(crate) trait Sql {
     fn rows(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<Vec<Vec<Cell>>>;
     /// Runs a statement.
     fn exec(&mut self, sql: &str, args: &[Arg<'_>]) -> Result<()>;
-    /// A byte string as a literal in the engine's SQL (for rows inserted many at a time).
-    fn bytes_literal(&self, b: &[u8]) -> String;
+    /// Inserts `rows` into `into` (`table (a, b, c)`): the sequencer's many rows, in the way
+    /// the engine takes them fastest.
+    fn insert(&mut self, into: &str, rows: &[Row<'_>]) -> Result<()>;
     /// The last event from before the events were linked per task (`schema/link_events.sql`).
     fn cutoff(&self) -> i64;
 }
 
-/// Lowercase hex, for [`Sql::bytes_literal`].
+/// A row of the tree's tables: `(leaf, event_id, hash)` or `(level, idx, hash)`.
+pub(crate) type Row<'a> = (i64, i64, &'a [u8]);
+
+/// Lowercase hex, for byte literals.
 pub(crate) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
