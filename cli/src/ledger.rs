@@ -7,10 +7,10 @@ use actionseal_core::ledger::{
 };
 use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
-    canonicalize, parse, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
+    canonicalize, parse, Code, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
 };
 use actionseal_ledger::{
-    CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, Tsa,
+    CheckpointVerified, ClaimOutcome, ClaimRequest, IfMissing, Ledger, LedgerOptions, Tsa,
 };
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -31,7 +31,8 @@ rejected the task before dispatch, 5 refused by the task's state or its round's 
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
 approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
 chain is broken or does not hold a kept checkpoint,
-64 usage error (audit checkpoint or evidence export without --log-key), 69 the database or
+64 usage error (audit checkpoint or evidence export without --log-key), 66 no ledger file at
+the SQLite path (ledger_not_found: `ledger init` or ?mode=create makes one), 69 the database or
 the time-stamping authority (--tsa) cannot be reached, 74 I/O or storage error (a witness that
 cannot be reached included).
 `evidence export`: 0 the bundle written, 2 no such task, a contract that is not the task's
@@ -42,7 +43,9 @@ Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 #[derive(Args)]
 #[command(after_help = EXIT_STATUS)]
 pub(crate) struct LedgerArgs {
-    /// The ledger: sqlite:PATH[?synchronous=normal], sqlite::memory: or postgres://...
+    /// The ledger: sqlite:PATH[?synchronous=normal][&mode=create], sqlite::memory: or
+    /// postgres://... A SQLite file must exist (`ledger init` creates it) unless the URL says
+    /// mode=create.
     #[arg(long, value_name = "URL", env = "ACTIONSEAL_LEDGER")]
     db: Option<String>,
     /// A file holding the ledger's key for signing checkpoints of its Merkle log: a signer key
@@ -84,7 +87,9 @@ pub(crate) struct LedgerArgs {
 
 #[derive(Subcommand)]
 enum LedgerCommand {
-    /// Create (or check and migrate) the ledger's schema.
+    /// Create (or check and migrate) the ledger's schema. The only command that creates a
+    /// SQLite file that does not exist; the others refuse it (ledger_not_found) unless the
+    /// URL says ?mode=create.
     Init,
     /// Record a task for an action made under a contract.
     Propose {
@@ -345,10 +350,27 @@ fn open(db: Option<&str>) -> Result<Ledger, Failure> {
     open_with(db, LedgerOptions::default())
 }
 
+/// Opens the ledger at `--db`, refusing a SQLite file that does not exist (a mistyped path
+/// must not be a new, empty ledger): only `init` and the URL's `?mode=create` create one.
 fn open_with(db: Option<&str>, options: LedgerOptions) -> Result<Ledger, Failure> {
+    let options = LedgerOptions {
+        if_missing: IfMissing::Refuse,
+        ..options
+    };
+    open_as(db, options)
+}
+
+fn open_as(db: Option<&str>, options: LedgerOptions) -> Result<Ledger, Failure> {
     let url = db
         .ok_or_else(|| Failure::Usage("the ledger needs --db URL (or ACTIONSEAL_LEDGER)".into()))?;
-    Ledger::open_with(url, options).map_err(fail)
+    Ledger::open_with(url, options).map_err(|e| {
+        let missing = e.code() == Code::LedgerNotFound;
+        let failure = fail(e);
+        if missing {
+            eprintln!("hint: `actionseal ledger --db URL init` creates it");
+        }
+        failure
+    })
 }
 
 /// The text of a key file, without its surrounding whitespace.
@@ -444,7 +466,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
     let tsa = tsa(args.tsa.as_deref(), &args.tsa_root, args.tsa_policy)?;
     match args.command {
         LedgerCommand::Init => {
-            let l = open(db)?;
+            let l = open_as(db, LedgerOptions::default())?;
             let report = l.audit_verify().map_err(fail)?;
             write_stdout(
                 format!(

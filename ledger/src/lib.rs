@@ -44,7 +44,7 @@ pub use model::{
 };
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
-pub use url::{Durability, Target};
+pub use url::{Durability, IfMissing, Target};
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
@@ -101,6 +101,9 @@ pub struct LedgerOptions {
     /// code when it cannot get one), and every proven decision a token over its proof, got as
     /// it arrives ([`Ledger::decide`]; a decision is recorded without one when the TSA fails).
     pub tsa: Option<tsa::Tsa>,
+    /// What opening a SQLite file that does not exist does: create it (the default) or refuse
+    /// ([`Code::LedgerNotFound`]). A URL saying `mode=create` creates it either way.
+    pub if_missing: IfMissing,
 }
 
 impl Default for LedgerOptions {
@@ -110,6 +113,7 @@ impl Default for LedgerOptions {
             proof: None,
             checkpoint_signer: None,
             tsa: None,
+            if_missing: IfMissing::Create,
         }
     }
 }
@@ -158,10 +162,12 @@ impl Ledger {
             proof,
             checkpoint_signer,
             tsa,
+            if_missing,
         } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
-            Target::SqliteFile(path, d) => {
+            Target::SqliteFile(path, d, asked) => {
+                sqlite::refuse_missing(&path, asked.unwrap_or(if_missing))?;
                 Backend::Sqlite(sqlite::Sqlite::open_file(&path, d, vfs, now)?)
             }
             Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory(now)?),
