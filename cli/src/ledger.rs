@@ -1,13 +1,13 @@
 //! `actionseal ledger --db URL ...`: the task ledger from the command line.
 
-use crate::io::{read_input, write_stdout};
+use crate::io::{json_text, line, not_pretty, read_input, write_stdout};
 use crate::Failure;
 use actionseal_core::ledger::{
     verify_audit_with, Expected, ExportedHeads, Observed, Reported, State,
 };
 use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
-    canonicalize, parse, Code, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
+    parse, Code, KeySet, Number, Options, OwnedValue, Profile, ProofPolicy, ProofRequirement,
 };
 use actionseal_ledger::{
     CheckpointVerified, ClaimOutcome, ClaimRequest, IfMissing, Ledger, LedgerOptions, Tsa,
@@ -16,6 +16,7 @@ use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
 pub(crate) mod exit;
+mod table;
 
 use exit::fail;
 
@@ -233,6 +234,11 @@ enum LedgerCommand {
         /// List only tasks of this tenant.
         #[arg(long, value_name = "TENANT")]
         tenant: Option<String>,
+        /// Print an aligned table for people instead of JSON (never the default, even on a
+        /// terminal: what a command prints must not depend on where it prints, or a command
+        /// tried by hand would print something else in a script).
+        #[arg(long)]
+        table: bool,
     },
     /// Print the ledger's policy (whether every decision must carry proof), or change it
     /// for every handle on the database, in an audited event.
@@ -340,10 +346,6 @@ fn json_file(path: &Path) -> Result<OwnedValue, Failure> {
     parse(&bytes, &options)
         .map(|v| v.into_owned())
         .map_err(|e| Failure::InputIn(path.display().to_string(), e))
-}
-
-fn print(v: &OwnedValue) -> Result<(), Failure> {
-    write_stdout(format!("{}\n", canonicalize(v)).as_bytes())
 }
 
 fn open(db: Option<&str>) -> Result<Ledger, Failure> {
@@ -468,14 +470,13 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         LedgerCommand::Init => {
             let l = open_as(db, LedgerOptions::default())?;
             let report = l.audit_verify().map_err(fail)?;
-            write_stdout(
-                format!(
-                    "{{\"backend\":\"{}\",\"events\":{}}}\n",
-                    l.backend(),
-                    report.events
-                )
-                .as_bytes(),
-            )
+            let events = Number::from_i64(report.events, Profile::Strict).map_err(fail)?;
+            let v = actionseal_core::Object::from_entries(vec![
+                ("backend".into(), OwnedValue::String(l.backend().into())),
+                ("events".into(), OwnedValue::Number(events)),
+            ])
+            .map_err(Failure::Input)?;
+            line(&OwnedValue::Object(v))
         }
         LedgerCommand::Propose {
             action,
@@ -486,7 +487,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let task = open(db)?
                 .propose(&action, &contract, &proposer)
                 .map_err(fail)?;
-            print(&task.to_value())
+            line(&task.to_value())
         }
         LedgerCommand::Amend {
             task,
@@ -509,7 +510,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let out = open(db)?
                 .amend(&OwnedValue::Object(amendment), &contract)
                 .map_err(fail)?;
-            print(&out.to_value())
+            line(&out.to_value())
         }
         LedgerCommand::Decide {
             decision,
@@ -526,7 +527,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
                 options.proof = Some(ProofPolicy::new(require_proof, set));
             }
-            print(&open_with(db, options)?.decide(&d).map_err(fail)?.to_value())
+            line(&open_with(db, options)?.decide(&d).map_err(fail)?.to_value())
         }
         LedgerCommand::Claim {
             task,
@@ -554,7 +555,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     proof,
                 })
                 .map_err(fail)?;
-            print(&out.to_value())?;
+            line(&out.to_value())?;
             match out {
                 ClaimOutcome::Claimed(..) => Ok(()),
                 ClaimOutcome::Reapproval { .. } => Err(Failure::Verdict(EXIT_REAPPROVE)),
@@ -575,7 +576,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let t = open(db)?
                 .complete(&task, fence, reported, result.as_ref(), &executor)
                 .map_err(fail)?;
-            print(&t.to_value())
+            line(&t.to_value())
         }
         LedgerCommand::Reconcile {
             task,
@@ -588,9 +589,9 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let t = open(db)?
                 .reconcile(&task, observed, result.as_ref(), &actor)
                 .map_err(fail)?;
-            print(&t.to_value())
+            line(&t.to_value())
         }
-        LedgerCommand::Revoke { approval, actor } => print(
+        LedgerCommand::Revoke { approval, actor } => line(
             &open(db)?
                 .revoke(&approval, &actor)
                 .map_err(fail)?
@@ -599,20 +600,27 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         LedgerCommand::Expire => {
             let ids = open(db)?.expire_leases().map_err(fail)?;
             let list = ids.into_iter().map(|id| id.into()).collect();
-            print(&OwnedValue::Array(list))
+            line(&OwnedValue::Array(list))
         }
         LedgerCommand::Budget { name, limit } => {
-            print(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
+            line(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
         }
         LedgerCommand::Show {
             task,
             state,
             tenant,
+            table,
         } => {
+            if table {
+                not_pretty("a table")?;
+            }
             let l = open(db)?;
             match task {
                 Some(id) => {
                     let (task, events) = l.task_history(&id).map_err(fail)?;
+                    if table {
+                        return write_stdout(table::task(&task, &events).as_bytes());
+                    }
                     let history = events.iter().map(|e| e.to_value()).collect();
                     let mut entries = match task.to_value() {
                         OwnedValue::Object(o) => o.into_entries(),
@@ -624,7 +632,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     let log = amendments.iter().map(|a| a.to_value()).collect();
                     entries.push(("amendment_log".into(), OwnedValue::Array(log)));
                     let v = actionseal_core::Object::from_entries(entries).map_err(fail)?;
-                    print(&OwnedValue::Object(v))
+                    line(&OwnedValue::Object(v))
                 }
                 None => {
                     let state = state
@@ -633,7 +641,10 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                         .transpose()
                         .map_err(Failure::Input)?;
                     let tasks = l.tasks(state, tenant.as_deref()).map_err(fail)?;
-                    print(&OwnedValue::Array(
+                    if table {
+                        return write_stdout(table::tasks(&tasks).as_bytes());
+                    }
+                    line(&OwnedValue::Array(
                         tasks.iter().map(|t| t.to_value()).collect(),
                     ))
                 }
@@ -648,7 +659,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 }
                 _ => l.policy(),
             };
-            print(&policy.map_err(fail)?.to_value())
+            line(&policy.map_err(fail)?.to_value())
         }
         LedgerCommand::Evidence {
             command:
@@ -676,7 +687,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 })
             });
             published?;
-            let text = format!("{}\n", canonicalize(&bundle.map_err(fail)?.to_value()));
+            let text = json_text(&bundle.map_err(fail)?.to_value());
             match out {
                 Some(path) => std::fs::write(&path, text)
                     .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display()))),
@@ -685,6 +696,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         }
         LedgerCommand::Audit { command } => match command {
             AuditCommand::Export => {
+                not_pretty("JSON Lines")?;
                 let text = open(db)?.audit_export().map_err(fail)?;
                 write_stdout(text.as_bytes())
             }
@@ -692,6 +704,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 witness,
                 witness_key,
             } => {
+                not_pretty("a signed note")?;
                 let options = signed(log_key, tsa)?;
                 let keys = match &witness_key {
                     Some(path) => verifier_keys(path)?,
@@ -731,7 +744,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                         let l = open(db)?;
                         let report = l.audit_verify_with(exported.as_ref()).map_err(fail)?;
                         if let Some(c) = checkpoint {
-                            print(&report.to_value())?;
+                            line(&report.to_value())?;
                             let signer = log_signer(log_key)?;
                             let v = verify_checkpoint(
                                 &l,
@@ -739,18 +752,19 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                                 log_verifier.as_deref(),
                                 signer.as_ref(),
                             )?;
-                            print(&v.to_value())?;
+                            line(&v.to_value())?;
                             return report.into_result().map(|_| ()).map_err(fail);
                         }
                         report
                     }
                 };
-                print(&report.to_value())?;
+                line(&report.to_value())?;
                 report.into_result().map(|_| ()).map_err(fail)
             }
-            AuditCommand::Heads => print(&open(db)?.audit_heads().map_err(fail)?.to_value()),
+            AuditCommand::Heads => line(&open(db)?.audit_heads().map_err(fail)?.to_value()),
         },
         LedgerCommand::Demo => {
+            not_pretty("the demo's story")?;
             let url = db.ok_or_else(|| Failure::Usage("demo needs --db sqlite:PATH".into()))?;
             let story = crate::ledger_demo::story(url).map_err(fail)?;
             write_stdout(story.as_bytes())
