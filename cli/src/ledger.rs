@@ -15,6 +15,7 @@ use actionseal_ledger::{
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
+mod decide;
 pub(crate) mod exit;
 mod table;
 
@@ -127,13 +128,40 @@ enum LedgerCommand {
         reason: String,
     },
     /// Record a reviewer's decision (de-duplicated by decision_id): a decision envelope, or
-    /// the task's approval record signed (`actionseal key sign`) or passkey-approved.
+    /// the task's approval record signed (`actionseal key sign`) or passkey-approved; or,
+    /// with --task, the decision built from the task as the ledger holds it (and signed with
+    /// --key).
     Decide {
         /// {"approval_id", "decision_id", "job_id", "request_id", "action_digest",
         /// "decision", "approver", "decided_at", "expires_at"}, or a signed envelope, or a
         /// passkey-approved record.
-        #[arg(long, value_name = "FILE")]
-        decision: PathBuf,
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "task",
+            conflicts_with = "task"
+        )]
+        decision: Option<PathBuf>,
+        /// Build the decision about this task's current approval round instead: its
+        /// approval, job, request and action digest come from the ledger, decided now.
+        #[arg(long, value_name = "ID", requires_all = ["verdict", "approver", "ttl"])]
+        task: Option<String>,
+        #[command(flatten)]
+        verdict: Option<decide::Verdict>,
+        /// Who decides (with --task).
+        #[arg(long, value_name = "ID", requires = "task")]
+        approver: Option<String>,
+        /// How long the decision holds (with --task): 90s, 10m, 36h, 2d.
+        #[arg(long, value_name = "DURATION", value_parser = decide::parse_ttl, requires = "task")]
+        ttl: Option<i64>,
+        /// The decision's id (with --task), so that a retry is recorded once; by default a
+        /// new random one.
+        #[arg(long, value_name = "ID", requires = "task")]
+        decision_id: Option<String>,
+        /// Sign the decision's approval record with this private key (with --task), as
+        /// `actionseal key sign` does; the ledger verifies it against --keys.
+        #[arg(long, value_name = "FILE", requires_all = ["task", "keys"])]
+        key: Option<PathBuf>,
         /// The trusted key set that verifies a proven decision: {"service_keys", "passkeys",
         /// "webauthn"}. Without it, no proof verifies (unknown_key).
         #[arg(long, value_name = "FILE")]
@@ -514,10 +542,15 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         }
         LedgerCommand::Decide {
             decision,
+            task,
+            verdict,
+            approver,
+            ttl,
+            decision_id,
+            key,
             keys,
             require_proof,
         } => {
-            let d = json_file(&decision)?;
             let mut options = LedgerOptions {
                 tsa,
                 ..LedgerOptions::default()
@@ -527,7 +560,29 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
                 options.proof = Some(ProofPolicy::new(require_proof, set));
             }
-            line(&open_with(db, options)?.decide(&d).map_err(fail)?.to_value())
+            let l = open_with(db, options)?;
+            let d = match (decision, task, verdict, approver, ttl) {
+                (Some(file), ..) => json_file(&file)?,
+                (None, Some(task), Some(verdict), Some(approver), Some(ttl_ms)) => decide::build(
+                    &l,
+                    &decide::Request {
+                        task: &task,
+                        verdict,
+                        approver: &approver,
+                        ttl_ms,
+                        decision_id,
+                        key: key.as_deref(),
+                    },
+                )?,
+                _ => {
+                    return Err(Failure::Usage(
+                        "decide takes --decision FILE, or --task with --approve or --reject, \
+                         --approver and --ttl"
+                            .into(),
+                    ))
+                }
+            };
+            line(&l.decide(&d).map_err(fail)?.to_value())
         }
         LedgerCommand::Claim {
             task,

@@ -23,6 +23,7 @@
 mod call;
 mod clock;
 mod contracts;
+mod draft;
 mod evidence;
 mod json;
 mod model;
@@ -38,6 +39,7 @@ mod url;
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use draft::{DecisionDraft, DraftedDecision};
 pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
