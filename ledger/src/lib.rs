@@ -29,6 +29,7 @@ mod json;
 mod model;
 mod ops;
 mod postgres;
+mod query;
 mod schema;
 mod sqlite;
 mod store;
@@ -44,6 +45,7 @@ pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
 };
+pub use query::{Page, Query};
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
 pub use url::{Durability, IfMissing, Target};
@@ -543,16 +545,53 @@ impl Ledger {
 
     /// Tasks in a state (or any) of a tenant (or any), oldest first.
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
-        self.read(|tx| {
-            let rows = tx.list_tasks(state, tenant)?;
-            rows.into_iter().map(|t| self.view(tx, t)).collect()
-        })
+        let query = Query {
+            state,
+            tenant: tenant.map(str::to_owned),
+            ..Query::default()
+        };
+        self.tasks_where(&query).map(|page| page.items)
+    }
+
+    /// The tasks `query` selects (tenant, state, proposed since and until), oldest first (by
+    /// `created_at`, then id), a page at a time when it has a limit. A malformed query or a
+    /// cursor of another read is [`Code::InvalidRequest`].
+    pub fn tasks_where(&self, query: &Query) -> Result<Page<Task>> {
+        let b = query.tasks()?;
+        let tasks = self.read(|tx| {
+            let rows = tx.list_tasks(&b)?;
+            rows.into_iter()
+                .map(|t| self.view(tx, t))
+                .collect::<Result<Vec<_>>>()
+        })?;
+        Ok(query::page(tasks, query, |t| {
+            query::task_key(t.created_at, &t.id)
+        }))
     }
 
     /// The whole audit as JSON Lines (one event with its digest per line), verifiable with
     /// `actionseal_core::ledger::verify_audit` in any runtime.
     pub fn audit_export(&self) -> Result<String> {
         self.read(|tx| export(tx).map(|(text, _)| text))
+    }
+
+    /// The events `query` selects, each a line of [`Ledger::audit_export`] (without its
+    /// newline), in the export's order, a page at a time when it has a limit: its tenant, the
+    /// events of the tasks now in its state, at or after `since` and before `until`. Pages
+    /// joined are the export; a filtered export is for reading, not for `verify_audit`,
+    /// which needs every event of a chain.
+    pub fn audit_export_where(&self, query: &Query) -> Result<Page<String>> {
+        let b = query.events()?;
+        let rows = self.read(|tx| tx.events_where(&b))?;
+        let page = query::page(rows, query, |(id, ..)| query::event_key(*id));
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .map(|(_, body, digest)| export_line(&body, &digest))
+                .collect(),
+            next: page.next,
+        })
     }
 
     /// Walks the stored chains up to their recorded heads, replays every task's events by
@@ -669,14 +708,19 @@ fn stored_decision(r: &store::RoundDecisionRow) -> StoredDecision<'_> {
     }
 }
 
+/// An event's line of the export: its body with its digest.
+fn export_line(body: &str, digest: &str) -> String {
+    // A stored digest that does not even parse is kept as-is, for the verifier to flag.
+    match digest.parse() {
+        Ok(d) => Event::line(body, &d),
+        Err(_) => body.to_owned(),
+    }
+}
+
 fn export(tx: &mut dyn Tx) -> Result<(String, Vec<ChainHead>)> {
     let mut text = String::new();
     for (body, digest) in tx.events(None)? {
-        // A stored digest that does not even parse is kept as-is, for the verifier to flag.
-        match digest.parse() {
-            Ok(d) => text.push_str(&Event::line(&body, &d)),
-            Err(_) => text.push_str(&body),
-        }
+        text.push_str(&export_line(&body, &digest));
         text.push('\n');
     }
     let mut heads = Vec::new();
