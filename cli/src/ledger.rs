@@ -2,9 +2,7 @@
 
 use crate::io::{json_text, line, not_pretty, read_input, write_stdout};
 use crate::Failure;
-use actionseal_core::ledger::{
-    verify_audit_with, Expected, ExportedHeads, Observed, Reported, State,
-};
+use actionseal_core::ledger::{verify_audit_with, Expected, ExportedHeads, Observed, Reported};
 use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
     parse, Code, KeySet, Number, Options, OwnedValue, Profile, ProofPolicy, ProofRequirement,
@@ -17,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 mod decide;
 pub(crate) mod exit;
+mod filter;
 mod table;
 
 use exit::fail;
@@ -253,15 +252,15 @@ enum LedgerCommand {
     },
     /// Show one task with its history and amendments, or list tasks.
     Show {
-        /// The task id (else: a list).
-        #[arg(long, value_name = "ID")]
+        /// The task id (else: a list, oldest first).
+        #[arg(
+            long,
+            value_name = "ID",
+            conflicts_with_all = ["tenant", "state", "since", "until", "limit", "after"]
+        )]
         task: Option<String>,
-        /// List only tasks in this state.
-        #[arg(long, value_name = "STATE")]
-        state: Option<String>,
-        /// List only tasks of this tenant.
-        #[arg(long, value_name = "TENANT")]
-        tenant: Option<String>,
+        #[command(flatten)]
+        filter: filter::Filter,
         /// Print an aligned table for people instead of JSON (never the default, even on a
         /// terminal: what a command prints must not depend on where it prints, or a command
         /// tried by hand would print something else in a script).
@@ -360,8 +359,12 @@ enum AuditCommand {
         #[arg(long, value_name = "FILE")]
         witness_key: Option<PathBuf>,
     },
-    /// Write the audit as JSON Lines, one event with its digest per line.
-    Export,
+    /// Write the audit as JSON Lines, one event with its digest per line; filtered or
+    /// paged, for reading (audit verify --file needs every event of a chain: pages joined).
+    Export {
+        #[command(flatten)]
+        filter: filter::Filter,
+    },
     /// Write the chains' heads (canonical JSON) to keep outside the database, where its
     /// owner cannot write: `audit verify --heads` checks the audit against them later. Only
     /// from an audit that verifies.
@@ -662,8 +665,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         }
         LedgerCommand::Show {
             task,
-            state,
-            tenant,
+            filter,
             table,
         } => {
             if table {
@@ -690,17 +692,19 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     line(&OwnedValue::Object(v))
                 }
                 None => {
-                    let state = state
-                        .as_deref()
-                        .map(State::parse)
-                        .transpose()
-                        .map_err(Failure::Input)?;
-                    let tasks = l.tasks(state, tenant.as_deref()).map_err(fail)?;
+                    let paged = filter.paged();
+                    let page = l.tasks_where(&filter.query()?).map_err(fail)?;
                     if table {
-                        return write_stdout(table::tasks(&tasks).as_bytes());
+                        if let Some(next) = &page.next {
+                            eprintln!("next: {next}");
+                        }
+                        return write_stdout(table::tasks(&page.items).as_bytes());
+                    }
+                    if paged {
+                        return write_stdout(filter::tasks_page(&page)?.as_bytes());
                     }
                     line(&OwnedValue::Array(
-                        tasks.iter().map(|t| t.to_value()).collect(),
+                        page.items.iter().map(|t| t.to_value()).collect(),
                     ))
                 }
             }
@@ -750,10 +754,20 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             }
         }
         LedgerCommand::Audit { command } => match command {
-            AuditCommand::Export => {
+            AuditCommand::Export { filter } => {
                 not_pretty("JSON Lines")?;
-                let text = open(db)?.audit_export().map_err(fail)?;
-                write_stdout(text.as_bytes())
+                let page = open(db)?
+                    .audit_export_where(&filter.query()?)
+                    .map_err(fail)?;
+                let mut text = page.items.join("\n");
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                write_stdout(text.as_bytes())?;
+                if let Some(next) = page.next {
+                    eprintln!("next: {next}");
+                }
+                Ok(())
             }
             AuditCommand::Checkpoint {
                 witness,
