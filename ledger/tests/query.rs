@@ -264,7 +264,7 @@ fn malformed_queries_are_refused() {
             "/after",
         ),
     ] {
-        let e = l.tasks_where(&query).err().expect("refused");
+        let e = l.tasks_where(&query).expect_err("refused");
         assert_eq!(
             (e.code(), e.path()),
             (Code::InvalidRequest, at),
@@ -276,8 +276,7 @@ fn malformed_queries_are_refused() {
             after: Some(task_cursor),
             ..q()
         })
-        .err()
-        .expect("a tasks cursor is not an events cursor");
+        .expect_err("a tasks cursor is not an events cursor");
     assert_eq!(e.code(), Code::InvalidRequest);
 }
 
