@@ -383,6 +383,12 @@ export type ErrorCode =
    * timestamp_untrusted and timestamp_mismatch codes instead.
    */
   | 'timestamp_unavailable'
+  /**
+   * A SQLite ledger file does not exist at the path given, and the ledger was opened to refuse
+   * a missing file rather than create it (so that a mistyped path is not a new, empty ledger):
+   * create it explicitly, with the URL option `?mode=create` (or `actionseal ledger init`).
+   */
+  | 'ledger_not_found'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

@@ -21,6 +21,7 @@ UNREACHABLE = {
     "sparse_array": "a Python list or tuple has no holes",
     "checkpoint_conflict": "only a witness's rule raises it (C2SP tlog-witness 409), which has no binding",
     "timestamp_unavailable": "only a ledger with a time-stamping authority meets it, which the bindings do not configure yet",
+    "ledger_not_found": "only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one",
 }
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (

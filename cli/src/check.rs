@@ -1,7 +1,7 @@
 //! `actionseal check`: the permit check on JSON files, of one approval or of a set (a
 //! quorum's members).
 
-use crate::io::{read_input, write_stdout};
+use crate::io::{line, read_input};
 use crate::Failure;
 use actionseal_core::host::approval_set;
 use actionseal_core::{check, check_set, parse, Options, Outcome, OwnedValue, Profile};
@@ -77,7 +77,7 @@ pub(crate) fn run(
         }
     }
     .map_err(Failure::Input)?;
-    write_stdout(format!("{}\n", actionseal_core::canonicalize(&verdict.to_value())).as_bytes())?;
+    line(&verdict.to_value())?;
     match verdict.outcome {
         Outcome::Permit => Ok(()),
         Outcome::Reapprove => Err(Failure::Verdict(EXIT_REAPPROVE)),

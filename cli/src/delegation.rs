@@ -74,6 +74,7 @@ pub(crate) fn run(args: DelegationArgs) -> Result<(), Failure> {
             verified(verify_delegation(&presented, &set, at_or_now(at)).map(|v| v.to_value()))
         }
         DelegationCommand::Digest { document } => {
+            crate::io::not_pretty("a digest")?;
             let document = read(document.as_deref(), &options)?;
             let digest = delegation_digest(&document).map_err(Failure::Input)?;
             write_stdout(format!("{digest}\n").as_bytes())

@@ -1,21 +1,22 @@
 //! `actionseal ledger --db URL ...`: the task ledger from the command line.
 
-use crate::io::{read_input, write_stdout};
+use crate::io::{json_text, line, not_pretty, read_input, write_stdout};
 use crate::Failure;
-use actionseal_core::ledger::{
-    verify_audit_with, Expected, ExportedHeads, Observed, Reported, State,
-};
+use actionseal_core::ledger::{verify_audit_with, Expected, ExportedHeads, Observed, Reported};
 use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::{
-    canonicalize, parse, KeySet, Options, OwnedValue, ProofPolicy, ProofRequirement,
+    parse, Code, KeySet, Number, Options, OwnedValue, Profile, ProofPolicy, ProofRequirement,
 };
 use actionseal_ledger::{
-    CheckpointVerified, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, Tsa,
+    CheckpointVerified, ClaimOutcome, ClaimRequest, IfMissing, Ledger, LedgerOptions, Tsa,
 };
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
+mod decide;
 pub(crate) mod exit;
+mod filter;
+mod table;
 
 use exit::fail;
 
@@ -31,7 +32,8 @@ rejected the task before dispatch, 5 refused by the task's state or its round's 
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
 approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
 chain is broken or does not hold a kept checkpoint,
-64 usage error (audit checkpoint or evidence export without --log-key), 69 the database or
+64 usage error (audit checkpoint or evidence export without --log-key), 66 no ledger file at
+the SQLite path (ledger_not_found: `ledger init` or ?mode=create makes one), 69 the database or
 the time-stamping authority (--tsa) cannot be reached, 74 I/O or storage error (a witness that
 cannot be reached included).
 `evidence export`: 0 the bundle written, 2 no such task, a contract that is not the task's
@@ -42,7 +44,9 @@ Results are printed as canonical JSON; errors as `error: <code>: <message>`.";
 #[derive(Args)]
 #[command(after_help = EXIT_STATUS)]
 pub(crate) struct LedgerArgs {
-    /// The ledger: sqlite:PATH[?synchronous=normal], sqlite::memory: or postgres://...
+    /// The ledger: sqlite:PATH[?synchronous=normal][&mode=create], sqlite::memory: or
+    /// postgres://... A SQLite file must exist (`ledger init` creates it) unless the URL says
+    /// mode=create.
     #[arg(long, value_name = "URL", env = "ACTIONSEAL_LEDGER")]
     db: Option<String>,
     /// A file holding the ledger's key for signing checkpoints of its Merkle log: a signer key
@@ -84,7 +88,9 @@ pub(crate) struct LedgerArgs {
 
 #[derive(Subcommand)]
 enum LedgerCommand {
-    /// Create (or check and migrate) the ledger's schema.
+    /// Create (or check and migrate) the ledger's schema. The only command that creates a
+    /// SQLite file that does not exist; the others refuse it (ledger_not_found) unless the
+    /// URL says ?mode=create.
     Init,
     /// Record a task for an action made under a contract.
     Propose {
@@ -121,13 +127,40 @@ enum LedgerCommand {
         reason: String,
     },
     /// Record a reviewer's decision (de-duplicated by decision_id): a decision envelope, or
-    /// the task's approval record signed (`actionseal key sign`) or passkey-approved.
+    /// the task's approval record signed (`actionseal key sign`) or passkey-approved; or,
+    /// with --task, the decision built from the task as the ledger holds it (and signed with
+    /// --key).
     Decide {
         /// {"approval_id", "decision_id", "job_id", "request_id", "action_digest",
         /// "decision", "approver", "decided_at", "expires_at"}, or a signed envelope, or a
         /// passkey-approved record.
-        #[arg(long, value_name = "FILE")]
-        decision: PathBuf,
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "task",
+            conflicts_with = "task"
+        )]
+        decision: Option<PathBuf>,
+        /// Build the decision about this task's current approval round instead: its
+        /// approval, job, request and action digest come from the ledger, decided now.
+        #[arg(long, value_name = "ID", requires_all = ["verdict", "approver", "ttl"])]
+        task: Option<String>,
+        #[command(flatten)]
+        verdict: Option<decide::Verdict>,
+        /// Who decides (with --task).
+        #[arg(long, value_name = "ID", requires = "task")]
+        approver: Option<String>,
+        /// How long the decision holds (with --task): 90s, 10m, 36h, 2d.
+        #[arg(long, value_name = "DURATION", value_parser = decide::parse_ttl, requires = "task")]
+        ttl: Option<i64>,
+        /// The decision's id (with --task), so that a retry is recorded once; by default a
+        /// new random one.
+        #[arg(long, value_name = "ID", requires = "task")]
+        decision_id: Option<String>,
+        /// Sign the decision's approval record with this private key (with --task), as
+        /// `actionseal key sign` does; the ledger verifies it against --keys.
+        #[arg(long, value_name = "FILE", requires_all = ["task", "keys"])]
+        key: Option<PathBuf>,
         /// The trusted key set that verifies a proven decision: {"service_keys", "passkeys",
         /// "webauthn"}. Without it, no proof verifies (unknown_key).
         #[arg(long, value_name = "FILE")]
@@ -219,15 +252,20 @@ enum LedgerCommand {
     },
     /// Show one task with its history and amendments, or list tasks.
     Show {
-        /// The task id (else: a list).
-        #[arg(long, value_name = "ID")]
+        /// The task id (else: a list, oldest first).
+        #[arg(
+            long,
+            value_name = "ID",
+            conflicts_with_all = ["tenant", "state", "since", "until", "limit", "after"]
+        )]
         task: Option<String>,
-        /// List only tasks in this state.
-        #[arg(long, value_name = "STATE")]
-        state: Option<String>,
-        /// List only tasks of this tenant.
-        #[arg(long, value_name = "TENANT")]
-        tenant: Option<String>,
+        #[command(flatten)]
+        filter: filter::Filter,
+        /// Print an aligned table for people instead of JSON (never the default, even on a
+        /// terminal: what a command prints must not depend on where it prints, or a command
+        /// tried by hand would print something else in a script).
+        #[arg(long)]
+        table: bool,
     },
     /// Print the ledger's policy (whether every decision must carry proof), or change it
     /// for every handle on the database, in an audited event.
@@ -321,8 +359,12 @@ enum AuditCommand {
         #[arg(long, value_name = "FILE")]
         witness_key: Option<PathBuf>,
     },
-    /// Write the audit as JSON Lines, one event with its digest per line.
-    Export,
+    /// Write the audit as JSON Lines, one event with its digest per line; filtered or
+    /// paged, for reading (audit verify --file needs every event of a chain: pages joined).
+    Export {
+        #[command(flatten)]
+        filter: filter::Filter,
+    },
     /// Write the chains' heads (canonical JSON) to keep outside the database, where its
     /// owner cannot write: `audit verify --heads` checks the audit against them later. Only
     /// from an audit that verifies.
@@ -337,18 +379,31 @@ fn json_file(path: &Path) -> Result<OwnedValue, Failure> {
         .map_err(|e| Failure::InputIn(path.display().to_string(), e))
 }
 
-fn print(v: &OwnedValue) -> Result<(), Failure> {
-    write_stdout(format!("{}\n", canonicalize(v)).as_bytes())
-}
-
 fn open(db: Option<&str>) -> Result<Ledger, Failure> {
     open_with(db, LedgerOptions::default())
 }
 
+/// Opens the ledger at `--db`, refusing a SQLite file that does not exist (a mistyped path
+/// must not be a new, empty ledger): only `init` and the URL's `?mode=create` create one.
 fn open_with(db: Option<&str>, options: LedgerOptions) -> Result<Ledger, Failure> {
+    let options = LedgerOptions {
+        if_missing: IfMissing::Refuse,
+        ..options
+    };
+    open_as(db, options)
+}
+
+fn open_as(db: Option<&str>, options: LedgerOptions) -> Result<Ledger, Failure> {
     let url = db
         .ok_or_else(|| Failure::Usage("the ledger needs --db URL (or ACTIONSEAL_LEDGER)".into()))?;
-    Ledger::open_with(url, options).map_err(fail)
+    Ledger::open_with(url, options).map_err(|e| {
+        let missing = e.code() == Code::LedgerNotFound;
+        let failure = fail(e);
+        if missing {
+            eprintln!("hint: `actionseal ledger --db URL init` creates it");
+        }
+        failure
+    })
 }
 
 /// The text of a key file, without its surrounding whitespace.
@@ -444,16 +499,15 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
     let tsa = tsa(args.tsa.as_deref(), &args.tsa_root, args.tsa_policy)?;
     match args.command {
         LedgerCommand::Init => {
-            let l = open(db)?;
+            let l = open_as(db, LedgerOptions::default())?;
             let report = l.audit_verify().map_err(fail)?;
-            write_stdout(
-                format!(
-                    "{{\"backend\":\"{}\",\"events\":{}}}\n",
-                    l.backend(),
-                    report.events
-                )
-                .as_bytes(),
-            )
+            let events = Number::from_i64(report.events, Profile::Strict).map_err(fail)?;
+            let v = actionseal_core::Object::from_entries(vec![
+                ("backend".into(), OwnedValue::String(l.backend().into())),
+                ("events".into(), OwnedValue::Number(events)),
+            ])
+            .map_err(Failure::Input)?;
+            line(&OwnedValue::Object(v))
         }
         LedgerCommand::Propose {
             action,
@@ -464,7 +518,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let task = open(db)?
                 .propose(&action, &contract, &proposer)
                 .map_err(fail)?;
-            print(&task.to_value())
+            line(&task.to_value())
         }
         LedgerCommand::Amend {
             task,
@@ -487,14 +541,19 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let out = open(db)?
                 .amend(&OwnedValue::Object(amendment), &contract)
                 .map_err(fail)?;
-            print(&out.to_value())
+            line(&out.to_value())
         }
         LedgerCommand::Decide {
             decision,
+            task,
+            verdict,
+            approver,
+            ttl,
+            decision_id,
+            key,
             keys,
             require_proof,
         } => {
-            let d = json_file(&decision)?;
             let mut options = LedgerOptions {
                 tsa,
                 ..LedgerOptions::default()
@@ -504,7 +563,29 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
                 options.proof = Some(ProofPolicy::new(require_proof, set));
             }
-            print(&open_with(db, options)?.decide(&d).map_err(fail)?.to_value())
+            let l = open_with(db, options)?;
+            let d = match (decision, task, verdict, approver, ttl) {
+                (Some(file), ..) => json_file(&file)?,
+                (None, Some(task), Some(verdict), Some(approver), Some(ttl_ms)) => decide::build(
+                    &l,
+                    &decide::Request {
+                        task: &task,
+                        verdict,
+                        approver: &approver,
+                        ttl_ms,
+                        decision_id,
+                        key: key.as_deref(),
+                    },
+                )?,
+                _ => {
+                    return Err(Failure::Usage(
+                        "decide takes --decision FILE, or --task with --approve or --reject, \
+                         --approver and --ttl"
+                            .into(),
+                    ))
+                }
+            };
+            line(&l.decide(&d).map_err(fail)?.to_value())
         }
         LedgerCommand::Claim {
             task,
@@ -532,7 +613,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     proof,
                 })
                 .map_err(fail)?;
-            print(&out.to_value())?;
+            line(&out.to_value())?;
             match out {
                 ClaimOutcome::Claimed(..) => Ok(()),
                 ClaimOutcome::Reapproval { .. } => Err(Failure::Verdict(EXIT_REAPPROVE)),
@@ -553,7 +634,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let t = open(db)?
                 .complete(&task, fence, reported, result.as_ref(), &executor)
                 .map_err(fail)?;
-            print(&t.to_value())
+            line(&t.to_value())
         }
         LedgerCommand::Reconcile {
             task,
@@ -566,9 +647,9 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             let t = open(db)?
                 .reconcile(&task, observed, result.as_ref(), &actor)
                 .map_err(fail)?;
-            print(&t.to_value())
+            line(&t.to_value())
         }
-        LedgerCommand::Revoke { approval, actor } => print(
+        LedgerCommand::Revoke { approval, actor } => line(
             &open(db)?
                 .revoke(&approval, &actor)
                 .map_err(fail)?
@@ -577,20 +658,26 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         LedgerCommand::Expire => {
             let ids = open(db)?.expire_leases().map_err(fail)?;
             let list = ids.into_iter().map(|id| id.into()).collect();
-            print(&OwnedValue::Array(list))
+            line(&OwnedValue::Array(list))
         }
         LedgerCommand::Budget { name, limit } => {
-            print(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
+            line(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
         }
         LedgerCommand::Show {
             task,
-            state,
-            tenant,
+            filter,
+            table,
         } => {
+            if table {
+                not_pretty("a table")?;
+            }
             let l = open(db)?;
             match task {
                 Some(id) => {
                     let (task, events) = l.task_history(&id).map_err(fail)?;
+                    if table {
+                        return write_stdout(table::task(&task, &events).as_bytes());
+                    }
                     let history = events.iter().map(|e| e.to_value()).collect();
                     let mut entries = match task.to_value() {
                         OwnedValue::Object(o) => o.into_entries(),
@@ -602,17 +689,22 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                     let log = amendments.iter().map(|a| a.to_value()).collect();
                     entries.push(("amendment_log".into(), OwnedValue::Array(log)));
                     let v = actionseal_core::Object::from_entries(entries).map_err(fail)?;
-                    print(&OwnedValue::Object(v))
+                    line(&OwnedValue::Object(v))
                 }
                 None => {
-                    let state = state
-                        .as_deref()
-                        .map(State::parse)
-                        .transpose()
-                        .map_err(Failure::Input)?;
-                    let tasks = l.tasks(state, tenant.as_deref()).map_err(fail)?;
-                    print(&OwnedValue::Array(
-                        tasks.iter().map(|t| t.to_value()).collect(),
+                    let paged = filter.paged();
+                    let page = l.tasks_where(&filter.query()?).map_err(fail)?;
+                    if table {
+                        if let Some(next) = &page.next {
+                            eprintln!("next: {next}");
+                        }
+                        return write_stdout(table::tasks(&page.items).as_bytes());
+                    }
+                    if paged {
+                        return write_stdout(filter::tasks_page(&page)?.as_bytes());
+                    }
+                    line(&OwnedValue::Array(
+                        page.items.iter().map(|t| t.to_value()).collect(),
                     ))
                 }
             }
@@ -626,7 +718,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 }
                 _ => l.policy(),
             };
-            print(&policy.map_err(fail)?.to_value())
+            line(&policy.map_err(fail)?.to_value())
         }
         LedgerCommand::Evidence {
             command:
@@ -654,7 +746,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                 })
             });
             published?;
-            let text = format!("{}\n", canonicalize(&bundle.map_err(fail)?.to_value()));
+            let text = json_text(&bundle.map_err(fail)?.to_value());
             match out {
                 Some(path) => std::fs::write(&path, text)
                     .map_err(|e| Failure::Io(format!("cannot write {}: {e}", path.display()))),
@@ -662,14 +754,26 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             }
         }
         LedgerCommand::Audit { command } => match command {
-            AuditCommand::Export => {
-                let text = open(db)?.audit_export().map_err(fail)?;
-                write_stdout(text.as_bytes())
+            AuditCommand::Export { filter } => {
+                not_pretty("JSON Lines")?;
+                let page = open(db)?
+                    .audit_export_where(&filter.query()?)
+                    .map_err(fail)?;
+                let mut text = page.items.join("\n");
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                write_stdout(text.as_bytes())?;
+                if let Some(next) = page.next {
+                    eprintln!("next: {next}");
+                }
+                Ok(())
             }
             AuditCommand::Checkpoint {
                 witness,
                 witness_key,
             } => {
+                not_pretty("a signed note")?;
                 let options = signed(log_key, tsa)?;
                 let keys = match &witness_key {
                     Some(path) => verifier_keys(path)?,
@@ -709,7 +813,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                         let l = open(db)?;
                         let report = l.audit_verify_with(exported.as_ref()).map_err(fail)?;
                         if let Some(c) = checkpoint {
-                            print(&report.to_value())?;
+                            line(&report.to_value())?;
                             let signer = log_signer(log_key)?;
                             let v = verify_checkpoint(
                                 &l,
@@ -717,18 +821,19 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
                                 log_verifier.as_deref(),
                                 signer.as_ref(),
                             )?;
-                            print(&v.to_value())?;
+                            line(&v.to_value())?;
                             return report.into_result().map(|_| ()).map_err(fail);
                         }
                         report
                     }
                 };
-                print(&report.to_value())?;
+                line(&report.to_value())?;
                 report.into_result().map(|_| ()).map_err(fail)
             }
-            AuditCommand::Heads => print(&open(db)?.audit_heads().map_err(fail)?.to_value()),
+            AuditCommand::Heads => line(&open(db)?.audit_heads().map_err(fail)?.to_value()),
         },
         LedgerCommand::Demo => {
+            not_pretty("the demo's story")?;
             let url = db.ok_or_else(|| Failure::Usage("demo needs --db sqlite:PATH".into()))?;
             let story = crate::ledger_demo::story(url).map_err(fail)?;
             write_stdout(story.as_bytes())

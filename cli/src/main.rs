@@ -32,6 +32,12 @@ error, 74 I/O error (`actionseal ledger --help` for the ledger's own).";
 #[derive(Parser)]
 #[command(name = "actionseal", version, after_help = EXIT_STATUS)]
 struct Cli {
+    /// Print JSON results indented, for people: the same canonical JSON (same members, order
+    /// and numbers) with whitespace between tokens. Without it, each result is one line of
+    /// canonical JSON, which is what scripts should read. Refused where the output is not
+    /// one JSON value (canon, digest, audit export, ...).
+    #[arg(long, global = true)]
+    pretty: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -140,6 +146,11 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 });
         }
     };
+    io::set_style(if cli.pretty {
+        io::Style::Pretty
+    } else {
+        io::Style::Line
+    });
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Verdict(status)) => ExitCode::from(status),
@@ -179,10 +190,12 @@ impl Limits {
 fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Canon(args) => {
+            io::not_pretty("the canonical form")?;
             let canonical = canonical_text(&args)?;
             io::write_stdout(canonical.as_bytes())
         }
         Command::Digest(args) => {
+            io::not_pretty("a digest")?;
             let canonical = canonical_text(&args)?;
             io::write_stdout(format!("{}\n", Digest::of(canonical.as_bytes())).as_bytes())
         }
@@ -205,9 +218,13 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Key(args) => key::run(args),
         Command::Delegation(args) => delegation::run(args),
         Command::Evidence(args) => evidence::run(args),
-        Command::Demo => io::write_stdout(demo::story().as_bytes()),
+        Command::Demo => {
+            io::not_pretty("the demo's story")?;
+            io::write_stdout(demo::story().as_bytes())
+        }
         Command::Ledger(args) => ledger::run(args),
         Command::Completions { shell } => {
+            io::not_pretty("a completion script")?;
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "actionseal", &mut out);
             io::write_stdout(&out)

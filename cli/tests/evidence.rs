@@ -54,7 +54,8 @@ fn an_exported_bundle_verifies_without_the_ledger() {
         "trust.json",
         &format!(r#"{{"ledger_keys": [{{"key": "{LOG_VERIFIER}"}}]}}"#),
     );
-    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    // A new file, which the URL asks to be created.
+    let db = format!("sqlite:{}?mode=create", d.0.join("l.db").display());
     let ledger = |args: &[&str]| {
         let mut all = vec!["ledger", "--db", &db, "--log-key", &key];
         all.extend_from_slice(args);

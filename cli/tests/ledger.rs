@@ -237,11 +237,34 @@ fn exit_codes_for_bad_ledgers() {
         Some(69)
     );
     assert_eq!(run(&["ledger", "init"]).status.code(), Some(64));
+    // A mistyped path is no new, empty ledger: every command but init refuses it (66,
+    // EX_NOINPUT), naming the path, and creates nothing.
     let d = dir("missing");
-    let db = format!("sqlite:{}", d.0.join("l.db").display());
+    let path = d.0.join("l.db");
+    let db = format!("sqlite:{}", path.display());
+    for args in [
+        &["show"][..],
+        &["show", "--task", "task_nope"],
+        &["audit", "export"],
+    ] {
+        let mut all = vec!["ledger", "--db", db.as_str()];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(66), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: ledger_not_found: "), "{stderr}");
+        assert!(stderr.contains(&path.display().to_string()), "{stderr}");
+        assert!(stdout(&out).is_empty());
+        assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0, "{args:?}");
+    }
+    assert!(run(&["ledger", "--db", &db, "init"]).status.success());
     let out = run(&["ledger", "--db", &db, "show", "--task", "task_nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: task_not_found: "));
+    // Or the URL asks for it.
+    let other = format!("sqlite:{}?mode=create", d.0.join("m.db").display());
+    let out = run(&["ledger", "--db", &other, "show"]);
+    assert_eq!(stdout(&out), "[]\n");
     assert!(run(&["ledger", "--help"]).status.success());
 }
 
@@ -292,6 +315,7 @@ fn a_reviewer_amends_through_the_command_line() {
         all.extend_from_slice(args);
         run(&all)
     };
+    assert!(l(&["init"]).status.success());
     let task = stdout(&l(&[
         "propose",
         "--action",
@@ -363,6 +387,7 @@ fn a_decision_signed_by_the_approval_service() {
         all.extend_from_slice(args);
         run(&all)
     };
+    assert!(l(&["init"]).status.success());
     let out = l(&[
         "propose",
         "--action",
@@ -462,6 +487,7 @@ fn a_quorum_refuses_a_decider_by_the_rounds_state() {
         all.extend_from_slice(args);
         run(&all)
     };
+    assert!(l(&["init"]).status.success());
     // The example's contract, asking two approvers, and its action made under it.
     let mut contract: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(ex.join("contract.json")).unwrap()).unwrap();
@@ -561,8 +587,10 @@ fn logged(d: &Dir, name: &str, args: &[&str]) -> Output {
     run(&all)
 }
 
-/// The example refund proposed by `proposer` on the ledger `name`: one event.
+/// The example refund proposed by `proposer` on the ledger `name` (made first if need be):
+/// one event.
 fn propose_refund(d: &Dir, name: &str, proposer: &str) {
+    assert!(logged(d, name, &["init"]).status.success());
     let ex = examples();
     let (action, contract) = (ex.join("action.json"), ex.join("contract.json"));
     let out = logged(

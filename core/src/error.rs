@@ -330,6 +330,11 @@ codes! {
     /// configuration. A TSA whose answer is no valid token for the request is refused with
     /// the timestamp_invalid, timestamp_untrusted and timestamp_mismatch codes instead.
     TimestampUnavailable => "timestamp_unavailable",
+    /// A SQLite ledger file does not exist at the path given, and the ledger was opened to
+    /// refuse a missing file rather than create it (so that a mistyped path is not a new,
+    /// empty ledger): create it explicitly, with the URL option `?mode=create` (or
+    /// `actionseal ledger init`).
+    LedgerNotFound => "ledger_not_found",
 }
 
 impl fmt::Display for Code {

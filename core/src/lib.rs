@@ -26,6 +26,7 @@ pub mod fuzzing;
 pub mod host;
 mod json;
 mod model;
+pub mod rfc3339;
 pub mod timestamp;
 pub mod tlog;
 

@@ -36,7 +36,7 @@ mod name;
 mod oid;
 mod request;
 mod signer;
-mod time;
+pub(crate) mod time;
 mod token;
 mod verify;
 

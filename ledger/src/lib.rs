@@ -23,11 +23,13 @@
 mod call;
 mod clock;
 mod contracts;
+mod draft;
 mod evidence;
 mod json;
 mod model;
 mod ops;
 mod postgres;
+mod query;
 mod schema;
 mod sqlite;
 mod store;
@@ -38,13 +40,15 @@ mod url;
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use draft::{DecisionDraft, DraftedDecision};
 pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
 };
+pub use query::{Page, Query};
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
-pub use url::{Durability, Target};
+pub use url::{Durability, IfMissing, Target};
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
@@ -101,6 +105,9 @@ pub struct LedgerOptions {
     /// code when it cannot get one), and every proven decision a token over its proof, got as
     /// it arrives ([`Ledger::decide`]; a decision is recorded without one when the TSA fails).
     pub tsa: Option<tsa::Tsa>,
+    /// What opening a SQLite file that does not exist does: create it (the default) or refuse
+    /// ([`Code::LedgerNotFound`]). A URL saying `mode=create` creates it either way.
+    pub if_missing: IfMissing,
 }
 
 impl Default for LedgerOptions {
@@ -110,6 +117,7 @@ impl Default for LedgerOptions {
             proof: None,
             checkpoint_signer: None,
             tsa: None,
+            if_missing: IfMissing::Create,
         }
     }
 }
@@ -158,10 +166,12 @@ impl Ledger {
             proof,
             checkpoint_signer,
             tsa,
+            if_missing,
         } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
-            Target::SqliteFile(path, d) => {
+            Target::SqliteFile(path, d, asked) => {
+                sqlite::refuse_missing(&path, asked.unwrap_or(if_missing))?;
                 Backend::Sqlite(sqlite::Sqlite::open_file(&path, d, vfs, now)?)
             }
             Target::SqliteMemory => Backend::Sqlite(sqlite::Sqlite::open_memory(now)?),
@@ -535,16 +545,53 @@ impl Ledger {
 
     /// Tasks in a state (or any) of a tenant (or any), oldest first.
     pub fn tasks(&self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<Task>> {
-        self.read(|tx| {
-            let rows = tx.list_tasks(state, tenant)?;
-            rows.into_iter().map(|t| self.view(tx, t)).collect()
-        })
+        let query = Query {
+            state,
+            tenant: tenant.map(str::to_owned),
+            ..Query::default()
+        };
+        self.tasks_where(&query).map(|page| page.items)
+    }
+
+    /// The tasks `query` selects (tenant, state, proposed since and until), oldest first (by
+    /// `created_at`, then id), a page at a time when it has a limit. A malformed query or a
+    /// cursor of another read is [`Code::InvalidRequest`].
+    pub fn tasks_where(&self, query: &Query) -> Result<Page<Task>> {
+        let b = query.tasks()?;
+        let tasks = self.read(|tx| {
+            let rows = tx.list_tasks(&b)?;
+            rows.into_iter()
+                .map(|t| self.view(tx, t))
+                .collect::<Result<Vec<_>>>()
+        })?;
+        Ok(query::page(tasks, query, |t| {
+            query::task_key(t.created_at, &t.id)
+        }))
     }
 
     /// The whole audit as JSON Lines (one event with its digest per line), verifiable with
     /// `actionseal_core::ledger::verify_audit` in any runtime.
     pub fn audit_export(&self) -> Result<String> {
         self.read(|tx| export(tx).map(|(text, _)| text))
+    }
+
+    /// The events `query` selects, each a line of [`Ledger::audit_export`] (without its
+    /// newline), in the export's order, a page at a time when it has a limit: its tenant, the
+    /// events of the tasks now in its state, at or after `since` and before `until`. Pages
+    /// joined are the export; a filtered export is for reading, not for `verify_audit`,
+    /// which needs every event of a chain.
+    pub fn audit_export_where(&self, query: &Query) -> Result<Page<String>> {
+        let b = query.events()?;
+        let rows = self.read(|tx| tx.events_where(&b))?;
+        let page = query::page(rows, query, |(id, ..)| query::event_key(*id));
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .map(|(_, body, digest)| export_line(&body, &digest))
+                .collect(),
+            next: page.next,
+        })
     }
 
     /// Walks the stored chains up to their recorded heads, replays every task's events by
@@ -661,14 +708,19 @@ fn stored_decision(r: &store::RoundDecisionRow) -> StoredDecision<'_> {
     }
 }
 
+/// An event's line of the export: its body with its digest.
+fn export_line(body: &str, digest: &str) -> String {
+    // A stored digest that does not even parse is kept as-is, for the verifier to flag.
+    match digest.parse() {
+        Ok(d) => Event::line(body, &d),
+        Err(_) => body.to_owned(),
+    }
+}
+
 fn export(tx: &mut dyn Tx) -> Result<(String, Vec<ChainHead>)> {
     let mut text = String::new();
     for (body, digest) in tx.events(None)? {
-        // A stored digest that does not even parse is kept as-is, for the verifier to flag.
-        match digest.parse() {
-            Ok(d) => text.push_str(&Event::line(&body, &d)),
-            Err(_) => text.push_str(&body),
-        }
+        text.push_str(&export_line(&body, &digest));
         text.push('\n');
     }
     let mut heads = Vec::new();

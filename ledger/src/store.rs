@@ -10,6 +10,7 @@ pub(crate) use rows::{
     POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 
+use crate::query::Bounds;
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::{Code, Digest, Error, Result};
 
@@ -211,8 +212,12 @@ pub(crate) trait Tx {
     fn put_sign_count(&mut self, credential_id: &str, count: i64, at: i64) -> Result<bool>;
     /// Claimed tasks whose lease ran out by `now`.
     fn expired_leases(&mut self, now: i64) -> Result<Vec<String>>;
-    /// Every task in `state` (or any) of `tenant` (or any), oldest first.
-    fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>>;
+    /// The tasks within `b` (state, tenant, proposed since and until, after a cursor),
+    /// oldest first (by created_at, then id), at most `b.fetch`.
+    fn list_tasks(&mut self, b: &Bounds<'_>) -> Result<Vec<TaskRow>>;
+    /// Stored events (row id, canonical body, digest) within `b`, by row id (the export's
+    /// order).
+    fn events_where(&mut self, b: &Bounds<'_>) -> Result<Vec<(i64, String, String)>>;
     /// Stored events (canonical body, digest) of one task, or of all when `None`, by chain
     /// and seq.
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>>;

@@ -468,6 +468,7 @@ fn bundles_carry_both_tokens_and_keys_are_judged_at_them() {
             ),
             proof: Some(ProofPolicy::new(false, keys())),
             tsa: Some(live.tsa()),
+            ..LedgerOptions::default()
         };
         let l = Ledger::open_with(&db.url, options).unwrap();
         let decided = signed_decision(&l, "job-1");

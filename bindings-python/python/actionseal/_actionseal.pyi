@@ -130,6 +130,7 @@ ErrorCode = Literal[
     "evidence_incomplete",
     "evidence_other_task",
     "timestamp_unavailable",
+    "ledger_not_found",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[

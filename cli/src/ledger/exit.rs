@@ -9,6 +9,8 @@ use actionseal_core::{Code, Error};
 const EXIT_REFUSED: u8 = 5;
 /// Exit status when the audit chain is broken.
 const EXIT_BROKEN: u8 = 6;
+/// Exit status when there is no ledger file at the SQLite path (sysexits EX_NOINPUT).
+const EXIT_NO_LEDGER: u8 = 66;
 /// Exit status when the ledger's database cannot be reached (sysexits EX_UNAVAILABLE).
 const EXIT_UNAVAILABLE: u8 = 69;
 /// Exit status when the database fails during an operation (EX_IOERR).
@@ -36,6 +38,7 @@ pub(crate) fn fail(e: Error) -> Failure {
         Code::AuditChainBroken | Code::ConsistencyProofInvalid | Code::InclusionProofInvalid => {
             EXIT_BROKEN
         }
+        Code::LedgerNotFound => EXIT_NO_LEDGER,
         Code::LedgerUnavailable | Code::TimestampUnavailable => EXIT_UNAVAILABLE,
         Code::LedgerStorage | Code::LedgerValueOutOfRange => EXIT_STORAGE,
         _ => return Failure::Input(e),

@@ -5,6 +5,7 @@
 use super::attempt::{Attempt, Lookup, Retry, TaskBasis, Trust};
 use super::in_flight::{InFlight, Learned};
 use super::{pg_error, Conn, Schema};
+use crate::query::Bounds;
 use crate::store::{
     amendment_from, approval_from, audit_round_decisions_sql, audit_rows_sql, budget_from, defer,
     history_of, history_sql, policy_from, put_sign_count_sql, round_decision_from, round_task,
@@ -550,16 +551,50 @@ impl Tx for PgTx<'_> {
         .collect()
     }
 
-    fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>> {
+    fn list_tasks(&mut self, b: &Bounds<'_>) -> Result<Vec<TaskRow>> {
         let sql = format!(
             "SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE ($1::text IS NULL OR state = $1) \
-             AND ($2::text IS NULL OR tenant = $2) ORDER BY created_at, id"
+             AND ($2::text IS NULL OR tenant = $2) \
+             AND ($3::bigint IS NULL OR created_at >= $3) \
+             AND ($4::bigint IS NULL OR created_at < $4) \
+             AND ($5::bigint IS NULL OR created_at > $5 OR (created_at = $5 AND id > $6::text)) \
+             ORDER BY created_at, id LIMIT $7::bigint"
         );
-        let state = state.map(State::as_str);
-        self.rows(&sql, &[&state, &tenant])?
-            .iter()
-            .map(|r| task_from(r))
-            .collect()
+        let state = b.state.map(State::as_str);
+        let (after_at, after_id) = b.after_task.as_ref().map(|(at, id)| (at, id)).unzip();
+        // A NULL LIMIT is none in PostgreSQL.
+        self.rows(
+            &sql,
+            &[
+                &state, &b.tenant, &b.since, &b.until, &after_at, &after_id, &b.fetch,
+            ],
+        )?
+        .iter()
+        .map(|r| task_from(r))
+        .collect()
+    }
+
+    fn events_where(&mut self, b: &Bounds<'_>) -> Result<Vec<(i64, String, String)>> {
+        let sql = "SELECT id, body, digest FROM ledger_events \
+             WHERE ($1::text IS NULL OR tenant = $1) \
+             AND ($2::text IS NULL OR task IN (SELECT id FROM ledger_tasks WHERE state = $2)) \
+             AND ($3::bigint IS NULL OR at >= $3) AND ($4::bigint IS NULL OR at < $4) \
+             AND ($5::bigint IS NULL OR id > $5) ORDER BY id LIMIT $6::bigint";
+        let state = b.state.map(State::as_str);
+        self.rows(
+            sql,
+            &[
+                &b.tenant,
+                &state,
+                &b.since,
+                &b.until,
+                &b.after_event,
+                &b.fetch,
+            ],
+        )?
+        .iter()
+        .map(|r| Ok((r.int(0)?, r.text(1)?, r.text(2)?)))
+        .collect()
     }
 
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>> {

@@ -23,8 +23,8 @@ mod open;
 mod tree;
 mod tx;
 
-pub(crate) use open::Vfs;
 use open::{connect, open_file};
+pub(crate) use open::{refuse_missing, Vfs};
 
 use crate::clock::Clock;
 use crate::store::{storage, Done, Head, Tx, MAX_ATTEMPTS};

@@ -2,7 +2,7 @@
 //! errors mean to a caller.
 
 use crate::store::storage;
-use crate::url::Durability;
+use crate::url::{Durability, IfMissing};
 use actionseal_core::{Code, Error, Result};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use std::ffi::CStr;
@@ -55,6 +55,23 @@ impl Vfs {
             log: super::log_vfs::registered().then_some(super::log_vfs::NAME),
             base: None,
         }
+    }
+}
+
+/// Refuses a ledger file that does not exist when `if_missing` says so
+/// ([`Code::LedgerNotFound`], naming the path). Checked before SQLite opens it, which would
+/// create it; a path that cannot be checked is left to SQLite's own error.
+pub(crate) fn refuse_missing(path: &Path, if_missing: IfMissing) -> Result<()> {
+    match (if_missing, path.try_exists()) {
+        (IfMissing::Refuse, Ok(false)) => Err(Error::new(
+            Code::LedgerNotFound,
+            format!(
+                "there is no ledger file at {:?}; one is created only when asked \
+                 (sqlite:PATH?mode=create)",
+                path.display().to_string()
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -2,6 +2,7 @@
 //! ends it.
 
 use super::open::sql_error;
+use crate::query::Bounds;
 use crate::store::{
     amendment_from, approval_from, audit_round_decisions_sql, audit_rows_sql, budget_from, defer,
     history_of, history_sql, policy_from, put_sign_count_sql, round_decision_from, round_task,
@@ -394,14 +395,43 @@ impl Tx for SqliteTx<'_> {
         Ok(n == 1)
     }
 
-    fn list_tasks(&mut self, state: Option<State>, tenant: Option<&str>) -> Result<Vec<TaskRow>> {
+    fn list_tasks(&mut self, b: &Bounds<'_>) -> Result<Vec<TaskRow>> {
         let sql = format!(
             "SELECT {TASK_COLUMNS} FROM ledger_tasks WHERE (?1 IS NULL OR state = ?1) \
-             AND (?2 IS NULL OR tenant = ?2) ORDER BY created_at, id"
+             AND (?2 IS NULL OR tenant = ?2) AND (?3 IS NULL OR created_at >= ?3) \
+             AND (?4 IS NULL OR created_at < ?4) \
+             AND (?5 IS NULL OR created_at > ?5 OR (created_at = ?5 AND id > ?6)) \
+             ORDER BY created_at, id LIMIT ?7"
         );
-        self.rows(&sql, params![state.map(State::as_str), tenant], |r| {
-            task_from(r)
-        })
+        let (after_at, after_id) = b.after_task.as_ref().map(|(at, id)| (at, id)).unzip();
+        // A negative LIMIT is none in SQLite.
+        let fetch = b.fetch.unwrap_or(-1);
+        let params = params![
+            b.state.map(State::as_str),
+            b.tenant,
+            b.since,
+            b.until,
+            after_at,
+            after_id,
+            fetch
+        ];
+        self.rows(&sql, params, |r| task_from(r))
+    }
+
+    fn events_where(&mut self, b: &Bounds<'_>) -> Result<Vec<(i64, String, String)>> {
+        let sql = "SELECT id, body, digest FROM ledger_events WHERE (?1 IS NULL OR tenant = ?1) \
+             AND (?2 IS NULL OR task IN (SELECT id FROM ledger_tasks WHERE state = ?2)) \
+             AND (?3 IS NULL OR at >= ?3) AND (?4 IS NULL OR at < ?4) \
+             AND (?5 IS NULL OR id > ?5) ORDER BY id LIMIT ?6";
+        let params = params![
+            b.tenant,
+            b.state.map(State::as_str),
+            b.since,
+            b.until,
+            b.after_event,
+            b.fetch.unwrap_or(-1)
+        ];
+        self.rows(sql, params, |r| Ok((r.int(0)?, r.text(1)?, r.text(2)?)))
     }
 
     fn events(&mut self, task: Option<&str>) -> Result<Vec<(String, String)>> {
