@@ -24,6 +24,7 @@ mod call;
 mod clock;
 mod contracts;
 mod evidence;
+mod feed;
 mod json;
 mod model;
 mod ops;
@@ -34,10 +35,12 @@ mod store;
 mod tree;
 mod tsa;
 mod url;
+mod wait;
 
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use feed::{Change, ChangeCursor, Changes};
 pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
@@ -45,6 +48,7 @@ pub use model::{
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
 pub use url::{Durability, Target};
+pub use wait::Waited;
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
