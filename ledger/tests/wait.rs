@@ -199,3 +199,46 @@ fn approvals_committed_together_wake_every_waiter() {
         }
     }
 }
+
+/// A listening connection that drops loses the notifications it would have had: the wait
+/// listens again on a new one and reads again, and the approval after the drop still wakes it.
+#[test]
+fn a_dropped_listening_connection_is_replaced() {
+    if !engines().contains(&Engine::Postgres) {
+        return;
+    }
+    let db = Db::fresh(Engine::Postgres);
+    let l = Arc::new(db.open());
+    let task = awaiting(&l, "job-1");
+    let mut admin = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let listening = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() \
+                     AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()";
+    let (l2, id) = (l.clone(), task.id.clone());
+    let started = Instant::now();
+    let waiter = thread::spawn(move || l2.wait(&id, &[State::Approved], TIMEOUT).unwrap());
+    let pid: i32 = loop {
+        if let Some(row) = admin.query(listening, &[]).unwrap().first() {
+            break row.get(0);
+        }
+        assert!(started.elapsed() < TIMEOUT, "the wait never listened");
+        thread::sleep(Duration::from_millis(10));
+    };
+    admin
+        .execute("SELECT pg_terminate_backend($1)", &[&pid])
+        .unwrap();
+    // Once it listens on another connection (the approval would otherwise be in the gap,
+    // which the read after listening covers anyway).
+    while admin
+        .query(listening, &[])
+        .unwrap()
+        .iter()
+        .all(|r| r.get::<_, i32>(0) == pid)
+    {
+        assert!(started.elapsed() < TIMEOUT, "the wait never listened again");
+        thread::sleep(Duration::from_millis(10));
+    }
+    approve(&db.open(), &task, "d1");
+    let out = waiter.join().unwrap();
+    assert!(started.elapsed() < TIMEOUT, "woke before the timeout");
+    assert!(matches!(out, Waited::Reached(_)), "{out:?}");
+}

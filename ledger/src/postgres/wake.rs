@@ -59,7 +59,15 @@ impl Watch<'_> {
             let Some(c) = self.conn.as_mut() else {
                 return self.listen();
             };
-            let next = c.client.notifications().timeout_iter(left).next();
+            let next = match c.client.is_closed() {
+                true => Err(None),
+                false => c
+                    .client
+                    .notifications()
+                    .timeout_iter(left)
+                    .next()
+                    .map_err(Some),
+            };
             match next {
                 Ok(Some(n)) if self.task.as_deref().is_none_or(|t| t == n.payload()) => {
                     return Ok(())
@@ -67,7 +75,8 @@ impl Watch<'_> {
                 Ok(Some(_)) => continue,
                 Ok(None) => return Ok(()),
                 Err(e) => {
-                    log::debug!("a ledger watch's connection failed, listening again: {e}");
+                    let why = e.map_or_else(|| "closed".to_owned(), |e| e.to_string());
+                    log::debug!("a ledger watch's connection failed, listening again: {why}");
                     self.conn = None;
                     return self.listen();
                 }
