@@ -573,6 +573,11 @@ export type EventKind =
   | 'quorum_met'
   | 'evidence_exported'
 
+/** How a wait ended: the task reached a state waited for, or the timeout passed first. */
+export type WaitOutcome =
+  | 'reached'
+  | 'timed_out'
+
 /** Why an audit chain breaks. */
 export type AuditProblem =
   | 'malformed'
@@ -1394,6 +1399,25 @@ export interface TaskFilter {
   tenant?: string | null
 }
 
+/** What `wait` takes. */
+export interface WaitRequest {
+  task_id: string
+  /** The states waited for (at least one). */
+  states: TaskState[]
+  /** The longest to wait, in ms (0: read once). */
+  timeout_ms: number
+}
+
+/** What `changes` takes (a member left out or `null`: its default). */
+export interface ChangesRequest {
+  /** The `cursor` a previous read returned (default: the beginning). */
+  after?: string | null
+  /** The most changes to return, 1 to 1000 (default 100). */
+  limit?: number | null
+  /** How long to wait for at least one change, in ms (default: not waiting). */
+  timeout_ms?: number | null
+}
+
 /** A task: one proposed action and everything the ledger knows about it. */
 export interface LedgerTask {
   /** `task_` and 32 hex digits, derived from (tenant, job_id, request_id). */
@@ -1602,6 +1626,32 @@ export interface LedgerEvent {
   detail: object
   /** The previous event's digest in the chain. */
   prev: string | null
+}
+
+/** What `wait` returns: a timeout is an outcome, not an error. */
+export interface Waited {
+  outcome: WaitOutcome
+  /** The task as read last. */
+  task: LedgerTask
+}
+
+/** One change of a task in the change feed: an audit event about it, never an argument value. */
+export interface TaskChange {
+  /** The event's id: unique, not commit order across tasks. */
+  event_id: number
+  task_id: string
+  kind: EventKind
+  /** The task's state after the event. */
+  state: TaskState | null
+  at: number
+}
+
+/** What `changes` returns. */
+export interface ChangesRead {
+  /** In id order, each task's in the order they happened. */
+  changes: TaskChange[]
+  /** Where the next read starts (the cursor given, when there were none): keep it as it is. */
+  cursor: string
 }
 
 /**

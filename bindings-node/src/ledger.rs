@@ -662,6 +662,39 @@ impl Ledger {
         self.start(&env, Call::AuditHeads, |_| object(Vec::new()))
     }
 
+    /// Waits until a task is in one of `states` or `timeout_ms` passes, woken by commits.
+    ///
+    /// Resolves once task `task_id` is in one of `states` or `timeout_ms` passes: `{ outcome:
+    /// 'reached' | 'timed_out', task }`, the task as read last. Woken by the commits that may
+    /// have moved it, never by polling at an interval: on PostgreSQL by `NOTIFY`, on SQLite by
+    /// this ledger's writers and, for other processes, `PRAGMA data_version`. A wait holds one
+    /// of libuv's pool threads while it blocks. Rejects with `task_not_found`.
+    #[napi(
+        ts_args_type = "request: WaitRequest",
+        ts_return_type = "Promise<Waited>"
+    )]
+    pub fn wait(&self, env: Env, request: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Wait, |js| owned(js, request.raw()))
+    }
+
+    /// Changes of tasks after a cursor; with `timeout_ms`, waits up to that for one.
+    ///
+    /// The changes of tasks after `after` (the `cursor` a previous read returned; left out:
+    /// the beginning), at most `limit` (1 to 1000, 100 when left out): `{ changes: [{
+    /// event_id, task_id, kind, state, at }], cursor }`, never an argument value, none
+    /// skipped however transactions commit. With `timeout_ms`, waits up to that long for at
+    /// least one (woken as `wait` is); none when it passes.
+    #[napi(
+        ts_args_type = "request?: ChangesRequest",
+        ts_return_type = "Promise<ChangesRead>"
+    )]
+    pub fn changes(&self, env: Env, request: Option<Unknown<'_>>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Changes, |js| match request {
+            Some(r) => owned(js, r.raw()),
+            None => object(Vec::new()),
+        })
+    }
+
     /// The ledger's policy, as its database records it for every handle.
     ///
     /// The ledger's policy as its database records it for every handle: `{ proof:

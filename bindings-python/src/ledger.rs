@@ -503,6 +503,51 @@ impl PyLedger {
         self.call(py, Call::Tasks, &[], filter)
     }
 
+    /// Waits until a task is in one of ``states`` or ``timeout_ms`` passes, woken by commits.
+    ///
+    /// Blocks (with the GIL released) until task ``task_id`` is in one of ``states`` or
+    /// ``timeout_ms`` passes: ``{"outcome": "reached" | "timed_out", "task"}``, the task as
+    /// read last. Woken by the commits that may have moved it, never by polling at an interval:
+    /// on PostgreSQL by ``NOTIFY``, on SQLite by this ledger's writers and, for other
+    /// processes, ``PRAGMA data_version``. Raises ``task_not_found``.
+    #[pyo3(
+        signature = (task_id, states, *, timeout_ms),
+        text_signature = "(self, task_id, states, *, timeout_ms)"
+    )]
+    fn wait<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        states: &Bound<'py, PyAny>,
+        timeout_ms: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [
+            ("task_id", task_id),
+            ("states", states),
+            ("timeout_ms", timeout_ms),
+        ];
+        self.call(py, Call::Wait, &named, None)
+    }
+
+    /// Changes of tasks after a cursor; with ``timeout_ms``, waits up to that for one.
+    ///
+    /// The changes of tasks after ``after=`` (the ``cursor`` a previous read returned; left
+    /// out: the beginning), at most ``limit=`` (1 to 1000, 100 when left out):
+    /// ``{"changes": [{"event_id", "task_id", "kind", "state", "at"}], "cursor"}``, never an
+    /// argument value, none skipped however transactions commit. With ``timeout_ms=``, blocks
+    /// up to that long for at least one (woken as ``wait`` is); none when it passes.
+    #[pyo3(
+        signature = (**request),
+        text_signature = "(self, *, after=None, limit=None, timeout_ms=None)"
+    )]
+    fn changes<'py>(
+        &self,
+        py: Python<'py>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Changes, &[], request)
+    }
+
     /// The ledger's policy, as its database records it for every handle.
     ///
     /// The ledger's policy as its database records it for every handle: ``{"proof":

@@ -5,8 +5,9 @@
 
 use crate::Ledger;
 use actionseal_core::ledger::request;
-use actionseal_core::{OwnedValue, Result, Value};
+use actionseal_core::{Error, OwnedValue, Result, Value};
 use std::borrow::Cow;
+use std::time::Duration;
 
 /// An operation, named as the bindings' methods are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +52,10 @@ pub enum Call {
     Policy,
     /// `{"proof", "actor", "reason"}` → the ledger's policy after the change.
     SetProofRequirement,
+    /// `{"task_id", "states", "timeout_ms"}` → `{"outcome": "reached" | "timed_out", "task"}`.
+    Wait,
+    /// `{"after"?, "limit"?, "timeout_ms"?}` → `{"changes", "cursor"}`.
+    Changes,
 }
 
 fn string(s: String) -> OwnedValue {
@@ -143,6 +148,23 @@ impl Ledger {
                 Ok(self
                     .set_proof_requirement(r.proof, r.actor, r.reason)?
                     .to_value())
+            }
+            Call::Wait => {
+                let r = request::Wait::from_value(v)?;
+                let timeout = Duration::from_millis(r.timeout_ms.unsigned_abs());
+                Ok(self.wait(r.task_id, &r.states, timeout)?.to_value())
+            }
+            Call::Changes => {
+                let r = request::Changes::from_value(v)?;
+                let after = r.after.parse().map_err(|e: Error| e.in_key("after"))?;
+                let limit = usize::try_from(r.limit).unwrap_or(1);
+                let read = match r.timeout_ms {
+                    Some(ms) => {
+                        self.changes_wait(&after, limit, Duration::from_millis(ms.unsigned_abs()))
+                    }
+                    None => self.changes(&after, limit),
+                };
+                Ok(read?.to_value())
             }
         }
     }

@@ -25,6 +25,7 @@ mod clock;
 mod contracts;
 mod draft;
 mod evidence;
+mod feed;
 mod json;
 mod model;
 mod ops;
@@ -36,11 +37,13 @@ mod store;
 mod tree;
 mod tsa;
 mod url;
+mod wait;
 
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use draft::{DecisionDraft, DraftedDecision};
+pub use feed::{Change, ChangeCursor, Changes};
 pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
@@ -49,6 +52,7 @@ pub use query::{Page, Query};
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
 pub use url::{Durability, IfMissing, Target};
+pub use wait::Waited;
 
 use actionseal_core::ledger::{
     check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,

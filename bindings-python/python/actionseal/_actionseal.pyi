@@ -237,6 +237,11 @@ EventKind = Literal[
     "quorum_met",
     "evidence_exported",
 ]
+# How a wait ended: the task reached a state waited for, or the timeout passed first.
+WaitOutcome = Literal[
+    "reached",
+    "timed_out",
+]
 # Why an audit chain breaks.
 AuditProblem = Literal[
     "malformed",
@@ -673,6 +678,32 @@ class _LedgerPolicy(TypedDict):
     """When it last changed (0: never)."""
     changed_by: str
     """Who changed it (``ledger``: a handle opened requiring proof)."""
+
+class _Waited(TypedDict):
+    """What ``wait`` returns: a timeout is an outcome, not an error."""
+
+    outcome: WaitOutcome
+    task: _LedgerTask
+    """The task as read last."""
+
+class _TaskChange(TypedDict):
+    """One change of a task in the change feed: an audit event about it, never an argument value."""
+
+    event_id: int
+    """The event's id: unique, not commit order across tasks."""
+    task_id: str
+    kind: EventKind
+    state: Optional[TaskState]
+    """The task's state after the event."""
+    at: int
+
+class _ChangesRead(TypedDict):
+    """What ``changes`` returns."""
+
+    changes: List[_TaskChange]
+    """In id order, each task's in the order they happened."""
+    cursor: str
+    """Where the next read starts (the cursor given, when there were none): keep it as it is."""
 
 class _Revocation(TypedDict):
     """What ``revoke`` returns."""
@@ -1338,6 +1369,17 @@ class Ledger:
         holds every task row to them; against ``exported`` heads too."""
     def audit_heads(self) -> _ExportedHeads:
         """The chains' heads to keep outside the database (only from an audit that verifies)."""
+    def wait(self, task_id: str, states: List[TaskState], *, timeout_ms: int) -> _Waited:
+        """Waits until a task is in one of ``states`` or ``timeout_ms`` passes, woken by
+        commits."""
+    def changes(
+        self,
+        *,
+        after: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout_ms: Optional[int] = None,
+    ) -> _ChangesRead:
+        """Changes of tasks after a cursor; with ``timeout_ms``, waits up to that for one."""
     def policy(self) -> _LedgerPolicy:
         """The ledger's policy, as its database records it for every handle."""
     def set_proof_requirement(

@@ -318,6 +318,14 @@ pub fn table() -> Vec<Function> {
             .py("", "_ExportedHeads")
             .ts("", "Promise<ExportedHeads>")
             .node_only(),
+        method("Ledger.wait", "Waits until a task is in one of `states` or `timeout_ms` passes, woken by commits.")
+            .py("task_id: str, states: List[TaskState], *, timeout_ms: int", "_Waited")
+            .ts("request: WaitRequest", "Promise<Waited>")
+            .node_only(),
+        method("Ledger.changes", "Changes of tasks after a cursor; with `timeout_ms`, waits up to that for one.")
+            .py("*, after: Optional[str] = None, limit: Optional[int] = None, timeout_ms: Optional[int] = None", "_ChangesRead")
+            .ts("request?: ChangesRequest", "Promise<ChangesRead>")
+            .node_only(),
         method("Ledger.policy", "The ledger's policy, as its database records it for every handle.")
             .py("", "_LedgerPolicy")
             .ts("", "Promise<LedgerPolicy>")

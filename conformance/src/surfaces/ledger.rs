@@ -78,6 +78,11 @@ pub fn unions() -> Vec<Union> {
             members: EventKind::ALL.iter().map(|k| k.as_str()).collect(),
         },
         Union {
+            name: "WaitOutcome",
+            doc: "How a wait ended: the task reached a state waited for, or the timeout passed first.",
+            members: vec!["reached", "timed_out"],
+        },
+        Union {
             name: "AuditProblem",
             doc: "Why an audit chain breaks.",
             members: problems_of_audits(),
@@ -198,6 +203,16 @@ pub fn shapes() -> Vec<Shape> {
             optional(field("state", nullable(Shape("TaskState")), "")),
             optional(field("tenant", nullable(Identity), "")),
         ]),
+        input("WaitRequest", "What `wait` takes.", vec![
+            field("task_id", Identity, ""),
+            field("states", list(Shape("TaskState")), "The states waited for (at least one)."),
+            field("timeout_ms", Int, "The longest to wait, in ms (0: read once)."),
+        ]),
+        input("ChangesRequest", "What `changes` takes (a member left out or `null`: its default).", vec![
+            optional(field("after", nullable(Str), "The `cursor` a previous read returned (default: the beginning).")),
+            optional(field("limit", nullable(Int), "The most changes to return, 1 to 1000 (default 100).")),
+            optional(field("timeout_ms", nullable(Int), "How long to wait for at least one change, in ms (default: not waiting).")),
+        ]),
         output("LedgerTask", "A task: one proposed action and everything the ledger knows about it.", vec![
             field("id", Str, "`task_` and 32 hex digits, derived from (tenant, job_id, request_id)."),
             field("tenant", Str, ""),
@@ -311,6 +326,21 @@ pub fn shapes() -> Vec<Shape> {
             field("state", nullable(Shape("TaskState")), "The task's state after the event."),
             field("detail", Object, "Identities and digests specific to the kind."),
             field("prev", nullable(Digest), "The previous event's digest in the chain."),
+        ]),
+        output("Waited", "What `wait` returns: a timeout is an outcome, not an error.", vec![
+            field("outcome", Shape("WaitOutcome"), ""),
+            field("task", Shape("LedgerTask"), "The task as read last."),
+        ]),
+        output("TaskChange", "One change of a task in the change feed: an audit event about it, never an argument value.", vec![
+            field("event_id", Int, "The event's id: unique, not commit order across tasks."),
+            field("task_id", Str, ""),
+            field("kind", Shape("EventKind"), ""),
+            field("state", nullable(Shape("TaskState")), "The task's state after the event."),
+            field("at", Millis, ""),
+        ]),
+        output("ChangesRead", "What `changes` returns.", vec![
+            field("changes", list(Shape("TaskChange")), "In id order, each task's in the order they happened."),
+            field("cursor", Str, "Where the next read starts (the cursor given, when there were none): keep it as it is."),
         ]),
         output("LogCheckpoint", "A signed checkpoint of the ledger's Merkle log (`checkpoint`): keep `note` outside the database or have witnesses cosign it.", vec![
             field("size", Int, "How many events the tree holds."),

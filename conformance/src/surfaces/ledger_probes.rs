@@ -48,6 +48,8 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "RevokeRequest" => request::Revoke::from_value(&value).map(drop),
         "BudgetLimit" => request::SetBudget::from_value(&value).map(drop),
         "TaskFilter" => request::Filter::from_value(&value).map(drop),
+        "WaitRequest" => request::Wait::from_value(&value).map(drop),
+        "ChangesRequest" => request::Changes::from_value(&value).map(drop),
         "AuditHead" => request::heads(&json_value(&format!("[{v}]"))).map(drop),
         "ExportedHeads" => ledger::ExportedHeads::from_value(&value).map(drop),
         _ => return None,
@@ -361,6 +363,16 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
             "executor": "w", "lease_ms": 1000, "proof": "required"}),
         )?,
     ));
+    let waited = |states: Json| {
+        call(
+            Call::Wait,
+            json!({"task_id": t1["id"], "states": states, "timeout_ms": 0}),
+        )
+    };
+    let now = call(Call::Task, json!({"task_id": t1["id"]}))?;
+    out.push(("Waited", waited(json!([now["state"]]))?));
+    out.push(("Waited", waited(json!(["rejected"]))?));
+    out.push(("ChangesRead", call(Call::Changes, json!({"limit": 1000}))?));
     out.push(("LedgerPolicy", call(Call::Policy, json!({}))?));
     out.push((
         "LedgerPolicy",

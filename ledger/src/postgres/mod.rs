@@ -43,11 +43,13 @@ mod last;
 mod migrate;
 mod tree;
 mod tx;
+mod wake;
 
 use attempt::{Attempt, Lookup, Retries, Retry, TaskBasis, Trust};
 use in_flight::InFlight;
 use migrate::migrate;
 use tx::PgTx;
+pub(crate) use wake::Watch;
 
 use crate::clock::Clock;
 use crate::store::{storage, Done, Tx, MAX_ATTEMPTS};

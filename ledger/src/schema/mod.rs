@@ -24,7 +24,7 @@ use actionseal_core::ledger::CHAINS;
 use actionseal_core::Result;
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 7;
+pub(crate) const SCHEMA_VERSION: i64 = 8;
 
 /// One engine's spelling of the schema: everything the two engines write differently.
 pub(crate) struct Dialect {
@@ -42,6 +42,9 @@ pub(crate) struct Dialect {
     pub tree_append_only: &'static str,
     /// How the task rows are stored, set by version 4.
     pub task_storage: &'static str,
+    /// What wakes the ledger's waiters when events are appended, set by version 8 (SQLite's
+    /// waiters are woken by the writers themselves and by `PRAGMA data_version`).
+    pub wake: &'static str,
 }
 
 pub(crate) const SQLITE: Dialect = Dialect {
@@ -52,6 +55,7 @@ pub(crate) const SQLITE: Dialect = Dialect {
     append_only: include_str!("append_only.sqlite.sql"),
     tree_append_only: include_str!("append_only_tree.sqlite.sql"),
     task_storage: "",
+    wake: "",
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
@@ -65,6 +69,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     // changes no indexed column (a decision, a revocation) stays on the page and writes no
     // index entry (a HOT update).
     task_storage: "ALTER TABLE ledger_tasks SET (fillfactor = 70);\n",
+    wake: include_str!("wake.postgres.sql"),
 };
 
 const BUDGETS_AND_HEADS: &str = include_str!("budgets_and_heads.sql");
@@ -132,6 +137,7 @@ pub(crate) fn create_all(d: &Dialect) -> String {
         + &ddl(PROOF_POLICY, d, "")
         + &ddl(QUORUMS, d, "")
         + &tree(d)
+        + d.wake
         + &ddl(
             "CREATE TABLE ledger_schema (version {int} NOT NULL);\n",
             d,
@@ -172,6 +178,7 @@ pub(crate) fn upgrade(
         4 => Some(ddl(PROOF_POLICY, d, "")),
         5 => Some(ddl(QUORUMS, d, "")),
         6 => Some(tree(d)),
+        7 => Some(d.wake.to_owned()),
         _ => None,
     })
 }

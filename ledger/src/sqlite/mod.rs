@@ -12,7 +12,8 @@
 //! - `group`: the batches one commit makes durable with `synchronous=FULL`;
 //! - `log_vfs`: the VFS that writes a commit's log frames at once;
 //! - `checkpoint`: the thread that copies the log back into the file;
-//! - `tree`: the Merkle log's statements and transactions (see `crate::tree`).
+//! - `tree`: the Merkle log's statements and transactions (see `crate::tree`);
+//! - `wake`: what wakes a waiter when a commit may have changed the ledger.
 
 mod checkpoint;
 mod flush;
@@ -22,9 +23,11 @@ mod migrate;
 mod open;
 mod tree;
 mod tx;
+mod wake;
 
 use open::{connect, open_file};
 pub(crate) use open::{refuse_missing, Vfs};
+pub(crate) use wake::Watch;
 
 use crate::clock::Clock;
 use crate::store::{storage, Done, Head, Tx, MAX_ATTEMPTS};
@@ -60,6 +63,8 @@ pub(crate) struct Sqlite {
     /// bench/README.md).
     /// Other processes (and other `Ledger`s on the same file) still meet the busy handler.
     group: Option<group::Group>,
+    /// The commits this ledger's writers made, for its waiters (see `wake`).
+    commits: wake::Commits,
     /// Copies a file's log back into it in the background (dropped, and so stopped, with the
     /// ledger; declared after the connections so that it stops last).
     _checkpointer: Option<checkpoint::Checkpointer>,
@@ -91,6 +96,7 @@ impl Sqlite {
             cutoff,
             heads: Mutex::default(),
             group: (durability == Durability::Full).then(group::Group::default),
+            commits: wake::Commits::default(),
             conns: Conns::File {
                 path: path.to_owned(),
                 durability,
@@ -109,6 +115,7 @@ impl Sqlite {
             cutoff,
             heads: Mutex::default(),
             group: None,
+            commits: wake::Commits::default(),
             conns: Conns::Memory(Mutex::new(c)),
             _checkpointer: None,
         })
@@ -127,6 +134,10 @@ impl Sqlite {
                 out
             }
         }
+    }
+
+    fn is_file(&self) -> bool {
+        matches!(self.conns, Conns::File { .. })
     }
 
     /// An idle connection to the file, or a new one (file ledgers only).
@@ -155,8 +166,19 @@ impl Sqlite {
 
     /// Runs one operation in a write transaction (`BEGIN IMMEDIATE`), re-running it when the
     /// lock cannot be had at once beyond the busy timeout's own retries; with FULL, in the
-    /// batch the next commit makes durable (see `group`).
+    /// batch the next commit makes durable (see `group`). Wakes this ledger's waiters once it
+    /// returns, after its commit.
     pub(crate) fn write<T>(
+        &self,
+        clock: &dyn Clock,
+        f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,
+    ) -> Result<T> {
+        let out = self.write_once(clock, f);
+        self.commits.made();
+        out
+    }
+
+    fn write_once<T>(
         &self,
         clock: &dyn Clock,
         mut f: impl FnMut(&mut dyn Tx, i64) -> Result<Done<T>>,

@@ -206,8 +206,20 @@ impl Db {
     }
 }
 
+/// Turns a current ledger into version 7's layout, in place: no notifications (PostgreSQL).
+pub fn downgrade_to_v7(db: &Db) {
+    if db.engine == Engine::Postgres {
+        db.sql(
+            "DROP TRIGGER ledger_events_wake ON ledger_events;
+             DROP FUNCTION ledger_events_wake();",
+        );
+    }
+    db.sql("UPDATE ledger_schema SET version = 7;");
+}
+
 /// Turns a current ledger into version 6's layout, in place: no Merkle log, no contracts kept.
 pub fn downgrade_to_v6(db: &Db) {
+    downgrade_to_v7(db);
     db.sql(
         "DROP TABLE ledger_contracts;
          DROP TABLE ledger_cosignatures;

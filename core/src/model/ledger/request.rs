@@ -456,5 +456,8 @@ pub fn heads(v: &Value<'_>) -> Result<Vec<ChainHead>> {
         .collect()
 }
 
+mod wake;
+pub use wake::{Changes, Wait, DEFAULT_CHANGES, MAX_CHANGES};
+
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,98 @@
+//! Waking the ledger's waiters on PostgreSQL (`Ledger::wait` and the change feed): `LISTEN`
+//! on the channel the events' trigger notifies at each commit (`schema/wake.postgres.sql`),
+//! on a connection the watch holds.
+//!
+//! A notification is lost when the listening connection drops (PostgreSQL keeps none for a
+//! session that is gone): the watch then listens on a new connection and returns, so that the
+//! caller reads again after listening, as it does after every wake.
+
+use super::{pg_error, Conn, Postgres};
+use actionseal_core::Result;
+use fallible_iterator::FallibleIterator;
+use std::time::Instant;
+
+/// The channel `ledger_events_wake()` notifies, with a task id as the payload.
+const CHANNEL: &str = "actionseal_tasks";
+
+/// A waiter's watch on the ledger, begun before it reads.
+pub(crate) struct Watch<'a> {
+    pg: &'a Postgres,
+    /// Listening; `None` only between a dropped connection and the next.
+    conn: Option<Conn>,
+    /// The task watched (`None`: every task).
+    task: Option<String>,
+}
+
+impl Postgres {
+    /// Begins listening for commits about `task` (or any task), to read after this, never
+    /// before: `LISTEN` takes effect when it returns, so a commit the read misses notifies.
+    pub(crate) fn watch(&self, task: Option<&str>) -> Result<Watch<'_>> {
+        let mut w = Watch {
+            pg: self,
+            conn: None,
+            task: task.map(str::to_owned),
+        };
+        w.listen()?;
+        Ok(w)
+    }
+}
+
+impl Watch<'_> {
+    fn listen(&mut self) -> Result<()> {
+        let mut c = self.pg.take()?;
+        c.client
+            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .map_err(|e| pg_error("listen", &e))?;
+        self.conn = Some(c);
+        Ok(())
+    }
+
+    /// Returns once a commit about the watched task (or any, when it watches every task)
+    /// was notified, or the connection dropped and was replaced, or at `deadline`; the
+    /// caller reads again.
+    pub(crate) fn block(&mut self, deadline: Instant) -> Result<()> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            let Some(c) = self.conn.as_mut() else {
+                return self.listen();
+            };
+            let next = match c.client.is_closed() {
+                true => Err(None),
+                false => c
+                    .client
+                    .notifications()
+                    .timeout_iter(left)
+                    .next()
+                    .map_err(Some),
+            };
+            match next {
+                Ok(Some(n)) if self.task.as_deref().is_none_or(|t| t == n.payload()) => {
+                    return Ok(())
+                }
+                Ok(Some(_)) => continue,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    let why = e.map_or_else(|| "closed".to_owned(), |e| e.to_string());
+                    log::debug!("a ledger watch's connection failed, listening again: {why}");
+                    self.conn = None;
+                    return self.listen();
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Watch<'_> {
+    /// Stops listening, and gives the connection back without the notifications it kept.
+    fn drop(&mut self) {
+        if let Some(mut c) = self.conn.take() {
+            if c.client.batch_execute("UNLISTEN *").is_ok() {
+                let _ = c.client.notifications().iter().count();
+                self.pg.give_back(c);
+            }
+        }
+    }
+}
