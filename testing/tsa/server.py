@@ -14,6 +14,7 @@ import http.server
 import os
 import subprocess
 import sys
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_QUERY = 64 * 1024  # a TimeStampReq is a few hundred bytes
@@ -30,6 +31,10 @@ def main():
     if args.init and not os.path.exists(os.path.join(args.dir, "ts.cnf")):
         subprocess.run([tsa, "init", args.dir], check=True)
 
+    # `openssl ts -reply` reads and rewrites the serial file with no lock of its own: two at
+    # once can read it half written ("Error during serial number generation").
+    one_at_a_time = threading.Lock()
+
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
             kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
@@ -42,12 +47,13 @@ def main():
             if not 0 < length <= MAX_QUERY:
                 return self.answer(413, "text/plain", b"query too large\n")
             query = self.rfile.read(length)
-            reply = subprocess.run(
-                [tsa, "reply", args.dir, args.section],
-                input=query,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
+            with one_at_a_time:
+                reply = subprocess.run(
+                    [tsa, "reply", args.dir, args.section],
+                    input=query,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
             if reply.returncode != 0:
                 # openssl itself failed (a malformed query gets a rejection reply instead).
                 return self.answer(500, "text/plain", b"the TSA failed\n")
