@@ -9,10 +9,10 @@ use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::tlog::witness::{add_checkpoint, Log};
 use actionseal_core::{
     base64url_encode, sign_approval, sign_delegation, Action, Approval, Decision, DecisionInput,
-    KeySet, ProofPolicy, SigningKey,
+    Digest, KeySet, ProofPolicy, SigningKey,
 };
 use actionseal_ledger::{
-    Checkpoint, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock,
+    Checkpoint, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock, Tsa,
 };
 use serde_json::{json, Value as Json};
 use std::sync::Arc;
@@ -35,12 +35,68 @@ pub(super) fn service_key() -> SigningKey {
 
 /// The approval key the ledger trusts, with an optional `valid_until` (ms).
 pub(super) fn approval_keys(valid_until: Option<i64>) -> Json {
+    approval_key_window(None, valid_until)
+}
+
+/// The approval key the ledger trusts, valid from `valid_from` until `valid_until` (ms), each
+/// optional.
+pub(super) fn approval_key_window(valid_from: Option<i64>, valid_until: Option<i64>) -> Json {
     let k = service_key();
     let mut entry = json!({"key": base64url_encode(k.public_key().as_bytes())});
+    if let Some(f) = valid_from {
+        entry["valid_from"] = json!(f);
+    }
     if let Some(u) = valid_until {
         entry["valid_until"] = json!(u);
     }
     json!({"service_keys": {k.public_key().keyid(): entry}})
+}
+
+/// user:bob's passkey: an EdDSA credential (COSE alg -8) with a key from a fixed seed, for
+/// the relying party below.
+fn passkey_key() -> SigningKey {
+    SigningKey::from_seed(&[2; 32])
+}
+const PASSKEY_ID: &[u8] = b"bob's passkey";
+const RP_ID: &str = "refunds.example";
+const ORIGIN: &str = "https://refunds.example";
+
+/// The approval keys with user:bob's passkey and its WebAuthn relying party.
+pub(super) fn passkey_keys() -> Json {
+    let mut keys = approval_keys(None);
+    // A COSE_Key (RFC 9053 §2.2): {1 (kty): 1 (OKP), 3 (alg): -8 (EdDSA), -1 (crv): 6
+    // (Ed25519), -2 (x): the 32-byte public key}, in CBOR.
+    let mut cose = vec![0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, 0x58, 0x20];
+    cose.extend_from_slice(passkey_key().public_key().as_bytes());
+    keys["passkeys"] = json!({base64url_encode(PASSKEY_ID):
+        {"public_key": base64url_encode(&cose), "approver": "user:bob"}});
+    keys["webauthn"] = json!({"rp_id": RP_ID, "origins": [ORIGIN]});
+    keys
+}
+
+/// `record` approved with user:bob's passkey, as a browser's WebAuthn assertion would
+/// (WebAuthn Level 3 §7.2): clientDataJSON naming the record's fingerprint as its challenge,
+/// authenticator data with UP and UV set, the signature over both.
+fn passkey_approved(record: &actionseal_core::OwnedValue) -> Result<Json, String> {
+    let challenge = base64url_encode(actionseal_core::fingerprint(record).as_bytes());
+    let client = format!(
+        r#"{{"type":"webauthn.get","challenge":"{challenge}","origin":"{ORIGIN}","crossOrigin":false}}"#
+    );
+    // rpIdHash, flags (UP 0x01 | UV 0x04), signCount 1.
+    let mut auth = Digest::of(RP_ID.as_bytes()).as_bytes().to_vec();
+    auth.push(0x05);
+    auth.extend_from_slice(&1u32.to_be_bytes());
+    let mut signed = auth.clone();
+    signed.extend_from_slice(Digest::of(client.as_bytes()).as_bytes());
+    let signature = passkey_key().sign(&signed);
+    let mut v = from_core(record)?;
+    v["passkey"] = json!({
+        "credential_id": base64url_encode(PASSKEY_ID),
+        "authenticator_data": base64url_encode(&auth),
+        "client_data_json": base64url_encode(client.as_bytes()),
+        "signature": base64url_encode(&signature),
+    });
+    Ok(v)
 }
 
 pub(super) fn witness(seed: u8, name: &str) -> Cosigner {
@@ -68,16 +124,18 @@ pub(super) fn trust() -> Json {
     })
 }
 
-/// A ledger in memory on `clock`, signing checkpoints with [`LOG_KEY`].
-fn open(clock: &ManualClock) -> Result<Ledger, String> {
-    let keys = KeySet::from_value(&to_core(&approval_keys(None))?).map_err(|e| e.to_string())?;
+/// A ledger in memory on `clock`, signing checkpoints with [`LOG_KEY`], verifying decisions
+/// with `keys`, its proven decisions and checkpoints time-stamped by `tsa` when given.
+fn open(clock: &ManualClock, tsa: Option<Tsa>, keys: &Json) -> Result<Ledger, String> {
+    let keys = KeySet::from_value(&to_core(keys)?).map_err(|e| e.to_string())?;
     Ledger::open_with(
         "sqlite::memory:",
         LedgerOptions {
             clock: Arc::new(clock.clone()),
             proof: Some(ProofPolicy::new(false, keys)),
             checkpoint_signer: Some(log_signer()),
-            // No TSA: the tokens of the vectors are made apart (see tokens.rs).
+            // The tokens of the vectors are kept or made apart (see tokens.rs).
+            tsa,
             ..LedgerOptions::default()
         },
     )
@@ -129,6 +187,8 @@ pub(super) enum Decided {
     Quorum,
     /// Amended by a reviewer (1500 minor units), then approved with a signed record.
     Amended,
+    /// Approved with user:bob's passkey (see [`passkey_keys`]).
+    Passkey,
 }
 
 /// The ledger of the vectors and its clock.
@@ -140,9 +200,15 @@ pub(super) struct Fixture {
 
 impl Fixture {
     pub(super) fn new() -> Result<Fixture, String> {
+        Fixture::with(None, &approval_keys(None))
+    }
+
+    /// The ledger verifying decisions with `keys`, its proven decisions and checkpoints
+    /// time-stamped by `tsa` when given.
+    pub(super) fn with(tsa: Option<Tsa>, keys: &Json) -> Result<Fixture, String> {
         let clock = ManualClock::new(T0);
         Ok(Fixture {
-            l: open(&clock)?,
+            l: open(&clock, tsa, keys)?,
             clock,
             cosigned: WITNESSED,
         })
@@ -231,6 +297,7 @@ impl Fixture {
                         "expires_at": input.expires_at,
                     }))?
                 }
+                Decided::Passkey => to_core(&passkey_approved(record.value())?)?,
                 _ => sign_approval(record.value(), &service_key()).map_err(s)?,
             };
             self.l.decide(&presented).map_err(s)?;
