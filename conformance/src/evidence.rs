@@ -246,6 +246,24 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
     stamps(out, &b, &trust, tokens)?;
     stamped_decision(out, &trust, tokens)?;
     passkey(out, &trust)?;
+    verified_ahead(out, &trust)?;
+    Ok(())
+}
+
+/// A decision verified after its event was recorded, in a ledger of its own whose clock read
+/// a minute ahead as the decision arrived: a ledger verifies, then records.
+fn verified_ahead(out: &mut Out, trust: &Json) -> Result<(), String> {
+    let mut f = Fixture::new()?;
+    let task = f.task("job-10", Decided::VerifiedAhead, Reported::Succeeded)?;
+    out.add(
+        "n_evidence_mismatch_verified_after_recorded",
+        "A decision whose verified_at (when the ledger verified it) is a minute after its \
+         event's at (when the ledger recorded it): a ledger verifies a decision before it \
+         records it.",
+        f.export(&task, &witness(9, "witness.example"))?,
+        trust.clone(),
+        Some(("evidence_mismatch", "/events/1/event/detail/verified_at")),
+    );
     Ok(())
 }
 

@@ -553,9 +553,10 @@ function holds(r, e) {
 }
 
 function decisions(b, trust, ctx) {
-  const decided = b.events.filter((e) => e.event.kind === 'decided')
+  // Each with its index in the bundle's events, for a failure in the event itself.
+  const decided = b.events.map((entry, i) => ({ entry, i })).filter(({ entry }) => entry.event.kind === 'decided')
   if (decided.length !== b.decisions.length) refuse('evidence_mismatch', '/decisions')
-  return decided.map((entry, k) => under(ptr('decisions', k), () => {
+  return decided.map(({ entry, i }, k) => under(ptr('decisions', k), () => {
     const e = entry.event
     const given = b.decisions[k]
     const envelope = isObject(given) && has(given, 'payloadType')
@@ -566,8 +567,10 @@ function decisions(b, trust, ctx) {
     let proof = null
     if (proven) {
       if (!Number.isSafeInteger(e.detail.verified_at)) refuse('evidence_mismatch')
+      // A ledger verifies a decision as it arrives, then records it.
+      if (e.detail.verified_at > e.at) throw new Rooted('evidence_mismatch', ptr('events', i, 'event', 'detail', 'verified_at'))
       // With a token and trusted TSA roots the key is judged at the token's time (stamp.rs).
-      const { at, by } = decisionTime(b, entry, trust, ctx)
+      const { at, by } = decisionTime(entry, i, trust, ctx)
       if (envelope) {
         const sealed = (doc) => {
           readRecord(doc, 'invalid_approval')
@@ -671,14 +674,14 @@ function readableGenTime(der, data) {
 }
 
 /**
- * The time a decided event's key is judged at (stamp.rs's rule): its token's genTime when it
+ * The time the key of decided event `i` is judged at (stamp.rs's rule): its token's genTime when it
  * carries one (`detail.timestamp`, base64url DER over the RFC 8785 text of `detail.proof`) and
  * the verifier trusts TSA roots, else `verified_at`; with its source.
  */
-function decisionTime(b, entry, trust, ctx) {
+function decisionTime(entry, i, trust, ctx) {
   const d = entry.event.detail
   if (!has(d, 'timestamp') || trust.tsaRoots === 0) return { at: d.verified_at, by: 'ledger' }
-  const path = ptr('events', b.events.indexOf(entry), 'event', 'detail', 'timestamp')
+  const path = ptr('events', i, 'event', 'detail', 'timestamp')
   ctx.notRederived.push(`rfc3161 token's signature and chain at ${path}`)
   try {
     const token = d.timestamp

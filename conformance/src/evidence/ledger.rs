@@ -12,9 +12,10 @@ use actionseal_core::{
     Digest, KeySet, ProofPolicy, SigningKey,
 };
 use actionseal_ledger::{
-    Checkpoint, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock, Tsa,
+    Checkpoint, ClaimOutcome, ClaimRequest, Clock, Ledger, LedgerOptions, ManualClock, Tsa,
 };
 use serde_json::{json, Value as Json};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 /// 2025-11-30 10:00 UTC: when the ledger's clock starts.
@@ -124,14 +125,27 @@ pub(super) fn trust() -> Json {
     })
 }
 
+/// The fixture's clock: a [`ManualClock`], read `ahead` ms ahead of it once when set (as a
+/// server whose verification read a clock running fast).
+struct Skewed {
+    clock: ManualClock,
+    ahead: Arc<AtomicI64>,
+}
+
+impl Clock for Skewed {
+    fn now_ms(&self) -> i64 {
+        self.clock.now_ms() + self.ahead.swap(0, Ordering::SeqCst)
+    }
+}
+
 /// A ledger in memory on `clock`, signing checkpoints with [`LOG_KEY`], verifying decisions
 /// with `keys`, its proven decisions and checkpoints time-stamped by `tsa` when given.
-fn open(clock: &ManualClock, tsa: Option<Tsa>, keys: &Json) -> Result<Ledger, String> {
+fn open(clock: Skewed, tsa: Option<Tsa>, keys: &Json) -> Result<Ledger, String> {
     let keys = KeySet::from_value(&to_core(keys)?).map_err(|e| e.to_string())?;
     Ledger::open_with(
         "sqlite::memory:",
         LedgerOptions {
-            clock: Arc::new(clock.clone()),
+            clock: Arc::new(clock),
             proof: Some(ProofPolicy::new(false, keys)),
             checkpoint_signer: Some(log_signer()),
             // The tokens of the vectors are kept or made apart (see tokens.rs).
@@ -189,12 +203,16 @@ pub(super) enum Decided {
     Amended,
     /// Approved with user:bob's passkey (see [`passkey_keys`]).
     Passkey,
+    /// Signed, and verified as it arrived by a clock read a minute ahead of the one that
+    /// dates its event: `verified_at` after the event's `at`.
+    VerifiedAhead,
 }
 
 /// The ledger of the vectors and its clock.
 pub(super) struct Fixture {
     l: Ledger,
     clock: ManualClock,
+    ahead: Arc<AtomicI64>,
     cosigned: u64,
 }
 
@@ -207,9 +225,15 @@ impl Fixture {
     /// time-stamped by `tsa` when given.
     pub(super) fn with(tsa: Option<Tsa>, keys: &Json) -> Result<Fixture, String> {
         let clock = ManualClock::new(T0);
+        let ahead = Arc::new(AtomicI64::new(0));
+        let skewed = Skewed {
+            clock: clock.clone(),
+            ahead: Arc::clone(&ahead),
+        };
         Ok(Fixture {
-            l: open(&clock, tsa, keys)?,
+            l: open(skewed, tsa, keys)?,
             clock,
+            ahead,
             cosigned: WITNESSED,
         })
     }
@@ -300,6 +324,10 @@ impl Fixture {
                 Decided::Passkey => to_core(&passkey_approved(record.value())?)?,
                 _ => sign_approval(record.value(), &service_key()).map_err(s)?,
             };
+            if decided == Decided::VerifiedAhead {
+                // The ledger reads its clock once as the decision arrives (verified_at).
+                self.ahead.store(MINUTE, Ordering::SeqCst);
+            }
             self.l.decide(&presented).map_err(s)?;
         }
         if decided == Decided::Rejected {
