@@ -293,7 +293,8 @@ const STAMPED: &str = "y_decision_token_inside_key_window";
 /// Returns the bundle and the TSA's root (standard base64).
 fn stamped_bundle(tokens: &mut dyn Tokens) -> Result<(Json, String), String> {
     for fresh in [false, true] {
-        let Some((tsa, stamps, root)) = tokens.stamps(STAMPED, fresh)?.tsa()? else {
+        let Some(tokens::Answering { tsa, stamps, root }) = tokens.stamps(STAMPED, fresh)?.tsa()?
+        else {
             continue;
         };
         let mut f = Fixture::with(Some(tsa), &approval_keys(None))?;

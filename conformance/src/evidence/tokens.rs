@@ -117,6 +117,16 @@ enum From {
     Tsa(Ca),
 }
 
+/// A ledger's TSA answering from [`Stamps`], and what it answers with.
+pub struct Answering {
+    /// The TSA, for [`actionseal_ledger::LedgerOptions::tsa`].
+    pub tsa: actionseal_ledger::Tsa,
+    /// The stamps it answers from (to ask whether one was missed).
+    pub stamps: Arc<Mutex<Stamps>>,
+    /// The root its tokens chain to (standard base64).
+    pub root: String,
+}
+
 /// The tokens a ledger gets as it runs ([`Stamps::tsa`]), and whether one was not kept.
 pub struct Stamps {
     from: From,
@@ -125,11 +135,8 @@ pub struct Stamps {
 }
 
 impl Stamps {
-    /// A ledger's TSA answering from these stamps, and the root its tokens chain to
-    /// (standard base64); `None` when nothing is kept.
-    pub fn tsa(
-        self,
-    ) -> Result<Option<(actionseal_ledger::Tsa, Arc<Mutex<Stamps>>, String)>, String> {
+    /// A ledger's TSA answering from these stamps; `None` when nothing is kept.
+    pub fn tsa(self) -> Result<Option<Answering>, String> {
         let Some(root) = self.root.clone() else {
             return Ok(None);
         };
@@ -142,7 +149,11 @@ impl Stamps {
             })
         })
         .map_err(|e| e.to_string())?;
-        Ok(Some((tsa, shared, STANDARD.encode(root))))
+        Ok(Some(Answering {
+            tsa,
+            stamps: shared,
+            root: STANDARD.encode(root),
+        }))
     }
 
     /// Why a token asked for was not kept, if one was not.
