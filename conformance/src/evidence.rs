@@ -18,7 +18,8 @@ use actionseal_core::tlog::note::SignerKey;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use ledger::{
-    approval_keys, log_verifier, s, trust, witness, Decided, Fixture, HOUR, T0, WITNESSED,
+    approval_key_window, approval_keys, log_verifier, passkey_keys, s, trust, witness, Decided,
+    Fixture, HOUR, T0, WITNESSED,
 };
 use serde_json::{json, Value as Json};
 pub use tokens::{Kept, Tokens};
@@ -243,6 +244,112 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
     negatives(out, &b, &other_b, &trust)?;
     forked(out, &other_b, &trust)?;
     stamps(out, &b, &trust, tokens)?;
+    stamped_decision(out, &trust, tokens)?;
+    passkey(out, &trust)?;
+    verified_ahead(out, &trust)?;
+    Ok(())
+}
+
+/// A decision verified after its event was recorded, in a ledger of its own whose clock read
+/// a minute ahead as the decision arrived: a ledger verifies, then records.
+fn verified_ahead(out: &mut Out, trust: &Json) -> Result<(), String> {
+    let mut f = Fixture::new()?;
+    let task = f.task("job-10", Decided::VerifiedAhead, Reported::Succeeded)?;
+    out.add(
+        "n_evidence_mismatch_verified_after_recorded",
+        "A decision whose verified_at (when the ledger verified it) is a minute after its \
+         event's at (when the ledger recorded it): a ledger verifies a decision before it \
+         records it.",
+        f.export(&task, &witness(9, "witness.example"))?,
+        trust.clone(),
+        Some(("evidence_mismatch", "/events/1/event/detail/verified_at")),
+    );
+    Ok(())
+}
+
+/// A decision approved with a passkey (WebAuthn), in a ledger of its own that trusts it.
+fn passkey(out: &mut Out, trust: &Json) -> Result<(), String> {
+    let keys = passkey_keys();
+    let mut f = Fixture::with(None, &keys)?;
+    let task = f.task("job-9", Decided::Passkey, Reported::Succeeded)?;
+    out.add(
+        "y_passkey_decision",
+        "A refund approved with user:bob's passkey (an EdDSA credential; the assertion a \
+         browser would make over the record's fingerprint): the timeline names the passkey \
+         as the signer.",
+        f.export(&task, &witness(9, "witness.example"))?,
+        with(trust, "/approval_keys", keys),
+        None,
+    );
+    Ok(())
+}
+
+/// The vector whose file keeps the tokens of [`stamped_decision`]'s ledger.
+const STAMPED: &str = "y_decision_token_inside_key_window";
+
+/// A ledger whose TSA stamps its proven decisions and checkpoints as they are made: its
+/// bundle of a signed refund, with the tokens the stored vector keeps (by the data they
+/// time-stamp), or new ones when a token it needs is not kept (never with `--check`).
+/// Returns the bundle and the TSA's root (standard base64).
+fn stamped_bundle(tokens: &mut dyn Tokens) -> Result<(Json, String), String> {
+    for fresh in [false, true] {
+        let Some(tokens::Answering { tsa, stamps, root }) = tokens.stamps(STAMPED, fresh)?.tsa()?
+        else {
+            continue;
+        };
+        let mut f = Fixture::with(Some(tsa), &approval_keys(None))?;
+        let task = f.task("job-8", Decided::Signed, Reported::Succeeded);
+        let bundle = task.and_then(|t| f.export(&t, &witness(9, "witness.example")));
+        let missed = stamps.lock().map_err(s)?.missed().map(str::to_owned);
+        match (missed, bundle) {
+            (None, Ok(b)) => return Ok((b, root)),
+            (None, Err(e)) => return Err(e),
+            (Some(why), _) if fresh => return Err(why),
+            (Some(_), _) => {}
+        }
+    }
+    Err(format!("{STAMPED}: no token kept and none made"))
+}
+
+/// A decision time-stamped (RFC 3161) as the ledger recorded it: with the TSA's root trusted,
+/// its approval key is judged at the token's time, not at `verified_at`. The tokens are made
+/// by a TSA when the vector is (their genTime is far later than the ledger's manual clock),
+/// so the key's window is put between the two: from, or until, ten hours after `T0`.
+fn stamped_decision(out: &mut Out, trust: &Json, tokens: &mut dyn Tokens) -> Result<(), String> {
+    let (b, root) = stamped_bundle(tokens)?;
+    let stamped = with(trust, "/tsa_roots", json!([root]));
+    let later = T0 + 10 * HOUR;
+    out.add(
+        STAMPED,
+        "A decision time-stamped by the ledger's TSA over its proof as it arrived, the TSA's \
+         root trusted: its approval key, valid only from ten hours after the ledger recorded \
+         the decision, is judged at the token's genTime (when the vector was made), inside \
+         its window.",
+        b.clone(),
+        with(
+            &stamped,
+            "/approval_keys",
+            approval_key_window(Some(later), None),
+        ),
+        None,
+    );
+    out.add(
+        "n_key_outside_window_decision_token_after_retirement",
+        "The same decision with its approval key retired ten hours after the ledger recorded \
+         it: valid at verified_at, but the token's genTime, which the key is judged at, is \
+         after its retirement.",
+        b.clone(),
+        with(&stamped, "/approval_keys", approval_keys(Some(later))),
+        Some(("key_outside_window", "/decisions/0")),
+    );
+    out.add(
+        "y_decision_token_unread_without_tsa_roots",
+        "The same decision and retired key, for a verifier that trusts no TSA: the token is \
+         left unread and the key judged at verified_at, inside its window.",
+        b,
+        with(trust, "/approval_keys", approval_keys(Some(later))),
+        None,
+    );
     Ok(())
 }
 

@@ -13,9 +13,12 @@
 // (contract and actions fingerprinted by the events, reasons), each decision's record and proof.
 //
 // NOT re-derived (each result lists what it skipped in `notRederived`):
-// - RFC 3161 tokens (checked by openssl and Python elsewhere): a bundle with a token has a time
-//   this tool cannot read; the caller may pass it (`tokenTime`), else a verdict that depends
-//   on it is `undecided`.
+// - RFC 3161 tokens' signatures and certificate chains (checked by openssl and Python
+//   elsewhere): a token's genTime and messageImprint are read (RFC 3161 §2.4.2, X.690 DER) and
+//   the imprint held to the data it stamps (the checkpoint's text, a decision's RFC 8785
+//   proof), but who signed it is not judged. A token this tool cannot read has a time the
+//   caller may pass (`tokenTime`, the checkpoint's), else a verdict that depends on it is
+//   `undecided`.
 // - Passkey assertions of decisions: the record is read and compared with its event, the
 //   assertion itself is not verified; a failure at `/decisions/<k>/passkey...` is not judged.
 // - Delegation links' proofs (a decision through a delegation): their digests are compared
@@ -56,6 +59,8 @@ class Refused extends Error {
     this.path = path
   }
 }
+/** A failure whose path is from the bundle's root already: `under` leaves it as it is. */
+class Rooted extends Refused {}
 /** A verdict that depends on something this tool does not re-derive. */
 class Undecided extends Error {}
 const refuse = (code, path = '') => {
@@ -68,6 +73,7 @@ function under(prefix, f) {
   try {
     return f()
   } catch (e) {
+    if (e instanceof Rooted) throw e
     if (e instanceof Refused || e instanceof ProofError) refuse(e.code, prefix + e.path)
     throw e
   }
@@ -380,8 +386,10 @@ function signedCheckpoint(noteText, token, trust, ctx) {
   let tokenUnknown = false
   // A verifier that trusts no TSA leaves a token unread (anchor.rs).
   if (token !== null && trust.tsaRoots > 0) {
-    ctx.notRederived.push('rfc3161 token at /checkpoint/timestamp')
-    if (Number.isSafeInteger(ctx.tokenTime)) time = { at: ctx.tokenTime, source: 'rfc3161' }
+    ctx.notRederived.push('rfc3161 token\'s signature and chain at /checkpoint/timestamp')
+    const at = readableGenTime(Buffer.from(token, 'base64'), Buffer.from(note.text, 'utf8'))
+    if (at !== null) time = { at, source: 'rfc3161' }
+    else if (Number.isSafeInteger(ctx.tokenTime)) time = { at: ctx.tokenTime, source: 'rfc3161' }
     else tokenUnknown = true
   }
   const witnesses = []
@@ -545,9 +553,10 @@ function holds(r, e) {
 }
 
 function decisions(b, trust, ctx) {
-  const decided = b.events.filter((e) => e.event.kind === 'decided')
+  // Each with its index in the bundle's events, for a failure in the event itself.
+  const decided = b.events.map((entry, i) => ({ entry, i })).filter(({ entry }) => entry.event.kind === 'decided')
   if (decided.length !== b.decisions.length) refuse('evidence_mismatch', '/decisions')
-  return decided.map((entry, k) => under(ptr('decisions', k), () => {
+  return decided.map(({ entry, i }, k) => under(ptr('decisions', k), () => {
     const e = entry.event
     const given = b.decisions[k]
     const envelope = isObject(given) && has(given, 'payloadType')
@@ -557,10 +566,11 @@ function decisions(b, trust, ctx) {
     let record = given
     let proof = null
     if (proven) {
-      const at = e.detail.verified_at
-      if (!Number.isSafeInteger(at)) refuse('evidence_mismatch')
+      if (!Number.isSafeInteger(e.detail.verified_at)) refuse('evidence_mismatch')
+      // A ledger verifies a decision as it arrives, then records it.
+      if (e.detail.verified_at > e.at) throw new Rooted('evidence_mismatch', ptr('events', i, 'event', 'detail', 'verified_at'))
       // With a token and trusted TSA roots the key is judged at the token's time (stamp.rs).
-      if (has(e.detail, 'timestamp') && trust.tsaRoots > 0) throw new Undecided('a decision\'s rfc3161 token')
+      const { at, by } = decisionTime(entry, i, trust, ctx)
       if (envelope) {
         const sealed = (doc) => {
           readRecord(doc, 'invalid_approval')
@@ -570,7 +580,7 @@ function decisions(b, trust, ctx) {
         const { payload, ...detached } = given
         if (canonicalize(e.detail.proof) !== canonicalize(detached)) refuse('evidence_mismatch')
         record = v.document
-        proof = { signer: v.signer, at, by: 'ledger' }
+        proof = { signer: v.signer, at, by }
       } else {
         ctx.notRederived.push(`passkey assertion at ${ptr('decisions', k)}`)
         const { passkey: assertion, ...doc } = given
@@ -578,7 +588,7 @@ function decisions(b, trust, ctx) {
         record = readRecord(doc, 'invalid_approval')
         const entryKey = trust.approvalKeys?.passkeys.get(assertion?.credential_id)
         if (!entryKey) throw new Undecided('a passkey of no trusted credential')
-        proof = { signer: { algorithm: entryKey.alg, credential_id: assertion.credential_id, kind: 'passkey' }, at, by: 'ledger' }
+        proof = { signer: { algorithm: entryKey.alg, credential_id: assertion.credential_id, kind: 'passkey' }, at, by }
       }
     } else {
       readRecord(given, 'invalid_evidence')
@@ -591,6 +601,96 @@ function decisions(b, trust, ctx) {
     if (!proven && fingerprint(record.action) !== record.action_digest) refuse('evidence_mismatch', '/action')
     return proof
   }))
+}
+
+// ---------------------------------------------------------------------------- RFC 3161 time
+/** One DER TLV at `at` (X.690 §8.1; definite lengths only): {tag, body, whole, end}. */
+function tlv(der, at) {
+  if (at + 2 > der.length) throw new Undecided('a token that is not DER')
+  const tag = der[at]
+  let len = der[at + 1]
+  let start = at + 2
+  if (len & 0x80) {
+    const n = len & 0x7f
+    if (n === 0 || n > 4 || start + n > der.length) throw new Undecided('a token that is not DER')
+    len = der.readUIntBE(start, n)
+    start += n
+  }
+  if (start + len > der.length) throw new Undecided('a token that is not DER')
+  return { tag, body: der.subarray(start, start + len), whole: der.subarray(at, start + len), end: start + len }
+}
+/** The TLVs of a constructed body, in order. */
+function children(body) {
+  const out = []
+  for (let at = 0; at < body.length;) {
+    const t = tlv(body, at)
+    out.push(t)
+    at = t.end
+  }
+  return out
+}
+// id-sha256, id-sha384, id-sha512 (RFC 5754 §2), in DER.
+const IMPRINT_HASHES = new Map([
+  ['608648016503040201', 'sha256'], ['608648016503040202', 'sha384'], ['608648016503040203', 'sha512'],
+])
+/**
+ * The genTime (ms) of an RFC 3161 TimeStampToken (RFC 3161 §2.4.2: a CMS ContentInfo of
+ * SignedData whose content is a TSTInfo), after its messageImprint is held to `data`. Its
+ * signature and certificate chain are not re-derived.
+ */
+function tokenGenTime(der, data) {
+  const contentInfo = children(tlv(der, 0).body)
+  const signedData = children(tlv(contentInfo[1]?.body ?? Buffer.alloc(0), 0).body)
+  const encap = children(signedData[2]?.body ?? Buffer.alloc(0))
+  const tstInfo = tlv(tlv(encap[1]?.body ?? Buffer.alloc(0), 0).body, 0)
+  const [, , imprint, , genTime] = children(tstInfo.body)
+  if (!imprint || genTime?.tag !== 0x18) throw new Undecided('a token without a TSTInfo')
+  const [algorithm, hashed] = children(imprint.body)
+  const hash = IMPRINT_HASHES.get(Buffer.from(children(algorithm.body)[0].body).toString('hex'))
+  if (!hash) throw new Undecided('a token of an imprint hash this tool does not know')
+  if (!createHash(hash).update(data).digest().equals(hashed.body)) refuse('timestamp_mismatch', '/message_imprint')
+  // GeneralizedTime, UTC (RFC 5280 §4.1.2.5.2 as RFC 3161 §2.4.2 asks): YYYYMMDDHHMMSS[.f+]Z.
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d+))?Z$/.exec(genTime.body.toString('latin1'))
+  if (!m) throw new Undecided('a genTime this tool does not read')
+  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0
+  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) + ms
+}
+
+/**
+ * The genTime of a token, or of the token a TimeStampResp grants (RFC 3161 §2.4.2: a status,
+ * then the token), as `tokenGenTime` reads it; `null` when this tool cannot read it.
+ */
+function readableGenTime(der, data) {
+  try {
+    const top = children(tlv(der, 0).body)
+    // A ContentInfo starts with its content type (an OID); a TimeStampResp with its status.
+    const token = top[0]?.tag === 0x30 ? top[1]?.whole : der
+    if (!token) return null
+    return under('/timestamp', () => tokenGenTime(token, data))
+  } catch (e) {
+    if (e instanceof Undecided) return null
+    throw e
+  }
+}
+
+/**
+ * The time the key of decided event `i` is judged at (stamp.rs's rule): its token's genTime when it
+ * carries one (`detail.timestamp`, base64url DER over the RFC 8785 text of `detail.proof`) and
+ * the verifier trusts TSA roots, else `verified_at`; with its source.
+ */
+function decisionTime(entry, i, trust, ctx) {
+  const d = entry.event.detail
+  if (!has(d, 'timestamp') || trust.tsaRoots === 0) return { at: d.verified_at, by: 'ledger' }
+  const path = ptr('events', i, 'event', 'detail', 'timestamp')
+  ctx.notRederived.push(`rfc3161 token's signature and chain at ${path}`)
+  try {
+    const token = d.timestamp
+    if (typeof token !== 'string' || !/^[A-Za-z0-9_-]*$/.test(token)) refuse('timestamp_invalid')
+    return { at: tokenGenTime(Buffer.from(token, 'base64url'), Buffer.from(canonicalize(d.proof), 'utf8')), by: 'rfc3161' }
+  } catch (e) {
+    if (e instanceof Refused) throw new Rooted(e.code, path + e.path)
+    throw e
+  }
 }
 
 // ---------------------------------------------------------------------------- the timeline

@@ -8,9 +8,9 @@
 //! earlier checkpoint a witness cosigned, with the consistency proof from it.
 
 use crate::json::stored;
-use crate::store::{history_sql, storage, Tx};
+use crate::store::{storage, Tx};
 use crate::tree::sql::{Access, Arg, Sql};
-use crate::tree::stored::{all as checkpoints, int, Stored};
+use crate::tree::stored::{all as checkpoints, Stored};
 use crate::tree::Checkpoint;
 use crate::Ledger;
 use actionseal_core::evidence::{Anchor, Bundle, Entry, Witnessed};
@@ -34,7 +34,9 @@ impl Ledger {
     /// `actor`), makes a checkpoint and hands it to `publish` (which may return it cosigned by
     /// witnesses), and returns the bundle as of that checkpoint. The contract is the one the
     /// ledger kept when the task was proposed; `contract` is needed only for a task proposed
-    /// before the ledger kept them (schema version 7), and must be the one its action names.
+    /// before the ledger kept them (schema version 7). When given it must be the one the
+    /// task's proposal names, which is the one the ledger kept:
+    /// [`Code::EvidenceMismatch`] at `/contract` otherwise, before anything is recorded.
     /// Needs the ledger's checkpoint key; [`Code::TaskNotFound`] for an unknown task.
     pub fn evidence_with(
         &self,
@@ -47,6 +49,9 @@ impl Ledger {
         if self.signer.is_none() {
             // Refused before anything is recorded: without a checkpoint there is no bundle.
             self.checkpoint()?;
+        }
+        if let Some(given) = contract {
+            self.same_contract(task_id, given)?;
         }
         self.write(|tx, now| crate::ops::evidence::exported(tx, now, task_id, actor))?;
         let checkpoint = publish(self.checkpoint()?)?;
@@ -66,6 +71,7 @@ impl Ledger {
             .pop()
             .ok_or_else(|| storage("evidence", "no export"))?;
         let docs = self.read(|tx| documents(tx, task_id, &entries))?;
+        // A given contract was held to the proposal's above.
         let contract =
             match (contract_doc, contract) {
                 (Some(doc), _) => doc,
@@ -119,35 +125,51 @@ impl Ledger {
     }
 }
 
-/// The task's events in the tree of `size` leaves, in log order, each with its proof.
+impl Ledger {
+    /// Refuses `given` unless it is the contract the task's proposal names (by its digest,
+    /// RFC 8785), which is the one the ledger kept for the task when it kept one.
+    fn same_contract(&self, task_id: &str, given: &Value<'_>) -> Result<()> {
+        let task = self.task(task_id)?;
+        let proposal = task.proposed_action.as_ref().unwrap_or(&task.action);
+        let named = proposal
+            .value()
+            .as_object()
+            .and_then(|o| o.get("contract"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let digest = Contract::from_value(given)
+            .map_err(|e| e.in_key("contract"))?
+            .digest();
+        if named.as_deref() == Some(digest.to_string().as_str()) {
+            return Ok(());
+        }
+        Err(Error::new(
+            Code::EvidenceMismatch,
+            "the contract passed is not the one the task was proposed under (the one the \
+             ledger kept for it)",
+        )
+        .in_key("contract"))
+    }
+}
+
+/// The task's events in the tree of `size` leaves, in log order, each with its proof (the
+/// tree's one path, [`crate::tree::task_proofs`]); any written since are not in the bundle.
 fn entries(sql: &mut dyn Sql, task_id: &str, size: u64) -> Result<Vec<Entry>> {
-    let history = history_sql(sql.cutoff(), "$1");
-    let rows = sql.rows(
-        &format!(
-            "SELECT h.body, l.leaf FROM ({history}) h \
-             JOIN ledger_leaves l ON l.event_id = h.id WHERE l.leaf < $2 ORDER BY l.leaf"
-        ),
-        &[Arg::Text(task_id), Arg::Int(int(size)?)],
-    )?;
-    if rows.is_empty() {
+    let (proofs, _) = crate::tree::task_proofs(sql, task_id, size)?;
+    if proofs.is_empty() {
         return Err(Error::new(
             Code::TaskNotFound,
             format!("no task {task_id:?} in the Merkle log"),
         ));
     }
-    let mut nodes = Stored(sql);
-    rows.iter()
-        .map(|row| {
-            let [body, leaf] = row.as_slice() else {
-                return Err(storage("evidence", "an event row"));
-            };
-            let (text, index) = (body.text()?.to_owned(), leaf.count()?);
-            let event = Event::from_value(&stored(&text)?)?;
+    proofs
+        .into_iter()
+        .map(|p| {
             Ok(Entry {
-                index,
-                proof: merkle::inclusion_proof(&mut nodes, index, size)?,
-                event,
-                text,
+                index: p.leaf,
+                proof: p.proof,
+                event: Event::from_value(&stored(&p.event)?)?,
+                text: p.event,
             })
         })
         .collect()

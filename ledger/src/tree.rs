@@ -240,10 +240,18 @@ impl Ledger {
     ) -> Result<Vec<InclusionProof>> {
         self.tree(Access::Read, |sql| {
             let size = at_size(sql, size, Code::InclusionProofInvalid)?;
-            stored::task_events(sql, task_id)?
-                .into_iter()
-                .map(|id| prove(sql, EventRef::Id(id), size))
-                .collect()
+            let (proofs, later) = task_proofs(sql, task_id, size)?;
+            match later {
+                None => Ok(proofs),
+                Some(id) => Err(Error::new(
+                    Code::InclusionProofInvalid,
+                    format!(
+                        "event {id} of {task_id:?} is not in the Merkle log of {size} leaves: it \
+                         was written after that checkpoint (make one with checkpoint, then ask \
+                         again)"
+                    ),
+                )),
+            }
         })
     }
 
@@ -303,6 +311,39 @@ impl Ledger {
 }
 
 /// The inclusion proof of `event` in the tree of `size` leaves.
+/// The inclusion proofs of a task's events in the tree of `size` leaves, in log order, read
+/// in one snapshot (the one path of [`Ledger::task_inclusion_proofs`] and evidence bundles);
+/// and the id of its first event not in that tree (written after it), if any: every later
+/// one is not in it either, as leaves follow event ids.
+pub(crate) fn task_proofs(
+    sql: &mut dyn Sql,
+    task_id: &str,
+    size: u64,
+) -> Result<(Vec<InclusionProof>, Option<i64>)> {
+    let events = stored::task_events(sql, task_id)?;
+    let later = events
+        .iter()
+        .find(|(_, _, leaf)| leaf.is_none_or(|l| l >= size))
+        .map(|(id, _, _)| *id);
+    let mut nodes = Stored(sql);
+    let root = merkle::root_at(&mut nodes, size)?;
+    let proofs = events
+        .into_iter()
+        .filter_map(|(id, text, leaf)| Some((id, text, leaf.filter(|l| *l < size)?)))
+        .map(|(event_id, event, leaf)| {
+            Ok(InclusionProof {
+                event_id,
+                event,
+                leaf,
+                size,
+                root,
+                proof: merkle::inclusion_proof(&mut nodes, leaf, size)?,
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok((proofs, later))
+}
+
 fn prove(sql: &mut dyn Sql, event: EventRef, size: u64) -> Result<InclusionProof> {
     let (leaf, event_id, event) = stored::leaf_of(sql, event)?;
     let mut nodes = Stored(sql);

@@ -26,6 +26,7 @@ use actionseal_core::timestamp::{
     request, token_of, verify_token, HashAlgorithm, Request, TimestampTrust,
 };
 use actionseal_core::{Code, Error, Result};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a TSA may take to accept the connection, and then each read and write.
@@ -37,6 +38,20 @@ pub struct Tsa {
     url: http::Url,
     trust: TimestampTrust,
     timeout: Duration,
+    /// Answers in this process instead of `url` ([`Tsa::answered_by`]).
+    answer: Option<Answer>,
+}
+
+/// What gives a token for the data in this process.
+type AnswerFn = dyn Fn(&[u8]) -> Result<Vec<u8>> + Send + Sync;
+
+#[derive(Clone)]
+struct Answer(Arc<AnswerFn>);
+
+impl std::fmt::Debug for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Answer(in process)")
+    }
 }
 
 impl Tsa {
@@ -65,6 +80,25 @@ impl Tsa {
             url,
             trust,
             timeout: TIMEOUT,
+            answer: None,
+        })
+    }
+
+    /// A time-stamping authority in this process: `answer` gives the DER TimeStampToken for
+    /// the data. Its tokens answer no request of this ledger's, so they are not held to a
+    /// nonce; each is still verified against `roots`, the data's imprint and `policy` before
+    /// it is kept. For tests and conformance vectors that replay tokens made earlier, as a
+    /// [`crate::ManualClock`] replays time; a server configures [`Tsa::new`], whose fresh
+    /// nonce proves each token answers the request just made (RFC 3161 §2.4.1).
+    pub fn answered_by(
+        roots: Vec<Vec<u8>>,
+        policy: Option<String>,
+        answer: impl Fn(&[u8]) -> Result<Vec<u8>> + Send + Sync + 'static,
+    ) -> Result<Tsa> {
+        let tsa = Tsa::new("http://in-process.invalid/", roots, policy)?;
+        Ok(Tsa {
+            answer: Some(Answer(Arc::new(answer))),
+            ..tsa
         })
     }
 
@@ -81,6 +115,11 @@ impl Tsa {
     /// A verified time-stamp of `data`, asked with a fresh nonce: the bare DER
     /// TimeStampToken (RFC 3161 §2.4.2).
     pub(crate) fn stamp(&self, data: &[u8]) -> Result<Vec<u8>> {
+        if let Some(Answer(answer)) = &self.answer {
+            let token = token_of(&answer(data)?)?;
+            verify_token(&token, data, &self.trust)?;
+            return Ok(token);
+        }
         let mut nonce = [0u8; 16];
         getrandom::fill(&mut nonce).map_err(|e| {
             self.unavailable(&format!("the operating system gave no random nonce ({e})"))
@@ -124,5 +163,33 @@ impl Tsa {
                 self.url()
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/tests/timestamp");
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!("{FIXTURES}/{name}")).unwrap()
+    }
+
+    /// An in-process TSA's answer is kept only as a verified bare token: over the data, from
+    /// a configured root; another request's nonce is no refusal, as it answers none.
+    #[test]
+    fn an_in_process_answer_is_verified_before_it_is_kept() {
+        let tsa = |roots: Vec<Vec<u8>>| {
+            Tsa::answered_by(roots, None, |_| Ok(fixture("rsa.tsr"))).unwrap()
+        };
+        let trusted = tsa(vec![fixture("root.der")]);
+        let token = trusted.stamp(&fixture("data.txt")).unwrap();
+        assert_eq!(token, token_of(&fixture("rsa.tsr")).unwrap());
+        let other = trusted.stamp(&fixture("other.txt")).unwrap_err();
+        assert_eq!(other.code(), Code::TimestampMismatch, "{other}");
+        let untrusted = tsa(vec![fixture("other-root.der")]);
+        let e = untrusted.stamp(&fixture("data.txt")).unwrap_err();
+        assert_eq!(e.code(), Code::TimestampUntrusted, "{e}");
     }
 }

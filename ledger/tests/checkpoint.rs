@@ -143,6 +143,9 @@ fn every_event_is_a_leaf_in_id_order_and_proven() {
         }
         let e = l.task_inclusion_proofs("task_nope", None).unwrap_err();
         assert_eq!(e.code(), Code::TaskNotFound);
+        // A tree of 6 leaves holds the task's first two events, not its last two.
+        let e = l.task_inclusion_proofs(&task, Some(6)).unwrap_err();
+        assert_eq!(e.code(), Code::InclusionProofInvalid, "{e}");
         // The log grows: a consistency proof links the two checkpoints.
         whole_lifecycle(&l, "job-3", "d3", "worker-1");
         let missing = l.inclusion_proof(EventRef::Id(13), None).unwrap_err();

@@ -159,20 +159,47 @@ fn get(v: &OwnedValue, pointer: &[&str]) -> OwnedValue {
     )
 }
 
+/// A ledger on one engine, its clock from `T0`, and the database it lives in.
+struct Fixture {
+    // Dropped before its database.
+    l: Ledger,
+    clock: ManualClock,
+    db: Db,
+}
+
+impl Fixture {
+    fn new(engine: Engine) -> Fixture {
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        Fixture {
+            l: open(&db, &clock),
+            clock,
+            db,
+        }
+    }
+
+    /// A signed refund of `job`, proposed to completion: its task's id.
+    fn refund(&self, job: &str) -> String {
+        signed_refund(&self.l, &self.clock, job)
+    }
+
+    /// The bundle of `task`, its checkpoint cosigned by the test's witness at `seconds`.
+    fn bundle(&self, task: &str, seconds: u64) -> OwnedValue {
+        let l = &self.l;
+        bundle_value(
+            &l.evidence_with(task, "auditor:carol", None, |c| Ok(cosign(l, c, seconds)))
+                .unwrap_or_else(|e| panic!("{:?}: {e}", self.db.engine)),
+        )
+    }
+}
+
 #[test]
 fn a_signed_refund_verifies_offline_with_its_timeline() {
     for engine in engines() {
-        let db = Db::fast(engine);
-        let clock = ManualClock::new(T0);
-        let l = open(&db, &clock);
-        let other = signed_refund(&l, &clock, "job-other");
-        let id = signed_refund(&l, &clock, "job-1");
-        let b = l
-            .evidence_with(&id, "auditor:carol", None, |c| {
-                Ok(cosign(&l, c, 1_764_500_000))
-            })
-            .unwrap();
-        let bundle = bundle_value(&b);
+        let f = Fixture::new(engine);
+        let other = f.refund("job-other");
+        let id = f.refund("job-1");
+        let bundle = f.bundle(&id, 1_764_500_000);
         let text = canonicalize(&bundle);
         assert!(
             !text.contains(&other),
@@ -191,12 +218,12 @@ fn a_signed_refund_verifies_offline_with_its_timeline() {
         let Value::Array(steps) = get(&timeline, &["steps"]) else {
             panic!("no steps")
         };
-        let kinds: Vec<String> = steps
+        let step_kinds: Vec<String> = steps
             .iter()
             .map(|s| get(s, &["kind"]).as_str().unwrap().to_owned())
             .collect();
         assert_eq!(
-            kinds,
+            step_kinds,
             ["proposed", "decided", "claimed", "completed"],
             "{engine:?}"
         );
@@ -221,35 +248,19 @@ fn a_signed_refund_verifies_offline_with_its_timeline() {
             json(r#"["witness.example"]"#)
         );
         // The export is in the audit, and the ledger's own audit still verifies.
-        assert!(kinds_of(&l, &id).ends_with(&["evidence_exported".to_owned()]));
-        assert!(l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+        assert!(kinds(&f.l, &id).ends_with(&["evidence_exported".to_owned()]));
+        assert!(f.l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
     }
-}
-
-fn kinds_of(l: &Ledger, id: &str) -> Vec<String> {
-    kinds(l, id)
 }
 
 #[test]
 fn tampering_is_refused_at_the_member_that_broke() {
     for engine in engines() {
-        let db = Db::fast(engine);
-        let clock = ManualClock::new(T0);
-        let l = open(&db, &clock);
-        let other = signed_refund(&l, &clock, "job-other");
-        let id = signed_refund(&l, &clock, "job-1");
-        let bundle = bundle_value(
-            &l.evidence_with(&id, "auditor:carol", None, |c| {
-                Ok(cosign(&l, c, 1_764_500_000))
-            })
-            .unwrap(),
-        );
-        let other_bundle = bundle_value(
-            &l.evidence_with(&other, "auditor:carol", None, |c| {
-                Ok(cosign(&l, c, 1_764_500_100))
-            })
-            .unwrap(),
-        );
+        let f = Fixture::new(engine);
+        let other = f.refund("job-other");
+        let id = f.refund("job-1");
+        let bundle = f.bundle(&id, 1_764_500_000);
+        let other_bundle = f.bundle(&other, 1_764_500_100);
         let trust = trust(&log_key(), &approval_keys(None));
         let case = |name: &str, edit: &dyn Fn(&mut OwnedValue), want: (Code, &str)| {
             let mut b = bundle.clone();
@@ -328,17 +339,10 @@ fn tampering_is_refused_at_the_member_that_broke() {
 #[test]
 fn rotated_keys_keep_old_bundles_verifying() {
     for engine in engines() {
-        let db = Db::fast(engine);
-        let clock = ManualClock::new(T0);
-        let l = open(&db, &clock);
-        let id = signed_refund(&l, &clock, "job-1");
+        let f = Fixture::new(engine);
+        let id = f.refund("job-1");
         let cosigned_at: u64 = 1_764_500_000;
-        let bundle = bundle_value(
-            &l.evidence_with(&id, "auditor:carol", None, |c| {
-                Ok(cosign(&l, c, cosigned_at))
-            })
-            .unwrap(),
-        );
+        let bundle = f.bundle(&id, cosigned_at);
         let ms = cosigned_at as i64 * 1000;
         // The ledger's key was retired after the witness saw the checkpoint, and the approval
         // key after the ledger recorded the decision: the bundle still verifies.
@@ -361,11 +365,9 @@ fn rotated_keys_keep_old_bundles_verifying() {
 #[test]
 fn a_task_from_before_kept_contracts_needs_its_contract() {
     for engine in engines() {
-        let db = Db::fast(engine);
-        let clock = ManualClock::new(T0);
-        let l = open(&db, &clock);
-        let id = signed_refund(&l, &clock, "job-1");
-        db.sql("DELETE FROM ledger_contracts");
+        let f = Fixture::new(engine);
+        let (l, id) = (&f.l, f.refund("job-1"));
+        f.db.sql("DELETE FROM ledger_contracts");
         let e = l.evidence(&id, "auditor:carol", None).unwrap_err();
         assert_eq!(e.code(), Code::InvalidRequest, "{engine:?}: {e}");
         let b = l
@@ -381,5 +383,33 @@ fn a_task_from_before_kept_contracts_needs_its_contract() {
             .evidence(&id, "auditor:carol", Some(&lookup_contract()))
             .unwrap_err();
         assert_eq!(e.code(), Code::EvidenceMismatch, "{engine:?}: {e}");
+    }
+}
+
+#[test]
+fn a_contract_other_than_the_kept_one_is_refused_before_anything_is_recorded() {
+    for engine in engines() {
+        let f = Fixture::new(engine);
+        let id = f.refund("job-1");
+        let before = kinds(&f.l, &id);
+        let e =
+            f.l.evidence(&id, "auditor:carol", Some(&lookup_contract()))
+                .unwrap_err();
+        assert_eq!(
+            (e.code(), e.path()),
+            (Code::EvidenceMismatch, "/contract"),
+            "{engine:?}: {e}"
+        );
+        assert_eq!(kinds(&f.l, &id), before, "{engine:?}: an export recorded");
+        assert!(f.l.checkpoints().unwrap().is_empty(), "{engine:?}");
+        // The kept contract itself, passed again, is no mismatch.
+        let b =
+            f.l.evidence(&id, "auditor:carol", Some(&refund_contract()))
+                .unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+        assert_eq!(
+            canonicalize(&b.contract),
+            canonicalize(&refund_contract()),
+            "{engine:?}"
+        );
     }
 }

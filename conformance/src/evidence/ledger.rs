@@ -9,12 +9,13 @@ use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::tlog::witness::{add_checkpoint, Log};
 use actionseal_core::{
     base64url_encode, sign_approval, sign_delegation, Action, Approval, Decision, DecisionInput,
-    KeySet, ProofPolicy, SigningKey,
+    Digest, KeySet, ProofPolicy, SigningKey,
 };
 use actionseal_ledger::{
-    Checkpoint, ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock,
+    Checkpoint, ClaimOutcome, ClaimRequest, Clock, Ledger, LedgerOptions, ManualClock, Tsa,
 };
 use serde_json::{json, Value as Json};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 /// 2025-11-30 10:00 UTC: when the ledger's clock starts.
@@ -35,12 +36,68 @@ pub(super) fn service_key() -> SigningKey {
 
 /// The approval key the ledger trusts, with an optional `valid_until` (ms).
 pub(super) fn approval_keys(valid_until: Option<i64>) -> Json {
+    approval_key_window(None, valid_until)
+}
+
+/// The approval key the ledger trusts, valid from `valid_from` until `valid_until` (ms), each
+/// optional.
+pub(super) fn approval_key_window(valid_from: Option<i64>, valid_until: Option<i64>) -> Json {
     let k = service_key();
     let mut entry = json!({"key": base64url_encode(k.public_key().as_bytes())});
+    if let Some(f) = valid_from {
+        entry["valid_from"] = json!(f);
+    }
     if let Some(u) = valid_until {
         entry["valid_until"] = json!(u);
     }
     json!({"service_keys": {k.public_key().keyid(): entry}})
+}
+
+/// user:bob's passkey: an EdDSA credential (COSE alg -8) with a key from a fixed seed, for
+/// the relying party below.
+fn passkey_key() -> SigningKey {
+    SigningKey::from_seed(&[2; 32])
+}
+const PASSKEY_ID: &[u8] = b"bob's passkey";
+const RP_ID: &str = "refunds.example";
+const ORIGIN: &str = "https://refunds.example";
+
+/// The approval keys with user:bob's passkey and its WebAuthn relying party.
+pub(super) fn passkey_keys() -> Json {
+    let mut keys = approval_keys(None);
+    // A COSE_Key (RFC 9053 §2.2): {1 (kty): 1 (OKP), 3 (alg): -8 (EdDSA), -1 (crv): 6
+    // (Ed25519), -2 (x): the 32-byte public key}, in CBOR.
+    let mut cose = vec![0xa4, 0x01, 0x01, 0x03, 0x27, 0x20, 0x06, 0x21, 0x58, 0x20];
+    cose.extend_from_slice(passkey_key().public_key().as_bytes());
+    keys["passkeys"] = json!({base64url_encode(PASSKEY_ID):
+        {"public_key": base64url_encode(&cose), "approver": "user:bob"}});
+    keys["webauthn"] = json!({"rp_id": RP_ID, "origins": [ORIGIN]});
+    keys
+}
+
+/// `record` approved with user:bob's passkey, as a browser's WebAuthn assertion would
+/// (WebAuthn Level 3 §7.2): clientDataJSON naming the record's fingerprint as its challenge,
+/// authenticator data with UP and UV set, the signature over both.
+fn passkey_approved(record: &actionseal_core::OwnedValue) -> Result<Json, String> {
+    let challenge = base64url_encode(actionseal_core::fingerprint(record).as_bytes());
+    let client = format!(
+        r#"{{"type":"webauthn.get","challenge":"{challenge}","origin":"{ORIGIN}","crossOrigin":false}}"#
+    );
+    // rpIdHash, flags (UP 0x01 | UV 0x04), signCount 1.
+    let mut auth = Digest::of(RP_ID.as_bytes()).as_bytes().to_vec();
+    auth.push(0x05);
+    auth.extend_from_slice(&1u32.to_be_bytes());
+    let mut signed = auth.clone();
+    signed.extend_from_slice(Digest::of(client.as_bytes()).as_bytes());
+    let signature = passkey_key().sign(&signed);
+    let mut v = from_core(record)?;
+    v["passkey"] = json!({
+        "credential_id": base64url_encode(PASSKEY_ID),
+        "authenticator_data": base64url_encode(&auth),
+        "client_data_json": base64url_encode(client.as_bytes()),
+        "signature": base64url_encode(&signature),
+    });
+    Ok(v)
 }
 
 pub(super) fn witness(seed: u8, name: &str) -> Cosigner {
@@ -68,17 +125,31 @@ pub(super) fn trust() -> Json {
     })
 }
 
-/// A ledger in memory on `clock`, signing checkpoints with [`LOG_KEY`].
-fn open(clock: &ManualClock) -> Result<Ledger, String> {
-    let keys = KeySet::from_value(&to_core(&approval_keys(None))?).map_err(|e| e.to_string())?;
+/// The fixture's clock: a [`ManualClock`], read `ahead` ms ahead of it once when set (as a
+/// server whose verification read a clock running fast).
+struct Skewed {
+    clock: ManualClock,
+    ahead: Arc<AtomicI64>,
+}
+
+impl Clock for Skewed {
+    fn now_ms(&self) -> i64 {
+        self.clock.now_ms() + self.ahead.swap(0, Ordering::SeqCst)
+    }
+}
+
+/// A ledger in memory on `clock`, signing checkpoints with [`LOG_KEY`], verifying decisions
+/// with `keys`, its proven decisions and checkpoints time-stamped by `tsa` when given.
+fn open(clock: Skewed, tsa: Option<Tsa>, keys: &Json) -> Result<Ledger, String> {
+    let keys = KeySet::from_value(&to_core(keys)?).map_err(|e| e.to_string())?;
     Ledger::open_with(
         "sqlite::memory:",
         LedgerOptions {
-            clock: Arc::new(clock.clone()),
+            clock: Arc::new(clock),
             proof: Some(ProofPolicy::new(false, keys)),
             checkpoint_signer: Some(log_signer()),
-            // No TSA: the tokens of the vectors are made apart (see tokens.rs).
-            ..LedgerOptions::default()
+            // The tokens of the vectors are kept or made apart (see tokens.rs).
+            tsa,
         },
     )
     .map_err(|e| e.to_string())
@@ -129,21 +200,39 @@ pub(super) enum Decided {
     Quorum,
     /// Amended by a reviewer (1500 minor units), then approved with a signed record.
     Amended,
+    /// Approved with user:bob's passkey (see [`passkey_keys`]).
+    Passkey,
+    /// Signed, and verified as it arrived by a clock read a minute ahead of the one that
+    /// dates its event: `verified_at` after the event's `at`.
+    VerifiedAhead,
 }
 
 /// The ledger of the vectors and its clock.
 pub(super) struct Fixture {
     l: Ledger,
     clock: ManualClock,
+    ahead: Arc<AtomicI64>,
     cosigned: u64,
 }
 
 impl Fixture {
     pub(super) fn new() -> Result<Fixture, String> {
+        Fixture::with(None, &approval_keys(None))
+    }
+
+    /// The ledger verifying decisions with `keys`, its proven decisions and checkpoints
+    /// time-stamped by `tsa` when given.
+    pub(super) fn with(tsa: Option<Tsa>, keys: &Json) -> Result<Fixture, String> {
         let clock = ManualClock::new(T0);
+        let ahead = Arc::new(AtomicI64::new(0));
+        let skewed = Skewed {
+            clock: clock.clone(),
+            ahead: Arc::clone(&ahead),
+        };
         Ok(Fixture {
-            l: open(&clock)?,
+            l: open(skewed, tsa, keys)?,
             clock,
+            ahead,
             cosigned: WITNESSED,
         })
     }
@@ -231,8 +320,13 @@ impl Fixture {
                         "expires_at": input.expires_at,
                     }))?
                 }
+                Decided::Passkey => to_core(&passkey_approved(record.value())?)?,
                 _ => sign_approval(record.value(), &service_key()).map_err(s)?,
             };
+            if decided == Decided::VerifiedAhead {
+                // The ledger reads its clock once as the decision arrives (verified_at).
+                self.ahead.store(MINUTE, Ordering::SeqCst);
+            }
             self.l.decide(&presented).map_err(s)?;
         }
         if decided == Decided::Rejected {

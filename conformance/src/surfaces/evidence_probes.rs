@@ -34,13 +34,6 @@ fn value(v: &Json) -> Result<OwnedValue, String> {
     core_value(&v.to_string()).map_err(|e| e.to_string())
 }
 
-/// `{size, root, note, at, cosignatures}`: what the bindings' `Ledger.checkpoint` returns
-/// (bindings-python/src/ledger_evidence.rs, bindings-node/src/ledger_evidence.rs).
-fn checkpoint_json(c: &Checkpoint) -> Json {
-    json!({"size": c.size, "root": c.note.lines().nth(2), "note": c.note, "at": c.at,
-        "cosignatures": c.cosignatures})
-}
-
 /// Has `witness` cosign the checkpoint and the ledger keep it.
 fn cosigned(l: &Ledger, witness: &Cosigner, c: &Checkpoint) -> actionseal_core::Result<Checkpoint> {
     let note = Note::parse(c.note.as_bytes())?;
@@ -102,7 +95,8 @@ fn run() -> Result<Exported, String> {
     let bundle = l
         .evidence_with(id, "auditor:carol", None, |c| {
             let c = cosigned(&l, &witness, &c)?;
-            made = Some(checkpoint_json(&c));
+            // What the bindings' `Ledger.checkpoint` returns.
+            made = Some(c.to_value()?);
             Ok(c)
         })
         .map_err(err)?;
@@ -112,7 +106,7 @@ fn run() -> Result<Exported, String> {
     Ok(Exported {
         bundle: json_of(&bundle.to_value())?,
         trust,
-        checkpoint: made.ok_or("no checkpoint was made")?,
+        checkpoint: json_of(&made.ok_or("no checkpoint was made")?)?,
     })
 }
 

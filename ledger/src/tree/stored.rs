@@ -139,22 +139,39 @@ pub(crate) fn leaf_of(sql: &mut dyn Sql, event: EventRef) -> Result<(u64, i64, S
     }
 }
 
-/// The ids of a task's events, in order, read through its links (events are not indexed by
-/// task); [`Code::TaskNotFound`] when it has none.
-pub(crate) fn task_events(sql: &mut dyn Sql, task: &str) -> Result<Vec<i64>> {
-    let rows = sql.rows(&history_sql(sql.cutoff(), "$1"), &[Arg::Text(task)])?;
-    let ids = rows
+/// A task's events, in order, read through its links (events are not indexed by task): each
+/// one's id, canonical text and leaf, `None` when it is not sequenced yet;
+/// [`Code::TaskNotFound`] when it has none.
+pub(crate) fn task_events(
+    sql: &mut dyn Sql,
+    task: &str,
+) -> Result<Vec<(i64, String, Option<u64>)>> {
+    let history = history_sql(sql.cutoff(), "$1");
+    let rows = sql.rows(
+        &format!(
+            "SELECT h.id, h.task, h.body, l.leaf FROM ({history}) h \
+             LEFT JOIN ledger_leaves l ON l.event_id = h.id ORDER BY h.id"
+        ),
+        &[Arg::Text(task)],
+    )?;
+    let events = rows
         .iter()
         .map(|r| match r.as_slice() {
-            [id, about, ..] if about.opt_text()? == Some(task) => id.int(),
+            [id, about, body, leaf] if about.opt_text()? == Some(task) => {
+                let leaf = match leaf {
+                    Cell::Null => None,
+                    leaf => Some(leaf.count()?),
+                };
+                Ok((id.int()?, body.text()?.to_owned(), leaf))
+            }
             _ => Err(storage(
                 "task history",
                 format!("the events of {task:?} link to another task's"),
             )),
         })
-        .collect::<Result<Vec<i64>>>()?;
-    if ids.is_empty() {
+        .collect::<Result<Vec<_>>>()?;
+    if events.is_empty() {
         return Err(Error::new(Code::TaskNotFound, format!("no task {task:?}")));
     }
-    Ok(ids)
+    Ok(events)
 }

@@ -268,14 +268,16 @@ fn documents(b: &Bundle) -> Result<(Digest, Action)> {
 type Proofs = Vec<Option<(crate::model::proof::Signer, i64, &'static str)>>;
 
 /// Each decided event's record is in the bundle, holds what the event says, and its proof
-/// (when the event has one) verifies under the trusted approval keys at the time the ledger
-/// recorded it, or its RFC 3161 token's time when it carries one and the verifier trusts
+/// (when the event has one, verified no later than the event was recorded) verifies under the
+/// trusted approval keys at the time the ledger verified it, or its RFC 3161 token's time when it carries one and the verifier trusts
 /// time-stamping roots.
 fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
-    let decided: Vec<&Entry> = b
+    // Each with its index in the bundle's events, for a failure in the event itself.
+    let decided: Vec<(usize, &Entry)> = b
         .events
         .iter()
-        .filter(|e| e.event.kind == EventKind::Decided)
+        .enumerate()
+        .filter(|(_, e)| e.event.kind == EventKind::Decided)
         .collect();
     if decided.len() != b.decisions.len() {
         return Err(mismatch(format!(
@@ -286,8 +288,9 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
         .in_key("decisions"));
     }
     let mut proofs = Vec::with_capacity(decided.len());
-    for (k, (entry, given)) in decided.iter().zip(&b.decisions).enumerate() {
+    for (k, ((i, entry), given)) in decided.iter().zip(&b.decisions).enumerate() {
         let at = |e: Error| e.in_index(k).in_key("decisions");
+        let in_detail = |e: Error| at_event(*i, "event")(e.in_key("detail"));
         let e = &entry.event;
         let proven = detail(e, "proof").is_some();
         if proven != carries_proof(given) {
@@ -304,14 +307,20 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
                     _ => None,
                 })
                 .ok_or_else(|| at(mismatch("a proven decision's event has no verified_at")))?;
+            if verified_at > e.at {
+                // The ledger verifies a decision as it arrives, then records it: never the
+                // other way round.
+                return Err(in_detail(
+                    mismatch(format!(
+                        "the decision was verified at {verified_at}, after the ledger recorded \
+                         it at {}",
+                        e.at
+                    ))
+                    .in_key("verified_at"),
+                ));
+            }
             let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
-                .map_err(|err| {
-                    err.in_key("timestamp")
-                        .in_key("detail")
-                        .in_key("event")
-                        .in_index(index_of(b, entry))
-                        .in_key("events")
-                })?;
+                .map_err(|err| in_detail(err.in_key("timestamp")))?;
             let p = Presented::read(
                 given,
                 &trust.approval_keys,
@@ -406,14 +415,6 @@ fn holds(record: &Approval, e: &crate::model::ledger::Event) -> Result<()> {
         ))
         .in_key(member)),
     }
-}
-
-/// Where `entry` is in the bundle's events.
-fn index_of(b: &Bundle, entry: &Entry) -> usize {
-    b.events
-        .iter()
-        .position(|e| std::ptr::eq(e, entry))
-        .unwrap_or_default()
 }
 
 fn timeline(
