@@ -150,6 +150,7 @@ fn open(clock: Skewed, tsa: Option<Tsa>, keys: &Json) -> Result<Ledger, String> 
             checkpoint_signer: Some(log_signer()),
             // The tokens of the vectors are kept or made apart (see tokens.rs).
             tsa,
+            ..LedgerOptions::default()
         },
     )
     .map_err(|e| e.to_string())
