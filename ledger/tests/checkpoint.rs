@@ -573,6 +573,59 @@ fn writers_and_a_sequencer_race() {
     }
 }
 
+/// On PostgreSQL the sequencer's moment of lock on the events meets writers that hold rows.
+/// Writer A holds a row and is queued behind that lock for its insert; writer B inserted an
+/// event (so the lock waits for it) and waits for A's row: a cycle that only PostgreSQL's
+/// deadlock check ends, after `deadlock_timeout` (1 s by default: every writer queued behind
+/// the lock stalls that long), by moving A ahead of the lock. The sequencer gives way instead:
+/// both writers go on, and the checkpoint is made once they are done. The deadlock check is
+/// put off here, so that with the lock asked without a time limit, A's insert is still
+/// waiting when its statement timeout ends it.
+#[test]
+fn the_sequencer_gives_way_to_writers_holding_rows() {
+    const EVENT: &str = "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, \
+                         digest, task_prev) VALUES (0, $1, 0, 't', NULL, 'x', '{}', 'x', 0)";
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(300));
+    for engine in engines() {
+        if engine != Engine::Postgres {
+            continue;
+        }
+        let db = Db::fresh(engine);
+        db.sql(
+            "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET deadlock_timeout = %L', \
+             current_database(), '60s'); END $$",
+        );
+        let l = db.open_logged();
+        whole_lifecycle(&l, "job-0", "d0", "w");
+        db.sql("CREATE TABLE held (id int PRIMARY KEY); INSERT INTO held VALUES (1)");
+        let connect = || postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+        let mut a = connect();
+        a.batch_execute("SET statement_timeout = '10s'; BEGIN")
+            .unwrap();
+        a.query("SELECT id FROM held WHERE id = 1 FOR UPDATE", &[])
+            .unwrap();
+        std::thread::scope(|s| {
+            let b = s.spawn(|| {
+                let mut b = connect();
+                b.batch_execute("BEGIN").unwrap();
+                b.execute(EVENT, &[&1_000_001_i64]).unwrap();
+                let held = b.query("SELECT id FROM held WHERE id = 1 FOR UPDATE", &[]);
+                b.batch_execute("ROLLBACK").unwrap();
+                held.map(|_| ())
+            });
+            pause(); // B holds the events' lock and waits for A
+            let sequencer = s.spawn(|| l.checkpoint());
+            pause(); // the sequencer waits for B
+            let inserted = a.execute(EVENT, &[&1_000_002_i64]).map(|_| ());
+            a.batch_execute("ROLLBACK").unwrap();
+            assert!(inserted.is_ok(), "A's insert: {inserted:?}");
+            let held = b.join().unwrap();
+            assert!(held.is_ok(), "B, waiting for A's row: {held:?}");
+            assert_eq!(sequencer.join().unwrap().unwrap().size, 4);
+        });
+    }
+}
+
 /// A version 6 ledger (no Merkle log) with events upgrades in place: its first checkpoint
 /// holds every old event, and opening finds the new tables protected.
 #[test]
