@@ -163,8 +163,8 @@ impl Ledger {
     /// Sequences the events written since the last checkpoint into the Merkle log and returns
     /// the signed checkpoint of the tree they make (the latest one when there are none),
     /// signed with [`crate::LedgerOptions::checkpoint_signer`]. Writers wait only while the
-    /// rows are written on SQLite (its one write lock), and on PostgreSQL only until the
-    /// events being written when it starts have committed (see `postgres/tree.rs`).
+    /// rows are written on SQLite (its one write lock), and never on PostgreSQL, where it
+    /// waits for the writers in flight instead (see `postgres/tree.rs`).
     ///
     /// With a time-stamping authority ([`crate::LedgerOptions::tsa`]), the checkpoint
     /// returned carries its token ([`Checkpoint::timestamp`]), asked once the sequencing has

@@ -573,16 +573,16 @@ fn writers_and_a_sequencer_race() {
     }
 }
 
-/// On PostgreSQL the sequencer's moment of lock on the events meets writers that hold rows.
-/// Writer A holds a row and is queued behind that lock for its insert; writer B inserted an
-/// event (so the lock waits for it) and waits for A's row: a cycle that only PostgreSQL's
-/// deadlock check ends, after `deadlock_timeout` (1 s by default: every writer queued behind
-/// the lock stalls that long), by moving A ahead of the lock. The sequencer gives way instead:
-/// both writers go on, and the checkpoint is made once they are done. The deadlock check is
-/// put off here, so that with the lock asked without a time limit, A's insert is still
-/// waiting when its statement timeout ends it.
+/// On PostgreSQL the sequencer waits for the writers in flight without a lock that writers
+/// wait for. Writer A holds a row; writer B inserted an event (so the sequencer waits for it)
+/// and waits for A's row; then A inserts. Had the sequencer locked the events table, A would
+/// be queued behind that lock: a cycle that only PostgreSQL's deadlock check ends, after
+/// `deadlock_timeout` (1 s by default, every writer stalled that long), by moving A ahead.
+/// The deadlock check is put off here, so that with the table locked, A's insert is still
+/// waiting when its statement timeout ends it. Both writers go on, and the checkpoint is made
+/// once they are done.
 #[test]
-fn the_sequencer_gives_way_to_writers_holding_rows() {
+fn the_sequencer_holds_no_writer_back() {
     const EVENT: &str = "INSERT INTO ledger_events (chain, seq, at, tenant, task, kind, body, \
                          digest, task_prev) VALUES (0, $1, 0, 't', NULL, 'x', '{}', 'x', 0)";
     let pause = || std::thread::sleep(std::time::Duration::from_millis(300));

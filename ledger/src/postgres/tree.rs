@@ -7,7 +7,6 @@
 use super::{pg_error, Postgres};
 use crate::tree::sql::{hex, Access, Arg, Cell, Row, Sql};
 use actionseal_core::Result;
-use postgres::error::SqlState;
 use postgres::types::{ToSql, Type};
 use postgres::{IsolationLevel, Transaction};
 use std::time::Duration;
@@ -87,80 +86,59 @@ impl Sql for Tree<'_, '_> {
     }
 }
 
-/// How long the settled event id waits for the events' lock before it gives way: writers'
-/// transactions take milliseconds, so a longer wait is a long one or a cycle (see
-/// [`Postgres::settled`]).
-const SETTLE_WAIT: &str = "20ms";
-
-/// The longest pause between two tries (doubling from 1 ms): a few writers' transactions.
+/// The longest pause between two looks at the writers in flight (doubling from 1 ms): a few
+/// writers' transactions.
 const SETTLE_PAUSE: Duration = Duration::from_millis(50);
 
-/// What one try at the settled event id gave.
-enum Settle {
-    /// The largest event id, with no insert in flight.
-    Settled(i64),
-    /// The lock was not given within [`SETTLE_WAIT`]: given up, so the writers queued behind
-    /// it go on; asked again.
-    GaveWay,
-}
-
 impl Postgres {
-    /// The largest event id below which no event can still commit (`Ledger::settled`).
+    /// The largest event id below which no event can still commit (`Ledger::settled`),
+    /// without a lock that writers wait for.
     ///
     /// Ids come from a sequence when each event is inserted, so they commit out of order:
     /// reading the events after the tree's tip, the sequencer could miss one with a lower id
     /// that commits later, which would then never become a leaf (the race test in
     /// tests/checkpoint.rs finds that). An id is taken by `nextval` inside the statement that
     /// inserts the event (`last.rs`), which holds `ROW EXCLUSIVE` on the table from its start
-    /// to its transaction's end. `SHARE ROW EXCLUSIVE` conflicts with it: taking it waits for
-    /// every transaction that inserted events to end, so every id up to the largest one then
-    /// has committed or never will, and ids given after it are larger (the sequence's cache
-    /// is 1). The lock is held for that one read: writers wait for the transactions in flight
-    /// when it is asked, never for the sequencing itself.
-    ///
-    /// Queued, the lock keeps new inserts behind it; a writer that holds a row (a task, a
-    /// chain head) that a writer with events inserted waits for, and is itself queued behind
-    /// the lock, closes a cycle that only PostgreSQL's deadlock check would end, after
-    /// `deadlock_timeout` (1 s), by failing one of them. So the lock is asked with a short
-    /// `lock_timeout` and given up to let such a writer through ([`Settle::GaveWay`]), then
-    /// asked again after a pause, for as long as a writer holds the table: never queued for
-    /// longer than [`SETTLE_WAIT`], so never in a cycle.
+    /// to its transaction's end, and ids given later are larger (the sequence's cache is 1).
+    /// So once every transaction that held that lock when the largest committed id was read
+    /// has ended, no id up to it can still commit: they are listed from `pg_locks` (which
+    /// shows fast-path locks too) and waited for, as PostgreSQL's own `CREATE INDEX
+    /// CONCURRENTLY` waits for lockers. (Locking the table against them instead can close a
+    /// cycle with a writer that holds a row one of them waits for, and is queued behind the
+    /// lock: only the deadlock check, after a second, ends it, and every writer waits.)
     pub(crate) fn settled(&self) -> Result<i64> {
-        let mut pause = Duration::from_millis(1);
-        loop {
-            match self.settle()? {
-                Settle::Settled(max) => return Ok(max),
-                Settle::GaveWay => {
-                    log::debug!("Merkle log: the settled event id gave way to writers");
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(SETTLE_PAUSE);
-                }
-            }
-        }
-    }
-
-    /// One try at the settled event id, waiting at most [`SETTLE_WAIT`] for the lock.
-    fn settle(&self) -> Result<Settle> {
         let mut conn = self.take()?;
         let out = (|| {
-            let mut tx = conn
-                .client
-                .transaction()
-                .map_err(|e| pg_error("begin", &e))?;
-            tx.batch_execute(&format!("SET LOCAL lock_timeout = '{SETTLE_WAIT}'"))
-                .map_err(|e| pg_error("lock timeout", &e))?;
-            match tx.batch_execute("LOCK TABLE ledger_events IN SHARE ROW EXCLUSIVE MODE") {
-                Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => {
-                    return Ok(Settle::GaveWay)
-                }
-                other => other.map_err(|e| pg_error("lock events", &e))?,
-            }
-            let max: i64 = tx
+            let c = &mut conn.client;
+            let max: i64 = c
                 .query_one("SELECT coalesce(max(id), 0)::int8 FROM ledger_events", &[])
                 .and_then(|r| r.try_get(0))
                 .map_err(|e| pg_error("settled event id", &e))?;
-            tx.commit().map_err(|e| pg_error("commit", &e))?;
-            Ok(Settle::Settled(max))
+            let lockers: Vec<String> = c
+                .query(
+                    "SELECT virtualtransaction FROM pg_locks WHERE locktype = 'relation' \
+                     AND relation = 'ledger_events'::regclass AND mode = 'RowExclusiveLock' \
+                     AND pid <> pg_backend_pid()",
+                    &[],
+                )
+                .and_then(|rows| rows.iter().map(|r| r.try_get(0)).collect())
+                .map_err(|e| pg_error("writers in flight", &e))?;
+            let mut pause = Duration::from_millis(1);
+            while !lockers.is_empty() {
+                let left: i64 = c
+                    .query_one(
+                        "SELECT count(*) FROM pg_locks WHERE virtualtransaction = ANY($1)",
+                        &[&lockers],
+                    )
+                    .and_then(|r| r.try_get(0))
+                    .map_err(|e| pg_error("writers in flight", &e))?;
+                if left == 0 {
+                    break;
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(SETTLE_PAUSE);
+            }
+            Ok(max)
         })();
         self.give_back(conn);
         out
