@@ -1,6 +1,6 @@
 //! The Merkle log's statements on PostgreSQL ([`Sql`]), and the transactions it runs in: the
-//! settled event id in a moment's lock of the events table against writers (see
-//! [`Postgres::settled`]), the sequencer's writes in a `READ COMMITTED` transaction that
+//! settled event id by waiting for the writers in flight (see [`Postgres::settled`]), the
+//! sequencer's writes in a `READ COMMITTED` transaction that
 //! locks the tree, the proofs, verification and the sequencer's plan in a `REPEATABLE READ
 //! READ ONLY` snapshot.
 
