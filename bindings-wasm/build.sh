@@ -43,6 +43,13 @@ wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/actionseal_wasm.wasm"
 rm -rf "$here/pkg"
 wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$here/pkg/web" "$wasm"
 wasm-bindgen --target nodejs --remove-name-section --remove-producers-section --out-dir "$here/pkg/node" "$wasm"
+# wasm-bindgen types its handles' `[Symbol.dispose]()`, which TypeScript's default libs lack
+# before esnext: the declarations pull that lib in themselves, so a default `tsc` accepts them
+# (TypeScript 5.2 and later; @types/node does the same for its globals).
+for flavor in web node; do
+  d="$here/pkg/$flavor/actionseal_wasm.d.ts"
+  { echo '/// <reference lib="esnext.disposable" />'; cat "$d"; } > "$d.tmp" && mv "$d.tmp" "$d"
+done
 # The web glue is an ES module, the Node glue CommonJS: say so to Node per directory. The
 # Node glue require()s the walker module it imports (bindings-js/js/host.mjs, copied under
 # snippets/), an ES module, which Node loads as it is from 20.19 on.
