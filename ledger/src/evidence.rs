@@ -82,22 +82,11 @@ impl Ledger {
                      ledger kept contracts): pass the contract its action names",
                 )),
             };
-        let named = docs
-            .actions
-            .first()
-            .and_then(|a| a.as_object().and_then(|o| o.get("contract")))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let digest = Contract::from_value(&contract)
-            .map_err(|e| e.in_key("contract"))?
-            .digest();
-        if named.as_deref() != Some(digest.to_string().as_str()) {
-            return Err(Error::new(
-                Code::EvidenceMismatch,
-                "the contract is not the one the task's action names",
-            )
-            .in_key("contract"));
-        }
+        held_to_proposal(
+            docs.actions.first(),
+            &contract,
+            "the contract is not the one the task's action names",
+        )?;
         let keys = crate::json::obj(vec![(
             "ledger",
             Value::Array(
@@ -126,30 +115,34 @@ impl Ledger {
 }
 
 impl Ledger {
-    /// Refuses `given` unless it is the contract the task's proposal names (by its digest,
-    /// RFC 8785), which is the one the ledger kept for the task when it kept one.
+    /// Refuses `given` unless it is the contract the task's proposal names, which is the one
+    /// the ledger kept for the task when it kept one.
     fn same_contract(&self, task_id: &str, given: &Value<'_>) -> Result<()> {
         let task = self.task(task_id)?;
         let proposal = task.proposed_action.as_ref().unwrap_or(&task.action);
-        let named = proposal
-            .value()
-            .as_object()
-            .and_then(|o| o.get("contract"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let digest = Contract::from_value(given)
-            .map_err(|e| e.in_key("contract"))?
-            .digest();
-        if named.as_deref() == Some(digest.to_string().as_str()) {
-            return Ok(());
-        }
-        Err(Error::new(
-            Code::EvidenceMismatch,
+        held_to_proposal(
+            Some(proposal.value()),
+            given,
             "the contract passed is not the one the task was proposed under (the one the \
              ledger kept for it)",
         )
-        .in_key("contract"))
     }
+}
+
+/// Refuses `contract` unless it is the one `proposal` (the task's first action) names, by
+/// its digest (RFC 8785): [`Code::EvidenceMismatch`] at `/contract`, saying `why`.
+fn held_to_proposal(proposal: Option<&Value<'_>>, contract: &Value<'_>, why: &str) -> Result<()> {
+    let named = proposal
+        .and_then(Value::as_object)
+        .and_then(|o| o.get("contract"))
+        .and_then(Value::as_str);
+    let digest = Contract::from_value(contract)
+        .map_err(|e| e.in_key("contract"))?
+        .digest();
+    if named == Some(digest.to_string().as_str()) {
+        return Ok(());
+    }
+    Err(Error::new(Code::EvidenceMismatch, why).in_key("contract"))
 }
 
 /// The task's events in the tree of `size` leaves, in log order, each with its proof (the

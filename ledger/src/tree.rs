@@ -310,7 +310,6 @@ impl Ledger {
     }
 }
 
-/// The inclusion proof of `event` in the tree of `size` leaves.
 /// The inclusion proofs of a task's events in the tree of `size` leaves, in log order, read
 /// in one snapshot (the one path of [`Ledger::task_inclusion_proofs`] and evidence bundles);
 /// and the id of its first event not in that tree (written after it), if any: every later
@@ -344,6 +343,7 @@ pub(crate) fn task_proofs(
     Ok((proofs, later))
 }
 
+/// The inclusion proof of `event` in the tree of `size` leaves.
 fn prove(sql: &mut dyn Sql, event: EventRef, size: u64) -> Result<InclusionProof> {
     let (leaf, event_id, event) = stored::leaf_of(sql, event)?;
     let mut nodes = Stored(sql);
