@@ -1,5 +1,5 @@
 //! The SQLite file itself: how a new ledger file is laid out, that a file laid out otherwise
-//! (by an older build) keeps its layout and works, and that the README's conversion works.
+//! (by an older build) keeps its layout and works, and that docs/LEDGER.md's conversion works.
 
 mod common;
 
@@ -56,7 +56,7 @@ fn a_file_with_other_pages_keeps_them_and_works() {
     lifecycle(&l, "job-reopened");
     drop(l);
 
-    // The conversion the README gives, with no process using the file.
+    // The conversion docs/LEDGER.md gives, with no process using the file.
     rusqlite::Connection::open(path)
         .unwrap()
         .execute_batch(
