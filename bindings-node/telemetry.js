@@ -172,4 +172,10 @@ function gateSpan(schema, tool, fn, summary) {
   }, `${schema.ops.gate.span} ${tool}`)
 }
 
-module.exports = { enabled: api !== null, OPS, attributes, instrumentLedger, instrumentClass, gateSpan }
+// One assignment each, so that Node's ESM loader sees every name (import { gateSpan } from ...).
+exports.enabled = api !== null
+exports.OPS = OPS
+exports.attributes = attributes
+exports.instrumentLedger = instrumentLedger
+exports.instrumentClass = instrumentClass
+exports.gateSpan = gateSpan
