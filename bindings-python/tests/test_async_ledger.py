@@ -15,8 +15,8 @@ from ledger_support import COMMON, contract_of, facts_for, fresh  # noqa: F401 (
 
 REFUND = contract_of("refund")
 IDS = {k: COMMON["ids"][k] for k in ("tenant", "subject", "policy_version")}
-# Only in AsyncLedger: sharing an open Ledger, and the Ledger under it.
-OWN = {"of", "sync"}
+# Only in AsyncLedger: opening off the loop, sharing an open Ledger, and the Ledger under it.
+OWN = {"open", "of", "sync"}
 PURE = {"task_id", "telemetry_schema", "backend"}  # no I/O: not awaited
 
 
@@ -36,6 +36,7 @@ def test_the_same_methods_with_the_same_parameters():
             assert parameters(aio) == parameters(sync), name
         assert inspect.iscoroutinefunction(aio) == (name not in PURE), name
     assert parameters(actionseal.AsyncLedger.__init__) == parameters(actionseal.Ledger)
+    assert parameters(actionseal.AsyncLedger.open) == parameters(actionseal.Ledger)
     assert actionseal.AsyncLedger.task_id(tenant="t", job_id="j", request_id="r") == actionseal.Ledger.task_id(
         tenant="t", job_id="j", request_id="r")
 
@@ -85,7 +86,7 @@ def test_the_loop_runs_while_a_wait_blocks(fresh):
     """A wait blocking the loop (a sync call in the coroutine) would starve the ticker and the
     approval that wakes it: the wait would time out with no ticks."""
     async def main():
-        ledger = actionseal.AsyncLedger(fresh.url())
+        ledger = await actionseal.AsyncLedger.open(fresh.url())
         task = await ledger.propose(refund("job-1"), REFUND, proposer="agent")
         ticks = 0
 

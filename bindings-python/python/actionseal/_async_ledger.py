@@ -40,8 +40,8 @@ WAIT_SLICE_MS = 1000
 
 class AsyncLedger:
     """A ``Ledger`` whose methods are coroutines, with the same names, parameters and results.
-    ``AsyncLedger(url, ...)`` opens one as ``Ledger`` does; ``AsyncLedger.of(ledger)`` shares an
-    open one (what sync and async code of one process use together). Refusals raise
+    ``AsyncLedger(url, ...)`` opens one as ``Ledger`` does (``await AsyncLedger.open(url, ...)``
+    without blocking the loop); ``AsyncLedger.of(ledger)`` shares an open one (what sync and async code of one process use together). Refusals raise
     ``ActionsealError`` as ``Ledger``'s do."""
 
     def __init__(
@@ -52,9 +52,21 @@ class AsyncLedger:
         proof: Optional[Dict[str, Any]] = None,
         log_key: Optional[str] = None,
     ) -> None:
-        # Opening a SQLite file or connecting to PostgreSQL blocks briefly, once; ``of`` takes an
-        # already open ledger for code that must not block at all.
+        # Opening a SQLite file or connecting to PostgreSQL blocks briefly, once: code that must
+        # not block at all awaits ``open`` (or wraps an open ledger with ``of``).
         self._sync = Ledger(url, clock=clock, proof=proof, log_key=log_key)
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        clock: Optional[ManualClock] = None,
+        proof: Optional[Dict[str, Any]] = None,
+        log_key: Optional[str] = None,
+    ) -> "AsyncLedger":
+        """Opens a ledger as the constructor does, off the event loop (as Node's ``Ledger.open``)."""
+        return cls.of(await asyncio.to_thread(Ledger, url, clock=clock, proof=proof, log_key=log_key))
 
     @classmethod
     def of(cls, ledger: Ledger) -> "AsyncLedger":
