@@ -1918,6 +1918,16 @@ export declare class Ledger {
    * with `ledger.task(Ledger.taskId({ tenant, job_id, request_id }))`.
    */
   static taskId(identity: TaskIdentity): string
+  /**
+   * What the OpenTelemetry instrumentation emits, the same in every runtime: span names,
+   * which result member each attribute comes from, the refusal event and the counters (core's
+   * table; never an argument value).
+   *
+   * `{ scope, ops, constants, task, result, refused, counters }`: core's table, which
+   * `telemetry.js` and the adapters follow when `@opentelemetry/api` is installed
+   * (attributes by JSON Pointer into each operation's result).
+   */
+  static telemetrySchema(): { scope: string, ops: Record<string, { span: string, task: string }>, constants: Record<string, Record<string, string>>, task: Record<string, string>, result: Record<string, Record<string, string>>, refused: { event: string, reasons: string, operation: string }, counters: Record<string, { name: string, unit: string, description: string, by: string[] }> }
   /** Which database the ledger is on: `"sqlite"` or `"postgres"`. */
   get backend(): 'sqlite' | 'postgres'
   /**

@@ -50,10 +50,11 @@ if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
 fi
 
 # A clean environment with only the wheel, pytest, cryptography (which makes the passkey
-# assertions the ledger's tests present) and mypy (whose stubtest holds the stub to the module).
+# assertions the ledger's tests present), mypy (whose stubtest holds the stub to the module)
+# and OpenTelemetry's API and SDK (the telemetry tests; the tests without it run in a child).
 python3 -m venv "$scratch/venv"
 py="$scratch/venv/bin/python"
-mapfile -t test_pins < <(grep -E '^(pytest|cryptography|mypy)==' "$here/requirements-dev.txt")
+mapfile -t test_pins < <(grep -E '^(pytest|cryptography|mypy|opentelemetry-api|opentelemetry-sdk)==' "$here/requirements-dev.txt")
 "$py" -m pip install --quiet --disable-pip-version-check "${wheels[0]}" "${test_pins[@]}"
 
 # Run everything from the scratch directory so that nothing in the source tree can shadow

@@ -2,7 +2,8 @@
 // AI SDK adapter here, the Python LangGraph adapter in bindings-python/adapter-tests/
 // cross_refund.py (run with the Python adapters' environment, which
 // bindings-python/adapters-test.sh builds). What the model reads must be the same bytes: core
-// writes it (gateStep), never the adapters.
+// writes it (gateStep), never the adapters. The span attributes each runtime maps from the same
+// ledger results must be the same too: core's table, walked by each binding.
 //
 // ACTIONSEAL_PYTHON_ADAPTERS names that environment's python (adapters-test.sh passes
 // <repo>/target/python/adapters/venv/bin/python); ACTIONSEAL_REPO the repository. Without the
@@ -17,6 +18,8 @@ import { join } from 'node:path'
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { Seal, sealTool } from 'actionseal/adapters/ai-sdk'
+import { Contract, Ledger, action as freeze } from 'actionseal'
+import { attributes } from 'actionseal/telemetry'
 import { freshLedger } from './common.mjs'
 
 const repo = process.env.ACTIONSEAL_REPO
@@ -88,5 +91,39 @@ describe('the same refund through the Python and the Node adapters', { skip: !re
     }
     const drift = JSON.parse(node[0].text.slice('actionseal: '.length))
     assert.deepEqual([drift.error, drift.approved_args], ['tool_args_drift', spec.approved])
+  })
+
+  it('maps the same ledger results to the same span attributes (core\'s telemetry table)', async () => {
+    const spec = JSON.parse(readFileSync(join(repo, 'conformance', 'adapters', 'refund.json'), 'utf8'))
+    const { ledger } = await freshLedger('sqlite')
+    const ids = { tenant: spec.tenant, subject: spec.subject, job_id: 'job-t', request_id: 'call-t', policy_version: spec.policy_version }
+    const contract = new Contract({ tool: 'refund_create', version: '1', effect: 'write', args: spec.schema, approval: spec.rule, cost_minor: 0 })
+    const action = freeze(contract, spec.approved, ids)
+    const task = await ledger.propose({ action, contract, proposer: 'agent' })
+    const now = ledger.now()
+    const decided = await ledger.decide({
+      approval_id: task.approval_id, decision_id: 'dec-t', job_id: task.job_id, request_id: task.request_id,
+      action_digest: task.action_digest, decision: 'approved', approver: spec.approver, decided_at: now, expires_at: now + 3_600_000,
+    })
+    const facts = {
+      tenant: spec.tenant, policy_version: spec.policy_version, contract: contract.document,
+      approver_authorized: { approver: spec.approver, authorized: true }, subject_authorized: { subject: spec.subject, authorized: true },
+    }
+    const drifted = freeze(contract, spec.cases[0].presented, ids)
+    const drift = await ledger.claim({ task_id: task.id, action: drifted, facts, executor: 'w', lease_ms: 60_000 })
+    const won = await ledger.claim({ task_id: task.id, action, facts, executor: 'w', lease_ms: 60_000 })
+    const done = await ledger.complete({ task_id: task.id, fence: won.claim.fence, outcome: 'succeeded', executor: 'w', result: { ok: true } })
+    const gate = { task, tool: 'refund_create', call_id: 'call-t', decision: 'refuse', reasons: ['tool_args_drift'] }
+    const results = [['propose', task], ['decide', decided], ['claim', drift], ['claim', won], ['complete', done], ['gate', gate]]
+    const schema = Ledger.telemetrySchema()
+    const node = results.map(([op, r]) => attributes(schema, op, r))
+    const code = 'import json, sys\nimport actionseal\nfrom actionseal import _telemetry as t\n' +
+      'assert t.SCHEMA == actionseal.Ledger.telemetry_schema()\n' +
+      'print(json.dumps({"schema": t.SCHEMA, "attributes": [t.attributes(op, r) for op, r in json.load(sys.stdin)]}))'
+    const py = JSON.parse(execFileSync(python, ['-c', code], { input: JSON.stringify(results), encoding: 'utf8' }))
+    assert.deepEqual(py.schema, schema)
+    assert.deepEqual(py.attributes, node)
+    assert.equal(node[2]['actionseal.outcome'], 'tool_args_drift')
+    assert.ok(node.every((a) => a['gen_ai.tool.name'] === 'refund_create'))
   })
 })

@@ -3,14 +3,18 @@
 // record the outcome. What each ledger step means (wait, run, refuse and the text the model
 // reads) is core's `gateStep`, the same in every runtime; this file only does the I/O. The
 // frameworks' own "approved" signals never reach it: the only authority is the ledger's
-// decision, re-proved by the claim.
+// decision, re-proved by the claim. With `@opentelemetry/api` installed, the gate is an
+// `execute_tool` span over the ledger's spans (telemetry.js, core's table).
 import { createRequire } from 'node:module'
 
-const api = createRequire(import.meta.url)('../index.js')
+const require = createRequire(import.meta.url)
+const api = require('../index.js')
+const telemetry = require('../telemetry.js')
 export const { ActionsealError, Contract, Ledger, action: freezeAction, canonicalize, fingerprint, shortFingerprint, parseJson, gateStep } = api
 
 /** Core's defaults, the same as the Python adapters': `{ lease_ms, executor, proposer }`. */
 export const DEFAULTS = api.gateDefaults()
+const SCHEMA = telemetry.enabled ? Ledger.telemetrySchema() : null
 
 /** Compiles a framework's tool schema as a contract, or says plainly why it cannot. */
 export function compileContract(doc, where) {
@@ -53,7 +57,7 @@ export class Seal {
     for (const [k, v] of Object.entries({ ledger, context, mayApprove, mayAct })) {
       if (!v) throw new TypeError(`actionseal: Seal needs ${k}`)
     }
-    Object.assign(this, { ledger, context, mayApprove, mayAct, executor, leaseMs, proposer })
+    Object.assign(this, { ledger: telemetry.instrumentLedger(ledger), context, mayApprove, mayAct, executor, leaseMs, proposer })
   }
 
   /** The trusted ids for one call: the application's context plus the framework's call id. */
@@ -136,8 +140,13 @@ export class Seal {
 
   /** `proposal` then, when core says so, `claim`: the decision about a call about to run. */
   async gate(contract, args, ids, known = null) {
-    const p = await this.proposal(contract, args, ids, known)
-    return p.decision === 'claim' ? this.claim(p.task, p.action, contract) : p
+    return telemetry.gateSpan(SCHEMA, contract.tool, async () => {
+      const p = await this.proposal(contract, args, ids, known)
+      return p.decision === 'claim' ? this.claim(p.task, p.action, contract) : p
+    }, (d) => ({
+      task: d.task, tool: contract.tool, call_id: ids.request_id, decision: d.decision,
+      reasons: d.decision === 'refuse' ? [d.code] : [],
+    }))
   }
 
   /**

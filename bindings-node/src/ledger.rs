@@ -410,6 +410,22 @@ impl Ledger {
         })
     }
 
+    /// What the OpenTelemetry instrumentation emits, the same in every runtime: span names,
+    /// which result member each attribute comes from, the refusal event and the counters (core's
+    /// table; never an argument value).
+    ///
+    /// `{ scope, ops, constants, task, result, refused, counters }`: core's table, which
+    /// `telemetry.js` and the adapters follow when `@opentelemetry/api` is installed
+    /// (attributes by JSON Pointer into each operation's result).
+    #[napi(
+        ts_return_type = "{ scope: string, ops: Record<string, { span: string, task: string }>, constants: Record<string, Record<string, string>>, task: Record<string, string>, result: Record<string, Record<string, string>>, refused: { event: string, reasons: string, operation: string }, counters: Record<string, { name: string, unit: string, description: string, by: string[] }> }"
+    )]
+    pub fn telemetry_schema(env: Env) -> Result<Unknown<'static>> {
+        run(&env, |js| {
+            to_js::value(js, &actionseal_core::ledger::telemetry_schema())
+        })
+    }
+
     /// Which database the ledger is on: `"sqlite"` or `"postgres"`.
     #[napi(getter, ts_return_type = "'sqlite' | 'postgres'")]
     pub fn backend(&self) -> &'static str {

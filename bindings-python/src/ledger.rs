@@ -42,7 +42,7 @@ use std::sync::{Arc, Mutex};
 /// are plain dicts; refusals raise ActionsealError with a code from codes.json. A claim that
 /// finds drift, an expired or revoked approval, or a reason to reject returns that outcome
 /// (``result``): only ``claimed`` means dispatch.
-#[pyclass(frozen, module = "actionseal", name = "Ledger")]
+#[pyclass(frozen, subclass, module = "actionseal", name = "Ledger")]
 pub(crate) struct PyLedger {
     /// `None` once closed.
     inner: Mutex<Option<Arc<Ledger>>>,
@@ -268,6 +268,18 @@ impl PyLedger {
         request::TaskIdentity::from_value(&v)
             .map(|i| i.task_id())
             .map_err(|e| to_py(py, &e))
+    }
+
+    /// What the OpenTelemetry instrumentation emits, the same in every runtime: span names,
+    /// which result member each attribute comes from, the refusal event and the counters (core's
+    /// table; never an argument value).
+    ///
+    /// ``{"scope", "ops", "constants", "task", "result", "refused", "counters"}``: core's table,
+    /// which ``actionseal.Ledger`` and the adapters follow when ``opentelemetry-api`` is
+    /// installed (attributes by JSON Pointer into each operation's result).
+    #[staticmethod]
+    fn telemetry_schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        to_py::value(py, &actionseal_core::ledger::telemetry_schema())
     }
 
     /// Records a task (the same identity and action: the same task; another action:

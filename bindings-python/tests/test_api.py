@@ -15,6 +15,7 @@ def test_exports_and_signature():
     assert set(actionseal.__all__) == {
         "ActionsealError",
         "Approval",
+        "AsyncLedger",
         "Contract",
         "Ledger",
         "ManualClock",

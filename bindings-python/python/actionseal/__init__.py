@@ -18,6 +18,9 @@ roles, order, separation of duties) and says who counted and what is missing;
 ``sign_delegation``, ``verify_delegation`` and ``delegation_digest`` make and read the links
 of a chain by which a delegate decides on someone's behalf.
 
+The ledger: ``Ledger`` (blocking, the GIL released) and ``AsyncLedger`` (the same API, awaitable),
+with OpenTelemetry spans and counters when ``opentelemetry-api`` is installed.
+
 >>> import actionseal
 >>> actionseal.canonicalize({"b": [1, 2.50], "a": "x"})
 '{"a":"x","b":[1,2.5]}'
@@ -27,7 +30,6 @@ from ._actionseal import (
     ActionsealError,
     Approval,
     Contract,
-    Ledger,
     ManualClock,
     Schema,
     SigningKey,
@@ -63,6 +65,8 @@ from ._actionseal import (
     verify_delegation,
     verify_evidence,
 )
+from ._ledger import Ledger
+from ._async_ledger import AsyncLedger
 
 __all__ = [
     "ActionsealError",
@@ -103,4 +107,5 @@ __all__ = [
     "verify_audit",
     "verify_delegation",
     "verify_evidence",
+    "AsyncLedger",
 ]

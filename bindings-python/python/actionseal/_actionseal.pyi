@@ -1278,6 +1278,11 @@ class Ledger:
     @staticmethod
     def task_id(*, tenant: str, job_id: str, request_id: str) -> str:
         """The id of the task with this identity, the same in every runtime."""
+    @staticmethod
+    def telemetry_schema() -> Dict[str, Any]:
+        """What the OpenTelemetry instrumentation emits, the same in every runtime: span names,
+        which result member each attribute comes from, the refusal event and the counters
+        (core's table; never an argument value)."""
     def propose(
         self,
         action: Dict[str, Any],

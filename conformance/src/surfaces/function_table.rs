@@ -250,6 +250,10 @@ pub fn table() -> Vec<Function> {
             .py("*, tenant: str, job_id: str, request_id: str", "str")
             .ts("identity: TaskIdentity", "string")
             .node_only(),
+        static_method("Ledger.telemetry_schema", "What the OpenTelemetry instrumentation emits, the same in every runtime: span names, which result member each attribute comes from, the refusal event and the counters (core's table; never an argument value).")
+            .py("", "Dict[str, Any]")
+            .ts("", "{ scope: string, ops: Record<string, { span: string, task: string }>, constants: Record<string, Record<string, string>>, task: Record<string, string>, result: Record<string, Record<string, string>>, refused: { event: string, reasons: string, operation: string }, counters: Record<string, { name: string, unit: string, description: string, by: string[] }> }")
+            .node_only(),
         method("Ledger.propose", "Records a task (the same identity and action: the same task; another action: `task_conflict`).")
             .py("action: Dict[str, Any], contract: Union[Contract, Dict[str, Any]], *, proposer: str", "_LedgerTask")
             .ts("request: ProposeRequest", "Promise<LedgerTask>")

@@ -18,6 +18,7 @@ mod proven;
 mod replay;
 pub mod request;
 mod state;
+mod telemetry;
 pub(crate) mod values;
 
 pub use amend::{
@@ -42,6 +43,7 @@ pub use ids::{approval_id, idempotency_key, task_id};
 pub use proven::{has_bare_link, reattach, Presented, ProvenDecision};
 pub use replay::{Mismatch, Place, Replay, StoredDecision, StoredPolicy, StoredTask};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
+pub use telemetry::telemetry_schema;
 
 /// Checks an identity a ledger operation takes besides its JSON documents (an executor, a
 /// proposer, a budget name, ...): the same rule as every identity in an action.

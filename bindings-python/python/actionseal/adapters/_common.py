@@ -8,15 +8,24 @@ use the framework's own pause and show ``Pause.request``) or ``Refuse`` (nothing
 model ``Refuse.message``). What each ledger step means is decided by core's ``gate_step``, the
 same in every runtime; this module only does the I/O. A framework's own "approved" signal never
 reaches it: the decision is whatever the ledger holds.
+
+Each step that touches the ledger is written once, as a generator that yields the ledger calls
+it needs (``_Call``) and receives their results: ``Seal.gate`` runs it against the blocking
+``Ledger``, ``Seal.agate`` against an ``AsyncLedger`` (async frameworks never block their event
+loop). The gate is an OpenTelemetry ``execute_tool`` span when ``opentelemetry-api`` is
+installed, with the ledger's spans under it.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Dict, Mapping, Optional, Union
+from typing import Any, Callable, Collection, Dict, Generator, Mapping, Optional, Tuple, TypeVar, Union
 
-from .._actionseal import ActionsealError, Contract, Ledger, action, canonicalize, gate_defaults, gate_step, loads
+from .. import _telemetry
+from .._actionseal import ActionsealError, Contract, action, canonicalize, gate_defaults, gate_step, loads
+from .._async_ledger import AsyncLedger
+from .._ledger import Ledger
 
 DEFAULTS = gate_defaults()
 """``{"lease_ms", "executor", "proposer"}``: core's defaults, the same as the Node adapters'."""
@@ -127,14 +136,73 @@ class Proposed:
 
 Gate = Union[Run, Pause, Refuse]
 
+T = TypeVar("T")
+_Call = Tuple[str, Tuple[Any, ...], Dict[str, Any]]
+"""A ledger call a step needs: the method's name, its positional and keyword arguments."""
+Steps = Generator[_Call, Any, T]
+
+
+def _call(name: str, *args: Any, **kwargs: Any) -> _Call:
+    return name, args, kwargs
+
+
+def drive(steps: Steps[T], ledger: Ledger) -> T:
+    """Runs ``steps`` against the blocking ledger: each yielded call's result (or error) is sent
+    back into it."""
+    try:
+        call = next(steps)
+        while True:
+            name, args, kwargs = call
+            try:
+                result = getattr(ledger, name)(*args, **kwargs)
+            except Exception as e:
+                call = steps.throw(e)
+            else:
+                call = steps.send(result)
+    except StopIteration as done:
+        return done.value
+
+
+async def adrive(steps: Steps[T], ledger: AsyncLedger) -> T:
+    """``drive`` against an ``AsyncLedger``."""
+    try:
+        call = next(steps)
+        while True:
+            name, args, kwargs = call
+            try:
+                result = await getattr(ledger, name)(*args, **kwargs)
+            except Exception as e:
+                call = steps.throw(e)
+            else:
+                call = steps.send(result)
+    except StopIteration as done:
+        return done.value
+
+
+def _traced(gate: Any, tool: str, request_id: str, rec: Optional[_telemetry.Recorder]) -> None:
+    """The gate span's attributes: core's table maps this record, never the args."""
+    if rec is None:
+        return
+    task: Optional[Dict[str, Any]] = gate.task if isinstance(gate, Pause) else None
+    if isinstance(gate, Run):
+        task = {"id": gate.claim["task_id"]}  # never the claim itself: it holds the args
+        kind, reasons = "run", []
+    elif isinstance(gate, Pause):
+        kind, reasons = "pause", []
+    else:
+        kind, reasons = "refuse", [gate.code]
+    rec.result({"task": task, "tool": tool, "call_id": request_id, "decision": kind, "reasons": reasons})
+
 
 class Seal:
     """The ledger side of an adapter: which tools are governed (their contracts) and who
-    proposes and executes. Thread-safe as the ledger is; share one per process."""
+    proposes and executes. Thread-safe as the ledger is; share one per process. ``ledger`` is a
+    ``Ledger`` or an ``AsyncLedger`` (the same handle serves the blocking and the ``a``-prefixed
+    awaitable steps either way)."""
 
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: Union[Ledger, AsyncLedger],
         contracts: Mapping[str, Union[Contract, Mapping[str, Any]]],
         *,
         proposer: str = DEFAULTS["proposer"],
@@ -142,7 +210,8 @@ class Seal:
         lease_ms: int = DEFAULTS["lease_ms"],
         budget: Optional[str] = None,
     ) -> None:
-        self.ledger = ledger
+        self.aledger = ledger if isinstance(ledger, AsyncLedger) else AsyncLedger.of(ledger)
+        self.ledger = self.aledger.sync
         self.contracts: Dict[str, Contract] = {}
         for name, c in contracts.items():
             c = c if isinstance(c, Contract) else Contract(dict(c))
@@ -165,12 +234,15 @@ class Seal:
     def propose(self, action: Dict[str, Any]) -> Dict[str, Any]:
         """The task of this call. Proposing again is idempotent; the same call id with other args
         (``task_conflict``) is the task already there, and its claim will refuse the drift."""
+        return drive(self._propose(action), self.ledger)
+
+    def _propose(self, action: Dict[str, Any]) -> Steps[Dict[str, Any]]:
         try:
-            return self.ledger.propose(action, self.contracts[action["tool"]], proposer=self.proposer)
+            return (yield _call("propose", action, self.contracts[action["tool"]], proposer=self.proposer))
         except ActionsealError as e:
             if e.code != "task_conflict":
                 raise
-            return self.ledger.task(self.task_id(action))
+            return (yield _call("task", self.task_id(action)))
 
     @staticmethod
     def task_id(action: Mapping[str, Any]) -> str:
@@ -180,18 +252,35 @@ class Seal:
                 request_id: str) -> Union[Proposed, Pause, Refuse]:
         """Freeze and propose: the task to claim, the pause of a task waiting for a person, or
         the refusal of args that break the schema."""
+        return drive(self._prepare(name, args, trusted, job_id, request_id), self.ledger)
+
+    async def aprepare(self, name: str, args: Any, trusted: Trusted, *, job_id: str,
+                       request_id: str) -> Union[Proposed, Pause, Refuse]:
+        """``prepare`` on the ``AsyncLedger``."""
+        return await adrive(self._prepare(name, args, trusted, job_id, request_id), self.aledger)
+
+    def _prepare(self, name: str, args: Any, trusted: Trusted, job_id: str,
+                 request_id: str) -> Steps[Union[Proposed, Pause, Refuse]]:
         try:
             presented = self.freeze(name, args, trusted, job_id=job_id, request_id=request_id)
             # Under a quorum the task carries how many approvals are still missing (issue 25).
-            task = self.propose(presented)
+            task = yield from self._propose(presented)
         except ActionsealError as e:
             return decided(gate_step({"step": "propose", "tool": name, "error": caught(e)}), None, e)
         return decided(gate_step({"step": "propose", "task": task, "presented": presented}), task)
 
     def existing(self, trusted: Trusted, *, job_id: str, request_id: str) -> Optional[Dict[str, Any]]:
         """The task already proposed for this call id, if any."""
+        return drive(self._existing(trusted, job_id, request_id), self.ledger)
+
+    async def aexisting(self, trusted: Trusted, *, job_id: str, request_id: str) -> Optional[Dict[str, Any]]:
+        """``existing`` on the ``AsyncLedger``."""
+        return await adrive(self._existing(trusted, job_id, request_id), self.aledger)
+
+    def _existing(self, trusted: Trusted, job_id: str, request_id: str) -> Steps[Optional[Dict[str, Any]]]:
         try:
-            return self.ledger.task(Ledger.task_id(tenant=trusted.tenant, job_id=job_id, request_id=request_id))
+            return (yield _call("task", Ledger.task_id(tenant=trusted.tenant, job_id=job_id,
+                                                       request_id=request_id)))
         except ActionsealError as e:
             if e.code != "task_not_found":
                 raise
@@ -213,26 +302,47 @@ class Seal:
 
     def gate(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Gate:
         """Decide about the call the framework is about to run, with the args it hands over:
-        only a won claim runs, with the frozen args. Blocks on the ledger (call it from a thread
-        in async code)."""
-        proposed = self.prepare(name, args, trusted, job_id=job_id, request_id=request_id)
+        only a won claim runs, with the frozen args. Blocks on the ledger (async code awaits
+        ``agate``)."""
+        with _telemetry.gate_span(name) as rec:
+            gate = drive(self._gate(name, args, trusted, job_id, request_id), self.ledger)
+            _traced(gate, name, request_id, rec)
+            return gate
+
+    async def agate(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Gate:
+        """``gate`` on the ``AsyncLedger``."""
+        with _telemetry.gate_span(name) as rec:
+            gate = await adrive(self._gate(name, args, trusted, job_id, request_id), self.aledger)
+            _traced(gate, name, request_id, rec)
+            return gate
+
+    def _gate(self, name: str, args: Any, trusted: Trusted, job_id: str, request_id: str) -> Steps[Gate]:
+        proposed = yield from self._prepare(name, args, trusted, job_id, request_id)
         if not isinstance(proposed, Proposed):
             return proposed
         task = proposed.task
         try:
-            out = self.ledger.claim(task["id"], proposed.action, self.facts(task, trusted), executor=self.executor,
-                                    lease_ms=self.lease_ms, budget=self.budget)
+            out = yield _call("claim", task["id"], proposed.action, self.facts(task, trusted),
+                              executor=self.executor, lease_ms=self.lease_ms, budget=self.budget)
         except ActionsealError as e:
-            now = self.ledger.task(task["id"])
+            now = yield _call("task", task["id"])
             return decided(gate_step({"step": "claim", "task": now, "error": caught(e)}), now, e)
         return decided(gate_step({"step": "claim", "outcome": out}), out["task"])
 
     def finish(self, run: Run, outcome: str, result: Any = None) -> Optional[Dict[str, Any]]:
         """Records the outcome of a won claim. ``unknown`` when the tool body failed: whether its
         effect happened is in doubt, so the task waits for ``reconcile``, never a retry."""
+        return drive(self._finish(run, outcome, result), self.ledger)
+
+    async def afinish(self, run: Run, outcome: str, result: Any = None) -> Optional[Dict[str, Any]]:
+        """``finish`` on the ``AsyncLedger``."""
+        return await adrive(self._finish(run, outcome, result), self.aledger)
+
+    def _finish(self, run: Run, outcome: str, result: Any) -> Steps[Optional[Dict[str, Any]]]:
         c = run.claim
         try:
-            return self.ledger.complete(c["task_id"], c["fence"], outcome, executor=self.executor, result=result)
+            return (yield _call("complete", c["task_id"], c["fence"], outcome, executor=self.executor,
+                                result=result))
         except ActionsealError as e:
             # Late (the lease ran out, another claim superseded this one): the body ran, so
             # its answer stands; the ledger holds the task in doubt for reconciliation.

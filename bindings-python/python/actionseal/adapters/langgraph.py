@@ -202,7 +202,7 @@ class ActionsealMiddleware(AgentMiddleware):
         try:
             result = await handler(frozen)
         except Exception:
-            await asyncio.to_thread(self.seal.finish, gate, "unknown")
+            await self.seal.afinish(gate, "unknown")
             raise
-        await asyncio.to_thread(self.seal.finish, gate, *self._outcome(result))
+        await self.seal.afinish(gate, *self._outcome(result))
         return result

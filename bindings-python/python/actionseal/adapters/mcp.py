@@ -27,7 +27,6 @@ forwards a governed ``tools/call`` only through a won ledger claim, exactly as f
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
@@ -110,11 +109,10 @@ class Gateway:
         except ActionsealError as e:  # the upstream's schema is outside core's subset
             return _error_result(unserved(name, e))
         trusted = self._trusted_for(ctx)
-        request_id = self._request_id(name, key, args, (params.meta or {}).get(TASK_META), trusted)
+        request_id = await self._request_id(name, key, args, (params.meta or {}).get(TASK_META), trusted)
         if isinstance(request_id, Refuse):
             return _error_result(request_id)
-        gate = await asyncio.to_thread(self.seal.gate, key, args, trusted, job_id=trusted.job_id,
-                                       request_id=request_id)
+        gate = await self.seal.agate(key, args, trusted, job_id=trusted.job_id, request_id=request_id)
         if isinstance(gate, Pause):
             raise self._approval_required(gate)
         if isinstance(gate, Refuse):
@@ -123,19 +121,20 @@ class Gateway:
             result = await self.upstream.call_tool(name, gate.args,
                                                    meta={IDEMPOTENCY_META: gate.claim["idempotency_key"]})
         except Exception:
-            await asyncio.to_thread(self.seal.finish, gate, outcome("raised"))
+            await self.seal.afinish(gate, outcome("raised"))
             raise
         recorded = {"call_tool_result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
         # An error the upstream reports is its answer: core records it as failed, with the answer.
         body = "reported_error" if result.is_error else "returned"
-        await asyncio.to_thread(self.seal.finish, gate, outcome(body), recorded)
+        await self.seal.afinish(gate, outcome(body), recorded)
         return result
 
-    def _request_id(self, name: str, key: str, args: Any, pointer: Any, trusted: Trusted) -> Union[str, Refuse]:
+    async def _request_id(self, name: str, key: str, args: Any, pointer: Any,
+                          trusted: Trusted) -> Union[str, Refuse]:
         if pointer is None:
             return "call-" + fingerprint({"tool": key, "args": args})[7:23]
         try:
-            task = self.seal.ledger.task(pointer) if isinstance(pointer, str) else None
+            task = await self.seal.aledger.task(pointer) if isinstance(pointer, str) else None
         except ActionsealError:
             task = None
         if task is None or (task["tenant"], task["job_id"], task["action"]["tool"]) != (trusted.tenant,

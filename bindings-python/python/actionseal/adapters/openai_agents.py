@@ -22,7 +22,6 @@ won ledger claim, with the frozen arguments.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import threading
@@ -76,22 +75,22 @@ class SealedTools:
 
         async def needs_approval(ctx: Any, params: Dict[str, Any], call_id: str) -> bool:
             t = self.trusted(ctx.context)
-            proposed = await asyncio.to_thread(seal.prepare, name, params, t, job_id=t.job_id, request_id=call_id)
+            proposed = await seal.aprepare(name, params, t, job_id=t.job_id, request_id=call_id)
             # Args that break the schema do not pause: the guardrail tells the model why.
             return isinstance(proposed, Pause)
 
-        def decide(tc: Any) -> Any:
+        async def decide(tc: Any) -> Any:
             t = self.trusted(tc.context)
             try:
                 args = strict_args(tc.tool_arguments)  # duplicate keys, lone surrogates, ...
             except ActionsealError as e:
                 return invalid_args(e, name)
-            return seal.gate(name, args, t, job_id=t.job_id, request_id=tc.tool_call_id)
+            return await seal.agate(name, args, t, job_id=t.job_id, request_id=tc.tool_call_id)
 
         @tool_input_guardrail(name="actionseal")
         async def guard(data: Any) -> ToolGuardrailFunctionOutput:
             tc = data.context
-            gate = await asyncio.to_thread(decide, tc)
+            gate = await decide(tc)
             if isinstance(gate, Run):
                 with self._lock:
                     self._claims[gate.claim["task_id"]] = gate
@@ -111,9 +110,9 @@ class SealedTools:
             try:
                 result = await inner(ctx, json.dumps(run.args))
             except Exception:
-                await asyncio.to_thread(seal.finish, run, "unknown")
+                await seal.afinish(run, "unknown")
                 raise
-            await asyncio.to_thread(seal.finish, run, "succeeded", {"output": str(result)})
+            await seal.afinish(run, "succeeded", {"output": str(result)})
             return result
 
         return dataclasses.replace(ft, needs_approval=needs_approval, on_invoke_tool=invoke,

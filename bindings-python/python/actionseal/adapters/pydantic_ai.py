@@ -83,8 +83,6 @@ class SealedToolset(WrapperToolset):
     async def call_tool(self, name: str, tool_args: Dict[str, Any], ctx: Any, tool: Any) -> Any:
         if not self.seal.governs(name):
             return await super().call_tool(name, tool_args, ctx, tool)
-        import asyncio
-
         t = self._trusted(ctx)
         if not ctx.tool_call_approved:
             # What the model sent, checked strictly before pydantic's lax mode coerces it.
@@ -95,8 +93,7 @@ class SealedToolset(WrapperToolset):
             except ActionsealError as e:
                 raise ModelRetry(invalid_args(e, name).message) from None
         presented = to_jsonable_python(tool_args)
-        gate = await asyncio.to_thread(self.seal.gate, name, presented, t, job_id=t.job_id,
-                                       request_id=ctx.tool_call_id)
+        gate = await self.seal.agate(name, presented, t, job_id=t.job_id, request_id=ctx.tool_call_id)
         if isinstance(gate, Pause):
             raise ApprovalRequired(metadata=gate.request)
         if isinstance(gate, Refuse):
@@ -108,9 +105,9 @@ class SealedToolset(WrapperToolset):
             result = await super().call_tool(name, frozen, ctx, tool)
         except Exception:
             # Whatever the body raised, its effect may have happened: reconcile, never retry.
-            await asyncio.to_thread(self.seal.finish, gate, "unknown")
+            await self.seal.afinish(gate, "unknown")
             raise
-        await asyncio.to_thread(self.seal.finish, gate, "succeeded", {"output": str(result)})
+        await self.seal.afinish(gate, "succeeded", {"output": str(result)})
         return result
 
     def deferred_results(self, requests: DeferredToolRequests) -> DeferredToolResults:
