@@ -6,7 +6,7 @@
 // decision, re-proved by the claim.
 import { createRequire } from 'node:module'
 
-const api = createRequire(import.meta.url)('../index.js')
+const api = createRequire(import.meta.url)('../main.js')
 export const { ActionsealError, Contract, Ledger, action: freezeAction, canonicalize, fingerprint, shortFingerprint, parseJson, gateStep } = api
 
 /** Core's defaults, the same as the Python adapters': `{ lease_ms, executor, proposer }`. */
