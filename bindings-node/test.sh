@@ -80,7 +80,7 @@ step "Node-specific tests"
 (cd "$root" && node --test bindings-node/test/)
 
 step "npm pack: actionseal, actionseal-linux-x64-gnu, actionseal-wasm (bindings-wasm/build.sh)"
-"$root/bindings-wasm/build.sh" > "$tmp/wasm-build.log" 2>&1 || { cat "$tmp/wasm-build.log" >&2; exit 1; }
+CARGO_TARGET_DIR="$root/target/wasm" "$root/bindings-wasm/build.sh" > "$tmp/wasm-build.log" 2>&1 || { cat "$tmp/wasm-build.log" >&2; exit 1; }
 # The platform package as `napi artifacts` fills it (which scripts/release.d/npm runs, with
 # every target's addon; it refuses to run with only this one).
 cp -r "$here/npm/linux-x64-gnu" "$tmp/linux-x64-gnu"
@@ -140,9 +140,9 @@ if ! diff -u "$tmp/app/ledger.expected" "$tmp/app/ledger.out"; then
 fi
 echo "README ledger example printed its output block"
 cp "$here/test/types.ts" "$tmp/app/types.ts"
-# bindings-wasm's own type test, against the installed actionseal-wasm instead of pkg/web.
-sed 's|from "../pkg/web/index.js"|from "actionseal-wasm"|' "$root/bindings-wasm/test/types.ts" > "$tmp/app/wasm-types.ts"
-if ! grep -q 'from "actionseal-wasm"' "$tmp/app/wasm-types.ts"; then
+# bindings-wasm's own type test (of the web build), against the installed actionseal-wasm/web.
+sed 's|from "../pkg/web/index.js"|from "actionseal-wasm/web"|' "$root/bindings-wasm/test/types.ts" > "$tmp/app/wasm-types.ts"
+if ! grep -q 'from "actionseal-wasm/web"' "$tmp/app/wasm-types.ts"; then
   echo "FAIL: bindings-wasm/test/types.ts no longer imports ../pkg/web/index.js" >&2
   exit 1
 fi
