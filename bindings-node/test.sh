@@ -7,8 +7,14 @@
 # builds the addon (CARGO_TARGET_DIR defaults to target/node), checks that the committed
 # index.js and index.d.ts are what the build generates, runs the Rust checks, the shared
 # JavaScript conformance tests (conformance/js/: canonical form and the approval model) and
-# the Node-specific tests (bindings-node/test/), then packs the npm package, installs the
-# tarball into an empty folder and runs the README examples (and a TypeScript check) there.
+# the Node-specific tests (bindings-node/test/), then packs the npm packages (actionseal, its
+# platform package actionseal-linux-x64-gnu, and actionseal-wasm, built by
+# bindings-wasm/build.sh), installs them from those tarballs only into an empty folder and
+# runs the README examples and `tsc --strict` (default libs) on both packages' declarations
+# there. Last, a folder without the platform package, where actionseal falls back to the wasm
+# build: the whole shared conformance suite (ACTIONSEAL_RUNTIME=node-fallback), the fallback's
+# own tests (bindings-node/fallback-test/) and the README examples that need no ledger.
+# The other platform packages are cross-built by scripts/release.d/npm only.
 # Public RFC 8785 data: $ACTIONSEAL_JCS_DIR (default <repo>/../shared/vectors/jcs); without it
 # those tests are skipped, in one line that says so, unless ACTIONSEAL_REQUIRE_PUBLIC_DATA=1.
 set -euo pipefail
@@ -41,6 +47,7 @@ if [ ! -x "$root/node_modules/.bin/napi" ] || [ ! -d "$root/node_modules/canonic
 fi
 napi="$root/node_modules/.bin/napi"
 tsc="$root/node_modules/.bin/tsc"
+version="$(node -p 'require(process.argv[1]).version' "$here/package.json")"
 
 step "build the addon"
 for f in index.js index.d.ts; do
@@ -72,11 +79,26 @@ step "conformance (ACTIONSEAL_RUNTIME=node)"
 step "Node-specific tests"
 (cd "$root" && node --test bindings-node/test/)
 
-step "npm pack, install the tarball into an empty folder, run the README examples there"
-(cd "$here" && npm pack --pack-destination "$tmp" --silent >/dev/null)
-tarball="$(ls "$tmp"/actionseal-*.tgz)"
+step "npm pack: actionseal, actionseal-linux-x64-gnu, actionseal-wasm (bindings-wasm/build.sh)"
+CARGO_TARGET_DIR="$root/target/wasm" "$root/bindings-wasm/build.sh" > "$tmp/wasm-build.log" 2>&1 || { cat "$tmp/wasm-build.log" >&2; exit 1; }
+# The platform package as `napi artifacts` fills it (which scripts/release.d/npm runs, with
+# every target's addon; it refuses to run with only this one).
+cp -r "$here/npm/linux-x64-gnu" "$tmp/linux-x64-gnu"
+cp "$here/actionseal.linux-x64-gnu.node" "$tmp/linux-x64-gnu/"
+mkdir "$tmp/packs"
+(cd "$tmp/linux-x64-gnu" && npm pack --pack-destination "$tmp/packs" --silent >/dev/null)
+(cd "$here" && npm pack --pack-destination "$tmp/packs" --silent >/dev/null)
+(cd "$root/bindings-wasm" && npm pack --pack-destination "$tmp/packs" --silent >/dev/null)
+ls "$tmp/packs"
+if tar -tzf "$tmp/packs/actionseal-$version.tgz" | grep -q '\.node$'; then
+  echo "FAIL: actionseal-$version.tgz carries an addon: it belongs in the platform package" >&2
+  exit 1
+fi
+
+step "install the three tarballs (npm --offline) into an empty folder, run the README examples there"
 mkdir "$tmp/app"
-(cd "$tmp/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent "$tarball")
+(cd "$tmp/app" && npm init -y >/dev/null && npm install --offline --no-audit --no-fund --silent "$tmp"/packs/*.tgz)
+(cd "$tmp/app" && node -e 'if (require("actionseal").__napiBindingTarget !== "native") { console.error("FAIL: the native addon did not load"); process.exit(1) }')
 # The example is the code block between the example:start and example:end markers.
 awk '/<!-- example:start/{on=1; next} /<!-- example:end/{on=0} on && !/^```/' "$here/README.md" > "$tmp/app/example.js"
 if [ "$(wc -l < "$tmp/app/example.js")" -ne 3 ]; then
@@ -118,7 +140,31 @@ if ! diff -u "$tmp/app/ledger.expected" "$tmp/app/ledger.out"; then
 fi
 echo "README ledger example printed its output block"
 cp "$here/test/types.ts" "$tmp/app/types.ts"
-(cd "$tmp/app" && "$tsc" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext types.ts)
-echo "index.d.ts type-checks test/types.ts"
+# bindings-wasm's own type test (of the web build), against the installed actionseal-wasm/web.
+sed 's|from "../pkg/web/index.js"|from "actionseal-wasm/web"|' "$root/bindings-wasm/test/types.ts" > "$tmp/app/wasm-types.ts"
+if ! grep -q 'from "actionseal-wasm/web"' "$tmp/app/wasm-types.ts"; then
+  echo "FAIL: bindings-wasm/test/types.ts no longer imports ../pkg/web/index.js" >&2
+  exit 1
+fi
+(cd "$tmp/app" && "$tsc" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext types.ts wasm-types.ts)
+echo "the installed packages' declarations type-check test/types.ts and bindings-wasm/test/types.ts (tsc --strict, default libs)"
+
+step "without the platform package: actionseal serves the wasm build (conformance suite, fallback tests)"
+mkdir "$tmp/fallback"
+(cd "$tmp/fallback" && npm init -y >/dev/null &&
+  npm install --offline --omit=optional --no-audit --no-fund --silent "$tmp/packs/actionseal-$version.tgz" "$tmp/packs/actionseal-wasm-$version.tgz")
+if find "$tmp/fallback/node_modules" -name '*.node' | grep -q .; then
+  echo "FAIL: the fallback folder has an addon" >&2
+  exit 1
+fi
+export ACTIONSEAL_NODE_PACKAGE="$tmp/fallback/node_modules/actionseal"
+(cd "$root" && ACTIONSEAL_RUNTIME=node-fallback node --test conformance/js/)
+(cd "$root" && node --test bindings-node/fallback-test/)
+for f in example.js refund.js; do
+  cp "$tmp/app/$f" "$tmp/fallback/$f"
+done
+[ "$(cd "$tmp/fallback" && node example.js)" = true ] || { echo "FAIL: the README example on the fallback" >&2; exit 1; }
+(cd "$tmp/fallback" && node refund.js) | diff -u "$tmp/app/refund.expected" - || { echo "FAIL: the README's approval-model example on the fallback" >&2; exit 1; }
+echo "the README examples without a ledger print the same on the fallback"
 
 step "OK: bindings-node"

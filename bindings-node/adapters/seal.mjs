@@ -8,13 +8,14 @@
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-const api = require('../index.js')
+const api = require('../main.js')
 const telemetry = require('../telemetry.js')
 export const { ActionsealError, Contract, Ledger, action: freezeAction, canonicalize, fingerprint, shortFingerprint, parseJson, gateStep } = api
 
 /** Core's defaults, the same as the Python adapters': `{ lease_ms, executor, proposer }`. */
 export const DEFAULTS = api.gateDefaults()
-const SCHEMA = telemetry.enabled ? Ledger.telemetrySchema() : null
+// The fallback's Ledger (no native addon) has no table: nothing to trace there.
+const SCHEMA = telemetry.enabled && typeof Ledger.telemetrySchema === 'function' ? Ledger.telemetrySchema() : null
 
 /** Compiles a framework's tool schema as a contract, or says plainly why it cannot. */
 export function compileContract(doc, where) {

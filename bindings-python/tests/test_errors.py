@@ -22,6 +22,7 @@ UNREACHABLE = {
     "checkpoint_conflict": "only a witness's rule raises it (C2SP tlog-witness 409), which has no binding",
     "timestamp_unavailable": "only a ledger with a time-stamping authority meets it, which the bindings do not configure yet",
     "ledger_not_found": "only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one",
+    "native_binding_unavailable": "only the npm package raises it, where its native addon does not load",
 }
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (

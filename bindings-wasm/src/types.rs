@@ -393,6 +393,13 @@ export type ErrorCode =
    * create it explicitly, with the URL option `?mode=create` (or `actionseal ledger init`).
    */
   | 'ledger_not_found'
+  /**
+   * The npm package's native addon did not load here (no prebuilt package for this platform,
+   * architecture and C library, or its optional dependency was not installed), so the package
+   * serves the WebAssembly build, which has every function but the ledger: install the platform
+   * package the message names, or run the ledger elsewhere (the Python package, the CLI).
+   */
+  | 'native_binding_unavailable'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

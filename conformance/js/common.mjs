@@ -1,7 +1,8 @@
 // What the JavaScript conformance tests share: the engine under test, running batches of ops
 // on it, and comparing results. Each test file opens its own engine (`ACTIONSEAL_RUNTIME`:
-// node, wasm-node or chromium; ./engines/<runtime>.mjs) and checks everything it runs inside
-// the test that ran it, so a test's outcome never depends on which other tests ran before.
+// node, node-fallback, wasm-node or chromium; ./engines/<runtime>.mjs) and checks everything
+// it runs inside the test that ran it, so a test's outcome never depends on which other tests
+// ran before.
 
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 const here = dirname(fileURLToPath(import.meta.url))
 export const conformance = join(here, '..')
 export const repo = join(conformance, '..')
-export const RUNTIMES = ['node', 'wasm-node', 'chromium']
+export const RUNTIMES = ['node', 'node-fallback', 'wasm-node', 'chromium']
 const BATCH = 2000
 
 export const runtime = process.env.ACTIONSEAL_RUNTIME

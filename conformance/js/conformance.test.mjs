@@ -1,6 +1,8 @@
 // Conformance tests shared by every JavaScript runtime of actionseal:
 //
 //   ACTIONSEAL_RUNTIME=node      node --test conformance/js/   (the napi addon, bindings-node/)
+//   ACTIONSEAL_RUNTIME=node-fallback ACTIONSEAL_NODE_PACKAGE=DIR node --test conformance/js/
+//                                  (the npm package without its addon: the wasm build)
 //   ACTIONSEAL_RUNTIME=wasm-node node --test conformance/js/   (the wasm build, run in Node)
 //   ACTIONSEAL_RUNTIME=chromium  node --test conformance/js/   (the wasm build, in Chromium)
 //

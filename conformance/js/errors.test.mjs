@@ -4,7 +4,7 @@
 // is raised by some call of this package. The calls come from the vectors: the first one that
 // raises each code.
 //
-//   ACTIONSEAL_RUNTIME=node|wasm-node|chromium node --test conformance/js/errors.test.mjs
+//   ACTIONSEAL_RUNTIME=node|node-fallback|wasm-node|chromium node --test conformance/js/errors.test.mjs
 
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -37,7 +37,8 @@ const LEDGER_CODES = [
 /**
  * Codes this package cannot raise, with the reason: the wasm build has no ledger (nor the
  * audit's verifier); only a PostgreSQL role that does not own a ledger meets
- * `ledger_unprotected`.
+ * `ledger_unprotected`; only the npm package without its native addon (node-fallback) meets
+ * `native_binding_unavailable`.
  */
 const UNREACHABLE = {
   checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
@@ -45,15 +46,20 @@ const UNREACHABLE = {
   ledger_not_found: 'only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
-    : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])))
+    : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)']))),
+  ...(runtime === 'node-fallback' ? {} : { native_binding_unavailable: 'only the npm package raises it, where its native addon does not load' }),
 }
 
 /**
  * [code, label, thunk] for the ledger's codes, raised through the Node addon's Ledger (its
- * scenarios, URLs and edited databases: ./ledger.mjs); none elsewhere. Loaded only for Node,
- * so that the wasm runs never load the addon.
+ * scenarios, URLs and edited databases: ./ledger.mjs), and through the npm package's Ledger
+ * where the addon does not load; none elsewhere. Loaded only for Node, so that the wasm runs
+ * never load the addon.
  */
 async function ledgerSources() {
+  if (runtime === 'node-fallback') {
+    return [['native_binding_unavailable', 'Ledger.open without the native addon', () => engine.api.Ledger.open('sqlite::memory:')]]
+  }
   if (runtime !== 'node') return []
   const { errorSources } = await import('./ledger.mjs')
   const evidence = await import('./evidence.mjs')
@@ -158,7 +164,7 @@ describe(`errors (${runtime})`, () => {
     })
     // The ledger's codes: rejections of the Node Ledger's Promises, described as ops.mjs
     // describes a thrown error.
-    const { api } = direct.length ? await import('./ledger.mjs') : {}
+    const { api } = runtime === 'node-fallback' ? engine : direct.length ? await import('./ledger.mjs') : {}
     for (const [code, label, thunk] of direct) {
       let e
       try {

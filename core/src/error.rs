@@ -335,6 +335,12 @@ codes! {
     /// empty ledger): create it explicitly, with the URL option `?mode=create` (or
     /// `actionseal ledger init`).
     LedgerNotFound => "ledger_not_found",
+    /// The npm package's native addon did not load here (no prebuilt package for this
+    /// platform, architecture and C library, or its optional dependency was not installed),
+    /// so the package serves the WebAssembly build, which has every function but the ledger:
+    /// install the platform package the message names, or run the ledger elsewhere (the
+    /// Python package, the CLI).
+    NativeBindingUnavailable => "native_binding_unavailable",
 }
 
 impl fmt::Display for Code {

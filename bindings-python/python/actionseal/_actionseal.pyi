@@ -131,6 +131,7 @@ ErrorCode = Literal[
     "evidence_other_task",
     "timestamp_unavailable",
     "ledger_not_found",
+    "native_binding_unavailable",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
