@@ -7,7 +7,8 @@ use actionseal_core::{
 use std::borrow::Cow;
 use std::fmt::Write;
 
-const CONTRACT: &str = include_str!("../../examples/refund/contract.json");
+/// examples/refund/contract.json through a link inside the crate, which `cargo package` copies.
+const CONTRACT: &str = include_str!("../refund-contract.json");
 const MINUTE: i64 = 60_000;
 /// 2025-11-30 10:00 UTC, when the reviewer decides.
 const T0: i64 = 1_764_496_800_000;

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
-const CONTRACT: &str = include_str!("../../examples/refund/contract.json");
+/// examples/refund/contract.json through a link inside the crate, which `cargo package` copies.
+const CONTRACT: &str = include_str!("../refund-contract.json");
 const MINUTE: i64 = 60_000;
 /// 2025-11-30 10:00 UTC.
 const T0: i64 = 1_764_496_800_000;
