@@ -393,6 +393,12 @@ export type ErrorCode =
    * create it explicitly, with the URL option `?mode=create` (or `actionseal ledger init`).
    */
   | 'ledger_not_found'
+  /**
+   * A webhook delivery does not verify (Standard Webhooks): a header is missing or malformed,
+   * its timestamp is outside the tolerance by the verifier's clock, or no `v1` signature
+   * matches the body with the secret.
+   */
+  | 'webhook_unverified'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

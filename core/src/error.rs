@@ -335,6 +335,10 @@ codes! {
     /// empty ledger): create it explicitly, with the URL option `?mode=create` (or
     /// `actionseal ledger init`).
     LedgerNotFound => "ledger_not_found",
+    /// A webhook delivery does not verify (Standard Webhooks): a header is missing or
+    /// malformed, its timestamp is outside the tolerance by the verifier's clock, or no `v1`
+    /// signature matches the body with the secret.
+    WebhookUnverified => "webhook_unverified",
 }
 
 impl fmt::Display for Code {

@@ -131,6 +131,7 @@ ErrorCode = Literal[
     "evidence_other_task",
     "timestamp_unavailable",
     "ledger_not_found",
+    "webhook_unverified",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
