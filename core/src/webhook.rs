@@ -228,14 +228,14 @@ pub fn sign_value(
     Ok(Value::Object(Object::from_entries(entries.into())?))
 }
 
-/// What the bindings call: [`verify`] with host values (`headers` an object of strings,
-/// `tolerance_ms` absent or `null`: [`DEFAULT_TOLERANCE_MS`]); the delivery's id.
+/// What the bindings call: [`verify`] with host values (`headers` an object of strings) and
+/// the tolerance read by [`tolerance_value`]; the delivery's id.
 pub fn verify_value(
     secret: &Value<'_>,
     headers: &Value<'_>,
     body: &[u8],
     now_ms: &Value<'_>,
-    tolerance_ms: Option<&Value<'_>>,
+    tolerance_ms: i64,
 ) -> Result<String> {
     let object = headers.as_object().ok_or_else(|| {
         Error::new(
@@ -250,26 +250,28 @@ pub fn verify_value(
     let pairs = object
         .iter()
         .map(|(n, v)| {
-            Ok((
-                n,
-                v.as_str().ok_or_else(|| {
-                    Error::new(Code::InvalidRequest, "a header's value is a string").in_key(n)
-                })?,
-            ))
+            let value = v.as_str().ok_or_else(|| {
+                Error::new(Code::InvalidRequest, "a header's value is a string").in_key(n)
+            })?;
+            Ok((n, value))
         })
         .collect::<Result<Vec<_>>>()?;
-    let tolerance = match tolerance_ms {
-        None | Some(Value::Null) => DEFAULT_TOLERANCE_MS,
-        Some(t) => ms(t, "tolerance_ms")?,
-    };
     verify(
         text(secret, "secret")?,
         &pairs,
         body,
         ms(now_ms, "now_ms")?,
-        tolerance,
+        tolerance_ms,
     )
     .map(str::to_owned)
+}
+
+/// A verifier's tolerance as a binding was given it: absent or `null`, [`DEFAULT_TOLERANCE_MS`].
+pub fn tolerance_value(tolerance_ms: Option<&Value<'_>>) -> Result<i64> {
+    match tolerance_ms {
+        None | Some(Value::Null) => Ok(DEFAULT_TOLERANCE_MS),
+        Some(t) => ms(t, "tolerance_ms"),
+    }
 }
 
 fn text<'v>(v: &'v Value<'_>, name: &'static str) -> Result<&'v str> {

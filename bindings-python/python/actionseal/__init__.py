@@ -62,6 +62,8 @@ from ._actionseal import (
     verify_audit,
     verify_delegation,
     verify_evidence,
+    sign_webhook,
+    verify_webhook,
 )
 
 __all__ = [
@@ -103,4 +105,6 @@ __all__ = [
     "verify_audit",
     "verify_delegation",
     "verify_evidence",
+    "sign_webhook",
+    "verify_webhook",
 ]
