@@ -396,6 +396,12 @@ export type ErrorCode =
    * package the message names, or run the ledger elsewhere (the Python package, the CLI).
    */
   | 'native_binding_unavailable'
+  /**
+   * A webhook delivery does not verify (Standard Webhooks): a header is missing or malformed,
+   * its timestamp is outside the tolerance by the verifier's clock, or no `v1` signature
+   * matches the body with the secret.
+   */
+  | 'webhook_unverified'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -1404,6 +1410,24 @@ export interface SetProofRequirementRequest {
 export interface TaskFilter {
   state?: TaskState | null
   tenant?: string | null
+  /** Proposed at or after this time (for the audit, an event's time). */
+  since?: number | null
+  /** Proposed before this time (exclusive). */
+  until?: number | null
+}
+
+/** What `tasksPage` and `auditExportPage` take: a `TaskFilter` read a page at a time. */
+export interface PageQuery {
+  state?: TaskState | null
+  tenant?: string | null
+  /** Proposed at or after this time (for the audit, an event's time). */
+  since?: number | null
+  /** Proposed before this time (exclusive). */
+  until?: number | null
+  /** At most this many (from 1; left out: all that follow). */
+  limit?: number | null
+  /** The `next` of the previous page of the same read (left out: the first page). */
+  after?: string | null
 }
 
 /** What `wait` takes. */
@@ -1659,6 +1683,22 @@ export interface ChangesRead {
   changes: TaskChange[]
   /** Where the next read starts (the cursor given, when there were none): keep it as it is. */
   cursor: string
+}
+
+/** A page of tasks (`tasksPage`). */
+export interface TasksPage {
+  /** Oldest first. */
+  tasks: LedgerTask[]
+  /** The cursor of the following page; `null` when none follows. */
+  next: string | null
+}
+
+/** A page of the audit export (`auditExportPage`). */
+export interface AuditPage {
+  /** Each an event as the export writes it, without its newline, in the export's order. */
+  lines: string[]
+  /** The cursor of the following page; `null` when none follows. */
+  next: string | null
 }
 
 /**

@@ -1404,6 +1404,24 @@ export interface SetProofRequirementRequest {
 export interface TaskFilter {
   state?: TaskState | null
   tenant?: string | null
+  /** Proposed at or after this time (for the audit, an event's time). */
+  since?: number | null
+  /** Proposed before this time (exclusive). */
+  until?: number | null
+}
+
+/** What `tasksPage` and `auditExportPage` take: a `TaskFilter` read a page at a time. */
+export interface PageQuery {
+  state?: TaskState | null
+  tenant?: string | null
+  /** Proposed at or after this time (for the audit, an event's time). */
+  since?: number | null
+  /** Proposed before this time (exclusive). */
+  until?: number | null
+  /** At most this many (from 1; left out: all that follow). */
+  limit?: number | null
+  /** The `next` of the previous page of the same read (left out: the first page). */
+  after?: string | null
 }
 
 /** What `wait` takes. */
@@ -1659,6 +1677,22 @@ export interface ChangesRead {
   changes: TaskChange[]
   /** Where the next read starts (the cursor given, when there were none): keep it as it is. */
   cursor: string
+}
+
+/** A page of tasks (`tasksPage`). */
+export interface TasksPage {
+  /** Oldest first. */
+  tasks: LedgerTask[]
+  /** The cursor of the following page; `null` when none follows. */
+  next: string | null
+}
+
+/** A page of the audit export (`auditExportPage`). */
+export interface AuditPage {
+  /** Each an event as the export writes it, without its newline, in the export's order. */
+  lines: string[]
+  /** The cursor of the following page; `null` when none follows. */
+  next: string | null
 }
 
 /**
@@ -2058,11 +2092,32 @@ export declare class Ledger {
    */
   history(taskId: string): Promise<TaskHistory>
   /**
-   * Tasks in a state of a tenant (either may be left out), oldest first.
+   * Tasks in a state of a tenant, proposed since and until (any may be left out), oldest first.
    *
-   * The tasks in a state of a tenant (either may be left out: any), oldest first.
+   * The tasks in `state` of `tenant`, proposed at or after `since` and before `until` (ms
+   * since the epoch; any may be left out: any), oldest first.
    */
   tasks(filter?: TaskFilter): Promise<LedgerTask[]>
+  /**
+   * A page of the tasks `tasks` lists: at most `limit`, after the cursor `after`.
+   *
+   * The tasks `tasks` lists with the same filters, at most `limit` (from 1) of them after
+   * `after` (the `next` of the previous page; left out: the first page): `{ tasks, next }`,
+   * `next` the cursor of the following page or `null` when none follows. Rows written
+   * between two pages neither repeat nor shift a later one. A cursor of another read
+   * rejects with `invalid_request`.
+   */
+  tasksPage(query?: PageQuery): Promise<TasksPage>
+  /**
+   * A page of the audit export's lines, filtered as `tasks_page` filters tasks.
+   *
+   * The events of the audit export, each a line of `auditExport()` (without its newline),
+   * in its order: those of `tenant`, of the tasks now in `state`, at or after `since` and
+   * before `until`, at most `limit` after `after`: `{ lines, next }`. Pages joined are the
+   * export; a filtered export is for reading, not for `verifyAudit`, which needs every
+   * event of a chain.
+   */
+  auditExportPage(query?: PageQuery): Promise<AuditPage>
   /**
    * The whole audit as JSON Lines.
    *
@@ -2606,6 +2661,18 @@ export declare function shortFingerprint(digest: string): string
 export declare function signDelegation(document: DelegationDocument, key: SigningKey | Ed25519PrivateJwk | string): SignedDelegation
 
 /**
+ * The Standard Webhooks headers of `body` (a str or UTF-8 bytes) sent as delivery `webhook_id` at `at_ms`.
+ *
+ * Signs `body` (the exact bytes sent; a string as UTF-8) with `secret` (`whsec_` and the
+ * base64 of 24 to 64 bytes) as delivery `webhookId` (no full stop) attempted at `atMs` (ms
+ * since the epoch; the header carries whole seconds): `{ 'webhook-id', 'webhook-timestamp',
+ * 'webhook-signature' }`, the signature `v1,` and the base64 of HMAC-SHA256 over
+ * `id.timestamp.body`. A retry keeps the id and signs again with its own time. Throws
+ * `invalid_key` for a malformed secret, `invalid_request` for an id or time.
+ */
+export declare function signWebhook(secret: string, webhookId: string, atMs: number, body: string | Uint8Array): { 'webhook-id': string, 'webhook-timestamp': string, 'webhook-signature': string }
+
+/**
  * Verifies an exported audit (JSON Lines) in any runtime, replaying every task's events; `heads`
  * are the chain ends the ledger recorded (a report's `heads`), to find events cut from the end
  * too; `exported` (`Ledger.audit_heads()`, kept outside the database) finds a chain truncated or
@@ -2694,3 +2761,15 @@ export declare function verifyProof(approval: SignedEnvelope | PasskeyApprovedRe
  * `cbor_limit_exceeded`).
  */
 export declare function verifyRegistration(registration: PasskeyRegistration, challenge: string, webauthn: RelyingParty): PasskeyCredential
+
+/**
+ * Verifies a delivery's headers and body with `secret` against the receiver's clock `now_ms`; the delivery's id, or raises `webhook_unverified`.
+ *
+ * Verifies a delivery received with `headers` (an object of strings, names in any case:
+ * Node's `req.headers` as it is) and `body` (the exact bytes received, a `Buffer` or a
+ * string) with `secret`: the attempt's `webhook-timestamp` must be within `toleranceMs`
+ * (default 300000, five minutes) of `nowMs`, the receiver's own clock (`Date.now()`), and
+ * one `v1` signature must match. Returns `webhook-id` (keep it to process each delivery
+ * once). Throws `webhook_unverified` (its path names the header) or `invalid_key`.
+ */
+export declare function verifyWebhook(secret: string, headers: Record<string, string>, body: string | Uint8Array, nowMs: number, toleranceMs?: number | null): string

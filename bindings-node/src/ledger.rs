@@ -626,9 +626,10 @@ impl Ledger {
         })
     }
 
-    /// Tasks in a state of a tenant (either may be left out), oldest first.
+    /// Tasks in a state of a tenant, proposed since and until (any may be left out), oldest first.
     ///
-    /// The tasks in a state of a tenant (either may be left out: any), oldest first.
+    /// The tasks in `state` of `tenant`, proposed at or after `since` and before `until` (ms
+    /// since the epoch; any may be left out: any), oldest first.
     #[napi(
         ts_args_type = "filter?: TaskFilter",
         ts_return_type = "Promise<LedgerTask[]>"
@@ -636,6 +637,42 @@ impl Ledger {
     pub fn tasks(&self, env: Env, filter: Option<Unknown<'_>>) -> Result<AsyncTask<Op>> {
         self.start(&env, Call::Tasks, |js| match filter {
             Some(f) => owned(js, f.raw()),
+            None => object(Vec::new()),
+        })
+    }
+
+    /// A page of the tasks `tasks` lists: at most `limit`, after the cursor `after`.
+    ///
+    /// The tasks `tasks` lists with the same filters, at most `limit` (from 1) of them after
+    /// `after` (the `next` of the previous page; left out: the first page): `{ tasks, next }`,
+    /// `next` the cursor of the following page or `null` when none follows. Rows written
+    /// between two pages neither repeat nor shift a later one. A cursor of another read
+    /// rejects with `invalid_request`.
+    #[napi(
+        ts_args_type = "query?: PageQuery",
+        ts_return_type = "Promise<TasksPage>"
+    )]
+    pub fn tasks_page(&self, env: Env, query: Option<Unknown<'_>>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::TasksPage, |js| match query {
+            Some(q) => owned(js, q.raw()),
+            None => object(Vec::new()),
+        })
+    }
+
+    /// A page of the audit export's lines, filtered as `tasks_page` filters tasks.
+    ///
+    /// The events of the audit export, each a line of `auditExport()` (without its newline),
+    /// in its order: those of `tenant`, of the tasks now in `state`, at or after `since` and
+    /// before `until`, at most `limit` after `after`: `{ lines, next }`. Pages joined are the
+    /// export; a filtered export is for reading, not for `verifyAudit`, which needs every
+    /// event of a chain.
+    #[napi(
+        ts_args_type = "query?: PageQuery",
+        ts_return_type = "Promise<AuditPage>"
+    )]
+    pub fn audit_export_page(&self, env: Env, query: Option<Unknown<'_>>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::AuditPage, |js| match query {
+            Some(q) => owned(js, q.raw()),
             None => object(Vec::new()),
         })
     }

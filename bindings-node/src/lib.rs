@@ -38,6 +38,7 @@ mod text;
 mod throw;
 mod to_js;
 mod verdict;
+mod webhook;
 
 pub use approval::Approval;
 pub use contract::{Contract, Requirement};
@@ -54,6 +55,7 @@ pub use proof::{
 };
 pub use schema::Schema;
 pub use set::check_set;
+pub use webhook::{sign_webhook, verify_webhook};
 
 use actionseal_core::{digest_equal as core_digest_equal, Digest, Options};
 use fail::Fail;

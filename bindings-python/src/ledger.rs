@@ -503,16 +503,58 @@ impl PyLedger {
         self.call(py, Call::History, &[("task_id", task_id)], None)
     }
 
-    /// Tasks in a state of a tenant (either may be left out), oldest first.
+    /// Tasks in a state of a tenant, proposed since and until (any may be left out), oldest first.
     ///
-    /// The tasks in ``state=`` of ``tenant=`` (either may be left out: any), oldest first.
-    #[pyo3(signature = (**filter), text_signature = "(self, *, state=None, tenant=None)")]
+    /// The tasks in ``state=`` of ``tenant=``, proposed at or after ``since=`` and before
+    /// ``until=`` (ms since the epoch; any may be left out: any), oldest first.
+    #[pyo3(
+        signature = (**filter),
+        text_signature = "(self, *, state=None, tenant=None, since=None, until=None)"
+    )]
     fn tasks<'py>(
         &self,
         py: Python<'py>,
         filter: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.call(py, Call::Tasks, &[], filter)
+    }
+
+    /// A page of the tasks ``tasks`` lists: at most ``limit``, after the cursor ``after``.
+    ///
+    /// The tasks ``tasks`` lists with the same filters, at most ``limit=`` (from 1) of them
+    /// after ``after=`` (the ``next`` of the previous page; left out: the first page):
+    /// ``{"tasks", "next"}``, ``next`` the cursor of the following page or ``None`` when none
+    /// follows. Rows written between two pages neither repeat nor shift a later one. A cursor
+    /// of another read is ``invalid_request``.
+    #[pyo3(
+        signature = (**query),
+        text_signature = "(self, *, state=None, tenant=None, since=None, until=None, limit=None, after=None)"
+    )]
+    fn tasks_page<'py>(
+        &self,
+        py: Python<'py>,
+        query: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::TasksPage, &[], query)
+    }
+
+    /// A page of the audit export's lines, filtered as ``tasks_page`` filters tasks.
+    ///
+    /// The events of the audit export, each a line of ``audit_export`` (without its newline),
+    /// in its order: those of ``tenant=``, of the tasks now in ``state=``, at or after
+    /// ``since=`` and before ``until=``, at most ``limit=`` after ``after=``: ``{"lines",
+    /// "next"}``. Pages joined are the export; a filtered export is for reading, not for
+    /// ``verify_audit``, which needs every event of a chain.
+    #[pyo3(
+        signature = (**query),
+        text_signature = "(self, *, state=None, tenant=None, since=None, until=None, limit=None, after=None)"
+    )]
+    fn audit_export_page<'py>(
+        &self,
+        py: Python<'py>,
+        query: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::AuditPage, &[], query)
     }
 
     /// Waits until a task is in one of ``states`` or ``timeout_ms`` passes, woken by commits.

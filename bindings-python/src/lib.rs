@@ -22,6 +22,7 @@ mod schema;
 mod set;
 mod text;
 mod to_py;
+mod webhook;
 
 use pyo3::prelude::*;
 
@@ -60,6 +61,8 @@ mod _actionseal {
     use crate::schema::PySchema;
     #[pymodule_export]
     use crate::set::check_set;
+    #[pymodule_export]
+    use crate::webhook::{sign_webhook, verify_webhook};
 
     /// The package version.
     #[allow(non_upper_case_globals)] // a Python dunder name

@@ -45,6 +45,7 @@ def test_exports_and_signature():
         "requires_approval",
         "short_fingerprint",
         "sign_delegation",
+        "sign_webhook",
         "verify_audit",
         "verify_delegation",
         "verify_evidence",
@@ -52,6 +53,7 @@ def test_exports_and_signature():
         "verify_passkey",
         "verify_proof",
         "verify_registration",
+        "verify_webhook",
     }
     assert actionseal.ActionsealError.__module__ == "actionseal"
     assert issubclass(actionseal.ActionsealError, ValueError)

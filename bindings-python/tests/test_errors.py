@@ -16,6 +16,12 @@ from test_host_vectors import NAMESPACE, call
 from test_proof import run_op
 from test_quorum import run_op as run_quorum_op
 
+
+def webhook_result(v):
+    if v["op"] == "sign":
+        return actionseal.sign_webhook(v["secret"], v["id"], v["at_ms"], v["body"])
+    return actionseal.verify_webhook(v["secret"], v["headers"], v["body"], v["now_ms"], v.get("tolerance_ms"))
+
 # Codes this package cannot raise, with the reason.
 UNREACHABLE = {
     "sparse_array": "a Python list or tuple has no holes",
@@ -99,6 +105,9 @@ def sources():
         if error:
             out.append((error["code"], f"evidence/{name}",
                         lambda v=v: actionseal.verify_evidence(v["bundle"], v["trust"])))
+    for name, v in vectors("webhook"):
+        if "error" in v["expect"]:
+            out.append((v["expect"]["error"], f"webhook/{name}", lambda v=v: webhook_result(v)))
     # Input over the 16 MiB limit, refused before it is read.
     out.append(("size_limit_exceeded", "text over 16 MiB", lambda: actionseal.canonicalize_json(b" " * (16 * 1024 * 1024 + 1))))
     out.append(("invalid_approval", "Approval({})", lambda: actionseal.Approval({})))

@@ -46,7 +46,10 @@ const UNREACHABLE = {
   ledger_not_found: 'only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
-    : Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)']))),
+    : {
+        ...Object.fromEntries(LEDGER_CODES.map((c) => [c, 'no ledger in wasm (the ledger is in the Node addon and the Python package)'])),
+        webhook_unverified: 'no webhook functions in wasm: senders and receivers are servers (the Node addon and the Python package)'
+      }),
   ...(runtime === 'node-fallback' ? {} : { native_binding_unavailable: 'only the npm package raises it, where its native addon does not load' }),
 }
 
@@ -61,9 +64,17 @@ async function ledgerSources() {
     return [['native_binding_unavailable', 'Ledger.open without the native addon', () => engine.api.Ledger.open('sqlite::memory:')]]
   }
   if (runtime !== 'node') return []
-  const { errorSources } = await import('./ledger.mjs')
+  const { errorSources, api } = await import('./ledger.mjs')
   const evidence = await import('./evidence.mjs')
-  return [...errorSources(), ...await evidence.errorSources()]
+  return [...errorSources(), ...await evidence.errorSources(), ...webhookSources(api)]
+}
+
+/** [code, label, thunk] for the webhook vectors that raise a code, through the Node addon. */
+function webhookSources(api) {
+  return vectors('webhook').filter(([, v]) => v.expect.error).map(([file, v]) => [v.expect.error, `webhook/${file}`, () =>
+    v.op === 'sign'
+      ? api.signWebhook(v.secret, v.id, v.at_ms, v.body)
+      : api.verifyWebhook(v.secret, v.headers, v.body, v.now_ms, v.tolerance_ms)])
 }
 
 const json = (text) => ({ $json: text })

@@ -341,6 +341,10 @@ codes! {
     /// install the platform package the message names, or run the ledger elsewhere (the
     /// Python package, the CLI).
     NativeBindingUnavailable => "native_binding_unavailable",
+    /// A webhook delivery does not verify (Standard Webhooks): a header is missing or
+    /// malformed, its timestamp is outside the tolerance by the verifier's clock, or no `v1`
+    /// signature matches the body with the secret.
+    WebhookUnverified => "webhook_unverified",
 }
 
 impl fmt::Display for Code {

@@ -29,6 +29,7 @@ mod model;
 pub mod rfc3339;
 pub mod timestamp;
 pub mod tlog;
+pub mod webhook;
 
 pub use error::{Code, Error, Result};
 pub use json::canon::{canonicalize, write_canonical};

@@ -1,7 +1,7 @@
-// The desk's executor (Node, the native addon). It polls the ledger for approved refunds the
-// agent handed over, verifies the decision's proof against the key set in its OWN config (the
-// approval server is only where the proof is fetched from, never why it is trusted), claims
-// only a proven decision, verifies again exactly what it claimed (the ledger hands the claimed
+// The desk's executor (Node, the native addon). It wakes on the ledger's change feed (woken by
+// commits, never by polling) for approved refunds the agent handed over, verifies the
+// decision's proof against the key set in its OWN config (the approval server is only where
+// the proof is fetched from, never why it is trusted), claims only a proven decision, verifies again exactly what it claimed (the ledger hands the claimed
 // record and its proof over with the claim), pays through the payment service with the task's
 // idempotency key, and completes. A payment that times out is `unknown`; tasks in doubt are
 // reconciled by asking the payment service.
@@ -10,6 +10,10 @@
 //
 // --crash-after is for the test: the process SIGKILLs itself right after winning the claim, or
 // after the payment answered, before completing.
+//
+// What wakes it: a change that leaves a task approved (dispatch it) or unknown (reconcile it),
+// and the end of the earliest claim's lease (another executor died holding it: expire it). The
+// feed's reads block until one of those, or FEED_WAIT_MS of quiet.
 
 import { readFileSync, existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -127,9 +131,15 @@ async function pay(claim) {
   return (await r.json()).payment
 }
 
-async function dispatch(task) {
+/** How long to wait for the agent's hand-off of a task that was just approved (it hands the call over once it sees the approval). */
+const HANDOFF_WAIT_MS = 10_000
+/** How long one read of the change feed blocks when nothing happens. */
+const FEED_WAIT_MS = 10_000
+
+async function dispatch(task, fresh) {
   if (!['refund_create', 'refund_large'].includes(task.action.tool)) return // the tools this executor dispatches
-  const handoff = await getJson(`${config.server}/api/handoffs/${task.id}`)
+  // A task approved just now: the server answers once the agent has handed it over.
+  const handoff = await getJson(`${config.server}/api/handoffs/${task.id}?wait_ms=${fresh ? HANDOFF_WAIT_MS : 0}`)
   if (handoff.status === 404) return // the agent has not handed the call over yet
   let verified
   try {
@@ -219,20 +229,65 @@ async function reconcile(task) {
   }
 }
 
+/** The feed's cursor after every change so far. */
+async function endCursor() {
+  let cursor = ''
+  for (;;) {
+    const read = await ledger.changes({ after: cursor, limit: 1000 })
+    if (read.changes.length === 0) return read.cursor
+    cursor = read.cursor
+  }
+}
+
+/** Expires run-out leases, reconciles tasks in doubt, dispatches approved tasks (`fresh`: the ids approved just now). */
+async function sweep(fresh = new Set()) {
+  await ledger.expireLeases()
+  for (const t of await ledger.tasks({ state: 'unknown', tenant: config.tenant })) await reconcile(t)
+  for (const t of await ledger.tasks({ state: 'approved', tenant: config.tenant })) await dispatch(t, fresh.has(t.id))
+}
+
+/** When the earliest lease of a claimed task runs out, or null. */
+async function nextLeaseEnd() {
+  const ends = (await ledger.tasks({ state: 'claimed', tenant: config.tenant })).map((t) => t.lease_until).filter((t) => t !== null)
+  return ends.length ? Math.min(...ends) : null
+}
+
 const ledger = await Ledger.open(config.db)
 let stopping = false
-process.on('SIGTERM', () => { stopping = true })
-process.on('SIGINT', () => { stopping = true })
+let idle = false // blocked in a read of the feed: nothing to finish before stopping
+const stop = () => {
+  stopping = true
+  if (idle) {
+    log('stopped')
+    process.exit(0)
+  }
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
 log('started', { db: config.db.replace(/\/\/[^@]*@/, '//'), keys: Object.keys(config.keys.service_keys ?? {}) })
+let cursor = await endCursor()
+let wake = { sweep: true, fresh: new Set() } // what was there before this executor started
 while (!stopping) {
   try {
-    await ledger.expireLeases()
-    for (const t of await ledger.tasks({ state: 'unknown', tenant: config.tenant })) await reconcile(t)
-    for (const t of await ledger.tasks({ state: 'approved', tenant: config.tenant })) await dispatch(t)
+    if (wake.sweep) await sweep(wake.fresh)
+    const leaseEnd = await nextLeaseEnd()
+    // A dead executor's lease runs out without a commit: wake then to expire it.
+    const timeout = leaseEnd === null ? FEED_WAIT_MS : Math.min(FEED_WAIT_MS, Math.max(0, leaseEnd - ledger.now() + 1))
+    idle = true
+    const read = await ledger.changes({ after: cursor, limit: 100, timeout_ms: timeout })
+    idle = false
+    cursor = read.cursor
+    const approved = read.changes.filter((c) => c.state === 'approved').map((c) => c.task_id)
+    wake = {
+      sweep: approved.length > 0 || read.changes.some((c) => c.state === 'unknown') || (leaseEnd !== null && ledger.now() >= leaseEnd),
+      fresh: new Set(approved),
+    }
   } catch (e) {
+    idle = false
     log('error', { code: e.code ?? null, message: String(e.message ?? e) })
+    wake = { sweep: true, fresh: new Set() }
+    await new Promise((r) => setTimeout(r, 500)) // the database or the server failed: try again shortly
   }
-  await new Promise((r) => setTimeout(r, config.poll_ms))
 }
 await ledger.close()
 log('stopped')

@@ -3,7 +3,7 @@
 //! return the same data and raise the same codes, and a new operation is one more arm here and
 //! one more method in each binding.
 
-use crate::Ledger;
+use crate::{Ledger, Query};
 use actionseal_core::ledger::request;
 use actionseal_core::{Error, OwnedValue, Result, Value};
 use std::borrow::Cow;
@@ -39,10 +39,16 @@ pub enum Call {
     Task,
     /// `{"task_id"}` → `{"task", "events"}`: the task and its audit events, in order.
     History,
-    /// `{"state"?, "tenant"?}` → the tasks, oldest first.
+    /// `{"state"?, "tenant"?, "since"?, "until"?}` → the tasks, oldest first.
     Tasks,
+    /// `{"state"?, "tenant"?, "since"?, "until"?, "limit"?, "after"?}` → `{"tasks", "next"}`:
+    /// a page of [`Ledger::tasks_where`], `next` the cursor of the following page or `null`.
+    TasksPage,
     /// `{}` → the audit as JSON Lines (a string).
     AuditExport,
+    /// The query of [`Call::TasksPage`] → `{"lines", "next"}`: a page of
+    /// [`Ledger::audit_export_where`], each line an event of the export (no newline).
+    AuditPage,
     /// `{"exported"?}` → the audit report of the stored chains, replayed and held to the task
     /// rows (and to heads exported earlier, if given).
     AuditVerify,
@@ -64,6 +70,29 @@ fn string(s: String) -> OwnedValue {
 
 fn list<T>(items: &[T], f: impl Fn(&T) -> OwnedValue) -> OwnedValue {
     Value::Array(items.iter().map(f).collect())
+}
+
+/// The ledger's query of a request's filter and page.
+fn query(f: request::Filter<'_>, limit: Option<u32>, after: Option<&str>) -> Query {
+    Query {
+        tenant: f.tenant.map(str::to_owned),
+        state: f.state,
+        since: f.since,
+        until: f.until,
+        limit,
+        after: after.map(str::to_owned),
+    }
+}
+
+/// `{<items>: [...], "next": cursor | null}`.
+fn paged(items: &'static str, rows: OwnedValue, next: Option<String>) -> Result<OwnedValue> {
+    let entries = vec![
+        (Cow::Borrowed(items), rows),
+        (Cow::Borrowed("next"), next.map_or(Value::Null, string)),
+    ];
+    Ok(Value::Object(actionseal_core::Object::from_entries(
+        entries,
+    )?))
 }
 
 impl Ledger {
@@ -125,7 +154,18 @@ impl Ledger {
             }
             Call::Tasks => {
                 let f = request::Filter::from_value(v)?;
-                Ok(list(&self.tasks(f.state, f.tenant)?, |t| t.to_value()))
+                let page = self.tasks_where(&query(f, None, None))?;
+                Ok(list(&page.items, |t| t.to_value()))
+            }
+            Call::TasksPage => {
+                let q = request::PageQuery::from_value(v)?;
+                let page = self.tasks_where(&query(q.filter, q.limit, q.after))?;
+                paged("tasks", list(&page.items, |t| t.to_value()), page.next)
+            }
+            Call::AuditPage => {
+                let q = request::PageQuery::from_value(v)?;
+                let page = self.audit_export_where(&query(q.filter, q.limit, q.after))?;
+                paged("lines", list(&page.items, |l| string(l.clone())), page.next)
             }
             Call::AuditExport => {
                 request::nothing(v)?;

@@ -64,6 +64,8 @@ from ._actionseal import (
     verify_audit,
     verify_delegation,
     verify_evidence,
+    sign_webhook,
+    verify_webhook,
 )
 from ._ledger import Ledger
 from ._async_ledger import AsyncLedger
@@ -108,4 +110,6 @@ __all__ = [
     "verify_delegation",
     "verify_evidence",
     "AsyncLedger",
+    "sign_webhook",
+    "verify_webhook",
 ]

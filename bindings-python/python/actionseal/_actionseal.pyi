@@ -132,6 +132,7 @@ ErrorCode = Literal[
     "timestamp_unavailable",
     "ledger_not_found",
     "native_binding_unavailable",
+    "webhook_unverified",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -706,6 +707,22 @@ class _ChangesRead(TypedDict):
     cursor: str
     """Where the next read starts (the cursor given, when there were none): keep it as it is."""
 
+class _TasksPage(TypedDict):
+    """A page of tasks (``tasksPage``)."""
+
+    tasks: List[_LedgerTask]
+    """Oldest first."""
+    next: Optional[str]
+    """The cursor of the following page; ``null`` when none follows."""
+
+class _AuditPage(TypedDict):
+    """A page of the audit export (``auditExportPage``)."""
+
+    lines: List[str]
+    """Each an event as the export writes it, without its newline, in the export's order."""
+    next: Optional[str]
+    """The cursor of the following page; ``null`` when none follows."""
+
 class _Revocation(TypedDict):
     """What ``revoke`` returns."""
 
@@ -1209,6 +1226,25 @@ def delegation_digest(document: _DelegationDocument) -> str:
     """``"sha256:<64 hex>"`` of a delegation document: the name a chain's links, revocation
     facts and verdicts give it."""
 
+def sign_webhook(
+    secret: str,
+    webhook_id: str,
+    at_ms: int,
+    body: Union[str, bytes],
+) -> Dict[str, str]:
+    """The Standard Webhooks headers of ``body`` (a str or UTF-8 bytes) sent as delivery
+    ``webhook_id`` at ``at_ms``."""
+
+def verify_webhook(
+    secret: str,
+    headers: Dict[str, str],
+    body: Union[str, bytes],
+    now_ms: int,
+    tolerance_ms: Optional[int] = None,
+) -> str:
+    """Verifies a delivery's headers and body with ``secret`` against the receiver's clock
+    ``now_ms``; the delivery's id, or raises ``webhook_unverified``."""
+
 def passkey_challenge(record: Dict[str, Any]) -> str:
     """The base64url challenge a passkey signs to approve ``record``: its fingerprint."""
 
@@ -1366,10 +1402,35 @@ class Ledger:
         *,
         state: Optional[TaskState] = None,
         tenant: Optional[str] = None,
+        since: Optional[int] = None,
+        until: Optional[int] = None,
     ) -> List[_LedgerTask]:
-        """Tasks in a state of a tenant (either may be left out), oldest first."""
+        """Tasks in a state of a tenant, proposed since and until (any may be left out), oldest
+        first."""
+    def tasks_page(
+        self,
+        *,
+        state: Optional[TaskState] = None,
+        tenant: Optional[str] = None,
+        since: Optional[int] = None,
+        until: Optional[int] = None,
+        limit: Optional[int] = None,
+        after: Optional[str] = None,
+    ) -> _TasksPage:
+        """A page of the tasks ``tasks`` lists: at most ``limit``, after the cursor ``after``."""
     def audit_export(self) -> str:
         """The whole audit as JSON Lines."""
+    def audit_export_page(
+        self,
+        *,
+        state: Optional[TaskState] = None,
+        tenant: Optional[str] = None,
+        since: Optional[int] = None,
+        until: Optional[int] = None,
+        limit: Optional[int] = None,
+        after: Optional[str] = None,
+    ) -> _AuditPage:
+        """A page of the audit export's lines, filtered as ``tasks_page`` filters tasks."""
     def audit_verify(self, *, exported: Optional[_ExportedHeads] = None) -> _AuditReport:
         """Walks the stored chains up to their recorded heads, replays every task's events and
         holds every task row to them; against ``exported`` heads too."""

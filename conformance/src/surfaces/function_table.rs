@@ -192,6 +192,14 @@ pub fn table() -> Vec<Function> {
         function("delegation_digest", "`\"sha256:<64 hex>\"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.")
             .py("document: _DelegationDocument", "str")
             .ts("document: DelegationDocument", "string"),
+        function("sign_webhook", "The Standard Webhooks headers of `body` (a str or UTF-8 bytes) sent as delivery `webhook_id` at `at_ms`.")
+            .py("secret: str, webhook_id: str, at_ms: int, body: Union[str, bytes]", "Dict[str, str]")
+            .ts("secret: string, webhookId: string, atMs: number, body: string | Uint8Array", "{ 'webhook-id': string, 'webhook-timestamp': string, 'webhook-signature': string }")
+            .node_only(),
+        function("verify_webhook", "Verifies a delivery's headers and body with `secret` against the receiver's clock `now_ms`; the delivery's id, or raises `webhook_unverified`.")
+            .py("secret: str, headers: Dict[str, str], body: Union[str, bytes], now_ms: int, tolerance_ms: Optional[int] = None", "str")
+            .ts("secret: string, headers: Record<string, string>, body: string | Uint8Array, nowMs: number, toleranceMs?: number | null", "string")
+            .node_only(),
         function("passkey_challenge", "The base64url challenge a passkey signs to approve `record`: its fingerprint.")
             .py("record: Dict[str, Any]", "str")
             .ts("record: ApprovalRecord | PasskeyApprovedRecord", "string"),
@@ -306,13 +314,21 @@ pub fn table() -> Vec<Function> {
             .py("task_id: str", "_TaskHistory")
             .ts("taskId: string", "Promise<TaskHistory>")
             .node_only(),
-        method("Ledger.tasks", "Tasks in a state of a tenant (either may be left out), oldest first.")
-            .py("*, state: Optional[TaskState] = None, tenant: Optional[str] = None", "List[_LedgerTask]")
+        method("Ledger.tasks", "Tasks in a state of a tenant, proposed since and until (any may be left out), oldest first.")
+            .py("*, state: Optional[TaskState] = None, tenant: Optional[str] = None, since: Optional[int] = None, until: Optional[int] = None", "List[_LedgerTask]")
             .ts("filter?: TaskFilter", "Promise<LedgerTask[]>")
+            .node_only(),
+        method("Ledger.tasks_page", "A page of the tasks `tasks` lists: at most `limit`, after the cursor `after`.")
+            .py("*, state: Optional[TaskState] = None, tenant: Optional[str] = None, since: Optional[int] = None, until: Optional[int] = None, limit: Optional[int] = None, after: Optional[str] = None", "_TasksPage")
+            .ts("query?: PageQuery", "Promise<TasksPage>")
             .node_only(),
         method("Ledger.audit_export", "The whole audit as JSON Lines.")
             .py("", "str")
             .ts("", "Promise<string>")
+            .node_only(),
+        method("Ledger.audit_export_page", "A page of the audit export's lines, filtered as `tasks_page` filters tasks.")
+            .py("*, state: Optional[TaskState] = None, tenant: Optional[str] = None, since: Optional[int] = None, until: Optional[int] = None, limit: Optional[int] = None, after: Optional[str] = None", "_AuditPage")
+            .ts("query?: PageQuery", "Promise<AuditPage>")
             .node_only(),
         method("Ledger.audit_verify", "Walks the stored chains up to their recorded heads, replays every task's events and holds every task row to them; against `exported` heads too.")
             .py("*, exported: Optional[_ExportedHeads] = None", "_AuditReport")

@@ -202,6 +202,16 @@ pub fn shapes() -> Vec<Shape> {
         input("TaskFilter", "Which tasks `tasks` lists (a member left out or `null`: any).", vec![
             optional(field("state", nullable(Shape("TaskState")), "")),
             optional(field("tenant", nullable(Identity), "")),
+            optional(field("since", nullable(Millis), "Proposed at or after this time (for the audit, an event's time).")),
+            optional(field("until", nullable(Millis), "Proposed before this time (exclusive).")),
+        ]),
+        input("PageQuery", "What `tasksPage` and `auditExportPage` take: a `TaskFilter` read a page at a time.", vec![
+            optional(field("state", nullable(Shape("TaskState")), "")),
+            optional(field("tenant", nullable(Identity), "")),
+            optional(field("since", nullable(Millis), "Proposed at or after this time (for the audit, an event's time).")),
+            optional(field("until", nullable(Millis), "Proposed before this time (exclusive).")),
+            optional(field("limit", nullable(Int), "At most this many (from 1; left out: all that follow).")),
+            optional(field("after", nullable(Str), "The `next` of the previous page of the same read (left out: the first page).")),
         ]),
         input("WaitRequest", "What `wait` takes.", vec![
             field("task_id", Identity, ""),
@@ -341,6 +351,14 @@ pub fn shapes() -> Vec<Shape> {
         output("ChangesRead", "What `changes` returns.", vec![
             field("changes", list(Shape("TaskChange")), "In id order, each task's in the order they happened."),
             field("cursor", Str, "Where the next read starts (the cursor given, when there were none): keep it as it is."),
+        ]),
+        output("TasksPage", "A page of tasks (`tasksPage`).", vec![
+            field("tasks", list(Shape("LedgerTask")), "Oldest first."),
+            field("next", nullable(Str), "The cursor of the following page; `null` when none follows."),
+        ]),
+        output("AuditPage", "A page of the audit export (`auditExportPage`).", vec![
+            field("lines", list(Str), "Each an event as the export writes it, without its newline, in the export's order."),
+            field("next", nullable(Str), "The cursor of the following page; `null` when none follows."),
         ]),
         output("LogCheckpoint", "A signed checkpoint of the ledger's Merkle log (`checkpoint`): keep `note` outside the database or have witnesses cosign it.", vec![
             field("size", Int, "How many events the tree holds."),

@@ -48,6 +48,7 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "RevokeRequest" => request::Revoke::from_value(&value).map(drop),
         "BudgetLimit" => request::SetBudget::from_value(&value).map(drop),
         "TaskFilter" => request::Filter::from_value(&value).map(drop),
+        "PageQuery" => request::PageQuery::from_value(&value).map(drop),
         "WaitRequest" => request::Wait::from_value(&value).map(drop),
         "ChangesRequest" => request::Changes::from_value(&value).map(drop),
         "AuditHead" => request::heads(&json_value(&format!("[{v}]"))).map(drop),
@@ -373,6 +374,11 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
     out.push(("Waited", waited(json!([now["state"]]))?));
     out.push(("Waited", waited(json!(["rejected"]))?));
     out.push(("ChangesRead", call(Call::Changes, json!({"limit": 1000}))?));
+    // A page cut at its limit (a cursor) and the last one (none).
+    out.push(("TasksPage", call(Call::TasksPage, json!({"limit": 1}))?));
+    out.push(("TasksPage", call(Call::TasksPage, json!({}))?));
+    out.push(("AuditPage", call(Call::AuditPage, json!({"limit": 1}))?));
+    out.push(("AuditPage", call(Call::AuditPage, json!({}))?));
     out.push(("LedgerPolicy", call(Call::Policy, json!({}))?));
     out.push((
         "LedgerPolicy",

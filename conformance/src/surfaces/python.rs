@@ -98,7 +98,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 58] = [
+const PY_SHAPES: [&str; 60] = [
     "ActionError",
     "RoleCount",
     "CountedApproval",
@@ -138,6 +138,8 @@ const PY_SHAPES: [&str; 58] = [
     "Waited",
     "TaskChange",
     "ChangesRead",
+    "TasksPage",
+    "AuditPage",
     "Revocation",
     "LedgerBudget",
     "LedgerEvent",

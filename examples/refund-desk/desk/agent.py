@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from actionseal import Ledger, short_fingerprint
 from actionseal.adapters import Seal
 from actionseal.adapters.langgraph import ActionsealMiddleware
 
+from feed import FEED_WAIT_MS, end_cursor
 from refunds import CONTRACTS, TRUSTED, order_search, refund_create, refund_large
 
 WAITING = ("awaiting_approval", "awaiting_reapproval")  # a person has not decided (again) yet
@@ -123,13 +123,16 @@ def main() -> None:
         print(f"agent: refund {shown['action']['args']} awaits a reviewer: task {shown['task_id']}, "
               f"fingerprint {shown['fingerprint']}", file=sys.stderr, flush=True)
         seen = shown.get("quorum")
+        # Woken by the ledger's change feed (commits), never by polling: the cursor is taken
+        # before the task is read, so no change after that read is missed.
+        cursor = end_cursor(ledger)
         while (task := ledger.task(shown["task_id"]))["state"] in WAITING:
             # Under a quorum, each approval counted so far (the ledger's; still nothing runs).
             if task.get("quorum") is not None and task["quorum"] != seen:
                 seen = task["quorum"]
                 say("waiting", task_id=task["id"], missing=seen["missing"], counted=len(seen["counted"]),
                     missing_roles=seen["missing_roles"])
-            time.sleep(0.1)
+            cursor = ledger.changes(after=cursor, limit=1000, timeout_ms=FEED_WAIT_MS)["cursor"]
         if regenerate:
             # The model regenerates the refund under the same call id after the decision.
             regenerate = False

@@ -5,7 +5,8 @@
 - POST /payments {idempotency_key, order_id, amount_minor, currency}: the first request with a
   key has the effect (a refund is paid); later ones with the same key return that payment.
 - GET  /payments/{key}: what happened under a key (404 when nothing did): what reconcile asks.
-- GET  /effects: every payment with how many requests its key received.
+- GET  /effects: every payment with how many requests its key received, and when the first one
+  arrived (`received_at`, ms since the epoch: what the desk's latency script measures to).
 - POST /control {slow: {idempotency_key: ms}}: answer the payment of a key only after a delay (the
   payment is made at once): a timeout at the executor, an outcome in doubt.
 """
@@ -22,6 +23,7 @@ LOCK = threading.Lock()
 PAYMENTS: dict = {}   # idempotency key -> the payment (the effect, once)
 REQUESTS: dict = {}   # idempotency key -> how many requests named it
 SLOW: dict = {}       # idempotency key -> delay of the answer, ms
+RECEIVED: dict = {}   # idempotency key -> when its first request arrived, ms
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -45,7 +47,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path == "/effects":
             with LOCK:
-                effects = [{**p, "requests": REQUESTS[k]} for k, p in PAYMENTS.items()]
+                effects = [{**p, "requests": REQUESTS[k], "received_at": RECEIVED[k]} for k, p in PAYMENTS.items()]
             return self.answer(200, {"effects": effects})
         if self.path.startswith("/payments/"):
             key = self.path[len("/payments/"):]
@@ -67,6 +69,7 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(key, str) or not key:
             return self.answer(400, {"error": "idempotency_key required"})
         with LOCK:
+            RECEIVED.setdefault(key, int(time.time() * 1000))
             REQUESTS[key] = REQUESTS.get(key, 0) + 1
             duplicate = key in PAYMENTS
             if not duplicate:

@@ -16,6 +16,10 @@ the reviewer (a signed-in session; the reviewer is the session's, never the requ
 - POST /api/session                  {secret}: signs in (no session needed)
 - POST /api/session/end              signs out
 - GET  /api/tasks                    the desk tenant's tasks, newest first
+- GET  /api/events                   Server-Sent Events: each change of the desk's tasks (the
+                                     ledger's change feed; the cursor is the event id, so a
+                                     reconnection with Last-Event-ID resumes after it) and each
+                                     record the desk files about them (events.py)
 - GET  /api/tasks/{id}               a task: frozen action, contract, how to present it,
                                      history, amendments, hand-offs, decisions, the model's words
 - GET  /api/tasks/{id}/evidence      the task's evidence bundle (a download, canonical JSON),
@@ -44,11 +48,15 @@ the agent (its bearer token; it can never decide, amend or enrol)
 - POST /api/handoffs                 {task_id, action}: hands a decided call over
 - POST /api/rationales               {task_id, text}: the model's own words on why it asks
 the executors (their bearer token)
-- GET  /api/handoffs/{task_id}       the latest hand-off of a task
+- GET  /api/handoffs/{task_id}       the latest hand-off of a task; with ?wait_ms=N (at most
+                                     10000) waits up to N ms for one to arrive
 - GET  /api/proofs/{approval_id}     the signed decision (as the server filed it; the ledger keeps
                                      the same, which a claim hands over)
 
 Every route that names a task answers 404 for a task of another tenant than the desk's.
+
+With --webhook URL, the server also posts "approval needed" to URL for every desk task that
+starts waiting for a decision, signed with RUN_DIR/webhook.secret (webhook.py).
 """
 
 from __future__ import annotations
@@ -66,7 +74,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -76,7 +84,9 @@ from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicali
 from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
                   Session, Sessions, token)
 from refunds import CONTRACTS, REVIEW, REVIEWERS, TENANT, roles_of
+from events import Wakeups, stream
 from store import Store
+from webhook import Feed, Sender
 
 HERE = Path(__file__).resolve().parent.parent
 REPO = HERE.parent.parent
@@ -92,6 +102,8 @@ DELEGATION_MS = 8 * 3_600_000
 # a delegate may approve: a delegation only narrows.
 DELEGABLE = ("refund_large",)
 DELEGATE_UP_TO_MINOR = 200_000
+# The longest an executor's GET of a hand-off waits for one to arrive.
+MAX_HANDOFF_WAIT_MS = 10_000
 
 
 class Desk:
@@ -117,6 +129,26 @@ class Desk:
         # The log key signs the checkpoints evidence bundles are verified against (setup.py).
         self.log_verifier = (run_dir / "log.pub").read_text().strip()
         self.ledger = Ledger(db, log_key=(run_dir / "log.key").read_text().strip())
+        self.wakeups = Wakeups()
+        self.tenants: dict = {}  # task id -> whether it is the desk tenant's (a task never moves)
+
+    def ours(self, task_id: str) -> bool:
+        """Whether a task is the desk tenant's: what the event stream may name."""
+        if task_id not in self.tenants:
+            try:
+                self.tenants[task_id] = self.ledger.task(task_id)["tenant"] == TENANT
+            except ActionsealError:
+                return False
+        return self.tenants[task_id]
+
+    def send_webhooks(self, url: str) -> Feed:
+        """Starts the "approval needed" webhook's sender (webhook.py) on the change feed."""
+        def log(event: str, **fields: object) -> None:
+            print(f"WEBHOOK {json.dumps({'event': event, **fields})}", flush=True)
+        sender = Sender(url, (self.run_dir / "webhook.secret").read_text().strip(), self.origin, log=log)
+        feed = Feed(Ledger(self.db), sender, self.store, TENANT)
+        feed.start()
+        return feed
 
     def keys(self) -> dict:
         service = {self.key.keyid: {"key": self.key.public_jwk, "approvers": sorted(REVIEWERS)}}
@@ -526,6 +558,7 @@ def build(desk: Desk) -> "Headers":
         digest = fingerprint(action)
         desk.store.run("INSERT INTO handoffs (task_id, action, digest, at) VALUES (?, ?, ?, ?)",
                        t["id"], json.dumps(action), digest, ledger.now())
+        desk.wakeups.announce(t["id"], "handoff")
         return JSONResponse({"task_id": t["id"], "fingerprint": digest})
 
     def rationale(request: Request, _session: None, body: dict) -> JSONResponse:
@@ -535,11 +568,18 @@ def build(desk: Desk) -> "Headers":
         if t["state"] not in WAITING:
             raise Refused("task_not_awaiting_decision", 409, state=t["state"])
         desk.store.run("INSERT INTO rationales (task_id, text, at) VALUES (?, ?, ?)", t["id"], text, ledger.now())
+        desk.wakeups.announce(t["id"], "rationale")
         return JSONResponse({"task_id": t["id"]})
 
     def latest_handoff(request: Request, _session: None, _body: None) -> JSONResponse:
         t = own_task(request.path_params["task_id"])
-        rows = desk.store.rows("SELECT action, digest FROM handoffs WHERE task_id=? ORDER BY n DESC LIMIT 1", t["id"])
+        try:
+            wait_ms = min(max(int(request.query_params.get("wait_ms", "0")), 0), MAX_HANDOFF_WAIT_MS)
+        except ValueError:
+            raise Refused("invalid_request", 400, message="wait_ms is an integer of ms") from None
+        rows = desk.wakeups.wait_for(
+            lambda: desk.store.rows("SELECT action, digest FROM handoffs WHERE task_id=? ORDER BY n DESC LIMIT 1",
+                                    t["id"]), wait_ms / 1000)
         if not rows:
             raise Refused("no_handoff", 404)
         return JSONResponse({"action": json.loads(rows[0][0]), "fingerprint": rows[0][1]})
@@ -552,6 +592,13 @@ def build(desk: Desk) -> "Headers":
         own_task(rows[0][0])
         return JSONResponse({"kind": rows[0][1], "proof": json.loads(rows[0][2])})
 
+    def events(request: Request, session: Session, _body: None) -> StreamingResponse:
+        last = request.headers.get("last-event-id", "")
+        sid = request.cookies.get(COOKIE)
+        alive = lambda: desk.sessions.get(sid) is session  # noqa: E731 (signing out ends the stream)
+        return StreamingResponse(stream(ledger, desk.wakeups, desk.ours, alive, last), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
     async def index(request: Request) -> FileResponse:
         return FileResponse(HERE / "page" / "index.html")
 
@@ -562,6 +609,7 @@ def build(desk: Desk) -> "Headers":
         Route("/api/session", endpoint(None, sign_in, change=True), methods=["POST"]),
         Route("/api/session/end", endpoint(reviewer, sign_out, change=True), methods=["POST"]),
         Route("/api/tasks", endpoint(reviewer, tasks, change=False)),
+        Route("/api/events", endpoint(reviewer, events, change=False)),
         Route("/api/tasks/{id}", endpoint(reviewer, task, change=False)),
         Route("/api/tasks/{id}/evidence", endpoint(reviewer, evidence, change=False)),
         Route("/api/evidence-trust", endpoint(reviewer, trust, change=False)),
@@ -610,8 +658,13 @@ def main() -> None:
     p.add_argument("--dir", required=True, type=Path)
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--origin", required=True, help="the page's origin, e.g. http://localhost:PORT")
+    p.add_argument("--webhook", help="where to post \"approval needed\" (signed with RUN_DIR/webhook.secret)")
     a = p.parse_args()
-    uvicorn.run(build(Desk(a.db, a.dir, a.origin)), host="127.0.0.1", port=a.port, log_level="warning")
+    desk = Desk(a.db, a.dir, a.origin)
+    if a.webhook:
+        desk.send_webhooks(a.webhook)
+    # Open event streams end with the server: they wait on the feed, not on a request.
+    uvicorn.run(build(desk), host="127.0.0.1", port=a.port, log_level="warning", timeout_graceful_shutdown=1)
 
 
 if __name__ == "__main__":

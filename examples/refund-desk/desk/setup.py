@@ -15,6 +15,7 @@ import argparse
 import base64
 import hashlib
 import json
+import secrets
 from pathlib import Path
 
 from actionseal import SigningKey
@@ -81,9 +82,11 @@ def main() -> None:
         "roles": {who: list(roles) for who, roles in REVIEWERS.items()},
         "lease_ms": 4000,
         "payment_timeout_ms": 1500,
-        "poll_ms": 150,
     }
     write_secret(a.dir / "executor.json", json.dumps(executor, indent=2))
+    # The "approval needed" webhook's secret (Standard Webhooks: whsec_ and base64 of 32 bytes),
+    # shared by the approval server (the sender) and the example's receiver.
+    write_secret(a.dir / "webhook.secret", "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode())
     print(f"setup: signing key {key.keyid} (server only); executor config {a.dir / 'executor.json'}")
 
 

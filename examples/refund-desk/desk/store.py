@@ -1,7 +1,8 @@
 """The approval server's own records, in RUN_DIR/desk.db, a SQLite file only the server writes:
 decisions by decision_id (with what the reviewer acknowledged and why they rejected), signed
 decisions (proofs), the agent's hand-offs, the model's stated reasons, and the delegations
-reviewers gave each other (signed by the server for the delegator). The ledger's decision
+reviewers gave each other (signed by the server for the delegator), and the "approval needed"
+webhooks sent (webhook.py) with the change feed's cursor they were sent up to. The ledger's decision
 format is fixed; what the desk knows beyond it is kept here, beside the decision id."""
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ SCHEMA = """
     CREATE TABLE IF NOT EXISTS delegations (delegation_id TEXT PRIMARY KEY, delegator TEXT NOT NULL,
         delegate TEXT NOT NULL, tools TEXT NOT NULL, not_before INTEGER NOT NULL,
         not_after INTEGER NOT NULL, link TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS webhook_cursor (one INTEGER PRIMARY KEY CHECK (one = 1), cursor TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS webhooks (webhook_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+        outcome TEXT NOT NULL, attempts INTEGER NOT NULL, retries TEXT NOT NULL);
 """
 
 

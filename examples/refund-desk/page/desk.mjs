@@ -9,6 +9,8 @@
 // appear, and approving them needs an acknowledgement, which the server checks too. Under a
 // quorum (issue 25) the task's approvals so far are drawn by the confirmation page's
 // quorum.mjs, and a reviewer may decide for someone who delegated to them at this desk.
+// Nothing here polls: the list and the open task are read again when the server's event stream
+// (Server-Sent Events, /api/events) says a task changed, and once each time it (re)connects.
 
 import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChallenge, shortFingerprint } from "/wasm/actionseal_wasm.js";
 import { argumentRows, contractFacts, el, fact, showDigest, showString, useCore, valueAt } from "/confirm/render.mjs";
@@ -45,7 +47,9 @@ let flags = []; // its flagged values: [{pointer, notes}]
 let checks = { valid: false, match: false };
 let amountFor = ""; // the task and digest whose amount the input was last set from
 let force = false; // redraw the detail at the next refresh
-let loop = 0; // the refresh loop's generation: signing out ends it
+let events = null; // the server's event stream while signed in
+let refreshing = null; // the refresh under way, if one is
+let again = false; // something changed during it: refresh once more after it
 const stated = new Map(); // task id -> the state last announced (or reached by the reviewer's own action)
 const decisionIds = new Map(); // one decision_id per (approval round, digest): a double click is one decision
 
@@ -66,22 +70,48 @@ function signedIn(session) {
   $("main").hidden = false;
   document.body.dataset.session = "in";
   showDelegations();
-  const mine = ++loop;
-  const step = async () => {
-    if (mine !== loop) return;
-    try {
-      await refreshList();
-      await refreshDetail();
-    } catch (err) {
-      $("load-status").textContent = `The server did not answer: ${err.message}`;
-    }
-    setTimeout(step, 500);
-  };
-  step();
+  listen();
+}
+
+/**
+ * Opens the event stream: `ready` when it (re)connects (the browser reconnects by itself and
+ * sends the last event's id, the ledger's cursor, so the server resumes after it), `change`
+ * for a change of a task in the ledger, `desk` for a record the desk filed about one.
+ */
+function listen() {
+  events?.close();
+  events = new EventSource("/api/events");
+  for (const type of ["ready", "change", "desk"]) events.addEventListener(type, refresh);
+  events.addEventListener("error", () => {
+    // A closed stream is not retried (the session ended, say): ask once, which signs out on 401.
+    if (events?.readyState === EventSource.CLOSED) refresh();
+  });
+}
+
+/** Reads the list and the open task again; changes during a refresh cause one more. */
+async function refresh() {
+  if (refreshing) {
+    again = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      again = false;
+      try {
+        await refreshList();
+        await refreshDetail();
+      } catch (err) {
+        $("load-status").textContent = `The server did not answer: ${err.message}`;
+      }
+    } while (again && events);
+  })();
+  await refreshing;
+  refreshing = null;
 }
 
 function signedOut() {
-  loop++;
+  events?.close();
+  events = null;
   useSession("");
   shown = null;
   $("who").hidden = true;

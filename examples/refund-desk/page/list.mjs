@@ -1,5 +1,5 @@
 // The task list, updated in place: each task keeps its element from one refresh to the next,
-// so keyboard focus and a screen reader's place survive the page's polling.
+// so keyboard focus and a screen reader's place survive the page's updates.
 
 import { el, showString } from "/confirm/render.mjs";
 import { flagBadge, flagsOf } from "/page/review.mjs";

@@ -343,32 +343,85 @@ impl<'v> SetBudget<'v> {
     }
 }
 
-/// `{"state"?, "tenant"?}`: which tasks to list (absent or `null`: any).
+/// `{"state"?, "tenant"?, "since"?, "until"?}`: which tasks to list (absent or `null`: any).
 #[derive(Clone, Copy, Debug)]
 pub struct Filter<'v> {
     /// Only tasks in this state.
     pub state: Option<State>,
     /// Only tasks of this tenant.
     pub tenant: Option<&'v str>,
+    /// Only those at or after this time (ms since the epoch): a task's proposal, an event's time.
+    pub since: Option<i64>,
+    /// Only those before this time (ms, exclusive).
+    pub until: Option<i64>,
 }
+
+const FILTER: [&str; 4] = ["state", "tenant", "since", "until"];
 
 impl<'v> Filter<'v> {
     /// Reads a task filter.
     pub fn from_value(v: &'v Value<'_>) -> Result<Filter<'v>> {
-        let f = fields(v, "a task filter", &["state", "tenant"])?;
-        let state = match optional(&f, "state") {
-            Some(_) => Some(named(
-                &f,
-                "state",
-                State::ALL,
-                |s| s.as_str(),
-                State::parse,
-            )?),
+        Filter::read(&fields(v, "a task filter", &FILTER)?)
+    }
+
+    fn read(f: &Fields<'v, '_>) -> Result<Filter<'v>> {
+        let state = match optional(f, "state") {
+            Some(_) => Some(named(f, "state", State::ALL, |s| s.as_str(), State::parse)?),
             None => None,
+        };
+        let time = |key| {
+            optional(f, key)
+                .map(|_| f.integer(key, i64::MIN + 1))
+                .transpose()
         };
         Ok(Filter {
             state,
-            tenant: optional_identity(&f, "tenant")?,
+            tenant: optional_identity(f, "tenant")?,
+            since: time("since")?,
+            until: time("until")?,
+        })
+    }
+}
+
+/// `{"state"?, "tenant"?, "since"?, "until"?, "limit"?, "after"?}`: a [`Filter`] read a page
+/// at a time: at most `limit` (from 1) rows, after the cursor `after` (a page's `next`).
+#[derive(Clone, Copy, Debug)]
+pub struct PageQuery<'v> {
+    pub filter: Filter<'v>,
+    pub limit: Option<u32>,
+    /// A cursor as a previous page gave it (the ledger reads it).
+    pub after: Option<&'v str>,
+}
+
+impl<'v> PageQuery<'v> {
+    /// Reads a paged query.
+    pub fn from_value(v: &'v Value<'_>) -> Result<PageQuery<'v>> {
+        let f = fields(
+            v,
+            "a paged query",
+            &[&FILTER[..], &["limit", "after"]].concat(),
+        )?;
+        let limit = match optional(&f, "limit") {
+            Some(_) => {
+                let n = f.integer("limit", 1)?;
+                Some(u32::try_from(n).map_err(|_| {
+                    Error::new(
+                        Code::InvalidRequest,
+                        format!("limit must be at most {}, not {n}", u32::MAX),
+                    )
+                    .in_key("limit")
+                })?)
+            }
+            None => None,
+        };
+        let after = match optional(&f, "after") {
+            Some(_) => Some(f.string("after")?),
+            None => None,
+        };
+        Ok(PageQuery {
+            filter: Filter::read(&f)?,
+            limit,
+            after,
         })
     }
 }
