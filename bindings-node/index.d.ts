@@ -396,6 +396,12 @@ export type ErrorCode =
    * package the message names, or run the ledger elsewhere (the Python package, the CLI).
    */
   | 'native_binding_unavailable'
+  /**
+   * A webhook delivery does not verify (Standard Webhooks): a header is missing or malformed,
+   * its timestamp is outside the tolerance by the verifier's clock, or no `v1` signature
+   * matches the body with the secret.
+   */
+  | 'webhook_unverified'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

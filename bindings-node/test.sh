@@ -80,24 +80,28 @@ step "Node-specific tests"
 (cd "$root" && node --test bindings-node/test/)
 
 step "npm pack: actionseal, actionseal-linux-x64-gnu, actionseal-wasm (bindings-wasm/build.sh)"
+echo "building the wasm package (release: a few minutes the first time; its log is shown on failure)"
 CARGO_TARGET_DIR="$root/target/wasm" "$root/bindings-wasm/build.sh" > "$tmp/wasm-build.log" 2>&1 || { cat "$tmp/wasm-build.log" >&2; exit 1; }
 # The platform package as `napi artifacts` fills it (which scripts/release.d/npm runs, with
 # every target's addon; it refuses to run with only this one).
 cp -r "$here/npm/linux-x64-gnu" "$tmp/linux-x64-gnu"
 cp "$here/actionseal.linux-x64-gnu.node" "$tmp/linux-x64-gnu/"
-mkdir "$tmp/packs"
-(cd "$tmp/linux-x64-gnu" && npm pack --pack-destination "$tmp/packs" --silent >/dev/null)
-(cd "$here" && npm pack --pack-destination "$tmp/packs" --silent >/dev/null)
-(cd "$root/bindings-wasm" && npm pack --pack-destination "$tmp/packs" --silent >/dev/null)
-ls "$tmp/packs"
-if tar -tzf "$tmp/packs/actionseal-$version.tgz" | grep -q '\.node$'; then
+# Kept after the run: scripts/test installs them again for the README's five-minute start.
+packs="$CARGO_TARGET_DIR/packs"
+rm -rf "$packs"
+mkdir -p "$packs"
+(cd "$tmp/linux-x64-gnu" && npm pack --pack-destination "$packs" --silent >/dev/null)
+(cd "$here" && npm pack --pack-destination "$packs" --silent >/dev/null)
+(cd "$root/bindings-wasm" && npm pack --pack-destination "$packs" --silent >/dev/null)
+ls "$packs"
+if tar -tzf "$packs/actionseal-$version.tgz" | grep -q '\.node$'; then
   echo "FAIL: actionseal-$version.tgz carries an addon: it belongs in the platform package" >&2
   exit 1
 fi
 
 step "install the three tarballs (npm --offline) into an empty folder, run the README examples there"
 mkdir "$tmp/app"
-(cd "$tmp/app" && npm init -y >/dev/null && npm install --offline --no-audit --no-fund --silent "$tmp"/packs/*.tgz)
+(cd "$tmp/app" && npm init -y >/dev/null && npm install --offline --no-audit --no-fund --silent "$packs"/*.tgz)
 (cd "$tmp/app" && node -e 'if (require("actionseal").__napiBindingTarget !== "native") { console.error("FAIL: the native addon did not load"); process.exit(1) }')
 # The example is the code block between the example:start and example:end markers.
 awk '/<!-- example:start/{on=1; next} /<!-- example:end/{on=0} on && !/^```/' "$here/README.md" > "$tmp/app/example.js"
@@ -152,7 +156,7 @@ echo "the installed packages' declarations type-check test/types.ts and bindings
 step "without the platform package: actionseal serves the wasm build (conformance suite, fallback tests)"
 mkdir "$tmp/fallback"
 (cd "$tmp/fallback" && npm init -y >/dev/null &&
-  npm install --offline --omit=optional --no-audit --no-fund --silent "$tmp/packs/actionseal-$version.tgz" "$tmp/packs/actionseal-wasm-$version.tgz")
+  npm install --offline --omit=optional --no-audit --no-fund --silent "$packs/actionseal-$version.tgz" "$packs/actionseal-wasm-$version.tgz")
 if find "$tmp/fallback/node_modules" -name '*.node' | grep -q .; then
   echo "FAIL: the fallback folder has an addon" >&2
   exit 1

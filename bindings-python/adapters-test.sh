@@ -25,8 +25,7 @@ export CARGO_TARGET_DIR="$repo/target/python"
 work="$CARGO_TARGET_DIR/adapters"
 rm -rf "$work/wheels"
 mkdir -p "$work/wheels"
-"$repo/scripts/build-lock" python \
-    "$venv/bin/maturin" build --release --manifest-path "$here/Cargo.toml" --out "$work/wheels"
+"$here/build-wheel" "$work/wheels" "$venv"
 wheels=("$work"/wheels/actionseal-*.whl)
 if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
     echo "adapters-test.sh: expected one wheel in $work/wheels, found: ${wheels[*]}" >&2

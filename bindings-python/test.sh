@@ -42,10 +42,7 @@ export CARGO_TARGET_DIR="$repo/target/python"
 scratch="$CARGO_TARGET_DIR/scratch"
 rm -rf "$scratch"
 mkdir -p "$scratch/wheels"
-echo "test.sh: building the manylinux2014 x86_64 wheel (maturin + zig; about 4 CPU-minutes cold, seconds warm)"
-"$repo/scripts/build-lock" python env PATH="$venv/bin:$PATH" \
-    maturin build --release --zig --compatibility manylinux2014 \
-    --target x86_64-unknown-linux-gnu --manifest-path "$here/Cargo.toml" --out "$scratch/wheels"
+"$here/build-wheel" "$scratch/wheels" "$venv"
 wheels=("$scratch"/wheels/actionseal-*.whl)
 if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
     echo "test.sh: expected one wheel in $scratch/wheels, found: ${wheels[*]}" >&2

@@ -31,8 +31,7 @@ venv="$root/.venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 py="$venv/bin/python"
 "$py" -m pip install --quiet --disable-pip-version-check -r bindings-python/requirements-dev.txt
-CARGO_TARGET_DIR="$root/target/python" scripts/build-lock python "$venv/bin/maturin" build --release \
-  --manifest-path bindings-python/Cargo.toml --out "$work/wheels"
+bindings-python/build-wheel "$work/wheels" "$venv"
 "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$work"/wheels/actionseal-*.whl
 (cd "$work" && "$py" -c 'import actionseal, sys
 assert actionseal.__file__.startswith(sys.prefix), actionseal.__file__

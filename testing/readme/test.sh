@@ -111,8 +111,10 @@ PATH="$py/venv/bin:$PATH" run Python "$py" "uvicorn approve:app" "python agent.p
 echo "== Node: the npm package and express in an empty folder"
 js="$tmp/js"
 mkdir -p "$js"
+# The tarballs only (offline: none of them may come from the registry), then express.
 (cd "$js" && echo '{"private": true, "type": "module"}' > package.json \
-  && npm install --silent --no-audit --no-fund "${tgzs[@]}" express@5.3.0)
+  && npm install --offline --silent --no-audit --no-fund "${tgzs[@]}" \
+  && npm install --silent --no-audit --no-fund express@5.3.0)
 cp "$tmp/agent.mjs" "$tmp/approve.mjs" "$js/"
 run Node "$js" "node approve.mjs" "node agent.mjs"
 echo "README five-minute start: ok in Python and Node"

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the stub's result types, which exist for type checkers only
         ObservedOutcome, ProofRequirement, ReportedOutcome, TaskState, _Amended, _AmendmentRecord,
         _AuditReport, _ChangesRead, _ClaimFacts, _ClaimOutcome, _Decided, _DecisionEnvelope,
         _EvidenceBundle, _ExportedHeads, _LedgerBudget, _LedgerPolicy, _LedgerTask, _LogCheckpoint,
-        _Revocation, _SignedEnvelope, _TaskHistory, _Waited,
+        _Revocation, _SignedEnvelope, _TaskHistory, _Waited, _TasksPage, _AuditPage,
     )
 
 T = TypeVar("T")
@@ -150,12 +150,24 @@ class AsyncLedger:
     async def history(self, task_id: str) -> "_TaskHistory":
         return await self._run(self._sync.history, task_id)
 
-    async def tasks(self, *, state: "Optional[TaskState]" = None,
-                    tenant: Optional[str] = None) -> "List[_LedgerTask]":
-        return await self._run(self._sync.tasks, state=state, tenant=tenant)
+    async def tasks(self, *, state: "Optional[TaskState]" = None, tenant: Optional[str] = None,
+                    since: Optional[int] = None, until: Optional[int] = None) -> "List[_LedgerTask]":
+        return await self._run(self._sync.tasks, state=state, tenant=tenant, since=since, until=until)
+
+    async def tasks_page(self, *, state: "Optional[TaskState]" = None, tenant: Optional[str] = None,
+                         since: Optional[int] = None, until: Optional[int] = None,
+                         limit: Optional[int] = None, after: Optional[str] = None) -> "_TasksPage":
+        return await self._run(self._sync.tasks_page, state=state, tenant=tenant, since=since,
+                               until=until, limit=limit, after=after)
 
     async def audit_export(self) -> str:
         return await self._run(self._sync.audit_export)
+
+    async def audit_export_page(self, *, state: "Optional[TaskState]" = None, tenant: Optional[str] = None,
+                                since: Optional[int] = None, until: Optional[int] = None,
+                                limit: Optional[int] = None, after: Optional[str] = None) -> "_AuditPage":
+        return await self._run(self._sync.audit_export_page, state=state, tenant=tenant, since=since,
+                               until=until, limit=limit, after=after)
 
     async def audit_verify(self, *, exported: "Optional[_ExportedHeads]" = None) -> "_AuditReport":
         return await self._run(self._sync.audit_verify, exported=exported)
