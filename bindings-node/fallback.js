@@ -1,7 +1,8 @@
 'use strict'
 // What `require('actionseal')` serves when no native addon loads (./main.js): the same core
 // compiled to WebAssembly (the actionseal-wasm package, same functions, same ActionsealError),
-// and in place of what only the addon has (the ledger and its audit's verifier), stand-ins
+// and in place of what only the addon has (the ledger, its audit's verifier and the webhook
+// signatures, which serve servers), stand-ins
 // that throw an ActionsealError with the code native_binding_unavailable, naming this
 // platform and the package to install.
 
@@ -68,7 +69,13 @@ function load(nativeError) {
   const verifyAudit = () => {
     throw unavailable('verifyAudit')
   }
-  return { ...wasm, Ledger, ManualClock, verifyAudit }
+  const signWebhook = () => {
+    throw unavailable('signWebhook')
+  }
+  const verifyWebhook = () => {
+    throw unavailable('verifyWebhook')
+  }
+  return { ...wasm, Ledger, ManualClock, verifyAudit, signWebhook, verifyWebhook }
 }
 
 module.exports = { load }

@@ -62,6 +62,8 @@ describe('actionseal without its native addon', () => {
     assertUnavailable(await thrown(() => fallback.Ledger.taskId({ tenant: 't', job_id: 'j', request_id: 'r', tool: 'x' })), 'Ledger.taskId')
     assertUnavailable(await thrown(() => new fallback.ManualClock(0)), 'ManualClock (a Ledger\'s clock)')
     assertUnavailable(await thrown(() => fallback.verifyAudit('')), 'verifyAudit')
+    assertUnavailable(await thrown(() => fallback.signWebhook('', '', 0, '')), 'signWebhook')
+    assertUnavailable(await thrown(() => fallback.verifyWebhook('', {}, '', 0)), 'verifyWebhook')
     // A Promise, as the addon's: a caller's `.catch` sees the error.
     assert.ok(fallback.Ledger.open('sqlite::memory:').catch(() => {}) instanceof Promise)
   })
