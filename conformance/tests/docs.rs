@@ -1,4 +1,4 @@
-//! The documentation says what the code does: every number of audit chains the README and
+//! The documentation says what the code does: every number of audit chains the READMEs and
 //! the docs give is core's `CHAINS`, the one place it is written (they said 16 while the code
 //! had 256); every limit they name (`MAX_QUORUM`, `MAX_SET`, `MAX_DELEGATION_LINKS`) is
 //! core's; and CONTRACTS.md's reasons table is core's reasons, in order, with their outcomes.
@@ -44,8 +44,9 @@ fn the_docs_give_the_number_of_audit_chains_the_code_has() {
     for entry in std::fs::read_dir(repo.join("docs")).unwrap() {
         files.push(entry.unwrap().path());
     }
-    let readme = files[0].clone();
-    let mut in_readme = 0;
+    // The ledger's page, where the chains are described.
+    let ledger = repo.join("docs/LEDGER.md");
+    let mut in_ledger = 0;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         for n in chain_counts(&text) {
@@ -55,10 +56,13 @@ fn the_docs_give_the_number_of_audit_chains_the_code_has() {
                 "{} says {n} audit chains; the code has CHAINS = {CHAINS}",
                 f.display()
             );
-            in_readme += usize::from(*f == readme);
+            in_ledger += usize::from(*f == ledger);
         }
     }
-    assert!(in_readme > 0, "the README no longer says how many chains");
+    assert!(
+        in_ledger > 0,
+        "docs/LEDGER.md no longer says how many chains"
+    );
     assert_eq!(
         chain_counts("one of 16 SHA-256 hash\n  chains, 3 audit chains; a chain of 200"),
         ["16", "3"]
@@ -96,7 +100,7 @@ fn the_docs_give_the_limits_the_code_has() {
     ];
     let names: Vec<&str> = limits.iter().map(|(n, _)| *n).collect();
     let repo = dir().join("..");
-    for file in ["README.md", "docs/CONTRACTS.md"] {
+    for file in ["docs/MODEL.md", "docs/CONTRACTS.md"] {
         let text = std::fs::read_to_string(repo.join(file)).unwrap();
         let found = limits_named(&text, &names);
         for (name, value) in limits {
