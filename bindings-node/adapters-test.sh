@@ -33,10 +33,21 @@ step "build the addon"
 [ -x "$root/node_modules/.bin/napi" ] || (cd "$root" && npm ci --no-audit --no-fund)
 (cd "$here" && "$root/scripts/build-lock" node "$root/node_modules/.bin/napi" build --platform --release >/dev/null)
 
-step "pack actionseal"
-rm -f "$scratch"/actionseal-*.tgz
-(cd "$here" && npm pack --pack-destination "$scratch" --silent >/dev/null)
-tarball="$(ls "$scratch"/actionseal-*.tgz)"
+step "pack actionseal, its linux-x64-gnu platform package and actionseal-wasm (its dependency)"
+# The three install together from the tarballs, offline: none of them may come from the registry.
+if [ ! -f "$root/bindings-wasm/pkg/node/index.js" ]; then
+  echo "building the wasm package (release: a few minutes the first time)"
+  CARGO_TARGET_DIR="$root/target/wasm" "$root/bindings-wasm/build.sh" >/dev/null
+fi
+version="$(node -p 'require(process.argv[1]).version' "$here/package.json")"
+packs="$scratch/packs"
+rm -rf "$packs" "$scratch/linux-x64-gnu" && mkdir -p "$packs"
+cp -r "$here/npm/linux-x64-gnu" "$scratch/linux-x64-gnu"
+cp "$here/actionseal.linux-x64-gnu.node" "$scratch/linux-x64-gnu/"
+(cd "$scratch/linux-x64-gnu" && npm pack --pack-destination "$packs" --silent >/dev/null)
+(cd "$here" && npm pack --pack-destination "$packs" --silent >/dev/null)
+(cd "$root/bindings-wasm" && npm pack --pack-destination "$packs" --silent >/dev/null)
+tarball="$packs/actionseal-$version.tgz"
 listing="$(tar -tzf "$tarball")"
 for f in package/adapters/seal.mjs package/adapters/ai-sdk.mjs package/adapters/openai-agents.mjs package/adapters/mcp.mjs \
   package/adapters/seal.d.mts package/adapters/ai-sdk.d.mts package/adapters/openai-agents.d.mts package/adapters/mcp.d.mts; do
@@ -58,7 +69,7 @@ elif ! cmp -s "$pins/package-lock.json" "$scratch/.pins" 2>/dev/null; then
   cp "$pins/package-lock.json" "$scratch/.pins"
 fi
 # --no-save: the scratch package.json stays the pins (an unsaved package is pruned by the next npm install).
-(cd "$scratch" && npm install --no-save --no-audit --no-fund --silent "$tarball")
+(cd "$scratch" && npm install --offline --no-save --no-audit --no-fund --silent "$packs"/*.tgz)
 
 step "run the adapter tests (in the repository's layout)"
 # The cross-language test (adapter-tests/cross-language.test.mjs) runs the Python adapters'
