@@ -284,22 +284,9 @@ fn text<'v>(v: &'v Value<'_>, name: &'static str) -> Result<&'v str> {
     })
 }
 
-/// A non-negative integer of ms.
+/// A non-negative integer of ms, its error at the argument's name.
 fn ms(v: &Value<'_>, name: &'static str) -> Result<i64> {
-    match v {
-        Value::Number(n) => n.as_safe_integer().filter(|t| *t >= 0),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        Error::new(
-            Code::InvalidRequest,
-            format!(
-                "{name} is a non-negative integer of ms, not {}",
-                v.type_name()
-            ),
-        )
-        .in_key(name)
-    })
+    v.non_negative_ms(name).map_err(|e| e.in_key(name))
 }
 
 #[cfg(test)]

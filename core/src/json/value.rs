@@ -39,6 +39,24 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// A time or duration in ms where a call takes one: a non-negative safe integer, else
+    /// [`Code::InvalidRequest`] saying what `what` is and what was given instead.
+    pub(crate) fn non_negative_ms(&self, what: &str) -> Result<i64> {
+        match self {
+            Value::Number(n) => n.as_safe_integer().filter(|t| *t >= 0),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "{what} is a non-negative integer of ms, not {}",
+                    self.type_name()
+                ),
+            )
+        })
+    }
+
     /// The JSON type name: `null`, `boolean`, `number`, `string`, `array` or `object`.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -61,19 +61,7 @@ pub fn verify_delegation(link: &Value<'_>, keys: &Value<'_>, at: &Value<'_>) -> 
 /// The time a key is judged at: a non-negative integer of ms since the epoch, else
 /// [`Code::InvalidRequest`].
 fn judged_at(at: &Value<'_>) -> Result<i64> {
-    match at {
-        Value::Number(n) => n.as_safe_integer().filter(|t| *t >= 0),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        Error::new(
-            Code::InvalidRequest,
-            format!(
-                "the time a key is judged at is a non-negative integer of ms, not {}",
-                at.type_name()
-            ),
-        )
-    })
+    at.non_negative_ms("the time a key is judged at")
 }
 
 /// The challenge a reviewer's passkey signs for `record`, in base64url: the record's
