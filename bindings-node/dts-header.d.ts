@@ -402,6 +402,37 @@ export type ErrorCode =
    * matches the body with the secret.
    */
   | 'webhook_unverified'
+  /**
+   * A batch is malformed: not a non-empty array of actions under one contract and one tenant,
+   * two items with the same task identity, an unknown semantics, a header or an inclusion proof
+   * of the wrong shape, or a deselection naming no item or every item.
+   */
+  | 'invalid_batch'
+  /** The tool's contract has no `batch` member, so its calls are approved one at a time. */
+  | 'batch_not_allowed'
+  /** A batch has more items than the contract's `batch.max_items` lets one decision cover. */
+  | 'batch_too_large'
+  /**
+   * A batch (or the claims made under its decision) goes over one of its caps: the count of
+   * items, the sum at a pointer, or the number of distinct targets at a pointer. The path names
+   * the cap.
+   */
+  | 'batch_cap_exceeded'
+  /**
+   * An item is not in the batch its decision covers: its inclusion proof does not lead to the
+   * batch's root, or it is under another contract or tenant than the batch.
+   */
+  | 'not_in_batch'
+  /**
+   * The batch's circuit breaker is open: too many failed or unknown outcomes, or claims too
+   * fast. Nothing of the batch is claimed until a reviewer decides on the remainder.
+   */
+  | 'breaker_open'
+  /**
+   * An item of an all-or-nothing batch was claimed on its own: such a batch is claimed whole,
+   * after every item's pre-dispatch check holds, or not at all.
+   */
+  | 'batch_all_or_nothing'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -513,6 +544,17 @@ export type Reason =
   | 'quorum_out_of_order'
   /** Fewer approvals count than the quorum needs, or a role has fewer than its count. */
   | 'quorum_short'
+  /**
+   * The item is not in the batch the decision covers: its inclusion proof does not lead to the
+   * batch's root, the batch's header is not the decision's, or the item is under another
+   * contract or tenant than the batch.
+   */
+  | 'not_in_batch'
+  /**
+   * The batch's circuit breaker is open (the trusted context says so): nothing of the batch
+   * runs until a reviewer decides on the remainder.
+   */
+  | 'breaker_open'
 
 /** What the executor does with a checked call. */
 export type Outcome =

@@ -30,6 +30,9 @@ UNREACHABLE = {
     "ledger_not_found": "only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one",
     "native_binding_unavailable": "only the npm package raises it, where its native addon does not load",
 }
+for _code in ("invalid_batch", "batch_not_allowed", "batch_too_large", "batch_cap_exceeded",
+              "not_in_batch", "breaker_open", "batch_all_or_nothing"):
+    UNREACHABLE[_code] = "the batch functions are not bound yet (issue 28, in progress)"
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (
         "only a PostgreSQL role that does not own the ledger's tables meets it, and PostgreSQL is skipped")

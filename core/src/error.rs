@@ -345,6 +345,27 @@ codes! {
     /// malformed, its timestamp is outside the tolerance by the verifier's clock, or no `v1`
     /// signature matches the body with the secret.
     WebhookUnverified => "webhook_unverified",
+    /// A batch is malformed: not a non-empty array of actions under one contract and one
+    /// tenant, two items with the same task identity, an unknown semantics, a header or an
+    /// inclusion proof of the wrong shape, or a deselection naming no item or every item.
+    InvalidBatch => "invalid_batch",
+    /// The tool's contract has no `batch` member, so its calls are approved one at a time.
+    BatchNotAllowed => "batch_not_allowed",
+    /// A batch has more items than the contract's `batch.max_items` lets one decision cover.
+    BatchTooLarge => "batch_too_large",
+    /// A batch (or the claims made under its decision) goes over one of its caps: the count
+    /// of items, the sum at a pointer, or the number of distinct targets at a pointer. The
+    /// path names the cap.
+    BatchCapExceeded => "batch_cap_exceeded",
+    /// An item is not in the batch its decision covers: its inclusion proof does not lead to
+    /// the batch's root, or it is under another contract or tenant than the batch.
+    NotInBatch => "not_in_batch",
+    /// The batch's circuit breaker is open: too many failed or unknown outcomes, or claims
+    /// too fast. Nothing of the batch is claimed until a reviewer decides on the remainder.
+    BreakerOpen => "breaker_open",
+    /// An item of an all-or-nothing batch was claimed on its own: such a batch is claimed
+    /// whole, after every item's pre-dispatch check holds, or not at all.
+    BatchAllOrNothing => "batch_all_or_nothing",
 }
 
 impl fmt::Display for Code {

@@ -43,6 +43,7 @@ pub use json::utf16::{string_from_utf16, utf16_to_wtf8};
 pub use json::value::{Object, OwnedValue, Value};
 pub use model::action::{Action, ActionIds, ACTION_FIELDS};
 pub use model::approval::{Approval, Decision, DecisionInput, MAX_DELEGATION_LINKS};
+pub use model::batch;
 pub use model::budget::charge;
 pub use model::contract::{Contract, Effect};
 pub use model::delegation::{
@@ -58,8 +59,9 @@ pub use model::permit::{
 pub use model::proof::calls as proof;
 pub use model::proof::{
     base64url_decode, base64url_encode, ed25519_verify, pae, passkey_challenge, sign_approval,
-    verify_envelope, verify_passkey, verify_proof, KeySet, ProofPolicy, ProofRequirement,
-    PublicKey, Registration, Signer, SigningKey, Verified, PAYLOAD_TYPE,
+    verify_batch_proof, verify_envelope, verify_passkey, verify_proof, DecisionRecord, KeySet,
+    ProofPolicy, ProofRequirement, PublicKey, Registration, Signer, SigningKey, Verified,
+    PAYLOAD_TYPE,
 };
 pub use model::quorum::{
     tally, Duty, Member, Order, Quorum, QuorumState, RoleCount, Veto, MAX_QUORUM,

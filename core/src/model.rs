@@ -3,6 +3,7 @@
 
 pub(crate) mod action;
 pub(crate) mod approval;
+pub mod batch;
 pub(crate) mod budget;
 pub(crate) mod contract;
 pub(crate) mod decision;

@@ -16,6 +16,7 @@
 
 pub mod checkpoint;
 pub mod cosignature;
+pub(crate) mod hashes;
 pub mod merkle;
 pub mod note;
 pub mod witness;

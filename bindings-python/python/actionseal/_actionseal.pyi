@@ -133,6 +133,13 @@ ErrorCode = Literal[
     "ledger_not_found",
     "native_binding_unavailable",
     "webhook_unverified",
+    "invalid_batch",
+    "batch_not_allowed",
+    "batch_too_large",
+    "batch_cap_exceeded",
+    "not_in_batch",
+    "breaker_open",
+    "batch_all_or_nothing",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[
@@ -170,6 +177,8 @@ Reason = Literal[
     "approver_counted_twice",
     "quorum_out_of_order",
     "quorum_short",
+    "not_in_batch",
+    "breaker_open",
 ]
 Outcome = Literal[
     "permit",

@@ -195,11 +195,13 @@ pub struct Approval {
     args_checked: OnceLock<(Digest, Result<bool>)>,
 }
 
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 14] = [
     "action",
     "action_digest",
     "approval_id",
     "approver",
+    "batch",
+    "batch_digest",
     "decided_at",
     "decision",
     "decision_id",
@@ -213,67 +215,10 @@ const FIELDS: [&str; 12] = [
 impl Approval {
     /// Records a decision about `action`.
     pub fn decide(action: &Action, d: &DecisionInput<'_>) -> Result<Approval> {
-        for (key, s) in [
-            ("approval_id", d.approval_id),
-            ("decision_id", d.decision_id),
-            ("approver", d.approver),
-        ] {
-            check_identity(s).map_err(|why| {
-                Error::new(Code::InvalidApproval, format!("{key} {why}")).in_key(key)
-            })?;
-        }
-        let int = |key: &'static str, n: i64| -> Result<OwnedValue> {
-            crate::Number::from_i64(n, crate::Profile::Strict)
-                .ok()
-                .filter(|_| (0..=crate::MAX_SAFE_INTEGER).contains(&n))
-                .map(Value::Number)
-                .ok_or_else(|| {
-                    Error::new(
-                        Code::InvalidApproval,
-                        format!("{key} must be an integer from 0 to 2^53 - 1"),
-                    )
-                    .in_key(key)
-                })
-        };
-        check_proposed(d.proposed_digest, &action.digest())?;
-        if d.delegation
-            .is_some_and(|links| links.len() > MAX_DELEGATION_LINKS)
-        {
-            return Err(Error::new(
-                Code::InvalidApproval,
-                format!("delegation may have at most {MAX_DELEGATION_LINKS} links"),
-            )
-            .in_key("delegation"));
-        }
-        let string = |s: &str| Value::String(Cow::Owned(s.to_owned()));
-        let mut entries: Vec<(Cow<'static, str>, OwnedValue)> = vec![
-            ("action".into(), action.value().clone()),
-            ("action_digest".into(), string(&action.digest().to_string())),
-            ("approval_id".into(), string(d.approval_id)),
-            ("approver".into(), string(d.approver)),
-            ("decided_at".into(), int("decided_at", d.decided_at)?),
-            ("decision".into(), string(d.decision.as_str())),
-            ("decision_id".into(), string(d.decision_id)),
-            ("expires_at".into(), int("expires_at", d.expires_at)?),
-        ];
-        if let Some(p) = d.proposed_digest {
-            entries.push(("proposed_digest".into(), string(&p.to_string())));
-        }
-        if let Some(role) = d.role {
-            entries.push(("role".into(), string(role)));
-        }
-        if let Some(who) = d.on_behalf_of {
-            entries.push(("on_behalf_of".into(), string(who)));
-        }
-        if let Some(links) = d.delegation {
-            let links = links.iter().map(|l| l.clone().into_owned()).collect();
-            entries.push(("delegation".into(), Value::Array(links)));
-        }
+        let record = decision_record(Subject::Action, action.value().clone(), action.digest(), d)?;
         // The record is read as any other (one set of rules for its shape), but its frozen
         // action is `action` itself: neither copied again nor fingerprinted again.
-        Approval::with_action(Value::Object(Object::from_entries(entries)?), |_| {
-            Ok(action.clone())
-        })
+        Approval::with_action(record, |_| Ok(action.clone()))
     }
 
     /// Reads a record, checking its shape ([`Code::InvalidApproval`], or the action's own
@@ -427,6 +372,94 @@ impl Approval {
     }
 }
 
+/// What a decision record is about: one action, or a batch of them (see
+/// [`crate::batch`]). The two spell their subject with their own members, so neither record
+/// can be read as the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Subject {
+    /// `"action"` and `"action_digest"`.
+    Action,
+    /// `"batch"` (the batch's header) and `"batch_digest"`.
+    Batch,
+}
+
+impl Subject {
+    /// The record's members holding the frozen subject and its digest.
+    fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Subject::Action => ("action", "action_digest"),
+            Subject::Batch => ("batch", "batch_digest"),
+        }
+    }
+}
+
+/// A decision record about `subject` (frozen as `frozen`, whose fingerprint is `digest`),
+/// made as `d` says. Checks what a record's reader would refuse, at the field.
+pub(crate) fn decision_record(
+    subject: Subject,
+    frozen: OwnedValue,
+    digest: Digest,
+    d: &DecisionInput<'_>,
+) -> Result<OwnedValue> {
+    for (key, s) in [
+        ("approval_id", d.approval_id),
+        ("decision_id", d.decision_id),
+        ("approver", d.approver),
+    ] {
+        check_identity(s)
+            .map_err(|why| Error::new(Code::InvalidApproval, format!("{key} {why}")).in_key(key))?;
+    }
+    let int = |key: &'static str, n: i64| -> Result<OwnedValue> {
+        crate::Number::from_i64(n, crate::Profile::Strict)
+            .ok()
+            .filter(|_| (0..=crate::MAX_SAFE_INTEGER).contains(&n))
+            .map(Value::Number)
+            .ok_or_else(|| {
+                Error::new(
+                    Code::InvalidApproval,
+                    format!("{key} must be an integer from 0 to 2^53 - 1"),
+                )
+                .in_key(key)
+            })
+    };
+    check_proposed(d.proposed_digest, &digest)?;
+    if d.delegation
+        .is_some_and(|links| links.len() > MAX_DELEGATION_LINKS)
+    {
+        return Err(Error::new(
+            Code::InvalidApproval,
+            format!("delegation may have at most {MAX_DELEGATION_LINKS} links"),
+        )
+        .in_key("delegation"));
+    }
+    let string = |s: &str| Value::String(Cow::Owned(s.to_owned()));
+    let (frozen_key, digest_key) = subject.keys();
+    let mut entries: Vec<(Cow<'static, str>, OwnedValue)> = vec![
+        (frozen_key.into(), frozen),
+        (digest_key.into(), string(&digest.to_string())),
+        ("approval_id".into(), string(d.approval_id)),
+        ("approver".into(), string(d.approver)),
+        ("decided_at".into(), int("decided_at", d.decided_at)?),
+        ("decision".into(), string(d.decision.as_str())),
+        ("decision_id".into(), string(d.decision_id)),
+        ("expires_at".into(), int("expires_at", d.expires_at)?),
+    ];
+    if let Some(p) = d.proposed_digest {
+        entries.push(("proposed_digest".into(), string(&p.to_string())));
+    }
+    if let Some(role) = d.role {
+        entries.push(("role".into(), string(role)));
+    }
+    if let Some(who) = d.on_behalf_of {
+        entries.push(("on_behalf_of".into(), string(who)));
+    }
+    if let Some(links) = d.delegation {
+        let links = links.iter().map(|l| l.clone().into_owned()).collect();
+        entries.push(("delegation".into(), Value::Array(links)));
+    }
+    Ok(Value::Object(Object::from_entries(entries)?))
+}
+
 /// A record whose shape was checked, borrowing the frozen action.
 pub(crate) struct Record<'v, 'a> {
     pub(crate) frozen: &'v Value<'a>,
@@ -443,9 +476,30 @@ pub(crate) struct Record<'v, 'a> {
     pub(crate) expires_at: i64,
 }
 
-/// Checks the shape of an approval record.
+/// Checks the shape of an approval record (of one action).
 pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
+    read_as(v, Subject::Action)
+}
+
+/// Checks the shape of a decision record about `subject`: its frozen subject is `frozen`, the
+/// digest it claims `action_digest` (for a batch, the batch's header and digest).
+pub(crate) fn read_as<'v, 'a>(v: &'v Value<'a>, subject: Subject) -> Result<Record<'v, 'a>> {
     let f = Fields::new(v, Code::InvalidApproval, "approval", &FIELDS)?;
+    let (frozen_key, digest_key) = subject.keys();
+    let other = match subject {
+        Subject::Action => Subject::Batch,
+        Subject::Batch => Subject::Action,
+    };
+    let (other_frozen, other_digest) = other.keys();
+    for key in [other_frozen, other_digest] {
+        if f.get(key).is_some() {
+            return Err(Error::new(
+                Code::InvalidApproval,
+                format!("a decision about one {frozen_key} has no {key:?}"),
+            )
+            .in_key(key));
+        }
+    }
     let approval_id = f.identity("approval_id")?;
     let decision_id = f.identity("decision_id")?;
     let approver = f.identity("approver")?;
@@ -459,11 +513,15 @@ pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
                 .in_key("expires_at"),
         );
     }
-    let action_digest = f.digest("action_digest")?;
+    let action_digest = f.digest(digest_key)?;
     let proposed_digest = optional_digest(&f)?;
     check_proposed(proposed_digest, &action_digest)?;
-    let frozen = f.required("action")?;
-    crate::model::action::check_shape(frozen).map_err(|e| e.in_key("action"))?;
+    let frozen = f.required(frozen_key)?;
+    match subject {
+        Subject::Action => crate::model::action::check_shape(frozen),
+        Subject::Batch => crate::batch::Header::from_value(frozen).map(|_| ()),
+    }
+    .map_err(|e| e.in_key(frozen_key))?;
     Ok(Record {
         frozen,
         action_digest,

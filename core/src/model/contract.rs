@@ -7,8 +7,9 @@
 //!  "cost_minor": 25}
 //! ```
 //!
-//! These six fields are required; one more is optional: `max_approval_ms`, the longest an
-//! approval of a call may hold (`expires_at - decided_at`, a positive integer number of
+//! These six fields are required; two more are optional: `batch`, which lets calls be
+//! decided as a batch and bounds one (see [`crate::batch`]), and `max_approval_ms`, the
+//! longest an approval of a call may hold (`expires_at - decided_at`, a positive integer number of
 //! milliseconds; a "10-minute approval" is 600000). No other field is allowed. `args` is the
 //! JSON Schema agent frameworks already give the model (see [`crate::model::schema`]); its top
 //! level must be an object schema. `tool` and `version` are identifiers (see
@@ -53,6 +54,7 @@ struct Inner {
     approval: Authority,
     cost_minor: i64,
     max_approval_ms: Option<i64>,
+    batch: Option<crate::model::batch::Policy>,
 }
 
 const FIELDS: &[&str] = &[
@@ -63,6 +65,7 @@ const FIELDS: &[&str] = &[
     "approval",
     "cost_minor",
     "max_approval_ms",
+    "batch",
 ];
 
 impl Contract {
@@ -98,6 +101,12 @@ impl Contract {
             Some(_) => Some(f.integer("max_approval_ms", 1)?),
             None => None,
         };
+        let batch = match f.get("batch") {
+            Some(b) => {
+                Some(crate::model::batch::Policy::from_value(b).map_err(|e| e.in_key("batch"))?)
+            }
+            None => None,
+        };
         let document = document.clone().into_owned();
         let digest = crate::fingerprint(&document);
         Ok(Contract(Arc::new(Inner {
@@ -111,6 +120,7 @@ impl Contract {
             approval,
             cost_minor,
             max_approval_ms,
+            batch,
         })))
     }
 
@@ -153,6 +163,12 @@ impl Contract {
     /// contract caps it. [`crate::check`] treats an approval that holds longer as invalid.
     pub fn max_approval_ms(&self) -> Option<i64> {
         self.0.max_approval_ms
+    }
+
+    /// Whether the tool's calls may be decided as a batch, and its limits (see
+    /// [`crate::batch`]); `None`: one at a time.
+    pub fn batch(&self) -> Option<&crate::model::batch::Policy> {
+        self.0.batch.as_ref()
     }
 
     /// The approval rule: when a call needs a person.

@@ -20,6 +20,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::approval::Approval;
+use crate::model::batch::BreakerState;
 use crate::model::contract::Contract;
 use crate::model::delegation::LinkSource;
 use crate::model::fields::Fields;
@@ -31,8 +32,10 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 mod facts;
+mod item;
 mod set;
 
+pub use item::{check_batch, check_batch_with, check_item, check_item_with, BatchVerdict};
 use set::Presented;
 pub use set::{check_set, check_set_with, MAX_SET};
 
@@ -67,6 +70,9 @@ pub use set::{check_set, check_set_with, MAX_SET};
 ///   decision, an identifier or `null` (no one); when a duty needs one and it is absent, the
 ///   check fails closed;
 /// - `delegations_revoked`: `[{"delegation": "sha256:...", "revoked"}]`, one per link.
+///
+/// For an item of a batch, optionally `"breaker"`: the batch's circuit breaker, `closed`,
+/// `open` or `half_open` (see [`crate::batch::Breaker`]); `open` gives `breaker_open`.
 #[derive(Clone, Debug)]
 pub struct Context {
     now: i64,
@@ -81,6 +87,8 @@ pub struct Context {
     amended_by: Named,
     links: Vec<LinkFact>,
     proof: Option<Arc<ProofPolicy>>,
+    /// The state of the batch's circuit breaker, when the action is an item of a batch.
+    breaker: Option<BreakerState>,
     /// Where the delegation links checked against it come from: a ledger's claim context
     /// reads back the links its `decide` verified.
     pub(crate) link_source: LinkSource,
@@ -88,7 +96,7 @@ pub struct Context {
 
 /// A context's members: the first [`REQUIRED_FIELDS`] required (all but `contract` when the
 /// contract is given separately), the others optional.
-const CONTEXT_FIELDS: [&str; 12] = [
+const CONTEXT_FIELDS: [&str; 13] = [
     "now",
     "tenant",
     "policy_version",
@@ -101,6 +109,7 @@ const CONTEXT_FIELDS: [&str; 12] = [
     "proposer",
     "amended_by",
     "delegations_revoked",
+    "breaker",
 ];
 const REQUIRED_FIELDS: usize = 7;
 
@@ -145,6 +154,7 @@ impl Context {
             amended_by: Named::Unknown,
             links: Vec::new(),
             proof: None,
+            breaker: None,
             link_source: LinkSource::Presented,
         };
         // Every member is a distinct, known key: a context of required members alone (most
@@ -154,12 +164,23 @@ impl Context {
             ctx.proposer = facts::named(f, "proposer")?;
             ctx.amended_by = facts::named(f, "amended_by")?;
             ctx.links = facts::links(f)?;
+            if f.get("breaker").is_some() {
+                let state = BreakerState::parse(f.string("breaker")?);
+                ctx.breaker =
+                    Some(state.map_err(|e| e.with_code(Code::InvalidContext).in_key("breaker"))?);
+            }
             if let Some(p) = f.get("proof") {
                 let policy = ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?;
                 ctx.proof = Some(Arc::new(policy));
             }
         }
         Ok(ctx)
+    }
+
+    /// The context with this state of the batch's breaker (a ledger's, from its own row).
+    pub fn with_breaker(mut self, state: Option<BreakerState>) -> Context {
+        self.breaker = state;
+        self
     }
 
     /// The context with this proof policy instead of its own (so a long-running executor

@@ -25,6 +25,7 @@ pub(crate) mod webauthn;
 use crate::error::{Code, Error, Result};
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::approval::Approval;
+use crate::model::batch::BatchDecision;
 use crate::model::reason::Reason;
 use std::borrow::Cow;
 
@@ -51,18 +52,64 @@ pub enum Signer {
     },
 }
 
+/// A decision record a proof may carry: an approval of one action ([`Approval`]) or a
+/// decision over a batch ([`BatchDecision`]).
+pub trait DecisionRecord: Sized {
+    /// Reads a record, which must be well-formed and sealed (its digest its frozen
+    /// subject's), or [`Code::InvalidApproval`].
+    fn sealed(record: &Value<'_>) -> Result<Self>;
+    /// The record.
+    fn record(&self) -> &OwnedValue;
+}
+
+impl DecisionRecord for Approval {
+    fn sealed(record: &Value<'_>) -> Result<Approval> {
+        let approval = Approval::from_value(record)?;
+        if !approval.is_sealed() {
+            return Err(Error::new(
+                Code::InvalidApproval,
+                "action_digest is not the fingerprint of the frozen action",
+            )
+            .in_key("action_digest"));
+        }
+        Ok(approval)
+    }
+
+    fn record(&self) -> &OwnedValue {
+        self.value()
+    }
+}
+
+impl DecisionRecord for BatchDecision {
+    fn sealed(record: &Value<'_>) -> Result<BatchDecision> {
+        let decision = BatchDecision::from_value(record)?;
+        if !decision.is_sealed() {
+            return Err(Error::new(
+                Code::InvalidApproval,
+                "batch_digest is not the fingerprint of the frozen batch header",
+            )
+            .in_key("batch_digest"));
+        }
+        Ok(decision)
+    }
+
+    fn record(&self) -> &OwnedValue {
+        self.value()
+    }
+}
+
 /// A decision whose proof verified: the record, and who signed it.
 #[derive(Clone, Debug)]
-pub struct Verified {
-    approval: Approval,
+pub struct Verified<R = Approval> {
+    approval: R,
     signer: Signer,
     /// A passkey assertion's signature counter (WebAuthn `signCount`).
     sign_count: Option<u32>,
 }
 
-impl Verified {
-    /// The approval record (for a passkey-approved record, without its `passkey` member).
-    pub fn approval(&self) -> &Approval {
+impl<R: DecisionRecord> Verified<R> {
+    /// The record (for a passkey-approved record, without its `passkey` member).
+    pub fn approval(&self) -> &R {
         &self.approval
     }
 
@@ -81,7 +128,7 @@ impl Verified {
     /// "credential_id", "algorithm"}}`.
     pub fn to_value(&self) -> OwnedValue {
         object(vec![
-            ("approval", self.approval.value().clone()),
+            ("approval", self.approval.record().clone()),
             ("signer", self.signer.to_value()),
         ])
     }
@@ -122,10 +169,18 @@ fn object(members: Vec<(&'static str, OwnedValue)>) -> OwnedValue {
 /// verifier chooses (its clock, or the time a ledger recorded the decision's arrival), never at
 /// the record's `decided_at`, which the signer writes.
 pub fn verify_envelope(envelope: &Value<'_>, keys: &KeySet, at: i64) -> Result<Verified> {
+    envelope_of(envelope, keys, at)
+}
+
+fn envelope_of<R: DecisionRecord>(
+    envelope: &Value<'_>,
+    keys: &KeySet,
+    at: i64,
+) -> Result<Verified<R>> {
     let mut payload = Vec::new();
     let key = dsse::verify_signature(envelope, keys, &mut payload)?;
     let record = dsse::read_payload(&payload)?;
-    let approval = sealed(&record).map_err(|e| e.in_key("payload"))?;
+    let approval = R::sealed(&record).map_err(|e| e.in_key("payload"))?;
     key.authorize(approver(&record), at)?;
     Ok(Verified {
         approval,
@@ -140,9 +195,17 @@ pub fn verify_envelope(envelope: &Value<'_>, keys: &KeySet, at: i64) -> Result<V
 /// without its assertion; the credential's window is judged at `at`, as for
 /// [`verify_envelope`].
 pub fn verify_passkey(record: &Value<'_>, keys: &KeySet, at: i64) -> Result<Verified> {
+    passkey_of(record, keys, at)
+}
+
+fn passkey_of<R: DecisionRecord>(
+    record: &Value<'_>,
+    keys: &KeySet,
+    at: i64,
+) -> Result<Verified<R>> {
     let (plain, assertion) = webauthn::split(record);
     let assertion = assertion.ok_or_else(no_proof)?;
-    let approval = sealed(&plain)?;
+    let approval = R::sealed(&plain)?;
     let (passkey, sign_count) = webauthn::verify_assertion(&plain, assertion, keys)?;
     passkey.authorize(approver(&plain), at)?;
     Ok(Verified {
@@ -159,10 +222,27 @@ pub fn verify_passkey(record: &Value<'_>, keys: &KeySet, at: i64) -> Result<Veri
 /// has `payloadType`) or a passkey-approved record (it has `passkey`); a bare record is
 /// [`Code::MissingProof`].
 pub fn verify_proof(approval: &Value<'_>, keys: &KeySet, at: i64) -> Result<Verified> {
+    proof_of(approval, keys, at)
+}
+
+/// [`verify_proof`] of a decision over a batch ([`BatchDecision`]).
+pub fn verify_batch_proof(
+    decision: &Value<'_>,
+    keys: &KeySet,
+    at: i64,
+) -> Result<Verified<BatchDecision>> {
+    proof_of(decision, keys, at)
+}
+
+fn proof_of<R: DecisionRecord>(
+    approval: &Value<'_>,
+    keys: &KeySet,
+    at: i64,
+) -> Result<Verified<R>> {
     if dsse::looks_like_envelope(approval) {
-        verify_envelope(approval, keys, at)
+        envelope_of(approval, keys, at)
     } else if webauthn::looks_like_passkey(approval) {
-        verify_passkey(approval, keys, at)
+        passkey_of(approval, keys, at)
     } else {
         Err(no_proof())
     }
@@ -186,17 +266,15 @@ fn no_proof() -> Error {
     )
 }
 
-/// A well-formed record whose digest seals its action.
-fn sealed(record: &Value<'_>) -> Result<Approval> {
-    let approval = Approval::from_value(record)?;
-    if !approval.is_sealed() {
-        return Err(Error::new(
-            Code::InvalidApproval,
-            "action_digest is not the fingerprint of the frozen action",
-        )
-        .in_key("action_digest"));
+/// A well-formed record whose digest seals its subject: an action's approval, or a
+/// batch's decision (told apart by their members).
+pub(crate) fn sealed_any(record: &Value<'_>) -> Result<()> {
+    let is_batch = record.as_object().is_some_and(|o| o.get("batch").is_some());
+    if is_batch {
+        BatchDecision::sealed(record).map(|_| ())
+    } else {
+        Approval::sealed(record).map(|_| ())
     }
-    Ok(approval)
 }
 
 /// The record's approver, or "" when it has none (the record is then invalid anyway).

@@ -119,6 +119,13 @@ reasons! {
     QuorumOutOfOrder => "quorum_out_of_order", Reapprove;
     /// Fewer approvals count than the quorum needs, or a role has fewer than its count.
     QuorumShort => "quorum_short", Reapprove;
+    /// The item is not in the batch the decision covers: its inclusion proof does not lead to
+    /// the batch's root, the batch's header is not the decision's, or the item is under
+    /// another contract or tenant than the batch.
+    NotInBatch => "not_in_batch", Reject;
+    /// The batch's circuit breaker is open (the trusted context says so): nothing of the batch
+    /// runs until a reviewer decides on the remainder.
+    BreakerOpen => "breaker_open", Reapprove;
 }
 
 /// What the executor does with the call.

@@ -346,6 +346,13 @@ impl MemoryTree {
 
 impl Nodes for MemoryTree {
     fn node(&mut self, level: u32, index: u64) -> Result<Hash> {
+        (&*self).node(level, index)
+    }
+}
+
+/// A tree held in memory is read without changing it: proofs need only a shared borrow.
+impl Nodes for &MemoryTree {
+    fn node(&mut self, level: u32, index: u64) -> Result<Hash> {
         self.levels
             .get(level as usize)
             .and_then(|l| l.get(usize::try_from(index).ok()?))

@@ -104,30 +104,7 @@ fn list<'v, 'a>(f: &Fields<'v, 'a>, key: &str) -> Result<&'v [Value<'a>]> {
 }
 
 fn hashes(v: &Value<'_>) -> Result<Vec<Hash>> {
-    let Value::Array(items) = v else {
-        return Err(bad("a proof must be a list of base64 hashes"));
-    };
-    // One hash per level of a tree of up to 2^64 leaves.
-    if items.len() > 64 {
-        return Err(bad("a proof has at most 64 hashes"));
-    }
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, h)| hash(h).map_err(|e| e.in_index(i)))
-        .collect()
-}
-
-fn hash(v: &Value<'_>) -> Result<Hash> {
-    let text = v
-        .as_str()
-        .ok_or_else(|| bad("a hash must be a base64 string"))?;
-    let bytes = b64::decode(text).map_err(|e| e.with_code(Code::InvalidEvidence))?;
-    Hash::try_from(bytes.as_slice()).map_err(|_| bad("a hash has 32 bytes"))
-}
-
-fn hash_list(proof: &[Hash]) -> OwnedValue {
-    Value::Array(proof.iter().map(|h| string(&b64::encode(h))).collect())
+    crate::tlog::hashes::read_list(v, Code::InvalidEvidence)
 }
 
 impl Entry {
@@ -155,7 +132,7 @@ impl Entry {
         object(vec![
             ("index", int(self.index as i64)),
             ("event", self.event.to_value()),
-            ("proof", hash_list(&self.proof)),
+            ("proof", crate::tlog::hashes::write_list(&self.proof)),
         ])
     }
 }
@@ -244,7 +221,10 @@ impl Bundle {
             .map(|w| {
                 object(vec![
                     ("note", string(&w.note)),
-                    ("consistency", hash_list(&w.consistency)),
+                    (
+                        "consistency",
+                        crate::tlog::hashes::write_list(&w.consistency),
+                    ),
                 ])
             })
             .collect();

@@ -20,7 +20,6 @@ use crate::error::{Code, Error, Result};
 use crate::json::canon::write_value;
 use crate::json::sink::Sink;
 use crate::json::value::{Object, OwnedValue, Value};
-use crate::model::approval::Approval;
 use crate::model::fields::Fields;
 use crate::Options;
 use std::borrow::Cow;
@@ -45,18 +44,12 @@ pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Signs an approval record: the envelope whose payload is the record's canonical bytes. The
-/// record must be well-formed and sealed (its `action_digest` the fingerprint of its frozen
-/// action), or [`Code::InvalidApproval`]: a signature must never vouch for a tampered record.
+/// Signs an approval record (of an action, or of a batch): the envelope whose payload is the
+/// record's canonical bytes. The record must be well-formed and sealed (its `action_digest`
+/// the fingerprint of its frozen action, its `batch_digest` its frozen header's), or
+/// [`Code::InvalidApproval`]: a signature must never vouch for a tampered record.
 pub fn sign_approval(record: &Value<'_>, key: &SigningKey) -> Result<OwnedValue> {
-    let approval = Approval::from_value(record)?;
-    if !approval.is_sealed() {
-        return Err(Error::new(
-            Code::InvalidApproval,
-            "action_digest is not the fingerprint of the frozen action: refusing to sign",
-        )
-        .in_key("action_digest"));
-    }
+    super::sealed_any(record)?;
     sign_payload(PAYLOAD_TYPE, &crate::canonicalize(record), key)
 }
 

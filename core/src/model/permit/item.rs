@@ -1,0 +1,198 @@
+//! The check of one item of a batch against the batch's decision (or a quorum's set of
+//! them): the decision's proof is opened as for one action, then the item must be in the
+//! batch the decision froze (its inclusion proof leads to the header's root), and from there
+//! the item is checked exactly as an action approved on its own, against its frozen action.
+
+use super::set::{decide, Presented, MAX_SET};
+use super::{Context, Verdict};
+use crate::batch::{verify_item, Header, Item, Semantics};
+use crate::json::value::OwnedValue;
+use crate::json::value::Value;
+use crate::model::approval::{read_as, Record, Subject};
+use crate::model::batch::BreakerState;
+use crate::model::ledger::values::{int, object, string};
+use crate::model::proof::{self, Opened};
+use crate::model::reason::{Outcome, Reason};
+use crate::Result;
+
+/// Checks a presented action, item `item` of a batch (`{"action": <its frozen action>,
+/// "proof": <its inclusion proof>}`), against the batch's decision records and the trusted
+/// context given as JSON. Only a malformed context is an error.
+pub fn check_item(
+    approvals: &[Value<'_>],
+    item: &Value<'_>,
+    action: &Value<'_>,
+    context: &Value<'_>,
+) -> Result<Verdict> {
+    Ok(check_item_with(
+        approvals,
+        item,
+        action,
+        &Context::from_value(context)?,
+    ))
+}
+
+/// [`check_item`] with a context already read. A malformed item is `not_in_batch`; a
+/// context whose `breaker` is `open` adds `breaker_open`.
+pub fn check_item_with(
+    approvals: &[Value<'_>],
+    item: &Value<'_>,
+    action: &Value<'_>,
+    ctx: &Context,
+) -> Verdict {
+    let mut all = check_batch_with(approvals, &[(item, action)], ctx);
+    all.verdicts
+        .pop()
+        .unwrap_or_else(|| decide(&mut [], action, ctx))
+}
+
+/// The check of several items of one batch against its decision records: each item's
+/// verdict, and which items may be claimed under the batch's semantics.
+#[derive(Clone, Debug)]
+pub struct BatchVerdict {
+    /// The semantics the decision froze, when a well-formed, sealed decision was presented.
+    pub semantics: Option<Semantics>,
+    /// One verdict per item, in the order given.
+    pub verdicts: Vec<Verdict>,
+    /// The items that may be claimed now (indices into the items given): under
+    /// all-or-nothing every item or none, under per-item each permitted item.
+    pub claimable: Vec<usize>,
+}
+
+impl BatchVerdict {
+    /// `{"semantics", "claimable", "verdicts"}` ([`Verdict::to_value`] each).
+    pub fn to_value(&self) -> OwnedValue {
+        object(vec![
+            (
+                "claimable",
+                Value::Array(self.claimable.iter().map(|i| int(*i as i64)).collect()),
+            ),
+            (
+                "semantics",
+                self.semantics.map_or(Value::Null, |s| string(s.as_str())),
+            ),
+            (
+                "verdicts",
+                Value::Array(self.verdicts.iter().map(Verdict::to_value).collect()),
+            ),
+        ])
+    }
+}
+
+/// Checks each `(item, presented action)` pair against the batch's decision records (their
+/// proofs opened once for all), as [`check_item_with`] checks one.
+pub fn check_batch_with(
+    approvals: &[Value<'_>],
+    items: &[(&Value<'_>, &Value<'_>)],
+    ctx: &Context,
+) -> BatchVerdict {
+    let mut payloads: Vec<Vec<u8>> = approvals.iter().map(|_| Vec::new()).collect();
+    let too_many = approvals.len() > MAX_SET;
+    let opened: Vec<Opened<'_, '_, '_>> = if too_many {
+        Vec::new()
+    } else {
+        approvals
+            .iter()
+            .zip(payloads.iter_mut())
+            .map(|(a, payload)| proof::open(Some(a), ctx.proof(), ctx.now, payload))
+            .collect()
+    };
+    let semantics = opened.iter().find_map(|o| {
+        let r = read_as(o.record()?, Subject::Batch).ok()?;
+        Some(Header::from_value(r.frozen).ok()?.semantics)
+    });
+    let verdicts: Vec<Verdict> = items
+        .iter()
+        .map(|(item, action)| {
+            let item = Item::from_value(item).ok();
+            let mut presented: Vec<Presented<'_, '_>> = match (&item, too_many) {
+                (_, true) => vec![Presented::Invalid],
+                (None, false) => vec![Presented::Refused(Reason::NotInBatch)],
+                (Some(item), false) => opened.iter().map(|o| present(o, item, ctx)).collect(),
+            };
+            let mut verdict = decide(&mut presented, action, ctx);
+            if ctx.breaker == Some(BreakerState::Open) {
+                verdict.reasons.push(Reason::BreakerOpen);
+                verdict.reasons.sort();
+                verdict.outcome = verdict.outcome.max(Outcome::Reapprove);
+            }
+            verdict
+        })
+        .collect();
+    let permitted = |v: &Verdict| v.outcome == Outcome::Permit;
+    let claimable = match semantics {
+        None => Vec::new(),
+        Some(Semantics::AllOrNothing) if !verdicts.iter().all(permitted) => Vec::new(),
+        Some(_) => (0..verdicts.len())
+            .filter(|i| permitted(&verdicts[*i]))
+            .collect(),
+    };
+    BatchVerdict {
+        semantics,
+        verdicts,
+        claimable,
+    }
+}
+
+/// A batch decision, opened, as the decision about `item` it is if the item is in its batch.
+fn present<'v>(o: &'v Opened<'_, '_, '_>, item: &'v Item, ctx: &Context) -> Presented<'v, 'v> {
+    let v = match (o.refused(), o.record()) {
+        (Some(reason), _) => return Presented::Refused(reason),
+        (None, None) => return Presented::Invalid,
+        (None, Some(v)) => v,
+    };
+    let Ok(r) = read_as(v, Subject::Batch) else {
+        return Presented::Invalid;
+    };
+    // Sealed: the digest the decision claims is its frozen header's, and the batch is no
+    // larger than the contract in force lets one decision cover.
+    let Ok(header) = Header::from_value(r.frozen) else {
+        return Presented::Invalid;
+    };
+    let allowed = match ctx.contract.as_ref() {
+        None => true,
+        Some(c) => c.batch().is_some_and(|p| header.size <= p.max_items),
+    };
+    if !allowed || !r.action_digest.ct_eq(&crate::fingerprint(r.frozen)) {
+        return Presented::Invalid;
+    }
+    let Ok(digest) = verify_item(&header, item.action(), item.proof()) else {
+        return Presented::Refused(Reason::NotInBatch);
+    };
+    // From here the item's frozen action is what was decided.
+    Presented::Record(
+        Record {
+            frozen: item.action(),
+            action_digest: digest,
+            ..r
+        },
+        None,
+    )
+}
+
+/// Checks items of one batch (`items`: an array of `{"action", "proof"}`) against the batch's
+/// decision records, each presented as the same index of `actions`, under the trusted
+/// context given as JSON; [`BatchVerdict::to_value`]. A malformed context, or `items` and
+/// `actions` that are not arrays of one length, is an error.
+pub fn check_batch(
+    approvals: &[Value<'_>],
+    items: &Value<'_>,
+    actions: &Value<'_>,
+    context: &Value<'_>,
+) -> Result<BatchVerdict> {
+    let ctx = Context::from_value(context)?;
+    let (Value::Array(items), Value::Array(actions)) = (items, actions) else {
+        return Err(crate::Error::new(
+            crate::Code::InvalidRequest,
+            "items and actions are arrays",
+        ));
+    };
+    if items.len() != actions.len() {
+        return Err(crate::Error::new(
+            crate::Code::InvalidRequest,
+            "one presented action per item",
+        ));
+    }
+    let pairs: Vec<_> = items.iter().zip(actions).collect();
+    Ok(check_batch_with(approvals, &pairs, &ctx))
+}
