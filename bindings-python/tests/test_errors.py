@@ -31,7 +31,8 @@ UNREACHABLE = {
     "native_binding_unavailable": "only the npm package raises it, where its native addon does not load",
 }
 for _code in ("invalid_batch", "batch_not_allowed", "batch_too_large", "batch_cap_exceeded",
-              "not_in_batch", "breaker_open", "batch_all_or_nothing"):
+              "not_in_batch", "breaker_open", "batch_all_or_nothing", "batch_not_found",
+              "batch_item"):
     UNREACHABLE[_code] = "the batch functions are not bound yet (issue 28, in progress)"
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (

@@ -40,7 +40,7 @@ const LEDGER_CODES = [
  * `ledger_unprotected`; only the npm package without its native addon (node-fallback) meets
  * `native_binding_unavailable`.
  */
-const BATCH_CODES = ['invalid_batch', 'batch_not_allowed', 'batch_too_large', 'batch_cap_exceeded', 'not_in_batch', 'breaker_open', 'batch_all_or_nothing']
+const BATCH_CODES = ['invalid_batch', 'batch_not_allowed', 'batch_too_large', 'batch_cap_exceeded', 'not_in_batch', 'breaker_open', 'batch_all_or_nothing', 'batch_not_found', 'batch_item']
 const UNREACHABLE = {
   ...Object.fromEntries(BATCH_CODES.map((c) => [c, 'the batch functions are not bound yet (issue 28, in progress)'])),
   checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
