@@ -88,7 +88,6 @@ export function showBatch(root, request, core, { onDecide }) {
     box.checked = true;
     box.disabled = !proposed || mismatch;
     box.setAttribute("aria-label", `Include item ${n}`);
-    box.dataset.index = String(row.index);
     box.addEventListener("change", () => {
       if (box.checked) deselected.delete(row.index);
       else deselected.add(row.index);
@@ -158,7 +157,6 @@ export function showBatch(root, request, core, { onDecide }) {
     approve.disabled = !shown || Boolean(mismatch);
     reject.disabled = !proposed || Boolean(mismatch);
     root.dataset.digest = shown?.batch_digest ?? "";
-    root.dataset.deselected = [...deselected].sort((a, b) => a - b).join(",");
     if (said) status.textContent = `${said} ${shown ? `You decide on ${shown.items.length} items, fingerprint ${shown.batch_digest.slice(7, 23)}…` : ""}`;
   }
 
