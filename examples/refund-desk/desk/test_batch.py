@@ -1,5 +1,6 @@
-"""The desk's bulk refund on the ledger named by DESK_TEST_DB (SQLite or PostgreSQL; `run
---headless` runs this on both), without the browser and the Node executor, which do not handle
+"""The desk's bulk refund on the ledger named by DESK_BATCH_DB (SQLite or PostgreSQL; `run
+--headless` runs this on both; not the server tests' ledger, where proof is required, which
+batch decisions cannot carry yet), without the browser and the Node executor, which do not handle
 batches yet: twenty refunds proposed as one batch, two left out by the reviewer, the rest
 decided at once and paid one by one through the payment service (payment.py, over HTTP) by an
 executor loop written here as the desk's executor works (claim, pay with the item's
@@ -9,7 +10,7 @@ remainder, decided again, half-opens the breaker, and the rest are paid, which c
 Each paid refund had exactly one effect (counted by idempotency key), the declined ones none,
 and the audit verifies.
 
-    DESK_TEST_DB=sqlite:/tmp/x.db python -m pytest -q examples/refund-desk/desk/test_batch.py
+    DESK_BATCH_DB=sqlite:/tmp/x.db python -m pytest -q examples/refund-desk/desk/test_batch.py
 """
 
 from __future__ import annotations
@@ -99,8 +100,8 @@ def remainder_of(ledger: Ledger, batch_id: str) -> str:
 
 
 def test_twenty_refunds_one_review_a_trip_and_a_re_approval(service: str, tmp_path: Path) -> None:
-    ledger = Ledger(os.environ.get("DESK_TEST_DB") or f"sqlite:{tmp_path / 'ledger.db'}")
-    job = f"outage-{time.time_ns()}"  # a fresh batch on a database other tests share
+    ledger = Ledger(os.environ.get("DESK_BATCH_DB") or f"sqlite:{tmp_path / 'ledger.db'}")
+    job = f"outage-{time.time_ns()}"  # a fresh batch, whatever the database holds
     refunds = [action(BATCH, {"order_id": f"order-{200 + i}", "amount_minor": 2500, "currency": "USD"},
                       tenant=TENANT, subject=TRUSTED.subject, policy_version=TRUSTED.policy_version,
                       job_id=job, request_id=f"refund-{i + 1}") for i in range(20)]
