@@ -26,12 +26,14 @@ pub(crate) struct BatchArgs {
     command: BatchCommand,
 }
 
-/// How a batch's items stand together.
+/// How a batch's items stand together, spelled as the batch header spells it.
 #[derive(Clone, Copy, ValueEnum)]
 enum Semantics {
     /// No item runs until every item's check permits; then all are claimed at once.
+    #[value(name = "all_or_nothing")]
     AllOrNothing,
     /// Each item stands on its own, under the batch's caps and breaker.
+    #[value(name = "per_item")]
     PerItem,
 }
 

@@ -65,7 +65,7 @@ fn vectors_give_their_results_and_exit_statuses() {
         };
         let semantics = || {
             let s: Json = serde_json::from_str(v["semantics"].as_str().unwrap()).unwrap();
-            s.as_str().unwrap().replace('_', "-")
+            s.as_str().unwrap().to_owned()
         };
         let op = v["op"].as_str().unwrap();
         let args: Vec<String> = match op {
@@ -173,7 +173,7 @@ fn build_deselect_decide_sign_and_check() {
             "--contract",
             &contract,
             "--semantics",
-            "per-item",
+            "per_item",
             "--index",
             "1",
             &actions,
@@ -285,14 +285,14 @@ fn build_deselect_decide_sign_and_check() {
 #[test]
 fn usage_errors() {
     for args in [
-        &["batch", "build", "--semantics", "per-item"][..],
+        &["batch", "build", "--semantics", "per_item"][..],
         &[
             "batch",
             "build",
             "--contract",
             "c.json",
             "--semantics",
-            "per_item",
+            "per-item",
         ],
         &[
             "batch",
@@ -300,7 +300,7 @@ fn usage_errors() {
             "--contract",
             "c.json",
             "--semantics",
-            "per-item",
+            "per_item",
         ],
         &[
             "batch",
