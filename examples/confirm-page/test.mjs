@@ -13,11 +13,19 @@
 // and amended fingerprints are Python's and Node's, an invalid edit shows its code and blocks
 // Approve, and the approval binds the amended action with the proposal's `proposed_digest`.
 //
+// A batch (issue 28): every item of the 20-item sample is a row with the values that differ
+// from the first highlighted, the totals are shown against the caps, the batch fingerprint the
+// page computes in wasm is the claimed one and the one re-derived here (node:crypto's RFC 9162
+// Merkle tree over the Node addon's item fingerprints); two items left out, the approval binds
+// the remainder's fingerprint with the proposal's; a batch over a cap, and a tampered claimed
+// fingerprint, are refused with no Approve button.
+//
 // Screenshots go to examples/confirm-page/screenshots/ (the amendment's diff view to
 // target/confirm-page/amend-diff.png).
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -34,6 +42,7 @@ const SAMPLES = {
   invalid: join(here, 'samples', 'refund-invalid-amount.json'),
   signed: join(here, 'samples', 'refund-signed.json'),
   quorum: join(here, 'samples', 'refund-quorum.json'),
+  batch: join(here, 'samples', 'refund-batch.json'),
 }
 const HOUR = 3600000
 const targetShots = join(repo, 'target', 'confirm-page')
@@ -66,6 +75,32 @@ function pythonAmend(current, replacement, contract) {
   ].join('\n')
   const input = JSON.stringify({ current, replacement, contract })
   return JSON.parse(execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input, encoding: 'utf8' }))
+}
+
+const sha256 = (...parts) => createHash('sha256').update(Buffer.concat(parts)).digest()
+
+/** RFC 9162 §2.1.1: the Merkle tree hash over `items` (32-byte fingerprints, each a leaf). */
+function merkleRoot(items) {
+  if (items.length === 1) return sha256(Buffer.from([0]), items[0])
+  let k = 1
+  while (k * 2 < items.length) k *= 2
+  return sha256(Buffer.from([1]), merkleRoot(items.slice(0, k)), merkleRoot(items.slice(k)))
+}
+
+/**
+ * The header and fingerprint of a batch of `actions`, re-derived outside the page as
+ * docs/CONTRACTS.md defines them: the Node addon's item fingerprints, node:crypto's tree.
+ */
+function batchOf(contract, semantics, actions) {
+  const leaves = actions.map((a) => Buffer.from(addon.fingerprint(a).slice('sha256:'.length), 'hex'))
+  const header = {
+    contract: new addon.Contract(contract).digest,
+    root: merkleRoot(leaves).toString('base64'),
+    semantics,
+    size: actions.length,
+    tenant: actions[0].tenant,
+  }
+  return { header, digest: addon.fingerprint(header) }
 }
 
 /** The Rust CLI's verdict on a record: `cargo run -p actionseal-cli -- check`. */
@@ -687,6 +722,161 @@ try {
     // And a request without one shows no such section at all.
     await paste(request)
     assert.equal(await page.locator('#quorum').isHidden(), true)
+  })
+
+  // Issue 28: a batch, every item shown and decided once.
+  const batchRequest = JSON.parse(readFileSync(SAMPLES.batch, 'utf8'))
+  const { contract: batchContract, semantics, actions: items } = batchRequest.batch
+  const proposed = batchOf(batchContract, semantics, items)
+
+  await step('batch: every one of the 20 items is a row, with what differs from item 1 highlighted', async () => {
+    await open(SAMPLES.batch, 'ready')
+    assert.equal(items.length, 20)
+    assert.equal(await page.locator('#items tr').count(), 20)
+    // Every argument is a column, and of the envelope only what varies (the rest is said once).
+    const columns = await page.locator('#items-head th[data-pointer]').evaluateAll((l) => l.map((th) => th.dataset.pointer))
+    assert.deepEqual(columns, ['/args/amount_minor', '/args/currency', '/args/order_id', '/args/reason', '/request_id'])
+    const facts = await text('#batch-facts')
+    for (const shared of ['tenant-a', 'user:alice', 'job-outage-1203', 'refund-policy-2026-08-01', 'per_item']) {
+      assert.ok(facts.includes(shared), `said once: ${shared}`)
+    }
+    // What differs from the first item, worked out here from the sample, is exactly what is highlighted.
+    const value = (a, p) => p.startsWith('/args/') ? a.args[p.slice(6)] : a[p.slice(1)]
+    const expected = items.flatMap((a, i) => i === 0 ? [] : columns.filter((p) => value(a, p) !== value(items[0], p)).map((p) => `${i}${p}`))
+    const highlighted = await page.locator('#items td[data-changed]').evaluateAll((l) => l.map((td) => `${td.closest('tr').dataset.index}${td.dataset.pointer}`))
+    assert.deepEqual(highlighted.sort(), expected.sort())
+    assert.ok(expected.includes('5/args/currency') && expected.includes('8/args/reason'), 'another currency, a missing reason')
+    // Said in words for a screen reader, not by colour alone.
+    const cell = page.locator('#items tr[data-index="5"] td[data-pointer="/args/currency"]')
+    assert.match(await cell.textContent(), /EUR \(differs from item 1\)$/)
+    assert.equal(await page.locator('#items tr[data-index="8"] td[data-pointer="/args/reason"]').textContent(), 'absent (differs from item 1)')
+    // An invisible character in item 17's reason is escaped and named, as in a single action.
+    const reason = page.locator('#items tr[data-index="16"] td[data-pointer="/args/reason"]')
+    assert.deepEqual(await reason.locator('.esc').allTextContents(), ['\\u200B'])
+    assert.ok((await reason.textContent()).includes('invisible U+200B'))
+    // Each row's fingerprint is the item's, as the Node addon computes it.
+    const digests = await page.locator('#items td.digest-cell').evaluateAll((l) => l.map((td) => td.dataset.digest))
+    assert.deepEqual(digests, items.map((a) => addon.fingerprint(a)))
+    // The table scrolls inside the page, and can be reached and scrolled from the keyboard.
+    const wrap = page.locator('.items-wrap')
+    assert.equal(await wrap.getAttribute('tabindex'), '0')
+    assert.ok(await wrap.evaluate((w) => w.scrollHeight > w.clientHeight), 'twenty rows scroll')
+  })
+
+  await step('batch: the fingerprint computed in wasm is the claimed one and the one re-derived outside the page; totals against the caps', async () => {
+    assert.equal(await text('#batch-fingerprint'), proposed.digest, 'page vs node:crypto Merkle tree over Node addon fingerprints')
+    assert.equal(batchRequest.batch_digest, proposed.digest, 'the sample claims it')
+    assert.equal(await text('#claimed-fingerprint'), proposed.digest)
+    assert.equal(await page.getAttribute('#batch-claimed', 'data-matches'), 'true')
+    assert.equal(await text('#batch-short'), addon.shortFingerprint(proposed.digest))
+    const sum = items.reduce((s, a) => s + a.args.amount_minor, 0)
+    const totals = await page.locator('#totals tr').evaluateAll((l) => l.map((tr) => [tr.dataset.cap, ...[...tr.cells].slice(1).map((c) => c.textContent)]))
+    assert.deepEqual(totals, [
+      ['count', '50', '20 ✓ within'],
+      ['sum', '100000', `${sum} ✓ within`],
+      ['distinct', '50', '20 ✓ within'],
+    ])
+    assert.ok((await text('#banner')).includes('One decision covers all 20 items'))
+    assert.equal(await page.locator('#approve-passkey').isHidden(), true, 'a batch is approved without a passkey here')
+    await screenshot('batch-review')
+  })
+
+  await step('batch: two items left out from the keyboard, Approve binds the remainder re-derived outside the page, with the proposal kept', async () => {
+    const left = [5, 13]
+    for (const i of left) {
+      const box = page.getByRole('checkbox', { name: `Include item ${i + 1}`, exact: true })
+      await box.focus()
+      await page.keyboard.press('Space')
+      assert.equal(await box.isChecked(), false)
+    }
+    await page.waitForSelector('#selection[data-state="deselected"]')
+    const remainder = batchOf(batchContract, semantics, items.filter((_, i) => !left.includes(i)))
+    assert.equal(await text('#selected-fingerprint'), remainder.digest)
+    assert.equal(await text('#proposed-batch-fingerprint'), proposed.digest)
+    assert.deepEqual(await page.locator('#left-out li').evaluateAll((l) => l.map((li) => li.dataset.index)), ['5', '13'])
+    assert.equal(await text('#items-count'), '18 of 20 items selected')
+    assert.deepEqual(await page.locator('#items tr.left-out').evaluateAll((l) => l.map((tr) => tr.dataset.index)), ['5', '13'])
+    const count = await page.locator('#totals tr[data-cap="count"] td').allTextContents()
+    assert.deepEqual(count, ['50', '20 ✓ within', '18 ✓ within'])
+    assert.ok((await text('#decision-scope')).includes(`18 of 20 items, the batch ${addon.shortFingerprint(remainder.digest)}`))
+    await page.fill('#approver', 'user:bob')
+    await page.getByRole('button', { name: 'Approve', exact: true }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    assert.equal(record.batch_digest, remainder.digest, 'the record binds the remainder')
+    assert.deepEqual(record.batch, remainder.header)
+    assert.equal(record.proposed_digest, proposed.digest)
+    assert.deepEqual([record.decision, record.approver, record.expires_at - record.decided_at], ['approved', 'user:bob', HOUR])
+    assert.equal(record.action, undefined)
+    assert.equal(addon.fingerprint(record.batch), record.batch_digest)
+    assert.equal(await page.locator('#items input.include:enabled').count(), 0, 'nothing is deselected after the decision')
+    assert.ok((await text('#result-summary')).includes('(18 items)'))
+  })
+
+  await step('batch: Reject is about the batch as proposed, whatever is unchecked', async () => {
+    await open(SAMPLES.batch, 'ready')
+    await page.getByRole('checkbox', { name: 'Include item 2', exact: true }).uncheck()
+    await page.waitForSelector('#selection[data-state="deselected"]')
+    await page.fill('#approver', 'user:carol')
+    await page.getByRole('button', { name: 'Reject' }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    assert.deepEqual([record.decision, record.batch_digest, record.proposed_digest], ['rejected', proposed.digest, undefined])
+  })
+
+  await step('batch: leaving every item out is core\'s invalid_batch, and Approve is disabled until one is back', async () => {
+    await open(SAMPLES.batch, 'ready')
+    for (const box of await page.locator('#items input.include').all()) await box.uncheck()
+    await page.waitForSelector('#selection[data-state="invalid"]')
+    assert.ok((await text('#selection-error')).includes('invalid_batch'))
+    assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), true)
+    await page.click('#include-all')
+    await page.waitForSelector('#selection[data-state="none"]', { state: 'attached' })
+    assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), false)
+    assert.equal(await page.locator('#items input.include:checked').count(), 20)
+  })
+
+  await step('batch: over a cap (the sum, or a server\'s narrower cap) is refused, shown by how much, with no Approve button', async () => {
+    // Item 20's refund raised: the sum passes the contract's cap of 100000 at item 20.
+    const raised = structuredClone(batchRequest.batch)
+    raised.actions[19].args.amount_minor = 60000
+    const over = raised.actions.reduce((s, a) => s + a.args.amount_minor, 0)
+    assert.ok(over > 100000 && over - 60000 <= 100000, 'the first 19 are within the cap, the 20th passes it')
+    const cases = [
+      [{ batch: raised }, 19, '100000', over],
+      // The sample itself, under a server that allows at most 40000 in one batch.
+      [{ batch: batchRequest.batch, server: { max_items: 50, caps: { sum: { pointer: '/args/amount_minor', max: 40000 } } } }, null, '40000', items.reduce((s, a) => s + a.args.amount_minor, 0)],
+    ]
+    for (const [request, index, limit, total] of cases) {
+      await paste(request)
+      assert.equal(await page.getAttribute('body', 'data-state'), 'invalid')
+      const offending = await page.locator('#items tr.offending').evaluateAll((l) => l.map((tr) => Number(tr.dataset.index)))
+      assert.equal(offending.length, 1)
+      if (index !== null) assert.deepEqual(offending, [index])
+      assert.ok((await text('#banner')).includes(`over a cap (item ${offending[0] + 1})`))
+      assert.ok((await page.locator('#items tr.offending').textContent()).includes('batch_cap_exceeded'))
+      assert.ok((await text('#decision-error')).includes('batch_cap_exceeded'))
+      assert.equal(await page.locator('#decision-form').count(), 0, 'no Approve button exists')
+      assert.equal(await page.locator('#items input.include:enabled').count(), 0)
+      assert.deepEqual(await page.locator('#totals tr[data-cap="sum"] td').allTextContents(), [limit, `${total} ✕ over the cap`])
+      assert.equal(await page.getAttribute('#totals tr[data-cap="sum"]', 'class'), 'over')
+      assert.equal(await text('#batch-fingerprint'), 'not computed: core refused the batch')
+    }
+    await screenshot('batch-over-cap')
+  })
+
+  await step('batch: a claimed fingerprint that is not the page\'s is refused', async () => {
+    const last = proposed.digest.at(-1) === '0' ? '1' : '0'
+    for (const claimed of [proposed.digest.slice(0, -1) + last, 'sha256:not-hex', 42]) {
+      await paste({ ...batchRequest, batch_digest: claimed })
+      assert.equal(await page.getAttribute('body', 'data-state'), 'invalid', String(claimed))
+      assert.equal(await page.getAttribute('#batch-claimed', 'data-matches'), 'false')
+      assert.equal(await text('#batch-fingerprint'), proposed.digest, 'the page still shows what it computed')
+      assert.ok((await text('#claimed-status')).includes('refused'))
+      assert.ok((await text('#banner')).includes('not the one computed here'))
+      assert.equal(await page.locator('#decision-form').count(), 0)
+    }
+    await screenshot('batch-claim-mismatch')
   })
 
   await step('the page loads nothing but its own files, and logs no errors', async () => {
