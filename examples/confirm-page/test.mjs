@@ -879,6 +879,25 @@ try {
     await screenshot('batch-claim-mismatch')
   })
 
+  await step('batch: an item its contract refuses, or one task identity twice, is marked in its row and refused', async () => {
+    const cases = [
+      [(a) => { a[3].args.amount_minor = '2500' }, 3, 'type_mismatch', '/args/amount_minor'],
+      [(a) => { a[7].request_id = a[2].request_id }, 7, 'invalid_batch', null],
+    ]
+    for (const [edit, index, code, pointer] of cases) {
+      const batch = structuredClone(batchRequest.batch)
+      edit(batch.actions)
+      await paste({ batch })
+      assert.equal(await page.getAttribute('body', 'data-state'), 'invalid')
+      assert.deepEqual(await page.locator('#items tr.offending').evaluateAll((l) => l.map((tr) => Number(tr.dataset.index))), [index])
+      const marked = page.locator(pointer === null ? '#items tr.offending th.num' : `#items tr.offending td[data-pointer="${pointer}"]`)
+      assert.ok((await marked.textContent()).includes(code), `${code} in its cell`)
+      assert.ok((await text('#banner')).includes(`cannot be built (item ${index + 1})`))
+      assert.ok((await text('#decision-error')).includes(code))
+      assert.equal(await page.locator('#decision-form').count(), 0)
+    }
+  })
+
   await step('the page loads nothing but its own files, and logs no errors', async () => {
     const foreign = requests.filter((u) => !/^http:\/\/(127\.0\.0\.1|localhost):\d+\//.test(u) && !u.startsWith('blob:'))
     assert.deepEqual(foreign, [])
