@@ -34,7 +34,8 @@ function itemPath(path) {
 /**
  * Reads a batch request into a review: `{kind: "batch", request, batch, server, contract
  * (a Contract or null), built (core's batch or null), error ({where, err} or null), claim
- * ({digest, matches} or null), digests, caps, totals, over}`. A request of the wrong shape is
+ * ({digest, matches} or null), digests (each item's fingerprint), caps, totals, over (the cap
+ * core refused the batch for)}`. A request of the wrong shape is
  * thrown as a message for the reviewer.
  */
 export function read(api, request) {
@@ -53,7 +54,7 @@ export function read(api, request) {
   try {
     contract = new api.Contract(batch.contract);
   } catch (err) {
-    error = { where: "contract", err };
+    error = { where: "contract", err, at: null };
   }
   if (contract !== null) {
     try {
@@ -72,15 +73,14 @@ export function read(api, request) {
     const matches = built !== null && typeof digest === "string" && DIGEST.test(digest) && api.digestEqual(digest, built.batch_digest);
     review.claim = { digest, matches };
   }
-  if (error?.err?.code === "batch_cap_exceeded" && error.at !== null) {
+  if (error?.err?.code === "batch_cap_exceeded" && error.at?.index > 0) {
     // Core stops at the first item that passes a cap; the items before it were admitted, so
     // core's build of them names the caps in force. The whole batch's totals are added up
-    // here, to show by how much it is over.
-    if (error.at.index > 0) {
-      review.caps = api.batchBuild(batch.contract, batch.semantics, batch.actions.slice(0, error.at.index), server).caps;
-      review.totals = pageTotals(api, review.caps, batch.actions);
-      review.over = capAt(review.caps, error.at.pointer);
-    }
+    // here, to show by how much it is over. (When item 1 alone passes one, only core's
+    // message says which.)
+    review.caps = api.batchBuild(batch.contract, batch.semantics, batch.actions.slice(0, error.at.index), server).caps;
+    review.totals = pageTotals(api, review.caps, batch.actions);
+    review.over = capAt(review.caps, error.at.pointer);
   }
   return review;
 }
@@ -126,7 +126,7 @@ export function panel(api, ui, onChange) {
       return th;
     }));
     ui.totals.replaceChildren(...(review.caps === null
-      ? [el("tr", "", el("td", "empty-row", "Core refused the batch before any item was admitted: see the problem above."))]
+      ? [el("tr", "", el("td", "empty-row", "No totals: core refused the batch (why is in the banner above and under Decision)."))]
       : capRows(review.caps, review.totals, selected, review.over)));
   };
 
