@@ -37,8 +37,8 @@ const passkeyPanel = passkeys.panel(api, {
   entry: $("passkey-entry"),
   keys: $("passkey-keys"),
   problem: $("decision-problem"),
-  // No approval while the reviewer's edit is one the executor would refuse.
-  blocked: () => amendPanel.state().kind === "invalid",
+  // No approval while the reviewer's edit (or selection) is one the executor would refuse.
+  blocked: () => (current?.kind === "batch" ? batchPanel : amendPanel).state().kind === "invalid",
 });
 const amendPanel = amendments.panel(api, {
   toggle: $("edit-args"),
@@ -83,6 +83,7 @@ const batchPanel = batches.panel(api, {
 }, (state) => {
   // No approval of a selection core refuses (every item left out).
   $("approve").disabled = state.kind === "invalid";
+  passkeyPanel.refresh();
   showScope();
 });
 
@@ -192,13 +193,10 @@ function loadBatch(request, source) {
 // ---------------------------------------------------------------------------------------
 // Showing
 
-/** Which of the two reviews is on screen, and the decision controls each allows. */
+/** Which of the two reviews is on screen (a batch's decision also says what it covers). */
 function showKind(kind) {
   $("single").hidden = kind !== "single";
   $("batch").hidden = kind !== "batch";
-  // A passkey signs a single action's decision here; a batch is decided without one.
-  $("passkey").hidden = kind === "batch";
-  $("approve-passkey").hidden = kind === "batch";
   $("decision-scope").hidden = kind !== "batch";
 }
 
@@ -271,6 +269,7 @@ function markOffendingArgument({ where, err }) {
   }
 }
 
+/** Shows a batch review (batch.mjs), and the decision form only when it may be decided. */
 function showBatch(c) {
   showKind("batch");
   $("review").hidden = false;
@@ -304,6 +303,7 @@ function showBatch(c) {
   for (const control of form.elements) control.disabled = false;
   $("decision-problem").hidden = true;
   $("approver").removeAttribute("aria-invalid");
+  passkeyPanel.refresh();
   showScope();
 }
 
@@ -362,14 +362,34 @@ function showVerdict(c) {
 form.noValidate = true;
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  if (current?.kind === "batch") return decideBatch(event.submitter?.value === "rejected" ? "rejected" : "approved");
-  if (current === null || current.error !== null) return;
+  if (current === null) return;
   const withPasskey = event.submitter?.value === "passkey";
   const decision = event.submitter?.value === "rejected" ? "rejected" : "approved";
+  const record = current.kind === "batch" ? batchRecord(decision) : actionRecord(decision);
+  if (record === null) return;
+  const edits = current.kind === "batch" ? batchPanel : amendPanel;
+  for (const control of form.elements) control.disabled = true;
+  edits.lock();
+  if (!withPasskey) return showRecord(record);
+  try {
+    const signed = await passkeys.approve(api, record, passkeyPanel.current());
+    showRecord(signed.record, signed.verified.signer);
+  } catch (err) {
+    for (const control of form.elements) control.disabled = false;
+    edits.unlock();
+    const shown = $("decision-problem");
+    shown.hidden = false;
+    shown.textContent = `The passkey did not sign: ${err.message}`;
+  }
+});
+
+/** The record of a decision about the action on screen (null when core refused to make it). */
+function actionRecord(decision) {
+  if (current.error !== null) return null;
   // An approval is about the action as amended, when the reviewer changed it; a rejection
   // is about what the agent proposed. An edit the contract refuses is never approved.
   const amendment = amendPanel.state();
-  if (decision === "approved" && amendment.kind === "invalid") return;
+  if (decision === "approved" && amendment.kind === "invalid") return null;
   const amended = decision === "approved" && amendment.kind === "amended" ? amendment.amended : null;
   const decidedAt = Date.now();
   const validity = Number($("validity").value);
@@ -385,35 +405,22 @@ form.addEventListener("submit", async (event) => {
       ...(amended === null ? {} : { proposed_digest: amended.proposed_digest }),
     });
   } catch (err) {
-    return approverProblem(err);
+    approverProblem(err);
+    return null;
   }
   if (!api.digestEqual(record.action_digest, amended?.action_digest ?? current.fingerprint)) {
     throw new Error("the record is not bound to the fingerprint shown");
   }
-  for (const control of form.elements) control.disabled = true;
-  amendPanel.lock();
-  let signer = null;
-  if (withPasskey) {
-    try {
-      const signed = await passkeys.approve(api, record, passkeyPanel.current());
-      record = signed.record;
-      signer = signed.verified.signer;
-    } catch (err) {
-      for (const control of form.elements) control.disabled = false;
-      amendPanel.unlock();
-      const shown = $("decision-problem");
-      shown.hidden = false;
-      shown.textContent = `The passkey did not sign: ${err.message}`;
-      return;
-    }
-  }
-  showRecord(record, signer);
-});
+  return record;
+}
 
-/** A decision about the batch on screen: core's `batchDecide` over the batch shown. */
-function decideBatch(decision) {
-  if (!batches.decidable(current)) return;
-  if (decision === "approved" && batchPanel.state().kind === "invalid") return;
+/**
+ * The record of a decision about the batch on screen: core's `batchDecide` over the
+ * selection shown (approved) or the proposal (rejected); null when core refused to make it.
+ */
+function batchRecord(decision) {
+  if (!batches.decidable(current)) return null;
+  if (decision === "approved" && batchPanel.state().kind === "invalid") return null;
   const target = batchPanel.target(decision);
   const decidedAt = Date.now();
   let record;
@@ -428,14 +435,13 @@ function decideBatch(decision) {
       ...(target.proposed_digest === undefined ? {} : { proposed_digest: target.proposed_digest }),
     });
   } catch (err) {
-    return approverProblem(err);
+    approverProblem(err);
+    return null;
   }
   if (!api.digestEqual(record.batch_digest, target.batch_digest)) {
     throw new Error("the record is not bound to the batch fingerprint shown");
   }
-  for (const control of form.elements) control.disabled = true;
-  batchPanel.lock();
-  showRecord(record);
+  return record;
 }
 
 /** A decision core refused (a blank approver, ...): said beside the buttons. */

@@ -105,7 +105,7 @@ export function refusal(review) {
  * claimedFull, claimedStatus, count, head, items, totalsHead, totals, selection,
  * selectionStatus, selectionError, proposedShort, proposedFull, selectedShort, selectedFull,
  * leftOut, includeAll, contract}; `onChange(state)` after every change of the selection.
- * Returns {start(review), stop(), lock(), state(), target()}; `state()` is {kind: "none" |
+ * Returns {start(review), stop(), lock(), unlock(), state(), target(decision)}; `state()` is {kind: "none" |
  * "deselected" | "invalid", indices, result?, error?}.
  */
 export function panel(api, ui, onChange) {
@@ -238,10 +238,15 @@ export function panel(api, ui, onChange) {
       state = { kind: "none", indices: [] };
       ui.selection.hidden = true;
     },
-    /** After the decision: nothing more is deselected. */
+    /** While the decision is made, and after it: nothing more is deselected. */
     lock() {
       ui.includeAll.disabled = true;
       for (const input of ui.items.querySelectorAll("input.include")) input.disabled = true;
+    },
+    /** The decision was not made after all (a passkey that did not sign). */
+    unlock() {
+      ui.includeAll.disabled = false;
+      for (const input of ui.items.querySelectorAll("input.include")) input.disabled = false;
     },
     state: () => state,
     /**

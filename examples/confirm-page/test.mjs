@@ -62,6 +62,9 @@ function pythonFingerprint(file) {
 }
 
 const addon = createRequire(import.meta.url)(join(repo, 'bindings-node'))
+// The wasm package in Node: batch decisions verified outside the page (the native addon has no
+// batch functions yet).
+const wasmNode = createRequire(import.meta.url)(join(repo, 'bindings-wasm', 'pkg', 'node', 'actionseal_wasm.js'))
 
 /** Python's `amend` of the same inputs: {action_digest, proposed_digest, amended_pointers} and short forms. */
 function pythonAmend(current, replacement, contract) {
@@ -777,7 +780,6 @@ try {
       ['distinct', '50', '20 ✓ within'],
     ])
     assert.ok((await text('#banner')).includes('One decision covers all 20 items'))
-    assert.equal(await page.locator('#approve-passkey').isHidden(), true, 'a batch is approved without a passkey here')
     await screenshot('batch-review')
   })
 
@@ -811,6 +813,32 @@ try {
     assert.equal(addon.fingerprint(record.batch), record.batch_digest)
     assert.equal(await page.locator('#items input.include:enabled').count(), 0, 'nothing is deselected after the decision')
     assert.ok((await text('#result-summary')).includes('(18 items)'))
+  })
+
+  await step('batch: Approve with passkey signs the decision over the selection, which verifies outside the page', async () => {
+    await open(SAMPLES.batch, 'ready')
+    assert.equal(await page.locator('#approve-passkey').isDisabled(), true, 'nothing registered yet')
+    await page.fill('#approver', 'user:bob')
+    await page.click('#register-passkey')
+    await page.waitForSelector('#passkey-status[data-registered]')
+    const keys = JSON.parse(await text('#passkey-keys'))
+    await page.getByRole('checkbox', { name: 'Include item 20', exact: true }).uncheck()
+    await page.waitForSelector('#selection[data-state="deselected"]')
+    await page.getByRole('button', { name: 'Approve with passkey' }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    const remainder = batchOf(batchContract, semantics, items.slice(0, 19))
+    assert.deepEqual([record.batch_digest, record.proposed_digest], [remainder.digest, proposed.digest])
+    const { passkey, ...decided } = record
+    const clientData = JSON.parse(Buffer.from(passkey.client_data_json, 'base64url'))
+    assert.equal(clientData.challenge, addon.passkeyChallenge(decided), 'the passkey signed the batch decision (Node addon)')
+    const now = record.decided_at + 1000
+    assert.equal(wasmNode.batchVerifyDecision(record, keys, now).signer.credential_id, passkey.credential_id)
+    // Another proposal recorded after the passkey signed: not the decision it signed.
+    const moved = { ...record, proposed_digest: `sha256:${'ab'.repeat(32)}` }
+    assert.throws(() => wasmNode.batchVerifyDecision(moved, keys, now), (e) => e.code === 'challenge_mismatch')
+    // A batch decision is not an approval of one action.
+    assert.throws(() => wasmNode.verifyPasskey(record, keys, now), (e) => e.code === 'invalid_approval')
   })
 
   await step('batch: Reject is about the batch as proposed, whatever is unchecked', async () => {
