@@ -761,7 +761,7 @@ try {
     const digests = await page.locator('#items td.digest-cell').evaluateAll((l) => l.map((td) => td.dataset.digest))
     assert.deepEqual(digests, items.map((a) => addon.fingerprint(a)))
     // The table scrolls inside the page, and can be reached and scrolled from the keyboard.
-    const wrap = page.locator('.items-wrap')
+    const wrap = page.getByRole('region', { name: 'Items table (scrolls)' })
     assert.equal(await wrap.getAttribute('tabindex'), '0')
     assert.ok(await wrap.evaluate((w) => w.scrollHeight > w.clientHeight), 'twenty rows scroll')
   })
