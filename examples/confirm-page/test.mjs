@@ -17,8 +17,9 @@
 // from the first highlighted, the totals are shown against the caps, the batch fingerprint the
 // page computes in wasm is the claimed one and the one re-derived here (node:crypto's RFC 9162
 // Merkle tree over the Node addon's item fingerprints); two items left out, the approval binds
-// the remainder's fingerprint with the proposal's; a batch over a cap, and a tampered claimed
-// fingerprint, are refused with no Approve button.
+// the remainder's fingerprint (re-derived, and Python's, Node's and the Rust CLI's) with the
+// proposal's; a passkey-approved batch decision verifies in Node and Python; a batch over a
+// cap, and a tampered claimed fingerprint, are refused with no Approve button.
 //
 // Screenshots go to examples/confirm-page/screenshots/ (the amendment's diff view to
 // target/confirm-page/amend-diff.png).
@@ -62,9 +63,6 @@ function pythonFingerprint(file) {
 }
 
 const addon = createRequire(import.meta.url)(join(repo, 'bindings-node'))
-// The wasm package in Node: batch decisions verified outside the page (the native addon has no
-// batch functions yet).
-const wasmNode = createRequire(import.meta.url)(join(repo, 'bindings-wasm', 'pkg', 'node', 'actionseal_wasm.js'))
 
 /** Python's `amend` of the same inputs: {action_digest, proposed_digest, amended_pointers} and short forms. */
 function pythonAmend(current, replacement, contract) {
@@ -104,6 +102,42 @@ function batchOf(contract, semantics, actions) {
     tenant: actions[0].tenant,
   }
   return { header, digest: addon.fingerprint(header) }
+}
+
+/**
+ * The fingerprint of the batch left after taking out the items at `indices`, as Python's
+ * `batch_deselect`, the Node addon's `batchDeselect` and the Rust CLI's `batch deselect`
+ * compute it: `{python, node, rust}`.
+ */
+function remainderEverywhere({ contract, semantics, actions }, indices) {
+  const code = [
+    'import actionseal, json, sys',
+    'i = json.load(sys.stdin)',
+    'print(actionseal.batch_deselect(i["contract"], i["semantics"], i["actions"], i["indices"])["batch_digest"])',
+  ].join('\n')
+  const input = JSON.stringify({ contract, semantics, actions, indices })
+  const python = execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input, encoding: 'utf8' }).trim()
+  const files = { contract: join(scratch, 'batch-contract.json'), actions: join(scratch, 'batch-actions.json') }
+  writeFileSync(files.contract, JSON.stringify(contract))
+  writeFileSync(files.actions, JSON.stringify(actions))
+  const run = cli(['batch', 'deselect', '--contract', files.contract, '--semantics', semantics.replace('_', '-'),
+    ...indices.flatMap((i) => ['--index', String(i)]), files.actions])
+  assert.equal(run.status, 0, run.stderr)
+  return { python, node: addon.batchDeselect(contract, semantics, actions, indices).batch_digest, rust: JSON.parse(run.stdout).batch_digest }
+}
+
+/** Python's `batch_verify_decision` of a batch decision: `{signer}` or `{error}`. */
+function pythonVerifyBatch(record, keys, at) {
+  const code = [
+    'import actionseal, json, sys',
+    'i = json.load(sys.stdin)',
+    'try:',
+    '    print(json.dumps({"signer": actionseal.batch_verify_decision(i["record"], i["keys"], i["at"])["signer"]}))',
+    'except actionseal.ActionsealError as e:',
+    '    print(json.dumps({"error": e.code}))',
+  ].join('\n')
+  const input = JSON.stringify({ record, keys, at })
+  return JSON.parse(execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input, encoding: 'utf8' }))
 }
 
 /** The Rust CLI's verdict on a record: `cargo run -p actionseal-cli -- check`. */
@@ -783,7 +817,7 @@ try {
     await screenshot('batch-review')
   })
 
-  await step('batch: two items left out from the keyboard, Approve binds the remainder re-derived outside the page, with the proposal kept', async () => {
+  await step('batch: two items left out from the keyboard, Approve binds the remainder that Python, Node and Rust compute, with the proposal kept', async () => {
     const left = [5, 13]
     for (const i of left) {
       const box = page.getByRole('checkbox', { name: `Include item ${i + 1}`, exact: true })
@@ -794,6 +828,8 @@ try {
     await page.waitForSelector('#selection[data-state="deselected"]')
     const remainder = batchOf(batchContract, semantics, items.filter((_, i) => !left.includes(i)))
     assert.equal(await text('#selected-fingerprint'), remainder.digest)
+    const everywhere = remainderEverywhere(batchRequest.batch, left)
+    assert.deepEqual(everywhere, { python: remainder.digest, node: remainder.digest, rust: remainder.digest })
     assert.equal(await text('#proposed-batch-fingerprint'), proposed.digest)
     assert.deepEqual(await page.locator('#left-out li').evaluateAll((l) => l.map((li) => li.dataset.index)), ['5', '13'])
     assert.equal(await text('#items-count'), '18 of 20 items selected')
@@ -815,7 +851,7 @@ try {
     assert.ok((await text('#result-summary')).includes('(18 items)'))
   })
 
-  await step('batch: Approve with passkey signs the decision over the selection, which verifies outside the page', async () => {
+  await step('batch: Approve with passkey signs the decision over the selection, which verifies in Node and Python', async () => {
     await open(SAMPLES.batch, 'ready')
     assert.equal(await page.locator('#approve-passkey').isDisabled(), true, 'nothing registered yet')
     await page.fill('#approver', 'user:bob')
@@ -833,12 +869,15 @@ try {
     const clientData = JSON.parse(Buffer.from(passkey.client_data_json, 'base64url'))
     assert.equal(clientData.challenge, addon.passkeyChallenge(decided), 'the passkey signed the batch decision (Node addon)')
     const now = record.decided_at + 1000
-    assert.equal(wasmNode.batchVerifyDecision(record, keys, now).signer.credential_id, passkey.credential_id)
+    const signer = { algorithm: 'ES256', credential_id: passkey.credential_id, kind: 'passkey' }
+    assert.deepEqual(addon.batchVerifyDecision(record, keys, now).signer, signer, 'Node addon')
+    assert.deepEqual(pythonVerifyBatch(record, keys, now), { signer }, 'Python')
     // Another proposal recorded after the passkey signed: not the decision it signed.
     const moved = { ...record, proposed_digest: `sha256:${'ab'.repeat(32)}` }
-    assert.throws(() => wasmNode.batchVerifyDecision(moved, keys, now), (e) => e.code === 'challenge_mismatch')
+    assert.throws(() => addon.batchVerifyDecision(moved, keys, now), (e) => e.code === 'challenge_mismatch')
+    assert.deepEqual(pythonVerifyBatch(moved, keys, now), { error: 'challenge_mismatch' })
     // A batch decision is not an approval of one action.
-    assert.throws(() => wasmNode.verifyPasskey(record, keys, now), (e) => e.code === 'invalid_approval')
+    assert.throws(() => addon.verifyPasskey(record, keys, now), (e) => e.code === 'invalid_approval')
   })
 
   await step('batch: Reject is about the batch as proposed, whatever is unchecked', async () => {
