@@ -14,8 +14,8 @@ use super::outcome::{breaker, expire_locked, lock_item, send_back, transit, Caus
 use super::{event, lock, locked_items, refuse, semantics, text_digest, Server};
 use crate::json::{canon, obj, s, stored};
 use crate::model::{BatchClaimOutcome, ClaimOutcome};
+use crate::ops;
 use crate::ops::claim::{conclude, refused_claim, Checked, Decider, Extra};
-use crate::ops::{self};
 use crate::store::{storage, BatchRow, Done, LineageRow, TaskRow, Tx};
 use actionseal_core::batch::{check_batch_with, BreakerState, Semantics, Totals, Transition};
 use actionseal_core::ledger::request::Claim as ClaimRequest;
