@@ -402,6 +402,37 @@ export type ErrorCode =
    * matches the body with the secret.
    */
   | 'webhook_unverified'
+  /**
+   * A batch is malformed: not a non-empty array of actions under one contract and one tenant,
+   * two items with the same task identity, an unknown semantics, a header or an inclusion proof
+   * of the wrong shape, or a deselection naming no item or every item.
+   */
+  | 'invalid_batch'
+  /** The tool's contract has no `batch` member, so its calls are approved one at a time. */
+  | 'batch_not_allowed'
+  /** A batch has more items than the contract's `batch.max_items` lets one decision cover. */
+  | 'batch_too_large'
+  /**
+   * A batch (or the claims made under its decision) goes over one of its caps: the count of
+   * items, the sum at a pointer, or the number of distinct targets at a pointer. The path names
+   * the cap.
+   */
+  | 'batch_cap_exceeded'
+  /**
+   * An item is not in the batch its decision covers: its inclusion proof does not lead to the
+   * batch's root, or it is under another contract or tenant than the batch.
+   */
+  | 'not_in_batch'
+  /**
+   * The batch's circuit breaker is open: too many failed or unknown outcomes, or claims too
+   * fast. Nothing of the batch is claimed until a reviewer decides on the remainder.
+   */
+  | 'breaker_open'
+  /**
+   * An item of an all-or-nothing batch was claimed on its own: such a batch is claimed whole,
+   * after every item's pre-dispatch check holds, or not at all.
+   */
+  | 'batch_all_or_nothing'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -513,6 +544,17 @@ export type Reason =
   | 'quorum_out_of_order'
   /** Fewer approvals count than the quorum needs, or a role has fewer than its count. */
   | 'quorum_short'
+  /**
+   * The item is not in the batch the decision covers: its inclusion proof does not lead to the
+   * batch's root, the batch's header is not the decision's, or the item is under another
+   * contract or tenant than the batch.
+   */
+  | 'not_in_batch'
+  /**
+   * The batch's circuit breaker is open (the trusted context says so): nothing of the batch
+   * runs until a reviewer decides on the remainder.
+   */
+  | 'breaker_open'
 
 /** What the executor does with a checked call. */
 export type Outcome =
@@ -619,6 +661,11 @@ export interface ContractDocument {
   cost_minor: number
   /** The longest an approval may hold (`expires_at - decided_at`), in milliseconds. */
   max_approval_ms?: number
+  /**
+   * Allows batches of the tool's calls, decided once, and bounds them; without it a batch is
+   * `batch_not_allowed`.
+   */
+  batch?: BatchPolicy
 }
 
 /** One condition of a contract's approval rule. Conditions fail closed (see the README). */
@@ -780,6 +827,8 @@ export interface CheckContext {
    * fact is refused.
    */
   delegations_revoked?: DelegationRevokedFact[]
+  /** For an item of a batch: the state of the batch's circuit breaker; `open` is `breaker_open`. */
+  breaker?: 'closed' | 'open' | 'half_open'
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */
@@ -1101,6 +1150,203 @@ export interface VerifiedDelegation {
   digest: string
   /** `null` for a bare document. */
   signer: ServiceSigner | PasskeySigner | null
+}
+
+/**
+ * A contract's `batch` member (or a server's, which only narrows it): the most items one
+ * decision covers, caps on the whole batch and a circuit breaker.
+ */
+export interface BatchPolicy {
+  /** The most items one decision covers: 1 to 1,000. */
+  max_items: number
+  /** Caps on the whole batch, held again at each claim over the batch's lineage. */
+  caps?: BatchCaps
+  /** When the batch's circuit breaker trips and closes again. */
+  breaker?: BreakerPolicy
+}
+
+/**
+ * Caps on a batch as a whole: how many items, the sum of a number in each, and how many
+ * distinct values of a target.
+ */
+export interface BatchCaps {
+  /** The most items. */
+  count?: number
+  /** The largest sum of the integer at `pointer` over the items. */
+  sum?: SumCap
+  /** The most distinct values at `pointer` (targets such as orders or accounts). */
+  distinct?: DistinctCap
+}
+
+/** A cap on the sum of an integer member of each item's action. */
+export interface SumCap {
+  /** JSON Pointer into the action envelope (`/args/amount_minor`). */
+  pointer: string
+  max: number
+}
+
+/** A cap on how many distinct values a member of the items' actions takes. */
+export interface DistinctCap {
+  /** JSON Pointer into the action envelope (`/args/order_id`). */
+  pointer: string
+  max: number
+}
+
+/**
+ * A batch's circuit breaker: failures within a window trip it, as may a claim rate; successes
+ * after a new decision close it.
+ */
+export interface BreakerPolicy {
+  /** Failed or unknown outcomes within `window_ms` that trip it: 1 to 10,000. */
+  max_failures: number
+  /** The window failures are counted over, in ms. */
+  window_ms: number
+  /** Claims within any 60 s that trip it (a runaway executor). */
+  max_claims_per_minute?: number
+  /** Successes after a half-open that close it. */
+  close_after: number
+}
+
+/** The frozen batch document a decision binds: its fingerprint is the batch fingerprint. */
+export interface BatchHeader {
+  /** The fingerprint of the contract every item is under. */
+  contract: string
+  /** The tenant every item is in. */
+  tenant: string
+  /** How the items stand together. */
+  semantics: 'all_or_nothing' | 'per_item'
+  /** How many items. */
+  size: number
+  /** The RFC 9162 Merkle tree hash over the items' fingerprints in order, base64. */
+  root: string
+}
+
+/** An item's inclusion proof: its position and the RFC 9162 audit path to the header's root. */
+export interface ItemProof {
+  /** The item's position, from 0. */
+  index: number
+  /** The audit path, leaf side first, each hash base64. */
+  path: string[]
+}
+
+/** An item as its executor holds it: its frozen action and its inclusion proof. */
+export interface BatchItem {
+  /** The item's action as the batch froze it. */
+  action: ActionEnvelope
+  proof: ItemProof
+}
+
+/** One item of a batch as built: its fingerprint, task id and inclusion proof. */
+export interface BatchItemSummary {
+  index: number
+  /** The id of the item's task (`Ledger.task_id` of its identity). */
+  task_id: string
+  /** The item's fingerprint: a leaf of the batch's tree. */
+  action_digest: string
+  proof: ItemProof
+}
+
+/** What a reviewer compares with the caps: the batch's totals, each only under its cap. */
+export interface BatchTotals {
+  /** How many items. */
+  count: number
+  /** The sum under the sum cap. */
+  sum?: number
+  /** How many distinct targets under the distinct cap. */
+  distinct?: number
+}
+
+/**
+ * A batch as built: the header a decision freezes, its fingerprint, each item, and the totals
+ * under the caps in force.
+ */
+export interface Batch {
+  header: BatchHeader
+  /** The header's fingerprint: what a decision binds. */
+  batch_digest: string
+  /** In order. */
+  items: BatchItemSummary[]
+  totals: BatchTotals
+  /** The caps in force: the contract's, narrowed by the server's. */
+  caps: BatchCaps
+}
+
+/** The batch left after a reviewer's deselection, with the fingerprint of the batch as proposed. */
+export interface DeselectedBatch extends Batch {
+  /** The batch as proposed: the decision's `proposed_digest`. */
+  proposed_digest: string
+}
+
+/** An item verified to be in a batch. */
+export interface VerifiedItem {
+  /** The item's fingerprint. */
+  action_digest: string
+  /** The batch's fingerprint. */
+  batch_digest: string
+  index: number
+}
+
+/**
+ * A decision over a whole batch: the frozen header and its fingerprint in place of an
+ * approval's action and its fingerprint.
+ */
+export interface BatchDecisionRecord extends DecisionInput {
+  batch: BatchHeader
+  batch_digest: string
+}
+
+/** A batch decision whose proof verified, and who gave it. */
+export interface VerifiedBatchProof {
+  /** The record (for a passkey-approved one, without its assertion). */
+  approval: BatchDecisionRecord
+  signer: ServiceSigner | PasskeySigner
+}
+
+/** The check of several items of one batch: each item's verdict, and which may be claimed now. */
+export interface BatchVerdict {
+  /** What the decision froze; `null` when no well-formed, sealed decision was presented. */
+  semantics: 'all_or_nothing' | 'per_item' | null
+  /** Indices of the items that may be claimed now: under `all_or_nothing` every item or none. */
+  claimable: Array<number>
+  /** One per item, in the order given. */
+  verdicts: Verdict[]
+}
+
+/**
+ * A batch's circuit breaker as stored: its state, the recent failure and claim times, the
+ * successes since it half-opened and how often it tripped.
+ */
+export interface Breaker {
+  state: 'closed' | 'open' | 'half_open'
+  /** Times of the failures still in the window. */
+  failures: Array<number>
+  /** Times of the claims of the last minute. */
+  claims: Array<number>
+  /** Successes since it half-opened. */
+  successes: number
+  /** How often it tripped. */
+  trips: number
+}
+
+/**
+ * One event a breaker is told of: an outcome reported, a claim, or a new decision over the
+ * remainder.
+ */
+export interface BreakerEvent {
+  kind: 'outcome' | 'claim' | 'redecided'
+  /** For an outcome only. */
+  outcome?: 'succeeded' | 'failed' | 'unknown'
+  /** When, for an outcome or a claim. */
+  at: number
+}
+
+/** A breaker after one event, and what happened to it. */
+export interface BreakerStep {
+  /** The new state, to store. */
+  breaker: Breaker
+  transition: 'none' | 'tripped' | 'half_opened' | 'closed'
+  /** Why it tripped, when it did. */
+  trip: 'failures' | 'claim_rate' | null
 }
 
 /**
@@ -2364,6 +2610,60 @@ export declare function amend(current: ActionEnvelope, replacement: ActionEnvelo
 export declare function approve(action: ActionEnvelope, decision: DecisionInput): ApprovalRecord
 
 /**
+ * The batch of `actions` under the contract, as a reviewer's page and an executor need it: the frozen header, the batch fingerprint a decision binds, each item's fingerprint, task id and inclusion proof, and the totals under the caps; `server` narrows the contract's batch policy.
+ *
+ * `contract` is a `Contract` or a contract document with a `batch` member
+ * (`batch_not_allowed` otherwise); `semantics` is `'all_or_nothing'` or `'per_item'`;
+ * `actions` are action envelopes of its tool, in one tenant, with distinct task identities.
+ * Throws `batch_too_large` past `max_items`, `batch_cap_exceeded` when the whole list breaks
+ * a cap (the path names the item), `invalid_batch` for a malformed list.
+ */
+export declare function batchBuild(contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], server?: BatchPolicy | null): Batch
+
+/**
+ * The decision record of a reviewer's decision about the whole batch `header` describes: `batch` (the frozen header) and `batch_digest` in place of an approval's `action` and `action_digest`.
+ *
+ * `decision` is what `approve` takes (`proposed_digest`: the batch as proposed, when the
+ * reviewer deselected items). The record is signed with `SigningKey.sign`, approved with a
+ * passkey and counted in a quorum as an approval record is.
+ */
+export declare function batchDecide(header: BatchHeader, decision: DecisionInput): BatchDecisionRecord
+
+/**
+ * The batch `batch_build` makes without the items at `indices` (a reviewer's deselection): the remainder, its new fingerprint, and `proposed_digest`, the fingerprint of the batch as proposed.
+ *
+ * The remainder keeps the items' order; each index must name an item, once, and at least
+ * one item must remain (`invalid_batch`). The arguments are `batchBuild`'s, with `indices`
+ * before the optional `server`.
+ */
+export declare function batchDeselect(contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], indices: number[], server?: BatchPolicy | null): DeselectedBatch
+
+/**
+ * Verifies the proof a batch decision carries (a signed envelope or a passkey-approved record) against the key set, the key judged at `at`; raises why it does not hold.
+ *
+ * Returns `{ approval, signer }` as `verifyProof` does, `approval` the batch decision
+ * record. A bare record is `missing_proof`; an approval of one action is `invalid_approval`.
+ */
+export declare function batchVerifyDecision(decision: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number): VerifiedBatchProof
+
+/**
+ * Verifies that `item` (`{action, proof}`) is in the batch `header` describes: its inclusion proof leads to the header's root; raises `not_in_batch` otherwise.
+ *
+ * Returns `{ action_digest, batch_digest, index }`: the item's fingerprint, the batch's and
+ * the item's position. A malformed header or item is `invalid_batch`.
+ */
+export declare function batchVerifyItem(header: BatchHeader, item: BatchItem): VerifiedItem
+
+/**
+ * One event of a batch's circuit breaker: `policy` its thresholds and `breaker` its stored state (null or None: no thresholds, a new closed breaker), `event` `{kind: claim | outcome | redecided, outcome?, at}`. Returns the new state and the transition; a claim while open raises `breaker_open`.
+ *
+ * Returns `{ breaker, transition: 'none' | 'tripped' | 'half_opened' | 'closed', trip:
+ * 'failures' | 'claim_rate' | null }`. A claim over the per-minute rate trips it and is
+ * refused (`breaker_open`).
+ */
+export declare function breakerStep(policy: BreakerPolicy | null, breaker: Breaker | null, event: BreakerEvent): BreakerStep
+
+/**
  * The RFC 8785 canonical JSON text of a value.
  *
  * The RFC 8785 canonical JSON text of a JavaScript value.
@@ -2427,6 +2727,24 @@ export declare function charge(budget: Budget, costMinor: number): Budget
  * if (verdict.outcome === 'permit') dispatch(action)
  */
 export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
+
+/**
+ * The permit check of several items of one batch (`items[i]` presented as `actions[i]`), each as `check_item` checks it, and which of them may be claimed now: under `all_or_nothing` every item or none, under `per_item` each permitted one.
+ *
+ * Returns `{ semantics, claimable, verdicts }`. `items` and `actions` are arrays of one
+ * length (`invalid_request` otherwise); a malformed context raises.
+ */
+export declare function checkBatch(approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, items: BatchItem[], actions: ActionEnvelope[], context: CheckContext): BatchVerdict
+
+/**
+ * The permit check of one item of a batch before dispatch: the batch decision(s) checked as `check_set` checks approvals of one action, but against the item (`{action, proof}`: its inclusion first, `not_in_batch`) and its frozen action (drift). Only a malformed context raises.
+ *
+ * `approvals` are batch decision records (bare, signed or passkey-approved; several for a
+ * quorum); `action` is the action presented for dispatch; `context` is `check`'s, with the
+ * batch's `breaker` state when it has one (`open` is `breaker_open`). Dispatch only on
+ * `'permit'`.
+ */
+export declare function checkItem(approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, item: BatchItem, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
  * The permit check of a set of approvals (a quorum's members: each a record, a signed envelope or a passkey-approved record, as `check` takes one), all about `action`: does the contract's quorum hold, with every member standing? An empty list is no approval. Only a malformed context or a set that is not a list raises; everything wrong with a member, the set or the action is a reason in the verdict, whose `quorum` says who counted and what is missing.

@@ -8,10 +8,11 @@
 //! shares with the Node addon (`actionseal-js`).
 //!
 //! Canonical form and fingerprints are here; the approval model is in `model.rs`,
-//! `contract.rs`, `approval.rs`, `schema.rs` and `set.rs` (a quorum's set); proof of who
-//! decided in `proof.rs` and `delegation.rs`.
+//! `contract.rs`, `approval.rs`, `schema.rs`, `set.rs` (a quorum's set) and `batch.rs`
+//! (batches); proof of who decided in `proof.rs` and `delegation.rs`.
 
 mod approval;
+mod batch;
 mod contract;
 mod delegation;
 mod error;
@@ -27,6 +28,10 @@ mod to_js;
 mod types;
 
 pub use approval::JsApproval;
+pub use batch::{
+    batch_build, batch_decide, batch_deselect, batch_verify_decision, batch_verify_item,
+    breaker_step, check_batch, check_item,
+};
 pub use contract::JsContract;
 pub use delegation::{delegation_digest, sign_delegation, verify_delegation};
 pub use evidence::verify_evidence;

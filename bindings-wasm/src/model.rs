@@ -21,7 +21,7 @@ use actionseal_js::Lift;
 use wasm_bindgen::prelude::*;
 
 /// Converts the values of one call in one walk and hands them to `f`.
-fn with<const N: usize, R>(
+pub(crate) fn with<const N: usize, R>(
     values: [&JsValue; N],
     f: impl FnOnce(&[Value<'_>; N]) -> actionseal_core::Result<R>,
 ) -> Result<R, Fail> {

@@ -590,6 +590,11 @@ export interface ContractDocument {
   cost_minor: number
   /** The longest an approval may hold (`expires_at - decided_at`), in milliseconds. */
   max_approval_ms?: number
+  /**
+   * Allows batches of the tool's calls, decided once, and bounds them; without it a batch is
+   * `batch_not_allowed`.
+   */
+  batch?: BatchPolicy
 }
 
 /** One condition of a contract's approval rule. Conditions fail closed (see the README). */
@@ -751,6 +756,8 @@ export interface CheckContext {
    * fact is refused.
    */
   delegations_revoked?: DelegationRevokedFact[]
+  /** For an item of a batch: the state of the batch's circuit breaker; `open` is `breaker_open`. */
+  breaker?: 'closed' | 'open' | 'half_open'
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */
@@ -1072,6 +1079,203 @@ export interface VerifiedDelegation {
   digest: string
   /** `null` for a bare document. */
   signer: ServiceSigner | PasskeySigner | null
+}
+
+/**
+ * A contract's `batch` member (or a server's, which only narrows it): the most items one
+ * decision covers, caps on the whole batch and a circuit breaker.
+ */
+export interface BatchPolicy {
+  /** The most items one decision covers: 1 to 1,000. */
+  max_items: number
+  /** Caps on the whole batch, held again at each claim over the batch's lineage. */
+  caps?: BatchCaps
+  /** When the batch's circuit breaker trips and closes again. */
+  breaker?: BreakerPolicy
+}
+
+/**
+ * Caps on a batch as a whole: how many items, the sum of a number in each, and how many
+ * distinct values of a target.
+ */
+export interface BatchCaps {
+  /** The most items. */
+  count?: number
+  /** The largest sum of the integer at `pointer` over the items. */
+  sum?: SumCap
+  /** The most distinct values at `pointer` (targets such as orders or accounts). */
+  distinct?: DistinctCap
+}
+
+/** A cap on the sum of an integer member of each item's action. */
+export interface SumCap {
+  /** JSON Pointer into the action envelope (`/args/amount_minor`). */
+  pointer: string
+  max: number
+}
+
+/** A cap on how many distinct values a member of the items' actions takes. */
+export interface DistinctCap {
+  /** JSON Pointer into the action envelope (`/args/order_id`). */
+  pointer: string
+  max: number
+}
+
+/**
+ * A batch's circuit breaker: failures within a window trip it, as may a claim rate; successes
+ * after a new decision close it.
+ */
+export interface BreakerPolicy {
+  /** Failed or unknown outcomes within `window_ms` that trip it: 1 to 10,000. */
+  max_failures: number
+  /** The window failures are counted over, in ms. */
+  window_ms: number
+  /** Claims within any 60 s that trip it (a runaway executor). */
+  max_claims_per_minute?: number
+  /** Successes after a half-open that close it. */
+  close_after: number
+}
+
+/** The frozen batch document a decision binds: its fingerprint is the batch fingerprint. */
+export interface BatchHeader {
+  /** The fingerprint of the contract every item is under. */
+  contract: string
+  /** The tenant every item is in. */
+  tenant: string
+  /** How the items stand together. */
+  semantics: 'all_or_nothing' | 'per_item'
+  /** How many items. */
+  size: number
+  /** The RFC 9162 Merkle tree hash over the items' fingerprints in order, base64. */
+  root: string
+}
+
+/** An item's inclusion proof: its position and the RFC 9162 audit path to the header's root. */
+export interface ItemProof {
+  /** The item's position, from 0. */
+  index: number
+  /** The audit path, leaf side first, each hash base64. */
+  path: string[]
+}
+
+/** An item as its executor holds it: its frozen action and its inclusion proof. */
+export interface BatchItem {
+  /** The item's action as the batch froze it. */
+  action: ActionEnvelope
+  proof: ItemProof
+}
+
+/** One item of a batch as built: its fingerprint, task id and inclusion proof. */
+export interface BatchItemSummary {
+  index: number
+  /** The id of the item's task (`Ledger.task_id` of its identity). */
+  task_id: string
+  /** The item's fingerprint: a leaf of the batch's tree. */
+  action_digest: string
+  proof: ItemProof
+}
+
+/** What a reviewer compares with the caps: the batch's totals, each only under its cap. */
+export interface BatchTotals {
+  /** How many items. */
+  count: number
+  /** The sum under the sum cap. */
+  sum?: number
+  /** How many distinct targets under the distinct cap. */
+  distinct?: number
+}
+
+/**
+ * A batch as built: the header a decision freezes, its fingerprint, each item, and the totals
+ * under the caps in force.
+ */
+export interface Batch {
+  header: BatchHeader
+  /** The header's fingerprint: what a decision binds. */
+  batch_digest: string
+  /** In order. */
+  items: BatchItemSummary[]
+  totals: BatchTotals
+  /** The caps in force: the contract's, narrowed by the server's. */
+  caps: BatchCaps
+}
+
+/** The batch left after a reviewer's deselection, with the fingerprint of the batch as proposed. */
+export interface DeselectedBatch extends Batch {
+  /** The batch as proposed: the decision's `proposed_digest`. */
+  proposed_digest: string
+}
+
+/** An item verified to be in a batch. */
+export interface VerifiedItem {
+  /** The item's fingerprint. */
+  action_digest: string
+  /** The batch's fingerprint. */
+  batch_digest: string
+  index: number
+}
+
+/**
+ * A decision over a whole batch: the frozen header and its fingerprint in place of an
+ * approval's action and its fingerprint.
+ */
+export interface BatchDecisionRecord extends DecisionInput {
+  batch: BatchHeader
+  batch_digest: string
+}
+
+/** A batch decision whose proof verified, and who gave it. */
+export interface VerifiedBatchProof {
+  /** The record (for a passkey-approved one, without its assertion). */
+  approval: BatchDecisionRecord
+  signer: ServiceSigner | PasskeySigner
+}
+
+/** The check of several items of one batch: each item's verdict, and which may be claimed now. */
+export interface BatchVerdict {
+  /** What the decision froze; `null` when no well-formed, sealed decision was presented. */
+  semantics: 'all_or_nothing' | 'per_item' | null
+  /** Indices of the items that may be claimed now: under `all_or_nothing` every item or none. */
+  claimable: Array<number>
+  /** One per item, in the order given. */
+  verdicts: Verdict[]
+}
+
+/**
+ * A batch's circuit breaker as stored: its state, the recent failure and claim times, the
+ * successes since it half-opened and how often it tripped.
+ */
+export interface Breaker {
+  state: 'closed' | 'open' | 'half_open'
+  /** Times of the failures still in the window. */
+  failures: Array<number>
+  /** Times of the claims of the last minute. */
+  claims: Array<number>
+  /** Successes since it half-opened. */
+  successes: number
+  /** How often it tripped. */
+  trips: number
+}
+
+/**
+ * One event a breaker is told of: an outcome reported, a claim, or a new decision over the
+ * remainder.
+ */
+export interface BreakerEvent {
+  kind: 'outcome' | 'claim' | 'redecided'
+  /** For an outcome only. */
+  outcome?: 'succeeded' | 'failed' | 'unknown'
+  /** When, for an outcome or a claim. */
+  at: number
+}
+
+/** A breaker after one event, and what happened to it. */
+export interface BreakerStep {
+  /** The new state, to store. */
+  breaker: Breaker
+  transition: 'none' | 'tripped' | 'half_opened' | 'closed'
+  /** Why it tripped, when it did. */
+  trip: 'failures' | 'claim_rate' | null
 }
 
 /**

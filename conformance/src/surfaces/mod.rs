@@ -28,6 +28,8 @@
 //! | `functions.rs`, `function_table.rs` | the function table: its types, and its rows |
 //! | `declarations.rs`, `readme.rs` | the checks of the generated `.d.ts` files and of the READMEs against it |
 
+mod batch_probes;
+mod batch_shapes;
 mod declarations;
 mod evidence_probes;
 mod evidence_shapes;

@@ -5,7 +5,7 @@
 use super::ledger::all_shapes;
 use super::shape_types::{all_fields, shape, Shape, Ty};
 use super::shapes::shapes;
-use super::{evidence_probes, ledger, ledger_probes, proof, quorum_probes};
+use super::{batch_probes, evidence_probes, ledger, ledger_probes, proof, quorum_probes};
 use crate::decisions::json_value;
 use actionseal_core::proof::{self as core_proof, Accept};
 use actionseal_core::{
@@ -47,8 +47,11 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
     let mut m = Map::new();
     // Samples leave optional fields out (a nested `any`/`all` condition would only recurse),
     // except a condition's operator and operand, which the sample condition uses.
+    // A breaker event's outcome too, which its sample kind needs.
     for f in all_fields(all, s).into_iter().filter(|f| {
-        !f.optional || (s.name == "ApprovalCondition" && matches!(f.name, "op" | "value"))
+        !f.optional
+            || (s.name == "ApprovalCondition" && matches!(f.name, "op" | "value"))
+            || (s.name, f.name) == ("BreakerEvent", "outcome")
     }) {
         let v = match (s.name, f.name) {
             // Operands that the sample's operator needs and its pointer names.
@@ -62,7 +65,9 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") | ("ExportedHeads", "version") => {
                 json!(1)
             }
-            _ => match proof_sample(all, s.name, f.name, &m) {
+            _ => match proof_sample(all, s.name, f.name, &m)
+                .or_else(|| batch_probes::sample(s.name, f.name))
+            {
                 Some(v) => v,
                 None => sample(all, &f.ty, n),
             },
@@ -229,6 +234,7 @@ fn core_accepts(name: &str, v: &Json) -> Result<(), String> {
             Some(r) => r,
             None => {
                 return evidence_probes::core_accepts(other, v)
+                    .or_else(|| batch_probes::core_accepts(other, v))
                     .or_else(|| ledger_probes::core_accepts(other, v))
                     .unwrap_or_else(|| Err(format!("no reader for {other}")))
             }
@@ -384,6 +390,7 @@ fn output_members(name: &str) -> Result<Vec<String>, String> {
         other => {
             let sample = |s: &Shape| sample_object(&all, s, &mut 0);
             return quorum_probes::output_members(&all, sample, other)
+                .or_else(|| batch_probes::output_members(&all, sample, other))
                 .or_else(|| evidence_probes::output_members(other))
                 .unwrap_or_else(|| Err(format!("no writer for {other}")));
         }

@@ -25,6 +25,10 @@ pub fn shapes() -> Vec<Shape> {
                     optional: true,
                     ..field("max_approval_ms", Ty::Int, "The longest an approval may hold (`expires_at - decided_at`), in milliseconds.")
                 },
+                Field {
+                    optional: true,
+                    ..field("batch", Ty::Shape("BatchPolicy"), "Allows batches of the tool's calls, decided once, and bounds them; without it a batch is `batch_not_allowed`.")
+                },
             ],
         },
         Shape {
@@ -160,6 +164,7 @@ pub fn shapes() -> Vec<Shape> {
                 optional("proposer", Ty::Nullable(Box::new(Ty::Identity)), "Who proposed the task (the server's storage)."),
                 optional("amended_by", Ty::Nullable(Box::new(Ty::Identity)), "The reviewer who amended the action before the decision; `null`: not amended."),
                 optional("delegations_revoked", Ty::List(Box::new(Ty::Shape("DelegationRevokedFact"))), "Whether each link of each delegation chain was revoked, by its digest; a link without a fact is refused."),
+                optional("breaker", Ty::OneOf(vec!["closed", "open", "half_open"]), "For an item of a batch: the state of the batch's circuit breaker; `open` is `breaker_open`."),
             ],
         },
         Shape {
@@ -230,6 +235,7 @@ pub fn shapes() -> Vec<Shape> {
     ];
     out.extend(super::proof_shapes::proof_shapes());
     out.extend(super::quorum_shapes::quorum_shapes());
+    out.extend(super::batch_shapes::batch_shapes());
     out.extend(super::evidence_shapes::evidence_shapes());
     out
 }
