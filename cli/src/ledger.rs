@@ -13,6 +13,7 @@ use actionseal_ledger::{
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
+mod batch;
 mod decide;
 pub(crate) mod exit;
 mod filter;
@@ -30,7 +31,8 @@ Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budge
 3 the claim sent the task back for approval, 4 the claim was refused as drift or
 rejected the task before dispatch, 5 refused by the task's state or its round's decisions
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
-approver_already_decided, approver_not_separate, delegation_refused, ...), 6 the audit
+approver_already_decided, approver_not_separate, delegation_refused, batch_cap_exceeded,
+breaker_open, batch_all_or_nothing, batch_item, ...), 6 the audit
 chain is broken or does not hold a kept checkpoint,
 64 usage error (audit checkpoint or evidence export without --log-key), 66 no ledger file at
 the SQLite path (ledger_not_found: `ledger init` or ?mode=create makes one), 69 the database or
@@ -279,6 +281,12 @@ enum LedgerCommand {
         /// Why (kept in the audit: never argument values).
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
+    },
+    /// Batches (issue 28): many actions decided once, each item claimed once under the
+    /// batch's caps and circuit breaker.
+    Batch {
+        #[command(subcommand)]
+        command: batch::BatchCommand,
     },
     /// Export a task's evidence bundle, which `actionseal evidence verify` checks without the
     /// database.
@@ -663,6 +671,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         LedgerCommand::Budget { name, limit } => {
             line(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
         }
+        LedgerCommand::Batch { command } => batch::run(db, command),
         LedgerCommand::Show {
             task,
             filter,

@@ -366,6 +366,12 @@ codes! {
     /// An item of an all-or-nothing batch was claimed on its own: such a batch is claimed
     /// whole, after every item's pre-dispatch check holds, or not at all.
     BatchAllOrNothing => "batch_all_or_nothing",
+    /// No batch with this id (or this decision's approval id) in the ledger (issue 28).
+    BatchNotFound => "batch_not_found",
+    /// A plain task operation (claim, complete, reconcile, amend) on an item of a batch, or
+    /// a batch operation on a task that is none: a batch's items are claimed and finished
+    /// through the batch operations, which hold them to the batch's caps and breaker.
+    BatchItem => "batch_item",
 }
 
 impl fmt::Display for Code {

@@ -45,6 +45,18 @@ pub(crate) fn stored(text: &str) -> Result<Value<'_>> {
     })
 }
 
+/// The strings of a stored JSON array (a batch's task ids).
+pub(crate) fn strings(text: &str) -> Result<Vec<String>> {
+    let bad = || crate::store::storage("stored list", "not an array of strings");
+    match stored(text)? {
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
 pub(crate) fn canon(v: &Value<'_>) -> String {
     canonicalize(v)
 }

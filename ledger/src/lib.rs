@@ -20,6 +20,7 @@
 //! [`actionseal_core::Code`]. Never call it from inside an async runtime's worker thread: the
 //! PostgreSQL driver runs its own.
 
+mod batches;
 mod call;
 mod clock;
 mod contracts;
@@ -40,13 +41,15 @@ mod url;
 mod wait;
 
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
+pub use batches::BatchClaimRequest;
 pub use call::Call;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use draft::{DecisionDraft, DraftedDecision};
 pub use feed::{Change, ChangeCursor, Changes};
 pub use json::StoredJson;
 pub use model::{
-    Amended, AmendmentRecord, Budget, Claim, ClaimOutcome, Decided, Policy, Revocation, Task,
+    Amended, AmendmentRecord, Batch, BatchClaimOutcome, BatchDecided, Budget, Claim, ClaimOutcome,
+    Decided, Policy, Revocation, Task,
 };
 pub use query::{Page, Query};
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
@@ -55,8 +58,9 @@ pub use url::{Durability, IfMissing, Target};
 pub use wait::Waited;
 
 use actionseal_core::ledger::{
-    check_identity, request, verify_audit_with, Amendment, AuditReport, ChainHead, Event, Expected,
-    ExportedHeads, Observed, Presented, Reported, State, StoredDecision, StoredPolicy, StoredTask,
+    check_identity, request, verify_audit_with_batches, Amendment, AuditReport, ChainHead, Event,
+    Expected, ExportedHeads, Observed, Presented, Reported, State, StoredBatch, StoredDecision,
+    StoredLineage, StoredPolicy, StoredTask,
 };
 use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::{Action, Code, Digest, Error, KeySet, Result, Value};
@@ -83,6 +87,8 @@ pub struct Ledger {
     /// The time-stamping authority of checkpoints and proven decisions, from the server's
     /// configuration.
     tsa: Option<tsa::Tsa>,
+    /// The server's batch policy, from its configuration.
+    batch_policy: Option<actionseal_core::batch::Policy>,
 }
 
 /// How a ledger is opened besides its URL.
@@ -112,6 +118,9 @@ pub struct LedgerOptions {
     /// What opening a SQLite file that does not exist does: create it (the default) or refuse
     /// ([`Code::LedgerNotFound`]). A URL saying `mode=create` creates it either way.
     pub if_missing: IfMissing,
+    /// The server's batch policy (issue 28), from its configuration: it narrows every
+    /// contract's (the most items a decision covers, the caps, the breaker), never widens it.
+    pub batch_policy: Option<actionseal_core::batch::Policy>,
 }
 
 impl Default for LedgerOptions {
@@ -122,6 +131,7 @@ impl Default for LedgerOptions {
             checkpoint_signer: None,
             tsa: None,
             if_missing: IfMissing::Create,
+            batch_policy: None,
         }
     }
 }
@@ -171,6 +181,7 @@ impl Ledger {
             checkpoint_signer,
             tsa,
             if_missing,
+            batch_policy,
         } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
@@ -190,6 +201,7 @@ impl Ledger {
             requirement: Default::default(),
             signer: checkpoint_signer,
             tsa,
+            batch_policy,
         };
         let policy = match asked {
             // Requiring proof is recorded for every handle on the database.
@@ -316,6 +328,7 @@ impl Ledger {
             contract,
             required,
             proposer: proposer.to_owned(),
+            batch: None,
         };
         self.write(|tx, now| {
             let done = ops::propose::run(tx, now, &p)?;
@@ -484,7 +497,8 @@ impl Ledger {
     /// Moves every claimed task whose lease ran out to `unknown` (never back to claimable);
     /// returns their ids. Operations on a task also do this for it before anything else.
     pub fn expire_leases(&self) -> Result<Vec<String>> {
-        self.write(ops::finish::expire_leases)
+        let srv = self.server();
+        self.write(|tx, now| ops::sweep::expire_leases(tx, now, &srv))
     }
 
     /// Creates a budget account, or sets the limit of an existing one.
@@ -625,7 +639,10 @@ impl Ledger {
             let decisions: Vec<StoredDecision<'_>> =
                 decisions.iter().map(stored_decision).collect();
             let policy = tx.policy()?;
-            Ok(verify_audit_with(
+            let (batches, lineages) = tx.audit_batches()?;
+            let batches: Vec<StoredBatch<'_>> = batches.iter().map(stored_batch).collect();
+            let lineages: Vec<StoredLineage<'_>> = lineages.iter().map(stored_lineage).collect();
+            Ok(verify_audit_with_batches(
                 text.as_bytes(),
                 &Expected {
                     recorded: &recorded,
@@ -638,6 +655,7 @@ impl Ledger {
                         changed_by: &policy.changed_by,
                     }),
                 },
+                Some((&batches, &lineages)),
             ))
         })
     }
@@ -693,6 +711,33 @@ fn stored_task(t: &store::TaskRow, last_event: Option<Digest>) -> StoredTask<'_>
         revoked_at: t.revoked_at,
         result: t.result.as_deref(),
         last_event,
+    }
+}
+
+/// A batch's row as the audit's replay reads it.
+fn stored_batch(b: &store::BatchRow) -> StoredBatch<'_> {
+    StoredBatch {
+        id: &b.id,
+        lineage: &b.lineage,
+        state: b.state,
+        header: &b.header,
+        digest: b.digest,
+        proposed_digest: b.proposed_digest,
+        items: &b.items,
+        amendments: b.amendments,
+        record: b.record.as_deref(),
+        proof: b.proof.as_deref(),
+    }
+}
+
+/// A lineage's row as the audit's replay reads it.
+fn stored_lineage(l: &store::LineageRow) -> StoredLineage<'_> {
+    StoredLineage {
+        id: &l.id,
+        current: &l.current,
+        generation: l.generation,
+        totals: &l.totals,
+        breaker: &l.breaker,
     }
 }
 

@@ -6,6 +6,10 @@ use crate::store::{AmendmentRow, BudgetRow, PolicyRow, TaskRow};
 use actionseal_core::ledger::{amended_pointers, DecisionEnvelope, State};
 use actionseal_core::{Digest, OwnedValue, ProofRequirement, QuorumState, Result, Value, Verdict};
 
+mod batch;
+
+pub use batch::{Batch, BatchClaimOutcome, BatchDecided};
+
 /// A task and everything the ledger knows about it.
 #[derive(Clone, Debug)]
 pub struct Task {
@@ -300,6 +304,35 @@ pub struct Claim {
     /// in the order they were recorded (`approval` is the one that met the quorum); empty
     /// otherwise.
     pub approvals: Vec<OwnedValue>,
+    /// For an item of a batch (issue 28): `{"action", "proof"}`, its frozen action and its
+    /// inclusion proof in the batch `approval` decided (core's `batch::verify_item`).
+    pub item: Option<OwnedValue>,
+}
+
+impl Claim {
+    /// `{"task_id", "fence", "idempotency_key", "lease_until", "executor", "action",
+    /// "approval", "proof"}`, with `approvals` under a quorum and `item` for a batch's item.
+    pub fn to_value(&self) -> OwnedValue {
+        let mut entries = vec![
+            ("task_id", s(&self.task_id)),
+            ("fence", n(self.fence)),
+            ("idempotency_key", s(&self.idempotency_key)),
+            ("lease_until", n(self.lease_until)),
+            ("executor", s(&self.executor)),
+            ("action", self.action.clone()),
+            ("approval", self.approval.clone().unwrap_or(Value::Null)),
+            ("proof", self.proof.clone().unwrap_or(Value::Null)),
+        ];
+        // Only under a quorum: every other claim is what it always was.
+        if !self.approvals.is_empty() {
+            entries.push(("approvals", Value::Array(self.approvals.clone())));
+        }
+        // Only for a batch's item.
+        if let Some(item) = &self.item {
+            entries.push(("item", item.clone()));
+        }
+        obj(entries)
+    }
 }
 
 /// What a claim did.
@@ -358,23 +391,7 @@ impl ClaimOutcome {
     /// not apply are `null`).
     pub fn to_value(&self) -> OwnedValue {
         let (claim, verdict, approved) = match self {
-            ClaimOutcome::Claimed(c, _) => {
-                let mut entries = vec![
-                    ("task_id", s(&c.task_id)),
-                    ("fence", n(c.fence)),
-                    ("idempotency_key", s(&c.idempotency_key)),
-                    ("lease_until", n(c.lease_until)),
-                    ("executor", s(&c.executor)),
-                    ("action", c.action.clone()),
-                    ("approval", c.approval.clone().unwrap_or(Value::Null)),
-                    ("proof", c.proof.clone().unwrap_or(Value::Null)),
-                ];
-                // Only under a quorum: every other claim is what it always was.
-                if !c.approvals.is_empty() {
-                    entries.push(("approvals", Value::Array(c.approvals.clone())));
-                }
-                (obj(entries), Value::Null, Value::Null)
-            }
+            ClaimOutcome::Claimed(c, _) => (c.to_value(), Value::Null, Value::Null),
             ClaimOutcome::Drift {
                 verdict,
                 approved_action,

@@ -4,9 +4,10 @@
 mod rows;
 
 pub(crate) use rows::{
-    amendment_from, approval_from, budget_from, policy_from, round_decision_from, task_from,
-    AmendmentRow, ApprovalRow, BudgetRow, Cols, PolicyRow, RoundDecisionRow, TaskRow,
-    AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT,
+    amendment_from, approval_from, batch_from, budget_from, item_from, lineage_from, policy_from,
+    round_decision_from, task_from, AmendmentRow, ApprovalRow, BatchRow, BudgetRow, Cols, ItemRow,
+    LineageRow, PolicyRow, RoundDecisionRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS,
+    APPROVAL_COLUMNS, BATCH_COLUMNS, BUDGET_COLUMNS, ITEM_COLUMNS, LAST_EVENT_AT, LINEAGE_COLUMNS,
     POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 
@@ -144,10 +145,115 @@ pub(crate) fn round_task<T: Tx + ?Sized>(tx: &mut T, approval_id: &str) -> Resul
     }
 }
 
+/// What an operation on a batch needs from a backend, inside the same transaction as its
+/// tasks. Reads lock the row until the end of the transaction (`FOR UPDATE` on PostgreSQL),
+/// and every operation on a batch locks its lineage before any of its tasks, so that two
+/// never wait for each other.
+pub(crate) trait BatchTx {
+    /// A batch.
+    fn batch(&mut self, id: &str, lock: Lock) -> Result<Option<BatchRow>>;
+    /// The batch a decision's approval id names.
+    fn batch_of_approval(&mut self, approval_id: &str, lock: Lock) -> Result<Option<BatchRow>>;
+    /// Creates or replaces a batch.
+    fn put_batch(&mut self, b: &BatchRow) -> Result<()>;
+    /// A lineage, locked.
+    fn lineage(&mut self, id: &str) -> Result<Option<LineageRow>>;
+    /// Creates or replaces a lineage.
+    fn put_lineage(&mut self, l: &LineageRow) -> Result<()>;
+    /// An item task's row (`None`: the task is no batch's item). Not locked: its lineage
+    /// never changes, and its batch and proof change only under the lineage's lock.
+    fn item(&mut self, task_id: &str) -> Result<Option<ItemRow>>;
+    /// Creates or replaces an item's row.
+    fn put_item(&mut self, i: &ItemRow) -> Result<()>;
+    /// Every batch and every lineage, for the audit to hold to their events.
+    fn audit_batches(&mut self) -> Result<(Vec<BatchRow>, Vec<LineageRow>)>;
+}
+
+/// Whether a read of a batch locks its row: a batch's lineage is locked before the batch,
+/// so an operation that knows only the batch reads it first without a lock, to learn its
+/// lineage.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lock {
+    /// Locked until the end of the transaction (`FOR UPDATE` on PostgreSQL).
+    Row,
+    /// Read as committed, not locked.
+    None,
+}
+
+/// The statements of [`BatchTx`], `$1`.. placeholders (SQLite's spelling replaces `$`), with
+/// `lock` after each locking read.
+pub(crate) mod batch_sql {
+    use super::{BATCH_COLUMNS, ITEM_COLUMNS, LINEAGE_COLUMNS};
+
+    pub(crate) fn batch(lock: &str) -> String {
+        format!("SELECT {BATCH_COLUMNS} FROM ledger_batches WHERE id = $1{lock}")
+    }
+
+    pub(crate) fn batch_of_approval(lock: &str) -> String {
+        format!("SELECT {BATCH_COLUMNS} FROM ledger_batches WHERE approval_id = $1{lock}")
+    }
+
+    pub(crate) fn put_batch() -> String {
+        let set = BATCH_COLUMNS
+            .split(", ")
+            .filter(|c| *c != "id")
+            .map(|c| format!("{c} = excluded.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "INSERT INTO ledger_batches ({BATCH_COLUMNS}) VALUES ({}) \
+             ON CONFLICT (id) DO UPDATE SET {set}",
+            placeholders(BATCH_COLUMNS)
+        )
+    }
+
+    pub(crate) fn lineage(lock: &str) -> String {
+        format!("SELECT {LINEAGE_COLUMNS} FROM ledger_batch_lineages WHERE id = $1{lock}")
+    }
+
+    pub(crate) fn put_lineage() -> String {
+        format!(
+            "INSERT INTO ledger_batch_lineages ({LINEAGE_COLUMNS}) VALUES ({}) \
+             ON CONFLICT (id) DO UPDATE SET current = excluded.current, \
+             generation = excluded.generation, totals = excluded.totals, \
+             breaker = excluded.breaker, updated_at = excluded.updated_at",
+            placeholders(LINEAGE_COLUMNS)
+        )
+    }
+
+    pub(crate) fn item() -> String {
+        format!("SELECT {ITEM_COLUMNS} FROM ledger_batch_items WHERE task_id = $1")
+    }
+
+    pub(crate) fn put_item() -> String {
+        format!(
+            "INSERT INTO ledger_batch_items ({ITEM_COLUMNS}) VALUES ({}) \
+             ON CONFLICT (task_id) DO UPDATE SET batch = excluded.batch, proof = excluded.proof",
+            placeholders(ITEM_COLUMNS)
+        )
+    }
+
+    pub(crate) fn all_batches() -> String {
+        format!("SELECT {BATCH_COLUMNS} FROM ledger_batches ORDER BY id")
+    }
+
+    pub(crate) fn all_lineages() -> String {
+        format!("SELECT {LINEAGE_COLUMNS} FROM ledger_batch_lineages ORDER BY id")
+    }
+
+    /// `$1, $2, ..` for each column of `columns`.
+    fn placeholders(columns: &str) -> String {
+        (1..=columns.split(", ").count())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// One transaction. Reads of a task lock it until the end of the transaction (`FOR UPDATE`
 /// on PostgreSQL; SQLite's `BEGIN IMMEDIATE` already holds the only write lock), so every
 /// operation on a task sees the effect of the one before.
-pub(crate) trait Tx {
+pub(crate) trait Tx: BatchTx {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>>;
     /// The task a proposal is about to create, if it exists already (locked, as [`Tx::task`]).
     /// A backend may answer `None` without looking, as long as [`Tx::insert_task`] then fails

@@ -121,7 +121,7 @@ pub(super) fn build(l: &Ledger, r: &Request<'_>) -> Result<OwnedValue, Failure> 
 }
 
 /// `dec_` and 128 random bits in hex: unique without coordination.
-fn fresh_id() -> Result<String, Failure> {
+pub(super) fn fresh_id() -> Result<String, Failure> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)
         .map_err(|e| Failure::Io(format!("no secure random source: {e}")))?;

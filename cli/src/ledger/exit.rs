@@ -34,7 +34,11 @@ pub(crate) fn fail(e: Error) -> Failure {
         | Code::ApproverAlreadyDecided
         | Code::ApproverNotSeparate
         | Code::DelegationRefused
-        | Code::BudgetExceeded => EXIT_REFUSED,
+        | Code::BudgetExceeded
+        | Code::BatchCapExceeded
+        | Code::BreakerOpen
+        | Code::BatchAllOrNothing
+        | Code::BatchItem => EXIT_REFUSED,
         Code::AuditChainBroken | Code::ConsistencyProofInvalid | Code::InclusionProofInvalid => {
             EXIT_BROKEN
         }

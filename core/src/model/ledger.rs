@@ -7,6 +7,7 @@
 //! operation, and both backends take every decision from here.
 
 mod amend;
+mod batch_decision;
 mod budget;
 mod claim;
 mod decision;
@@ -24,6 +25,7 @@ pub(crate) mod values;
 pub use amend::{
     amend, amend_action, amended_pointers, AmendedAction, Amendment, MAX_REASON_CHARS,
 };
+pub use batch_decision::BatchEnvelope;
 pub use budget::{reserve, settle};
 pub use claim::{
     claim_step, context, context_recorded, context_with, drift_between, ClaimStep, Recorded,
@@ -31,17 +33,19 @@ pub use claim::{
 };
 pub use decision::{link_digest, DecisionEnvelope};
 pub use event::{
-    chain_of, verify_audit, verify_audit_with, AuditReport, Break, ChainHead, Event, EventKind,
-    Expected, Problem, CHAINS,
+    chain_of, verify_audit, verify_audit_with, verify_audit_with_batches, AuditReport, BatchRows,
+    Break, ChainHead, Event, EventKind, Expected, Problem, CHAINS,
 };
 pub use gate::{
     defaults as gate_defaults, gate_step, Gate, Refusal, DEFAULT_EXECUTOR, DEFAULT_LEASE_MS,
     DEFAULT_PROPOSER, MESSAGE_PREFIX,
 };
 pub use heads::{ExportedHeads, HEADS_VERSION};
-pub use ids::{approval_id, idempotency_key, task_id};
+pub use ids::{approval_id, batch_id, idempotency_key, remainder_id, task_id};
 pub use proven::{has_bare_link, reattach, Presented, ProvenDecision};
-pub use replay::{Mismatch, Place, Replay, StoredDecision, StoredPolicy, StoredTask};
+pub use replay::{
+    Mismatch, Place, Replay, StoredBatch, StoredDecision, StoredLineage, StoredPolicy, StoredTask,
+};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 pub use telemetry::telemetry_schema;
 

@@ -36,6 +36,10 @@ pub(crate) fn run(
     if let Err(e) = next(&before, Op::Amend, now) {
         return refuse(tx, ev, e);
     }
+    // A batch's item is frozen in its batch's document: the reviewer deselects it instead.
+    if tx.item(&t.id)?.is_some() {
+        return refuse(tx, ev, super::batch::item_only("amend"));
+    }
     if replacement.ct_eq(&t.action_digest) {
         ev.kind = EventKind::AmendDuplicate;
         tx.append(ev);

@@ -15,6 +15,7 @@ use actionseal_core::ledger::{
 };
 use actionseal_core::{
     check_set_with, check_with, Code, Contract, Error, OwnedValue, ProofRequirement, Result, Value,
+    Verdict,
 };
 
 /// Runs claim `c`, whose `proof` is already the request's or the ledger's requirement,
@@ -26,11 +27,13 @@ pub(crate) fn run(
     contracts: &Contracts,
 ) -> Result<Done<ClaimOutcome>> {
     let mut t = locked_task(tx, c.task_id)?;
+    if super::batch::is_item(&t)? {
+        let ev = refused_claim(&t, now, c);
+        return refuse(tx, ev, super::batch::item_only("claim"));
+    }
     expire_if_due(tx, &mut t, now)?;
     let presented_digest = actionseal_core::fingerprint(c.action);
-    let mut ev = event(&t, now, EventKind::ClaimRefused, c.executor);
-    ev.action_digest = Some(presented_digest);
-    ev.detail = detail(vec![("executor", s(c.executor))]);
+    let ev = refused_claim(&t, now, c);
 
     // Refused on the task's state before anything else: a losing claim changes nothing.
     let before = snapshot(&t);
@@ -83,18 +86,105 @@ pub(crate) fn run(
     };
     // Returned to the caller (the approved action, to dispatch or to resume with).
     let frozen = stored(&t.action)?.into_owned();
-    // Both texts are parsed now: the task handed back needs no second parse of them.
-    let parsed = super::Parsed {
-        action: true,
-        approval: true,
-        result: false,
-    };
     let mut step = claim_step(&verdict);
     if record.is_none() && !presented_digest.ct_eq(&t.action_digest) && step != ClaimStep::Drift {
         // No approval to compare with: compare with the proposed action.
         verdict.drift = drift_between(&frozen, c.action);
         step = ClaimStep::Drift;
     }
+    let checked = Checked {
+        verdict,
+        step,
+        frozen,
+        record: record.map(Value::into_owned),
+        set: set.into_iter().map(Value::into_owned).collect(),
+        unproven,
+        proof: t.proof.clone(),
+        item: None,
+        decider: Decider::Task,
+    };
+    conclude(tx, now, c, (t, before), ev, checked, |_, _, _| {
+        Ok(Ok(Vec::new()))
+    })
+}
+
+/// The event of a refused claim of `t`, until it is one.
+pub(crate) fn refused_claim(
+    t: &crate::store::TaskRow,
+    now: i64,
+    c: &ClaimRequest<'_, '_>,
+) -> actionseal_core::ledger::Event {
+    let mut ev = event(t, now, EventKind::ClaimRefused, c.executor);
+    ev.action_digest = Some(actionseal_core::fingerprint(c.action));
+    ev.detail = detail(vec![("executor", s(c.executor))]);
+    ev
+}
+
+/// What a claim's check found, for [`conclude`] to act on.
+pub(crate) struct Checked {
+    pub verdict: Verdict,
+    pub step: ClaimStep,
+    /// The frozen action (to dispatch, or to resume with).
+    pub frozen: OwnedValue,
+    /// The decision record the check ran against, and under a quorum its whole round.
+    pub record: Option<OwnedValue>,
+    pub set: Vec<OwnedValue>,
+    /// Whether that decision was recorded without proof (or through a bare link).
+    pub unproven: bool,
+    /// How that decision was proven, as stored (canonical `{"proof", "signer",
+    /// "verified_at"}`).
+    pub proof: Option<String>,
+    /// A batch item's frozen action and inclusion proof (issue 28), handed to the executor.
+    pub item: Option<OwnedValue>,
+    pub decider: Decider,
+}
+
+/// Who decides a task that a claim sends back for approval.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Decider {
+    /// A decision about the task: its new round has an approval row a decision names.
+    Task,
+    /// A batch's decision (issue 28): the task's new round has no approval row, so no
+    /// decision about the task alone can approve it.
+    Batch,
+}
+
+/// What a permitted claim adds before it wins: more of the event's detail, or a refusal.
+pub(crate) type Extra = Vec<(&'static str, OwnedValue)>;
+
+/// Acts on a claim's check: a drift is refused (audited), a decision that no longer holds
+/// sends the task back to a reviewer, a rejection ends it, and a permit claims it once
+/// `admit` (a batch item's caps, issue 28) lets it, with the detail `admit` adds.
+pub(crate) fn conclude(
+    tx: &mut dyn Tx,
+    now: i64,
+    c: &ClaimRequest<'_, '_>,
+    (mut t, before): (crate::store::TaskRow, actionseal_core::ledger::Snapshot),
+    mut ev: actionseal_core::ledger::Event,
+    checked: Checked,
+    admit: impl FnOnce(
+        &mut dyn Tx,
+        &crate::store::TaskRow,
+        &mut actionseal_core::ledger::Event,
+    ) -> Result<std::result::Result<Extra, Error>>,
+) -> Result<Done<ClaimOutcome>> {
+    let Checked {
+        verdict,
+        step,
+        frozen,
+        record,
+        set,
+        unproven,
+        proof,
+        item,
+        decider,
+    } = checked;
+    // Both texts are parsed now: the task handed back needs no second parse of them.
+    let parsed = super::Parsed {
+        action: true,
+        approval: true,
+        result: false,
+    };
     ev.approved_digest = verdict.approved_digest.or(Some(t.action_digest));
     ev.reasons = verdict
         .reasons
@@ -119,13 +209,15 @@ pub(crate) fn run(
         ClaimStep::Reapprove => {
             t.round = increment(t.round, "approval round")?;
             let apr = approval_id(&t.id, t.round);
-            tx.put_approval(&ApprovalRow {
-                approval_id: apr.clone(),
-                task_id: t.id.clone(),
-                round: t.round,
-                decision_id: None,
-                revoked_at: None,
-            })?;
+            if decider == Decider::Task {
+                tx.put_approval(&ApprovalRow {
+                    approval_id: apr.clone(),
+                    task_id: t.id.clone(),
+                    round: t.round,
+                    decision_id: None,
+                    revoked_at: None,
+                })?;
+            }
             t.approval_id = Some(apr.clone());
             t.approval = None;
             t.proof = None;
@@ -170,13 +262,18 @@ pub(crate) fn run(
             )
         }
         ClaimStep::Permit => {
-            let approval = record.map(Value::into_owned);
-            let proof = claimed_proof(approval.as_ref(), t.proof.as_deref())?;
+            let extra = match admit(tx, &t, &mut ev)? {
+                Ok(extra) => extra,
+                Err(e) => return refuse(tx, ev, e),
+            };
+            let proof = claimed_proof(record.as_ref(), proof.as_deref())?;
             let claimed = Claimed {
                 action: frozen,
-                approval,
+                approval: record,
                 proof,
-                approvals: set.into_iter().map(Value::into_owned).collect(),
+                approvals: set,
+                item,
+                extra,
             };
             permit(tx, now, c, (t, before, state), ev, claimed, parsed)
         }
@@ -190,6 +287,9 @@ struct Claimed {
     approval: Option<OwnedValue>,
     proof: Option<OwnedValue>,
     approvals: Vec<OwnedValue>,
+    item: Option<OwnedValue>,
+    /// What the claimed event's detail adds (a batch item's lineage, issue 28).
+    extra: Extra,
 }
 
 /// The claimed decision as it was proven: the stored proof and the record put together
@@ -271,16 +371,15 @@ fn permit(
     ev.kind = EventKind::Claimed;
     ev.state = Some(t.state);
     ev.fence = Some(t.fence);
-    ev.detail = super::detail_of(
-        &t,
-        vec![
-            ("executor", s(c.executor)),
-            ("lease_until", n(now.saturating_add(c.lease_ms))),
-            ("idempotency_key", s(&t.idempotency_key)),
-            ("budget", opt_s(c.budget)),
-            ("cost_minor", n(cost)),
-        ],
-    );
+    let mut entries = vec![
+        ("executor", s(c.executor)),
+        ("lease_until", n(now.saturating_add(c.lease_ms))),
+        ("idempotency_key", s(&t.idempotency_key)),
+        ("budget", opt_s(c.budget)),
+        ("cost_minor", n(cost)),
+    ];
+    entries.extend(claimed.extra);
+    ev.detail = super::detail_of(&t, entries);
     tx.append(ev);
     let claim = Claim {
         task_id: t.id.clone(),
@@ -292,6 +391,7 @@ fn permit(
         approval: claimed.approval,
         proof: claimed.proof,
         approvals: claimed.approvals,
+        item: claimed.item,
     };
     Ok(Done::Ok(ClaimOutcome::Claimed(
         claim,

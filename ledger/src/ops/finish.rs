@@ -53,14 +53,44 @@ pub(crate) fn complete(
     result: Option<&OwnedValue>,
     executor: &str,
 ) -> Result<Done<Task>> {
-    let mut t = locked_task(tx, task_id)?;
-    let before = snapshot(&t);
-    let mut ev = event(&t, now, EventKind::CompleteRefused, executor);
+    let t = locked_task(tx, task_id)?;
+    let ev = refused_completion(&t, now, fence, reported, result, executor);
+    if super::batch::is_item(&t)? {
+        return refuse(tx, ev, super::batch::item_only("complete"));
+    }
+    complete_locked(tx, now, t, (fence, reported), result, ev, Vec::new())
+}
+
+/// The event of a refused completion, until it is one.
+pub(crate) fn refused_completion(
+    t: &TaskRow,
+    now: i64,
+    fence: i64,
+    reported: Reported,
+    result: Option<&OwnedValue>,
+    executor: &str,
+) -> ledger::Event {
+    let mut ev = event(t, now, EventKind::CompleteRefused, executor);
     ev.fence = Some(fence);
     ev.detail = detail(vec![
         ("reported", s(reported.as_str())),
         ("result_digest", result_digest(result)),
     ]);
+    ev
+}
+
+/// [`complete`] of the locked task `t` with the claim's fence and its report, `ev` its event
+/// as [`refused_completion`] made it, `extra` what its `completed` event's detail adds.
+pub(crate) fn complete_locked(
+    tx: &mut dyn Tx,
+    now: i64,
+    mut t: TaskRow,
+    (fence, reported): (i64, Reported),
+    result: Option<&OwnedValue>,
+    mut ev: ledger::Event,
+    extra: super::claim::Extra,
+) -> Result<Done<Task>> {
+    let before = snapshot(&t);
     let state = match next(&before, Op::Complete { fence, reported }, now) {
         Ok(state) => state,
         Err(e) => {
@@ -90,6 +120,7 @@ pub(crate) fn complete(
     ev.kind = EventKind::Completed;
     ev.state = Some(t.state);
     ev.outcome = Some(reported.as_str().to_owned());
+    with_extra(&mut ev, extra);
     tx.append(ev);
     let parsed = super::Parsed {
         result: result.is_some(),
@@ -109,14 +140,44 @@ pub(crate) fn reconcile(
     actor: &str,
 ) -> Result<Done<Task>> {
     let mut t = locked_task(tx, task_id)?;
+    if super::batch::is_item(&t)? {
+        let ev = refused_reconcile(&t, now, observed, result, actor);
+        return refuse(tx, ev, super::batch::item_only("reconcile"));
+    }
     expire_if_due(tx, &mut t, now)?;
-    let before = snapshot(&t);
-    let mut ev = event(&t, now, EventKind::ReconcileRefused, actor);
+    let ev = refused_reconcile(&t, now, observed, result, actor);
+    reconcile_locked(tx, now, t, observed, result, ev, Vec::new())
+}
+
+/// The event of a refused reconciliation, until it is one.
+pub(crate) fn refused_reconcile(
+    t: &TaskRow,
+    now: i64,
+    observed: Observed,
+    result: Option<&OwnedValue>,
+    actor: &str,
+) -> ledger::Event {
+    let mut ev = event(t, now, EventKind::ReconcileRefused, actor);
     ev.detail = detail(vec![
         ("observed", s(observed.as_str())),
         ("result_digest", result_digest(result)),
         ("idempotency_key", s(&t.idempotency_key)),
     ]);
+    ev
+}
+
+/// [`reconcile`] of the locked task `t` (its lease expired first, if due), `ev` its event as
+/// [`refused_reconcile`] made it.
+pub(crate) fn reconcile_locked(
+    tx: &mut dyn Tx,
+    now: i64,
+    mut t: TaskRow,
+    observed: Observed,
+    result: Option<&OwnedValue>,
+    mut ev: ledger::Event,
+    extra: super::claim::Extra,
+) -> Result<Done<Task>> {
+    let before = snapshot(&t);
     let state = match next(&before, Op::Reconcile(observed), now) {
         Ok(state) => state,
         Err(e) => return refuse(tx, ev, e),
@@ -143,6 +204,7 @@ pub(crate) fn reconcile(
     ev.kind = EventKind::Reconciled;
     ev.state = Some(t.state);
     ev.outcome = Some(observed.as_str().to_owned());
+    with_extra(&mut ev, extra);
     tx.append(ev);
     let parsed = super::Parsed {
         result: result.is_some(),
@@ -151,14 +213,15 @@ pub(crate) fn reconcile(
     Ok(Done::Ok(super::view_parsed(t, parsed)?))
 }
 
-/// Moves every claimed task whose lease ran out to `unknown`; returns their ids.
-pub(crate) fn expire_leases(tx: &mut dyn Tx, now: i64) -> Result<Done<Vec<String>>> {
-    let mut moved = Vec::new();
-    for id in tx.expired_leases(now)? {
-        let mut t = locked_task(tx, &id)?;
-        if expire_if_due(tx, &mut t, now)? {
-            moved.push(id);
-        }
+/// Adds `extra` to an event's detail (a batch item's lineage and breaker, issue 28).
+fn with_extra(ev: &mut ledger::Event, extra: super::claim::Extra) {
+    if extra.is_empty() {
+        return;
     }
-    Ok(Done::Ok(moved))
+    let mut entries = match std::mem::replace(&mut ev.detail, Value::Null) {
+        Value::Object(o) => o.into_entries(),
+        _ => Vec::new(),
+    };
+    entries.extend(extra.into_iter().map(|(k, v)| (k.into(), v)));
+    ev.detail = Value::Object(actionseal_core::Object::from_entries(entries).unwrap_or_default());
 }

@@ -3,6 +3,7 @@
 //! changed or refused.
 
 pub(crate) mod amend;
+pub(crate) mod batch;
 pub(crate) mod claim;
 pub(crate) mod decide;
 pub(crate) mod evidence;
@@ -11,6 +12,7 @@ pub(crate) mod policy;
 pub(crate) mod propose;
 pub(crate) mod quorum;
 pub(crate) mod revoke;
+pub(crate) mod sweep;
 
 use crate::contracts::Contracts;
 use crate::json::{obj, stored};
@@ -99,6 +101,17 @@ pub(crate) fn save(tx: &mut dyn Tx, t: &TaskRow, before: &Snapshot) -> Result<()
 /// Moves a claimed task whose lease ran out to `unknown` (never back to claimable: only a
 /// reconciliation does that). Returns whether it did.
 pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Result<bool> {
+    expire_with(tx, t, now, Vec::new())
+}
+
+/// [`expire_if_due`], with `extra` in the `lease_expired` event's detail (a batch item's
+/// lineage and breaker, issue 28).
+pub(crate) fn expire_with(
+    tx: &mut dyn Tx,
+    t: &mut TaskRow,
+    now: i64,
+    extra: Vec<(&'static str, OwnedValue)>,
+) -> Result<bool> {
     let before = snapshot(t);
     if !before.lease_expired(now) {
         return Ok(false);
@@ -110,10 +123,12 @@ pub(crate) fn expire_if_due(tx: &mut dyn Tx, t: &mut TaskRow, now: i64) -> Resul
     save(tx, t, &before)?;
     let mut ev = event(t, now, EventKind::LeaseExpired, LEDGER_ACTOR);
     ev.outcome = Some(State::Unknown.as_str().to_owned());
-    ev.detail = detail(vec![
+    let mut entries = vec![
         ("executor", crate::json::opt_s(t.executor.as_deref())),
         ("lease_until", crate::json::opt_n(lease)),
-    ]);
+    ];
+    entries.extend(extra);
+    ev.detail = detail(entries);
     tx.append(ev);
     Ok(true)
 }

@@ -13,6 +13,9 @@ pub(crate) struct Proposal {
     pub contract: Contract,
     pub required: bool,
     pub proposer: String,
+    /// The batch it is an item of (issue 28): its round is decided by the batch's decision, so
+    /// it has no approval round of its own that a task's decision could name.
+    pub batch: Option<String>,
 }
 
 pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>> {
@@ -87,7 +90,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
             None => Err(crate::store::storage("task insert", "refused, yet no task")),
         };
     }
-    if let Some(apr) = &apr {
+    if let (Some(apr), None) = (&apr, &p.batch) {
         tx.put_approval(&ApprovalRow {
             approval_id: apr.clone(),
             task_id: id.clone(),
@@ -97,7 +100,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         })?;
     }
     let mut ev = event(&t, now, EventKind::Proposed, &p.proposer);
-    ev.detail = detail(vec![
+    let mut entries = vec![
         ("tool", s(a.field("tool"))),
         ("contract", s(a.field("contract"))),
         ("subject", s(a.field("subject"))),
@@ -107,7 +110,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         ("approval_required", Value::Bool(p.required)),
         ("approval_id", crate::json::opt_s(apr.as_deref())),
         ("idempotency_key", s(&t.idempotency_key)),
-    ]);
+    ];
+    entries.extend(p.batch.as_deref().map(|b| ("batch_id", s(b))));
+    ev.detail = detail(entries);
     tx.append(ev);
     // A new task has no decision yet; its action was just written from the value.
     let parsed = super::Parsed {

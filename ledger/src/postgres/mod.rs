@@ -36,6 +36,7 @@
 //! refuses UPDATE, DELETE and TRUNCATE on the events table.
 
 mod attempt;
+mod batches;
 mod first;
 mod flush;
 mod in_flight;

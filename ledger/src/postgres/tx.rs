@@ -199,7 +199,7 @@ impl PgTx<'_> {
         }
     }
 
-    fn rows(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<PgRow>> {
+    pub(super) fn rows(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<PgRow>> {
         let st = self.statement(sql)?;
         match self.client.query(&st, params) {
             Ok(rows) => Ok(rows.into_iter().map(PgRow).collect()),
@@ -207,7 +207,7 @@ impl PgTx<'_> {
         }
     }
 
-    fn exec(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
+    pub(super) fn exec(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
         let st = self.statement(sql)?;
         match self.client.execute(&st, params) {
             Ok(n) => Ok(n),
@@ -217,7 +217,7 @@ impl PgTx<'_> {
 
     /// How a read of a task or a budget locks its row: only a write's reads do (a free
     /// attempt runs again before it sends one).
-    fn lock(&self) -> &'static str {
+    pub(super) fn lock(&self) -> &'static str {
         match self.attempt {
             Attempt::Snapshot => "",
             Attempt::Free(_) | Attempt::Locked => " FOR UPDATE",

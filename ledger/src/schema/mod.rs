@@ -24,7 +24,7 @@ use actionseal_core::ledger::CHAINS;
 use actionseal_core::Result;
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 8;
+pub(crate) const SCHEMA_VERSION: i64 = 9;
 
 /// One engine's spelling of the schema: everything the two engines write differently.
 pub(crate) struct Dialect {
@@ -83,6 +83,7 @@ const PROOF_POLICY: &str = include_str!("proof_policy.sql");
 const QUORUMS: &str = include_str!("quorums.sql");
 const TREE: &str = include_str!("tree.sql");
 const CONTRACTS: &str = include_str!("contracts.sql");
+const BATCHES: &str = include_str!("batches.sql");
 
 /// The Merkle log's tables (`tree.sql`), append-only like `ledger_events`.
 pub(crate) const TREE_TABLES: [&str; 4] = [
@@ -138,6 +139,7 @@ pub(crate) fn create_all(d: &Dialect) -> String {
         + &ddl(QUORUMS, d, "")
         + &tree(d)
         + d.wake
+        + &ddl(BATCHES, d, "")
         + &ddl(
             "CREATE TABLE ledger_schema (version {int} NOT NULL);\n",
             d,
@@ -179,6 +181,7 @@ pub(crate) fn upgrade(
         5 => Some(ddl(QUORUMS, d, "")),
         6 => Some(tree(d)),
         7 => Some(d.wake.to_owned()),
+        8 => Some(ddl(BATCHES, d, "")),
         _ => None,
     })
 }

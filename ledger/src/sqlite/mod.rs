@@ -15,6 +15,7 @@
 //! - `tree`: the Merkle log's statements and transactions (see `crate::tree`);
 //! - `wake`: what wakes a waiter when a commit may have changed the ledger.
 
+mod batches;
 mod checkpoint;
 mod flush;
 mod group;

@@ -175,6 +175,71 @@ row! {
     }
 }
 
+row! {
+    /// A batch (issue 28, see `schema/batches.sql`).
+    struct BatchRow in BATCH_COLUMNS, batch_from {
+        id: String = text,
+        /// The id of the lineage's first batch (this one's, for a first batch).
+        lineage: String = text,
+        tenant: String = text,
+        /// `all_or_nothing` or `per_item`.
+        semantics: String = text,
+        /// Core's frozen batch document, canonical JSON.
+        header: String = text,
+        /// Its fingerprint: the digest a decision binds.
+        digest: Digest = digest,
+        /// The model's proposal (the digest before any deselection).
+        proposed_digest: Digest = digest,
+        /// The selected items' task ids, in the header's order (canonical JSON array).
+        items: String = text,
+        /// The items' task ids as proposed (canonical JSON array).
+        proposed_items: String = text,
+        amendments: i64 = int,
+        /// `awaiting_approval`, `approved` or `rejected`.
+        state: State = state,
+        approval_id: String = text,
+        decision_id: Option<String> = opt_text,
+        /// The decision record (core's batch approval record), canonical JSON, once decided.
+        record: Option<String> = opt_text,
+        /// How it was proven, canonical JSON `{"proof", "signer", "verified_at"}`.
+        proof: Option<String> = opt_text,
+        /// The contract document, canonical JSON.
+        contract: String = text,
+        proposer: String = text,
+        created_at: i64 = int,
+        updated_at: i64 = int,
+    }
+}
+
+row! {
+    /// What a batch and its re-approved remainders share: the caps' totals and the breaker.
+    struct LineageRow in LINEAGE_COLUMNS, lineage_from {
+        id: String = text,
+        /// The batch whose items may be claimed now.
+        current: String = text,
+        /// How many batches the lineage has had (1 for the first).
+        generation: i64 = int,
+        /// Core's running totals, canonical JSON (digests of targets, never their values).
+        totals: String = text,
+        /// Core's breaker, canonical JSON.
+        breaker: String = text,
+        updated_at: i64 = int,
+    }
+}
+
+row! {
+    /// An item task of a batch.
+    struct ItemRow in ITEM_COLUMNS, item_from {
+        task_id: String = text,
+        lineage: String = text,
+        /// Its place in the batch it was proposed in.
+        idx: i64 = int,
+        /// The batch whose decision approved it last, and its inclusion proof there.
+        batch: Option<String> = opt_text,
+        proof: Option<String> = opt_text,
+    }
+}
+
 /// Reading a column of a result row, on either engine.
 pub(crate) trait Cols {
     fn text(&self, i: usize) -> Result<String>;

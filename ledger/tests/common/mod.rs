@@ -206,8 +206,19 @@ impl Db {
     }
 }
 
+/// Turns a current ledger into version 8's layout, in place: no batches.
+pub fn downgrade_to_v8(db: &Db) {
+    db.sql(
+        "DROP TABLE ledger_batches;
+         DROP TABLE ledger_batch_lineages;
+         DROP TABLE ledger_batch_items;
+         UPDATE ledger_schema SET version = 8;",
+    );
+}
+
 /// Turns a current ledger into version 7's layout, in place: no notifications (PostgreSQL).
 pub fn downgrade_to_v7(db: &Db) {
+    downgrade_to_v8(db);
     if db.engine == Engine::Postgres {
         db.sql(
             "DROP TRIGGER ledger_events_wake ON ledger_events;

@@ -186,15 +186,7 @@ impl DecisionEnvelope {
     /// `now`, the ledger's clock as the decision arrives. `decided_at` is the signer's word;
     /// these bounds are the ledger's ([`Code::DecidedOutsideRound`] at `decided_at`).
     pub fn check_time(&self, round_started_at: i64, now: i64) -> Result<()> {
-        let at = self.decided_at;
-        let why = if at < round_started_at {
-            format!("decided_at {at} is before the task's round began at {round_started_at}")
-        } else if at > now {
-            format!("decided_at {at} is after the ledger's clock ({now}) as the decision arrived")
-        } else {
-            return Ok(());
-        };
-        Err(Error::new(Code::DecidedOutsideRound, why).in_key("decided_at"))
+        check_time(self.decided_at, round_started_at, now)
     }
 
     /// Checks, as the decision arrives at `now` (the ledger's clock), the delegation chain it
@@ -272,4 +264,16 @@ impl ChainFacts for Arrival {
     fn proof(&self) -> Option<&ProofPolicy> {
         None
     }
+}
+
+/// [`DecisionEnvelope::check_time`] of a decision made at `at` (a batch's as well).
+pub(crate) fn check_time(at: i64, round_started_at: i64, now: i64) -> Result<()> {
+    let why = if at < round_started_at {
+        format!("decided_at {at} is before the round began at {round_started_at}")
+    } else if at > now {
+        format!("decided_at {at} is after the ledger's clock ({now}) as the decision arrived")
+    } else {
+        return Ok(());
+    };
+    Err(Error::new(Code::DecidedOutsideRound, why).in_key("decided_at"))
 }

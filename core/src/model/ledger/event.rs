@@ -23,7 +23,9 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::fields::Fields;
-use crate::model::ledger::replay::{Replay, StoredDecision, StoredPolicy, StoredTask};
+use crate::model::ledger::replay::{
+    Replay, StoredBatch, StoredDecision, StoredLineage, StoredPolicy, StoredTask,
+};
 use crate::model::ledger::state::State;
 use crate::model::ledger::values::{int, object, opt_string, string, strings};
 use crate::Options;
@@ -117,6 +119,41 @@ kinds! {
     /// it, in log order, so that a bundle from which an event was removed no longer matches
     /// its own export.
     EvidenceExported => "evidence_exported",
+    /// A batch was proposed (issue 28): about the batch, not a task (`task` is `null`, chain
+    /// 0). `action_digest` is the batch's digest; `detail` its id, lineage and generation,
+    /// semantics, size, contract, the digest of its items' task ids, the digests of the
+    /// lineage's caps totals and breaker, and the batch it is the remainder of (`null` for a
+    /// model's proposal). Each item is a task with its own `proposed` event.
+    BatchProposed => "batch_proposed",
+    /// The same batch was proposed again; the same batch was returned.
+    BatchProposeDuplicate => "batch_propose_duplicate",
+    /// A reviewer deselected items of a batch awaiting its decision: `action_digest` is the
+    /// new batch digest, `detail` the digest it replaced, the model's proposed digest, the
+    /// deselected positions, the items' digest and the reason's digest.
+    BatchAmended => "batch_amended",
+    /// A batch amendment was refused (decided already, a stale digest, a bad position).
+    BatchAmendRefused => "batch_amend_refused",
+    /// One decision over a batch's digest was recorded (`approved_digest`): `detail` as a
+    /// `decided` event's, with the batch, and the record's digest. Each selected item gets a
+    /// `decided` event naming the batch, each deselected one a `deselected` event.
+    BatchDecided => "batch_decided",
+    /// A batch decision was delivered again with the same content.
+    BatchDecisionDuplicate => "batch_decision_duplicate",
+    /// A batch decision was refused (conflict, mismatch, batch not awaiting one).
+    BatchDecisionRefused => "batch_decision_refused",
+    /// A claim of a whole all-or-nothing batch was refused before any item was checked
+    /// (breaker open, semantics, the batch not approved).
+    BatchClaimRefused => "batch_claim_refused",
+    /// An item the reviewer deselected from its batch: rejected when the batch was decided.
+    Deselected => "deselected",
+    /// A batch lineage's breaker opened (the outcome named in `detail.task`, or a claim over
+    /// the rate): every remaining unclaimed item went to `awaiting_reapproval` in the same
+    /// transaction, and a batch over them awaits a reviewer (`detail.remainder`).
+    BreakerTripped => "breaker_tripped",
+    /// A reviewer's decision over a tripped lineage's remainder half-opened its breaker.
+    BreakerHalfOpened => "breaker_half_opened",
+    /// Enough successes after the half-open closed the breaker.
+    BreakerClosed => "breaker_closed",
 }
 
 /// How many chains the audit has: the one place the number is written (the README and the
@@ -594,6 +631,20 @@ pub fn verify_audit(jsonl: &[u8], heads: &[ChainHead]) -> AuditReport {
 /// [`Expected`]). Breaks are named in this order: the first broken line (a chain or the
 /// replay), then a recorded head, an exported head, a row.
 pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
+    verify_audit_with_batches(jsonl, expected, None)
+}
+
+/// The batch and lineage rows of a ledger (issue 28), for [`verify_audit_with_batches`].
+pub type BatchRows<'a> = (&'a [StoredBatch<'a>], &'a [StoredLineage<'a>]);
+
+/// [`verify_audit_with`], also holding the ledger's batch and lineage rows, when the verifier
+/// has them, to their events ([`Problem::RowMismatch`] at `batches/...` or `lineages/...`,
+/// with the batch or lineage id as the break's `task`), after the task rows and the rounds'.
+pub fn verify_audit_with_batches(
+    jsonl: &[u8],
+    expected: &Expected<'_>,
+    batches: Option<BatchRows<'_>>,
+) -> AuditReport {
     // Per chain: the last seq read and its digest.
     let mut last: Vec<(i64, Option<Digest>)> = vec![(0, None); CHAINS as usize];
     let mut report = AuditReport {
@@ -697,6 +748,7 @@ pub fn verify_audit_with(jsonl: &[u8], expected: &Expected<'_>) -> AuditReport {
         (Some(t), Some(d)) if d.1 .0 < t.1 .0 => Some(d),
         (t, d) => t.or(d),
     };
+    let rows = rows.or_else(|| batches.and_then(|(b, l)| replay.compare_batches(b, l)));
     let policy = expected.policy.and_then(|p| replay.compare_policy(&p));
     // A row without events (or a policy that never changed) is reported past the last line.
     let found = rows.map(|(m, at)| (m, Some(at))).or(policy);

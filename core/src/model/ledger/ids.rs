@@ -36,6 +36,26 @@ pub fn idempotency_key(tenant: &str, job_id: &str, request_id: &str) -> String {
     )
 }
 
+/// The id of the batch a model proposed (issue 28) in `tenant` with the batch digest
+/// `digest`: `batch_` + 32 hex digits, so that the same batch proposed again is the same one.
+pub fn batch_id(tenant: &str, digest: &Digest) -> String {
+    derive(
+        "batch_",
+        "actionseal/batch/v1",
+        vec![string(tenant), string(&digest.to_string())],
+    )
+}
+
+/// The id of the `generation`-th batch of a batch lineage (the remainder a tripped breaker
+/// leaves for re-approval): `batch_` + 32 hex digits.
+pub fn remainder_id(lineage: &str, generation: i64) -> String {
+    derive(
+        "batch_",
+        "actionseal/batch-remainder/v1",
+        vec![string(lineage), int(generation)],
+    )
+}
+
 /// The approval id of a task's `round`-th request for a decision (1 for the first, one more
 /// for each re-approval): `apr_` + 32 hex digits. Each round has its own id, so revoking one
 /// approval never revokes the next.

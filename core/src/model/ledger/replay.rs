@@ -21,7 +21,10 @@ use crate::model::ledger::ids::{approval_id, task_id};
 use crate::model::ledger::state::{next, Observed, Op, Reported, Snapshot, State};
 use std::collections::{HashMap, HashSet};
 
+mod batches;
 mod round_decisions;
+
+pub use batches::{StoredBatch, StoredLineage};
 
 /// Where a task's events or its row break the rules: the task, and the member of the event
 /// (`state`, `fence`, `detail/approval_id`, ...) or the column of the row (`state`,
@@ -111,6 +114,16 @@ struct Decided {
     /// How it was proven, as the row keeps it (canonical), when the event says (a decision
     /// proven by a ledger that kept it on the row: its event has `verified_at`).
     proof: Option<String>,
+    /// The batch whose decision this is (issue 28), for an item of one: the item's record is
+    /// the batch's.
+    batch: Option<BatchDecided>,
+}
+
+/// The batch decision an item's `decided` event names: the batch's approval id and digest.
+#[derive(Clone, Debug)]
+struct BatchDecided {
+    approval_id: String,
+    digest: Digest,
 }
 
 /// Where an event is: its export line, chain and seq.
@@ -148,6 +161,8 @@ pub struct Replay {
     policy: Option<(String, i64, String, Place)>,
     /// Every approval round, with the decisions of its members under a quorum.
     rounds: round_decisions::Rounds,
+    /// Every batch and batch lineage (issue 28).
+    batches: batches::Batches,
 }
 
 /// The policy of a ledger whose policy never changed.
@@ -192,7 +207,7 @@ impl EventKind {
         !matches!(
             self,
             EventKind::AppendOnlyRestored | EventKind::ProofPolicyChanged
-        )
+        ) && !batches::is_about_a_batch(self)
     }
 }
 
@@ -234,13 +249,18 @@ impl Replay {
                 t.last = digest;
                 t.at = at;
                 let round = t.approval_id.as_deref();
-                self.rounds.apply(task, round, e, at).map_err(bad)
+                self.rounds.apply(task, round, e, at).map_err(bad)?;
+                // An item's claim or outcome moves its batch lineage's totals or breaker.
+                self.batches.lineage_changed(e, at).map_err(bad)
             }
         }
     }
 
     /// An event about the ledger: a policy change must change the policy its last change left.
     fn ledger_event(&mut self, e: &Event, at: Place) -> Result<(), Mismatch> {
+        if batches::is_about_a_batch(e.kind) {
+            return self.batches.apply(e, at);
+        }
         if e.kind != EventKind::ProofPolicyChanged {
             return Ok(());
         }
@@ -331,6 +351,17 @@ impl Replay {
     pub fn compare_decisions(&self, rows: &[StoredDecision<'_>]) -> Option<(Mismatch, Place)> {
         self.rounds
             .compare(rows, |task| self.tasks.get(task).map(|t| t.at))
+    }
+
+    /// Holds every batch and batch lineage row to their events (see [`StoredBatch`]): the
+    /// first mismatch in line order, with where it is; the mismatch names the batch or
+    /// lineage id as its `task`, and `batches/...` or `lineages/...` as its field.
+    pub fn compare_batches(
+        &self,
+        batches: &[StoredBatch<'_>],
+        lineages: &[StoredLineage<'_>],
+    ) -> Option<(Mismatch, Place)> {
+        self.batches.compare(batches, lineages)
     }
 }
 
@@ -479,6 +510,8 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
             t.revoked_at = None;
         }
         RejectedPreDispatch => t.state = moved(Op::ClaimReject)?,
+        // Deselected from its batch by the reviewer: rejected with the batch's decision.
+        Deselected => t.state = moved(Op::Decide(Decision::Rejected))?,
         Completed => {
             let reported = Reported::parse(outcome).map_err(|_| "outcome")?;
             let fence = e.fence.ok_or("fence")?;
@@ -511,7 +544,19 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 t.revoked_at = Some(e.at);
             }
         }
-        AppendOnlyRestored | ProofPolicyChanged => return Err("task"),
+        AppendOnlyRestored
+        | ProofPolicyChanged
+        | BatchProposed
+        | BatchProposeDuplicate
+        | BatchAmended
+        | BatchAmendRefused
+        | BatchDecided
+        | BatchDecisionDuplicate
+        | BatchDecisionRefused
+        | BatchClaimRefused
+        | BreakerTripped
+        | BreakerHalfOpened
+        | BreakerClosed => return Err("task"),
     }
     Ok(())
 }
@@ -528,6 +573,17 @@ fn decided_of(e: &Event, outcome: &str) -> Result<Decided, &'static str> {
         expires_at: detail_int(e, "expires_at").ok_or("detail/expires_at")?,
         proposed_digest: detail_digest(e, "proposed_digest"),
         proof: proof_of(e),
+        batch: match (
+            detail_str(e, "batch_approval_id"),
+            detail_digest(e, "batch_digest"),
+        ) {
+            (Some(approval_id), Some(digest)) => Some(BatchDecided {
+                approval_id: approval_id.to_owned(),
+                digest,
+            }),
+            (None, None) => None,
+            _ => return Err("detail/batch_digest"),
+        },
     })
 }
 
@@ -599,13 +655,18 @@ fn approval_holds(record: Option<&str>, t: &Replayed) -> bool {
     let text = |key| member(&v, key).and_then(Value::as_str);
     let int = |key| integer(member(&v, key));
     let digest = |key| text(key).and_then(|s| s.parse::<Digest>().ok());
-    text("approval_id") == t.approval_id.as_deref()
+    // An item's record is its batch's decision, over the batch's digest.
+    let (approval_id, key, digest_is) = match &d.batch {
+        Some(b) => (Some(b.approval_id.as_str()), "batch_digest", b.digest),
+        None => (t.approval_id.as_deref(), "action_digest", t.action_digest),
+    };
+    text("approval_id") == approval_id
         && text("decision_id") == Some(d.decision_id.as_str())
         && text("decision") == Some(d.decision.as_str())
         && text("approver") == Some(d.approver.as_str())
         && int("decided_at") == Some(d.decided_at)
         && int("expires_at") == Some(d.expires_at)
-        && same(digest("action_digest"), Some(t.action_digest))
+        && same(digest(key), Some(digest_is))
         && same(digest("proposed_digest"), d.proposed_digest)
 }
 

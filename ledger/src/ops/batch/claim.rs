@@ -1,0 +1,435 @@
+//! claim a batch's items. In the claim's one transaction, under its lineage's lock: the
+//! breaker (open refuses with `breaker_open`), the item's inclusion proof, its drift against
+//! its frozen action and the batch decision's validity (core's `check_item_with`), then the
+//! caps against the lineage's running totals and the claim rate, then the task's own claim
+//! (lease, fence, idempotency key, budget).
+//!
+//! A per-item batch's items are claimed one at a time ([`item`]); an all-or-nothing batch is
+//! claimed whole ([`whole`]): every remaining item's check must permit, or nothing is
+//! claimed. A drift there refuses the whole claim and changes nothing (the executor presents
+//! the frozen actions again); any other refusal stops the batch: every remaining item ends
+//! `rejected_pre_dispatch`.
+
+use super::outcome::{breaker, expire_locked, lock_item, send_back, transit, Cause};
+use super::{event, lock, locked_items, refuse, semantics, text_digest, Server};
+use crate::json::{canon, obj, s, stored};
+use crate::model::{BatchClaimOutcome, ClaimOutcome};
+use crate::ops;
+use crate::ops::claim::{conclude, refused_claim, Checked, Decider, Extra};
+use crate::store::{storage, BatchRow, Done, LineageRow, TaskRow, Tx};
+use actionseal_core::batch::{check_batch_with, BreakerState, Semantics, Totals, Transition};
+use actionseal_core::ledger::request::Claim as ClaimRequest;
+use actionseal_core::ledger::{
+    claim_step, context_recorded, has_bare_link, next, reserve, ClaimStep, EventKind, Op, Recorded,
+    State,
+};
+use actionseal_core::{Code, Context, Error, Outcome, OwnedValue, ProofRequirement, Result, Value};
+
+/// The refusal of any claim while the lineage's breaker is open.
+fn open() -> Error {
+    Error::new(
+        Code::BreakerOpen,
+        "the batch's circuit breaker is open: a reviewer decides on the remainder first",
+    )
+}
+
+/// The trusted context of an item's claim: the executor's facts, the ledger's clock, the
+/// batch decision (never revoked: a batch's decision is not revoked on its own) and the
+/// lineage's breaker.
+fn context(
+    c: &ClaimRequest<'_, '_>,
+    now: i64,
+    db: &BatchRow,
+    l: &LineageRow,
+    srv: &Server<'_>,
+) -> Result<Context> {
+    let recorded = Recorded {
+        revoked: Some((db.approval_id.as_str(), false)),
+        proposer: None,
+        amended_by: None,
+    };
+    let ctx = context_recorded(c.facts, now, &recorded, |doc| srv.contracts.load(doc))?;
+    Ok(ctx.with_breaker(Some(breaker(l)?.state)))
+}
+
+/// The frozen action and inclusion proof of item `t` in the batch that approved it.
+fn item_of(tx: &mut dyn Tx, t: &TaskRow) -> Result<(String, OwnedValue)> {
+    let row = tx
+        .item(&t.id)?
+        .ok_or_else(|| storage("batch item", "its row is missing"))?;
+    let (Some(batch), Some(proof)) = (row.batch, row.proof) else {
+        return Err(storage("batch item", "approved without its batch's proof"));
+    };
+    let item = obj(vec![
+        ("action", stored(&t.action)?.into_owned()),
+        ("proof", stored(&proof)?.into_owned()),
+    ]);
+    Ok((batch, item))
+}
+
+/// The claimed event's detail of a batch's item: its batch and lineage, and the digests of
+/// the lineage's totals and breaker as this claim leaves them.
+fn claimed_detail(b: &BatchRow, l: &LineageRow) -> Extra {
+    vec![
+        ("batch_id", s(&b.id)),
+        ("lineage", s(&l.id)),
+        ("totals_digest", text_digest(&l.totals)),
+        ("breaker_digest", text_digest(&l.breaker)),
+    ]
+}
+
+/// A claim the breaker refused, and the items its trip moved (none when it was open).
+type Tripped = (Error, Vec<String>);
+
+/// Counts a claim on the lineage's breaker: `None`, or (the rate exceeded) the trip done and
+/// the refusal to return; the caller writes the lineage.
+fn count_claim(
+    tx: &mut dyn Tx,
+    now: i64,
+    (l, b): (&mut LineageRow, &BatchRow),
+    actor: &str,
+    srv: &Server<'_>,
+) -> Result<Option<Tripped>> {
+    let p = srv.policy(b)?;
+    let mut br = breaker(l)?;
+    let transition = match br.on_claim(p.breaker.as_ref(), now) {
+        Ok(t) => t,
+        Err(e) => return Ok(Some((e, Vec::new()))),
+    };
+    l.breaker = canon(&br.to_value());
+    l.updated_at = now;
+    if let Transition::Tripped(_) = transition {
+        let cause = Cause { task: None, actor };
+        let moved = transit(tx, now, (l, b), transition, cause, srv)?;
+        let e = Error::new(
+            Code::BreakerOpen,
+            "the claim went over the batch's claim rate: its breaker opened, and the remaining \
+             items wait for a reviewer",
+        );
+        return Ok(Some((e, moved)));
+    }
+    Ok(None)
+}
+
+/// claim_item: one item of a per-item batch.
+pub(crate) fn item(
+    tx: &mut dyn Tx,
+    now: i64,
+    c: &ClaimRequest<'_, '_>,
+    srv: &Server<'_>,
+) -> Result<Done<ClaimOutcome>> {
+    let (mut l, b, mut t, _) = lock_item(tx, c.task_id)?;
+    let p = srv.policy(&b)?;
+    let expired = expire_locked(tx, now, &mut l, &b, &mut t, &p, srv)?;
+    if expired {
+        tx.put_lineage(&l)?;
+    }
+    let mut ev = refused_claim(&t, now, c);
+    if semantics(&b)? != Semantics::PerItem {
+        let e = Error::new(
+            Code::BatchAllOrNothing,
+            "the task is an item of an all-or-nothing batch: claim the whole batch",
+        );
+        return ops::refuse(tx, ev, e);
+    }
+    let before = ops::snapshot(&t);
+    if let Err(e) = next(&before, Op::ClaimPermit, now) {
+        return ops::refuse(tx, ev, e);
+    }
+    if breaker(&l)?.state == BreakerState::Open {
+        return ops::refuse(tx, ev, open());
+    }
+    let (batch_id, item) = item_of(tx, &t)?;
+    // The batch whose decision approved the item: the lineage's current one, or (an item
+    // reconciled as not executed since) an earlier one of the lineage.
+    let db = match batch_id == b.id {
+        true => b.clone(),
+        false => super::locked_batch(tx, &batch_id)?,
+    };
+    let record = super::decide::record(&db)?
+        .ok_or_else(|| storage("batch", "an approved item's batch has no decision"))?;
+    let ctx = context(c, now, &db, &l, srv)?;
+    let verdict = actionseal_core::batch::check_item_with(
+        std::slice::from_ref(&record),
+        &item,
+        c.action,
+        &ctx,
+    );
+    let step = claim_step(&verdict);
+    if step == ClaimStep::Reapprove && db.id == b.id {
+        // The batch's decision no longer holds (expired, a policy or contract changed): not
+        // for this item alone, so every remaining item goes back, over a new batch.
+        let reasons: Vec<String> = verdict
+            .reasons
+            .iter()
+            .map(|r| r.as_str().to_owned())
+            .collect();
+        let (moved, _) = send_back(tx, now, (&mut l, &b), &reasons, c.executor, srv)?;
+        tx.put_lineage(&l)?;
+        let task = moved
+            .into_iter()
+            .find(|m| m.id == t.id)
+            .ok_or_else(|| storage("batch claim", "the item was not sent back"))?;
+        return Ok(Done::Ok(ClaimOutcome::Reapproval {
+            task: ops::view(task)?,
+            verdict,
+        }));
+    }
+    let unproven = db.proof.is_none() || has_bare_link(&record);
+    let checked = Checked {
+        step,
+        verdict,
+        frozen: stored(&t.action)?.into_owned(),
+        record: Some(record),
+        set: Vec::new(),
+        unproven,
+        proof: db.proof.clone(),
+        item: Some(item),
+        decider: Decider::Batch,
+    };
+    ev.detail = ops::detail(vec![("executor", s(c.executor)), ("batch_id", s(&db.id))]);
+    conclude(tx, now, c, (t, before), ev, checked, |tx, t, ev| {
+        let totals = Totals::from_value(&stored(&l.totals)?)?;
+        let totals = match p.caps.admit(&totals, &stored(&t.action)?) {
+            Ok(t) => t,
+            Err(e) => return Ok(Err(e)),
+        };
+        if let Some((e, moved)) = count_claim(tx, now, (&mut l, &b), c.executor, srv)? {
+            if moved.contains(&t.id) {
+                ev.state = Some(State::AwaitingReapproval);
+            }
+            tx.put_lineage(&l)?;
+            return Ok(Err(e));
+        }
+        l.totals = canon(&totals.to_value());
+        tx.put_lineage(&l)?;
+        Ok(Ok(claimed_detail(&db, &l)))
+    })
+}
+
+/// A claim of a whole all-or-nothing batch: its `actions`, presented in the batch's order.
+pub(crate) struct Whole<'v, 'a> {
+    pub batch_id: &'v str,
+    pub actions: &'v [Value<'a>],
+    pub facts: &'v Value<'a>,
+    pub executor: &'v str,
+    pub lease_ms: i64,
+    pub budget: Option<&'v str>,
+    pub proof: ProofRequirement,
+}
+
+/// claim_batch: every remaining item of an all-or-nothing batch, or none.
+pub(crate) fn whole(
+    tx: &mut dyn Tx,
+    now: i64,
+    w: &Whole<'_, '_>,
+    srv: &Server<'_>,
+) -> Result<Done<BatchClaimOutcome>> {
+    let (mut l, b) = lock(tx, w.batch_id)?;
+    let p = srv.policy(&b)?;
+    let ev = event(
+        &b,
+        now,
+        EventKind::BatchClaimRefused,
+        w.executor,
+        vec![("executor", s(w.executor))],
+    );
+    let refusal = if semantics(&b)? != Semantics::AllOrNothing {
+        Some(Error::new(
+            Code::InvalidRequest,
+            "a per-item batch is claimed item by item (claim_item)",
+        ))
+    } else if l.current != b.id || b.state != State::Approved {
+        Some(Error::new(
+            Code::TaskNotClaimable,
+            format!(
+                "the batch is {}{}: it has no approval to claim",
+                b.state.as_str(),
+                if l.current != b.id {
+                    ", and no longer its lineage's current batch"
+                } else {
+                    ""
+                }
+            ),
+        ))
+    } else if breaker(&l)?.state == BreakerState::Open {
+        Some(open())
+    } else {
+        None
+    };
+    if let Some(e) = refusal {
+        return refuse(tx, ev, e);
+    }
+    let mut items = locked_items(tx, &b)?;
+    if w.actions.len() != items.len() {
+        let e = Error::new(
+            Code::InvalidRequest,
+            format!(
+                "present every item's action, in the batch's order: {} items, {} actions",
+                items.len(),
+                w.actions.len()
+            ),
+        )
+        .in_key("actions");
+        return refuse(tx, ev, e);
+    }
+    for t in items.iter_mut() {
+        expire_locked(tx, now, &mut l, &b, t, &p, srv)?;
+    }
+    let remaining: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].state == State::Approved)
+        .collect();
+    if remaining.is_empty() {
+        tx.put_lineage(&l)?;
+        let e = Error::new(Code::AlreadyClaimed, "every item of the batch was claimed");
+        return refuse(tx, ev, e);
+    }
+    let record = super::decide::record(&b)?
+        .ok_or_else(|| storage("batch", "an approved batch has no decision"))?;
+    let mut found = Vec::with_capacity(remaining.len());
+    for &i in &remaining {
+        found.push(item_of(tx, &items[i])?.1);
+    }
+    let requests: Vec<ClaimRequest<'_, '_>> = remaining
+        .iter()
+        .map(|&i| ClaimRequest {
+            task_id: &items[i].id,
+            action: &w.actions[i],
+            facts: w.facts,
+            executor: w.executor,
+            lease_ms: w.lease_ms,
+            budget: w.budget,
+            proof: w.proof,
+        })
+        .collect();
+    let ctx = context(&requests[0], now, &b, &l, srv)?;
+    let pairs: Vec<(&Value<'_>, &Value<'_>)> = found
+        .iter()
+        .zip(&remaining)
+        .map(|(item, &i)| (item, &w.actions[i]))
+        .collect();
+    let verdicts = check_batch_with(std::slice::from_ref(&record), &pairs, &ctx).verdicts;
+    let steps: Vec<ClaimStep> = verdicts.iter().map(claim_step).collect();
+    let unproven = b.proof.is_none() || has_bare_link(&record);
+    let checked =
+        |k: usize, step: ClaimStep, verdict: actionseal_core::Verdict| -> Result<Checked> {
+            Ok(Checked {
+                step,
+                verdict,
+                frozen: stored(&items[remaining[k]].action)?.into_owned(),
+                record: Some(record.clone()),
+                set: Vec::new(),
+                unproven,
+                proof: b.proof.clone(),
+                item: Some(found[k].clone()),
+                decider: Decider::Batch,
+            })
+        };
+    let item_event = |k: usize| {
+        let mut e = refused_claim(&items[remaining[k]], now, &requests[k]);
+        e.detail = ops::detail(vec![("executor", s(w.executor)), ("batch_id", s(&b.id))]);
+        e
+    };
+    let stop = steps
+        .iter()
+        .any(|s| matches!(s, ClaimStep::Reject | ClaimStep::Reapprove));
+    if stop || steps.contains(&ClaimStep::Drift) {
+        // A drift refuses the whole claim; any other refusal stops the batch.
+        let mut outcomes = Vec::new();
+        for (k, (mut verdict, step)) in verdicts.into_iter().zip(steps).enumerate() {
+            let step = match (stop, step) {
+                (false, ClaimStep::Drift) => ClaimStep::Drift,
+                (false, _) => continue,
+                (true, ClaimStep::Reject | ClaimStep::Reapprove) => ClaimStep::Reject,
+                (true, _) => {
+                    // Stopped by another item: rejected with the others.
+                    verdict.outcome = Outcome::Reject;
+                    ClaimStep::Reject
+                }
+            };
+            let t = items[remaining[k]].clone();
+            let before = ops::snapshot(&t);
+            let c = checked(k, step, verdict)?;
+            if let Done::Ok(o) = conclude(
+                tx,
+                now,
+                &requests[k],
+                (t, before),
+                item_event(k),
+                c,
+                |_, _, _| Ok(Ok(Vec::new())),
+            )? {
+                outcomes.push(o);
+            }
+        }
+        tx.put_lineage(&l)?;
+        return Ok(Done::Ok(match stop {
+            true => BatchClaimOutcome::Stopped(outcomes),
+            false => BatchClaimOutcome::Drift(outcomes),
+        }));
+    }
+    if w.proof == ProofRequirement::Required && unproven {
+        let e = Error::new(
+            Code::MissingProof,
+            "the batch's decision was recorded without proof, and this claim requires proof",
+        );
+        return refuse(tx, ev, e);
+    }
+    // The caps and the budget over every remaining item before any is claimed.
+    let mut totals = Totals::from_value(&stored(&l.totals)?)?;
+    let mut cost = 0i64;
+    for &i in &remaining {
+        totals = match p.caps.admit(&totals, &stored(&items[i].action)?) {
+            Ok(t) => t,
+            Err(e) => return refuse(tx, ev, e.in_index(i)),
+        };
+        cost = cost.saturating_add(items[i].cost_minor);
+    }
+    if let Some(name) = w.budget {
+        let budget = tx.budget(name)?.ok_or_else(|| {
+            Error::new(Code::BudgetNotFound, format!("no budget {name:?}")).in_key("budget")
+        })?;
+        if let Err(e) = reserve(
+            budget.limit_minor,
+            budget.spent_minor,
+            budget.reserved_minor,
+            cost,
+        ) {
+            return refuse(tx, ev, e);
+        }
+    }
+    // The whole batch is one dispatch decision: one claim on the breaker's rate.
+    if let Some((e, _)) = count_claim(tx, now, (&mut l, &b), w.executor, srv)? {
+        tx.put_lineage(&l)?;
+        return refuse(tx, ev, e);
+    }
+    l.totals = canon(&totals.to_value());
+    tx.put_lineage(&l)?;
+    let extra = claimed_detail(&b, &l);
+    let mut claims = Vec::with_capacity(remaining.len());
+    for (k, verdict) in verdicts.into_iter().enumerate() {
+        let t = items[remaining[k]].clone();
+        let before = ops::snapshot(&t);
+        let c = checked(k, ClaimStep::Permit, verdict)?;
+        let extra = extra.clone();
+        match conclude(
+            tx,
+            now,
+            &requests[k],
+            (t, before),
+            item_event(k),
+            c,
+            |_, _, _| Ok(Ok(extra)),
+        )? {
+            Done::Ok(ClaimOutcome::Claimed(claim, _)) => claims.push(claim),
+            // Checked above: an item refused now would leave the others claimed.
+            _ => {
+                return Err(storage(
+                    "batch claim",
+                    "an item's claim was refused after its checks",
+                ))
+            }
+        }
+    }
+    Ok(Done::Ok(BatchClaimOutcome::Claimed(claims)))
+}

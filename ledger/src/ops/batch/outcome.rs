@@ -1,0 +1,326 @@
+//! How a batch item's claim ends, fed to its lineage's breaker (issue 28): completions and
+//! lapsed leases count as the breaker's outcomes; a trip moves every remaining unclaimed item
+//! of the lineage's current batch to `awaiting_reapproval`, in the same transaction as the
+//! event that tripped it, and proposes a batch over them for a reviewer.
+
+use super::{
+    event, ids_text, locked_batch, locked_items, locked_lineage, rebuild, text_digest, Server,
+};
+use crate::json::{canon, opt_s, s, stored};
+use crate::model::Task;
+use crate::ops::claim::Extra;
+use crate::ops::finish;
+use crate::ops::{self, LEDGER_ACTOR};
+use crate::store::{increment, BatchRow, Done, LineageRow, TaskRow, Tx};
+use actionseal_core::batch::{Breaker, Policy, Transition, Trip};
+use actionseal_core::ledger::{
+    approval_id, next, remainder_id, EventKind, Observed, Op, Reported, State,
+};
+use actionseal_core::{Code, Error, OwnedValue, Result};
+
+/// The lineage's breaker as stored.
+pub(crate) fn breaker(l: &LineageRow) -> Result<Breaker> {
+    Breaker::from_value(&stored(&l.breaker)?)
+}
+
+/// The refusal of a batch operation on a task that is no batch's item.
+fn not_an_item(task_id: &str) -> Error {
+    Error::new(
+        Code::BatchItem,
+        format!("task {task_id:?} is no batch's item: use the task operations"),
+    )
+    .in_key("task_id")
+}
+
+/// An item's lineage, the lineage's current batch and the item, locked in that order.
+pub(crate) fn lock_item(
+    tx: &mut dyn Tx,
+    task_id: &str,
+) -> Result<(LineageRow, BatchRow, TaskRow, crate::store::ItemRow)> {
+    let item = tx.item(task_id)?.ok_or_else(|| not_an_item(task_id))?;
+    let l = locked_lineage(tx, &item.lineage)?;
+    let b = locked_batch(tx, &l.current)?;
+    let t = ops::locked_task(tx, task_id)?;
+    Ok((l, b, t, item))
+}
+
+/// What an item's event names when it moved its lineage's breaker.
+fn breaker_detail(l: &LineageRow, breaker: &str) -> Extra {
+    vec![
+        ("lineage", s(&l.id)),
+        ("breaker_digest", text_digest(breaker)),
+    ]
+}
+
+/// complete_item: [`finish::complete`] of a batch's item (the claim's fence and its
+/// report), fed to its breaker.
+pub(crate) fn complete(
+    tx: &mut dyn Tx,
+    now: i64,
+    task_id: &str,
+    (fence, reported): (i64, Reported),
+    result: Option<&OwnedValue>,
+    executor: &str,
+    srv: &Server<'_>,
+) -> Result<Done<Task>> {
+    let (mut l, b, mut t, _) = lock_item(tx, task_id)?;
+    let p = srv.policy(&b)?;
+    let before = ops::snapshot(&t);
+    if expire_locked(tx, now, &mut l, &b, &mut t, &p, srv)? {
+        // The lease ran out first: the lapse was counted, the completion is refused.
+        let ev = finish::refused_completion(&t, now, fence, reported, result, executor);
+        let e = next(&before, Op::Complete { fence, reported }, now)
+            .err()
+            .unwrap_or_else(|| Error::new(Code::LeaseExpired, "the claim's lease ran out"));
+        tx.put_lineage(&l)?;
+        return ops::refuse(tx, ev, e);
+    }
+    let ev = finish::refused_completion(&t, now, fence, reported, result, executor);
+    let mut br = breaker(&l)?;
+    let transition = br.on_outcome(p.breaker.as_ref(), reported, now);
+    let text = canon(&br.to_value());
+    let extra = breaker_detail(&l, &text);
+    let done = finish::complete_locked(tx, now, t, (fence, reported), result, ev, extra)?;
+    if let Done::Ok(_) = &done {
+        l.breaker = text;
+        l.updated_at = now;
+        let cause = Cause {
+            task: Some(task_id),
+            actor: executor,
+        };
+        transit(tx, now, (&mut l, &b), transition, cause, srv)?;
+        tx.put_lineage(&l)?;
+    }
+    Ok(done)
+}
+
+/// reconcile_item: [`finish::reconcile`] of a batch's item. An item in doubt was counted as a
+/// failure when its doubt began (an `unknown` report or a lapsed lease), so only `succeeded`
+/// is fed to the breaker again (a success, which a half-open breaker counts toward closing).
+pub(crate) fn reconcile(
+    tx: &mut dyn Tx,
+    now: i64,
+    task_id: &str,
+    observed: Observed,
+    result: Option<&OwnedValue>,
+    actor: &str,
+    srv: &Server<'_>,
+) -> Result<Done<Task>> {
+    let (mut l, b, mut t, _) = lock_item(tx, task_id)?;
+    let p = srv.policy(&b)?;
+    expire_locked(tx, now, &mut l, &b, &mut t, &p, srv)?;
+    let ev = finish::refused_reconcile(&t, now, observed, result, actor);
+    let mut br = breaker(&l)?;
+    let transition = match observed {
+        Observed::Succeeded => br.on_outcome(p.breaker.as_ref(), Reported::Succeeded, now),
+        Observed::Failed | Observed::NotExecuted => Transition::None,
+    };
+    let text = canon(&br.to_value());
+    let extra = match observed {
+        Observed::Succeeded => breaker_detail(&l, &text),
+        Observed::Failed | Observed::NotExecuted => Vec::new(),
+    };
+    let done = finish::reconcile_locked(tx, now, t, observed, result, ev, extra)?;
+    if let Done::Ok(_) = &done {
+        l.breaker = text;
+        l.updated_at = now;
+        let cause = Cause {
+            task: Some(task_id),
+            actor,
+        };
+        transit(tx, now, (&mut l, &b), transition, cause, srv)?;
+    }
+    tx.put_lineage(&l)?;
+    Ok(done)
+}
+
+/// The sweeper's expiry of a batch item's lease: its lineage first. Returns whether it moved.
+pub(crate) fn expire_item(
+    tx: &mut dyn Tx,
+    now: i64,
+    srv: &Server<'_>,
+    task_id: &str,
+) -> Result<bool> {
+    let (mut l, b, mut t, _) = lock_item(tx, task_id)?;
+    let p = srv.policy(&b)?;
+    let moved = expire_locked(tx, now, &mut l, &b, &mut t, &p, srv)?;
+    tx.put_lineage(&l)?;
+    Ok(moved)
+}
+
+/// Moves the locked item `t` to `unknown` if its lease ran out, counting the lapse as an
+/// `unknown` outcome of its breaker (the caller writes the lineage). Returns whether it did.
+pub(crate) fn expire_locked(
+    tx: &mut dyn Tx,
+    now: i64,
+    l: &mut LineageRow,
+    b: &BatchRow,
+    t: &mut TaskRow,
+    p: &Policy,
+    srv: &Server<'_>,
+) -> Result<bool> {
+    if !ops::snapshot(t).lease_expired(now) {
+        return Ok(false);
+    }
+    let mut br = breaker(l)?;
+    let transition = br.on_outcome(p.breaker.as_ref(), Reported::Unknown, now);
+    let text = canon(&br.to_value());
+    ops::expire_with(tx, t, now, breaker_detail(l, &text))?;
+    l.breaker = text;
+    l.updated_at = now;
+    let id = t.id.clone();
+    let cause = Cause {
+        task: Some(&id),
+        actor: LEDGER_ACTOR,
+    };
+    transit(tx, now, (l, b), transition, cause, srv)?;
+    Ok(true)
+}
+
+/// What moved a breaker: an item's outcome (`task`), or none for a claim over the rate or a
+/// reviewer's decision, and who.
+#[derive(Clone, Copy)]
+pub(crate) struct Cause<'a> {
+    pub task: Option<&'a str>,
+    pub actor: &'a str,
+}
+
+/// Records a breaker transition of lineage `l` (its breaker already written into `l`), whose
+/// current batch is `b`. Returns the items a trip moved.
+pub(crate) fn transit(
+    tx: &mut dyn Tx,
+    now: i64,
+    (l, b): (&mut LineageRow, &BatchRow),
+    transition: Transition,
+    cause: Cause<'_>,
+    srv: &Server<'_>,
+) -> Result<Vec<String>> {
+    let (kind, outcome) = match transition {
+        Transition::None => return Ok(Vec::new()),
+        Transition::Tripped(why) => return trip(tx, now, (l, b), why, cause, srv),
+        Transition::HalfOpened => (EventKind::BreakerHalfOpened, "half_open"),
+        Transition::Closed => (EventKind::BreakerClosed, "closed"),
+    };
+    let mut ev = event(
+        b,
+        now,
+        kind,
+        cause.actor,
+        transition_detail(l, cause.task, None),
+    );
+    ev.outcome = Some(outcome.to_owned());
+    tx.append(ev);
+    Ok(Vec::new())
+}
+
+fn transition_detail(l: &LineageRow, cause: Option<&str>, remainder: Option<&str>) -> Extra {
+    vec![
+        ("lineage", s(&l.id)),
+        ("breaker_digest", text_digest(&l.breaker)),
+        ("task", opt_s(cause)),
+        ("remainder", opt_s(remainder)),
+    ]
+}
+
+/// The breaker of `l` opened: every remaining unclaimed item of its current batch `b` goes
+/// back to a reviewer, over a new batch (see [`send_back`]). Returns the items it moved.
+fn trip(
+    tx: &mut dyn Tx,
+    now: i64,
+    (l, b): (&mut LineageRow, &BatchRow),
+    why: Trip,
+    cause: Cause<'_>,
+    srv: &Server<'_>,
+) -> Result<Vec<String>> {
+    let reasons = ["breaker_open".to_owned()];
+    let (moved, remainder) = send_back(tx, now, (l, b), &reasons, cause.actor, srv)?;
+    let remainder_id = remainder.as_ref().map(|r| r.id.as_str());
+    let mut detail = transition_detail(l, cause.task, remainder_id);
+    detail.push(("why", s(why.as_str())));
+    let mut ev = event(b, now, EventKind::BreakerTripped, cause.actor, detail);
+    ev.outcome = Some("open".to_owned());
+    tx.append(ev);
+    Ok(moved.into_iter().map(|t| t.id).collect())
+}
+
+/// Sends every remaining unclaimed item of `b`, the current batch of lineage `l`, back to a
+/// reviewer for `reasons` (`awaiting_reapproval`, a new round each, with no approval row of
+/// its own), and proposes a batch over them, the lineage's next, whose decision covers
+/// them again. Returns the items it moved, as written, and that batch.
+pub(crate) fn send_back(
+    tx: &mut dyn Tx,
+    now: i64,
+    (l, b): (&mut LineageRow, &BatchRow),
+    reasons: &[String],
+    actor: &str,
+    srv: &Server<'_>,
+) -> Result<(Vec<TaskRow>, Option<BatchRow>)> {
+    let items = locked_items(tx, b)?;
+    let (kept, dropped): (Vec<usize>, Vec<usize>) =
+        (0..items.len()).partition(|&i| items[i].state == State::Approved);
+    let mut moved = Vec::with_capacity(kept.len());
+    for &i in &kept {
+        let mut t = items[i].clone();
+        let before = ops::snapshot(&t);
+        t.state = next(&before, Op::ClaimReapprove, now)?;
+        t.round = increment(t.round, "approval round")?;
+        let apr = approval_id(&t.id, t.round);
+        t.approval_id = Some(apr.clone());
+        t.approval = None;
+        t.proof = None;
+        t.revoked_at = None;
+        t.round_started_at = now;
+        t.updated_at = now;
+        ops::save(tx, &t, &before)?;
+        let mut ev = ops::event(&t, now, EventKind::SentToReapproval, actor);
+        ev.reasons = reasons.to_vec();
+        ev.outcome = Some("reapprove".to_owned());
+        ev.detail = ops::detail(vec![
+            ("approval_id", s(&apr)),
+            ("batch_id", s(&b.id)),
+            ("lineage", s(&l.id)),
+        ]);
+        tx.append(ev);
+        moved.push(t);
+    }
+    if kept.is_empty() {
+        return Ok((moved, None));
+    }
+    let ids: Vec<String> = moved.iter().map(|t| t.id.clone()).collect();
+    let contract = srv.contract(b)?;
+    let dropped: Vec<u64> = dropped.iter().map(|&i| i as u64).collect();
+    let r = match dropped.is_empty() {
+        // Every item remains: the same items, in a batch of their own to decide again.
+        true => rebuild(b, &contract, &items)?,
+        false => rebuild(b, &contract, &items)?.deselect(&dropped)?,
+    };
+    l.generation = increment(l.generation, "batch generation")?;
+    let id = remainder_id(&l.id, l.generation);
+    let row = BatchRow {
+        id: id.clone(),
+        lineage: l.id.clone(),
+        tenant: b.tenant.clone(),
+        semantics: b.semantics.clone(),
+        header: canon(r.header_value()),
+        digest: r.digest(),
+        proposed_digest: r.digest(),
+        items: ids_text(&ids),
+        proposed_items: ids_text(&ids),
+        amendments: 0,
+        state: State::AwaitingApproval,
+        approval_id: approval_id(&id, 1),
+        decision_id: None,
+        record: None,
+        proof: None,
+        contract: b.contract.clone(),
+        proposer: LEDGER_ACTOR.to_owned(),
+        created_at: now,
+        updated_at: now,
+    };
+    tx.put_batch(&row)?;
+    l.current = id;
+    l.updated_at = now;
+    let proposed = super::propose::proposed_event(&row, l, now, &ids, Some(&b.id));
+    tx.append(proposed);
+    Ok((moved, Some(row)))
+}

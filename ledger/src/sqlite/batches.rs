@@ -1,0 +1,96 @@
+//! The batch tables on SQLite ([`BatchTx`]). `BEGIN IMMEDIATE` already holds the only write
+//! lock, so a read locks nothing more.
+
+use super::tx::SqliteTx;
+use crate::store::{
+    batch_from, batch_sql, item_from, lineage_from, BatchRow, BatchTx, ItemRow, LineageRow, Lock,
+};
+use actionseal_core::Result;
+use rusqlite::params;
+
+/// `$n` placeholders in SQLite's spelling (`?n`).
+fn spelled(sql: &str) -> String {
+    sql.replace('$', "?")
+}
+
+impl BatchTx for SqliteTx<'_> {
+    fn batch(&mut self, id: &str, _lock: Lock) -> Result<Option<BatchRow>> {
+        let sql = spelled(&batch_sql::batch(""));
+        Ok(self.rows(&sql, params![id], |r| batch_from(r))?.pop())
+    }
+
+    fn batch_of_approval(&mut self, approval_id: &str, _lock: Lock) -> Result<Option<BatchRow>> {
+        let sql = spelled(&batch_sql::batch_of_approval(""));
+        Ok(self
+            .rows(&sql, params![approval_id], |r| batch_from(r))?
+            .pop())
+    }
+
+    fn put_batch(&mut self, b: &BatchRow) -> Result<()> {
+        let (digest, proposed) = (b.digest.to_string(), b.proposed_digest.to_string());
+        self.exec(
+            &spelled(&batch_sql::put_batch()),
+            params![
+                b.id,
+                b.lineage,
+                b.tenant,
+                b.semantics,
+                b.header,
+                digest,
+                proposed,
+                b.items,
+                b.proposed_items,
+                b.amendments,
+                b.state.as_str(),
+                b.approval_id,
+                b.decision_id,
+                b.record,
+                b.proof,
+                b.contract,
+                b.proposer,
+                b.created_at,
+                b.updated_at
+            ],
+        )
+        .map(|_| ())
+    }
+
+    fn lineage(&mut self, id: &str) -> Result<Option<LineageRow>> {
+        let sql = spelled(&batch_sql::lineage(""));
+        Ok(self.rows(&sql, params![id], |r| lineage_from(r))?.pop())
+    }
+
+    fn put_lineage(&mut self, l: &LineageRow) -> Result<()> {
+        self.exec(
+            &spelled(&batch_sql::put_lineage()),
+            params![
+                l.id,
+                l.current,
+                l.generation,
+                l.totals,
+                l.breaker,
+                l.updated_at
+            ],
+        )
+        .map(|_| ())
+    }
+
+    fn item(&mut self, task_id: &str) -> Result<Option<ItemRow>> {
+        let sql = spelled(&batch_sql::item());
+        Ok(self.rows(&sql, params![task_id], |r| item_from(r))?.pop())
+    }
+
+    fn put_item(&mut self, i: &ItemRow) -> Result<()> {
+        self.exec(
+            &spelled(&batch_sql::put_item()),
+            params![i.task_id, i.lineage, i.idx, i.batch, i.proof],
+        )
+        .map(|_| ())
+    }
+
+    fn audit_batches(&mut self) -> Result<(Vec<BatchRow>, Vec<LineageRow>)> {
+        let batches = self.rows(&batch_sql::all_batches(), params![], |r| batch_from(r))?;
+        let lineages = self.rows(&batch_sql::all_lineages(), params![], |r| lineage_from(r))?;
+        Ok((batches, lineages))
+    }
+}

@@ -1,0 +1,588 @@
+//! Batches (issue 28) on both engines: a batch proposed, deselected, decided once and claimed
+//! item by item or whole; the caps over a lineage; the breaker's trip, re-approval of the
+//! remainder, half-open and close; the plain task operations refused on items; the audit
+//! replaying all of it, and catching a batch row or lineage row changed behind its back.
+
+mod common;
+
+use actionseal_core::batch::Semantics;
+use actionseal_core::ledger::{Observed, Reported, State};
+use actionseal_core::{Code, OwnedValue};
+use actionseal_ledger::{
+    Batch, BatchClaimOutcome, BatchClaimRequest, ClaimOutcome, ClaimRequest, Ledger, ManualClock,
+};
+use common::*;
+
+/// The seed refund tool, batchable: at most 20 items, 3 failures in 10 minutes trip the
+/// breaker, which closes after 2 successes; `sum` caps the lineage's amounts.
+pub fn batch_contract(sum: i64) -> OwnedValue {
+    json(&format!(
+        r#"{{"tool": "refund_create", "version": "1", "effect": "write", "approval": "always",
+            "cost_minor": 0,
+            "args": {{"type": "object", "required": ["order_id", "amount_minor", "currency", "reason"],
+                     "properties": {{"order_id": {{"type": "string"}},
+                                    "amount_minor": {{"type": "integer", "minimum": 1}},
+                                    "currency": {{"type": "string", "enum": ["CNY", "USD"]}},
+                                    "reason": {{"type": "string"}}}}}},
+            "batch": {{"max_items": 40, "caps": {{"sum": {{"pointer": "/args/amount_minor", "max": {sum}}}}},
+                      "breaker": {{"max_failures": 3, "window_ms": 600000, "close_after": 2}}}}}}"#
+    ))
+}
+
+/// `n` refunds of 100 minor units each, for orders 0..n of job `job`.
+fn refunds(contract: &OwnedValue, job: &str, n: usize) -> Vec<OwnedValue> {
+    (0..n)
+        .map(|i| {
+            action(
+                contract,
+                &format!(
+                    r#"{{"order_id": "order-{i}", "amount_minor": 100, "currency": "USD",
+                        "reason": "outage"}}"#
+                ),
+                job,
+                &format!("req-{i}"),
+            )
+        })
+        .collect()
+}
+
+/// An approval (or rejection) of `b` as it is now, by user:bob.
+fn batch_decision(b: &Batch, decision_id: &str, verdict: &str, at: i64) -> OwnedValue {
+    json(&format!(
+        r#"{{"approval_id": "{}", "decision_id": "{decision_id}", "batch_id": "{}",
+            "batch_digest": "{}", "decision": "{verdict}", "approver": "user:bob",
+            "decided_at": {at}, "expires_at": {}}}"#,
+        b.approval_id,
+        b.id,
+        b.digest,
+        at + HOUR
+    ))
+}
+
+fn claim<'v, 'a>(
+    task: &'v str,
+    action: &'v OwnedValue,
+    facts: &'v OwnedValue,
+) -> ClaimRequest<'v, 'a>
+where
+    'v: 'a,
+{
+    ClaimRequest {
+        task_id: task,
+        action,
+        facts,
+        executor: "worker",
+        lease_ms: HOUR,
+        budget: None,
+        proof: Default::default(),
+    }
+}
+
+fn items(b: &Batch) -> Vec<String> {
+    b.items.iter().map(|(id, _)| id.clone()).collect()
+}
+
+fn states(l: &Ledger, ids: &[String]) -> Vec<State> {
+    ids.iter().map(|id| l.task(id).unwrap().state).collect()
+}
+
+fn verified(l: &Ledger) {
+    let report = l.audit_verify().unwrap();
+    assert!(report.broken.is_none(), "{:?}", report.broken);
+}
+
+fn event_kinds(l: &Ledger) -> Vec<String> {
+    audit_events(l)
+        .iter()
+        .map(|e| str_field(e, "kind").to_owned())
+        .collect()
+}
+
+#[test]
+fn a_per_item_batch_is_deselected_decided_once_and_claimed_item_by_item() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-1", 5);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        assert_eq!(b.state, State::AwaitingApproval);
+        let ids = items(&b);
+        assert_eq!(states(&l, &ids), vec![State::AwaitingApproval; 5]);
+        // The same batch again is the same batch.
+        let again = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        assert_eq!((again.id.as_str(), again.digest), (b.id.as_str(), b.digest));
+
+        // The reviewer deselects item 1: a new digest, the proposal kept.
+        let amend = json(&format!(
+            r#"{{"batch_id": "{}", "amends": "{}", "deselect": [1], "reviewer": "user:bob",
+                "reason": "order-1 was refunded by phone"}}"#,
+            b.id, b.digest
+        ));
+        let a = l.amend_batch(&amend).unwrap();
+        assert_ne!(a.digest, b.digest);
+        assert_eq!(a.proposed_digest, b.digest);
+        assert_eq!(a.items.len(), 4);
+        // A decision about the digest the reviewer no longer holds is refused.
+        let stale = l.decide_batch(&batch_decision(&b, "dec-0", "approved", l.now()));
+        assert_eq!(stale.unwrap_err().code(), Code::DecisionMismatch);
+        let at = l.now();
+        let d = l
+            .decide_batch(&batch_decision(&a, "dec-1", "approved", at))
+            .unwrap();
+        assert_eq!(d.batch.state, State::Approved);
+        let dup = l
+            .decide_batch(&batch_decision(&a, "dec-1", "approved", at))
+            .unwrap();
+        assert!(dup.duplicate);
+        assert_eq!(
+            states(&l, &ids),
+            vec![
+                State::Approved,
+                State::Rejected,
+                State::Approved,
+                State::Approved,
+                State::Approved
+            ]
+        );
+
+        // A plain claim of an item is refused; the batch's claim checks the item.
+        let f = facts(&contract);
+        let plain = l.claim(&claim(&ids[0], &actions[0], &f)).unwrap_err();
+        assert_eq!(plain.code(), Code::BatchItem);
+        // A presented action that drifted from the frozen item: refused, nothing claimed.
+        let drifted = refunds(&contract, "job-1", 5)
+            .into_iter()
+            .map(|a| {
+                let text = actionseal_core::canonicalize(&a)
+                    .replace("\"amount_minor\":100", "\"amount_minor\":900");
+                json(&text)
+            })
+            .collect::<Vec<_>>();
+        let out = l.claim_item(&claim(&ids[0], &drifted[0], &f)).unwrap();
+        assert_eq!(out.result(), "tool_args_drift");
+        for i in [0, 2, 3, 4] {
+            let ClaimOutcome::Claimed(c, _) =
+                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("item {i} not claimed");
+            };
+            // The executor gets the item and its proof beside the batch's record.
+            let item = c.item.as_ref().unwrap();
+            let proof =
+                actionseal_core::batch::ItemProof::from_value(field(item, "proof")).unwrap();
+            let header = actionseal_core::batch::Header::from_value(field(
+                c.approval.as_ref().unwrap(),
+                "batch",
+            ))
+            .unwrap();
+            actionseal_core::batch::verify_item(&header, field(item, "action"), &proof).unwrap();
+            let again = l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap_err();
+            assert_eq!(again.code(), Code::AlreadyClaimed);
+            l.complete_item(&ids[i], c.fence, Reported::Succeeded, None, "worker")
+                .unwrap();
+        }
+        // The deselected item was never claimable.
+        let refused = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap_err();
+        assert_eq!(refused.code(), Code::TaskNotClaimable);
+        let shown = l.batch(&a.id).unwrap();
+        assert_eq!(
+            actionseal_core::canonicalize(field(&shown.totals, "sum")),
+            "400"
+        );
+        verified(&l);
+    }
+}
+
+#[test]
+fn an_all_or_nothing_batch_is_claimed_whole_or_not_at_all() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-2", 3);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-2", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let f = facts(&contract);
+        let one = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap_err();
+        assert_eq!(one.code(), Code::BatchAllOrNothing);
+        let request = |actions: &'_ [OwnedValue]| -> BatchClaimOutcome {
+            l.claim_batch(&BatchClaimRequest {
+                batch_id: &b.id,
+                actions,
+                facts: &f,
+                executor: "worker",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap()
+        };
+        // One item drifted: nothing is claimed, nothing changes.
+        let mut drifted = actions.clone();
+        drifted[2] = refunds(&contract, "job-2", 3)[1].clone();
+        assert_eq!(request(&drifted).result(), "tool_args_drift");
+        assert_eq!(states(&l, &ids), vec![State::Approved; 3]);
+        let BatchClaimOutcome::Claimed(claims) = request(&actions) else {
+            panic!("not claimed")
+        };
+        assert_eq!(claims.len(), 3);
+        assert_eq!(states(&l, &ids), vec![State::Claimed; 3]);
+        for c in claims {
+            l.complete_item(&c.task_id, c.fence, Reported::Succeeded, None, "worker")
+                .unwrap();
+        }
+        verified(&l);
+
+        // A batch whose decision ran out is stopped: every item rejected before dispatch.
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let actions = refunds(&contract, "job-3", 3);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-3", "approved", l.now()))
+            .unwrap()
+            .batch;
+        clock.advance(2 * HOUR);
+        let out = l
+            .claim_batch(&BatchClaimRequest {
+                batch_id: &b.id,
+                actions: &actions,
+                facts: &f,
+                executor: "worker",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap();
+        assert_eq!(out.result(), "stopped");
+        assert_eq!(states(&l, &items(&b)), vec![State::RejectedPreDispatch; 3]);
+        verified(&l);
+    }
+}
+
+#[test]
+fn the_breaker_trips_the_remainder_waits_and_a_new_decision_half_opens_it() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-4", 8);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-4", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let f = facts(&contract);
+        let mut fences = Vec::new();
+        for i in 0..4 {
+            let ClaimOutcome::Claimed(c, _) =
+                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+            fences.push(c.fence);
+        }
+        // Plain completion of an item is refused: it would skip the breaker.
+        let plain = l.complete(&ids[0], fences[0], Reported::Failed, None, "worker");
+        assert_eq!(plain.unwrap_err().code(), Code::BatchItem);
+        l.complete_item(&ids[0], fences[0], Reported::Failed, None, "worker")
+            .unwrap();
+        l.complete_item(&ids[1], fences[1], Reported::Unknown, None, "worker")
+            .unwrap();
+        assert_eq!(
+            l.batch(&b.id)
+                .unwrap()
+                .breaker
+                .as_object()
+                .unwrap()
+                .get("state")
+                .unwrap()
+                .as_str(),
+            Some("closed")
+        );
+        l.complete_item(&ids[2], fences[2], Reported::Failed, None, "worker")
+            .unwrap();
+        // Tripped: the four unclaimed items wait for a reviewer, over a new batch.
+        let tripped = l.batch(&b.id).unwrap();
+        assert!(!tripped.current);
+        assert_eq!(states(&l, &ids[4..]), vec![State::AwaitingReapproval; 4]);
+        assert_eq!(
+            event_kinds(&l)
+                .iter()
+                .filter(|k| *k == "breaker_tripped")
+                .count(),
+            1
+        );
+        let refused = l.claim_item(&claim(&ids[4], &actions[4], &f)).unwrap_err();
+        assert_eq!(refused.code(), Code::TaskNotClaimable);
+        // The claim already out completes; the lapse of another is counted, nothing re-trips.
+        l.complete_item(&ids[3], fences[3], Reported::Succeeded, None, "worker")
+            .unwrap();
+        l.reconcile_item(&ids[1], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        // The remainder: a batch of the same lineage over the four.
+        let lineage = l.batch(&b.id).unwrap().lineage;
+        let remainder = audit_events(&l)
+            .iter()
+            .rev()
+            .find(|e| str_field(e, "kind") == "batch_proposed")
+            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
+            .unwrap();
+        let r = l.batch(&remainder).unwrap();
+        assert_eq!(
+            (r.lineage.as_str(), r.items.len(), r.current),
+            (lineage.as_str(), 4, true)
+        );
+        let r = l
+            .decide_batch(&batch_decision(&r, "dec-5", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(
+            r.breaker
+                .as_object()
+                .unwrap()
+                .get("state")
+                .unwrap()
+                .as_str(),
+            Some("half_open")
+        );
+        for i in 4..6 {
+            let ClaimOutcome::Claimed(c, _) =
+                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+            l.complete_item(&ids[i], c.fence, Reported::Succeeded, None, "worker")
+                .unwrap();
+        }
+        let closed = l.batch(&r.id).unwrap();
+        assert_eq!(
+            closed
+                .breaker
+                .as_object()
+                .unwrap()
+                .get("state")
+                .unwrap()
+                .as_str(),
+            Some("closed")
+        );
+        let kinds = event_kinds(&l);
+        for k in ["breaker_tripped", "breaker_half_opened", "breaker_closed"] {
+            assert_eq!(kinds.iter().filter(|x| *x == k).count(), 1, "{k}");
+        }
+        verified(&l);
+    }
+}
+
+#[test]
+fn a_changed_batch_or_lineage_row_breaks_the_audit() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-6", 3);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-6", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let f = facts(&contract);
+        let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap()
+        else {
+            panic!("not claimed")
+        };
+        verified(&l);
+        let broken = |sql: &str, field: &str| {
+            db.sql(sql);
+            let report = l.audit_verify().unwrap();
+            let got = report.broken.as_ref().and_then(|b| b.field);
+            assert_eq!(got, Some(field), "{sql}: {:?}", report.broken);
+        };
+        // The totals rewound (the cap would admit more), then restored.
+        let totals = db.texts("SELECT totals FROM ledger_batch_lineages")[0][0]
+            .clone()
+            .unwrap();
+        broken(
+            "UPDATE ledger_batch_lineages SET totals = '{\"count\":0,\"sum\":0,\"targets\":[]}'",
+            "lineages/totals",
+        );
+        db.sql(&format!(
+            "UPDATE ledger_batch_lineages SET totals = '{totals}'"
+        ));
+        verified(&l);
+        // A batch moved back to awaiting its decision.
+        broken(
+            "UPDATE ledger_batches SET state = 'awaiting_approval'",
+            "batches/state",
+        );
+        db.sql("UPDATE ledger_batches SET state = 'approved'");
+        verified(&l);
+        // An item's claim rolled back on its row is the task's own mismatch.
+        db.sql(&format!(
+            "UPDATE ledger_tasks SET state = 'approved' WHERE id = '{}'",
+            ids[0]
+        ));
+        assert!(l.audit_verify().unwrap().broken.is_some());
+    }
+}
+
+#[test]
+fn a_batch_under_a_quorum_or_a_proof_requirement_is_refused() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        // A quorum's decisions would not be counted: its calls are decided one at a time.
+        let text = actionseal_core::canonicalize(&batch_contract(100_000)).replace(
+            r#""approval":"always""#,
+            r#""approval":{"quorum":{"approvers":2},"when":"always"}"#,
+        );
+        let quorum = json(&text);
+        let actions = refunds(&quorum, "job-7", 2);
+        let e = l
+            .propose_batch(&actions, &quorum, Semantics::PerItem, "agent")
+            .unwrap_err();
+        assert_eq!(e.code(), Code::BatchNotAllowed);
+        // A ledger that requires proof takes no bare batch decision.
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-8", 2);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let options = actionseal_ledger::LedgerOptions {
+            proof: Some(actionseal_core::ProofPolicy::new(
+                true,
+                actionseal_core::KeySet::default(),
+            )),
+            ..Default::default()
+        };
+        let strict = Ledger::open_with(&db.url, options).unwrap();
+        let e = strict
+            .decide_batch(&batch_decision(&b, "dec-8", "approved", strict.now()))
+            .unwrap_err();
+        assert_eq!(e.code(), Code::MissingProof);
+        assert_eq!(strict.batch(&b.id).unwrap().state, State::AwaitingApproval);
+        verified(&strict);
+    }
+}
+
+#[test]
+fn an_expired_batch_decision_sends_every_remaining_item_back_over_a_new_batch() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-9", 3);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-9", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let f = facts(&contract);
+        let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap()
+        else {
+            panic!("not claimed")
+        };
+        clock.advance(2 * HOUR);
+        let out = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval");
+        // Not the one item alone: both unclaimed items wait, over a batch of their own.
+        assert_eq!(
+            states(&l, &ids),
+            vec![
+                State::Claimed,
+                State::AwaitingReapproval,
+                State::AwaitingReapproval
+            ]
+        );
+        let r = audit_events(&l)
+            .iter()
+            .rev()
+            .find(|e| str_field(e, "kind") == "batch_proposed")
+            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
+            .unwrap();
+        let r = l.batch(&r).unwrap();
+        assert_eq!((r.items.len(), r.current), (2, true));
+        let r = l
+            .decide_batch(&batch_decision(&r, "dec-10", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(
+            r.breaker
+                .as_object()
+                .unwrap()
+                .get("state")
+                .unwrap()
+                .as_str(),
+            Some("closed")
+        );
+        let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap()
+        else {
+            panic!("not claimed after the new decision")
+        };
+        verified(&l);
+    }
+}
+
+#[test]
+fn a_claim_over_the_rate_trips_the_breaker_and_is_refused() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let text = actionseal_core::canonicalize(&batch_contract(100_000)).replace(
+            r#""close_after":2"#,
+            r#""close_after":2,"max_claims_per_minute":2"#,
+        );
+        let contract = json(&text);
+        let actions = refunds(&contract, "job-11", 4);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-11", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let f = facts(&contract);
+        for i in 0..2 {
+            let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+        }
+        // The third claim within the minute: refused, and the breaker opens on it.
+        let e = l.claim_item(&claim(&ids[2], &actions[2], &f)).unwrap_err();
+        assert_eq!(e.code(), Code::BreakerOpen);
+        assert_eq!(states(&l, &ids[2..]), vec![State::AwaitingReapproval; 2]);
+        assert_eq!(
+            event_kinds(&l)
+                .iter()
+                .filter(|k| *k == "breaker_tripped")
+                .count(),
+            1
+        );
+        verified(&l);
+    }
+}
