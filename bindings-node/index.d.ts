@@ -2610,6 +2610,60 @@ export declare function amend(current: ActionEnvelope, replacement: ActionEnvelo
 export declare function approve(action: ActionEnvelope, decision: DecisionInput): ApprovalRecord
 
 /**
+ * The batch of `actions` under the contract, as a reviewer's page and an executor need it: the frozen header, the batch fingerprint a decision binds, each item's fingerprint, task id and inclusion proof, and the totals under the caps; `server` narrows the contract's batch policy.
+ *
+ * `contract` is a `Contract` or a contract document with a `batch` member
+ * (`batch_not_allowed` otherwise); `semantics` is `'all_or_nothing'` or `'per_item'`;
+ * `actions` are action envelopes of its tool, in one tenant, with distinct task identities.
+ * Throws `batch_too_large` past `max_items`, `batch_cap_exceeded` when the whole list breaks
+ * a cap (the path names the item), `invalid_batch` for a malformed list.
+ */
+export declare function batchBuild(contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], server?: BatchPolicy | null): Batch
+
+/**
+ * The decision record of a reviewer's decision about the whole batch `header` describes: `batch` (the frozen header) and `batch_digest` in place of an approval's `action` and `action_digest`.
+ *
+ * `decision` is what `approve` takes (`proposed_digest`: the batch as proposed, when the
+ * reviewer deselected items). The record is signed with `SigningKey.sign`, approved with a
+ * passkey and counted in a quorum as an approval record is.
+ */
+export declare function batchDecide(header: BatchHeader, decision: DecisionInput): BatchDecisionRecord
+
+/**
+ * The batch `batch_build` makes without the items at `indices` (a reviewer's deselection): the remainder, its new fingerprint, and `proposed_digest`, the fingerprint of the batch as proposed.
+ *
+ * The remainder keeps the items' order; each index must name an item, once, and at least
+ * one item must remain (`invalid_batch`). The arguments are `batchBuild`'s, with `indices`
+ * before the optional `server`.
+ */
+export declare function batchDeselect(contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], indices: number[], server?: BatchPolicy | null): DeselectedBatch
+
+/**
+ * Verifies the proof a batch decision carries (a signed envelope or a passkey-approved record) against the key set, the key judged at `at`; raises why it does not hold.
+ *
+ * Returns `{ approval, signer }` as `verifyProof` does, `approval` the batch decision
+ * record. A bare record is `missing_proof`; an approval of one action is `invalid_approval`.
+ */
+export declare function batchVerifyDecision(decision: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number): VerifiedBatchProof
+
+/**
+ * Verifies that `item` (`{action, proof}`) is in the batch `header` describes: its inclusion proof leads to the header's root; raises `not_in_batch` otherwise.
+ *
+ * Returns `{ action_digest, batch_digest, index }`: the item's fingerprint, the batch's and
+ * the item's position. A malformed header or item is `invalid_batch`.
+ */
+export declare function batchVerifyItem(header: BatchHeader, item: BatchItem): VerifiedItem
+
+/**
+ * One event of a batch's circuit breaker: `policy` its thresholds and `breaker` its stored state (null or None: no thresholds, a new closed breaker), `event` `{kind: claim | outcome | redecided, outcome?, at}`. Returns the new state and the transition; a claim while open raises `breaker_open`.
+ *
+ * Returns `{ breaker, transition: 'none' | 'tripped' | 'half_opened' | 'closed', trip:
+ * 'failures' | 'claim_rate' | null }`. A claim over the per-minute rate trips it and is
+ * refused (`breaker_open`).
+ */
+export declare function breakerStep(policy: BreakerPolicy | null, breaker: Breaker | null, event: BreakerEvent): BreakerStep
+
+/**
  * The RFC 8785 canonical JSON text of a value.
  *
  * The RFC 8785 canonical JSON text of a JavaScript value.
@@ -2673,6 +2727,24 @@ export declare function charge(budget: Budget, costMinor: number): Budget
  * if (verdict.outcome === 'permit') dispatch(action)
  */
 export declare function check(approval: Approval | ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord | null | undefined, action: ActionEnvelope, context: CheckContext): Verdict
+
+/**
+ * The permit check of several items of one batch (`items[i]` presented as `actions[i]`), each as `check_item` checks it, and which of them may be claimed now: under `all_or_nothing` every item or none, under `per_item` each permitted one.
+ *
+ * Returns `{ semantics, claimable, verdicts }`. `items` and `actions` are arrays of one
+ * length (`invalid_request` otherwise); a malformed context raises.
+ */
+export declare function checkBatch(approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, items: BatchItem[], actions: ActionEnvelope[], context: CheckContext): BatchVerdict
+
+/**
+ * The permit check of one item of a batch before dispatch: the batch decision(s) checked as `check_set` checks approvals of one action, but against the item (`{action, proof}`: its inclusion first, `not_in_batch`) and its frozen action (drift). Only a malformed context raises.
+ *
+ * `approvals` are batch decision records (bare, signed or passkey-approved; several for a
+ * quorum); `action` is the action presented for dispatch; `context` is `check`'s, with the
+ * batch's `breaker` state when it has one (`open` is `breaker_open`). Dispatch only on
+ * `'permit'`.
+ */
+export declare function checkItem(approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, item: BatchItem, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
  * The permit check of a set of approvals (a quorum's members: each a record, a signed envelope or a passkey-approved record, as `check` takes one), all about `action`: does the contract's quorum hold, with every member standing? An empty list is no approval. Only a malformed context or a set that is not a list raises; everything wrong with a member, the set or the action is a reason in the verdict, whose `quorum` says who counted and what is missing.

@@ -17,6 +17,7 @@
 //! `options.rs`).
 
 mod approval;
+mod batch;
 mod contract;
 mod delegation;
 mod evidence;
@@ -41,6 +42,10 @@ mod verdict;
 mod webhook;
 
 pub use approval::Approval;
+pub use batch::{
+    batch_build, batch_decide, batch_deselect, batch_verify_decision, batch_verify_item,
+    breaker_step, check_batch, check_item,
+};
 pub use contract::{Contract, Requirement};
 pub use delegation::{delegation_digest, sign_delegation, verify_delegation};
 pub use evidence::verify_evidence;

@@ -8,6 +8,7 @@
 //! to core's input, calls core, and maps the result or error back.
 
 mod approval;
+mod batch;
 mod context;
 mod contract;
 mod convert;
@@ -41,6 +42,11 @@ mod _actionseal {
 
     #[pymodule_export]
     use crate::approval::PyApproval;
+    #[pymodule_export]
+    use crate::batch::{
+        batch_build, batch_decide, batch_deselect, batch_verify_decision, batch_verify_item,
+        breaker_step, check_batch, check_item,
+    };
     #[pymodule_export]
     use crate::contract::PyContract;
     #[pymodule_export]
@@ -314,7 +320,9 @@ mod _actionseal {
     }
 
     /// A `profile` keyword among keyword arguments that are otherwise data.
-    fn profile_in<'py>(kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    pub(crate) fn profile_in<'py>(
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
         match kwargs {
             Some(k) => k.get_item(pyo3::intern!(k.py(), "profile")),
             None => Ok(None),
@@ -324,7 +332,10 @@ mod _actionseal {
     /// Keyword arguments as the JSON object core reads them from (none given: `{}`, so that
     /// core names the first missing one). Owned: core borrows from it while other arguments
     /// are converted.
-    fn keywords(py: Python<'_>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<OwnedValue> {
+    pub(crate) fn keywords(
+        py: Python<'_>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<OwnedValue> {
         let empty;
         let kwargs = match kwargs {
             Some(k) => k,

@@ -219,7 +219,7 @@ fn checked(
     Ok(out??)
 }
 
-/// One event of a batch's circuit breaker: `policy` its thresholds (`null`: none), `breaker` its stored state (`null`: a new, closed one), `event` `{kind: 'claim' | 'outcome' | 'redecided', outcome?, at}`. Returns the new state and the transition; a claim while open raises `breaker_open`.
+/// One event of a batch's circuit breaker: `policy` its thresholds and `breaker` its stored state (null or None: no thresholds, a new closed breaker), `event` `{kind: claim | outcome | redecided, outcome?, at}`. Returns the new state and the transition; a claim while open raises `breaker_open`.
 ///
 /// Returns `{ breaker, transition: 'none' | 'tripped' | 'half_opened' | 'closed', trip:
 /// 'failures' | 'claim_rate' | null }`. A claim over the per-minute rate trips it and is

@@ -42,6 +42,21 @@ import init, {
   passkeyChallenge,
   verifyEnvelope,
   verifyProof,
+  type Batch,
+  type BatchDecisionRecord,
+  type BatchHeader,
+  type BatchItem,
+  type BatchVerdict,
+  type BreakerStep,
+  type DeselectedBatch,
+  type VerifiedItem,
+  batchBuild,
+  batchDecide,
+  batchDeselect,
+  batchVerifyItem,
+  breakerStep,
+  checkBatch,
+  checkItem,
 } from "../pkg/web/index.js";
 
 export async function confirm(document: ContractDocument, pending: ActionEnvelope): Promise<ApprovalRecord> {
@@ -170,3 +185,23 @@ export function delegate(document: DelegationDocument, keys: KeySet): [VerifiedD
 }
 // @ts-expect-error: the lending method is not part of the API
 SigningKey.generate().__actionsealLend();
+
+// Batches: built, deselected, decided, each item checked; the breaker stepped.
+export function reviewBatch(document: ContractDocument, actions: ActionEnvelope[], context: CheckContext): number[] {
+  const batch: Batch = batchBuild(document, "per_item", actions);
+  const kept: DeselectedBatch = batchDeselect(document, "per_item", actions, [0], { max_items: 10 });
+  const header: BatchHeader = kept.header;
+  const record: BatchDecisionRecord = batchDecide(header, {
+    approval_id: "a", decision_id: "d", decision: "approved", approver: "b",
+    decided_at: 0, expires_at: 10, proposed_digest: batch.batch_digest,
+  });
+  const items: BatchItem[] = kept.items.map((it, i) => ({ action: actions[i + 1], proof: it.proof }));
+  const verified: VerifiedItem = batchVerifyItem(header, items[0]);
+  const one: Verdict = checkItem([record], items[0], actions[1], { ...context, breaker: "half_open" });
+  const all: BatchVerdict = checkBatch([record], items, actions.slice(1), context);
+  const step: BreakerStep = breakerStep(null, null, { kind: "outcome", outcome: "failed", at: verified.index });
+  const state: "closed" | "open" | "half_open" = step.breaker.state;
+  // @ts-expect-error: semantics is one of two names
+  batchBuild(document, "some", actions);
+  return one.outcome === "permit" && state !== "open" ? all.claimable : [];
+}

@@ -1,5 +1,6 @@
 //! `actionseal`: canonical JSON, fingerprints and permit checks from the command line.
 
+mod batch;
 mod check;
 mod delegation;
 mod demo;
@@ -58,6 +59,9 @@ enum Command {
     /// The refund story end to end: contract, action, approval, permit, and every way it can
     /// go wrong between approval and dispatch.
     Demo,
+    /// Batches: build one, deselect items, verify an item, record the decision over it, and
+    /// check its items before dispatch.
+    Batch(batch::BatchArgs),
     /// Ed25519 service keys: generate one, sign an approval record, verify a signed decision
     /// (or a passkey-approved record) against a key set.
     Key(key::KeyArgs),
@@ -215,6 +219,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 &options,
             )
         }
+        Command::Batch(args) => batch::run(args),
         Command::Key(args) => key::run(args),
         Command::Delegation(args) => delegation::run(args),
         Command::Evidence(args) => evidence::run(args),

@@ -143,6 +143,57 @@ export function proofOp(v, canonical) {
 }
 
 /**
+ * The ops that run a batch vector (conformance/vectors/batch/, `op` per file; computed in
+ * Rust by conformance/src/batch.rs) and how their results make the vector's `expect`:
+ * `[[label, ops, result(rs)]...]`, the first the vector as it is, the others the same with
+ * the contract loaded once. A breaker vector is one op per step. An op this runner does not
+ * know fails the test.
+ */
+export function batchOps(v) {
+  const json = (text) => ({ $json: text })
+  const failed = (r) => ({ error: r.error.code, path: r.error.path })
+  const one = (r) => ('error' in r ? failed(r) : r.ok)
+  const single = (op) => [[op], ([r]) => one(r)]
+  // The context with its contract loaded once, when it has one.
+  const preloaded = (text) => {
+    const context = JSON.parse(text)
+    return context?.contract != null ? { ...context, contract: { $contract: context.contract } } : null
+  }
+  const variants = (make, context) => {
+    const out = [['', ...single(make(json(context)))]]
+    const loaded = preloaded(context)
+    if (loaded) out.push([' (contract preloaded)', ...single(make(loaded))])
+    return out
+  }
+  const approvals = () => v.approvals.map(json)
+  switch (v.op) {
+    case 'build':
+    case 'deselect': {
+      const fn = v.op === 'build' ? 'batchBuild' : 'batchDeselect'
+      const rest = v.op === 'build' ? [json(v.server)] : [json(v.indices), json(v.server)]
+      const make = (contract) => ({ fn, args: [contract, json(v.semantics), json(v.actions), ...rest] })
+      const out = [['', ...single(make(json(v.contract)))]]
+      if (JSON.parse(v.contract)?.batch != null) out.push([' (contract preloaded)', ...single(make({ $contract: JSON.parse(v.contract) }))])
+      return out
+    }
+    case 'verify_item':
+      return [['', ...single({ fn: 'batchVerifyItem', args: [json(v.header), json(v.item)] })]]
+    case 'check_item':
+      return variants((context) => ({ fn: 'checkItem', args: [approvals(), json(v.item), json(v.action), context] }), v.context)
+    case 'check_batch':
+      return variants((context) => ({ fn: 'checkBatch', args: [approvals(), json(v.items), json(v.actions), context] }), v.context)
+    case 'check':
+      return variants((context) => ({ fn: 'check', args: [json(v.approval), json(v.action), context] }), v.context)
+    case 'breaker': {
+      const ops = v.steps.map((s) => ({ fn: 'breakerStep', args: [json(v.policy), json(s.breaker), json(s.event)] }))
+      return [['', ops, (rs) => rs.map(one)]]
+    }
+    default:
+      throw new Error(`unknown op ${JSON.stringify(v.op)}`)
+  }
+}
+
+/**
  * The op that runs a quorum or delegation vector, and other ops that must give the same
  * result: `[op, [label, op]...]`. An op this runner does not know fails the test.
  */

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import canonicalizeNpm from 'canonicalize'
-import { codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
+import { batchOps, codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
 
 let engine
 before(async () => {
@@ -26,7 +26,7 @@ after(async () => {
 const LEDGER_CODES = [
   'task_not_found', 'approval_not_found', 'budget_not_found', 'task_conflict', 'decision_conflict',
   'decision_mismatch', 'task_not_awaiting_decision', 'already_claimed', 'task_not_claimable',
-  'task_not_claimed', 'task_not_in_doubt', 'stale_fence', 'lease_expired', 'invalid_request',
+  'task_not_claimed', 'task_not_in_doubt', 'stale_fence', 'lease_expired',
   'invalid_decision', 'invalid_ledger_url', 'ledger_unavailable', 'not_a_ledger',
   'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
   'decided_outside_round', 'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
@@ -40,9 +40,10 @@ const LEDGER_CODES = [
  * `ledger_unprotected`; only the npm package without its native addon (node-fallback) meets
  * `native_binding_unavailable`.
  */
-const BATCH_CODES = ['invalid_batch', 'batch_not_allowed', 'batch_too_large', 'batch_cap_exceeded', 'not_in_batch', 'breaker_open', 'batch_all_or_nothing', 'batch_not_found', 'batch_item']
 const UNREACHABLE = {
-  ...Object.fromEntries(BATCH_CODES.map((c) => [c, 'the batch functions are not bound yet (issue 28, in progress)'])),
+  batch_all_or_nothing: 'only a ledger raises it (one item of an all_or_nothing batch claimed alone); its batch methods are not bound yet',
+  batch_item: 'only a ledger raises it (a plain task operation on a batch\'s item); its batch methods are not bound yet',
+  batch_not_found: 'only a ledger raises it (no batch with that id); its batch methods are not bound yet',
   checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ledger_not_found: 'only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one',
@@ -128,6 +129,13 @@ function sources() {
     for (const [file, v] of vectors(kind)) {
       if (v.expect.error) out.push([v.expect.error, `${kind}/${file}`, quorumOps(v)[0]])
     }
+  }
+  for (const [file, v] of vectors('batch')) {
+    // A vector's error, or its first breaker step's.
+    const [[, ops]] = batchOps(v)
+    const results = v.op === 'breaker' ? v.expect : [v.expect]
+    const i = results.findIndex((r) => r.error)
+    if (i >= 0) out.push([results[i].error, `batch/${file}`, ops[i]])
   }
   for (const [file, v] of vectors('evidence')) {
     const e = v.expected.error?.code

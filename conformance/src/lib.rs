@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub mod batch;
 pub mod checkpoint;
 pub mod corpus;
 pub mod decisions;

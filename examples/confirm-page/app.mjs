@@ -5,9 +5,11 @@
 // in WebAssembly. A request may also carry a signed decision and its key set (signature.mjs);
 // a reviewer may approve with a passkey (passkey.mjs), and correct an argument before
 // deciding (amend.mjs): the approval is then about the amended action. Under a quorum, the
-// request may carry the approvals so far (quorum.mjs).
+// request may carry the approvals so far (quorum.mjs). A batch request (batch.mjs) shows every
+// item of the batch, and the decision is about the batch fingerprint shown.
 
 import * as amendments from "./amend.mjs";
+import * as batches from "./batch.mjs";
 import * as passkeys from "./passkey.mjs";
 import { loadCore } from "./core.mjs";
 import { argumentRows, contractFacts, download, el, errorDetails, fact, ruleText, showDigest, showScalar, showString } from "./render.mjs";
@@ -21,7 +23,10 @@ const setState = (state) => {
 
 const api = await loadCore($("load-status"), "examples/confirm-page/README.md");
 
-/** What is on screen: the action as loaded, its contract (a Contract or null), its fingerprint. */
+/**
+ * What is on screen: the action as loaded, its contract (a Contract or null), its fingerprint;
+ * or a batch review (`kind: "batch"`, batch.mjs).
+ */
 let current = null;
 const form = $("decision-form");
 const passkeyPanel = passkeys.panel(api, {
@@ -32,8 +37,8 @@ const passkeyPanel = passkeys.panel(api, {
   entry: $("passkey-entry"),
   keys: $("passkey-keys"),
   problem: $("decision-problem"),
-  // No approval while the reviewer's edit is one the executor would refuse.
-  blocked: () => amendPanel.state().kind === "invalid",
+  // No approval while the reviewer's edit (or selection) is one the executor would refuse.
+  blocked: () => (current?.kind === "batch" ? batchPanel : amendPanel).state().kind === "invalid",
 });
 const amendPanel = amendments.panel(api, {
   toggle: $("edit-args"),
@@ -50,6 +55,36 @@ const amendPanel = amendments.panel(api, {
 }, (state) => {
   $("approve").disabled = state.kind === "invalid";
   passkeyPanel.refresh();
+});
+const batchPanel = batches.panel(api, {
+  tool: $("batch-tool"),
+  facts: $("batch-facts"),
+  short: $("batch-short"),
+  full: $("batch-fingerprint"),
+  claimed: $("batch-claimed"),
+  claimedShort: $("claimed-short"),
+  claimedFull: $("claimed-fingerprint"),
+  claimedStatus: $("claimed-status"),
+  count: $("items-count"),
+  head: $("items-head"),
+  items: $("items"),
+  totalsHead: $("totals-head"),
+  totals: $("totals"),
+  selection: $("selection"),
+  selectionStatus: $("selection-status"),
+  selectionError: $("selection-error"),
+  proposedShort: $("proposed-batch-short"),
+  proposedFull: $("proposed-batch-fingerprint"),
+  selectedShort: $("selected-short"),
+  selectedFull: $("selected-fingerprint"),
+  leftOut: $("left-out"),
+  includeAll: $("include-all"),
+  contract: $("batch-contract"),
+}, (state) => {
+  // No approval of a selection core refuses (every item left out).
+  $("approve").disabled = state.kind === "invalid";
+  passkeyPanel.refresh();
+  showScope();
 });
 
 // ---------------------------------------------------------------------------------------
@@ -89,6 +124,7 @@ function problem(message) {
 
 function reset() {
   amendPanel.stop();
+  batchPanel.stop();
   current?.contract?.free();
   current = null;
   $("review").hidden = true;
@@ -110,8 +146,9 @@ function load(input, source) {
   } catch (err) {
     return problem(`Could not load ${source}: it is not strict JSON (${err.message}).`);
   }
+  if (isObject(request) && "batch" in request) return loadBatch(request, source);
   if (!isObject(request) || !("action" in request) || !("contract" in request)) {
-    return problem(`Could not load ${source}: a pending request is {"action": …, "contract": …}.`);
+    return problem(`Could not load ${source}: a pending request is {"action": …, "contract": …} or {"batch": …}.`);
   }
   const extra = Object.keys(request).find((k) => !["action", "contract", "signed", "keys", "quorum"].includes(k));
   if (extra !== undefined) {
@@ -138,10 +175,33 @@ function load(input, source) {
   show(current);
 }
 
+/** A batch request: every item built, checked and shown by batch.mjs. */
+function loadBatch(request, source) {
+  const extra = Object.keys(request).find((k) => !batches.MEMBERS.includes(k));
+  if (extra !== undefined) {
+    return problem(`Could not load ${source}: it has a member "${extra}" besides "batch", "server" and "batch_digest".`);
+  }
+  try {
+    current = batches.read(api, request);
+  } catch (err) {
+    return problem(`Could not load ${source}: ${err.message}.`);
+  }
+  $("load-status").textContent = `Loaded ${source}.`;
+  showBatch(current);
+}
+
 // ---------------------------------------------------------------------------------------
 // Showing
 
+/** Which of the two reviews is on screen (a batch's decision also says what it covers). */
+function showKind(kind) {
+  $("single").hidden = kind !== "single";
+  $("batch").hidden = kind !== "batch";
+  $("decision-scope").hidden = kind !== "batch";
+}
+
 function show(c) {
+  showKind("single");
   const { action, contract, fingerprint, error } = c;
   const envelope = isObject(action) ? action : {};
 
@@ -209,6 +269,55 @@ function markOffendingArgument({ where, err }) {
   }
 }
 
+/** Shows a batch review (batch.mjs), and the decision form only when it may be decided. */
+function showBatch(c) {
+  showKind("batch");
+  $("review").hidden = false;
+  batchPanel.start(c);
+  const banner = $("banner");
+  const decision = $("decision-error");
+  if (!batches.decidable(c)) {
+    setState("invalid");
+    banner.className = "banner bad";
+    banner.replaceChildren(el("strong", "", `✕ ${batches.refusal(c)}.`), " It cannot be approved; the executor would refuse it too.");
+    decision.hidden = false;
+    decision.replaceChildren(
+      el("p", "problem-title", "This batch cannot be decided"),
+      ...(c.error === null
+        ? [el("p", "", "The request claims another batch fingerprint than the one this page computed from the items shown: what you would approve is not what was sent.")]
+        : [errorDetails(c.error.err)]),
+      el("p", "hint", "Send it back to whoever proposed it; a corrected batch gets a new fingerprint."),
+    );
+    form.remove();
+    return;
+  }
+  setState("ready");
+  banner.className = "banner ok";
+  banner.replaceChildren(
+    el("strong", "", `✓ Every item satisfies its contract, and the batch is within its caps.`),
+    ` One decision covers all ${c.batch.actions.length} items: check every row before you decide, and uncheck any you would not approve.`,
+  );
+  decision.hidden = true;
+  $("decision").append(form);
+  form.hidden = false;
+  for (const control of form.elements) control.disabled = false;
+  $("decision-problem").hidden = true;
+  $("approver").removeAttribute("aria-invalid");
+  passkeyPanel.refresh();
+  showScope();
+}
+
+/** What an approval of the batch would be about, in words beside the buttons. */
+function showScope() {
+  if (current?.kind !== "batch" || current.built === null) return;
+  const state = batchPanel.state();
+  const target = batchPanel.target("approved");
+  const size = current.batch.actions.length - (state.kind === "deselected" ? state.indices.length : 0);
+  $("decision-scope").textContent = state.kind === "invalid"
+    ? "Include at least one item to approve; Reject is about the whole batch as proposed."
+    : `Approve covers ${size} of ${current.batch.actions.length} items, the batch ${api.shortFingerprint(target.batch_digest)}; Reject is about the batch as proposed.`;
+}
+
 function showVerdict(c) {
   const banner = $("banner");
   const decision = $("decision-error");
@@ -253,13 +362,34 @@ function showVerdict(c) {
 form.noValidate = true;
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  if (current === null || current.error !== null) return;
+  if (current === null) return;
   const withPasskey = event.submitter?.value === "passkey";
   const decision = event.submitter?.value === "rejected" ? "rejected" : "approved";
+  const record = current.kind === "batch" ? batchRecord(decision) : actionRecord(decision);
+  if (record === null) return;
+  const edits = current.kind === "batch" ? batchPanel : amendPanel;
+  for (const control of form.elements) control.disabled = true;
+  edits.lock();
+  if (!withPasskey) return showRecord(record);
+  try {
+    const signed = await passkeys.approve(api, record, passkeyPanel.current());
+    showRecord(signed.record, signed.verified.signer);
+  } catch (err) {
+    for (const control of form.elements) control.disabled = false;
+    edits.unlock();
+    const shown = $("decision-problem");
+    shown.hidden = false;
+    shown.textContent = `The passkey did not sign: ${err.message}`;
+  }
+});
+
+/** The record of a decision about the action on screen (null when core refused to make it). */
+function actionRecord(decision) {
+  if (current.error !== null) return null;
   // An approval is about the action as amended, when the reviewer changed it; a rejection
   // is about what the agent proposed. An edit the contract refuses is never approved.
   const amendment = amendPanel.state();
-  if (decision === "approved" && amendment.kind === "invalid") return;
+  if (decision === "approved" && amendment.kind === "invalid") return null;
   const amended = decision === "approved" && amendment.kind === "amended" ? amendment.amended : null;
   const decidedAt = Date.now();
   const validity = Number($("validity").value);
@@ -275,37 +405,55 @@ form.addEventListener("submit", async (event) => {
       ...(amended === null ? {} : { proposed_digest: amended.proposed_digest }),
     });
   } catch (err) {
-    const shown = $("decision-problem");
-    shown.hidden = false;
-    shown.textContent = err.path === "/approver" ? `Approver: ${err.message}` : err.message;
-    if (err.path === "/approver") {
-      $("approver").setAttribute("aria-invalid", "true");
-      $("approver").focus();
-    }
-    return;
+    approverProblem(err);
+    return null;
   }
   if (!api.digestEqual(record.action_digest, amended?.action_digest ?? current.fingerprint)) {
     throw new Error("the record is not bound to the fingerprint shown");
   }
-  for (const control of form.elements) control.disabled = true;
-  amendPanel.lock();
-  let signer = null;
-  if (withPasskey) {
-    try {
-      const signed = await passkeys.approve(api, record, passkeyPanel.current());
-      record = signed.record;
-      signer = signed.verified.signer;
-    } catch (err) {
-      for (const control of form.elements) control.disabled = false;
-      amendPanel.unlock();
-      const shown = $("decision-problem");
-      shown.hidden = false;
-      shown.textContent = `The passkey did not sign: ${err.message}`;
-      return;
-    }
+  return record;
+}
+
+/**
+ * The record of a decision about the batch on screen: core's `batchDecide` over the
+ * selection shown (approved) or the proposal (rejected); null when core refused to make it.
+ */
+function batchRecord(decision) {
+  if (!batches.decidable(current)) return null;
+  if (decision === "approved" && batchPanel.state().kind === "invalid") return null;
+  const target = batchPanel.target(decision);
+  const decidedAt = Date.now();
+  let record;
+  try {
+    record = api.batchDecide(target.header, {
+      approval_id: crypto.randomUUID(),
+      decision_id: crypto.randomUUID(),
+      decision,
+      approver: $("approver").value,
+      decided_at: decidedAt,
+      expires_at: decidedAt + Number($("validity").value),
+      ...(target.proposed_digest === undefined ? {} : { proposed_digest: target.proposed_digest }),
+    });
+  } catch (err) {
+    approverProblem(err);
+    return null;
   }
-  showRecord(record, signer);
-});
+  if (!api.digestEqual(record.batch_digest, target.batch_digest)) {
+    throw new Error("the record is not bound to the batch fingerprint shown");
+  }
+  return record;
+}
+
+/** A decision core refused (a blank approver, ...): said beside the buttons. */
+function approverProblem(err) {
+  const shown = $("decision-problem");
+  shown.hidden = false;
+  shown.textContent = err.path === "/approver" ? `Approver: ${err.message}` : err.message;
+  if (err.path === "/approver") {
+    $("approver").setAttribute("aria-invalid", "true");
+    $("approver").focus();
+  }
+}
 
 function showRecord(record, signer = null) {
   setState("decided");
@@ -316,10 +464,16 @@ function showRecord(record, signer = null) {
   summary.replaceChildren(
     el("strong", "", `${verb} by `), showString(record.approver).node,
     ` on ${when(record.decided_at)}, valid until ${when(record.expires_at)} (${$("validity").selectedOptions[0].text}). `,
-    "Bound to the action fingerprint ", el("code", "mono", api.shortFingerprint(record.action_digest)), ".",
   );
+  if (record.batch_digest !== undefined) {
+    summary.append("Bound to the batch fingerprint ", el("code", "mono", api.shortFingerprint(record.batch_digest)),
+      ` (${record.batch.size} item${record.batch.size === 1 ? "" : "s"}).`);
+  } else {
+    summary.append("Bound to the action fingerprint ", el("code", "mono", api.shortFingerprint(record.action_digest)), ".");
+  }
   if (record.proposed_digest !== undefined) {
-    summary.append(" Amended by you from the proposal ", el("code", "mono", api.shortFingerprint(record.proposed_digest)),
+    const how = record.batch_digest === undefined ? "Amended by you" : "Items left out by you";
+    summary.append(` ${how} from the proposal `, el("code", "mono", api.shortFingerprint(record.proposed_digest)),
       " (its fingerprint is recorded as proposed_digest).");
   }
   if (signer !== null) {

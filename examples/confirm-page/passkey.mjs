@@ -1,8 +1,8 @@
 // The passkey part of the confirmation page: a reviewer registers a passkey once, then approves
 // with it. The passkey signs the decision itself: the challenge of `navigator.credentials.get`
 // is the 32 bytes of the fingerprint of the approval record (`passkeyChallenge`), which binds
-// the action's digest, the approver, the decision and its expiry. The page attaches the
-// assertion to the record and verifies it in WebAssembly, as the executor will.
+// the action's (or the batch's) digest, the approver, the decision and its expiry. The page
+// attaches the assertion to the record and verifies it in WebAssembly, as the executor will.
 //
 // The page stands in for the approval service here: it issues the registration challenge and
 // checks the registration itself (`verifyRegistration`), then shows the key set entry the
@@ -72,7 +72,9 @@ export async function approve(api, record, passkey) {
       signature: b64u(assertion.response.signature),
     },
   };
-  return { record: signed, verified: api.verifyPasskey(signed, keySet(passkey), Date.now()) };
+  // A batch decision is verified as a batch decision: neither kind of record reads as the other.
+  const verify = record.batch_digest === undefined ? api.verifyPasskey : api.batchVerifyDecision;
+  return { record: signed, verified: verify(signed, keySet(passkey), Date.now()) };
 }
 
 /**

@@ -220,6 +220,19 @@ export function quorumText(q) {
   return `${q.approvers} distinct approver${q.approvers === 1 ? "" : "s"}${roles ? `: ${roles}` : ""}, ${order}; ${veto}`;
 }
 
+/** Words for a contract's batch member: "up to 50 items per decision; stops after 3 failed or unknown outcomes within 10 min, ...". */
+export function batchText(b) {
+  const parts = [`up to ${b.max_items} items per decision`];
+  const k = b.breaker;
+  if (k !== undefined) {
+    const minutes = k.window_ms % 60000 === 0 ? `${k.window_ms / 60000} min` : `${k.window_ms} ms`;
+    parts.push(`stops after ${k.max_failures} failed or unknown outcomes within ${minutes}` +
+      (k.max_claims_per_minute === undefined ? "" : ` or more than ${k.max_claims_per_minute} claims a minute`) +
+      `, and resumes after ${k.close_after} successes once a reviewer re-approves the rest`);
+  }
+  return parts.join("; ");
+}
+
 /** Code, path and message of an actionseal error, as a small definition list. */
 export function errorDetails(err) {
   const list = el("dl", "error-details");
@@ -246,6 +259,7 @@ export function contractFacts(contract) {
     ...fact("Approval rule", el("span", "mono", rule)),
     ...(quorum === null ? [] : fact("Quorum", el("span", "", quorumText(quorum)))),
     ...(separation === null ? [] : fact("Separation", el("span", "", `an approver may not be the ${separation.join(", the ")}`))),
+    ...(doc.batch === undefined ? [] : fact("Batches", el("span", "", batchText(doc.batch)))),
     ...fact("Fingerprint", el("code", "digest", showDigest(contract.digest, { highlight: 0 }))),
   ];
 }

@@ -13,11 +13,20 @@
 // and amended fingerprints are Python's and Node's, an invalid edit shows its code and blocks
 // Approve, and the approval binds the amended action with the proposal's `proposed_digest`.
 //
+// A batch (issue 28): every item of the 20-item sample is a row with the values that differ
+// from the first highlighted, the totals are shown against the caps, the batch fingerprint the
+// page computes in wasm is the claimed one and the one re-derived here (node:crypto's RFC 9162
+// Merkle tree over the Node addon's item fingerprints); two items left out, the approval binds
+// the remainder's fingerprint (re-derived, and Python's, Node's and the Rust CLI's) with the
+// proposal's; a passkey-approved batch decision verifies in Node and Python; a batch over a
+// cap, and a tampered claimed fingerprint, are refused with no Approve button.
+//
 // Screenshots go to examples/confirm-page/screenshots/ (the amendment's diff view to
 // target/confirm-page/amend-diff.png).
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -34,6 +43,7 @@ const SAMPLES = {
   invalid: join(here, 'samples', 'refund-invalid-amount.json'),
   signed: join(here, 'samples', 'refund-signed.json'),
   quorum: join(here, 'samples', 'refund-quorum.json'),
+  batch: join(here, 'samples', 'refund-batch.json'),
 }
 const HOUR = 3600000
 const targetShots = join(repo, 'target', 'confirm-page')
@@ -65,6 +75,68 @@ function pythonAmend(current, replacement, contract) {
     '    "proposed_short": actionseal.short_fingerprint(a["proposed_digest"])}))',
   ].join('\n')
   const input = JSON.stringify({ current, replacement, contract })
+  return JSON.parse(execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input, encoding: 'utf8' }))
+}
+
+const sha256 = (...parts) => createHash('sha256').update(Buffer.concat(parts)).digest()
+
+/** RFC 9162 §2.1.1: the Merkle tree hash over `items` (32-byte fingerprints, each a leaf). */
+function merkleRoot(items) {
+  if (items.length === 1) return sha256(Buffer.from([0]), items[0])
+  let k = 1
+  while (k * 2 < items.length) k *= 2
+  return sha256(Buffer.from([1]), merkleRoot(items.slice(0, k)), merkleRoot(items.slice(k)))
+}
+
+/**
+ * The header and fingerprint of a batch of `actions`, re-derived outside the page as
+ * docs/CONTRACTS.md defines them: the Node addon's item fingerprints, node:crypto's tree.
+ */
+function batchOf(contract, semantics, actions) {
+  const leaves = actions.map((a) => Buffer.from(addon.fingerprint(a).slice('sha256:'.length), 'hex'))
+  const header = {
+    contract: new addon.Contract(contract).digest,
+    root: merkleRoot(leaves).toString('base64'),
+    semantics,
+    size: actions.length,
+    tenant: actions[0].tenant,
+  }
+  return { header, digest: addon.fingerprint(header) }
+}
+
+/**
+ * The fingerprint of the batch left after taking out the items at `indices`, as Python's
+ * `batch_deselect`, the Node addon's `batchDeselect` and the Rust CLI's `batch deselect`
+ * compute it: `{python, node, rust}`.
+ */
+function remainderEverywhere({ contract, semantics, actions }, indices) {
+  const code = [
+    'import actionseal, json, sys',
+    'i = json.load(sys.stdin)',
+    'print(actionseal.batch_deselect(i["contract"], i["semantics"], i["actions"], i["indices"])["batch_digest"])',
+  ].join('\n')
+  const input = JSON.stringify({ contract, semantics, actions, indices })
+  const python = execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input, encoding: 'utf8' }).trim()
+  const files = { contract: join(scratch, 'batch-contract.json'), actions: join(scratch, 'batch-actions.json') }
+  writeFileSync(files.contract, JSON.stringify(contract))
+  writeFileSync(files.actions, JSON.stringify(actions))
+  const run = cli(['batch', 'deselect', '--contract', files.contract, '--semantics', semantics.replace('_', '-'),
+    ...indices.flatMap((i) => ['--index', String(i)]), files.actions])
+  assert.equal(run.status, 0, run.stderr)
+  return { python, node: addon.batchDeselect(contract, semantics, actions, indices).batch_digest, rust: JSON.parse(run.stdout).batch_digest }
+}
+
+/** Python's `batch_verify_decision` of a batch decision: `{signer}` or `{error}`. */
+function pythonVerifyBatch(record, keys, at) {
+  const code = [
+    'import actionseal, json, sys',
+    'i = json.load(sys.stdin)',
+    'try:',
+    '    print(json.dumps({"signer": actionseal.batch_verify_decision(i["record"], i["keys"], i["at"])["signer"]}))',
+    'except actionseal.ActionsealError as e:',
+    '    print(json.dumps({"error": e.code}))',
+  ].join('\n')
+  const input = JSON.stringify({ record, keys, at })
   return JSON.parse(execFileSync(join(repo, '.venv', 'bin', 'python'), ['-c', code], { input, encoding: 'utf8' }))
 }
 
@@ -687,6 +759,210 @@ try {
     // And a request without one shows no such section at all.
     await paste(request)
     assert.equal(await page.locator('#quorum').isHidden(), true)
+  })
+
+  // Issue 28: a batch, every item shown and decided once.
+  const batchRequest = JSON.parse(readFileSync(SAMPLES.batch, 'utf8'))
+  const { contract: batchContract, semantics, actions: items } = batchRequest.batch
+  const proposed = batchOf(batchContract, semantics, items)
+
+  await step('batch: every one of the 20 items is a row, with what differs from item 1 highlighted', async () => {
+    await open(SAMPLES.batch, 'ready')
+    assert.equal(items.length, 20)
+    assert.equal(await page.locator('#items tr').count(), 20)
+    // Every argument is a column, and of the envelope only what varies (the rest is said once).
+    const columns = await page.locator('#items-head th[data-pointer]').evaluateAll((l) => l.map((th) => th.dataset.pointer))
+    assert.deepEqual(columns, ['/args/amount_minor', '/args/currency', '/args/order_id', '/args/reason', '/request_id'])
+    const facts = await text('#batch-facts')
+    for (const shared of ['tenant-a', 'user:alice', 'job-outage-1203', 'refund-policy-2026-08-01', 'per_item']) {
+      assert.ok(facts.includes(shared), `said once: ${shared}`)
+    }
+    // What differs from the first item, worked out here from the sample, is exactly what is highlighted.
+    const value = (a, p) => p.startsWith('/args/') ? a.args[p.slice(6)] : a[p.slice(1)]
+    const expected = items.flatMap((a, i) => i === 0 ? [] : columns.filter((p) => value(a, p) !== value(items[0], p)).map((p) => `${i}${p}`))
+    const highlighted = await page.locator('#items td[data-changed]').evaluateAll((l) => l.map((td) => `${td.closest('tr').dataset.index}${td.dataset.pointer}`))
+    assert.deepEqual(highlighted.sort(), expected.sort())
+    assert.ok(expected.includes('5/args/currency') && expected.includes('8/args/reason'), 'another currency, a missing reason')
+    // Said in words for a screen reader, not by colour alone.
+    const cell = page.locator('#items tr[data-index="5"] td[data-pointer="/args/currency"]')
+    assert.match(await cell.textContent(), /EUR \(differs from item 1\)$/)
+    assert.equal(await page.locator('#items tr[data-index="8"] td[data-pointer="/args/reason"]').textContent(), 'absent (differs from item 1)')
+    // An invisible character in item 17's reason is escaped and named, as in a single action.
+    const reason = page.locator('#items tr[data-index="16"] td[data-pointer="/args/reason"]')
+    assert.deepEqual(await reason.locator('.esc').allTextContents(), ['\\u200B'])
+    assert.ok((await reason.textContent()).includes('invisible U+200B'))
+    // Each row's fingerprint is the item's, as the Node addon computes it.
+    const digests = await page.locator('#items td.digest-cell').evaluateAll((l) => l.map((td) => td.dataset.digest))
+    assert.deepEqual(digests, items.map((a) => addon.fingerprint(a)))
+    // The table scrolls inside the page, and can be reached and scrolled from the keyboard.
+    const wrap = page.getByRole('region', { name: 'Items table (scrolls)' })
+    assert.equal(await wrap.getAttribute('tabindex'), '0')
+    assert.ok(await wrap.evaluate((w) => w.scrollHeight > w.clientHeight), 'twenty rows scroll')
+  })
+
+  await step('batch: the fingerprint computed in wasm is the claimed one and the one re-derived outside the page; totals against the caps', async () => {
+    assert.equal(await text('#batch-fingerprint'), proposed.digest, 'page vs node:crypto Merkle tree over Node addon fingerprints')
+    assert.equal(batchRequest.batch_digest, proposed.digest, 'the sample claims it')
+    assert.equal(await text('#claimed-fingerprint'), proposed.digest)
+    assert.equal(await page.getAttribute('#batch-claimed', 'data-matches'), 'true')
+    assert.equal(await text('#batch-short'), addon.shortFingerprint(proposed.digest))
+    const sum = items.reduce((s, a) => s + a.args.amount_minor, 0)
+    const totals = await page.locator('#totals tr').evaluateAll((l) => l.map((tr) => [tr.dataset.cap, ...[...tr.cells].slice(1).map((c) => c.textContent)]))
+    assert.deepEqual(totals, [
+      ['count', '50', '20 ✓ within'],
+      ['sum', '100000', `${sum} ✓ within`],
+      ['distinct', '50', '20 ✓ within'],
+    ])
+    assert.ok((await text('#banner')).includes('One decision covers all 20 items'))
+    await screenshot('batch-review')
+  })
+
+  await step('batch: two items left out from the keyboard, Approve binds the remainder that Python, Node and Rust compute, with the proposal kept', async () => {
+    const left = [5, 13]
+    for (const i of left) {
+      const box = page.getByRole('checkbox', { name: `Include item ${i + 1}`, exact: true })
+      await box.focus()
+      await page.keyboard.press('Space')
+      assert.equal(await box.isChecked(), false)
+    }
+    await page.waitForSelector('#selection[data-state="deselected"]')
+    const remainder = batchOf(batchContract, semantics, items.filter((_, i) => !left.includes(i)))
+    assert.equal(await text('#selected-fingerprint'), remainder.digest)
+    const everywhere = remainderEverywhere(batchRequest.batch, left)
+    assert.deepEqual(everywhere, { python: remainder.digest, node: remainder.digest, rust: remainder.digest })
+    assert.equal(await text('#proposed-batch-fingerprint'), proposed.digest)
+    assert.deepEqual(await page.locator('#left-out li').evaluateAll((l) => l.map((li) => li.dataset.index)), ['5', '13'])
+    assert.equal(await text('#items-count'), '18 of 20 items selected')
+    assert.deepEqual(await page.locator('#items tr.left-out').evaluateAll((l) => l.map((tr) => tr.dataset.index)), ['5', '13'])
+    const count = await page.locator('#totals tr[data-cap="count"] td').allTextContents()
+    assert.deepEqual(count, ['50', '20 ✓ within', '18 ✓ within'])
+    assert.ok((await text('#decision-scope')).includes(`18 of 20 items, the batch ${addon.shortFingerprint(remainder.digest)}`))
+    await page.fill('#approver', 'user:bob')
+    await page.getByRole('button', { name: 'Approve', exact: true }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    assert.equal(record.batch_digest, remainder.digest, 'the record binds the remainder')
+    assert.deepEqual(record.batch, remainder.header)
+    assert.equal(record.proposed_digest, proposed.digest)
+    assert.deepEqual([record.decision, record.approver, record.expires_at - record.decided_at], ['approved', 'user:bob', HOUR])
+    assert.equal(record.action, undefined)
+    assert.equal(addon.fingerprint(record.batch), record.batch_digest)
+    assert.equal(await page.locator('#items input.include:enabled').count(), 0, 'nothing is deselected after the decision')
+    assert.ok((await text('#result-summary')).includes('(18 items)'))
+  })
+
+  await step('batch: Approve with passkey signs the decision over the selection, which verifies in Node and Python', async () => {
+    await open(SAMPLES.batch, 'ready')
+    assert.equal(await page.locator('#approve-passkey').isDisabled(), true, 'nothing registered yet')
+    await page.fill('#approver', 'user:bob')
+    await page.click('#register-passkey')
+    await page.waitForSelector('#passkey-status[data-registered]')
+    const keys = JSON.parse(await text('#passkey-keys'))
+    await page.getByRole('checkbox', { name: 'Include item 20', exact: true }).uncheck()
+    await page.waitForSelector('#selection[data-state="deselected"]')
+    await page.getByRole('button', { name: 'Approve with passkey' }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    const remainder = batchOf(batchContract, semantics, items.slice(0, 19))
+    assert.deepEqual([record.batch_digest, record.proposed_digest], [remainder.digest, proposed.digest])
+    const { passkey, ...decided } = record
+    const clientData = JSON.parse(Buffer.from(passkey.client_data_json, 'base64url'))
+    assert.equal(clientData.challenge, addon.passkeyChallenge(decided), 'the passkey signed the batch decision (Node addon)')
+    const now = record.decided_at + 1000
+    const signer = { algorithm: 'ES256', credential_id: passkey.credential_id, kind: 'passkey' }
+    assert.deepEqual(addon.batchVerifyDecision(record, keys, now).signer, signer, 'Node addon')
+    assert.deepEqual(pythonVerifyBatch(record, keys, now), { signer }, 'Python')
+    // Another proposal recorded after the passkey signed: not the decision it signed.
+    const moved = { ...record, proposed_digest: `sha256:${'ab'.repeat(32)}` }
+    assert.throws(() => addon.batchVerifyDecision(moved, keys, now), (e) => e.code === 'challenge_mismatch')
+    assert.deepEqual(pythonVerifyBatch(moved, keys, now), { error: 'challenge_mismatch' })
+    // A batch decision is not an approval of one action.
+    assert.throws(() => addon.verifyPasskey(record, keys, now), (e) => e.code === 'invalid_approval')
+  })
+
+  await step('batch: Reject is about the batch as proposed, whatever is unchecked', async () => {
+    await open(SAMPLES.batch, 'ready')
+    await page.getByRole('checkbox', { name: 'Include item 2', exact: true }).uncheck()
+    await page.waitForSelector('#selection[data-state="deselected"]')
+    await page.fill('#approver', 'user:carol')
+    await page.getByRole('button', { name: 'Reject' }).click()
+    await page.waitForSelector('body[data-state="decided"]')
+    const record = JSON.parse(await text('#decision-json'))
+    assert.deepEqual([record.decision, record.batch_digest, record.proposed_digest], ['rejected', proposed.digest, undefined])
+  })
+
+  await step('batch: leaving every item out is core\'s invalid_batch, and Approve is disabled until one is back', async () => {
+    await open(SAMPLES.batch, 'ready')
+    for (const box of await page.locator('#items input.include').all()) await box.uncheck()
+    await page.waitForSelector('#selection[data-state="invalid"]')
+    assert.ok((await text('#selection-error')).includes('invalid_batch'))
+    assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), true)
+    await page.click('#include-all')
+    await page.waitForSelector('#selection[data-state="none"]', { state: 'attached' })
+    assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled(), false)
+    assert.equal(await page.locator('#items input.include:checked').count(), 20)
+  })
+
+  await step('batch: over a cap (the sum, or a server\'s narrower cap) is refused, shown by how much, with no Approve button', async () => {
+    // Item 20's refund raised: the sum passes the contract's cap of 100000 at item 20.
+    const raised = structuredClone(batchRequest.batch)
+    raised.actions[19].args.amount_minor = 60000
+    const over = raised.actions.reduce((s, a) => s + a.args.amount_minor, 0)
+    assert.ok(over > 100000 && over - 60000 <= 100000, 'the first 19 are within the cap, the 20th passes it')
+    const cases = [
+      [{ batch: raised }, 19, '100000', over],
+      // The sample itself, under a server that allows at most 40000 in one batch.
+      [{ batch: batchRequest.batch, server: { max_items: 50, caps: { sum: { pointer: '/args/amount_minor', max: 40000 } } } }, null, '40000', items.reduce((s, a) => s + a.args.amount_minor, 0)],
+    ]
+    for (const [request, index, limit, total] of cases) {
+      await paste(request)
+      assert.equal(await page.getAttribute('body', 'data-state'), 'invalid')
+      const offending = await page.locator('#items tr.offending').evaluateAll((l) => l.map((tr) => Number(tr.dataset.index)))
+      assert.equal(offending.length, 1)
+      if (index !== null) assert.deepEqual(offending, [index])
+      assert.ok((await text('#banner')).includes(`over a cap (item ${offending[0] + 1})`))
+      assert.ok((await page.locator('#items tr.offending').textContent()).includes('batch_cap_exceeded'))
+      assert.ok((await text('#decision-error')).includes('batch_cap_exceeded'))
+      assert.equal(await page.locator('#decision-form').count(), 0, 'no Approve button exists')
+      assert.equal(await page.locator('#items input.include:enabled').count(), 0)
+      assert.deepEqual(await page.locator('#totals tr[data-cap="sum"] td').allTextContents(), [limit, `${total} ✕ over the cap`])
+      assert.equal(await page.getAttribute('#totals tr[data-cap="sum"]', 'class'), 'over')
+      assert.equal(await text('#batch-fingerprint'), 'not computed: core refused the batch')
+    }
+    await screenshot('batch-over-cap')
+  })
+
+  await step('batch: a claimed fingerprint that is not the page\'s is refused', async () => {
+    const last = proposed.digest.at(-1) === '0' ? '1' : '0'
+    for (const claimed of [proposed.digest.slice(0, -1) + last, 'sha256:not-hex', 42]) {
+      await paste({ ...batchRequest, batch_digest: claimed })
+      assert.equal(await page.getAttribute('body', 'data-state'), 'invalid', String(claimed))
+      assert.equal(await page.getAttribute('#batch-claimed', 'data-matches'), 'false')
+      assert.equal(await text('#batch-fingerprint'), proposed.digest, 'the page still shows what it computed')
+      assert.ok((await text('#claimed-status')).includes('refused'))
+      assert.ok((await text('#banner')).includes('not the one computed here'))
+      assert.equal(await page.locator('#decision-form').count(), 0)
+    }
+    await screenshot('batch-claim-mismatch')
+  })
+
+  await step('batch: an item its contract refuses, or one task identity twice, is marked in its row and refused', async () => {
+    const cases = [
+      [(a) => { a[3].args.amount_minor = '2500' }, 3, 'type_mismatch', '/args/amount_minor'],
+      [(a) => { a[7].request_id = a[2].request_id }, 7, 'invalid_batch', null],
+    ]
+    for (const [edit, index, code, pointer] of cases) {
+      const batch = structuredClone(batchRequest.batch)
+      edit(batch.actions)
+      await paste({ batch })
+      assert.equal(await page.getAttribute('body', 'data-state'), 'invalid')
+      assert.deepEqual(await page.locator('#items tr.offending').evaluateAll((l) => l.map((tr) => Number(tr.dataset.index))), [index])
+      const marked = page.locator(pointer === null ? '#items tr.offending th.num' : `#items tr.offending td[data-pointer="${pointer}"]`)
+      assert.ok((await marked.textContent()).includes(code), `${code} in its cell`)
+      assert.ok((await text('#banner')).includes(`cannot be built (item ${index + 1})`))
+      assert.ok((await text('#decision-error')).includes(code))
+      assert.equal(await page.locator('#decision-form').count(), 0)
+    }
   })
 
   await step('the page loads nothing but its own files, and logs no errors', async () => {

@@ -483,3 +483,106 @@ fn a_batch_under_a_quorum_or_a_proof_requirement_is_refused() {
         verified(&strict);
     }
 }
+
+#[test]
+fn an_expired_batch_decision_sends_every_remaining_item_back_over_a_new_batch() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-9", 3);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-9", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let f = facts(&contract);
+        let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap()
+        else {
+            panic!("not claimed")
+        };
+        clock.advance(2 * HOUR);
+        let out = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval");
+        // Not the one item alone: both unclaimed items wait, over a batch of their own.
+        assert_eq!(
+            states(&l, &ids),
+            vec![
+                State::Claimed,
+                State::AwaitingReapproval,
+                State::AwaitingReapproval
+            ]
+        );
+        let r = audit_events(&l)
+            .iter()
+            .rev()
+            .find(|e| str_field(e, "kind") == "batch_proposed")
+            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
+            .unwrap();
+        let r = l.batch(&r).unwrap();
+        assert_eq!((r.items.len(), r.current), (2, true));
+        let r = l
+            .decide_batch(&batch_decision(&r, "dec-10", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(
+            r.breaker
+                .as_object()
+                .unwrap()
+                .get("state")
+                .unwrap()
+                .as_str(),
+            Some("closed")
+        );
+        let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap()
+        else {
+            panic!("not claimed after the new decision")
+        };
+        verified(&l);
+    }
+}
+
+#[test]
+fn a_claim_over_the_rate_trips_the_breaker_and_is_refused() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let text = actionseal_core::canonicalize(&batch_contract(100_000)).replace(
+            r#""close_after":2"#,
+            r#""close_after":2,"max_claims_per_minute":2"#,
+        );
+        let contract = json(&text);
+        let actions = refunds(&contract, "job-11", 4);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-11", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let f = facts(&contract);
+        for i in 0..2 {
+            let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+        }
+        // The third claim within the minute: refused, and the breaker opens on it.
+        let e = l.claim_item(&claim(&ids[2], &actions[2], &f)).unwrap_err();
+        assert_eq!(e.code(), Code::BreakerOpen);
+        assert_eq!(states(&l, &ids[2..]), vec![State::AwaitingReapproval; 2]);
+        assert_eq!(
+            event_kinds(&l)
+                .iter()
+                .filter(|k| *k == "breaker_tripped")
+                .count(),
+            1
+        );
+        verified(&l);
+    }
+}

@@ -18,6 +18,11 @@ roles, order, separation of duties) and says who counted and what is missing;
 ``sign_delegation``, ``verify_delegation`` and ``delegation_digest`` make and read the links
 of a chain by which a delegate decides on someone's behalf.
 
+Batches: ``batch_build`` makes the batch a reviewer decides once (its header, fingerprint,
+items with inclusion proofs, totals under the caps), ``batch_deselect`` the remainder after a
+deselection, ``batch_decide`` the decision over it; ``batch_verify_item``, ``check_item`` and
+``check_batch`` check items against it before dispatch, ``breaker_step`` steps its breaker.
+
 The ledger: ``Ledger`` (blocking, the GIL released) and ``AsyncLedger`` (the same API, awaitable),
 with OpenTelemetry spans and counters when ``opentelemetry-api`` is installed.
 
@@ -37,10 +42,18 @@ from ._actionseal import (
     action,
     amend,
     approve,
+    batch_build,
+    batch_decide,
+    batch_deselect,
+    batch_verify_decision,
+    batch_verify_item,
+    breaker_step,
     canonicalize,
     canonicalize_json,
     charge,
     check,
+    check_batch,
+    check_item,
     check_set,
     delegation_digest,
     digest_equal,
@@ -82,10 +95,18 @@ __all__ = [
     "action",
     "amend",
     "approve",
+    "batch_build",
+    "batch_decide",
+    "batch_deselect",
+    "batch_verify_decision",
+    "batch_verify_item",
+    "breaker_step",
     "canonicalize",
     "canonicalize_json",
     "charge",
     "check",
+    "check_batch",
+    "check_item",
     "check_set",
     "delegation_digest",
     "digest_equal",

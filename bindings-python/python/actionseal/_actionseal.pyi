@@ -486,6 +486,196 @@ class _VerifiedDelegation(TypedDict):
     signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
     """``null`` for a bare document."""
 
+class _SumCap(TypedDict):
+    """A cap on the sum of an integer member of each item's action."""
+
+    pointer: str
+    """JSON Pointer into the action envelope (``/args/amount_minor``)."""
+    max: int
+
+class _DistinctCap(TypedDict):
+    """A cap on how many distinct values a member of the items' actions takes."""
+
+    pointer: str
+    """JSON Pointer into the action envelope (``/args/order_id``)."""
+    max: int
+
+class _BatchCapsRequired(TypedDict):
+    """Caps on a batch as a whole: how many items, the sum of a number in each, and how many distinct values of a target."""
+
+
+class _BatchCaps(_BatchCapsRequired, total=False):
+    """Caps on a batch as a whole: how many items, the sum of a number in each, and how many distinct values of a target."""
+
+    count: int
+    """The most items."""
+    sum: _SumCap
+    """The largest sum of the integer at ``pointer`` over the items."""
+    distinct: _DistinctCap
+    """The most distinct values at ``pointer`` (targets such as orders or accounts)."""
+
+class _BreakerPolicyRequired(TypedDict):
+    """A batch's circuit breaker: failures within a window trip it, as may a claim rate; successes after a new decision close it."""
+
+    max_failures: int
+    """Failed or unknown outcomes within ``window_ms`` that trip it: 1 to 10,000."""
+    window_ms: int
+    """The window failures are counted over, in ms."""
+    close_after: int
+    """Successes after a half-open that close it."""
+
+class _BreakerPolicy(_BreakerPolicyRequired, total=False):
+    """A batch's circuit breaker: failures within a window trip it, as may a claim rate; successes after a new decision close it."""
+
+    max_claims_per_minute: int
+    """Claims within any 60 s that trip it (a runaway executor)."""
+
+class _BatchPolicyRequired(TypedDict):
+    """A contract's ``batch`` member (or a server's, which only narrows it): the most items one decision covers, caps on the whole batch and a circuit breaker."""
+
+    max_items: int
+    """The most items one decision covers: 1 to 1,000."""
+
+class _BatchPolicy(_BatchPolicyRequired, total=False):
+    """A contract's ``batch`` member (or a server's, which only narrows it): the most items one decision covers, caps on the whole batch and a circuit breaker."""
+
+    caps: _BatchCaps
+    """Caps on the whole batch, held again at each claim over the batch's lineage."""
+    breaker: _BreakerPolicy
+    """When the batch's circuit breaker trips and closes again."""
+
+class _BatchHeader(TypedDict):
+    """The frozen batch document a decision binds: its fingerprint is the batch fingerprint."""
+
+    contract: str
+    """The fingerprint of the contract every item is under."""
+    tenant: str
+    """The tenant every item is in."""
+    semantics: Literal["all_or_nothing", "per_item"]
+    """How the items stand together."""
+    size: int
+    """How many items."""
+    root: str
+    """The RFC 9162 Merkle tree hash over the items' fingerprints in order, base64."""
+
+class _ItemProof(TypedDict):
+    """An item's inclusion proof: its position and the RFC 9162 audit path to the header's root."""
+
+    index: int
+    """The item's position, from 0."""
+    path: List[str]
+    """The audit path, leaf side first, each hash base64."""
+
+class _BatchItem(TypedDict):
+    """An item as its executor holds it: its frozen action and its inclusion proof."""
+
+    action: Dict[str, Any]
+    """The item's action as the batch froze it."""
+    proof: _ItemProof
+
+class _BatchItemSummary(TypedDict):
+    """One item of a batch as built: its fingerprint, task id and inclusion proof."""
+
+    index: int
+    task_id: str
+    """The id of the item's task (``Ledger.task_id`` of its identity)."""
+    action_digest: str
+    """The item's fingerprint: a leaf of the batch's tree."""
+    proof: _ItemProof
+
+class _BatchTotalsRequired(TypedDict):
+    """What a reviewer compares with the caps: the batch's totals, each only under its cap."""
+
+    count: int
+    """How many items."""
+
+class _BatchTotals(_BatchTotalsRequired, total=False):
+    """What a reviewer compares with the caps: the batch's totals, each only under its cap."""
+
+    sum: int
+    """The sum under the sum cap."""
+    distinct: int
+    """How many distinct targets under the distinct cap."""
+
+class _Batch(TypedDict):
+    """A batch as built: the header a decision freezes, its fingerprint, each item, and the totals under the caps in force."""
+
+    header: _BatchHeader
+    batch_digest: str
+    """The header's fingerprint: what a decision binds."""
+    items: List[_BatchItemSummary]
+    """In order."""
+    totals: _BatchTotals
+    caps: _BatchCaps
+    """The caps in force: the contract's, narrowed by the server's."""
+
+class _DeselectedBatch(_Batch):
+    """The batch left after a reviewer's deselection, with the fingerprint of the batch as proposed."""
+
+    proposed_digest: str
+    """The batch as proposed: the decision's ``proposed_digest``."""
+
+class _VerifiedItem(TypedDict):
+    """An item verified to be in a batch."""
+
+    action_digest: str
+    """The item's fingerprint."""
+    batch_digest: str
+    """The batch's fingerprint."""
+    index: int
+
+class _VerifiedBatchProof(TypedDict):
+    """A batch decision whose proof verified, and who gave it."""
+
+    approval: Dict[str, Any]
+    """The record (for a passkey-approved one, without its assertion)."""
+    signer: Union[_ServiceSigner, _PasskeySigner]
+
+class _BatchVerdict(TypedDict):
+    """The check of several items of one batch: each item's verdict, and which may be claimed now."""
+
+    semantics: Optional[Literal["all_or_nothing", "per_item"]]
+    """What the decision froze; ``null`` when no well-formed, sealed decision was presented."""
+    claimable: List[int]
+    """Indices of the items that may be claimed now: under ``all_or_nothing`` every item or none."""
+    verdicts: List[_Verdict]
+    """One per item, in the order given."""
+
+class _Breaker(TypedDict):
+    """A batch's circuit breaker as stored: its state, the recent failure and claim times, the successes since it half-opened and how often it tripped."""
+
+    state: Literal["closed", "open", "half_open"]
+    failures: List[int]
+    """Times of the failures still in the window."""
+    claims: List[int]
+    """Times of the claims of the last minute."""
+    successes: int
+    """Successes since it half-opened."""
+    trips: int
+    """How often it tripped."""
+
+class _BreakerEventRequired(TypedDict):
+    """One event a breaker is told of: an outcome reported, a claim, or a new decision over the remainder."""
+
+    kind: Literal["outcome", "claim", "redecided"]
+    at: int
+    """When, for an outcome or a claim."""
+
+class _BreakerEvent(_BreakerEventRequired, total=False):
+    """One event a breaker is told of: an outcome reported, a claim, or a new decision over the remainder."""
+
+    outcome: Literal["succeeded", "failed", "unknown"]
+    """For an outcome only."""
+
+class _BreakerStep(TypedDict):
+    """A breaker after one event, and what happened to it."""
+
+    breaker: _Breaker
+    """The new state, to store."""
+    transition: Literal["none", "tripped", "half_opened", "closed"]
+    trip: Optional[Literal["failures", "claim_rate"]]
+    """Why it tripped, when it did."""
+
 class _ApproverFact(TypedDict):
     """A trusted fact about one named approver: a fact about anyone else is not believed."""
 
@@ -1244,6 +1434,89 @@ def verify_delegation(
     """Verifies one link of a delegation chain (a signed envelope, a passkey-approved document
     or a bare document) against the key set, the key judged at ``at``; raises why it does
     not hold."""
+
+def batch_build(
+    contract: Union[Contract, Dict[str, Any]],
+    semantics: Literal["all_or_nothing", "per_item"],
+    actions: List[Dict[str, Any]],
+    server: Optional[_BatchPolicy] = None,
+) -> _Batch:
+    """The batch of ``actions`` under the contract, as a reviewer's page and an executor need
+    it: the frozen header, the batch fingerprint a decision binds, each item's fingerprint,
+    task id and inclusion proof, and the totals under the caps; ``server`` narrows the
+    contract's batch policy."""
+
+def batch_deselect(
+    contract: Union[Contract, Dict[str, Any]],
+    semantics: Literal["all_or_nothing", "per_item"],
+    actions: List[Dict[str, Any]],
+    indices: List[int],
+    server: Optional[_BatchPolicy] = None,
+) -> _DeselectedBatch:
+    """The batch ``batch_build`` makes without the items at ``indices`` (a reviewer's
+    deselection): the remainder, its new fingerprint, and ``proposed_digest``, the
+    fingerprint of the batch as proposed."""
+
+def batch_verify_item(header: _BatchHeader, item: _BatchItem) -> _VerifiedItem:
+    """Verifies that ``item`` (``{action, proof}``) is in the batch ``header`` describes: its
+    inclusion proof leads to the header's root; raises ``not_in_batch`` otherwise."""
+
+def batch_decide(
+    header: _BatchHeader,
+    *,
+    approval_id: str,
+    decision_id: str,
+    decision: Literal["approved", "rejected"],
+    approver: str,
+    decided_at: int,
+    expires_at: int,
+    proposed_digest: str = ...,
+    role: str = ...,
+    on_behalf_of: str = ...,
+    delegation: List[Union[_SignedDelegation, _DelegationDocument]] = ...,
+) -> Dict[str, Any]:
+    """The decision record of a reviewer's decision about the whole batch ``header`` describes:
+    ``batch`` (the frozen header) and ``batch_digest`` in place of an approval's ``action``
+    and ``action_digest``."""
+
+def batch_verify_decision(
+    decision: Dict[str, Any],
+    keys: Dict[str, Any],
+    at: int,
+) -> _VerifiedBatchProof:
+    """Verifies the proof a batch decision carries (a signed envelope or a passkey-approved
+    record) against the key set, the key judged at ``at``; raises why it does not hold."""
+
+def check_item(
+    approvals: List[Union[Dict[str, Any], _SignedEnvelope]],
+    item: _BatchItem,
+    action: Dict[str, Any],
+    context: Dict[str, Any],
+) -> _Verdict:
+    """The permit check of one item of a batch before dispatch: the batch decision(s) checked
+    as ``check_set`` checks approvals of one action, but against the item (``{action,
+    proof}``: its inclusion first, ``not_in_batch``) and its frozen action (drift). Only a
+    malformed context raises."""
+
+def check_batch(
+    approvals: List[Union[Dict[str, Any], _SignedEnvelope]],
+    items: List[_BatchItem],
+    actions: List[Dict[str, Any]],
+    context: Dict[str, Any],
+) -> _BatchVerdict:
+    """The permit check of several items of one batch (``items[i]`` presented as
+    ``actions[i]``), each as ``check_item`` checks it, and which of them may be claimed now:
+    under ``all_or_nothing`` every item or none, under ``per_item`` each permitted one."""
+
+def breaker_step(
+    policy: Optional[_BreakerPolicy],
+    breaker: Optional[_Breaker],
+    event: _BreakerEvent,
+) -> _BreakerStep:
+    """One event of a batch's circuit breaker: ``policy`` its thresholds and ``breaker`` its
+    stored state (null or None: no thresholds, a new closed breaker), ``event`` ``{kind:
+    claim | outcome | redecided, outcome?, at}``. Returns the new state and the transition;
+    a claim while open raises ``breaker_open``."""
 
 def delegation_digest(document: _DelegationDocument) -> str:
     """``"sha256:<64 hex>"`` of a delegation document: the name a chain's links, revocation

@@ -3,8 +3,8 @@
 
 use actionseal_conformance::decisions::{self, agrees};
 use actionseal_conformance::delegation::delegation_result;
+use actionseal_conformance::{batch, evidence, proof, quorum};
 use actionseal_conformance::{canon_vectors, corpus, dir, expected, surfaces, to_pretty, vectors};
-use actionseal_conformance::{evidence, proof, quorum};
 use actionseal_core::Profile;
 use serde_json::{Map, Value as Json};
 use std::fs;
@@ -107,6 +107,17 @@ fn main() -> ExitCode {
             Ok(built) => write_built(kind, built, check, &mut changed, &mut problems),
             Err(p) => problems.extend(p),
         }
+    }
+
+    // Batches: built, deselected, verified, checked and their breakers stepped; named by
+    // their own rule (batch.rs).
+    let scenarios: Json = serde_json::from_str(
+        &fs::read_to_string(dir().join("scenarios/batch.json")).expect("scenarios/batch.json"),
+    )
+    .expect("scenarios/batch.json is not JSON");
+    match batch::batch_vectors(&scenarios) {
+        Ok(built) => write_dir("batch", built, check, &mut changed),
+        Err(p) => problems.extend(p),
     }
 
     // Bundles exported by a real ledger (see conformance/src/evidence.rs).

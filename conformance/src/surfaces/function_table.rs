@@ -190,21 +190,29 @@ pub fn table() -> Vec<Function> {
             .py("link: Dict[str, Any], keys: Dict[str, Any], at: int", "_VerifiedDelegation")
             .ts("link: SignedDelegation | DelegationDocument, keys: KeySet, at: number", "VerifiedDelegation"),
         function("batch_build", "The batch of `actions` under the contract, as a reviewer's page and an executor need it: the frozen header, the batch fingerprint a decision binds, each item's fingerprint, task id and inclusion proof, and the totals under the caps; `server` narrows the contract's batch policy.")
-            .wasm("contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], server?: BatchPolicy | null", "Batch"),
+            .py("contract: Union[Contract, Dict[str, Any]], semantics: Literal[\"all_or_nothing\", \"per_item\"], actions: List[Dict[str, Any]], server: Optional[_BatchPolicy] = None", "_Batch")
+            .ts("contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], server?: BatchPolicy | null", "Batch"),
         function("batch_deselect", "The batch `batch_build` makes without the items at `indices` (a reviewer's deselection): the remainder, its new fingerprint, and `proposed_digest`, the fingerprint of the batch as proposed.")
-            .wasm("contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], indices: number[], server?: BatchPolicy | null", "DeselectedBatch"),
+            .py("contract: Union[Contract, Dict[str, Any]], semantics: Literal[\"all_or_nothing\", \"per_item\"], actions: List[Dict[str, Any]], indices: List[int], server: Optional[_BatchPolicy] = None", "_DeselectedBatch")
+            .ts("contract: Contract | ContractDocument, semantics: 'all_or_nothing' | 'per_item', actions: ActionEnvelope[], indices: number[], server?: BatchPolicy | null", "DeselectedBatch"),
         function("batch_verify_item", "Verifies that `item` (`{action, proof}`) is in the batch `header` describes: its inclusion proof leads to the header's root; raises `not_in_batch` otherwise.")
-            .wasm("header: BatchHeader, item: BatchItem", "VerifiedItem"),
+            .py("header: _BatchHeader, item: _BatchItem", "_VerifiedItem")
+            .ts("header: BatchHeader, item: BatchItem", "VerifiedItem"),
         function("batch_decide", "The decision record of a reviewer's decision about the whole batch `header` describes: `batch` (the frozen header) and `batch_digest` in place of an approval's `action` and `action_digest`.")
-            .wasm("header: BatchHeader, decision: DecisionInput", "BatchDecisionRecord"),
+            .py("header: _BatchHeader, *, approval_id: str, decision_id: str, decision: Literal[\"approved\", \"rejected\"], approver: str, decided_at: int, expires_at: int, proposed_digest: str = ..., role: str = ..., on_behalf_of: str = ..., delegation: List[Union[_SignedDelegation, _DelegationDocument]] = ...", "Dict[str, Any]")
+            .ts("header: BatchHeader, decision: DecisionInput", "BatchDecisionRecord"),
         function("batch_verify_decision", "Verifies the proof a batch decision carries (a signed envelope or a passkey-approved record) against the key set, the key judged at `at`; raises why it does not hold.")
-            .wasm("decision: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number", "VerifiedBatchProof"),
+            .py("decision: Dict[str, Any], keys: Dict[str, Any], at: int", "_VerifiedBatchProof")
+            .ts("decision: SignedEnvelope | PasskeyApprovedRecord, keys: KeySet, at: number", "VerifiedBatchProof"),
         function("check_item", "The permit check of one item of a batch before dispatch: the batch decision(s) checked as `check_set` checks approvals of one action, but against the item (`{action, proof}`: its inclusion first, `not_in_batch`) and its frozen action (drift). Only a malformed context raises.")
-            .wasm("approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, item: BatchItem, action: ActionEnvelope, context: CheckContext", "Verdict"),
+            .py("approvals: List[Union[Dict[str, Any], _SignedEnvelope]], item: _BatchItem, action: Dict[str, Any], context: Dict[str, Any]", "_Verdict")
+            .ts("approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, item: BatchItem, action: ActionEnvelope, context: CheckContext", "Verdict"),
         function("check_batch", "The permit check of several items of one batch (`items[i]` presented as `actions[i]`), each as `check_item` checks it, and which of them may be claimed now: under `all_or_nothing` every item or none, under `per_item` each permitted one.")
-            .wasm("approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, items: BatchItem[], actions: ActionEnvelope[], context: CheckContext", "BatchVerdict"),
-        function("breaker_step", "One event of a batch's circuit breaker: `policy` its thresholds (`null`: none), `breaker` its stored state (`null`: a new, closed one), `event` `{kind: 'claim' | 'outcome' | 'redecided', outcome?, at}`. Returns the new state and the transition; a claim while open raises `breaker_open`.")
-            .wasm("policy: BreakerPolicy | null, breaker: Breaker | null, event: BreakerEvent", "BreakerStep"),
+            .py("approvals: List[Union[Dict[str, Any], _SignedEnvelope]], items: List[_BatchItem], actions: List[Dict[str, Any]], context: Dict[str, Any]", "_BatchVerdict")
+            .ts("approvals: Array<BatchDecisionRecord | SignedEnvelope | PasskeyApprovedRecord>, items: BatchItem[], actions: ActionEnvelope[], context: CheckContext", "BatchVerdict"),
+        function("breaker_step", "One event of a batch's circuit breaker: `policy` its thresholds and `breaker` its stored state (null or None: no thresholds, a new closed breaker), `event` `{kind: claim | outcome | redecided, outcome?, at}`. Returns the new state and the transition; a claim while open raises `breaker_open`.")
+            .py("policy: Optional[_BreakerPolicy], breaker: Optional[_Breaker], event: _BreakerEvent", "_BreakerStep")
+            .ts("policy: BreakerPolicy | null, breaker: Breaker | null, event: BreakerEvent", "BreakerStep"),
         function("delegation_digest", "`\"sha256:<64 hex>\"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.")
             .py("document: _DelegationDocument", "str")
             .ts("document: DelegationDocument", "string"),

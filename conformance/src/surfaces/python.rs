@@ -98,7 +98,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 60] = [
+const PY_SHAPES: [&str; 78] = [
     "ActionError",
     "RoleCount",
     "CountedApproval",
@@ -119,6 +119,24 @@ const PY_SHAPES: [&str; 60] = [
     "DelegationDocument",
     "SignedDelegation",
     "VerifiedDelegation",
+    "SumCap",
+    "DistinctCap",
+    "BatchCaps",
+    "BreakerPolicy",
+    "BatchPolicy",
+    "BatchHeader",
+    "ItemProof",
+    "BatchItem",
+    "BatchItemSummary",
+    "BatchTotals",
+    "Batch",
+    "DeselectedBatch",
+    "VerifiedItem",
+    "VerifiedBatchProof",
+    "BatchVerdict",
+    "Breaker",
+    "BreakerEvent",
+    "BreakerStep",
     "ApproverFact",
     "SubjectFact",
     "RoleFact",

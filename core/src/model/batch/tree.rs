@@ -105,12 +105,14 @@ pub struct Item {
 }
 
 impl Item {
-    /// Reads an item; problems are [`Code::InvalidBatch`] (the action's shape is checked
-    /// when it is checked against the batch).
+    /// Reads an item; problems are [`Code::InvalidBatch`], and an action that is no action
+    /// envelope is [`Code::InvalidAction`] under `/action`.
     pub fn from_value(v: &Value<'_>) -> Result<Item> {
         let f = Fields::new(v, Code::InvalidBatch, "batch item", &["action", "proof"])?;
+        let action = f.required("action")?;
+        crate::model::action::check_shape(action).map_err(|e| e.in_key("action"))?;
         Ok(Item {
-            action: f.required("action")?.clone().into_owned(),
+            action: action.clone().into_owned(),
             proof: ItemProof::from_value(f.required("proof")?).map_err(|e| e.in_key("proof"))?,
         })
     }

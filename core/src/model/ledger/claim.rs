@@ -71,7 +71,7 @@ pub fn context_recorded(
     recorded: &Recorded<'_>,
     load: impl FnOnce(&Value<'_>) -> Result<Contract>,
 ) -> Result<Context> {
-    if let Some(key) = ["now", "revoked", "proposer", "amended_by"]
+    if let Some(key) = ["now", "revoked", "proposer", "amended_by", "breaker"]
         .into_iter()
         .find(|k| facts.as_object().is_some_and(|o| o.get(k).is_some()))
     {

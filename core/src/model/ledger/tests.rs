@@ -97,7 +97,11 @@ fn facts_never_set_now_or_revoked() {
     };
     assert!(context(&facts(""), 5, Some(("ap", false))).is_ok());
     assert!(context(&facts(""), 5, None).is_ok());
-    for extra in [r#", "now": 1"#, r#", "revoked": false"#] {
+    for extra in [
+        r#", "now": 1"#,
+        r#", "revoked": false"#,
+        r#", "breaker": "closed""#,
+    ] {
         let e = context(&facts(extra), 5, None).unwrap_err();
         assert_eq!(e.code(), Code::InvalidContext);
         assert!(e.message().contains("supplied by the ledger"), "{e}");

@@ -10,12 +10,12 @@
 //! the frozen actions again); any other refusal stops the batch: every remaining item ends
 //! `rejected_pre_dispatch`.
 
-use super::outcome::{breaker, expire_locked, lock_item, transit, Cause};
+use super::outcome::{breaker, expire_locked, lock_item, send_back, transit, Cause};
 use super::{event, lock, locked_items, refuse, semantics, text_digest, Server};
 use crate::json::{canon, obj, s, stored};
 use crate::model::{BatchClaimOutcome, ClaimOutcome};
+use crate::ops;
 use crate::ops::claim::{conclude, refused_claim, Checked, Decider, Extra};
-use crate::ops::{self};
 use crate::store::{storage, BatchRow, Done, LineageRow, TaskRow, Tx};
 use actionseal_core::batch::{check_batch_with, BreakerState, Semantics, Totals, Transition};
 use actionseal_core::ledger::request::Claim as ClaimRequest;
@@ -155,9 +155,29 @@ pub(crate) fn item(
         c.action,
         &ctx,
     );
+    let step = claim_step(&verdict);
+    if step == ClaimStep::Reapprove && db.id == b.id {
+        // The batch's decision no longer holds (expired, a policy or contract changed): not
+        // for this item alone, so every remaining item goes back, over a new batch.
+        let reasons: Vec<String> = verdict
+            .reasons
+            .iter()
+            .map(|r| r.as_str().to_owned())
+            .collect();
+        let (moved, _) = send_back(tx, now, (&mut l, &b), &reasons, c.executor, srv)?;
+        tx.put_lineage(&l)?;
+        let task = moved
+            .into_iter()
+            .find(|m| m.id == t.id)
+            .ok_or_else(|| storage("batch claim", "the item was not sent back"))?;
+        return Ok(Done::Ok(ClaimOutcome::Reapproval {
+            task: ops::view(task)?,
+            verdict,
+        }));
+    }
     let unproven = db.proof.is_none() || has_bare_link(&record);
     let checked = Checked {
-        step: claim_step(&verdict),
+        step,
         verdict,
         frozen: stored(&t.action)?.into_owned(),
         record: Some(record),

@@ -223,8 +223,7 @@ fn transition_detail(l: &LineageRow, cause: Option<&str>, remainder: Option<&str
 }
 
 /// The breaker of `l` opened: every remaining unclaimed item of its current batch `b` goes
-/// back to a reviewer (`awaiting_reapproval`, a new round, reason `breaker_open`), and a
-/// batch over them (the lineage's next) awaits its decision. Returns the items it moved.
+/// back to a reviewer, over a new batch (see [`send_back`]). Returns the items it moved.
 fn trip(
     tx: &mut dyn Tx,
     now: i64,
@@ -233,6 +232,29 @@ fn trip(
     cause: Cause<'_>,
     srv: &Server<'_>,
 ) -> Result<Vec<String>> {
+    let reasons = ["breaker_open".to_owned()];
+    let (moved, remainder) = send_back(tx, now, (l, b), &reasons, cause.actor, srv)?;
+    let remainder_id = remainder.as_ref().map(|r| r.id.as_str());
+    let mut detail = transition_detail(l, cause.task, remainder_id);
+    detail.push(("why", s(why.as_str())));
+    let mut ev = event(b, now, EventKind::BreakerTripped, cause.actor, detail);
+    ev.outcome = Some("open".to_owned());
+    tx.append(ev);
+    Ok(moved.into_iter().map(|t| t.id).collect())
+}
+
+/// Sends every remaining unclaimed item of `b`, the current batch of lineage `l`, back to a
+/// reviewer for `reasons` (`awaiting_reapproval`, a new round each, with no approval row of
+/// its own), and proposes a batch over them, the lineage's next, whose decision covers
+/// them again. Returns the items it moved, as written, and that batch.
+pub(crate) fn send_back(
+    tx: &mut dyn Tx,
+    now: i64,
+    (l, b): (&mut LineageRow, &BatchRow),
+    reasons: &[String],
+    actor: &str,
+    srv: &Server<'_>,
+) -> Result<(Vec<TaskRow>, Option<BatchRow>)> {
     let items = locked_items(tx, b)?;
     let (kept, dropped): (Vec<usize>, Vec<usize>) =
         (0..items.len()).partition(|&i| items[i].state == State::Approved);
@@ -250,8 +272,8 @@ fn trip(
         t.round_started_at = now;
         t.updated_at = now;
         ops::save(tx, &t, &before)?;
-        let mut ev = ops::event(&t, now, EventKind::SentToReapproval, cause.actor);
-        ev.reasons = vec!["breaker_open".to_owned()];
+        let mut ev = ops::event(&t, now, EventKind::SentToReapproval, actor);
+        ev.reasons = reasons.to_vec();
         ev.outcome = Some("reapprove".to_owned());
         ev.detail = ops::detail(vec![
             ("approval_id", s(&apr)),
@@ -259,50 +281,46 @@ fn trip(
             ("lineage", s(&l.id)),
         ]);
         tx.append(ev);
-        moved.push(t.id);
+        moved.push(t);
     }
-    let remainder = if kept.is_empty() {
-        None
-    } else {
-        let contract = srv.contract(b)?;
-        let dropped: Vec<u64> = dropped.iter().map(|&i| i as u64).collect();
-        let r = rebuild(b, &contract, &items)?.deselect(&dropped)?;
-        l.generation = increment(l.generation, "batch generation")?;
-        let id = remainder_id(&l.id, l.generation);
-        let row = BatchRow {
-            id: id.clone(),
-            lineage: l.id.clone(),
-            tenant: b.tenant.clone(),
-            semantics: b.semantics.clone(),
-            header: canon(r.header_value()),
-            digest: r.digest(),
-            proposed_digest: r.digest(),
-            items: ids_text(&moved),
-            proposed_items: ids_text(&moved),
-            amendments: 0,
-            state: State::AwaitingApproval,
-            approval_id: approval_id(&id, 1),
-            decision_id: None,
-            record: None,
-            proof: None,
-            contract: b.contract.clone(),
-            proposer: LEDGER_ACTOR.to_owned(),
-            created_at: now,
-            updated_at: now,
-        };
-        tx.put_batch(&row)?;
-        l.current = id;
-        Some(row)
+    if kept.is_empty() {
+        return Ok((moved, None));
+    }
+    let ids: Vec<String> = moved.iter().map(|t| t.id.clone()).collect();
+    let contract = srv.contract(b)?;
+    let dropped: Vec<u64> = dropped.iter().map(|&i| i as u64).collect();
+    let r = match dropped.is_empty() {
+        // Every item remains: the same items, in a batch of their own to decide again.
+        true => rebuild(b, &contract, &items)?,
+        false => rebuild(b, &contract, &items)?.deselect(&dropped)?,
     };
-    let remainder_id = remainder.as_ref().map(|r| r.id.as_str());
-    let mut detail = transition_detail(l, cause.task, remainder_id);
-    detail.push(("why", s(why.as_str())));
-    let mut ev = event(b, now, EventKind::BreakerTripped, cause.actor, detail);
-    ev.outcome = Some("open".to_owned());
-    tx.append(ev);
-    if let Some(r) = &remainder {
-        let proposed = super::propose::proposed_event(r, l, now, &moved, Some(&b.id));
-        tx.append(proposed);
-    }
-    Ok(moved)
+    l.generation = increment(l.generation, "batch generation")?;
+    let id = remainder_id(&l.id, l.generation);
+    let row = BatchRow {
+        id: id.clone(),
+        lineage: l.id.clone(),
+        tenant: b.tenant.clone(),
+        semantics: b.semantics.clone(),
+        header: canon(r.header_value()),
+        digest: r.digest(),
+        proposed_digest: r.digest(),
+        items: ids_text(&ids),
+        proposed_items: ids_text(&ids),
+        amendments: 0,
+        state: State::AwaitingApproval,
+        approval_id: approval_id(&id, 1),
+        decision_id: None,
+        record: None,
+        proof: None,
+        contract: b.contract.clone(),
+        proposer: LEDGER_ACTOR.to_owned(),
+        created_at: now,
+        updated_at: now,
+    };
+    tx.put_batch(&row)?;
+    l.current = id;
+    l.updated_at = now;
+    let proposed = super::propose::proposed_event(&row, l, now, &ids, Some(&b.id));
+    tx.append(proposed);
+    Ok((moved, Some(row)))
 }
