@@ -11,6 +11,7 @@
 use crate::contract::PyContract;
 use crate::convert::{with_dict_without, with_value};
 use crate::error::to_py;
+use crate::ledger_batch::BatchCall;
 use crate::ledger_evidence;
 use crate::to_py;
 use actionseal_core::ledger::request;
@@ -174,6 +175,30 @@ impl PyLedger {
         let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
         let out = py.detach(move || ledger.call(call, &request));
         to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
+    }
+
+    /// Runs the batch operation `call` on `request` with the GIL released.
+    fn run_batch<'py>(
+        &self,
+        py: Python<'py>,
+        call: BatchCall,
+        request: OwnedValue,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
+        let out = py.detach(move || call.run(&ledger, &request));
+        to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
+    }
+
+    /// Runs the batch operation `call` on the request made of `named` and `kwargs`.
+    fn call_batch<'py>(
+        &self,
+        py: Python<'py>,
+        call: BatchCall,
+        named: &[(&str, &Bound<'py, PyAny>)],
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dict = request(py, named, kwargs)?;
+        self.run_batch(py, call, owned(&dict, None)?)
     }
 
     /// Runs `call` on the request made of `named` and `kwargs`.
@@ -431,6 +456,128 @@ impl PyLedger {
     ) -> PyResult<Bound<'py, PyAny>> {
         let named = [("task_id", task_id), ("observed", observed)];
         self.call(py, Call::Reconcile, &named, request)
+    }
+
+    /// Records a batch of actions, each item a task awaiting the batch's one decision.
+    ///
+    /// Records a batch of ``actions`` (envelopes under ``contract``, a ``Contract`` or its
+    /// document, in the order a reviewer sees them) with ``semantics=`` (``"per_item"`` or
+    /// ``"all_or_nothing"``), proposed by ``proposer=``: each item a task of its own, the
+    /// batch's header frozen by core, its lineage's caps totals empty and its breaker closed.
+    /// Raises as core refuses the batch (``batch_not_allowed``, ``batch_too_large``,
+    /// ``batch_cap_exceeded``, ``invalid_batch``). Returns the batch (as ``batch``).
+    #[pyo3(signature = (actions, contract, **request), text_signature = "(self, actions, contract, *, semantics, proposer)")]
+    fn propose_batch<'py>(
+        &self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+        contract: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let dict = self::request(py, &[("actions", actions), ("contract", contract)], request)?;
+        let value = with_contract_document(&dict, contract)?;
+        self.run_batch(py, BatchCall::Propose, value)
+    }
+
+    /// A reviewer leaves items of a batch awaiting its decision out: another batch digest.
+    ///
+    /// A reviewer leaves the items at positions ``deselect=`` out of batch ``batch_id``,
+    /// which awaits its decision, having seen digest ``amends=`` (``amend_conflict`` when the
+    /// batch moved on), as ``reviewer=`` for ``reason=``. The batch gets the remainder's
+    /// header and digest, which the decision must name (the proposed digest is kept); the
+    /// items left out end ``rejected`` when the batch is decided. Returns the batch.
+    #[pyo3(signature = (batch_id, **request), text_signature = "(self, batch_id, *, amends, deselect, reviewer, reason)")]
+    fn amend_batch<'py>(
+        &self,
+        py: Python<'py>,
+        batch_id: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call_batch(py, BatchCall::Amend, &[("batch_id", batch_id)], request)
+    }
+
+    /// Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``).
+    ///
+    /// Records a decision envelope over a batch (``{"approval_id", "decision_id",
+    /// "batch_id", "batch_digest", "decision", "approver", "decided_at", "expires_at"}``,
+    /// bare or with its proof as for ``decide``): approving moves every selected item to
+    /// ``approved`` with its inclusion proof; the items left out end ``rejected``. A repeat
+    /// is ``duplicate``; another batch digest ``decision_mismatch``. Returns ``{"batch",
+    /// "duplicate", "signer"}``.
+    fn decide_batch<'py>(
+        &self,
+        py: Python<'py>,
+        decision: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let value = with_value(decision, &Options::default(), |v| v.clone().into_owned())?;
+        self.run_batch(py, BatchCall::Decide, value)
+    }
+
+    /// Claims one item of a per-item batch, under the batch's caps and breaker.
+    ///
+    /// Claims item ``task_id`` of a per-item batch as ``claim`` claims a task (the same
+    /// arguments and result), checking in the same transaction its inclusion in the decided
+    /// batch, its drift against its frozen action, the lineage's breaker (``breaker_open``)
+    /// and caps (``batch_cap_exceeded``). The claim carries the item (``claim["item"]``).
+    #[pyo3(signature = (task_id, action, facts, **request), text_signature = "(self, task_id, action, facts, *, executor, lease_ms, budget=None, proof=None)")]
+    fn claim_item<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        action: &Bound<'py, PyAny>,
+        facts: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("task_id", task_id), ("action", action), ("facts", facts)];
+        self.call_batch(py, BatchCall::ClaimItem, &named, request)
+    }
+
+    /// Reports an item's outcome as ``complete`` does, fed to its batch's breaker.
+    ///
+    /// Reports the outcome of an item's claim as ``complete`` does a task's; a ``failed``
+    /// or ``unknown`` outcome counts toward the breaker's trip, which sends every remaining
+    /// unclaimed item back for approval in the same transaction. Returns the task.
+    #[pyo3(signature = (task_id, fence, outcome, **request), text_signature = "(self, task_id, fence, outcome, *, executor, result=None)")]
+    fn complete_item<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        fence: &Bound<'py, PyAny>,
+        outcome: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("task_id", task_id), ("fence", fence), ("outcome", outcome)];
+        self.call_batch(py, BatchCall::CompleteItem, &named, request)
+    }
+
+    /// Records what the business system answered about an item in doubt.
+    ///
+    /// Records what the business system answered about an item in doubt, as ``reconcile``
+    /// does a task's; a ``succeeded`` is fed to its batch's breaker. Returns the task.
+    #[pyo3(signature = (task_id, observed, **request), text_signature = "(self, task_id, observed, *, actor, result=None)")]
+    fn reconcile_item<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        observed: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("task_id", task_id), ("observed", observed)];
+        self.call_batch(py, BatchCall::ReconcileItem, &named, request)
+    }
+
+    /// A batch, with its lineage's totals and breaker and its items' states.
+    ///
+    /// Batch ``batch_id``: ``{"id", "lineage", "tenant", "semantics", "state", "header",
+    /// "digest", "proposed_digest", "approval_id", "decision_id", "record", "amendments",
+    /// "items": [{"task_id", "state"}], "proposed_items", "current", "totals", "breaker",
+    /// "created_at", "updated_at"}``.
+    fn batch<'py>(
+        &self,
+        py: Python<'py>,
+        batch_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call_batch(py, BatchCall::Batch, &[("batch_id", batch_id)], None)
     }
 
     /// Revokes an approval: its task's next claim sends it back for approval.

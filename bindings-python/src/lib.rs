@@ -16,6 +16,7 @@ mod delegation;
 mod error;
 mod evidence;
 mod ledger;
+mod ledger_batch;
 mod ledger_evidence;
 mod profile;
 mod proof;

@@ -3,8 +3,8 @@
 // decision's proof against the key set in its OWN config (the approval server is only where
 // the proof is fetched from, never why it is trusted), claims only a proven decision, verifies again exactly what it claimed (the ledger hands the claimed
 // record and its proof over with the claim), pays through the payment service with the task's
-// idempotency key, and completes. A payment that times out is `unknown`; tasks in doubt are
-// reconciled by asking the payment service.
+// idempotency key, and completes. A payment that times out is `unknown`, a declined one (402) is
+// `failed`; tasks in doubt are reconciled by asking the payment service.
 //
 //   node executor.mjs --config RUN_DIR/executor.json --name executor-1 [--crash-after claim|pay]
 //
@@ -127,6 +127,8 @@ async function pay(claim) {
     body: JSON.stringify({ idempotency_key: claim.idempotency_key, order_id, amount_minor, currency }),
     signal: AbortSignal.timeout(config.payment_timeout_ms),
   })
+  // 402 is the provider's certain "no" (no effect): a failed outcome, not one in doubt.
+  if (r.status === 402) return { declined: (await r.json()).error }
   if (!r.ok) throw new Error(`payment service answered ${r.status}`)
   return (await r.json()).payment
 }
@@ -200,6 +202,11 @@ async function dispatch(task, fresh) {
     return
   }
   if (crashAfter === 'pay') process.kill(process.pid, 'SIGKILL')
+  if (payment.declined) {
+    log('declined', { task_id: task.id, code: payment.declined })
+    await complete(c, 'failed', { declined: payment.declined })
+    return
+  }
   if (!(await complete(c, 'succeeded', payment))) return
   log('dispatched', { task_id: task.id, fingerprint: digest, args: c.action.args, payment_id: payment.payment_id })
 }

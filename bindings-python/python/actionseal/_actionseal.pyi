@@ -1681,6 +1681,60 @@ class Ledger:
         result: Any = None,
     ) -> _LedgerTask:
         """Records what the business system answered about a task in doubt."""
+    def propose_batch(
+        self,
+        actions: List[Dict[str, Any]],
+        contract: Union[Contract, Dict[str, Any]],
+        *,
+        semantics: Literal["per_item", "all_or_nothing"],
+        proposer: str,
+    ) -> Dict[str, Any]:
+        """Records a batch of actions, each item a task awaiting the batch's one decision."""
+    def amend_batch(
+        self,
+        batch_id: str,
+        *,
+        amends: str,
+        deselect: List[int],
+        reviewer: str,
+        reason: str,
+    ) -> Dict[str, Any]:
+        """A reviewer leaves items of a batch awaiting its decision out: another batch digest."""
+    def decide_batch(self, decision: Dict[str, Any]) -> Dict[str, Any]:
+        """Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``)."""
+    def claim_item(
+        self,
+        task_id: str,
+        action: Dict[str, Any],
+        facts: _ClaimFacts,
+        *,
+        executor: str,
+        lease_ms: int,
+        budget: Optional[str] = None,
+        proof: Optional[ProofRequirement] = None,
+    ) -> _ClaimOutcome:
+        """Claims one item of a per-item batch, under the batch's caps and breaker."""
+    def complete_item(
+        self,
+        task_id: str,
+        fence: int,
+        outcome: ReportedOutcome,
+        *,
+        executor: str,
+        result: Any = None,
+    ) -> _LedgerTask:
+        """Reports an item's outcome as ``complete`` does, fed to its batch's breaker."""
+    def reconcile_item(
+        self,
+        task_id: str,
+        observed: ObservedOutcome,
+        *,
+        actor: str,
+        result: Any = None,
+    ) -> _LedgerTask:
+        """Records what the business system answered about an item in doubt."""
+    def batch(self, batch_id: str) -> Dict[str, Any]:
+        """A batch, with its lineage's totals and breaker and its items' states."""
     def revoke(self, approval_id: str, *, actor: str) -> _Revocation:
         """Revokes an approval: its task's next claim sends it back for approval."""
     def expire_leases(self) -> List[str]:

@@ -132,6 +132,36 @@ class AsyncLedger:
                         result: Any = None) -> "_LedgerTask":
         return await self._run(self._sync.reconcile, task_id, observed, actor=actor, result=result)
 
+    async def propose_batch(self, actions: List[Dict[str, Any]], contract: Union[Contract, Dict[str, Any]], *,
+                            semantics: Literal["per_item", "all_or_nothing"], proposer: str) -> Dict[str, Any]:
+        return await self._run(self._sync.propose_batch, actions, contract, semantics=semantics, proposer=proposer)
+
+    async def amend_batch(self, batch_id: str, *, amends: str, deselect: List[int], reviewer: str,
+                          reason: str) -> Dict[str, Any]:
+        return await self._run(self._sync.amend_batch, batch_id, amends=amends, deselect=deselect,
+                               reviewer=reviewer, reason=reason)
+
+    async def decide_batch(self, decision: Dict[str, Any]) -> Dict[str, Any]:
+        return await self._run(self._sync.decide_batch, decision)
+
+    async def claim_item(self, task_id: str, action: Dict[str, Any], facts: "_ClaimFacts", *, executor: str,
+                         lease_ms: int, budget: Optional[str] = None,
+                         proof: "Optional[ProofRequirement]" = None) -> "_ClaimOutcome":
+        return await self._run(self._sync.claim_item, task_id, action, facts, executor=executor,
+                               lease_ms=lease_ms, budget=budget, proof=proof)
+
+    async def complete_item(self, task_id: str, fence: int, outcome: "ReportedOutcome", *, executor: str,
+                            result: Any = None) -> "_LedgerTask":
+        return await self._run(self._sync.complete_item, task_id, fence, outcome, executor=executor,
+                               result=result)
+
+    async def reconcile_item(self, task_id: str, observed: "ObservedOutcome", *, actor: str,
+                             result: Any = None) -> "_LedgerTask":
+        return await self._run(self._sync.reconcile_item, task_id, observed, actor=actor, result=result)
+
+    async def batch(self, batch_id: str) -> Dict[str, Any]:
+        return await self._run(self._sync.batch, batch_id)
+
     async def revoke(self, approval_id: str, *, actor: str) -> "_Revocation":
         return await self._run(self._sync.revoke, approval_id, actor=actor)
 

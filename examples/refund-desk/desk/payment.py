@@ -9,6 +9,10 @@
   arrived (`received_at`, ms since the epoch: what the desk's latency script measures to).
 - POST /control {slow: {idempotency_key: ms}}: answer the payment of a key only after a delay (the
   payment is made at once): a timeout at the executor, an outcome in doubt.
+- POST /control {fail: [idempotency_key, ...]}: refuse every payment of these keys with 402
+  `{"status": "failed", "error": "declined"}` and no effect (the provider said no, for certain:
+  a failed outcome, not one in doubt). What trips a batch's breaker in the desk's test.
+- GET  /refusals: the keys refused so, each with how many requests it received.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ PAYMENTS: dict = {}   # idempotency key -> the payment (the effect, once)
 REQUESTS: dict = {}   # idempotency key -> how many requests named it
 SLOW: dict = {}       # idempotency key -> delay of the answer, ms
 RECEIVED: dict = {}   # idempotency key -> when its first request arrived, ms
+FAIL: set = set()     # idempotency keys whose payments are declined
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -49,6 +54,10 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 effects = [{**p, "requests": REQUESTS[k], "received_at": RECEIVED[k]} for k, p in PAYMENTS.items()]
             return self.answer(200, {"effects": effects})
+        if self.path == "/refusals":
+            with LOCK:
+                refusals = [{"idempotency_key": k, "requests": REQUESTS.get(k, 0)} for k in sorted(FAIL)]
+            return self.answer(200, {"refusals": refusals})
         if self.path.startswith("/payments/"):
             key = self.path[len("/payments/"):]
             with LOCK:
@@ -62,7 +71,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/control":
             with LOCK:
                 SLOW.update(b.get("slow", {}))
-            return self.answer(200, {"slow": SLOW})
+                FAIL.update(b.get("fail", []))
+                now = {"slow": dict(SLOW), "fail": sorted(FAIL)}
+            return self.answer(200, now)
         if self.path != "/payments":
             return self.answer(404, {"error": "not_found"})
         key = b.get("idempotency_key")
@@ -72,11 +83,15 @@ class Handler(BaseHTTPRequestHandler):
             RECEIVED.setdefault(key, int(time.time() * 1000))
             REQUESTS[key] = REQUESTS.get(key, 0) + 1
             duplicate = key in PAYMENTS
-            if not duplicate:
+            # A key paid before it was marked keeps its payment: a decline never contradicts an effect.
+            declined = key in FAIL and not duplicate
+            if not declined and not duplicate:
                 PAYMENTS[key] = {"idempotency_key": key, "order_id": b.get("order_id"),
                                  "amount_minor": b.get("amount_minor"), "currency": b.get("currency"),
                                  "payment_id": f"pay_{len(PAYMENTS) + 1}"}
-            payment, delay = PAYMENTS[key], SLOW.get(key, 0)
+            payment, delay = PAYMENTS.get(key), SLOW.get(key, 0)
+        if declined:
+            return self.answer(402, {"status": "failed", "error": "declined"})
         if delay and not duplicate:
             time.sleep(delay / 1000)
         self.answer(200, {"status": "succeeded", "payment": payment, "duplicate": duplicate})
