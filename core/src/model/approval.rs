@@ -461,6 +461,7 @@ pub(crate) fn decision_record(
 }
 
 /// A record whose shape was checked, borrowing the frozen action.
+#[derive(Clone, Copy)]
 pub(crate) struct Record<'v, 'a> {
     pub(crate) frozen: &'v Value<'a>,
     pub(crate) action_digest: Digest,
@@ -484,6 +485,14 @@ pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
 /// Checks the shape of a decision record about `subject`: its frozen subject is `frozen`, the
 /// digest it claims `action_digest` (for a batch, the batch's header and digest).
 pub(crate) fn read_as<'v, 'a>(v: &'v Value<'a>, subject: Subject) -> Result<Record<'v, 'a>> {
+    read_subject(v, subject).map(|(r, _)| r)
+}
+
+/// [`read_as`], with a batch decision's header as read (`None` for an action's approval).
+pub(crate) fn read_subject<'v, 'a>(
+    v: &'v Value<'a>,
+    subject: Subject,
+) -> Result<(Record<'v, 'a>, Option<crate::batch::Header>)> {
     let f = Fields::new(v, Code::InvalidApproval, "approval", &FIELDS)?;
     let (frozen_key, digest_key) = subject.keys();
     let other = match subject {
@@ -517,12 +526,12 @@ pub(crate) fn read_as<'v, 'a>(v: &'v Value<'a>, subject: Subject) -> Result<Reco
     let proposed_digest = optional_digest(&f)?;
     check_proposed(proposed_digest, &action_digest)?;
     let frozen = f.required(frozen_key)?;
-    match subject {
-        Subject::Action => crate::model::action::check_shape(frozen),
-        Subject::Batch => crate::batch::Header::from_value(frozen).map(|_| ()),
+    let header = match subject {
+        Subject::Action => crate::model::action::check_shape(frozen).map(|()| None),
+        Subject::Batch => crate::batch::Header::from_value(frozen).map(Some),
     }
     .map_err(|e| e.in_key(frozen_key))?;
-    Ok(Record {
+    let record = Record {
         frozen,
         action_digest,
         approval_id,
@@ -535,7 +544,8 @@ pub(crate) fn read_as<'v, 'a>(v: &'v Value<'a>, subject: Subject) -> Result<Reco
         decision,
         decided_at,
         expires_at,
-    })
+    };
+    Ok((record, header))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub mod calls;
 mod caps;
 mod decision;
 mod policy;
-mod tree;
+pub(crate) mod tree;
 
 pub use crate::model::permit::{
     check_batch, check_batch_with, check_item, check_item_with, BatchVerdict,

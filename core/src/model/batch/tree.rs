@@ -108,12 +108,10 @@ impl Item {
     /// Reads an item; problems are [`Code::InvalidBatch`], and an action that is no action
     /// envelope is [`Code::InvalidAction`] under `/action`.
     pub fn from_value(v: &Value<'_>) -> Result<Item> {
-        let f = Fields::new(v, Code::InvalidBatch, "batch item", &["action", "proof"])?;
-        let action = f.required("action")?;
-        crate::model::action::check_shape(action).map_err(|e| e.in_key("action"))?;
+        let (action, proof) = item_parts(v)?;
         Ok(Item {
             action: action.clone().into_owned(),
-            proof: ItemProof::from_value(f.required("proof")?).map_err(|e| e.in_key("proof"))?,
+            proof,
         })
     }
 
@@ -128,6 +126,16 @@ impl Item {
     }
 }
 
+/// An item's frozen action, borrowed, and its inclusion proof, as [`Item::from_value`] reads
+/// them.
+pub(crate) fn item_parts<'v, 'a>(v: &'v Value<'a>) -> Result<(&'v Value<'a>, ItemProof)> {
+    let f = Fields::new(v, Code::InvalidBatch, "batch item", &["action", "proof"])?;
+    let action = f.required("action")?;
+    crate::model::action::check_shape(action).map_err(|e| e.in_key("action"))?;
+    let proof = ItemProof::from_value(f.required("proof")?).map_err(|e| e.in_key("proof"))?;
+    Ok((action, proof))
+}
+
 /// The leaf an item's fingerprint is in the batch's tree.
 pub fn leaf(item: &Digest) -> Hash {
     leaf_hash(item.as_bytes())
@@ -137,13 +145,25 @@ pub fn leaf(item: &Digest) -> Hash {
 /// under the batch's contract and tenant, with a path that leads to its root. Returns the
 /// item's fingerprint; [`Code::NotInBatch`] otherwise.
 pub fn verify_item(header: &Header, item: &Value<'_>, proof: &ItemProof) -> Result<Digest> {
+    let digest = crate::fingerprint(item);
+    verify_known(header, item, &digest, proof)?;
+    Ok(digest)
+}
+
+/// [`verify_item`] of an item whose fingerprint is `digest`.
+pub(crate) fn verify_known(
+    header: &Header,
+    item: &Value<'_>,
+    digest: &Digest,
+    proof: &ItemProof,
+) -> Result<()> {
     let field = |key| {
         item.as_object()
             .and_then(|o| o.get(key))
             .and_then(Value::as_str)
     };
     let not_in = |why: String| Error::new(Code::NotInBatch, why);
-    if field("contract") != Some(&header.contract.to_string()) {
+    if field("contract") != Some(header.contract.text().as_str()) {
         return Err(not_in(
             "the item is under another contract than the batch".into(),
         ));
@@ -153,16 +173,14 @@ pub fn verify_item(header: &Header, item: &Value<'_>, proof: &ItemProof) -> Resu
             "the item is in another tenant than the batch".into(),
         ));
     }
-    let digest = crate::fingerprint(item);
     verify_inclusion(
-        &leaf(&digest),
+        &leaf(digest),
         proof.index,
         header.size,
         &proof.path,
         &header.root,
     )
-    .map_err(|e| not_in(format!("the item's inclusion proof fails: {}", e.message())))?;
-    Ok(digest)
+    .map_err(|e| not_in(format!("the item's inclusion proof fails: {}", e.message())))
 }
 
 /// A batch built from its actions: checked against its contract, with its tree.

@@ -3,12 +3,14 @@
 //! batch the decision froze (its inclusion proof leads to the header's root), and from there
 //! the item is checked exactly as an action approved on its own, against its frozen action.
 
-use super::set::{decide, Presented, MAX_SET};
+use super::set::{decide, decide_known, Presented, MAX_SET};
 use super::{Context, Verdict};
-use crate::batch::{verify_item, Header, Item, Semantics};
+use crate::batch::tree::{item_parts, verify_known};
+use crate::batch::{Header, ItemProof, Semantics};
+use crate::json::digest::Digest;
 use crate::json::value::OwnedValue;
 use crate::json::value::Value;
-use crate::model::approval::{read_as, Record, Subject};
+use crate::model::approval::{read_subject, Record, Subject};
 use crate::model::batch::BreakerState;
 use crate::model::ledger::values::{int, object, string};
 use crate::model::proof::{self, Opened};
@@ -80,7 +82,8 @@ impl BatchVerdict {
 }
 
 /// Checks each `(item, presented action)` pair against the batch's decision records (their
-/// proofs opened once for all), as [`check_item_with`] checks one.
+/// proofs opened, and each record read and sealed, once for all), as [`check_item_with`]
+/// checks one.
 pub fn check_batch_with(
     approvals: &[Value<'_>],
     items: &[(&Value<'_>, &Value<'_>)],
@@ -97,20 +100,28 @@ pub fn check_batch_with(
             .map(|(a, payload)| proof::open(Some(a), ctx.proof(), ctx.now, payload))
             .collect()
     };
-    let semantics = opened.iter().find_map(|o| {
-        let r = read_as(o.record()?, Subject::Batch).ok()?;
-        Some(Header::from_value(r.frozen).ok()?.semantics)
+    let decided: Vec<Decided<'_, '_>> = opened.iter().map(|o| decided(o, ctx)).collect();
+    let semantics = decided.iter().find_map(|d| match d {
+        Decided::Batch(b) => Some(b.1.semantics),
+        _ => None,
     });
     let verdicts: Vec<Verdict> = items
         .iter()
         .map(|(item, action)| {
-            let item = Item::from_value(item).ok();
-            let mut presented: Vec<Presented<'_, '_>> = match (&item, too_many) {
-                (_, true) => vec![Presented::Invalid],
-                (None, false) => vec![Presented::Refused(Reason::NotInBatch)],
-                (Some(item), false) => opened.iter().map(|o| present(o, item, ctx)).collect(),
+            let (mut presented, known) = match (item_parts(item), too_many) {
+                (_, true) => (vec![Presented::Invalid], None),
+                (Err(_), false) => (vec![Presented::Refused(Reason::NotInBatch)], None),
+                (Ok((frozen, proof)), false) => {
+                    let digest = crate::fingerprint(frozen);
+                    let presented = decided
+                        .iter()
+                        .map(|d| present(d, frozen, &digest, &proof))
+                        .collect();
+                    // The item as frozen is usually the action presented: hashed once.
+                    (presented, (frozen == *action).then_some(digest))
+                }
             };
-            let mut verdict = decide(&mut presented, action, ctx);
+            let mut verdict = decide_known(&mut presented, action, known, ctx);
             if ctx.breaker == Some(BreakerState::Open) {
                 verdict.reasons.push(Reason::BreakerOpen);
                 verdict.reasons.sort();
@@ -134,40 +145,60 @@ pub fn check_batch_with(
     }
 }
 
-/// A batch decision, opened, as the decision about `item` it is if the item is in its batch.
-fn present<'v>(o: &'v Opened<'_, '_, '_>, item: &'v Item, ctx: &Context) -> Presented<'v, 'v> {
+/// A batch decision as opened and read, before any item is put to it.
+enum Decided<'v, 'a> {
+    /// Malformed, not sealed, or over the contract's batch size.
+    Invalid,
+    /// Its proof does not hold, for this reason.
+    Refused(Reason),
+    /// A sealed decision about the batch with this header.
+    Batch(Box<(Record<'v, 'a>, Header)>),
+}
+
+/// Reads an opened decision: a well-formed batch record whose digest seals its header, of a
+/// batch no larger than the contract in force lets one decision cover.
+fn decided<'v>(o: &'v Opened<'_, '_, '_>, ctx: &Context) -> Decided<'v, 'v> {
     let v = match (o.refused(), o.record()) {
-        (Some(reason), _) => return Presented::Refused(reason),
-        (None, None) => return Presented::Invalid,
+        (Some(reason), _) => return Decided::Refused(reason),
+        (None, None) => return Decided::Invalid,
         (None, Some(v)) => v,
     };
-    let Ok(r) = read_as(v, Subject::Batch) else {
-        return Presented::Invalid;
-    };
-    // Sealed: the digest the decision claims is its frozen header's, and the batch is no
-    // larger than the contract in force lets one decision cover.
-    let Ok(header) = Header::from_value(r.frozen) else {
-        return Presented::Invalid;
+    let Ok((r, Some(header))) = read_subject(v, Subject::Batch) else {
+        return Decided::Invalid;
     };
     let allowed = match ctx.contract.as_ref() {
         None => true,
         Some(c) => c.batch().is_some_and(|p| header.size <= p.max_items),
     };
     if !allowed || !r.action_digest.ct_eq(&crate::fingerprint(r.frozen)) {
-        return Presented::Invalid;
+        return Decided::Invalid;
     }
-    let Ok(digest) = verify_item(&header, item.action(), item.proof()) else {
-        return Presented::Refused(Reason::NotInBatch);
-    };
-    // From here the item's frozen action is what was decided.
-    Presented::Record(
-        Record {
-            frozen: item.action(),
-            action_digest: digest,
-            ..r
+    Decided::Batch(Box::new((r, header)))
+}
+
+/// The decision about the item `frozen` (whose fingerprint is `digest`) that `d` is, if the
+/// item is in its batch: from here the item's frozen action is what was decided.
+fn present<'v>(
+    d: &Decided<'v, 'v>,
+    frozen: &'v Value<'v>,
+    digest: &Digest,
+    proof: &ItemProof,
+) -> Presented<'v, 'v> {
+    match d {
+        Decided::Invalid => Presented::Invalid,
+        Decided::Refused(reason) => Presented::Refused(*reason),
+        Decided::Batch(b) => match verify_known(&b.1, frozen, digest, proof) {
+            Err(_) => Presented::Refused(Reason::NotInBatch),
+            Ok(()) => Presented::Record(
+                Record {
+                    frozen,
+                    action_digest: *digest,
+                    ..b.0
+                },
+                None,
+            ),
         },
-        None,
-    )
+    }
 }
 
 /// Checks items of one batch (`items`: an array of `{"action", "proof"}`) against the batch's

@@ -159,18 +159,30 @@ pub(super) fn decide(
     action: &Value<'_>,
     ctx: &Context,
 ) -> Verdict {
+    decide_known(presented, action, None, ctx)
+}
+
+/// [`decide`], given the presented action's fingerprint when the caller already has it (a
+/// batch item's check computed it for the inclusion proof).
+pub(super) fn decide_known(
+    presented: &mut [Presented<'_, '_>],
+    action: &Value<'_>,
+    known: Option<Digest>,
+    ctx: &Context,
+) -> Verdict {
     // A presented action equal to a loaded approval's frozen one has its fingerprint: equal
     // values have the same canonical form (numbers compare as doubles, and `-0` and `0` are
     // both written `0`), so it is not hashed again. Any other is fingerprinted.
-    let action_digest = presented
-        .iter()
-        .find_map(|p| match p {
-            Presented::Record(_, Some(a))
-                if std::ptr::eq(a.action().value(), action) || a.action().value() == action =>
-            {
-                Some(a.action().digest())
-            }
-            _ => None,
+    let action_digest = known
+        .or_else(|| {
+            presented.iter().find_map(|p| match p {
+                Presented::Record(_, Some(a))
+                    if std::ptr::eq(a.action().value(), action) || a.action().value() == action =>
+                {
+                    Some(a.action().digest())
+                }
+                _ => None,
+            })
         })
         .unwrap_or_else(|| crate::fingerprint(action));
     let frozen = seal(presented, action, &action_digest, ctx);
