@@ -1,0 +1,182 @@
+//! Claiming every item of a 1,000-item batch against claiming 1,000 tasks approved one by one,
+//! through the same ledger, on each engine (issue 28's goal: at most 1.3x). An item's claim
+//! does what a task's does, and in the same transaction checks its inclusion proof against
+//! the batch decision, its drift, the lineage's caps and its breaker.
+//!
+//!   cargo bench -p actionseal-bench --bench batch_claims                       # SQLite
+//!   scripts/pg run --fsync cargo bench -p actionseal-bench --bench batch_claims  # and PostgreSQL
+//!
+//! Each round proposes and decides both sides first (not timed), then times the 1,000 claims
+//! of one side and of the other, in alternating order. The table gives the median and range
+//! of the per-round ratio, and each side's median claims/s.
+
+use actionseal_bench::{json, median_and_range, wanted, Refund};
+use actionseal_core::batch::Semantics;
+use actionseal_core::{canonicalize, OwnedValue};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
+use std::time::Instant;
+
+const ROUNDS: usize = 5;
+const ITEMS: usize = 1000;
+
+/// The refund contract of `examples/refund/`, batchable up to `ITEMS` items.
+fn contract(f: &Refund) -> OwnedValue {
+    let text = canonicalize(&f.contract);
+    let text = format!(
+        r#"{},"batch":{{"max_items":{ITEMS}}}}}"#,
+        text.strip_suffix('}').expect("an object")
+    );
+    json(&text)
+}
+
+fn request<'v>(
+    task: &'v str,
+    action: &'v OwnedValue,
+    facts: &'v OwnedValue,
+) -> ClaimRequest<'v, 'v> {
+    ClaimRequest {
+        task_id: task,
+        action,
+        facts,
+        executor: "worker",
+        lease_ms: 3_600_000,
+        budget: None,
+        proof: Default::default(),
+    }
+}
+
+fn claimed(out: ClaimOutcome) {
+    let ClaimOutcome::Claimed(..) = out else {
+        panic!("not claimed: {}", out.result())
+    };
+}
+
+/// 1,000 tasks proposed and approved one by one; returns their ids and actions.
+fn singles(
+    l: &Ledger,
+    f: &Refund,
+    contract: &OwnedValue,
+    round: usize,
+) -> Vec<(String, OwnedValue)> {
+    (0..ITEMS)
+        .map(|i| {
+            let job = format!("single-{round}-{i}");
+            let act = f.action(&job);
+            let t = l.propose(&act, contract, "agent").expect("propose");
+            let now = l.now();
+            let d = json(&format!(
+                r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}",
+                    "request_id": "req-1", "action_digest": "{}", "decision": "approved",
+                    "approver": "user:bob", "decided_at": {now}, "expires_at": {}}}"#,
+                t.approval_id.as_deref().unwrap_or(""),
+                t.action_digest,
+                now + 3_600_000
+            ));
+            l.decide(&d).expect("decide");
+            (t.id, act)
+        })
+        .collect()
+}
+
+/// A batch of 1,000 refunds proposed and approved with one decision; its items' ids and
+/// actions.
+fn batch(l: &Ledger, f: &Refund, contract: &OwnedValue, round: usize) -> Vec<(String, OwnedValue)> {
+    let actions: Vec<OwnedValue> = (0..ITEMS)
+        .map(|i| f.action(&format!("batch-{round}-{i}")))
+        .collect();
+    let b = l
+        .propose_batch(&actions, contract, Semantics::PerItem, "agent")
+        .expect("propose_batch");
+    let now = l.now();
+    let d = json(&format!(
+        r#"{{"approval_id": "{}", "decision_id": "d-batch-{round}", "batch_id": "{}",
+            "batch_digest": "{}", "decision": "approved", "approver": "user:bob",
+            "decided_at": {now}, "expires_at": {}}}"#,
+        b.approval_id,
+        b.id,
+        b.digest,
+        now + 3_600_000
+    ));
+    l.decide_batch(&d).expect("decide_batch");
+    b.items
+        .iter()
+        .map(|(id, _)| id.clone())
+        .zip(actions)
+        .collect()
+}
+
+/// Seconds to claim every task, one after another.
+fn time(
+    items: &[(String, OwnedValue)],
+    claim: impl Fn(&ClaimRequest<'_, '_>) -> ClaimOutcome,
+    facts: &OwnedValue,
+) -> f64 {
+    let start = Instant::now();
+    for (id, act) in items {
+        claimed(claim(&request(id, act, facts)));
+    }
+    start.elapsed().as_secs_f64()
+}
+
+fn compare(label: &str, l: &Ledger) {
+    if !wanted(label) {
+        return;
+    }
+    let f = Refund::new();
+    let contract = contract(&f);
+    let (mut ratios, mut item_rates, mut single_rates) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let s = singles(l, &f, &contract, round);
+        let b = batch(l, &f, &contract, round);
+        let claim_single = |r: &ClaimRequest<'_, '_>| l.claim(r).expect("claim");
+        let claim_item = |r: &ClaimRequest<'_, '_>| l.claim_item(r).expect("claim_item");
+        let (ts, tb) = if round % 2 == 0 {
+            let ts = time(&s, claim_single, &f.facts);
+            (ts, time(&b, claim_item, &f.facts))
+        } else {
+            let tb = time(&b, claim_item, &f.facts);
+            (time(&s, claim_single, &f.facts), tb)
+        };
+        ratios.push(tb / ts);
+        item_rates.push(ITEMS as f64 / tb);
+        single_rates.push(ITEMS as f64 / ts);
+    }
+    let (r, lo, hi) = median_and_range(ratios);
+    let (items, _, _) = median_and_range(item_rates);
+    let (singles, _, _) = median_and_range(single_rates);
+    println!("| {label} | {r:.2}x ({lo:.2}-{hi:.2}) | {items:.0} | {singles:.0} |");
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo bench -- --list` and test discovery
+    }
+    let dir = std::env::temp_dir().join(format!("actionseal-bench-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    println!("| backend | 1,000 item claims / 1,000 task claims (rounds) | item claims/s | task claims/s |");
+    println!("|---|---:|---:|---:|");
+    for (sync, q) in [("FULL", ""), ("NORMAL", "?synchronous=normal")] {
+        let url = format!(
+            "sqlite:{}{q}",
+            dir.join(format!("batch-{sync}.db")).display()
+        );
+        compare(
+            &format!("SQLite {sync}"),
+            &Ledger::open(&url).expect("ledger"),
+        );
+    }
+    match std::env::var("ACTIONSEAL_TEST_PG") {
+        Ok(base) => {
+            let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("pg");
+            for sql in ["DROP DATABASE IF EXISTS bench_batch", "CREATE DATABASE bench_batch"] {
+                admin.batch_execute(sql).expect("db");
+            }
+            let url = format!("{}/bench_batch", base.rsplit_once('/').expect("url").0);
+            compare("PostgreSQL", &Ledger::open(&url).expect("ledger"));
+        }
+        Err(_) => println!(
+            "(PostgreSQL skipped: run through `scripts/pg run --fsync cargo bench -p actionseal-bench --bench batch_claims`)"
+        ),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
