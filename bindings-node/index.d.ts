@@ -433,6 +433,14 @@ export type ErrorCode =
    * after every item's pre-dispatch check holds, or not at all.
    */
   | 'batch_all_or_nothing'
+  /** No batch with this id (or this decision's approval id) in the ledger (issue 28). */
+  | 'batch_not_found'
+  /**
+   * A plain task operation (claim, complete, reconcile, amend) on an item of a batch, or a
+   * batch operation on a task that is none: a batch's items are claimed and finished through
+   * the batch operations, which hold them to the batch's caps and breaker.
+   */
+  | 'batch_item'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -627,6 +635,18 @@ export type EventKind =
   | 'append_only_restored'
   | 'quorum_met'
   | 'evidence_exported'
+  | 'batch_proposed'
+  | 'batch_propose_duplicate'
+  | 'batch_amended'
+  | 'batch_amend_refused'
+  | 'batch_decided'
+  | 'batch_decision_duplicate'
+  | 'batch_decision_refused'
+  | 'batch_claim_refused'
+  | 'deselected'
+  | 'breaker_tripped'
+  | 'breaker_half_opened'
+  | 'breaker_closed'
 
 /** How a wait ended: the task reached a state waited for, or the timeout passed first. */
 export type WaitOutcome =
@@ -1467,7 +1487,7 @@ export interface EvidenceStep {
   /** Its leaf index in the log. */
   index: number
   at: number
-  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported'
+  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
   actor: string
   /** The task's state after it. */
   state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
