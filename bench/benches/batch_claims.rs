@@ -19,14 +19,13 @@ use std::time::Instant;
 const ROUNDS: usize = 5;
 const ITEMS: usize = 1000;
 
-/// The refund contract of `examples/refund/`, batchable up to `ITEMS` items.
-fn contract(f: &Refund) -> OwnedValue {
-    let text = canonicalize(&f.contract);
-    let text = format!(
+/// The refunds of `examples/refund/` under its contract made batchable up to `ITEMS` items.
+fn batchable() -> Refund {
+    let text = canonicalize(&Refund::new().contract);
+    Refund::under(json(&format!(
         r#"{},"batch":{{"max_items":{ITEMS}}}}}"#,
         text.strip_suffix('}').expect("an object")
-    );
-    json(&text)
+    )))
 }
 
 fn request<'v>(
@@ -52,17 +51,12 @@ fn claimed(out: ClaimOutcome) {
 }
 
 /// 1,000 tasks proposed and approved one by one; returns their ids and actions.
-fn singles(
-    l: &Ledger,
-    f: &Refund,
-    contract: &OwnedValue,
-    round: usize,
-) -> Vec<(String, OwnedValue)> {
+fn singles(l: &Ledger, f: &Refund, round: usize) -> Vec<(String, OwnedValue)> {
     (0..ITEMS)
         .map(|i| {
             let job = format!("single-{round}-{i}");
             let act = f.action(&job);
-            let t = l.propose(&act, contract, "agent").expect("propose");
+            let t = l.propose(&act, &f.contract, "agent").expect("propose");
             let now = l.now();
             let d = json(&format!(
                 r#"{{"approval_id": "{}", "decision_id": "d-{job}", "job_id": "{job}",
@@ -80,12 +74,12 @@ fn singles(
 
 /// A batch of 1,000 refunds proposed and approved with one decision; its items' ids and
 /// actions.
-fn batch(l: &Ledger, f: &Refund, contract: &OwnedValue, round: usize) -> Vec<(String, OwnedValue)> {
+fn batch(l: &Ledger, f: &Refund, round: usize) -> Vec<(String, OwnedValue)> {
     let actions: Vec<OwnedValue> = (0..ITEMS)
         .map(|i| f.action(&format!("batch-{round}-{i}")))
         .collect();
     let b = l
-        .propose_batch(&actions, contract, Semantics::PerItem, "agent")
+        .propose_batch(&actions, &f.contract, Semantics::PerItem, "agent")
         .expect("propose_batch");
     let now = l.now();
     let d = json(&format!(
@@ -122,12 +116,11 @@ fn compare(label: &str, l: &Ledger) {
     if !wanted(label) {
         return;
     }
-    let f = Refund::new();
-    let contract = contract(&f);
+    let f = batchable();
     let (mut ratios, mut item_rates, mut single_rates) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..ROUNDS {
-        let s = singles(l, &f, &contract, round);
-        let b = batch(l, &f, &contract, round);
+        let s = singles(l, &f, round);
+        let b = batch(l, &f, round);
         let claim_single = |r: &ClaimRequest<'_, '_>| l.claim(r).expect("claim");
         let claim_item = |r: &ClaimRequest<'_, '_>| l.claim_item(r).expect("claim_item");
         let (ts, tb) = if round % 2 == 0 {

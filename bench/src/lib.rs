@@ -74,7 +74,11 @@ pub struct Refund {
 
 impl Refund {
     pub fn new() -> Refund {
-        let contract = json(include_str!("../../examples/refund/contract.json"));
+        Refund::under(json(include_str!("../../examples/refund/contract.json")))
+    }
+
+    /// The same refunds under another version of the refund contract (a batchable one).
+    pub fn under(contract: OwnedValue) -> Refund {
         let facts = json(&format!(
             r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
                 "approver_authorized": {{"approver": "user:bob", "authorized": true}},
