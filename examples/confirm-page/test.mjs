@@ -120,7 +120,7 @@ function remainderEverywhere({ contract, semantics, actions }, indices) {
   const files = { contract: join(scratch, 'batch-contract.json'), actions: join(scratch, 'batch-actions.json') }
   writeFileSync(files.contract, JSON.stringify(contract))
   writeFileSync(files.actions, JSON.stringify(actions))
-  const run = cli(['batch', 'deselect', '--contract', files.contract, '--semantics', semantics.replace('_', '-'),
+  const run = cli(['batch', 'deselect', '--contract', files.contract, '--semantics', semantics,
     ...indices.flatMap((i) => ['--index', String(i)]), files.actions])
   assert.equal(run.status, 0, run.stderr)
   return { python, node: addon.batchDeselect(contract, semantics, actions, indices).batch_digest, rust: JSON.parse(run.stdout).batch_digest }
