@@ -10,21 +10,26 @@
 //! of one side and of the other, in alternating order. The table gives the median and range
 //! of the per-round ratio, and each side's median claims/s.
 
-use actionseal_bench::{json, median_and_range, wanted, Refund};
+use actionseal_bench::{json, median_and_range, option, wanted, Refund};
 use actionseal_core::batch::Semantics;
 use actionseal_core::{canonicalize, OwnedValue};
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger};
 use std::time::Instant;
 
 const ROUNDS: usize = 5;
-const ITEMS: usize = 1000;
+/// How many items a batch has, and how many single tasks it is compared with (`--items=N`;
+/// the issue's goal is at 1,000).
+fn items() -> usize {
+    option("items", 1000.0) as usize
+}
 
-/// The refunds of `examples/refund/` under its contract made batchable up to `ITEMS` items.
+/// The refunds of `examples/refund/` under its contract made batchable up to [`items`].
 fn batchable() -> Refund {
     let text = canonicalize(&Refund::new().contract);
     Refund::under(json(&format!(
-        r#"{},"batch":{{"max_items":{ITEMS}}}}}"#,
-        text.strip_suffix('}').expect("an object")
+        r#"{},"batch":{{"max_items":{}}}}}"#,
+        text.strip_suffix('}').expect("an object"),
+        items()
     )))
 }
 
@@ -52,7 +57,7 @@ fn claimed(out: ClaimOutcome) {
 
 /// 1,000 tasks proposed and approved one by one; returns their ids and actions.
 fn singles(l: &Ledger, f: &Refund, round: usize) -> Vec<(String, OwnedValue)> {
-    (0..ITEMS)
+    (0..items())
         .map(|i| {
             let job = format!("single-{round}-{i}");
             let act = f.action(&job);
@@ -75,7 +80,7 @@ fn singles(l: &Ledger, f: &Refund, round: usize) -> Vec<(String, OwnedValue)> {
 /// A batch of 1,000 refunds proposed and approved with one decision; its items' ids and
 /// actions.
 fn batch(l: &Ledger, f: &Refund, round: usize) -> Vec<(String, OwnedValue)> {
-    let actions: Vec<OwnedValue> = (0..ITEMS)
+    let actions: Vec<OwnedValue> = (0..items())
         .map(|i| f.action(&format!("batch-{round}-{i}")))
         .collect();
     let b = l
@@ -131,8 +136,8 @@ fn compare(label: &str, l: &Ledger) {
             (time(&s, claim_single, &f.facts), tb)
         };
         ratios.push(tb / ts);
-        item_rates.push(ITEMS as f64 / tb);
-        single_rates.push(ITEMS as f64 / ts);
+        item_rates.push(items() as f64 / tb);
+        single_rates.push(items() as f64 / ts);
     }
     let (r, lo, hi) = median_and_range(ratios);
     let (items, _, _) = median_and_range(item_rates);
@@ -146,7 +151,10 @@ fn main() {
     }
     let dir = std::env::temp_dir().join(format!("actionseal-bench-batch-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    println!("| backend | 1,000 item claims / 1,000 task claims (rounds) | item claims/s | task claims/s |");
+    let n = items();
+    println!(
+        "| backend | {n} item claims / {n} task claims (rounds) | item claims/s | task claims/s |"
+    );
     println!("|---|---:|---:|---:|");
     for (sync, q) in [("FULL", ""), ("NORMAL", "?synchronous=normal")] {
         let url = format!(

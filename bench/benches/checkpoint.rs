@@ -13,20 +13,12 @@
 //! and range over the rounds, both rates, the lifecycles' p99 (writers wait while a checkpoint
 //! runs), how many checkpoints and leaves each round made, and how long a checkpoint took.
 
-use actionseal_bench::{lifecycle, log_key, median_and_range, wanted, Refund};
+use actionseal_bench::{lifecycle, log_key, median_and_range, option, wanted, Refund};
 use actionseal_ledger::{Ledger, LedgerOptions};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 static JOB: AtomicUsize = AtomicUsize::new(0);
-
-/// `--name=value` from the command line, or `default`.
-fn option(name: &str, default: f64) -> f64 {
-    let prefix = format!("--{name}=");
-    std::env::args()
-        .find_map(|a| a.strip_prefix(&prefix).and_then(|v| v.parse().ok()))
-        .unwrap_or(default)
-}
 
 fn open(url: &str) -> Ledger {
     Ledger::open_with(

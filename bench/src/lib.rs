@@ -175,6 +175,14 @@ pub fn wanted(label: &str) -> bool {
     filters.is_empty() || filters.iter().any(|f| label.to_lowercase().contains(f))
 }
 
+/// `--name=value` from the command line, or `default`.
+pub fn option(name: &str, default: f64) -> f64 {
+    let prefix = format!("--{name}=");
+    std::env::args()
+        .find_map(|a| a.strip_prefix(&prefix).and_then(|v| v.parse().ok()))
+        .unwrap_or(default)
+}
+
 /// This thread's CPU time, in seconds: what `openssl speed` divides by, and what other
 /// processes on a shared machine do not inflate.
 pub fn cpu_seconds() -> f64 {
