@@ -152,9 +152,12 @@ pub(crate) fn round_task<T: Tx + ?Sized>(tx: &mut T, approval_id: &str) -> Resul
 pub(crate) trait BatchTx {
     /// A batch.
     fn batch(&mut self, id: &str, lock: Lock) -> Result<Option<BatchRow>>;
+    /// A batch without its item lists (`items` and `proposed_items` empty), for an operation
+    /// on one item; never written back ([`BatchTx::put_batch`] refuses it).
+    fn batch_head(&mut self, id: &str, lock: Lock) -> Result<Option<BatchRow>>;
     /// The batch a decision's approval id names.
     fn batch_of_approval(&mut self, approval_id: &str, lock: Lock) -> Result<Option<BatchRow>>;
-    /// Creates or replaces a batch.
+    /// Creates or replaces a batch; a row read without its item lists is refused.
     fn put_batch(&mut self, b: &BatchRow) -> Result<()>;
     /// A lineage, locked.
     fn lineage(&mut self, id: &str) -> Result<Option<LineageRow>>;
@@ -180,6 +183,21 @@ pub(crate) enum Lock {
     None,
 }
 
+/// Refuses to write a batch read without its item lists ([`BatchTx::batch_head`]): its
+/// lists would be lost.
+pub(crate) fn whole(b: &BatchRow) -> Result<()> {
+    if b.items.is_empty() || b.proposed_items.is_empty() {
+        return Err(storage(
+            "batch",
+            format!(
+                "{} was read without its items and cannot be written back",
+                b.id
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The statements of [`BatchTx`], `$1`.. placeholders (SQLite's spelling replaces `$`), with
 /// `lock` after each locking read.
 pub(crate) mod batch_sql {
@@ -187,6 +205,20 @@ pub(crate) mod batch_sql {
 
     pub(crate) fn batch(lock: &str) -> String {
         format!("SELECT {BATCH_COLUMNS} FROM ledger_batches WHERE id = $1{lock}")
+    }
+
+    /// [`batch`] without the item lists (read as empty strings): what an operation on one
+    /// item needs, without a batch's every task id twice.
+    pub(crate) fn batch_head(lock: &str) -> String {
+        let head = BATCH_COLUMNS
+            .split(", ")
+            .map(|c| match c {
+                "items" | "proposed_items" => format!("'' AS {c}"),
+                c => c.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("SELECT {head} FROM ledger_batches WHERE id = $1{lock}")
     }
 
     pub(crate) fn batch_of_approval(lock: &str) -> String {

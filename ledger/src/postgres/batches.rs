@@ -4,7 +4,8 @@
 
 use super::tx::PgTx;
 use crate::store::{
-    batch_from, batch_sql, item_from, lineage_from, BatchRow, BatchTx, ItemRow, LineageRow, Lock,
+    batch_from, batch_sql, item_from, lineage_from, whole, BatchRow, BatchTx, ItemRow, LineageRow,
+    Lock,
 };
 use actionseal_core::Result;
 
@@ -27,6 +28,14 @@ impl BatchTx for PgTx<'_> {
             .transpose()
     }
 
+    fn batch_head(&mut self, id: &str, lock: Lock) -> Result<Option<BatchRow>> {
+        let sql = batch_sql::batch_head(self.locked(lock));
+        self.rows(&sql, &[&id])?
+            .pop()
+            .map(|r| batch_from(&r))
+            .transpose()
+    }
+
     fn batch_of_approval(&mut self, approval_id: &str, lock: Lock) -> Result<Option<BatchRow>> {
         let sql = batch_sql::batch_of_approval(self.locked(lock));
         self.rows(&sql, &[&approval_id])?
@@ -36,6 +45,7 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn put_batch(&mut self, b: &BatchRow) -> Result<()> {
+        whole(b)?;
         let (digest, proposed) = (b.digest.to_string(), b.proposed_digest.to_string());
         self.exec(
             &batch_sql::put_batch(),

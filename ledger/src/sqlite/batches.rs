@@ -3,7 +3,8 @@
 
 use super::tx::SqliteTx;
 use crate::store::{
-    batch_from, batch_sql, item_from, lineage_from, BatchRow, BatchTx, ItemRow, LineageRow, Lock,
+    batch_from, batch_sql, item_from, lineage_from, whole, BatchRow, BatchTx, ItemRow, LineageRow,
+    Lock,
 };
 use actionseal_core::Result;
 use rusqlite::params;
@@ -19,6 +20,11 @@ impl BatchTx for SqliteTx<'_> {
         Ok(self.rows(&sql, params![id], |r| batch_from(r))?.pop())
     }
 
+    fn batch_head(&mut self, id: &str, _lock: Lock) -> Result<Option<BatchRow>> {
+        let sql = spelled(&batch_sql::batch_head(""));
+        Ok(self.rows(&sql, params![id], |r| batch_from(r))?.pop())
+    }
+
     fn batch_of_approval(&mut self, approval_id: &str, _lock: Lock) -> Result<Option<BatchRow>> {
         let sql = spelled(&batch_sql::batch_of_approval(""));
         Ok(self
@@ -27,6 +33,7 @@ impl BatchTx for SqliteTx<'_> {
     }
 
     fn put_batch(&mut self, b: &BatchRow) -> Result<()> {
+        whole(b)?;
         let (digest, proposed) = (b.digest.to_string(), b.proposed_digest.to_string());
         self.exec(
             &spelled(&batch_sql::put_batch()),

@@ -11,7 +11,7 @@ use crate::model::Task;
 use crate::ops::claim::Extra;
 use crate::ops::finish;
 use crate::ops::{self, LEDGER_ACTOR};
-use crate::store::{increment, BatchRow, Done, LineageRow, TaskRow, Tx};
+use crate::store::{increment, storage, BatchRow, Done, LineageRow, Lock, TaskRow, Tx};
 use actionseal_core::batch::{Breaker, Policy, Transition, Trip};
 use actionseal_core::ledger::{
     approval_id, next, remainder_id, EventKind, Observed, Op, Reported, State,
@@ -39,7 +39,11 @@ pub(crate) fn lock_item(
 ) -> Result<(LineageRow, BatchRow, TaskRow, crate::store::ItemRow)> {
     let item = tx.item(task_id)?.ok_or_else(|| not_an_item(task_id))?;
     let l = locked_lineage(tx, &item.lineage)?;
-    let b = locked_batch(tx, &l.current)?;
+    // An item's operation reads its batch's head: the item lists, which grow with the batch,
+    // are read only to send the rest back (send_back).
+    let b = tx
+        .batch_head(&l.current, Lock::Row)?
+        .ok_or_else(|| storage("batch", format!("{:?} is missing", l.current)))?;
     let t = ops::locked_task(tx, task_id)?;
     Ok((l, b, t, item))
 }
@@ -255,6 +259,8 @@ pub(crate) fn send_back(
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<(Vec<TaskRow>, Option<BatchRow>)> {
+    // Its head may be all the caller read (an item's operation): the lists, now.
+    let b = &locked_batch(tx, &b.id)?;
     let items = locked_items(tx, b)?;
     let (kept, dropped): (Vec<usize>, Vec<usize>) =
         (0..items.len()).partition(|&i| items[i].state == State::Approved);
