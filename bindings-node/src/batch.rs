@@ -11,9 +11,9 @@ use crate::model::{context_of, contract_lift};
 use crate::run;
 use crate::to_js;
 use crate::verdict;
-use actionseal_core::batch::{calls, check_batch_with, check_item_with};
+use actionseal_core::batch::{calls, check_batch_values, check_item_with};
 use actionseal_core::host::approval_set;
-use actionseal_core::{Code, Context, Error, Options, Value};
+use actionseal_core::{Context, Options, Value};
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
 use napi::{JsValue, Result};
@@ -213,24 +213,10 @@ pub fn check_batch(
             js,
             [approvals, items, actions, context],
             |members, i, a, ctx| {
-                let (Value::Array(i), Value::Array(a)) = (i, a) else {
-                    return Err(not_lists().into());
-                };
-                if i.len() != a.len() {
-                    return Err(not_lists().into());
-                }
-                let pairs: Vec<_> = i.iter().zip(a).collect();
-                to_js::value(js, &check_batch_with(members, &pairs, ctx).to_value())
+                to_js::value(js, &check_batch_values(members, i, a, ctx)?.to_value())
             },
         )
     })
-}
-
-fn not_lists() -> Error {
-    Error::new(
-        Code::InvalidRequest,
-        "items and actions are arrays of one length",
-    )
 }
 
 /// Converts a check's four arguments (approvals, items, actions, context: its `contract` may

@@ -10,9 +10,9 @@ use crate::convert::with_each;
 use crate::error::to_py;
 use crate::profile::refuse;
 use crate::{context, to_py};
-use actionseal_core::batch::{calls, check_batch_with, check_item_with};
+use actionseal_core::batch::{calls, check_batch_values, check_item_with};
 use actionseal_core::host::approval_set;
-use actionseal_core::{Code, Error, Options, Value};
+use actionseal_core::Options;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -174,19 +174,7 @@ pub(crate) fn check_batch<'py>(
     let checked = with_each(
         [approvals, items, actions],
         &Options::default(),
-        |[s, i, a]| {
-            let members = approval_set(s)?;
-            match (i, a) {
-                (Value::Array(i), Value::Array(a)) if i.len() == a.len() => {
-                    let pairs: Vec<_> = i.iter().zip(a).collect();
-                    Ok(check_batch_with(members, &pairs, &context).to_value())
-                }
-                _ => Err(Error::new(
-                    Code::InvalidRequest,
-                    "items and actions are lists of one length",
-                )),
-            }
-        },
+        |[s, i, a]| check_batch_values(approval_set(s)?, i, a, &context).map(|v| v.to_value()),
     )?
     .map_err(|e| to_py(py, &e))?;
     to_py::value(py, &checked)

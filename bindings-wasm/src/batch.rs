@@ -8,7 +8,7 @@ use crate::contract::{self, contract_of};
 use crate::host::{self, Fail};
 use crate::model::{context_of, with};
 use crate::to_js;
-use actionseal_core::batch::{calls, check_batch_with, check_item_with};
+use actionseal_core::batch::{calls, check_batch_values, check_item_with};
 use actionseal_core::host::approval_set;
 use actionseal_core::{Options, Value};
 use actionseal_js::Lift;
@@ -165,23 +165,10 @@ pub fn check_batch(
         &actions,
         &context,
         |members, items, actions, ctx| {
-            let (Value::Array(items), Value::Array(actions)) = (items, actions) else {
-                return Err(not_lists());
-            };
-            if items.len() != actions.len() {
-                return Err(not_lists());
-            }
-            let pairs: Vec<_> = items.iter().zip(actions).collect();
-            to_js::value(&check_batch_with(members, &pairs, ctx).to_value()).map_err(Fail::Js)
+            let checked = check_batch_values(members, items, actions, ctx).map_err(Fail::Core)?;
+            to_js::value(&checked.to_value()).map_err(Fail::Js)
         },
     )
-}
-
-fn not_lists() -> Fail {
-    Fail::Core(actionseal_core::Error::new(
-        actionseal_core::Code::InvalidRequest,
-        "items and actions are arrays of one length",
-    ))
 }
 
 /// Converts a check's four arguments (the context's `contract` may be a `Contract`) and hands

@@ -19,7 +19,7 @@ mod policy;
 pub(crate) mod tree;
 
 pub use crate::model::permit::{
-    check_batch, check_batch_with, check_item, check_item_with, BatchVerdict,
+    check_batch, check_batch_values, check_batch_with, check_item, check_item_with, BatchVerdict,
 };
 pub use breaker::{Breaker, BreakerState, Transition, Trip};
 pub use caps::Totals;

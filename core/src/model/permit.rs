@@ -35,7 +35,9 @@ mod facts;
 mod item;
 mod set;
 
-pub use item::{check_batch, check_batch_with, check_item, check_item_with, BatchVerdict};
+pub use item::{
+    check_batch, check_batch_values, check_batch_with, check_item, check_item_with, BatchVerdict,
+};
 use set::Presented;
 pub use set::{check_set, check_set_with, MAX_SET};
 

@@ -211,19 +211,25 @@ pub fn check_batch(
     actions: &Value<'_>,
     context: &Value<'_>,
 ) -> Result<BatchVerdict> {
-    let ctx = Context::from_value(context)?;
-    let (Value::Array(items), Value::Array(actions)) = (items, actions) else {
-        return Err(crate::Error::new(
+    check_batch_values(approvals, items, actions, &Context::from_value(context)?)
+}
+
+/// [`check_batch`] with a context already read (a binding's, whose contract may be loaded):
+/// `items` and `actions` arrays of one length, else [`crate::Code::InvalidRequest`].
+pub fn check_batch_values(
+    approvals: &[Value<'_>],
+    items: &Value<'_>,
+    actions: &Value<'_>,
+    ctx: &Context,
+) -> Result<BatchVerdict> {
+    match (items, actions) {
+        (Value::Array(items), Value::Array(actions)) if items.len() == actions.len() => {
+            let pairs: Vec<_> = items.iter().zip(actions).collect();
+            Ok(check_batch_with(approvals, &pairs, ctx))
+        }
+        _ => Err(crate::Error::new(
             crate::Code::InvalidRequest,
-            "items and actions are arrays",
-        ));
-    };
-    if items.len() != actions.len() {
-        return Err(crate::Error::new(
-            crate::Code::InvalidRequest,
-            "one presented action per item",
-        ));
+            "items and actions are arrays of one length",
+        )),
     }
-    let pairs: Vec<_> = items.iter().zip(actions).collect();
-    Ok(check_batch_with(approvals, &pairs, &ctx))
 }
