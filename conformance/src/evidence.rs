@@ -247,6 +247,56 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
     stamped_decision(out, &trust, tokens)?;
     passkey(out, &trust)?;
     verified_ahead(out, &trust)?;
+    batch(out, &trust)?;
+    Ok(())
+}
+
+/// An item of a batch (issue 28), in a ledger of its own: its decision is the batch's, which
+/// speaks about this task through the item's inclusion proof.
+fn batch(out: &mut Out, trust: &Json) -> Result<(), String> {
+    let mut f = Fixture::new()?;
+    let item = f.batch_item("job-11")?;
+    let b = f.export(&item, &witness(9, "witness.example"))?;
+    out.add(
+        "y_batch_item",
+        "Item 1 of a three-refund batch approved with one decision: the bundle holds the \
+         batch's decision record and item 1's inclusion proof in its tree, and nothing of \
+         items 0 and 2.",
+        b.clone(),
+        trust.clone(),
+        None,
+    );
+    out.add(
+        "n_not_in_batch_proof_moved",
+        "Item 1's inclusion proof presented for item 0's place in the batch.",
+        with(&b, "/in_batch/0/index", json!(0)),
+        trust.clone(),
+        Some(("not_in_batch", "/in_batch/0")),
+    );
+    let mut without = b.clone();
+    if let Some(o) = without.as_object_mut() {
+        o.remove("in_batch");
+    }
+    out.add(
+        "n_evidence_mismatch_inclusion_proof_removed",
+        "The bundle of a batch item without its inclusion proof: the batch's decision alone \
+         says nothing about this task.",
+        without,
+        trust.clone(),
+        Some(("evidence_mismatch", "/in_batch/0")),
+    );
+    out.add(
+        "n_evidence_mismatch_batch_header_edited",
+        "The decision's batch header with another Merkle root: no longer the batch its \
+         batch_digest fingerprints.",
+        with(
+            &b,
+            "/decisions/0/batch/root",
+            json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="),
+        ),
+        trust.clone(),
+        Some(("evidence_mismatch", "/decisions/0/batch")),
+    );
     Ok(())
 }
 

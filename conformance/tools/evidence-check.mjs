@@ -346,8 +346,8 @@ function hash(h, path) {
 
 function readBundle(v) {
   const code = 'invalid_evidence'
-  const f = members(v, code, ['version', 'task', 'contract', 'actions', 'reasons', 'decisions', 'events', 'export', 'checkpoint',
-    'witnessed', 'keys'])
+  const f = members(v, code, ['version', 'task', 'contract', 'actions', 'reasons', 'decisions', 'in_batch', 'events', 'export',
+    'checkpoint', 'witnessed', 'keys'])
   if (f.int('version', 1) !== 1) refuse(code, '/version')
   const reasons = f.list('reasons').map((r, i) => (typeof r === 'string' ? r : refuse(code, ptr('reasons', i))))
   const events = f.list('events')
@@ -364,6 +364,10 @@ function readBundle(v) {
   const contract = f.required('contract')
   const actions = f.list('actions')
   const decisions = f.list('decisions')
+  // Optional: for each decision, null or this task's inclusion proof in the batch it decided.
+  const inBatch = has(v, 'in_batch')
+    ? f.list('in_batch').map((p, i) => under(ptr('in_batch', i), () => (p === null ? null : readItemProof(p))))
+    : []
   const entry = f.required('export')
   const exported = under('/export', () => readEntry(entry))
   const anchored = f.required('checkpoint')
@@ -374,7 +378,15 @@ function readBundle(v) {
     return { note: g.string('note'), timestamp: token }
   })
   f.required('keys')
-  return { task, contract, actions, reasons, decisions, events: entries, exported, checkpoint, witnessed }
+  return { task, contract, actions, reasons, decisions, inBatch, events: entries, exported, checkpoint, witnessed }
+}
+/** `{"index", "path"}`: an item's RFC 9162 audit path in its batch's tree, hashes in base64. */
+function readItemProof(p) {
+  const g = members(p, 'invalid_evidence', ['index', 'path'])
+  const index = g.int('index', 0)
+  const path = g.list('path')
+  if (path.length > 64) refuse('invalid_evidence', '/path')
+  return { index, path: path.map((h, j) => hash(h, ptr('path', j))) }
 }
 
 // ---------------------------------------------------------------------------- the checkpoint
@@ -471,7 +483,8 @@ function documents(b) {
   const c = b.contract
   // The contract's members as far as its fingerprint needs; its rules are core's (see header).
   under('/contract', () => {
-    const f = members(c, 'invalid_evidence', ['tool', 'version', 'effect', 'args', 'approval', 'cost_minor', 'max_approval_ms'])
+    const f = members(c, 'invalid_evidence', ['tool', 'version', 'effect', 'args', 'approval', 'cost_minor', 'max_approval_ms',
+      'batch'])
     f.string('tool')
     f.string('version')
     f.string('effect')
@@ -496,7 +509,7 @@ function documents(b) {
     if (e.event.detail.reason_digest !== digestOf(canonicalize(b.reasons[k]))) refuse('evidence_mismatch', ptr('reasons', k))
   })
   if (actions.length === 0) refuse('evidence_mismatch', '/actions')
-  return { contract, proposal: actions[0].action }
+  return { contract, proposal: actions[0].action, actions }
 }
 
 // ---------------------------------------------------------------------------- decisions
@@ -529,21 +542,56 @@ function linkDigest(link) {
   return fingerprint(link)
 }
 
-function holds(r, e) {
+/** A batch decision record (docs/CONTRACTS.md, "Batches"): a header in place of an action. */
+function readBatchRecord(r, code) {
+  const f = members(r, code, ['batch', 'batch_digest', 'approval_id', 'approver', 'decided_at', 'decision', 'decision_id', 'expires_at',
+    'proposed_digest', 'role', 'on_behalf_of', 'delegation'])
+  for (const k of ['approval_id', 'decision_id', 'approver']) f.string(k)
+  if (!['approved', 'rejected'].includes(f.string('decision'))) refuse(code, '/decision')
+  const decided = f.int('decided_at', 0)
+  if (f.int('expires_at', 0) <= decided) refuse(code, '/expires_at')
+  if (!isDigest(f.required('batch_digest'))) refuse(code, '/batch_digest')
+  under('/batch', () => {
+    const h = members(f.required('batch'), code, ['contract', 'root', 'semantics', 'size', 'tenant'])
+    if (!isDigest(h.required('contract'))) refuse(code, '/contract')
+    hash(h.string('root'), '/root')
+    if (!['all_or_nothing', 'per_item'].includes(h.string('semantics'))) refuse(code, '/semantics')
+    h.int('size', 1)
+    h.string('tenant')
+  })
+  return r
+}
+
+/** Item `proof.index` of the batch `header` describes is the action fingerprinted `digest`. */
+function inBatch(header, action, digest, proof) {
+  if (action.contract !== header.contract || action.tenant !== header.tenant) refuse('not_in_batch')
+  const leaf = sha256(Buffer.concat([Buffer.from([0]), Buffer.from(digest.slice('sha256:'.length), 'hex')]))
+  try {
+    verifyInclusion(leaf, proof.index, header.size, proof.path, Buffer.from(header.root, 'base64'))
+  } catch (e) {
+    if (e instanceof Refused) refuse('not_in_batch')
+    throw e
+  }
+}
+
+function holds(r, e, batch = false) {
   const d = e.detail
   const text = (k) => (typeof d[k] === 'string' ? d[k] : null)
   const int = (k) => (Number.isSafeInteger(d[k]) ? d[k] : null)
   const rec = (k) => (typeof r[k] === 'string' ? r[k] : null)
   const links = (r.delegation ?? []).map(linkDigest)
   const named = Array.isArray(d.delegations) ? d.delegations.filter((x) => typeof x === 'string') : []
+  const subject = batch
+    ? ['batch_digest', e.approved_digest !== null && e.approved_digest === r.batch_digest && text('batch_digest') === r.batch_digest]
+    : ['action_digest', e.action_digest !== null && e.action_digest === r.action_digest]
   const checks = [
-    ['approval_id', rec('approval_id') === text('approval_id')],
+    ['approval_id', rec('approval_id') === text(batch ? 'batch_approval_id' : 'approval_id')],
     ['decision_id', rec('decision_id') === e.decision_id],
     ['decision', r.decision === text('decision')],
     ['approver', rec('approver') === text('approver')],
     ['decided_at', r.decided_at === int('decided_at')],
     ['expires_at', r.expires_at === int('expires_at')],
-    ['action_digest', e.action_digest !== null && e.action_digest === r.action_digest],
+    subject,
     ['proposed_digest', rec('proposed_digest') === text('proposed_digest')],
     ['on_behalf_of', rec('on_behalf_of') === text('on_behalf_of')],
     ['delegation', canonicalize(links) === canonicalize(named)],
@@ -552,13 +600,34 @@ function holds(r, e) {
   if (failed) refuse('evidence_mismatch', ptr(failed[0]))
 }
 
-function decisions(b, trust, ctx) {
+function decisions(b, trust, ctx, actions) {
   // Each with its index in the bundle's events, for a failure in the event itself.
   const decided = b.events.map((entry, i) => ({ entry, i })).filter(({ entry }) => entry.event.kind === 'decided')
   if (decided.length !== b.decisions.length) refuse('evidence_mismatch', '/decisions')
+  if (b.inBatch.length > 0 && b.inBatch.length !== b.decisions.length) refuse('evidence_mismatch', '/in_batch')
   return decided.map(({ entry, i }, k) => under(ptr('decisions', k), () => {
     const e = entry.event
     const given = b.decisions[k]
+    const item = b.inBatch[k] ?? null
+    if (has(e.detail, 'batch_id') !== (item !== null)) throw new Rooted('evidence_mismatch', ptr('in_batch', k))
+    if (item !== null) {
+      // A batch's decision speaks about this task through the item's inclusion proof.
+      if (has(e.detail, 'proof') || has(given, 'payloadType') || has(given, 'passkey')) {
+        throw new Undecided('a proven batch decision')
+      }
+      const record = readBatchRecord(given, 'invalid_evidence')
+      holds(record, e, true)
+      if (fingerprint(record.batch) !== record.batch_digest) refuse('evidence_mismatch', '/batch')
+      const action = actions.find((a) => a.digest === e.action_digest)
+      if (!action) refuse('evidence_mismatch')
+      try {
+        inBatch(record.batch, action.action, action.digest, item)
+      } catch (err) {
+        if (err instanceof Refused && !(err instanceof Rooted)) throw new Rooted(err.code, ptr('in_batch', k) + err.path)
+        throw err
+      }
+      return null
+    }
     const envelope = isObject(given) && has(given, 'payloadType')
     const passkey = isObject(given) && has(given, 'passkey')
     const proven = has(e.detail, 'proof')
@@ -732,8 +801,8 @@ export function verifyEvidence(bundle, trust, { tokenTime } = {}) {
     const s = anchor(b, t, ctx)
     included(b, s.checkpoint)
     complete(b)
-    const { contract, proposal } = documents(b)
-    const proofs = decisions(b, t, ctx)
+    const { contract, proposal, actions } = documents(b)
+    const proofs = decisions(b, t, ctx, actions)
     return { ok: true, timeline: timeline(b, contract, proposal, proofs, s), notRederived: ctx.notRederived }
   } catch (e) {
     if (e instanceof Refused || e instanceof ProofError) return { ok: false, code: e.code, path: e.path, notRederived: ctx.notRederived }

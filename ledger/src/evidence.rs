@@ -8,11 +8,12 @@
 //! earlier checkpoint a witness cosigned, with the consistency proof from it.
 
 use crate::json::stored;
-use crate::store::{storage, Tx};
+use crate::store::{storage, Lock, Tx};
 use crate::tree::sql::{Access, Arg, Sql};
 use crate::tree::stored::{all as checkpoints, Stored};
 use crate::tree::Checkpoint;
 use crate::Ledger;
+use actionseal_core::batch::ItemProof;
 use actionseal_core::evidence::{Anchor, Bundle, Entry, Witnessed};
 use actionseal_core::ledger::{reattach, DecisionEnvelope, Event, EventKind};
 use actionseal_core::tlog::merkle;
@@ -102,6 +103,7 @@ impl Ledger {
             actions: docs.actions,
             reasons: docs.reasons,
             decisions: docs.decisions,
+            in_batch: docs.in_batch,
             events: entries,
             export,
             checkpoint: Anchor {
@@ -209,6 +211,8 @@ struct Documents {
     actions: Vec<OwnedValue>,
     reasons: Vec<String>,
     decisions: Vec<OwnedValue>,
+    /// For each decision, the item's inclusion proof when it was a decision over a batch.
+    in_batch: Vec<Option<ItemProof>>,
 }
 
 fn documents(tx: &mut dyn Tx, task_id: &str, entries: &[Entry]) -> Result<Documents> {
@@ -223,18 +227,71 @@ fn documents(tx: &mut dyn Tx, task_id: &str, entries: &[Entry]) -> Result<Docume
         .iter()
         .map(|a| Action::from_value(a).map(|x| (x.digest(), x)))
         .collect::<Result<_>>()?;
-    let mut decisions = Vec::new();
+    let (mut decisions, mut in_batch) = (Vec::new(), Vec::new());
     for e in entries.iter().map(|e| &e.event) {
         if e.kind != EventKind::Decided {
             continue;
         }
-        decisions.push(decision(tx, e, &parsed)?);
+        let (record, proof) = match batch_of(e) {
+            Some(batch) => batch_decision(tx, task_id, e, batch)?,
+            None => (decision(tx, e, &parsed)?, None),
+        };
+        decisions.push(record);
+        in_batch.push(proof);
     }
     Ok(Documents {
         actions,
         reasons: amendments.into_iter().map(|a| a.reason).collect(),
         decisions,
+        in_batch,
     })
+}
+
+/// The batch a decided event's decision was about, when it was a batch decision.
+fn batch_of(e: &Event) -> Option<&str> {
+    e.detail.as_object()?.get("batch_id")?.as_str()
+}
+
+/// A batch decision's record as the batch `batch_id` keeps it, with the proof the event holds
+/// put back, and the inclusion proof of item `task_id` in that batch, built again from the
+/// batch's items: a remainder re-approved later is another batch, with other proofs.
+fn batch_decision(
+    tx: &mut dyn Tx,
+    task_id: &str,
+    e: &Event,
+    batch_id: &str,
+) -> Result<(OwnedValue, Option<ItemProof>)> {
+    let b = tx
+        .batch(batch_id, Lock::None)?
+        .ok_or_else(|| storage("evidence", format!("the batch {batch_id:?} is not kept")))?;
+    let record = match (&b.record, &b.decision_id) {
+        (Some(record), Some(id)) if Some(id) == e.decision_id.as_ref() => stored(record)?,
+        _ => {
+            return Err(storage(
+                "evidence",
+                "a batch without the decision its item names",
+            ))
+        }
+    };
+    let items = crate::ops::batch::ids(&b.items)?
+        .iter()
+        .map(|id| crate::ops::locked_task(tx, id))
+        .collect::<Result<Vec<_>>>()?;
+    let contract = Contract::from_value(&stored(&b.contract)?)?;
+    let batch = crate::ops::batch::rebuild(&b, &contract, &items)?;
+    let index = items
+        .iter()
+        .position(|t| t.id == task_id)
+        .ok_or_else(|| storage("evidence", "an item outside the batch that decided it"))?;
+    let proof = batch
+        .proof(index as u64)
+        .ok_or_else(|| storage("evidence", "an item without its proof"))?;
+    let proven = e.detail.as_object().and_then(|o| o.get("proof"));
+    let record = match proven {
+        Some(p) => reattach(&record, p),
+        None => record.into_owned(),
+    };
+    Ok((record, Some(proof)))
 }
 
 /// A decided event's approval record, rebuilt from the envelope the ledger kept and the

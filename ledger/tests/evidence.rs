@@ -6,6 +6,7 @@
 
 mod common;
 
+use actionseal_core::batch::Semantics;
 use actionseal_core::evidence::verify_evidence;
 use actionseal_core::tlog::cosignature::Cosigner;
 use actionseal_core::tlog::note::SignerKey;
@@ -409,6 +410,201 @@ fn a_contract_other_than_the_kept_one_is_refused_before_anything_is_recorded() {
         assert_eq!(
             canonicalize(&b.contract),
             canonicalize(&refund_contract()),
+            "{engine:?}"
+        );
+    }
+}
+
+/// A batchable refund tool, and three refunds of job-batch under it.
+fn batch_refunds() -> (OwnedValue, Vec<OwnedValue>) {
+    let contract = json(
+        r#"{"tool": "refund_create", "version": "1", "effect": "write", "approval": "always",
+            "cost_minor": 0,
+            "args": {"type": "object", "required": ["order_id", "amount_minor"],
+                     "properties": {"order_id": {"type": "string"},
+                                    "amount_minor": {"type": "integer", "minimum": 1}}},
+            "batch": {"max_items": 10}}"#,
+    );
+    let actions = (0..3)
+        .map(|i| {
+            let args = format!(r#"{{"order_id": "order-{i}", "amount_minor": 100}}"#);
+            action(&contract, &args, "job-batch", &format!("req-{i}"))
+        })
+        .collect();
+    (contract, actions)
+}
+
+impl Fixture {
+    /// `b` approved bare by user:bob, for an hour.
+    fn approve_batch(&self, b: &actionseal_ledger::Batch, decision_id: &str) {
+        let l = &self.l;
+        let decision = json(&format!(
+            r#"{{"approval_id": "{}", "decision_id": "{decision_id}", "batch_id": "{}",
+                "batch_digest": "{}", "decision": "approved", "approver": "user:bob",
+                "decided_at": {}, "expires_at": {}}}"#,
+            b.approval_id,
+            b.id,
+            b.digest,
+            l.now(),
+            l.now() + HOUR
+        ));
+        l.decide_batch(&decision).unwrap();
+        self.clock.advance(MINUTE);
+    }
+
+    /// Claims item `item` of a batch presenting `action`: the claim's outcome.
+    fn claim_item(&self, contract: &OwnedValue, item: &str, action: &OwnedValue) -> ClaimOutcome {
+        self.l
+            .claim_item(&ClaimRequest {
+                task_id: item,
+                action,
+                facts: &facts(contract),
+                executor: "worker-1",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap()
+    }
+
+    /// Claims item `item` and completes it as succeeded.
+    fn run_item(&self, contract: &OwnedValue, item: &str, action: &OwnedValue) {
+        let ClaimOutcome::Claimed(c, _) = self.claim_item(contract, item, action) else {
+            panic!("{item} not claimed")
+        };
+        self.clock.advance(MINUTE);
+        let done = actionseal_core::ledger::Reported::Succeeded;
+        self.l
+            .complete_item(item, c.fence, done, None, "worker-1")
+            .unwrap();
+    }
+}
+
+#[test]
+fn a_batch_item_verifies_offline_through_its_inclusion_proof() {
+    for engine in engines() {
+        let f = Fixture::new(engine);
+        let (contract, actions) = batch_refunds();
+        let b =
+            f.l.propose_batch(&actions, &contract, Semantics::PerItem, "agent:7")
+                .unwrap();
+        f.clock.advance(MINUTE);
+        f.approve_batch(&b, "d-batch");
+        let item = b.items[1].0.clone();
+        f.run_item(&contract, &item, &actions[1]);
+        let bundle = f.bundle(&item, 1_764_500_000);
+        let trust = trust(&log_key(), &approval_keys(None));
+        let timeline = verify_evidence(&bundle, &trust)
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"))
+            .to_value();
+        let Value::Array(steps) = get(&timeline, &["steps"]) else {
+            panic!("no steps")
+        };
+        let step_kinds: Vec<&str> = steps
+            .iter()
+            .map(|s| field(s, "kind").as_str().unwrap())
+            .collect();
+        assert_eq!(
+            step_kinds,
+            ["proposed", "decided", "claimed", "completed"],
+            "{engine:?}"
+        );
+        // The bundle holds the batch's decision and item 1's proof, never another item.
+        let record = get(&bundle, &["decisions", "0"]);
+        assert_eq!(
+            field(&record, "batch_digest").as_str(),
+            Some(b.digest.to_string().as_str())
+        );
+        assert_eq!(get(&bundle, &["in_batch", "0", "index"]), json("1"));
+        let text = canonicalize(&bundle);
+        assert!(
+            !text.contains("order-0") && !text.contains("order-2"),
+            "{engine:?}"
+        );
+
+        // Item 1's proof presented for item 0's place, a decision about another batch, or
+        // no proof at all: each refused where it broke.
+        let mut moved = bundle.clone();
+        set(&mut moved, &["in_batch", "0", "index"], json("0"));
+        assert_eq!(
+            refused(&moved, &trust),
+            (Code::NotInBatch, "/in_batch/0".to_owned()),
+            "{engine:?}"
+        );
+        let mut other = bundle.clone();
+        // A well-formed root of another batch (32 zero bytes, base64).
+        let root = "A".repeat(43) + "=";
+        set(
+            &mut other,
+            &["decisions", "0", "batch", "root"],
+            json(&format!("\"{root}\"")),
+        );
+        assert_eq!(
+            refused(&other, &trust),
+            (Code::EvidenceMismatch, "/decisions/0/batch".to_owned()),
+            "{engine:?}"
+        );
+        let mut bare = bundle.clone();
+        set(&mut bare, &["in_batch", "0"], json("null"));
+        assert_eq!(
+            refused(&bare, &trust),
+            (Code::EvidenceMismatch, "/in_batch/0".to_owned()),
+            "{engine:?}"
+        );
+        assert!(f.l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+    }
+}
+
+#[test]
+fn an_item_decided_twice_holds_its_proof_in_each_batch() {
+    for engine in engines() {
+        let f = Fixture::new(engine);
+        let (contract, actions) = batch_refunds();
+        let l = &f.l;
+        let first = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent:7")
+            .unwrap();
+        f.approve_batch(&first, "d-first");
+        let ids: Vec<String> = first.items.iter().map(|(id, _)| id.clone()).collect();
+        f.run_item(&contract, &ids[0], &actions[0]);
+        // The decision runs out: items 1 and 2 wait, over a batch of their own.
+        f.clock.advance(2 * HOUR);
+        let out = f.claim_item(&contract, &ids[2], &actions[2]);
+        assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
+        let rest = audit_events(l)
+            .iter()
+            .rev()
+            .find(|e| str_field(e, "kind") == "batch_proposed")
+            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
+            .unwrap();
+        let rest = l.batch(&rest).unwrap();
+        f.approve_batch(&rest, "d-rest");
+        f.run_item(&contract, &ids[2], &actions[2]);
+
+        let bundle = f.bundle(&ids[2], 1_764_500_000);
+        verify_evidence(&bundle, &trust(&log_key(), &approval_keys(None)))
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+        // Item 2 was third of three, then second of the two left.
+        assert_eq!(get(&bundle, &["in_batch", "0", "index"]), json("2"));
+        assert_eq!(get(&bundle, &["in_batch", "1", "index"]), json("1"));
+        let digests: Vec<OwnedValue> = (0..2)
+            .map(|k| get(&bundle, &["decisions", &k.to_string(), "batch_digest"]))
+            .collect();
+        assert_eq!(
+            digests,
+            [first.digest, rest.digest].map(|d| json(&format!("\"{d}\""))),
+            "{engine:?}"
+        );
+        // The second batch's proof under the first batch's decision does not verify.
+        let mut swapped = bundle.clone();
+        set(
+            &mut swapped,
+            &["in_batch", "0"],
+            get(&bundle, &["in_batch", "1"]),
+        );
+        assert_eq!(
+            refused(&swapped, &trust(&log_key(), &approval_keys(None))).1,
+            "/in_batch/0",
             "{engine:?}"
         );
     }

@@ -377,6 +377,73 @@ impl Fixture {
         Ok(t.id)
     }
 
+    /// Proposes three refunds of `job` as one per-item batch under the example contract made
+    /// batchable, approves the batch (bare: user:bob), and claims and completes item 1;
+    /// returns item 1's task id.
+    pub(super) fn batch_item(&self, job: &str) -> Result<String, String> {
+        let mut contract = contract();
+        contract["batch"] = json!({"max_items": 10});
+        let c = actionseal_core::Contract::from_value(&to_core(&contract)?).map_err(s)?;
+        let actions = (0..3)
+            .map(|i| {
+                let ids = actionseal_core::ActionIds {
+                    tenant: "tenant-a",
+                    subject: "user:alice",
+                    job_id: job,
+                    request_id: &format!("req-{i}"),
+                    policy_version: "refund-policy-2026-08-01",
+                };
+                let args = json!({"order_id": format!("order-{i}"), "amount_minor": 2500,
+                                  "currency": "USD"});
+                let built = Action::build(&c, &to_core(&args)?, &ids).map_err(s)?;
+                Ok(built.value().clone())
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let contract_core = to_core(&contract)?;
+        let b = self
+            .l
+            .propose_batch(
+                &actions,
+                &contract_core,
+                actionseal_core::batch::Semantics::PerItem,
+                "agent:7",
+            )
+            .map_err(s)?;
+        self.clock.advance(MINUTE);
+        let decision = json!({"approval_id": b.approval_id, "decision_id": format!("d-{job}"),
+            "batch_id": b.id, "batch_digest": b.digest.to_string(), "decision": "approved",
+            "approver": "user:bob", "decided_at": self.l.now(),
+            "expires_at": self.l.now() + HOUR});
+        self.l.decide_batch(&to_core(&decision)?).map_err(s)?;
+        self.clock.advance(MINUTE);
+        let item = b.items[1].0.clone();
+        let facts = to_core(&json!({
+            "tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": contract,
+            "approver_authorized": {"approver": "user:bob", "authorized": true},
+            "subject_authorized": {"subject": "user:alice", "authorized": true},
+        }))?;
+        let out = self
+            .l
+            .claim_item(&ClaimRequest {
+                task_id: &item,
+                action: &actions[1],
+                facts: &facts,
+                executor: "worker-1",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .map_err(s)?;
+        let ClaimOutcome::Claimed(claimed, _) = out else {
+            return Err(format!("{job}: item 1 not claimed: {}", out.result()));
+        };
+        self.clock.advance(MINUTE);
+        self.l
+            .complete_item(&item, claimed.fence, Reported::Succeeded, None, "worker-1")
+            .map_err(s)?;
+        Ok(item)
+    }
+
     /// The bundle of `task`, its checkpoint cosigned by `cosigner` a minute after the last.
     pub(super) fn export(&mut self, task: &str, cosigner: &Cosigner) -> Result<Json, String> {
         self.clock.advance(MINUTE);

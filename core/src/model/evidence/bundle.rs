@@ -8,6 +8,7 @@
 //!   "actions": [{<the action as proposed>}, {<each amendment's action, in order>}],
 //!   "reasons": ["<each amendment's reason, in order>"],
 //!   "decisions": [{<each decided event's approval record, its proof put back>}],
+//!   "in_batch": [null | {"index", "path"}],
 //!   "events": [{"index": <leaf index>, "event": {<audit event>}, "proof": ["<base64 hash>"]}],
 //!   "export": {"index", "event": {<the evidence_exported event>}, "proof"},
 //!   "checkpoint": {"note": "<signed checkpoint note>", "timestamp": "<base64 DER token>" | null},
@@ -16,6 +17,10 @@
 //! }
 //! ```
 //!
+//! `in_batch` is there only when a decision was over a batch (issue 28): for each decision,
+//! null, or the task's inclusion proof in the batch that decision's record freezes, which is
+//! how the record speaks about this one action.
+//!
 //! Hashes are standard base64, as in the checkpoint's own text (C2SP tlog-checkpoint); an
 //! event is the object an exported audit line holds, without its `digest` (its leaf is its
 //! canonical text).
@@ -23,6 +28,7 @@
 use crate::base64::standard as b64;
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};
+use crate::model::batch::ItemProof;
 use crate::model::fields::Fields;
 use crate::model::ledger::values::{int, object, string};
 use crate::model::ledger::Event;
@@ -80,6 +86,9 @@ pub struct Bundle {
     pub reasons: Vec<String>,
     /// Each decision's approval record, with its proof.
     pub decisions: Vec<OwnedValue>,
+    /// For each decision, the task's inclusion proof in the batch the decision is about, when
+    /// it is a batch decision (empty when none is).
+    pub in_batch: Vec<Option<ItemProof>>,
     /// The task's events, in log order.
     pub events: Vec<Entry>,
     /// The event that recorded the export.
@@ -151,6 +160,7 @@ impl Bundle {
                 "actions",
                 "reasons",
                 "decisions",
+                "in_batch",
                 "events",
                 "export",
                 "checkpoint",
@@ -200,6 +210,7 @@ impl Bundle {
             actions: owned("actions")?,
             reasons,
             decisions: owned("decisions")?,
+            in_batch: in_batch(&f)?,
             events,
             export: Entry::from_value(f.required("export")?).map_err(|e| e.in_key("export"))?,
             checkpoint: anchor(f.required("checkpoint")?).map_err(|e| e.in_key("checkpoint"))?,
@@ -228,7 +239,12 @@ impl Bundle {
                 ])
             })
             .collect();
-        object(vec![
+        let in_batch = self.in_batch.iter().any(Option::is_some).then(|| {
+            let proofs = self.in_batch.iter();
+            let proofs = proofs.map(|p| p.as_ref().map_or(Value::Null, ItemProof::to_value));
+            ("in_batch", Value::Array(proofs.collect()))
+        });
+        let mut members = vec![
             ("version", int(EVIDENCE_VERSION)),
             ("task", string(&self.task)),
             ("contract", self.contract.clone()),
@@ -252,8 +268,29 @@ impl Bundle {
             ),
             ("witnessed", Value::Array(witnessed)),
             ("keys", self.keys.clone()),
-        ])
+        ];
+        members.extend(in_batch);
+        object(members)
     }
+}
+
+/// `in_batch`, when the bundle has one: a list of nulls and inclusion proofs.
+fn in_batch(f: &Fields<'_, '_>) -> Result<Vec<Option<ItemProof>>> {
+    if f.get("in_batch").is_none() {
+        return Ok(Vec::new());
+    }
+    list(f, "in_batch")?
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            Value::Null => Ok(None),
+            p => ItemProof::from_value(p).map(Some).map_err(|e| {
+                e.with_code(Code::InvalidEvidence)
+                    .in_index(i)
+                    .in_key("in_batch")
+            }),
+        })
+        .collect()
 }
 
 fn anchor(v: &Value<'_>) -> Result<Anchor> {

@@ -9,6 +9,8 @@ use crate::json::digest::Digest;
 use crate::json::value::Value;
 use crate::model::action::Action;
 use crate::model::approval::Approval;
+use crate::model::batch::tree::verify_known;
+use crate::model::batch::{BatchDecision, Header, ItemProof};
 use crate::model::contract::Contract;
 use crate::model::ledger::link_digest;
 use crate::model::ledger::values::string;
@@ -29,9 +31,9 @@ pub fn verify_evidence(bundle: &Value<'_>, trust: &Value<'_>) -> Result<Timeline
     included(&bundle, log.size, &log.root_hash)?;
     complete(&bundle)?;
     replayed(&bundle)?;
-    let (contract, proposal) = documents(&bundle)?;
-    let proofs = decisions(&bundle, &trust)?;
-    Ok(timeline(&bundle, contract, &proposal, proofs, log.view))
+    let (contract, actions) = documents(&bundle)?;
+    let proofs = decisions(&bundle, &trust, &actions)?;
+    Ok(timeline(&bundle, contract, &actions[0].1, proofs, log.view))
 }
 
 fn at_event(i: usize, member: &str) -> impl Fn(Error) -> Error + '_ {
@@ -143,7 +145,7 @@ fn complete(b: &Bundle) -> Result<()> {
 
 /// The events, the export last, follow one another by the ledger's rules.
 fn replayed(b: &Bundle) -> Result<()> {
-    let mut replay = Replay::new();
+    let mut replay = Replay::of_task();
     let entries = b.events.iter().chain(std::iter::once(&b.export));
     for (i, entry) in entries.enumerate() {
         let e = &entry.event;
@@ -182,8 +184,9 @@ fn mismatch(message: impl Into<String>) -> Error {
 }
 
 /// The contract, the actions and the reasons are the ones the events fingerprint, and about
-/// this task. Returns the contract's digest and the action as proposed.
-fn documents(b: &Bundle) -> Result<(Digest, Action)> {
+/// this task. Returns the contract's digest and the actions (the proposal first), each with
+/// its digest.
+fn documents(b: &Bundle) -> Result<(Digest, Vec<(Digest, Action)>)> {
     let contract = Contract::from_value(&b.contract)
         .map_err(|e| e.with_code(Code::InvalidEvidence).in_key("contract"))?;
     let mut actions = Vec::with_capacity(b.actions.len());
@@ -257,10 +260,10 @@ fn documents(b: &Bundle) -> Result<(Digest, Action)> {
             );
         }
     }
-    let proposal = actions.into_iter().next().map(|(_, a)| a);
-    let proposal =
-        proposal.ok_or_else(|| mismatch("the bundle holds no action").in_key("actions"))?;
-    Ok((contract.digest(), proposal))
+    if actions.is_empty() {
+        return Err(mismatch("the bundle holds no action").in_key("actions"));
+    }
+    Ok((contract.digest(), actions))
 }
 
 /// How each decided event was proven: (signer, the time its key was judged at, where that time
@@ -269,9 +272,10 @@ type Proofs = Vec<Option<(crate::model::proof::Signer, i64, &'static str)>>;
 
 /// Each decided event's record is in the bundle, holds what the event says, and its proof
 /// (when the event has one, verified no later than the event was recorded) verifies under the
-/// trusted approval keys at the time the ledger verified it, or its RFC 3161 token's time when it carries one and the verifier trusts
-/// time-stamping roots.
-fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
+/// trusted approval keys at the time the ledger verified it, or its RFC 3161 token's time when
+/// it carries one and the verifier trusts time-stamping roots. A decision over a batch also
+/// holds this task's action, by the inclusion proof `in_batch` gives for it.
+fn decisions(b: &Bundle, trust: &Trust, actions: &[(Digest, Action)]) -> Result<Proofs> {
     // Each with its index in the bundle's events, for a failure in the event itself.
     let decided: Vec<(usize, &Entry)> = b
         .events
@@ -287,11 +291,33 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
         ))
         .in_key("decisions"));
     }
+    if !b.in_batch.is_empty() && b.in_batch.len() != b.decisions.len() {
+        return Err(mismatch(format!(
+            "{} decisions and {} inclusion proofs",
+            b.decisions.len(),
+            b.in_batch.len()
+        ))
+        .in_key("in_batch"));
+    }
     let mut proofs = Vec::with_capacity(decided.len());
     for (k, ((i, entry), given)) in decided.iter().zip(&b.decisions).enumerate() {
         let at = |e: Error| e.in_index(k).in_key("decisions");
-        let in_detail = |e: Error| at_event(*i, "event")(e.in_key("detail"));
         let e = &entry.event;
+        let item = b.in_batch.get(k).and_then(Option::as_ref);
+        if detail(e, "batch_id").is_some() != item.is_some() {
+            return Err(mismatch(match item {
+                None => {
+                    "the decision was over a batch and the bundle holds no proof that \
+                         this task is in it"
+                }
+                Some(_) => {
+                    "the decision was about this task alone and the bundle holds a \
+                            batch's inclusion proof for it"
+                }
+            })
+            .in_index(k)
+            .in_key("in_batch"));
+        }
         let proven = detail(e, "proof").is_some();
         if proven != carries_proof(given) {
             return Err(at(mismatch(if proven {
@@ -300,79 +326,138 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
                 "the decision was recorded bare and the bundle's record carries a proof"
             })));
         }
-        let (record, proof) = if proven {
-            let verified_at = detail(e, "verified_at")
-                .and_then(|v| match v {
-                    Value::Number(n) => n.as_safe_integer(),
-                    _ => None,
-                })
-                .ok_or_else(|| at(mismatch("a proven decision's event has no verified_at")))?;
-            if verified_at > e.at {
-                // The ledger verifies a decision as it arrives, then records it: never the
-                // other way round.
-                return Err(in_detail(
-                    mismatch(format!(
-                        "the decision was verified at {verified_at}, after the ledger recorded \
-                         it at {}",
-                        e.at
-                    ))
-                    .in_key("verified_at"),
-                ));
+        let proof = match item {
+            None => single(given, e, (k, *i), trust)?,
+            Some(item) => {
+                let record = BatchDecision::from_value(given)
+                    .map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
+                holds(record.value(), e, Subject::Batch).map_err(at)?;
+                if !record.is_sealed() {
+                    return Err(at(mismatch(
+                        "the record's batch is not the one its batch_digest fingerprints",
+                    )
+                    .in_key("batch")));
+                }
+                in_batch(record.header(), e, item, actions)
+                    .map_err(|e| e.in_index(k).in_key("in_batch"))?;
+                None
             }
-            let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
-                .map_err(|err| in_detail(err.in_key("timestamp")))?;
-            let p = Presented::read(
-                given,
-                &trust.approval_keys,
-                ProofRequirement::Optional,
-                judged_at,
-            )
-            .map_err(at)?;
-            let Presented::Proven(p) = p else {
-                return Err(at(mismatch("the decision's proof did not verify")));
-            };
-            if detail(e, "proof").map(crate::canonicalize) != Some(crate::canonicalize(p.proof())) {
-                return Err(at(mismatch(
-                    "the record's proof is not the one the ledger verified and recorded",
-                )));
-            }
-            let signer = p.signer().clone();
-            (p.record().clone(), Some((signer, judged_at, source)))
-        } else {
-            let record =
-                Approval::from_value(given).map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
-            (record, None)
         };
-        holds(&record, e).map_err(at)?;
-        if !record.is_sealed() {
-            // A signed record is sealed by its verifier; a bare one must be too, or its
-            // action could be another than the one its digest (held to the event) names.
-            return Err(at(mismatch(
-                "the record's action is not the one its action_digest fingerprints",
-            )
-            .in_key("action")));
-        }
         proofs.push(proof);
     }
     Ok(proofs)
 }
 
-/// The record says what its decided event says: round, decision, approver, times, action,
+/// A decision about this task alone, decision `k` of the bundle: its record, read or verified,
+/// holds what event `i` says.
+fn single(
+    given: &Value<'_>,
+    e: &crate::model::ledger::Event,
+    (k, i): (usize, usize),
+    trust: &Trust,
+) -> Result<Option<(crate::model::proof::Signer, i64, &'static str)>> {
+    let at = |e: Error| e.in_index(k).in_key("decisions");
+    let in_detail = |e: Error| at_event(i, "event")(e.in_key("detail"));
+    let (record, proof) = if detail(e, "proof").is_some() {
+        let verified_at = detail(e, "verified_at")
+            .and_then(|v| match v {
+                Value::Number(n) => n.as_safe_integer(),
+                _ => None,
+            })
+            .ok_or_else(|| at(mismatch("a proven decision's event has no verified_at")))?;
+        if verified_at > e.at {
+            // The ledger verifies a decision as it arrives, then records it: never the
+            // other way round.
+            return Err(in_detail(
+                mismatch(format!(
+                    "the decision was verified at {verified_at}, after the ledger recorded it \
+                     at {}",
+                    e.at
+                ))
+                .in_key("verified_at"),
+            ));
+        }
+        let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
+            .map_err(|err| in_detail(err.in_key("timestamp")))?;
+        let p = Presented::read(
+            given,
+            &trust.approval_keys,
+            ProofRequirement::Optional,
+            judged_at,
+        )
+        .map_err(at)?;
+        let Presented::Proven(p) = p else {
+            return Err(at(mismatch("the decision's proof did not verify")));
+        };
+        if detail(e, "proof").map(crate::canonicalize) != Some(crate::canonicalize(p.proof())) {
+            return Err(at(mismatch(
+                "the record's proof is not the one the ledger verified and recorded",
+            )));
+        }
+        let signer = p.signer().clone();
+        (p.record().clone(), Some((signer, judged_at, source)))
+    } else {
+        let record =
+            Approval::from_value(given).map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
+        (record, None)
+    };
+    holds(record.value(), e, Subject::Action).map_err(at)?;
+    if !record.is_sealed() {
+        // A signed record is sealed by its verifier; a bare one must be too, or its action
+        // could be another than the one its digest (held to the event) names.
+        return Err(at(mismatch(
+            "the record's action is not the one its action_digest fingerprints",
+        )
+        .in_key("action")));
+    }
+    Ok(proof)
+}
+
+/// This task's action, the one decided event `e` names, is in the batch `header` describes, at
+/// the place `proof` says: [`Code::NotInBatch`] otherwise.
+fn in_batch(
+    header: &Header,
+    e: &crate::model::ledger::Event,
+    proof: &ItemProof,
+    actions: &[(Digest, Action)],
+) -> Result<()> {
+    let action = actions
+        .iter()
+        .find(|(d, _)| e.action_digest.is_some_and(|a| a.ct_eq(d)))
+        .ok_or_else(|| mismatch("the decision is about an action the bundle does not hold"))?;
+    verify_known(header, action.1.value(), &action.0, proof)
+}
+
+/// What a decision record's subject is, and so which members of the decided event it is held
+/// to.
+#[derive(Clone, Copy, PartialEq)]
+enum Subject {
+    /// This task's action: `approval_id` and `action_digest` are the task's.
+    Action,
+    /// A batch holding it: `approval_id` and `batch_digest` are the batch's, which the item's
+    /// decided event names as `batch_approval_id` and `batch_digest` (and its approved digest).
+    Batch,
+}
+
+/// The record says what its decided event says: round, decision, approver, times, subject,
 /// the model's proposal, delegation.
-fn holds(record: &Approval, e: &crate::model::ledger::Event) -> Result<()> {
+fn holds(v: &Value<'_>, e: &crate::model::ledger::Event, subject: Subject) -> Result<()> {
     let text = |k: &str| detail(e, k).and_then(Value::as_str);
     let int = |k: &str| match detail(e, k) {
         Some(Value::Number(n)) => n.as_safe_integer(),
         _ => None,
     };
-    let v = record.value();
-    let rec = |k: &str| v.as_object().and_then(|o| o.get(k)).and_then(Value::as_str);
-    let links: Vec<String> = record
-        .delegation()
-        .unwrap_or_default()
-        .iter()
-        .map(|l| link_digest(l).to_string())
-        .collect();
+    let member = |k: &str| v.as_object().and_then(|o| o.get(k));
+    let rec = |k: &str| member(k).and_then(Value::as_str);
+    let rec_int = |k: &str| match member(k) {
+        Some(Value::Number(n)) => n.as_safe_integer(),
+        _ => None,
+    };
+    let digest = |k: &str| rec(k).and_then(|d| d.parse::<Digest>().ok());
+    let links: Vec<String> = match member("delegation") {
+        Some(Value::Array(links)) => links.iter().map(|l| link_digest(l).to_string()).collect(),
+        _ => Vec::new(),
+    };
     let named: Vec<String> = match detail(e, "delegations") {
         Some(Value::Array(ds)) => ds
             .iter()
@@ -380,32 +465,34 @@ fn holds(record: &Approval, e: &crate::model::ledger::Event) -> Result<()> {
             .collect(),
         _ => Vec::new(),
     };
+    let (approval_id, subject_key, subject_digest) = match subject {
+        Subject::Action => ("approval_id", "action_digest", e.action_digest),
+        Subject::Batch => (
+            "batch_approval_id",
+            "batch_digest",
+            e.approved_digest
+                .filter(|d| text("batch_digest") == Some(d.to_string().as_str())),
+        ),
+    };
     let checks = [
-        ("approval_id", rec("approval_id") == text("approval_id")),
+        ("approval_id", rec("approval_id") == text(approval_id)),
         (
             "decision_id",
             rec("decision_id") == e.decision_id.as_deref(),
         ),
-        (
-            "decision",
-            Some(record.decision().as_str()) == text("decision"),
-        ),
+        ("decision", rec("decision") == text("decision")),
         ("approver", rec("approver") == text("approver")),
-        ("decided_at", Some(record.decided_at()) == int("decided_at")),
-        ("expires_at", Some(record.expires_at()) == int("expires_at")),
+        ("decided_at", rec_int("decided_at") == int("decided_at")),
+        ("expires_at", rec_int("expires_at") == int("expires_at")),
         (
-            "action_digest",
-            e.action_digest
-                .is_some_and(|d| d.ct_eq(&record.action_digest())),
+            subject_key,
+            subject_digest.is_some_and(|d| digest(subject_key).is_some_and(|r| r.ct_eq(&d))),
         ),
         (
             "proposed_digest",
-            record.proposed_digest().map(|d| d.to_string()).as_deref() == text("proposed_digest"),
+            rec("proposed_digest") == text("proposed_digest"),
         ),
-        (
-            "on_behalf_of",
-            record.on_behalf_of() == text("on_behalf_of"),
-        ),
+        ("on_behalf_of", rec("on_behalf_of") == text("on_behalf_of")),
         ("delegation", links == named),
     ];
     match checks.iter().find(|(_, ok)| !ok) {

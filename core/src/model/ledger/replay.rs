@@ -163,6 +163,19 @@ pub struct Replay {
     rounds: round_decisions::Rounds,
     /// Every batch and batch lineage (issue 28).
     batches: batches::Batches,
+    scope: Scope,
+}
+
+/// Which events a replay is fed, and so what it can hold them to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Every event of a ledger: a batch item's claims and outcomes are also held to its
+    /// lineage, which the batch events made.
+    #[default]
+    Ledger,
+    /// One task's events (an evidence bundle): the batch and lineage events are not among
+    /// them, so an item's events are held to its task's own rules only.
+    Task,
 }
 
 /// The policy of a ledger whose policy never changed.
@@ -217,6 +230,14 @@ impl Replay {
         Replay::default()
     }
 
+    /// A replay of one task's events (see [`Scope::Task`]).
+    pub fn of_task() -> Replay {
+        Replay {
+            scope: Scope::Task,
+            ..Replay::default()
+        }
+    }
+
     /// Takes the next event of the audit (`digest` its sealed digest; `at` its export line,
     /// chain and seq, for reports): an error names the member where it does not follow from
     /// the task's events before it.
@@ -251,7 +272,10 @@ impl Replay {
                 let round = t.approval_id.as_deref();
                 self.rounds.apply(task, round, e, at).map_err(bad)?;
                 // An item's claim or outcome moves its batch lineage's totals or breaker.
-                self.batches.lineage_changed(e, at).map_err(bad)
+                match self.scope {
+                    Scope::Ledger => self.batches.lineage_changed(e, at).map_err(bad),
+                    Scope::Task => Ok(()),
+                }
             }
         }
     }
