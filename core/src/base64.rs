@@ -89,6 +89,11 @@ pub(crate) mod standard {
         super::STANDARD.decode_into(text, &mut out)?;
         Ok(out)
     }
+
+    /// [`decode`] into a buffer the caller reuses (cleared first).
+    pub(crate) fn decode_into(text: &str, out: &mut Vec<u8>) -> Result<()> {
+        super::STANDARD.decode_into(text, out)
+    }
 }
 
 impl Codec {

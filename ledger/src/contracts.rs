@@ -34,6 +34,19 @@ impl Contracts {
         Ok(c)
     }
 
+    /// The compiled contract of `text`, a document stored in its canonical form (a batch's):
+    /// the kept one whose fingerprint is the text's SHA-256, which only that contract's
+    /// canonical form has, without reading the text; else the text read and compiled now.
+    pub(crate) fn load_canonical(&self, text: &str) -> Result<Contract> {
+        let digest = Digest::of(text.as_bytes());
+        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = kept.iter().find(|c| c.digest().ct_eq(&digest)).cloned() {
+            return Ok(c);
+        }
+        drop(kept);
+        self.load(&crate::json::stored(text)?)
+    }
+
     /// Whether this handle already stored `c` in the database's `ledger_contracts`.
     pub(crate) fn stored(&self, c: &Contract) -> bool {
         let v = self.1.lock().unwrap_or_else(|p| p.into_inner());

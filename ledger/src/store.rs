@@ -203,13 +203,13 @@ pub(crate) fn whole(b: &BatchRow) -> Result<()> {
 pub(crate) mod batch_sql {
     use super::{BATCH_COLUMNS, ITEM_COLUMNS, LINEAGE_COLUMNS};
 
-    pub(crate) fn batch(lock: &str) -> String {
+    fn batch(lock: &str) -> String {
         format!("SELECT {BATCH_COLUMNS} FROM ledger_batches WHERE id = $1{lock}")
     }
 
     /// [`batch`] without the item lists (read as empty strings): what an operation on one
     /// item needs, without a batch's every task id twice.
-    pub(crate) fn batch_head(lock: &str) -> String {
+    fn batch_head(lock: &str) -> String {
         let head = BATCH_COLUMNS
             .split(", ")
             .map(|c| match c {
@@ -221,11 +221,11 @@ pub(crate) mod batch_sql {
         format!("SELECT {head} FROM ledger_batches WHERE id = $1{lock}")
     }
 
-    pub(crate) fn batch_of_approval(lock: &str) -> String {
+    fn batch_of_approval(lock: &str) -> String {
         format!("SELECT {BATCH_COLUMNS} FROM ledger_batches WHERE approval_id = $1{lock}")
     }
 
-    pub(crate) fn put_batch() -> String {
+    fn put_batch() -> String {
         let set = BATCH_COLUMNS
             .split(", ")
             .filter(|c| *c != "id")
@@ -239,11 +239,11 @@ pub(crate) mod batch_sql {
         )
     }
 
-    pub(crate) fn lineage(lock: &str) -> String {
+    fn lineage(lock: &str) -> String {
         format!("SELECT {LINEAGE_COLUMNS} FROM ledger_batch_lineages WHERE id = $1{lock}")
     }
 
-    pub(crate) fn put_lineage() -> String {
+    fn put_lineage() -> String {
         format!(
             "INSERT INTO ledger_batch_lineages ({LINEAGE_COLUMNS}) VALUES ({}) \
              ON CONFLICT (id) DO UPDATE SET current = excluded.current, \
@@ -253,16 +253,47 @@ pub(crate) mod batch_sql {
         )
     }
 
-    pub(crate) fn item() -> String {
+    fn item() -> String {
         format!("SELECT {ITEM_COLUMNS} FROM ledger_batch_items WHERE task_id = $1")
     }
 
-    pub(crate) fn put_item() -> String {
+    fn put_item() -> String {
         format!(
             "INSERT INTO ledger_batch_items ({ITEM_COLUMNS}) VALUES ({}) \
              ON CONFLICT (task_id) DO UPDATE SET batch = excluded.batch, proof = excluded.proof",
             placeholders(ITEM_COLUMNS)
         )
+    }
+
+    /// The statements an operation on a batch runs, in one engine's spelling, written once
+    /// (an item's claim runs four of them): each locking read unlocked (`[0]`) and locked
+    /// (`[1]`, with the engine's `lock`).
+    pub(crate) struct Statements {
+        pub batch: [String; 2],
+        pub batch_head: [String; 2],
+        pub batch_of_approval: [String; 2],
+        pub lineage: [String; 2],
+        pub put_batch: String,
+        pub put_lineage: String,
+        pub item: String,
+        pub put_item: String,
+    }
+
+    impl Statements {
+        /// The statements spelled by `spell`, locked reads ending with `lock`.
+        pub(crate) fn new(spell: fn(&str) -> String, lock: &str) -> Statements {
+            let both = |read: fn(&str) -> String| [spell(&read("")), spell(&read(lock))];
+            Statements {
+                batch: both(batch),
+                batch_head: both(batch_head),
+                batch_of_approval: both(batch_of_approval),
+                lineage: both(lineage),
+                put_batch: spell(&put_batch()),
+                put_lineage: spell(&put_lineage()),
+                item: spell(&item()),
+                put_item: spell(&put_item()),
+            }
+        }
     }
 
     pub(crate) fn all_batches() -> String {

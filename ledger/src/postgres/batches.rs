@@ -4,41 +4,46 @@
 
 use super::tx::PgTx;
 use crate::store::{
-    batch_from, batch_sql, item_from, lineage_from, whole, BatchRow, BatchTx, ItemRow, LineageRow,
-    Lock,
+    batch_from, batch_sql, batch_sql::Statements, item_from, lineage_from, whole, BatchRow,
+    BatchTx, ItemRow, LineageRow, Lock,
 };
 use actionseal_core::Result;
+use std::sync::LazyLock;
+
+/// The statements in PostgreSQL's spelling, a locked read `FOR UPDATE`.
+static SQL: LazyLock<Statements> = LazyLock::new(|| Statements::new(str::to_owned, " FOR UPDATE"));
 
 impl PgTx<'_> {
-    /// How a read of a batch locks it.
-    fn locked(&self, lock: Lock) -> &'static str {
+    /// Which form of a read of a batch's row (unlocked, locked) this attempt sends: only a
+    /// write's reads lock (as [`PgTx::lock`]).
+    fn locked(&self, lock: Lock) -> usize {
         match lock {
-            Lock::Row => self.lock(),
-            Lock::None => "",
+            Lock::Row => usize::from(!self.lock().is_empty()),
+            Lock::None => 0,
         }
     }
 }
 
 impl BatchTx for PgTx<'_> {
     fn batch(&mut self, id: &str, lock: Lock) -> Result<Option<BatchRow>> {
-        let sql = batch_sql::batch(self.locked(lock));
-        self.rows(&sql, &[&id])?
+        let sql = &SQL.batch[self.locked(lock)];
+        self.rows(sql, &[&id])?
             .pop()
             .map(|r| batch_from(&r))
             .transpose()
     }
 
     fn batch_head(&mut self, id: &str, lock: Lock) -> Result<Option<BatchRow>> {
-        let sql = batch_sql::batch_head(self.locked(lock));
-        self.rows(&sql, &[&id])?
+        let sql = &SQL.batch_head[self.locked(lock)];
+        self.rows(sql, &[&id])?
             .pop()
             .map(|r| batch_from(&r))
             .transpose()
     }
 
     fn batch_of_approval(&mut self, approval_id: &str, lock: Lock) -> Result<Option<BatchRow>> {
-        let sql = batch_sql::batch_of_approval(self.locked(lock));
-        self.rows(&sql, &[&approval_id])?
+        let sql = &SQL.batch_of_approval[self.locked(lock)];
+        self.rows(sql, &[&approval_id])?
             .pop()
             .map(|r| batch_from(&r))
             .transpose()
@@ -48,7 +53,7 @@ impl BatchTx for PgTx<'_> {
         whole(b)?;
         let (digest, proposed) = (b.digest.to_string(), b.proposed_digest.to_string());
         self.exec(
-            &batch_sql::put_batch(),
+            &SQL.put_batch,
             &[
                 &b.id,
                 &b.lineage,
@@ -75,8 +80,8 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn lineage(&mut self, id: &str) -> Result<Option<LineageRow>> {
-        let sql = batch_sql::lineage(self.lock());
-        self.rows(&sql, &[&id])?
+        let sql = &SQL.lineage[self.locked(Lock::Row)];
+        self.rows(sql, &[&id])?
             .pop()
             .map(|r| lineage_from(&r))
             .transpose()
@@ -84,7 +89,7 @@ impl BatchTx for PgTx<'_> {
 
     fn put_lineage(&mut self, l: &LineageRow) -> Result<()> {
         self.exec(
-            &batch_sql::put_lineage(),
+            &SQL.put_lineage,
             &[
                 &l.id,
                 &l.current,
@@ -98,7 +103,7 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn item(&mut self, task_id: &str) -> Result<Option<ItemRow>> {
-        self.rows(&batch_sql::item(), &[&task_id])?
+        self.rows(&SQL.item, &[&task_id])?
             .pop()
             .map(|r| item_from(&r))
             .transpose()
@@ -106,7 +111,7 @@ impl BatchTx for PgTx<'_> {
 
     fn put_item(&mut self, i: &ItemRow) -> Result<()> {
         self.exec(
-            &batch_sql::put_item(),
+            &SQL.put_item,
             &[&i.task_id, &i.lineage, &i.idx, &i.batch, &i.proof],
         )
         .map(|_| ())

@@ -24,7 +24,7 @@ use actionseal_core::ledger::CHAINS;
 use actionseal_core::Result;
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 9;
+pub(crate) const SCHEMA_VERSION: i64 = 10;
 
 /// One engine's spelling of the schema: everything the two engines write differently.
 pub(crate) struct Dialect {
@@ -45,6 +45,9 @@ pub(crate) struct Dialect {
     /// What wakes the ledger's waiters when events are appended, set by version 8 (SQLite's
     /// waiters are woken by the writers themselves and by `PRAGMA data_version`).
     pub wake: &'static str,
+    /// How a batch's and an item's rows are stored, set by version 10 (PostgreSQL keeps a
+    /// large value out of its row already, where a read of other columns never goes).
+    pub batch_rows: &'static str,
 }
 
 pub(crate) const SQLITE: Dialect = Dialect {
@@ -56,6 +59,7 @@ pub(crate) const SQLITE: Dialect = Dialect {
     tree_append_only: include_str!("append_only_tree.sqlite.sql"),
     task_storage: "",
     wake: "",
+    batch_rows: include_str!("batch_rows.sqlite.sql"),
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
@@ -70,6 +74,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     // index entry (a HOT update).
     task_storage: "ALTER TABLE ledger_tasks SET (fillfactor = 70);\n",
     wake: include_str!("wake.postgres.sql"),
+    batch_rows: "",
 };
 
 const BUDGETS_AND_HEADS: &str = include_str!("budgets_and_heads.sql");
@@ -140,6 +145,7 @@ pub(crate) fn create_all(d: &Dialect) -> String {
         + &tree(d)
         + d.wake
         + &ddl(BATCHES, d, "")
+        + d.batch_rows
         + &ddl(
             "CREATE TABLE ledger_schema (version {int} NOT NULL);\n",
             d,
@@ -182,6 +188,7 @@ pub(crate) fn upgrade(
         6 => Some(tree(d)),
         7 => Some(d.wake.to_owned()),
         8 => Some(ddl(BATCHES, d, "")),
+        9 => Some(d.batch_rows.to_owned()),
         _ => None,
     })
 }

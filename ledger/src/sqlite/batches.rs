@@ -3,32 +3,36 @@
 
 use super::tx::SqliteTx;
 use crate::store::{
-    batch_from, batch_sql, item_from, lineage_from, whole, BatchRow, BatchTx, ItemRow, LineageRow,
-    Lock,
+    batch_from, batch_sql, batch_sql::Statements, item_from, lineage_from, whole, BatchRow,
+    BatchTx, ItemRow, LineageRow, Lock,
 };
 use actionseal_core::Result;
 use rusqlite::params;
+use std::sync::LazyLock;
 
 /// `$n` placeholders in SQLite's spelling (`?n`).
 fn spelled(sql: &str) -> String {
     sql.replace('$', "?")
 }
 
+/// The statements in SQLite's spelling; a read needs no lock of its own.
+static SQL: LazyLock<Statements> = LazyLock::new(|| Statements::new(spelled, ""));
+
 impl BatchTx for SqliteTx<'_> {
     fn batch(&mut self, id: &str, _lock: Lock) -> Result<Option<BatchRow>> {
-        let sql = spelled(&batch_sql::batch(""));
-        Ok(self.rows(&sql, params![id], |r| batch_from(r))?.pop())
+        let sql = &SQL.batch[0];
+        Ok(self.rows(sql, params![id], |r| batch_from(r))?.pop())
     }
 
     fn batch_head(&mut self, id: &str, _lock: Lock) -> Result<Option<BatchRow>> {
-        let sql = spelled(&batch_sql::batch_head(""));
-        Ok(self.rows(&sql, params![id], |r| batch_from(r))?.pop())
+        let sql = &SQL.batch_head[0];
+        Ok(self.rows(sql, params![id], |r| batch_from(r))?.pop())
     }
 
     fn batch_of_approval(&mut self, approval_id: &str, _lock: Lock) -> Result<Option<BatchRow>> {
-        let sql = spelled(&batch_sql::batch_of_approval(""));
+        let sql = &SQL.batch_of_approval[0];
         Ok(self
-            .rows(&sql, params![approval_id], |r| batch_from(r))?
+            .rows(sql, params![approval_id], |r| batch_from(r))?
             .pop())
     }
 
@@ -36,7 +40,7 @@ impl BatchTx for SqliteTx<'_> {
         whole(b)?;
         let (digest, proposed) = (b.digest.to_string(), b.proposed_digest.to_string());
         self.exec(
-            &spelled(&batch_sql::put_batch()),
+            &SQL.put_batch,
             params![
                 b.id,
                 b.lineage,
@@ -63,13 +67,13 @@ impl BatchTx for SqliteTx<'_> {
     }
 
     fn lineage(&mut self, id: &str) -> Result<Option<LineageRow>> {
-        let sql = spelled(&batch_sql::lineage(""));
-        Ok(self.rows(&sql, params![id], |r| lineage_from(r))?.pop())
+        let sql = &SQL.lineage[0];
+        Ok(self.rows(sql, params![id], |r| lineage_from(r))?.pop())
     }
 
     fn put_lineage(&mut self, l: &LineageRow) -> Result<()> {
         self.exec(
-            &spelled(&batch_sql::put_lineage()),
+            &SQL.put_lineage,
             params![
                 l.id,
                 l.current,
@@ -83,13 +87,13 @@ impl BatchTx for SqliteTx<'_> {
     }
 
     fn item(&mut self, task_id: &str) -> Result<Option<ItemRow>> {
-        let sql = spelled(&batch_sql::item());
-        Ok(self.rows(&sql, params![task_id], |r| item_from(r))?.pop())
+        let sql = &SQL.item;
+        Ok(self.rows(sql, params![task_id], |r| item_from(r))?.pop())
     }
 
     fn put_item(&mut self, i: &ItemRow) -> Result<()> {
         self.exec(
-            &spelled(&batch_sql::put_item()),
+            &SQL.put_item,
             params![i.task_id, i.lineage, i.idx, i.batch, i.proof],
         )
         .map(|_| ())

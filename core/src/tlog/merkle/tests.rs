@@ -297,3 +297,21 @@ fn proofs_grow_with_the_logarithm() {
         }
     }
 }
+
+/// The node hash padded by hand is SHA-256 of its 65-byte message, whatever the children's
+/// bytes (a padding that misplaced one byte would differ for some of them).
+#[test]
+fn node_hash_is_sha256_of_its_message() {
+    let mut left = [0u8; 32];
+    let mut right = [0u8; 32];
+    for i in 0..64u8 {
+        left[usize::from(i) % 32] = i.wrapping_mul(37);
+        right[31 - usize::from(i) % 32] = i.wrapping_mul(91) ^ 0x80;
+        let mut h = Sha256::new();
+        h.update([1u8]);
+        h.update(left);
+        h.update(right);
+        let expected: Hash = h.finalize().into();
+        assert_eq!(node_hash(&left, &right), expected, "at {i}");
+    }
+}

@@ -16,8 +16,10 @@ use crate::json::{canon, obj, s, stored};
 use crate::model::{BatchClaimOutcome, ClaimOutcome};
 use crate::ops;
 use crate::ops::claim::{conclude, refused_claim, Checked, Decider, Extra};
-use crate::store::{storage, BatchRow, Done, LineageRow, TaskRow, Tx};
-use actionseal_core::batch::{check_batch_with, BreakerState, Semantics, Totals, Transition};
+use crate::store::{storage, BatchRow, Done, ItemRow, LineageRow, TaskRow, Tx};
+use actionseal_core::batch::{
+    check_batch_with, BreakerState, Policy, Semantics, Totals, Transition,
+};
 use actionseal_core::ledger::request::Claim as ClaimRequest;
 use actionseal_core::ledger::{
     claim_step, context_recorded, has_bare_link, next, reserve, ClaimStep, EventKind, Op, Recorded,
@@ -40,7 +42,7 @@ fn context(
     c: &ClaimRequest<'_, '_>,
     now: i64,
     db: &BatchRow,
-    l: &LineageRow,
+    breaker: BreakerState,
     srv: &Server<'_>,
 ) -> Result<Context> {
     let recorded = Recorded {
@@ -49,14 +51,12 @@ fn context(
         amended_by: None,
     };
     let ctx = context_recorded(c.facts, now, &recorded, |doc| srv.contracts.load(doc))?;
-    Ok(ctx.with_breaker(Some(breaker(l)?.state)))
+    Ok(ctx.with_breaker(Some(breaker)))
 }
 
-/// The frozen action and inclusion proof of item `t` in the batch that approved it.
-fn item_of(tx: &mut dyn Tx, t: &TaskRow) -> Result<(String, OwnedValue)> {
-    let row = tx
-        .item(&t.id)?
-        .ok_or_else(|| storage("batch item", "its row is missing"))?;
+/// The frozen action and inclusion proof of item `t` (whose item row is `row`) in the batch
+/// that approved it.
+fn item_of(t: &TaskRow, row: ItemRow) -> Result<(String, OwnedValue)> {
     let (Some(batch), Some(proof)) = (row.batch, row.proof) else {
         return Err(storage("batch item", "approved without its batch's proof"));
     };
@@ -81,16 +81,15 @@ fn claimed_detail(b: &BatchRow, l: &LineageRow) -> Extra {
 /// A claim the breaker refused, and the items its trip moved (none when it was open).
 type Tripped = (Error, Vec<String>);
 
-/// Counts a claim on the lineage's breaker: `None`, or (the rate exceeded) the trip done and
-/// the refusal to return; the caller writes the lineage.
+/// Counts a claim on the lineage's breaker under policy `p` (the batch's): `None`, or (the
+/// rate exceeded) the trip done and the refusal to return; the caller writes the lineage.
 fn count_claim(
     tx: &mut dyn Tx,
     now: i64,
-    (l, b): (&mut LineageRow, &BatchRow),
+    (l, b, p): (&mut LineageRow, &BatchRow, &Policy),
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<Option<Tripped>> {
-    let p = srv.policy(b)?;
     let mut br = breaker(l)?;
     let transition = match br.on_claim(p.breaker.as_ref(), now) {
         Ok(t) => t,
@@ -118,7 +117,7 @@ pub(crate) fn item(
     c: &ClaimRequest<'_, '_>,
     srv: &Server<'_>,
 ) -> Result<Done<ClaimOutcome>> {
-    let (mut l, b, mut t, _) = lock_item(tx, c.task_id)?;
+    let (mut l, b, mut t, row) = lock_item(tx, c.task_id)?;
     let p = srv.policy(&b)?;
     let expired = expire_locked(tx, now, &mut l, &b, &mut t, &p, srv)?;
     if expired {
@@ -136,10 +135,11 @@ pub(crate) fn item(
     if let Err(e) = next(&before, Op::ClaimPermit, now) {
         return ops::refuse(tx, ev, e);
     }
-    if breaker(&l)?.state == BreakerState::Open {
+    let state = breaker(&l)?.state;
+    if state == BreakerState::Open {
         return ops::refuse(tx, ev, open());
     }
-    let (batch_id, item) = item_of(tx, &t)?;
+    let (batch_id, item) = item_of(&t, row)?;
     // The batch whose decision approved the item: the lineage's current one, or (an item
     // reconciled as not executed since) an earlier one of the lineage.
     let db = match batch_id == b.id {
@@ -148,7 +148,7 @@ pub(crate) fn item(
     };
     let record = super::decide::record(&db)?
         .ok_or_else(|| storage("batch", "an approved item's batch has no decision"))?;
-    let ctx = context(c, now, &db, &l, srv)?;
+    let ctx = context(c, now, &db, state, srv)?;
     let verdict = actionseal_core::batch::check_item_with(
         std::slice::from_ref(&record),
         &item,
@@ -194,7 +194,7 @@ pub(crate) fn item(
             Ok(t) => t,
             Err(e) => return Ok(Err(e)),
         };
-        if let Some((e, moved)) = count_claim(tx, now, (&mut l, &b), c.executor, srv)? {
+        if let Some((e, moved)) = count_claim(tx, now, (&mut l, &b, &p), c.executor, srv)? {
             if moved.contains(&t.id) {
                 ev.state = Some(State::AwaitingReapproval);
             }
@@ -288,7 +288,10 @@ pub(crate) fn whole(
         .ok_or_else(|| storage("batch", "an approved batch has no decision"))?;
     let mut found = Vec::with_capacity(remaining.len());
     for &i in &remaining {
-        found.push(item_of(tx, &items[i])?.1);
+        let row = tx
+            .item(&items[i].id)?
+            .ok_or_else(|| storage("batch item", "its row is missing"))?;
+        found.push(item_of(&items[i], row)?.1);
     }
     let requests: Vec<ClaimRequest<'_, '_>> = remaining
         .iter()
@@ -302,7 +305,7 @@ pub(crate) fn whole(
             proof: w.proof,
         })
         .collect();
-    let ctx = context(&requests[0], now, &b, &l, srv)?;
+    let ctx = context(&requests[0], now, &b, breaker(&l)?.state, srv)?;
     let pairs: Vec<(&Value<'_>, &Value<'_>)> = found
         .iter()
         .zip(&remaining)
@@ -399,7 +402,7 @@ pub(crate) fn whole(
         }
     }
     // The whole batch is one dispatch decision: one claim on the breaker's rate.
-    if let Some((e, _)) = count_claim(tx, now, (&mut l, &b), w.executor, srv)? {
+    if let Some((e, _)) = count_claim(tx, now, (&mut l, &b, &p), w.executor, srv)? {
         tx.put_lineage(&l)?;
         return refuse(tx, ev, e);
     }

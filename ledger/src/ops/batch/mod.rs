@@ -157,9 +157,9 @@ pub(crate) struct Server<'a> {
 }
 
 impl Server<'_> {
-    /// A batch's contract as stored.
+    /// A batch's contract as stored (canonical).
     pub(crate) fn contract(&self, b: &BatchRow) -> Result<Contract> {
-        self.contracts.load(&stored(&b.contract)?)
+        self.contracts.load_canonical(&b.contract)
     }
 
     /// The batch policy in force for `b`: its contract's, narrowed by the server's.
