@@ -569,9 +569,9 @@ impl PyLedger {
     /// A batch, with its lineage's totals and breaker and its items' states.
     ///
     /// Batch ``batch_id``: ``{"id", "lineage", "tenant", "semantics", "state", "header",
-    /// "digest", "proposed_digest", "approval_id", "decision_id", "record", "amendments",
-    /// "items": [{"task_id", "state"}], "proposed_items", "current", "totals", "breaker",
-    /// "created_at", "updated_at"}``.
+    /// "digest", "proposed_digest", "approval_id", "decision_id", "record", "proof",
+    /// "amendments", "items": [{"task_id", "state"}], "proposed_items", "current", "totals",
+    /// "breaker", "created_at", "updated_at"}``.
     fn batch<'py>(
         &self,
         py: Python<'py>,
