@@ -2085,6 +2085,15 @@ export interface BatchDecisionEnvelope {
   decided_at: number
   /** When the decision stops holding; after `decided_at`. */
   expires_at: number
+  /** Under a quorum, the role the approver decides in. */
+  role?: string
+  /**
+   * The root delegator the decision counts for, with `delegation`: the approver is then the
+   * delegate who decided.
+   */
+  on_behalf_of?: string
+  /** The chain, root first (1 to 4 links), with `on_behalf_of`. */
+  delegation?: Array<SignedDelegation | DelegationDocument>
 }
 
 /** What `claimBatch` takes: a claim of every remaining item of an all-or-nothing batch, or none. */
@@ -2141,6 +2150,8 @@ export interface LedgerBatch {
   decision_id: string | null
   /** The decision record, once decided. */
   record: BatchDecisionRecord | null
+  /** How the decision was proven, when it carried proof. */
+  proof: DecisionProof | null
   /** How many deselections it went through. */
   amendments: number
   /** The selected items, in the header's order. */
@@ -2171,8 +2182,11 @@ export interface BatchDecided {
   batch: LedgerBatch
   /** Whether this delivery repeated a recorded decision (nothing changed). */
   duplicate: boolean
-  /** Who signed this delivery, when it carried proof; `null` for a bare decision. */
-  signer: unknown
+  /**
+   * Who signed this delivery, when it carried proof (a signed batch record or a
+   * passkey-approved one); `null` for a bare decision.
+   */
+  signer: ServiceSigner | PasskeySigner | null
 }
 
 /** What `claimBatch` returns: drift and a stopped batch are outcomes, not errors. */

@@ -2085,6 +2085,15 @@ export interface BatchDecisionEnvelope {
   decided_at: number
   /** When the decision stops holding; after `decided_at`. */
   expires_at: number
+  /** Under a quorum, the role the approver decides in. */
+  role?: string
+  /**
+   * The root delegator the decision counts for, with `delegation`: the approver is then the
+   * delegate who decided.
+   */
+  on_behalf_of?: string
+  /** The chain, root first (1 to 4 links), with `on_behalf_of`. */
+  delegation?: Array<SignedDelegation | DelegationDocument>
 }
 
 /** What `claimBatch` takes: a claim of every remaining item of an all-or-nothing batch, or none. */
@@ -2141,6 +2150,8 @@ export interface LedgerBatch {
   decision_id: string | null
   /** The decision record, once decided. */
   record: BatchDecisionRecord | null
+  /** How the decision was proven, when it carried proof. */
+  proof: DecisionProof | null
   /** How many deselections it went through. */
   amendments: number
   /** The selected items, in the header's order. */
@@ -2171,8 +2182,11 @@ export interface BatchDecided {
   batch: LedgerBatch
   /** Whether this delivery repeated a recorded decision (nothing changed). */
   duplicate: boolean
-  /** Who signed this delivery, when it carried proof; `null` for a bare decision. */
-  signer: unknown
+  /**
+   * Who signed this delivery, when it carried proof (a signed batch record or a
+   * passkey-approved one); `null` for a bare decision.
+   */
+  signer: ServiceSigner | PasskeySigner | null
 }
 
 /** What `claimBatch` returns: drift and a stopped batch are outcomes, not errors. */
@@ -2632,14 +2646,19 @@ export declare class Ledger {
    */
   amendBatch(request: AmendBatchRequest): Promise<LedgerBatch>
   /**
-   * Records one decision over a batch (de-duplicated by `decision_id` as `decide`).
+   * Records one decision over a batch (de-duplicated by `decision_id` as `decide`): an
+   * envelope, or the ledger's batch record signed or passkey-approved, as `decide` takes a
+   * task's.
    *
-   * Records a decision over a batch: approving moves every selected item to `approved`
-   * with its inclusion proof; the items left out end `rejected`. A repeat is a duplicate;
-   * another batch digest rejects with `decision_mismatch`. Resolves to `{ batch,
+   * Records a decision over a batch: a bare envelope, or the batch decision record the
+   * ledger builds, signed (`SigningKey.sign`) or passkey-approved, verified against the
+   * keys of `options.proof` (`signer` names who signed). Approving moves every selected
+   * item to `approved` with its inclusion proof; the items left out end `rejected`. A
+   * repeat is a duplicate; another batch digest rejects with `decision_mismatch`, a bare
+   * envelope where proof is required with `missing_proof`. Resolves to `{ batch,
    * duplicate, signer }`.
    */
-  decideBatch(decision: BatchDecisionEnvelope): Promise<BatchDecided>
+  decideBatch(decision: BatchDecisionEnvelope | SignedEnvelope | (BatchDecisionRecord & { passkey: PasskeyAssertion })): Promise<BatchDecided>
   /**
    * Claims one item of a per-item batch, under the batch's caps and breaker.
    *

@@ -43,14 +43,19 @@ impl Ledger {
         self.start(&env, Call::AmendBatch, |js| owned(js, request.raw()))
     }
 
-    /// Records one decision over a batch (de-duplicated by `decision_id` as `decide`).
+    /// Records one decision over a batch (de-duplicated by `decision_id` as `decide`): an
+    /// envelope, or the ledger's batch record signed or passkey-approved, as `decide` takes a
+    /// task's.
     ///
-    /// Records a decision over a batch: approving moves every selected item to `approved`
-    /// with its inclusion proof; the items left out end `rejected`. A repeat is a duplicate;
-    /// another batch digest rejects with `decision_mismatch`. Resolves to `{ batch,
+    /// Records a decision over a batch: a bare envelope, or the batch decision record the
+    /// ledger builds, signed (`SigningKey.sign`) or passkey-approved, verified against the
+    /// keys of `options.proof` (`signer` names who signed). Approving moves every selected
+    /// item to `approved` with its inclusion proof; the items left out end `rejected`. A
+    /// repeat is a duplicate; another batch digest rejects with `decision_mismatch`, a bare
+    /// envelope where proof is required with `missing_proof`. Resolves to `{ batch,
     /// duplicate, signer }`.
     #[napi(
-        ts_args_type = "decision: BatchDecisionEnvelope",
+        ts_args_type = "decision: BatchDecisionEnvelope | SignedEnvelope | (BatchDecisionRecord & { passkey: PasskeyAssertion })",
         ts_return_type = "Promise<BatchDecided>"
     )]
     pub fn decide_batch(&self, env: Env, decision: Unknown<'_>) -> Result<AsyncTask<Op>> {

@@ -1,7 +1,8 @@
 // The ledger's batch methods (issue 28) through the Node addon, on SQLite and PostgreSQL: a
 // batch proposed, two items left out, decided once, claimed item by item; two failures trip
 // the breaker and the tripped batch names the batch its remainder went to, which a new
-// decision half-opens; an all-or-nothing batch claimed whole after a drift claimed nothing;
+// decision half-opens; an all-or-nothing batch claimed whole after a drift claimed nothing; a
+// batch record signed by the server taken where a bare decision is refused;
 // the audit verifies. And the refusals, with core's codes and paths reaching JavaScript.
 //
 //   scripts/pg run node --test bindings-node/test/ledger_batch.test.mjs
@@ -133,6 +134,29 @@ for (const engine of engines()) {
       assert.deepEqual(whole.items.map((c) => c.task_id), tasks)
       assert.deepEqual(whole.items.map((c) => c.action), actions)
       assert.equal((await ledger.auditVerify()).valid, true)
+      await ledger.close()
+    })
+
+    it('a ledger that requires proof takes a signed batch record, never a bare decision', async () => {
+      const key = api.SigningKey.generate()
+      const f = new Fresh(engine)
+      fresh.push(f)
+      const proof = { required: true, keys: { service_keys: { [key.keyid]: { key: key.publicJwk } } } }
+      const ledger = await Ledger.open(f.url(), { clock: new ManualClock(COMMON.start), proof })
+      const actions = refunds('outage-3', 2)
+      const batch = await ledger.proposeBatch({ actions, contract: BATCH, semantics: 'per_item', proposer: 'agent' })
+      const bare = decision(batch, 'd1', ledger.now())
+      assert.equal((await coded(ledger.decideBatch(bare))).code, 'missing_proof')
+      // The record the ledger builds for the batch as it awaits its decision, signed by the server.
+      const { batch_id: _, batch_digest: __, ...input } = bare
+      const signed = key.sign(api.batchDecide(batch.header, input))
+      const decided = await ledger.decideBatch(signed)
+      assert.deepEqual([decided.duplicate, decided.signer.keyid, decided.batch.state], [false, key.keyid, 'approved'])
+      assert.equal(decided.batch.proof.signer.keyid, key.keyid)
+      const won = await ledger.claimItem({ task_id: batch.items[0].task_id, action: actions[0], facts: facts(BATCH),
+        executor: 'w1', lease_ms: 60_000, proof: 'required' })
+      assert.equal(won.result, 'claimed')
+      assert.deepEqual(won.claim.proof.proven, signed)
       await ledger.close()
     })
 

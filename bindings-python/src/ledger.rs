@@ -471,7 +471,9 @@ impl PyLedger {
         self.call(py, Call::AmendBatch, &[("batch_id", batch_id)], request)
     }
 
-    /// Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``).
+    /// Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``): an
+    /// envelope, or the ledger's batch record signed or passkey-approved, as ``decide`` takes a
+    /// task's.
     ///
     /// Records a decision envelope over a batch (``{"approval_id", "decision_id",
     /// "batch_id", "batch_digest", "decision", "approver", "decided_at", "expires_at"}``,
@@ -570,9 +572,10 @@ impl PyLedger {
     /// A batch, with its lineage's totals and breaker and its items' states.
     ///
     /// Batch ``batch_id``: ``{"id", "lineage", "tenant", "semantics", "state", "header",
-    /// "digest", "proposed_digest", "approval_id", "decision_id", "record", "amendments",
-    /// "items": [{"task_id", "state"}], "proposed_items", "current", "totals", "breaker",
-    /// "created_at", "updated_at"}``.
+    /// "digest", "proposed_digest", "approval_id", "decision_id", "record", "proof",
+    /// "amendments", "items": [{"task_id", "state"}], "proposed_items", "current",
+    /// "successor", "totals", "breaker", "created_at", "updated_at"}``: ``successor`` is the
+    /// batch its remaining items were sent back in (a trip, an expired decision), or ``None``.
     fn batch<'py>(
         &self,
         py: Python<'py>,

@@ -7,9 +7,9 @@ use crate::ops::propose::Proposal;
 use crate::{ClaimRequest, Ledger};
 use actionseal_core::batch::Semantics;
 use actionseal_core::ledger::{
-    batch_id, check_identity, request, BatchEnvelope, Observed, Reported,
+    batch_id, check_identity, request, BatchEnvelope, Observed, Presented, Reported,
 };
-use actionseal_core::{Action, Code, Error, ProofRequirement, Result, Value};
+use actionseal_core::{Action, Code, Error, Result, Value};
 
 /// A claim of a whole all-or-nothing batch: every item's action as the executor is about to
 /// dispatch it, in the batch's order, with the facts, identity, lease, budget and proof
@@ -47,16 +47,7 @@ impl Ledger {
             .contracts
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
-        if crate::ops::quorum::kept_contract(&contract).is_some() {
-            // The ledger records bare batch decisions only, one reviewer each: a quorum or a
-            // separation of duties would not be enforced.
-            return Err(Error::new(
-                Code::BatchNotAllowed,
-                "the contract's approval needs a quorum or a separation of duties, which this \
-                 ledger does not apply to batch decisions yet: decide its calls one at a time",
-            )
-            .in_key("contract"));
-        }
+        batch::check_decidable(&contract)?;
         let built = actionseal_core::batch::Batch::build(
             &contract,
             semantics,
@@ -113,19 +104,27 @@ impl Ledger {
     /// [`Code::DecisionMismatch`]. Approving moves every selected item to `approved`, each
     /// with the batch's record and its own inclusion proof; either way the deselected items
     /// end `rejected`. A decision over the remainder a tripped breaker left half-opens it.
-    /// A bare envelope is all a batch decision can be yet: where the ledger requires proof
-    /// ([`crate::Policy`]) it is [`Code::MissingProof`].
+    ///
+    /// `decision` may instead prove who made it, as for [`Ledger::decide`]: the batch decision
+    /// record the ledger builds for the batch as it awaits its decision
+    /// ([`Batch::decision`]), signed ([`actionseal_core::sign_approval`]) or approved with a
+    /// passkey. Its proof is verified against the keys of [`crate::LedgerOptions::proof`] at
+    /// the ledger's clock as it arrives, it is recorded only if that record is byte for byte
+    /// the one the ledger builds ([`Code::DecisionMismatch`] at the first member that
+    /// differs), a passkey's signature counter must have moved, and the proof is kept on the
+    /// batch ([`Batch::proof`]) and in the `batch_decided` event, with an RFC 3161 token when
+    /// a TSA is configured. Where the ledger requires proof, a bare envelope is
+    /// [`Code::MissingProof`]. A decision made through a delegation has each link's proof
+    /// verified, and its chain must hold for every item ([`Code::DelegationRefused`]).
     pub fn decide_batch(&self, decision: &Value<'_>) -> Result<BatchDecided> {
-        let d = BatchEnvelope::from_value(decision)?;
-        if self.requirement() == ProofRequirement::Required {
-            return Err(Error::new(
-                Code::MissingProof,
-                "this ledger requires proof of every decision, and batch decisions are recorded \
-                 bare only (signed and passkey batch decisions are not supported yet)",
-            ));
-        }
+        // Keys are judged at the ledger's clock as the decision arrives.
+        let arrived = self.clock.now_ms();
+        let p =
+            Presented::<BatchEnvelope>::read(decision, &self.keys, self.requirement(), arrived)?;
+        // Asked before the write, which holds the batch's lock: never across a round trip.
+        let token = crate::ops::decide::stamp(self.tsa.as_ref(), &p);
         let srv = self.server();
-        self.write(|tx, now| batch::decide::run(tx, now, &d, &srv))
+        self.write(|tx, now| batch::decide::run(tx, now, &p, token.as_deref(), &srv))
     }
 
     /// Claims one item of a per-item batch, as [`Ledger::claim`] claims a task, and in the

@@ -13,39 +13,6 @@ use actionseal_ledger::{
 };
 use common::*;
 
-/// The seed refund tool, batchable: at most 20 items, 3 failures in 10 minutes trip the
-/// breaker, which closes after 2 successes; `sum` caps the lineage's amounts.
-pub fn batch_contract(sum: i64) -> OwnedValue {
-    json(&format!(
-        r#"{{"tool": "refund_create", "version": "1", "effect": "write", "approval": "always",
-            "cost_minor": 0,
-            "args": {{"type": "object", "required": ["order_id", "amount_minor", "currency", "reason"],
-                     "properties": {{"order_id": {{"type": "string"}},
-                                    "amount_minor": {{"type": "integer", "minimum": 1}},
-                                    "currency": {{"type": "string", "enum": ["CNY", "USD"]}},
-                                    "reason": {{"type": "string"}}}}}},
-            "batch": {{"max_items": 40, "caps": {{"sum": {{"pointer": "/args/amount_minor", "max": {sum}}}}},
-                      "breaker": {{"max_failures": 3, "window_ms": 600000, "close_after": 2}}}}}}"#
-    ))
-}
-
-/// `n` refunds of 100 minor units each, for orders 0..n of job `job`.
-fn refunds(contract: &OwnedValue, job: &str, n: usize) -> Vec<OwnedValue> {
-    (0..n)
-        .map(|i| {
-            action(
-                contract,
-                &format!(
-                    r#"{{"order_id": "order-{i}", "amount_minor": 100, "currency": "USD",
-                        "reason": "outage"}}"#
-                ),
-                job,
-                &format!("req-{i}"),
-            )
-        })
-        .collect()
-}
-
 /// An approval (or rejection) of `b` as it is now, by user:bob.
 fn batch_decision(b: &Batch, decision_id: &str, verdict: &str, at: i64) -> OwnedValue {
     json(&format!(

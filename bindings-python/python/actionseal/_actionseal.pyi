@@ -890,7 +890,7 @@ class _ClaimOutcome(TypedDict):
     approved_action: Optional[Dict[str, Any]]
     """On drift: the approved action, to resume with."""
 
-class _BatchDecisionEnvelope(TypedDict):
+class _BatchDecisionEnvelopeRequired(TypedDict):
     """A reviewer's decision over a whole batch as the reviewer saw it; times in integer milliseconds since the epoch."""
 
     approval_id: str
@@ -905,6 +905,16 @@ class _BatchDecisionEnvelope(TypedDict):
     decided_at: int
     expires_at: int
     """When the decision stops holding; after ``decided_at``."""
+
+class _BatchDecisionEnvelope(_BatchDecisionEnvelopeRequired, total=False):
+    """A reviewer's decision over a whole batch as the reviewer saw it; times in integer milliseconds since the epoch."""
+
+    role: str
+    """Under a quorum, the role the approver decides in."""
+    on_behalf_of: str
+    """The root delegator the decision counts for, with ``delegation``: the approver is then the delegate who decided."""
+    delegation: List[Union[_SignedDelegation, _DelegationDocument]]
+    """The chain, root first (1 to 4 links), with ``on_behalf_of``."""
 
 class _LedgerBatchItem(TypedDict):
     """Where one item of a ledger's batch is."""
@@ -935,6 +945,8 @@ class _LedgerBatch(TypedDict):
     decision_id: Optional[str]
     record: Optional[Dict[str, Any]]
     """The decision record, once decided."""
+    proof: Optional[_DecisionProof]
+    """How the decision was proven, when it carried proof."""
     amendments: int
     """How many deselections it went through."""
     items: List[_LedgerBatchItem]
@@ -959,8 +971,8 @@ class _BatchDecided(TypedDict):
     """The batch after the decision."""
     duplicate: bool
     """Whether this delivery repeated a recorded decision (nothing changed)."""
-    signer: Any
-    """Who signed this delivery, when it carried proof; ``null`` for a bare decision."""
+    signer: Optional[Union[_ServiceSigner, _PasskeySigner]]
+    """Who signed this delivery, when it carried proof (a signed batch record or a passkey-approved one); ``null`` for a bare decision."""
 
 class _BatchClaimOutcome(TypedDict):
     """What ``claimBatch`` returns: drift and a stopped batch are outcomes, not errors."""
@@ -1792,7 +1804,9 @@ class Ledger:
         self,
         decision: Union[_BatchDecisionEnvelope, Dict[str, Any]],
     ) -> _BatchDecided:
-        """Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``)."""
+        """Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``):
+        an envelope, or the ledger's batch record signed or passkey-approved, as ``decide``
+        takes a task's."""
     def claim_item(
         self,
         task_id: str,

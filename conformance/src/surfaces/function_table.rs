@@ -323,9 +323,9 @@ pub fn table() -> Vec<Function> {
             .py("batch_id: str, *, amends: str, deselect: List[int], reviewer: str, reason: str", "_LedgerBatch")
             .ts("request: AmendBatchRequest", "Promise<LedgerBatch>")
             .node_only(),
-        method("Ledger.decide_batch", "Records one decision over a batch (de-duplicated by `decision_id` as `decide`).")
+        method("Ledger.decide_batch", "Records one decision over a batch (de-duplicated by `decision_id` as `decide`): an envelope, or the ledger's batch record signed or passkey-approved, as `decide` takes a task's.")
             .py("decision: Union[_BatchDecisionEnvelope, Dict[str, Any]]", "_BatchDecided")
-            .ts("decision: BatchDecisionEnvelope", "Promise<BatchDecided>")
+            .ts("decision: BatchDecisionEnvelope | SignedEnvelope | (BatchDecisionRecord & { passkey: PasskeyAssertion })", "Promise<BatchDecided>")
             .node_only(),
         method("Ledger.claim_item", "Claims one item of a per-item batch, under the batch's caps and breaker.")
             .py("task_id: str, action: Dict[str, Any], facts: _ClaimFacts, *, executor: str, lease_ms: int, budget: Optional[str] = None, proof: Optional[ProofRequirement] = None", "_ClaimOutcome")

@@ -6,8 +6,9 @@
 use super::shape_types::{field, optional, Field, Shape, Ty};
 use crate::decisions::core_value;
 use actionseal_core::ledger::{request, BatchEnvelope};
+use actionseal_core::Decision;
 use actionseal_core::{Action, Contract};
-use actionseal_ledger::{Call, Ledger, LedgerOptions, ManualClock};
+use actionseal_ledger::{Call, DecisionDraft, Ledger, LedgerOptions, ManualClock};
 use serde_json::{json, Value as Json};
 use std::sync::Arc;
 
@@ -59,6 +60,9 @@ pub fn shapes() -> Vec<Shape> {
             field("approver", Identity, ""),
             field("decided_at", Millis, ""),
             field("expires_at", Millis, "When the decision stops holding; after `decided_at`."),
+            optional("role", Identity, "Under a quorum, the role the approver decides in."),
+            optional("on_behalf_of", Identity, "The root delegator the decision counts for, with `delegation`: the approver is then the delegate who decided."),
+            optional("delegation", list(Either(vec![Shape("SignedDelegation"), Shape("DelegationDocument")])), "The chain, root first (1 to 4 links), with `on_behalf_of`."),
         ]),
         shape("ClaimBatchRequest", "What `claimBatch` takes: a claim of every remaining item of an all-or-nothing batch, or none.", false, vec![
             field("batch_id", Identity, ""),
@@ -85,6 +89,7 @@ pub fn shapes() -> Vec<Shape> {
             field("approval_id", Str, "The approval id a decision over the batch names."),
             field("decision_id", nullable(Str), ""),
             field("record", nullable(Shape("BatchDecisionRecord")), "The decision record, once decided."),
+            field("proof", nullable(Shape("DecisionProof")), "How the decision was proven, when it carried proof."),
             field("amendments", Int, "How many deselections it went through."),
             field("items", list(Shape("LedgerBatchItem")), "The selected items, in the header's order."),
             field("proposed_items", list(Str), "Every item's task id as proposed."),
@@ -98,7 +103,7 @@ pub fn shapes() -> Vec<Shape> {
         shape("BatchDecided", "What `decideBatch` returns.", true, vec![
             field("batch", Shape("LedgerBatch"), "The batch after the decision."),
             field("duplicate", Bool, "Whether this delivery repeated a recorded decision (nothing changed)."),
-            field("signer", Unknown, "Who signed this delivery, when it carried proof; `null` for a bare decision."),
+            field("signer", nullable(Either(vec![Shape("ServiceSigner"), Shape("PasskeySigner")])), "Who signed this delivery, when it carried proof (a signed batch record or a passkey-approved one); `null` for a bare decision."),
         ]),
         shape("BatchClaimOutcome", "What `claimBatch` returns: drift and a stopped batch are outcomes, not errors.", true, vec![
             field("result", OneOf(vec!["claimed", "tool_args_drift", "stopped"]), "`claimed`: dispatch every item; `tool_args_drift`: nothing claimed or changed; `stopped`: every remaining item is `rejected_pre_dispatch`."),
@@ -157,8 +162,12 @@ pub fn written() -> Result<Vec<(&'static str, Json)>, String> {
             .map_err(|e| e.to_string())?;
         serde_json::from_str(&actionseal_core::canonicalize(a.value())).map_err(|e| e.to_string())
     };
+    // Proof is optional here, so that both a bare and a signed batch decision are recorded.
+    let keys = actionseal_core::KeySet::from_value(&value(&super::proof::service_keys())?)
+        .map_err(|e| e.to_string())?;
     let options = LedgerOptions {
         clock: Arc::new(ManualClock::new(1_000_000)),
+        proof: Some(actionseal_core::ProofPolicy::new(false, keys)),
         ..LedgerOptions::default()
     };
     let l = Ledger::open_with("sqlite::memory:", options).map_err(|e| e.to_string())?;
@@ -239,8 +248,25 @@ pub fn written() -> Result<Vec<(&'static str, Json)>, String> {
                 "executor": "w", "lease_ms": 1000}),
         )
     };
+    // Its decision arrives signed: the record the ledger builds, as an approval system signs it.
     let (b, actions) = batch_of("j2", "all_or_nothing")?;
-    let b = call(Call::DecideBatch, decision(&b, "d3"))?["batch"].clone();
+    let draft = DecisionDraft {
+        decision_id: "d3",
+        decision: Decision::Approved,
+        approver: "user:b",
+        decided_at: 1_000_000,
+        expires_at: 2_000_000,
+    };
+    let id = b["id"].as_str().unwrap_or_default();
+    let drafted = l
+        .batch(id)
+        .and_then(|v| v.decision(&draft))
+        .map_err(|e| e.to_string())?;
+    let record: Json = serde_json::from_str(&actionseal_core::canonicalize(drafted.record.value()))
+        .map_err(|e| e.to_string())?;
+    let decided = call(Call::DecideBatch, super::proof::envelope(&record))?;
+    out.push(("BatchDecided", decided.clone()));
+    let b = decided["batch"].clone();
     let mut drifted = actions.clone();
     drifted[1] = envelope("j2", 1, 6)?;
     out.push(("BatchClaimOutcome", whole(&b, &drifted, true)?));

@@ -12,7 +12,7 @@ use crate::model::approval::Approval;
 use crate::model::contract::Contract;
 use crate::model::ledger::link_digest;
 use crate::model::ledger::values::string;
-use crate::model::ledger::{task_id, EventKind, Presented, Replay};
+use crate::model::ledger::{task_id, DecisionEnvelope, EventKind, Presented, Replay};
 use crate::model::proof::{carries_proof, ProofRequirement};
 use crate::tlog::merkle::{leaf_hash, verify_inclusion};
 
@@ -321,7 +321,7 @@ fn decisions(b: &Bundle, trust: &Trust) -> Result<Proofs> {
             }
             let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
                 .map_err(|err| in_detail(err.in_key("timestamp")))?;
-            let p = Presented::read(
+            let p = Presented::<DecisionEnvelope>::read(
                 given,
                 &trust.approval_keys,
                 ProofRequirement::Optional,
