@@ -431,6 +431,26 @@ fn log_signer(log_key: Option<&Path>) -> Result<Option<SignerKey>, Failure> {
         .transpose()
 }
 
+/// The options of a handle that records decisions: the TSA that stamps proven ones and,
+/// with `keys` (a key set file), the trusted keys that verify them, bare ones refused when
+/// `require_proof`.
+fn deciding(
+    tsa: Option<Tsa>,
+    keys: Option<&Path>,
+    require_proof: bool,
+) -> Result<LedgerOptions, Failure> {
+    let mut options = LedgerOptions {
+        tsa,
+        ..LedgerOptions::default()
+    };
+    if let Some(keys) = keys {
+        let set = KeySet::from_value(&json_file(keys)?)
+            .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
+        options.proof = Some(ProofPolicy::new(require_proof, set));
+    }
+    Ok(options)
+}
+
 /// The time-stamping authority of `--tsa`, with its `--tsa-root` certificates.
 fn tsa(
     url: Option<&str>,
@@ -562,16 +582,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             keys,
             require_proof,
         } => {
-            let mut options = LedgerOptions {
-                tsa,
-                ..LedgerOptions::default()
-            };
-            if let Some(keys) = keys {
-                let set = KeySet::from_value(&json_file(&keys)?)
-                    .map_err(|e| Failure::InputIn(keys.display().to_string(), e))?;
-                options.proof = Some(ProofPolicy::new(require_proof, set));
-            }
-            let l = open_with(db, options)?;
+            let l = open_with(db, deciding(tsa, keys.as_deref(), require_proof)?)?;
             let d = match (decision, task, verdict, approver, ttl) {
                 (Some(file), ..) => json_file(&file)?,
                 (None, Some(task), Some(verdict), Some(approver), Some(ttl_ms)) => decide::build(
@@ -671,7 +682,7 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
         LedgerCommand::Budget { name, limit } => {
             line(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
         }
-        LedgerCommand::Batch { command } => batch::run(db, command),
+        LedgerCommand::Batch { command } => batch::run(db, command, tsa),
         LedgerCommand::Show {
             task,
             filter,

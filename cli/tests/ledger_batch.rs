@@ -187,3 +187,87 @@ fn a_batch_from_the_command_line() {
     let audit = ok(&ledger(&d, &["audit", "verify"]));
     assert_eq!(audit["valid"], true);
 }
+
+/// A batch decision signed with a service key after a deselection, on a ledger that requires
+/// proof: the ledger verifies the batch record it would build itself (the proposal kept
+/// beside the selection), keeps its proof, and refuses the same decision bare.
+#[test]
+fn a_signed_batch_decision_from_the_command_line() {
+    let d = temp_dir("batch-cli-signed");
+    let private = d.join("service.jwk").display().to_string();
+    let public: Value =
+        serde_json::from_slice(&run(&["key", "generate", "--out", &private], b"").stdout).unwrap();
+    let kid = public["kid"].as_str().unwrap();
+    let keys = write(
+        &d.join("keys.json"),
+        &format!(r#"{{"service_keys":{{"{kid}":{{"key":{public}}}}}}}"#),
+    );
+    let contract = write(&d.join("contract.json"), CONTRACT);
+    let all = write(
+        &d.join("actions.json"),
+        &format!("[{}]", actions().join(",")),
+    );
+    ok(&ledger(&d, &["init"]));
+    let b = ok(&ledger(
+        &d,
+        &[
+            "batch",
+            "propose",
+            "--actions",
+            &all,
+            "--contract",
+            &contract,
+            "--semantics",
+            "per_item",
+            "--proposer",
+            "agent",
+        ],
+    ));
+    let (id, digest) = (b["id"].as_str().unwrap(), b["digest"].as_str().unwrap());
+    ok(&ledger(
+        &d,
+        &[
+            "batch",
+            "amend",
+            "--batch",
+            id,
+            "--amends",
+            digest,
+            "--deselect",
+            "0",
+            "--reviewer",
+            "user:bob",
+            "--reason",
+            "duplicate",
+        ],
+    ));
+    let decide = |signed: bool| {
+        let mut args = vec![
+            "batch",
+            "decide",
+            "--batch",
+            id,
+            "--approve",
+            "--approver",
+            "user:bob",
+            "--ttl",
+            "10m",
+            "--keys",
+            &keys,
+            "--require-proof",
+        ];
+        if signed {
+            args.extend(["--key", private.as_str()]);
+        }
+        ledger(&d, &args)
+    };
+    let bare = decide(false);
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bare.stderr).starts_with("error: missing_proof: "));
+    let decided = ok(&decide(true));
+    assert_eq!(decided["batch"]["state"], "approved");
+    assert_eq!(decided["signer"]["keyid"], kid);
+    assert_eq!(decided["batch"]["proof"]["signer"]["keyid"], kid);
+    assert_eq!(decided["batch"]["record"]["proposed_digest"], b["digest"]);
+    let _ = std::fs::remove_dir_all(d);
+}

@@ -6,22 +6,15 @@ use crate::ops::batch::{self, Server};
 use crate::ops::propose::Proposal;
 use crate::{ClaimRequest, Ledger};
 use actionseal_core::batch::Semantics;
-use actionseal_core::ledger::{batch_id, check_identity, BatchEnvelope, Observed, Reported};
-use actionseal_core::{Action, Code, Error, ProofRequirement, Result, Value};
+use actionseal_core::ledger::{
+    batch_id, check_identity, request, BatchEnvelope, Observed, Presented, Reported,
+};
+use actionseal_core::{Action, Code, Error, Result, Value};
 
 /// A claim of a whole all-or-nothing batch: every item's action as the executor is about to
 /// dispatch it, in the batch's order, with the facts, identity, lease, budget and proof
 /// requirement of a task's claim ([`ClaimRequest`]), which apply to each item.
-#[derive(Clone, Copy)]
-pub struct BatchClaimRequest<'v, 'a> {
-    pub batch_id: &'v str,
-    pub actions: &'v [Value<'a>],
-    pub facts: &'v Value<'a>,
-    pub executor: &'v str,
-    pub lease_ms: i64,
-    pub budget: Option<&'v str>,
-    pub proof: ProofRequirement,
-}
+pub use actionseal_core::ledger::request::ClaimBatch as BatchClaimRequest;
 
 impl Ledger {
     pub(crate) fn server(&self) -> Server<'_> {
@@ -54,16 +47,7 @@ impl Ledger {
             .contracts
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
-        if crate::ops::quorum::kept_contract(&contract).is_some() {
-            // The ledger records bare batch decisions only, one reviewer each: a quorum or a
-            // separation of duties would not be enforced.
-            return Err(Error::new(
-                Code::BatchNotAllowed,
-                "the contract's approval needs a quorum or a separation of duties, which this \
-                 ledger does not apply to batch decisions yet: decide its calls one at a time",
-            )
-            .in_key("contract"));
-        }
+        batch::check_decidable(&contract)?;
         let built = actionseal_core::batch::Batch::build(
             &contract,
             semantics,
@@ -120,19 +104,27 @@ impl Ledger {
     /// [`Code::DecisionMismatch`]. Approving moves every selected item to `approved`, each
     /// with the batch's record and its own inclusion proof; either way the deselected items
     /// end `rejected`. A decision over the remainder a tripped breaker left half-opens it.
-    /// A bare envelope is all a batch decision can be yet: where the ledger requires proof
-    /// ([`crate::Policy`]) it is [`Code::MissingProof`].
+    ///
+    /// `decision` may instead prove who made it, as for [`Ledger::decide`]: the batch decision
+    /// record the ledger builds for the batch as it awaits its decision
+    /// ([`Batch::decision`]), signed ([`actionseal_core::sign_approval`]) or approved with a
+    /// passkey. Its proof is verified against the keys of [`crate::LedgerOptions::proof`] at
+    /// the ledger's clock as it arrives, it is recorded only if that record is byte for byte
+    /// the one the ledger builds ([`Code::DecisionMismatch`] at the first member that
+    /// differs), a passkey's signature counter must have moved, and the proof is kept on the
+    /// batch ([`Batch::proof`]) and in the `batch_decided` event, with an RFC 3161 token when
+    /// a TSA is configured. Where the ledger requires proof, a bare envelope is
+    /// [`Code::MissingProof`]. A decision made through a delegation has each link's proof
+    /// verified, and its chain must hold for every item ([`Code::DelegationRefused`]).
     pub fn decide_batch(&self, decision: &Value<'_>) -> Result<BatchDecided> {
-        let d = BatchEnvelope::from_value(decision)?;
-        if self.requirement() == ProofRequirement::Required {
-            return Err(Error::new(
-                Code::MissingProof,
-                "this ledger requires proof of every decision, and batch decisions are recorded \
-                 bare only (signed and passkey batch decisions are not supported yet)",
-            ));
-        }
+        // Keys are judged at the ledger's clock as the decision arrives.
+        let arrived = self.clock.now_ms();
+        let p =
+            Presented::<BatchEnvelope>::read(decision, &self.keys, self.requirement(), arrived)?;
+        // Asked before the write, which holds the batch's lock: never across a round trip.
+        let token = crate::ops::decide::stamp(self.tsa.as_ref(), &p);
         let srv = self.server();
-        self.write(|tx, now| batch::decide::run(tx, now, &d, &srv))
+        self.write(|tx, now| batch::decide::run(tx, now, &p, token.as_deref(), &srv))
     }
 
     /// Claims one item of a per-item batch, as [`Ledger::claim`] claims a task, and in the
@@ -252,49 +244,14 @@ impl Ledger {
     }
 }
 
-/// Reads a deselection: `{"batch_id", "amends", "deselect", "reviewer", "reason"}`.
+/// Reads a deselection with core's reader.
 fn read_deselection(v: &Value<'_>) -> Result<batch::amend::Deselection> {
-    let bad = |key: &str, what: &str| {
-        Error::new(Code::InvalidRequest, format!("{key} {what}")).in_key(key)
-    };
-    let o = v
-        .as_object()
-        .ok_or_else(|| Error::new(Code::InvalidRequest, "a deselection is an object"))?;
-    if let Some((k, _)) = o
-        .iter()
-        .find(|(k, _)| !["batch_id", "amends", "deselect", "reviewer", "reason"].contains(k))
-    {
-        return Err(bad(k, "is not a member of a deselection"));
-    }
-    let text = |key: &str| {
-        o.get(key)
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(key, "must be a string"))
-    };
-    let reviewer = text("reviewer")?;
-    check_identity("reviewer", reviewer)?;
-    let reason = text("reason")?;
-    if reason.is_empty() || reason.len() > 1000 {
-        return Err(bad("reason", "must be 1 to 1000 bytes"));
-    }
-    let deselect = match o.get("deselect") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| match i {
-                Value::Number(n) => n.as_safe_integer().and_then(|n| u64::try_from(n).ok()),
-                _ => None,
-            })
-            .collect::<Option<Vec<u64>>>()
-            .ok_or_else(|| bad("deselect", "must be an array of positions"))?,
-        _ => return Err(bad("deselect", "must be an array of positions")),
-    };
+    let r = request::AmendBatch::from_value(v)?;
     Ok(batch::amend::Deselection {
-        batch_id: text("batch_id")?.to_owned(),
-        amends: text("amends")?
-            .parse()
-            .map_err(|_| bad("amends", "must be a digest"))?,
-        deselect,
-        reviewer: reviewer.to_owned(),
-        reason: reason.to_owned(),
+        batch_id: r.batch_id.to_owned(),
+        amends: r.amends,
+        deselect: r.deselect,
+        reviewer: r.reviewer.to_owned(),
+        reason: r.reason.to_owned(),
     })
 }

@@ -49,7 +49,7 @@ pub use feed::{Change, ChangeCursor, Changes};
 pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Batch, BatchClaimOutcome, BatchDecided, Budget, Claim, ClaimOutcome,
-    Decided, Policy, Revocation, Task,
+    Decided, DraftedBatchDecision, Policy, Revocation, Task,
 };
 pub use query::{Page, Query};
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};

@@ -8,7 +8,7 @@ use actionseal_core::{Digest, OwnedValue, ProofRequirement, QuorumState, Result,
 
 mod batch;
 
-pub use batch::{Batch, BatchClaimOutcome, BatchDecided};
+pub use batch::{Batch, BatchClaimOutcome, BatchDecided, DraftedBatchDecision};
 
 /// A task and everything the ledger knows about it.
 #[derive(Clone, Debug)]

@@ -3,14 +3,15 @@
 
 use super::decide::{fresh_id, parse_ttl};
 use super::exit::fail;
-use super::{json_file, open, EXIT_REAPPROVE, EXIT_REJECT};
+use super::{deciding, json_file, open, open_with, EXIT_REAPPROVE, EXIT_REJECT};
 use crate::io::line;
+use crate::key::signing_key;
 use crate::Failure;
 use actionseal_core::batch::Semantics;
 use actionseal_core::ledger::Reported;
-use actionseal_core::{Decision, OwnedValue, ProofRequirement, Value};
+use actionseal_core::{sign_approval, Decision, Options, OwnedValue, ProofRequirement, Value};
 use actionseal_ledger::{
-    BatchClaimOutcome, BatchClaimRequest, ClaimOutcome, ClaimRequest, DecisionDraft,
+    BatchClaimOutcome, BatchClaimRequest, ClaimOutcome, ClaimRequest, DecisionDraft, Tsa,
 };
 use clap::Subcommand;
 use std::path::{Path, PathBuf};
@@ -81,6 +82,16 @@ pub(super) enum BatchCommand {
         /// The decision's id (with --batch); by default a new random one.
         #[arg(long, value_name = "ID", requires = "batch")]
         decision_id: Option<String>,
+        /// Sign the batch decision record with this private key (with --batch), as `ledger
+        /// decide --key` signs a task's; the ledger verifies it against --keys.
+        #[arg(long, value_name = "FILE", requires_all = ["batch", "keys"])]
+        key: Option<PathBuf>,
+        /// The trusted key set that verifies a proven decision, as for `ledger decide`.
+        #[arg(long, value_name = "FILE")]
+        keys: Option<PathBuf>,
+        /// Refuse a decision that carries no proof, as `ledger decide --require-proof`.
+        #[arg(long, requires = "keys")]
+        require_proof: bool,
     },
     /// Claim one item of a per-item batch (--task, --action), or every remaining item of an
     /// all-or-nothing batch (--batch, --actions).
@@ -165,7 +176,11 @@ fn actions(path: &Path) -> Result<Vec<OwnedValue>, Failure> {
     }
 }
 
-pub(super) fn run(db: Option<&str>, command: BatchCommand) -> Result<(), Failure> {
+pub(super) fn run(
+    db: Option<&str>,
+    command: BatchCommand,
+    tsa: Option<Tsa>,
+) -> Result<(), Failure> {
     match command {
         BatchCommand::Propose {
             actions: file,
@@ -216,8 +231,11 @@ pub(super) fn run(db: Option<&str>, command: BatchCommand) -> Result<(), Failure
             approver,
             ttl,
             decision_id,
+            key,
+            keys,
+            require_proof,
         } => {
-            let l = open(db)?;
+            let l = open_with(db, deciding(tsa, keys.as_deref(), require_proof)?)?;
             let d = match (decision, batch, approver, ttl) {
                 (Some(file), ..) => json_file(&file)?,
                 (None, Some(id), Some(approver), Some(ttl)) if approve != reject => {
@@ -227,18 +245,26 @@ pub(super) fn run(db: Option<&str>, command: BatchCommand) -> Result<(), Failure
                         None => fresh_id()?,
                     };
                     let now = l.now();
-                    b.decision(&DecisionDraft {
-                        decision_id: &decision_id,
-                        decision: if approve {
-                            Decision::Approved
-                        } else {
-                            Decision::Rejected
-                        },
-                        approver: &approver,
-                        decided_at: now,
-                        expires_at: now.saturating_add(ttl),
-                    })
-                    .to_value()
+                    let drafted = b
+                        .decision(&DecisionDraft {
+                            decision_id: &decision_id,
+                            decision: if approve {
+                                Decision::Approved
+                            } else {
+                                Decision::Rejected
+                            },
+                            approver: &approver,
+                            decided_at: now,
+                            expires_at: now.saturating_add(ttl),
+                        })
+                        .map_err(fail)?;
+                    match key {
+                        None => drafted.envelope.to_value(),
+                        Some(path) => {
+                            let key = signing_key(&path, &Options::default())?;
+                            sign_approval(drafted.record.value(), &key).map_err(Failure::Input)?
+                        }
+                    }
                 }
                 _ => {
                     return Err(Failure::Usage(

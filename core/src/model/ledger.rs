@@ -11,6 +11,7 @@ mod batch_decision;
 mod budget;
 mod claim;
 mod decision;
+mod envelope;
 mod event;
 mod gate;
 mod heads;
@@ -31,7 +32,8 @@ pub use claim::{
     claim_step, context, context_recorded, context_with, drift_between, ClaimStep, Recorded,
     FACT_FIELDS,
 };
-pub use decision::{link_digest, DecisionEnvelope};
+pub use decision::DecisionEnvelope;
+pub use envelope::{link_digest, Envelope};
 pub use event::{
     chain_of, verify_audit, verify_audit_with, verify_audit_with_batches, AuditReport, BatchRows,
     Break, ChainHead, Event, EventKind, Expected, Problem, CHAINS,

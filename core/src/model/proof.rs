@@ -54,7 +54,7 @@ pub enum Signer {
 
 /// A decision record a proof may carry: an approval of one action ([`Approval`]) or a
 /// decision over a batch ([`BatchDecision`]).
-pub trait DecisionRecord: Sized {
+pub trait DecisionRecord: Sized + Clone + std::fmt::Debug {
     /// Reads a record, which must be well-formed and sealed (its digest its frozen
     /// subject's), or [`Code::InvalidApproval`].
     fn sealed(record: &Value<'_>) -> Result<Self>;
@@ -234,7 +234,7 @@ pub fn verify_batch_proof(
     proof_of(decision, keys, at)
 }
 
-fn proof_of<R: DecisionRecord>(
+pub(crate) fn proof_of<R: DecisionRecord>(
     approval: &Value<'_>,
     keys: &KeySet,
     at: i64,

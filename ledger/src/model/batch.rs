@@ -3,7 +3,8 @@
 use super::{Claim, ClaimOutcome};
 use crate::json::{n, obj, opt_s, s, stored};
 use crate::store::{BatchRow, LineageRow, TaskRow};
-use actionseal_core::ledger::{BatchEnvelope, State};
+use actionseal_core::batch::{BatchDecision, Header};
+use actionseal_core::ledger::{remainder_id, BatchEnvelope, State};
 use actionseal_core::{Digest, OwnedValue, Result, Value};
 
 /// A batch, its lineage's caps totals and breaker, and where each of its items is.
@@ -30,6 +31,9 @@ pub struct Batch {
     pub decision_id: Option<String>,
     /// The decision record, once decided.
     pub record: Option<OwnedValue>,
+    /// How the decision was proven, when it carried proof: `{"proof", "signer",
+    /// "verified_at"}`, as a task's [`crate::Task::proof`].
+    pub proof: Option<OwnedValue>,
     /// How many deselections it went through.
     pub amendments: i64,
     /// The selected items, in the header's order: task id and state.
@@ -38,6 +42,10 @@ pub struct Batch {
     pub proposed_items: Vec<String>,
     /// Whether it is its lineage's current batch (the one whose items may be claimed).
     pub current: bool,
+    /// The batch its remaining items were sent back in (a trip of the breaker, an expired
+    /// decision), the lineage's next: follow it to the items' re-approval. `None` while no
+    /// item was sent back from this batch.
+    pub successor: Option<String>,
     /// The lineage's running totals (`{"count", "sum", "targets"}`, targets as digests).
     pub totals: OwnedValue,
     /// The lineage's breaker (`{"state", ...}`).
@@ -65,10 +73,16 @@ impl Batch {
                 .as_deref()
                 .map(|r| stored(r).map(Value::into_owned))
                 .transpose()?,
+            proof: b
+                .proof
+                .as_deref()
+                .map(|r| stored(r).map(Value::into_owned))
+                .transpose()?,
             amendments: b.amendments,
             items: items.iter().map(|t| (t.id.clone(), t.state)).collect(),
             proposed_items: crate::json::strings(&b.proposed_items)?,
             current: l.current == b.id,
+            successor: successor(b, l),
             totals: stored(&l.totals)?.into_owned(),
             breaker: stored(&l.breaker)?.into_owned(),
             created_at: b.created_at,
@@ -77,9 +91,9 @@ impl Batch {
     }
 
     /// `{"id", "lineage", "tenant", "semantics", "state", "header", "digest",
-    /// "proposed_digest", "approval_id", "decision_id", "record", "amendments", "items":
-    /// [{"task_id", "state"}], "proposed_items", "current", "totals", "breaker", "created_at",
-    /// "updated_at"}`.
+    /// "proposed_digest", "approval_id", "decision_id", "record", "proof", "amendments",
+    /// "items": [{"task_id", "state"}], "proposed_items", "current", "successor", "totals",
+    /// "breaker", "created_at", "updated_at"}`.
     pub fn to_value(&self) -> OwnedValue {
         let items = self
             .items
@@ -98,6 +112,7 @@ impl Batch {
             ("approval_id", s(&self.approval_id)),
             ("decision_id", opt_s(self.decision_id.as_deref())),
             ("record", self.record.clone().unwrap_or(Value::Null)),
+            ("proof", self.proof.clone().unwrap_or(Value::Null)),
             ("amendments", n(self.amendments)),
             ("items", Value::Array(items)),
             (
@@ -105,6 +120,7 @@ impl Batch {
                 Value::Array(self.proposed_items.iter().map(|i| s(i)).collect()),
             ),
             ("current", Value::Bool(self.current)),
+            ("successor", opt_s(self.successor.as_deref())),
             ("totals", self.totals.clone()),
             ("breaker", self.breaker.clone()),
             ("created_at", n(self.created_at)),
@@ -113,20 +129,54 @@ impl Batch {
     }
 }
 
+/// The batch after `b` in lineage `l`. A lineage's batches are its generations: the first is
+/// the lineage itself, each later one `remainder_id(lineage, generation)`, proposed only when
+/// items were sent back from the one before; so `b`'s successor is the next generation's
+/// batch, once the lineage has one.
+fn successor(b: &BatchRow, l: &LineageRow) -> Option<String> {
+    let generation = if b.id == l.id {
+        1
+    } else {
+        (2..=l.generation).find(|&g| remainder_id(&l.id, g) == b.id)?
+    };
+    (generation < l.generation).then(|| remainder_id(&l.id, generation + 1))
+}
+
+/// A decision built for a batch as it awaits its decision.
+#[derive(Clone, Debug)]
+pub struct DraftedBatchDecision {
+    /// The bare envelope ([`crate::Ledger::decide_batch`] records its `to_value()`).
+    pub envelope: BatchEnvelope,
+    /// The batch decision record the ledger builds for it: sign its `value()` (or have a
+    /// passkey approve it) to prove who decided.
+    pub record: BatchDecision,
+}
+
 impl Batch {
-    /// The decision envelope `draft` makes about the batch as it is now (its approval id,
-    /// id and digest), for [`crate::Ledger::decide_batch`].
-    pub fn decision(&self, draft: &crate::DecisionDraft<'_>) -> BatchEnvelope {
-        BatchEnvelope {
+    /// The decision `draft` makes about the batch as it is now (its approval id, id, header
+    /// and digest): its envelope, and its record, which keeps the model's proposal beside a
+    /// deselection as the ledger's does. A malformed draft is the envelope's or the record's
+    /// code.
+    pub fn decision(&self, draft: &crate::DecisionDraft<'_>) -> Result<DraftedBatchDecision> {
+        let envelope = BatchEnvelope {
             approval_id: self.approval_id.clone(),
             decision_id: draft.decision_id.to_owned(),
-            batch_id: self.id.clone(),
+            batch_id: Some(self.id.clone()),
             batch_digest: self.digest,
             decision: draft.decision,
             approver: draft.approver.to_owned(),
             decided_at: draft.decided_at,
             expires_at: draft.expires_at,
-        }
+            role: None,
+            on_behalf_of: None,
+            delegation: None,
+        };
+        // Read back: one set of rules for an envelope's shape, whoever built it.
+        let envelope = BatchEnvelope::from_value(&envelope.to_value())?;
+        let proposed = (!self.proposed_digest.ct_eq(&self.digest)).then_some(self.proposed_digest);
+        let header = Header::from_value(&self.header)?;
+        let record = BatchDecision::decide(&header, &envelope.input(proposed))?;
+        Ok(DraftedBatchDecision { envelope, record })
     }
 }
 

@@ -12,7 +12,7 @@ use crate::json::{canon, n, obj, opt_s, s, stored};
 use crate::model::Decided;
 use crate::store::{storage, Done, RoundDecisionRow, Tx};
 use actionseal_core::ledger::{
-    next, DecisionEnvelope, Event, EventKind, Op, Presented, ProvenDecision, State,
+    next, DecisionEnvelope, Envelope, Event, EventKind, Op, Presented, ProvenDecision, State,
 };
 use actionseal_core::{
     base64url_encode, Action, Approval, Code, Decision, Error, OwnedValue, QuorumState, Result,
@@ -35,8 +35,9 @@ enum Round {
 /// signature(s), so the token proves they existed at its genTime; it is the one every
 /// verifier already holds and canonicalises, with no choice among an envelope's signatures.
 /// `None` for a bare decision, without a TSA, or when the TSA gave no verified token (logged:
-/// the decision is recorded without one, see [`crate::Ledger::decide`]).
-pub(crate) fn stamp(tsa: Option<&crate::Tsa>, p: &Presented) -> Option<Vec<u8>> {
+/// the decision is recorded without one, see [`crate::Ledger::decide`]). A batch's decision
+/// is stamped the same way.
+pub(crate) fn stamp<E: Envelope>(tsa: Option<&crate::Tsa>, p: &Presented<E>) -> Option<Vec<u8>> {
     let (tsa, proven) = (tsa?, p.proven()?);
     match tsa.stamp(canon(proven.proof()).as_bytes()) {
         Ok(token) => Some(token),
@@ -196,13 +197,7 @@ pub(crate) fn run(
             .in_key("decision_id"),
         );
     }
-    let proof = p.proven().map(|proven| {
-        canon(&obj(vec![
-            ("proof", proven.proof().clone()),
-            ("signer", proven.signer().to_value()),
-            ("verified_at", n(proven.verified_at())),
-        ]))
-    });
+    let proof = p.proven().map(kept_proof);
     let round = match (members, &kept) {
         (Some(mut rows), Some(contract)) => {
             let row = RoundDecisionRow {
@@ -261,22 +256,7 @@ pub(crate) fn run(
         entries.push(("counted_as", s(d.counting_identity())));
         entries.push(("role", opt_s(d.role.as_deref())));
     }
-    if let Some(on_behalf_of) = &d.on_behalf_of {
-        entries.push(("on_behalf_of", s(on_behalf_of)));
-        entries.push(("delegations", digests(&d.delegation_digests())));
-    }
-    if let Some(proven) = p.proven() {
-        // The signature or assertion, without the record (which holds the action's values and
-        // is rebuilt byte for byte from this event and the task's action), so the audit lets
-        // anyone verify who signed.
-        entries.push(("signer", proven.signer().to_value()));
-        entries.push(("proof", proven.proof().clone()));
-        entries.push(("verified_at", n(proven.verified_at())));
-        if let Some(token) = token {
-            // The DER TimeStampToken, base64url like the proof's own bytes.
-            entries.push(("timestamp", s(&base64url_encode(token))));
-        }
-    }
+    entries.extend(proven_entries(p, token));
     ev.detail = detail_of(&t, entries);
     let met = match &round {
         Some(Round::Met(q)) => Some(quorum_met(&ev, &t, q)),
@@ -324,6 +304,42 @@ fn quorum_met(decided: &Event, t: &crate::store::TaskRow, q: &QuorumState) -> Ev
     ev
 }
 
+/// A proven decision's proof as a task or batch row keeps it: canonical `{"proof", "signer",
+/// "verified_at"}` (what the audit's replay rebuilds from the decided event).
+pub(crate) fn kept_proof<E: Envelope>(proven: &ProvenDecision<E>) -> String {
+    canon(&obj(vec![
+        ("proof", proven.proof().clone()),
+        ("signer", proven.signer().to_value()),
+        ("verified_at", n(proven.verified_at())),
+    ]))
+}
+
+/// What a decided event's detail adds for a decision made through a delegation (whom for,
+/// and its links' digests) and for a proven one: the signature or assertion, without the
+/// record (which holds argument values and is rebuilt byte for byte from the event and the
+/// ledger's rows), so the audit lets anyone verify who signed; its RFC 3161 `token`, if any.
+pub(crate) fn proven_entries<E: Envelope>(
+    p: &Presented<E>,
+    token: Option<&[u8]>,
+) -> Vec<(&'static str, OwnedValue)> {
+    let d = p.envelope();
+    let mut entries = Vec::new();
+    if let Some(on_behalf_of) = d.on_behalf_of() {
+        entries.push(("on_behalf_of", s(on_behalf_of)));
+        entries.push(("delegations", digests(&d.delegation_digests())));
+    }
+    if let Some(proven) = p.proven() {
+        entries.push(("signer", proven.signer().to_value()));
+        entries.push(("proof", proven.proof().clone()));
+        entries.push(("verified_at", n(proven.verified_at())));
+        if let Some(token) = token {
+            // The DER TimeStampToken, base64url like the proof's own bytes.
+            entries.push(("timestamp", s(&base64url_encode(token))));
+        }
+    }
+    entries
+}
+
 /// Digests as a JSON array of their texts.
 fn digests(ds: &[actionseal_core::Digest]) -> OwnedValue {
     Value::Array(ds.iter().map(|d| s(&d.to_string())).collect())
@@ -331,7 +347,11 @@ fn digests(ds: &[actionseal_core::Digest]) -> OwnedValue {
 
 /// A passkey decision's signature counter, checked against the credential's last one and
 /// recorded in the same transaction (a service signature has none).
-fn sign_count(tx: &mut dyn Tx, now: i64, proven: &ProvenDecision) -> Result<()> {
+pub(crate) fn sign_count<E: Envelope>(
+    tx: &mut dyn Tx,
+    now: i64,
+    proven: &ProvenDecision<E>,
+) -> Result<()> {
     let (Some(count), Signer::Passkey { credential_id, .. }) =
         (proven.sign_count(), proven.signer())
     else {

@@ -5,7 +5,7 @@
 use crate::contracts::Contracts;
 use crate::json::{canon, stored};
 use crate::store::{RoundDecisionRow, TaskRow, Tx};
-use actionseal_core::ledger::{link_digest, DecisionEnvelope};
+use actionseal_core::ledger::{link_digest, DecisionEnvelope, Envelope};
 use actionseal_core::{
     tally, Action, Code, Contract, Decision, Duty, Error, Member, QuorumState, Result, Value,
 };
@@ -38,26 +38,45 @@ pub(crate) fn check_separate(
     delegates: &[String],
     contract: &Contract,
 ) -> Result<()> {
+    check_duties(d, delegates, contract, |duty| {
+        Ok(match duty {
+            Duty::Subject => (
+                "the action's subject",
+                vec![action.field("subject").to_owned()],
+            ),
+            Duty::Proposer => ("the task's proposer", vec![t.proposer.clone()]),
+            Duty::Amender => (
+                "the reviewer who amended the action",
+                match t.amendments {
+                    0 => Vec::new(),
+                    _ => tx
+                        .amendments(&t.id)?
+                        .pop()
+                        .map(|a| a.reviewer)
+                        .into_iter()
+                        .collect(),
+                },
+            ),
+        })
+    })
+}
+
+/// The separation of duties, for a task's decision or a batch's: refuses `d` when its
+/// counting identity or any of `delegates` is one of the identities `holders` names for a duty
+/// of `contract` (with the duty's name, for the message).
+pub(crate) fn check_duties(
+    d: &impl Envelope,
+    delegates: &[String],
+    contract: &Contract,
+    mut holders: impl FnMut(&Duty) -> Result<(&'static str, Vec<String>)>,
+) -> Result<()> {
     // Through a chain the approver is its last delegate; without one, the counting identity.
     let who: Vec<&str> = std::iter::once(d.counting_identity())
         .chain(delegates.iter().map(String::as_str))
         .collect();
     for duty in contract.separation() {
-        let (name, holder) = match duty {
-            Duty::Subject => (
-                "the action's subject",
-                Some(action.field("subject").to_owned()),
-            ),
-            Duty::Proposer => ("the task's proposer", Some(t.proposer.clone())),
-            Duty::Amender => (
-                "the reviewer who amended the action",
-                match t.amendments {
-                    0 => None,
-                    _ => tx.amendments(&t.id)?.pop().map(|a| a.reviewer),
-                },
-            ),
-        };
-        if let Some(identity) = who.iter().find(|w| Some(**w) == holder.as_deref()) {
+        let (name, holders) = holders(duty)?;
+        if let Some(identity) = who.iter().find(|w| holders.iter().any(|h| h == **w)) {
             return Err(Error::new(
                 Code::ApproverNotSeparate,
                 format!(

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub mod proofs;
+
 /// 2025-11-30 10:00 UTC.
 pub const T0: i64 = 1_764_496_800_000;
 pub const MINUTE: i64 = 60_000;
@@ -331,6 +333,39 @@ pub fn lookup_contract() -> OwnedValue {
             "args": {"type": "object", "required": ["order_id"],
                      "properties": {"order_id": {"type": "string"}}}}"#,
     )
+}
+
+/// The seed refund tool, batchable: at most 20 items, 3 failures in 10 minutes trip the
+/// breaker, which closes after 2 successes; `sum` caps the lineage's amounts.
+pub fn batch_contract(sum: i64) -> OwnedValue {
+    json(&format!(
+        r#"{{"tool": "refund_create", "version": "1", "effect": "write", "approval": "always",
+            "cost_minor": 0,
+            "args": {{"type": "object", "required": ["order_id", "amount_minor", "currency", "reason"],
+                     "properties": {{"order_id": {{"type": "string"}},
+                                    "amount_minor": {{"type": "integer", "minimum": 1}},
+                                    "currency": {{"type": "string", "enum": ["CNY", "USD"]}},
+                                    "reason": {{"type": "string"}}}}}},
+            "batch": {{"max_items": 40, "caps": {{"sum": {{"pointer": "/args/amount_minor", "max": {sum}}}}},
+                      "breaker": {{"max_failures": 3, "window_ms": 600000, "close_after": 2}}}}}}"#
+    ))
+}
+
+/// `n` refunds of 100 minor units each, for orders 0..n of job `job`.
+pub fn refunds(contract: &OwnedValue, job: &str, n: usize) -> Vec<OwnedValue> {
+    (0..n)
+        .map(|i| {
+            action(
+                contract,
+                &format!(
+                    r#"{{"order_id": "order-{i}", "amount_minor": 100, "currency": "USD",
+                        "reason": "outage"}}"#
+                ),
+                job,
+                &format!("req-{i}"),
+            )
+        })
+        .collect()
 }
 
 /// An action of `contract` in tenant-a for user:alice.

@@ -14,7 +14,7 @@ use crate::model::batch::{BatchDecision, Header, ItemProof};
 use crate::model::contract::Contract;
 use crate::model::ledger::link_digest;
 use crate::model::ledger::values::string;
-use crate::model::ledger::{task_id, EventKind, Presented, Replay};
+use crate::model::ledger::{task_id, DecisionEnvelope, EventKind, Presented, Replay};
 use crate::model::proof::{carries_proof, ProofRequirement};
 use crate::tlog::merkle::{leaf_hash, verify_inclusion};
 
@@ -379,7 +379,7 @@ fn single(
         }
         let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
             .map_err(|err| in_detail(err.in_key("timestamp")))?;
-        let p = Presented::read(
+        let p = Presented::<DecisionEnvelope>::read(
             given,
             &trust.approval_keys,
             ProofRequirement::Optional,

@@ -5,11 +5,12 @@
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{OwnedValue, Value};
-use crate::model::approval::{Decision, DecisionInput, MAX_DELEGATION_LINKS};
-use crate::model::delegation::{recorded_document, verify_chain, ChainFacts, LinkSource};
+use crate::model::approval::{Approval, Decision, DecisionInput};
 use crate::model::fields::Fields;
+use crate::model::ledger::envelope::{
+    acting_entries, check_chain, record_members, Acting, Envelope,
+};
 use crate::model::ledger::values::{int, object, string};
-use crate::model::proof::ProofPolicy;
 
 /// `{"approval_id", "decision_id", "job_id", "request_id", "action_digest", "decision",
 /// "approver", "decided_at", "expires_at"}`, and optionally `"role"` and, together,
@@ -74,37 +75,7 @@ impl DecisionEnvelope {
                     .in_key("expires_at"),
             );
         }
-        let optional = |key: &str| -> Result<Option<String>> {
-            f.get(key)
-                .map(|_| f.identity(key).map(str::to_owned))
-                .transpose()
-        };
-        let on_behalf_of = optional("on_behalf_of")?;
-        let delegation = match f.get("delegation") {
-            None => None,
-            Some(Value::Array(links)) if (1..=MAX_DELEGATION_LINKS).contains(&links.len()) => {
-                Some(links.iter().cloned().map(Value::into_owned).collect())
-            }
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidDecision,
-                    format!("delegation must be an array of 1 to {MAX_DELEGATION_LINKS} links"),
-                )
-                .in_key("delegation"))
-            }
-        };
-        if on_behalf_of.is_some() != delegation.is_some() {
-            let missing = if delegation.is_none() {
-                "delegation"
-            } else {
-                "on_behalf_of"
-            };
-            return Err(Error::new(
-                Code::InvalidDecision,
-                "on_behalf_of and delegation come together or not at all",
-            )
-            .in_key(missing));
-        }
+        let acting = Acting::read(&f)?;
         Ok(DecisionEnvelope {
             approval_id: f.identity("approval_id")?.to_owned(),
             decision_id: f.identity("decision_id")?.to_owned(),
@@ -115,16 +86,10 @@ impl DecisionEnvelope {
             approver: f.identity("approver")?.to_owned(),
             decided_at,
             expires_at,
-            role: optional("role")?,
-            on_behalf_of,
-            delegation,
+            role: acting.role,
+            on_behalf_of: acting.on_behalf_of,
+            delegation: acting.delegation,
         })
-    }
-
-    /// Who the decision counts for: `on_behalf_of` when made through a delegation, else the
-    /// approver.
-    pub fn counting_identity(&self) -> &str {
-        self.on_behalf_of.as_deref().unwrap_or(&self.approver)
     }
 
     /// The envelope as JSON (what the ledger stores and compares).
@@ -140,18 +105,11 @@ impl DecisionEnvelope {
             ("decided_at", int(self.decided_at)),
             ("expires_at", int(self.expires_at)),
         ];
-        // Absent members stay absent: an envelope without them is what it always was.
-        entries.extend(self.role.as_deref().map(|r| ("role", string(r))));
-        entries.extend(
-            self.on_behalf_of
-                .as_deref()
-                .map(|o| ("on_behalf_of", string(o))),
-        );
-        entries.extend(
-            self.delegation
-                .clone()
-                .map(|links| ("delegation", Value::Array(links))),
-        );
+        entries.extend(acting_entries(
+            self.role.as_deref(),
+            self.on_behalf_of.as_deref(),
+            self.delegation.as_deref(),
+        ));
         object(entries)
     }
 
@@ -189,40 +147,9 @@ impl DecisionEnvelope {
         check_time(self.decided_at, round_started_at, now)
     }
 
-    /// Checks, as the decision arrives at `now` (the ledger's clock), the delegation chain it
-    /// was made through, about `action` (the task's frozen envelope), by the rules of a check
-    /// (depth, connection, cycles, attenuation, windows, scope), its links' proofs already
-    /// verified by [`super::Presented::read`]; revocation is for the claim, whose caller states
-    /// it. Returns every delegate along the chain (none without one), for the separation of
-    /// duties. A chain that does not hold is [`Code::DelegationRefused`] at `delegation`.
+    /// [`check_chain`] about `action`, the task's frozen envelope.
     pub fn check_chain(&self, action: &Value<'_>, now: i64) -> Result<Vec<String>> {
-        let (Some(links), Some(root)) = (&self.delegation, &self.on_behalf_of) else {
-            return Ok(Vec::new());
-        };
-        verify_chain(
-            links,
-            root,
-            &self.approver,
-            self.decided_at,
-            action,
-            &Arrival(now),
-        )
-        .map(|chain| chain.delegates)
-        .map_err(|reason| {
-            Error::new(
-                Code::DelegationRefused,
-                format!(
-                    "the delegation chain does not hold as the decision arrives: {}",
-                    reason.as_str()
-                ),
-            )
-            .in_key("delegation")
-        })
-    }
-
-    /// The digests of the delegation links it was made through, root first ([`link_digest`]).
-    pub fn delegation_digests(&self) -> Vec<Digest> {
-        self.delegation.iter().flatten().map(link_digest).collect()
+        check_chain(self, self.decided_at, [action], now)
     }
 
     /// The decision as the core's approval input.
@@ -242,27 +169,36 @@ impl DecisionEnvelope {
     }
 }
 
-/// The digest by which facts and events name a delegation link a ledger stored: the
-/// fingerprint of its document (a signed envelope's payload, a passkey-approved document
-/// without its `passkey`, or a bare document), never of its wrapping; a link whose document
-/// cannot be read (which `decide` refuses) is named by its own fingerprint.
-pub fn link_digest(link: &Value<'_>) -> Digest {
-    recorded_document(link).map_or_else(|| crate::fingerprint(link), |d| crate::fingerprint(&d))
-}
+impl Envelope for DecisionEnvelope {
+    type Record = Approval;
 
-/// A chain judged as its decision arrives: at the ledger's clock, its links' proofs verified
-/// moments before against the server's keys.
-struct Arrival(i64);
+    fn from_value(v: &Value<'_>) -> Result<DecisionEnvelope> {
+        DecisionEnvelope::from_value(v)
+    }
 
-impl ChainFacts for Arrival {
-    fn now(&self) -> i64 {
-        self.0
+    /// The job, request and digest of the record's frozen action, with the record's own ids,
+    /// decision, approver, times, role and delegation.
+    fn of_record(record: &Approval) -> Result<DecisionEnvelope> {
+        let action = record.action();
+        let mut members = record_members(record.value());
+        members.extend([
+            ("job_id", string(action.field("job_id"))),
+            ("request_id", string(action.field("request_id"))),
+            ("action_digest", string(&record.action_digest().to_string())),
+        ]);
+        DecisionEnvelope::from_value(&object(members))
     }
-    fn link_source(&self) -> LinkSource {
-        LinkSource::Recorded
+
+    fn approver(&self) -> &str {
+        &self.approver
     }
-    fn proof(&self) -> Option<&ProofPolicy> {
-        None
+
+    fn on_behalf_of(&self) -> Option<&str> {
+        self.on_behalf_of.as_deref()
+    }
+
+    fn delegation(&self) -> Option<&[OwnedValue]> {
+        self.delegation.as_deref()
     }
 }
 

@@ -11,21 +11,25 @@
 use crate::error::{Code, Error, Result};
 use crate::json::canon::canonicalize;
 use crate::json::value::{Object, OwnedValue, Value};
-use crate::model::approval::Approval;
 use crate::model::delegation::verify_delegation;
 use crate::model::ledger::decision::DecisionEnvelope;
-use crate::model::ledger::values::{int, object, string};
+use crate::model::ledger::envelope::Envelope;
+use crate::model::ledger::values::string;
 use crate::model::proof::dsse::looks_like_envelope;
-use crate::model::proof::{carries_proof, verify_proof, KeySet, ProofRequirement, Signer};
+use crate::model::proof::{
+    carries_proof, proof_of, DecisionRecord, KeySet, ProofRequirement, Signer,
+};
 use std::borrow::Cow;
 
-/// A decision as presented to the ledger: bare, or with its proof verified.
+/// A decision as presented to the ledger: bare, or with its proof verified. About a task
+/// ([`DecisionEnvelope`], the default) or a batch ([`super::BatchEnvelope`]): both are read,
+/// verified and rebuilt by the same rules.
 #[derive(Clone, Debug)]
-pub enum Presented {
+pub enum Presented<E: Envelope = DecisionEnvelope> {
     /// A bare decision envelope (accepted only where proof is not required).
-    Plain(Box<DecisionEnvelope>),
+    Plain(Box<E>),
     /// A signed or passkey-approved record whose proof verified.
-    Proven(Box<ProvenDecision>),
+    Proven(Box<ProvenDecision<E>>),
 }
 
 /// Whether a stored record was decided through a delegation link that carries no proof of its
@@ -37,16 +41,16 @@ pub fn has_bare_link(record: &Value<'_>) -> bool {
 
 /// A verified record, the decision derived from it, who signed it, and the proof as presented.
 #[derive(Clone, Debug)]
-pub struct ProvenDecision {
-    envelope: DecisionEnvelope,
-    record: Approval,
+pub struct ProvenDecision<E: Envelope = DecisionEnvelope> {
+    envelope: E,
+    record: E::Record,
     signer: Signer,
     sign_count: Option<u32>,
     verified_at: i64,
     proof: OwnedValue,
 }
 
-impl Presented {
+impl<E: Envelope> Presented<E> {
     /// Reads what a ledger's `decide` was given at `arrived`, the ledger's own clock. A signed
     /// envelope (it has `payloadType`) or a passkey-approved record (it has `passkey`) is
     /// verified against `keys` (none: every proof is refused as [`Code::UnknownKey`]), each
@@ -61,9 +65,15 @@ impl Presented {
         keys: &KeySet,
         required: ProofRequirement,
         arrived: i64,
-    ) -> Result<Presented> {
-        let presented = Presented::read_decision(v, keys, required, arrived)?;
-        for (i, link) in presented.envelope().delegation.iter().flatten().enumerate() {
+    ) -> Result<Presented<E>> {
+        let presented = Presented::<E>::read_decision(v, keys, required, arrived)?;
+        for (i, link) in presented
+            .envelope()
+            .delegation()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let at = |e: Error| e.in_index(i).in_key("delegation");
             let verified = verify_delegation(link, keys, arrived).map_err(at)?;
             if verified.signer().is_none() && required == ProofRequirement::Required {
@@ -82,12 +92,12 @@ impl Presented {
         keys: &KeySet,
         required: ProofRequirement,
         arrived: i64,
-    ) -> Result<Presented> {
+    ) -> Result<Presented<E>> {
         if carries_proof(v) {
-            let verified = verify_proof(v, keys, arrived)?;
+            let verified = proof_of::<E::Record>(v, keys, arrived)?;
             let record = verified.approval().clone();
             return Ok(Presented::Proven(Box::new(ProvenDecision {
-                envelope: envelope_of(&record)?,
+                envelope: E::of_record(&record)?,
                 record,
                 signer: verified.signer().clone(),
                 sign_count: verified.sign_count(),
@@ -102,11 +112,11 @@ impl Presented {
                  passkey-approved record",
             ));
         }
-        DecisionEnvelope::from_value(v).map(|d| Presented::Plain(Box::new(d)))
+        E::from_value(v).map(|d| Presented::Plain(Box::new(d)))
     }
 
     /// The decision envelope (for a proven decision, derived from its record).
-    pub fn envelope(&self) -> &DecisionEnvelope {
+    pub fn envelope(&self) -> &E {
         match self {
             Presented::Plain(d) => d,
             Presented::Proven(p) => &p.envelope,
@@ -114,7 +124,7 @@ impl Presented {
     }
 
     /// The proof, when the decision carried one.
-    pub fn proven(&self) -> Option<&ProvenDecision> {
+    pub fn proven(&self) -> Option<&ProvenDecision<E>> {
         match self {
             Presented::Plain(_) => None,
             Presented::Proven(p) => Some(p),
@@ -122,9 +132,9 @@ impl Presented {
     }
 }
 
-impl ProvenDecision {
+impl<E: Envelope> ProvenDecision<E> {
     /// The verified record (a passkey-approved record without its assertion).
-    pub fn record(&self) -> &Approval {
+    pub fn record(&self) -> &E::Record {
         &self.record
     }
 
@@ -176,10 +186,11 @@ impl ProvenDecision {
     }
 
     /// Checks that the verified record is byte for byte `built`, the record the ledger builds
-    /// for the task's current round from this decision: [`Code::DecisionMismatch`] at the first
-    /// member (in canonical order) that differs.
-    pub fn check_built(&self, built: &Approval) -> Result<()> {
-        let (signed, built) = (self.record.value(), built.value());
+    /// for the task's current round (or the batch as it awaits its decision) from this
+    /// decision: [`Code::DecisionMismatch`] at the first member (in canonical order) that
+    /// differs.
+    pub fn check_built(&self, built: &E::Record) -> Result<()> {
+        let (signed, built) = (self.record.record(), built.record());
         if canonicalize(signed) == canonicalize(built) {
             return Ok(());
         }
@@ -257,39 +268,6 @@ fn first_difference(a: &Value<'_>, b: &Value<'_>) -> String {
         })
         .unwrap_or_default()
         .to_owned()
-}
-
-/// The decision envelope a verified record makes: its ids, approver, decision and times, the
-/// job, request and digest of its frozen action, and (issue 25) its role, `on_behalf_of` and
-/// `delegation` when it has them. Read back through the envelope's own reader, so a proven
-/// decision obeys every rule a bare one does.
-fn envelope_of(record: &Approval) -> Result<DecisionEnvelope> {
-    let member = |key: &str| {
-        record
-            .value()
-            .as_object()
-            .and_then(|o| o.get(key))
-            .and_then(Value::as_str)
-            .map_or(OwnedValue::Null, string)
-    };
-    let action = record.action();
-    let mut members = vec![
-        ("approval_id", member("approval_id")),
-        ("decision_id", member("decision_id")),
-        ("job_id", string(action.field("job_id"))),
-        ("request_id", string(action.field("request_id"))),
-        ("action_digest", string(&record.action_digest().to_string())),
-        ("decision", string(record.decision().as_str())),
-        ("approver", member("approver")),
-        ("decided_at", int(record.decided_at())),
-        ("expires_at", int(record.expires_at())),
-    ];
-    for key in ["role", "on_behalf_of", "delegation"] {
-        if let Some(v) = record.value().as_object().and_then(|o| o.get(key)) {
-            members.push((key, v.clone().into_owned()));
-        }
-    }
-    DecisionEnvelope::from_value(&object(members))
 }
 
 #[cfg(test)]

@@ -36,18 +36,19 @@ fn open() -> Error {
 }
 
 /// The trusted context of an item's claim: the executor's facts, the ledger's clock, the
-/// batch decision (never revoked: a batch's decision is not revoked on its own) and the
-/// lineage's breaker.
+/// batch decision (never revoked: a batch's decision is not revoked on its own), who
+/// proposed the items (`proposer`, the ledger's record, for the separation of duties) and
+/// the lineage's breaker.
 fn context(
     c: &ClaimRequest<'_, '_>,
     now: i64,
-    db: &BatchRow,
+    (db, proposer): (&BatchRow, &str),
     breaker: BreakerState,
     srv: &Server<'_>,
 ) -> Result<Context> {
     let recorded = Recorded {
         revoked: Some((db.approval_id.as_str(), false)),
-        proposer: None,
+        proposer: Some(proposer),
         amended_by: None,
     };
     let ctx = context_recorded(c.facts, now, &recorded, |doc| srv.contracts.load(doc))?;
@@ -148,7 +149,7 @@ pub(crate) fn item(
     };
     let record = super::decide::record(&db)?
         .ok_or_else(|| storage("batch", "an approved item's batch has no decision"))?;
-    let ctx = context(c, now, &db, state, srv)?;
+    let ctx = context(c, now, (&db, &t.proposer), state, srv)?;
     let verdict = actionseal_core::batch::check_item_with(
         std::slice::from_ref(&record),
         &item,
@@ -305,7 +306,14 @@ pub(crate) fn whole(
             proof: w.proof,
         })
         .collect();
-    let ctx = context(&requests[0], now, &b, breaker(&l)?.state, srv)?;
+    // Every item of a batch was proposed by one proposer.
+    let ctx = context(
+        &requests[0],
+        now,
+        (&b, &items[remaining[0]].proposer),
+        breaker(&l)?.state,
+        srv,
+    )?;
     let pairs: Vec<(&Value<'_>, &Value<'_>)> = found
         .iter()
         .zip(&remaining)

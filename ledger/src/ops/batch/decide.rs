@@ -3,6 +3,11 @@
 //! `approved`, each with the batch's record and its own inclusion proof; rejecting moves them
 //! to `rejected`; either way the items the reviewer deselected end `rejected`. Approving the
 //! remainder of a tripped lineage half-opens its breaker.
+//!
+//! A proven decision (a signed or passkey-approved batch record) is taken as a task's is
+//! (`ops::decide`): verified before the transaction, the record rebuilt here and compared
+//! byte for byte, the passkey's counter moved, the proof kept on the batch and in the
+//! `batch_decided` event with its time-stamp. A delegation's chain must hold for every item.
 
 use super::outcome::{breaker, transit, Cause};
 use super::Server;
@@ -10,29 +15,37 @@ use super::{event, ids, lock_by_approval, locked_items, rebuild, refuse, text_di
 use crate::json::{canon, n, s, stored};
 use crate::model::BatchDecided;
 use crate::ops;
-use crate::store::{Done, ItemRow, Tx};
+use crate::ops::decide::{kept_proof, proven_entries, sign_count};
+use crate::ops::quorum::check_duties;
+use crate::store::{Done, ItemRow, TaskRow, Tx};
 use actionseal_core::batch::BatchDecision;
-use actionseal_core::ledger::{next, BatchEnvelope, EventKind, Op, Snapshot, State};
-use actionseal_core::{Code, Decision, Error, Result};
+use actionseal_core::ledger::{next, BatchEnvelope, EventKind, Op, Presented, Snapshot, State};
+use actionseal_core::{Code, Contract, Decision, Duty, Error, OwnedValue, Result, Value};
 
 pub(crate) fn run(
     tx: &mut dyn Tx,
     now: i64,
-    d: &BatchEnvelope,
+    p: &Presented<BatchEnvelope>,
+    token: Option<&[u8]>,
     srv: &Server<'_>,
 ) -> Result<Done<BatchDecided>> {
+    let d = p.envelope();
+    // Who signed, for every event about a proven delivery (names only, never key material).
+    let signer = p.proven().map(|v| v.signer().to_value());
     let (mut l, mut b) = lock_by_approval(tx, &d.approval_id)?;
     let envelope = canon(&d.to_value());
+    let mut refused = vec![
+        ("approval_id", s(&d.approval_id)),
+        ("decision", s(d.decision.as_str())),
+        ("presented_digest", s(&d.batch_digest.to_string())),
+    ];
+    refused.extend(signer.clone().map(|v| ("signer", v)));
     let mut ev = event(
         &b,
         now,
         EventKind::BatchDecisionRefused,
         &d.approver,
-        vec![
-            ("approval_id", s(&d.approval_id)),
-            ("decision", s(d.decision.as_str())),
-            ("presented_digest", s(&d.batch_digest.to_string())),
-        ],
+        refused,
     );
     ev.decision_id = Some(d.decision_id.clone());
     if let Some(recorded) = tx.decision(&d.decision_id)? {
@@ -54,11 +67,13 @@ pub(crate) fn run(
         return Ok(Done::Ok(BatchDecided {
             batch: view(&b, &l, &items)?,
             duplicate: true,
-            signer: None,
+            signer,
         }));
     }
-    if d.batch_id != b.id || !d.batch_digest.ct_eq(&b.digest) {
-        let (key, what) = match d.batch_id == b.id {
+    // A proven decision names no batch id: its approval id found the batch.
+    let same_batch = d.batch_id.as_ref().is_none_or(|id| *id == b.id);
+    if !same_batch || !d.batch_digest.ct_eq(&b.digest) {
+        let (key, what) = match same_batch {
             true => (
                 "batch_digest",
                 "batch document (the reviewer saw another selection)",
@@ -86,9 +101,30 @@ pub(crate) fn run(
         return refuse(tx, ev, e);
     }
     let mut items = locked_items(tx, &b)?;
-    let batch = rebuild(&b, &srv.contract(&b)?, &items)?;
+    let actions = items
+        .iter()
+        .map(|t| stored(&t.action).map(Value::into_owned))
+        .collect::<Result<Vec<_>>>()?;
+    // One decision covers every item: a chain it was made through must cover each.
+    let delegates = match d.check_chain(&actions, now) {
+        Ok(delegates) => delegates,
+        Err(e) => return refuse(tx, ev, e),
+    };
+    let contract = srv.contract(&b)?;
+    if let Err(e) = check_separate(&items, &actions, d, &delegates, &contract) {
+        return refuse(tx, ev, e);
+    }
+    let batch = rebuild(&b, &contract, &items)?;
     let proposed = (!b.proposed_digest.ct_eq(&b.digest)).then_some(b.proposed_digest);
     let record = BatchDecision::decide(batch.header(), &d.input(proposed))?;
+    if let Some(proven) = p.proven() {
+        if let Err(e) = proven.check_built(&record) {
+            return refuse(tx, ev, e);
+        }
+        if let Err(e) = sign_count(tx, now, proven) {
+            return refuse(tx, ev, e);
+        }
+    }
     if !tx.insert_decision(&d.decision_id, &d.approval_id, &envelope, now)? {
         let e = Error::new(
             Code::DecisionConflict,
@@ -101,6 +137,7 @@ pub(crate) fn run(
     b.state = state;
     b.decision_id = Some(d.decision_id.clone());
     b.record = Some(record_text.clone());
+    b.proof = p.proven().map(kept_proof);
     b.updated_at = now;
     tx.put_batch(&b)?;
     for (i, t) in items.iter_mut().enumerate() {
@@ -142,20 +179,16 @@ pub(crate) fn run(
         tx.append(e);
     }
     deselected(tx, now, &b, &d.approver)?;
-    let mut e = event(
-        &b,
-        now,
-        EventKind::BatchDecided,
-        &d.approver,
-        vec![
-            ("approval_id", s(&d.approval_id)),
-            ("decision", s(d.decision.as_str())),
-            ("approver", s(&d.approver)),
-            ("decided_at", n(d.decided_at)),
-            ("expires_at", n(d.expires_at)),
-            ("record_digest", text_digest(&record_text)),
-        ],
-    );
+    let mut entries = vec![
+        ("approval_id", s(&d.approval_id)),
+        ("decision", s(d.decision.as_str())),
+        ("approver", s(&d.approver)),
+        ("decided_at", n(d.decided_at)),
+        ("expires_at", n(d.expires_at)),
+        ("record_digest", text_digest(&record_text)),
+    ];
+    entries.extend(proven_entries(p, token));
+    let mut e = event(&b, now, EventKind::BatchDecided, &d.approver, entries);
     e.decision_id = Some(d.decision_id.clone());
     e.approved_digest = Some(b.digest);
     e.outcome = Some(d.decision.as_str().to_owned());
@@ -176,8 +209,36 @@ pub(crate) fn run(
     Ok(Done::Ok(BatchDecided {
         batch: view(&b, &l, &items)?,
         duplicate: false,
-        signer: None,
+        signer,
     }))
+}
+
+/// The contract's separation of duties over a batch: its decider (and every delegate along
+/// the chain) is none of its items' subjects, and not whoever proposed its items (the
+/// ledger's record; a remainder's items keep their first proposer). Who deselected items is
+/// not recorded apart from the audit, so a contract that lists `amender` is refused batches
+/// when they are proposed.
+fn check_separate(
+    items: &[TaskRow],
+    actions: &[OwnedValue],
+    d: &BatchEnvelope,
+    delegates: &[String],
+    contract: &Contract,
+) -> Result<()> {
+    check_duties(d, delegates, contract, |duty| match duty {
+        Duty::Subject => Ok((
+            "an item's subject",
+            actions
+                .iter()
+                .filter_map(|a| a.as_object()?.get("subject")?.as_str().map(str::to_owned))
+                .collect(),
+        )),
+        Duty::Proposer => Ok((
+            "the items' proposer",
+            items.iter().map(|t| t.proposer.clone()).collect(),
+        )),
+        Duty::Amender => Err(crate::ops::batch::amender_not_allowed()),
+    })
 }
 
 /// Ends every item the reviewer deselected from `b` (listed as proposed, no longer

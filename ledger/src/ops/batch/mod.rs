@@ -19,7 +19,7 @@ use crate::model::Batch as BatchView;
 use crate::store::{storage, BatchRow, LineageRow, Lock, TaskRow, Tx};
 use actionseal_core::batch::{policy_of, Batch, Policy, Semantics};
 use actionseal_core::ledger::{chain_of, Event, EventKind};
-use actionseal_core::{Code, Contract, Digest, Error, OwnedValue, Result, Value};
+use actionseal_core::{Code, Contract, Digest, Duty, Error, OwnedValue, Result, Value};
 
 /// Whether `t` is a batch's item, whose claims and outcomes go through the batch operations:
 /// its record is a batch decision's (an item awaiting its batch's decision has none, and no
@@ -42,6 +42,33 @@ pub(crate) fn item_only(op: &str) -> Error {
     Error::new(
         Code::BatchItem,
         format!("the task is an item of a batch: {instead}"),
+    )
+}
+
+/// Whether a contract's approval can be given to a batch by this ledger: not under a
+/// quorum (a batch's decision is one reviewer's), nor with a separation of duties that
+/// excludes the amender (a batch's deselecting reviewer is kept in its events only).
+pub(crate) fn check_decidable(contract: &Contract) -> Result<()> {
+    if contract.quorum().is_some() {
+        return Err(Error::new(
+            Code::BatchNotAllowed,
+            "the contract's approval needs a quorum, which this ledger does not count for \
+             batch decisions yet: decide its calls one at a time",
+        )
+        .in_key("contract"));
+    }
+    if contract.separation().contains(&Duty::Amender) {
+        return Err(amender_not_allowed().in_key("contract"));
+    }
+    Ok(())
+}
+
+/// The refusal of a batch under a contract that separates the amender.
+pub(crate) fn amender_not_allowed() -> Error {
+    Error::new(
+        Code::BatchNotAllowed,
+        "the contract's separation of duties excludes the amender, whom this ledger does not \
+         record for a batch's deselection: decide its calls one at a time",
     )
 }
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::approval::{Decision, DecisionInput};
+use crate::model::approval::{Approval, Decision, DecisionInput};
 use crate::model::proof::{base64url, sign_approval, SigningKey};
 use crate::{parse, Action, ActionIds, Contract, Options};
 
@@ -67,7 +67,9 @@ fn a_signed_record_gives_the_decision_it_names() {
     let a = action(1);
     let r = record(&a, 200);
     let envelope = sign_approval(r.value(), &key()).unwrap();
-    let p = Presented::read(&envelope, &keys(), ProofRequirement::Required, 150).unwrap();
+    let p =
+        Presented::<DecisionEnvelope>::read(&envelope, &keys(), ProofRequirement::Required, 150)
+            .unwrap();
     let d = p.envelope();
     assert_eq!(
         (
@@ -164,7 +166,9 @@ fn a_decision_is_dated_between_its_round_and_its_arrival() {
 fn a_record_other_than_the_built_one_is_a_mismatch_at_its_first_difference() {
     let a = action(1);
     let envelope = sign_approval(record(&a, 200).value(), &key()).unwrap();
-    let p = Presented::read(&envelope, &keys(), ProofRequirement::Optional, 150).unwrap();
+    let p =
+        Presented::<DecisionEnvelope>::read(&envelope, &keys(), ProofRequirement::Optional, 150)
+            .unwrap();
     let proven = p.proven().unwrap();
     let e = proven.check_built(&record(&a, 300)).unwrap_err();
     assert_eq!(
@@ -179,15 +183,17 @@ fn a_record_other_than_the_built_one_is_a_mismatch_at_its_first_difference() {
 #[test]
 fn bare_envelopes_are_refused_only_where_proof_is_required() {
     let bare = json(BARE);
-    let e = Presented::read(&bare, &keys(), ProofRequirement::Required, 150).unwrap_err();
+    let e = Presented::<DecisionEnvelope>::read(&bare, &keys(), ProofRequirement::Required, 150)
+        .unwrap_err();
     assert_eq!(e.code(), Code::MissingProof);
     for keys in [KeySet::EMPTY, keys()] {
-        let p = Presented::read(&bare, &keys, ProofRequirement::Optional, 150).unwrap();
+        let p = Presented::<DecisionEnvelope>::read(&bare, &keys, ProofRequirement::Optional, 150)
+            .unwrap();
         assert!(p.proven().is_none());
         assert_eq!(p.envelope().decision_id, "dec-1");
     }
     // A bare envelope's own problems keep their code where proof is optional.
-    let e = Presented::read(
+    let e = Presented::<DecisionEnvelope>::read(
         &json(r#"{"approval_id": 1}"#),
         &KeySet::EMPTY,
         ProofRequirement::Optional,
@@ -200,12 +206,18 @@ fn bare_envelopes_are_refused_only_where_proof_is_required() {
 #[test]
 fn proof_without_trusted_keys_is_refused() {
     let envelope = sign_approval(record(&action(1), 200).value(), &key()).unwrap();
-    let e =
-        Presented::read(&envelope, &KeySet::EMPTY, ProofRequirement::Optional, 150).unwrap_err();
+    let e = Presented::<DecisionEnvelope>::read(
+        &envelope,
+        &KeySet::EMPTY,
+        ProofRequirement::Optional,
+        150,
+    )
+    .unwrap_err();
     assert_eq!(e.code(), Code::UnknownKey);
     let other = SigningKey::from_seed(&[4; 32]);
     let forged = sign_approval(record(&action(1), 200).value(), &other).unwrap();
-    let e = Presented::read(&forged, &keys(), ProofRequirement::Required, 150).unwrap_err();
+    let e = Presented::<DecisionEnvelope>::read(&forged, &keys(), ProofRequirement::Required, 150)
+        .unwrap_err();
     assert_eq!(e.code(), Code::UnknownKey);
 }
 
@@ -232,7 +244,9 @@ fn a_signed_record_keeps_its_role_and_delegation() {
     )
     .unwrap();
     let envelope = sign_approval(r.value(), &key()).unwrap();
-    let p = Presented::read(&envelope, &keys(), ProofRequirement::Required, 150).unwrap();
+    let p =
+        Presented::<DecisionEnvelope>::read(&envelope, &keys(), ProofRequirement::Required, 150)
+            .unwrap();
     let d = p.envelope();
     assert_eq!(
         (d.role.as_deref(), d.on_behalf_of.as_deref()),
@@ -274,7 +288,8 @@ fn every_delegation_link_is_verified_as_the_decision_arrives() {
     let bare = delegation_link(None);
     let forged = delegation_link(Some(&SigningKey::from_seed(&[9; 32])));
     let read = |link: &OwnedValue, required| {
-        Presented::read(&delegated(link), &keys(), required, 150).map(|p| p.envelope().clone())
+        Presented::<DecisionEnvelope>::read(&delegated(link), &keys(), required, 150)
+            .map(|p| p.envelope().clone())
     };
     assert!(read(&signed, Optional).is_ok());
     assert!(read(&bare, Optional).is_ok());
@@ -305,7 +320,7 @@ fn every_delegation_link_is_verified_as_the_decision_arrives() {
         )
         .unwrap();
         let envelope = sign_approval(record.value(), &key()).unwrap();
-        Presented::read(&envelope, &keys(), required, 150).map(|_| ())
+        Presented::<DecisionEnvelope>::read(&envelope, &keys(), required, 150).map(|_| ())
     };
     assert!(r(&signed, Required).is_ok());
     assert!(r(&bare, Optional).is_ok());

@@ -15,7 +15,7 @@ use crate::json::digest::Digest;
 use crate::json::value::Value;
 use crate::model::action::Action;
 use crate::model::approval::{Approval, Decision, DecisionInput};
-use crate::model::ledger::decision::link_digest;
+use crate::model::ledger::envelope::link_digest;
 use crate::model::ledger::event::{Event, EventKind};
 use crate::Options;
 use std::collections::{HashMap, HashSet};
