@@ -1737,8 +1737,8 @@ export interface LedgerTask {
   approval_required: boolean
   /** The current approval round: the one a decision must name. */
   approval_id: string | null
-  /** The current approval record, once decided. */
-  approval: ApprovalRecord | null
+  /** The current approval record, once decided (for a batch's item, the batch's). */
+  approval: ApprovalRecord | BatchDecisionRecord | null
   /** How the current decision was proven, when it carried proof. */
   proof: DecisionProof | null
   /**
@@ -1824,11 +1824,16 @@ export interface Claim {
   action: ActionEnvelope
   /**
    * The approval record the claim was checked against (`null` for a tool that needs no
-   * approval): verify it before dispatching.
+   * approval; for a batch's item, the batch's): verify it before dispatching.
    */
-  approval: ApprovalRecord | null
+  approval: ApprovalRecord | BatchDecisionRecord | null
   /** That record's decision as it was proven (`null` for a bare decision). */
   proof: ClaimedProof | null
+  /**
+   * For a batch's item: its frozen action and inclusion proof, to verify against the batch's
+   * record.
+   */
+  item?: BatchItem
 }
 
 /**
@@ -2036,6 +2041,151 @@ export interface AuditReport {
   /** The last good event of each chain. */
   heads: AuditHead[]
   broken: AuditBreak | null
+}
+
+/** What `proposeBatch` takes. */
+export interface ProposeBatchRequest {
+  /** The items' action envelopes, in the order a reviewer sees them. */
+  actions: ActionEnvelope[]
+  /** The contract every item was made under: a `Contract` or its document. */
+  contract: Contract | ContractDocument
+  /** How the items stand together. */
+  semantics: 'all_or_nothing' | 'per_item'
+  /** Who proposes them (the agent). */
+  proposer: string
+}
+
+/** What `amendBatch` takes: a reviewer leaves items of a batch awaiting its decision out. */
+export interface AmendBatchRequest {
+  batch_id: string
+  /** The batch digest the reviewer saw: applied only if the batch still has it. */
+  amends: string
+  /** The positions of the items left out, from 0, in the batch's order. */
+  deselect: Array<number>
+  /** Who left them out (a trusted reviewer, never the model). */
+  reviewer: string
+  /** Why, in the reviewer's words (at most 1,000 characters). */
+  reason: string
+}
+
+/**
+ * A reviewer's decision over a whole batch as the reviewer saw it; times in integer
+ * milliseconds since the epoch.
+ */
+export interface BatchDecisionEnvelope {
+  /** The batch's approval id (`LedgerBatch.approval_id`). */
+  approval_id: string
+  /** Identity of the decision callback: repeated deliveries carry the same one. */
+  decision_id: string
+  batch_id: string
+  /** The batch fingerprint the reviewer saw (after any deselection). */
+  batch_digest: string
+  decision: 'approved' | 'rejected'
+  approver: string
+  decided_at: number
+  /** When the decision stops holding; after `decided_at`. */
+  expires_at: number
+}
+
+/** What `claimBatch` takes: a claim of every remaining item of an all-or-nothing batch, or none. */
+export interface ClaimBatchRequest {
+  batch_id: string
+  /**
+   * Every remaining item's action as the executor is about to dispatch it, in the batch's
+   * order.
+   */
+  actions: ActionEnvelope[]
+  /** A claim's facts, for each item. */
+  facts: ClaimFacts
+  /** Who claims. */
+  executor: string
+  /** How long each item's claim holds. */
+  lease_ms: number
+  /** The budget account to reserve each item's cost on. */
+  budget?: string | null
+  /** The least the claim requires of the batch's decision, as a task claim's `proof`. */
+  proof?: ProofRequirement | null
+}
+
+/** Where one item of a ledger's batch is. */
+export interface LedgerBatchItem {
+  /** The item's task. */
+  task_id: string
+  state: TaskState
+}
+
+/**
+ * A batch in the ledger: its frozen header, its decision, where its items are, and its
+ * lineage's caps totals and breaker.
+ */
+export interface LedgerBatch {
+  /** `batch_` and 32 hex digits. */
+  id: string
+  /**
+   * The id of the lineage's first batch: a remainder sent back for re-approval shares its
+   * totals and breaker.
+   */
+  lineage: string
+  tenant: string
+  semantics: 'all_or_nothing' | 'per_item'
+  /** `awaiting_approval`, `approved` or `rejected`. */
+  state: TaskState
+  /** The frozen batch document a decision binds. */
+  header: BatchHeader
+  /** Its fingerprint: the decision's `batch_digest`. */
+  digest: string
+  /** The batch as the model proposed it, before any deselection. */
+  proposed_digest: string
+  /** The approval id a decision over the batch names. */
+  approval_id: string
+  decision_id: string | null
+  /** The decision record, once decided. */
+  record: BatchDecisionRecord | null
+  /** How many deselections it went through. */
+  amendments: number
+  /** The selected items, in the header's order. */
+  items: LedgerBatchItem[]
+  /** Every item's task id as proposed. */
+  proposed_items: string[]
+  /** Whether it is its lineage's current batch, whose items may be claimed. */
+  current: boolean
+  /**
+   * The batch its remaining items were sent back in (a trip of the breaker, an expired
+   * decision): follow it to their re-approval; `null` while none were.
+   */
+  successor: string | null
+  /**
+   * The lineage's running totals under the caps: `{ count, sum, targets }`, targets as digests,
+   * never values.
+   */
+  totals: object
+  /** The lineage's circuit breaker. */
+  breaker: Breaker
+  created_at: number
+  updated_at: number
+}
+
+/** What `decideBatch` returns. */
+export interface BatchDecided {
+  /** The batch after the decision. */
+  batch: LedgerBatch
+  /** Whether this delivery repeated a recorded decision (nothing changed). */
+  duplicate: boolean
+  /** Who signed this delivery, when it carried proof; `null` for a bare decision. */
+  signer: unknown
+}
+
+/** What `claimBatch` returns: drift and a stopped batch are outcomes, not errors. */
+export interface BatchClaimOutcome {
+  /**
+   * `claimed`: dispatch every item; `tool_args_drift`: nothing claimed or changed; `stopped`:
+   * every remaining item is `rejected_pre_dispatch`.
+   */
+  result: 'claimed' | 'tool_args_drift' | 'stopped'
+  /** `result === 'claimed'`. */
+  claimed: boolean
+  /** Each item's claim when claimed, else each item's claim outcome. */
+  items: Array<Claim | ClaimOutcome>
 }
 
 /**

@@ -44,7 +44,7 @@ pub struct ManualClock {
 }
 
 /// `{key: value}`: one argument as the member of a request object.
-fn member(js: Js, value: Handle, key: &'static str) -> JsResult<OwnedValue> {
+pub(crate) fn member(js: Js, value: Handle, key: &'static str) -> JsResult<OwnedValue> {
     host::with_value(js, value, &Options::default(), |v, _| {
         object(vec![(key, v.clone().into_owned())])
     })
@@ -52,7 +52,7 @@ fn member(js: Js, value: Handle, key: &'static str) -> JsResult<OwnedValue> {
 }
 
 /// A whole argument as an owned value.
-fn owned(js: Js, value: Handle) -> JsResult<OwnedValue> {
+pub(crate) fn owned(js: Js, value: Handle) -> JsResult<OwnedValue> {
     host::with_value(js, value, &Options::default(), |v, _| {
         v.clone().into_owned()
     })
@@ -60,7 +60,7 @@ fn owned(js: Js, value: Handle) -> JsResult<OwnedValue> {
 
 /// A request with a `contract` member that may be a loaded `Contract` (lifted out of the walk,
 /// then put back as its document) or a document.
-fn with_contract_document(js: Js, request: Handle) -> JsResult<OwnedValue> {
+pub(crate) fn with_contract_document(js: Js, request: Handle) -> JsResult<OwnedValue> {
     let lift = (
         Lift {
             value: 0,
@@ -290,7 +290,7 @@ impl Ledger {
     /// The operation `call` on the request `read` makes; a coded refusal while reading
     /// rejects the Promise like any other, an exception of the caller's own (a getter that
     /// throws) is thrown as it is.
-    fn start(
+    pub(crate) fn start(
         &self,
         env: &Env,
         call: Call,

@@ -27,6 +27,7 @@ mod host;
 mod instance;
 mod js;
 mod ledger;
+mod ledger_batch;
 mod ledger_evidence;
 mod log_key;
 mod model;

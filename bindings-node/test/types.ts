@@ -36,6 +36,10 @@ import {
   type ActionEnvelope,
   type ActionIds,
   type AmendedAction,
+  type BatchClaimOutcome,
+  type ClaimOutcome,
+  type Ledger,
+  type LedgerBatch,
   type ApprovalRecord,
   type Budget,
   type CheckContext,
@@ -237,3 +241,20 @@ const verifyBundle = (bundle: EvidenceBundle): EvidenceTimeline => verifyEvidenc
 console.log(verifyBundle.length, trust.ledger_keys[0].valid_from)
 // @ts-expect-error: a trust names its ledger keys
 verifyEvidence({} as EvidenceBundle, { witnesses: { keys: [], quorum: 1 } })
+// A ledger's batch: proposed, decided once, its items claimed; a tripped batch names where its
+// remaining items went.
+async function batchLife(ledger: Ledger, actions: ActionEnvelope[], document: ContractDocument): Promise<void> {
+  const batch: LedgerBatch = await ledger.proposeBatch({ actions, contract: document, semantics: 'per_item', proposer: 'agent' })
+  const decided = await ledger.decideBatch({
+    approval_id: batch.approval_id, decision_id: 'd1', batch_id: batch.id, batch_digest: batch.digest,
+    decision: 'approved', approver: 'user:bob', decided_at: 1, expires_at: 2,
+  })
+  const facts: ClaimFacts = { ...claimFacts, contract: document }
+  const item: ClaimOutcome = await ledger.claimItem({ task_id: decided.batch.items[0].task_id, action: actions[0], facts, executor: 'w', lease_ms: 1 })
+  const whole: BatchClaimOutcome = await ledger.claimBatch({ batch_id: batch.id, actions, facts, executor: 'w', lease_ms: 1 })
+  const next: string | null = (await ledger.batch(batch.id)).successor
+  console.log(item.claim?.item?.proof.index, whole.result, next, batch.breaker.state)
+  // @ts-expect-error: a batch's semantics is one of two
+  await ledger.proposeBatch({ actions, contract: document, semantics: 'sometimes', proposer: 'agent' })
+}
+console.log(batchLife.length)

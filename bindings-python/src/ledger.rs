@@ -11,7 +11,6 @@
 use crate::contract::PyContract;
 use crate::convert::{with_dict_without, with_value};
 use crate::error::to_py;
-use crate::ledger_batch::BatchCall;
 use crate::ledger_evidence;
 use crate::to_py;
 use actionseal_core::ledger::request;
@@ -175,30 +174,6 @@ impl PyLedger {
         let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
         let out = py.detach(move || ledger.call(call, &request));
         to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
-    }
-
-    /// Runs the batch operation `call` on `request` with the GIL released.
-    fn run_batch<'py>(
-        &self,
-        py: Python<'py>,
-        call: BatchCall,
-        request: OwnedValue,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let ledger = self.ledger().map_err(|e| to_py(py, &e))?;
-        let out = py.detach(move || call.run(&ledger, &request));
-        to_py::value(py, &out.map_err(|e| to_py(py, &e))?)
-    }
-
-    /// Runs the batch operation `call` on the request made of `named` and `kwargs`.
-    fn call_batch<'py>(
-        &self,
-        py: Python<'py>,
-        call: BatchCall,
-        named: &[(&str, &Bound<'py, PyAny>)],
-        kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let dict = request(py, named, kwargs)?;
-        self.run_batch(py, call, owned(&dict, None)?)
     }
 
     /// Runs `call` on the request made of `named` and `kwargs`.
@@ -476,7 +451,7 @@ impl PyLedger {
     ) -> PyResult<Bound<'py, PyAny>> {
         let dict = self::request(py, &[("actions", actions), ("contract", contract)], request)?;
         let value = with_contract_document(&dict, contract)?;
-        self.run_batch(py, BatchCall::Propose, value)
+        self.run(py, Call::ProposeBatch, value)
     }
 
     /// A reviewer leaves items of a batch awaiting its decision out: another batch digest.
@@ -493,7 +468,7 @@ impl PyLedger {
         batch_id: &Bound<'py, PyAny>,
         request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.call_batch(py, BatchCall::Amend, &[("batch_id", batch_id)], request)
+        self.call(py, Call::AmendBatch, &[("batch_id", batch_id)], request)
     }
 
     /// Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``).
@@ -510,7 +485,7 @@ impl PyLedger {
         decision: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let value = with_value(decision, &Options::default(), |v| v.clone().into_owned())?;
-        self.run_batch(py, BatchCall::Decide, value)
+        self.run(py, Call::DecideBatch, value)
     }
 
     /// Claims one item of a per-item batch, under the batch's caps and breaker.
@@ -529,7 +504,33 @@ impl PyLedger {
         request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let named = [("task_id", task_id), ("action", action), ("facts", facts)];
-        self.call_batch(py, BatchCall::ClaimItem, &named, request)
+        self.call(py, Call::ClaimItem, &named, request)
+    }
+
+    /// Claims every remaining item of an all-or-nothing batch, or none.
+    ///
+    /// Claims every remaining item of all-or-nothing batch ``batch_id`` at once, or none:
+    /// ``actions`` are the items' actions as the executor is about to dispatch them, in the
+    /// batch's order; ``facts``, ``executor=``, ``lease_ms=``, ``budget=`` and ``proof=`` are a
+    /// claim's and apply to each item. Returns ``{"result", "claimed", "items"}``:
+    /// ``"claimed"`` (each item's claim, dispatch them all), ``"tool_args_drift"`` (nothing
+    /// claimed or changed; each item's claim outcome) or ``"stopped"`` (an item's check
+    /// rejected it: every remaining item is ``rejected_pre_dispatch``).
+    #[pyo3(signature = (batch_id, actions, facts, **request), text_signature = "(self, batch_id, actions, facts, *, executor, lease_ms, budget=None, proof=None)")]
+    fn claim_batch<'py>(
+        &self,
+        py: Python<'py>,
+        batch_id: &Bound<'py, PyAny>,
+        actions: &Bound<'py, PyAny>,
+        facts: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [
+            ("batch_id", batch_id),
+            ("actions", actions),
+            ("facts", facts),
+        ];
+        self.call(py, Call::ClaimBatch, &named, request)
     }
 
     /// Reports an item's outcome as ``complete`` does, fed to its batch's breaker.
@@ -547,7 +548,7 @@ impl PyLedger {
         request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let named = [("task_id", task_id), ("fence", fence), ("outcome", outcome)];
-        self.call_batch(py, BatchCall::CompleteItem, &named, request)
+        self.call(py, Call::CompleteItem, &named, request)
     }
 
     /// Records what the business system answered about an item in doubt.
@@ -563,7 +564,7 @@ impl PyLedger {
         request: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let named = [("task_id", task_id), ("observed", observed)];
-        self.call_batch(py, BatchCall::ReconcileItem, &named, request)
+        self.call(py, Call::ReconcileItem, &named, request)
     }
 
     /// A batch, with its lineage's totals and breaker and its items' states.
@@ -577,7 +578,7 @@ impl PyLedger {
         py: Python<'py>,
         batch_id: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.call_batch(py, BatchCall::Batch, &[("batch_id", batch_id)], None)
+        self.call(py, Call::Batch, &[("batch_id", batch_id)], None)
     }
 
     /// Revokes an approval: its task's next claim sends it back for approval.

@@ -16,7 +16,6 @@ mod delegation;
 mod error;
 mod evidence;
 mod ledger;
-mod ledger_batch;
 mod ledger_evidence;
 mod profile;
 mod proof;

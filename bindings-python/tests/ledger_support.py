@@ -398,4 +398,25 @@ def error_sources():
     if pg_base() is not None:
         out.append(("ledger_unprotected", "unprotected events, opened by a role that does not own them",
                     _unprotected))
+    out.append(("batch_not_found", "a batch no one proposed",
+                lambda: actionseal.Ledger("sqlite::memory:").batch("batch_" + "0" * 32)))
+    out.append(("batch_item", "a plain claim of a batch's item", lambda: _batch_item_claimed("per_item", "claim")))
+    out.append(("batch_all_or_nothing", "one item of an all-or-nothing batch claimed alone",
+                lambda: _batch_item_claimed("all_or_nothing", "claim_item")))
     return out
+
+
+def _batch_item_claimed(semantics, method):
+    """The first item of a decided two-item batch with ``semantics``, claimed with ``method``."""
+    contract = {**contract_of("refund"), "batch": {"max_items": 2}}
+    ids = {k: COMMON["ids"][k] for k in ("tenant", "subject", "policy_version")}
+    actions = [actionseal.action(contract, {"order_id": f"order-{i}", "amount_minor": 100, "currency": "USD"},
+                                 job_id="batch-1", request_id=f"req-{i}", **ids) for i in range(2)]
+    ledger = actionseal.Ledger("sqlite::memory:")
+    b = ledger.propose_batch(actions, contract, semantics=semantics, proposer=COMMON["proposer"])
+    now = ledger.now()
+    ledger.decide_batch({"approval_id": b["approval_id"], "decision_id": "d1", "batch_id": b["id"],
+                         "batch_digest": b["digest"], "decision": "approved", "approver": COMMON["approver"],
+                         "decided_at": now, "expires_at": now + 3_600_000})
+    return getattr(ledger, method)(b["items"][0]["task_id"], actions[0], facts_for(contract), executor="w",
+                                   lease_ms=1000)

@@ -31,12 +31,6 @@ UNREACHABLE = {
     "ledger_not_found": "only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one",
     "native_binding_unavailable": "only the npm package raises it, where its native addon does not load",
 }
-UNREACHABLE["batch_all_or_nothing"] = (
-    "only a ledger raises it (one item of an all_or_nothing batch claimed alone); its batch methods are not bound yet")
-UNREACHABLE["batch_item"] = (
-    "only a ledger raises it (a plain task operation on a batch's item); its batch methods are not bound yet")
-UNREACHABLE["batch_not_found"] = (
-    "only a ledger raises it (no batch with that id); its batch methods are not bound yet")
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (
         "only a PostgreSQL role that does not own the ledger's tables meets it, and PostgreSQL is skipped")

@@ -1,7 +1,8 @@
 """The ledger's batch methods (issue 28) from Python, on SQLite and PostgreSQL: a batch proposed,
 two items left out by the reviewer, decided once, its items claimed and completed one by one;
-two failures trip the breaker, which sends the item not yet claimed back for approval; the
-audit verifies. And the refusals a binding must pass on with core's codes."""
+two failures trip the breaker, which sends the items not yet claimed back for approval over the
+batch the tripped one names; an all-or-nothing batch claimed whole; the audit verifies. And the
+refusals a binding must pass on with core's codes."""
 
 import pytest
 
@@ -79,12 +80,40 @@ def test_a_batch_reviewed_decided_claimed_and_tripped(fresh):
     ledger.complete_item(tasks[2], second["claim"]["fence"], "failed", executor="w2")
     tripped = ledger.batch(batch["id"])
     assert (tripped["breaker"]["state"], tripped["breaker"]["trips"], tripped["current"]) == ("open", 1, False)
+    remainder = ledger.batch(tripped["successor"])  # the tripped batch names where its items went
+    assert [i["task_id"] for i in remainder["items"]] == [tasks[3], tasks[5]]
+    assert (remainder["lineage"], remainder["current"], remainder["successor"]) == (batch["lineage"], True, None)
     assert [ledger.task(tasks[i])["state"] for i in selected] == ["failed", "failed", "awaiting_reapproval",
                                                                   "awaiting_reapproval"]
     with pytest.raises(actionseal.ActionsealError) as e:  # nothing is claimed after the trip
         ledger.claim_item(tasks[3], actions[3], facts, executor="w1", lease_ms=60_000)
     assert e.value.code == "task_not_claimable"
     assert [e["kind"] for e in ledger.history(tasks[3])["events"]][:3] == ["proposed", "decided", "sent_to_reapproval"]
+    assert ledger.audit_verify()["valid"]
+    ledger.close()
+
+
+def test_an_all_or_nothing_batch_is_claimed_whole_or_not_at_all(fresh):
+    ledger = actionseal.Ledger(fresh.url())
+    actions = refunds(3)
+    batch = ledger.propose_batch(actions, BATCH, semantics="all_or_nothing", proposer="agent")
+    batch = ledger.decide_batch(decision(batch, "d1", ledger.now()))["batch"]
+    tasks = [item["task_id"] for item in batch["items"]]
+    facts = facts_for(BATCH)
+    with pytest.raises(actionseal.ActionsealError) as e:
+        ledger.claim_item(tasks[0], actions[0], facts, executor="w1", lease_ms=60_000)
+    assert e.value.code == "batch_all_or_nothing"
+    drifted = [actions[0], {**actions[1], "args": {**actions[1]["args"], "amount_minor": 1}}, actions[2]]
+    out = ledger.claim_batch(batch["id"], drifted, facts, executor="w1", lease_ms=60_000)
+    assert (out["result"], out["claimed"], len(out["items"])) == ("tool_args_drift", False, 1)  # the drifting one
+    assert out["items"][0]["task"]["id"] == tasks[1] and out["items"][0]["verdict"]["drift"] == ["/args/amount_minor"]
+    assert [ledger.task(t)["state"] for t in tasks] == ["approved"] * 3  # nothing claimed or changed
+    out = ledger.claim_batch(batch["id"], actions, facts, executor="w1", lease_ms=60_000)
+    assert (out["result"], out["claimed"]) == ("claimed", True)
+    assert [c["task_id"] for c in out["items"]] == tasks and [c["action"] for c in out["items"]] == actions
+    with pytest.raises(actionseal.ActionsealError) as e:
+        ledger.claim_batch(batch["id"], actions, facts, executor="w1", lease_ms=0)
+    assert (e.value.code, e.value.path) == ("invalid_request", "/lease_ms")
     assert ledger.audit_verify()["valid"]
     ledger.close()
 

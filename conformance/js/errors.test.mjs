@@ -31,7 +31,7 @@ const LEDGER_CODES = [
   'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
   'decided_outside_round', 'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
   'ledger_schema_invalid', 'ledger_unprotected', 'invalid_audit_heads', 'approver_already_decided',
-  'approver_not_separate', 'delegation_refused',
+  'approver_not_separate', 'delegation_refused', 'batch_all_or_nothing', 'batch_item', 'batch_not_found',
 ]
 
 /**
@@ -41,9 +41,6 @@ const LEDGER_CODES = [
  * `native_binding_unavailable`.
  */
 const UNREACHABLE = {
-  batch_all_or_nothing: 'only a ledger raises it (one item of an all_or_nothing batch claimed alone); its batch methods are not bound yet',
-  batch_item: 'only a ledger raises it (a plain task operation on a batch\'s item); its batch methods are not bound yet',
-  batch_not_found: 'only a ledger raises it (no batch with that id); its batch methods are not bound yet',
   checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ledger_not_found: 'only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one',

@@ -336,6 +336,20 @@ export function junkFile() {
  * through the Node Ledger: each scenario step that expects an error (run on a fresh in-memory
  * ledger up to that step), each URL of open.json, and databases edited behind its back.
  */
+/** The first item of a decided two-item batch with `semantics`, claimed with `method`. */
+async function batchItemClaimed(semantics, method) {
+  const contract = { ...COMMON.contracts.refund, batch: { max_items: 2 } }
+  const { tenant, subject, policy_version } = COMMON.ids
+  const actions = [0, 1].map((i) => api.action(contract, { order_id: `order-${i}`, amount_minor: 100, currency: 'USD' },
+    { tenant, subject, job_id: 'batch-1', request_id: `req-${i}`, policy_version }))
+  const ledger = await api.Ledger.open('sqlite::memory:')
+  const b = await ledger.proposeBatch({ actions, contract, semantics, proposer: COMMON.proposer })
+  const now = ledger.now()
+  await ledger.decideBatch({ approval_id: b.approval_id, decision_id: 'd1', batch_id: b.id, batch_digest: b.digest,
+    decision: 'approved', approver: COMMON.approver, decided_at: now, expires_at: now + 3_600_000 })
+  return ledger[method]({ task_id: b.items[0].task_id, action: actions[0], facts: facts(contract), executor: 'w', lease_ms: 1000 })
+}
+
 export function errorSources() {
   const out = []
   for (const [name, doc] of scenarios()) {
@@ -354,6 +368,9 @@ export function errorSources() {
     return s.ledger.amend({ task_id: t.id, amends: t.action_digest, action, reviewer: 'user:carol', reason: 'r', contract })
   }])
   out.push(['not_a_ledger', 'a file that is not SQLite', () => api.Ledger.open(`sqlite:${junkFile()}`)])
+  out.push(['batch_not_found', 'a batch no one proposed', async () => (await api.Ledger.open('sqlite::memory:')).batch(`batch_${'0'.repeat(32)}`)])
+  out.push(['batch_item', 'a plain claim of a batch\'s item', () => batchItemClaimed('per_item', 'claim')])
+  out.push(['batch_all_or_nothing', 'one item of an all-or-nothing batch claimed alone', () => batchItemClaimed('all_or_nothing', 'claimItem')])
   out.push(['ledger_schema_too_new', 'a schema from the future', async () => {
     const [url] = await tampered('UPDATE ledger_schema SET version = 99')
     return api.Ledger.open(url)

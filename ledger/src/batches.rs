@@ -6,22 +6,15 @@ use crate::ops::batch::{self, Server};
 use crate::ops::propose::Proposal;
 use crate::{ClaimRequest, Ledger};
 use actionseal_core::batch::Semantics;
-use actionseal_core::ledger::{batch_id, check_identity, BatchEnvelope, Observed, Reported};
+use actionseal_core::ledger::{
+    batch_id, check_identity, request, BatchEnvelope, Observed, Reported,
+};
 use actionseal_core::{Action, Code, Error, ProofRequirement, Result, Value};
 
 /// A claim of a whole all-or-nothing batch: every item's action as the executor is about to
 /// dispatch it, in the batch's order, with the facts, identity, lease, budget and proof
 /// requirement of a task's claim ([`ClaimRequest`]), which apply to each item.
-#[derive(Clone, Copy)]
-pub struct BatchClaimRequest<'v, 'a> {
-    pub batch_id: &'v str,
-    pub actions: &'v [Value<'a>],
-    pub facts: &'v Value<'a>,
-    pub executor: &'v str,
-    pub lease_ms: i64,
-    pub budget: Option<&'v str>,
-    pub proof: ProofRequirement,
-}
+pub use actionseal_core::ledger::request::ClaimBatch as BatchClaimRequest;
 
 impl Ledger {
     pub(crate) fn server(&self) -> Server<'_> {
@@ -252,49 +245,14 @@ impl Ledger {
     }
 }
 
-/// Reads a deselection: `{"batch_id", "amends", "deselect", "reviewer", "reason"}`.
+/// Reads a deselection with core's reader.
 fn read_deselection(v: &Value<'_>) -> Result<batch::amend::Deselection> {
-    let bad = |key: &str, what: &str| {
-        Error::new(Code::InvalidRequest, format!("{key} {what}")).in_key(key)
-    };
-    let o = v
-        .as_object()
-        .ok_or_else(|| Error::new(Code::InvalidRequest, "a deselection is an object"))?;
-    if let Some((k, _)) = o
-        .iter()
-        .find(|(k, _)| !["batch_id", "amends", "deselect", "reviewer", "reason"].contains(k))
-    {
-        return Err(bad(k, "is not a member of a deselection"));
-    }
-    let text = |key: &str| {
-        o.get(key)
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(key, "must be a string"))
-    };
-    let reviewer = text("reviewer")?;
-    check_identity("reviewer", reviewer)?;
-    let reason = text("reason")?;
-    if reason.is_empty() || reason.len() > 1000 {
-        return Err(bad("reason", "must be 1 to 1000 bytes"));
-    }
-    let deselect = match o.get("deselect") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| match i {
-                Value::Number(n) => n.as_safe_integer().and_then(|n| u64::try_from(n).ok()),
-                _ => None,
-            })
-            .collect::<Option<Vec<u64>>>()
-            .ok_or_else(|| bad("deselect", "must be an array of positions"))?,
-        _ => return Err(bad("deselect", "must be an array of positions")),
-    };
+    let r = request::AmendBatch::from_value(v)?;
     Ok(batch::amend::Deselection {
-        batch_id: text("batch_id")?.to_owned(),
-        amends: text("amends")?
-            .parse()
-            .map_err(|_| bad("amends", "must be a digest"))?,
-        deselect,
-        reviewer: reviewer.to_owned(),
-        reason: reason.to_owned(),
+        batch_id: r.batch_id.to_owned(),
+        amends: r.amends,
+        deselect: r.deselect,
+        reviewer: r.reviewer.to_owned(),
+        reason: r.reason.to_owned(),
     })
 }

@@ -62,6 +62,23 @@ pub enum Call {
     Wait,
     /// `{"after"?, "limit"?, "timeout_ms"?}` → `{"changes", "cursor"}`.
     Changes,
+    /// `{"actions", "contract", "semantics", "proposer"}` → the batch.
+    ProposeBatch,
+    /// `{"batch_id", "amends", "deselect", "reviewer", "reason"}` → the batch.
+    AmendBatch,
+    /// A batch decision → `{"batch", "duplicate", "signer"}`.
+    DecideBatch,
+    /// [`Call::Claim`]'s request, for an item of a per-item batch → the claim outcome.
+    ClaimItem,
+    /// `{"batch_id", "actions", "facts", "executor", "lease_ms", "budget"?, "proof"?}` →
+    /// `{"result", "claimed", "items"}`: every item of an all-or-nothing batch, or none.
+    ClaimBatch,
+    /// [`Call::Complete`]'s request, for an item → the task.
+    CompleteItem,
+    /// [`Call::Reconcile`]'s request, for an item → the task.
+    ReconcileItem,
+    /// `{"batch_id"}` → the batch.
+    Batch,
 }
 
 fn string(s: String) -> OwnedValue {
@@ -206,6 +223,32 @@ impl Ledger {
                 };
                 Ok(read?.to_value())
             }
+            Call::ProposeBatch => {
+                let r = request::ProposeBatch::from_value(v)?;
+                let b = self.propose_batch(r.actions, r.contract, r.semantics, r.proposer)?;
+                Ok(b.to_value())
+            }
+            Call::AmendBatch => Ok(self.amend_batch(v)?.to_value()),
+            Call::DecideBatch => Ok(self.decide_batch(v)?.to_value()),
+            Call::ClaimItem => {
+                let r = request::Claim::from_value(v)?;
+                Ok(self.claim_item(&r)?.to_value())
+            }
+            Call::ClaimBatch => {
+                let r = request::ClaimBatch::from_value(v)?;
+                Ok(self.claim_batch(&r)?.to_value())
+            }
+            Call::CompleteItem => {
+                let r = request::Complete::from_value(v)?;
+                let t = self.complete_item(r.task_id, r.fence, r.outcome, r.result, r.executor)?;
+                Ok(t.to_value())
+            }
+            Call::ReconcileItem => {
+                let r = request::Reconcile::from_value(v)?;
+                let t = self.reconcile_item(r.task_id, r.observed, r.result, r.actor)?;
+                Ok(t.to_value())
+            }
+            Call::Batch => Ok(self.batch(request::identity(v, "batch_id")?)?.to_value()),
         }
     }
 }

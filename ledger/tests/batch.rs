@@ -586,3 +586,68 @@ fn a_claim_over_the_rate_trips_the_breaker_and_is_refused() {
         verified(&l);
     }
 }
+
+/// Which batch `b`'s remaining items went back in, from the audit: its trip's `remainder`.
+fn remainder_in_audit(l: &Ledger, b: &str) -> Option<String> {
+    audit_events(l)
+        .iter()
+        .filter(|e| str_field(e, "kind") == "batch_proposed")
+        .find(|e| {
+            field(field(e, "detail"), "remainder_of")
+                .as_str()
+                .is_some_and(|r| r == b)
+        })
+        .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
+}
+
+#[test]
+fn a_tripped_batch_names_the_batch_its_remainder_went_to_not_the_lineages_last() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-12", 6);
+        let first = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        assert_eq!(first.successor, None);
+        let first = l
+            .decide_batch(&batch_decision(&first, "dec-12", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(first.successor, None);
+        let ids = items(&first);
+        let f = facts(&contract);
+        let fail = |i: usize| {
+            let ClaimOutcome::Claimed(c, _) =
+                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+            l.complete_item(&ids[i], c.fence, Reported::Failed, None, "worker")
+                .unwrap();
+        };
+        // Three failures trip it: the other three items go back, over a second batch.
+        (0..3).for_each(fail);
+        let second = l.batch(&first.id).unwrap().successor.expect("a successor");
+        assert_eq!(Some(&second), remainder_in_audit(&l, &first.id).as_ref());
+        let second = l.batch(&second).unwrap();
+        assert_eq!((second.items.len(), second.successor.as_ref()), (3, None));
+        // Re-approved, half-open; one more failure trips it again: a third batch, of two.
+        l.decide_batch(&batch_decision(&second, "dec-13", "approved", l.now()))
+            .unwrap();
+        fail(3);
+        let third = l.batch(&second.id).unwrap().successor.expect("a successor");
+        assert_eq!(Some(&third), remainder_in_audit(&l, &second.id).as_ref());
+        assert_eq!(l.batch(&third).unwrap().items.len(), 2);
+        // Each batch names its own next one: the first still names the second, though the
+        // lineage's current batch is now the third.
+        assert_eq!(
+            l.batch(&first.id).unwrap().successor,
+            Some(second.id.clone())
+        );
+        assert!(l.batch(&third).unwrap().current);
+        assert_eq!(l.batch(&third).unwrap().successor, None);
+        verified(&l);
+    }
+}

@@ -778,8 +778,8 @@ class _LedgerTaskRequired(TypedDict):
     """Whether its contract asked for a person's approval when it was proposed."""
     approval_id: Optional[str]
     """The current approval round: the one a decision must name."""
-    approval: Optional[Dict[str, Any]]
-    """The current approval record, once decided."""
+    approval: Optional[Union[Dict[str, Any], Dict[str, Any]]]
+    """The current approval record, once decided (for a batch's item, the batch's)."""
     proof: Optional[_DecisionProof]
     """How the current decision was proven, when it carried proof."""
     round_started_at: int
@@ -854,7 +854,7 @@ class _ClaimedProof(TypedDict):
     verified_at: int
     """The ledger's clock when the decision arrived, at which its key was judged."""
 
-class _Claim(TypedDict):
+class _ClaimRequired(TypedDict):
     """A won claim: dispatch ``action`` with ``idempotency_key``, then complete with ``fence``."""
 
     task_id: str
@@ -864,10 +864,16 @@ class _Claim(TypedDict):
     executor: str
     action: Dict[str, Any]
     """The exact approved action to dispatch."""
-    approval: Optional[Dict[str, Any]]
-    """The approval record the claim was checked against (``null`` for a tool that needs no approval): verify it before dispatching."""
+    approval: Optional[Union[Dict[str, Any], Dict[str, Any]]]
+    """The approval record the claim was checked against (``null`` for a tool that needs no approval; for a batch's item, the batch's): verify it before dispatching."""
     proof: Optional[_ClaimedProof]
     """That record's decision as it was proven (``null`` for a bare decision)."""
+
+class _Claim(_ClaimRequired, total=False):
+    """A won claim: dispatch ``action`` with ``idempotency_key``, then complete with ``fence``."""
+
+    item: _BatchItem
+    """For a batch's item: its frozen action and inclusion proof, to verify against the batch's record."""
 
 class _ClaimOutcome(TypedDict):
     """What ``claim`` returns: drift, re-approval and rejection are outcomes, not errors."""
@@ -883,6 +889,88 @@ class _ClaimOutcome(TypedDict):
     """Why it did not win (reasons and drift pointers)."""
     approved_action: Optional[Dict[str, Any]]
     """On drift: the approved action, to resume with."""
+
+class _BatchDecisionEnvelope(TypedDict):
+    """A reviewer's decision over a whole batch as the reviewer saw it; times in integer milliseconds since the epoch."""
+
+    approval_id: str
+    """The batch's approval id (``LedgerBatch.approval_id``)."""
+    decision_id: str
+    """Identity of the decision callback: repeated deliveries carry the same one."""
+    batch_id: str
+    batch_digest: str
+    """The batch fingerprint the reviewer saw (after any deselection)."""
+    decision: Literal["approved", "rejected"]
+    approver: str
+    decided_at: int
+    expires_at: int
+    """When the decision stops holding; after ``decided_at``."""
+
+class _LedgerBatchItem(TypedDict):
+    """Where one item of a ledger's batch is."""
+
+    task_id: str
+    """The item's task."""
+    state: TaskState
+
+class _LedgerBatch(TypedDict):
+    """A batch in the ledger: its frozen header, its decision, where its items are, and its lineage's caps totals and breaker."""
+
+    id: str
+    """``batch_`` and 32 hex digits."""
+    lineage: str
+    """The id of the lineage's first batch: a remainder sent back for re-approval shares its totals and breaker."""
+    tenant: str
+    semantics: Literal["all_or_nothing", "per_item"]
+    state: TaskState
+    """``awaiting_approval``, ``approved`` or ``rejected``."""
+    header: _BatchHeader
+    """The frozen batch document a decision binds."""
+    digest: str
+    """Its fingerprint: the decision's ``batch_digest``."""
+    proposed_digest: str
+    """The batch as the model proposed it, before any deselection."""
+    approval_id: str
+    """The approval id a decision over the batch names."""
+    decision_id: Optional[str]
+    record: Optional[Dict[str, Any]]
+    """The decision record, once decided."""
+    amendments: int
+    """How many deselections it went through."""
+    items: List[_LedgerBatchItem]
+    """The selected items, in the header's order."""
+    proposed_items: List[str]
+    """Every item's task id as proposed."""
+    current: bool
+    """Whether it is its lineage's current batch, whose items may be claimed."""
+    successor: Optional[str]
+    """The batch its remaining items were sent back in (a trip of the breaker, an expired decision): follow it to their re-approval; ``null`` while none were."""
+    totals: Dict[str, Any]
+    """The lineage's running totals under the caps: ``{ count, sum, targets }``, targets as digests, never values."""
+    breaker: _Breaker
+    """The lineage's circuit breaker."""
+    created_at: int
+    updated_at: int
+
+class _BatchDecided(TypedDict):
+    """What ``decideBatch`` returns."""
+
+    batch: _LedgerBatch
+    """The batch after the decision."""
+    duplicate: bool
+    """Whether this delivery repeated a recorded decision (nothing changed)."""
+    signer: Any
+    """Who signed this delivery, when it carried proof; ``null`` for a bare decision."""
+
+class _BatchClaimOutcome(TypedDict):
+    """What ``claimBatch`` returns: drift and a stopped batch are outcomes, not errors."""
+
+    result: Literal["claimed", "tool_args_drift", "stopped"]
+    """``claimed``: dispatch every item; ``tool_args_drift``: nothing claimed or changed; ``stopped``: every remaining item is ``rejected_pre_dispatch``."""
+    claimed: bool
+    """``result === 'claimed'``."""
+    items: List[Union[_Claim, _ClaimOutcome]]
+    """Each item's claim when claimed, else each item's claim outcome."""
 
 class _LedgerPolicy(TypedDict):
     """The ledger's policy, as its database records it for every handle."""
@@ -1691,7 +1779,7 @@ class Ledger:
         *,
         semantics: Literal["per_item", "all_or_nothing"],
         proposer: str,
-    ) -> Dict[str, Any]:
+    ) -> _LedgerBatch:
         """Records a batch of actions, each item a task awaiting the batch's one decision."""
     def amend_batch(
         self,
@@ -1701,9 +1789,12 @@ class Ledger:
         deselect: List[int],
         reviewer: str,
         reason: str,
-    ) -> Dict[str, Any]:
+    ) -> _LedgerBatch:
         """A reviewer leaves items of a batch awaiting its decision out: another batch digest."""
-    def decide_batch(self, decision: Dict[str, Any]) -> Dict[str, Any]:
+    def decide_batch(
+        self,
+        decision: Union[_BatchDecisionEnvelope, Dict[str, Any]],
+    ) -> _BatchDecided:
         """Records one decision over a batch (de-duplicated by ``decision_id`` as ``decide``)."""
     def claim_item(
         self,
@@ -1717,6 +1808,18 @@ class Ledger:
         proof: Optional[ProofRequirement] = None,
     ) -> _ClaimOutcome:
         """Claims one item of a per-item batch, under the batch's caps and breaker."""
+    def claim_batch(
+        self,
+        batch_id: str,
+        actions: List[Dict[str, Any]],
+        facts: _ClaimFacts,
+        *,
+        executor: str,
+        lease_ms: int,
+        budget: Optional[str] = None,
+        proof: Optional[ProofRequirement] = None,
+    ) -> _BatchClaimOutcome:
+        """Claims every remaining item of an all-or-nothing batch, or none."""
     def complete_item(
         self,
         task_id: str,
@@ -1736,7 +1839,7 @@ class Ledger:
         result: Any = None,
     ) -> _LedgerTask:
         """Records what the business system answered about an item in doubt."""
-    def batch(self, batch_id: str) -> Dict[str, Any]:
+    def batch(self, batch_id: str) -> _LedgerBatch:
         """A batch, with its lineage's totals and breaker and its items' states."""
     def revoke(self, approval_id: str, *, actor: str) -> _Revocation:
         """Revokes an approval: its task's next claim sends it back for approval."""

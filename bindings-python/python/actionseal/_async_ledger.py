@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # the stub's result types, which exist for type checkers only
         ObservedOutcome, ProofRequirement, ReportedOutcome, TaskState, _Amended, _AmendmentRecord,
         _AuditReport, _ChangesRead, _ClaimFacts, _ClaimOutcome, _Decided, _DecisionEnvelope,
         _EvidenceBundle, _ExportedHeads, _LedgerBudget, _LedgerPolicy, _LedgerTask, _LogCheckpoint,
-        _Revocation, _SignedEnvelope, _TaskHistory, _Waited, _TasksPage, _AuditPage,
+        _Revocation, _SignedEnvelope, _TaskHistory, _Waited, _TasksPage, _AuditPage, _BatchClaimOutcome,
+        _BatchDecided, _BatchDecisionEnvelope, _LedgerBatch,
     )
 
 T = TypeVar("T")
@@ -133,21 +134,27 @@ class AsyncLedger:
         return await self._run(self._sync.reconcile, task_id, observed, actor=actor, result=result)
 
     async def propose_batch(self, actions: List[Dict[str, Any]], contract: Union[Contract, Dict[str, Any]], *,
-                            semantics: Literal["per_item", "all_or_nothing"], proposer: str) -> Dict[str, Any]:
+                            semantics: Literal["per_item", "all_or_nothing"], proposer: str) -> "_LedgerBatch":
         return await self._run(self._sync.propose_batch, actions, contract, semantics=semantics, proposer=proposer)
 
     async def amend_batch(self, batch_id: str, *, amends: str, deselect: List[int], reviewer: str,
-                          reason: str) -> Dict[str, Any]:
+                          reason: str) -> "_LedgerBatch":
         return await self._run(self._sync.amend_batch, batch_id, amends=amends, deselect=deselect,
                                reviewer=reviewer, reason=reason)
 
-    async def decide_batch(self, decision: Dict[str, Any]) -> Dict[str, Any]:
+    async def decide_batch(self, decision: "Union[_BatchDecisionEnvelope, Dict[str, Any]]") -> "_BatchDecided":
         return await self._run(self._sync.decide_batch, decision)
 
     async def claim_item(self, task_id: str, action: Dict[str, Any], facts: "_ClaimFacts", *, executor: str,
                          lease_ms: int, budget: Optional[str] = None,
                          proof: "Optional[ProofRequirement]" = None) -> "_ClaimOutcome":
         return await self._run(self._sync.claim_item, task_id, action, facts, executor=executor,
+                               lease_ms=lease_ms, budget=budget, proof=proof)
+
+    async def claim_batch(self, batch_id: str, actions: List[Dict[str, Any]], facts: "_ClaimFacts", *,
+                          executor: str, lease_ms: int, budget: Optional[str] = None,
+                          proof: "Optional[ProofRequirement]" = None) -> "_BatchClaimOutcome":
+        return await self._run(self._sync.claim_batch, batch_id, actions, facts, executor=executor,
                                lease_ms=lease_ms, budget=budget, proof=proof)
 
     async def complete_item(self, task_id: str, fence: int, outcome: "ReportedOutcome", *, executor: str,
@@ -159,7 +166,7 @@ class AsyncLedger:
                              result: Any = None) -> "_LedgerTask":
         return await self._run(self._sync.reconcile_item, task_id, observed, actor=actor, result=result)
 
-    async def batch(self, batch_id: str) -> Dict[str, Any]:
+    async def batch(self, batch_id: str) -> "_LedgerBatch":
         return await self._run(self._sync.batch, batch_id)
 
     async def revoke(self, approval_id: str, *, actor: str) -> "_Revocation":

@@ -314,22 +314,39 @@ pub fn table() -> Vec<Function> {
             .py("task_id: str, observed: ObservedOutcome, *, actor: str, result: Any = None", "_LedgerTask")
             .ts("request: ReconcileRequest", "Promise<LedgerTask>")
             .node_only(),
-        // The ledger's batch operations (issue 28): Python's now; Node's wait for the ledger's
-        // `Call` to have batch arms.
+        // The ledger's batch operations (issue 28).
         method("Ledger.propose_batch", "Records a batch of actions, each item a task awaiting the batch's one decision.")
-            .py("actions: List[Dict[str, Any]], contract: Union[Contract, Dict[str, Any]], *, semantics: Literal[\"per_item\", \"all_or_nothing\"], proposer: str", "Dict[str, Any]"),
+            .py("actions: List[Dict[str, Any]], contract: Union[Contract, Dict[str, Any]], *, semantics: Literal[\"per_item\", \"all_or_nothing\"], proposer: str", "_LedgerBatch")
+            .ts("request: ProposeBatchRequest", "Promise<LedgerBatch>")
+            .node_only(),
         method("Ledger.amend_batch", "A reviewer leaves items of a batch awaiting its decision out: another batch digest.")
-            .py("batch_id: str, *, amends: str, deselect: List[int], reviewer: str, reason: str", "Dict[str, Any]"),
+            .py("batch_id: str, *, amends: str, deselect: List[int], reviewer: str, reason: str", "_LedgerBatch")
+            .ts("request: AmendBatchRequest", "Promise<LedgerBatch>")
+            .node_only(),
         method("Ledger.decide_batch", "Records one decision over a batch (de-duplicated by `decision_id` as `decide`).")
-            .py("decision: Dict[str, Any]", "Dict[str, Any]"),
+            .py("decision: Union[_BatchDecisionEnvelope, Dict[str, Any]]", "_BatchDecided")
+            .ts("decision: BatchDecisionEnvelope", "Promise<BatchDecided>")
+            .node_only(),
         method("Ledger.claim_item", "Claims one item of a per-item batch, under the batch's caps and breaker.")
-            .py("task_id: str, action: Dict[str, Any], facts: _ClaimFacts, *, executor: str, lease_ms: int, budget: Optional[str] = None, proof: Optional[ProofRequirement] = None", "_ClaimOutcome"),
+            .py("task_id: str, action: Dict[str, Any], facts: _ClaimFacts, *, executor: str, lease_ms: int, budget: Optional[str] = None, proof: Optional[ProofRequirement] = None", "_ClaimOutcome")
+            .ts("request: ClaimRequest", "Promise<ClaimOutcome>")
+            .node_only(),
+        method("Ledger.claim_batch", "Claims every remaining item of an all-or-nothing batch, or none.")
+            .py("batch_id: str, actions: List[Dict[str, Any]], facts: _ClaimFacts, *, executor: str, lease_ms: int, budget: Optional[str] = None, proof: Optional[ProofRequirement] = None", "_BatchClaimOutcome")
+            .ts("request: ClaimBatchRequest", "Promise<BatchClaimOutcome>")
+            .node_only(),
         method("Ledger.complete_item", "Reports an item's outcome as `complete` does, fed to its batch's breaker.")
-            .py("task_id: str, fence: int, outcome: ReportedOutcome, *, executor: str, result: Any = None", "_LedgerTask"),
+            .py("task_id: str, fence: int, outcome: ReportedOutcome, *, executor: str, result: Any = None", "_LedgerTask")
+            .ts("request: CompleteRequest", "Promise<LedgerTask>")
+            .node_only(),
         method("Ledger.reconcile_item", "Records what the business system answered about an item in doubt.")
-            .py("task_id: str, observed: ObservedOutcome, *, actor: str, result: Any = None", "_LedgerTask"),
+            .py("task_id: str, observed: ObservedOutcome, *, actor: str, result: Any = None", "_LedgerTask")
+            .ts("request: ReconcileRequest", "Promise<LedgerTask>")
+            .node_only(),
         method("Ledger.batch", "A batch, with its lineage's totals and breaker and its items' states.")
-            .py("batch_id: str", "Dict[str, Any]"),
+            .py("batch_id: str", "_LedgerBatch")
+            .ts("batchId: string", "Promise<LedgerBatch>")
+            .node_only(),
         method("Ledger.revoke", "Revokes an approval: its task's next claim sends it back for approval.")
             .py("approval_id: str, *, actor: str", "_Revocation")
             .ts("request: RevokeRequest", "Promise<Revocation>")

@@ -122,8 +122,15 @@ fn output(name: &'static str, doc: &'static str, fields: Vec<Field>) -> Shape {
     }
 }
 
-/// The ledger's shapes, in declaration order.
+/// The ledger's shapes, its batch shapes ([`super::ledger_batch`]) last, in declaration order.
 pub fn shapes() -> Vec<Shape> {
+    let mut all = task_shapes();
+    all.extend(super::ledger_batch::shapes());
+    all
+}
+
+/// The ledger's task shapes, in declaration order.
+fn task_shapes() -> Vec<Shape> {
     use Ty::*;
     vec![
         input("TaskIdentity", "A task's identity, from which its id is derived: a framework's run or thread is the job, its tool call id the request.", vec![
@@ -237,7 +244,7 @@ pub fn shapes() -> Vec<Shape> {
             field("amended_pointers", list(Str), "JSON Pointers of the arguments where `action` differs from `proposed_action`."),
             field("approval_required", Bool, "Whether its contract asked for a person's approval when it was proposed."),
             field("approval_id", nullable(Str), "The current approval round: the one a decision must name."),
-            field("approval", nullable(Shape("ApprovalRecord")), "The current approval record, once decided."),
+            field("approval", nullable(Either(vec![Shape("ApprovalRecord"), Shape("BatchDecisionRecord")])), "The current approval record, once decided (for a batch's item, the batch's)."),
             field("proof", nullable(Shape("DecisionProof")), "How the current decision was proven, when it carried proof."),
             field("round_started_at", Millis, "When the task began awaiting its current decision (its proposal, re-approval or last amendment): a decision is dated between it and its arrival."),
             field("idempotency_key", Str, "The business idempotency key: one value for the task's whole life."),
@@ -280,8 +287,9 @@ pub fn shapes() -> Vec<Shape> {
             field("lease_until", Millis, ""),
             field("executor", Str, ""),
             field("action", Shape("ActionEnvelope"), "The exact approved action to dispatch."),
-            field("approval", nullable(Shape("ApprovalRecord")), "The approval record the claim was checked against (`null` for a tool that needs no approval): verify it before dispatching."),
+            field("approval", nullable(Either(vec![Shape("ApprovalRecord"), Shape("BatchDecisionRecord")])), "The approval record the claim was checked against (`null` for a tool that needs no approval; for a batch's item, the batch's): verify it before dispatching."),
             field("proof", nullable(Shape("ClaimedProof")), "That record's decision as it was proven (`null` for a bare decision)."),
+            optional(field("item", Shape("BatchItem"), "For a batch's item: its frozen action and inclusion proof, to verify against the batch's record.")),
         ]),
         output("DecisionProof", "How a task's decision was proven: the proof without its record, who signed, and the ledger's time at which the key was judged.", vec![
             field("proof", Object, "A signed envelope without its payload, or a passkey assertion."),

@@ -53,7 +53,7 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "ChangesRequest" => request::Changes::from_value(&value).map(drop),
         "AuditHead" => request::heads(&json_value(&format!("[{v}]"))).map(drop),
         "ExportedHeads" => ledger::ExportedHeads::from_value(&value).map(drop),
-        _ => return None,
+        _ => return super::ledger_batch::core_accepts(name, v),
     };
     Some(r.map_err(|e| e.to_string()))
 }
@@ -467,6 +467,7 @@ fn reseal_first_claim(export: &str) -> Result<String, String> {
 pub fn output_problems(all: &[Shape]) -> Vec<String> {
     let results = match outputs().and_then(|mut r| {
         r.extend(super::evidence_probes::written()?);
+        r.extend(super::ledger_batch::written()?);
         Ok(r)
     }) {
         Ok(r) => r,

@@ -22,7 +22,7 @@
 //! | file | holds |
 //! | --- | --- |
 //! | `shape_types.rs` | the shapes' vocabulary: field types, fields, shapes, and their lookups |
-//! | `shapes.rs`, `proof_shapes.rs`, `quorum_shapes.rs`, `evidence_shapes.rs`, `ledger.rs` | the data shapes (model, proof, quorum and delegation, evidence, ledger) |
+//! | `shapes.rs`, `proof_shapes.rs`, `quorum_shapes.rs`, `evidence_shapes.rs`, `ledger.rs`, `ledger_batch.rs` | the data shapes (model, proof, quorum and delegation, evidence, ledger, the ledger's batches; `ledger_batch.rs` holds its probes too) |
 //! | `probes.rs`, `ledger_probes.rs`, `quorum_probes.rs`, `evidence_probes.rs`, `proof.rs` | the probes that hold them to core and the ledger, and the key material they sample with |
 //! | `typescript.rs`, `python.rs` | the two emitters |
 //! | `functions.rs`, `function_table.rs` | the function table: its types, and its rows |
@@ -36,6 +36,7 @@ mod evidence_shapes;
 mod function_table;
 mod functions;
 mod ledger;
+mod ledger_batch;
 mod ledger_probes;
 mod probes;
 mod proof;

@@ -62,7 +62,9 @@ fn sample_object(all: &[Shape], s: &Shape, n: &mut i64) -> Json {
             // A delegate is never its delegator.
             ("DelegationDocument", "delegate") => json!("y"),
             // Counts from 1; the heads file's one version.
-            ("ClaimRequest", "lease_ms") | ("AuditHead", "seq") | ("ExportedHeads", "version") => {
+            ("ClaimRequest" | "ClaimBatchRequest", "lease_ms")
+            | ("AuditHead", "seq")
+            | ("ExportedHeads", "version") => {
                 json!(1)
             }
             _ => match proof_sample(all, s.name, f.name, &m)

@@ -3,7 +3,7 @@
 use super::{Claim, ClaimOutcome};
 use crate::json::{n, obj, opt_s, s, stored};
 use crate::store::{BatchRow, LineageRow, TaskRow};
-use actionseal_core::ledger::{BatchEnvelope, State};
+use actionseal_core::ledger::{remainder_id, BatchEnvelope, State};
 use actionseal_core::{Digest, OwnedValue, Result, Value};
 
 /// A batch, its lineage's caps totals and breaker, and where each of its items is.
@@ -38,6 +38,10 @@ pub struct Batch {
     pub proposed_items: Vec<String>,
     /// Whether it is its lineage's current batch (the one whose items may be claimed).
     pub current: bool,
+    /// The batch its remaining items were sent back in (a trip of the breaker, an expired
+    /// decision), the lineage's next: follow it to the items' re-approval. `None` while no
+    /// item was sent back from this batch.
+    pub successor: Option<String>,
     /// The lineage's running totals (`{"count", "sum", "targets"}`, targets as digests).
     pub totals: OwnedValue,
     /// The lineage's breaker (`{"state", ...}`).
@@ -69,6 +73,7 @@ impl Batch {
             items: items.iter().map(|t| (t.id.clone(), t.state)).collect(),
             proposed_items: crate::json::strings(&b.proposed_items)?,
             current: l.current == b.id,
+            successor: successor(b, l),
             totals: stored(&l.totals)?.into_owned(),
             breaker: stored(&l.breaker)?.into_owned(),
             created_at: b.created_at,
@@ -78,8 +83,8 @@ impl Batch {
 
     /// `{"id", "lineage", "tenant", "semantics", "state", "header", "digest",
     /// "proposed_digest", "approval_id", "decision_id", "record", "amendments", "items":
-    /// [{"task_id", "state"}], "proposed_items", "current", "totals", "breaker", "created_at",
-    /// "updated_at"}`.
+    /// [{"task_id", "state"}], "proposed_items", "current", "successor", "totals", "breaker",
+    /// "created_at", "updated_at"}`.
     pub fn to_value(&self) -> OwnedValue {
         let items = self
             .items
@@ -105,12 +110,26 @@ impl Batch {
                 Value::Array(self.proposed_items.iter().map(|i| s(i)).collect()),
             ),
             ("current", Value::Bool(self.current)),
+            ("successor", opt_s(self.successor.as_deref())),
             ("totals", self.totals.clone()),
             ("breaker", self.breaker.clone()),
             ("created_at", n(self.created_at)),
             ("updated_at", n(self.updated_at)),
         ])
     }
+}
+
+/// The batch after `b` in lineage `l`. A lineage's batches are its generations: the first is
+/// the lineage itself, each later one `remainder_id(lineage, generation)`, proposed only when
+/// items were sent back from the one before; so `b`'s successor is the next generation's
+/// batch, once the lineage has one.
+fn successor(b: &BatchRow, l: &LineageRow) -> Option<String> {
+    let generation = if b.id == l.id {
+        1
+    } else {
+        (2..=l.generation).find(|&g| remainder_id(&l.id, g) == b.id)?
+    };
+    (generation < l.generation).then(|| remainder_id(&l.id, generation + 1))
 }
 
 impl Batch {

@@ -177,17 +177,40 @@ impl<'v, 'a> Claim<'v, 'a> {
                 "task_id", "action", "facts", "executor", "lease_ms", "budget", "proof",
             ],
         )?;
-        let proof = match optional(&f, "proof") {
-            Some(_) => requirement(&f)?,
-            None => ProofRequirement::Optional,
-        };
+        let t = ClaimTerms::read(&f)?;
         Ok(Claim {
             task_id: f.identity("task_id")?,
             action: f.required("action")?,
+            facts: t.facts,
+            executor: t.executor,
+            lease_ms: t.lease_ms,
+            budget: t.budget,
+            proof: t.proof,
+        })
+    }
+}
+
+/// What every claim gives besides what it claims (a task, a batch's items): read once for
+/// [`Claim`] and [`ClaimBatch`].
+struct ClaimTerms<'v, 'a> {
+    facts: &'v Value<'a>,
+    executor: &'v str,
+    lease_ms: i64,
+    budget: Option<&'v str>,
+    proof: ProofRequirement,
+}
+
+impl<'v, 'a> ClaimTerms<'v, 'a> {
+    fn read(f: &Fields<'v, 'a>) -> Result<ClaimTerms<'v, 'a>> {
+        let proof = match optional(f, "proof") {
+            Some(_) => requirement(f)?,
+            None => ProofRequirement::Optional,
+        };
+        Ok(ClaimTerms {
             facts: f.required("facts")?,
             executor: f.identity("executor")?,
             lease_ms: f.integer("lease_ms", 1)?,
-            budget: optional_identity(&f, "budget")?,
+            budget: optional_identity(f, "budget")?,
             proof,
         })
     }
@@ -509,7 +532,9 @@ pub fn heads(v: &Value<'_>) -> Result<Vec<ChainHead>> {
         .collect()
 }
 
+mod batch;
 mod wake;
+pub use batch::{AmendBatch, ClaimBatch, ProposeBatch};
 pub use wake::{Changes, Wait, DEFAULT_CHANGES, MAX_CHANGES};
 
 #[cfg(test)]
