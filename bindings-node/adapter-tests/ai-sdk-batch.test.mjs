@@ -87,6 +87,29 @@ for (const engine of engines()) {
       assert.equal(s.refund.calls.length, 3)
     })
 
+    it('a waiting item\'s pause names its batch; after a trip, the batch it was sent back in', async () => {
+      // One claim a minute: the second claim trips the breaker and sends the rest back.
+      const rate = { ...BATCH, breaker: { max_failures: 5, window_ms: 600_000, max_claims_per_minute: 1, close_after: 1 } }
+      const s = await setup(engine, { batch: rate })
+      const first = await run(s, [step(...calls(2500, 3000, 4000))], user)
+      const turnCalls = turnOf(s.tools, calls(2500, 3000, 4000))
+      const batchId = s.seal.batchOf(turnCalls, CTX, 'call_2')
+      const gate = (i) => s.seal.gate(turnCalls[i].contract, turnCalls[i].args, s.seal.ids(CTX, `call_${i}`), null, batchId)
+      const waiting = await gate(2)
+      assert.deepEqual([waiting.decision, waiting.request.batch.id, waiting.request.batch.size], ['pause', batchId, 3])
+      await decideBatch(s.ledger, batchId)
+      await run(s, [], [...first.history, approveAll(first.reqs)])
+      assert.equal(s.refund.calls.length, 1)
+      const { successor } = await s.ledger.batch(batchId)
+      assert.ok(successor && successor !== batchId)
+      const left = [0, 1, 2].filter((i) => !s.refund.calls.some((a) => a.order_id === `order-${i}`))
+      assert.equal(left.length, 2)
+      for (const i of left) {
+        const sent = await gate(i)
+        assert.deepEqual([sent.decision, sent.request.batch.id, sent.request.batch.size], ['pause', successor, 2])
+      }
+    })
+
     it('a per-call adapter (no sealTurns) asks for one review per call', async () => {
       const s = await setup(engine)
       const first = await run(s, [step(...calls(2500, 3000, 4000))], user, { perCall: true })

@@ -197,9 +197,13 @@ export class Seal {
       if (e?.code === 'batch_not_found') return null
       throw e
     }
-    while (!batch.items.some((i) => i.task_id === taskId)) {
-      if (!batch.successor) return null
-      batch = await this.ledger.batch(batch.successor)
+    const holds = (b) => b.items.some((i) => i.task_id === taskId)
+    if (!holds(batch)) return null
+    // A batch keeps listing the items it sent back: the latest batch that holds it decides.
+    while (batch.successor) {
+      const later = await this.ledger.batch(batch.successor)
+      if (!holds(later)) break
+      batch = later
     }
     return batch
   }

@@ -211,3 +211,21 @@ def test_the_plan_is_cores_and_the_ledger_gives_the_same_batch(ledger):
     assert proposed == plan
     assert seal.ledger.batch(b["batch_id"])["digest"] == b["batch_digest"]
 
+
+
+def test_after_a_trip_the_calls_sent_back_pause_naming_the_remainder(ledger):
+    """The breaker allows one claim a minute: the second claim trips it, and the calls not run
+    pause again, each naming the batch the ledger sent them back in (the turn's successor)."""
+    rate = {**BATCH, "breaker": {"max_failures": 5, "window_ms": 600_000, "max_claims_per_minute": 1,
+                                 "close_after": 1}}
+    _, agent = build(ledger, [turn(2500, 3000, 4000), AIMessage("done")], batch=rate)
+    config, r = start(agent)
+    first = r.interrupts[0].value["batch"]["id"]
+    decide_batch(ledger, first)
+    again = resume(agent, config, r)
+    assert len(BODY.ran) == 1
+    successor = ledger.batch(first)["successor"]
+    assert successor and successor != first
+    named = {i.value["batch"]["id"] for i in again.interrupts}
+    assert len(again.interrupts) == 2 and named == {successor}
+    assert ledger.batch(successor)["state"] == "awaiting_approval"

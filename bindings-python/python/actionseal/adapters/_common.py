@@ -355,20 +355,40 @@ class Seal:
             task = yield from self._propose(presented)
         except ActionsealError as e:
             return decided(gate_step({"step": "propose", "tool": name, "error": caught(e)}), None, e)
-        step = {"step": "propose", "task": task, "presented": presented}
-        if batch_id is not None and task["state"] in ("awaiting_approval", "awaiting_reapproval"):
-            batch = yield from self._batch(batch_id)
-            if batch is not None and any(i["task_id"] == task["id"] for i in batch["items"]):
-                step["batch"] = batch  # the reviewer decides the batch once, for all its calls
+        step = yield from self._with_batch({"step": "propose", "task": task, "presented": presented}, batch_id)
         return decided(gate_step(step), task)
 
-    def _batch(self, batch_id: str) -> Steps[Optional[Dict[str, Any]]]:
+    def _with_batch(self, step: Dict[str, Any], batch_id: Optional[str]) -> Steps[Dict[str, Any]]:
+        """``step`` with the batch of its waiting task, which the reviewer decides once for all
+        of the turn's calls."""
+        task = step["task"]
+        if batch_id is not None and task["state"] in ("awaiting_approval", "awaiting_reapproval"):
+            batch = yield from self._batch_of_task(batch_id, task["id"])
+            if batch is not None:
+                return {**step, "batch": batch}
+        return step
+
+    def _batch_of_task(self, batch_id: str, task_id: str) -> Steps[Optional[Dict[str, Any]]]:
+        """The batch that holds the task now: the turn's, or the one a trip or an expiry sent
+        its remaining items back in (its ``successor``, followed)."""
         try:
-            return (yield _call("batch", batch_id))
+            batch = yield _call("batch", batch_id)
         except ActionsealError as e:
             if e.code != "batch_not_found":
                 raise
             return None  # the ledger refused it as a batch: its calls are single tasks
+        def holds(b: Dict[str, Any]) -> bool:
+            return any(i["task_id"] == task_id for i in b["items"])
+
+        if not holds(batch):
+            return None
+        # A batch keeps listing the items it sent back: the latest batch that holds it decides.
+        while batch.get("successor"):
+            later = yield _call("batch", batch["successor"])
+            if not holds(later):
+                break
+            batch = later
+        return batch
 
     def existing(self, trusted: Trusted, *, job_id: str, request_id: str) -> Optional[Dict[str, Any]]:
         """The task already proposed for this call id, if any."""
@@ -433,7 +453,8 @@ class Seal:
                               executor=self.executor, lease_ms=self.lease_ms, budget=self.budget)
         except ActionsealError as e:
             now = yield _call("task", task["id"])
-            return decided(gate_step({"step": "claim", "task": now, "error": caught(e)}), now, e)
+            step = yield from self._with_batch({"step": "claim", "task": now, "error": caught(e)}, batch_id)
+            return decided(gate_step(step), now, e)
         return decided(gate_step({"step": "claim", "outcome": out}), out["task"])
 
     def finish(self, run: Run, outcome: str, result: Any = None) -> Optional[Dict[str, Any]]:
