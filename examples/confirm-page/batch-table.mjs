@@ -25,7 +25,7 @@ export function leaves(value, pointer = "", out = new Map()) {
 }
 
 /** Two leaves (or absences) are the same when their JSON texts are. */
-const same = (a, b) => (a === undefined ? b === undefined : b !== undefined && JSON.stringify(a) === JSON.stringify(b));
+export const same = (a, b) => (a === undefined ? b === undefined : b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 
 /**
  * Which pointers are shown where: `common` (an envelope member equal in every item, shown

@@ -55,7 +55,7 @@ const HARNESS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
 <section id="batch" aria-labelledby="b-title"></section></main>
 <script type="module">
 import init, { batchBuild, batchDeselect, notices } from "/wasm/actionseal_wasm.js";
-import { useCore } from "/confirm/render.mjs";
+import { useCore } from "/confirm-page/render.mjs";
 import { showBatch } from "/page/batch.mjs";
 await init();
 useCore({ notices });
@@ -77,7 +77,7 @@ let site;
 let browser;
 before(async () => {
   site = await serve(
-    { "/page/": join(here, "page"), "/confirm/": join(repo, "examples", "confirm-page"), "/wasm/": join(repo, "bindings-wasm", "pkg", "web") },
+    { "/page/": join(here, "page"), "/confirm-page/": join(repo, "examples", "confirm-page"), "/wasm/": join(repo, "bindings-wasm", "pkg", "web") },
     { "/": { type: "text/html; charset=utf-8", body: HARNESS }, ...Object.fromEntries(Object.entries(requests).map(([k, v]) => [`/request/${k}`, json(v)])) },
   );
   browser = await launch();

@@ -210,8 +210,8 @@ pub fn written() -> Result<Vec<(&'static str, Json)>, String> {
         "ClaimOutcome",
         claim(Call::ClaimItem, 2, &envelope("j1", 2, 6)?)?,
     ));
-    for i in 0..2 {
-        let won = claim(Call::ClaimItem, i, &actions[i])?;
+    for (i, action) in actions.iter().enumerate().take(2) {
+        let won = claim(Call::ClaimItem, i, action)?;
         out.push(("ClaimOutcome", won.clone()));
         let done = json!({"task_id": task(i), "fence": won["claim"]["fence"], "outcome": "failed", "executor": "w"});
         out.push(("LedgerTask", call(Call::CompleteItem, done)?));

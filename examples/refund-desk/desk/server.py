@@ -627,7 +627,7 @@ def build(desk: Desk) -> "Headers":
         Mount("/page", StaticFiles(directory=HERE / "page")),
         Mount("/wasm", StaticFiles(directory=REPO / "bindings-wasm" / "pkg" / "web")),
         # The confirmation page's display helpers, imported as they are (read-only).
-        Mount("/confirm", StaticFiles(directory=REPO / "examples" / "confirm-page")),
+        Mount("/confirm-page", StaticFiles(directory=REPO / "examples" / "confirm-page")),
     ])
 
     return Headers(app)

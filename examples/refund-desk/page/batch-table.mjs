@@ -1,54 +1,43 @@
-// The batch review's table, as data (no DOM, no core): which columns the items' actions have,
-// which of each item's values differ from the first item's (what a reviewer's eye should stop
-// at in a list of near-identical refunds), and the batch's totals beside its caps, read from
-// core's batchBuild result (core computes and enforces them; this only lays them out).
+// The batch review's table, as data (no core): which columns the items' actions have, which of
+// each item's values differ from the first item's (what a reviewer's eye should stop at in a
+// list of near-identical refunds), and the batch's totals beside its caps, read from core's
+// batchBuild result (core computes and enforces them; this only lays them out). The leaves,
+// the layout and what counts as the same value are the confirmation page's (one file for both:
+// imported by a path that resolves there from Node and, as the desk mounts that page at
+// /confirm-page/, from the browser); the desk only keeps the identity apart.
 
-/** A JSON Pointer token (RFC 6901: `~` as `~0`, `/` as `~1`). */
-const token = (key) => String(key).replaceAll("~", "~0").replaceAll("/", "~1");
+import { layout, same } from "../../confirm-page/batch-table.mjs";
+
+export { leaves } from "../../confirm-page/batch-table.mjs";
 
 // A task's identity differs from item to item by design (no identity twice in a batch): shown,
 // never highlighted. The contract's fingerprint and the tenant are one per batch (core checks).
-const IDENTITY = new Set(["/job_id", "/request_id"]);
-
-/** Every scalar of `value` by its JSON Pointer (an empty object or array is a leaf too). */
-export function leaves(value, prefix = "", out = new Map()) {
-  const nested = value !== null && typeof value === "object";
-  const keys = nested ? (Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value)) : [];
-  if (!nested || keys.length === 0) {
-    out.set(prefix, value);
-    return out;
-  }
-  for (const k of keys) leaves(value[k], `${prefix}/${token(k)}`, out);
-  return out;
-}
-
-/** One spelling per value, so that 1 and "1", or null and a missing value, never compare equal. */
-const spelled = (v) => (v === undefined ? "missing" : `${typeof v}:${v === null ? "null" : String(v)}`);
+const IDENTITY = ["/job_id", "/request_id"];
 
 /**
- * The table of a batch's `actions` (frozen actions, in batch order). `columns`: every argument
- * (`/args/...`), then any other member that is not the same in every item, then the identity;
- * `common`: `[pointer, value]` of the members the same in every item (shown once, above the
- * table). Per item, `cells` (pointer -> value, `undefined` where the item has none) and
- * `changed`, the pointers whose value differs from the first item's (identity excepted).
+ * The table of a batch's `actions` (frozen actions, in batch order), laid out as the
+ * confirmation page lays out its batch (its `layout`: the same leaves, columns and sameness),
+ * with the identity kept apart. `columns`: every argument (`/args/...`), then any other member
+ * that is not the same in every item, then the identity; `common`: `[pointer, value]` of the
+ * members the same in every item (shown once, above the table). Per item, `cells` (pointer ->
+ * value, `undefined` where the item has none) and `changed`, the pointers whose value differs
+ * from the first item's (identity excepted).
  */
 export function batchTable(actions) {
-  const flat = actions.map((a) => leaves(a));
-  const all = [];
-  for (const f of flat) all.push(...[...f.keys()].filter((p) => !all.includes(p)));
-  const first = flat[0] ?? new Map();
-  const differs = (f, p) => !IDENTITY.has(p) && spelled(f.get(p)) !== spelled(first.get(p));
-  const varies = (p) => flat.some((f) => differs(f, p));
-  const args = all.filter((p) => p.startsWith("/args/") || p === "/args");
-  const rest = all.filter((p) => !args.includes(p) && !IDENTITY.has(p));
-  const columns = [...args, ...rest.filter(varies), ...all.filter((p) => IDENTITY.has(p))];
-  const common = rest.filter((p) => !varies(p)).map((p) => [p, first.get(p)]);
-  const rows = flat.map((f, index) => ({
+  const { all, common, columns } = layout(actions);
+  const identity = IDENTITY.filter((p) => all.some((l) => l.has(p)));
+  const shown = [...columns.filter((p) => !IDENTITY.includes(p)), ...identity];
+  const first = all[0] ?? new Map();
+  const rows = all.map((l, index) => ({
     index,
-    cells: new Map(columns.map((p) => [p, f.get(p)])),
-    changed: new Set(columns.filter((p) => differs(f, p))),
+    cells: new Map(shown.map((p) => [p, l.get(p)])),
+    changed: new Set(shown.filter((p) => !IDENTITY.includes(p) && !same(l.get(p), first.get(p)))),
   }));
-  return { columns, common, rows };
+  return {
+    columns: shown,
+    common: common.filter((p) => !IDENTITY.includes(p)).map((p) => [p, first.get(p)]),
+    rows,
+  };
 }
 
 const CAP_WORDS = {

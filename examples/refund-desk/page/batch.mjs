@@ -7,7 +7,7 @@
 // bound to what the reviewer saw. Core builds every batch (`batchBuild`, `batchDeselect`): its
 // header, fingerprint, totals and refusals (too large, over a cap) are core's, never this page's.
 
-import { el, fact, showDigest, showScalar } from "/confirm/render.mjs";
+import { el, fact, showDigest, showScalar } from "/confirm-page/render.mjs";
 import { batchTable, capRows } from "/page/batch-table.mjs";
 
 const SEMANTICS = {

@@ -13,8 +13,8 @@
 // (Server-Sent Events, /api/events) says a task changed, and once each time it (re)connects.
 
 import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChallenge, shortFingerprint } from "/wasm/actionseal_wasm.js";
-import { argumentRows, contractFacts, el, fact, showDigest, showString, useCore, valueAt } from "/confirm/render.mjs";
-import { showQuorum } from "/confirm/quorum.mjs";
+import { argumentRows, contractFacts, el, fact, showDigest, showString, useCore, valueAt } from "/confirm-page/render.mjs";
+import { showQuorum } from "/confirm-page/quorum.mjs";
 import { api, refusal, useSession } from "/page/api.mjs";
 import { historyItems } from "/page/history.mjs";
 import { showTasks } from "/page/list.mjs";

@@ -3,7 +3,7 @@
 // saying what happened in words: a correction names the values it changed, and a hand-off of
 // the model's proposal after a correction says that the corrected action runs in its place.
 
-import { el, valueAt } from "/confirm/render.mjs";
+import { el, valueAt } from "/confirm-page/render.mjs";
 import { flagBadge, flagsOf, oneLine } from "/page/review.mjs";
 
 const time = (ms) => new Date(ms).toISOString().slice(11, 19);

@@ -1,7 +1,7 @@
 // The task list, updated in place: each task keeps its element from one refresh to the next,
 // so keyboard focus and a screen reader's place survive the page's updates.
 
-import { el, showString } from "/confirm/render.mjs";
+import { el, showString } from "/confirm-page/render.mjs";
 import { flagBadge, flagsOf } from "/page/review.mjs";
 
 const WAITING = new Set(["awaiting_approval", "awaiting_reapproval"]);

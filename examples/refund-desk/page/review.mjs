@@ -4,7 +4,7 @@
 // of the tool (desk/refunds.py REVIEW), never from the model's words; and which values hold
 // characters a reader could miss or misread (core's `notices`).
 
-import { el, fact, noticeNote, ruleText, showScalar, showString, valueAt } from "/confirm/render.mjs";
+import { el, fact, noticeNote, ruleText, showScalar, showString, valueAt } from "/confirm-page/render.mjs";
 
 /** A value of the arguments as a reader must see it (marked by core's notices). */
 function shown(args, pointer) {
