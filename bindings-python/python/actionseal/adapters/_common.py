@@ -95,19 +95,15 @@ def parse_message(text: str) -> Optional[Dict[str, Any]]:
         return None
 
 
-Unit = Literal["task", "item"]
-"""Which ledger operations claim and complete a call: a task of its own, or a batch's item (held to
-the batch's caps and breaker). Core decides it (``gate_step``'s ``unit``)."""
-
-
 @dataclass
 class Run:
     """The claim was won: run the tool with ``args`` (the frozen ones), then ``Seal.finish``."""
 
     claim: Dict[str, Any]
     args: Dict[str, Any]
-    unit: Unit = "task"
-    """``task`` or ``item`` (a batch's): which completion ``finish`` records (core's)."""
+    unit: Literal["task", "item"] = "task"
+    """``task`` of its own, or ``item`` of a batch (held to its caps and breaker): which
+    completion ``finish`` records (core's ``unit``)."""
 
 
 @dataclass
@@ -148,8 +144,9 @@ class Proposed:
 
     task: Dict[str, Any]
     action: Dict[str, Any]
-    unit: Unit = "task"
-    """``task`` or ``item``: an item of a decided batch is claimed with ``claim_item`` (core's)."""
+    unit: Literal["task", "item"] = "task"
+    """``task`` or ``item``: an item of a decided batch is claimed with ``claim_item`` (core's
+    ``unit``)."""
 
 
 @dataclass(frozen=True)
