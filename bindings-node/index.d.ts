@@ -3103,13 +3103,19 @@ export declare function gateDefaults(): { lease_ms: number, executor: string, pr
  * error}`, `{step: "invoke", tool}`, `{step: "invoke", tool, task}` (a tool without a contract
  * called for another tool's task), `{step: "resume", task}`, `{step: "route", tool, unknown:
  * "tool" | "task" | "job"}`, `{step: "route", tool, error}` (an upstream schema outside core's
- * subset), `{step: "elicit", task, url}` (an MCP gateway's approval request) or `{step: "ran",
- * body: "returned" | "reported_error" | "raised"}` (`error`: the code, path and message of the
- * error caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" |
- * "approve" | "wait" | "elicit" | "record", ...}`; a refusal's `message` is the exact text the
- * model reads. A malformed step raises `invalid_request`.
+ * subset), `{step: "elicit", task, url}` (an MCP gateway's approval request), `{step: "ran",
+ * body: "returned" | "reported_error" | "raised"}`, `{step: "turn", calls: [{action,
+ * contract}]}` (a model turn's governed calls, frozen, with their contracts' documents) or
+ * `{step: "turn", error}` (`propose_batch` failed); a `propose` or `claim` step with a task may
+ * carry the ledger's `batch` of an item (`error`: the code, path and message of the error
+ * caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" |
+ * "approve" | "wait" | "elicit" | "record" | "turn" | "alone", ...}`; a refusal's `message` is
+ * the exact text the model reads. A malformed step raises `invalid_request`.
  *
- * Each decision's members: `'claim'` (`action`), `'run'` (`claim`, `args`), `'pause'`
+ * Each decision's members: `'claim'` (`action`, `unit`: `'task'` or `'item'`, an item of a decided
+ * batch, claimed with `claimItem`), `'run'` (`claim`, `args`, `unit`: complete an item with
+ * `completeItem`), `'turn'` (`batches`: `[{calls, batch_id, batch_digest, semantics}]`, each to
+ * propose with `proposeBatch`), `'alone'` (propose the batch's calls one by one), `'pause'`
  * (`task_id`, `request`, `refusal`, `message`), `'refuse'` (`code`, `refusal`, `message`,
  * `bad_args`, and `replay`: the recorded answer to return for a finished call sent again),
  * `'raise'` (rethrow the error caught), `'keep'` (a late completion: keep the answer),
@@ -3120,7 +3126,7 @@ export declare function gateDefaults(): { lease_ms: number, executor: string, pr
  * gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: '...' } })
  * // { decision: 'keep' }
  */
-export declare function gateStep(step: { step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit', [member: string]: unknown }): { decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record', [member: string]: any }
+export declare function gateStep(step: { step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit' | 'turn', [member: string]: unknown }): { decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record' | 'turn' | 'alone', [member: string]: any }
 
 /**
  * The strings and keys of the value with characters a reader could miss or misread (invisible,

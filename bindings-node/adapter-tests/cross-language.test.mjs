@@ -12,12 +12,12 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { generateText, jsonSchema, stepCountIs, tool } from 'ai'
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
-import { Seal, sealTool } from 'actionseal/adapters/ai-sdk'
+import { Seal, sealTool, sealTurns, turnOf } from 'actionseal/adapters/ai-sdk'
 import { Contract, Ledger, action as freeze } from 'actionseal'
 import { attributes } from 'actionseal/telemetry'
 import { freshLedger } from './common.mjs'
@@ -91,6 +91,44 @@ describe('the same refund through the Python and the Node adapters', { skip: !re
     }
     const drift = JSON.parse(node[0].text.slice('actionseal: '.length))
     assert.deepEqual([drift.error, drift.approved_args], ['tool_args_drift', spec.approved])
+  })
+
+  it('proposes the same turn as the same batch, with the same fingerprint (LangGraph in Python, the AI SDK in Node)', async () => {
+    const specPath = join(repo, 'conformance', 'adapters', 'refund.json')
+    const spec = JSON.parse(readFileSync(specPath, 'utf8'))
+    const turn = {
+      batch: { max_items: 10 },
+      calls: [
+        { call_id: 'call_a', args: spec.approved },
+        { call_id: 'call_b', args: { ...spec.approved, amount_minor: 4000 } },
+        { call_id: 'call_c', args: { ...spec.approved, order_id: 'order-18', amount_minor: 9000 } },
+      ],
+    }
+    const where = mkdtempSync(join(tmpdir(), 'actionseal-cross-turn-'))
+    writeFileSync(join(where, 'turn.json'), JSON.stringify(turn))
+    const { ledger } = await freshLedger('sqlite')
+    const seal = new Seal({
+      ledger,
+      context: (ctx) => ({ tenant: spec.tenant, subject: spec.subject, job_id: ctx.job_id, policy_version: spec.policy_version }),
+      mayApprove: (approver) => approver === spec.approver,
+      mayAct: (subject) => subject === spec.subject,
+    })
+    const tools = {
+      refund_create: await sealTool(seal, 'refund_create',
+        tool({ inputSchema: jsonSchema(spec.schema), execute: async (a) => `refunded ${a.amount_minor}` }), { approval: spec.rule, batch: turn.batch }),
+    }
+    const ctx = { job_id: spec.job_id }
+    const content = turn.calls.map((c) => ({ type: 'tool-call', toolCallId: c.call_id, toolName: 'refund_create', input: JSON.stringify(c.args) }))
+    const mock = model([step(...content)])
+    const r = await generateText({
+      model: wrapLanguageModel({ model: mock, middleware: sealTurns(seal, tools, ctx) }),
+      tools, messages: [{ role: 'user', content: 'refund' }], stopWhen: stepCountIs(3), experimental_context: ctx,
+    })
+    assert.equal(r.content.filter((p) => p.type === 'tool-approval-request').length, 3)
+    const [b] = seal.plan(turnOf(tools, content), ctx).batches
+    assert.equal((await ledger.batch(b.batch_id)).digest, b.batch_digest)
+    const py = JSON.parse(execFileSync(python, [join(repo, 'bindings-python', 'adapter-tests', 'cross_turn.py'), specPath, where, join(where, 'turn.json')], { encoding: 'utf8' }))
+    assert.deepEqual([py.id, py.digest, py.interrupts], [b.batch_id, b.batch_digest, 3])
   })
 
   it('maps the same ledger results to the same span attributes (core\'s telemetry table)', async () => {

@@ -2,10 +2,10 @@
 // --noEmit --strict): the adapters' declarations describe the API the README shows.
 import { Ledger } from 'actionseal'
 import { Seal, type Refusal } from 'actionseal/adapters/seal'
-import { sealTool as sealAiTool, type Sealed } from 'actionseal/adapters/ai-sdk'
+import { sealTool as sealAiTool, sealTurns, turnOf, type Sealed, type TurnPlan } from 'actionseal/adapters/ai-sdk'
 import { applyDecisions, sealTool as sealAgentsTool } from 'actionseal/adapters/openai-agents'
 import { Gateway, TASK_META } from 'actionseal/adapters/mcp'
-import { tool } from 'ai'
+import { tool, wrapLanguageModel } from 'ai'
 import { Agent, run } from '@openai/agents-core'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { z } from 'zod'
@@ -28,6 +28,13 @@ export async function check(): Promise<void> {
     const r = JSON.parse(out.slice(12)) as Refusal
     console.log(r.error, r.approved_args, r.short_fingerprint)
   }
+  // A turn's parallel calls as a batch: the middleware proposes them, the plan names the batch.
+  const batched = await sealAiTool(seal, 'refund_create', refund, { approval: 'always', batch: { max_items: 20 } })
+  const tools = { refund_create: batched }
+  const session0: Session = { user: 'user:alice', chat: 'run-0' }
+  const middleware: Parameters<typeof wrapLanguageModel>[0]['middleware'] = sealTurns(seal, tools, session0)
+  const plan: TurnPlan = seal.plan(turnOf(tools, [{ type: 'tool-call', toolCallId: 'c1', toolName: 'refund_create', input: '{"amount_minor":5}' }]), session0)
+  console.log(middleware, plan.batches.map((b) => [b.batch_id, b.batch_digest, b.calls]))
 
   const agentTool = sealAgentsTool(seal, { name: 'refund_create', description: 'x', parameters: z.object({ amount_minor: z.number() }), execute: async (a: { amount_minor: number }) => a.amount_minor }, { approval: 'always', costMinor: 25 })
   const agent = new Agent<Session>({ name: 'desk', tools: [agentTool] })

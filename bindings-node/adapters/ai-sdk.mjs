@@ -15,16 +15,61 @@
 //   where drift enters) and runs the original execute with the claimed frozen args, once; any
 //   refusal (drift, no decision, spent, expired) is the tool's result: core's text,
 //   `actionseal: {...}` (canonical JSON), the same bytes the Python adapters give the model.
+// - sealTurns: a language model middleware that proposes a step's parallel tool calls as one
+//   turn (Seal.turn) before the SDK asks needsApproval of each: where the contract has a batch
+//   member, the calls that need a person form one batch, reviewed once; each call's execute
+//   then claims its own item. A per-call hook cannot do it: needsApproval sees one call.
 // The SDK's tool-approval-response is a boolean the client writes: it only wakes the run.
 // There is no reviewer edit in the SDK: the approval server may amend the proposal on the
 // ledger before deciding, and the history's unchanged proposal then runs as the amendment
 // (Seal.claim).
 import { asSchema, jsonSchema } from 'ai'
-import { Seal, compileContract, contractDocument, inputError } from './seal.mjs'
+import { Seal, compileContract, contractDocument, inputError, parseJson } from './seal.mjs'
 
 export { Seal }
 
 const contextOf = (options) => options?.context ?? options?.experimental_context
+/** Where a sealed tool keeps its contract, for sealTurns. */
+const CONTRACT = Symbol('actionseal.contract')
+
+/**
+ * The calls of a model step (its `tool-call` content parts) that `tools` governs, as a turn:
+ * `[{ contract, args, requestId }]`. A call whose input does not parse strictly joins no
+ * batch: its own gate tells the model why.
+ */
+export function turnOf(tools, content) {
+  const calls = []
+  for (const p of content ?? []) {
+    const contract = p?.type === 'tool-call' ? tools[p.toolName]?.[CONTRACT] : undefined
+    if (!contract) continue
+    let args
+    try {
+      args = typeof p.input === 'string' ? parseJson(p.input) : p.input
+    } catch {
+      continue
+    }
+    calls.push({ contract, args, requestId: p.toolCallId })
+  }
+  return calls
+}
+
+/**
+ * A language model middleware (`wrapLanguageModel({ model, middleware: sealTurns(seal, tools,
+ * appContext) })`, with the `experimental_context` given to generateText) that proposes each
+ * step's parallel calls of sealed `tools` as one turn, as batches where their contracts allow.
+ * generateText only: a streamed step proposes its calls one by one, as before.
+ */
+export function sealTurns(seal, tools, appContext) {
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: async ({ doGenerate }) => {
+      const result = await doGenerate()
+      const calls = turnOf(tools, result.content)
+      if (calls.length > 1) await seal.turn(calls, appContext)
+      return result
+    },
+  }
+}
 
 export async function sealTool(seal, name, tool, rule) {
   if (!(seal instanceof Seal)) throw new TypeError('actionseal: sealTool needs a Seal')
@@ -55,6 +100,7 @@ export async function sealTool(seal, name, tool, rule) {
 
   return {
     ...tool,
+    [CONTRACT]: contract,
     inputSchema,
     // The rule for this input, or for the task this call id already has: args edited into
     // the history after a person was asked must reach execute, to be refused as drift (the
@@ -67,7 +113,7 @@ export async function sealTool(seal, name, tool, rule) {
       // The SDK has no pause inside execute: a pause is told to the model like a refusal.
       const g = await seal.gate(contract, input, ids(options))
       if (g.decision !== 'run') return g.message
-      return seal.dispatch(g.claim, (frozenArgs) => tool.execute(frozenArgs, { ...options, idempotencyKey: g.claim.idempotency_key }))
+      return seal.dispatch(g.claim, (frozenArgs) => tool.execute(frozenArgs, { ...options, idempotencyKey: g.claim.idempotency_key }), undefined, g.unit)
     },
   }
 }

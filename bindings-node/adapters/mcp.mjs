@@ -97,6 +97,7 @@ export class Gateway {
       (frozenArgs) => this.upstream.callTool({ name, arguments: frozenArgs, _meta: { [IDEMPOTENCY_META]: g.claim.idempotency_key } }),
       // An error the upstream reports is its answer: core records it as failed, with the answer.
       (result) => outcome(result.isError ? 'reported_error' : 'returned'),
+      g.unit,
     )
   }
 

@@ -32,7 +32,7 @@ export function sealTool(seal, options, rule) {
   const name = options.name
   const doc = contractDocument(name, tool({ ...options, needsApproval: false }).parameters, rule)
   const contract = compileContract(doc, `tool ${name}`)
-  const claims = new Map() // (job, call id) -> claim, from the guardrail to execute
+  const claims = new Map() // (job, call id) -> { claim, unit }, from the guardrail to execute
 
   const guard = defineToolInputGuardrail({
     name: 'actionseal',
@@ -46,7 +46,7 @@ export function sealTool(seal, options, rule) {
       }
       const g = await seal.gate(contract, args, seal.ids(context.context, toolCall.callId))
       if (g.decision === 'run') {
-        claims.set(`${g.claim.action.job_id}\0${toolCall.callId}`, g.claim)
+        claims.set(`${g.claim.action.job_id}\0${toolCall.callId}`, { claim: g.claim, unit: g.unit })
         return G.allow({ task_id: g.claim.task_id })
       }
       if (g.decision === 'pause') return G.throwException(g.refusal)
@@ -66,10 +66,10 @@ export function sealTool(seal, options, rule) {
     inputGuardrails: [guard, ...(options.inputGuardrails ?? [])],
     execute: async (_input, runContext, details) => {
       const key = `${seal.context(runContext.context).job_id}\0${details?.toolCall?.callId}`
-      const claim = claims.get(key)
+      const won = claims.get(key)
       claims.delete(key)
-      if (!claim) return gateStep({ step: 'invoke', tool: name }).message
-      return seal.dispatch(claim, (frozenArgs) => options.execute(frozenArgs, runContext, details))
+      if (!won) return gateStep({ step: 'invoke', tool: name }).message
+      return seal.dispatch(won.claim, (frozenArgs) => options.execute(frozenArgs, runContext, details), undefined, won.unit)
     },
   })
 }

@@ -1,5 +1,5 @@
 // What every actionseal framework adapter shares (actionseal/adapters/seal).
-import type { ActionEnvelope, ApprovalCondition, Claim, Contract, ContractDocument, ErrorCode, Ledger, LedgerTask, TaskState } from '../index.js'
+import type { ActionEnvelope, ApprovalCondition, Claim, Contract, ContractDocument, ErrorCode, Ledger, LedgerBatch, LedgerTask, TaskState } from '../index.js'
 
 export { ActionsealError, Contract, Ledger, canonicalize, fingerprint, shortFingerprint, parseJson, gateStep } from '../index.js'
 
@@ -38,11 +38,26 @@ export interface ToolRule {
   effect?: 'read' | 'write'
   costMinor?: number
   maxApprovalMs?: number
+  /** The contract's `batch` member: one turn's calls of this tool may be reviewed as a batch (docs/CONTRACTS.md, Batches). */
+  batch?: { max_items: number, caps?: object, breaker?: object }
+}
+
+/** One governed call of a model turn, as the framework hands it over. */
+export interface TurnCall {
+  contract: Contract
+  args: object
+  /** The framework's tool call id. */
+  requestId: string
+}
+
+/** Core's batches of a turn: `calls` are positions in the turn; every other call is proposed on its own. */
+export interface TurnPlan {
+  batches: { calls: number[], batch_id: string, batch_digest: string, semantics: 'per_item' }[]
 }
 
 /** What the model and the application are told when a call may not run (core's payload). Nothing ran. */
 export interface Refusal {
-  error: 'tool_args_drift' | 'awaiting_reapproval' | 'rejected_pre_dispatch' | 'task_not_claimable' | 'already_claimed' | 'budget_exceeded' | 'missing_proof'
+  error: 'tool_args_drift' | 'awaiting_reapproval' | 'rejected_pre_dispatch' | 'task_not_claimable' | 'already_claimed' | 'budget_exceeded' | 'missing_proof' | 'breaker_open' | 'batch_cap_exceeded'
   task_id: string
   state: TaskState
   tool: string
@@ -67,14 +82,19 @@ export interface InputError {
 }
 
 /** Core's decisions (`gateStep`) as the Seal returns them, with the task they are about. */
-export interface Proposed { decision: 'claim', action: ActionEnvelope, task: LedgerTask }
-export interface Run { decision: 'run', claim: Claim, args: { [key: string]: unknown }, task: LedgerTask }
+/** `unit`: `'item'` for an item of a decided batch, claimed with `claimItem` and completed with `completeItem`. */
+export interface Proposed { decision: 'claim', action: ActionEnvelope, task: LedgerTask, unit: 'task' | 'item' }
+export interface Run { decision: 'run', claim: Claim, args: { [key: string]: unknown }, task: LedgerTask, unit: 'task' | 'item' }
 export interface Pause {
   decision: 'pause'
   task_id: string
   task: LedgerTask
   /** What the reviewer is shown: the frozen action and its fingerprints. */
-  request: { type: 'actionseal_approval', task_id: string, state: TaskState, approval_id: string | null, tool: string, action: ActionEnvelope, fingerprint: string, short_fingerprint: string }
+  request: {
+    type: 'actionseal_approval', task_id: string, state: TaskState, approval_id: string | null, tool: string, action: ActionEnvelope, fingerprint: string, short_fingerprint: string
+    /** An item's batch, which the reviewer decides once for every call of the turn (`decideBatch`). */
+    batch?: { id: string, approval_id: string, digest: string, short_fingerprint: string, state: TaskState, size: number }
+  }
   /** What the model is told where the framework cannot pause. */
   refusal: Refusal
   /** The exact text the model reads: `actionseal: ` and canonical JSON. */
@@ -100,12 +120,20 @@ export declare class Seal<AppContext = any> {
   freeze(contract: Contract | ContractDocument, args: object, ids: TrustedIds & { request_id: string }): ActionEnvelope
   propose(contract: Contract | ContractDocument, action: ActionEnvelope): Promise<LedgerTask>
   find(ids: { tenant: string, job_id: string, request_id: string }): Promise<LedgerTask | null>
-  proposal(contract: Contract, args: object, ids: TrustedIds & { request_id: string }, known?: LedgerTask | null): Promise<Proposed | Pause | Refuse>
-  claim(task: LedgerTask, action: ActionEnvelope, contract: Contract): Promise<Run | Pause | Refuse>
-  gate(contract: Contract, args: object, ids: TrustedIds & { request_id: string }, known?: LedgerTask | null): Promise<Run | Pause | Refuse>
-  dispatch<T>(claim: Claim, body: (frozenArgs: { [key: string]: unknown }) => T | Promise<T>, outcomeOf?: (result: T) => 'succeeded' | 'failed' | 'unknown'): Promise<T>
+  /** Core's batches of a model turn, without the ledger. */
+  plan(calls: TurnCall[], appContext: AppContext): TurnPlan
+  /** Proposes a model turn: each planned batch with `proposeBatch`, every other call on its own. */
+  turn(calls: TurnCall[], appContext: AppContext): Promise<TurnPlan>
+  /** The id of the batch core puts the call `requestId` of this turn in, or null. */
+  batchOf(calls: TurnCall[], appContext: AppContext, requestId: string): string | null
+  /** The batch that holds the task now: `batchId`, or the successor a trip or an expiry sent it back in; null when there is none. */
+  batchOfTask(batchId: string, taskId: string): Promise<LedgerBatch | null>
+  proposal(contract: Contract, args: object, ids: TrustedIds & { request_id: string }, known?: LedgerTask | null, batchId?: string | null): Promise<Proposed | Pause | Refuse>
+  claim(task: LedgerTask, action: ActionEnvelope, contract: Contract, unit?: 'task' | 'item', batchId?: string | null): Promise<Run | Pause | Refuse>
+  gate(contract: Contract, args: object, ids: TrustedIds & { request_id: string }, known?: LedgerTask | null, batchId?: string | null): Promise<Run | Pause | Refuse>
+  dispatch<T>(claim: Claim, body: (frozenArgs: { [key: string]: unknown }) => T | Promise<T>, outcomeOf?: (result: T) => 'succeeded' | 'failed' | 'unknown', unit?: 'task' | 'item'): Promise<T>
   /** Null when the completion was late (core's `keep`): the task is in doubt on the ledger. */
-  complete(claim: Claim, outcome: 'succeeded' | 'failed' | 'unknown', result: unknown): Promise<LedgerTask | null>
+  complete(claim: Claim, outcome: 'succeeded' | 'failed' | 'unknown', result: unknown, unit?: 'task' | 'item'): Promise<LedgerTask | null>
 }
 
 export declare function compileContract(document: ContractDocument, where: string): Contract

@@ -3,7 +3,9 @@
 // record the outcome. What each ledger step means (wait, run, refuse and the text the model
 // reads) is core's `gateStep`, the same in every runtime; this file only does the I/O. The
 // frameworks' own "approved" signals never reach it: the only authority is the ledger's
-// decision, re-proved by the claim. With `@opentelemetry/api` installed, the gate is an
+// decision, re-proved by the claim. The parallel calls of one model turn are proposed together
+// (`turn`): core says which form a batch a person reviews once, and each call of a batch claims
+// and completes its own item (core's `unit`). With `@opentelemetry/api` installed, the gate is an
 // `execute_tool` span over the ledger's spans (telemetry.js, core's table).
 import { createRequire } from 'node:module'
 
@@ -35,10 +37,12 @@ export function compileContract(doc, where) {
 }
 
 /** Builds a contract document from a tool's JSON Schema and the application's rule. */
-export function contractDocument(tool, args, { approval, version = '1', effect = 'write', costMinor = 0, maxApprovalMs } = {}) {
+export function contractDocument(tool, args, { approval, version = '1', effect = 'write', costMinor = 0, maxApprovalMs, batch } = {}) {
   if (approval === undefined) throw new TypeError(`actionseal: tool ${tool} needs an approval rule ('always', 'never' or { when: [...] })`)
   const doc = { tool, version, effect, args, approval, cost_minor: costMinor }
   if (maxApprovalMs !== undefined) doc.max_approval_ms = maxApprovalMs
+  // The contract's batch member: one turn's calls of this tool may be reviewed as a batch.
+  if (batch !== undefined) doc.batch = batch
   return doc
 }
 
@@ -85,6 +89,63 @@ export class Seal {
     }
   }
 
+  /**
+   * Core's batches of a model turn, without the ledger: `{ batches: [{ calls, batch_id,
+   * batch_digest, semantics }] }`, `calls` as positions in `calls` (`[{ contract, args,
+   * requestId }]`, the turn's governed calls; ones whose args break the contract join none).
+   */
+  plan(calls, appContext) {
+    return { batches: this.#plan(calls, appContext).batches }
+  }
+
+  /** `plan`, with each frozen call's action by its position in the turn. */
+  #plan(calls, appContext) {
+    const frozen = []
+    for (const [i, c] of calls.entries()) {
+      try {
+        frozen.push([i, this.freeze(c.contract, c.args, this.ids(appContext, c.requestId)), c.contract])
+      } catch (e) {
+        if (typeof e?.code !== 'string') throw e // told to the model where the call would run
+      }
+    }
+    const d = gateStep({ step: 'turn', calls: frozen.map(([, action, contract]) => ({ action, contract: contract.document })) })
+    return {
+      batches: d.batches.map((b) => ({ ...b, calls: b.calls.map((k) => frozen[k][0]) })),
+      frozen: new Map(frozen.map(([i, action]) => [i, action])),
+    }
+  }
+
+  /**
+   * Proposes a model turn's governed calls as soon as the model asks: each batch core plans
+   * with `proposeBatch` (a person reviews it once), every other call on its own; a batch the
+   * ledger refuses as a batch (a narrower server policy, a quorum) is proposed call by call.
+   * Returns the plan (`{ batches }`).
+   */
+  async turn(calls, appContext) {
+    const { batches, frozen } = this.#plan(calls, appContext)
+    const batched = new Set()
+    for (const b of batches) {
+      const actions = b.calls.map((i) => frozen.get(i))
+      try {
+        await this.ledger.proposeBatch({ actions, contract: calls[b.calls[0]].contract, semantics: b.semantics, proposer: this.proposer })
+      } catch (e) {
+        decided(gateStep({ step: 'turn', error: caught(e) }), null, e) // alone, or rethrown
+        continue
+      }
+      for (const i of b.calls) batched.add(i)
+    }
+    for (const [i, action] of frozen) {
+      if (!batched.has(i)) await this.propose(calls[i].contract, action)
+    }
+    return { batches }
+  }
+
+  /** The id of the batch core puts the call `requestId` of this turn in, or null. */
+  batchOf(calls, appContext, requestId) {
+    const b = this.plan(calls, appContext).batches.find((b) => b.calls.some((i) => calls[i].requestId === requestId))
+    return b?.batch_id ?? null
+  }
+
   /** The task of a call, or null when it was never proposed. */
   async find(ids) {
     try {
@@ -101,7 +162,7 @@ export class Seal {
    * waits for a person) or `'refuse'` (the args break the contract; the model may correct
    * them). `known` is the task already named for this call (it is not proposed again).
    */
-  async proposal(contract, args, ids, known = null) {
+  async proposal(contract, args, ids, known = null, batchId = null) {
     let presented, task
     try {
       presented = this.freeze(contract, args, ids)
@@ -110,7 +171,41 @@ export class Seal {
     } catch (e) {
       return decided(gateStep({ step: 'propose', tool: contract.tool, error: caught(e) }), null, e)
     }
-    return decided(gateStep({ step: 'propose', task, presented }), task)
+    return decided(gateStep(await this.#withBatch({ step: 'propose', task, presented }, batchId)), task)
+  }
+
+  /** `step` with the batch of its waiting task, which the reviewer decides once for all of the turn's calls. */
+  async #withBatch(step, batchId) {
+    const { task } = step
+    if (batchId && (task.state === 'awaiting_approval' || task.state === 'awaiting_reapproval')) {
+      const batch = await this.batchOfTask(batchId, task.id)
+      if (batch) return { ...step, batch }
+    }
+    return step
+  }
+
+  /**
+   * The batch that holds the task now: the turn's `batchId`, or the one a trip or an expiry
+   * sent its remaining items back in (its `successor`, followed); null when the ledger has no
+   * such batch (its calls are single tasks).
+   */
+  async batchOfTask(batchId, taskId) {
+    let batch
+    try {
+      batch = await this.ledger.batch(batchId)
+    } catch (e) {
+      if (e?.code === 'batch_not_found') return null
+      throw e
+    }
+    const holds = (b) => b.items.some((i) => i.task_id === taskId)
+    if (!holds(batch)) return null
+    // A batch keeps listing the items it sent back: the latest batch that holds it decides.
+    while (batch.successor) {
+      const later = await this.ledger.batch(batch.successor)
+      if (!holds(later)) break
+      batch = later
+    }
+    return batch
   }
 
   /**
@@ -119,7 +214,7 @@ export class Seal {
    * approval) or `'refuse'` (nothing may run; tell the model `message`). Throws what core does
    * not decide.
    */
-  async claim(task, action, contract) {
+  async claim(task, action, contract, unit = 'task', batchId = null) {
     const now = await this.ledger.task(task.id)
     const approver = now.approval?.approver
     const facts = {
@@ -131,19 +226,21 @@ export class Seal {
     }
     let out
     try {
-      out = await this.ledger.claim({ task_id: task.id, action, facts, executor: this.executor, lease_ms: this.leaseMs })
+      // A batch's item is held to the batch's caps and breaker (core's `unit`).
+      const request = { task_id: task.id, action, facts, executor: this.executor, lease_ms: this.leaseMs }
+      out = await (unit === 'item' ? this.ledger.claimItem(request) : this.ledger.claim(request))
     } catch (e) {
       const after = await this.ledger.task(task.id)
-      return decided(gateStep({ step: 'claim', task: after, error: caught(e) }), after, e)
+      return decided(gateStep(await this.#withBatch({ step: 'claim', task: after, error: caught(e) }, batchId)), after, e)
     }
     return decided(gateStep({ step: 'claim', outcome: out }), out.task)
   }
 
   /** `proposal` then, when core says so, `claim`: the decision about a call about to run. */
-  async gate(contract, args, ids, known = null) {
+  async gate(contract, args, ids, known = null, batchId = null) {
     return telemetry.gateSpan(SCHEMA, contract.tool, async () => {
-      const p = await this.proposal(contract, args, ids, known)
-      return p.decision === 'claim' ? this.claim(p.task, p.action, contract) : p
+      const p = await this.proposal(contract, args, ids, known, batchId)
+      return p.decision === 'claim' ? this.claim(p.task, p.action, contract, p.unit, batchId) : p
     }, (d) => ({
       task: d.task, tool: contract.tool, call_id: ids.request_id, decision: d.decision,
       reasons: d.decision === 'refuse' ? [d.code] : [],
@@ -155,15 +252,15 @@ export class Seal {
    * by default core's for a body that returned). A body that throws leaves the outcome in doubt
    * (`unknown`: reconcile it, never retry it blindly).
    */
-  async dispatch(claim, body, outcomeOf = () => outcome('returned')) {
+  async dispatch(claim, body, outcomeOf = () => outcome('returned'), unit = 'task') {
     let result
     try {
       result = await body(structuredClone(claim.action.args))
     } catch (e) {
-      await this.complete(claim, outcome('raised'), { error: String(e?.message ?? e) })
+      await this.complete(claim, outcome('raised'), { error: String(e?.message ?? e) }, unit)
       throw e
     }
-    await this.complete(claim, outcomeOf(result), jsonable(result))
+    await this.complete(claim, outcomeOf(result), jsonable(result), unit)
     return result
   }
 
@@ -172,9 +269,10 @@ export class Seal {
    * claim superseded this one) leaves the task in doubt on the ledger, for reconciliation: the
    * body did run, so its answer still goes back to the caller.
    */
-  async complete(claim, outcome, result) {
+  async complete(claim, outcome, result, unit = 'task') {
     try {
-      return await this.ledger.complete({ task_id: claim.task_id, fence: claim.fence, outcome, executor: this.executor, result })
+      const report = { task_id: claim.task_id, fence: claim.fence, outcome, executor: this.executor, result }
+      return await (unit === 'item' ? this.ledger.completeItem(report) : this.ledger.complete(report))
     } catch (e) {
       return decided(gateStep({ step: 'complete', error: caught(e) }), null, e)
     }

@@ -139,7 +139,7 @@ const spent: Budget = charge({ limit_minor: 100, spent_minor: 0 }, refund.costMi
 const spoken: string = shortFingerprint(record.action_digest)
 const flagged: Notice[] = notices({ order_id: 'order-17\u200b' })
 const where: 'value' | 'key' = flagged[0].within
-const decided: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record' = gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: 'late' } }).decision
+const decided: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record' | 'turn' | 'alone' = gateStep({ step: 'complete', error: { code: 'lease_expired', path: '', message: 'late' } }).decision
 const lease: number = gateDefaults().lease_ms
 new Schema(document.args).validate({ amount_minor: 1 })
 

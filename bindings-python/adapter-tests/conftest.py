@@ -34,6 +34,7 @@ FROZEN_2500 = {"order_id": "order-17", "amount_minor": 2500, "currency": "USD"}
 # The distributions each test module drives: named, with versions, in a failure's report.
 FRAMEWORKS = {
     "test_langgraph": ["langchain", "langchain-core", "langgraph"],
+    "test_langgraph_batch": ["langchain", "langchain-core", "langgraph"],
     "test_openai_agents": ["openai-agents", "openai"],
     "test_pydantic_ai": ["pydantic-ai-slim", "pydantic"],
     "test_mcp": ["mcp", "mcp-types"],

@@ -533,14 +533,20 @@ mod _actionseal {
     /// (a tool without a contract called for another tool's task), ``{step: "resume", task}``,
     /// ``{step: "route", tool, unknown: "tool" | "task" | "job"}``, ``{step: "route", tool,
     /// error}`` (an upstream schema outside core's subset), ``{step: "elicit", task, url}`` (an MCP
-    /// gateway's approval request) or ``{step: "ran", body: "returned" | "reported_error" |
-    /// "raised"}`` (``error``: the code, path and message of the error caught). It returns
-    /// ``{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" | "wait" |
-    /// "elicit" | "record", ...}``; a refusal's ``message`` is the exact text the model reads. A
-    /// malformed step raises ``invalid_request``.
+    /// gateway's approval request), ``{step: "ran", body: "returned" | "reported_error" |
+    /// "raised"}``, ``{step: "turn", calls: [{action, contract}]}`` (a model turn's governed
+    /// calls, frozen, with their contracts' documents) or ``{step: "turn", error}``
+    /// (``propose_batch`` failed); a ``propose`` or ``claim`` step with a task may carry the
+    /// ledger's ``batch`` of an item (``error``: the code, path and message of the error caught).
+    /// It returns ``{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve"
+    /// | "wait" | "elicit" | "record" | "turn" | "alone", ...}``; a refusal's ``message`` is the
+    /// exact text the model reads. A malformed step raises ``invalid_request``.
     ///
-    /// Each decision's members: ``"claim"`` (``action``), ``"run"`` (``claim``, ``args``),
-    /// ``"pause"`` (``task_id``, ``request``, ``refusal``, ``message``), ``"refuse"`` (``code``,
+    /// Each decision's members: ``"claim"`` (``action``, ``unit``: ``"task"`` or ``"item"``, an
+    /// item of a decided batch, claimed with ``claim_item``), ``"run"`` (``claim``, ``args``,
+    /// ``unit``: complete an item with ``complete_item``), ``"turn"`` (``batches``: ``[{calls,
+    /// batch_id, batch_digest, semantics}]``, each to propose with ``propose_batch``), ``"alone"``
+    /// (propose the batch's calls one by one), ``"pause"`` (``task_id``, ``request``, ``refusal``, ``message``), ``"refuse"`` (``code``,
     /// ``refusal``, ``message``, ``bad_args``, and ``replay``: the recorded answer to return for a
     /// finished call sent again), ``"raise"`` (raise the error caught), ``"keep"``
     /// (a late completion: keep the answer), ``"approve"`` (``args``: the amended ones or None),

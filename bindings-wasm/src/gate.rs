@@ -14,18 +14,21 @@ use wasm_bindgen::prelude::*;
 /// error}`, `{step: "invoke", tool}`, `{step: "invoke", tool, task}` (a tool without a contract
 /// called for another tool's task), `{step: "resume", task}`, `{step: "route", tool, unknown:
 /// "tool" | "task" | "job"}`, `{step: "route", tool, error}` (an upstream schema outside core's
-/// subset), `{step: "elicit", task, url}` (an MCP gateway's approval request) or `{step: "ran",
-/// body: "returned" | "reported_error" | "raised"}` (`error`: the code, path and message of the
-/// error caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" |
-/// "approve" | "wait" | "elicit" | "record", ...}`; a refusal's `message` is the exact text the
-/// model reads. A malformed step raises `invalid_request`.
+/// subset), `{step: "elicit", task, url}` (an MCP gateway's approval request), `{step: "ran",
+/// body: "returned" | "reported_error" | "raised"}`, `{step: "turn", calls: [{action,
+/// contract}]}` (a model turn's governed calls, frozen, with their contracts' documents) or
+/// `{step: "turn", error}` (`propose_batch` failed); a `propose` or `claim` step with a task may
+/// carry the ledger's `batch` of an item (`error`: the code, path and message of the error
+/// caught). It returns `{decision: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" |
+/// "approve" | "wait" | "elicit" | "record" | "turn" | "alone", ...}`; a refusal's `message` is
+/// the exact text the model reads. A malformed step raises `invalid_request`.
 #[wasm_bindgen(
     js_name = gateStep,
-    unchecked_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record', [member: string]: any }"
+    unchecked_return_type = "{ decision: 'claim' | 'run' | 'pause' | 'refuse' | 'raise' | 'keep' | 'approve' | 'wait' | 'elicit' | 'record' | 'turn' | 'alone', [member: string]: any }"
 )]
 pub fn gate_step(
     #[wasm_bindgen(
-        unchecked_param_type = "{ step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit', [member: string]: unknown }"
+        unchecked_param_type = "{ step: 'propose' | 'claim' | 'complete' | 'invoke' | 'resume' | 'route' | 'ran' | 'elicit' | 'turn', [member: string]: unknown }"
     )]
     step: JsValue,
     options: Option<NoOptions>,

@@ -108,7 +108,7 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
     const where: "value" | "key" | undefined = flagged[0]?.within;
     const left = charge({ limit_minor: 100, spent_minor: 0 }, cost).spent_minor;
     const parsed: unknown = parseJson('{"a": 1}', { profile: "strict" });
-    const decided: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" | "wait" | "elicit" | "record" =
+    const decided: "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" | "wait" | "elicit" | "record" | "turn" | "alone" =
       gateStep({ step: "invoke", tool: "refund_create" }).decision;
     const lease: number = gateDefaults().lease_ms;
     void [effect, need, also, first, spoken, flagged, where, left, parsed, decided, lease];

@@ -1335,12 +1335,15 @@ def gate_step(step: Mapping[str, Any]) -> Dict[str, Any]:
     "invoke", tool, task}`` (a tool without a contract called for another tool's task),
     ``{step: "resume", task}``, ``{step: "route", tool, unknown: "tool" | "task" | "job"}``,
     ``{step: "route", tool, error}`` (an upstream schema outside core's subset), ``{step:
-    "elicit", task, url}`` (an MCP gateway's approval request) or ``{step: "ran", body:
-    "returned" | "reported_error" | "raised"}`` (``error``: the code, path and message of
-    the error caught). It returns ``{decision: "claim" | "run" | "pause" | "refuse" |
-    "raise" | "keep" | "approve" | "wait" | "elicit" | "record", ...}``; a refusal's
-    ``message`` is the exact text the model reads. A malformed step raises
-    ``invalid_request``."""
+    "elicit", task, url}`` (an MCP gateway's approval request), ``{step: "ran", body:
+    "returned" | "reported_error" | "raised"}``, ``{step: "turn", calls: [{action,
+    contract}]}`` (a model turn's governed calls, frozen, with their contracts' documents)
+    or ``{step: "turn", error}`` (``propose_batch`` failed); a ``propose`` or ``claim`` step
+    with a task may carry the ledger's ``batch`` of an item (``error``: the code, path and
+    message of the error caught). It returns ``{decision: "claim" | "run" | "pause" |
+    "refuse" | "raise" | "keep" | "approve" | "wait" | "elicit" | "record" | "turn" |
+    "alone", ...}``; a refusal's ``message`` is the exact text the model reads. A malformed
+    step raises ``invalid_request``."""
 
 def gate_defaults() -> Dict[str, Any]:
     """A framework adapter's defaults when the application names none, the same in every

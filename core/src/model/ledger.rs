@@ -39,8 +39,8 @@ pub use event::{
     Break, ChainHead, Event, EventKind, Expected, Problem, CHAINS,
 };
 pub use gate::{
-    defaults as gate_defaults, gate_step, Gate, Refusal, DEFAULT_EXECUTOR, DEFAULT_LEASE_MS,
-    DEFAULT_PROPOSER, MESSAGE_PREFIX,
+    defaults as gate_defaults, gate_step, Gate, Refusal, TurnBatch, Unit, DEFAULT_EXECUTOR,
+    DEFAULT_LEASE_MS, DEFAULT_PROPOSER, MESSAGE_PREFIX,
 };
 pub use heads::{ExportedHeads, HEADS_VERSION};
 pub use ids::{approval_id, batch_id, idempotency_key, remainder_id, task_id};

@@ -5,9 +5,10 @@ actionseal`` never does): ``actionseal.adapters.langgraph`` (LangChain v1 / Lang
 ``actionseal.adapters.openai_agents`` (OpenAI Agents SDK), ``actionseal.adapters.pydantic_ai``,
 ``actionseal.adapters.mcp`` (a gateway in front of an MCP server).
 What they share is here: ``Seal`` (the ledger side: freeze, propose, claim, complete) and
-``Trusted`` (the server's context for a call).
+``Trusted`` (the server's context for a call); a model turn's parallel calls are proposed
+together (``Seal.turn``), as batches where their contracts allow it.
 """
 
-from ._common import Pause, Refuse, Run, Seal, Trusted, contract, parse_message
+from ._common import Pause, Refuse, Run, Seal, Trusted, TurnCall, contract, parse_message
 
-__all__ = ["Pause", "Refuse", "Run", "Seal", "Trusted", "contract", "parse_message"]
+__all__ = ["Pause", "Refuse", "Run", "Seal", "Trusted", "TurnCall", "contract", "parse_message"]

@@ -9,6 +9,10 @@ model ``Refuse.message``). What each ledger step means is decided by core's ``ga
 same in every runtime; this module only does the I/O. A framework's own "approved" signal never
 reaches it: the decision is whatever the ledger holds.
 
+The parallel calls of one model turn are proposed together first (``Seal.turn``): core says which
+of them form a batch a person reviews once (their contract's ``batch`` member allows it), and
+each call of a batch then claims and completes its own item when the framework runs it.
+
 Each step that touches the ledger is written once, as a generator that yields the ledger calls
 it needs (``_Call``) and receives their results: ``Seal.gate`` runs it against the blocking
 ``Ledger``, ``Seal.agate`` against an ``AsyncLedger`` (async frameworks never block their event
@@ -20,7 +24,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Dict, Generator, Mapping, Optional, Tuple, TypeVar, Union
+from typing import (Any, Callable, Collection, Dict, Generator, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar,
+                    Union)
 
 from .. import _telemetry
 from .._actionseal import ActionsealError, Contract, action, canonicalize, gate_defaults, gate_step, loads
@@ -59,14 +64,18 @@ def contract(
     cost_minor: int = 0,
     effect: str = "write",
     version: str = "1",
+    batch: Optional[Mapping[str, Any]] = None,
 ) -> Contract:
     """A contract whose argument schema is the tool's own JSON Schema, unchanged; the approval
-    rule, cost, effect and version come from the application. Compiled here, so a schema outside
-    core's subset fails when the tool is wrapped, not at its first call."""
-    return Contract(
-        {"tool": tool, "version": version, "effect": effect, "args": dict(schema),
-         "approval": approval, "cost_minor": cost_minor}
-    )
+    rule, cost, effect and version come from the application, and ``batch`` (the contract's
+    ``batch`` member: ``max_items``, caps, breaker) lets one turn's calls be reviewed as a batch.
+    Compiled here, so a schema outside core's subset fails when the tool is wrapped, not at its
+    first call."""
+    doc = {"tool": tool, "version": version, "effect": effect, "args": dict(schema),
+           "approval": approval, "cost_minor": cost_minor}
+    if batch is not None:
+        doc["batch"] = dict(batch)
+    return Contract(doc)
 
 
 def message(payload: Mapping[str, Any]) -> str:
@@ -92,6 +101,9 @@ class Run:
 
     claim: Dict[str, Any]
     args: Dict[str, Any]
+    unit: Literal["task", "item"] = "task"
+    """``task`` of its own, or ``item`` of a batch (held to its caps and breaker): which
+    completion ``finish`` records (core's ``unit``)."""
 
 
 @dataclass
@@ -132,6 +144,18 @@ class Proposed:
 
     task: Dict[str, Any]
     action: Dict[str, Any]
+    unit: Literal["task", "item"] = "task"
+    """``task`` or ``item``: an item of a decided batch is claimed with ``claim_item`` (core's
+    ``unit``)."""
+
+
+@dataclass(frozen=True)
+class TurnCall:
+    """One tool call of a model turn as the framework hands it over."""
+
+    name: str
+    args: Any
+    request_id: str
 
 
 Gate = Union[Run, Pause, Refuse]
@@ -248,26 +272,120 @@ class Seal:
     def task_id(action: Mapping[str, Any]) -> str:
         return Ledger.task_id(tenant=action["tenant"], job_id=action["job_id"], request_id=action["request_id"])
 
+    # -- a model turn ------------------------------------------------------------------------
+    def plan(self, calls: Sequence[TurnCall], trusted: Trusted, *, job_id: str) -> Dict[str, Any]:
+        """Core's batches of a turn (``{"batches": [{"calls", "batch_id", "batch_digest",
+        "semantics"}]}``, ``calls`` as positions in ``calls``), without touching the ledger.
+        Calls of ungoverned tools and calls whose args break the schema take part in none."""
+        return self._plan(calls, trusted, job_id)[0]
+
+    def _plan(self, calls: Sequence[TurnCall], trusted: Trusted,
+              job_id: str) -> Tuple[Dict[str, Any], List[Tuple[int, Dict[str, Any]]]]:
+        frozen: List[Tuple[int, Dict[str, Any]]] = []
+        for i, c in enumerate(calls):
+            if not self.governs(c.name):
+                continue
+            try:
+                frozen.append((i, self.freeze(c.name, c.args, trusted, job_id=job_id, request_id=c.request_id)))
+            except ActionsealError:
+                continue  # told to the model where the call would run
+        d = gate_step({"step": "turn", "calls": [
+            {"action": a, "contract": self.contracts[a["tool"]].document} for _, a in frozen]})
+        # Positions in the frozen list, back to positions in the turn.
+        batches = [{**b, "calls": [frozen[k][0] for k in b["calls"]]} for b in d["batches"]]
+        return {"batches": batches}, frozen
+
+    def batch_of(self, calls: Sequence[TurnCall], trusted: Trusted, *, job_id: str,
+                 request_id: str) -> Optional[str]:
+        """The id of the batch core puts the call ``request_id`` of this turn in, if any."""
+        plan = self.plan(calls, trusted, job_id=job_id)
+        for b in plan["batches"]:
+            if any(calls[i].request_id == request_id for i in b["calls"]):
+                return b["batch_id"]
+        return None
+
+    def turn(self, calls: Sequence[TurnCall], trusted: Trusted, *, job_id: str) -> Dict[str, Any]:
+        """Proposes a model turn's governed calls as soon as the model asks: each batch core
+        plans with ``propose_batch`` (a person reviews it once), every other call on its own.
+        A batch the ledger refuses as a batch (its server's policy is narrower, a quorum) is
+        proposed call by call. Bad args are left for the call's own gate. Returns the plan."""
+        return drive(self._turn(calls, trusted, job_id), self.ledger)
+
+    async def aturn(self, calls: Sequence[TurnCall], trusted: Trusted, *, job_id: str) -> Dict[str, Any]:
+        """``turn`` on the ``AsyncLedger``."""
+        return await adrive(self._turn(calls, trusted, job_id), self.aledger)
+
+    def _turn(self, calls: Sequence[TurnCall], trusted: Trusted, job_id: str) -> Steps[Dict[str, Any]]:
+        plan, frozen = self._plan(calls, trusted, job_id)
+        action_at = dict(frozen)
+        batched = set()
+        for b in plan["batches"]:
+            actions = [action_at[i] for i in b["calls"]]
+            try:
+                yield _call("propose_batch", actions, self.contracts[actions[0]["tool"]],
+                            semantics=b["semantics"], proposer=self.proposer)
+            except ActionsealError as e:
+                decided(gate_step({"step": "turn", "error": caught(e)}), None, e)  # alone, or raised
+                continue
+            batched.update(b["calls"])
+        for i, a in frozen:
+            if i not in batched:
+                yield from self._propose(a)
+        return plan
+
     def prepare(self, name: str, args: Any, trusted: Trusted, *, job_id: str,
-                request_id: str) -> Union[Proposed, Pause, Refuse]:
-        """Freeze and propose: the task to claim, the pause of a task waiting for a person, or
-        the refusal of args that break the schema."""
-        return drive(self._prepare(name, args, trusted, job_id, request_id), self.ledger)
+                request_id: str, batch_id: Optional[str] = None) -> Union[Proposed, Pause, Refuse]:
+        """Freeze and propose: the task to claim, the pause of a task waiting for a person (an
+        item's shows its batch ``batch_id``), or the refusal of args that break the schema."""
+        return drive(self._prepare(name, args, trusted, job_id, request_id, batch_id), self.ledger)
 
     async def aprepare(self, name: str, args: Any, trusted: Trusted, *, job_id: str,
-                       request_id: str) -> Union[Proposed, Pause, Refuse]:
+                       request_id: str, batch_id: Optional[str] = None) -> Union[Proposed, Pause, Refuse]:
         """``prepare`` on the ``AsyncLedger``."""
-        return await adrive(self._prepare(name, args, trusted, job_id, request_id), self.aledger)
+        return await adrive(self._prepare(name, args, trusted, job_id, request_id, batch_id), self.aledger)
 
     def _prepare(self, name: str, args: Any, trusted: Trusted, job_id: str,
-                 request_id: str) -> Steps[Union[Proposed, Pause, Refuse]]:
+                 request_id: str, batch_id: Optional[str] = None) -> Steps[Union[Proposed, Pause, Refuse]]:
         try:
             presented = self.freeze(name, args, trusted, job_id=job_id, request_id=request_id)
             # Under a quorum the task carries how many approvals are still missing (issue 25).
             task = yield from self._propose(presented)
         except ActionsealError as e:
             return decided(gate_step({"step": "propose", "tool": name, "error": caught(e)}), None, e)
-        return decided(gate_step({"step": "propose", "task": task, "presented": presented}), task)
+        step = yield from self._with_batch({"step": "propose", "task": task, "presented": presented}, batch_id)
+        return decided(gate_step(step), task)
+
+    def _with_batch(self, step: Dict[str, Any], batch_id: Optional[str]) -> Steps[Dict[str, Any]]:
+        """``step`` with the batch of its waiting task, which the reviewer decides once for all
+        of the turn's calls."""
+        task = step["task"]
+        if batch_id is not None and task["state"] in ("awaiting_approval", "awaiting_reapproval"):
+            batch = yield from self._batch_of_task(batch_id, task["id"])
+            if batch is not None:
+                return {**step, "batch": batch}
+        return step
+
+    def _batch_of_task(self, batch_id: str, task_id: str) -> Steps[Optional[Dict[str, Any]]]:
+        """The batch that holds the task now: the turn's, or the one a trip or an expiry sent
+        its remaining items back in (its ``successor``, followed)."""
+        try:
+            batch = yield _call("batch", batch_id)
+        except ActionsealError as e:
+            if e.code != "batch_not_found":
+                raise
+            return None  # the ledger refused it as a batch: its calls are single tasks
+        def holds(b: Dict[str, Any]) -> bool:
+            return any(i["task_id"] == task_id for i in b["items"])
+
+        if not holds(batch):
+            return None
+        # A batch keeps listing the items it sent back: the latest batch that holds it decides.
+        while batch.get("successor"):
+            later = yield _call("batch", batch["successor"])
+            if not holds(later):
+                break
+            batch = later
+        return batch
 
     def existing(self, trusted: Trusted, *, job_id: str, request_id: str) -> Optional[Dict[str, Any]]:
         """The task already proposed for this call id, if any."""
@@ -300,33 +418,40 @@ class Seal:
             "subject_authorized": {"subject": trusted.subject, "authorized": trusted.subject_authorized},
         }
 
-    def gate(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Gate:
+    def gate(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str,
+             batch_id: Optional[str] = None) -> Gate:
         """Decide about the call the framework is about to run, with the args it hands over:
-        only a won claim runs, with the frozen args. Blocks on the ledger (async code awaits
-        ``agate``)."""
+        only a won claim runs, with the frozen args. ``batch_id``: the batch of the call's turn
+        (``batch_of``), shown to the reviewer while it waits. Blocks on the ledger (async code
+        awaits ``agate``)."""
         with _telemetry.gate_span(name) as rec:
-            gate = drive(self._gate(name, args, trusted, job_id, request_id), self.ledger)
+            gate = drive(self._gate(name, args, trusted, job_id, request_id, batch_id), self.ledger)
             _traced(gate, name, request_id, rec)
             return gate
 
-    async def agate(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str) -> Gate:
+    async def agate(self, name: str, args: Any, trusted: Trusted, *, job_id: str, request_id: str,
+                    batch_id: Optional[str] = None) -> Gate:
         """``gate`` on the ``AsyncLedger``."""
         with _telemetry.gate_span(name) as rec:
-            gate = await adrive(self._gate(name, args, trusted, job_id, request_id), self.aledger)
+            gate = await adrive(self._gate(name, args, trusted, job_id, request_id, batch_id), self.aledger)
             _traced(gate, name, request_id, rec)
             return gate
 
-    def _gate(self, name: str, args: Any, trusted: Trusted, job_id: str, request_id: str) -> Steps[Gate]:
-        proposed = yield from self._prepare(name, args, trusted, job_id, request_id)
+    def _gate(self, name: str, args: Any, trusted: Trusted, job_id: str, request_id: str,
+              batch_id: Optional[str] = None) -> Steps[Gate]:
+        proposed = yield from self._prepare(name, args, trusted, job_id, request_id, batch_id)
         if not isinstance(proposed, Proposed):
             return proposed
         task = proposed.task
+        # A batch's item is held to the batch's caps and breaker: claim_item (core's choice).
+        claim = "claim_item" if proposed.unit == "item" else "claim"
         try:
-            out = yield _call("claim", task["id"], proposed.action, self.facts(task, trusted),
+            out = yield _call(claim, task["id"], proposed.action, self.facts(task, trusted),
                               executor=self.executor, lease_ms=self.lease_ms, budget=self.budget)
         except ActionsealError as e:
             now = yield _call("task", task["id"])
-            return decided(gate_step({"step": "claim", "task": now, "error": caught(e)}), now, e)
+            step = yield from self._with_batch({"step": "claim", "task": now, "error": caught(e)}, batch_id)
+            return decided(gate_step(step), now, e)
         return decided(gate_step({"step": "claim", "outcome": out}), out["task"])
 
     def finish(self, run: Run, outcome: str, result: Any = None) -> Optional[Dict[str, Any]]:
@@ -340,8 +465,9 @@ class Seal:
 
     def _finish(self, run: Run, outcome: str, result: Any) -> Steps[Optional[Dict[str, Any]]]:
         c = run.claim
+        complete = "complete_item" if run.unit == "item" else "complete"
         try:
-            return (yield _call("complete", c["task_id"], c["fence"], outcome, executor=self.executor,
+            return (yield _call(complete, c["task_id"], c["fence"], outcome, executor=self.executor,
                                 result=result))
         except ActionsealError as e:
             # Late (the lease ran out, another claim superseded this one): the body ran, so
@@ -369,9 +495,9 @@ def decided(d: Dict[str, Any], task: Optional[Dict[str, Any]], error: Optional[E
     """Core's decision as the adapters' verdicts; ``raise`` raises ``error``, ``keep`` is None."""
     kind = d["decision"]
     if kind == "claim":
-        return Proposed(task or {}, d["action"])
+        return Proposed(task or {}, d["action"], d["unit"])
     if kind == "run":
-        return Run(d["claim"], d["args"])
+        return Run(d["claim"], d["args"], d["unit"])
     if kind == "pause":
         return Pause(task or {}, d["request"], d["refusal"], d["message"])
     if kind == "refuse":

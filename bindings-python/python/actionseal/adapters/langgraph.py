@@ -9,7 +9,10 @@ ledger claim, with the frozen arguments.
 
 - ``after_model`` freezes and proposes every governed call of the model's message, so the task
   and its fingerprint exist before anything pauses (a ``HumanInTheLoopMiddleware`` listed first
-  interrupts after it).
+  interrupts after it). The message's parallel calls are one turn (``Seal.turn``): where their
+  contract has a ``batch`` member, core puts the calls that need a person in one batch, the
+  person reviews it once (every call's interrupt names the same ``batch``), and each call
+  claims its own item when the tools node runs it.
 - ``wrap_tool_call`` / ``awrap_tool_call`` re-freeze the call the tools node is about to run
   (after any HITL edit), claim it, and run the handler with the claim's frozen args. While the
   ledger holds no claimable approval it calls ``interrupt()`` with the frozen action and its
@@ -29,7 +32,8 @@ import asyncio
 from typing import Any, Awaitable, Callable, Mapping, Optional
 
 from .._actionseal import gate_step
-from ._common import Pause, Proposed, Refuse, Run, Seal, Trusted, contract, decided, outcome, resumed, unrouted
+from ._common import (Pause, Proposed, Refuse, Run, Seal, Trusted, TurnCall, contract, decided, outcome, resumed,
+                      unrouted)
 
 try:
     from langchain.agents.middleware import AgentMiddleware
@@ -46,11 +50,11 @@ __all__ = ["ActionsealMiddleware", "Seal", "Trusted", "contract_for_tool", "task
 
 
 def contract_for_tool(tool: Any, *, approval: Any, cost_minor: int = 0, effect: str = "write",
-                      version: str = "1") -> Any:
+                      version: str = "1", batch: Optional[Mapping[str, Any]] = None) -> Any:
     """The contract of a LangChain tool: its own argument schema (``tool_call_schema``, what the
-    model is shown), unchanged; the rule and cost from the application."""
+    model is shown), unchanged; the rule, cost and ``batch`` member from the application."""
     return contract(tool.name, tool.tool_call_schema.model_json_schema(), approval=approval,
-                    cost_minor=cost_minor, effect=effect, version=version)
+                    cost_minor=cost_minor, effect=effect, version=version, batch=batch)
 
 
 def task_id_for(trusted: Trusted, thread_id: str, tool_call_id: str) -> str:
@@ -58,6 +62,20 @@ def task_id_for(trusted: Trusted, thread_id: str, tool_call_id: str) -> str:
     from .._actionseal import Ledger
 
     return Ledger.task_id(tenant=trusted.tenant, job_id=thread_id, request_id=tool_call_id)
+
+
+def _turn(messages: Any, tool_call_id: Optional[str] = None) -> list:
+    """The calls of the model's turn: the last AIMessage's, or the one that made
+    ``tool_call_id``."""
+    for m in reversed(messages or []):
+        if isinstance(m, AIMessage) and (tool_call_id is None or any(
+                tc["id"] == tool_call_id for tc in m.tool_calls)):
+            return [TurnCall(tc["name"], tc["args"], tc["id"]) for tc in m.tool_calls]
+    return []
+
+
+def _messages(state: Any) -> Any:
+    return state.get("messages", []) if isinstance(state, dict) else getattr(state, "messages", [])
 
 
 def _thread_id(config: Optional[dict]) -> Optional[str]:
@@ -90,15 +108,11 @@ class ActionsealMiddleware(AgentMiddleware):
 
     # -- propose as soon as the model asks ----------------------------------------------------
     def _propose_all(self, state: Any, runtime: Any, job: Optional[str]) -> None:
-        msgs = state.get("messages", []) if isinstance(state, dict) else getattr(state, "messages", [])
-        last = next((m for m in reversed(msgs) if isinstance(m, AIMessage)), None)
-        if last is None or job is None:
+        calls = _turn(_messages(state))
+        if not calls or job is None:
             return
-        trusted = self.trusted(runtime)
-        for tc in last.tool_calls:
-            if self.seal.governs(tc["name"]):
-                # Bad args are reported to the model by wrap_tool_call, where the call would run.
-                self.seal.prepare(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
+        # Bad args are reported to the model by wrap_tool_call, where the call would run.
+        self.seal.turn(calls, self.trusted(runtime), job_id=job)
 
     def after_model(self, state: Any, runtime: Any) -> None:
         self._propose_all(state, runtime, _thread_id(get_config()))
@@ -114,14 +128,19 @@ class ActionsealMiddleware(AgentMiddleware):
         job = _thread_id(request.runtime.config)
         if job is None:
             return unrouted(tc["name"], "job")
+        trusted = self.trusted(request.runtime)
+        # The batch of the call's turn, recomputed from the thread (no state of our own), so
+        # that a waiting call's interrupt names the batch the reviewer decides once.
+        batch = self.seal.batch_of(_turn(_messages(request.state), tc["id"]), trusted, job_id=job,
+                                   request_id=tc["id"])
         if tc["name"] in self.external:
-            return self._handoff_gate(tc, self.trusted(request.runtime), job)
-        return self.seal.gate(tc["name"], tc["args"], self.trusted(request.runtime), job_id=job,
-                              request_id=tc["id"])
+            return self._handoff_gate(tc, trusted, job, batch)
+        return self.seal.gate(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"], batch_id=batch)
 
-    def _handoff_gate(self, tc: Any, trusted: Trusted, job: str) -> Any:
+    def _handoff_gate(self, tc: Any, trusted: Trusted, job: str, batch: Optional[str]) -> Any:
         """Propose and pause only: the verdict for a tool an external executor dispatches."""
-        proposed = self.seal.prepare(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"])
+        proposed = self.seal.prepare(tc["name"], tc["args"], trusted, job_id=job, request_id=tc["id"],
+                                     batch_id=batch)
         if not isinstance(proposed, Proposed):
             return proposed
         task = proposed.task

@@ -42,7 +42,13 @@
 //! - a waiting task whose quorum is partly given (issue 25) is refused with how many approvals
 //!   and which roles are still missing, in the sentence and as `quorum` (counts only), and its
 //!   pause shows the reviewer the task's `quorum` (who approved, in which role, through which
-//!   delegation), because "waiting" alone reads as if nobody had decided.
+//!   delegation), because "waiting" alone reads as if nobody had decided;
+//! - the parallel calls of one model turn are proposed as batches where their contract allows
+//!   it (`turn`, rules in [`turn`]'s header), a person reviews each batch once, and each call
+//!   claims and completes its own item when the framework runs it ([`Unit::Item`], read from
+//!   the task's batch decision), because one review per call teaches a person to stop reading;
+//!   a batch the ledger refuses (a server's narrower policy, a quorum) leaves its calls single
+//!   ([`Gate::Alone`]), and the pause of an item shows the reviewer its batch.
 
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};
@@ -50,8 +56,10 @@ use crate::model::fields::Fields;
 use crate::model::ledger::values::{object, string, strings};
 use crate::{canonicalize, fingerprint, short_fingerprint};
 use quorum::Needed;
+pub use turn::TurnBatch;
 
 mod quorum;
+mod turn;
 
 /// A claim's lease when the application names none: 5 minutes, so that a slow tool body is not
 /// put in doubt while it runs (a crashed claim is in doubt when the lease ends either way).
@@ -110,6 +118,26 @@ impl Refusal {
     }
 }
 
+/// Which ledger operations claim and complete a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A task of its own: `claim` and `complete`.
+    Task,
+    /// An item of a batch a person decided: `claim_item` and `complete_item`, which hold it to
+    /// the batch's caps and breaker (the plain operations refuse it).
+    Item,
+}
+
+impl Unit {
+    /// `task` or `item`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Unit::Task => "task",
+            Unit::Item => "item",
+        }
+    }
+}
+
 /// What an adapter does next.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Gate {
@@ -118,12 +146,21 @@ pub enum Gate {
     Claim {
         /// The action to claim with.
         action: OwnedValue,
+        /// Which claim.
+        unit: Unit,
     },
     /// The claim was won: run the tool once with the claim's frozen arguments, then complete.
     Run {
         /// The claim (`ledger.claim`'s `claim`).
         claim: OwnedValue,
+        /// Which completion.
+        unit: Unit,
     },
+    /// A model turn's calls: propose each batch with `propose_batch` (its calls' actions in
+    /// order, `per_item`), every other call on its own.
+    Turn(Vec<TurnBatch>),
+    /// The ledger refused a turn's batch as a batch: propose its calls one by one.
+    Alone,
     /// No claimable approval: pause with the framework's own pause, showing `request` to the
     /// reviewer; a framework that cannot pause tells the model `refusal` instead.
     Pause {
@@ -169,16 +206,21 @@ pub enum Gate {
 
 impl Gate {
     /// `{"decision": "claim" | "run" | "pause" | "refuse" | "raise" | "keep" | "approve" |
-    /// "wait" | "elicit" | "record", ...}`: `claim` with `action`; `run` with `claim` and `args` (the
-    /// claim's frozen arguments); `pause` with `task_id`, `request`, `refusal` and `message`;
+    /// "wait" | "elicit" | "record" | "turn" | "alone", ...}`: `claim` with `action` and `unit`
+    /// (`task` or `item`); `run` with `claim`, `args` (the claim's frozen arguments) and `unit`;
+    /// `turn` with `batches` ([`TurnBatch::to_value`]); `pause` with `task_id`, `request`, `refusal` and `message`;
     /// `refuse` with `code`, `refusal`, `message`, `bad_args` (`code` is the refusal's
     /// `error`) and, for a finished call sent again, `replay` ([`Refusal::replay`]); `approve` with `args` (`null` when not amended); `elicit` with `task_id`, `url` and
     /// `message`; `record` with `outcome`.
     pub fn to_value(&self) -> OwnedValue {
         let decision = |d: &str| ("decision", string(d));
         match self {
-            Gate::Claim { action } => object(vec![decision("claim"), ("action", action.clone())]),
-            Gate::Run { claim } => object(vec![
+            Gate::Claim { action, unit } => object(vec![
+                decision("claim"),
+                ("action", action.clone()),
+                ("unit", string(unit.as_str())),
+            ]),
+            Gate::Run { claim, unit } => object(vec![
                 decision("run"),
                 ("claim", claim.clone()),
                 (
@@ -188,7 +230,16 @@ impl Gate {
                         .cloned()
                         .unwrap_or(Value::Null),
                 ),
+                ("unit", string(unit.as_str())),
             ]),
+            Gate::Turn(batches) => object(vec![
+                decision("turn"),
+                (
+                    "batches",
+                    Value::Array(batches.iter().map(TurnBatch::to_value).collect()),
+                ),
+            ]),
+            Gate::Alone => object(vec![decision("alone")]),
             Gate::Pause {
                 task_id,
                 request,
@@ -238,7 +289,7 @@ impl Gate {
 }
 
 /// The members of a gate step, by step.
-const STEP_FIELDS: [&str; 9] = [
+const STEP_FIELDS: [&str; 11] = [
     "step",
     "task",
     "presented",
@@ -248,20 +299,30 @@ const STEP_FIELDS: [&str; 9] = [
     "unknown",
     "body",
     "url",
+    "calls",
+    "batch",
 ];
 
 /// Decides what an adapter does after one step of a governed call. `input` is
 /// `{"step", ...}`:
-/// - `{"step": "propose", "task", "presented"}`: the task the proposal gave and the action the
-///   framework presents: [`Gate::Pause`] while the task waits for a person, else
-///   [`Gate::Claim`];
+/// - `{"step": "turn", "calls": [{"action", "contract"}]}`: a model turn's governed calls,
+///   frozen, with their contracts' documents: [`Gate::Turn`], the batches to propose;
+/// - `{"step": "turn", "error"}`: `propose_batch` failed: [`Gate::Alone`] when the ledger
+///   refused the batch as a batch (not allowed, too large, over a cap, an item proposed
+///   already), else [`Gate::Raise`];
+/// - `{"step": "propose", "task", "presented", "batch"?}`: the task the proposal gave and the
+///   action the framework presents (and, for a batch's item, the ledger's view of its batch):
+///   [`Gate::Pause`] while the task waits for a person (showing the batch), else
+///   [`Gate::Claim`] (an item of a decided batch with [`Unit::Item`]);
 /// - `{"step": "propose", "tool", "error"}`: freezing or proposing failed: [`Gate::Refuse`]
 ///   (`bad_args`) when the error is about the model's arguments, else [`Gate::Raise`];
-/// - `{"step": "claim", "outcome"}`: `ledger.claim`'s result: [`Gate::Run`], [`Gate::Pause`]
-///   (`awaiting_reapproval`) or [`Gate::Refuse`] (drift, rejected);
-/// - `{"step": "claim", "task", "error"}`: the claim failed and `task` is the task read after:
-///   [`Gate::Pause`] when it waits for a person, [`Gate::Refuse`] for the task's state, a spent
-///   claim, a budget or a missing proof, else [`Gate::Raise`];
+/// - `{"step": "claim", "outcome"}`: `ledger.claim`'s (or `claim_item`'s) result: [`Gate::Run`]
+///   (with [`Unit::Item`] for an item's claim), [`Gate::Pause`] (`awaiting_reapproval`) or
+///   [`Gate::Refuse`] (drift, rejected);
+/// - `{"step": "claim", "task", "error", "batch"?}`: the claim failed and `task` is the task
+///   read after: [`Gate::Pause`] when it waits for a person, [`Gate::Refuse`] for the task's
+///   state, a spent claim, a budget, a missing proof, an open breaker or a batch's cap, else
+///   [`Gate::Raise`];
 /// - `{"step": "complete", "error"}`: [`Gate::Keep`] when the completion was late, else
 ///   [`Gate::Raise`];
 /// - `{"step": "invoke", "tool"}`: the framework invokes a tool no claim was won for:
@@ -290,7 +351,7 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
     let step = f.one_of(
         "step",
         &[
-            "propose", "claim", "complete", "invoke", "resume", "route", "ran", "elicit",
+            "propose", "claim", "complete", "invoke", "resume", "route", "ran", "elicit", "turn",
         ],
     )?;
     let only = |allowed: &[&str]| -> Result<()> {
@@ -305,6 +366,23 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
         }
     };
     match step {
+        "turn" if f.get("error").is_some() => {
+            only(&["step", "error"])?;
+            let e = Caught::read(f.required("error")?).map_err(|e| e.in_key("error"))?;
+            return Ok(match e.code {
+                Some(
+                    Code::BatchNotAllowed
+                    | Code::BatchTooLarge
+                    | Code::BatchCapExceeded
+                    | Code::InvalidBatch,
+                ) => Gate::Alone,
+                _ => Gate::Raise,
+            });
+        }
+        "turn" => {
+            only(&["step", "calls"])?;
+            return Ok(Gate::Turn(turn::plan(f.required("calls")?)?));
+        }
         "resume" => {
             only(&["step", "task"])?;
             let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
@@ -359,14 +437,16 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
     }
     match (step, f.get("error").is_some()) {
         ("propose", false) => {
-            only(&["step", "task", "presented"])?;
+            only(&["step", "task", "presented", "batch"])?;
             let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
             let presented = f.required("presented")?;
             if waiting(task.state) {
-                return Ok(pause(&task, Code::TaskNotClaimable.as_str(), None));
+                let batch = batch_of(f.get("batch"))?;
+                return Ok(pause(&task, Code::TaskNotClaimable.as_str(), None, batch));
             }
             Ok(Gate::Claim {
                 action: task.to_claim(presented),
+                unit: task.unit(),
             })
         }
         ("propose", true) => {
@@ -392,14 +472,15 @@ pub fn gate_step(input: &Value<'_>) -> Result<Gate> {
             claimed(f.required("outcome")?).map_err(|e| e.in_key("outcome"))
         }
         ("claim", true) => {
-            only(&["step", "task", "error"])?;
+            only(&["step", "task", "error", "batch"])?;
             let task = Task::read(f.required("task")?).map_err(|e| e.in_key("task"))?;
             let e = Caught::read(f.required("error")?).map_err(|e| e.in_key("error"))?;
             let Some(code) = e.code.filter(|c| claim_refusal(*c)) else {
                 return Ok(Gate::Raise);
             };
-            if code == Code::TaskNotClaimable && waiting(task.state) {
-                return Ok(pause(&task, code.as_str(), None));
+            if matches!(code, Code::TaskNotClaimable | Code::BreakerOpen) && waiting(task.state) {
+                let batch = batch_of(f.get("batch"))?;
+                return Ok(pause(&task, code.as_str(), None, batch));
             }
             Ok(Gate::Refuse(task_refusal(
                 &task,
@@ -557,7 +638,12 @@ fn waiting(state: &str) -> bool {
 fn claim_refusal(code: Code) -> bool {
     matches!(
         code,
-        Code::TaskNotClaimable | Code::AlreadyClaimed | Code::BudgetExceeded | Code::MissingProof
+        Code::TaskNotClaimable
+            | Code::AlreadyClaimed
+            | Code::BudgetExceeded
+            | Code::MissingProof
+            | Code::BreakerOpen
+            | Code::BatchCapExceeded
     )
 }
 
@@ -659,6 +745,15 @@ impl<'v, 'a> Task<'v, 'a> {
         self.value.pointer(pointer)
     }
 
+    /// An item of a decided batch carries the batch's decision record (`batch_digest` where a
+    /// task's record has `action_digest`): the ledger claims it only as an item.
+    fn unit(&self) -> Unit {
+        match self.get("/approval/batch_digest") {
+            Some(Value::String(_)) => Unit::Item,
+            _ => Unit::Task,
+        }
+    }
+
     /// The action to claim with: the amendment when the task was amended and `presented` is
     /// the model's unchanged proposal, else `presented`.
     fn to_claim(&self, presented: &Value<'_>) -> OwnedValue {
@@ -749,8 +844,47 @@ fn task_refusal(task: &Task<'_, '_>, code: &str, extra: Extra<'_, '_>) -> Refusa
     }
 }
 
-/// A pause: the reviewer's request and what a framework without a pause tells the model.
-fn pause(task: &Task<'_, '_>, code: &str, reasons: Option<&Value<'_>>) -> Gate {
+/// The part of the ledger's view of a batch (`ledger.batch`) a reviewer needs to find and
+/// decide it: `{"id", "approval_id", "digest", "short_fingerprint", "state", "size"}`.
+fn batch_of(v: Option<&Value<'_>>) -> Result<Option<OwnedValue>> {
+    let Some(v) = v.filter(|v| !matches!(v, Value::Null)) else {
+        return Ok(None);
+    };
+    let text = |p: &str| {
+        v.pointer(p).and_then(Value::as_str).ok_or_else(|| {
+            Error::new(
+                Code::InvalidRequest,
+                format!("a batch needs a string at {p}"),
+            )
+            .in_key("batch")
+        })
+    };
+    let digest = text("/digest")?;
+    let short = short_fingerprint(digest).map_err(|e| e.in_key("digest").in_key("batch"))?;
+    let Some(Value::Array(items)) = v.pointer("/items") else {
+        return Err(Error::new(Code::InvalidRequest, "a batch needs its items").in_key("batch"));
+    };
+    Ok(Some(object(vec![
+        ("id", string(text("/id")?)),
+        ("approval_id", string(text("/approval_id")?)),
+        ("digest", string(digest)),
+        ("short_fingerprint", string(&short)),
+        ("state", string(text("/state")?)),
+        (
+            "size",
+            super::values::int(i64::try_from(items.len()).unwrap_or(i64::MAX)),
+        ),
+    ])))
+}
+
+/// A pause: the reviewer's request and what a framework without a pause tells the model. An
+/// item's request names its `batch`, which the reviewer decides once for all of its calls.
+fn pause(
+    task: &Task<'_, '_>,
+    code: &str,
+    reasons: Option<&Value<'_>>,
+    batch: Option<OwnedValue>,
+) -> Gate {
     let action = task.get("/action").cloned().unwrap_or(Value::Null);
     let approval_id = task.get("/approval_id").cloned().unwrap_or(Value::Null);
     let mut members = vec![
@@ -771,6 +905,9 @@ fn pause(task: &Task<'_, '_>, code: &str, reasons: Option<&Value<'_>>) -> Gate {
         if let Some(quorum) = task.get("/quorum") {
             members.push(("quorum", quorum.clone().into_owned()));
         }
+    }
+    if let Some(batch) = batch {
+        members.push(("batch", batch));
     }
     let request = object(members);
     let extra = reasons.map_or(Extra::None, Extra::Reasons);
@@ -794,9 +931,16 @@ fn claimed(out: &Value<'_>) -> Result<Gate> {
     };
     match result {
         Some("claimed") => {
+            let claim = need("/claim")?;
+            // An item's claim carries the item (its frozen action and inclusion proof).
+            let unit = match claim.pointer("/item") {
+                None | Some(Value::Null) => Unit::Task,
+                Some(_) => Unit::Item,
+            };
             return Ok(Gate::Run {
-                claim: need("/claim")?.clone().into_owned(),
-            })
+                claim: claim.clone().into_owned(),
+                unit,
+            });
         }
         Some("tool_args_drift" | "awaiting_reapproval" | "rejected_pre_dispatch") => {}
         _ => {
@@ -825,7 +969,7 @@ fn claimed(out: &Value<'_>) -> Result<Gate> {
             };
             Ok(Gate::Refuse(task_refusal(&task, "tool_args_drift", extra)))
         }
-        Some("awaiting_reapproval") => Ok(pause(&task, "awaiting_reapproval", Some(reasons))),
+        Some("awaiting_reapproval") => Ok(pause(&task, "awaiting_reapproval", Some(reasons), None)),
         _ => Ok(Gate::Refuse(task_refusal(
             &task,
             "rejected_pre_dispatch",

@@ -35,7 +35,8 @@ fn a_waiting_task_pauses_and_another_is_claimed() {
     assert_eq!(
         claims,
         Gate::Claim {
-            action: value(presented)
+            action: value(presented),
+            unit: Unit::Task,
         }
     );
 }
