@@ -488,7 +488,11 @@ impl Ledger {
         })
     }
 
-    /// Revokes an approval: the next claim of its task sends it back for approval.
+    /// Revokes an approval: the next claim of its task sends it back for approval. A batch's
+    /// approval id revokes the batch's decision for every item not yet claimed (each gets a
+    /// `revoked` event; the first claim of one sends every remaining item back over a new
+    /// batch); items already claimed are in flight and finish as claimed. The result's
+    /// `task_id` is then the batch's id.
     pub fn revoke(&self, approval_id: &str, actor: &str) -> Result<Revocation> {
         check_identity("actor", actor)?;
         self.write(|tx, now| ops::revoke::run(tx, now, approval_id, actor))

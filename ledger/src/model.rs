@@ -450,7 +450,7 @@ impl Policy {
 pub struct Revocation {
     /// The approval.
     pub approval_id: String,
-    /// Its task.
+    /// Its task; for a batch's approval, the batch.
     pub task_id: String,
     /// When it was revoked (ms).
     pub revoked_at: i64,

@@ -495,3 +495,44 @@ fn a_batch_decision_keeps_the_contracts_separation_of_duties() {
         verified(&l);
     }
 }
+
+#[test]
+fn revoking_a_batchs_approval_stops_its_unclaimed_items_and_leaves_claimed_ones_in_flight() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        let l = open(&db, &clock, false);
+        let (b, actions) = propose(&l, "job-1", 3);
+        l.decide_batch(&bare(&b, "dec-1", "user:bob", &[])).unwrap();
+        let f = facts(&batch_contract(100_000));
+        let ids: Vec<String> = b.items.iter().map(|(id, _)| id.clone()).collect();
+        let first = l
+            .claim_item(&claim(&ids[0], &actions[0], &f, ProofRequirement::Optional))
+            .unwrap();
+        let ClaimOutcome::Claimed(claimed, _) = first else {
+            panic!("{engine:?} {first:?}");
+        };
+
+        let r = l.revoke(&b.approval_id, "user:bob").unwrap();
+        assert_eq!((r.task_id.as_str(), r.duplicate), (b.id.as_str(), false));
+        assert!(l.revoke(&b.approval_id, "user:bob").unwrap().duplicate);
+        // The next claim finds the decision revoked: every remaining item goes back.
+        let out = l
+            .claim_item(&claim(&ids[1], &actions[1], &f, ProofRequirement::Optional))
+            .unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
+        assert_eq!(l.task(&ids[2]).unwrap().state, State::AwaitingReapproval);
+        // The claimed item is in flight: it finishes as claimed.
+        let done = l
+            .complete_item(
+                &ids[0],
+                claimed.fence,
+                actionseal_core::ledger::Reported::Succeeded,
+                None,
+                "worker",
+            )
+            .unwrap();
+        assert_eq!(done.state, State::Succeeded);
+        verified(&l);
+    }
+}

@@ -1,9 +1,10 @@
-//! revoke: an approval stops holding; the next claim sends the task back for approval.
+//! revoke: an approval stops holding; the next claim sends the task back for approval (a
+//! batch's approval: see `batch::revoke`).
 
 use super::{detail, event, locked_task, save, snapshot};
 use crate::json::s;
 use crate::model::Revocation;
-use crate::store::{Done, Tx};
+use crate::store::{Done, Lock, Tx};
 use actionseal_core::ledger::EventKind;
 use actionseal_core::{Code, Error, Result};
 
@@ -19,7 +20,14 @@ pub(crate) fn run(
             format!("no approval {approval_id:?}"),
         )
     };
-    let task_id = tx.approval(approval_id)?.ok_or_else(not_found)?.task_id;
+    let Some(approval) = tx.approval(approval_id)? else {
+        // A batch's approval id names no task's round.
+        if tx.batch_of_approval(approval_id, Lock::None)?.is_some() {
+            return super::batch::revoke::run(tx, now, approval_id, actor);
+        }
+        return Err(not_found());
+    };
+    let task_id = approval.task_id;
     let mut t = locked_task(tx, &task_id)?;
     let mut a = tx.approval(approval_id)?.ok_or_else(not_found)?;
     if let Some(at) = a.revoked_at {

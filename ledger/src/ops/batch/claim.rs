@@ -36,18 +36,18 @@ fn open() -> Error {
 }
 
 /// The trusted context of an item's claim: the executor's facts, the ledger's clock, the
-/// batch decision (never revoked: a batch's decision is not revoked on its own), who
+/// batch decision (`revoked` when its approval was revoked for the items claimed), who
 /// proposed the items (`proposer`, the ledger's record, for the separation of duties) and
 /// the lineage's breaker.
 fn context(
     c: &ClaimRequest<'_, '_>,
     now: i64,
-    (db, proposer): (&BatchRow, &str),
+    (db, proposer, revoked): (&BatchRow, &str, bool),
     breaker: BreakerState,
     srv: &Server<'_>,
 ) -> Result<Context> {
     let recorded = Recorded {
-        revoked: Some((db.approval_id.as_str(), false)),
+        revoked: Some((db.approval_id.as_str(), revoked)),
         proposer: Some(proposer),
         amended_by: None,
     };
@@ -149,7 +149,7 @@ pub(crate) fn item(
     };
     let record = super::decide::record(&db)?
         .ok_or_else(|| storage("batch", "an approved item's batch has no decision"))?;
-    let ctx = context(c, now, (&db, &t.proposer), state, srv)?;
+    let ctx = context(c, now, (&db, &t.proposer, t.revoked_at.is_some()), state, srv)?;
     let verdict = actionseal_core::batch::check_item_with(
         std::slice::from_ref(&record),
         &item,
@@ -306,14 +306,10 @@ pub(crate) fn whole(
             proof: w.proof,
         })
         .collect();
-    // Every item of a batch was proposed by one proposer.
-    let ctx = context(
-        &requests[0],
-        now,
-        (&b, &items[remaining[0]].proposer),
-        breaker(&l)?.state,
-        srv,
-    )?;
+    // Every item of a batch was proposed by one proposer; a revocation marks every item.
+    let revoked = remaining.iter().any(|&i| items[i].revoked_at.is_some());
+    let who = (&b, items[remaining[0]].proposer.as_str(), revoked);
+    let ctx = context(&requests[0], now, who, breaker(&l)?.state, srv)?;
     let pairs: Vec<(&Value<'_>, &Value<'_>)> = found
         .iter()
         .zip(&remaining)

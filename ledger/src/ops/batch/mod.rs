@@ -12,6 +12,7 @@ pub(crate) mod claim;
 pub(crate) mod decide;
 pub(crate) mod outcome;
 pub(crate) mod propose;
+pub(crate) mod revoke;
 
 use crate::contracts::Contracts;
 use crate::json::{canon, obj, s, stored};
