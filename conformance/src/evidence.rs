@@ -255,7 +255,7 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
 /// speaks about this task through the item's inclusion proof.
 fn batch(out: &mut Out, trust: &Json) -> Result<(), String> {
     let mut f = Fixture::new()?;
-    let item = f.batch_item("job-11")?;
+    let item = f.batch_item("job-11", Decided::Bare)?;
     let b = f.export(&item, &witness(9, "witness.example"))?;
     out.add(
         "y_batch_item",
@@ -296,6 +296,16 @@ fn batch(out: &mut Out, trust: &Json) -> Result<(), String> {
         ),
         trust.clone(),
         Some(("evidence_mismatch", "/decisions/0/batch")),
+    );
+    let mut f = Fixture::new()?;
+    let item = f.batch_item("job-12", Decided::Signed)?;
+    out.add(
+        "y_signed_batch_item",
+        "Item 1 of a three-refund batch whose decision record was signed with the service \
+         key: the item's decided event holds the proof, and the timeline names the signer.",
+        f.export(&item, &witness(9, "witness.example"))?,
+        trust.clone(),
+        None,
     );
     Ok(())
 }

@@ -612,10 +612,26 @@ function decisions(b, trust, ctx, actions) {
     if (has(e.detail, 'batch_id') !== (item !== null)) throw new Rooted('evidence_mismatch', ptr('in_batch', k))
     if (item !== null) {
       // A batch's decision speaks about this task through the item's inclusion proof.
-      if (has(e.detail, 'proof') || has(given, 'payloadType') || has(given, 'passkey')) {
-        throw new Undecided('a proven batch decision')
+      let record = given
+      let proof = null
+      if (has(e.detail, 'proof') !== (has(given, 'payloadType') || has(given, 'passkey'))) refuse('evidence_mismatch')
+      if (has(e.detail, 'proof')) {
+        if (has(given, 'passkey')) throw new Undecided('a passkey-approved batch decision')
+        if (!Number.isSafeInteger(e.detail.verified_at)) refuse('evidence_mismatch')
+        if (e.detail.verified_at > e.at) throw new Rooted('evidence_mismatch', ptr('events', i, 'event', 'detail', 'verified_at'))
+        const { at, by } = decisionTime(entry, i, trust, ctx)
+        const sealed = (doc) => {
+          readBatchRecord(doc, 'invalid_approval')
+          if (fingerprint(doc.batch) !== doc.batch_digest) refuse('invalid_approval', '/batch_digest')
+        }
+        const v = verifyEnvelope(given, APPROVAL_TYPE, trust.approvalKeys, at, (doc) => doc.approver, sealed)
+        const { payload, ...detached } = given
+        if (canonicalize(e.detail.proof) !== canonicalize(detached)) refuse('evidence_mismatch')
+        record = v.document
+        proof = { signer: v.signer, at, by }
+      } else {
+        readBatchRecord(given, 'invalid_evidence')
       }
-      const record = readBatchRecord(given, 'invalid_evidence')
       holds(record, e, true)
       if (fingerprint(record.batch) !== record.batch_digest) refuse('evidence_mismatch', '/batch')
       const action = actions.find((a) => a.digest === e.action_digest)
@@ -626,7 +642,7 @@ function decisions(b, trust, ctx, actions) {
         if (err instanceof Refused && !(err instanceof Rooted)) throw new Rooted(err.code, ptr('in_batch', k) + err.path)
         throw err
       }
-      return null
+      return proof
     }
     const envelope = isObject(given) && has(given, 'payloadType')
     const passkey = isObject(given) && has(given, 'passkey')

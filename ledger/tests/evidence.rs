@@ -415,22 +415,10 @@ fn a_contract_other_than_the_kept_one_is_refused_before_anything_is_recorded() {
     }
 }
 
-/// A batchable refund tool, and three refunds of job-batch under it.
+/// The batchable refund tool, and three refunds of job-batch under it.
 fn batch_refunds() -> (OwnedValue, Vec<OwnedValue>) {
-    let contract = json(
-        r#"{"tool": "refund_create", "version": "1", "effect": "write", "approval": "always",
-            "cost_minor": 0,
-            "args": {"type": "object", "required": ["order_id", "amount_minor"],
-                     "properties": {"order_id": {"type": "string"},
-                                    "amount_minor": {"type": "integer", "minimum": 1}}},
-            "batch": {"max_items": 10}}"#,
-    );
-    let actions = (0..3)
-        .map(|i| {
-            let args = format!(r#"{{"order_id": "order-{i}", "amount_minor": 100}}"#);
-            action(&contract, &args, "job-batch", &format!("req-{i}"))
-        })
-        .collect();
+    let contract = batch_contract(100_000);
+    let actions = refunds(&contract, "job-batch", 3);
     (contract, actions)
 }
 
@@ -449,6 +437,23 @@ impl Fixture {
             l.now() + HOUR
         ));
         l.decide_batch(&decision).unwrap();
+        self.clock.advance(MINUTE);
+    }
+
+    /// `b` approved by user:bob with a record signed by the service key, for an hour.
+    fn approve_batch_signed(&self, b: &actionseal_ledger::Batch, decision_id: &str) {
+        let l = &self.l;
+        let drafted = b
+            .decision(&actionseal_ledger::DecisionDraft {
+                decision_id,
+                decision: Decision::Approved,
+                approver: "user:bob",
+                decided_at: l.now(),
+                expires_at: l.now() + HOUR,
+            })
+            .unwrap();
+        let signed = sign_approval(drafted.record.value(), &service_key()).unwrap();
+        l.decide_batch(&signed).unwrap();
         self.clock.advance(MINUTE);
     }
 
@@ -607,5 +612,47 @@ fn an_item_decided_twice_holds_its_proof_in_each_batch() {
             "/in_batch/0",
             "{engine:?}"
         );
+    }
+}
+
+#[test]
+fn a_batch_item_decided_with_a_signed_record_names_its_signer_offline() {
+    for engine in engines() {
+        let f = Fixture::new(engine);
+        let (contract, actions) = batch_refunds();
+        let b =
+            f.l.propose_batch(&actions, &contract, Semantics::PerItem, "agent:7")
+                .unwrap();
+        f.approve_batch_signed(&b, "d-signed");
+        let item = b.items[2].0.clone();
+        f.run_item(&contract, &item, &actions[2]);
+        let bundle = f.bundle(&item, 1_764_500_000);
+        let trusted = trust(&log_key(), &approval_keys(None));
+        let timeline = verify_evidence(&bundle, &trusted)
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"))
+            .to_value();
+        assert_eq!(
+            get(&timeline, &["steps", "1", "signer", "keyid"]).as_str(),
+            Some(service_key().public_key().keyid()),
+            "{engine:?}"
+        );
+        // The record travels signed: its payload, not the bare record.
+        assert!(field(&get(&bundle, &["decisions", "0"]), "payloadType")
+            .as_str()
+            .is_some());
+        // The same bundle under a verifier that trusts another approval key: refused.
+        let other = SigningKey::from_seed(&[7; 32]);
+        let untrusted = format!(
+            r#"{{"service_keys": {{"{}": {{"key": "{}"}}}}}}"#,
+            other.public_key().keyid(),
+            base64url_encode(other.public_key().as_bytes()),
+        );
+        let (code, path) = refused(&bundle, &trust(&log_key(), &untrusted));
+        assert_eq!(
+            (code, path.as_str()),
+            (Code::UnknownKey, "/decisions/0/signatures/0/keyid"),
+            "{engine:?}"
+        );
+        assert!(f.l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
     }
 }

@@ -378,9 +378,9 @@ impl Fixture {
     }
 
     /// Proposes three refunds of `job` as one per-item batch under the example contract made
-    /// batchable, approves the batch (bare: user:bob), and claims and completes item 1;
-    /// returns item 1's task id.
-    pub(super) fn batch_item(&self, job: &str) -> Result<String, String> {
+    /// batchable, approves the batch (user:bob; bare, or [`Decided::Signed`] with a record
+    /// signed by the service key), and claims and completes item 1; returns item 1's task id.
+    pub(super) fn batch_item(&self, job: &str, decided: Decided) -> Result<String, String> {
         let mut contract = contract();
         contract["batch"] = json!({"max_items": 10});
         let c = actionseal_core::Contract::from_value(&to_core(&contract)?).map_err(s)?;
@@ -410,11 +410,20 @@ impl Fixture {
             )
             .map_err(s)?;
         self.clock.advance(MINUTE);
-        let decision = json!({"approval_id": b.approval_id, "decision_id": format!("d-{job}"),
-            "batch_id": b.id, "batch_digest": b.digest.to_string(), "decision": "approved",
-            "approver": "user:bob", "decided_at": self.l.now(),
-            "expires_at": self.l.now() + HOUR});
-        self.l.decide_batch(&to_core(&decision)?).map_err(s)?;
+        let drafted = b
+            .decision(&actionseal_ledger::DecisionDraft {
+                decision_id: &format!("d-{job}"),
+                decision: Decision::Approved,
+                approver: "user:bob",
+                decided_at: self.l.now(),
+                expires_at: self.l.now() + HOUR,
+            })
+            .map_err(s)?;
+        let presented = match decided {
+            Decided::Signed => sign_approval(drafted.record.value(), &service_key()).map_err(s)?,
+            _ => drafted.envelope.to_value(),
+        };
+        self.l.decide_batch(&presented).map_err(s)?;
         self.clock.advance(MINUTE);
         let item = b.items[1].0.clone();
         let facts = to_core(&json!({

@@ -14,7 +14,9 @@ use crate::model::batch::{BatchDecision, Header, ItemProof};
 use crate::model::contract::Contract;
 use crate::model::ledger::link_digest;
 use crate::model::ledger::values::string;
-use crate::model::ledger::{task_id, DecisionEnvelope, EventKind, Presented, Replay};
+use crate::model::ledger::{
+    task_id, BatchEnvelope, DecisionEnvelope, Envelope, EventKind, Presented, Replay,
+};
 use crate::model::proof::{carries_proof, ProofRequirement};
 use crate::tlog::merkle::{leaf_hash, verify_inclusion};
 
@@ -268,7 +270,7 @@ fn documents(b: &Bundle) -> Result<(Digest, Vec<(Digest, Action)>)> {
 
 /// How each decided event was proven: (signer, the time its key was judged at, where that time
 /// comes from), `None` for a bare decision.
-type Proofs = Vec<Option<(crate::model::proof::Signer, i64, &'static str)>>;
+type Proofs = Vec<Option<Proven>>;
 
 /// Each decided event's record is in the bundle, holds what the event says, and its proof
 /// (when the event has one, verified no later than the event was recorded) verifies under the
@@ -328,25 +330,15 @@ fn decisions(b: &Bundle, trust: &Trust, actions: &[(Digest, Action)]) -> Result<
         }
         let proof = match item {
             None => single(given, e, (k, *i), trust)?,
-            Some(item) => {
-                let record = BatchDecision::from_value(given)
-                    .map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
-                holds(record.value(), e, Subject::Batch).map_err(at)?;
-                if !record.is_sealed() {
-                    return Err(at(mismatch(
-                        "the record's batch is not the one its batch_digest fingerprints",
-                    )
-                    .in_key("batch")));
-                }
-                in_batch(record.header(), e, item, actions)
-                    .map_err(|e| e.in_index(k).in_key("in_batch"))?;
-                None
-            }
+            Some(item) => over_batch(given, e, (k, *i), item, (trust, actions))?,
         };
         proofs.push(proof);
     }
     Ok(proofs)
 }
+
+/// Who proved a decision: (signer, the time its key was judged at, where that time comes from).
+type Proven = (crate::model::proof::Signer, i64, &'static str);
 
 /// A decision about this task alone, decision `k` of the bundle: its record, read or verified,
 /// holds what event `i` says.
@@ -355,47 +347,11 @@ fn single(
     e: &crate::model::ledger::Event,
     (k, i): (usize, usize),
     trust: &Trust,
-) -> Result<Option<(crate::model::proof::Signer, i64, &'static str)>> {
+) -> Result<Option<Proven>> {
     let at = |e: Error| e.in_index(k).in_key("decisions");
-    let in_detail = |e: Error| at_event(i, "event")(e.in_key("detail"));
     let (record, proof) = if detail(e, "proof").is_some() {
-        let verified_at = detail(e, "verified_at")
-            .and_then(|v| match v {
-                Value::Number(n) => n.as_safe_integer(),
-                _ => None,
-            })
-            .ok_or_else(|| at(mismatch("a proven decision's event has no verified_at")))?;
-        if verified_at > e.at {
-            // The ledger verifies a decision as it arrives, then records it: never the
-            // other way round.
-            return Err(in_detail(
-                mismatch(format!(
-                    "the decision was verified at {verified_at}, after the ledger recorded it \
-                     at {}",
-                    e.at
-                ))
-                .in_key("verified_at"),
-            ));
-        }
-        let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
-            .map_err(|err| in_detail(err.in_key("timestamp")))?;
-        let p = Presented::<DecisionEnvelope>::read(
-            given,
-            &trust.approval_keys,
-            ProofRequirement::Optional,
-            judged_at,
-        )
-        .map_err(at)?;
-        let Presented::Proven(p) = p else {
-            return Err(at(mismatch("the decision's proof did not verify")));
-        };
-        if detail(e, "proof").map(crate::canonicalize) != Some(crate::canonicalize(p.proof())) {
-            return Err(at(mismatch(
-                "the record's proof is not the one the ledger verified and recorded",
-            )));
-        }
-        let signer = p.signer().clone();
-        (p.record().clone(), Some((signer, judged_at, source)))
+        let (record, proof) = proven::<DecisionEnvelope>(given, e, (k, i), trust)?;
+        (record, Some(proof))
     } else {
         let record =
             Approval::from_value(given).map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
@@ -411,6 +367,84 @@ fn single(
         .in_key("action")));
     }
     Ok(proof)
+}
+
+/// A decision over a batch holding this task, decision `k` of the bundle: its record, read or
+/// verified, holds what event `i` says, and the task's action is in its batch by `item`.
+fn over_batch(
+    given: &Value<'_>,
+    e: &crate::model::ledger::Event,
+    (k, i): (usize, usize),
+    item: &ItemProof,
+    (trust, actions): (&Trust, &[(Digest, Action)]),
+) -> Result<Option<Proven>> {
+    let at = |e: Error| e.in_index(k).in_key("decisions");
+    let (record, proof) = if detail(e, "proof").is_some() {
+        let (record, proof) = proven::<BatchEnvelope>(given, e, (k, i), trust)?;
+        (record, Some(proof))
+    } else {
+        let record =
+            BatchDecision::from_value(given).map_err(|e| at(e.with_code(Code::InvalidEvidence)))?;
+        (record, None)
+    };
+    holds(record.value(), e, Subject::Batch).map_err(at)?;
+    if !record.is_sealed() {
+        return Err(at(mismatch(
+            "the record's batch is not the one its batch_digest fingerprints",
+        )
+        .in_key("batch")));
+    }
+    in_batch(record.header(), e, item, actions).map_err(|e| e.in_index(k).in_key("in_batch"))?;
+    Ok(proof)
+}
+
+/// Decision `k`'s proof, as event `i` recorded it: verified no later than the event was
+/// recorded, under the trusted approval keys at the time the ledger verified it (or its
+/// RFC 3161 token's), and the very proof the event holds. Returns the verified record.
+fn proven<E: Envelope>(
+    given: &Value<'_>,
+    e: &crate::model::ledger::Event,
+    (k, i): (usize, usize),
+    trust: &Trust,
+) -> Result<(E::Record, Proven)> {
+    let at = |e: Error| e.in_index(k).in_key("decisions");
+    let in_detail = |e: Error| at_event(i, "event")(e.in_key("detail"));
+    let verified_at = detail(e, "verified_at")
+        .and_then(|v| match v {
+            Value::Number(n) => n.as_safe_integer(),
+            _ => None,
+        })
+        .ok_or_else(|| at(mismatch("a proven decision's event has no verified_at")))?;
+    if verified_at > e.at {
+        // The ledger verifies a decision as it arrives, then records it: never the other way
+        // round.
+        return Err(in_detail(
+            mismatch(format!(
+                "the decision was verified at {verified_at}, after the ledger recorded it at {}",
+                e.at
+            ))
+            .in_key("verified_at"),
+        ));
+    }
+    let (judged_at, source) = super::stamp::decision_time(&e.detail, verified_at, trust)
+        .map_err(|err| in_detail(err.in_key("timestamp")))?;
+    let p = Presented::<E>::read(
+        given,
+        &trust.approval_keys,
+        ProofRequirement::Optional,
+        judged_at,
+    )
+    .map_err(at)?;
+    let Presented::Proven(p) = p else {
+        return Err(at(mismatch("the decision's proof did not verify")));
+    };
+    if detail(e, "proof").map(crate::canonicalize) != Some(crate::canonicalize(p.proof())) {
+        return Err(at(mismatch(
+            "the record's proof is not the one the ledger verified and recorded",
+        )));
+    }
+    let signer = p.signer().clone();
+    Ok((p.record().clone(), (signer, judged_at, source)))
 }
 
 /// This task's action, the one decided event `e` names, is in the batch `header` describes, at

@@ -149,7 +149,13 @@ pub(crate) fn item(
     };
     let record = super::decide::record(&db)?
         .ok_or_else(|| storage("batch", "an approved item's batch has no decision"))?;
-    let ctx = context(c, now, (&db, &t.proposer, t.revoked_at.is_some()), state, srv)?;
+    let ctx = context(
+        c,
+        now,
+        (&db, &t.proposer, t.revoked_at.is_some()),
+        state,
+        srv,
+    )?;
     let verdict = actionseal_core::batch::check_item_with(
         std::slice::from_ref(&record),
         &item,

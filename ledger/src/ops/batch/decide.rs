@@ -140,11 +140,14 @@ pub(crate) fn run(
     b.proof = p.proven().map(kept_proof);
     b.updated_at = now;
     tx.put_batch(&b)?;
+    // Each item's decided event says who proved the decision, as a task's does, so that the
+    // item's own evidence verifies the signer without the batch's events.
+    let proven = proven_entries(p, token);
     for (i, t) in items.iter_mut().enumerate() {
         let before = ops::snapshot(t);
         t.state = next(&before, Op::Decide(d.decision), now)?;
         t.approval = Some(record_text.clone());
-        t.proof = None;
+        t.proof = b.proof.clone();
         t.updated_at = now;
         ops::save(tx, t, &before)?;
         if d.decision == Decision::Approved {
@@ -175,6 +178,7 @@ pub(crate) fn run(
             ("batch_digest", s(&b.digest.to_string())),
         ];
         entries.extend(proposed.map(|p| ("proposed_digest", s(&p.to_string()))));
+        entries.extend(proven.iter().cloned());
         e.detail = ops::detail(entries);
         tx.append(e);
     }
