@@ -109,9 +109,10 @@ def routes(desk, endpoint: Callable) -> list:
             if b["state"] != "awaiting_approval":
                 raise Refused("batch_not_awaiting_decision", 409, state=b["state"])
             if deselected and b["digest"] == b["proposed_digest"]:
-                # Another batch (unless a repeated request left the items out already): the decision must name the remainder's fingerprint (core's, as
-                # the page computes it) before the ledger leaves the items out of the batch the
-                # reviewer saw (`proposed_digest`).
+                # Another batch (unless a repeated request left the items out already): the
+                # decision must name the remainder's fingerprint (core's, as the page computes
+                # it) before the ledger leaves the items out of the batch the reviewer saw
+                # (`proposed_digest`).
                 actions = [ledger.task(i["task_id"])["action"] for i in b["items"]]
                 try:
                     remainder = batch_deselect(BULK, b["semantics"], actions, sorted(set(deselected)), None)
@@ -120,8 +121,9 @@ def routes(desk, endpoint: Callable) -> list:
                 if remainder["batch_digest"] != digest:
                     raise Refused("digest_mismatch", 409, batch_digest=remainder["batch_digest"])
                 try:
-                    b = ledger.amend_batch(bid, amends=str(body.get("proposed_digest")), deselect=sorted(set(deselected)),
-                                           reviewer=session.reviewer, reason="left out by the reviewer")
+                    b = ledger.amend_batch(bid, amends=str(body.get("proposed_digest")),
+                                           deselect=sorted(set(deselected)), reviewer=session.reviewer,
+                                           reason="left out by the reviewer")
                 except ActionsealError as e:
                     raise refused(e, 409) from None
             if digest != b["digest"]:

@@ -35,7 +35,8 @@ from starlette.testclient import TestClient
 
 import payment
 import server
-from actionseal import ActionsealError, Ledger, action, batch_deselect, batch_verify_decision, batch_verify_item, canonicalize, fingerprint
+from actionseal import (ActionsealError, Ledger, action, batch_build, batch_deselect, batch_verify_decision,
+                        batch_verify_item, canonicalize, fingerprint)
 from refunds import BULK, TENANT, TRUSTED
 
 HERE = Path(__file__).resolve().parent
@@ -138,6 +139,8 @@ def test_twenty_refunds_handed_over_reviewed_once_a_trip_and_a_re_approval(servi
     headers = sign_in(client, run)
     batch = client.get(f"/api/batches/{bid}").json()
     assert batch["actions"] == refunds and batch["states"] == ["awaiting_approval"] * 20
+    # What the page checks: core builds the same batch from what the server shows.
+    assert batch_build(batch["contract"], batch["semantics"], batch["actions"], None)["batch_digest"] == batch["claimed"]
     assert [b["id"] for b in listed(client)] == [bid]
     # The batch's items are reviewed in the batch, not one by one.
     assert not {t["id"] for t in client.get("/api/tasks").json()["tasks"]} & {i["task_id"] for i in batch["batch"]["items"]}
