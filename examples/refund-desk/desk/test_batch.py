@@ -209,3 +209,41 @@ def test_twenty_refunds_handed_over_reviewed_once_a_trip_and_a_re_approval(servi
     assert len(paid) == 20 - len(LEFT_OUT) - len(DECLINED)
     assert all(ledger.task(tasks[i])["state"] == "succeeded" for i in paid)
     assert ledger.audit_verify()["valid"]
+
+
+def test_a_replayed_batch_decision_is_one_decision_and_another_tenants_batch_is_not_found(desk, run) -> None:
+    from test_server import bearer, sign_in
+
+    client = TestClient(server.build(desk), base_url=ORIGIN)
+    job = f"replay-{time.time_ns()}"
+    ours = [action(BULK, {"order_id": f"order-{i}", "amount_minor": 2500, "currency": "USD"}, tenant=TENANT,
+                   subject=TRUSTED.subject, policy_version=TRUSTED.policy_version, job_id=job, request_id=f"r-{i}")
+            for i in range(3)]
+    theirs = [{**a, "tenant": "tenant-b"} for a in ours]
+    # The agent hands over only the desk tenant's refunds.
+    refused = client.post("/api/batches", json={"actions": theirs}, headers=bearer(run, "agent.token"))
+    assert (refused.status_code, refused.json()["error"]) == (400, "invalid_request")
+    other = desk.ledger.propose_batch(theirs, BULK, semantics="per_item", proposer="agent:elsewhere")
+    bid = client.post("/api/batches", json={"actions": ours}, headers=bearer(run, "agent.token")).json()["batch_id"]
+    headers = sign_in(client, run)
+    assert [b["id"] for b in listed(client)] == [bid]
+    assert client.get(f"/api/batches/{other['id']}").json() == {"error": "batch_not_found"}
+    decision = {"decision_id": str(uuid.uuid4()), "batch_digest": other["digest"], "decision": "approved", "ttl_ms": HOUR}
+    r = client.post(f"/api/batches/{other['id']}/decision", headers=headers, json=decision)
+    assert (r.status_code, r.json()) == (404, {"error": "batch_not_found"})
+    assert desk.ledger.batch(other["id"])["state"] == "awaiting_approval"
+
+    # A double click: the same decision_id twice is one decision, the second a duplicate.
+    batch = client.get(f"/api/batches/{bid}").json()
+    decision = {"decision_id": str(uuid.uuid4()), "batch_digest": batch["claimed"], "decision": "approved",
+                "ttl_ms": HOUR}
+    first = client.post(f"/api/batches/{bid}/decision", headers=headers, json=decision).json()
+    again = client.post(f"/api/batches/{bid}/decision", headers=headers, json=decision).json()
+    assert (first["duplicate"], again["duplicate"]) == (False, True)
+    assert again["batch"]["decision_id"] == first["batch"]["decision_id"] == decision["decision_id"]
+    kinds = [json.loads(line)["kind"] for line in desk.ledger.audit_export().splitlines()]
+    assert kinds.count("batch_decision_duplicate") >= 1
+    # A rejection needs a reason, as a task's does.
+    r = client.post(f"/api/batches/{bid}/decision", headers=headers,
+                    json={**decision, "decision_id": str(uuid.uuid4()), "decision": "rejected"})
+    assert (r.status_code, r.json()["error"]) == (400, "reason_required")
