@@ -181,7 +181,7 @@ class Desk:
         except ActionsealError as e:
             raise refused(e, 409) from None
 
-    def file(self, f: "Filed", proven: dict, kind: str, submit: Callable[[dict], dict]) -> dict:
+    def file(self, f: Filed, proven: dict, kind: str, submit: Callable[[dict], dict]) -> dict:
         """Files a proven decision and hands it to the ledger; nothing stays filed if the ledger
         refuses it."""
         self.store.run("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?)", f.decision_id, f.subject,
@@ -199,7 +199,6 @@ class Desk:
             self.store.run("INSERT OR REPLACE INTO proofs VALUES (?, ?, ?, ?)", f.approval_id, f.subject, kind,
                            json.dumps(proven))
         return out
-
 
 
 def summary(t: dict) -> dict:
