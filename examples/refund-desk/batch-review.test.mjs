@@ -4,7 +4,7 @@
 // two rows deselected with the keyboard give another fingerprint, the one Node computes for the
 // remainder, and Approve hands over exactly that one with the proposed one beside it. A claimed
 // fingerprint that is not the page's refuses the batch, and so does a batch over a cap (core's
-// `batch_cap_exceeded`): nothing can be approved. Screenshot: batch-review.png beside this file.
+// `batch_cap_exceeded`): nothing can be approved. (batch-review.png is the desk's real flow: headless.mjs.)
 //
 //   node --test examples/refund-desk/batch-review.test.mjs   (after bindings-wasm/build.sh)
 
@@ -131,7 +131,6 @@ test("two rows deselected with the keyboard: another batch, Approve binds the re
   assert.match(await page.getByRole("status").innerText(), /Item 8 left out\. You decide on 18 items/);
   const caps = await page.$$eval("table.caps tbody tr", (rows) => rows.map((r) => r.innerText.split("\t")[1]));
   assert.deepEqual(caps, ["18", String(SUM - 2500 - 9900), "18"]);
-  await page.locator("#batch").screenshot({ path: join(here, "batch-review.png") });
   await page.getByRole("button", { name: "Approve the batch" }).click();
   assert.deepEqual(await page.evaluate(() => window.decisions), [
     { decision: "approved", batch_digest: remainder.batch_digest, proposed_digest: requests.proposed.claimed, deselected: [2, 7] },

@@ -5,6 +5,8 @@
 // record and its proof over with the claim), pays through the payment service with the task's
 // idempotency key, and completes. A payment that times out is `unknown`, a declined one (402) is
 // `failed`; tasks in doubt are reconciled by asking the payment service.
+// An item of a batch the reviewer decided (issue 28) is claimed with `claimItem` under the
+// batch's caps and breaker, and completed with `completeItem` (dispatchItem).
 //
 //   node executor.mjs --config RUN_DIR/executor.json --name executor-1 [--crash-after claim|pay]
 //
@@ -21,7 +23,7 @@ import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 
 const here = dirname(new URL(import.meta.url).pathname)
-const { Ledger, verifyProof, verifyDelegation, canonicalize, fingerprint, shortFingerprint } =
+const { Ledger, verifyProof, verifyDelegation, batchVerifyDecision, batchVerifyItem, canonicalize, fingerprint, shortFingerprint } =
   createRequire(import.meta.url)(join(here, '../../bindings-node/index.js'))
 
 const { values: opt } = parseArgs({ options: { config: { type: 'string' }, name: { type: 'string' }, 'crash-after': { type: 'string' } } })
@@ -140,6 +142,7 @@ const FEED_WAIT_MS = 10_000
 
 async function dispatch(task, fresh) {
   if (!['refund_create', 'refund_large'].includes(task.action.tool)) return // the tools this executor dispatches
+  if (task.approval?.batch_digest !== undefined) return dispatchItem(task)
   // A task approved just now: the server answers once the agent has handed it over.
   const handoff = await getJson(`${config.server}/api/handoffs/${task.id}?wait_ms=${fresh ? HANDOFF_WAIT_MS : 0}`)
   if (handoff.status === 404) return // the agent has not handed the call over yet
@@ -189,33 +192,86 @@ async function dispatch(task, fresh) {
     await complete(c, 'failed', { refused: e.code }) // nothing was dispatched
     return
   }
+  log('claimed', { task_id: task.id, fence: c.fence, fingerprint: fingerprint(c.action), idempotency_key: c.idempotency_key, delegations })
+  await run(c)
+}
+
+/**
+ * An item of a batch the reviewer decided at the desk (issue 28). The agent handed the batch
+ * over whole, so the action is the one the batch froze: no hand-off to compare. Claimed under
+ * the batch's caps and breaker, with proof required; what was claimed is verified as a task's
+ * is (the batch's record, proven with this executor's keys) and the item shown to be in it.
+ */
+async function dispatchItem(task) {
+  let out
+  try {
+    out = await ledger.claimItem({ task_id: task.id, action: task.action, facts: { ...facts(task), contract: config.bulk_contract }, executor: name, lease_ms: config.lease_ms, proof: 'required' })
+  } catch (e) {
+    if (e.code === 'already_claimed' || e.code === 'task_not_claimable') return // another executor won, or the breaker sent it back
+    throw e
+  }
+  if (out.result !== 'claimed') {
+    log('not_claimed', { task_id: task.id, result: out.result, reasons: out.verdict?.reasons ?? [] })
+    return
+  }
+  const c = out.claim
+  try {
+    verifiedItem(c)
+  } catch (e) {
+    if (!(e instanceof Refused)) throw e
+    log('refused_claim', { task_id: task.id, code: e.code, message: e.message })
+    await complete(c, 'failed', { refused: e.code }) // nothing was dispatched
+    return
+  }
+  log('claimed', { task_id: task.id, fence: c.fence, fingerprint: fingerprint(c.action), idempotency_key: c.idempotency_key, batch_digest: c.approval.batch_digest })
+  await run(c)
+}
+
+/** Checks a claimed item: its batch's record proven with this executor's keys, as the ledger holds it, and the item in that batch; or Refused. */
+function verifiedItem(c) {
+  let verified, item
+  try {
+    verified = batchVerifyDecision(c.proof.proven, keySet(), c.proof.verified_at)
+    item = batchVerifyItem(c.approval.batch, c.item)
+  } catch (e) {
+    throw new Refused(e.code ?? 'proof_invalid', e.message)
+  }
+  if (canonicalize(verified.approval) !== canonicalize(c.approval)) {
+    throw new Refused('proof_not_for_this_decision', 'the proof signs another record than the ledger holds')
+  }
+  if (item.action_digest !== fingerprint(c.action)) throw new Refused('not_in_batch', 'the claimed action is not the item the batch holds')
+}
+
+/** Pays what was claimed, with its idempotency key, and completes it. */
+async function run(c) {
   const digest = fingerprint(c.action)
-  log('claimed', { task_id: task.id, fence: c.fence, fingerprint: digest, idempotency_key: c.idempotency_key, delegations })
   if (crashAfter === 'claim') process.kill(process.pid, 'SIGKILL')
   let payment
   try {
     payment = await pay(c)
   } catch (e) {
     // A timeout or a broken connection: the refund may or may not have been paid.
-    log('outcome_unknown', { task_id: task.id, error: String(e.name ?? e) })
+    log('outcome_unknown', { task_id: c.task_id, error: String(e.name ?? e) })
     await complete(c, 'unknown')
     return
   }
   if (crashAfter === 'pay') process.kill(process.pid, 'SIGKILL')
   if (payment.declined) {
-    log('declined', { task_id: task.id, code: payment.declined })
+    log('declined', { task_id: c.task_id, code: payment.declined })
     await complete(c, 'failed', { declined: payment.declined })
     return
   }
   if (!(await complete(c, 'succeeded', payment))) return
-  log('dispatched', { task_id: task.id, fingerprint: digest, args: c.action.args, payment_id: payment.payment_id })
+  log('dispatched', { task_id: c.task_id, fingerprint: digest, args: c.action.args, payment_id: payment.payment_id })
 }
 
 /** Reports a claim's outcome; false when the lease ran out first (the task is in doubt now). */
 async function complete(c, outcome, result) {
   try {
     const request = { task_id: c.task_id, fence: c.fence, outcome, executor: name }
-    await ledger.complete(result === undefined ? request : { ...request, result })
+    // A batch's item reports to its batch too: its outcome feeds the breaker.
+    const report = c.item ? ledger.completeItem.bind(ledger) : ledger.complete.bind(ledger)
+    await report(result === undefined ? request : { ...request, result })
     return true
   } catch (e) {
     if (!['lease_expired', 'stale_fence', 'task_not_claimed'].includes(e.code)) throw e
@@ -229,7 +285,8 @@ async function reconcile(task) {
   const observed = r.status === 200 ? 'succeeded' : 'not_executed'
   const body = await r.json()
   try {
-    await ledger.reconcile({ task_id: task.id, observed, actor: name, result: body.payment ?? null })
+    const request = { task_id: task.id, observed, actor: name, result: body.payment ?? null }
+    await (task.approval?.batch_digest !== undefined ? ledger.reconcileItem(request) : ledger.reconcile(request))
     log('reconciled', { task_id: task.id, observed })
   } catch (e) {
     if (e.code !== 'task_not_in_doubt') throw e // another executor reconciled it first

@@ -20,8 +20,10 @@
 // and the refund runs only after both; a delegate approves for a finance reviewer who is away,
 // shown as "for <root>, by <delegate>". Issue 26: the history's "Download evidence" gives every
 // paid refund's evidence bundle, which verifies in the browser (WebAssembly), in Node (the
-// addon), in Python and with the CLI to one timeline, byte for byte. Then `actionseal ledger
-// audit verify`.
+// addon), in Python and with the CLI to one timeline, byte for byte. Issue 28: the agent hands
+// twenty refunds over as one batch; the reviewer leaves two out and approves the rest in the
+// page; three declines trip the breaker and the remainder comes back to the page, approved
+// again; each paid refund has one effect. Then `actionseal ledger audit verify`.
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -515,7 +517,7 @@ try {
     const a = await agent('job-pushed')
     await page.waitForSelector(`#tasks button[data-task-id="${a.task}"]`, { timeout: 10000 })
     page.off('request', onRequest)
-    assert.ok(asked.length > 0 && asked.every((p) => p === '/api/tasks' || p.startsWith('/api/tasks/')), `asked after the change only: ${asked}`)
+    assert.ok(asked.length > 0 && asked.every((p) => p === '/api/tasks' || p.startsWith('/api/tasks/') || p === '/api/batches'), `asked after the change only: ${asked}`)
     // (The agent's read-only search is a task of its own, approved by its contract: skipped.)
     const proposed = await stream.next('change', (d) => d.task_id === a.task)
     assert.deepEqual([proposed.data.kind, proposed.data.state], ['proposed', 'awaiting_approval'])
@@ -815,9 +817,75 @@ try {
     console.log(`    ${paid.length} bundles in ${dir}: one timeline each in WebAssembly, Node, Python and the CLI`)
   })
 
+  await scenario('a batch: twenty refunds reviewed once, two left out; three declines trip the breaker; the remainder re-approved in the page', async () => {
+    const events = []
+    const bulk = child(opt.python, [join(here, 'desk', 'bulk.py'), '--server', opt.server, '--token-file', join(opt.run, 'agent.token'),
+      '--job', `outage-${Date.now()}`, '--count', '20'], 'AGENT', events)
+    await bulk.exited
+    const handed = events.find((e) => e.event === 'handed_over')
+    assert.ok(handed, 'the agent handed the batch over')
+    const bid = handed.batch_id
+    const items = (await ledger.batch(bid)).items.map((i) => i.task_id)
+    const LEFT_OUT = [1, 12]
+    // Three declines early in the order the executors sweep approved tasks (the ledger's): the
+    // breaker trips while most refunds are still unpaid.
+    const order = (await ledger.tasks({ state: 'awaiting_approval', tenant: 'tenant-a' })).map((t) => t.id)
+      .filter((id) => items.includes(id) && !LEFT_OUT.includes(items.indexOf(id)))
+    const declined = [order[1], order[3], order[5]]
+    const keyOf = async (id) => (await ledger.task(id)).idempotency_key
+    await fetch(`${opt.payment}/control`, { method: 'POST', body: JSON.stringify({ fail: await Promise.all(declined.map(keyOf)) }) })
+
+    // The reviewer opens the batch from the list: every item, the page's fingerprint the server's.
+    await page.goto(`${opt.server}/`)
+    await page.click(`#batches button[data-batch-id="${bid}"]`)
+    await page.waitForSelector(`#batch[data-batch-id="${bid}"] table.items`)
+    assert.equal(await page.locator('#batch table.items tbody tr').count(), 20)
+    assert.equal(await page.locator('#batch .fps .tag.ok').innerText(), 'match')
+    for (const n of LEFT_OUT) await page.getByRole('checkbox', { name: `Include item ${n + 1}`, exact: true }).uncheck()
+    assert.match(await page.locator('#batch dl.fps').innerText(), /What you decide \(18 of 20\)/)
+    await page.getByRole('button', { name: 'Approve the batch' }).click()
+    await page.waitForSelector(`#batch[data-batch-id="${bid}"][data-state="approved"]`)
+    const approved = await ledger.batch(bid)
+    assert.equal(approved.items.length, 18)
+    assert.equal(approved.proof.signer.kind, 'service', 'the server signed the batch record')
+    assert.equal(approved.record.approver, 'user:bob')
+    for (const n of LEFT_OUT) assert.equal((await ledger.task(items[n])).state, 'rejected')
+    // The review as decided, proof shown, every item in the scrollable table.
+    await page.setViewportSize({ width: 1280, height: 1100 })
+    if (backend === 'sqlite') await page.locator('#batch').screenshot({ path: join(here, 'batch-review.png') })
+    await page.locator('#batch').screenshot({ path: join(shots, `${backend}-batch-review.png`) })
+    await page.setViewportSize({ width: 1280, height: 900 })
+
+    // The executors pay until the third decline trips the breaker: the rest come back.
+    const tripped = await until(async () => { const b = await ledger.batch(bid); return b.successor && b }, 'the breaker trips', 90000)
+    assert.equal(tripped.breaker.trips, 1)
+    const remainder = await ledger.batch(tripped.successor)
+    assert.ok(remainder.items.length > 0, 'refunds came back for re-approval')
+    for (const i of remainder.items) assert.equal((await ledger.task(i.task_id)).state, 'awaiting_reapproval')
+    // The remainder shows up in the page's list by itself (the event stream), and is approved again.
+    await page.click(`#batches button[data-batch-id="${remainder.id}"]`)
+    await page.waitForSelector(`#batch[data-batch-id="${remainder.id}"] table.items`)
+    assert.equal(await page.locator('#batch table.items tbody tr').count(), remainder.items.length)
+    assert.equal(await page.locator('#batch .fps .tag.ok').innerText(), 'match')
+    await page.getByRole('button', { name: 'Approve the batch' }).click()
+    await page.waitForSelector(`#batch[data-batch-id="${remainder.id}"][data-state="approved"]`)
+    const paid = items.filter((id, n) => !LEFT_OUT.includes(n) && !declined.includes(id))
+    for (const id of paid) await settled(id)
+    for (const id of declined) assert.equal((await ledger.task(id)).state, 'failed')
+    assert.equal((await ledger.batch(remainder.id)).breaker.state, 'closed')
+    // One effect per paid refund (by idempotency key); none for the declined or left out.
+    const all = await effects()
+    for (const id of paid) assert.deepEqual((await effectsOf(id)).map((e) => e.requests), [1], `one effect for ${id}`)
+    for (const id of [...declined, ...LEFT_OUT.map((n) => items[n])]) {
+      const key = await keyOf(id)
+      assert.equal(all.filter((e) => e.idempotency_key === key).length, 0, `no effect for ${id}`)
+    }
+    console.log(`    ${paid.length} paid once each, ${declined.length} declined, ${LEFT_OUT.length} left out; ${remainder.items.length} re-approved after the trip`)
+  })
+
   await scenario('every payment once; the audit chain verifies', async () => {
     const all = await effects()
-    assert.equal(all.length, 11, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout, four eyes, delegation')
+    assert.equal(all.length, 11 + 15, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout, four eyes, delegation; the batch\'s 15')
     for (const e of all) assert.equal(e.requests, 1, `one request for ${e.idempotency_key}`)
     const out = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'audit', 'verify'], { encoding: 'utf8' })
     const report = JSON.parse(out)

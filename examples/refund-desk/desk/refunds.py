@@ -70,6 +70,17 @@ CONTRACTS = {
     "refund_large": contract_for_tool(refund_large, approval=FOUR_EYES, cost_minor=25),
     "order_search": contract_for_tool(order_search, approval="never", effect="read"),
 }
+# The refunds an agent hands over as one batch (issue 28), under refund_create's contract with
+# a batch member: at most 50 refunds of 100000 minor units in all per decision; three failures
+# in ten minutes trip the breaker, two successes after a re-approval close it.
+BULK = {
+    **CONTRACTS["refund_create"].document,
+    "batch": {
+        "max_items": 50,
+        "caps": {"count": 50, "sum": {"pointer": "/args/amount_minor", "max": 100_000}},
+        "breaker": {"max_failures": 3, "window_ms": 600_000, "close_after": 2},
+    },
+}
 
 # How the page presents each tool to a reviewer: this server's own words, never the model's,
 # filled in from the frozen arguments at these pointers (into `args`). Outside the fingerprint:

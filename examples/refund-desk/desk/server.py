@@ -53,6 +53,8 @@ the executors (their bearer token)
 - GET  /api/proofs/{approval_id}     the signed decision (as the server filed it; the ledger keeps
                                      the same, which a claim hands over)
 
+Batches (the agent hands them over, the reviewer decides them): batches.py.
+
 Every route that names a task answers 404 for a task of another tenant than the desk's.
 
 With --webhook URL, the server also posts "approval needed" to URL for every desk task that
@@ -81,20 +83,20 @@ from starlette.staticfiles import StaticFiles
 from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicalize, delegation_digest, fingerprint,
                         loads, notices, short_fingerprint, sign_delegation, verify_passkey, verify_registration)
 
+import batches
 from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
                   Session, Sessions, token)
 from refunds import CONTRACTS, REVIEW, REVIEWERS, TENANT, roles_of
+from refusals import Refused, refused
 from events import Wakeups, stream
-from store import Store
+from store import Filed, Store
+from verdicts import TTLS_MS, decision_request, rejection_reason
 from webhook import Feed, Sender
 
 HERE = Path(__file__).resolve().parent.parent
 REPO = HERE.parent.parent
 WAITING = ("awaiting_approval", "awaiting_reapproval")
-# Validity a reviewer may choose: short ones show expiry in the demo.
-TTLS_MS = (3_000, 300_000, 3_600_000)
 MAX_BODY = 64 * 1024
-MAX_REASON = 500
 MAX_RATIONALE = 2000
 # How long a delegation given at the desk lasts: one absence, not a standing grant.
 DELEGATION_MS = 8 * 3_600_000
@@ -162,19 +164,41 @@ class Desk:
     def open_decider(self) -> Ledger:
         return Ledger(self.db, proof={"required": True, "keys": self.keys()})
 
+    # Deciding a task and deciding a batch are one path from here: the desk files the proven
+    # decision under its decision_id, then the ledger records it (`submit`); the caller holds
+    # `deciding`.
 
-class Refused(Exception):
-    def __init__(self, code: str, status: int, **extra: object) -> None:
-        super().__init__(code)
-        self.code, self.status, self.extra = code, status, extra
+    def replayed(self, decision_id: str, subject: str, submit: Callable[[dict], dict]) -> Optional[dict]:
+        """The ledger's answer to a decision filed here already (a double click, a replayed POST:
+        the ledger is given the same proof and de-duplicates it too); None for a new one."""
+        seen = self.store.rows("SELECT task_id, envelope FROM decisions WHERE decision_id=?", decision_id)
+        if not seen:
+            return None
+        if seen[0][0] != subject:
+            raise Refused("decision_conflict", 409)
+        try:
+            return submit(json.loads(seen[0][1]))
+        except ActionsealError as e:
+            raise refused(e, 409) from None
 
-    def response(self) -> JSONResponse:
-        return JSONResponse({"error": self.code, **self.extra}, status_code=self.status)
-
-
-def refused(e: ActionsealError, status: int) -> Refused:
-    """An actionseal refusal with its code, path and message, for the page to show."""
-    return Refused(e.code, status, path=e.path, message=str(e))
+    def file(self, f: Filed, proven: dict, kind: str, submit: Callable[[dict], dict]) -> dict:
+        """Files a proven decision and hands it to the ledger; nothing stays filed if the ledger
+        refuses it."""
+        self.store.run("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?)", f.decision_id, f.subject,
+                       json.dumps(proven), f.at, f.reviewer, json.dumps(f.acknowledged), f.reason)
+        try:
+            out = submit(proven)
+        except ActionsealError as e:
+            self.store.run("DELETE FROM decisions WHERE decision_id=?", f.decision_id)
+            raise refused(e, 409) from None
+        if f.verdict == "approved":
+            # Where the executor fetches it before claiming (the claim then hands over the same
+            # proof from the ledger). Under a quorum the round's members share its approval_id,
+            # and the task keeps the record of the decision that met the quorum: the latest one
+            # is filed.
+            self.store.run("INSERT OR REPLACE INTO proofs VALUES (?, ?, ?, ?)", f.approval_id, f.subject, kind,
+                           json.dumps(proven))
+        return out
 
 
 def summary(t: dict) -> dict:
@@ -308,8 +332,10 @@ def build(desk: Desk) -> "Headers":
     def tasks(request: Request, session: Session, _body: None) -> JSONResponse:
         all_ = ledger.tasks(tenant=TENANT)
         all_.sort(key=lambda t: t["created_at"], reverse=True)
+        # A batch's items are reviewed together, in the batch (batches.py).
+        items = {i for (i,) in desk.store.rows("SELECT task_id FROM batch_items")}
         return JSONResponse({"reviewer": session.reviewer, "now": ledger.now(),
-                             "tasks": [summary(t) for t in all_ if t["approval_required"]]})
+                             "tasks": [summary(t) for t in all_ if t["approval_required"] and t["id"] not in items]})
 
     def task(request: Request, session: Session, _body: None) -> JSONResponse:
         t = own_task(request.path_params["id"])
@@ -398,19 +424,9 @@ def build(desk: Desk) -> "Headers":
                        approver=reviewer, decided_at=now, expires_at=now + ttl, **extra,
                        **authority(t, reviewer, on_behalf_of))
 
-    def decision_request(body: dict) -> tuple:
-        try:
-            decision_id, digest = str(body["decision_id"]), str(body["action_digest"])
-            verdict, ttl = body["decision"], int(body.get("ttl_ms", TTLS_MS[-1]))
-        except (KeyError, TypeError, ValueError):
-            raise Refused("invalid_request", 400) from None
-        if verdict not in ("approved", "rejected") or ttl not in TTLS_MS:
-            raise Refused("invalid_request", 400)
-        return decision_id, digest, verdict, ttl
-
     def draft(request: Request, session: Session, body: dict) -> JSONResponse:
         t = own_task(request.path_params["id"])
-        decision_id, digest, _verdict, ttl = decision_request(body)
+        decision_id, digest, _verdict, ttl = decision_request(body, "action_digest")
         if digest != t["action_digest"]:
             raise Refused("digest_mismatch", 409, task_digest=t["action_digest"])
         if t["state"] not in WAITING:
@@ -419,16 +435,11 @@ def build(desk: Desk) -> "Headers":
 
     def decide(request: Request, session: Session, body: dict) -> JSONResponse:
         tid = own_task(request.path_params["id"])["id"]
-        decision_id, digest, verdict, ttl = decision_request(body)
+        decision_id, digest, verdict, ttl = decision_request(body, "action_digest")
         acknowledged, reason = body.get("acknowledged", []), body.get("reason")
         if not isinstance(acknowledged, list) or not all(isinstance(p, str) for p in acknowledged):
             raise Refused("invalid_request", 400, message="acknowledged lists the pointers of the flagged values")
-        if verdict == "rejected":
-            if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
-                raise Refused("reason_required", 400, message=f"a rejection says why, in at most {MAX_REASON} characters")
-            reason = reason.strip()
-        else:
-            reason = None
+        reason = rejection_reason(verdict, reason)
         signed = body.get("passkey_record")
         verified = None
         if signed is not None:
@@ -442,16 +453,9 @@ def build(desk: Desk) -> "Headers":
                     (decision_id, digest, session.reviewer, verdict, body.get("on_behalf_of")):
                 raise Refused("passkey_record_mismatch", 409)
         with desk.deciding:
-            seen = desk.store.rows("SELECT task_id, envelope FROM decisions WHERE decision_id=?", decision_id)
-            if seen:
-                if seen[0][0] != tid:
-                    raise Refused("decision_conflict", 409)
-                # A repeated delivery: the ledger is given the same proof and de-duplicates it too.
-                try:
-                    out = desk.decider.decide(json.loads(seen[0][1]))
-                except ActionsealError as e:
-                    raise refused(e, 409) from None
-                return JSONResponse({"task": out["task"], "duplicate": True})
+            again = desk.replayed(decision_id, tid, desk.decider.decide)
+            if again is not None:
+                return JSONResponse({"task": again["task"], "duplicate": True})
             t = own_task(tid)
             if digest != t["action_digest"]:
                 raise Refused("digest_mismatch", 409, task_digest=t["action_digest"])
@@ -477,20 +481,9 @@ def build(desk: Desk) -> "Headers":
                                  decision=verdict, approver=session.reviewer, decided_at=now,
                                  expires_at=now + ttl, **extra, **who)
                 proven, kind = desk.key.sign(record), "service"
-            desk.store.run("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?)", decision_id, tid, json.dumps(proven),
-                           now, session.reviewer, json.dumps(must if verdict == "approved" else []), reason)
-            try:
-                out = desk.decider.decide(proven)
-            except ActionsealError as e:
-                desk.store.run("DELETE FROM decisions WHERE decision_id=?", decision_id)
-                raise refused(e, 409) from None
-            if verdict == "approved":
-                # Where the executor fetches it before claiming (the claim then hands over the
-                # same proof from the ledger). Under a quorum the round's members share its
-                # approval_id, and the task keeps the record of the decision that met the
-                # quorum: the latest one is filed.
-                desk.store.run("INSERT OR REPLACE INTO proofs VALUES (?, ?, ?, ?)",
-                               record["approval_id"], tid, kind, json.dumps(proven))
+            out = desk.file(Filed(decision_id, tid, record["approval_id"], verdict, session.reviewer,
+                                  must if verdict == "approved" else [], reason, now), proven, kind,
+                            desk.decider.decide)
         return JSONResponse({"task": out["task"], "duplicate": out["duplicate"]})
 
     # -- delegations ----------------------------------------------------------------------------
@@ -624,6 +617,7 @@ def build(desk: Desk) -> "Headers":
         Route("/api/rationales", endpoint(agent, rationale, change=True), methods=["POST"]),
         Route("/api/handoffs/{task_id}", endpoint(executor, latest_handoff, change=False)),
         Route("/api/proofs/{approval_id}", endpoint(executor, proof, change=False)),
+        *batches.routes(desk, endpoint),
         Mount("/page", StaticFiles(directory=HERE / "page")),
         Mount("/wasm", StaticFiles(directory=REPO / "bindings-wasm" / "pkg" / "web")),
         # The confirmation page's display helpers, imported as they are (read-only).

@@ -21,7 +21,7 @@ from pathlib import Path
 from actionseal import SigningKey
 
 from auth import token, write_secret
-from refunds import CONTRACTS, REVIEWER, REVIEWERS, TRUSTED
+from refunds import BULK, CONTRACTS, REVIEWER, REVIEWERS, TRUSTED
 
 
 # The name of the desk's log key, which a checkpoint's signature line carries.
@@ -75,6 +75,7 @@ def main() -> None:
         "policy_version": TRUSTED.policy_version,
         "approvers": sorted(TRUSTED.approvers),
         "contracts": {name: c.document for name, c in CONTRACTS.items()},
+        "bulk_contract": BULK,  # the contract of the batches the agent hands over (issue 28)
         # The executor's own key set: the approval server's public key, for its reviewer only.
         # Passkeys a reviewer registers are filed in passkeys.json next to this file.
         "keys": {"service_keys": {key.keyid: {"key": key.public_jwk, "approvers": sorted(REVIEWERS)}}},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 SCHEMA = """
     PRAGMA journal_mode=WAL;
@@ -25,10 +26,33 @@ SCHEMA = """
     CREATE TABLE IF NOT EXISTS delegations (delegation_id TEXT PRIMARY KEY, delegator TEXT NOT NULL,
         delegate TEXT NOT NULL, tools TEXT NOT NULL, not_before INTEGER NOT NULL,
         not_after INTEGER NOT NULL, link TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS batches (lineage TEXT PRIMARY KEY, at INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS batch_items (task_id TEXT PRIMARY KEY, lineage TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS webhook_cursor (one INTEGER PRIMARY KEY CHECK (one = 1), cursor TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS webhooks (webhook_id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
         outcome TEXT NOT NULL, attempts INTEGER NOT NULL, retries TEXT NOT NULL);
 """
+
+
+class Filed(NamedTuple):
+    """What the desk keeps beside a decision: whose it is about (a task or a batch), what the
+    reviewer acknowledged and why they rejected."""
+
+    decision_id: str
+    subject: str
+    approval_id: str
+    verdict: str
+    reviewer: str
+    acknowledged: list
+    reason: Optional[str]
+    at: int
+
+
+def summary(t: dict) -> dict:
+    return {"id": t["id"], "state": t["state"], "tool": t["action"]["tool"], "args": t["action"]["args"],
+            "job_id": t["job_id"], "action_digest": t["action_digest"],
+            "short": short_fingerprint(t["action_digest"]), "amendments": t["amendments"],
+            "approval_required": t["approval_required"], "updated_at": t["updated_at"]}
 
 
 class Store:

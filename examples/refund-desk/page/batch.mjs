@@ -35,7 +35,8 @@ const refusal = (e) => `${e.code ?? "error"}${e.path ? ` at ${e.path}` : ""}: ${
  * Draws the review of `request` into `root` (emptied first): `{contract` (the contract's
  * document), `semantics`, `actions` (the frozen actions, in batch order), `claimed` (the
  * server's batch fingerprint, optional), `server` (the server's batch policy, optional),
- * `states` (each item's ledger state, optional)`}`. `core` holds actionseal-wasm's
+ * `states` (each item's ledger state, optional), `decided` (true once the batch is decided:
+ * nothing to decide, the positions in `left_out` shown left out)`}`. `core` holds actionseal-wasm's
  * `batchBuild` and `batchDeselect`. `onDecide({decision, batch_digest, proposed_digest,
  * deselected})` is called on Approve or Reject with the fingerprint on screen.
  */
@@ -43,7 +44,8 @@ export function showBatch(root, request, core, { onDecide }) {
   const { contract, semantics, actions } = request;
   const server = request.server ?? null;
   const table = batchTable(actions);
-  const deselected = new Set();
+  const decided = request.decided === true;
+  const deselected = new Set(decided ? request.left_out ?? [] : []);
 
   // The proposed batch, as core builds it here.
   let proposed = null;
@@ -85,8 +87,8 @@ export function showBatch(root, request, core, { onDecide }) {
     const n = row.index + 1;
     const box = el("input");
     box.type = "checkbox";
-    box.checked = true;
-    box.disabled = !proposed || mismatch;
+    box.checked = !deselected.has(row.index);
+    box.disabled = !proposed || mismatch || decided;
     box.setAttribute("aria-label", `Include item ${n}`);
     box.addEventListener("change", () => {
       if (box.checked) deselected.delete(row.index);
@@ -154,8 +156,8 @@ export function showBatch(root, request, core, { onDecide }) {
     } else if (problem === null) {
       problemLine.hidden = true;
     }
-    approve.disabled = !shown || Boolean(mismatch);
-    reject.disabled = !proposed || Boolean(mismatch);
+    approve.disabled = !shown || Boolean(mismatch) || decided;
+    reject.disabled = !proposed || Boolean(mismatch) || decided;
     root.dataset.digest = shown?.batch_digest ?? "";
     if (said) status.textContent = `${said} ${shown ? `You decide on ${shown.items.length} items, fingerprint ${shown.batch_digest.slice(7, 23)}…` : ""}`;
   }

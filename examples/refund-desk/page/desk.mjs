@@ -16,6 +16,7 @@ import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChalleng
 import { argumentRows, contractFacts, el, fact, showDigest, showString, useCore, valueAt } from "/confirm-page/render.mjs";
 import { showQuorum } from "/confirm-page/quorum.mjs";
 import { api, refusal, useSession } from "/page/api.mjs";
+import { closeBatch, refreshBatches } from "/page/batches.mjs";
 import { historyItems } from "/page/history.mjs";
 import { showTasks } from "/page/list.mjs";
 import { assert as passkeyAssert, register as passkeyRegister } from "/page/passkey.mjs";
@@ -100,6 +101,7 @@ async function refresh() {
       try {
         await refreshList();
         await refreshDetail();
+        await refreshBatches({ onOpen: batchOpened });
       } catch (err) {
         $("load-status").textContent = `The server did not answer: ${err.message}`;
       }
@@ -146,10 +148,19 @@ $("sign-out").addEventListener("click", async () => {
 // Tasks
 
 function open(id) {
+  closeBatch();
   selected = id;
   shown = null;
   history.replaceState(null, "", `?task=${encodeURIComponent(id)}`);
   refreshDetail({ focus: true }).then(refreshList);
+}
+
+/** A batch opened in place of the task. */
+function batchOpened() {
+  selected = null;
+  shown = null;
+  $("detail").hidden = true;
+  history.replaceState(null, "", location.pathname);
 }
 
 async function refreshList() {
