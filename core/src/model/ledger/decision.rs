@@ -147,7 +147,8 @@ impl DecisionEnvelope {
         check_time(self.decided_at, round_started_at, now)
     }
 
-    /// [`check_chain`] about `action`, the task's frozen envelope.
+    /// Checks the decision's delegation chain, if any, about `action`, the task's frozen
+    /// envelope (the rules are the batch decision's too): returns every delegate along it.
     pub fn check_chain(&self, action: &Value<'_>, now: i64) -> Result<Vec<String>> {
         check_chain(self, self.decided_at, [action], now)
     }

@@ -230,7 +230,8 @@ impl Replay {
         Replay::default()
     }
 
-    /// A replay of one task's events (see [`Scope::Task`]).
+    /// A replay of one task's events, as an evidence bundle holds them: an item's events are
+    /// held to its task's own rules only, its batch's events not being among them.
     pub fn of_task() -> Replay {
         Replay {
             scope: Scope::Task,
