@@ -913,7 +913,9 @@ function noticeExpect(v) {
 // decisions written in docs/ADAPTERS.md: which states wait, which claim errors are refusals,
 // which completions are late, and the text the model reads.
 const WAITS = ['awaiting_approval', 'awaiting_reapproval']
-const CLAIM_REFUSALS = ['task_not_claimable', 'already_claimed', 'budget_exceeded', 'missing_proof']
+const CLAIM_REFUSALS = ['task_not_claimable', 'already_claimed', 'budget_exceeded', 'missing_proof', 'breaker_open', 'batch_cap_exceeded']
+// propose_batch's refusals of a turn's batch as a batch: its calls are then proposed one by one.
+const ALONE = ['batch_not_allowed', 'batch_too_large', 'batch_cap_exceeded', 'invalid_batch']
 const LATE = ['lease_expired', 'stale_fence', 'task_not_claimed']
 const ARG_CODES = [
   'syntax_error', 'trailing_content', 'byte_order_mark', 'duplicate_key', 'lone_surrogate', 'non_finite_number',
@@ -922,13 +924,64 @@ const ARG_CODES = [
   'out_of_range', 'length_out_of_range', 'pattern_mismatch', 'pattern_input_too_long', 'format_mismatch', 'duplicate_items',
   'no_matching_alternative',
 ]
-const STEP_MEMBERS = ['step', 'task', 'presented', 'outcome', 'error', 'tool', 'unknown', 'body', 'url']
+const STEP_MEMBERS = ['step', 'task', 'presented', 'outcome', 'error', 'tool', 'unknown', 'body', 'url', 'calls', 'batch']
 const said = (payload) => 'actionseal: ' + canonicalize(payload)
 const short = (digest) => [0, 1, 2, 3].map((i) => digest.slice(7 + 4 * i, 11 + 4 * i)).join(' ')
 
 function gateExpect(v) {
   const r = attempt(() => gateDecision(JSON.parse(v.input)))
   return r.error ? r : r.ok
+}
+
+// A model turn's batches (core/src/model/ledger/gate/turn.rs, docs/ADAPTERS.md): the calls that
+// need a person, grouped by contract and tenant in the order of their first call, cut into
+// batches of at most max_items; a cut of one, or one over the contract's caps, stays single.
+function turnPlan(calls) {
+  if (!Array.isArray(calls)) refuse('invalid_request', '/calls')
+  const read = calls.map((c, i) => under('calls', () => under(String(i), () => {
+    const f = fields(c, 'invalid_request', ['action', 'contract'])
+    const doc = f.required('contract')
+    const action = f.required('action')
+    const rule = under('contract', () => under('approval', () => parseRule(doc.approval)))
+    const joins = requirement(rule, action.args).required && isObject(doc.batch)
+    return { doc, action, joins, key: fp(doc) + '\u0000' + action.tenant }
+  })))
+  const groups = new Map()
+  read.forEach((c, i) => { if (c.joins) groups.set(c.key, [...(groups.get(c.key) ?? []), i]) })
+  const batches = []
+  for (const at of groups.values()) {
+    const { doc } = read[at[0]]
+    const max = doc.batch.max_items
+    for (let k = 0; k < at.length; k += max) {
+      const cut = at.slice(k, k + max)
+      const actions = cut.map((i) => read[i].action)
+      if (cut.length < 2 || overCaps(actions, doc.batch.caps ?? {})) continue
+      const digest = batchDigest(doc, 'per_item', actions)
+      const id = 'batch_' + fp(['actionseal/batch/v1', actions[0].tenant, digest]).slice(7, 39)
+      batches.push({ batch_digest: digest, batch_id: id, calls: cut, semantics: 'per_item' })
+    }
+  }
+  return batches
+}
+const overCaps = (actions, caps) => {
+  const at = (a, p) => resolve(a, parsePointer(p))
+  if (caps.count !== undefined && actions.length > caps.count) return true
+  if (caps.sum && actions.reduce((t, a) => t + at(a, caps.sum.pointer), 0) > caps.sum.max) return true
+  return Boolean(caps.distinct && new Set(actions.map((a) => canonicalize(at(a, caps.distinct.pointer)))).size > caps.distinct.max)
+}
+// The batch fingerprint: its header's, whose root is RFC 9162's Merkle tree hash over the items'
+// fingerprints (leaf 0x00 || digest, node 0x01 || left || right).
+function batchDigest(contract, semantics, actions) {
+  const h = (...parts) => createHash('sha256').update(Buffer.concat(parts)).digest()
+  const mth = (leaves) => {
+    if (leaves.length === 1) return leaves[0]
+    let k = 1
+    while (k * 2 < leaves.length) k *= 2
+    return h(Buffer.from([1]), mth(leaves.slice(0, k)), mth(leaves.slice(k)))
+  }
+  const leaves = actions.map((a) => h(Buffer.from([0]), Buffer.from(fp(a).slice(7), 'hex')))
+  const header = { contract: fp(contract), root: mth(leaves).toString('base64'), semantics, size: actions.length, tenant: actions[0].tenant }
+  return fp(header)
 }
 
 function gateDecision(input) {
@@ -939,14 +992,15 @@ function gateDecision(input) {
   const text = (o, k, at) => (typeof o[k] === 'string' ? o[k] : bad(at))
   const step = text(input, 'step', '/step')
   const allowed = {
-    propose: has('error') ? ['step', 'tool', 'error'] : ['step', 'task', 'presented'],
-    claim: has('error') ? ['step', 'task', 'error'] : ['step', 'outcome'],
+    propose: has('error') ? ['step', 'tool', 'error'] : ['step', 'task', 'presented', 'batch'],
+    claim: has('error') ? ['step', 'task', 'error', 'batch'] : ['step', 'outcome'],
     complete: ['step', 'error'],
     invoke: has('task') ? ['step', 'tool', 'task'] : ['step', 'tool'],
     resume: ['step', 'task'],
     route: has('error') ? ['step', 'tool', 'error'] : ['step', 'tool', 'unknown'],
     ran: ['step', 'body'],
     elicit: ['step', 'task', 'url'],
+    turn: has('error') ? ['step', 'error'] : ['step', 'calls'],
   }[step]
   if (!allowed) bad('/step')
   const stray = STEP_MEMBERS.find((k) => has(k) && !allowed.includes(k))
@@ -1011,6 +1065,18 @@ function gateDecision(input) {
     if (payload.result != null) d.replay = payload.result
     return d
   }
+  // An item of a decided batch carries its batch's record (batch_digest, not action_digest).
+  const unitOf = (task) => (typeof task.t.approval?.batch_digest === 'string' ? 'item' : 'task')
+  // What a reviewer needs of the ledger's view of a batch to find and decide it.
+  const batchOf = () => {
+    const b = input.batch
+    if (b === undefined || b === null) return null
+    const s = (p) => (isObject(b) && typeof b[p] === 'string' ? b[p] : bad('/batch'))
+    const digest = s('digest')
+    if (!/^sha256:[0-9a-f]{64}$/.test(digest)) bad('/batch/digest')
+    if (!Array.isArray(b.items)) bad('/batch')
+    return { id: s('id'), approval_id: s('approval_id'), digest, short_fingerprint: short(digest), state: s('state'), size: b.items.length }
+  }
   const paused = (task, code, extra) => {
     const refusal = refusalOf(task, code, extra)
     const request = {
@@ -1018,9 +1084,15 @@ function gateDecision(input) {
       tool: task.tool, action: task.t.action, fingerprint: task.digest, short_fingerprint: short(task.digest),
     }
     if (task.needed) request.quorum = task.t.quorum
+    const batch = extra === undefined ? batchOf() : null
+    if (batch) request.batch = batch
     return { decision: 'pause', message: said(refusal), refusal, request, task_id: task.id }
   }
   const oneOf = (k, choices) => (choices.includes(need(k)) ? input[k] : bad(`/${k}`))
+  if (step === 'turn') {
+    if (has('error')) return ALONE.includes(caught().code) ? { decision: 'alone' } : { decision: 'raise' }
+    return { batches: turnPlan(need('calls')), decision: 'turn' }
+  }
   if (step === 'resume') {
     const task = taskOf(need('task'), '/task')
     if (task.state === 'approved') {
@@ -1071,7 +1143,7 @@ function gateDecision(input) {
     if (WAITS.includes(task.state)) return paused(task, 'task_not_claimable')
     const proposal = task.t.proposed_digest
     const amended = typeof proposal === 'string' && proposal !== task.digest && proposal === fp(presented)
-    return { action: amended ? task.t.action : presented, decision: 'claim' }
+    return { action: amended ? task.t.action : presented, decision: 'claim', unit: unitOf(task) }
   }
   if (step === 'propose') {
     const tool = text(input, 'tool', '/tool')
@@ -1083,7 +1155,7 @@ function gateDecision(input) {
     const task = taskOf(need('task'), '/task')
     const e = caught()
     if (!known(e.code) || !CLAIM_REFUSALS.includes(e.code)) return { decision: 'raise' }
-    if (e.code === 'task_not_claimable' && WAITS.includes(task.state)) return paused(task, e.code)
+    if (['task_not_claimable', 'breaker_open'].includes(e.code) && WAITS.includes(task.state)) return paused(task, e.code)
     return refused(refusalOf(task, e.code))
   }
   if (step === 'claim') {
@@ -1093,7 +1165,8 @@ function gateDecision(input) {
     const at = (k) => (out[k] !== undefined ? out[k] : bad('/outcome'))
     if (out.result === 'claimed') {
       const claim = at('claim')
-      return { args: claim?.action?.args ?? null, claim, decision: 'run' }
+      const unit = claim?.item === undefined || claim.item === null ? 'task' : 'item'
+      return { args: claim?.action?.args ?? null, claim, decision: 'run', unit }
     }
     const task = taskOf(at('task'), '/outcome/task')
     const reasons = at('verdict')?.reasons ?? bad('/outcome')
