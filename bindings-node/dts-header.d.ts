@@ -441,6 +441,36 @@ export type ErrorCode =
    * the batch operations, which hold them to the batch's caps and breaker.
    */
   | 'batch_item'
+  /**
+   * A disclosure that is not base64url of a JSON array `[salt, pointer, value]`, with a salt of
+   * 16 bytes in base64url and a pointer into the action's arguments.
+   */
+  | 'invalid_disclosure'
+  /**
+   * A disclosure whose JSON is not in its RFC 8785 canonical form: another spelling of the same
+   * value would be another digest, so only the canonical one is read.
+   */
+  | 'disclosure_not_canonical'
+  /**
+   * A commitment in the action whose disclosure was not given, where the values are needed (to
+   * run the call).
+   */
+  | 'disclosure_missing'
+  /**
+   * A disclosure of a place that holds no commitment (not sensitive in this action, or absent),
+   * or a second disclosure of one place.
+   */
+  | 'disclosure_extra'
+  /**
+   * A disclosure whose digest is not the commitment at its place: another salt or value, such
+   * as another task's disclosure or an altered one.
+   */
+  | 'disclosure_mismatch'
+  /**
+   * A place the contract marks sensitive holds a value in the clear where a commitment was due:
+   * the action was not committed, and the value would be kept wherever it is.
+   */
+  | 'not_committed'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives

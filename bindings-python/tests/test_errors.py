@@ -31,6 +31,12 @@ UNREACHABLE = {
     "ledger_not_found": "only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one",
     "native_binding_unavailable": "only the npm package raises it, where its native addon does not load",
 }
+UNREACHABLE["invalid_disclosure"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
+UNREACHABLE["disclosure_not_canonical"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
+UNREACHABLE["disclosure_missing"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
+UNREACHABLE["disclosure_extra"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
+UNREACHABLE["disclosure_mismatch"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
+UNREACHABLE["not_committed"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (
         "only a PostgreSQL role that does not own the ledger's tables meets it, and PostgreSQL is skipped")

@@ -41,6 +41,12 @@ const LEDGER_CODES = [
  * `native_binding_unavailable`.
  */
 const UNREACHABLE = {
+  invalid_disclosure: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
+  disclosure_not_canonical: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
+  disclosure_missing: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
+  disclosure_extra: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
+  disclosure_mismatch: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
+  not_committed: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
   checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ledger_not_found: 'only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one',

@@ -142,6 +142,12 @@ ErrorCode = Literal[
     "batch_all_or_nothing",
     "batch_not_found",
     "batch_item",
+    "invalid_disclosure",
+    "disclosure_not_canonical",
+    "disclosure_missing",
+    "disclosure_extra",
+    "disclosure_mismatch",
+    "not_committed",
 ]
 # Why a check did not permit, in report order.
 Reason = Literal[

@@ -116,6 +116,31 @@ impl Action {
         })
     }
 
+    /// Builds the envelope as [`Action::build`] does and commits its sensitive values (see
+    /// [`crate::sensitive`]), each salted by one call of `salt`, the host's CSPRNG: the
+    /// arguments are validated in the clear, the action returned holds commitments where the
+    /// contract marks values sensitive, and the disclosures travel beside it. Under a contract
+    /// without sensitive pointers this is [`Action::build`] and no disclosure.
+    pub fn commit(
+        contract: &Contract,
+        args: &Value<'_>,
+        ids: &ActionIds<'_>,
+        salt: &mut dyn FnMut() -> [u8; crate::sensitive::SALT_BYTES],
+    ) -> Result<(Action, Vec<crate::sensitive::Disclosure>)> {
+        let clear = Action::build(contract, args, ids)?;
+        let Some(sensitive) = contract.sensitive() else {
+            return Ok((clear, Vec::new()));
+        };
+        let (envelope, disclosures) = crate::sensitive::commit(sensitive, clear.value(), salt);
+        Ok((
+            Action {
+                digest: crate::fingerprint(&envelope),
+                envelope,
+            },
+            disclosures,
+        ))
+    }
+
     /// Reads an envelope, checking its shape only (arguments are checked against a contract
     /// by [`crate::check`]). Problems are [`Code::InvalidAction`].
     pub fn from_value(v: &Value<'_>) -> Result<Action> {
