@@ -16,6 +16,7 @@ from test_host_vectors import NAMESPACE, call
 from test_batch import run_op as run_batch_op
 from test_proof import run_op
 from test_quorum import run_op as run_quorum_op
+from test_redaction import run_op as run_redaction_op
 
 
 def webhook_result(v):
@@ -100,6 +101,9 @@ def sources():
         code = next((r["error"] for r in results if "error" in r), None)
         if code:
             out.append((code, f"batch/{name}", lambda v=v: run_batch_op(v, raising=True)))
+    for name, v in vectors("redaction"):
+        if "error" in v["expect"]:
+            out.append((v["expect"]["error"], f"redaction/{name}", lambda v=v: run_redaction_op(v, raising=True)))
     for name, v in vectors("host"):
         if "error" in v["expect"] and "python" in v:
             profile = v.get("profile", {}).get("python")

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import canonicalizeNpm from 'canonicalize'
-import { batchOps, codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
+import { batchOps, redactionOps, codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
 
 let engine
 before(async () => {
@@ -133,6 +133,9 @@ function sources() {
     const results = v.op === 'breaker' ? v.expect : [v.expect]
     const i = results.findIndex((r) => r.error)
     if (i >= 0) out.push([results[i].error, `batch/${file}`, ops[i]])
+  }
+  for (const [file, v] of vectors('redaction')) {
+    if (v.expect.error) out.push([v.expect.error, `redaction/${file}`, redactionOps(v)[0][1]])
   }
   for (const [file, v] of vectors('evidence')) {
     const e = v.expected.error?.code

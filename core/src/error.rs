@@ -372,6 +372,24 @@ codes! {
     /// a batch operation on a task that is none: a batch's items are claimed and finished
     /// through the batch operations, which hold them to the batch's caps and breaker.
     BatchItem => "batch_item",
+    /// A disclosure that is not base64url of a JSON array `[salt, pointer, value]`, with a
+    /// salt of 16 bytes in base64url and a pointer into the action's arguments.
+    InvalidDisclosure => "invalid_disclosure",
+    /// A disclosure whose JSON is not in its RFC 8785 canonical form: another spelling of the
+    /// same value would be another digest, so only the canonical one is read.
+    DisclosureNotCanonical => "disclosure_not_canonical",
+    /// A commitment in the action whose disclosure was not given, where the values are needed
+    /// (to run the call).
+    DisclosureMissing => "disclosure_missing",
+    /// A disclosure of a place that holds no commitment (not sensitive in this action, or
+    /// absent), or a second disclosure of one place.
+    DisclosureExtra => "disclosure_extra",
+    /// A disclosure whose digest is not the commitment at its place: another salt or value,
+    /// such as another task's disclosure or an altered one.
+    DisclosureMismatch => "disclosure_mismatch",
+    /// A place the contract marks sensitive holds a value in the clear where a commitment was
+    /// due: the action was not committed, and the value would be kept wherever it is.
+    NotCommitted => "not_committed",
 }
 
 impl fmt::Display for Code {
@@ -457,6 +475,12 @@ impl Error {
         crate::json::pointer::push_escaped(&mut path, key);
         path.push_str(&self.path);
         self.path = path;
+        self
+    }
+
+    /// Prefixes the path with a JSON Pointer, already escaped (a place found by a walk).
+    pub(crate) fn in_pointer(mut self, pointer: &str) -> Error {
+        self.path.insert_str(0, pointer);
         self
     }
 

@@ -69,6 +69,7 @@ pub use model::quorum::{
 pub use model::reason::{Outcome, Reason};
 pub use model::rule::{operators, ApprovalRule, Requirement};
 pub use model::schema::{self, Schema};
+pub use model::sensitive;
 pub use model::spoken::short_fingerprint;
 
 /// The RFC 8785 canonical text of a JSON text, under the options' profile and limits.

@@ -18,4 +18,5 @@ pub(crate) mod quorum;
 pub(crate) mod reason;
 pub(crate) mod rule;
 pub mod schema;
+pub mod sensitive;
 pub(crate) mod spoken;

@@ -7,8 +7,9 @@
 //!  "cost_minor": 25}
 //! ```
 //!
-//! These six fields are required; two more are optional: `batch`, which lets calls be
-//! decided as a batch and bounds one (see [`crate::batch`]), and `max_approval_ms`, the
+//! These six fields are required; three more are optional: `batch`, which lets calls be
+//! decided as a batch and bounds one (see [`crate::batch`]), `sensitive`, the places whose
+//! values are frozen as salted commitments (see [`crate::sensitive`]), and `max_approval_ms`, the
 //! longest an approval of a call may hold (`expires_at - decided_at`, a positive integer number of
 //! milliseconds; a "10-minute approval" is 600000). No other field is allowed. `args` is the
 //! JSON Schema agent frameworks already give the model (see [`crate::model::schema`]); its top
@@ -55,6 +56,7 @@ struct Inner {
     cost_minor: i64,
     max_approval_ms: Option<i64>,
     batch: Option<crate::model::batch::Policy>,
+    sensitive: Option<crate::model::sensitive::Sensitive>,
 }
 
 const FIELDS: &[&str] = &[
@@ -66,6 +68,7 @@ const FIELDS: &[&str] = &[
     "cost_minor",
     "max_approval_ms",
     "batch",
+    "sensitive",
 ];
 
 impl Contract {
@@ -107,6 +110,13 @@ impl Contract {
             }
             None => None,
         };
+        let sensitive = match f.get("sensitive") {
+            Some(s) => Some(
+                crate::model::sensitive::Sensitive::from_value(s)
+                    .map_err(|e| e.in_key("sensitive"))?,
+            ),
+            None => None,
+        };
         let document = document.clone().into_owned();
         let digest = crate::fingerprint(&document);
         Ok(Contract(Arc::new(Inner {
@@ -121,6 +131,7 @@ impl Contract {
             cost_minor,
             max_approval_ms,
             batch,
+            sensitive,
         })))
     }
 
@@ -169,6 +180,12 @@ impl Contract {
     /// [`crate::batch`]); `None`: one at a time.
     pub fn batch(&self) -> Option<&crate::model::batch::Policy> {
         self.0.batch.as_ref()
+    }
+
+    /// The places whose values are sensitive, with their classes (see [`crate::sensitive`]);
+    /// `None`: every value is kept as given.
+    pub fn sensitive(&self) -> Option<&crate::model::sensitive::Sensitive> {
+        self.0.sensitive.as_ref()
     }
 
     /// The approval rule: when a call needs a person.

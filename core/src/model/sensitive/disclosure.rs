@@ -1,0 +1,133 @@
+//! One disclosure: a sensitive value with its salt and pointer, in the one spelling whose
+//! digest the committed action holds.
+
+use crate::base64::url as b64url;
+use crate::error::{Code, Error, Result};
+use crate::json::canon::write_string;
+use crate::json::digest::Digest;
+use crate::json::options::Options;
+use crate::json::pointer::parse_pointer;
+use crate::json::value::{OwnedValue, Value};
+
+/// A salt's length: 128 bits, the least RFC 9901 §9.3 recommends, so that a value cannot be
+/// found by hashing guesses.
+pub const SALT_BYTES: usize = 16;
+
+/// A disclosure, read or made: the value at `pointer`, salted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disclosure {
+    encoded: String,
+    salt: String,
+    pointer: String,
+    value: OwnedValue,
+    digest: Digest,
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::new(Code::InvalidDisclosure, message)
+}
+
+impl Disclosure {
+    /// The disclosure of `value` at `pointer` (a place's own pointer) with `salt`: the
+    /// base64url of the RFC 8785 text of `[salt, pointer, value]`, the salt in base64url.
+    pub fn new(salt: &[u8; SALT_BYTES], pointer: &str, value: &Value<'_>) -> Disclosure {
+        let salt = b64url::encode(salt);
+        let encoded = encode(&salt, pointer, value);
+        Disclosure {
+            digest: Digest::of(encoded.as_bytes()),
+            encoded,
+            salt,
+            pointer: pointer.to_owned(),
+            value: value.clone().into_owned(),
+        }
+    }
+
+    /// The digest of the disclosure of `value` at `pointer` with `salt` (base64url): the
+    /// commitment a value presented in the clear would have under a disclosure's salt.
+    pub(super) fn digest_of(salt: &str, pointer: &str, value: &Value<'_>) -> Digest {
+        Digest::of(encode(salt, pointer, value).as_bytes())
+    }
+
+    /// Reads a disclosure as it travels: canonical base64url without padding of UTF-8 JSON,
+    /// an array of a salt (base64url of 16 bytes), a pointer into `/args/` and a value, else
+    /// [`Code::InvalidDisclosure`]; a JSON text other than the array's RFC 8785 form is
+    /// [`Code::DisclosureNotCanonical`], since another spelling would be another digest.
+    pub fn parse(encoded: &str) -> Result<Disclosure> {
+        let bytes = b64url::decode(encoded)
+            .map_err(|e| invalid(format!("a disclosure is base64url: {e}")))?;
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| invalid("a disclosure's JSON is not well-formed UTF-8"))?;
+        let v = crate::parse(text.as_bytes(), &Options::default())
+            .map_err(|e| invalid(format!("a disclosure's JSON does not parse: {e}")))?;
+        let Value::Array(items) = &v else {
+            return Err(invalid("a disclosure is an array [salt, pointer, value]"));
+        };
+        let [salt, pointer, value] = items.as_slice() else {
+            return Err(invalid(
+                "a disclosure is an array of three: salt, pointer, value",
+            ));
+        };
+        let salt = salt
+            .as_str()
+            .filter(|s| b64url::decode(s).is_ok_and(|b| b.len() == SALT_BYTES))
+            .ok_or_else(|| invalid(format!("a salt is {SALT_BYTES} bytes in base64url")))?;
+        let pointer = pointer
+            .as_str()
+            .filter(|p| parse_pointer(p).is_some_and(|t| t.len() >= 2 && t[0] == "args"))
+            .ok_or_else(|| invalid("a disclosure's pointer is a JSON Pointer into /args/"))?;
+        if crate::canonicalize(&v) != text {
+            return Err(Error::new(
+                Code::DisclosureNotCanonical,
+                "a disclosure's JSON is not in its RFC 8785 form: another spelling of the same \
+                 value is another digest",
+            ));
+        }
+        Ok(Disclosure {
+            digest: Digest::of(encoded.as_bytes()),
+            encoded: encoded.to_owned(),
+            salt: salt.to_owned(),
+            pointer: pointer.to_owned(),
+            value: value.clone().into_owned(),
+        })
+    }
+
+    /// As it travels (base64url).
+    pub fn encoded(&self) -> &str {
+        &self.encoded
+    }
+
+    /// The salt, base64url.
+    pub fn salt(&self) -> &str {
+        &self.salt
+    }
+
+    /// The place of the value it discloses.
+    pub fn pointer(&self) -> &str {
+        &self.pointer
+    }
+
+    /// The value.
+    pub fn value(&self) -> &OwnedValue {
+        &self.value
+    }
+
+    /// Its digest: SHA-256 over the encoded text (RFC 9901 §4.2.3), what the committed action
+    /// holds in the value's place.
+    pub fn digest(&self) -> Digest {
+        self.digest
+    }
+}
+
+/// The base64url of the RFC 8785 text of `[salt, pointer, value]`, written as the array's
+/// canonical form is, without building the array.
+fn encode(salt: &str, pointer: &str, value: &Value<'_>) -> String {
+    let mut text = String::with_capacity(64 + pointer.len());
+    text.push('[');
+    write_string(salt, &mut text);
+    text.push(',');
+    write_string(pointer, &mut text);
+    text.push(',');
+    crate::write_canonical(value, &mut text);
+    text.push(']');
+    b64url::encode(text.as_bytes())
+}
