@@ -170,6 +170,13 @@ pub(crate) trait BatchTx {
     fn put_item(&mut self, i: &ItemRow) -> Result<()>;
     /// Every batch and every lineage, for the audit to hold to their events.
     fn audit_batches(&mut self) -> Result<(Vec<BatchRow>, Vec<LineageRow>)>;
+    /// Before an operation on item `task_id` reads its item row, its lineage and that
+    /// lineage's current batch's head, and its task, locked in that order: a backend may read
+    /// them all at once here and answer those reads from what it read (PostgreSQL, in its
+    /// first round trip). Nothing by default.
+    fn read_item_ahead(&mut self, _task_id: &str) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Whether a read of a batch locks its row: a batch's lineage is locked before the batch,
@@ -294,6 +301,23 @@ pub(crate) mod batch_sql {
                 put_item: spell(&put_item()),
             }
         }
+    }
+
+    /// PostgreSQL's statements, prepared by name, that read ahead for an operation on one
+    /// item ([`super::BatchTx::read_item_ahead`]), each from the item's task id: its lineage
+    /// and that lineage's current batch's head, locked, and its item row.
+    pub(crate) fn item_ahead() -> String {
+        let lineage_of = "(SELECT lineage FROM ledger_batch_items WHERE task_id = $1)";
+        let current =
+            format!("(SELECT current FROM ledger_batch_lineages WHERE id = {lineage_of})");
+        format!(
+            "PREPARE ledger_item_lineage(text) AS {};\n\
+             PREPARE ledger_item_head(text) AS {};\n\
+             PREPARE ledger_item(text) AS {};\n",
+            lineage(" FOR UPDATE").replace("$1", lineage_of),
+            batch_head(" FOR UPDATE").replace("$1", &current),
+            item(),
+        )
     }
 
     pub(crate) fn all_batches() -> String {
