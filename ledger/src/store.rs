@@ -46,6 +46,9 @@ pub(crate) enum Write {
     /// Only the task's last event moves (the operation appended events about a task whose
     /// row it did not otherwise write: a refusal, a duplicate, a drift).
     Link(String),
+    /// A batch lineage, created or replaced (PostgreSQL: with the last statement, so that an
+    /// item's claim adds no round trip for its caps' totals and breaker).
+    PutLineage(LineageRow),
 }
 
 impl Write {
@@ -53,7 +56,7 @@ impl Write {
         match self {
             Write::UpdateTask { row, .. } | Write::InsertTask(row) => Some(&row.id),
             Write::Link(id) => Some(id),
-            Write::PutApproval(_) | Write::InsertDecision { .. } => None,
+            Write::PutApproval(_) | Write::InsertDecision { .. } | Write::PutLineage(_) => None,
         }
     }
 }
@@ -63,12 +66,14 @@ impl Write {
 pub(crate) fn defer(writes: &mut Vec<Write>, w: Write) {
     let same = writes.iter_mut().find(|x| match (&**x, &w) {
         (Write::PutApproval(a), Write::PutApproval(b)) => a.approval_id == b.approval_id,
+        (Write::PutLineage(a), Write::PutLineage(b)) => a.id == b.id,
         (x, w) => x.task_id().is_some() && x.task_id() == w.task_id(),
     });
     match (same, w) {
         (Some(Write::UpdateTask { row, .. }), Write::UpdateTask { row: new, .. })
         | (Some(Write::InsertTask(row)), Write::UpdateTask { row: new, .. }) => *row = new,
         (Some(Write::PutApproval(a)), Write::PutApproval(b)) => *a = b,
+        (Some(Write::PutLineage(a)), Write::PutLineage(b)) => *a = b,
         (_, w) => writes.push(w),
     }
 }

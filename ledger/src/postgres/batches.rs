@@ -1,12 +1,12 @@
-//! The batch tables on PostgreSQL ([`BatchTx`]): each a statement of its own, so a free
-//! attempt runs again locked (`Retry::Locks`) before it sends one, and a locked read takes
-//! the row `FOR UPDATE`.
+//! The batch tables on PostgreSQL ([`BatchTx`]): each a statement of its own (but a lineage's
+//! write, which goes with the last statement), so a free attempt runs again locked
+//! (`Retry::Locks`) before it sends one, and a locked read takes the row `FOR UPDATE`.
 
 use super::attempt::{Attempt, Retry};
 use super::tx::{derived, PgTx};
 use crate::store::{
-    batch_from, batch_sql, batch_sql::Statements, item_from, lineage_from, storage, whole,
-    BatchRow, BatchTx, ItemRow, LineageRow, Lock, TaskRow,
+    batch_from, batch_sql, batch_sql::Statements, defer, item_from, lineage_from, storage, whole,
+    BatchRow, BatchTx, ItemRow, LineageRow, Lock, TaskRow, Write,
 };
 use actionseal_core::Result;
 use std::sync::LazyLock;
@@ -109,18 +109,10 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn put_lineage(&mut self, l: &LineageRow) -> Result<()> {
-        self.exec(
-            &SQL.put_lineage,
-            &[
-                &l.id,
-                &l.current,
-                &l.generation,
-                &l.totals,
-                &l.breaker,
-                &l.updated_at,
-            ],
-        )
-        .map(|_| ())
+        // Deferred to the last statement; a free attempt runs again under locks first.
+        self.begin()?;
+        defer(&mut self.writes, Write::PutLineage(l.clone()));
+        Ok(())
     }
 
     fn item(&mut self, task_id: &str) -> Result<Option<ItemRow>> {
