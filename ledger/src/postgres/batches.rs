@@ -3,25 +3,14 @@
 //! (`Retry::Locks`) before it sends one, and a locked read takes the row `FOR UPDATE`.
 
 use super::attempt::{Attempt, Retry};
+use super::item_ahead::ItemAhead;
 use super::tx::{derived, PgTx};
 use crate::store::{
     batch_from, batch_sql, batch_sql::Statements, defer, item_from, lineage_from, storage, whole,
-    BatchRow, BatchTx, ItemRow, LineageRow, Lock, TaskRow, Write,
+    BatchRow, BatchTx, ItemRow, LineageRow, Lock, Write,
 };
 use actionseal_core::Result;
 use std::sync::LazyLock;
-
-/// The rows an operation on one item read in its first round trip (`BEGIN` and four
-/// `EXECUTE`s: lineage and batch head `FOR UPDATE`, the item row, the task `FOR UPDATE`, in
-/// the order every batch operation locks them), each taken by the first read that asks for
-/// that row: one round trip instead of five.
-#[derive(Default)]
-pub(super) struct ItemAhead {
-    pub(super) lineage: Option<LineageRow>,
-    pub(super) head: Option<BatchRow>,
-    pub(super) item: Option<ItemRow>,
-    pub(super) task: Option<TaskRow>,
-}
 
 /// The statements in PostgreSQL's spelling, a locked read `FOR UPDATE`.
 static SQL: LazyLock<Statements> = LazyLock::new(|| Statements::new(str::to_owned, " FOR UPDATE"));

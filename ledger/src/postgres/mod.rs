@@ -44,6 +44,7 @@ mod batches;
 mod first;
 mod flush;
 mod in_flight;
+mod item_ahead;
 mod last;
 mod migrate;
 mod tree;

@@ -49,8 +49,8 @@ pub(super) struct PgTx<'a> {
     pub(super) links: Links,
     pub(super) schema: Schema,
     /// The rows an operation on one item read ahead in its first round trip, each answered
-    /// once (`batches::ItemAhead`).
-    pub(super) item_ahead: super::batches::ItemAhead,
+    /// once (`item_ahead::ItemAhead`).
+    pub(super) item_ahead: super::item_ahead::ItemAhead,
 }
 
 /// Whether the attempt's transaction is open. A snapshot opens it before its first read, a
