@@ -15,7 +15,10 @@ core: RFC 8785 text by the writer of check-expectations.py, SHA-256 by hashlib, 
    batch, otherwise the drift pointers between the frozen and the presented action, the
    item's fingerprint as the approved one, and which items `check_batch` says may be claimed
    under the batch's semantics;
-4. the breaker's sequences, stepped by the state table.
+4. under a contract with a quorum (approvers only), the count: distinct approvers of sealed,
+   approved decisions of the batch, authorized and neither the subject nor the proposer;
+   `quorum_short` exactly when fewer than `approvers`;
+5. the breaker's sequences, stepped by the state table.
 
 Signatures are not verified here (the standard library has no Ed25519; the signed vectors'
 tools do that): a signed decision's payload is read as the record it carries. Exits
@@ -290,11 +293,29 @@ def drift(frozen, presented, at=""):
     return [] if canonical(frozen) == canonical(presented) else [at]
 
 
-def item_verdict(records, item, action, verdict):
-    """The verdict of one item agrees with its inclusion, drift and approved digest."""
+def quorum_count(records, context):
+    """Distinct approvers counted towards the contract's quorum (CONTRACTS.md "Quorums and
+    separation of duties": subject and proposer always excluded; each person once)."""
+    authorized = context.get("approver_authorized", [])
+    if isinstance(authorized, dict):
+        authorized = [authorized]
+    allowed = {a["approver"] for a in authorized if a.get("authorized")}
+    excluded = {context.get("proposer"), context.get("subject_authorized", {}).get("subject")}
+    return len({r["approver"] for r in records
+                if r.get("decision") == "approved" and r["approver"] in allowed and r["approver"] not in excluded})
+
+
+def item_verdict(records, item, action, verdict, context):
+    """The verdict of one item agrees with its inclusion, drift, approved digest and, under
+    a quorum, the count."""
     batches = [r for r in records if "batch" in r and r.get("batch_digest") == fingerprint(r["batch"])]
     if not batches:
         return want(verdict["outcome"] == "reject", "no sealed batch decision: rejected")
+    quorum = (context.get("contract") or {}).get("approval", {})
+    if isinstance(quorum, dict) and "quorum" in quorum:
+        short = quorum_count(batches, context) < quorum["quorum"]["approvers"]
+        want(("quorum_short" in verdict["reasons"]) == short, f"quorum_short exactly when short ({short})")
+        want(not short or verdict["outcome"] != "permit", "a short quorum does not permit")
     ok, digest = inclusion(batches[0]["batch"], item)
     if not ok:
         return want("not_in_batch" in verdict["reasons"] and verdict["outcome"] == "reject", "not_in_batch")
@@ -316,11 +337,12 @@ def check_checks(v, expect):
         return want("batch" not in record or "invalid_approval" in expect["reasons"],
                     "a batch decision is not an approval of one action")
     records = [record_of(load(a)) for a in v["approvals"]]
+    context = load(v["context"])
     if v["op"] == "check_item":
-        return item_verdict(records, load(v["item"]), load(v["action"]), expect)
+        return item_verdict(records, load(v["item"]), load(v["action"]), expect, context)
     items, actions = load(v["items"]), load(v["actions"])
     for item, action, verdict in zip(items, actions, expect["verdicts"]):
-        item_verdict(records, item, action, verdict)
+        item_verdict(records, item, action, verdict, context)
     permitted = [i for i, x in enumerate(expect["verdicts"]) if x["outcome"] == "permit"]
     semantics = next((r["batch"]["semantics"] for r in records if "batch" in r), None)
     want(expect["semantics"] == semantics, "the decided semantics")
@@ -445,6 +467,8 @@ def self_test(vectors):
         "drift pointer": ("n_reject_several_items_drift_each_at_its_pointer.json",
                           lambda e: e["verdicts"][2].update(drift=["/args/amount_minor"])),
         "claimable under all_or_nothing": ("n_reject_all_or_nothing_one_drifts.json", lambda e: e.update(claimable=[0, 2])),
+        "a quorum met": ("n_reapprove_item_quorum_short.json", lambda e: e.update(outcome="permit", reasons=[])),
+        "a quorum short": ("y_permit_item_quorum_two_of_two.json", lambda e: e["reasons"].append("quorum_short")),
         "breaker transition": ("y_breaker_trips_half_opens_and_closes.json", lambda e: e[2].update(transition="none")),
         "breaker state": ("y_breaker_failures_outside_window.json", lambda e: e[1]["breaker"].update(failures=[0, 70000])),
         "claim refused while open": ("n_breaker_open_claim_while_open_and_retrip_half_open.json",

@@ -46,6 +46,9 @@ pub(crate) enum Write {
     /// Only the task's last event moves (the operation appended events about a task whose
     /// row it did not otherwise write: a refusal, a duplicate, a drift).
     Link(String),
+    /// A batch lineage, created or replaced (PostgreSQL: with the last statement, so that an
+    /// item's claim adds no round trip for its caps' totals and breaker).
+    PutLineage(LineageRow),
 }
 
 impl Write {
@@ -53,7 +56,7 @@ impl Write {
         match self {
             Write::UpdateTask { row, .. } | Write::InsertTask(row) => Some(&row.id),
             Write::Link(id) => Some(id),
-            Write::PutApproval(_) | Write::InsertDecision { .. } => None,
+            Write::PutApproval(_) | Write::InsertDecision { .. } | Write::PutLineage(_) => None,
         }
     }
 }
@@ -63,12 +66,14 @@ impl Write {
 pub(crate) fn defer(writes: &mut Vec<Write>, w: Write) {
     let same = writes.iter_mut().find(|x| match (&**x, &w) {
         (Write::PutApproval(a), Write::PutApproval(b)) => a.approval_id == b.approval_id,
+        (Write::PutLineage(a), Write::PutLineage(b)) => a.id == b.id,
         (x, w) => x.task_id().is_some() && x.task_id() == w.task_id(),
     });
     match (same, w) {
         (Some(Write::UpdateTask { row, .. }), Write::UpdateTask { row: new, .. })
         | (Some(Write::InsertTask(row)), Write::UpdateTask { row: new, .. }) => *row = new,
         (Some(Write::PutApproval(a)), Write::PutApproval(b)) => *a = b,
+        (Some(Write::PutLineage(a)), Write::PutLineage(b)) => *a = b,
         (_, w) => writes.push(w),
     }
 }
@@ -170,6 +175,13 @@ pub(crate) trait BatchTx {
     fn put_item(&mut self, i: &ItemRow) -> Result<()>;
     /// Every batch and every lineage, for the audit to hold to their events.
     fn audit_batches(&mut self) -> Result<(Vec<BatchRow>, Vec<LineageRow>)>;
+    /// Before an operation on item `task_id` reads its item row, its lineage and that
+    /// lineage's current batch's head, and its task, locked in that order: a backend may read
+    /// them all at once here and answer those reads from what it read (PostgreSQL, in its
+    /// first round trip). Nothing by default.
+    fn read_item_ahead(&mut self, _task_id: &str) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Whether a read of a batch locks its row: a batch's lineage is locked before the batch,
@@ -294,6 +306,23 @@ pub(crate) mod batch_sql {
                 put_item: spell(&put_item()),
             }
         }
+    }
+
+    /// PostgreSQL's statements, prepared by name, that read ahead for an operation on one
+    /// item ([`super::BatchTx::read_item_ahead`]), each from the item's task id: its lineage
+    /// and that lineage's current batch's head, locked, and its item row.
+    pub(crate) fn item_ahead() -> String {
+        let lineage_of = "(SELECT lineage FROM ledger_batch_items WHERE task_id = $1)";
+        let current =
+            format!("(SELECT current FROM ledger_batch_lineages WHERE id = {lineage_of})");
+        format!(
+            "PREPARE ledger_item_lineage(text) AS {};\n\
+             PREPARE ledger_item_head(text) AS {};\n\
+             PREPARE ledger_item(text) AS {};\n",
+            lineage(" FOR UPDATE").replace("$1", lineage_of),
+            batch_head(" FOR UPDATE").replace("$1", &current),
+            item(),
+        )
     }
 
     pub(crate) fn all_batches() -> String {

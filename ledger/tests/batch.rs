@@ -413,21 +413,10 @@ fn a_changed_batch_or_lineage_row_breaks_the_audit() {
 }
 
 #[test]
-fn a_batch_under_a_quorum_or_a_proof_requirement_is_refused() {
+fn a_bare_batch_decision_is_refused_where_proof_is_required() {
     for engine in engines() {
         let db = Db::fresh(engine);
         let l = db.open();
-        // A quorum's decisions would not be counted: its calls are decided one at a time.
-        let text = actionseal_core::canonicalize(&batch_contract(100_000)).replace(
-            r#""approval":"always""#,
-            r#""approval":{"quorum":{"approvers":2},"when":"always"}"#,
-        );
-        let quorum = json(&text);
-        let actions = refunds(&quorum, "job-7", 2);
-        let e = l
-            .propose_batch(&actions, &quorum, Semantics::PerItem, "agent")
-            .unwrap_err();
-        assert_eq!(e.code(), Code::BatchNotAllowed);
         // A ledger that requires proof takes no bare batch decision.
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-8", 2);

@@ -1,11 +1,13 @@
-//! The batch tables on PostgreSQL ([`BatchTx`]): each a statement of its own, so a free
-//! attempt runs again locked (`Retry::Locks`) before it sends one, and a locked read takes
-//! the row `FOR UPDATE`.
+//! The batch tables on PostgreSQL ([`BatchTx`]): each a statement of its own (but a lineage's
+//! write, which goes with the last statement), so a free attempt runs again locked
+//! (`Retry::Locks`) before it sends one, and a locked read takes the row `FOR UPDATE`.
 
-use super::tx::PgTx;
+use super::attempt::{Attempt, Retry};
+use super::item_ahead::ItemAhead;
+use super::tx::{derived, PgTx};
 use crate::store::{
-    batch_from, batch_sql, batch_sql::Statements, item_from, lineage_from, whole, BatchRow,
-    BatchTx, ItemRow, LineageRow, Lock,
+    batch_from, batch_sql, batch_sql::Statements, defer, item_from, lineage_from, storage, whole,
+    BatchRow, BatchTx, ItemRow, LineageRow, Lock, Write,
 };
 use actionseal_core::Result;
 use std::sync::LazyLock;
@@ -34,6 +36,11 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn batch_head(&mut self, id: &str, lock: Lock) -> Result<Option<BatchRow>> {
+        if lock == Lock::Row {
+            if let Some(b) = self.item_ahead.head.take_if(|b| b.id == id) {
+                return Ok(Some(b));
+            }
+        }
         let sql = &SQL.batch_head[self.locked(lock)];
         self.rows(sql, &[&id])?
             .pop()
@@ -80,6 +87,9 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn lineage(&mut self, id: &str) -> Result<Option<LineageRow>> {
+        if let Some(l) = self.item_ahead.lineage.take_if(|l| l.id == id) {
+            return Ok(Some(l));
+        }
         let sql = &SQL.lineage[self.locked(Lock::Row)];
         self.rows(sql, &[&id])?
             .pop()
@@ -88,21 +98,16 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn put_lineage(&mut self, l: &LineageRow) -> Result<()> {
-        self.exec(
-            &SQL.put_lineage,
-            &[
-                &l.id,
-                &l.current,
-                &l.generation,
-                &l.totals,
-                &l.breaker,
-                &l.updated_at,
-            ],
-        )
-        .map(|_| ())
+        // Deferred to the last statement; a free attempt runs again under locks first.
+        self.begin()?;
+        defer(&mut self.writes, Write::PutLineage(l.clone()));
+        Ok(())
     }
 
     fn item(&mut self, task_id: &str) -> Result<Option<ItemRow>> {
+        if let Some(i) = self.item_ahead.item.take_if(|i| i.task_id == task_id) {
+            return Ok(Some(i));
+        }
         self.rows(&SQL.item, &[&task_id])?
             .pop()
             .map(|r| item_from(&r))
@@ -129,5 +134,35 @@ impl BatchTx for PgTx<'_> {
             .map(|r| lineage_from(r))
             .collect::<Result<_>>()?;
         Ok((batches, lineages))
+    }
+
+    fn read_item_ahead(&mut self, task_id: &str) -> Result<()> {
+        // A free attempt runs again under locks, as on its first batch statement.
+        if let Attempt::Free(_) = self.attempt {
+            self.again = Some(Retry::Locks);
+            return Err(storage("read", "this operation reads under locks"));
+        }
+        if !self.first_read() || !derived(task_id, "task_") {
+            return Ok(());
+        }
+        let id = task_id;
+        let mut groups = self.begin_with_all(&[
+            ("ledger_item_lineage", id),
+            ("ledger_item_head", id),
+            ("ledger_item", id),
+            ("ledger_task", id),
+        ])?;
+        let mut last = || groups.pop().unwrap_or_default().into_iter().next();
+        let task = last().map(|r| self.linked(&r)).transpose()?;
+        let item = last().map(|r| item_from(&r)).transpose()?;
+        let head = last().map(|r| batch_from(&r)).transpose()?;
+        let lineage = last().map(|r| lineage_from(&r)).transpose()?;
+        self.item_ahead = ItemAhead {
+            lineage,
+            head,
+            item,
+            task,
+        };
+        Ok(())
     }
 }

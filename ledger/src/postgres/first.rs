@@ -75,7 +75,8 @@ impl PgTx<'_> {
         if !*self.named {
             let first = FIRST
                 .replace("{TASK_COLUMNS}", TASK_COLUMNS)
-                .replace("{APPROVAL_COLUMNS}", APPROVAL_COLUMNS);
+                .replace("{APPROVAL_COLUMNS}", APPROVAL_COLUMNS)
+                + &crate::store::batch_sql::item_ahead();
             if let Err(e) = self.client.batch_execute(&first) {
                 return Err(self.fail(e));
             }

@@ -85,7 +85,7 @@ impl PgTx<'_> {
                     }
                     Write::PutApproval(a) => self.learned.round(a.clone()),
                     Write::Link(task) => self.learned.forget(task),
-                    Write::InsertDecision { .. } => {}
+                    Write::InsertDecision { .. } | Write::PutLineage(_) => {}
                 }
             }
             let shape = last::shape(&writes, chain.as_ref(), unseen, gate.is_some());

@@ -10,7 +10,7 @@
 //! `Event::canonical_around`) and fingerprinted with the server's `sha256()`, byte for byte
 //! what the SQLite backend seals in Rust (the tests compare the two audits).
 
-use crate::store::{Links, Write, TASK_COLUMNS};
+use crate::store::{Links, Write, LINEAGE_COLUMNS, TASK_COLUMNS};
 use actionseal_core::ledger::Event;
 use actionseal_core::Result;
 use postgres::types::ToSql;
@@ -62,6 +62,7 @@ pub(super) fn shape(writes: &[Write], chain: Option<&Chain>, unseen: bool, gated
             Write::PutApproval(_) => b'a',
             Write::InsertDecision { .. } => b'd',
             Write::Link(_) => b'l',
+            Write::PutLineage(_) => b'L',
         });
         if let Some(task) = w.task_id() {
             key.extend(index(last_about(events, task)));
@@ -363,6 +364,28 @@ pub(super) fn statement(
                         "w{k} AS (INSERT INTO ledger_decisions (decision_id, approval_id, \
                          envelope, recorded_at) VALUES ({}) ON CONFLICT DO NOTHING RETURNING 1)",
                         values.join(", ")
+                    ));
+                }
+            }
+            Write::PutLineage(l) => {
+                last.expect.push(Expect::One);
+                let values = [
+                    last.param(l.id),
+                    last.param(l.current),
+                    last.param(l.generation),
+                    last.param(l.totals),
+                    last.param(l.breaker),
+                    last.param(l.updated_at),
+                ];
+                if with_sql {
+                    let [id, current, generation, totals, breaker, at] = values;
+                    writes_sql.push(format!(
+                        "w{k} AS (INSERT INTO ledger_batch_lineages ({LINEAGE_COLUMNS}) \
+                         SELECT {id}::text, {current}::text, {generation}::bigint, \
+                         {totals}::text, {breaker}::text, {at}::bigint WHERE true{after_events} \
+                         ON CONFLICT (id) DO UPDATE SET current = excluded.current, \
+                         generation = excluded.generation, totals = excluded.totals, \
+                         breaker = excluded.breaker, updated_at = excluded.updated_at RETURNING 1)"
                     ));
                 }
             }

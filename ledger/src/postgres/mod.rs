@@ -32,14 +32,19 @@
 //! session prepared once: only ids the ledger derives, checked to be a prefix and hex digits,
 //! are written into its text. So a free attempt is two round trips (read, write), a locked
 //! claim or completion three (begin with the locked read, write, commit), a locked decision
-//! four (its round's task locked, then its round and decision id; write; commit). A trigger
-//! refuses UPDATE, DELETE and TRUNCATE on the events table.
+//! four (its round's task locked, then its round and decision id; write; commit). An
+//! operation on a batch's item always runs locked: its first read takes its lineage, batch
+//! head and task (locked in that order) and its item row in that one round trip (`batches`),
+//! and its lineage's write goes with the last statement, so its claim is three (that read,
+//! the last statement, commit). A
+//! trigger refuses UPDATE, DELETE and TRUNCATE on the events table.
 
 mod attempt;
 mod batches;
 mod first;
 mod flush;
 mod in_flight;
+mod item_ahead;
 mod last;
 mod migrate;
 mod tree;

@@ -48,6 +48,9 @@ pub(super) struct PgTx<'a> {
     /// The last event of each task read or created, for the next event about it to link to.
     pub(super) links: Links,
     pub(super) schema: Schema,
+    /// The rows an operation on one item read ahead in its first round trip, each answered
+    /// once (`item_ahead::ItemAhead`).
+    pub(super) item_ahead: super::item_ahead::ItemAhead,
 }
 
 /// Whether the attempt's transaction is open. A snapshot opens it before its first read, a
@@ -90,6 +93,7 @@ impl<'a> PgTx<'a> {
             failed: None,
             links: Links::default(),
             schema,
+            item_ahead: Default::default(),
         }
     }
 }
@@ -111,7 +115,7 @@ impl Cols for PgRow {
 impl PgTx<'_> {
     /// A task from a row of its columns and its last event, which the transaction remembers
     /// (the row is locked: the next event about the task links to it).
-    fn linked(&mut self, r: &dyn Cols) -> Result<TaskRow> {
+    pub(super) fn linked(&mut self, r: &dyn Cols) -> Result<TaskRow> {
         let t = task_from(r)?;
         self.links.set(&t.id, r.int(LAST_EVENT_AT)?);
         Ok(t)
@@ -135,7 +139,7 @@ impl PgTx<'_> {
 
     /// Whether the next read is a write's first, which may begin its transaction with a
     /// `first::FIRST` statement in the same round trip.
-    fn first_read(&self) -> bool {
+    pub(super) fn first_read(&self) -> bool {
         !matches!(self.attempt, Attempt::Snapshot) && self.transaction == Transaction::Idle
     }
 
@@ -263,6 +267,9 @@ impl Tx for PgTx<'_> {
     }
 
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        if let Some(t) = self.item_ahead.task.take_if(|t| t.id == id) {
+            return Ok(Some(t));
+        }
         if let Attempt::Free(trust) = &mut self.attempt {
             if let Some((task, last)) = self.in_flight.task(id) {
                 self.links.set(id, last);

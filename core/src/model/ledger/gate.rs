@@ -47,8 +47,8 @@
 //!   it (`turn`, rules in [`turn`]'s header), a person reviews each batch once, and each call
 //!   claims and completes its own item when the framework runs it ([`Unit::Item`], read from
 //!   the task's batch decision), because one review per call teaches a person to stop reading;
-//!   a batch the ledger refuses (a server's narrower policy, a quorum) leaves its calls single
-//!   ([`Gate::Alone`]), and the pause of an item shows the reviewer its batch.
+//!   a batch the ledger refuses (a server's narrower policy, a separated amender) leaves its
+//!   calls single ([`Gate::Alone`]), and the pause of an item shows the reviewer its batch.
 
 use crate::error::{Code, Error, Result};
 use crate::json::value::{OwnedValue, Value};

@@ -284,7 +284,18 @@ impl Replay {
     /// An event about the ledger: a policy change must change the policy its last change left.
     fn ledger_event(&mut self, e: &Event, at: Place) -> Result<(), Mismatch> {
         if batches::is_about_a_batch(e.kind) {
-            return self.batches.apply(e, at);
+            self.batches.apply(e, at)?;
+            // A member's decision of a batch's round under a quorum takes its place there.
+            if e.kind == EventKind::BatchDecided {
+                let batch = detail_str(e, "batch_id").unwrap_or_default();
+                let bad = |field| Mismatch {
+                    task: Some(batch.to_owned()),
+                    field,
+                };
+                let round = detail_str(e, "approval_id");
+                self.rounds.apply(batch, round, e, at).map_err(bad)?;
+            }
+            return Ok(());
         }
         if e.kind != EventKind::ProofPolicyChanged {
             return Ok(());

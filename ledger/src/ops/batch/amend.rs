@@ -1,7 +1,8 @@
 //! amend a batch: the reviewer deselects items before deciding. The remainder is a new batch
 //! document with a new digest (core's `deselect`, order kept), which the decision must name;
 //! the model's proposed digest stays beside it. The deselected items stay as they are until
-//! the batch is decided, when they end `rejected` (each with a `deselected` event).
+//! the batch is decided, when they end `rejected` (each with a `deselected` event). Under a
+//! quorum, only before the round's first decision.
 
 use super::{
     event, ids, ids_text, items_digest, lock, locked_items, rebuild, refuse, view, Server,
@@ -67,8 +68,19 @@ pub(crate) fn run(
         .in_key("amends");
         return refuse(tx, ev, e);
     }
-    let items = locked_items(tx, &b)?;
     let contract = srv.contract(&b)?;
+    // Under a quorum the members decided this selection, under the batch's one approval id:
+    // another would void their decisions, so the round must end first (a rejection).
+    if contract.quorum().is_some() && !tx.round_decisions(&b.approval_id)?.is_empty() {
+        let e = Error::new(
+            Code::AmendConflict,
+            "members of the batch's quorum already decided this selection: deselect before \
+             the first decision, or reject the batch",
+        )
+        .in_key("amends");
+        return refuse(tx, ev, e);
+    }
+    let items = locked_items(tx, &b)?;
     let remainder = match rebuild(&b, &contract, &items)?.deselect(&a.deselect) {
         Ok(r) => r,
         Err(e) => return refuse(tx, ev, e.in_key("deselect")),

@@ -18,14 +18,16 @@ use crate::ops;
 use crate::ops::claim::{conclude, refused_claim, Checked, Decider, Extra};
 use crate::store::{storage, BatchRow, Done, ItemRow, LineageRow, TaskRow, Tx};
 use actionseal_core::batch::{
-    check_batch_with, BreakerState, Policy, Semantics, Totals, Transition,
+    check_batch_with, policy_of, BreakerState, Policy, Semantics, Totals, Transition,
 };
 use actionseal_core::ledger::request::Claim as ClaimRequest;
 use actionseal_core::ledger::{
     claim_step, context_recorded, has_bare_link, next, reserve, ClaimStep, EventKind, Op, Recorded,
     State,
 };
-use actionseal_core::{Code, Context, Error, Outcome, OwnedValue, ProofRequirement, Result, Value};
+use actionseal_core::{
+    Code, Context, Contract, Error, Outcome, OwnedValue, ProofRequirement, Result, Value,
+};
 
 /// The refusal of any claim while the lineage's breaker is open.
 fn open() -> Error {
@@ -111,6 +113,32 @@ fn count_claim(
     Ok(None)
 }
 
+/// The records the items of batch `db` (under `contract`) are checked against: its decision,
+/// and under a quorum every member's of its round (the set checked; empty otherwise); and
+/// whether any was recorded without proof or made through a bare delegation link.
+fn decisions(
+    tx: &mut dyn Tx,
+    db: &BatchRow,
+    contract: &Contract,
+) -> Result<(OwnedValue, Vec<OwnedValue>, bool)> {
+    let record = super::decide::record(db)?
+        .ok_or_else(|| storage("batch", "an approved item's batch has no decision"))?;
+    if contract.quorum().is_none() {
+        let unproven = db.proof.is_none() || has_bare_link(&record);
+        return Ok((record, Vec::new(), unproven));
+    }
+    let rows = tx.round_decisions(&db.approval_id)?;
+    let set = rows
+        .iter()
+        .map(|r| stored(&r.record).map(Value::into_owned))
+        .collect::<Result<Vec<_>>>()?;
+    let unproven = rows
+        .iter()
+        .zip(&set)
+        .any(|(r, v)| r.proof.is_none() || has_bare_link(v));
+    Ok((record, set, unproven))
+}
+
 /// claim_item: one item of a per-item batch.
 pub(crate) fn item(
     tx: &mut dyn Tx,
@@ -119,7 +147,8 @@ pub(crate) fn item(
     srv: &Server<'_>,
 ) -> Result<Done<ClaimOutcome>> {
     let (mut l, b, mut t, row) = lock_item(tx, c.task_id)?;
-    let p = srv.policy(&b)?;
+    let contract = srv.contract(&b)?;
+    let p = policy_of(&contract, srv.policy)?;
     let expired = expire_locked(tx, now, &mut l, &b, &mut t, &p, srv)?;
     if expired {
         tx.put_lineage(&l)?;
@@ -143,12 +172,15 @@ pub(crate) fn item(
     let (batch_id, item) = item_of(&t, row)?;
     // The batch whose decision approved the item: the lineage's current one, or (an item
     // reconciled as not executed since) an earlier one of the lineage.
-    let db = match batch_id == b.id {
-        true => b.clone(),
-        false => super::locked_batch(tx, &batch_id)?,
+    let (db, contract) = match batch_id == b.id {
+        true => (b.clone(), contract),
+        false => {
+            let db = super::locked_batch(tx, &batch_id)?;
+            let contract = srv.contract(&db)?;
+            (db, contract)
+        }
     };
-    let record = super::decide::record(&db)?
-        .ok_or_else(|| storage("batch", "an approved item's batch has no decision"))?;
+    let (record, set, unproven) = decisions(tx, &db, &contract)?;
     let ctx = context(
         c,
         now,
@@ -157,7 +189,10 @@ pub(crate) fn item(
         srv,
     )?;
     let verdict = actionseal_core::batch::check_item_with(
-        std::slice::from_ref(&record),
+        match set.is_empty() {
+            true => std::slice::from_ref(&record),
+            false => &set,
+        },
         &item,
         c.action,
         &ctx,
@@ -182,13 +217,12 @@ pub(crate) fn item(
             verdict,
         }));
     }
-    let unproven = db.proof.is_none() || has_bare_link(&record);
     let checked = Checked {
         step,
         verdict,
         frozen: stored(&t.action)?.into_owned(),
         record: Some(record),
-        set: Vec::new(),
+        set,
         unproven,
         proof: db.proof.clone(),
         item: Some(item),
@@ -233,7 +267,8 @@ pub(crate) fn whole(
     srv: &Server<'_>,
 ) -> Result<Done<BatchClaimOutcome>> {
     let (mut l, b) = lock(tx, w.batch_id)?;
-    let p = srv.policy(&b)?;
+    let contract = srv.contract(&b)?;
+    let p = policy_of(&contract, srv.policy)?;
     let ev = event(
         &b,
         now,
@@ -291,8 +326,7 @@ pub(crate) fn whole(
         let e = Error::new(Code::AlreadyClaimed, "every item of the batch was claimed");
         return refuse(tx, ev, e);
     }
-    let record = super::decide::record(&b)?
-        .ok_or_else(|| storage("batch", "an approved batch has no decision"))?;
+    let (record, set, unproven) = decisions(tx, &b, &contract)?;
     let mut found = Vec::with_capacity(remaining.len());
     for &i in &remaining {
         let row = tx
@@ -321,9 +355,12 @@ pub(crate) fn whole(
         .zip(&remaining)
         .map(|(item, &i)| (item, &w.actions[i]))
         .collect();
-    let verdicts = check_batch_with(std::slice::from_ref(&record), &pairs, &ctx).verdicts;
+    let approvals = match set.is_empty() {
+        true => std::slice::from_ref(&record),
+        false => &set,
+    };
+    let verdicts = check_batch_with(approvals, &pairs, &ctx).verdicts;
     let steps: Vec<ClaimStep> = verdicts.iter().map(claim_step).collect();
-    let unproven = b.proof.is_none() || has_bare_link(&record);
     let checked =
         |k: usize, step: ClaimStep, verdict: actionseal_core::Verdict| -> Result<Checked> {
             Ok(Checked {
@@ -331,7 +368,7 @@ pub(crate) fn whole(
                 verdict,
                 frozen: stored(&items[remaining[k]].action)?.into_owned(),
                 record: Some(record.clone()),
-                set: Vec::new(),
+                set: set.clone(),
                 unproven,
                 proof: b.proof.clone(),
                 item: Some(found[k].clone()),

@@ -8,19 +8,26 @@
 //! (`ops::decide`): verified before the transaction, the record rebuilt here and compared
 //! byte for byte, the passkey's counter moved, the proof kept on the batch and in the
 //! `batch_decided` event with its time-stamp. A delegation's chain must hold for every item.
+//!
+//! Under a quorum each member's decision binds the batch digest and is a row of the batch's
+//! round (its approval id), as a task's is: a `batch_decided` event naming whom it counted as;
+//! the batch and its items stay awaiting until the decision that meets the quorum (or vetoes
+//! the round) decides them with its record. Claims check the round's records as a set.
 
 use super::outcome::{breaker, transit, Cause};
 use super::Server;
 use super::{event, ids, lock_by_approval, locked_items, rebuild, refuse, text_digest, view};
-use crate::json::{canon, n, s, stored};
+use crate::json::{canon, n, opt_s, s, stored};
 use crate::model::BatchDecided;
 use crate::ops;
 use crate::ops::decide::{kept_proof, proven_entries, sign_count};
-use crate::ops::quorum::check_duties;
-use crate::store::{Done, ItemRow, TaskRow, Tx};
+use crate::ops::quorum::{check_duties, state_of};
+use crate::store::{Done, ItemRow, RoundDecisionRow, TaskRow, Tx};
 use actionseal_core::batch::BatchDecision;
-use actionseal_core::ledger::{next, BatchEnvelope, EventKind, Op, Presented, Snapshot, State};
-use actionseal_core::{Code, Contract, Decision, Duty, Error, OwnedValue, Result, Value};
+use actionseal_core::ledger::{
+    next, BatchEnvelope, Envelope, EventKind, Op, Presented, Snapshot, State,
+};
+use actionseal_core::{Code, Contract, Decision, Duty, Error, OwnedValue, Result, Value, Veto};
 
 pub(crate) fn run(
     tx: &mut dyn Tx,
@@ -125,6 +132,14 @@ pub(crate) fn run(
             return refuse(tx, ev, e);
         }
     }
+    // Under a quorum, the round's members so far: each counting identity counts once.
+    let members = match contract.quorum() {
+        None => None,
+        Some(_) => match round_members(tx, d) {
+            Ok(rows) => Some(rows),
+            Err(e) => return refuse(tx, ev, e),
+        },
+    };
     if !tx.insert_decision(&d.decision_id, &d.approval_id, &envelope, now)? {
         let e = Error::new(
             Code::DecisionConflict,
@@ -134,10 +149,31 @@ pub(crate) fn run(
         return refuse(tx, ev, e);
     }
     let record_text = canon(record.value());
+    let proof = p.proven().map(kept_proof);
+    let round = match members {
+        None => None,
+        Some(rows) => Some(count(tx, now, d, rows, (&record_text, &proof), &contract)?),
+    };
+    if let Some(Round::Pending) = round {
+        // The round goes on: the batch and its items await the rest of it.
+        let mut entries = decided_entries(d, &record_text, &round);
+        entries.extend(proven_entries(p, token));
+        let mut e = event(&b, now, EventKind::BatchDecided, &d.approver, entries);
+        e.decision_id = Some(d.decision_id.clone());
+        e.approved_digest = Some(b.digest);
+        e.outcome = Some(d.decision.as_str().to_owned());
+        tx.append(e);
+        let items = locked_items(tx, &b)?;
+        return Ok(Done::Ok(BatchDecided {
+            batch: view(&b, &l, &items)?,
+            duplicate: false,
+            signer,
+        }));
+    }
     b.state = state;
     b.decision_id = Some(d.decision_id.clone());
     b.record = Some(record_text.clone());
-    b.proof = p.proven().map(kept_proof);
+    b.proof = proof;
     b.updated_at = now;
     tx.put_batch(&b)?;
     // Each item's decided event says who proved the decision, as a task's does, so that the
@@ -183,14 +219,7 @@ pub(crate) fn run(
         tx.append(e);
     }
     deselected(tx, now, &b, &d.approver)?;
-    let mut entries = vec![
-        ("approval_id", s(&d.approval_id)),
-        ("decision", s(d.decision.as_str())),
-        ("approver", s(&d.approver)),
-        ("decided_at", n(d.decided_at)),
-        ("expires_at", n(d.expires_at)),
-        ("record_digest", text_digest(&record_text)),
-    ];
+    let mut entries = decided_entries(d, &record_text, &round);
     entries.extend(proven_entries(p, token));
     let mut e = event(&b, now, EventKind::BatchDecided, &d.approver, entries);
     e.decision_id = Some(d.decision_id.clone());
@@ -215,6 +244,94 @@ pub(crate) fn run(
         duplicate: false,
         signer,
     }))
+}
+
+/// What a member's decision did to its batch's round under a quorum.
+enum Round {
+    /// The quorum is not met yet: the batch awaits the rest of the round.
+    Pending,
+    /// This decision met the quorum, or vetoed the round: the batch is decided by it.
+    Decided,
+}
+
+/// The members of `d`'s round so far, or the refusal of an approver who already decided in it.
+fn round_members(tx: &mut dyn Tx, d: &BatchEnvelope) -> Result<Vec<RoundDecisionRow>> {
+    let rows = tx.round_decisions(&d.approval_id)?;
+    if rows.iter().any(|r| r.counted_as == d.counting_identity()) {
+        let key = match d.on_behalf_of {
+            Some(_) => "on_behalf_of",
+            None => "approver",
+        };
+        return Err(Error::new(
+            Code::ApproverAlreadyDecided,
+            format!(
+                "{:?} already decided in round {:?}: each approver counts once",
+                d.counting_identity(),
+                d.approval_id
+            ),
+        )
+        .in_key(key));
+    }
+    Ok(rows)
+}
+
+/// Records `d` (its record and kept proof) as the next member of its batch's round, and what
+/// that did: the quorum met by an approval, the round vetoed by a rejection (as the contract
+/// says), or neither.
+fn count(
+    tx: &mut dyn Tx,
+    now: i64,
+    d: &BatchEnvelope,
+    mut rows: Vec<RoundDecisionRow>,
+    (record, proof): (&str, &Option<String>),
+    contract: &Contract,
+) -> Result<Round> {
+    let row = RoundDecisionRow {
+        approval_id: d.approval_id.clone(),
+        n: i64::try_from(rows.len())
+            .unwrap_or(i64::MAX)
+            .saturating_add(1),
+        decision_id: d.decision_id.clone(),
+        counted_as: d.counting_identity().to_owned(),
+        role: d.role.clone(),
+        decision: d.decision.as_str().to_owned(),
+        record: record.to_owned(),
+        proof: proof.clone(),
+        decided_at: d.decided_at,
+        recorded_at: now,
+    };
+    tx.insert_round_decision(&row)?;
+    rows.push(row);
+    let q = state_of(contract, &rows)?
+        .ok_or_else(|| crate::store::storage("quorum", "the contract lost its quorum"))?;
+    let veto = contract.quorum().map(|q| q.veto);
+    Ok(match d.decision {
+        Decision::Rejected if veto == Some(Veto::AnyRejection) => Round::Decided,
+        Decision::Approved if q.missing == 0 => Round::Decided,
+        _ => Round::Pending,
+    })
+}
+
+/// The `batch_decided` event's detail for `d` (its record `record`): under a quorum, the
+/// identity it counted as and its role, which hold the round's row to it.
+fn decided_entries(
+    d: &BatchEnvelope,
+    record: &str,
+    round: &Option<Round>,
+) -> Vec<(&'static str, OwnedValue)> {
+    let mut entries = vec![
+        ("approval_id", s(&d.approval_id)),
+        ("decision", s(d.decision.as_str())),
+        ("approver", s(&d.approver)),
+        ("decided_at", n(d.decided_at)),
+        ("expires_at", n(d.expires_at)),
+        ("record_digest", text_digest(record)),
+    ];
+    if round.is_some() {
+        entries.push(("counted_as", s(d.counting_identity())));
+        entries.push(("role", opt_s(d.role.as_deref())));
+    }
+    entries
 }
 
 /// The contract's separation of duties over a batch: its decider (and every delegate along

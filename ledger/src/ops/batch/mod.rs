@@ -46,18 +46,10 @@ pub(crate) fn item_only(op: &str) -> Error {
     )
 }
 
-/// Whether a contract's approval can be given to a batch by this ledger: not under a
-/// quorum (a batch's decision is one reviewer's), nor with a separation of duties that
-/// excludes the amender (a batch's deselecting reviewer is kept in its events only).
+/// Whether a contract's approval can be given to a batch by this ledger: not with a
+/// separation of duties that excludes the amender (a batch's deselecting reviewer is kept in
+/// its events only). A quorum counts each member's decision of the batch as a task's.
 pub(crate) fn check_decidable(contract: &Contract) -> Result<()> {
-    if contract.quorum().is_some() {
-        return Err(Error::new(
-            Code::BatchNotAllowed,
-            "the contract's approval needs a quorum, which this ledger does not count for \
-             batch decisions yet: decide its calls one at a time",
-        )
-        .in_key("contract"));
-    }
     if contract.separation().contains(&Duty::Amender) {
         return Err(amender_not_allowed().in_key("contract"));
     }

@@ -37,6 +37,7 @@ pub(crate) fn lock_item(
     tx: &mut dyn Tx,
     task_id: &str,
 ) -> Result<(LineageRow, BatchRow, TaskRow, crate::store::ItemRow)> {
+    tx.read_item_ahead(task_id)?;
     let item = tx.item(task_id)?.ok_or_else(|| not_an_item(task_id))?;
     let l = locked_lineage(tx, &item.lineage)?;
     // An item's operation reads its batch's head: the item lists, which grow with the batch,

@@ -269,10 +269,16 @@ fn step(b: &mut Batch, e: &Event) -> Result<(), &'static str> {
         BatchDecided => {
             let outcome = e.outcome.as_deref().unwrap_or("");
             let decision = Decision::parse(outcome).map_err(|_| "outcome")?;
-            b.state = moved(Op::Decide(decision))?;
             if !same(e.approved_digest, Some(b.digest)) {
                 return Err("approved_digest");
             }
+            // Under a quorum, a member's decision that neither meets the quorum nor vetoes
+            // the round leaves the batch awaiting the rest of it.
+            let member = super::member(&e.detail, "counted_as").is_some();
+            if member && b.state == State::AwaitingApproval && e.state == Some(b.state) {
+                return Ok(());
+            }
+            b.state = moved(Op::Decide(decision))?;
             b.record = Some(detail_digest(e, "record_digest").ok_or("detail/record_digest")?);
             b.proof = proof_of(e);
         }

@@ -9,12 +9,17 @@
 //! event's identities, decision, times and digests, with the row's own frozen action (whose
 //! fingerprint must be the event's action digest) and the row's own delegation links (whose
 //! digests must be the event's `delegations`); the record must be the rebuilt one byte for byte.
+//!
+//! A batch's round (issue 28) is the same, with `batch_decided` events about the batch: its
+//! rows' records freeze the batch's header (whose fingerprint is the event's digest) and are
+//! rebuilt as batch decisions.
 
 use super::{decided_of, member, Decided, Mismatch, Place, StoredDecision};
 use crate::json::digest::Digest;
 use crate::json::value::Value;
 use crate::model::action::Action;
 use crate::model::approval::{Approval, Decision, DecisionInput};
+use crate::model::batch::{BatchDecision, Header};
 use crate::model::ledger::envelope::link_digest;
 use crate::model::ledger::event::{Event, EventKind};
 use crate::Options;
@@ -35,7 +40,7 @@ struct Member {
     at: Place,
 }
 
-/// A round: its task, and its members in the order recorded.
+/// A round: its task (or batch), and its members in the order recorded.
 #[derive(Clone, Debug)]
 struct Round {
     task: String,
@@ -65,7 +70,7 @@ impl Rounds {
             members: Vec::new(),
         });
         let counted_as = match member(&e.detail, "counted_as") {
-            Some(c) if e.kind == EventKind::Decided => c,
+            Some(c) if matches!(e.kind, EventKind::Decided | EventKind::BatchDecided) => c,
             _ => return Ok(()),
         };
         let decided = decided_of(e, e.outcome.as_deref().unwrap_or(""))?;
@@ -175,10 +180,20 @@ fn record_holds(row: &StoredDecision<'_>, m: &Member) -> bool {
     let Ok(v) = crate::parse(row.record.as_bytes(), &Options::default()) else {
         return false;
     };
-    let Some(Ok(action)) = member(&v, "action").map(Action::from_value) else {
+    // A task's record freezes its action, a batch's the batch's header.
+    let subject = match (member(&v, "action"), member(&v, "batch")) {
+        (Some(a), None) => Action::from_value(a).map(Subject::Action),
+        (None, Some(h)) => Header::from_value(h).map(Subject::Batch),
+        _ => return false,
+    };
+    let Ok(subject) = subject else {
         return false;
     };
-    if !action.digest().ct_eq(&m.action_digest) {
+    let digest = match &subject {
+        Subject::Action(a) => a.digest(),
+        Subject::Batch(h) => crate::fingerprint(&h.to_value()),
+    };
+    if !digest.ct_eq(&m.action_digest) {
         return false;
     }
     let links = match member(&v, "delegation") {
@@ -205,6 +220,17 @@ fn record_holds(row: &StoredDecision<'_>, m: &Member) -> bool {
         on_behalf_of: m.on_behalf_of.as_deref(),
         delegation: links,
     };
-    Approval::decide(&action, &input)
-        .is_ok_and(|rebuilt| crate::canonicalize(rebuilt.value()) == row.record)
+    let rebuilt = match &subject {
+        Subject::Action(a) => Approval::decide(a, &input).map(|r| crate::canonicalize(r.value())),
+        Subject::Batch(h) => {
+            BatchDecision::decide(h, &input).map(|r| crate::canonicalize(r.value()))
+        }
+    };
+    rebuilt.is_ok_and(|rebuilt| rebuilt == row.record)
+}
+
+/// What a round's record freezes.
+enum Subject {
+    Action(Action),
+    Batch(Header),
 }
