@@ -33,6 +33,7 @@ mod ops;
 mod postgres;
 mod query;
 mod schema;
+mod sensitive;
 mod sqlite;
 mod store;
 mod tree;
@@ -52,6 +53,8 @@ pub use model::{
     Decided, DraftedBatchDecision, Policy, Revocation, Task,
 };
 pub use query::{Page, Query};
+pub use sensitive::{RetentionPolicy, Shredded};
+pub use actionseal_core::ledger::AtFinish;
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
 pub use url::{Durability, IfMissing, Target};
@@ -319,6 +322,12 @@ impl Ledger {
             .requires_approval(action.args())
             .map_err(|e| e.in_key("args").in_key("action"))?
             .required;
+        // Under a contract that marks values sensitive the task freezes the action committed,
+        // and its disclosures are kept apart (issue 29).
+        let (action, sensitive) = match sensitive::committed(&contract, &action)? {
+            Some((committed, disclosures, clear)) => (committed, Some((disclosures, clear))),
+            None => (action, None),
+        };
         if !self.contracts.stored(&contract) {
             self.keep_contract(&contract)?;
             self.contracts.mark_stored(&contract);
@@ -329,6 +338,7 @@ impl Ledger {
             required,
             proposer: proposer.to_owned(),
             batch: None,
+            sensitive,
         };
         self.write(|tx, now| {
             let done = ops::propose::run(tx, now, &p)?;
@@ -356,6 +366,7 @@ impl Ledger {
             .contracts
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
+        sensitive::refuse_unsupported(&contract, "an amendment")?;
         self.write(|tx, now| {
             let done = ops::amend::run(tx, now, a, &contract)?;
             ops::with_quorum(tx, &self.contracts, done)

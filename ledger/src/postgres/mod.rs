@@ -37,11 +37,13 @@
 
 mod attempt;
 mod batches;
+mod disclosures;
 mod first;
 mod flush;
 mod in_flight;
 mod last;
 mod migrate;
+mod scrub;
 mod tree;
 mod tx;
 mod wake;
