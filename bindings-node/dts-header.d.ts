@@ -516,6 +516,12 @@ export type Reason =
   | 'tenant_mismatch'
   /** The action differs from the approved one (`drift` lists the JSON Pointers). */
   | 'action_drift'
+  /**
+   * The contract marks values sensitive and the context's `disclosures` do not open the
+   * approved action's commitments: one is missing, extra, not the one committed, or the
+   * approved action holds a value in the clear (`action_error` gives the code and where).
+   */
+  | 'disclosure_invalid'
   /** `now >= expires_at`: the instant of expiry is already expired. */
   | 'expired'
   /** The approver may no longer approve, or the context's fact is about someone else or missing. */

@@ -163,6 +163,7 @@ Reason = Literal[
     "decided_in_future",
     "tenant_mismatch",
     "action_drift",
+    "disclosure_invalid",
     "expired",
     "approver_unauthorized",
     "subject_unauthorized",

@@ -27,6 +27,7 @@ use crate::model::fields::Fields;
 use crate::model::proof::{self, ProofPolicy};
 use crate::model::quorum::QuorumState;
 use crate::model::reason::{Outcome, Reason};
+use crate::model::sensitive::Disclosure;
 use facts::{Fact, Facts, LinkFact, Named, Revocations, RoleFact, APPROVER_FACT, SUBJECT_FACT};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -73,6 +74,16 @@ pub use set::{check_set, check_set_with, MAX_SET};
 ///   check fails closed;
 /// - `delegations_revoked`: `[{"delegation": "sha256:...", "revoked"}]`, one per link.
 ///
+/// When the contract marks values sensitive (see [`crate::sensitive`]), optionally
+/// `"disclosures"`: the disclosures (base64url) of the approved action's commitments, as the
+/// host stored them apart. The action is then presented in the clear; the check commits it
+/// again with the disclosures' salts ([`crate::sensitive::recommit`]) and compares that with
+/// the approved action, so a sensitive value that differs is drift at its place and never
+/// appears in the verdict. A disclosure that does not read is an error with its own code
+/// ([`Code::InvalidDisclosure`], [`Code::DisclosureNotCanonical`]) at `/disclosures/<i>`;
+/// disclosures that do not open the approved action's commitments are the reason
+/// `disclosure_invalid`, the code in `action_error`.
+///
 /// For an item of a batch, optionally `"breaker"`: the batch's circuit breaker, `closed`,
 /// `open` or `half_open` (see [`crate::batch::Breaker`]); `open` gives `breaker_open`.
 #[derive(Clone, Debug)]
@@ -91,6 +102,8 @@ pub struct Context {
     proof: Option<Arc<ProofPolicy>>,
     /// The state of the batch's circuit breaker, when the action is an item of a batch.
     breaker: Option<BreakerState>,
+    /// The disclosures of the approved action's sensitive values.
+    disclosures: Vec<Disclosure>,
     /// Where the delegation links checked against it come from: a ledger's claim context
     /// reads back the links its `decide` verified.
     pub(crate) link_source: LinkSource,
@@ -98,7 +111,7 @@ pub struct Context {
 
 /// A context's members: the first [`REQUIRED_FIELDS`] required (all but `contract` when the
 /// contract is given separately), the others optional.
-const CONTEXT_FIELDS: [&str; 13] = [
+const CONTEXT_FIELDS: [&str; 14] = [
     "now",
     "tenant",
     "policy_version",
@@ -112,7 +125,11 @@ const CONTEXT_FIELDS: [&str; 13] = [
     "amended_by",
     "delegations_revoked",
     "breaker",
+    "disclosures",
 ];
+
+/// The most disclosures a context may hold: more than any action's sensitive places.
+const MAX_DISCLOSURES: usize = 4096;
 const REQUIRED_FIELDS: usize = 7;
 
 impl Context {
@@ -157,6 +174,7 @@ impl Context {
             links: Vec::new(),
             proof: None,
             breaker: None,
+            disclosures: Vec::new(),
             link_source: LinkSource::Presented,
         };
         // Every member is a distinct, known key: a context of required members alone (most
@@ -170,6 +188,9 @@ impl Context {
                 let state = BreakerState::parse(f.string("breaker")?);
                 ctx.breaker =
                     Some(state.map_err(|e| e.with_code(Code::InvalidContext).in_key("breaker"))?);
+            }
+            if let Some(d) = f.get("disclosures") {
+                ctx.disclosures = disclosures(d).map_err(|e| e.in_key("disclosures"))?;
             }
             if let Some(p) = f.get("proof") {
                 let policy = ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?;
@@ -190,6 +211,18 @@ impl Context {
     pub fn with_proof(mut self, policy: Option<Arc<ProofPolicy>>) -> Context {
         self.proof = policy;
         self
+    }
+
+    /// The context with these disclosures instead of its own (a ledger's, read apart from the
+    /// approval).
+    pub fn with_disclosures(mut self, disclosures: Vec<Disclosure>) -> Context {
+        self.disclosures = disclosures;
+        self
+    }
+
+    /// The disclosures of the approved action's sensitive values.
+    pub fn disclosures(&self) -> &[Disclosure] {
+        &self.disclosures
     }
 
     /// The proof policy, if the context has one.
@@ -226,6 +259,30 @@ impl Context {
     }
 }
 
+/// Reads a context's `disclosures`: an array of at most [`MAX_DISCLOSURES`] disclosures, each
+/// as [`Disclosure::parse`] reads it.
+fn disclosures(v: &Value<'_>) -> Result<Vec<Disclosure>> {
+    let items = match v {
+        Value::Array(items) if items.len() <= MAX_DISCLOSURES => items,
+        _ => {
+            return Err(Error::new(
+                Code::InvalidContext,
+                format!("disclosures is an array of at most {MAX_DISCLOSURES} strings"),
+            ))
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let text = d.as_str().ok_or_else(|| {
+                Error::new(Code::InvalidContext, "a disclosure is a base64url string")
+            });
+            text.and_then(Disclosure::parse).map_err(|e| e.in_index(i))
+        })
+        .collect()
+}
+
 /// The result of a check.
 #[derive(Clone, Debug)]
 pub struct Verdict {
@@ -239,7 +296,8 @@ pub struct Verdict {
     pub action_digest: Digest,
     /// The approved action's fingerprint, when a valid, untampered approval was presented.
     pub approved_digest: Option<Digest>,
-    /// Why the action is invalid, with `invalid_action`.
+    /// Why the action is invalid, with `invalid_action`; else why the context's disclosures do
+    /// not open the approved action, with `disclosure_invalid`.
     pub action_error: Option<Error>,
     /// Where the quorum stands, exactly when the contract in force has a quorum.
     pub quorum: Option<QuorumState>,
@@ -374,5 +432,7 @@ pub(crate) fn diff(a: &Value<'_>, b: &Value<'_>, path: &mut String, out: &mut Ve
     }
 }
 
+#[cfg(test)]
+mod disclosed_tests;
 #[cfg(test)]
 mod tests;

@@ -64,6 +64,10 @@ reasons! {
     TenantMismatch => "tenant_mismatch", Reject;
     /// The action differs from the approved one (`drift` lists the JSON Pointers).
     ActionDrift => "action_drift", Reject;
+    /// The contract marks values sensitive and the context's `disclosures` do not open the
+    /// approved action's commitments: one is missing, extra, not the one committed, or the
+    /// approved action holds a value in the clear (`action_error` gives the code and where).
+    DisclosureInvalid => "disclosure_invalid", Reject;
     /// `now >= expires_at`: the instant of expiry is already expired.
     Expired => "expired", Reapprove;
     /// The approver may no longer approve, or the context's fact is about someone else or

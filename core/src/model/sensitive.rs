@@ -23,7 +23,7 @@ mod commit;
 mod disclosure;
 mod policy;
 
-pub use commit::{commit, reveal, Coverage};
+pub use commit::{commit, recommit, reveal, verify, Coverage};
 pub use disclosure::{Disclosure, SALT_BYTES};
 pub use policy::Sensitive;
 

@@ -34,6 +34,9 @@ impl ChainFacts for Context {
     }
 }
 
+/// Where, below a sensitive place, two commitments differ.
+const COMMITTED_DIGEST: &str = "/_sd";
+
 /// The most records one set may hold; a larger set is `invalid_approval`.
 pub const MAX_SET: usize = 32;
 
@@ -170,6 +173,13 @@ pub(super) fn decide_known(
     known: Option<Digest>,
     ctx: &Context,
 ) -> Verdict {
+    // Under a contract that marks values sensitive, the action is presented in the clear and
+    // approvals froze it committed: it is compared as committed again with the context's
+    // salts, and its arguments are checked in the clear.
+    let sensitive = ctx.contract.as_ref().and_then(Contract::sensitive);
+    let recommitted = sensitive.map(|s| crate::sensitive::recommit(s, action, &ctx.disclosures));
+    let (clear, action) = (action, recommitted.as_ref().unwrap_or(action));
+    let known = known.filter(|_| sensitive.is_none());
     // A presented action equal to a loaded approval's frozen one has its fingerprint: equal
     // values have the same canonical form (numbers compare as doubles, and `-0` and `0` are
     // both written `0`), so it is not hashed again. Any other is fingerprinted.
@@ -193,6 +203,7 @@ pub(super) fn decide_known(
     let mut drift = Vec::new();
     let mut set = SetRules::new(presented);
     let mut members = Vec::new();
+    let mut disclosure_error = None;
     // Whether a member's frozen action that is the presented value itself (a binding found
     // them the same) was compared with the context: the presented one is then not compared
     // again, since `check_record` compares the same fields as `check_action`.
@@ -217,7 +228,14 @@ pub(super) fn decide_known(
         if r.decision == Decision::Rejected {
             own.insert(Reason::DecisionRejected);
         }
-        let chain = chain_of(r, action, ctx)
+        if let Some(s) = sensitive {
+            let every = crate::sensitive::Coverage::Every;
+            if let Err(e) = crate::sensitive::verify(s, r.frozen, &ctx.disclosures, every) {
+                own.insert(Reason::DisclosureInvalid);
+                disclosure_error.get_or_insert(e);
+            }
+        }
+        let chain = chain_of(r, clear, ctx)
             .map_err(|reason| own.insert(reason))
             .ok();
         check_record(
@@ -237,7 +255,7 @@ pub(super) fn decide_known(
         }
         reasons.extend(own);
     }
-    let mut checked = check_action(action, ctx, frozen, !compared);
+    let mut checked = check_action(clear, ctx, frozen, !compared);
     reasons.extend(checked.reasons);
     if presented.is_empty() && checked.requirement != Some(false) {
         reasons.insert(Reason::NoApproval);
@@ -265,7 +283,7 @@ pub(super) fn decide_known(
         drift,
         action_digest,
         approved_digest: set.round.map(|(_, digest)| digest),
-        action_error: checked.action_error.take(),
+        action_error: checked.action_error.take().or(disclosure_error),
         quorum: state,
     }
 }
@@ -482,7 +500,14 @@ fn check_record(
     if !r.action_digest.ct_eq(action_digest) {
         let mut found = Vec::new();
         diff(frozen, action, &mut String::new(), &mut found);
-        for p in found {
+        for mut p in found {
+            // Two commitments differ in their digest: the drift is the value's, at its place.
+            if let Some(place) = p.strip_suffix(COMMITTED_DIGEST) {
+                let sensitive = ctx.contract.as_ref().and_then(Contract::sensitive);
+                if sensitive.is_some_and(|s| s.class_of(place).is_some()) {
+                    p.truncate(place.len());
+                }
+            }
             if !drift.contains(&p) {
                 drift.push(p);
             }

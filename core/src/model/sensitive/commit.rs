@@ -6,7 +6,7 @@ use super::COMMITMENT_KEY;
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
 
 /// How many of a committed action's values a reveal needs.
@@ -53,6 +53,62 @@ pub fn reveal(
     disclosures: &[Disclosure],
     coverage: Coverage,
 ) -> Result<OwnedValue> {
+    let by_place = opened(sensitive, action, disclosures, coverage)?;
+    Ok(replaced(action, &mut String::new(), &by_place))
+}
+
+/// Whether [`reveal`] would succeed, without building the revealed action: what a check needs
+/// to know of the approved action's commitments.
+pub fn verify(
+    sensitive: &Sensitive,
+    action: &Value<'_>,
+    disclosures: &[Disclosure],
+    coverage: Coverage,
+) -> Result<()> {
+    opened(sensitive, action, disclosures, coverage).map(|_| ())
+}
+
+/// `action`, an action in the clear, committed again with the salts of `disclosures` (each
+/// place's by its pointer): equal to the committed action they disclose exactly when every
+/// sensitive value is the one committed, so its fingerprint is compared with the approved one.
+/// A place no disclosure is of holds `{"_sd": "undisclosed"}`, which no commitment equals: a
+/// value without a salt is never hashed, so no fingerprint can be searched for it.
+pub fn recommit(
+    sensitive: &Sensitive,
+    action: &Value<'_>,
+    disclosures: &[Disclosure],
+) -> OwnedValue {
+    let places = sensitive.places(action);
+    if places.is_empty() {
+        return action.clone().into_owned();
+    }
+    let salts: HashMap<&str, &str> = disclosures
+        .iter()
+        .map(|d| (d.pointer(), d.salt()))
+        .collect();
+    let by_place: HashMap<&str, OwnedValue> = places
+        .iter()
+        .map(|p| {
+            let held = match salts.get(p.pointer.as_str()) {
+                Some(salt) => commitment(&Disclosure::digest_of(salt, &p.pointer, p.value)),
+                None => placeholder(UNDISCLOSED),
+            };
+            (p.pointer.as_str(), held)
+        })
+        .collect();
+    replaced(action, &mut String::new(), &by_place)
+}
+
+/// What [`recommit`] puts where no disclosure gives a salt.
+const UNDISCLOSED: &str = "undisclosed";
+
+/// The value each disclosure gives, by its place, checked as [`reveal`] documents.
+fn opened<'d>(
+    sensitive: &Sensitive,
+    action: &Value<'_>,
+    disclosures: &'d [Disclosure],
+    coverage: Coverage,
+) -> Result<HashMap<&'d str, &'d OwnedValue>> {
     let mut held: HashMap<String, (Digest, bool)> = HashMap::new();
     let places = sensitive.places(action);
     for p in &places {
@@ -69,7 +125,7 @@ pub fn reveal(
         })?;
         held.insert(p.pointer.clone(), (digest, false));
     }
-    let mut by_place: HashMap<&str, OwnedValue> = HashMap::with_capacity(disclosures.len());
+    let mut by_place = HashMap::with_capacity(disclosures.len());
     for (i, d) in disclosures.iter().enumerate() {
         let at = |e: Error| e.in_index(i);
         let Some((digest, used)) = held.get_mut(d.pointer()) else {
@@ -99,7 +155,7 @@ pub fn reveal(
             )));
         }
         *used = true;
-        by_place.insert(d.pointer(), d.value().clone());
+        by_place.insert(d.pointer(), d.value());
     }
     if coverage == Coverage::Every {
         if let Some(p) = places.iter().find(|p| !held[&p.pointer].1) {
@@ -114,14 +170,19 @@ pub fn reveal(
             .in_pointer(&p.pointer));
         }
     }
-    Ok(replaced(action, &mut String::new(), &by_place))
+    Ok(by_place)
 }
 
 /// `{"_sd": "sha256:<hex>"}`.
 fn commitment(digest: &Digest) -> OwnedValue {
+    placeholder(&digest.to_string())
+}
+
+/// `{"_sd": held}`.
+fn placeholder(held: &str) -> OwnedValue {
     let entries = vec![(
         Cow::Borrowed(COMMITMENT_KEY),
-        Value::String(Cow::Owned(digest.to_string())),
+        Value::String(Cow::Owned(held.to_owned())),
     )];
     Value::Object(Object::from_sorted(entries))
 }
@@ -134,9 +195,13 @@ fn committed(v: &Value<'_>) -> Option<Digest> {
 
 /// `v` (at pointer `at`) with the value at each place of `by_place` replaced, in one walk that
 /// copies only what holds a place.
-fn replaced(v: &Value<'_>, at: &mut String, by_place: &HashMap<&str, OwnedValue>) -> OwnedValue {
+fn replaced<V: Borrow<OwnedValue>>(
+    v: &Value<'_>,
+    at: &mut String,
+    by_place: &HashMap<&str, V>,
+) -> OwnedValue {
     if let Some(new) = by_place.get(at.as_str()) {
-        return new.clone();
+        return new.borrow().clone();
     }
     let inside = |at: &str| {
         by_place

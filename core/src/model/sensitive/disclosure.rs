@@ -32,12 +32,7 @@ impl Disclosure {
     /// base64url of the RFC 8785 text of `[salt, pointer, value]`, the salt in base64url.
     pub fn new(salt: &[u8; SALT_BYTES], pointer: &str, value: &Value<'_>) -> Disclosure {
         let salt = b64url::encode(salt);
-        let text = crate::canonicalize(&Value::Array(vec![
-            Value::String(Cow::Borrowed(&salt)),
-            Value::String(Cow::Borrowed(pointer)),
-            value.clone(),
-        ]));
-        let encoded = b64url::encode(text.as_bytes());
+        let encoded = encode(&salt, pointer, value);
         Disclosure {
             digest: Digest::of(encoded.as_bytes()),
             encoded,
@@ -45,6 +40,12 @@ impl Disclosure {
             pointer: pointer.to_owned(),
             value: value.clone().into_owned(),
         }
+    }
+
+    /// The digest of the disclosure of `value` at `pointer` with `salt` (base64url): the
+    /// commitment a value presented in the clear would have under a disclosure's salt.
+    pub(super) fn digest_of(salt: &str, pointer: &str, value: &Value<'_>) -> Digest {
+        Digest::of(encode(salt, pointer, value).as_bytes())
     }
 
     /// Reads a disclosure as it travels: canonical base64url without padding of UTF-8 JSON,
@@ -115,4 +116,14 @@ impl Disclosure {
     pub fn digest(&self) -> Digest {
         self.digest
     }
+}
+
+/// The base64url of the RFC 8785 text of `[salt, pointer, value]`.
+fn encode(salt: &str, pointer: &str, value: &Value<'_>) -> String {
+    let text = crate::canonicalize(&Value::Array(vec![
+        Value::String(Cow::Borrowed(salt)),
+        Value::String(Cow::Borrowed(pointer)),
+        value.clone(),
+    ]));
+    b64url::encode(text.as_bytes())
 }
