@@ -41,6 +41,7 @@ mod tsa;
 mod url;
 mod wait;
 
+pub use actionseal_core::ledger::AtFinish;
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
 pub use batches::BatchClaimRequest;
 pub use call::Call;
@@ -54,7 +55,6 @@ pub use model::{
 };
 pub use query::{Page, Query};
 pub use sensitive::{RetentionPolicy, Shredded};
-pub use actionseal_core::ledger::AtFinish;
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
 pub use url::{Durability, IfMissing, Target};

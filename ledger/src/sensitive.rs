@@ -20,10 +20,10 @@
 //!   matters, encrypt the storage at rest.
 
 use crate::ops::shred;
-use actionseal_core::ledger::AtFinish;
 use crate::store::{storage, Done, RetentionRow};
 use crate::Ledger;
 use actionseal_core::ledger::check_identity;
+use actionseal_core::ledger::AtFinish;
 use actionseal_core::sensitive::{commit, Disclosure, SALT_BYTES};
 use actionseal_core::{fingerprint, Action, Code, Contract, Digest, Error, OwnedValue, Result};
 
@@ -205,12 +205,14 @@ impl Ledger {
             let Some(keep) = p.keep_ms else { continue };
             let before = self.now().saturating_sub(keep);
             loop {
-                let due = self.read(|tx| tx.held_before(&p.tenant, &p.class, before, RETENTION_PAGE))?;
+                let due =
+                    self.read(|tx| tx.held_before(&p.tenant, &p.class, before, RETENTION_PAGE))?;
                 if due.is_empty() {
                     break;
                 }
                 for id in due {
-                    let done = self.write(|tx, now| shred::expire(tx, now, &id, &p.class, actor))?;
+                    let done =
+                        self.write(|tx, now| shred::expire(tx, now, &id, &p.class, actor))?;
                     out.push(done);
                 }
             }

@@ -7,11 +7,11 @@ mod rows;
 pub(crate) use disclosures::{disclosure_sql, DisclosureTx};
 pub(crate) use rows::{
     amendment_from, approval_from, batch_from, budget_from, disclosure_from, item_from,
-    lineage_from, policy_from, retention_from, DisclosureRow, RetentionRow,
-    round_decision_from, task_from, AmendmentRow, ApprovalRow, BatchRow, BudgetRow, Cols, ItemRow,
-    LineageRow, PolicyRow, RoundDecisionRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, BATCH_COLUMNS, BUDGET_COLUMNS, ITEM_COLUMNS, LAST_EVENT_AT, LINEAGE_COLUMNS,
-    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
+    lineage_from, policy_from, retention_from, round_decision_from, task_from, AmendmentRow,
+    ApprovalRow, BatchRow, BudgetRow, Cols, DisclosureRow, ItemRow, LineageRow, PolicyRow,
+    RetentionRow, RoundDecisionRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    BATCH_COLUMNS, BUDGET_COLUMNS, ITEM_COLUMNS, LAST_EVENT_AT, LINEAGE_COLUMNS, POLICY_COLUMNS,
+    ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 
 use crate::query::Bounds;

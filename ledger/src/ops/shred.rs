@@ -65,7 +65,10 @@ pub(crate) fn keep(
 
 /// A task's disclosures as stored: `Err` with [`Code::DisclosuresShredded`] when any was
 /// shredded (the values to run with are gone), empty when it has none.
-pub(crate) fn held(tx: &mut dyn Tx, t: &TaskRow) -> Result<std::result::Result<Vec<Disclosure>, Error>> {
+pub(crate) fn held(
+    tx: &mut dyn Tx,
+    t: &TaskRow,
+) -> Result<std::result::Result<Vec<Disclosure>, Error>> {
     let rows = tx.disclosures(&t.id)?;
     if let Some(r) = rows.iter().find(|r| r.disclosure.is_none()) {
         return Ok(Err(Error::new(
@@ -163,7 +166,14 @@ pub(crate) fn expire(
     actor: &str,
 ) -> Result<Done<Shredded>> {
     let t = locked_task(tx, task_id)?;
-    let places = shred(tx, now, &t, &|r| r.class == class, ShredReason::Retention, actor)?;
+    let places = shred(
+        tx,
+        now,
+        &t,
+        &|r| r.class == class,
+        ShredReason::Retention,
+        actor,
+    )?;
     Ok(Done::Ok(Shredded {
         task_id: t.id,
         places,
