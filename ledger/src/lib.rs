@@ -92,6 +92,8 @@ pub struct Ledger {
     tsa: Option<tsa::Tsa>,
     /// The server's batch policy, from its configuration.
     batch_policy: Option<actionseal_core::batch::Policy>,
+    /// Whether evidence may carry sensitive values, from the server's configuration.
+    disclosure_export: DisclosureExport,
 }
 
 /// How a ledger is opened besides its URL.
@@ -124,6 +126,19 @@ pub struct LedgerOptions {
     /// The server's batch policy (issue 28), from its configuration: it narrows every
     /// contract's (the most items a decision covers, the caps, the breaker), never widens it.
     pub batch_policy: Option<actionseal_core::batch::Policy>,
+    /// Whether an evidence bundle may carry the disclosures of a task's sensitive values when
+    /// its exporter asks ([`Ledger::evidence_disclosing`], issue 29): by default it may not.
+    pub disclosure_export: DisclosureExport,
+}
+
+/// Whether exports may carry sensitive values (issue 29), a server's policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DisclosureExport {
+    /// Never: a bundle carries commitments only, whoever asks.
+    #[default]
+    Refused,
+    /// When the exporter asks for them: the values not yet shredded, which the bundle proves.
+    OnRequest,
 }
 
 impl Default for LedgerOptions {
@@ -135,6 +150,7 @@ impl Default for LedgerOptions {
             tsa: None,
             if_missing: IfMissing::Create,
             batch_policy: None,
+            disclosure_export: DisclosureExport::Refused,
         }
     }
 }
@@ -185,6 +201,7 @@ impl Ledger {
             tsa,
             if_missing,
             batch_policy,
+            disclosure_export,
         } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
@@ -205,6 +222,7 @@ impl Ledger {
             signer: checkpoint_signer,
             tsa,
             batch_policy,
+            disclosure_export,
         };
         let policy = match asked {
             // Requiring proof is recorded for every handle on the database.

@@ -9,8 +9,12 @@ mod common;
 
 use actionseal_core::evidence::verify_evidence;
 use actionseal_core::ledger::{Observed, Reported};
+use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::{canonicalize, Code, OwnedValue};
-use actionseal_ledger::{AtFinish, ClaimOutcome, ClaimRequest, Ledger, ManualClock, Task};
+use actionseal_ledger::{
+    AtFinish, ClaimOutcome, ClaimRequest, DisclosureExport, Ledger, LedgerOptions, ManualClock,
+    Task,
+};
 use common::*;
 use std::sync::Arc;
 
@@ -184,10 +188,7 @@ fn a_redacted_task_is_refused_and_still_verifies() {
         let bundle = l.evidence(&t.id, "auditor:dave", None).unwrap().to_value();
         let text = canonicalize(&bundle);
         assert!(!text.contains(EMAIL) && !text.contains(CARD));
-        let trust = json(&format!(
-            r#"{{"ledger_keys": [{{"key": "{LOG_VERIFIER}"}}], "approval_keys": {{"service_keys": {{}}}}}}"#
-        ));
-        verify_evidence(&json(&text), &trust).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+        verify_evidence(&json(&text), &trust()).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
     }
 }
 
@@ -468,4 +469,66 @@ fn a_naive_shredding_leaves_the_values_in_the_sqlite_files() {
         disclosures.len(),
         "the naive shredding left only {left}"
     );
+}
+
+/// What the evidence tests trust: the ledger's checkpoint key, no approval key (the decisions
+/// are bare).
+fn trust() -> OwnedValue {
+    json(&format!(
+        r#"{{"ledger_keys": [{{"key": "{LOG_VERIFIER}"}}], "approval_keys": {{"service_keys": {{}}}}}}"#
+    ))
+}
+
+#[test]
+fn evidence_proves_the_values_only_when_asked_and_allowed() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let options = LedgerOptions {
+            checkpoint_signer: Some(SignerKey::parse(LOG_KEY).unwrap()),
+            disclosure_export: DisclosureExport::OnRequest,
+            ..LedgerOptions::default()
+        };
+        let l = Ledger::open_with(&db.url, options).unwrap();
+        let act = sensitive_refund("job-1", 1, "");
+        let t = approved(&l, &act, "d-1");
+        let other = approved(&l, &sensitive_refund("job-1", 2, "-2"), "d-2");
+        // Asked for: the bundle proves both values, each against its commitment.
+        let b = l
+            .evidence_disclosing(&t.id, "auditor:dave", None, Ok)
+            .unwrap();
+        assert_eq!(b.disclosures.len(), 2, "{engine:?}");
+        let v = json(&canonicalize(&b.to_value()));
+        let timeline = verify_evidence(&v, &trust()).unwrap().to_value();
+        let text = canonicalize(&timeline);
+        assert!(
+            text.contains(EMAIL) && text.contains(CARD),
+            "{engine:?}: {text}"
+        );
+        // A disclosure of another task's value does not open this task's commitment.
+        let mut forged = b.clone();
+        let theirs = l
+            .evidence_disclosing(&other.id, "auditor:dave", None, Ok)
+            .unwrap();
+        forged.disclosures[0] = theirs.disclosures[0].clone();
+        let e = verify_evidence(&forged.to_value(), &trust()).unwrap_err();
+        assert_eq!(e.code(), Code::DisclosureMismatch, "{engine:?}: {e}");
+        assert_eq!(e.path(), "/disclosures/0");
+        // By default a bundle has none, and still verifies; after a redaction there are none
+        // to give, and the bundle verifies without them.
+        let plain = l.evidence(&t.id, "auditor:dave", None).unwrap();
+        assert!(plain.disclosures.is_empty());
+        assert!(!canonicalize(&plain.to_value()).contains("disclosures"));
+        l.redact(&t.id, "dpo:carol").unwrap();
+        let after = l
+            .evidence_disclosing(&t.id, "auditor:dave", None, Ok)
+            .unwrap();
+        assert!(after.disclosures.is_empty(), "{engine:?}");
+        verify_evidence(&after.to_value(), &trust()).unwrap_or_else(|e| panic!("{e}"));
+        // A ledger whose policy refuses it exports none, whoever asks.
+        let strict = db.open_logged();
+        let e = strict
+            .evidence_disclosing(&other.id, "auditor:dave", None, Ok)
+            .unwrap_err();
+        assert_eq!(e.code(), Code::InvalidRequest, "{engine:?}");
+    }
 }

@@ -142,6 +142,7 @@ ErrorCode = Literal[
     "batch_all_or_nothing",
     "batch_not_found",
     "batch_item",
+    "disclosures_shredded",
     "invalid_disclosure",
     "disclosure_not_canonical",
     "disclosure_missing",
@@ -256,6 +257,7 @@ EventKind = Literal[
     "append_only_restored",
     "quorum_met",
     "evidence_exported",
+    "shredded",
     "batch_proposed",
     "batch_propose_duplicate",
     "batch_amended",
@@ -881,6 +883,8 @@ class _Claim(_ClaimRequired, total=False):
 
     item: _BatchItem
     """For a batch's item: its frozen action and inclusion proof, to verify against the batch's record."""
+    revealed: Dict[str, Any]
+    """Under a contract that marks values sensitive: ``action`` with its values in place, each checked against its commitment, to run the call with (``action`` keeps the commitments the approval binds)."""
 
 class _ClaimOutcome(TypedDict):
     """What ``claim`` returns: drift, re-approval and rejection are outcomes, not errors."""
@@ -1175,7 +1179,7 @@ class _EvidenceWitnessed(TypedDict):
     consistency: List[str]
     """The RFC 9162 consistency proof from it to the bundle's checkpoint: standard base64 hashes."""
 
-class _EvidenceBundle(TypedDict):
+class _EvidenceBundleRequired(TypedDict):
     """One task's evidence as a ledger exported it (``Ledger.evidence``, ``actionseal ledger evidence export``): verify it with ``verifyEvidence`` and your own trust, without the ledger. Write it as canonical JSON; no other member is allowed."""
 
     version: int
@@ -1200,6 +1204,12 @@ class _EvidenceBundle(TypedDict):
     """The latest earlier checkpoint a witness cosigned, if any, with the consistency proof from it."""
     keys: Any
     """The public keys the ledger knew (``{ ledger: [...] }``): informational, never trusted."""
+
+class _EvidenceBundle(_EvidenceBundleRequired, total=False):
+    """One task's evidence as a ledger exported it (``Ledger.evidence``, ``actionseal ledger evidence export``): verify it with ``verifyEvidence`` and your own trust, without the ledger. Write it as canonical JSON; no other member is allowed."""
+
+    disclosures: List[str]
+    """The disclosures (base64url) of the decided action's sensitive values, only when the exporter asked for them and the ledger's policy allowed it; ``verifyEvidence`` checks each against its commitment."""
 
 class _EvidenceLedgerKeyRequired(TypedDict):
     """A ledger's checkpoint key, trusted within its window (judged at a time the ledger does not choose)."""
@@ -1243,7 +1253,7 @@ class _EvidenceStep(TypedDict):
     index: int
     """Its leaf index in the log."""
     at: int
-    kind: Literal["proposed", "propose_duplicate", "propose_refused", "decided", "decision_duplicate", "decision_refused", "claimed", "claim_refused", "tool_args_drift", "sent_to_reapproval", "rejected_pre_dispatch", "completed", "complete_refused", "lease_expired", "reconciled", "reconcile_refused", "revoked", "amended", "amend_duplicate", "amend_refused", "proof_policy_changed", "append_only_restored", "quorum_met", "evidence_exported", "batch_proposed", "batch_propose_duplicate", "batch_amended", "batch_amend_refused", "batch_decided", "batch_decision_duplicate", "batch_decision_refused", "batch_claim_refused", "deselected", "breaker_tripped", "breaker_half_opened", "breaker_closed"]
+    kind: Literal["proposed", "propose_duplicate", "propose_refused", "decided", "decision_duplicate", "decision_refused", "claimed", "claim_refused", "tool_args_drift", "sent_to_reapproval", "rejected_pre_dispatch", "completed", "complete_refused", "lease_expired", "reconciled", "reconcile_refused", "revoked", "amended", "amend_duplicate", "amend_refused", "proof_policy_changed", "append_only_restored", "quorum_met", "evidence_exported", "shredded", "batch_proposed", "batch_propose_duplicate", "batch_amended", "batch_amend_refused", "batch_decided", "batch_decision_duplicate", "batch_decision_refused", "batch_claim_refused", "deselected", "breaker_tripped", "breaker_half_opened", "breaker_closed"]
     actor: str
     state: Optional[Literal["awaiting_approval", "approved", "claimed", "succeeded", "failed", "unknown", "awaiting_reapproval", "rejected", "rejected_pre_dispatch"]]
     """The task's state after it."""

@@ -290,6 +290,7 @@ fn task_shapes() -> Vec<Shape> {
             field("approval", nullable(Either(vec![Shape("ApprovalRecord"), Shape("BatchDecisionRecord")])), "The approval record the claim was checked against (`null` for a tool that needs no approval; for a batch's item, the batch's): verify it before dispatching."),
             field("proof", nullable(Shape("ClaimedProof")), "That record's decision as it was proven (`null` for a bare decision)."),
             optional(field("item", Shape("BatchItem"), "For a batch's item: its frozen action and inclusion proof, to verify against the batch's record.")),
+            optional(field("revealed", Shape("ActionEnvelope"), "Under a contract that marks values sensitive: `action` with its values in place, each checked against its commitment, to run the call with (`action` keeps the commitments the approval binds).")),
         ]),
         output("DecisionProof", "How a task's decision was proven: the proof without its record, who signed, and the ledger's time at which the key was judged.", vec![
             field("proof", Object, "A signed envelope without its payload, or a passkey assertion."),
