@@ -14,6 +14,7 @@ pub mod delegation;
 pub mod evidence;
 pub mod proof;
 pub mod quorum;
+pub mod redaction;
 pub mod surfaces;
 
 /// The `conformance/` directory.

@@ -3,7 +3,7 @@
 
 use actionseal_conformance::decisions::{self, agrees};
 use actionseal_conformance::delegation::delegation_result;
-use actionseal_conformance::{batch, evidence, proof, quorum};
+use actionseal_conformance::{batch, evidence, proof, quorum, redaction};
 use actionseal_conformance::{canon_vectors, corpus, dir, expected, surfaces, to_pretty, vectors};
 use actionseal_core::Profile;
 use serde_json::{Map, Value as Json};
@@ -117,6 +117,13 @@ fn main() -> ExitCode {
     .expect("scenarios/batch.json is not JSON");
     match batch::batch_vectors(&scenarios) {
         Ok(built) => write_dir("batch", built, check, &mut changed),
+        Err(p) => problems.extend(p),
+    }
+
+    // Sensitive values committed, revealed and checked; named by their own rule
+    // (redaction.rs).
+    match redaction::redaction_vectors() {
+        Ok(built) => write_dir("redaction", built, check, &mut changed),
         Err(p) => problems.extend(p),
     }
 

@@ -127,18 +127,50 @@ impl Action {
         ids: &ActionIds<'_>,
         salt: &mut dyn FnMut() -> [u8; crate::sensitive::SALT_BYTES],
     ) -> Result<(Action, Vec<crate::sensitive::Disclosure>)> {
-        let clear = Action::build(contract, args, ids)?;
-        let Some(sensitive) = contract.sensitive() else {
-            return Ok((clear, Vec::new()));
+        Ok(Action::build(contract, args, ids)?.committed(contract, salt))
+    }
+
+    /// [`Action::commit`] with the salts drawn at once, as a binding draws them from its
+    /// host's CSPRNG in one call: `draw` fills one salt per sensitive place (an empty slice
+    /// when there is none). A failure of `draw` is the host's own, returned as it is.
+    pub fn commit_drawn<E>(
+        contract: &Contract,
+        args: &Value<'_>,
+        ids: &ActionIds<'_>,
+        draw: impl FnOnce(&mut [[u8; crate::sensitive::SALT_BYTES]]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<(Action, Vec<crate::sensitive::Disclosure>)>, E> {
+        let clear = match Action::build(contract, args, ids) {
+            Ok(clear) => clear,
+            Err(e) => return Ok(Err(e)),
         };
-        let (envelope, disclosures) = crate::sensitive::commit(sensitive, clear.value(), salt);
-        Ok((
+        let places = contract
+            .sensitive()
+            .map_or(0, |s| s.places(clear.value()).len());
+        let mut salts = vec![[0; crate::sensitive::SALT_BYTES]; places];
+        draw(&mut salts)?;
+        // One salt per place: the walk that counted them is the walk that takes them.
+        let mut salts = salts.into_iter();
+        let mut next = || salts.next().unwrap_or_default();
+        Ok(Ok(clear.committed(contract, &mut next)))
+    }
+
+    /// This action (in the clear) with its sensitive values committed.
+    fn committed(
+        self,
+        contract: &Contract,
+        salt: &mut dyn FnMut() -> [u8; crate::sensitive::SALT_BYTES],
+    ) -> (Action, Vec<crate::sensitive::Disclosure>) {
+        let Some(sensitive) = contract.sensitive() else {
+            return (self, Vec::new());
+        };
+        let (envelope, disclosures) = crate::sensitive::commit(sensitive, self.value(), salt);
+        (
             Action {
                 digest: crate::fingerprint(&envelope),
                 envelope,
             },
             disclosures,
-        ))
+        )
     }
 
     /// Reads an envelope, checking its shape only (arguments are checked against a contract

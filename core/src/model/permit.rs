@@ -27,6 +27,7 @@ use crate::model::fields::Fields;
 use crate::model::proof::{self, ProofPolicy};
 use crate::model::quorum::QuorumState;
 use crate::model::reason::{Outcome, Reason};
+use crate::model::sensitive::calls::read_disclosures;
 use crate::model::sensitive::Disclosure;
 use facts::{Fact, Facts, LinkFact, Named, Revocations, RoleFact, APPROVER_FACT, SUBJECT_FACT};
 use std::borrow::Cow;
@@ -80,7 +81,7 @@ pub use set::{check_set, check_set_with, MAX_SET};
 /// again with the disclosures' salts ([`crate::sensitive::recommit`]) and compares that with
 /// the approved action, so a sensitive value that differs is drift at its place and never
 /// appears in the verdict. A disclosure that does not read is an error with its own code
-/// ([`Code::InvalidDisclosure`], [`Code::DisclosureNotCanonical`]) at `/disclosures/<i>`;
+/// ([`Code::InvalidDisclosure`], [`Code::DisclosureNotCanonical`]) under `/disclosures`;
 /// disclosures that do not open the approved action's commitments are the reason
 /// `disclosure_invalid`, the code in `action_error`.
 ///
@@ -128,8 +129,6 @@ const CONTEXT_FIELDS: [&str; 14] = [
     "disclosures",
 ];
 
-/// The most disclosures a context may hold: more than any action's sensitive places.
-const MAX_DISCLOSURES: usize = 4096;
 const REQUIRED_FIELDS: usize = 7;
 
 impl Context {
@@ -190,7 +189,7 @@ impl Context {
                     Some(state.map_err(|e| e.with_code(Code::InvalidContext).in_key("breaker"))?);
             }
             if let Some(d) = f.get("disclosures") {
-                ctx.disclosures = disclosures(d).map_err(|e| e.in_key("disclosures"))?;
+                ctx.disclosures = read_disclosures(d).map_err(|e| e.in_key("disclosures"))?;
             }
             if let Some(p) = f.get("proof") {
                 let policy = ProofPolicy::from_value(p).map_err(|e| e.in_key("proof"))?;
@@ -257,30 +256,6 @@ impl Context {
             .find(|f| f.delegation == *link)
             .map(|f| f.revoked)
     }
-}
-
-/// Reads a context's `disclosures`: an array of at most [`MAX_DISCLOSURES`] disclosures, each
-/// as [`Disclosure::parse`] reads it.
-fn disclosures(v: &Value<'_>) -> Result<Vec<Disclosure>> {
-    let items = match v {
-        Value::Array(items) if items.len() <= MAX_DISCLOSURES => items,
-        _ => {
-            return Err(Error::new(
-                Code::InvalidContext,
-                format!("disclosures is an array of at most {MAX_DISCLOSURES} strings"),
-            ))
-        }
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let text = d.as_str().ok_or_else(|| {
-                Error::new(Code::InvalidContext, "a disclosure is a base64url string")
-            });
-            text.and_then(Disclosure::parse).map_err(|e| e.in_index(i))
-        })
-        .collect()
 }
 
 /// The result of a check.

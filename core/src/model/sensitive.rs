@@ -19,6 +19,7 @@
 //! each disclosure checked against the commitment at its pointer: a missing, extra (or
 //! repeated), wrong or non-canonical disclosure each has a code of its own.
 
+pub mod calls;
 mod commit;
 mod disclosure;
 mod policy;

@@ -193,7 +193,7 @@ fn a_disclosure_that_does_not_read_is_an_error_at_its_index() {
     .unwrap_err();
     assert_eq!(
         (e.code(), e.path()),
-        (Code::InvalidContext, "/disclosures/0")
+        (Code::InvalidDisclosure, "/disclosures/0")
     );
 }
 

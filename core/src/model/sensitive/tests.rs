@@ -289,3 +289,110 @@ fn a_contract_marks_places_in_its_arguments_only() {
     assert_eq!(s.class_of("/args/l/03/x"), None);
     assert_eq!(s.class_of("/args/l/x"), None);
 }
+
+mod calls {
+    use super::*;
+    use crate::sensitive::calls::{commit, reveal};
+    use crate::Value;
+
+    fn ids_value() -> OwnedValue {
+        json(
+            r#"{"tenant": "tenant-a", "subject": "user:alice", "job_id": "job-1",
+                "request_id": "req-1", "policy_version": "p-1"}"#,
+        )
+    }
+
+    fn never(_: &mut [[u8; SALT_BYTES]]) -> Result<(), ()> {
+        unreachable!("salts were given")
+    }
+
+    #[test]
+    fn salts_given_or_drawn_make_the_commitment_action_commit_makes() {
+        let c = contract(true);
+        let (action, ds) = committed("req-1");
+        let salts: Vec<String> = (1..=4u8).map(|n| b64url::encode(&[n; 16])).collect();
+        let given = json(&format!("{salts:?}"));
+        let out = commit(&c, &json(ARGS), &ids_value(), &given, never)
+            .unwrap()
+            .unwrap();
+        let drawn = commit(&c, &json(ARGS), &ids_value(), &Value::Null, |slots| {
+            assert_eq!(slots.len(), 4);
+            let mut next = counting();
+            slots.iter_mut().for_each(|s| *s = next());
+            Ok::<_, ()>(())
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(out, drawn);
+        assert_eq!(out.pointer("/action").unwrap(), action.value());
+        let digest = action.digest().to_string();
+        assert_eq!(
+            out.pointer("/action_digest").unwrap().as_str(),
+            Some(&*digest)
+        );
+        let encoded: Vec<&str> = ds.iter().map(Disclosure::encoded).collect();
+        assert_eq!(
+            canonicalize(out.pointer("/disclosures").unwrap()),
+            format!("{encoded:?}").replace(", ", ",")
+        );
+    }
+
+    #[test]
+    fn a_host_that_cannot_draw_fails_with_its_own_error() {
+        let r = commit(
+            &contract(true),
+            &json(ARGS),
+            &ids_value(),
+            &Value::Null,
+            |_| Err("no entropy"),
+        );
+        assert_eq!(r.unwrap_err(), "no entropy");
+    }
+
+    #[test]
+    fn salts_given_are_one_per_place() {
+        let c = contract(true);
+        let one = b64url::encode(&[1; 16]);
+        for (salts, path) in [
+            (format!(r#"["{one}"]"#), "/salts"),
+            (format!(r#"["{one}","{one}","{one}","AAAA"]"#), "/salts/3"),
+            ("{}".to_owned(), "/salts"),
+        ] {
+            let e = commit(&c, &json(ARGS), &ids_value(), &json(&salts), never)
+                .unwrap()
+                .unwrap_err();
+            assert_eq!(
+                (e.code(), e.path()),
+                (Code::InvalidRequest, path),
+                "{salts}"
+            );
+        }
+    }
+
+    #[test]
+    fn reveal_reads_its_arguments_as_data() {
+        let c = contract(true);
+        let (action, ds) = committed("req-1");
+        let list = json(&format!(
+            "{:?}",
+            ds.iter().map(Disclosure::encoded).collect::<Vec<_>>()
+        ));
+        let clear = Action::build(&c, &json(ARGS), &ids("req-1")).unwrap();
+        let every = reveal(&c, action.value(), &list, &json(r#""every""#)).unwrap();
+        assert_eq!(&every, clear.value());
+        let none = reveal(&c, action.value(), &json("[]"), &json(r#""given""#)).unwrap();
+        assert_eq!(&none, action.value());
+        let e = reveal(&c, action.value(), &list, &json("true")).unwrap_err();
+        assert_eq!(e.code(), Code::InvalidRequest);
+        let e = reveal(&c, action.value(), &json("[1]"), &json(r#""given""#)).unwrap_err();
+        assert_eq!((e.code(), e.path()), (Code::InvalidDisclosure, "/0"));
+        // Under a contract without sensitive pointers there is nothing to disclose.
+        let plain = contract(false);
+        let built = Action::build(&plain, &json(ARGS), &ids("r")).unwrap();
+        let e = reveal(&plain, built.value(), &list, &json(r#""given""#)).unwrap_err();
+        assert_eq!((e.code(), e.path()), (Code::DisclosureExtra, "/0"));
+        // An action of another contract.
+        let e = reveal(&plain, action.value(), &list, &json(r#""given""#)).unwrap_err();
+        assert_eq!((e.code(), e.path()), (Code::InvalidAction, "/contract"));
+    }
+}
