@@ -23,7 +23,7 @@ fn py_literal(name: &str, members: &[&str]) -> String {
 
 fn py_type(ty: &Ty) -> String {
     match ty {
-        Ty::Str | Ty::Identity | Ty::Digest => "str".into(),
+        Ty::Str | Ty::Identity | Ty::Digest | Ty::Disclosure => "str".into(),
         Ty::Millis | Ty::Int => "int".into(),
         Ty::Bool => "bool".into(),
         Ty::OneOf(v) => format!(
@@ -98,13 +98,14 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 84] = [
+const PY_SHAPES: [&str; 85] = [
     "ActionError",
     "RoleCount",
     "CountedApproval",
     "QuorumState",
     "Verdict",
     "AmendedAction",
+    "CommittedAction",
     "NoticeMark",
     "Notice",
     "Budget",
