@@ -442,6 +442,12 @@ export type ErrorCode =
    */
   | 'batch_item'
   /**
+   * A claim of a task whose sensitive values were shredded (issue 29: redacted, or by the
+   * retention policy) before it ran: the values to run with are gone, so it cannot run. Its
+   * audit and evidence still verify.
+   */
+  | 'disclosures_shredded'
+  /**
    * A disclosure that is not base64url of a JSON array `[salt, pointer, value]`, with a salt of
    * 16 bytes in base64url and a pointer into the action's arguments.
    */
@@ -671,6 +677,7 @@ export type EventKind =
   | 'append_only_restored'
   | 'quorum_met'
   | 'evidence_exported'
+  | 'shredded'
   | 'batch_proposed'
   | 'batch_propose_duplicate'
   | 'batch_amended'
@@ -1457,6 +1464,12 @@ export interface EvidenceBundle {
   witnessed: EvidenceWitnessed[]
   /** The public keys the ledger knew (`{ ledger: [...] }`): informational, never trusted. */
   keys: unknown
+  /**
+   * The disclosures (base64url) of the decided action's sensitive values, only when the
+   * exporter asked for them and the ledger's policy allowed it; `verifyEvidence` checks each
+   * against its commitment.
+   */
+  disclosures?: string[]
 }
 
 /** An audit event with its place in the ledger's Merkle log. */
@@ -1544,7 +1557,7 @@ export interface EvidenceStep {
   /** Its leaf index in the log. */
   index: number
   at: number
-  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
+  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'shredded' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
   actor: string
   /** The task's state after it. */
   state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
@@ -1707,6 +1720,35 @@ export interface ReconcileRequest {
 /** What `revoke` takes. */
 export interface RevokeRequest {
   approval_id: string
+  actor: string
+}
+
+/** What `redact` takes (issue 29). */
+export interface RedactRequest {
+  task_id: string
+  /** Who asks (kept in the audit). */
+  actor: string
+}
+
+/**
+ * What `setRetention` takes: how long a tenant keeps its sensitive values of a class, and
+ * whether they go when their task finishes.
+ */
+export interface RetentionRequest {
+  tenant: string
+  /**
+   * A class the contracts' `sensitive` member names (1 to 64 lowercase letters, digits or `_`,
+   * starting with a letter).
+   */
+  class: string
+  /**
+   * How long after the proposal (ms); `null`: until redacted. Required, so that values are
+   * never kept forever by omission.
+   */
+  keep_ms: number | null
+  /** What happens to them when their task succeeds or fails. */
+  at_finish: 'keep' | 'shred'
+  /** Who sets it. */
   actor: string
 }
 
@@ -1891,6 +1933,12 @@ export interface Claim {
    * record.
    */
   item?: BatchItem
+  /**
+   * Under a contract that marks values sensitive: `action` with its values in place, each
+   * checked against its commitment, to run the call with (`action` keeps the commitments the
+   * approval binds).
+   */
+  revealed?: ActionEnvelope
 }
 
 /**
@@ -1949,6 +1997,24 @@ export interface Revocation {
   revoked_at: number
   /** Whether it was revoked already (nothing changed). */
   duplicate: boolean
+}
+
+/** What a shredding removed from one task: places and classes, never values. */
+export interface Shredded {
+  task_id: string
+  /** `{pointer, class}` of each disclosure shredded (empty: none was held). */
+  places: Array<object>
+}
+
+/** A tenant's retention of a class of sensitive values. */
+export interface RetentionPolicy {
+  tenant: string
+  class: string
+  /** How long after the proposal (ms); `null`: until redacted. */
+  keep_ms: number | null
+  at_finish: 'keep' | 'shred'
+  changed_at: number
+  changed_by: string
 }
 
 /** A budget account, in minor units. */
@@ -2783,6 +2849,31 @@ export declare class Ledger {
    * with `task_not_found`, `evidence_mismatch` (another contract), ...
    */
   evidence(taskId: string, actor: string, contract?: Contract | ContractDocument | null): Promise<EvidenceBundle>
+  /**
+   * Shreds a task's sensitive values; its audit, approval and evidence still verify (issue 29).
+   *
+   * Shreds every disclosure of task `task_id` (by `actor`, in an audited `shredded` event
+   * without a value); a claim of it that has not run then rejects with
+   * `disclosures_shredded`. Resolves to `{task_id, places: [{pointer, class}]}`.
+   */
+  redact(request: RedactRequest): Promise<Shredded>
+  /**
+   * Sets how long a tenant keeps its sensitive values of a class.
+   *
+   * `tenant` keeps its values of `class` `keep_ms` after their proposal (`null`: until
+   * redacted) and, with `at_finish: 'shred'`, shreds them when their task succeeds or
+   * fails. Resolves to the policy.
+   */
+  setRetention(request: RetentionRequest): Promise<RetentionPolicy>
+  /** Every tenant's retention policies. */
+  retention(): Promise<RetentionPolicy[]>
+  /**
+   * Shreds every sensitive value its tenant's policy keeps no longer; what it shredded.
+   *
+   * Shreds (by `actor`) every disclosure older than its tenant's policy for its class
+   * keeps, one task per transaction; resolves to one `{task_id, places}` per task.
+   */
+  retentionRun(actor: string): Promise<Shredded[]>
 }
 
 /**

@@ -446,6 +446,12 @@ export type ErrorCode =
    */
   | 'batch_item'
   /**
+   * A claim of a task whose sensitive values were shredded (issue 29: redacted, or by the
+   * retention policy) before it ran: the values to run with are gone, so it cannot run. Its
+   * audit and evidence still verify.
+   */
+  | 'disclosures_shredded'
+  /**
    * A disclosure that is not base64url of a JSON array `[salt, pointer, value]`, with a salt of
    * 16 bytes in base64url and a pointer into the action's arguments.
    */
@@ -1366,6 +1372,12 @@ export interface EvidenceBundle {
   witnessed: EvidenceWitnessed[]
   /** The public keys the ledger knew (`{ ledger: [...] }`): informational, never trusted. */
   keys: unknown
+  /**
+   * The disclosures (base64url) of the decided action's sensitive values, only when the
+   * exporter asked for them and the ledger's policy allowed it; `verifyEvidence` checks each
+   * against its commitment.
+   */
+  disclosures?: string[]
 }
 
 /** An audit event with its place in the ledger's Merkle log. */
@@ -1453,7 +1465,7 @@ export interface EvidenceStep {
   /** Its leaf index in the log. */
   index: number
   at: number
-  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
+  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'shredded' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
   actor: string
   /** The task's state after it. */
   state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null

@@ -17,6 +17,7 @@ mod batch;
 mod decide;
 pub(crate) mod exit;
 mod filter;
+mod retention;
 mod table;
 
 use exit::fail;
@@ -32,7 +33,7 @@ Exit status: 0 success (a claim won), 2 bad input or no such task/approval/budge
 rejected the task before dispatch, 5 refused by the task's state or its round's decisions
 (already_claimed, stale_fence, task_conflict, decision_conflict, amend_conflict,
 approver_already_decided, approver_not_separate, delegation_refused, batch_cap_exceeded,
-breaker_open, batch_all_or_nothing, batch_item, ...), 6 the audit
+breaker_open, batch_all_or_nothing, batch_item, disclosures_shredded, ...), 6 the audit
 chain is broken or does not hold a kept checkpoint,
 64 usage error (audit checkpoint or evidence export without --log-key), 66 no ledger file at
 the SQLite path (ledger_not_found: `ledger init` or ?mode=create makes one), 69 the database or
@@ -287,6 +288,22 @@ enum LedgerCommand {
     Batch {
         #[command(subcommand)]
         command: batch::BatchCommand,
+    },
+    /// Shred a task's sensitive values (issue 29): its commitments stay, so its approval,
+    /// audit and evidence still verify; a claim of it that has not run is refused
+    /// (disclosures_shredded).
+    Redact {
+        /// The task id.
+        #[arg(long, value_name = "ID")]
+        task: String,
+        /// Who asks (kept in the audit).
+        #[arg(long, value_name = "ID")]
+        actor: String,
+    },
+    /// Retention of sensitive values per tenant and class (issue 29).
+    Retention {
+        #[command(subcommand)]
+        command: retention::RetentionCommand,
     },
     /// Export a task's evidence bundle, which `actionseal evidence verify` checks without the
     /// database.
@@ -683,6 +700,10 @@ pub(crate) fn run(args: LedgerArgs) -> Result<(), Failure> {
             line(&open(db)?.set_budget(&name, limit).map_err(fail)?.to_value())
         }
         LedgerCommand::Batch { command } => batch::run(db, command, tsa),
+        LedgerCommand::Redact { task, actor } => {
+            line(&open(db)?.redact(&task, &actor).map_err(fail)?.to_value())
+        }
+        LedgerCommand::Retention { command } => retention::run(db, command),
         LedgerCommand::Show {
             task,
             filter,

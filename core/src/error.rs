@@ -372,6 +372,10 @@ codes! {
     /// a batch operation on a task that is none: a batch's items are claimed and finished
     /// through the batch operations, which hold them to the batch's caps and breaker.
     BatchItem => "batch_item",
+    /// A claim of a task whose sensitive values were shredded (issue 29: redacted, or by the
+    /// retention policy) before it ran: the values to run with are gone, so it cannot run.
+    /// Its audit and evidence still verify.
+    DisclosuresShredded => "disclosures_shredded",
     /// A disclosure that is not base64url of a JSON array `[salt, pointer, value]`, with a
     /// salt of 16 bytes in base64url and a pointer into the action's arguments.
     InvalidDisclosure => "invalid_disclosure",

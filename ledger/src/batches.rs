@@ -48,6 +48,7 @@ impl Ledger {
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
         batch::check_decidable(&contract)?;
+        crate::sensitive::refuse_unsupported(&contract, "a batch")?;
         let built = actionseal_core::batch::Batch::build(
             &contract,
             semantics,
@@ -70,6 +71,7 @@ impl Ledger {
                     required: true,
                     proposer: proposer.to_owned(),
                     batch: Some(id.clone()),
+                    sensitive: None,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

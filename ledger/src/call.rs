@@ -79,6 +79,14 @@ pub enum Call {
     ReconcileItem,
     /// `{"batch_id"}` → the batch.
     Batch,
+    /// `{"task_id", "actor"}` → `{"task_id", "places"}`: what was shredded (issue 29).
+    Redact,
+    /// `{"tenant", "class", "keep_ms", "at_finish", "actor"}` → the retention policy.
+    SetRetention,
+    /// `{}` → every retention policy.
+    Retention,
+    /// `{"actor"}` → what the retention run shredded, one entry per task.
+    RetentionRun,
 }
 
 fn string(s: String) -> OwnedValue {
@@ -249,6 +257,23 @@ impl Ledger {
                 Ok(t.to_value())
             }
             Call::Batch => Ok(self.batch(request::identity(v, "batch_id")?)?.to_value()),
+            Call::Redact => {
+                let r = request::Redact::from_value(v)?;
+                Ok(self.redact(r.task_id, r.actor)?.to_value())
+            }
+            Call::SetRetention => {
+                let r = request::SetRetention::from_value(v)?;
+                let p = self.set_retention(r.tenant, r.class, r.keep_ms, r.at_finish, r.actor)?;
+                Ok(p.to_value())
+            }
+            Call::Retention => {
+                request::nothing(v)?;
+                Ok(list(&self.retention()?, |p| p.to_value()))
+            }
+            Call::RetentionRun => {
+                let done = self.retention_run(request::identity(v, "actor")?)?;
+                Ok(list(&done, |d| d.to_value()))
+            }
         }
     }
 }

@@ -46,6 +46,39 @@ impl Ledger {
         contract: Option<&Value<'_>>,
         publish: impl FnOnce(Checkpoint) -> Result<Checkpoint>,
     ) -> Result<Bundle> {
+        self.export_evidence(task_id, actor, contract, publish, false)
+    }
+
+    /// [`Ledger::evidence_with`], the bundle also holding the disclosures of the task's
+    /// sensitive values not yet shredded (issue 29), which `verify_evidence` checks against
+    /// the decided action's commitments, proving the values. Only where the server's policy
+    /// allows it ([`crate::LedgerOptions::disclosure_export`]), else [`Code::InvalidRequest`]
+    /// before anything is recorded; the export event names the places disclosed.
+    pub fn evidence_disclosing(
+        &self,
+        task_id: &str,
+        actor: &str,
+        contract: Option<&Value<'_>>,
+        publish: impl FnOnce(Checkpoint) -> Result<Checkpoint>,
+    ) -> Result<Bundle> {
+        if self.disclosure_export != crate::DisclosureExport::OnRequest {
+            return Err(Error::new(
+                Code::InvalidRequest,
+                "this ledger's policy exports no sensitive value (disclosure_export is \
+                 refused): ask for the bundle without disclosures",
+            ));
+        }
+        self.export_evidence(task_id, actor, contract, publish, true)
+    }
+
+    fn export_evidence(
+        &self,
+        task_id: &str,
+        actor: &str,
+        contract: Option<&Value<'_>>,
+        publish: impl FnOnce(Checkpoint) -> Result<Checkpoint>,
+        disclose: bool,
+    ) -> Result<Bundle> {
         actionseal_core::ledger::check_identity("actor", actor)?;
         if self.signer.is_none() {
             // Refused before anything is recorded: without a checkpoint there is no bundle.
@@ -54,7 +87,8 @@ impl Ledger {
         if let Some(given) = contract {
             self.same_contract(task_id, given)?;
         }
-        self.write(|tx, now| crate::ops::evidence::exported(tx, now, task_id, actor))?;
+        let disclosures = self
+            .write(|tx, now| crate::ops::evidence::exported(tx, now, task_id, actor, disclose))?;
         let checkpoint = publish(self.checkpoint()?)?;
         let (mut entries, contract_doc, witnessed) = self.tree(Access::Read, |sql| {
             let entries = entries(sql, task_id, checkpoint.size)?;
@@ -112,6 +146,7 @@ impl Ledger {
             },
             witnessed,
             keys,
+            disclosures,
         })
     }
 }

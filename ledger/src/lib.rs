@@ -33,6 +33,7 @@ mod ops;
 mod postgres;
 mod query;
 mod schema;
+mod sensitive;
 mod sqlite;
 mod store;
 mod tree;
@@ -40,6 +41,7 @@ mod tsa;
 mod url;
 mod wait;
 
+pub use actionseal_core::ledger::AtFinish;
 pub use actionseal_core::{ProofPolicy, ProofRequirement};
 pub use batches::BatchClaimRequest;
 pub use call::Call;
@@ -49,9 +51,10 @@ pub use feed::{Change, ChangeCursor, Changes};
 pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Batch, BatchClaimOutcome, BatchDecided, Budget, Claim, ClaimOutcome,
-    Decided, DraftedBatchDecision, Policy, Revocation, Task,
+    Decided, DraftedBatchDecision, Policy, Revocation, Shredded, Task,
 };
 pub use query::{Page, Query};
+pub use sensitive::RetentionPolicy;
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
 pub use url::{Durability, IfMissing, Target};
@@ -89,6 +92,8 @@ pub struct Ledger {
     tsa: Option<tsa::Tsa>,
     /// The server's batch policy, from its configuration.
     batch_policy: Option<actionseal_core::batch::Policy>,
+    /// Whether evidence may carry sensitive values, from the server's configuration.
+    disclosure_export: DisclosureExport,
 }
 
 /// How a ledger is opened besides its URL.
@@ -121,6 +126,19 @@ pub struct LedgerOptions {
     /// The server's batch policy (issue 28), from its configuration: it narrows every
     /// contract's (the most items a decision covers, the caps, the breaker), never widens it.
     pub batch_policy: Option<actionseal_core::batch::Policy>,
+    /// Whether an evidence bundle may carry the disclosures of a task's sensitive values when
+    /// its exporter asks ([`Ledger::evidence_disclosing`], issue 29): by default it may not.
+    pub disclosure_export: DisclosureExport,
+}
+
+/// Whether exports may carry sensitive values (issue 29), a server's policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DisclosureExport {
+    /// Never: a bundle carries commitments only, whoever asks.
+    #[default]
+    Refused,
+    /// When the exporter asks for them: the values not yet shredded, which the bundle proves.
+    OnRequest,
 }
 
 impl Default for LedgerOptions {
@@ -132,6 +150,7 @@ impl Default for LedgerOptions {
             tsa: None,
             if_missing: IfMissing::Create,
             batch_policy: None,
+            disclosure_export: DisclosureExport::Refused,
         }
     }
 }
@@ -182,6 +201,7 @@ impl Ledger {
             tsa,
             if_missing,
             batch_policy,
+            disclosure_export,
         } = options;
         let now = clock.now_ms();
         let backend = match Target::parse(url)? {
@@ -202,6 +222,7 @@ impl Ledger {
             signer: checkpoint_signer,
             tsa,
             batch_policy,
+            disclosure_export,
         };
         let policy = match asked {
             // Requiring proof is recorded for every handle on the database.
@@ -319,6 +340,12 @@ impl Ledger {
             .requires_approval(action.args())
             .map_err(|e| e.in_key("args").in_key("action"))?
             .required;
+        // Under a contract that marks values sensitive the task freezes the action committed,
+        // and its disclosures are kept apart (issue 29).
+        let (action, sensitive) = match sensitive::committed(&contract, &action)? {
+            Some((committed, disclosures, clear)) => (committed, Some((disclosures, clear))),
+            None => (action, None),
+        };
         if !self.contracts.stored(&contract) {
             self.keep_contract(&contract)?;
             self.contracts.mark_stored(&contract);
@@ -329,6 +356,7 @@ impl Ledger {
             required,
             proposer: proposer.to_owned(),
             batch: None,
+            sensitive,
         };
         self.write(|tx, now| {
             let done = ops::propose::run(tx, now, &p)?;
@@ -356,6 +384,7 @@ impl Ledger {
             .contracts
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
+        sensitive::refuse_unsupported(&contract, "an amendment")?;
         self.write(|tx, now| {
             let done = ops::amend::run(tx, now, a, &contract)?;
             ops::with_quorum(tx, &self.contracts, done)

@@ -290,8 +290,12 @@ pub struct Claim {
     pub lease_until: i64,
     /// Who holds the claim.
     pub executor: String,
-    /// The exact approved action to dispatch.
+    /// The exact approved action to dispatch (under a contract that marks values sensitive,
+    /// with their commitments: what the approval binds).
     pub action: OwnedValue,
+    /// Under a contract that marks values sensitive (issue 29): `action` with its values in
+    /// place, each checked against its commitment, to run the call with. `None` otherwise.
+    pub revealed: Option<OwnedValue>,
     /// The approval record this claim was checked against (`None` for a tool that needs no
     /// approval): what the executor verifies before it dispatches.
     pub approval: Option<OwnedValue>,
@@ -330,6 +334,10 @@ impl Claim {
         // Only for a batch's item.
         if let Some(item) = &self.item {
             entries.push(("item", item.clone()));
+        }
+        // Only for an action with sensitive values.
+        if let Some(revealed) = &self.revealed {
+            entries.push(("revealed", revealed.clone()));
         }
         obj(entries)
     }
@@ -500,6 +508,29 @@ impl Budget {
             ("limit_minor", n(self.limit_minor)),
             ("spent_minor", n(self.spent_minor)),
             ("reserved_minor", n(self.reserved_minor)),
+        ])
+    }
+}
+
+/// What a shredding removed from one task: the places and their classes, never the values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shredded {
+    pub task_id: String,
+    /// `(pointer, class)` of each disclosure shredded (empty: it held none).
+    pub places: Vec<(String, String)>,
+}
+
+impl Shredded {
+    /// `{"task_id", "places": [{"pointer", "class"}]}`.
+    pub fn to_value(&self) -> OwnedValue {
+        let places = self
+            .places
+            .iter()
+            .map(|(p, c)| obj(vec![("pointer", s(p)), ("class", s(c))]))
+            .collect();
+        obj(vec![
+            ("task_id", s(&self.task_id)),
+            ("places", Value::Array(places)),
         ])
     }
 }

@@ -1,14 +1,17 @@
 //! What an operation needs from a backend inside one transaction. The operations
 //! (`ops/`) are written once against this trait; SQLite and PostgreSQL implement it.
 
+mod disclosures;
 mod rows;
 
+pub(crate) use disclosures::{disclosure_sql, DisclosureTx};
 pub(crate) use rows::{
-    amendment_from, approval_from, batch_from, budget_from, item_from, lineage_from, policy_from,
-    round_decision_from, task_from, AmendmentRow, ApprovalRow, BatchRow, BudgetRow, Cols, ItemRow,
-    LineageRow, PolicyRow, RoundDecisionRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS,
-    APPROVAL_COLUMNS, BATCH_COLUMNS, BUDGET_COLUMNS, ITEM_COLUMNS, LAST_EVENT_AT, LINEAGE_COLUMNS,
-    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
+    amendment_from, approval_from, batch_from, budget_from, disclosure_from, item_from,
+    lineage_from, policy_from, retention_from, round_decision_from, task_from, AmendmentRow,
+    ApprovalRow, BatchRow, BudgetRow, Cols, DisclosureRow, ItemRow, LineageRow, PolicyRow,
+    RetentionRow, RoundDecisionRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
+    BATCH_COLUMNS, BUDGET_COLUMNS, ITEM_COLUMNS, LAST_EVENT_AT, LINEAGE_COLUMNS, POLICY_COLUMNS,
+    ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 
 use crate::query::Bounds;
@@ -345,7 +348,7 @@ pub(crate) mod batch_sql {
 /// One transaction. Reads of a task lock it until the end of the transaction (`FOR UPDATE`
 /// on PostgreSQL; SQLite's `BEGIN IMMEDIATE` already holds the only write lock), so every
 /// operation on a task sees the effect of the one before.
-pub(crate) trait Tx: BatchTx {
+pub(crate) trait Tx: BatchTx + DisclosureTx {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>>;
     /// The task a proposal is about to create, if it exists already (locked, as [`Tx::task`]).
     /// A backend may answer `None` without looking, as long as [`Tx::insert_task`] then fails

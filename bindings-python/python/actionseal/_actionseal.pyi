@@ -142,6 +142,7 @@ ErrorCode = Literal[
     "batch_all_or_nothing",
     "batch_not_found",
     "batch_item",
+    "disclosures_shredded",
     "invalid_disclosure",
     "disclosure_not_canonical",
     "disclosure_missing",
@@ -256,6 +257,7 @@ EventKind = Literal[
     "append_only_restored",
     "quorum_met",
     "evidence_exported",
+    "shredded",
     "batch_proposed",
     "batch_propose_duplicate",
     "batch_amended",
@@ -891,6 +893,8 @@ class _Claim(_ClaimRequired, total=False):
 
     item: _BatchItem
     """For a batch's item: its frozen action and inclusion proof, to verify against the batch's record."""
+    revealed: Dict[str, Any]
+    """Under a contract that marks values sensitive: ``action`` with its values in place, each checked against its commitment, to run the call with (``action`` keeps the commitments the approval binds)."""
 
 class _ClaimOutcome(TypedDict):
     """What ``claim`` returns: drift, re-approval and rejection are outcomes, not errors."""
@@ -1072,6 +1076,13 @@ class _LedgerBudget(TypedDict):
     reserved_minor: int
     """Held by claims whose outcome is not known yet."""
 
+class _Shredded(TypedDict):
+    """What a shredding removed from one task: places and classes, never values."""
+
+    task_id: str
+    places: List[Dict[str, Any]]
+    """``{pointer, class}`` of each disclosure shredded (empty: none was held)."""
+
 class _LedgerEvent(TypedDict):
     """An audit event: digests, identities and pointers, never argument values."""
 
@@ -1185,7 +1196,7 @@ class _EvidenceWitnessed(TypedDict):
     consistency: List[str]
     """The RFC 9162 consistency proof from it to the bundle's checkpoint: standard base64 hashes."""
 
-class _EvidenceBundle(TypedDict):
+class _EvidenceBundleRequired(TypedDict):
     """One task's evidence as a ledger exported it (``Ledger.evidence``, ``actionseal ledger evidence export``): verify it with ``verifyEvidence`` and your own trust, without the ledger. Write it as canonical JSON; no other member is allowed."""
 
     version: int
@@ -1210,6 +1221,12 @@ class _EvidenceBundle(TypedDict):
     """The latest earlier checkpoint a witness cosigned, if any, with the consistency proof from it."""
     keys: Any
     """The public keys the ledger knew (``{ ledger: [...] }``): informational, never trusted."""
+
+class _EvidenceBundle(_EvidenceBundleRequired, total=False):
+    """One task's evidence as a ledger exported it (``Ledger.evidence``, ``actionseal ledger evidence export``): verify it with ``verifyEvidence`` and your own trust, without the ledger. Write it as canonical JSON; no other member is allowed."""
+
+    disclosures: List[str]
+    """The disclosures (base64url) of the decided action's sensitive values, only when the exporter asked for them and the ledger's policy allowed it; ``verifyEvidence`` checks each against its commitment."""
 
 class _EvidenceLedgerKeyRequired(TypedDict):
     """A ledger's checkpoint key, trusted within its window (judged at a time the ledger does not choose)."""
@@ -1253,7 +1270,7 @@ class _EvidenceStep(TypedDict):
     index: int
     """Its leaf index in the log."""
     at: int
-    kind: Literal["proposed", "propose_duplicate", "propose_refused", "decided", "decision_duplicate", "decision_refused", "claimed", "claim_refused", "tool_args_drift", "sent_to_reapproval", "rejected_pre_dispatch", "completed", "complete_refused", "lease_expired", "reconciled", "reconcile_refused", "revoked", "amended", "amend_duplicate", "amend_refused", "proof_policy_changed", "append_only_restored", "quorum_met", "evidence_exported", "batch_proposed", "batch_propose_duplicate", "batch_amended", "batch_amend_refused", "batch_decided", "batch_decision_duplicate", "batch_decision_refused", "batch_claim_refused", "deselected", "breaker_tripped", "breaker_half_opened", "breaker_closed"]
+    kind: Literal["proposed", "propose_duplicate", "propose_refused", "decided", "decision_duplicate", "decision_refused", "claimed", "claim_refused", "tool_args_drift", "sent_to_reapproval", "rejected_pre_dispatch", "completed", "complete_refused", "lease_expired", "reconciled", "reconcile_refused", "revoked", "amended", "amend_duplicate", "amend_refused", "proof_policy_changed", "append_only_restored", "quorum_met", "evidence_exported", "shredded", "batch_proposed", "batch_propose_duplicate", "batch_amended", "batch_amend_refused", "batch_decided", "batch_decision_duplicate", "batch_decision_refused", "batch_claim_refused", "deselected", "breaker_tripped", "breaker_half_opened", "breaker_closed"]
     actor: str
     state: Optional[Literal["awaiting_approval", "approved", "claimed", "succeeded", "failed", "unknown", "awaiting_reapproval", "rejected", "rejected_pre_dispatch"]]
     """The task's state after it."""
@@ -1904,6 +1921,23 @@ class Ledger:
         """Moves every claimed task whose lease ran out to ``unknown``; their ids."""
     def set_budget(self, name: str, limit_minor: int) -> _LedgerBudget:
         """Creates a budget account or sets its limit (minor units)."""
+    def redact(self, task_id: str, *, actor: str) -> _Shredded:
+        """Shreds a task's sensitive values; its audit, approval and evidence still verify
+        (issue 29)."""
+    def set_retention(
+        self,
+        tenant: str,
+        class_name: str,
+        *,
+        keep_ms: Optional[int],
+        at_finish: Literal["keep", "shred"],
+        actor: str,
+    ) -> Dict[str, Any]:
+        """Sets how long a tenant keeps its sensitive values of a class."""
+    def retention(self) -> List[Dict[str, Any]]:
+        """Every tenant's retention policies."""
+    def retention_run(self, *, actor: str) -> List[_Shredded]:
+        """Shreds every sensitive value its tenant's policy keeps no longer; what it shredded."""
     def budget(self, name: str) -> _LedgerBudget:
         """A budget account (``budget_not_found``)."""
     def task(self, task_id: str) -> _LedgerTask:

@@ -38,7 +38,8 @@ pub(crate) fn fail(e: Error) -> Failure {
         | Code::BatchCapExceeded
         | Code::BreakerOpen
         | Code::BatchAllOrNothing
-        | Code::BatchItem => EXIT_REFUSED,
+        | Code::BatchItem
+        | Code::DisclosuresShredded => EXIT_REFUSED,
         Code::AuditChainBroken | Code::ConsistencyProofInvalid | Code::InclusionProofInvalid => {
             EXIT_BROKEN
         }

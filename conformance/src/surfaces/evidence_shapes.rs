@@ -41,6 +41,7 @@ pub(super) fn evidence_shapes() -> Vec<Shape> {
             field("checkpoint", Ty::Shape("EvidenceAnchor"), "The checkpoint every proof is against."),
             field("witnessed", list(Ty::Shape("EvidenceWitnessed")), "The latest earlier checkpoint a witness cosigned, if any, with the consistency proof from it."),
             field("keys", Ty::Unknown, "The public keys the ledger knew (`{ ledger: [...] }`): informational, never trusted."),
+            optional("disclosures", list(Ty::Str), "The disclosures (base64url) of the decided action's sensitive values, only when the exporter asked for them and the ledger's policy allowed it; `verifyEvidence` checks each against its commitment."),
         ]),
         shape("EvidenceEntry", "An audit event with its place in the ledger's Merkle log.", false, vec![
             field("index", Ty::Int, "Its leaf index."),

@@ -19,6 +19,7 @@ mod ids;
 mod proven;
 mod replay;
 pub mod request;
+mod retention;
 mod state;
 mod telemetry;
 pub(crate) mod values;
@@ -48,6 +49,7 @@ pub use proven::{has_bare_link, reattach, Presented, ProvenDecision};
 pub use replay::{
     Mismatch, Place, Replay, StoredBatch, StoredDecision, StoredLineage, StoredPolicy, StoredTask,
 };
+pub use retention::{check_class, AtFinish};
 pub use state::{next, Observed, Op, Reported, Snapshot, State};
 pub use telemetry::telemetry_schema;
 

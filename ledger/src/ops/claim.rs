@@ -13,6 +13,7 @@ use actionseal_core::ledger::{
     approval_id, claim_step, context_recorded, drift_between, has_bare_link, next, reattach,
     reserve, ClaimStep, EventKind, Op, Recorded, State,
 };
+use actionseal_core::sensitive::{recommit, reveal, Coverage};
 use actionseal_core::{
     check_set_with, check_with, Code, Contract, Error, OwnedValue, ProofRequirement, Result, Value,
     Verdict,
@@ -33,7 +34,7 @@ pub(crate) fn run(
     }
     expire_if_due(tx, &mut t, now)?;
     let presented_digest = actionseal_core::fingerprint(c.action);
-    let ev = refused_claim(&t, now, c);
+    let mut ev = refused_claim(&t, now, c);
 
     // Refused on the task's state before anything else: a losing claim changes nothing.
     let before = snapshot(&t);
@@ -60,6 +61,20 @@ pub(crate) fn run(
         amended_by: amended_by.as_ref().map(Option::as_deref),
     };
     let ctx = context_recorded(c.facts, now, &recorded, |doc| contracts.load(doc))?;
+    // A task frozen with commitments (issue 29): its disclosures, kept apart, are the check's,
+    // which commits the presented action again with their salts; shredded ones cannot run.
+    let disclosed = match super::shred::may_hold(&t) {
+        false => Vec::new(),
+        true => match super::shred::held(tx, &t)? {
+            Ok(d) => d,
+            Err(e) => return refuse(tx, ev, e),
+        },
+    };
+    let sensitive = ctx.contract().and_then(Contract::sensitive).cloned();
+    let ctx = match disclosed.is_empty() {
+        true => ctx,
+        false => ctx.with_disclosures(disclosed.clone()),
+    };
     let members = match (kept.as_ref().and_then(Contract::quorum), &t.approval_id) {
         (Some(_), Some(apr)) => Some(tx.round_decisions(apr)?),
         _ => None,
@@ -87,11 +102,33 @@ pub(crate) fn run(
     // Returned to the caller (the approved action, to dispatch or to resume with).
     let frozen = stored(&t.action)?.into_owned();
     let mut step = claim_step(&verdict);
+    // Committed again, the presented action is what the audit names (never the clear one's
+    // fingerprint, which a guess at a value could be hashed to).
+    let committed = sensitive
+        .as_ref()
+        .map(|s| recommit(s, c.action, ctx.disclosures()));
+    let (presented, presented_digest) = match &committed {
+        Some(v) => (v, verdict.action_digest),
+        None => (c.action, presented_digest),
+    };
+    if committed.is_some() {
+        ev.action_digest = Some(presented_digest);
+    }
     if record.is_none() && !presented_digest.ct_eq(&t.action_digest) && step != ClaimStep::Drift {
         // No approval to compare with: compare with the proposed action.
-        verdict.drift = drift_between(&frozen, c.action);
+        verdict.drift = drift_between(&frozen, presented);
         step = ClaimStep::Drift;
     }
+    // The values to run with, each checked against its commitment.
+    let revealed = match (&sensitive, step) {
+        (Some(s), ClaimStep::Permit) if !disclosed.is_empty() => {
+            match reveal(s, &frozen, &disclosed, Coverage::Every) {
+                Ok(v) => Some(v),
+                Err(e) => return refuse(tx, ev, e),
+            }
+        }
+        _ => None,
+    };
     let checked = Checked {
         verdict,
         step,
@@ -102,6 +139,7 @@ pub(crate) fn run(
         proof: t.proof.clone(),
         item: None,
         decider: Decider::Task,
+        revealed,
     };
     conclude(tx, now, c, (t, before), ev, checked, |_, _, _| {
         Ok(Ok(Vec::new()))
@@ -115,7 +153,9 @@ pub(crate) fn refused_claim(
     c: &ClaimRequest<'_, '_>,
 ) -> actionseal_core::ledger::Event {
     let mut ev = event(t, now, EventKind::ClaimRefused, c.executor);
-    ev.action_digest = Some(actionseal_core::fingerprint(c.action));
+    // A task with commitments is presented in the clear: its digest is named once the action
+    // is committed again (issue 29), never the clear one's.
+    ev.action_digest = (!super::shred::may_hold(t)).then(|| actionseal_core::fingerprint(c.action));
     ev.detail = detail(vec![("executor", s(c.executor))]);
     ev
 }
@@ -137,6 +177,8 @@ pub(crate) struct Checked {
     /// A batch item's frozen action and inclusion proof (issue 28), handed to the executor.
     pub item: Option<OwnedValue>,
     pub decider: Decider,
+    /// The frozen action with its sensitive values revealed (issue 29), to run with.
+    pub revealed: Option<OwnedValue>,
 }
 
 /// Who decides a task that a claim sends back for approval.
@@ -178,6 +220,7 @@ pub(crate) fn conclude(
         proof,
         item,
         decider,
+        revealed,
     } = checked;
     // Both texts are parsed now: the task handed back needs no second parse of them.
     let parsed = super::Parsed {
@@ -269,6 +312,7 @@ pub(crate) fn conclude(
             let proof = claimed_proof(record.as_ref(), proof.as_deref())?;
             let claimed = Claimed {
                 action: frozen,
+                revealed,
                 approval: record,
                 proof,
                 approvals: set,
@@ -284,6 +328,7 @@ pub(crate) fn conclude(
 /// checked against, to verify before dispatching.
 struct Claimed {
     action: OwnedValue,
+    revealed: Option<OwnedValue>,
     approval: Option<OwnedValue>,
     proof: Option<OwnedValue>,
     approvals: Vec<OwnedValue>,
@@ -388,6 +433,7 @@ fn permit(
         lease_until: now.saturating_add(c.lease_ms),
         executor: c.executor.to_owned(),
         action: claimed.action,
+        revealed: claimed.revealed,
         approval: claimed.approval,
         proof: claimed.proof,
         approvals: claimed.approvals,

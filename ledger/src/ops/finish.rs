@@ -122,6 +122,8 @@ pub(crate) fn complete_locked(
     ev.outcome = Some(reported.as_str().to_owned());
     with_extra(&mut ev, extra);
     tx.append(ev);
+    // The tenant's policy may shred the task's sensitive values as it finishes (issue 29).
+    super::shred::at_finish(tx, now, &t, super::LEDGER_ACTOR)?;
     let parsed = super::Parsed {
         result: result.is_some(),
         ..Default::default()
@@ -206,6 +208,7 @@ pub(crate) fn reconcile_locked(
     ev.outcome = Some(observed.as_str().to_owned());
     with_extra(&mut ev, extra);
     tx.append(ev);
+    super::shred::at_finish(tx, now, &t, super::LEDGER_ACTOR)?;
     let parsed = super::Parsed {
         result: result.is_some(),
         ..Default::default()

@@ -12,6 +12,7 @@ pub(crate) mod policy;
 pub(crate) mod propose;
 pub(crate) mod quorum;
 pub(crate) mod revoke;
+pub(crate) mod shred;
 pub(crate) mod sweep;
 
 use crate::contracts::Contracts;

@@ -5,7 +5,8 @@ use crate::json::{canon, s};
 use crate::model::Task;
 use crate::store::{ApprovalRow, Done, TaskRow, Tx};
 use actionseal_core::ledger::{approval_id, idempotency_key, task_id, EventKind, State};
-use actionseal_core::{Action, Code, Contract, Error, Result, Value};
+use actionseal_core::sensitive::Disclosure;
+use actionseal_core::{Action, Code, Contract, Digest, Error, Result, Value};
 
 /// A validated proposal, read before the transaction.
 pub(crate) struct Proposal {
@@ -16,6 +17,10 @@ pub(crate) struct Proposal {
     /// The batch it is an item of (issue 28): its round is decided by the batch's decision, so
     /// it has no approval round of its own that a task's decision could name.
     pub batch: Option<String>,
+    /// Under a contract with sensitive pointers (issue 29): `action` is committed, these are
+    /// its disclosures, and the digest is the clear action's (what a repeated proposal is
+    /// recognised by, since its commitments have fresh salts).
+    pub sensitive: Option<(Vec<Disclosure>, Digest)>,
 }
 
 pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>> {
@@ -28,7 +33,12 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         // The model proposing again what it proposed, or what a reviewer amended it to, is
         // the same task.
         let proposed = existing.proposed_digest.unwrap_or(existing.action_digest);
-        if existing.action_digest.ct_eq(&a.digest()) || proposed.ct_eq(&a.digest()) {
+        let same = match &p.sensitive {
+            None => existing.action_digest.ct_eq(&a.digest()) || proposed.ct_eq(&a.digest()),
+            Some((_, clear)) => super::shred::clear_digest(tx, &existing, &p.contract)?
+                .is_some_and(|d| d.ct_eq(clear)),
+        };
+        if same {
             tx.append(ev);
             return Ok(Done::Ok(view(existing)?));
         }
@@ -89,6 +99,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
             Some(_) => run(tx, now, p),
             None => Err(crate::store::storage("task insert", "refused, yet no task")),
         };
+    }
+    if let Some((disclosures, _)) = &p.sensitive {
+        super::shred::keep(tx, now, &t, &p.contract, disclosures)?;
     }
     if let (Some(apr), None) = (&apr, &p.batch) {
         tx.put_approval(&ApprovalRow {

@@ -41,12 +41,14 @@
 
 mod attempt;
 mod batches;
+mod disclosures;
 mod first;
 mod flush;
 mod in_flight;
 mod item_ahead;
 mod last;
 mod migrate;
+mod scrub;
 mod tree;
 mod tx;
 mod wake;

@@ -24,7 +24,7 @@ use actionseal_core::ledger::CHAINS;
 use actionseal_core::Result;
 
 /// The schema version this build writes; a ledger with a higher one refuses to open.
-pub(crate) const SCHEMA_VERSION: i64 = 10;
+pub(crate) const SCHEMA_VERSION: i64 = 11;
 
 /// One engine's spelling of the schema: everything the two engines write differently.
 pub(crate) struct Dialect {
@@ -89,6 +89,7 @@ const QUORUMS: &str = include_str!("quorums.sql");
 const TREE: &str = include_str!("tree.sql");
 const CONTRACTS: &str = include_str!("contracts.sql");
 const BATCHES: &str = include_str!("batches.sql");
+const DISCLOSURES: &str = include_str!("disclosures.sql");
 
 /// The Merkle log's tables (`tree.sql`), append-only like `ledger_events`.
 pub(crate) const TREE_TABLES: [&str; 4] = [
@@ -146,6 +147,7 @@ pub(crate) fn create_all(d: &Dialect) -> String {
         + d.wake
         + &ddl(BATCHES, d, "")
         + d.batch_rows
+        + &ddl(DISCLOSURES, d, "")
         + &ddl(
             "CREATE TABLE ledger_schema (version {int} NOT NULL);\n",
             d,
@@ -189,6 +191,7 @@ pub(crate) fn upgrade(
         7 => Some(d.wake.to_owned()),
         8 => Some(ddl(BATCHES, d, "")),
         9 => Some(d.batch_rows.to_owned()),
+        10 => Some(ddl(DISCLOSURES, d, "")),
         _ => None,
     })
 }

@@ -17,11 +17,13 @@
 
 mod batches;
 mod checkpoint;
+mod disclosures;
 mod flush;
 mod group;
 mod log_vfs;
 mod migrate;
 mod open;
+mod scrub;
 mod tree;
 mod tx;
 mod wake;

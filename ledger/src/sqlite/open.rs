@@ -111,8 +111,10 @@ pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result
             format!("the ledger file cannot use WAL (journal mode {mode})"),
         ));
     }
+    // secure_delete: a shredded value's bytes are zeroed where they were, not left in the
+    // page's free space (issue 29; see `sensitive`).
     c.execute_batch(&format!(
-        "PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint=10000;"
+        "PRAGMA synchronous={sync}; PRAGMA wal_autocheckpoint=10000; PRAGMA secure_delete=ON;"
     ))
     .map_err(|e| sql_error("synchronous", e))?;
     Ok(c)

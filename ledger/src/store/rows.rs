@@ -240,6 +240,35 @@ row! {
     }
 }
 
+row! {
+    /// A sensitive place of a task's frozen action (issue 29), and its disclosure until it is
+    /// shredded.
+    struct DisclosureRow in DISCLOSURE_COLUMNS, disclosure_from {
+        task_id: String = text,
+        pointer: String = text,
+        tenant: String = text,
+        class: String = text,
+        /// Core's base64url disclosure; `None` once shredded.
+        disclosure: Option<String> = opt_text,
+        created_at: i64 = int,
+        shredded_at: Option<i64> = opt_int,
+    }
+}
+
+row! {
+    /// How long a tenant keeps its disclosures of a class (issue 29).
+    struct RetentionRow in RETENTION_COLUMNS, retention_from {
+        tenant: String = text,
+        class: String = text,
+        /// Kept this long after the proposal; `None`: until redacted.
+        keep_ms: Option<i64> = opt_int,
+        /// `keep` or `shred` when the task finishes.
+        at_finish: String = text,
+        changed_at: i64 = int,
+        changed_by: String = text,
+    }
+}
+
 /// Reading a column of a result row, on either engine.
 pub(crate) trait Cols {
     fn text(&self, i: usize) -> Result<String>;

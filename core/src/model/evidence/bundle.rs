@@ -17,6 +17,9 @@
 //! }
 //! ```
 //!
+//! `disclosures` (`["<base64url disclosure>"]`) is there only when the exporter asked for the
+//! sensitive values of the decided action and the ledger's policy allowed it (issue 29).
+//!
 //! `in_batch` is there only when a decision was over a batch (issue 28): for each decision,
 //! null, or the task's inclusion proof in the batch that decision's record freezes, which is
 //! how the record speaks about this one action.
@@ -99,6 +102,9 @@ pub struct Bundle {
     pub witnessed: Vec<Witnessed>,
     /// The keys as the ledger knew them (informational).
     pub keys: OwnedValue,
+    /// Disclosures (base64url) of sensitive values of the decided action (issue 29): none
+    /// unless the exporter asked for them and the ledger's policy allowed it.
+    pub disclosures: Vec<String>,
 }
 
 fn bad(message: impl Into<String>) -> Error {
@@ -166,6 +172,7 @@ impl Bundle {
                 "checkpoint",
                 "witnessed",
                 "keys",
+                "disclosures",
             ],
         )?;
         let version = f.integer("version", 1)?;
@@ -216,6 +223,7 @@ impl Bundle {
             checkpoint: anchor(f.required("checkpoint")?).map_err(|e| e.in_key("checkpoint"))?,
             witnessed,
             keys: f.required("keys")?.clone().into_owned(),
+            disclosures: disclosures(&f)?,
         })
     }
 
@@ -270,8 +278,31 @@ impl Bundle {
             ("keys", self.keys.clone()),
         ];
         members.extend(in_batch);
+        // Only when some were disclosed: a bundle without keeps its bytes.
+        if !self.disclosures.is_empty() {
+            let texts = self.disclosures.iter().map(|d| string(d)).collect();
+            members.push(("disclosures", Value::Array(texts)));
+        }
         object(members)
     }
+}
+
+/// `disclosures`, when the bundle has them: strings (each read as a disclosure when verified).
+fn disclosures(f: &Fields<'_, '_>) -> Result<Vec<String>> {
+    if f.get("disclosures").is_none() {
+        return Ok(Vec::new());
+    }
+    list(f, "disclosures")?
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            d.as_str().map(str::to_owned).ok_or_else(|| {
+                bad("a disclosure is a base64url string")
+                    .in_index(i)
+                    .in_key("disclosures")
+            })
+        })
+        .collect()
 }
 
 /// `in_batch`, when the bundle has one: a list of nulls and inclusion proofs.

@@ -72,6 +72,9 @@ pub struct Timeline {
     /// When the ledger exported the bundle, and who asked.
     pub exported_at: i64,
     pub exported_by: String,
+    /// The sensitive values the bundle's disclosures prove (issue 29), each `(pointer, class,
+    /// value)`: empty unless its exporter disclosed some.
+    pub disclosed: Vec<(String, String, OwnedValue)>,
 }
 
 fn opt_digest(d: &Option<Digest>) -> OwnedValue {
@@ -107,14 +110,21 @@ impl Step {
 
 impl Timeline {
     /// The timeline as JSON: the task's names, `state`, `steps`, `log` (`origin`, `size`,
-    /// `root`, `time`, `time_source`, `witnesses`) and the export's time and actor. The same
-    /// bundle gives the same bytes in every runtime.
+    /// `root`, `time`, `time_source`, `witnesses`) and the export's time and actor, and
+    /// `disclosed` (`[{"pointer", "class", "value"}]`) when the bundle proves sensitive values.
+    /// The same bundle gives the same bytes in every runtime.
     pub fn to_value(&self) -> OwnedValue {
         let (time, source) = match self.log.time {
             Some((at, source)) => (int(at), string(source)),
             None => (Value::Null, Value::Null),
         };
-        object(vec![
+        let disclosed = (!self.disclosed.is_empty()).then(|| {
+            (
+                "disclosed",
+                super::verify::disclosed::to_value(&self.disclosed),
+            )
+        });
+        let mut members = vec![
             ("task", string(&self.task)),
             ("tenant", string(&self.tenant)),
             ("tool", string(&self.tool)),
@@ -138,6 +148,8 @@ impl Timeline {
             ),
             ("exported_at", int(self.exported_at)),
             ("exported_by", string(&self.exported_by)),
-        ])
+        ];
+        members.extend(disclosed);
+        object(members)
     }
 }

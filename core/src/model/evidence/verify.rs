@@ -21,6 +21,7 @@ use crate::model::proof::{carries_proof, ProofRequirement};
 use crate::tlog::merkle::{leaf_hash, verify_inclusion};
 
 mod anchor;
+pub(crate) mod disclosed;
 
 /// Verifies an evidence bundle against `trust` (see [`super::Trust`] for its shape) without
 /// any database: the verified timeline, or the first failure with its code and the JSON
@@ -35,7 +36,13 @@ pub fn verify_evidence(bundle: &Value<'_>, trust: &Value<'_>) -> Result<Timeline
     replayed(&bundle)?;
     let (contract, actions) = documents(&bundle)?;
     let proofs = decisions(&bundle, &trust, &actions)?;
-    Ok(timeline(&bundle, contract, &actions[0].1, proofs, log.view))
+    let in_force = Contract::from_value(&bundle.contract)
+        .map_err(|e| e.with_code(Code::InvalidEvidence).in_key("contract"))?;
+    let decided = &actions[actions.len() - 1].1;
+    let values = disclosed::disclosed(&bundle, &in_force, decided)?;
+    let mut timeline = timeline(&bundle, contract, &actions[0].1, proofs, log.view);
+    timeline.disclosed = values;
+    Ok(timeline)
 }
 
 fn at_event(i: usize, member: &str) -> impl Fn(Error) -> Error + '_ {
@@ -584,5 +591,6 @@ fn timeline(
         log,
         exported_at: b.export.event.at,
         exported_by: b.export.event.actor.clone(),
+        disclosed: Vec::new(),
     }
 }

@@ -119,6 +119,10 @@ kinds! {
     /// it, in log order, so that a bundle from which an event was removed no longer matches
     /// its own export.
     EvidenceExported => "evidence_exported",
+    /// A task's sensitive values were shredded (issue 29): its disclosures are gone from the
+    /// ledger, its commitments stay. `detail` names why (`redact`, `retention`, `finished`)
+    /// and the places and classes shredded, never a value; the state is unchanged.
+    Shredded => "shredded",
     /// A batch was proposed (issue 28): about the batch, not a task (`task` is `null`, chain
     /// 0). `action_digest` is the batch's digest; `detail` its id, lineage and generation,
     /// semantics, size, contract, the digest of its items' task ids, the digests of the

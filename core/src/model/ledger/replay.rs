@@ -465,7 +465,8 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
         Proposed => return Err("kind"),
         // Refusals, repeats and exports change nothing.
         ProposeDuplicate | ProposeRefused | DecisionDuplicate | DecisionRefused | ClaimRefused
-        | CompleteRefused | ReconcileRefused | AmendDuplicate | AmendRefused | EvidenceExported => {
+        | CompleteRefused | ReconcileRefused | AmendDuplicate | AmendRefused | EvidenceExported
+        | Shredded => {
             if e.state != Some(t.state) {
                 return Err("state");
             }

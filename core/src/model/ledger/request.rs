@@ -533,8 +533,10 @@ pub fn heads(v: &Value<'_>) -> Result<Vec<ChainHead>> {
 }
 
 mod batch;
+mod retention;
 mod wake;
 pub use batch::{AmendBatch, ClaimBatch, ProposeBatch};
+pub use retention::{Redact, SetRetention};
 pub use wake::{Changes, Wait, DEFAULT_CHANGES, MAX_CHANGES};
 
 #[cfg(test)]

@@ -227,6 +227,7 @@ pub(crate) fn item(
         proof: db.proof.clone(),
         item: Some(item),
         decider: Decider::Batch,
+        revealed: None,
     };
     ev.detail = ops::detail(vec![("executor", s(c.executor)), ("batch_id", s(&db.id))]);
     conclude(tx, now, c, (t, before), ev, checked, |tx, t, ev| {
@@ -373,6 +374,7 @@ pub(crate) fn whole(
                 proof: b.proof.clone(),
                 item: Some(found[k].clone()),
                 decider: Decider::Batch,
+                revealed: None,
             })
         };
     let item_event = |k: usize| {

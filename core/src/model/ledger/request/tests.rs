@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::ledger::retention::AtFinish;
 use crate::{parse, Options, OwnedValue};
 
 fn json(text: &str) -> OwnedValue {
@@ -196,4 +197,33 @@ fn an_open_request_names_the_url_and_the_proof_it_needs() {
         refused(Open::from_value(&v)),
         (Code::InvalidRequest, "/url".into())
     );
+}
+
+#[test]
+fn a_retention_policy_names_its_class_time_and_finish() {
+    let ok = r#"{"tenant": "t", "class": "pii", "keep_ms": 3600000, "at_finish": "shred",
+        "actor": "dpo"}"#;
+    let v = json(ok);
+    let p = SetRetention::from_value(&v).unwrap();
+    assert_eq!(
+        (p.class, p.keep_ms, p.at_finish),
+        ("pii", Some(3_600_000), AtFinish::Shred)
+    );
+    let v = json(&ok.replace("3600000", "null"));
+    assert_eq!(SetRetention::from_value(&v).unwrap().keep_ms, None);
+    for (from, to, path) in [
+        (r#""keep_ms": 3600000, "#, "", "/keep_ms"),
+        ("3600000", "-1", "/keep_ms"),
+        (r#""pii""#, r#""PII""#, "/class"),
+        (r#""shred""#, r#""delete""#, "/at_finish"),
+    ] {
+        let v = json(&ok.replace(from, to));
+        assert_eq!(
+            refused(SetRetention::from_value(&v)),
+            (Code::InvalidRequest, path.into()),
+            "{from} -> {to}"
+        );
+    }
+    let v = json(r#"{"task_id": "task_1", "actor": "dpo"}"#);
+    assert_eq!(Redact::from_value(&v).unwrap().task_id, "task_1");
 }
