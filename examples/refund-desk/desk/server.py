@@ -231,6 +231,19 @@ def role_for(t: dict, counting: str) -> Optional[str]:
     return next((r for r in held if r in missing), held[0] if held else None)
 
 
+def masked(action: dict, digest: str, at: int) -> dict:
+    """A hand-off as the page may show it. The agent hands the call over in the clear (the
+    executor presents it to its claim, which commits it again with the ledger's salts), so under
+    a contract with sensitive values each is replaced by its class, and the clear action's
+    fingerprint, which a guessed value could be hashed to, is left out (``digest`` null)."""
+    places = CONTRACTS[action["tool"]].document.get("sensitive", {}) if action.get("tool") in CONTRACTS else {}
+    if not places:
+        return {"action": action, "digest": digest, "at": at}
+    args = {k: {"sensitive": places[f"/args/{k}"]} if f"/args/{k}" in places else v
+            for k, v in action.get("args", {}).items()}
+    return {"action": {**action, "args": args}, "digest": None, "at": at}
+
+
 def flagged(action: dict) -> list:
     """The pointers of the values a reviewer must acknowledge before approving: core's notices."""
     return sorted({n["pointer"] for n in notices(action)})
@@ -343,7 +356,7 @@ def build(desk: Desk) -> "Headers":
         h = ledger.history(tid)
         t = h["task"]
         rows = desk.store.rows("SELECT action, digest, at FROM handoffs WHERE task_id=? ORDER BY n", tid)
-        handoffs = [{"action": json.loads(a), "digest": d, "at": at} for a, d, at in rows]
+        handoffs = [masked(json.loads(a), d, at) for a, d, at in rows]
         rows = desk.store.rows("SELECT decision_id, envelope, at, reviewer, acknowledged, reason FROM decisions "
                                "WHERE task_id=? ORDER BY at", tid)
         decisions = [{"decision_id": i, "decision": record_of(json.loads(e))["decision"], "at": at, "reviewer": r,
@@ -363,6 +376,8 @@ def build(desk: Desk) -> "Headers":
             "contract": CONTRACTS[t["action"]["tool"]].document, "review": REVIEW.get(t["action"]["tool"]),
             "events": h["events"], "amendments": ledger.amendments(tid), "handoffs": handoffs,
             "decisions": decisions, "rationale": {"text": said[0][0], "at": said[0][1]} if said else None,
+            # Issue 29: the ledger shredded the task's sensitive values (an audited event).
+            "shredded": any(e["kind"] == "shredded" for e in h["events"]),
         })
 
     def evidence(request: Request, session: Session, _body: None) -> Response:
