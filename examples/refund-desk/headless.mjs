@@ -23,7 +23,11 @@
 // addon), in Python and with the CLI to one timeline, byte for byte. Issue 28: the agent hands
 // twenty refunds over as one batch; the reviewer leaves two out and approves the rest in the
 // page; three declines trip the breaker and the remainder comes back to the page, approved
-// again; each paid refund has one effect. Then `actionseal ledger audit verify`.
+// again; each paid refund has one effect. Issue 29: a refund with the customer's e-mail, which
+// the ledger freezes as a commitment: the page marks it sensitive, the executor pays with the
+// value its claim revealed, the desk tenant's policy shreds it as the refund ends, and a scan of
+// the ledger's storage (SQLite file and log, or a pg_dump) finds it before and not after; its
+// evidence still verifies. Then `actionseal ledger audit verify`.
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -933,6 +937,7 @@ try {
       assert.ok(shown.includes(part), `the page shows ${part}: ${shown}`)
     }
     assert.ok(await page.$('table.args tr.sensitive .tag.sensitive'), 'the argument is marked sensitive')
+    assert.ok(await page.$('#correction[hidden]'), 'no correction offered: the ledger amends no sensitive action yet')
     assert.ok(!(await page.content()).includes(email), 'no e-mail on the page')
     const fp = await fingerprints()
     assert.deepEqual([fp.server, fp.page, fp.match], [a.fingerprint, a.fingerprint, 'true'], 'the page fingerprints the committed action')

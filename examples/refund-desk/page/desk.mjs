@@ -339,6 +339,8 @@ async function refreshDetail({ focus = false } = {}) {
   }
 
   $("decide").hidden = !waiting;
+  // The ledger amends no action under a contract with sensitive values yet (invalid_request).
+  $("correction").hidden = places.length > 0;
   $("approver").textContent = d.reviewer;
   $("approver-roles").textContent = d.roles.length ? `(${d.roles.join(", ")})` : "(no role)";
   // Whom this reviewer may decide for: delegations the desk recorded (its fact, not the page's).
