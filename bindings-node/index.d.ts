@@ -441,6 +441,42 @@ export type ErrorCode =
    * the batch operations, which hold them to the batch's caps and breaker.
    */
   | 'batch_item'
+  /**
+   * A claim of a task whose sensitive values were shredded (issue 29: redacted, or by the
+   * retention policy) before it ran: the values to run with are gone, so it cannot run. Its
+   * audit and evidence still verify.
+   */
+  | 'disclosures_shredded'
+  /**
+   * A disclosure that is not base64url of a JSON array `[salt, pointer, value]`, with a salt of
+   * 16 bytes in base64url and a pointer into the action's arguments.
+   */
+  | 'invalid_disclosure'
+  /**
+   * A disclosure whose JSON is not in its RFC 8785 canonical form: another spelling of the same
+   * value would be another digest, so only the canonical one is read.
+   */
+  | 'disclosure_not_canonical'
+  /**
+   * A commitment in the action whose disclosure was not given, where the values are needed (to
+   * run the call).
+   */
+  | 'disclosure_missing'
+  /**
+   * A disclosure of a place that holds no commitment (not sensitive in this action, or absent),
+   * or a second disclosure of one place.
+   */
+  | 'disclosure_extra'
+  /**
+   * A disclosure whose digest is not the commitment at its place: another salt or value, such
+   * as another task's disclosure or an altered one.
+   */
+  | 'disclosure_mismatch'
+  /**
+   * A place the contract marks sensitive holds a value in the clear where a commitment was due:
+   * the action was not committed, and the value would be kept wherever it is.
+   */
+  | 'not_committed'
 
 /**
  * Why a check did not permit, in the order checks report them (conformance/codes.json gives
@@ -486,6 +522,12 @@ export type Reason =
   | 'tenant_mismatch'
   /** The action differs from the approved one (`drift` lists the JSON Pointers). */
   | 'action_drift'
+  /**
+   * The contract marks values sensitive and the context's `disclosures` do not open the
+   * approved action's commitments: one is missing, extra, not the one committed, or the
+   * approved action holds a value in the clear (`action_error` gives the code and where).
+   */
+  | 'disclosure_invalid'
   /** `now >= expires_at`: the instant of expiry is already expired. */
   | 'expired'
   /** The approver may no longer approve, or the context's fact is about someone else or missing. */
@@ -635,6 +677,7 @@ export type EventKind =
   | 'append_only_restored'
   | 'quorum_met'
   | 'evidence_exported'
+  | 'shredded'
   | 'batch_proposed'
   | 'batch_propose_duplicate'
   | 'batch_amended'
@@ -1400,6 +1443,12 @@ export interface EvidenceBundle {
   witnessed: EvidenceWitnessed[]
   /** The public keys the ledger knew (`{ ledger: [...] }`): informational, never trusted. */
   keys: unknown
+  /**
+   * The disclosures (base64url) of the decided action's sensitive values, only when the
+   * exporter asked for them and the ledger's policy allowed it; `verifyEvidence` checks each
+   * against its commitment.
+   */
+  disclosures?: string[]
 }
 
 /** An audit event with its place in the ledger's Merkle log. */
@@ -1487,7 +1536,7 @@ export interface EvidenceStep {
   /** Its leaf index in the log. */
   index: number
   at: number
-  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
+  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'shredded' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
   actor: string
   /** The task's state after it. */
   state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
@@ -1834,6 +1883,12 @@ export interface Claim {
    * record.
    */
   item?: BatchItem
+  /**
+   * Under a contract that marks values sensitive: `action` with its values in place, each
+   * checked against its commitment, to run the call with (`action` keeps the commitments the
+   * approval binds).
+   */
+  revealed?: ActionEnvelope
 }
 
 /**
@@ -2726,6 +2781,31 @@ export declare class Ledger {
    * with `task_not_found`, `evidence_mismatch` (another contract), ...
    */
   evidence(taskId: string, actor: string, contract?: Contract | ContractDocument | null): Promise<EvidenceBundle>
+  /**
+   * Shreds a task's sensitive values; its audit, approval and evidence still verify (issue 29).
+   *
+   * Shreds every disclosure of task `task_id` (by `actor`, in an audited `shredded` event
+   * without a value); a claim of it that has not run then rejects with
+   * `disclosures_shredded`. Resolves to `{task_id, places: [{pointer, class}]}`.
+   */
+  redact(request: RedactRequest): Promise<Shredded>
+  /**
+   * Sets how long a tenant keeps its sensitive values of a class.
+   *
+   * `tenant` keeps its values of `class` `keep_ms` after their proposal (`null`: until
+   * redacted) and, with `at_finish: 'shred'`, shreds them when their task succeeds or
+   * fails. Resolves to the policy.
+   */
+  setRetention(request: RetentionRequest): Promise<RetentionPolicy>
+  /** Every tenant's retention policies. */
+  retention(): Promise<RetentionPolicy[]>
+  /**
+   * Shreds every sensitive value its tenant's policy keeps no longer; what it shredded.
+   *
+   * Shreds (by `actor`) every disclosure older than its tenant's policy for its class
+   * keeps, one task per transaction; resolves to one `{task_id, places}` per task.
+   */
+  retentionRun(actor: string): Promise<Shredded[]>
 }
 
 /**

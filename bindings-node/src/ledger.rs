@@ -87,7 +87,7 @@ pub(crate) fn with_contract_document(js: Js, request: Handle) -> JsResult<OwnedV
     )?
 }
 
-fn object(entries: Vec<(&'static str, OwnedValue)>) -> JsResult<OwnedValue> {
+pub(crate) fn object(entries: Vec<(&'static str, OwnedValue)>) -> JsResult<OwnedValue> {
     let entries = entries
         .into_iter()
         .map(|(k, v)| (Cow::Borrowed(k), v))

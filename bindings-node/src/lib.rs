@@ -29,6 +29,7 @@ mod js;
 mod ledger;
 mod ledger_batch;
 mod ledger_evidence;
+mod ledger_retention;
 mod log_key;
 mod model;
 mod options;

@@ -620,6 +620,59 @@ impl PyLedger {
         self.call(py, Call::SetBudget, &named, None)
     }
 
+    /// Shreds a task's sensitive values; its audit, approval and evidence still verify (issue 29).
+    ///
+    /// Shreds every disclosure of task ``task_id`` (by ``actor=``, in an audited ``shredded``
+    /// event without a value); a claim of it that has not run then raises
+    /// ``disclosures_shredded``. Returns ``{"task_id", "places": [{"pointer", "class"}]}``.
+    #[pyo3(signature = (task_id, **request), text_signature = "(self, task_id, *, actor)")]
+    fn redact<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Redact, &[("task_id", task_id)], request)
+    }
+
+    /// Sets how long a tenant keeps its sensitive values of a class.
+    ///
+    /// Tenant ``tenant`` keeps its values of class ``class_name`` ``keep_ms=`` after their
+    /// proposal (``None``: until redacted) and, with ``at_finish="shred"``, shreds them when
+    /// their task succeeds or fails. Returns the policy.
+    #[pyo3(
+        signature = (tenant, class_name, **request),
+        text_signature = "(self, tenant, class_name, *, keep_ms, at_finish, actor)"
+    )]
+    fn set_retention<'py>(
+        &self,
+        py: Python<'py>,
+        tenant: &Bound<'py, PyAny>,
+        class_name: &Bound<'py, PyAny>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let named = [("tenant", tenant), ("class", class_name)];
+        self.call(py, Call::SetRetention, &named, request)
+    }
+
+    /// Every tenant's retention policies.
+    fn retention<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Retention, &[], None)
+    }
+
+    /// Shreds every sensitive value its tenant's policy keeps no longer; what it shredded.
+    ///
+    /// Shreds (by ``actor=``) every disclosure older than its tenant's policy for its class
+    /// keeps, one task per transaction; returns one ``{"task_id", "places"}`` per task.
+    #[pyo3(signature = (**request), text_signature = "(self, *, actor)")]
+    fn retention_run<'py>(
+        &self,
+        py: Python<'py>,
+        request: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::RetentionRun, &[], request)
+    }
+
     /// A budget account (``budget_not_found``).
     ///
     /// Budget account ``name``; raises ``budget_not_found``.

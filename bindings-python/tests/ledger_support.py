@@ -403,7 +403,21 @@ def error_sources():
     out.append(("batch_item", "a plain claim of a batch's item", lambda: _batch_item_claimed("per_item", "claim")))
     out.append(("batch_all_or_nothing", "one item of an all-or-nothing batch claimed alone",
                 lambda: _batch_item_claimed("all_or_nothing", "claim_item")))
+    out.append(("disclosures_shredded", "a claim of a task whose sensitive value was redacted", _shredded_claimed))
     return out
+
+
+def _shredded_claimed():
+    """A task under a contract that marks its reason sensitive, redacted, then claimed."""
+    contract = {**contract_of("refund"), "sensitive": {"/args/reason": "pii"}}
+    ids = {k: COMMON["ids"][k] for k in ("tenant", "subject", "policy_version")}
+    args = {"order_id": "order-1", "amount_minor": 100, "currency": "USD", "reason": "a customer's note"}
+    action = actionseal.action(contract, args, job_id="shred-1", request_id="req-1", **ids)
+    ledger = actionseal.Ledger("sqlite::memory:")
+    t = ledger.propose(action, contract, proposer=COMMON["proposer"])
+    shredded = ledger.redact(t["id"], actor="dpo")
+    assert shredded["places"] == [{"pointer": "/args/reason", "class": "pii"}]
+    return ledger.claim(t["id"], action, facts_for(contract), executor="w", lease_ms=1000)
 
 
 def _batch_item_claimed(semantics, method):

@@ -29,7 +29,6 @@ UNREACHABLE = {
     "checkpoint_conflict": "only a witness's rule raises it (C2SP tlog-witness 409), which has no binding",
     "timestamp_unavailable": "only a ledger with a time-stamping authority meets it, which the bindings do not configure yet",
     "ledger_not_found": "only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one",
-    "disclosures_shredded": "only a shredded task's claim meets it, and redaction and retention (issue 29) are in the Rust ledger and its CLI only so far: no binding shreds yet",
     "native_binding_unavailable": "only the npm package raises it, where its native addon does not load",
 }
 UNREACHABLE["invalid_disclosure"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"

@@ -32,6 +32,7 @@ const LEDGER_CODES = [
   'decided_outside_round', 'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
   'ledger_schema_invalid', 'ledger_unprotected', 'invalid_audit_heads', 'approver_already_decided',
   'approver_not_separate', 'delegation_refused', 'batch_all_or_nothing', 'batch_item', 'batch_not_found',
+  'disclosures_shredded',
 ]
 
 /**
@@ -50,7 +51,6 @@ const UNREACHABLE = {
   checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ledger_not_found: 'only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one',
-  disclosures_shredded: 'only a shredded task\'s claim meets it, and redaction and retention (issue 29) are in the Rust ledger and its CLI only so far: no binding shreds yet',
   ...(runtime === 'node'
     ? (process.env.ACTIONSEAL_TEST_PG === 'skip' ? { ledger_unprotected: 'only a PostgreSQL role that does not own the ledger\'s tables meets it, and PostgreSQL is skipped' } : {})
     : {

@@ -371,6 +371,17 @@ export function errorSources() {
   out.push(['batch_not_found', 'a batch no one proposed', async () => (await api.Ledger.open('sqlite::memory:')).batch(`batch_${'0'.repeat(32)}`)])
   out.push(['batch_item', 'a plain claim of a batch\'s item', () => batchItemClaimed('per_item', 'claim')])
   out.push(['batch_all_or_nothing', 'one item of an all-or-nothing batch claimed alone', () => batchItemClaimed('all_or_nothing', 'claimItem')])
+  out.push(['disclosures_shredded', 'a claim of a task whose sensitive value was redacted', async () => {
+    const contract = { ...COMMON.contracts.refund, sensitive: { '/args/reason': 'pii' } }
+    const { tenant, subject, policy_version } = COMMON.ids
+    const args = { order_id: 'order-1', amount_minor: 100, currency: 'USD', reason: 'a customer\'s note' }
+    const action = api.action(contract, args, { tenant, subject, job_id: 'shred-1', request_id: 'req-1', policy_version })
+    const ledger = await api.Ledger.open('sqlite::memory:')
+    const t = await ledger.propose({ action, contract, proposer: COMMON.proposer })
+    const shredded = await ledger.redact({ task_id: t.id, actor: 'dpo' })
+    if (shredded.places.length !== 1) throw new Error(`shredded ${JSON.stringify(shredded)}`)
+    return ledger.claim({ task_id: t.id, action, facts: facts(contract), executor: 'w', lease_ms: 1000 })
+  }])
   out.push(['ledger_schema_too_new', 'a schema from the future', async () => {
     const [url] = await tampered('UPDATE ledger_schema SET version = 99')
     return api.Ledger.open(url)

@@ -647,7 +647,7 @@ fn a_version_6_ledger_is_upgraded_in_place() {
         );
         assert_eq!(
             db.texts("SELECT CAST(max(version) AS TEXT) FROM ledger_schema"),
-            vec![vec![Some("10".to_owned())]]
+            vec![vec![Some("11".to_owned())]]
         );
         let c = l.checkpoint().unwrap();
         assert_eq!(c.size, 8, "{engine:?}");

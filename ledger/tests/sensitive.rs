@@ -532,3 +532,21 @@ fn evidence_proves_the_values_only_when_asked_and_allowed() {
         assert_eq!(e.code(), Code::InvalidRequest, "{engine:?}");
     }
 }
+
+#[test]
+fn a_version_10_ledger_gains_the_disclosures_table_on_open() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let plain = refund("job-0", "req-1", 2500);
+        db.open()
+            .propose(&plain, &refund_contract(), "agent")
+            .unwrap();
+        downgrade_to_v10(&db);
+        let l = db.open();
+        assert!(l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+        let t = approved(&l, &sensitive_refund("job-1", 1, ""), "d-1");
+        assert_eq!(shredded_in_db(&db, &t.id).len(), 2, "{engine:?}");
+        let version = db.texts("SELECT CAST(MAX(version) AS TEXT) FROM ledger_schema");
+        assert_eq!(version[0][0].as_deref(), Some("11"));
+    }
+}

@@ -1066,6 +1066,13 @@ class _LedgerBudget(TypedDict):
     reserved_minor: int
     """Held by claims whose outcome is not known yet."""
 
+class _Shredded(TypedDict):
+    """What a shredding removed from one task: places and classes, never values."""
+
+    task_id: str
+    places: List[Dict[str, Any]]
+    """``{pointer, class}`` of each disclosure shredded (empty: none was held)."""
+
 class _LedgerEvent(TypedDict):
     """An audit event: digests, identities and pointers, never argument values."""
 
@@ -1878,6 +1885,23 @@ class Ledger:
         """Moves every claimed task whose lease ran out to ``unknown``; their ids."""
     def set_budget(self, name: str, limit_minor: int) -> _LedgerBudget:
         """Creates a budget account or sets its limit (minor units)."""
+    def redact(self, task_id: str, *, actor: str) -> _Shredded:
+        """Shreds a task's sensitive values; its audit, approval and evidence still verify
+        (issue 29)."""
+    def set_retention(
+        self,
+        tenant: str,
+        class_name: str,
+        *,
+        keep_ms: Optional[int],
+        at_finish: Literal["keep", "shred"],
+        actor: str,
+    ) -> Dict[str, Any]:
+        """Sets how long a tenant keeps its sensitive values of a class."""
+    def retention(self) -> List[Dict[str, Any]]:
+        """Every tenant's retention policies."""
+    def retention_run(self, *, actor: str) -> List[_Shredded]:
+        """Shreds every sensitive value its tenant's policy keeps no longer; what it shredded."""
     def budget(self, name: str) -> _LedgerBudget:
         """A budget account (``budget_not_found``)."""
     def task(self, task_id: str) -> _LedgerTask:

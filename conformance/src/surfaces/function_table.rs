@@ -359,6 +359,22 @@ pub fn table() -> Vec<Function> {
             .py("name: str, limit_minor: int", "_LedgerBudget")
             .ts("request: BudgetLimit", "Promise<LedgerBudget>")
             .node_only(),
+        method("Ledger.redact", "Shreds a task's sensitive values; its audit, approval and evidence still verify (issue 29).")
+            .py("task_id: str, *, actor: str", "_Shredded")
+            .ts("request: RedactRequest", "Promise<Shredded>")
+            .node_only(),
+        method("Ledger.set_retention", "Sets how long a tenant keeps its sensitive values of a class.")
+            .py("tenant: str, class_name: str, *, keep_ms: Optional[int], at_finish: Literal[\"keep\", \"shred\"], actor: str", "Dict[str, Any]")
+            .ts("request: RetentionRequest", "Promise<RetentionPolicy>")
+            .node_only(),
+        method("Ledger.retention", "Every tenant's retention policies.")
+            .py("", "List[Dict[str, Any]]")
+            .ts("", "Promise<RetentionPolicy[]>")
+            .node_only(),
+        method("Ledger.retention_run", "Shreds every sensitive value its tenant's policy keeps no longer; what it shredded.")
+            .py("*, actor: str", "List[_Shredded]")
+            .ts("actor: string", "Promise<Shredded[]>")
+            .node_only(),
         method("Ledger.budget", "A budget account (`budget_not_found`).")
             .py("name: str", "_LedgerBudget")
             .ts("name: string", "Promise<LedgerBudget>")

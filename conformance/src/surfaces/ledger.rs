@@ -197,6 +197,17 @@ fn task_shapes() -> Vec<Shape> {
             field("approval_id", Identity, ""),
             field("actor", Identity, ""),
         ]),
+        input("RedactRequest", "What `redact` takes (issue 29).", vec![
+            field("task_id", Identity, ""),
+            field("actor", Identity, "Who asks (kept in the audit)."),
+        ]),
+        input("RetentionRequest", "What `setRetention` takes: how long a tenant keeps its sensitive values of a class, and whether they go when their task finishes.", vec![
+            field("tenant", Identity, ""),
+            field("class", Str, "A class the contracts' `sensitive` member names (1 to 64 lowercase letters, digits or `_`, starting with a letter)."),
+            field("keep_ms", nullable(Int), "How long after the proposal (ms); `null`: until redacted. Required, so that values are never kept forever by omission."),
+            field("at_finish", OneOf(vec!["keep", "shred"]), "What happens to them when their task succeeds or fails."),
+            field("actor", Identity, "Who sets it."),
+        ]),
         input("BudgetLimit", "What `setBudget` takes.", vec![
             field("name", Identity, ""),
             field("limit_minor", Int, "The most that may be spent, in minor units."),
@@ -320,6 +331,18 @@ fn task_shapes() -> Vec<Shape> {
             field("task_id", Str, ""),
             field("revoked_at", Millis, ""),
             field("duplicate", Bool, "Whether it was revoked already (nothing changed)."),
+        ]),
+        output("Shredded", "What a shredding removed from one task: places and classes, never values.", vec![
+            field("task_id", Str, ""),
+            field("places", list(Object), "`{pointer, class}` of each disclosure shredded (empty: none was held)."),
+        ]),
+        output("RetentionPolicy", "A tenant's retention of a class of sensitive values.", vec![
+            field("tenant", Str, ""),
+            field("class", Str, ""),
+            field("keep_ms", nullable(Int), "How long after the proposal (ms); `null`: until redacted."),
+            field("at_finish", OneOf(vec!["keep", "shred"]), ""),
+            field("changed_at", Millis, ""),
+            field("changed_by", Str, ""),
         ]),
         output("LedgerBudget", "A budget account, in minor units.", vec![
             field("name", Str, ""),

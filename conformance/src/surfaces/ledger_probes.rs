@@ -47,6 +47,8 @@ pub fn core_accepts(name: &str, v: &Json) -> Option<Result<(), String>> {
         "ReconcileRequest" => request::Reconcile::from_value(&value).map(drop),
         "RevokeRequest" => request::Revoke::from_value(&value).map(drop),
         "BudgetLimit" => request::SetBudget::from_value(&value).map(drop),
+        "RedactRequest" => request::Redact::from_value(&value).map(drop),
+        "RetentionRequest" => request::SetRetention::from_value(&value).map(drop),
         "TaskFilter" => request::Filter::from_value(&value).map(drop),
         "PageQuery" => request::PageQuery::from_value(&value).map(drop),
         "WaitRequest" => request::Wait::from_value(&value).map(drop),
@@ -392,6 +394,32 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
         call(Call::History, json!({"task_id": t1["id"]}))?,
     ));
     out.push(("LedgerBudget", call(Call::Budget, json!({"name": "b"}))?));
+    out.push((
+        "RetentionPolicy",
+        call(
+            Call::SetRetention,
+            json!({"tenant": "t", "class": "pii", "keep_ms": 1000, "at_finish": "shred",
+            "actor": "dpo"}),
+        )?,
+    ));
+    for p in call(Call::Retention, json!({}))?
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        out.push(("RetentionPolicy", p.clone()));
+    }
+    out.push((
+        "Shredded",
+        call(Call::Redact, json!({"task_id": t1["id"], "actor": "dpo"}))?,
+    ));
+    for d in call(Call::RetentionRun, json!({"actor": "dpo"}))?
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        out.push(("Shredded", d.clone()));
+    }
     for t in call(Call::Tasks, json!({}))?
         .as_array()
         .into_iter()

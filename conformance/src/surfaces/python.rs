@@ -98,7 +98,7 @@ fn py_typed_dict(out: &mut String, s: &Shape) {
 
 /// The shapes the stub has a TypedDict for: what the functions and the ledger's methods return,
 /// and the ledger's decision envelope and facts (the ledger's requests are keyword arguments).
-const PY_SHAPES: [&str; 83] = [
+const PY_SHAPES: [&str; 84] = [
     "ActionError",
     "RoleCount",
     "CountedApproval",
@@ -165,6 +165,9 @@ const PY_SHAPES: [&str; 83] = [
     "AuditPage",
     "Revocation",
     "LedgerBudget",
+    "Shredded",
+    // Not `RetentionPolicy`: its member `class` is a keyword, which a TypedDict cannot declare
+    // as a class body; its methods return `Dict[str, Any]`.
     "LedgerEvent",
     "TaskHistory",
     "AuditHead",

@@ -208,8 +208,18 @@ impl Db {
     }
 }
 
+/// Turns a current ledger into version 10's layout, in place: no sensitive values kept apart.
+pub fn downgrade_to_v10(db: &Db) {
+    db.sql(
+        "DROP TABLE ledger_disclosures;
+         DROP TABLE ledger_retention;
+         UPDATE ledger_schema SET version = 10;",
+    );
+}
+
 /// Turns a current ledger into version 8's layout, in place: no batches.
 pub fn downgrade_to_v8(db: &Db) {
+    downgrade_to_v10(db);
     db.sql(
         "DROP TABLE ledger_batches;
          DROP TABLE ledger_batch_lineages;
