@@ -86,7 +86,7 @@ from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicali
 import batches
 from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
                   Session, Sessions, token)
-from refunds import CONTRACTS, REVIEW, REVIEWERS, TENANT, roles_of
+from refunds import CONTRACTS, PII, REVIEW, REVIEWERS, TENANT, roles_of
 from refusals import Refused, refused
 from events import Wakeups, stream
 from store import Filed, Store
@@ -104,6 +104,8 @@ DELEGATION_MS = 8 * 3_600_000
 # a delegate may approve: a delegation only narrows.
 DELEGABLE = ("refund_large",)
 DELEGATE_UP_TO_MINOR = 200_000
+# How long the desk keeps a sensitive value of a refund that has not ended (issue 29).
+RETAIN_PII_MS = 30 * 86_400_000
 # The longest an executor's GET of a hand-off waits for one to arrive.
 MAX_HANDOFF_WAIT_MS = 10_000
 
@@ -131,6 +133,9 @@ class Desk:
         # The log key signs the checkpoints evidence bundles are verified against (setup.py).
         self.log_verifier = (run_dir / "log.pub").read_text().strip()
         self.ledger = Ledger(db, log_key=(run_dir / "log.key").read_text().strip())
+        # Issue 29: the desk tenant keeps a customer's e-mail while its refund may still run (at
+        # most RETAIN_PII_MS, then a retention run shreds it) and shreds it as the refund ends.
+        self.ledger.set_retention(TENANT, PII, keep_ms=RETAIN_PII_MS, at_finish="shred", actor="desk:server")
         self.wakeups = Wakeups()
         self.tenants: dict = {}  # task id -> whether it is the desk tenant's (a task never moves)
 
