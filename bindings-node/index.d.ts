@@ -829,6 +829,22 @@ export interface AmendedAction {
   amended_pointers: string[]
 }
 
+/**
+ * An action committed under a contract that marks values sensitive: each such value replaced by
+ * `{"_sd": "sha256:<hex>"}`, the values in the disclosures beside it, to store apart.
+ */
+export interface CommittedAction {
+  /** The committed action: what a reviewer approves, the audit and evidence keep. */
+  action: ActionEnvelope
+  /** Its fingerprint: the decision's `action_digest`. */
+  action_digest: string
+  /**
+   * One per sensitive value, in the places' order: the values, salted; give them to `check` in
+   * the context and to `reveal_action`, never to the audit.
+   */
+  disclosures: Array<string>
+}
+
 /** One character a reader could miss or misread, in a string `notices` reports. */
 export interface NoticeMark {
   /** Its position in the string, in code points from 0. */
@@ -892,6 +908,11 @@ export interface CheckContext {
   delegations_revoked?: DelegationRevokedFact[]
   /** For an item of a batch: the state of the batch's circuit breaker; `open` is `breaker_open`. */
   breaker?: 'closed' | 'open' | 'half_open'
+  /**
+   * Under a contract that marks values sensitive: the disclosures of the approved action's
+   * commitments, stored apart; the action is then presented in the clear.
+   */
+  disclosures?: Array<string>
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */
@@ -3108,6 +3129,17 @@ export declare function checkItem(approvals: Array<BatchDecisionRecord | SignedE
 export declare function checkSet(approvals: Array<ApprovalRecord | SignedEnvelope | PasskeyApprovedRecord>, action: ActionEnvelope, context: CheckContext): Verdict
 
 /**
+ * The action envelope for a call of `contract`'s tool with each value the contract marks sensitive committed: `{action, action_digest, disclosures}`, each disclosure salted from the host's CSPRNG (`salts`, one base64url 16-byte salt per value, only for reproducible tests).
+ *
+ * The arguments are validated in the clear (their own codes, under `/args`), the ids as
+ * `action` checks them; then each sensitive value is replaced by `{"_sd": "sha256:<hex>"}`.
+ * Store the disclosures apart from the action: they are the values. Under a contract without
+ * sensitive pointers this is `action`'s envelope and no disclosure. `salts` given must be one
+ * per sensitive value (`invalid_request` under `/salts`); never reuse one.
+ */
+export declare function commitAction(contract: Contract | ContractDocument, args: object, ids: ActionIds, salts?: string[] | null): CommittedAction
+
+/**
  * `"sha256:<64 hex>"` of a delegation document: the name a chain's links, revocation facts and verdicts give it.
  *
  * The fingerprint of a delegation document (not of its envelope): what a verdict's
@@ -3310,6 +3342,16 @@ export interface Requirement {
  * // { required: true, rule: '/approval/when/0' }
  */
 export declare function requiresApproval(contract: Contract | ContractDocument, args: object): Requirement
+
+/**
+ * The committed `action` with its sensitive values back from `disclosures`, each checked against the commitment at its place: `every` needs them all (to run the call), `given` leaves the rest committed (to show a reviewer); raises the disclosure_* codes.
+ *
+ * `disclosure_extra`, `disclosure_mismatch`, `invalid_disclosure` and
+ * `disclosure_not_canonical` are at the disclosure's index in the list; `disclosure_missing`
+ * and `not_committed` at the place in the action. An action of another contract is
+ * `invalid_action` at `/contract`.
+ */
+export declare function revealAction(contract: Contract | ContractDocument, action: ActionEnvelope, disclosures: string[], coverage: 'every' | 'given'): ActionEnvelope
 
 /**
  * The first 64 bits of a fingerprint as four groups of four hex digits.

@@ -29,7 +29,7 @@ if [ ! -f "$ACTIONSEAL_JCS_DIR/public_vectors.jsonl" ]; then
   fi
   echo "NOTE: public RFC 8785 data not found at $ACTIONSEAL_JCS_DIR: its tests are skipped (set ACTIONSEAL_JCS_DIR)"
 fi
-for t in conformance.test.mjs decisions.test.mjs amend.test.mjs host.test.mjs errors.test.mjs proof.test.mjs delegation.test.mjs quorum.test.mjs evidence.test.mjs batch.test.mjs; do
+for t in conformance.test.mjs decisions.test.mjs amend.test.mjs host.test.mjs errors.test.mjs proof.test.mjs delegation.test.mjs quorum.test.mjs evidence.test.mjs batch.test.mjs redaction.test.mjs; do
   if [ ! -f "conformance/js/$t" ]; then
     echo "test.sh: conformance/js/$t is missing" >&2
     exit 1

@@ -206,6 +206,15 @@ impl Js {
         Ok(out)
     }
 
+    /// `f.call(this, ...args)`: a method that needs its object, such as `getRandomValues`.
+    pub(crate) fn call_on(self, this: Handle, f: Handle, args: &[Handle]) -> JsResult<Handle> {
+        let mut out = ptr::null_mut();
+        check(unsafe {
+            sys::napi_call_function(self.0, this, f, args.len(), args.as_ptr(), &mut out)
+        })?;
+        Ok(out)
+    }
+
     /// Copies a string's UTF-8 bytes into `buf`'s spare capacity, replacing its contents.
     ///
     /// V8 writes whole characters only, so when fewer than 5 bytes of the capacity stay

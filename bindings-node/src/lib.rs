@@ -35,6 +35,7 @@ mod model;
 mod options;
 mod proof;
 mod schema;
+mod sensitive;
 mod set;
 mod strings;
 mod text;
@@ -61,6 +62,7 @@ pub use proof::{
     verify_proof, verify_registration, SigningKey,
 };
 pub use schema::Schema;
+pub use sensitive::{commit_action, reveal_action};
 pub use set::check_set;
 pub use webhook::{sign_webhook, verify_webhook};
 

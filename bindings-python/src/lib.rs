@@ -20,6 +20,7 @@ mod ledger_evidence;
 mod profile;
 mod proof;
 mod schema;
+mod sensitive;
 mod set;
 mod text;
 mod to_py;
@@ -65,6 +66,8 @@ mod _actionseal {
     };
     #[pymodule_export]
     use crate::schema::PySchema;
+    #[pymodule_export]
+    use crate::sensitive::{commit_action, reveal_action};
     #[pymodule_export]
     use crate::set::check_set;
     #[pymodule_export]

@@ -16,6 +16,7 @@ from test_host_vectors import NAMESPACE, call
 from test_batch import run_op as run_batch_op
 from test_proof import run_op
 from test_quorum import run_op as run_quorum_op
+from test_redaction import run_op as run_redaction_op
 
 
 def webhook_result(v):
@@ -31,12 +32,6 @@ UNREACHABLE = {
     "ledger_not_found": "only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one",
     "native_binding_unavailable": "only the npm package raises it, where its native addon does not load",
 }
-UNREACHABLE["invalid_disclosure"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
-UNREACHABLE["disclosure_not_canonical"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
-UNREACHABLE["disclosure_missing"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
-UNREACHABLE["disclosure_extra"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
-UNREACHABLE["disclosure_mismatch"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
-UNREACHABLE["not_committed"] = "sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet"
 if pg_base() is None:
     UNREACHABLE["ledger_unprotected"] = (
         "only a PostgreSQL role that does not own the ledger's tables meets it, and PostgreSQL is skipped")
@@ -106,6 +101,9 @@ def sources():
         code = next((r["error"] for r in results if "error" in r), None)
         if code:
             out.append((code, f"batch/{name}", lambda v=v: run_batch_op(v, raising=True)))
+    for name, v in vectors("redaction"):
+        if "error" in v["expect"]:
+            out.append((v["expect"]["error"], f"redaction/{name}", lambda v=v: run_redaction_op(v, raising=True)))
     for name, v in vectors("host"):
         if "error" in v["expect"] and "python" in v:
             profile = v.get("profile", {}).get("python")

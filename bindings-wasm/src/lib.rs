@@ -23,6 +23,7 @@ mod model;
 mod options;
 mod proof;
 mod schema;
+mod sensitive;
 mod set;
 mod to_js;
 mod types;
@@ -44,6 +45,7 @@ pub use proof::{
     verify_proof, verify_registration, JsSigningKey,
 };
 pub use schema::JsSchema;
+pub use sensitive::{commit_action, reveal_action};
 pub use set::check_set;
 
 use actionseal_core::Options;

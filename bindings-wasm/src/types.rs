@@ -737,6 +737,22 @@ export interface AmendedAction {
   amended_pointers: string[]
 }
 
+/**
+ * An action committed under a contract that marks values sensitive: each such value replaced by
+ * `{"_sd": "sha256:<hex>"}`, the values in the disclosures beside it, to store apart.
+ */
+export interface CommittedAction {
+  /** The committed action: what a reviewer approves, the audit and evidence keep. */
+  action: ActionEnvelope
+  /** Its fingerprint: the decision's `action_digest`. */
+  action_digest: string
+  /**
+   * One per sensitive value, in the places' order: the values, salted; give them to `check` in
+   * the context and to `reveal_action`, never to the audit.
+   */
+  disclosures: Array<string>
+}
+
 /** One character a reader could miss or misread, in a string `notices` reports. */
 export interface NoticeMark {
   /** Its position in the string, in code points from 0. */
@@ -800,6 +816,11 @@ export interface CheckContext {
   delegations_revoked?: DelegationRevokedFact[]
   /** For an item of a batch: the state of the batch's circuit breaker; `open` is `breaker_open`. */
   breaker?: 'closed' | 'open' | 'half_open'
+  /**
+   * Under a contract that marks values sensitive: the disclosures of the approved action's
+   * commitments, stored apart; the action is then presented in the clear.
+   */
+  disclosures?: Array<string>
 }
 
 /** A trusted fact about one named approver: a fact about anyone else is not believed. */

@@ -194,6 +194,34 @@ export function batchOps(v) {
 }
 
 /**
+ * The ways to run a redaction vector (`op`: commit, reveal, check), each
+ * `[label, op, result]`: with the contract as a document, then loaded once. `result` maps the
+ * op's result to the vector's `expect` (a refusal as `{error, path}`).
+ */
+export function redactionOps(v) {
+  const json = (text) => ({ $json: text })
+  const result = (r) => ('error' in r ? { error: r.error.code, path: r.error.path } : r.ok)
+  const contract = JSON.parse(v.contract ?? 'null')
+  switch (v.op) {
+    case 'commit': {
+      const make = (c) => ({ fn: 'commitAction', args: [c, json(v.args), json(v.ids), json(v.salts)] })
+      return [['', make(json(v.contract)), result], [' (contract preloaded)', make({ $contract: contract }), result]]
+    }
+    case 'reveal': {
+      const make = (c) => ({ fn: 'revealAction', args: [c, json(v.action), json(v.disclosures), json(v.coverage)] })
+      return [['', make(json(v.contract)), result], [' (contract preloaded)', make({ $contract: contract }), result]]
+    }
+    case 'check': {
+      const context = JSON.parse(v.context)
+      const make = (c) => ({ fn: 'check', args: [json(v.approval), json(v.action), c] })
+      return [['', make(json(v.context)), result], [' (contract preloaded)', make({ ...context, contract: { $contract: context.contract } }), result]]
+    }
+    default:
+      throw new Error(`unknown op ${JSON.stringify(v.op)}`)
+  }
+}
+
+/**
  * The op that runs a quorum or delegation vector, and other ops that must give the same
  * result: `[op, [label, op]...]`. An op this runner does not know fails the test.
  */

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import canonicalizeNpm from 'canonicalize'
-import { batchOps, codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
+import { batchOps, redactionOps, codes, notAnActionsealError, openEngine, proofOp, quorumOps, run, runtime, show, vectors } from './common.mjs'
 
 let engine
 before(async () => {
@@ -42,12 +42,6 @@ const LEDGER_CODES = [
  * `native_binding_unavailable`.
  */
 const UNREACHABLE = {
-  invalid_disclosure: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
-  disclosure_not_canonical: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
-  disclosure_missing: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
-  disclosure_extra: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
-  disclosure_mismatch: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
-  not_committed: 'sensitive arguments (issue 29) are in core only so far: no binding commits or reveals yet',
   checkpoint_conflict: 'only a witness\'s rule raises it (C2SP tlog-witness 409), which has no binding',
   timestamp_unavailable: 'only a ledger with a time-stamping authority meets it, which the bindings do not configure yet',
   ledger_not_found: 'only a ledger opened to refuse a missing file meets it (the CLI); the bindings create one',
@@ -140,6 +134,9 @@ function sources() {
     const results = v.op === 'breaker' ? v.expect : [v.expect]
     const i = results.findIndex((r) => r.error)
     if (i >= 0) out.push([results[i].error, `batch/${file}`, ops[i]])
+  }
+  for (const [file, v] of vectors('redaction')) {
+    if (v.expect.error) out.push([v.expect.error, `redaction/${file}`, redactionOps(v)[0][1]])
   }
   for (const [file, v] of vectors('evidence')) {
     const e = v.expected.error?.code

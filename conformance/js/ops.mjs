@@ -49,6 +49,8 @@ export const FUNCTIONS = [
   "batchDecide",
   "batchVerifyDecision",
   "breakerStep",
+  "commitAction",
+  "revealAction",
   "charge",
   "notices",
   "gateStep",

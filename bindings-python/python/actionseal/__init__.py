@@ -23,6 +23,10 @@ items with inclusion proofs, totals under the caps), ``batch_deselect`` the rema
 deselection, ``batch_decide`` the decision over it; ``batch_verify_item``, ``check_item`` and
 ``check_batch`` check items against it before dispatch, ``breaker_step`` steps its breaker.
 
+Sensitive values: ``commit_action`` commits the values a contract marks sensitive (salts from
+the OS CSPRNG) and returns their disclosures, to store apart; ``reveal_action`` gives them back,
+each checked against its commitment; ``check`` takes them in the context's ``disclosures``.
+
 The ledger: ``Ledger`` (blocking, the GIL released) and ``AsyncLedger`` (the same API, awaitable),
 with OpenTelemetry spans and counters when ``opentelemetry-api`` is installed.
 
@@ -55,6 +59,7 @@ from ._actionseal import (
     check_batch,
     check_item,
     check_set,
+    commit_action,
     delegation_digest,
     digest_equal,
     ed25519_verify,
@@ -68,6 +73,7 @@ from ._actionseal import (
     passkey_challenge,
     public_key,
     requires_approval,
+    reveal_action,
     short_fingerprint,
     sign_delegation,
     verify_envelope,
@@ -108,6 +114,7 @@ __all__ = [
     "check_batch",
     "check_item",
     "check_set",
+    "commit_action",
     "delegation_digest",
     "digest_equal",
     "ed25519_verify",
@@ -121,6 +128,7 @@ __all__ = [
     "passkey_challenge",
     "public_key",
     "requires_approval",
+    "reveal_action",
     "short_fingerprint",
     "sign_delegation",
     "verify_envelope",

@@ -360,6 +360,16 @@ class _AmendedAction(TypedDict):
     amended_pointers: List[str]
     """JSON Pointers where the amended action differs from the edited one; empty when nothing changed."""
 
+class _CommittedAction(TypedDict):
+    """An action committed under a contract that marks values sensitive: each such value replaced by ``{"_sd": "sha256:<hex>"}``, the values in the disclosures beside it, to store apart."""
+
+    action: Dict[str, Any]
+    """The committed action: what a reviewer approves, the audit and evidence keep."""
+    action_digest: str
+    """Its fingerprint: the decision's ``action_digest``."""
+    disclosures: List[str]
+    """One per sensitive value, in the places' order: the values, salted; give them to ``check`` in the context and to ``reveal_action``, never to the audit."""
+
 class _NoticeMark(TypedDict):
     """One character a reader could miss or misread, in a string ``notices`` reports."""
 
@@ -1469,6 +1479,32 @@ def approve(
 ) -> Dict[str, Any]:
     """The approval record of a decision about exactly this action (times in ms);
     ``proposed_digest``: the model's proposal, when a reviewer amended it first."""
+
+def commit_action(
+    contract: Union[Contract, Dict[str, Any]],
+    args: Dict[str, Any],
+    *,
+    tenant: str,
+    subject: str,
+    job_id: str,
+    request_id: str,
+    policy_version: str,
+    salts: Optional[List[str]] = None,
+) -> _CommittedAction:
+    """The action envelope for a call of ``contract``'s tool with each value the contract marks
+    sensitive committed: ``{action, action_digest, disclosures}``, each disclosure salted
+    from the host's CSPRNG (``salts``, one base64url 16-byte salt per value, only for
+    reproducible tests)."""
+
+def reveal_action(
+    contract: Union[Contract, Dict[str, Any]],
+    action: Dict[str, Any],
+    disclosures: List[str],
+    coverage: Literal["every", "given"],
+) -> Dict[str, Any]:
+    """The committed ``action`` with its sensitive values back from ``disclosures``, each
+    checked against the commitment at its place: ``every`` needs them all (to run the call),
+    ``given`` leaves the rest committed (to show a reviewer); raises the disclosure_* codes."""
 
 def amend(
     current: Dict[str, Any],

@@ -136,6 +136,12 @@ pub fn table() -> Vec<Function> {
             .py("action: Dict[str, Any], *, approval_id: str, decision_id: str, decision: Literal[\"approved\", \"rejected\"], approver: str, decided_at: int, expires_at: int, proposed_digest: str = ..., role: str = ..., on_behalf_of: str = ..., delegation: List[Union[_SignedDelegation, _DelegationDocument]] = ...", "Dict[str, Any]")
             .ts("action: ActionEnvelope, decision: DecisionInput", "ApprovalRecord")
             .wasm("action: ActionEnvelope, decision: DecisionInput, options?: undefined | null", "ApprovalRecord"),
+        function("commit_action", "The action envelope for a call of `contract`'s tool with each value the contract marks sensitive committed: `{action, action_digest, disclosures}`, each disclosure salted from the host's CSPRNG (`salts`, one base64url 16-byte salt per value, only for reproducible tests).")
+            .py("contract: Union[Contract, Dict[str, Any]], args: Dict[str, Any], *, tenant: str, subject: str, job_id: str, request_id: str, policy_version: str, salts: Optional[List[str]] = None", "_CommittedAction")
+            .ts("contract: Contract | ContractDocument, args: object, ids: ActionIds, salts?: string[] | null", "CommittedAction"),
+        function("reveal_action", "The committed `action` with its sensitive values back from `disclosures`, each checked against the commitment at its place: `every` needs them all (to run the call), `given` leaves the rest committed (to show a reviewer); raises the disclosure_* codes.")
+            .py("contract: Union[Contract, Dict[str, Any]], action: Dict[str, Any], disclosures: List[str], coverage: Literal[\"every\", \"given\"]", "Dict[str, Any]")
+            .ts("contract: Contract | ContractDocument, action: ActionEnvelope, disclosures: string[], coverage: 'every' | 'given'", "ActionEnvelope"),
         function("amend", "A reviewer's edit of `current` checked as `Ledger.amend` checks it: the amended action, both fingerprints and the pointers that changed; raises the amend_* codes or the schema's, the path inside `replacement`.")
             .py("current: Dict[str, Any], replacement: Dict[str, Any], contract: Union[Contract, Dict[str, Any]]", "_AmendedAction")
             .ts("current: ActionEnvelope, replacement: ActionEnvelope, contract: Contract | ContractDocument", "AmendedAction")

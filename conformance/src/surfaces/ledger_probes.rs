@@ -112,7 +112,7 @@ fn conforms(
     let mut bad =
         |what: &str| problems.push(format!("{at}: expected {what}, the ledger wrote {v}"));
     match ty {
-        Ty::Str | Ty::Identity => {
+        Ty::Str | Ty::Identity | Ty::Disclosure => {
             if !v.is_string() {
                 bad("a string")
             }

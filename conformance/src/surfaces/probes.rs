@@ -20,6 +20,12 @@ fn sample(all: &[Shape], ty: &Ty, n: &mut i64) -> Json {
     match ty {
         Ty::Str | Ty::Identity => json!("x"),
         Ty::Digest => json!(format!("sha256:{}", "0".repeat(64))),
+        // Sixteen zero bytes of salt, a pointer into the arguments and a value.
+        Ty::Disclosure => {
+            use base64::Engine;
+            let text = r#"["AAAAAAAAAAAAAAAAAAAAAA","/args/x",1]"#;
+            json!(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text))
+        }
         Ty::Millis => json!(*n),
         Ty::Int => json!(0),
         Ty::Bool => json!(true),
@@ -123,7 +129,7 @@ fn proof_sample(
 fn wrong(ty: &Ty) -> Option<Json> {
     Some(match ty {
         Ty::Unknown => return None,
-        Ty::Str | Ty::Identity | Ty::Digest | Ty::OneOf(_) => json!(7),
+        Ty::Str | Ty::Identity | Ty::Digest | Ty::Disclosure | Ty::OneOf(_) => json!(7),
         Ty::Millis | Ty::Int => json!("7"),
         Ty::Bool => json!(0),
         Ty::Shape(_) | Ty::Object | Ty::ContractOrDocument | Ty::Contract => json!("x"),
@@ -358,6 +364,24 @@ fn output_members(name: &str) -> Result<Vec<String>, String> {
             let amended = actionseal_core::ledger::amend(action.value(), action.value(), &contract)
                 .map_err(|e| e.to_string())?;
             keys(&json_of(&amended.to_value()))
+        }
+        "CommittedAction" => {
+            let document = json_value(
+                &sample_object(&all, shape(&all, "ContractDocument"), &mut 0).to_string(),
+            );
+            let contract = Contract::from_value(&document).map_err(|e| e.to_string())?;
+            let ids =
+                json_value(&sample_object(&all, shape(&all, "ActionIds"), &mut 0).to_string());
+            let never = |_: &mut [[u8; 16]]| Err("no place to salt".to_owned());
+            let committed = actionseal_core::sensitive::calls::commit(
+                &contract,
+                &json_value("{}"),
+                &ids,
+                &json_value("[]"),
+                never,
+            )?
+            .map_err(|e| e.to_string())?;
+            keys(&json_of(&committed))
         }
         "Notice" | "NoticeMark" => {
             let found = json_of(&actionseal_core::notices_value(&json_value(

@@ -23,7 +23,7 @@ fn py_literal(name: &str, members: &[&str]) -> String {
 
 fn py_type(ty: &Ty) -> String {
     match ty {
-        Ty::Str | Ty::Identity | Ty::Digest => "str".into(),
+        Ty::Str | Ty::Identity | Ty::Digest | Ty::Disclosure => "str".into(),
         Ty::Millis | Ty::Int => "int".into(),
         Ty::Bool => "bool".into(),
         Ty::OneOf(v) => format!(
@@ -105,6 +105,7 @@ const PY_SHAPES: [&str; 84] = [
     "QuorumState",
     "Verdict",
     "AmendedAction",
+    "CommittedAction",
     "NoticeMark",
     "Notice",
     "Budget",

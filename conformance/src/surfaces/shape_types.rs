@@ -11,6 +11,8 @@ pub enum Ty {
     Identity,
     /// A fingerprint `sha256:<64 hex>`.
     Digest,
+    /// A disclosure of a sensitive value as it travels: base64url of `[salt, pointer, value]`.
+    Disclosure,
     /// An integer number of milliseconds since the epoch.
     Millis,
     /// An integer.

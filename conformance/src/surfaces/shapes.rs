@@ -121,6 +121,17 @@ pub fn shapes() -> Vec<Shape> {
             ],
         },
         Shape {
+            name: "CommittedAction",
+            doc: "An action committed under a contract that marks values sensitive: each such value replaced by `{\"_sd\": \"sha256:<hex>\"}`, the values in the disclosures beside it, to store apart.",
+            extends: None,
+            output: true,
+            fields: vec![
+                field("action", Ty::Shape("ActionEnvelope"), "The committed action: what a reviewer approves, the audit and evidence keep."),
+                field("action_digest", Ty::Digest, "Its fingerprint: the decision's `action_digest`."),
+                field("disclosures", Ty::List(Box::new(Ty::Disclosure)), "One per sensitive value, in the places' order: the values, salted; give them to `check` in the context and to `reveal_action`, never to the audit."),
+            ],
+        },
+        Shape {
             name: "NoticeMark",
             doc: "One character a reader could miss or misread, in a string `notices` reports.",
             extends: None,
@@ -165,6 +176,7 @@ pub fn shapes() -> Vec<Shape> {
                 optional("amended_by", Ty::Nullable(Box::new(Ty::Identity)), "The reviewer who amended the action before the decision; `null`: not amended."),
                 optional("delegations_revoked", Ty::List(Box::new(Ty::Shape("DelegationRevokedFact"))), "Whether each link of each delegation chain was revoked, by its digest; a link without a fact is refused."),
                 optional("breaker", Ty::OneOf(vec!["closed", "open", "half_open"]), "For an item of a batch: the state of the batch's circuit breaker; `open` is `breaker_open`."),
+                optional("disclosures", Ty::List(Box::new(Ty::Disclosure)), "Under a contract that marks values sensitive: the disclosures of the approved action's commitments, stored apart; the action is then presented in the clear."),
             ],
         },
         Shape {

@@ -9,7 +9,7 @@ use actionseal_core::{Code, Reason};
 
 fn ts_type(ty: &Ty) -> String {
     match ty {
-        Ty::Str | Ty::Identity | Ty::Digest => "string".into(),
+        Ty::Str | Ty::Identity | Ty::Digest | Ty::Disclosure => "string".into(),
         Ty::Millis | Ty::Int => "number".into(),
         Ty::Bool => "boolean".into(),
         Ty::OneOf(v) => v

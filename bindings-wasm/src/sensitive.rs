@@ -1,0 +1,81 @@
+//! Sensitive values (issue 29): committing an action's sensitive values (`commitAction`), the
+//! salts drawn from the host's CSPRNG, and revealing them again (`revealAction`). Core reads
+//! every argument and decides every code (`actionseal_core::sensitive::calls`); this file
+//! walks, draws and maps.
+
+use crate::contract::contract_of;
+use crate::host::{self, Fail};
+use crate::model::with;
+use crate::to_js;
+use actionseal_core::sensitive::{calls, SALT_BYTES};
+use actionseal_core::Options;
+use js_sys::{Function, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+/// The most bytes `getRandomValues` fills in one call (Web Crypto's limit).
+const MAX_RANDOM_BYTES: usize = 65_536;
+
+/// Fills `slots` from the host's CSPRNG: `globalThis.crypto.getRandomValues`, in a browser and
+/// in Node alike.
+fn draw(slots: &mut [[u8; SALT_BYTES]]) -> Result<(), JsValue> {
+    if slots.is_empty() {
+        return Ok(());
+    }
+    let crypto = Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))?;
+    let get: Function = Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))?
+        .dyn_into()
+        .map_err(|_| host::internal("no crypto.getRandomValues"))?;
+    for chunk in slots.chunks_mut(MAX_RANDOM_BYTES / SALT_BYTES) {
+        let array = Uint8Array::new_with_length((chunk.len() * SALT_BYTES) as u32);
+        get.call1(&crypto, &array)?;
+        let bytes = array.to_vec();
+        for (slot, salt) in chunk.iter_mut().zip(bytes.chunks_exact(SALT_BYTES)) {
+            slot.copy_from_slice(salt);
+        }
+    }
+    Ok(())
+}
+
+/// The action envelope for a call of `contract`'s tool with each value the contract marks sensitive committed: `{action, action_digest, disclosures}`, each disclosure salted from the host's CSPRNG (`salts`, one base64url 16-byte salt per value, only for reproducible tests).
+///
+/// The arguments are validated in the clear (errors under `/args`), the ids as `action`
+/// checks them; then each sensitive value is replaced by `{"_sd": "sha256:<hex>"}`. Keep the
+/// disclosures apart from the action: they are the values.
+#[wasm_bindgen(js_name = commitAction, unchecked_return_type = "CommittedAction")]
+pub fn commit_action(
+    #[wasm_bindgen(unchecked_param_type = "Contract | ContractDocument")] contract: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "object")] args: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ActionIds")] ids: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[] | null")] salts: Option<js_sys::Array>,
+) -> Result<JsValue, JsValue> {
+    let contract = contract_of(&contract)?;
+    let salts: JsValue = salts.map_or(JsValue::NULL, Into::into);
+    // The arguments are the envelope's `args`: errors in them are under `/args`.
+    let committed = host::with_value(&args, &Options::default(), |args| {
+        with([&ids, &salts], |[ids, salts]| {
+            Ok(calls::commit(&contract, args, ids, salts, draw))
+        })
+    })
+    .map_err(|f| f.in_key("args"))??;
+    let committed = committed?.map_err(Fail::Core)?;
+    to_js::value(&committed)
+}
+
+/// The committed `action` with its sensitive values back from `disclosures`, each checked against the commitment at its place: `every` needs them all (to run the call), `given` leaves the rest committed (to show a reviewer); raises the disclosure_* codes.
+///
+/// `disclosure_extra`, `disclosure_mismatch`, `invalid_disclosure` and
+/// `disclosure_not_canonical` are at the disclosure's index in the list; `disclosure_missing`
+/// and `not_committed` at the place in the action.
+#[wasm_bindgen(js_name = revealAction, unchecked_return_type = "ActionEnvelope")]
+pub fn reveal_action(
+    #[wasm_bindgen(unchecked_param_type = "Contract | ContractDocument")] contract: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ActionEnvelope")] action: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] disclosures: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "'every' | 'given'")] coverage: JsValue,
+) -> Result<JsValue, JsValue> {
+    let contract = contract_of(&contract)?;
+    let revealed = with([&action, &disclosures, &coverage], |[a, d, c]| {
+        calls::reveal(&contract, a, d, c)
+    })?;
+    to_js::value(&revealed)
+}
