@@ -12,7 +12,7 @@
 // Nothing here polls: the list and the open task are read again when the server's event stream
 // (Server-Sent Events, /api/events) says a task changed, and once each time it (re)connects.
 
-import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChallenge, shortFingerprint } from "/wasm/actionseal_wasm.js";
+import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChallenge, revealAction, shortFingerprint } from "/wasm/actionseal_wasm.js";
 import { argumentRows, contractFacts, el, fact, showDigest, showString, useCore, valueAt } from "/confirm-page/render.mjs";
 import { showQuorum } from "/confirm-page/quorum.mjs";
 import { api, refusal, useSession } from "/page/api.mjs";
@@ -22,7 +22,6 @@ import { showTasks } from "/page/list.mjs";
 import { assert as passkeyAssert, register as passkeyRegister } from "/page/passkey.mjs";
 import { flagBadge, flagsOf, oneLine, reviewFacts } from "/page/review.mjs";
 import { committedArgs, revealForReview, sensitivePlaces } from "/page/sensitive.mjs";
-import * as wasm from "/wasm/actionseal_wasm.js";
 
 const $ = (id) => document.getElementById(id);
 await init();
@@ -273,7 +272,7 @@ async function refreshDetail({ focus = false } = {}) {
 
   // Sensitive values (issue 29): the frozen action holds commitments; the values the server
   // discloses are checked here against them before they are shown.
-  const opened = revealForReview(wasm.revealAction, contract, t.action, d.disclosures ?? []);
+  const opened = revealForReview(revealAction, contract, t.action, d.disclosures ?? []);
   const places = sensitivePlaces(d.contract, t.action, opened.action);
   showSensitive(places, opened.error, d.shredded);
 

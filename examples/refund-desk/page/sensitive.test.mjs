@@ -1,5 +1,6 @@
-// The page's view of sensitive values (sensitive.mjs), in Node with the addon's Contract (the
-// page uses the wasm package's, the same core): `node --test examples/refund-desk/page/`.
+// The page's view of sensitive values (sensitive.mjs), in Node with the addon's Contract,
+// commitAction and revealAction (the page uses the wasm package's, the same core):
+// `node --test examples/refund-desk/page/`.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -8,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { committedArgs, revealForReview, sensitivePlaces } from "./sensitive.mjs";
 
 const repo = join(fileURLToPath(import.meta.url), "..", "..", "..", "..");
-const { Contract } = createRequire(import.meta.url)(join(repo, "bindings-node", "index.js"));
+const { Contract, commitAction, revealAction } = createRequire(import.meta.url)(join(repo, "bindings-node", "index.js"));
 
 const DOC = {
   tool: "refund_receipt", version: "1", effect: "write", cost_minor: 25,
@@ -63,4 +64,27 @@ test("a disclosure that does not open its commitment is an error, and nothing is
   const open = (_c, a, d, coverage) => ({ ...a, args: { customer_email: `${coverage}:${d[0]}` } });
   assert.deepEqual(revealForReview(open, null, committed, ["d"]).action.args, { customer_email: "given:d" });
   assert.equal(revealForReview(refuse, null, committed, []).action, committed, "no disclosure: nothing to check");
+});
+
+test("disclosures from the ledger's commit open their commitments; another task's is an error and shows nothing", () => {
+  const contract = new Contract(DOC);
+  const ids = { tenant: "tenant-a", subject: "user:alice", job_id: "job-1", request_id: "call_refund", policy_version: "p1" };
+  const args = { order_id: "order-17", amount_minor: 2500, customer_email: "alice@example.com", cc: [{ email: "bob@example.com" }] };
+  const mine = commitAction(contract, args, ids);
+  const other = commitAction(contract, args, { ...ids, job_id: "job-2" });
+  assert.equal(mine.disclosures.length, 2);
+  const opened = revealForReview(revealAction, contract, mine.action, mine.disclosures);
+  assert.equal(opened.error, null);
+  assert.deepEqual(opened.action.args, args);
+  assert.deepEqual(sensitivePlaces(DOC, mine.action, opened.action).map((p) => [p.pointer, p.disclosed, p.value]), [
+    ["/args/customer_email", true, "alice@example.com"], ["/args/cc/0/email", true, "bob@example.com"],
+  ]);
+  // One given: the other place stays committed ("given" coverage).
+  const one = revealForReview(revealAction, contract, mine.action, mine.disclosures.slice(0, 1));
+  assert.deepEqual(sensitivePlaces(DOC, mine.action, one.action).map((p) => p.disclosed), [true, false]);
+  // The same value in another task has another salt: its disclosure does not open this commitment.
+  const wrong = revealForReview(revealAction, contract, mine.action, other.disclosures.slice(0, 1));
+  assert.equal(wrong.error.code, "disclosure_mismatch");
+  assert.equal(wrong.action, mine.action, "nothing revealed");
+  assert.ok(!JSON.stringify(wrong.error).includes("alice"), "no value in the error");
 });
