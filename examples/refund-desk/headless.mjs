@@ -942,6 +942,7 @@ try {
     const fp = await fingerprints()
     assert.deepEqual([fp.server, fp.page, fp.match], [a.fingerprint, a.fingerprint, 'true'], 'the page fingerprints the committed action')
     await shot('sensitive')
+    if (backend === 'sqlite') await page.locator('#d-sensitive').screenshot({ path: join(here, 'sensitive.png') })
     await approve(a.task)
     await until(() => a.events.find((e) => e.event === 'done'), 'agent done')
     if (executors.length === 0) startExecutors()
