@@ -1723,6 +1723,35 @@ export interface RevokeRequest {
   actor: string
 }
 
+/** What `redact` takes (issue 29). */
+export interface RedactRequest {
+  task_id: string
+  /** Who asks (kept in the audit). */
+  actor: string
+}
+
+/**
+ * What `setRetention` takes: how long a tenant keeps its sensitive values of a class, and
+ * whether they go when their task finishes.
+ */
+export interface RetentionRequest {
+  tenant: string
+  /**
+   * A class the contracts' `sensitive` member names (1 to 64 lowercase letters, digits or `_`,
+   * starting with a letter).
+   */
+  class: string
+  /**
+   * How long after the proposal (ms); `null`: until redacted. Required, so that values are
+   * never kept forever by omission.
+   */
+  keep_ms: number | null
+  /** What happens to them when their task succeeds or fails. */
+  at_finish: 'keep' | 'shred'
+  /** Who sets it. */
+  actor: string
+}
+
 /** What `setBudget` takes. */
 export interface BudgetLimit {
   name: string
@@ -1968,6 +1997,24 @@ export interface Revocation {
   revoked_at: number
   /** Whether it was revoked already (nothing changed). */
   duplicate: boolean
+}
+
+/** What a shredding removed from one task: places and classes, never values. */
+export interface Shredded {
+  task_id: string
+  /** `{pointer, class}` of each disclosure shredded (empty: none was held). */
+  places: Array<object>
+}
+
+/** A tenant's retention of a class of sensitive values. */
+export interface RetentionPolicy {
+  tenant: string
+  class: string
+  /** How long after the proposal (ms); `null`: until redacted. */
+  keep_ms: number | null
+  at_finish: 'keep' | 'shred'
+  changed_at: number
+  changed_by: string
 }
 
 /** A budget account, in minor units. */

@@ -51,10 +51,10 @@ pub use feed::{Change, ChangeCursor, Changes};
 pub use json::StoredJson;
 pub use model::{
     Amended, AmendmentRecord, Batch, BatchClaimOutcome, BatchDecided, Budget, Claim, ClaimOutcome,
-    Decided, DraftedBatchDecision, Policy, Revocation, Task,
+    Decided, DraftedBatchDecision, Policy, Revocation, Shredded, Task,
 };
 pub use query::{Page, Query};
-pub use sensitive::{RetentionPolicy, Shredded};
+pub use sensitive::RetentionPolicy;
 pub use tree::{Checkpoint, CheckpointVerified, EventRef, InclusionProof};
 pub use tsa::Tsa;
 pub use url::{Durability, IfMissing, Target};

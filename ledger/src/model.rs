@@ -511,3 +511,26 @@ impl Budget {
         ])
     }
 }
+
+/// What a shredding removed from one task: the places and their classes, never the values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shredded {
+    pub task_id: String,
+    /// `(pointer, class)` of each disclosure shredded (empty: it held none).
+    pub places: Vec<(String, String)>,
+}
+
+impl Shredded {
+    /// `{"task_id", "places": [{"pointer", "class"}]}`.
+    pub fn to_value(&self) -> OwnedValue {
+        let places = self
+            .places
+            .iter()
+            .map(|(p, c)| obj(vec![("pointer", s(p)), ("class", s(c))]))
+            .collect();
+        obj(vec![
+            ("task_id", s(&self.task_id)),
+            ("places", Value::Array(places)),
+        ])
+    }
+}

@@ -19,6 +19,7 @@
 //!   a reclaimed tuple may stay in the heap file's free space until it is reused; where that
 //!   matters, encrypt the storage at rest.
 
+use crate::model::Shredded;
 use crate::ops::shred;
 use crate::store::{storage, Done, RetentionRow};
 use crate::Ledger;
@@ -29,30 +30,6 @@ use actionseal_core::{fingerprint, Action, Code, Contract, Digest, Error, OwnedV
 
 /// How many tasks one retention read selects; the run reads again until none is left.
 const RETENTION_PAGE: i64 = 256;
-
-/// What a shredding removed from one task: the places and their classes, never the values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Shredded {
-    pub task_id: String,
-    /// `(pointer, class)` of each disclosure shredded (empty: it held none).
-    pub places: Vec<(String, String)>,
-}
-
-impl Shredded {
-    /// `{"task_id", "places": [{"pointer", "class"}]}`.
-    pub fn to_value(&self) -> OwnedValue {
-        use crate::json::{obj, s};
-        let places = self
-            .places
-            .iter()
-            .map(|(p, c)| obj(vec![("pointer", s(p)), ("class", s(c))]))
-            .collect();
-        obj(vec![
-            ("task_id", s(&self.task_id)),
-            ("places", actionseal_core::Value::Array(places)),
-        ])
-    }
-}
 
 /// A tenant's retention policy for a class of sensitive values.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the stub's result types, which exist for type checkers only
         _AuditReport, _ChangesRead, _ClaimFacts, _ClaimOutcome, _Decided, _DecisionEnvelope,
         _EvidenceBundle, _ExportedHeads, _LedgerBudget, _LedgerPolicy, _LedgerTask, _LogCheckpoint,
         _Revocation, _SignedEnvelope, _TaskHistory, _Waited, _TasksPage, _AuditPage, _BatchClaimOutcome,
-        _BatchDecided, _BatchDecisionEnvelope, _LedgerBatch,
+        _BatchDecided, _BatchDecisionEnvelope, _LedgerBatch, _Shredded,
     )
 
 T = TypeVar("T")
@@ -177,6 +177,21 @@ class AsyncLedger:
 
     async def set_budget(self, name: str, limit_minor: int) -> "_LedgerBudget":
         return await self._run(self._sync.set_budget, name, limit_minor)
+
+    async def redact(self, task_id: str, *, actor: str) -> "_Shredded":
+        return await self._run(self._sync.redact, task_id, actor=actor)
+
+    async def set_retention(
+        self, tenant: str, class_name: str, *, keep_ms: Optional[int], at_finish: Literal["keep", "shred"], actor: str
+    ) -> Dict[str, Any]:
+        return await self._run(
+            self._sync.set_retention, tenant, class_name, keep_ms=keep_ms, at_finish=at_finish, actor=actor)
+
+    async def retention(self) -> List[Dict[str, Any]]:
+        return await self._run(self._sync.retention)
+
+    async def retention_run(self, *, actor: str) -> List["_Shredded"]:
+        return await self._run(self._sync.retention_run, actor=actor)
 
     async def budget(self, name: str) -> "_LedgerBudget":
         return await self._run(self._sync.budget, name)

@@ -205,6 +205,14 @@ impl<'a> Object<'a> {
             .map(|i| &self.entries[i].1)
     }
 
+    /// The value of `key`, to change in place (the key stays, so the order holds).
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Value<'a>> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
     /// Members in canonical order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Value<'a>)> {
         self.entries.iter().map(|(k, v)| (k.as_ref(), v))

@@ -78,6 +78,16 @@ impl Action {
     /// contract (errors keep their codes, with paths under `/args`), checks the identities
     /// ([`Code::InvalidAction`]), and fills `tool` and `contract` from the contract.
     pub fn build(contract: &Contract, args: &Value<'_>, ids: &ActionIds<'_>) -> Result<Action> {
+        let envelope = Action::envelope(contract, args, ids)?;
+        Ok(Action {
+            digest: crate::fingerprint(&envelope),
+            envelope,
+        })
+    }
+
+    /// The envelope [`Action::build`] makes, not yet fingerprinted (a committed action is
+    /// fingerprinted once committed).
+    fn envelope(contract: &Contract, args: &Value<'_>, ids: &ActionIds<'_>) -> Result<OwnedValue> {
         contract.validate_args(args).map_err(|e| e.in_key("args"))?;
         let strings = [
             ("job_id", ids.job_id),
@@ -109,11 +119,7 @@ impl Action {
             "tool".into(),
             Value::String(Cow::Owned(contract.tool().to_owned())),
         ));
-        let envelope = Value::Object(Object::from_entries(entries)?);
-        Ok(Action {
-            digest: crate::fingerprint(&envelope),
-            envelope,
-        })
+        Ok(Value::Object(Object::from_entries(entries)?))
     }
 
     /// Builds the envelope as [`Action::build`] does and commits its sensitive values (see
@@ -127,7 +133,11 @@ impl Action {
         ids: &ActionIds<'_>,
         salt: &mut dyn FnMut() -> [u8; crate::sensitive::SALT_BYTES],
     ) -> Result<(Action, Vec<crate::sensitive::Disclosure>)> {
-        Ok(Action::build(contract, args, ids)?.committed(contract, salt))
+        Ok(committed(
+            Action::envelope(contract, args, ids)?,
+            contract,
+            salt,
+        ))
     }
 
     /// [`Action::commit`] with the salts drawn at once, as a binding draws them from its
@@ -139,38 +149,17 @@ impl Action {
         ids: &ActionIds<'_>,
         draw: impl FnOnce(&mut [[u8; crate::sensitive::SALT_BYTES]]) -> std::result::Result<(), E>,
     ) -> std::result::Result<Result<(Action, Vec<crate::sensitive::Disclosure>)>, E> {
-        let clear = match Action::build(contract, args, ids) {
+        let clear = match Action::envelope(contract, args, ids) {
             Ok(clear) => clear,
             Err(e) => return Ok(Err(e)),
         };
-        let places = contract
-            .sensitive()
-            .map_or(0, |s| s.places(clear.value()).len());
+        let places = contract.sensitive().map_or(0, |s| s.places(&clear).len());
         let mut salts = vec![[0; crate::sensitive::SALT_BYTES]; places];
         draw(&mut salts)?;
         // One salt per place: the walk that counted them is the walk that takes them.
         let mut salts = salts.into_iter();
         let mut next = || salts.next().unwrap_or_default();
-        Ok(Ok(clear.committed(contract, &mut next)))
-    }
-
-    /// This action (in the clear) with its sensitive values committed.
-    fn committed(
-        self,
-        contract: &Contract,
-        salt: &mut dyn FnMut() -> [u8; crate::sensitive::SALT_BYTES],
-    ) -> (Action, Vec<crate::sensitive::Disclosure>) {
-        let Some(sensitive) = contract.sensitive() else {
-            return (self, Vec::new());
-        };
-        let (envelope, disclosures) = crate::sensitive::commit(sensitive, self.value(), salt);
-        (
-            Action {
-                digest: crate::fingerprint(&envelope),
-                envelope,
-            },
-            disclosures,
-        )
+        Ok(Ok(committed(clear, contract, &mut next)))
     }
 
     /// Reads an envelope, checking its shape only (arguments are checked against a contract
@@ -207,6 +196,26 @@ impl Action {
             .and_then(|o| o.get("args"))
             .unwrap_or(&EMPTY)
     }
+}
+
+/// The action of `clear` (an envelope in the clear) with its sensitive values committed,
+/// fingerprinted once.
+fn committed(
+    clear: OwnedValue,
+    contract: &Contract,
+    salt: &mut dyn FnMut() -> [u8; crate::sensitive::SALT_BYTES],
+) -> (Action, Vec<crate::sensitive::Disclosure>) {
+    let (envelope, disclosures) = match contract.sensitive() {
+        Some(sensitive) => crate::model::sensitive::commit_owned(sensitive, clear, salt),
+        None => (clear, Vec::new()),
+    };
+    (
+        Action {
+            digest: crate::fingerprint(&envelope),
+            envelope,
+        },
+        disclosures,
+    )
 }
 
 // Written here, beside the envelope it checks, so that contracts know nothing of actions.

@@ -24,6 +24,7 @@ mod commit;
 mod disclosure;
 mod policy;
 
+pub(crate) use commit::commit_owned;
 pub use commit::{commit, recommit, reveal, verify, Coverage};
 pub use disclosure::{Disclosure, SALT_BYTES};
 pub use policy::Sensitive;

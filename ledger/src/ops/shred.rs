@@ -4,7 +4,7 @@
 
 use super::{detail, event, locked_task};
 use crate::json::{obj, s};
-use crate::sensitive::Shredded;
+use crate::model::Shredded;
 use crate::store::{storage, DisclosureRow, Done, TaskRow, Tx};
 use actionseal_core::ledger::{AtFinish, EventKind};
 use actionseal_core::sensitive::{reveal, Coverage, Disclosure};

@@ -5,6 +5,7 @@ use super::policy::Sensitive;
 use super::COMMITMENT_KEY;
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
+use crate::json::pointer::parse_pointer;
 use crate::json::value::{Object, OwnedValue, Value};
 use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
@@ -29,16 +30,39 @@ pub fn commit(
     action: &Value<'_>,
     salt: &mut dyn FnMut() -> [u8; SALT_BYTES],
 ) -> (OwnedValue, Vec<Disclosure>) {
+    commit_owned(sensitive, action.clone().into_owned(), salt)
+}
+
+/// [`commit`] of an action the caller gives up: each value replaced where it is, nothing
+/// else copied.
+pub(crate) fn commit_owned(
+    sensitive: &Sensitive,
+    mut action: OwnedValue,
+    salt: &mut dyn FnMut() -> [u8; SALT_BYTES],
+) -> (OwnedValue, Vec<Disclosure>) {
     let disclosures: Vec<Disclosure> = sensitive
-        .places(action)
+        .places(&action)
         .iter()
         .map(|p| Disclosure::new(&salt(), &p.pointer, p.value))
         .collect();
-    let by_place: HashMap<&str, OwnedValue> = disclosures
+    for d in &disclosures {
+        // Each place was just found by its pointer.
+        if let Some(at) = slot(&mut action, d.pointer()) {
+            *at = commitment(&d.digest());
+        }
+    }
+    (action, disclosures)
+}
+
+/// The value at `pointer`, to replace.
+fn slot<'v>(v: &'v mut OwnedValue, pointer: &str) -> Option<&'v mut OwnedValue> {
+    parse_pointer(pointer)?
         .iter()
-        .map(|d| (d.pointer(), commitment(&d.digest())))
-        .collect();
-    (replaced(action, &mut String::new(), &by_place), disclosures)
+        .try_fold(v, |v, token| match v {
+            Value::Object(o) => o.get_mut(token),
+            Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+            _ => None,
+        })
 }
 
 /// Reveals a committed action: each disclosure must be of a commitment the action holds at a

@@ -3,11 +3,11 @@
 
 use crate::base64::url as b64url;
 use crate::error::{Code, Error, Result};
+use crate::json::canon::write_string;
 use crate::json::digest::Digest;
 use crate::json::options::Options;
 use crate::json::pointer::parse_pointer;
 use crate::json::value::{OwnedValue, Value};
-use std::borrow::Cow;
 
 /// A salt's length: 128 bits, the least RFC 9901 §9.3 recommends, so that a value cannot be
 /// found by hashing guesses.
@@ -118,12 +118,16 @@ impl Disclosure {
     }
 }
 
-/// The base64url of the RFC 8785 text of `[salt, pointer, value]`.
+/// The base64url of the RFC 8785 text of `[salt, pointer, value]`, written as the array's
+/// canonical form is, without building the array.
 fn encode(salt: &str, pointer: &str, value: &Value<'_>) -> String {
-    let text = crate::canonicalize(&Value::Array(vec![
-        Value::String(Cow::Borrowed(salt)),
-        Value::String(Cow::Borrowed(pointer)),
-        value.clone(),
-    ]));
+    let mut text = String::with_capacity(64 + pointer.len());
+    text.push('[');
+    write_string(salt, &mut text);
+    text.push(',');
+    write_string(pointer, &mut text);
+    text.push(',');
+    crate::write_canonical(value, &mut text);
+    text.push(']');
     b64url::encode(text.as_bytes())
 }
