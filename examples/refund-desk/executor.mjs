@@ -122,11 +122,15 @@ async function claim(task, action) {
 }
 
 async function pay(claim) {
-  const { order_id, amount_minor, currency } = claim.action.args
+  // Under a contract that marks values sensitive (refund_receipt's e-mail, issue 29) the claimed
+  // action holds commitments; `revealed` holds the values, each checked against its commitment
+  // by the ledger: the address goes to the payment service (which keeps it, outside the ledger).
+  const { order_id, amount_minor, currency, customer_email } = (claim.revealed ?? claim.action).args
+  const receipt = customer_email === undefined ? {} : { receipt_to: customer_email }
   const r = await fetch(`${config.payment}/payments`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ idempotency_key: claim.idempotency_key, order_id, amount_minor, currency }),
+    body: JSON.stringify({ idempotency_key: claim.idempotency_key, order_id, amount_minor, currency, ...receipt }),
     signal: AbortSignal.timeout(config.payment_timeout_ms),
   })
   // 402 is the provider's certain "no" (no effect): a failed outcome, not one in doubt.
@@ -141,7 +145,7 @@ const HANDOFF_WAIT_MS = 10_000
 const FEED_WAIT_MS = 10_000
 
 async function dispatch(task, fresh) {
-  if (!['refund_create', 'refund_large'].includes(task.action.tool)) return // the tools this executor dispatches
+  if (!['refund_create', 'refund_large', 'refund_receipt'].includes(task.action.tool)) return // the tools this executor dispatches
   if (task.approval?.batch_digest !== undefined) return dispatchItem(task)
   // A task approved just now: the server answers once the agent has handed it over.
   const handoff = await getJson(`${config.server}/api/handoffs/${task.id}?wait_ms=${fresh ? HANDOFF_WAIT_MS : 0}`)

@@ -23,11 +23,15 @@
 // addon), in Python and with the CLI to one timeline, byte for byte. Issue 28: the agent hands
 // twenty refunds over as one batch; the reviewer leaves two out and approves the rest in the
 // page; three declines trip the breaker and the remainder comes back to the page, approved
-// again; each paid refund has one effect. Then `actionseal ledger audit verify`.
+// again; each paid refund has one effect. Issue 29: a refund with the customer's e-mail, which
+// the ledger freezes as a commitment: the page marks it sensitive, the executor pays with the
+// value its claim revealed, the desk tenant's policy shreds it as the refund ends, and a scan of
+// the ledger's storage (SQLite file and log, or a pg_dump) finds it before and not after; its
+// evidence still verifies. Then `actionseal ledger audit verify`.
 
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -115,6 +119,36 @@ async function effectsOf(tid) {
 /** The executor's `dispatched` line (logged just after the ledger records the completion). */
 const dispatched = (tid) => until(() => execFor(tid, 'dispatched')[0], `dispatched line for ${tid}`)
 const settled = (tid, state = 'succeeded') => until(async () => (await ledger.task(tid)).state === state, `task ${tid} ${state}`)
+
+// --- the ledger's storage (issue 29) -----------------------------------------------------------
+
+/**
+ * How `text` may sit in the ledger's bytes: as itself, and inside a disclosure (base64url of
+ * `[salt, pointer, value]`) at each of the three alignments, without the characters that mix in
+ * its neighbours' bits.
+ */
+function forms(text) {
+  const bytes = Buffer.from(text)
+  const out = [text]
+  for (const k of [0, 1, 2]) {
+    const b64 = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64url')
+    out.push(b64.slice([0, 2, 3][k], (k + bytes.length) % 3 === 0 ? undefined : -1))
+  }
+  return out
+}
+/** How often `text` (any of its forms) occurs in the ledger's storage: the SQLite file and its write-ahead log, or a pg_dump of the PostgreSQL database. */
+function scan(text) {
+  const stores = backend === 'sqlite'
+    ? ['', '-wal'].map((s) => `${opt.db.slice('sqlite:'.length)}${s}`).filter(existsSync).map((f) => [f.split('/').pop(), readFileSync(f)])
+    : [['pg_dump', execFileSync('pg_dump', ['--no-owner', '--dbname', opt.db], { maxBuffer: 1 << 30 })]]
+  const found = {}
+  for (const [name, bytes] of stores) {
+    for (const f of forms(text)) {
+      for (let i = bytes.indexOf(f); i >= 0; i = bytes.indexOf(f, i + 1)) found[name] = (found[name] ?? 0) + 1
+    }
+  }
+  return { total: Object.values(found).reduce((a, b) => a + b, 0), where: Object.keys(found).join(', ') || 'nowhere' }
+}
 
 // --- the page -------------------------------------------------------------------------------------
 
@@ -883,9 +917,76 @@ try {
     console.log(`    ${paid.length} paid once each, ${declined.length} declined, ${LEFT_OUT.length} left out; ${remainder.items.length} re-approved after the trip`)
   })
 
+  await scenario('a sensitive e-mail: frozen as a commitment, marked on the page, paid with, shredded when the refund ends, gone from the ledger\'s storage', async () => {
+    // The customer's e-mail (refund_receipt's contract: "sensitive": {"/args/customer_email": "pii"}).
+    const email = `alice.receipt.${backend}@example.com`
+    const before = scan(email)
+    const a = await agent('job-receipt', ['--tool', 'refund_receipt', '--email', email])
+    const frozen = await ledger.task(a.task)
+    assert.match(frozen.action.args.customer_email._sd, /^sha256:[0-9a-f]{64}$/, 'the ledger froze a commitment')
+    assert.ok(!JSON.stringify(frozen).includes(email), 'the task holds no e-mail')
+    assert.ok(!JSON.stringify(a.paused).includes(email), 'the agent\'s pause shows the commitment')
+    // The scan finds the e-mail where the ledger keeps the disclosure, apart from the task.
+    const held = scan(email)
+    assert.ok(held.total > before.total, `the scan finds the held e-mail (${JSON.stringify(held)})`)
+    await open(a.task)
+    await page.waitForSelector('#d-sensitive:not([hidden])')
+    assert.equal(await attr('#d-sensitive', 'data-state'), 'committed')
+    const shown = (await page.textContent('#d-sensitive')).replace(/\s+/g, ' ')
+    for (const part of ['/args/customer_email', 'sensitive · pii', frozen.action.args.customer_email._sd]) {
+      assert.ok(shown.includes(part), `the page shows ${part}: ${shown}`)
+    }
+    assert.ok(await page.$('table.args tr.sensitive .tag.sensitive'), 'the argument is marked sensitive')
+    assert.ok(await page.$('#correction[hidden]'), 'no correction offered: the ledger amends no sensitive action yet')
+    assert.ok(!(await page.content()).includes(email), 'no e-mail on the page')
+    const fp = await fingerprints()
+    assert.deepEqual([fp.server, fp.page, fp.match], [a.fingerprint, a.fingerprint, 'true'], 'the page fingerprints the committed action')
+    await shot('sensitive')
+    if (backend === 'sqlite') await page.locator('#d-sensitive').screenshot({ path: join(here, 'sensitive.png') })
+    await approve(a.task)
+    await until(() => a.events.find((e) => e.event === 'done'), 'agent done')
+    if (executors.length === 0) startExecutors()
+    await settled(a.task)
+    // Paid with the value the claim revealed: the payment service got the e-mail (and keeps it).
+    const key = (await ledger.task(a.task)).idempotency_key
+    const receipts = (await (await fetch(`${opt.payment}/receipts`)).json()).receipts
+    assert.equal(receipts[key], email, 'the executor passed the revealed e-mail to the payment service')
+    assert.deepEqual((await effectsOf(a.task)).map((e) => e.requests), [1])
+    const k = await kinds(a.task)
+    assert.equal(count(k, 'shredded'), 1, `shredded as the refund ended (the desk tenant's policy): ${k}`)
+    assert.ok(k.indexOf('shredded') > k.indexOf('claimed'), `shredded after the claim that ran with the values: ${k}`)
+    // What cron runs; then the ledger's storage holds the e-mail no more.
+    const run = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'retention', 'run', '--actor', 'desk:cron'], { encoding: 'utf8' }).trim()
+    // A shredding at a task's finish reaches the SQLite file at the next checkpoint, but its
+    // write-ahead log keeps the old frames until the log is truncated, which the ledger does
+    // after a redaction or a retention run that shredded something: here nothing was due. So
+    // cron's step also truncates the log, as SQLite does it (PRAGMA wal_checkpoint(TRUNCATE)).
+    const logged = scan(email)
+    if (backend === 'sqlite') {
+      const busy = execFileSync(opt.python, ['-c', 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0])',
+        opt.db.slice('sqlite:'.length)], { encoding: 'utf8' }).trim()
+      assert.equal(busy, '0', 'the log was truncated')
+    }
+    const after = scan(email)
+    assert.equal(after.total, 0, `no e-mail left in the ledger's storage (${JSON.stringify(after)}; retention run ${run})`)
+    await open(a.task)
+    await page.waitForSelector('#d-sensitive[data-state="shredded"]')
+    await shot('shredded')
+    // Its evidence still verifies, and holds the commitment only.
+    const cookie = (await page.context().cookies(opt.server)).map((c) => `${c.name}=${c.value}`).join('; ')
+    const bundle = await (await fetch(`${opt.server}/api/tasks/${a.task}/evidence`, { headers: { cookie } })).text()
+    const trust = parseJson(await (await fetch(`${opt.server}/api/evidence-trust`, { headers: { cookie } })).text())
+    assert.equal(forms(email).filter((f) => bundle.includes(f)).length, 0, 'no e-mail in the bundle')
+    const timeline = verifyEvidence(parseJson(bundle), trust)
+    assert.equal(timeline.state, 'succeeded')
+    assert.ok(timeline.steps.some((s) => s.kind === 'shredded'), 'the timeline shows the shredding')
+    const truncated = backend === 'sqlite' ? ', after the log\'s truncation 0x' : ''
+    console.log(`    e-mail found ${held.total}x before (${held.where}); after the refund and cron's retention run ${logged.total}x (${logged.where})${truncated}; the bundle verifies with the commitment`)
+  })
+
   await scenario('every payment once; the audit chain verifies', async () => {
     const all = await effects()
-    assert.equal(all.length, 11 + 15, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout, four eyes, delegation; the batch\'s 15')
+    assert.equal(all.length, 11 + 15 + 1, 'main, passkey, drift, amend, zero-width (acknowledged), expiry, two crashes, timeout, four eyes, delegation; the batch\'s 15; the receipt')
     for (const e of all) assert.equal(e.requests, 1, `one request for ${e.idempotency_key}`)
     const out = execFileSync(opt.cli, ['ledger', '--db', opt.db, 'audit', 'verify'], { encoding: 'utf8' })
     const report = JSON.parse(out)

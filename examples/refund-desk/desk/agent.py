@@ -9,6 +9,7 @@ server. The refund body never runs here. The agent knows the server by its own t
 
     python desk/agent.py --db URL --server URL --token-file FILE --job JOB [--regenerate 2600]
                          [--order-id ID] [--amount N] [--tool refund_large --proposer user:frank]
+                         [--tool refund_receipt --email ADDRESS]
 
 ``--regenerate N``: after the decision the model is scripted to regenerate the refund under
 the same call id with N (time travel to before the model step): the executor must refuse it.
@@ -16,6 +17,9 @@ the same call id with N (time travel to before the model step): the executor mus
 as an order id with a zero-width space, which the model's own words do not show.
 ``--tool refund_large``: the four-eyes refund (finance and risk both approve); ``--proposer``: who
 asked for it (the proposer the ledger records, whom separation of duties excludes).
+``--tool refund_receipt --email ADDRESS``: a refund whose receipt the payment service e-mails to
+ADDRESS, a value the contract marks sensitive (issue 29): the agent proposes it in the clear, the
+ledger freezes it as a commitment, and the agent's pause shows the commitment, not the address.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from actionseal.adapters import Seal
 from actionseal.adapters.langgraph import ActionsealMiddleware
 
 from feed import FEED_WAIT_MS, end_cursor
-from refunds import CONTRACTS, TRUSTED, order_search, refund_create, refund_large
+from refunds import CONTRACTS, SENSITIVE, TRUSTED, order_search, refund_create, refund_large, refund_receipt
 
 WAITING = ("awaiting_approval", "awaiting_reapproval")  # a person has not decided (again) yet
 
@@ -54,8 +58,11 @@ def tool_call(name: str, cid: str, args: dict) -> AIMessage:
     return AIMessage("", tool_calls=[{"name": name, "id": cid, "type": "tool_call", "args": args}])
 
 
-def refund(order_id: str, amount: int, tool: str = "refund_create") -> AIMessage:
-    call = tool_call(tool, "call_refund", {"order_id": order_id, "amount_minor": amount, "currency": "USD"})
+def refund(order_id: str, amount: int, tool: str = "refund_create", email: str | None = None) -> AIMessage:
+    args = {"order_id": order_id, "amount_minor": amount, "currency": "USD"}
+    if email is not None:
+        args["customer_email"] = email
+    call = tool_call(tool, "call_refund", args)
     # What the model says about its call: its words, not the call's values.
     call.content = (f"The customer says order-17 arrived broken and asks for their money back; "
                     f"a refund of {amount} cents is within the policy for damaged goods.")
@@ -76,7 +83,8 @@ def main() -> None:
     p.add_argument("--regenerate", type=int)
     p.add_argument("--order-id", default="order-17")
     p.add_argument("--amount", type=int, default=2500)
-    p.add_argument("--tool", choices=("refund_create", "refund_large"), default="refund_create")
+    p.add_argument("--tool", choices=("refund_create", "refund_large", "refund_receipt"), default="refund_create")
+    p.add_argument("--email", help="the customer's e-mail (refund_receipt)")
     p.add_argument("--proposer", default="agent:refunds")
     a = p.parse_args()
     agent_token = a.token_file.read_text().strip()
@@ -90,19 +98,25 @@ def main() -> None:
 
     def handoff(action: dict, task: dict) -> str:
         answer = post("/api/handoffs", {"task_id": task["id"], "action": action})
-        say("handed_off", task_id=task["id"], fingerprint=answer["fingerprint"], args=action["args"])
+        # A value the contract marks sensitive stays out of the agent's log.
+        shown = {k: "(sensitive)" if f"/args/{k}" in SENSITIVE else v for k, v in action["args"].items()}
+        say("handed_off", task_id=task["id"], fingerprint=answer["fingerprint"], args=shown)
         return f"handed to the executor as task {task['id']} ({answer['fingerprint']})"
 
-    script = [tool_call("order_search", "call_search", {"query": "order-17"}), refund(a.order_id, a.amount, a.tool)]
+    if (a.tool == "refund_receipt") != (a.email is not None):
+        p.error("--email goes with --tool refund_receipt, and only with it")
+    script = [tool_call("order_search", "call_search", {"query": "order-17"}),
+              refund(a.order_id, a.amount, a.tool, a.email)]
     if a.regenerate is not None:
-        script.append(refund(a.order_id, a.regenerate, a.tool))
+        script.append(refund(a.order_id, a.regenerate, a.tool, a.email))
     script.append(AIMessage("The refund is with the desk."))
     ledger = Ledger(a.db)
     seal = Seal(ledger, CONTRACTS, proposer=a.proposer, executor="agent:refunds")
-    agent = create_agent(ScriptedModel(messages=iter(script)), tools=[order_search, refund_create, refund_large],
+    agent = create_agent(ScriptedModel(messages=iter(script)), tools=[order_search, refund_create, refund_large, refund_receipt],
                          middleware=[ActionsealMiddleware(seal, trusted=lambda rt: TRUSTED,
                                                           external={"refund_create": handoff,
-                                                                    "refund_large": handoff})],
+                                                                    "refund_large": handoff,
+                                                                    "refund_receipt": handoff})],
                          checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": a.job}}
     result = agent.invoke({"messages": [{"role": "user", "content": "order-17 arrived broken, refund it"}]},

@@ -13,6 +13,10 @@
   `{"status": "failed", "error": "declined"}` and no effect (the provider said no, for certain:
   a failed outcome, not one in doubt). What trips a batch's breaker in the desk's test.
 - GET  /refusals: the keys refused so, each with how many requests it received.
+- `receipt_to` in a payment (refund_receipt): the customer's e-mail, where the receipt goes. The
+  service keeps it (GET /receipts: key -> address); it is outside the ledger, which shreds its
+  own copy, so it stays here. Never in the payment it answers, which the executor hands to the
+  ledger as the task's result.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ REQUESTS: dict = {}   # idempotency key -> how many requests named it
 SLOW: dict = {}       # idempotency key -> delay of the answer, ms
 RECEIVED: dict = {}   # idempotency key -> when its first request arrived, ms
 FAIL: set = set()     # idempotency keys whose payments are declined
+RECEIPTS: dict = {}   # idempotency key -> where the receipt was sent (the customer's e-mail)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -54,6 +59,9 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 effects = [{**p, "requests": REQUESTS[k], "received_at": RECEIVED[k]} for k, p in PAYMENTS.items()]
             return self.answer(200, {"effects": effects})
+        if self.path == "/receipts":
+            with LOCK:
+                return self.answer(200, {"receipts": dict(RECEIPTS)})
         if self.path == "/refusals":
             with LOCK:
                 refusals = [{"idempotency_key": k, "requests": REQUESTS.get(k, 0)} for k in sorted(FAIL)]
@@ -89,6 +97,8 @@ class Handler(BaseHTTPRequestHandler):
                 PAYMENTS[key] = {"idempotency_key": key, "order_id": b.get("order_id"),
                                  "amount_minor": b.get("amount_minor"), "currency": b.get("currency"),
                                  "payment_id": f"pay_{len(PAYMENTS) + 1}"}
+                if isinstance(b.get("receipt_to"), str):
+                    RECEIPTS[key] = b["receipt_to"]
             payment, delay = PAYMENTS.get(key), SLOW.get(key, 0)
         if declined:
             return self.answer(402, {"status": "failed", "error": "declined"})

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from langchain_core.tools import tool
 from pydantic import Field
 
+from actionseal import Contract
 from actionseal.adapters import Trusted
 from actionseal.adapters.langgraph import contract_for_tool
 
@@ -65,8 +66,35 @@ def refund_large(
     raise RuntimeError("refund_large runs in the executor, never in the agent")
 
 
+@tool
+def refund_receipt(
+    order_id: Annotated[str, Field(description="The order refunded.")],
+    amount_minor: Annotated[int, Field(ge=1, description="The amount paid back, in minor units (cents).")],
+    currency: Annotated[Literal["USD", "EUR", "CNY"], Field(description="The currency of the amount.")],
+    customer_email: Annotated[str, Field(min_length=3, description="Where the payment service sends the receipt.")],
+) -> str:
+    """Refund part or all of an order and have the payment service e-mail the customer a receipt.
+    Dispatched by the desk's executor only."""
+    raise RuntimeError("refund_receipt runs in the executor, never in the agent")
+
+
+# The class of the customer's e-mail (issue 29): the ledger freezes it as a commitment and keeps
+# its disclosure apart; the desk tenant's retention policy shreds the class when the task ends.
+PII = "pii"
+SENSITIVE = {"/args/customer_email": PII}
+
+
+def sensitive(contract: Contract, places: dict) -> Contract:
+    """``contract`` with the places it marks sensitive (the contract's ``sensitive`` member)."""
+    return Contract({**contract.document, "sensitive": places})
+
+
 CONTRACTS = {
     "refund_create": contract_for_tool(refund_create, approval=REFUND_RULE, cost_minor=25),
+    # A separate tool, not refund_create with an e-mail: the ledger refuses amendments and
+    # batches under a contract with sensitive values (invalid_request) until it commits them,
+    # and the desk corrects and batches refund_create.
+    "refund_receipt": sensitive(contract_for_tool(refund_receipt, approval=REFUND_RULE, cost_minor=25), SENSITIVE),
     "refund_large": contract_for_tool(refund_large, approval=FOUR_EYES, cost_minor=25),
     "order_search": contract_for_tool(order_search, approval="never", effect="read"),
 }
@@ -93,6 +121,17 @@ REVIEW = {
         "effects": [
             "The payment service pays the amount back to the customer of the order.",
             "It runs only once finance and risk have both approved, neither of them the requester.",
+            "A paid refund cannot be undone from the desk: taking it back is a new charge, agreed with the customer.",
+        ],
+    },
+    "refund_receipt": {
+        "resource": "/order_id",
+        "summary": "Refund {/amount_minor} minor units of {/currency} for order {/order_id}, receipt to the customer's e-mail",
+        "money": {"amount": "/amount_minor", "currency": "/currency"},
+        "effects": [
+            "The payment service pays the amount back to the customer of the order.",
+            "It e-mails a receipt to the customer: the address leaves the ledger for the payment service, which keeps it.",
+            "The ledger shreds the address when the refund ends (the desk's retention policy for pii).",
             "A paid refund cannot be undone from the desk: taking it back is a new charge, agreed with the customer.",
         ],
     },

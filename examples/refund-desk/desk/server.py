@@ -86,7 +86,7 @@ from actionseal import (ActionsealError, Ledger, SigningKey, approve, canonicali
 import batches
 from auth import (CHALLENGE_TTL_S, CHALLENGES_MAX, COOKIE, CSRF_HEADER, SESSION_TTL_S, Bounded, Credentials, Role,
                   Session, Sessions, token)
-from refunds import CONTRACTS, REVIEW, REVIEWERS, TENANT, roles_of
+from refunds import CONTRACTS, PII, REVIEW, REVIEWERS, TENANT, roles_of
 from refusals import Refused, refused
 from events import Wakeups, stream
 from store import Filed, Store
@@ -104,6 +104,8 @@ DELEGATION_MS = 8 * 3_600_000
 # a delegate may approve: a delegation only narrows.
 DELEGABLE = ("refund_large",)
 DELEGATE_UP_TO_MINOR = 200_000
+# How long the desk keeps a sensitive value of a refund that has not ended (issue 29).
+RETAIN_PII_MS = 30 * 86_400_000
 # The longest an executor's GET of a hand-off waits for one to arrive.
 MAX_HANDOFF_WAIT_MS = 10_000
 
@@ -131,6 +133,9 @@ class Desk:
         # The log key signs the checkpoints evidence bundles are verified against (setup.py).
         self.log_verifier = (run_dir / "log.pub").read_text().strip()
         self.ledger = Ledger(db, log_key=(run_dir / "log.key").read_text().strip())
+        # Issue 29: the desk tenant keeps a customer's e-mail while its refund may still run (at
+        # most RETAIN_PII_MS, then a retention run shreds it) and shreds it as the refund ends.
+        self.ledger.set_retention(TENANT, PII, keep_ms=RETAIN_PII_MS, at_finish="shred", actor="desk:server")
         self.wakeups = Wakeups()
         self.tenants: dict = {}  # task id -> whether it is the desk tenant's (a task never moves)
 
@@ -229,6 +234,19 @@ def role_for(t: dict, counting: str) -> Optional[str]:
     held = [r["role"] for r in (quorum or {}).get("roles", []) if r["role"] in roles_of(counting)]
     missing = [r["role"] for r in ((t.get("quorum") or {}).get("missing_roles") or [])]
     return next((r for r in held if r in missing), held[0] if held else None)
+
+
+def masked(action: dict, digest: str, at: int) -> dict:
+    """A hand-off as the page may show it. The agent hands the call over in the clear (the
+    executor presents it to its claim, which commits it again with the ledger's salts), so under
+    a contract with sensitive values each is replaced by its class, and the clear action's
+    fingerprint, which a guessed value could be hashed to, is left out (``digest`` null)."""
+    places = CONTRACTS[action["tool"]].document.get("sensitive", {}) if action.get("tool") in CONTRACTS else {}
+    if not places:
+        return {"action": action, "digest": digest, "at": at}
+    args = {k: {"sensitive": places[f"/args/{k}"]} if f"/args/{k}" in places else v
+            for k, v in action.get("args", {}).items()}
+    return {"action": {**action, "args": args}, "digest": None, "at": at}
 
 
 def flagged(action: dict) -> list:
@@ -343,7 +361,7 @@ def build(desk: Desk) -> "Headers":
         h = ledger.history(tid)
         t = h["task"]
         rows = desk.store.rows("SELECT action, digest, at FROM handoffs WHERE task_id=? ORDER BY n", tid)
-        handoffs = [{"action": json.loads(a), "digest": d, "at": at} for a, d, at in rows]
+        handoffs = [masked(json.loads(a), d, at) for a, d, at in rows]
         rows = desk.store.rows("SELECT decision_id, envelope, at, reviewer, acknowledged, reason FROM decisions "
                                "WHERE task_id=? ORDER BY at", tid)
         decisions = [{"decision_id": i, "decision": record_of(json.loads(e))["decision"], "at": at, "reviewer": r,
@@ -363,6 +381,8 @@ def build(desk: Desk) -> "Headers":
             "contract": CONTRACTS[t["action"]["tool"]].document, "review": REVIEW.get(t["action"]["tool"]),
             "events": h["events"], "amendments": ledger.amendments(tid), "handoffs": handoffs,
             "decisions": decisions, "rationale": {"text": said[0][0], "at": said[0][1]} if said else None,
+            # Issue 29: the ledger shredded the task's sensitive values (an audited event).
+            "shredded": any(e["kind"] == "shredded" for e in h["events"]),
         })
 
     def evidence(request: Request, session: Session, _body: None) -> Response:

@@ -435,3 +435,33 @@ def test_a_paid_refunds_evidence_downloads_and_verifies_with_the_desks_trust(cli
     with pytest.raises(actionseal.ActionsealError) as e:
         actionseal.verify_evidence(bundle, other)
     assert e.value.code.startswith("checkpoint_"), e.value.code
+
+
+def test_a_sensitive_email_reaches_the_page_as_a_commitment_and_a_class_only(client, desk, run):
+    # Issue 29: the ledger freezes refund_receipt's e-mail as a commitment; the agent hands the
+    # call over in the clear, and the page is sent neither the address nor the clear action's
+    # fingerprint (a guessed address could be hashed to it).
+    email = "carol.receipt@example.com"
+    contract = CONTRACTS["refund_receipt"]
+    clear = actionseal.action(contract, {"order_id": "order-17", "amount_minor": 2500, "currency": "USD",
+                                         "customer_email": email},
+                              tenant=TENANT, subject=TRUSTED.subject, job_id=f"job-{uuid.uuid4().hex[:12]}",
+                              request_id="call_refund", policy_version=TRUSTED.policy_version)
+    t = desk.ledger.propose(clear, contract, proposer="agent:refunds")
+    assert set(t["action"]["args"]["customer_email"]) == {"_sd"}
+    r = client.post("/api/handoffs", json={"task_id": t["id"], "action": clear}, headers=bearer(run, "agent.token"))
+    assert r.status_code == 200, r.text
+    sign_in(client, run)
+    r = client.get(f"/api/tasks/{t['id']}")
+    assert r.status_code == 200 and email not in r.text
+    shown = r.json()
+    assert shown["handoffs"][0]["action"]["args"]["customer_email"] == {"sensitive": "pii"}
+    assert shown["handoffs"][0]["digest"] is None
+    assert shown["contract"]["sensitive"] == {"/args/customer_email": "pii"}
+    assert shown["shredded"] is False
+    # Redacted (the desk tenant's policy would at the refund's end): the page is told so.
+    desk.ledger.redact(t["id"], actor="user:bob")
+    assert client.get(f"/api/tasks/{t['id']}").json()["shredded"] is True
+    # And the executor still gets the call as handed over, to present to its claim.
+    r = client.get(f"/api/handoffs/{t['id']}", headers=bearer(run, "executor.token"))
+    assert r.status_code == 200 and r.json()["action"]["args"]["customer_email"] == email

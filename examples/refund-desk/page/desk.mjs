@@ -12,7 +12,7 @@
 // Nothing here polls: the list and the open task are read again when the server's event stream
 // (Server-Sent Events, /api/events) says a task changed, and once each time it (re)connects.
 
-import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChallenge, shortFingerprint } from "/wasm/actionseal_wasm.js";
+import init, { Contract, amend, fingerprint, notices, parseJson, passkeyChallenge, revealAction, shortFingerprint } from "/wasm/actionseal_wasm.js";
 import { argumentRows, contractFacts, el, fact, showDigest, showString, useCore, valueAt } from "/confirm-page/render.mjs";
 import { showQuorum } from "/confirm-page/quorum.mjs";
 import { api, refusal, useSession } from "/page/api.mjs";
@@ -21,6 +21,7 @@ import { historyItems } from "/page/history.mjs";
 import { showTasks } from "/page/list.mjs";
 import { assert as passkeyAssert, register as passkeyRegister } from "/page/passkey.mjs";
 import { flagBadge, flagsOf, oneLine, reviewFacts } from "/page/review.mjs";
+import { committedArgs, revealForReview, sensitivePlaces } from "/page/sensitive.mjs";
 
 const $ = (id) => document.getElementById(id);
 await init();
@@ -170,6 +171,29 @@ async function refreshList() {
   showTasks($("tasks"), body.tasks, selected, { notices, open });
 }
 
+/** The mark of a sensitive value: its class, and whether the page holds it checked. */
+function sensitiveMark(p) {
+  const mark = el("span", `tag sensitive ${p.disclosed ? "ok" : ""}`, `sensitive · ${p.class}`);
+  mark.title = p.disclosed ? "disclosed to this page and checked against its commitment in WebAssembly"
+    : "frozen as a commitment: the value is not on this page";
+  return mark;
+}
+
+/** Each sensitive place of the task: its commitment, and its value once checked, or why not. */
+function showSensitive(places, error, shredded) {
+  $("d-sensitive").hidden = places.length === 0;
+  const state = (p) => {
+    if (error) return el("span", "problem", `not shown: a disclosure does not open its commitment (${error.code} at ${error.path})`);
+    if (p.disclosed) return [showString(p.value).node, " ", el("span", "tag ok", "checked in WebAssembly against its commitment")];
+    return shredded ? "shredded by the ledger: the value is gone" : "not disclosed to this page";
+  };
+  $("d-sensitive-list").replaceChildren(...places.flatMap((p) => [
+    el("dt", "", el("code", "", p.pointer), " ", sensitiveMark(p)),
+    el("dd", "", el("code", "digest", p.commitment), el("br"), ...[state(p)].flat()),
+  ]));
+  $("d-sensitive").dataset.state = error ? "error" : places.every((p) => p.disclosed) ? "disclosed" : shredded ? "shredded" : "committed";
+}
+
 function digestCode(node, digest) {
   node.replaceChildren(showDigest(digest));
   node.dataset.digest = digest;
@@ -246,17 +270,32 @@ async function refreshDetail({ focus = false } = {}) {
     el("ul", "", ...flags.map((f) => el("li", "", el("code", "", f.pointer), ": ", f.notes.join(", ")))),
   );
 
+  // Sensitive values (issue 29): the frozen action holds commitments; the values the server
+  // discloses are checked here against them before they are shown.
+  const opened = revealForReview(revealAction, contract, t.action, d.disclosures ?? []);
+  const places = sensitivePlaces(d.contract, t.action, opened.action);
+  showSensitive(places, opened.error, d.shredded);
+
   // The contract decides whether this action may be approved at all, and why it needs a person.
   let requirement = null;
+  const committed = places.some((p) => !p.disclosed);
+  // A value still committed is validated as a commitment: the ledger validated it in the clear.
+  const judge = committed ? new Contract(committedArgs(d.contract)) : contract;
   try {
-    contract.validateAction(t.action);
-    requirement = contract.requiresApproval(t.action.args);
+    if (opened.error) throw opened.error;
+    if (!committed) contract.validateAction(opened.action);
+    else if (opened.action.tool !== contract.tool || opened.action.contract !== contract.digest) {
+      throw { code: "invalid_action", path: "/contract", message: "the action was made under another contract than this one" };
+    } else judge.validateArgs(opened.action.args);
+    requirement = judge.requiresApproval(opened.action.args);
     $("d-contract-error").hidden = true;
   } catch (err) {
     $("d-contract-error").hidden = false;
     $("d-contract-error").textContent = `${err.code} at ${err.path}: ${err.message}`;
+  } finally {
+    if (committed) judge.free();
   }
-  $("d-review").replaceChildren(...(requirement ? reviewFacts(t.action, contract, review, requirement) : []));
+  $("d-review").replaceChildren(...(requirement ? reviewFacts(opened.action, contract, review, requirement) : []));
   $("d-rationale").hidden = !d.rationale;
   if (d.rationale) $("d-rationale-text").replaceChildren(showString(d.rationale.text, { quotes: false }).node);
   // The quorum value is the ledger's; the page draws it only when it agrees with the contract.
@@ -265,7 +304,12 @@ async function refreshDetail({ focus = false } = {}) {
   $("d-decided").replaceChildren(...decidedFacts(d));
   $("d-decided").dataset.decision = t.approval?.decision ?? "";
 
-  $("d-args").replaceChildren(...argumentRows(t.action.args));
+  $("d-args").replaceChildren(...argumentRows(opened.action.args));
+  for (const p of places) {
+    const row = $("d-args").querySelector(`tr[data-pointer="${CSS.escape(p.pointer.slice("/args".length))}"]`);
+    row?.classList.add("sensitive");
+    row?.lastElementChild.append(" ", sensitiveMark(p));
+  }
   $("d-contract").replaceChildren(...contractFacts(contract));
   $("d-ids").replaceChildren(
     ...fact("tenant · subject", showString(t.action.tenant).node, " · ", showString(t.action.subject).node),
@@ -294,6 +338,8 @@ async function refreshDetail({ focus = false } = {}) {
   }
 
   $("decide").hidden = !waiting;
+  // The ledger amends no action under a contract with sensitive values yet (invalid_request).
+  $("correction").hidden = places.length > 0;
   $("approver").textContent = d.reviewer;
   $("approver-roles").textContent = d.roles.length ? `(${d.roles.join(", ")})` : "(no role)";
   // Whom this reviewer may decide for: delegations the desk recorded (its fact, not the page's).

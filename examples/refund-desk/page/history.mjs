@@ -21,8 +21,11 @@ export function historyItems(d, { short, notices, review }) {
   const handoff = (h) => {
     const flags = flagsOf(notices(h.action));
     const li = el("li", "handoff", `${time(h.at)} the agent handed over `, ...oneLine(h.action, review),
-      ...(flags.length ? [" ", flagBadge(flags)] : []), ` · ${short(h.digest)}`);
-    if (h.digest === t.action_digest) {
+      ...(flags.length ? [" ", flagBadge(flags)] : []), h.digest === null ? "" : ` · ${short(h.digest)}`);
+    if (h.digest === null) {
+      // Issue 29: handed over in the clear, its sensitive values not shown here.
+      li.append(el("span", "note", " — in the clear, its sensitive values not shown: the executor's claim commits it again with the ledger's salts and compares it with the decided action"));
+    } else if (h.digest === t.action_digest) {
       li.append(el("span", "note", " — the action the decision is about"));
     } else if (amended && h.digest === t.proposed_digest) {
       li.append(el("span", "note", " — the model's own proposal. It was corrected before the decision, so the executor runs the corrected action in its place: ",
@@ -33,7 +36,7 @@ export function historyItems(d, { short, notices, review }) {
     }
     li.dataset.kind = "handoff";
     li.dataset.amount = String(h.action.args.amount_minor);
-    li.dataset.digest = h.digest;
+    if (h.digest !== null) li.dataset.digest = h.digest;
     return li;
   };
 

@@ -1,0 +1,93 @@
+// Values a contract marks sensitive (issue 29), as the reviewer sees them. The ledger froze each
+// as a commitment, {"_sd": "sha256:<hex>"}, and keeps its disclosure apart; the page shows each
+// place marked sensitive with its class and its commitment, and, for each disclosure it is
+// given, the value once WebAssembly checked it against the commitment at its place (core's
+// reveal, coverage "given": the places without a disclosure stay committed). A disclosure that
+// does not open its commitment is an error on the page, with its code, and no value is shown.
+
+/** What a commitment is, for the arguments' schema of a place that holds one. */
+const COMMITMENT = {
+  type: "object",
+  properties: { _sd: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" } },
+  required: ["_sd"],
+  additionalProperties: false,
+};
+
+/** RFC 6901 tokens of a pointer below /args/ (`*` kept: every element of an array). */
+function tokens(pointer) {
+  return pointer.split("/").slice(2).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+/** Each concrete place of `args` a sensitive pointer matches, with what is there: [{pointer, value}]. */
+function placesOf(args, pointer) {
+  const out = [];
+  const walk = (value, rest, at) => {
+    if (rest.length === 0) return out.push({ pointer: at, value });
+    const [t, ...more] = rest;
+    if (t === "*" && Array.isArray(value)) value.forEach((v, i) => walk(v, more, `${at}/${i}`));
+    else if (Array.isArray(value)) { if (/^(0|[1-9][0-9]*)$/.test(t) && Number(t) < value.length) walk(value[Number(t)], more, `${at}/${t}`); }
+    else if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, t)) {
+      walk(value[t], more, `${at}/${t.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+    }
+  };
+  walk(args, tokens(pointer), "/args");
+  return out;
+}
+
+const isCommitment = (v) => v !== null && typeof v === "object" && !Array.isArray(v) &&
+  Object.keys(v).length === 1 && typeof v._sd === "string";
+
+/**
+ * The sensitive places of `committed` (an action envelope the ledger froze) under contract
+ * document `doc`, each `{pointer, class, commitment, disclosed, value}`: `disclosed` when
+ * `revealed` (the same action after `revealAction`) holds the value there.
+ */
+export function sensitivePlaces(doc, committed, revealed = committed) {
+  return Object.entries(doc.sensitive ?? {}).flatMap(([pointer, cls]) =>
+    placesOf(committed.args, pointer).filter((p) => isCommitment(p.value)).map((p) => {
+      const now = placesOf(revealed.args, p.pointer)[0]?.value;
+      const disclosed = now !== undefined && !isCommitment(now);
+      return { pointer: p.pointer, class: cls, commitment: p.value._sd, disclosed, value: disclosed ? now : undefined };
+    }));
+}
+
+/**
+ * The action to show and validate: `committed` with the values `disclosures` open, each checked
+ * in WebAssembly (`reveal` is the wasm package's `revealAction`); `{action, error}`, the error
+ * `{code, path, message}` of the first disclosure that does not open its commitment (then no
+ * value is shown at all).
+ */
+export function revealForReview(reveal, contract, committed, disclosures) {
+  if (disclosures.length === 0) return { action: committed, error: null };
+  try {
+    return { action: reveal(contract, committed, disclosures, "given"), error: null };
+  } catch (e) {
+    return { action: committed, error: { code: e.code, path: e.path, message: e.message } };
+  }
+}
+
+/**
+ * `doc` as the page validates an action whose sensitive places may still hold commitments (not
+ * disclosed to the page, or shredded): each such place accepts a commitment in place of its
+ * value. The ledger validated the values in the clear when the agent proposed them. Only for
+ * `validateArgs` and `requiresApproval`: an action names the contract's own digest.
+ */
+export function committedArgs(doc) {
+  const args = structuredClone(doc.args);
+  for (const pointer of Object.keys(doc.sensitive ?? {})) {
+    const path = tokens(pointer);
+    let parent = null;
+    let key = null;
+    let schema = args;
+    for (const t of path) {
+      parent = schema;
+      key = t === "*" ? "items" : t;
+      schema = t === "*" ? schema.items : schema.properties?.[t];
+      if (t !== "*") parent = parent.properties;
+      if (schema === undefined) break;
+    }
+    if (schema !== undefined) parent[key] = { anyOf: [schema, COMMITMENT] };
+  }
+  const { sensitive: _, ...rest } = doc;
+  return { ...rest, args };
+}
