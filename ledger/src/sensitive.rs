@@ -174,7 +174,8 @@ impl Ledger {
 
     /// Shreds every disclosure its tenant's policy keeps no longer (made more than `keep_ms`
     /// ago), one task per transaction, each an audited `shredded` event by `actor`; then
-    /// scrubs what the engine keeps of the old values. Returns what it shredded.
+    /// scrubs what the engine keeps of the old values, whether or not this run shredded any:
+    /// a shredding at a task's finish leaves them there until then. Returns what it shredded.
     pub fn retention_run(&self, actor: &str) -> Result<Vec<Shredded>> {
         check_identity("actor", actor)?;
         let mut out = Vec::new();
@@ -194,9 +195,7 @@ impl Ledger {
                 }
             }
         }
-        if !out.is_empty() {
-            self.scrub()?;
-        }
+        self.scrub()?;
         Ok(out)
     }
 

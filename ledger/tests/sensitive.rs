@@ -550,3 +550,36 @@ fn a_version_10_ledger_gains_the_disclosures_table_on_open() {
         assert_eq!(version[0][0].as_deref(), Some("11"));
     }
 }
+
+/// A shredding at a task's finish leaves the values' old pages in SQLite's write-ahead log; the
+/// next retention run truncates it even when nothing is due (a run that scrubbed only after
+/// shredding something itself would leave them there).
+#[test]
+fn a_retention_run_reaches_what_a_shredding_at_finish_left() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        for class in ["pii", "pci"] {
+            l.set_retention("tenant-a", class, None, AtFinish::Shred, "dpo:carol")
+                .unwrap();
+        }
+        let act = sensitive_refund("job-1", 0, "-finish");
+        let t = approved(&l, &act, "d-0");
+        let disclosures: Vec<String> = db
+            .texts("SELECT disclosure FROM ledger_disclosures")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .collect();
+        assert_eq!(disclosures.len(), 2, "{engine:?}");
+        let ClaimOutcome::Claimed(c, _) = claim(&l, &t.id, &act, "worker-1").unwrap() else {
+            panic!("{engine:?}: not claimed")
+        };
+        l.complete(&t.id, c.fence, Reported::Succeeded, None, "worker-1")
+            .unwrap();
+        assert!(l.retention_run("cron").unwrap().is_empty(), "{engine:?}");
+        for d in &disclosures {
+            assert_eq!(found(&db, d), Vec::<String>::new(), "{engine:?}: {d} left");
+        }
+    }
+}
