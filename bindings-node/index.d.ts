@@ -2858,6 +2858,14 @@ export declare class Ledger {
    */
   redact(request: RedactRequest): Promise<Shredded>
   /**
+   * A task's disclosures, for its reviewer to check and show (issue 29).
+   *
+   * The disclosures of task `task_id`'s sensitive values, each to be checked against the
+   * task's commitments (`revealAction`) before its value is shown; `[]` for a task without
+   * sensitive values; rejects with `disclosures_shredded` once any was shredded.
+   */
+  disclosures(taskId: string): Promise<string[]>
+  /**
    * Sets how long a tenant keeps its sensitive values of a class.
    *
    * `tenant` keeps its values of `class` `keep_ms` after their proposal (`null`: until

@@ -23,6 +23,18 @@ impl Ledger {
         self.start(&env, Call::Redact, |js| owned(js, request.raw()))
     }
 
+    /// A task's disclosures, for its reviewer to check and show (issue 29).
+    ///
+    /// The disclosures of task `task_id`'s sensitive values, each to be checked against the
+    /// task's commitments (`revealAction`) before its value is shown; `[]` for a task without
+    /// sensitive values; rejects with `disclosures_shredded` once any was shredded.
+    #[napi(ts_args_type = "taskId: string", ts_return_type = "Promise<string[]>")]
+    pub fn disclosures(&self, env: Env, task_id: Unknown<'_>) -> Result<AsyncTask<Op>> {
+        self.start(&env, Call::Disclosures, |js| {
+            member(js, task_id.raw(), "task_id")
+        })
+    }
+
     /// Sets how long a tenant keeps its sensitive values of a class.
     ///
     /// `tenant` keeps its values of `class` `keep_ms` after their proposal (`null`: until

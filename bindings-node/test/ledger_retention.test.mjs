@@ -45,8 +45,14 @@ for (const engine of engines()) {
       const run = await ledger.retentionRun('retention')
       assert.deepEqual(run, [{ task_id: t1.id, places: [{ pointer: '/args/reason', class: 'pii' }] }])
 
+      // The reviewer's read: the disclosures open the frozen commitments; none once shredded.
+      const read = await ledger.disclosures(t2.id)
+      assert.equal(read.length, 1)
+      assert.deepEqual(api.revealAction(CONTRACT, t2.action, read, 'every'), second)
       const redacted = await ledger.redact({ task_id: t2.id, actor: 'dpo' })
       assert.equal(redacted.places.length, 1)
+      const shredded = await rejection(ledger.disclosures(t2.id))
+      assert.equal(shredded.code, 'disclosures_shredded')
       const e = await rejection(ledger.claim({ task_id: t2.id, action: second, facts: facts(CONTRACT), executor: 'w', lease_ms: 1000 }))
       assert.ok(e instanceof ActionsealError)
       assert.equal(e.code, 'disclosures_shredded')

@@ -635,6 +635,19 @@ impl PyLedger {
         self.call(py, Call::Redact, &[("task_id", task_id)], request)
     }
 
+    /// A task's disclosures, for its reviewer to check and show (issue 29).
+    ///
+    /// The disclosures of task ``task_id``'s sensitive values, each to be checked against the
+    /// task's commitments (``reveal_action``) before its value is shown; ``[]`` for a task
+    /// without sensitive values; raises ``disclosures_shredded`` once any was shredded.
+    fn disclosures<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.call(py, Call::Disclosures, &[("task_id", task_id)], None)
+    }
+
     /// Sets how long a tenant keeps its sensitive values of a class.
     ///
     /// Tenant ``tenant`` keeps its values of class ``class_name`` ``keep_ms=`` after their

@@ -37,7 +37,13 @@ def test_commits_reveals_shreds_by_class_and_refuses_a_shredded_claim(fresh):
         assert ledger.retention_run(actor="retention") == [
             {"task_id": t1["id"], "places": [{"pointer": "/args/reason", "class": "pii"}]}]
 
+        # The reviewer's read: the disclosures open the frozen commitments; none once shredded.
+        read = ledger.disclosures(t2["id"])
+        assert len(read) == 1 and actionseal.reveal_action(CONTRACT, t2["action"], read, coverage="every") == second
         assert len(ledger.redact(t2["id"], actor="dpo")["places"]) == 1
+        with pytest.raises(actionseal.ActionsealError) as e:
+            ledger.disclosures(t2["id"])
+        assert e.value.code == "disclosures_shredded" and NOTE not in str(e.value)
         with pytest.raises(actionseal.ActionsealError) as e:
             ledger.claim(t2["id"], second, facts_for(CONTRACT), executor="w", lease_ms=1000)
         assert e.value.code == "disclosures_shredded" and NOTE not in str(e.value)

@@ -81,6 +81,8 @@ pub enum Call {
     Batch,
     /// `{"task_id", "actor"}` → `{"task_id", "places"}`: what was shredded (issue 29).
     Redact,
+    /// `{"task_id"}` → the task's disclosures, for its reviewer (issue 29).
+    Disclosures,
     /// `{"tenant", "class", "keep_ms", "at_finish", "actor"}` → the retention policy.
     SetRetention,
     /// `{}` → every retention policy.
@@ -260,6 +262,10 @@ impl Ledger {
             Call::Redact => {
                 let r = request::Redact::from_value(v)?;
                 Ok(self.redact(r.task_id, r.actor)?.to_value())
+            }
+            Call::Disclosures => {
+                let d = self.disclosures(request::identity(v, "task_id")?)?;
+                Ok(list(&d, |d| string(d.encoded().to_owned())))
             }
             Call::SetRetention => {
                 let r = request::SetRetention::from_value(v)?;

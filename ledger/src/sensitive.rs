@@ -129,6 +129,21 @@ impl Ledger {
         Ok(done)
     }
 
+    /// The disclosures of task `task_id`, for the reviewer who decides it: a page verifies each
+    /// against the task's commitments before it shows a value. Empty for a task without
+    /// sensitive values; [`Code::DisclosuresShredded`] once any of them was shredded. A read is
+    /// not an audit event (it changes nothing): who may read is the server's to decide, as
+    /// for the task itself.
+    pub fn disclosures(&self, task_id: &str) -> Result<Vec<Disclosure>> {
+        self.read(|tx| {
+            let t = crate::ops::locked_task(tx, task_id)?;
+            if !shred::may_hold(&t) {
+                return Ok(Vec::new());
+            }
+            shred::held(tx, &t)?
+        })
+    }
+
     /// Sets `tenant`'s retention policy for the sensitive values of `class`: kept `keep_ms`
     /// after their proposal (`None`: until redacted), and shredded or kept when their task
     /// finishes. Applies from the next [`Ledger::retention_run`] (and the next finish).

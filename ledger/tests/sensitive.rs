@@ -9,8 +9,9 @@ mod common;
 
 use actionseal_core::evidence::verify_evidence;
 use actionseal_core::ledger::{Observed, Reported};
+use actionseal_core::sensitive::{reveal, Coverage};
 use actionseal_core::tlog::note::SignerKey;
-use actionseal_core::{canonicalize, Code, OwnedValue};
+use actionseal_core::{canonicalize, Code, Contract, OwnedValue};
 use actionseal_ledger::{
     AtFinish, ClaimOutcome, ClaimRequest, DisclosureExport, Ledger, LedgerOptions, ManualClock,
     Task,
@@ -581,5 +582,31 @@ fn a_retention_run_reaches_what_a_shredding_at_finish_left() {
         for d in &disclosures {
             assert_eq!(found(&db, d), Vec::<String>::new(), "{engine:?}: {d} left");
         }
+    }
+}
+
+/// The reviewer's read of a task's disclosures: they open the frozen commitments (core's
+/// reveal, as the page does in WebAssembly), a task without sensitive values has none, and a
+/// shredded task's read is refused.
+#[test]
+fn a_reviewer_reads_the_disclosures_until_they_are_shredded() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let act = sensitive_refund("job-1", 0, "-review");
+        let t = approved(&l, &act, "d-0");
+        let read = l.disclosures(&t.id).unwrap();
+        assert_eq!(read.len(), 2, "{engine:?}");
+        let contract = Contract::from_value(&sensitive_contract()).unwrap();
+        let sensitive = contract.sensitive().unwrap();
+        let opened = reveal(sensitive, &t.action, &read, Coverage::Every).unwrap();
+        assert_eq!(opened.pointer("/args"), act.pointer("/args"), "{engine:?}");
+        l.redact(&t.id, "dpo:carol").unwrap();
+        let e = l.disclosures(&t.id).unwrap_err();
+        assert_eq!(e.code(), Code::DisclosuresShredded, "{engine:?}");
+        assert!(
+            !e.message().contains(EMAIL),
+            "{engine:?}: no value in the refusal"
+        );
     }
 }

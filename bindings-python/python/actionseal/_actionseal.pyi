@@ -1924,6 +1924,8 @@ class Ledger:
     def redact(self, task_id: str, *, actor: str) -> _Shredded:
         """Shreds a task's sensitive values; its audit, approval and evidence still verify
         (issue 29)."""
+    def disclosures(self, task_id: str) -> List[str]:
+        """A task's disclosures, for its reviewer to check and show (issue 29)."""
     def set_retention(
         self,
         tenant: str,

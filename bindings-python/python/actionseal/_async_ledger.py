@@ -181,6 +181,9 @@ class AsyncLedger:
     async def redact(self, task_id: str, *, actor: str) -> "_Shredded":
         return await self._run(self._sync.redact, task_id, actor=actor)
 
+    async def disclosures(self, task_id: str) -> List[str]:
+        return await self._run(self._sync.disclosures, task_id)
+
     async def set_retention(
         self, tenant: str, class_name: str, *, keep_ms: Optional[int], at_finish: Literal["keep", "shred"], actor: str
     ) -> Dict[str, Any]:

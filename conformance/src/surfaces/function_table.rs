@@ -369,6 +369,10 @@ pub fn table() -> Vec<Function> {
             .py("task_id: str, *, actor: str", "_Shredded")
             .ts("request: RedactRequest", "Promise<Shredded>")
             .node_only(),
+        method("Ledger.disclosures", "A task's disclosures, for its reviewer to check and show (issue 29).")
+            .py("task_id: str", "List[str]")
+            .ts("taskId: string", "Promise<string[]>")
+            .node_only(),
         method("Ledger.set_retention", "Sets how long a tenant keeps its sensitive values of a class.")
             .py("tenant: str, class_name: str, *, keep_ms: Optional[int], at_finish: Literal[\"keep\", \"shred\"], actor: str", "Dict[str, Any]")
             .ts("request: RetentionRequest", "Promise<RetentionPolicy>")

@@ -370,6 +370,11 @@ def build(desk: Desk) -> "Headers":
         approval_id = (t["approval"] or {}).get("approval_id")
         kinds = desk.store.rows("SELECT kind FROM proofs WHERE approval_id=?", approval_id) if approval_id else []
         now = ledger.now()
+        # Issue 29: the ledger shredded the task's sensitive values (an audited event); until
+        # then the reviewer gets their disclosures, which the page checks against the frozen
+        # commitments in WebAssembly before it shows a value.
+        shredded = any(e["kind"] == "shredded" for e in h["events"])
+        disclosures = [] if shredded else ledger.disclosures(tid)
         # Whom the session's reviewer may decide for here: delegations this desk recorded.
         held = desk.store.rows("SELECT delegator, tools FROM delegations WHERE delegate=? AND not_before<=? "
                                "AND ?<not_after", session.reviewer, now, now)
@@ -381,8 +386,7 @@ def build(desk: Desk) -> "Headers":
             "contract": CONTRACTS[t["action"]["tool"]].document, "review": REVIEW.get(t["action"]["tool"]),
             "events": h["events"], "amendments": ledger.amendments(tid), "handoffs": handoffs,
             "decisions": decisions, "rationale": {"text": said[0][0], "at": said[0][1]} if said else None,
-            # Issue 29: the ledger shredded the task's sensitive values (an audited event).
-            "shredded": any(e["kind"] == "shredded" for e in h["events"]),
+            "shredded": shredded, "disclosures": disclosures,
         })
 
     def evidence(request: Request, session: Session, _body: None) -> Response:

@@ -437,10 +437,11 @@ def test_a_paid_refunds_evidence_downloads_and_verifies_with_the_desks_trust(cli
     assert e.value.code.startswith("checkpoint_"), e.value.code
 
 
-def test_a_sensitive_email_reaches_the_page_as_a_commitment_and_a_class_only(client, desk, run):
+def test_a_sensitive_email_reaches_the_reviewer_only_as_disclosures_to_check(client, desk, run):
     # Issue 29: the ledger freezes refund_receipt's e-mail as a commitment; the agent hands the
-    # call over in the clear, and the page is sent neither the address nor the clear action's
-    # fingerprint (a guessed address could be hashed to it).
+    # call over in the clear. The page is sent the ledger's disclosures, to check against the
+    # commitments before it shows the address, but never the address in the clear nor the
+    # clear action's fingerprint (a guessed address could be hashed to it).
     email = "carol.receipt@example.com"
     contract = CONTRACTS["refund_receipt"]
     clear = actionseal.action(contract, {"order_id": "order-17", "amount_minor": 2500, "currency": "USD",
@@ -455,13 +456,16 @@ def test_a_sensitive_email_reaches_the_page_as_a_commitment_and_a_class_only(cli
     r = client.get(f"/api/tasks/{t['id']}")
     assert r.status_code == 200 and email not in r.text
     shown = r.json()
+    opened = actionseal.reveal_action(contract, shown["task"]["action"], shown["disclosures"], "every")
+    assert opened["args"]["customer_email"] == email
     assert shown["handoffs"][0]["action"]["args"]["customer_email"] == {"sensitive": "pii"}
     assert shown["handoffs"][0]["digest"] is None
     assert shown["contract"]["sensitive"] == {"/args/customer_email": "pii"}
     assert shown["shredded"] is False
     # Redacted (the desk tenant's policy would at the refund's end): the page is told so.
     desk.ledger.redact(t["id"], actor="user:bob")
-    assert client.get(f"/api/tasks/{t['id']}").json()["shredded"] is True
+    after = client.get(f"/api/tasks/{t['id']}").json()
+    assert after["shredded"] is True and after["disclosures"] == []
     # And the executor still gets the call as handed over, to present to its claim.
     r = client.get(f"/api/handoffs/{t['id']}", headers=bearer(run, "executor.token"))
     assert r.status_code == 200 and r.json()["action"]["args"]["customer_email"] == email
