@@ -12,6 +12,14 @@ use actionseal_core::Options;
 use js_sys::{Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+#[wasm_bindgen]
+extern "C" {
+    /// A list of salts, declared as TypeScript's `string[]` so that an optional argument of it
+    /// is declared `salts?: string[] | null`, as the function table has it.
+    #[wasm_bindgen(typescript_type = "string[]")]
+    pub type Salts;
+}
+
 /// The most bytes `getRandomValues` fills in one call (Web Crypto's limit).
 const MAX_RANDOM_BYTES: usize = 65_536;
 
@@ -46,7 +54,7 @@ pub fn commit_action(
     #[wasm_bindgen(unchecked_param_type = "Contract | ContractDocument")] contract: JsValue,
     #[wasm_bindgen(unchecked_param_type = "object")] args: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ActionIds")] ids: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string[] | null")] salts: Option<js_sys::Array>,
+    salts: Option<Salts>,
 ) -> Result<JsValue, JsValue> {
     let contract = contract_of(&contract)?;
     let salts: JsValue = salts.map_or(JsValue::NULL, Into::into);
