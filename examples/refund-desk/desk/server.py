@@ -374,7 +374,13 @@ def build(desk: Desk) -> "Headers":
         # then the reviewer gets their disclosures, which the page checks against the frozen
         # commitments in WebAssembly before it shows a value.
         shredded = any(e["kind"] == "shredded" for e in h["events"])
-        disclosures = [] if shredded else ledger.disclosures(tid)
+        try:
+            disclosures = [] if shredded else ledger.disclosures(tid)
+        except ActionsealError as e:
+            if e.code != "disclosures_shredded":
+                raise
+            # Shredded between the history's read and this one: the refund has just ended.
+            shredded, disclosures = True, []
         # Whom the session's reviewer may decide for here: delegations this desk recorded.
         held = desk.store.rows("SELECT delegator, tools FROM delegations WHERE delegate=? AND not_before<=? "
                                "AND ?<not_after", session.reviewer, now, now)
