@@ -16,43 +16,16 @@
 //! Each row is the median and range over rounds of its per-round ratio. Not a test: nothing
 //! here asserts a time.
 
-use actionseal_bench::{cpu_seconds, json};
+use actionseal_bench::{json, median, range, window, WINDOW};
 use actionseal_core::{
     canonicalize, check_set_with, check_with, fingerprint, pae, sign_approval, sign_delegation,
     Context, Object, Outcome, OwnedValue, SigningKey, Value, PAYLOAD_TYPE,
 };
 use std::borrow::Cow;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 20;
-const WINDOW: Duration = Duration::from_millis(40);
 const NOW: i64 = 1_764_500_600_000;
-
-/// CPU microseconds per call of `f` over one window.
-fn window(f: &mut dyn FnMut()) -> f64 {
-    let (start, cpu) = (Instant::now(), cpu_seconds());
-    let mut n = 0u64;
-    while start.elapsed() < WINDOW {
-        for _ in 0..16 {
-            f();
-        }
-        n += 16;
-    }
-    (cpu_seconds() - cpu) * 1e6 / n as f64
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn range(v: &[f64]) -> String {
-    let (lo, hi) = v
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
-    format!("{lo:.2}-{hi:.2}")
-}
 
 /// `base` with `changes` set (added or replaced).
 fn with(base: &OwnedValue, changes: &[(&str, OwnedValue)]) -> OwnedValue {

@@ -14,39 +14,12 @@
 //! Each row is the median and range over rounds of the per-round ratio, with both sides' µs.
 //! Not a test: nothing here asserts a time (`-- --test` only checks both sides once).
 
-use actionseal_bench::{cpu_seconds, json};
+use actionseal_bench::{json, median, range, window};
 use actionseal_core::sensitive::{commit, SALT_BYTES};
 use actionseal_core::{fingerprint, Action, ActionIds, Contract, OwnedValue};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 20;
-const WINDOW: Duration = Duration::from_millis(40);
-
-/// CPU microseconds per call of `f` over one window.
-fn window(f: &mut dyn FnMut()) -> f64 {
-    let (start, cpu) = (Instant::now(), cpu_seconds());
-    let mut n = 0u64;
-    while start.elapsed() < WINDOW {
-        for _ in 0..16 {
-            f();
-        }
-        n += 16;
-    }
-    (cpu_seconds() - cpu) * 1e6 / n as f64
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn range(v: &[f64]) -> String {
-    let (lo, hi) = v
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
-    format!("{lo:.2}-{hi:.2}")
-}
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--test");

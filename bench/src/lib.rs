@@ -163,6 +163,37 @@ pub fn median_and_range(mut v: Vec<f64>) -> (f64, f64, f64) {
     (v[v.len() / 2], v[0], v[v.len() - 1])
 }
 
+/// How long one side of a round runs: long enough to hold many calls, short enough that the
+/// two sides of a round see the same machine.
+pub const WINDOW: std::time::Duration = std::time::Duration::from_millis(40);
+
+/// CPU microseconds per call of `f` over one window.
+pub fn window(f: &mut dyn FnMut()) -> f64 {
+    let (start, cpu) = (std::time::Instant::now(), cpu_seconds());
+    let mut n = 0u64;
+    while start.elapsed() < WINDOW {
+        for _ in 0..16 {
+            f();
+        }
+        n += 16;
+    }
+    (cpu_seconds() - cpu) * 1e6 / n as f64
+}
+
+/// The median of `v` (sorted in place); `v` is not empty.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// `lowest-highest` of `v`, to two places.
+pub fn range(v: &[f64]) -> String {
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
+    format!("{lo:.2}-{hi:.2}")
+}
+
 /// Filters from the command line (`cargo bench --bench ledger -- normal`): a configuration
 /// runs when its label contains one of them, or when there are none. Options (`--name=value`)
 /// are not filters.
