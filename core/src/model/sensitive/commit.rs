@@ -5,7 +5,6 @@ use super::policy::Sensitive;
 use super::COMMITMENT_KEY;
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
-use crate::json::pointer::parse_pointer;
 use crate::json::value::{Object, OwnedValue, Value};
 use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
@@ -40,29 +39,17 @@ pub(crate) fn commit_owned(
     mut action: OwnedValue,
     salt: &mut dyn FnMut() -> [u8; SALT_BYTES],
 ) -> (OwnedValue, Vec<Disclosure>) {
-    let disclosures: Vec<Disclosure> = sensitive
-        .places(&action)
-        .iter()
-        .map(|p| Disclosure::new(&salt(), &p.pointer, p.value))
-        .collect();
-    for d in &disclosures {
-        // Each place was just found by its pointer.
-        if let Some(at) = slot(&mut action, d.pointer()) {
-            *at = commitment(&d.digest());
-        }
-    }
+    let mut disclosures = Vec::new();
+    // Room for a salt, a pointer and a short value, such as a card number or an e-mail.
+    let mut text = String::with_capacity(128);
+    sensitive.each_place_mut(&mut action, &mut |pointer, at| {
+        // The value moves into its disclosure; its commitment takes its place.
+        let value = std::mem::replace(at, Value::Null);
+        let d = Disclosure::made(&salt(), pointer, value, &mut text);
+        *at = commitment(&d.digest());
+        disclosures.push(d);
+    });
     (action, disclosures)
-}
-
-/// The value at `pointer`, to replace.
-fn slot<'v>(v: &'v mut OwnedValue, pointer: &str) -> Option<&'v mut OwnedValue> {
-    parse_pointer(pointer)?
-        .iter()
-        .try_fold(v, |v, token| match v {
-            Value::Object(o) => o.get_mut(token),
-            Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
-            _ => None,
-        })
 }
 
 /// Reveals a committed action: each disclosure must be of a commitment the action holds at a
@@ -106,7 +93,7 @@ pub fn recommit(
     if places.is_empty() {
         return action.clone().into_owned();
     }
-    let salts: HashMap<&str, &str> = disclosures
+    let salts: HashMap<&str, &[u8; SALT_BYTES]> = disclosures
         .iter()
         .map(|d| (d.pointer(), d.salt()))
         .collect();
@@ -199,7 +186,7 @@ fn opened<'d>(
 
 /// `{"_sd": "sha256:<hex>"}`.
 fn commitment(digest: &Digest) -> OwnedValue {
-    placeholder(&digest.to_string())
+    placeholder(digest.text().as_str())
 }
 
 /// `{"_sd": held}`.

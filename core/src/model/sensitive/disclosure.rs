@@ -12,12 +12,11 @@ use crate::json::value::{OwnedValue, Value};
 /// A salt's length: 128 bits, the least RFC 9901 §9.3 recommends, so that a value cannot be
 /// found by hashing guesses.
 pub const SALT_BYTES: usize = 16;
-
 /// A disclosure, read or made: the value at `pointer`, salted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Disclosure {
     encoded: String,
-    salt: String,
+    salt: [u8; SALT_BYTES],
     pointer: String,
     value: OwnedValue,
     digest: Digest,
@@ -31,20 +30,38 @@ impl Disclosure {
     /// The disclosure of `value` at `pointer` (a place's own pointer) with `salt`: the
     /// base64url of the RFC 8785 text of `[salt, pointer, value]`, the salt in base64url.
     pub fn new(salt: &[u8; SALT_BYTES], pointer: &str, value: &Value<'_>) -> Disclosure {
-        let salt = b64url::encode(salt);
-        let encoded = encode(&salt, pointer, value);
+        Disclosure::made(
+            salt,
+            pointer,
+            value.clone().into_owned(),
+            &mut String::new(),
+        )
+    }
+
+    /// [`Disclosure::new`] of a value the caller gives up, its JSON text written in `text`
+    /// (a buffer the caller reuses for each disclosure of one action).
+    pub(super) fn made(
+        salt: &[u8; SALT_BYTES],
+        pointer: &str,
+        value: OwnedValue,
+        text: &mut String,
+    ) -> Disclosure {
+        text.clear();
+        write_text(salt, pointer, &value, text);
+        let mut encoded = String::with_capacity(text.len().div_ceil(3) * 4);
+        b64url::encode_into(text.as_bytes(), &mut encoded);
         Disclosure {
             digest: Digest::of(encoded.as_bytes()),
             encoded,
-            salt,
+            salt: *salt,
             pointer: pointer.to_owned(),
-            value: value.clone().into_owned(),
+            value,
         }
     }
 
-    /// The digest of the disclosure of `value` at `pointer` with `salt` (base64url): the
-    /// commitment a value presented in the clear would have under a disclosure's salt.
-    pub(super) fn digest_of(salt: &str, pointer: &str, value: &Value<'_>) -> Digest {
+    /// The digest of the disclosure of `value` at `pointer` with `salt`: the commitment a
+    /// value presented in the clear would have under a disclosure's salt.
+    pub(super) fn digest_of(salt: &[u8; SALT_BYTES], pointer: &str, value: &Value<'_>) -> Digest {
         Digest::of(encode(salt, pointer, value).as_bytes())
     }
 
@@ -67,9 +84,10 @@ impl Disclosure {
                 "a disclosure is an array of three: salt, pointer, value",
             ));
         };
-        let salt = salt
+        let salt: [u8; SALT_BYTES] = salt
             .as_str()
-            .filter(|s| b64url::decode(s).is_ok_and(|b| b.len() == SALT_BYTES))
+            .and_then(|s| b64url::decode(s).ok())
+            .and_then(|b| b.try_into().ok())
             .ok_or_else(|| invalid(format!("a salt is {SALT_BYTES} bytes in base64url")))?;
         let pointer = pointer
             .as_str()
@@ -85,7 +103,7 @@ impl Disclosure {
         Ok(Disclosure {
             digest: Digest::of(encoded.as_bytes()),
             encoded: encoded.to_owned(),
-            salt: salt.to_owned(),
+            salt,
             pointer: pointer.to_owned(),
             value: value.clone().into_owned(),
         })
@@ -96,8 +114,8 @@ impl Disclosure {
         &self.encoded
     }
 
-    /// The salt, base64url.
-    pub fn salt(&self) -> &str {
+    /// The salt's bytes.
+    pub fn salt(&self) -> &[u8; SALT_BYTES] {
         &self.salt
     }
 
@@ -120,14 +138,20 @@ impl Disclosure {
 
 /// The base64url of the RFC 8785 text of `[salt, pointer, value]`, written as the array's
 /// canonical form is, without building the array.
-fn encode(salt: &str, pointer: &str, value: &Value<'_>) -> String {
+fn encode(salt: &[u8; SALT_BYTES], pointer: &str, value: &Value<'_>) -> String {
     let mut text = String::with_capacity(64 + pointer.len());
-    text.push('[');
-    write_string(salt, &mut text);
-    text.push(',');
-    write_string(pointer, &mut text);
-    text.push(',');
-    crate::write_canonical(value, &mut text);
-    text.push(']');
+    write_text(salt, pointer, value, &mut text);
     b64url::encode(text.as_bytes())
+}
+
+/// The RFC 8785 text of `[salt, pointer, value]`, the salt in base64url, appended to `text`.
+fn write_text(salt: &[u8; SALT_BYTES], pointer: &str, value: &Value<'_>, text: &mut String) {
+    // base64url's characters need no JSON escapes: the salt's string is written as it is.
+    text.push_str("[\"");
+    b64url::encode_into(salt, text);
+    text.push_str("\",");
+    write_string(pointer, text);
+    text.push(',');
+    crate::write_canonical(value, text);
+    text.push(']');
 }

@@ -3,7 +3,7 @@
 
 use crate::error::{Code, Error, Result};
 use crate::json::pointer::{parse_pointer, push_escaped};
-use crate::json::value::Value;
+use crate::json::value::{OwnedValue, Value};
 
 /// Room for every sensitive field a tool could reasonably take; a longer list is more likely a
 /// mistake than a schema.
@@ -108,6 +108,20 @@ impl Sensitive {
         out
     }
 
+    /// Calls `f` with each place [`Sensitive::places`] finds, in its order: the place's own
+    /// pointer and the value there, to replace. One walk that builds no list, since a commit
+    /// replaces every place of every action proposed under the contract.
+    pub(crate) fn each_place_mut(
+        &self,
+        action: &mut OwnedValue,
+        f: &mut dyn FnMut(&str, &mut OwnedValue),
+    ) {
+        let mut at = String::new();
+        for e in &self.entries {
+            walk_mut(action, &e.tokens, &mut at, f);
+        }
+    }
+
     /// The class of the sensitive pointer that matches `pointer` (a place's own pointer).
     pub fn class_of(&self, pointer: &str) -> Option<&str> {
         let tokens = parse_pointer(pointer)?;
@@ -206,6 +220,46 @@ fn walk<'v, 'a>(
         }
         // The schema says what type a place has; a pointer that does not fit this value
         // matches nothing here.
+        _ => {}
+    }
+    at.truncate(len);
+}
+
+/// [`walk`] with the values to replace: the same matches, in the same order.
+fn walk_mut(
+    v: &mut OwnedValue,
+    tokens: &[Token],
+    at: &mut String,
+    f: &mut dyn FnMut(&str, &mut OwnedValue),
+) {
+    let Some((first, rest)) = tokens.split_first() else {
+        f(at, v);
+        return;
+    };
+    let len = at.len();
+    match (first, v) {
+        (Token::Key(k), Value::Object(o)) => {
+            if let Some(child) = o.get_mut(k) {
+                at.push('/');
+                push_escaped(at, k);
+                walk_mut(child, rest, at, f);
+            }
+        }
+        (Token::Key(k), Value::Array(items)) if is_index(k) => {
+            if let Some(child) = k.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                at.push('/');
+                at.push_str(k);
+                walk_mut(child, rest, at, f);
+            }
+        }
+        (Token::Each, Value::Array(items)) => {
+            for (i, child) in items.iter_mut().enumerate() {
+                at.push('/');
+                at.push_str(&i.to_string());
+                walk_mut(child, rest, at, f);
+                at.truncate(len);
+            }
+        }
         _ => {}
     }
     at.truncate(len);

@@ -73,7 +73,7 @@ fn a_disclosure_is_sd_jwts_construction_over_canonical_json() {
         "/args/customer/email",
         &json(r#""alice@example.com""#),
     );
-    assert_eq!(d.salt(), "AAECAwQFBgcICQoLDA0ODw");
+    assert_eq!(b64url::encode(d.salt()), "AAECAwQFBgcICQoLDA0ODw");
     assert_eq!(
         d.encoded(),
         "WyJBQUVDQXdRRkJnY0lDUW9MREEwT0R3IiwiL2FyZ3MvY3VzdG9tZXIvZW1haWwiLCJhbGljZUBleGFtcGxlLmNvbSJd"
@@ -182,7 +182,7 @@ fn each_wrong_disclosure_has_a_code_of_its_own() {
         (Code::DisclosureMismatch, "/1".into())
     );
     // Wrong: the committed salt with another value.
-    let salt: [u8; 16] = b64url::decode(ds[0].salt()).unwrap().try_into().unwrap();
+    let salt: [u8; 16] = *ds[0].salt();
     let mut wrong = ds.clone();
     wrong[0] = Disclosure::new(&salt, "/args/card_number", &json(r#""4000000000000002""#));
     assert_eq!(
@@ -395,4 +395,26 @@ mod calls {
         let e = reveal(&plain, action.value(), &list, &json(r#""given""#)).unwrap_err();
         assert_eq!((e.code(), e.path()), (Code::InvalidAction, "/contract"));
     }
+}
+
+#[test]
+fn the_commits_walk_finds_the_places_the_reads_walk_finds_in_order() {
+    let contract = contract(true);
+    let sensitive = contract.sensitive().unwrap();
+    let action = Action::build(&contract, &json(ARGS), &ids("req-1"))
+        .unwrap()
+        .value()
+        .clone();
+    let read: Vec<(String, OwnedValue)> = sensitive
+        .places(&action)
+        .iter()
+        .map(|p| (p.pointer.clone(), p.value.clone().into_owned()))
+        .collect();
+    let mut replaced = Vec::new();
+    let mut copy = action.clone();
+    sensitive.each_place_mut(&mut copy, &mut |pointer, at| {
+        replaced.push((pointer.to_owned(), at.clone()));
+    });
+    assert_eq!(read.len(), 4, "card, e-mail and two recipients");
+    assert_eq!(replaced, read);
 }
