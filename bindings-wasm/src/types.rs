@@ -637,6 +637,12 @@ export interface ContractDocument {
    * `batch_not_allowed`.
    */
   batch?: BatchPolicy
+  /**
+   * The arguments' sensitive values: JSON Pointers into the action (`/args/...`, `*` for every
+   * element of an array), each with the class a retention policy names. Each such value is
+   * frozen as a salted commitment and travels beside the action as a disclosure.
+   */
+  sensitive?: { [key: string]: string }
 }
 
 /** One condition of a contract's approval rule. Conditions fail closed (see the README). */

@@ -939,7 +939,7 @@ try {
       assert.ok(shown.includes(part), `the page shows ${part}: ${shown}`)
     }
     assert.ok(await page.$('table.args tr.sensitive .tag.sensitive'), 'the argument is marked sensitive')
-    assert.ok(await page.$('#correction[hidden]'), 'no correction offered: the ledger amends no sensitive action yet')
+    assert.ok(await page.$('#correction[hidden]'), 'no correction offered: the desk does not send a sensitive action in the clear')
     const fp = await fingerprints()
     assert.deepEqual([fp.server, fp.page, fp.match], [a.fingerprint, a.fingerprint, 'true'], 'the page fingerprints the committed action')
     await shot('sensitive')

@@ -343,7 +343,7 @@ impl Ledger {
         // Under a contract that marks values sensitive the task freezes the action committed,
         // and its disclosures are kept apart (issue 29).
         let (action, sensitive) = match sensitive::committed(&contract, &action)? {
-            Some((committed, disclosures, clear)) => (committed, Some((disclosures, clear))),
+            Some((committed, disclosures)) => (committed, Some(disclosures)),
             None => (action, None),
         };
         if !self.contracts.stored(&contract) {
@@ -373,7 +373,10 @@ impl Ledger {
     /// ([`Code::TaskNotAwaitingDecision`]), when `amends` is no longer the task's action
     /// ([`Code::AmendConflict`]), for another tenant, subject, job or request, tool, contract
     /// or policy version (`amend_*_changed`), for arguments the contract refuses (its code).
-    /// Sending the action the task already holds is a duplicate that changes nothing.
+    /// Sending the action the task already holds is a duplicate that changes nothing. Under a
+    /// contract that marks values sensitive the amendment is in the clear, and is committed
+    /// again keeping the disclosures of the values left alone (see `ops::amend`); a task whose
+    /// disclosures were shredded is [`Code::DisclosuresShredded`].
     pub fn amend(&self, amendment: &Value<'_>, contract: &Value<'_>) -> Result<Amended> {
         self.amend_with(&Amendment::from_value(amendment)?, contract)
     }
@@ -384,7 +387,6 @@ impl Ledger {
             .contracts
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
-        sensitive::refuse_unsupported(&contract, "an amendment")?;
         self.write(|tx, now| {
             let done = ops::amend::run(tx, now, a, &contract)?;
             ops::with_quorum(tx, &self.contracts, done)

@@ -25,8 +25,8 @@ use crate::store::{storage, Done, RetentionRow};
 use crate::Ledger;
 use actionseal_core::ledger::check_identity;
 use actionseal_core::ledger::AtFinish;
-use actionseal_core::sensitive::{commit, Disclosure, SALT_BYTES};
-use actionseal_core::{fingerprint, Action, Code, Contract, Digest, Error, OwnedValue, Result};
+use actionseal_core::sensitive::{commit, commit_keeping, Disclosure, Sensitive, SALT_BYTES};
+use actionseal_core::{Action, Code, Contract, Error, OwnedValue, Result};
 
 /// How many tasks one retention read selects; the run reads again until none is left.
 const RETENTION_PAGE: i64 = 256;
@@ -72,9 +72,9 @@ impl RetentionPolicy {
     }
 }
 
-/// An action committed under its contract, its disclosures, and the clear action's
-/// fingerprint; `None` when the contract marks nothing sensitive.
-pub(crate) type Committed = Option<(Action, Vec<Disclosure>, Digest)>;
+/// An action committed under its contract, and its disclosures; `None` when the contract
+/// marks nothing sensitive.
+pub(crate) type Committed = Option<(Action, Vec<Disclosure>)>;
 
 /// Commits `action` (in the clear, checked against `contract` already), each salt 16 bytes
 /// from the operating system's CSPRNG.
@@ -82,6 +82,23 @@ pub(crate) fn committed(contract: &Contract, action: &Action) -> Result<Committe
     let Some(sensitive) = contract.sensitive() else {
         return Ok(None);
     };
+    with_salts(|salt| commit(sensitive, action.value(), salt)).map(Some)
+}
+
+/// Commits an amended `action` (in the clear) keeping the disclosures of `kept` whose values
+/// the reviewer left alone (core's `commit_keeping`); a changed value gets a fresh salt.
+pub(crate) fn committed_keeping(
+    sensitive: &Sensitive,
+    action: &Action,
+    kept: &[Disclosure],
+) -> Result<(Action, Vec<Disclosure>)> {
+    with_salts(|salt| commit_keeping(sensitive, action.value(), kept, salt))
+}
+
+/// What `commit` makes with salts from the operating system's CSPRNG, as an action.
+fn with_salts(
+    commit: impl FnOnce(&mut dyn FnMut() -> [u8; SALT_BYTES]) -> (OwnedValue, Vec<Disclosure>),
+) -> Result<(Action, Vec<Disclosure>)> {
     let mut failed = None;
     let mut salt = || {
         let mut s = [0u8; SALT_BYTES];
@@ -90,7 +107,7 @@ pub(crate) fn committed(contract: &Contract, action: &Action) -> Result<Committe
         }
         s
     };
-    let (envelope, disclosures) = commit(sensitive, action.value(), &mut salt);
+    let (envelope, disclosures) = commit(&mut salt);
     if let Some(e) = failed {
         // A salt that is not random would let a value be found by hashing guesses.
         return Err(Error::new(
@@ -98,12 +115,11 @@ pub(crate) fn committed(contract: &Contract, action: &Action) -> Result<Committe
             format!("the operating system gave no random salt ({e})"),
         ));
     }
-    let committed = Action::from_value(&envelope)?;
-    Ok(Some((committed, disclosures, fingerprint(action.value()))))
+    Ok((Action::from_value(&envelope)?, disclosures))
 }
 
-/// Refuses what the ledger does not commit yet: an amendment or a batch under a contract
-/// with sensitive values would store them in the clear.
+/// Refuses what the ledger does not commit yet: a batch under a contract with sensitive
+/// values would store them in the clear.
 pub(crate) fn refuse_unsupported(contract: &Contract, what: &str) -> Result<()> {
     match contract.sensitive() {
         None => Ok(()),

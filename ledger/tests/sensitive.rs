@@ -610,3 +610,157 @@ fn a_reviewer_reads_the_disclosures_until_they_are_shredded() {
         );
     }
 }
+
+fn amendment(t: &Task, action: &OwnedValue) -> OwnedValue {
+    json(&format!(
+        r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:carol",
+            "reason": "the customer wrote"}}"#,
+        t.id,
+        t.action_digest,
+        canonicalize(action)
+    ))
+}
+
+#[test]
+fn a_reviewer_amends_in_the_clear_and_the_values_left_alone_keep_their_commitments() {
+    const FIXED: &str = "erin.fixed-9a17@example.com";
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let act = sensitive_refund("job-1", 1, "");
+        let t = l.propose(&act, &sensitive_contract(), "agent").unwrap();
+        let proposed_rows = shredded_in_db(&db, &t.id);
+        // The action as held (committed) or in the clear as proposed: a duplicate.
+        for same in [t.action.value().clone(), act.clone()] {
+            let a = l
+                .amend(&amendment(&t, &same), &sensitive_contract())
+                .unwrap();
+            assert!(a.duplicate, "{engine:?}");
+        }
+        // The reviewer lowers the amount: the values stay committed as they were.
+        let lower = canonicalize(&act).replace("2500", "2000");
+        let a = l
+            .amend(&amendment(&t, &json(&lower)), &sensitive_contract())
+            .unwrap();
+        assert_eq!(
+            a.task.amended_pointers(),
+            ["/args/amount_minor"],
+            "{engine:?}"
+        );
+        assert_eq!(shredded_in_db(&db, &t.id), proposed_rows, "{engine:?}");
+        assert_eq!(
+            a.task.action.value().pointer("/args/customer_email"),
+            t.action.value().pointer("/args/customer_email")
+        );
+        // Then corrects the e-mail: a fresh commitment, the change at its place, and the
+        // model's address gone from the table.
+        let fixed = lower.replace(EMAIL, FIXED);
+        let b = l
+            .amend(&amendment(&a.task, &json(&fixed)), &sensitive_contract())
+            .unwrap();
+        assert_eq!(
+            b.task.amended_pointers(),
+            ["/args/amount_minor", "/args/customer_email"],
+            "{engine:?}: against the model's proposal"
+        );
+        let frozen = canonicalize(b.task.action.value());
+        assert!(
+            !frozen.contains(FIXED) && !frozen.contains(EMAIL),
+            "{frozen}"
+        );
+        let rows = shredded_in_db(&db, &t.id);
+        assert_eq!(rows[0], proposed_rows[0], "{engine:?}: the card's, kept");
+        assert_ne!(
+            rows[1], proposed_rows[1],
+            "{engine:?}: the e-mail's, replaced"
+        );
+        // Approved and claimed: the reviewer's values to run with.
+        l.decide(&decision(&b.task, "d-1", "approved", l.now(), HOUR))
+            .unwrap();
+        let ClaimOutcome::Claimed(c, _) = claim(&l, &t.id, &json(&fixed), "worker-1").unwrap()
+        else {
+            panic!("{engine:?}: not claimed")
+        };
+        assert_eq!(
+            canonicalize(c.revealed.as_ref().unwrap()),
+            canonicalize(&json(&fixed))
+        );
+        // The audit and the amendments name commitments and places, never a value.
+        let said = l.audit_export().unwrap()
+            + &l.amendments(&t.id)
+                .unwrap()
+                .iter()
+                .map(|r| canonicalize(&r.to_value()))
+                .collect::<String>();
+        for value in [EMAIL, FIXED, CARD] {
+            assert!(!said.contains(value), "{engine:?}: {value} in {said}");
+        }
+        assert!(l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+        // The model proposing its own call again after its address was amended away is not
+        // recognised (that value's salt went with it): a conflict, never the old values.
+        let e = l.propose(&act, &sensitive_contract(), "agent").unwrap_err();
+        assert_eq!(e.code(), Code::TaskConflict, "{engine:?}");
+    }
+}
+
+#[test]
+fn a_proposal_repeated_after_an_amendment_of_other_values_is_the_same_task() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let act = sensitive_refund("job-1", 1, "");
+        let t = l.propose(&act, &sensitive_contract(), "agent").unwrap();
+        let lower = canonicalize(&act).replace("2500", "2000");
+        let a = l
+            .amend(&amendment(&t, &json(&lower)), &sensitive_contract())
+            .unwrap();
+        // The model's retry and the amended call are both this task.
+        for again in [act.clone(), json(&lower)] {
+            let p = l.propose(&again, &sensitive_contract(), "agent").unwrap();
+            assert_eq!(p.id, t.id, "{engine:?}");
+            assert_eq!(p.action_digest, a.task.action_digest, "{engine:?}");
+        }
+        // A redacted task cannot be amended: its values are gone.
+        l.redact(&t.id, "dpo:carol").unwrap();
+        let e = l
+            .amend(
+                &amendment(&a.task, &json(&lower.replace("2000", "1500"))),
+                &sensitive_contract(),
+            )
+            .unwrap_err();
+        assert_eq!(e.code(), Code::DisclosuresShredded, "{engine:?}");
+    }
+}
+
+#[test]
+fn a_rejected_task_is_shredded_when_its_tenant_says_so() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        l.set_retention("tenant-a", "pii", None, AtFinish::Shred, "dpo:carol")
+            .unwrap();
+        let act = sensitive_refund("job-1", 1, "");
+        let t = l.propose(&act, &sensitive_contract(), "agent").unwrap();
+        l.decide(&decision(&t, "d-1", "rejected", l.now(), HOUR))
+            .unwrap();
+        // The e-mail (pii) is gone, the card (pci, kept at a finish) stays.
+        let rows = shredded_in_db(&db, &t.id);
+        let held: Vec<_> = rows
+            .iter()
+            .map(|r| (r[1].clone().unwrap(), r[2].is_some()))
+            .collect();
+        assert_eq!(
+            held,
+            [("pci".to_owned(), true), ("pii".to_owned(), false)],
+            "{engine:?}"
+        );
+        let (_, events) = l.task_history(&t.id).unwrap();
+        let last = events.last().unwrap();
+        assert_eq!(
+            (last.kind.as_str(), last.outcome.as_deref()),
+            ("shredded", Some("finished")),
+            "{engine:?}"
+        );
+        assert!(l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+    }
+}

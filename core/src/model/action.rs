@@ -206,7 +206,7 @@ fn committed(
     salt: &mut dyn FnMut() -> [u8; crate::sensitive::SALT_BYTES],
 ) -> (Action, Vec<crate::sensitive::Disclosure>) {
     let (envelope, disclosures) = match contract.sensitive() {
-        Some(sensitive) => crate::model::sensitive::commit_owned(sensitive, clear, salt),
+        Some(sensitive) => crate::model::sensitive::commit_owned(sensitive, clear, &[], salt),
         None => (clear, Vec::new()),
     };
     (

@@ -24,8 +24,8 @@ mod commit;
 mod disclosure;
 mod policy;
 
-pub(crate) use commit::commit_owned;
-pub use commit::{commit, recommit, reveal, verify, Coverage};
+pub use commit::{commit, commit_keeping, recommit, reveal, verify, Coverage};
+pub(crate) use commit::{commit_owned, place_of_difference};
 pub use disclosure::{Disclosure, SALT_BYTES};
 pub use policy::Sensitive;
 

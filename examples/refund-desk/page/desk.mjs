@@ -338,7 +338,8 @@ async function refreshDetail({ focus = false } = {}) {
   }
 
   $("decide").hidden = !waiting;
-  // The ledger amends no action under a contract with sensitive values yet (invalid_request).
+  // No correction of a task with sensitive values here: the ledger amends one sent in the
+  // clear (its values revealed), and this page's correction edits the action as held.
   $("correction").hidden = places.length > 0;
   $("approver").textContent = d.reviewer;
   $("approver-roles").textContent = d.roles.length ? `(${d.roles.join(", ")})` : "(no role)";

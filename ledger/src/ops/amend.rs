@@ -6,14 +6,24 @@
 //! who edit the same action at once, the first to commit wins; the other gets
 //! `amend_conflict` and changes nothing. A retry of an amendment that already won (the task
 //! holds exactly the action it sends) is a duplicate: nothing changes.
+//!
+//! Sensitive values (issue 29): the task holds them committed, and the reviewer, who saw them
+//! disclosed, sends the amended action in the clear. It is compared with the held action
+//! revealed, and committed before it is stored: a value left alone keeps its disclosure and
+//! commitment byte for byte, a changed one gets a fresh salt, and the task's disclosures are
+//! replaced in the same transaction (the model's value at a changed place goes with it). The
+//! audit names the committed digests only: a clear action's fingerprint could be searched
+//! for its values.
 
 use super::{detail, event, locked_task, refuse, save, snapshot, view};
 use crate::json::{canon, n, opt_s, s, stored};
 use crate::model::{Amended, AmendmentRecord};
+use crate::sensitive::committed_keeping;
 use crate::store::{increment, storage, AmendmentRow, ApprovalRow, Done, Tx};
 use actionseal_core::ledger::{
     amend_action, amended_pointers, approval_id, next, Amendment, EventKind, Op,
 };
+use actionseal_core::sensitive::{reveal, Coverage};
 use actionseal_core::{fingerprint, Action, Code, Contract, Error, Result};
 
 pub(crate) fn run(
@@ -24,8 +34,9 @@ pub(crate) fn run(
 ) -> Result<Done<Amended>> {
     let mut t = locked_task(tx, &a.task_id)?;
     let replacement = fingerprint(&a.action);
+    let sensitive = contract.sensitive();
     let mut ev = event(&t, now, EventKind::AmendRefused, &a.reviewer);
-    ev.action_digest = Some(replacement);
+    ev.action_digest = sensitive.is_none().then_some(replacement);
     ev.detail = detail(vec![
         ("amends", s(&a.amends.to_string())),
         ("reason_digest", s(&a.reason_digest().to_string())),
@@ -40,8 +51,24 @@ pub(crate) fn run(
     if tx.item(&t.id)?.is_some() {
         return refuse(tx, ev, super::batch::item_only("amend"));
     }
-    if replacement.ct_eq(&t.action_digest) {
+    let current = Action::from_value(&stored(&t.action)?)?;
+    let held = match sensitive {
+        None => None,
+        Some(s) => {
+            let disclosures = match super::shred::held(tx, &t)? {
+                Ok(d) => d,
+                Err(e) => return refuse(tx, ev, e),
+            };
+            let clear = reveal(s, current.value(), &disclosures, Coverage::Every)
+                .map_err(|e| storage("disclosures", e.code()))?;
+            Some((s, Action::from_value(&clear)?, disclosures))
+        }
+    };
+    let shown = held.as_ref().map_or(&current, |(_, clear, _)| clear);
+    // The action held, in the clear or (under sensitive values) as stored.
+    if replacement.ct_eq(&shown.digest()) || replacement.ct_eq(&t.action_digest) {
         ev.kind = EventKind::AmendDuplicate;
+        ev.action_digest = Some(t.action_digest);
         tx.append(ev);
         let latest = match t.amendments {
             0 => None,
@@ -73,10 +100,16 @@ pub(crate) fn run(
             .in_key("amends"),
         );
     }
-    let current = Action::from_value(&stored(&t.action)?)?;
-    let amended = match amend_action(&current, &a.action, contract) {
+    let amended = match amend_action(shown, &a.action, contract) {
         Ok(x) => x,
         Err(e) => return refuse(tx, ev, e.in_key("action")),
+    };
+    let (amended, disclosures) = match &held {
+        None => (amended, None),
+        Some((s, _, kept)) => {
+            let (committed, disclosures) = committed_keeping(s, &amended, kept)?;
+            (committed, Some(disclosures))
+        }
     };
     let pointers = amended_pointers(current.value(), amended.value());
 
@@ -109,6 +142,9 @@ pub(crate) fn run(
         at: now,
     };
     tx.insert_amendment(&row)?;
+    if let Some(disclosures) = &disclosures {
+        super::shred::replace(tx, &t, contract, disclosures, t.created_at)?;
+    }
     if contract.quorum().is_some() {
         // Under a quorum the changed action starts a new round: the decisions its members
         // made about the action before do not carry over.

@@ -285,6 +285,8 @@ pub(crate) fn conclude(
             ev.kind = EventKind::RejectedPreDispatch;
             ev.state = Some(t.state);
             tx.append(ev);
+            // It will never run: its values go now where its tenant shreds them at a finish.
+            super::shred::at_finish(tx, now, &t, super::LEDGER_ACTOR)?;
             Ok(Done::Ok(ClaimOutcome::Rejected {
                 task: view_parsed(t, parsed)?,
                 verdict,

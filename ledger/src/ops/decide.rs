@@ -266,6 +266,8 @@ pub(crate) fn run(
     if let Some(met) = met {
         tx.append(met);
     }
+    // A rejection finishes the task: its values go now where its tenant shreds them then.
+    super::shred::at_finish(tx, now, &t, super::LEDGER_ACTOR)?;
     // The action was parsed above, the approval record written from its value.
     let parsed = super::Parsed {
         action: true,

@@ -6,7 +6,7 @@ use crate::model::Task;
 use crate::store::{ApprovalRow, Done, TaskRow, Tx};
 use actionseal_core::ledger::{approval_id, idempotency_key, task_id, EventKind, State};
 use actionseal_core::sensitive::Disclosure;
-use actionseal_core::{Action, Code, Contract, Digest, Error, Result, Value};
+use actionseal_core::{Action, Code, Contract, Error, Result, Value};
 
 /// A validated proposal, read before the transaction.
 pub(crate) struct Proposal {
@@ -17,10 +17,9 @@ pub(crate) struct Proposal {
     /// The batch it is an item of (issue 28): its round is decided by the batch's decision, so
     /// it has no approval round of its own that a task's decision could name.
     pub batch: Option<String>,
-    /// Under a contract with sensitive pointers (issue 29): `action` is committed, these are
-    /// its disclosures, and the digest is the clear action's (what a repeated proposal is
-    /// recognised by, since its commitments have fresh salts).
-    pub sensitive: Option<(Vec<Disclosure>, Digest)>,
+    /// Under a contract with sensitive pointers (issue 29): `action` is committed (with fresh
+    /// salts), and these are its disclosures.
+    pub sensitive: Option<Vec<Disclosure>>,
 }
 
 pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>> {
@@ -35,8 +34,9 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
         let proposed = existing.proposed_digest.unwrap_or(existing.action_digest);
         let same = match &p.sensitive {
             None => existing.action_digest.ct_eq(&a.digest()) || proposed.ct_eq(&a.digest()),
-            Some((_, clear)) => super::shred::clear_digest(tx, &existing, &p.contract)?
-                .is_some_and(|d| d.ct_eq(clear)),
+            Some(disclosures) => {
+                super::shred::recognised(tx, &existing, &p.contract, &p.action, disclosures)?
+            }
         };
         if same {
             tx.append(ev);
@@ -100,7 +100,7 @@ pub(crate) fn run(tx: &mut dyn Tx, now: i64, p: &Proposal) -> Result<Done<Task>>
             None => Err(crate::store::storage("task insert", "refused, yet no task")),
         };
     }
-    if let Some((disclosures, _)) = &p.sensitive {
+    if let Some(disclosures) = &p.sensitive {
         super::shred::keep(tx, now, &t, &p.contract, disclosures)?;
     }
     if let (Some(apr), None) = (&apr, &p.batch) {

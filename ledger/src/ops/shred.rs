@@ -7,8 +7,8 @@ use crate::json::{obj, s};
 use crate::model::Shredded;
 use crate::store::{storage, DisclosureRow, Done, TaskRow, Tx};
 use actionseal_core::ledger::{AtFinish, EventKind};
-use actionseal_core::sensitive::{reveal, Coverage, Disclosure};
-use actionseal_core::{fingerprint, Code, Contract, Digest, Error, Result, Value};
+use actionseal_core::sensitive::{recommit, reveal, Coverage, Disclosure};
+use actionseal_core::{fingerprint, Action, Code, Contract, Error, Result, Value};
 
 /// Why a task's disclosures were shredded, as its `shredded` event says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,10 +40,32 @@ pub(crate) fn keep(
     contract: &Contract,
     disclosures: &[Disclosure],
 ) -> Result<()> {
+    tx.insert_disclosures(&rows(t, contract, disclosures, now)?)
+}
+
+/// Replaces an amended task's disclosures with those of its amended action (those of the
+/// values the reviewer left alone are the same bytes). Retention still counts from the
+/// proposal: `proposed_at`, the oldest row's.
+pub(crate) fn replace(
+    tx: &mut dyn Tx,
+    t: &TaskRow,
+    contract: &Contract,
+    disclosures: &[Disclosure],
+    proposed_at: i64,
+) -> Result<()> {
+    tx.replace_disclosures(&t.id, &rows(t, contract, disclosures, proposed_at)?)
+}
+
+fn rows(
+    t: &TaskRow,
+    contract: &Contract,
+    disclosures: &[Disclosure],
+    created_at: i64,
+) -> Result<Vec<DisclosureRow>> {
     let sensitive = contract
         .sensitive()
         .ok_or_else(|| storage("disclosures", "a contract without sensitive places"))?;
-    let rows = disclosures
+    disclosures
         .iter()
         .map(|d| {
             let class = sensitive
@@ -55,12 +77,11 @@ pub(crate) fn keep(
                 tenant: t.tenant.clone(),
                 class: class.to_owned(),
                 disclosure: Some(d.encoded().to_owned()),
-                created_at: now,
+                created_at,
                 shredded_at: None,
             })
         })
-        .collect::<Result<Vec<_>>>()?;
-    tx.insert_disclosures(&rows)
+        .collect()
 }
 
 /// A task's disclosures as stored: `Err` with [`Code::DisclosuresShredded`] when any was
@@ -89,21 +110,26 @@ pub(crate) fn held(
         .map(Ok)
 }
 
-/// The fingerprint of `t`'s action in the clear, its disclosures put back: what a repeated
-/// proposal is recognised by. `None` when they were shredded (nothing to compare with).
-pub(crate) fn clear_digest(
+/// Whether a proposal (`committed`, with fresh salts, and its `disclosures`) is the action
+/// task `t` holds or was proposed with: its values in the clear committed again with `t`'s
+/// own salts give `t`'s action or its proposal. `false` when `t`'s disclosures were shredded
+/// (nothing to compare with), and for the model's proposal once an amendment changed one of
+/// its sensitive values: that value's salt went with it.
+pub(crate) fn recognised(
     tx: &mut dyn Tx,
     t: &TaskRow,
     contract: &Contract,
-) -> Result<Option<Digest>> {
-    let (Ok(disclosures), Some(sensitive)) = (held(tx, t)?, contract.sensitive()) else {
-        return Ok(None);
+    committed: &Action,
+    disclosures: &[Disclosure],
+) -> Result<bool> {
+    let (Ok(held), Some(sensitive)) = (held(tx, t)?, contract.sensitive()) else {
+        return Ok(false);
     };
-    let action = crate::json::stored(&t.action)?;
-    // A stored action its own disclosures do not open is no proposal to compare with.
-    Ok(reveal(sensitive, &action, &disclosures, Coverage::Every)
-        .ok()
-        .map(|clear| fingerprint(&clear)))
+    let Ok(clear) = reveal(sensitive, committed.value(), disclosures, Coverage::Every) else {
+        return Ok(false);
+    };
+    let again = fingerprint(&recommit(sensitive, &clear, &held));
+    Ok(again.ct_eq(&t.action_digest) || t.proposed_digest.is_some_and(|d| d.ct_eq(&again)))
 }
 
 /// Whether a stored action holds a commitment: only such a task has disclosures to read or

@@ -33,6 +33,11 @@ impl DisclosureTx for PgTx<'_> {
         Ok(())
     }
 
+    fn replace_disclosures(&mut self, task_id: &str, rows: &[DisclosureRow]) -> Result<()> {
+        self.exec(sql::OF_TASK_DELETE, &[&task_id])?;
+        self.insert_disclosures(rows)
+    }
+
     fn disclosures(&mut self, task_id: &str) -> Result<Vec<DisclosureRow>> {
         self.rows(&OF_TASK, &[&task_id])?
             .iter()

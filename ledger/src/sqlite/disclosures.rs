@@ -16,6 +16,7 @@ fn spelled(sql: &str) -> String {
 
 static INSERT: LazyLock<String> = LazyLock::new(|| spelled(&sql::insert()));
 static OF_TASK: LazyLock<String> = LazyLock::new(|| spelled(&sql::of_task()));
+static OF_TASK_DELETE: LazyLock<String> = LazyLock::new(|| spelled(sql::OF_TASK_DELETE));
 static SHRED: LazyLock<String> = LazyLock::new(|| spelled(sql::SHRED));
 static HELD_BEFORE: LazyLock<String> = LazyLock::new(|| spelled(sql::HELD_BEFORE));
 static RETENTION: LazyLock<String> = LazyLock::new(sql::retention);
@@ -38,6 +39,11 @@ impl DisclosureTx for SqliteTx<'_> {
             )?;
         }
         Ok(())
+    }
+
+    fn replace_disclosures(&mut self, task_id: &str, rows: &[DisclosureRow]) -> Result<()> {
+        self.exec(&OF_TASK_DELETE, params![task_id])?;
+        self.insert_disclosures(rows)
     }
 
     fn disclosures(&mut self, task_id: &str) -> Result<Vec<DisclosureRow>> {

@@ -8,6 +8,8 @@ use actionseal_core::Result;
 pub(crate) trait DisclosureTx {
     /// Stores a new task's disclosures.
     fn insert_disclosures(&mut self, rows: &[DisclosureRow]) -> Result<()>;
+    /// Replaces a task's disclosures (its action was amended).
+    fn replace_disclosures(&mut self, task_id: &str, rows: &[DisclosureRow]) -> Result<()>;
     /// A task's sensitive places, shredded or not, by pointer.
     fn disclosures(&mut self, task_id: &str) -> Result<Vec<DisclosureRow>>;
     /// Shreds the disclosure at `pointer` of `task_id` (NULL, dated `now`); whether it held one.
@@ -37,6 +39,8 @@ pub(crate) mod disclosure_sql {
              $6, $7)"
         )
     }
+
+    pub(crate) const OF_TASK_DELETE: &str = "DELETE FROM ledger_disclosures WHERE task_id = $1";
 
     pub(crate) fn of_task() -> String {
         format!("SELECT {DISCLOSURE_COLUMNS} FROM ledger_disclosures WHERE task_id = $1 ORDER BY pointer")

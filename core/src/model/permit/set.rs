@@ -34,9 +34,6 @@ impl ChainFacts for Context {
     }
 }
 
-/// Where, below a sensitive place, two commitments differ.
-const COMMITTED_DIGEST: &str = "/_sd";
-
 /// The most records one set may hold; a larger set is `invalid_approval`.
 pub const MAX_SET: usize = 32;
 
@@ -500,14 +497,9 @@ fn check_record(
     if !r.action_digest.ct_eq(action_digest) {
         let mut found = Vec::new();
         diff(frozen, action, &mut String::new(), &mut found);
-        for mut p in found {
+        for p in found {
             // Two commitments differ in their digest: the drift is the value's, at its place.
-            if let Some(place) = p.strip_suffix(COMMITTED_DIGEST) {
-                let sensitive = ctx.contract.as_ref().and_then(Contract::sensitive);
-                if sensitive.is_some_and(|s| s.class_of(place).is_some()) {
-                    p.truncate(place.len());
-                }
-            }
+            let p = crate::model::sensitive::place_of_difference(frozen, action, p);
             if !drift.contains(&p) {
                 drift.push(p);
             }

@@ -29,7 +29,20 @@ pub fn commit(
     action: &Value<'_>,
     salt: &mut dyn FnMut() -> [u8; SALT_BYTES],
 ) -> (OwnedValue, Vec<Disclosure>) {
-    commit_owned(sensitive, action.clone().into_owned(), salt)
+    commit_owned(sensitive, action.clone().into_owned(), &[], salt)
+}
+
+/// [`commit`] of an amended action (in the clear) that keeps each disclosure of `kept` whose
+/// place still holds its value, byte for byte: a value the reviewer left alone keeps its
+/// commitment, so the amendment's drift names only the places it changed; a changed or new
+/// value gets a fresh salt from `salt`. Returns the disclosures in the places' order.
+pub fn commit_keeping(
+    sensitive: &Sensitive,
+    action: &Value<'_>,
+    kept: &[Disclosure],
+    salt: &mut dyn FnMut() -> [u8; SALT_BYTES],
+) -> (OwnedValue, Vec<Disclosure>) {
+    commit_owned(sensitive, action.clone().into_owned(), kept, salt)
 }
 
 /// [`commit`] of an action the caller gives up: each value replaced where it is, nothing
@@ -37,6 +50,7 @@ pub fn commit(
 pub(crate) fn commit_owned(
     sensitive: &Sensitive,
     mut action: OwnedValue,
+    kept: &[Disclosure],
     salt: &mut dyn FnMut() -> [u8; SALT_BYTES],
 ) -> (OwnedValue, Vec<Disclosure>) {
     let mut disclosures = Vec::new();
@@ -45,7 +59,14 @@ pub(crate) fn commit_owned(
     sensitive.each_place_mut(&mut action, &mut |pointer, at| {
         // The value moves into its disclosure; its commitment takes its place.
         let value = std::mem::replace(at, Value::Null);
-        let d = Disclosure::made(&salt(), pointer, value, &mut text);
+        let same = kept.iter().find(|k| {
+            k.pointer() == pointer
+                && Disclosure::digest_of(k.salt(), pointer, &value).ct_eq(&k.digest())
+        });
+        let d = match same {
+            Some(k) => k.clone(),
+            None => Disclosure::made(&salt(), pointer, value, &mut text),
+        };
         *at = commitment(&d.digest());
         disclosures.push(d);
     });
@@ -196,6 +217,26 @@ fn placeholder(held: &str) -> OwnedValue {
         Value::String(Cow::Owned(held.to_owned())),
     )];
     Value::Object(Object::from_sorted(entries))
+}
+
+/// Where a difference found at `pointer` between actions `a` and `b` is reported: below a
+/// place where both hold a commitment (or a place no disclosure opened), the two differ in
+/// their `_sd`, which is a change of the value at that place, shown without the value.
+pub(crate) fn place_of_difference(a: &Value<'_>, b: &Value<'_>, mut pointer: String) -> String {
+    let place = pointer
+        .strip_suffix(COMMITMENT_KEY)
+        .and_then(|p| p.strip_suffix('/'))
+        .filter(|place| {
+            [a, b].iter().all(|v| {
+                v.pointer(place)
+                    .and_then(Value::as_object)
+                    .is_some_and(|o| o.len() == 1 && o.get(COMMITMENT_KEY).is_some())
+            })
+        });
+    if let Some(len) = place.map(str::len) {
+        pointer.truncate(len);
+    }
+    pointer
 }
 
 /// The digest a commitment holds, if `v` is one.

@@ -418,3 +418,46 @@ fn the_commits_walk_finds_the_places_the_reads_walk_finds_in_order() {
     assert_eq!(read.len(), 4, "card, e-mail and two recipients");
     assert_eq!(replaced, read);
 }
+
+#[test]
+fn an_amended_action_keeps_the_commitments_of_the_values_left_alone() {
+    let contract = contract(true);
+    let sensitive = contract.sensitive().unwrap();
+    let (before, kept) = committed("req-1");
+    let mut edited = json(ARGS);
+    if let crate::Value::Object(o) = &mut edited {
+        // The reviewer lowers the amount and corrects Carol's address.
+        *o.get_mut("amount_minor").unwrap() = json("2000");
+        let recipients = o.get_mut("recipients").unwrap();
+        if let crate::Value::Array(items) = recipients {
+            items[1] = json(r#"{"email": "carol@example.org"}"#);
+        }
+    }
+    let clear = Action::build(&contract, &edited, &ids("req-1")).unwrap();
+    let mut drawn = 0;
+    let (after, ds) = commit_keeping(sensitive, clear.value(), &kept, &mut || {
+        drawn += 1;
+        [42; SALT_BYTES]
+    });
+    assert_eq!(drawn, 1, "one fresh salt: Carol's changed address");
+    let pointers: Vec<_> = ds.iter().map(|d| d.pointer().to_owned()).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/args/card_number",
+            "/args/customer/email",
+            "/args/recipients/0/email",
+            "/args/recipients/1/email"
+        ]
+    );
+    assert_eq!(
+        ds[..3],
+        kept[..3],
+        "the values left alone keep their disclosures"
+    );
+    assert_ne!(ds[3], kept[3]);
+    let changed = crate::ledger::amended_pointers(before.value(), &after);
+    assert_eq!(changed, ["/args/amount_minor", "/args/recipients/1/email"]);
+    let opened = reveal(sensitive, &after, &ds, Coverage::Every).unwrap();
+    assert_eq!(canonicalize(&opened), canonicalize(clear.value()));
+}
