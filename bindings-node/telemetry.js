@@ -16,9 +16,10 @@ try {
   // The optional dependency is absent: everything below is a no-op.
 }
 
-/** The ledger operations that have a span. */
-const OPS = ['propose', 'amend', 'decide', 'claim', 'complete', 'reconcile']
 const TRACED = Symbol('actionseal.traced')
+
+/** The table's name of a ledger method (`claimItem` -> `claim_item`). */
+const opOf = (method) => method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
 /** The member at an RFC 6901 pointer of the table (plain names: no unescaping), or undefined. */
 function at(value, pointer) {
@@ -39,8 +40,12 @@ function attribute(v) {
 /** The attributes of `op`'s span from its result, as `schema` (core's table) maps them. */
 function attributes(schema, op, result) {
   const out = { ...(schema.constants[op] ?? {}) }
-  const task = at(result, schema.ops[op].task)
-  for (const [source, table] of [[task, schema.task], [result, schema.result[op] ?? {}]]) {
+  const rows = [[result, schema.result[op] ?? {}]]
+  for (const of of ['task', 'batch']) {
+    const pointer = schema.ops[op][of]
+    if (pointer !== undefined) rows.unshift([at(result, pointer), schema[of]])
+  }
+  for (const [source, table] of rows) {
     for (const [name, pointer] of Object.entries(table)) {
       const v = attribute(at(source, pointer))
       if (v !== undefined) out[name] = v
@@ -76,7 +81,7 @@ class Recorder {
     const attrs = attributes(schema, op, result)
     this.span.setAttributes(attrs)
     const reasons = attrs[schema.refused.reasons] ?? []
-    if (op === 'claim') {
+    if (schema.ops[op].claims) {
       const tool = attrs['gen_ai.tool.name'] ?? ''
       const outcome = attrs['actionseal.outcome'] ?? ''
       counter(schema, 'claims').add(1, { 'actionseal.outcome': outcome, 'gen_ai.tool.name': tool })
@@ -120,8 +125,9 @@ function span(schema, op, fn, name = schema.ops[op].span) {
   })
 }
 
-/** `ledger` with a span around each of the operations, or `ledger` itself without the API
- * (or when it is traced already). Every other member is the ledger's own. */
+/** `ledger` with a span around each operation of core's table (but the gate), or `ledger`
+ * itself without the API (or when it is traced already). Every other member is the ledger's
+ * own. */
 function instrumentLedger(ledger) {
   if (!api || ledger[TRACED]) return ledger
   const schema = Object.getPrototypeOf(ledger).constructor.telemetrySchema()
@@ -130,8 +136,9 @@ function instrumentLedger(ledger) {
       if (prop === TRACED) return true
       const v = Reflect.get(target, prop, target)
       if (typeof v !== 'function') return v
-      if (!OPS.includes(prop)) return v.bind(target)
-      return (...args) => span(schema, prop, async (rec) => {
+      const op = typeof prop === 'string' ? opOf(prop) : ''
+      if (op === 'gate' || !Object.hasOwn(schema.ops, op)) return v.bind(target)
+      return (...args) => span(schema, op, async (rec) => {
         const out = await v.apply(target, args)
         rec.result(out)
         return out
@@ -174,7 +181,7 @@ function gateSpan(schema, tool, fn, summary) {
 
 // One assignment each, so that Node's ESM loader sees every name (import { gateSpan } from ...).
 exports.enabled = api !== null
-exports.OPS = OPS
+exports.opOf = opOf
 exports.attributes = attributes
 exports.instrumentLedger = instrumentLedger
 exports.instrumentClass = instrumentClass

@@ -1,7 +1,8 @@
 // OpenTelemetry through the Node addon (telemetry.js), on SQLite and on PostgreSQL, with the
 // SDK's in-memory span exporter and metric reader: the spans of propose, amend, decide, claim,
-// complete and reconcile carry the attributes core's table (`Ledger.telemetrySchema()`, the
-// one Python reads) maps, and no others; a refused call has its event and an error status with
+// complete and reconcile, and of a batch's (proposeBatch, amendBatch, decideBatch, claimItem,
+// completeItem), carry the attributes core's table (`Ledger.telemetrySchema()`, the one Python
+// reads) maps, and no others; a refused call has its event and an error status with
 // its code; the counters count claims, refusals by reason and drift; the adapters' gate is an
 // `execute_tool` span over the ledger's; no argument value reaches any of it; and without
 // `@opentelemetry/api` nothing is wrapped.
@@ -64,8 +65,10 @@ const key = (attrs) => JSON.stringify(Object.entries(attrs).sort())
 function expected(op, result) {
   const at = (v, p) => (p ? p.split('/').slice(1) : []).reduce((x, t) => (x && typeof x === 'object' ? x[t] : undefined), v)
   const out = { ...(SCHEMA.constants[op] ?? {}) }
-  const task = at(result, SCHEMA.ops[op].task)
-  for (const [src, table] of [[task, SCHEMA.task], [result, SCHEMA.result[op] ?? {}]]) {
+  const rows = [[result, SCHEMA.result[op] ?? {}]]
+  if ('batch' in SCHEMA.ops[op]) rows.unshift([at(result, SCHEMA.ops[op].batch), SCHEMA.batch])
+  if ('task' in SCHEMA.ops[op]) rows.unshift([at(result, SCHEMA.ops[op].task), SCHEMA.task])
+  for (const [src, table] of rows) {
     for (const [name, p] of Object.entries(table)) {
       const v = at(src, p)
       if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) out[name] = v
@@ -98,7 +101,12 @@ after(() => {
 describe('telemetry', () => {
   it('the table is core\'s, the same the Python binding reads', () => {
     assert.ok(telemetry.enabled)
-    assert.deepEqual([...telemetry.OPS, 'gate'].sort(), Object.keys(SCHEMA.ops).sort())
+    // Every operation of the table but the gate is a method of the ledger, by its camelCase.
+    for (const op of Object.keys(SCHEMA.ops).filter((op) => op !== 'gate')) {
+      const method = op.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
+      assert.equal(telemetry.opOf(method), op)
+      assert.equal(typeof api.Ledger.prototype[method], 'function', method)
+    }
     const python = process.env.ACTIONSEAL_PYTHON
     if (python) {
       const out = execFileSync(python, ['-c', 'import actionseal, json; print(json.dumps(actionseal.Ledger.telemetry_schema()))'], { encoding: 'utf8' })
@@ -145,7 +153,7 @@ describe('telemetry', () => {
       assert.deepEqual(refusedSpan.events.map((e) => [e.name, e.attributes['actionseal.reasons']]), [[SCHEMA.refused.event, [refused.code]]])
       assert.equal(complete.attributes['actionseal.outcome'], 'unknown')
       assert.equal(reconcile.attributes['actionseal.outcome'], 'succeeded')
-      const names = new Set([...Object.keys(SCHEMA.task), ...Object.values(SCHEMA.result).flatMap(Object.keys)])
+      const names = new Set([...Object.keys(SCHEMA.task), ...Object.keys(SCHEMA.batch), ...Object.values(SCHEMA.result).flatMap(Object.keys)])
       for (const s of finished) for (const n of Object.keys(s.attributes)) assert.ok(names.has(n), n)
       const got = await counts()
       const c = (k) => SCHEMA.counters[k].name
@@ -158,6 +166,39 @@ describe('telemetry', () => {
       const text = emitted(finished, got)
       for (const v of VALUES) assert.ok(!text.includes(v), v)
       assert.ok(JSON.stringify(won).includes('order-17'), 'the check above would see a value that leaked')
+    })
+
+    it(`spans of a batch, its items claimed and completed, on ${engine}`, async () => {
+      const contract = { ...REFUND, batch: { max_items: 3 } }
+      const actions = [0, 1, 2].map((i) => api.action(contract, { ...ARGS, order_id: `order-1${i}` },
+        { tenant, subject, job_id: 'outage-1', request_id: `refund-${i}`, policy_version }))
+      spans.reset()
+      await counts()
+      const ledger = await Ledger.open(freshFor(engine).url())
+      const proposed = await ledger.proposeBatch({ actions, contract: new api.Contract(contract), semantics: 'per_item', proposer: 'agent' })
+      const amended = await ledger.amendBatch({ batch_id: proposed.id, amends: proposed.digest, deselect: [2], reviewer: 'user:carol', reason: 'amend-note' })
+      const now = ledger.now()
+      const decided = await ledger.decideBatch({ approval_id: amended.approval_id, decision_id: 'bd1', batch_id: amended.id,
+        batch_digest: amended.digest, decision: 'approved', approver: COMMON.approver, decided_at: now, expires_at: now + 3_600_000 })
+      const base = { facts: facts(contract), executor: 'w1', lease_ms: 60_000 }
+      const item = proposed.items[0].task_id
+      const won = await ledger.claimItem({ ...base, task_id: item, action: actions[0] })
+      const done = await ledger.completeItem({ task_id: item, fence: won.claim.fence, outcome: 'succeeded', executor: 'w1', result: RESULT })
+      ledger.close()
+      const finished = spans.getFinishedSpans()
+      const byOp = [['propose_batch', proposed], ['amend_batch', amended], ['decide_batch', decided], ['claim_item', won], ['complete_item', done]]
+      assert.deepEqual(finished.map((s) => s.name), byOp.map(([op]) => SCHEMA.ops[op].span))
+      byOp.forEach(([op, result], i) => assert.deepEqual({ ...finished[i].attributes }, expected(op, result), op))
+      const [proposeSpan, amendSpan, decideSpan, claimSpan, completeSpan] = finished
+      assert.deepEqual([proposeSpan.attributes['actionseal.batch.id'], proposeSpan.attributes['actionseal.batch.state']], [proposed.id, 'awaiting_approval'])
+      assert.deepEqual([amendSpan.attributes['actionseal.batch.digest'], amendSpan.attributes['actionseal.batch.proposed_digest']], [amended.digest, proposed.digest])
+      assert.deepEqual([decideSpan.attributes['actionseal.outcome'], decideSpan.attributes['actionseal.approver']], ['approved', COMMON.approver])
+      assert.deepEqual([claimSpan.attributes['actionseal.outcome'], claimSpan.attributes['actionseal.task.id']], ['claimed', item])
+      assert.equal(completeSpan.attributes['actionseal.outcome'], 'succeeded')
+      const got = await counts()
+      assert.deepEqual(got[SCHEMA.counters.claims.name], { [key({ 'actionseal.outcome': 'claimed', 'gen_ai.tool.name': 'refund_create' })]: 1 })
+      const text = emitted(finished, got)
+      for (const v of [...VALUES, 'order-10', 'order-11']) assert.ok(!text.includes(v), v)
     })
 
     it(`the adapters' gate is an execute_tool span over the ledger's on ${engine}`, async () => {

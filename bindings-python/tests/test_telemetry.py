@@ -1,6 +1,7 @@
 """OpenTelemetry through the Python binding, on SQLite and on PostgreSQL, with the SDK's
 in-memory exporter and metric reader: the spans of propose, amend, decide, claim, complete and
-reconcile carry the attributes core's table (``Ledger.telemetry_schema()``) maps, and no others;
+reconcile, and of a batch's (propose_batch, amend_batch, decide_batch, claim_item, complete_item)
+carry the attributes core's table (``Ledger.telemetry_schema()``) maps, and no others;
 a refused call has its event and an error status with its code; the counters count claims,
 refusals by reason and drift; an adapter's gate is an ``execute_tool`` span over the ledger's;
 no argument value reaches any of it; and without ``opentelemetry-api`` nothing is wrapped."""
@@ -76,9 +77,9 @@ def expected(op, result):
         for t in p.split("/")[1:] if p else []:
             v = v.get(t) if isinstance(v, dict) else None
         return v
-    task = at(result, SCHEMA["ops"][op]["task"])
+    rows = [(at(result, SCHEMA["ops"][op][of]), SCHEMA[of]) for of in ("task", "batch") if of in SCHEMA["ops"][op]]
     out = dict(SCHEMA["constants"].get(op, {}))
-    for src, table in ((task, SCHEMA["task"]), (result, SCHEMA["result"].get(op, {}))):
+    for src, table in rows + [(result, SCHEMA["result"].get(op, {}))]:
         for name, p in table.items():
             v = at(src, p)
             if v is not None and not isinstance(v, dict):
@@ -116,6 +117,8 @@ def everything_emitted(finished, metric_counts):
 def test_the_ledger_is_instrumented_with_opentelemetry():
     assert issubclass(actionseal.Ledger, _actionseal.Ledger) and actionseal.Ledger is not _actionseal.Ledger
     assert set(_telemetry.OPS) | {"gate"} == set(SCHEMA["ops"])
+    for op in _telemetry.OPS:
+        assert callable(getattr(actionseal.Ledger, op)), op
 
 
 def test_spans_attributes_events_and_counters_of_a_refund(fresh, spans):
@@ -183,8 +186,46 @@ def test_spans_attributes_events_and_counters_of_a_refund(fresh, spans):
     assert "order-17" in repr(won), "the check above would see a value that leaked"
 
 
+def test_spans_of_a_batch_its_items_claimed_and_completed(fresh, spans):
+    before = counts()
+    contract = {**REFUND, "batch": {"max_items": 3}}
+    actions = [actionseal.action(contract, {**ARGS, "order_id": f"order-1{i}"}, job_id="outage-1",
+                                 request_id=f"refund-{i}", **IDS) for i in range(3)]
+    with actionseal.Ledger(fresh.url()) as ledger:
+        proposed = ledger.propose_batch(actions, contract, semantics="per_item", proposer="agent")
+        amended = ledger.amend_batch(proposed["id"], amends=proposed["digest"], deselect=[2],
+                                     reviewer="user:carol", reason="amend-note")
+        now = ledger.now()
+        decided = ledger.decide_batch({
+            "approval_id": amended["approval_id"], "decision_id": "bd1", "batch_id": amended["id"],
+            "batch_digest": amended["digest"], "decision": "approved", "approver": COMMON["approver"],
+            "decided_at": now, "expires_at": now + 3_600_000})
+        item = proposed["items"][0]["task_id"]
+        won = ledger.claim_item(item, actions[0], facts_for(contract), executor="w1", lease_ms=60_000)
+        done = ledger.complete_item(item, won["claim"]["fence"], "succeeded", executor="w1", result=RESULT)
+    finished = spans.get_finished_spans()
+    by_op = [("propose_batch", proposed), ("amend_batch", amended), ("decide_batch", decided),
+             ("claim_item", won), ("complete_item", done)]
+    assert [s.name for s in finished] == [SCHEMA["ops"][op]["span"] for op, _ in by_op]
+    for s, (op, result) in zip(finished, by_op):
+        assert attrs(s) == expected(op, result), op
+    propose, amend, decide, claim, complete = (attrs(s) for s in finished)
+    assert (propose["actionseal.batch.id"], propose["actionseal.batch.state"]) == (proposed["id"], "awaiting_approval")
+    assert (amend["actionseal.batch.digest"], amend["actionseal.batch.proposed_digest"]) == (
+        amended["digest"], proposed["digest"])
+    assert (decide["actionseal.outcome"], decide["actionseal.approver"]) == ("approved", COMMON["approver"])
+    assert (claim["actionseal.outcome"], claim["actionseal.task.id"]) == ("claimed", item)
+    assert complete["actionseal.outcome"] == "succeeded"
+    got = delta(before, counts())
+    assert got[SCHEMA["counters"]["claims"]["name"]] == {
+        frozenset({("actionseal.outcome", "claimed"), ("gen_ai.tool.name", "refund_create")}): 1}
+    emitted = "\n".join(everything_emitted(finished, counts()))
+    for v in VALUES + ["order-10", "order-11"]:
+        assert v not in emitted, v
+
+
 def test_every_emitted_name_is_in_the_table(fresh, spans):
-    names = set(SCHEMA["task"]) | {n for t in SCHEMA["result"].values() for n in t}
+    names = set(SCHEMA["task"]) | set(SCHEMA["batch"]) | {n for t in SCHEMA["result"].values() for n in t}
     names |= {n for t in SCHEMA["constants"].values() for n in t}
     test_spans_attributes_events_and_counters_of_a_refund(fresh, spans)
     for s in spans.get_finished_spans():

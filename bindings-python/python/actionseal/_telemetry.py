@@ -22,10 +22,11 @@ try:
 except ImportError:  # the optional dependency is absent: everything below is a no-op
     metrics = trace = None  # type: ignore[assignment]
 
-OPS = ("propose", "amend", "decide", "claim", "complete", "reconcile")
-"""The ledger operations that have a span."""
-
 SCHEMA: Optional[Dict[str, Any]] = _Ledger.telemetry_schema() if trace is not None else None
+
+OPS = tuple(op for op in _Ledger.telemetry_schema()["ops"] if op != "gate")
+"""The ledger operations that have a span: core's table's, the gate's aside (the names of the
+ledger's methods)."""
 
 
 def _pointer(value: Any, pointer: str) -> Any:
@@ -51,8 +52,12 @@ def attributes(op: str, result: Any) -> Dict[str, Any]:
     """The attributes of ``op``'s span from its result, as the table maps them."""
     assert SCHEMA is not None
     out: Dict[str, Any] = dict(SCHEMA["constants"].get(op, {}))
-    task = _pointer(result, SCHEMA["ops"][op]["task"])
-    rows = [(task, SCHEMA["task"]), (result, SCHEMA["result"].get(op, {}))]
+    rows = [
+        (_pointer(result, SCHEMA["ops"][op][of]), SCHEMA[of])
+        for of in ("task", "batch")
+        if of in SCHEMA["ops"][op]
+    ]
+    rows.append((result, SCHEMA["result"].get(op, {})))
     for source, table in rows:
         for name, pointer in table.items():
             v = _attribute(_pointer(source, pointer))
@@ -87,7 +92,7 @@ class Recorder:
         attrs = attributes(self.op, result)
         self.span.set_attributes(attrs)
         reasons = attrs.get(SCHEMA["refused"]["reasons"]) or []
-        if self.op == "claim":
+        if SCHEMA["ops"][self.op].get("claims"):
             tool = attrs.get("gen_ai.tool.name", "")
             outcome = attrs.get("actionseal.outcome", "")
             _counters.claims.add(1, {"actionseal.outcome": outcome, "gen_ai.tool.name": tool})

@@ -14,11 +14,13 @@ use crate::json::options::Options;
 use crate::json::value::OwnedValue;
 
 /// The table, as the bindings read it (`telemetry_schema()`):
-/// - `ops`: per operation, its span name and the pointer of its task in the operation's result
-///   (the gate's result is the record the adapter builds: `{task, tool, call_id, decision,
-///   reasons}`);
+/// - `ops`: per operation (named as in Python; Node's method is its camelCase), its span name
+///   and the pointer of its task, or of its batch, in the operation's result (the gate's result
+///   is the record the adapter builds: `{task, tool, call_id, decision, reasons}`), and
+///   `"claims": true` for the claims the `claims` and `drift` counters count;
 /// - `constants`: attributes with a fixed value, per operation;
-/// - `task`: attributes every operation takes from its task, by pointer into the task;
+/// - `task`: attributes every operation takes from its task, by pointer into the task; `batch`
+///   likewise from its batch (issue 28);
 /// - `result`: attributes per operation, by pointer into the operation's result (a missing or
 ///   `null` member is left out);
 /// - `refused`: the span event of a refused call (an error's code, or a claim's reasons), and
@@ -30,9 +32,15 @@ const TABLE: &str = r#"{
     "propose": {"span": "actionseal.propose", "task": ""},
     "amend": {"span": "actionseal.amend", "task": "/task"},
     "decide": {"span": "actionseal.decide", "task": "/task"},
-    "claim": {"span": "actionseal.claim", "task": "/task"},
+    "claim": {"span": "actionseal.claim", "task": "/task", "claims": true},
     "complete": {"span": "actionseal.complete", "task": ""},
     "reconcile": {"span": "actionseal.reconcile", "task": ""},
+    "propose_batch": {"span": "actionseal.propose_batch", "batch": ""},
+    "amend_batch": {"span": "actionseal.amend_batch", "batch": ""},
+    "decide_batch": {"span": "actionseal.decide_batch", "batch": "/batch"},
+    "claim_item": {"span": "actionseal.claim_item", "task": "/task", "claims": true},
+    "complete_item": {"span": "actionseal.complete_item", "task": ""},
+    "reconcile_item": {"span": "actionseal.reconcile_item", "task": ""},
     "gate": {"span": "execute_tool", "task": "/task"}
   },
   "constants": {
@@ -48,6 +56,16 @@ const TABLE: &str = r#"{
     "actionseal.approval.id": "/approval_id",
     "actionseal.fence": "/fence"
   },
+  "batch": {
+    "actionseal.batch.id": "/id",
+    "actionseal.batch.digest": "/digest",
+    "actionseal.batch.proposed_digest": "/proposed_digest",
+    "actionseal.batch.state": "/state",
+    "actionseal.batch.semantics": "/semantics",
+    "actionseal.batch.successor": "/successor",
+    "actionseal.tenant": "/tenant",
+    "actionseal.approval.id": "/approval_id"
+  },
   "result": {
     "propose": {"actionseal.proposer": "/proposer"},
     "amend": {"actionseal.duplicate": "/duplicate", "actionseal.reviewer": "/amendment/reviewer",
@@ -60,6 +78,17 @@ const TABLE: &str = r#"{
               "actionseal.drift.pointers": "/verdict/drift", "actionseal.executor": "/task/executor"},
     "complete": {"actionseal.outcome": "/state", "actionseal.executor": "/executor"},
     "reconcile": {"actionseal.outcome": "/state"},
+    "decide_batch": {"actionseal.outcome": "/batch/record/decision",
+                     "actionseal.duplicate": "/duplicate",
+                     "actionseal.approver": "/batch/record/approver",
+                     "actionseal.signer.kind": "/signer/kind",
+                     "actionseal.signer.keyid": "/signer/keyid",
+                     "actionseal.signer.credential_id": "/signer/credential_id"},
+    "claim_item": {"actionseal.outcome": "/result", "actionseal.reasons": "/verdict/reasons",
+                   "actionseal.drift.pointers": "/verdict/drift",
+                   "actionseal.executor": "/task/executor"},
+    "complete_item": {"actionseal.outcome": "/state", "actionseal.executor": "/executor"},
+    "reconcile_item": {"actionseal.outcome": "/state"},
     "gate": {"gen_ai.tool.name": "/tool", "gen_ai.tool.call.id": "/call_id",
              "actionseal.outcome": "/decision", "actionseal.reasons": "/reasons"}
   },
@@ -105,7 +134,7 @@ mod tests {
         let at = |p: &str| t.pointer(p).expect(p);
         let mut out = Vec::new();
         strings(at("/task"), &mut out);
-        for op in ["propose", "complete", "reconcile"] {
+        for op in ["propose", "complete", "reconcile", "complete_item", "reconcile_item"] {
             strings(at(&format!("/result/{op}")), &mut out);
         }
         let mut rest = Vec::new();
@@ -123,6 +152,15 @@ mod tests {
         // do a claim's action and the approved action returned on drift.
         for p in into_task {
             for banned in ["/action/args", "/proposed_action", "/result"] {
+                assert!(!p.starts_with(banned), "{p} reaches {banned}");
+            }
+        }
+        // A batch's items and header list the items (digests, but no place for a value is
+        // read from them either).
+        let mut into_batch = Vec::new();
+        strings(t.pointer("/batch").expect("batch"), &mut into_batch);
+        for p in into_batch {
+            for banned in ["/items", "/header", "/record", "/proposed_items"] {
                 assert!(!p.starts_with(banned), "{p} reaches {banned}");
             }
         }
