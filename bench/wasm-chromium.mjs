@@ -3,12 +3,15 @@
 // the cost of the permit `check` of examples/refund in fingerprints of the same action; and
 // `verifyEvidence` of the typical refund bundle (bench/payloads/evidence-refund.json, written
 // by `cargo bench -p actionseal-bench --bench evidence -- --write-bundle PATH`; goal: at most
-// 10 ms), against WebCrypto Ed25519 verifications of as many signatures.
+// 10 ms), against WebCrypto Ed25519 verifications of as many signatures; and `commitAction`
+// of three sensitive values (bench/payloads/sensitive.json) against `action` without them
+// (issue 29; goal: at most 1.5x).
 //
-//   bindings-wasm/build.sh && node bench/wasm-chromium.mjs [--seconds 5] [--evidence]
+//   bindings-wasm/build.sh && node bench/wasm-chromium.mjs [--seconds 5] [--evidence | --sensitive]
 //
 // Prints a Markdown table of ops/s with the ratio to the baseline, and the size of the wasm;
-// then the evidence table (`--evidence`: that table alone).
+// then the evidence table and the sensitive values' line (`--evidence`, `--sensitive`: that
+// one alone).
 
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -20,6 +23,7 @@ const secondsArg = process.argv.indexOf("--seconds");
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 5;
 const payloads = ["refund.json", "items150.json", "10k.json"];
 const evidenceOnly = process.argv.includes("--evidence");
+const sensitiveOnly = process.argv.includes("--sensitive");
 
 // The npm package is CommonJS; the page gets it as an ES module.
 const npmFile = createRequire(import.meta.url).resolve("canonicalize");
@@ -46,7 +50,7 @@ try {
   const gzipBytes = (await import("node:zlib")).gzipSync(await readFile(wasmFile), { level: 9 }).length;
   console.log(`${version} headless; ${seconds}s per operation in 9 interleaved rounds`);
   console.log(`wasm: ${wasmBytes.toLocaleString("en")} bytes (${gzipBytes.toLocaleString("en")} gzipped)`);
-  if (!evidenceOnly) {
+  if (!evidenceOnly && !sensitiveOnly) {
     const rows = await page.evaluate(([p, s]) => window.actionsealBench.run(p, s), [payloads, seconds]);
     if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
     console.log("ops/s: median over rounds; ratio: median over rounds of the ratio within a round (lowest–highest)");
@@ -59,13 +63,22 @@ try {
     }
     console.log("");
   }
-  const e = await page.evaluate((s) => window.actionsealBench.evidence(s), seconds);
-  if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
   const range = ([m, lo, hi], d) => `${m.toFixed(d)} (${lo.toFixed(d)}–${hi.toFixed(d)})`;
-  console.log("evidence: wall ms per call, median over rounds (lowest–highest round); ratio per round");
-  console.log(`| bundle | wasm verifyEvidence ms | / ${e.signatures} WebCrypto Ed25519 verifications | goal |`);
-  console.log("| --- | ---: | ---: | --- |");
-  console.log(`| typical refund, witnessed (${e.bytes} B) | ${range(e.ms, 3)} | ${range(e.ratio, 2).replace(" ", "x ")} | at most 10 ms |`);
+  if (!sensitiveOnly) {
+    const e = await page.evaluate((s) => window.actionsealBench.evidence(s), seconds);
+    if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
+    console.log("evidence: wall ms per call, median over rounds (lowest–highest round); ratio per round");
+    console.log(`| bundle | wasm verifyEvidence ms | / ${e.signatures} WebCrypto Ed25519 verifications | goal |`);
+    console.log("| --- | ---: | ---: | --- |");
+    console.log(`| typical refund, witnessed (${e.bytes} B) | ${range(e.ms, 3)} | ${range(e.ratio, 2).replace(" ", "x ")} | at most 10 ms |`);
+  }
+  if (!evidenceOnly) {
+    const s = await page.evaluate((s) => window.actionsealBench.sensitive(s), seconds);
+    if (browser.errors.length > 0) throw new Error(browser.errors.join("\n"));
+    const ops = (x) => Math.round(x).toLocaleString("en");
+    const [m, lo, hi] = s.ratio.map((x) => x.toFixed(2));
+    console.log(`sensitive values (wall time): commitAction ${ops(s.ops[0])}/s, action ${ops(s.ops[1])}/s: **${m}x** (${lo}–${hi})`);
+  }
 } catch (err) {
   console.error(err.message, ...(browser?.errors ?? []));
   process.exitCode = 1;

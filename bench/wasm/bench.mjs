@@ -1,14 +1,17 @@
 // The benchmark page: wasm `fingerprint(obj)` (sync) against npm `canonicalize` +
 // `crypto.subtle.digest("SHA-256")` (async, awaited per op), side by side in one page; and
 // the permit `check` of the refund scenario against `fingerprint` of the same action; and
-// `verifyEvidence` of a typical refund bundle against WebCrypto Ed25519 verifications.
+// `verifyEvidence` of a typical refund bundle against WebCrypto Ed25519 verifications; and
+// `commitAction` of three sensitive values against `action` without them.
 // Driven by bench/wasm-chromium.mjs, which serves /pkg/ (the web build), /payloads/,
 // /refund/ (examples/refund) and /canonicalize.mjs (the npm package wrapped as an ES module).
 
 import init, {
   Approval,
   Contract,
+  action,
   check,
+  commitAction,
   fingerprint,
   fingerprintJson,
   canonicalize,
@@ -221,4 +224,35 @@ async function evidence(seconds) {
   };
 }
 
-window.actionsealBench = { run, evidence };
+/**
+ * `commitAction` of the refund in /payloads/sensitive.json (three sensitive values: validated,
+ * built, three salts from `crypto.getRandomValues`, three disclosures, committed,
+ * fingerprinted) against `action` of it under the same contract without `sensitive` (issue
+ * 29; goal: at most 1.5x). Returns {ops: [commitAction, action] median ops/s, ratio: [median,
+ * lowest, highest] over rounds of commitAction's time / action's}.
+ */
+async function sensitive(seconds) {
+  await init();
+  const payload = await (await fetch("/payloads/sensitive.json")).json();
+  const [marked, plain] = [new Contract(payload.marked), new Contract(payload.plain)];
+  const { args, ids } = payload;
+  try {
+    if (commitAction(marked, args, ids).disclosures.length !== 3) throw new Error("three sensitive fields");
+    // `rate` reads `.length` of each result: the envelope's tool name.
+    const m = await measureAll(
+      {
+        built: () => action(plain, args, ids).tool,
+        committed: () => commitAction(marked, args, ids).action.tool,
+      },
+      { committed: "built" },
+      seconds,
+    );
+    const c = m.committed;
+    return { ops: [c.ops, m.built.ops], ratio: [1 / c.ratio, 1 / c.max, 1 / c.min] };
+  } finally {
+    marked.free();
+    plain.free();
+  }
+}
+
+window.actionsealBench = { run, evidence, sensitive };

@@ -4,6 +4,7 @@
 //! (napi) and the WebAssembly build (wasm-bindgen) only move the tape and the text between
 //! JavaScript and Rust, each in its own way.
 
+pub mod salts;
 mod tape;
 
 pub use tape::{

@@ -11,24 +11,20 @@ use crate::run;
 use crate::to_js;
 use actionseal_core::sensitive::{calls, SALT_BYTES};
 use actionseal_core::{Options, Value};
+use actionseal_js::salts;
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::{TypedarrayType, ValueType};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 
-/// The most bytes Web Crypto's `getRandomValues` fills in one call.
-const MAX_RANDOM_BYTES: usize = 65_536;
-
-/// Fills `slots` from the host's CSPRNG: `globalThis.crypto.getRandomValues`, Node's Web
-/// Crypto, the operating system's generator that `crypto.randomBytes` reads too.
+/// Fills `slots` from the host's CSPRNG, `globalThis.crypto.getRandomValues` (Node's Web
+/// Crypto, the operating system's generator that `crypto.randomBytes` reads too), through this
+/// thread's block of salts drawn ahead (`actionseal_js::salts`).
 fn draw(js: Js, slots: &mut [[u8; SALT_BYTES]]) -> JsResult<()> {
-    if slots.is_empty() {
-        return Ok(());
-    }
-    let crypto = js.named(js.global()?, c"crypto")?;
-    let get = js.named(crypto, c"getRandomValues")?;
-    for chunk in slots.chunks_mut(MAX_RANDOM_BYTES / SALT_BYTES) {
-        let len = chunk.len() * SALT_BYTES;
+    salts::draw(slots, |out| {
+        let crypto = js.named(js.global()?, c"crypto")?;
+        let get = js.named(crypto, c"getRandomValues")?;
+        let len = out.len();
         let array = js.new_typed_array(TypedarrayType::uint8_array, len)?;
         js.call_on(crypto, get, &[array])?;
         let filled = js
@@ -36,12 +32,9 @@ fn draw(js: Js, slots: &mut [[u8; SALT_BYTES]]) -> JsResult<()> {
             .filter(|t| t.len == len && !t.data.is_null())
             .ok_or(Fail::Internal("random bytes"))?;
         // SAFETY: a Uint8Array of `len` elements, made above and alive for this call.
-        let bytes = unsafe { std::slice::from_raw_parts(filled.data.cast::<u8>(), len) };
-        for (slot, salt) in chunk.iter_mut().zip(bytes.chunks_exact(SALT_BYTES)) {
-            slot.copy_from_slice(salt);
-        }
-    }
-    Ok(())
+        out.copy_from_slice(unsafe { std::slice::from_raw_parts(filled.data.cast::<u8>(), len) });
+        Ok(())
+    })
 }
 
 /// The action envelope for a call of `contract`'s tool with each value the contract marks sensitive committed: `{action, action_digest, disclosures}`, each disclosure salted from the host's CSPRNG (`salts`, one base64url 16-byte salt per value, only for reproducible tests).

@@ -464,3 +464,40 @@ describe('worker threads', () => {
     assert.equal(as.check(APPROVAL, ACTION, CONTEXT).outcome, 'permit')
   })
 })
+
+describe('commitAction salts', () => {
+  const payload = JSON.parse(readFileSync(join(pkg, '..', 'bench', 'payloads', 'sensitive.json'), 'utf8'))
+  const salt = (d) => JSON.parse(Buffer.from(d, 'base64url'))[0]
+
+  it('a getRandomValues that commits too, while a block of salts is drawn, gets other salts', () => {
+    const marked = new as.Contract(payload.marked)
+    const commit = () => as.commitAction(marked, payload.args, payload.ids).disclosures.map(salt)
+    const webCrypto = globalThis.crypto
+    const inner = []
+    let drawn = 0
+    // An own property over Crypto.prototype's method; deleted while it commits, so that the
+    // inner call draws from the real one.
+    const replaced = function (array) {
+      drawn++
+      delete webCrypto.getRandomValues
+      try {
+        inner.push(...commit())
+      } finally {
+        webCrypto.getRandomValues = replaced
+      }
+      return Object.getPrototypeOf(webCrypto).getRandomValues.call(this, array)
+    }
+    webCrypto.getRandomValues = replaced
+    const outer = []
+    try {
+      // A block serves 85 commits of three values: a new one is drawn within 86.
+      for (let i = 0; i < 90 && drawn === 0; i++) outer.push(commit())
+    } finally {
+      delete webCrypto.getRandomValues
+    }
+    assert.equal(drawn, 1)
+    assert.equal(inner.length, 3)
+    const all = [...outer.flat(), ...inner]
+    assert.equal(new Set(all).size, all.length)
+  })
+})

@@ -19,6 +19,7 @@ mod ledger;
 mod ledger_evidence;
 mod profile;
 mod proof;
+mod salts;
 mod schema;
 mod sensitive;
 mod set;

@@ -7,6 +7,7 @@ use crate::contract::contract_arg;
 use crate::convert::{with_each, with_value, with_value_at};
 use crate::error::to_py;
 use crate::profile::refuse;
+use crate::salts;
 use crate::to_py;
 use actionseal_core::sensitive::{calls, SALT_BYTES};
 use actionseal_core::{Options, Value};
@@ -15,11 +16,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// Fills `slots` from the operating system's CSPRNG, the source of ``os.urandom``
-/// (getrandom(2)): read here, since no Python code may run while the arguments are borrowed.
+/// (getrandom(2), through the block of `salts`): read here, since no Python code may run
+/// while the arguments are borrowed.
 fn draw(slots: &mut [[u8; SALT_BYTES]]) -> PyResult<()> {
-    slots.iter_mut().try_for_each(|slot| {
-        getrandom::fill(slot).map_err(|e| PyOSError::new_err(format!("no random salt: {e}")))
-    })
+    salts::draw(slots.as_flattened_mut())
+        .map_err(|e| PyOSError::new_err(format!("no random salt: {e}")))
 }
 
 /// The action envelope for a call of ``contract``'s tool with each value the contract marks sensitive committed: ``{action, action_digest, disclosures}``, each disclosure salted from the host's CSPRNG (``salts``, one base64url 16-byte salt per value, only for reproducible tests).

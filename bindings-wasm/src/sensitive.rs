@@ -9,6 +9,7 @@ use crate::model::with;
 use crate::to_js;
 use actionseal_core::sensitive::{calls, SALT_BYTES};
 use actionseal_core::Options;
+use actionseal_js::salts;
 use js_sys::{Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
@@ -20,28 +21,23 @@ extern "C" {
     pub type Salts;
 }
 
-/// The most bytes `getRandomValues` fills in one call (Web Crypto's limit).
-const MAX_RANDOM_BYTES: usize = 65_536;
-
-/// Fills `slots` from the host's CSPRNG: `globalThis.crypto.getRandomValues`, in a browser and
-/// in Node alike.
+/// Fills `slots` from the host's CSPRNG, `globalThis.crypto.getRandomValues` in a browser and
+/// in Node alike, through this instance's block of salts drawn ahead (`actionseal_js::salts`).
 fn draw(slots: &mut [[u8; SALT_BYTES]]) -> Result<(), JsValue> {
-    if slots.is_empty() {
-        return Ok(());
-    }
-    let crypto = Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))?;
-    let get: Function = Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))?
-        .dyn_into()
-        .map_err(|_| host::internal("no crypto.getRandomValues"))?;
-    for chunk in slots.chunks_mut(MAX_RANDOM_BYTES / SALT_BYTES) {
-        let array = Uint8Array::new_with_length((chunk.len() * SALT_BYTES) as u32);
+    salts::draw(slots, |out| {
+        let crypto = Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))?;
+        let get: Function = Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))?
+            .dyn_into()
+            .map_err(|_| host::internal("no crypto.getRandomValues"))?;
+        let array = Uint8Array::new_with_length(out.len() as u32);
         get.call1(&crypto, &array)?;
-        let bytes = array.to_vec();
-        for (slot, salt) in chunk.iter_mut().zip(bytes.chunks_exact(SALT_BYTES)) {
-            slot.copy_from_slice(salt);
+        // A replaced getRandomValues could have detached the array's buffer.
+        if array.length() as usize != out.len() {
+            return Err(host::internal("random bytes"));
         }
-    }
-    Ok(())
+        array.copy_to(out);
+        Ok(())
+    })
 }
 
 /// The action envelope for a call of `contract`'s tool with each value the contract marks sensitive committed: `{action, action_digest, disclosures}`, each disclosure salted from the host's CSPRNG (`salts`, one base64url 16-byte salt per value, only for reproducible tests).

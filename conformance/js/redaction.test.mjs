@@ -68,4 +68,15 @@ describe(`redaction (${runtime})`, () => {
     assert.deepEqual(revealed.ok, clear.ok)
     assert.deepEqual([given.error.code, given.error.path], ['disclosure_mismatch', '/0'])
   })
+
+  it('salts drawn ahead in blocks are each handed out once', async () => {
+    // 100 commits of 4 values: 400 salts, more than a block of 256 (bindings-js/src/salts.rs).
+    const [, v] = vectors('redaction').find(([f]) => f === 'y_commit_three_fields_two_in_an_array.json')
+    const commit = { fn: 'commitAction', args: [json(v.contract), json(v.args), json(v.ids)] }
+    const got = await run(Array.from({ length: 100 }, () => commit))
+    const salts = got.flatMap((r) => r.ok.disclosures.map((d) => JSON.parse(Buffer.from(d, 'base64url'))[0]))
+    assert.equal(salts.length, 400)
+    assert.equal(new Set(salts).size, 400)
+    assert.ok(salts.every((s) => Buffer.from(s, 'base64url').length === 16))
+  })
 })
