@@ -178,6 +178,11 @@ impl Action {
         &self.envelope
     }
 
+    /// The envelope, given up.
+    pub fn into_value(self) -> OwnedValue {
+        self.envelope
+    }
+
     /// The envelope's fingerprint: what an approval binds.
     pub fn digest(&self) -> Digest {
         self.digest

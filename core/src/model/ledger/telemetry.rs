@@ -134,7 +134,13 @@ mod tests {
         let at = |p: &str| t.pointer(p).expect(p);
         let mut out = Vec::new();
         strings(at("/task"), &mut out);
-        for op in ["propose", "complete", "reconcile", "complete_item", "reconcile_item"] {
+        for op in [
+            "propose",
+            "complete",
+            "reconcile",
+            "complete_item",
+            "reconcile_item",
+        ] {
             strings(at(&format!("/result/{op}")), &mut out);
         }
         let mut rest = Vec::new();

@@ -51,18 +51,16 @@ pub fn commit<E>(
         Err(Drawn::Host(e)) => return Err(e),
     };
     let s = |s: String| Value::String(Cow::Owned(s));
+    let digest = s(action.digest().to_string());
     let entries = vec![
-        (Cow::Borrowed("action"), action.value().clone()),
-        (
-            Cow::Borrowed("action_digest"),
-            s(action.digest().to_string()),
-        ),
+        (Cow::Borrowed("action"), action.into_value()),
+        (Cow::Borrowed("action_digest"), digest),
         (
             Cow::Borrowed("disclosures"),
             Value::Array(
                 disclosures
-                    .iter()
-                    .map(|d| s(d.encoded().to_owned()))
+                    .into_iter()
+                    .map(|d| s(d.into_encoded()))
                     .collect(),
             ),
         ),

@@ -114,6 +114,11 @@ impl Disclosure {
         &self.encoded
     }
 
+    /// As it travels (base64url), given up.
+    pub fn into_encoded(self) -> String {
+        self.encoded
+    }
+
     /// The salt's bytes.
     pub fn salt(&self) -> &[u8; SALT_BYTES] {
         &self.salt
