@@ -117,9 +117,15 @@ pub fn check_batch_with(
                         .iter()
                         .map(|d| present(d, frozen, &digest, &proof))
                         .collect();
-                    // The item as frozen is usually the action presented: hashed once.
-                    (presented, (frozen == *action).then_some(digest))
+                    // The item as frozen is usually the action presented: hashed once,
+                    // and checked as the frozen value itself, which the seal then finds
+                    // the same without comparing them again.
+                    (presented, (frozen == *action).then_some((frozen, digest)))
                 }
+            };
+            let (action, known) = match known {
+                Some((frozen, digest)) => (frozen, Some(digest)),
+                None => (*action, None),
             };
             let mut verdict = decide_known(&mut presented, action, known, ctx);
             if ctx.breaker == Some(BreakerState::Open) {
