@@ -23,6 +23,15 @@ const MAX_PROOF: usize = 64;
 
 /// The hash of a leaf holding `data` (RFC 9162 §2.1.1).
 pub fn leaf_hash(data: &[u8]) -> Hash {
+    // 0x00 || data fits one padded block up to 55 bytes: a batch's leaf is a 32-byte
+    // fingerprint, hashed on every item's check.
+    if data.len() < 55 {
+        let mut block = [0u8; 64];
+        block[1..=data.len()].copy_from_slice(data);
+        block[data.len() + 1] = 0x80;
+        block[56..].copy_from_slice(&((data.len() as u64 + 1) * 8).to_be_bytes());
+        return compressed(&[block]);
+    }
     let mut h = Sha256::new();
     h.update([0u8]);
     h.update(data);
@@ -45,8 +54,13 @@ pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
     blocks[1][0] = right[31];
     blocks[1][1] = 0x80;
     blocks[1][56..].copy_from_slice(&(65u64 * 8).to_be_bytes());
+    compressed(&blocks)
+}
+
+/// SHA-256 of a message already padded into `blocks` (FIPS 180-4 §5.1.1).
+fn compressed(blocks: &[[u8; 64]]) -> Hash {
     let mut state = SHA256_H0;
-    sha2::block_api::compress256(&mut state, &blocks);
+    sha2::block_api::compress256(&mut state, blocks);
     let mut hash = [0u8; 32];
     for (bytes, word) in hash.chunks_exact_mut(4).zip(state) {
         bytes.copy_from_slice(&word.to_be_bytes());

@@ -3,7 +3,7 @@
 //! batch the decision froze (its inclusion proof leads to the header's root), and from there
 //! the item is checked exactly as an action approved on its own, against its frozen action.
 
-use super::set::{decide, decide_known, Presented, MAX_SET};
+use super::set::{decide_known, Presented, MAX_SET};
 use super::{Context, Verdict};
 use crate::batch::tree::{item_parts, verify_known};
 use crate::batch::{Header, ItemProof, Semantics};
@@ -42,10 +42,13 @@ pub fn check_item_with(
     action: &Value<'_>,
     ctx: &Context,
 ) -> Verdict {
-    let mut all = check_batch_with(approvals, &[(item, action)], ctx);
-    all.verdicts
-        .pop()
-        .unwrap_or_else(|| decide(&mut [], action, ctx))
+    // As check_batch_with of one item, without its lists of verdicts and claimable items.
+    let mut payloads: Vec<Vec<u8>> = approvals.iter().map(|_| Vec::new()).collect();
+    let opened = open(approvals, &mut payloads, ctx);
+    let decided: Option<Vec<_>> = opened
+        .as_ref()
+        .map(|o| o.iter().map(|o| decided(o, ctx)).collect());
+    item_verdict(decided.as_deref(), item, action, ctx)
 }
 
 /// The check of several items of one batch against its decision records: each item's
@@ -90,45 +93,17 @@ pub fn check_batch_with(
     ctx: &Context,
 ) -> BatchVerdict {
     let mut payloads: Vec<Vec<u8>> = approvals.iter().map(|_| Vec::new()).collect();
-    let too_many = approvals.len() > MAX_SET;
-    let opened: Vec<Opened<'_, '_, '_>> = if too_many {
-        Vec::new()
-    } else {
-        approvals
-            .iter()
-            .zip(payloads.iter_mut())
-            .map(|(a, payload)| proof::open(Some(a), ctx.proof(), ctx.now, payload))
-            .collect()
-    };
-    let decided: Vec<Decided<'_, '_>> = opened.iter().map(|o| decided(o, ctx)).collect();
-    let semantics = decided.iter().find_map(|d| match d {
+    let opened = open(approvals, &mut payloads, ctx);
+    let decided: Option<Vec<_>> = opened
+        .as_ref()
+        .map(|o| o.iter().map(|o| decided(o, ctx)).collect());
+    let semantics = decided.iter().flatten().find_map(|d| match d {
         Decided::Batch(b) => Some(b.1.semantics),
         _ => None,
     });
     let verdicts: Vec<Verdict> = items
         .iter()
-        .map(|(item, action)| {
-            let (mut presented, known) = match (item_parts(item), too_many) {
-                (_, true) => (vec![Presented::Invalid], None),
-                (Err(_), false) => (vec![Presented::Refused(Reason::NotInBatch)], None),
-                (Ok((frozen, proof)), false) => {
-                    let digest = crate::fingerprint(frozen);
-                    let presented = decided
-                        .iter()
-                        .map(|d| present(d, frozen, &digest, &proof))
-                        .collect();
-                    // The item as frozen is usually the action presented: hashed once.
-                    (presented, (frozen == *action).then_some(digest))
-                }
-            };
-            let mut verdict = decide_known(&mut presented, action, known, ctx);
-            if ctx.breaker == Some(BreakerState::Open) {
-                verdict.reasons.push(Reason::BreakerOpen);
-                verdict.reasons.sort();
-                verdict.outcome = verdict.outcome.max(Outcome::Reapprove);
-            }
-            verdict
-        })
+        .map(|(item, action)| item_verdict(decided.as_deref(), item, action, ctx))
         .collect();
     let permitted = |v: &Verdict| v.outcome == Outcome::Permit;
     let claimable = match semantics {
@@ -143,6 +118,57 @@ pub fn check_batch_with(
         verdicts,
         claimable,
     }
+}
+
+/// The decision records' proofs opened (their payloads in `payloads`, one per record);
+/// `None` when there are more than a set may hold.
+fn open<'v, 'a, 'p>(
+    approvals: &'v [Value<'a>],
+    payloads: &'p mut [Vec<u8>],
+    ctx: &Context,
+) -> Option<Vec<Opened<'v, 'a, 'p>>> {
+    (approvals.len() <= MAX_SET).then(|| {
+        approvals
+            .iter()
+            .zip(payloads.iter_mut())
+            .map(|(a, payload)| proof::open(Some(a), ctx.proof(), ctx.now, payload))
+            .collect()
+    })
+}
+
+/// One item's verdict against the decisions read (`None`: too many to check).
+fn item_verdict(
+    decided: Option<&[Decided<'_, '_>]>,
+    item: &Value<'_>,
+    action: &Value<'_>,
+    ctx: &Context,
+) -> Verdict {
+    let (mut presented, known) = match (item_parts(item), decided) {
+        (_, None) => (vec![Presented::Invalid], None),
+        (Err(_), Some(_)) => (vec![Presented::Refused(Reason::NotInBatch)], None),
+        (Ok((frozen, proof)), Some(decided)) => {
+            let digest = crate::fingerprint(frozen);
+            let presented = decided
+                .iter()
+                .map(|d| present(d, frozen, &digest, &proof))
+                .collect();
+            // The item as frozen is usually the action presented: hashed once, and checked
+            // as the frozen value itself, which the seal then finds the same without
+            // comparing them again.
+            (presented, (frozen == action).then_some((frozen, digest)))
+        }
+    };
+    let (action, known) = match known {
+        Some((frozen, digest)) => (frozen, Some(digest)),
+        None => (action, None),
+    };
+    let mut verdict = decide_known(&mut presented, action, known, ctx);
+    if ctx.breaker == Some(BreakerState::Open) {
+        verdict.reasons.push(Reason::BreakerOpen);
+        verdict.reasons.sort();
+        verdict.outcome = verdict.outcome.max(Outcome::Reapprove);
+    }
+    verdict
 }
 
 /// A batch decision as opened and read, before any item is put to it.

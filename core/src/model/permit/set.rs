@@ -312,7 +312,7 @@ fn seal<'v>(
         let known = approval.map(|a| a.action().digest());
         let same = match known {
             Some(d) => d == *action_digest,
-            None => r.frozen == action,
+            None => std::ptr::eq(r.frozen, action) || r.frozen == action,
         };
         if same && !frozen.same {
             frozen = Frozen {

@@ -315,3 +315,16 @@ fn node_hash_is_sha256_of_its_message() {
         assert_eq!(node_hash(&left, &right), expected, "at {i}");
     }
 }
+
+#[test]
+fn leaf_hash_is_sha256_of_its_message_at_every_length() {
+    // Both sides of the one-block path (messages of up to 55 bytes) and past two blocks.
+    for len in 0..=130usize {
+        let data: Vec<u8> = (0..len).map(|i| (i * 151 + len) as u8).collect();
+        let mut h = Sha256::new();
+        h.update([0u8]);
+        h.update(&data);
+        let expected: Hash = h.finalize().into();
+        assert_eq!(leaf_hash(&data), expected, "{len} bytes");
+    }
+}
