@@ -12,6 +12,7 @@
 //! smaller such subtree: a proof reads at most one node per level for each hash it holds.
 
 use crate::error::{Code, Error, Result};
+use crate::json::digest::compressed;
 use sha2::{Digest as _, Sha256};
 use std::collections::BTreeMap;
 
@@ -38,11 +39,6 @@ pub fn leaf_hash(data: &[u8]) -> Hash {
     h.finalize().into()
 }
 
-/// SHA-256's initial hash value (FIPS 180-4 §5.3.3).
-const SHA256_H0: [u32; 8] = [
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
-
 /// The hash of an interior node over its two children. Its message, 0x01 || left || right,
 /// is always 65 bytes: two blocks padded here once (FIPS 180-4 §5.1.1) and compressed
 /// directly, without the streaming hasher's buffering (a batch item's check hashes ten).
@@ -55,17 +51,6 @@ pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
     blocks[1][1] = 0x80;
     blocks[1][56..].copy_from_slice(&(65u64 * 8).to_be_bytes());
     compressed(&blocks)
-}
-
-/// SHA-256 of a message already padded into `blocks` (FIPS 180-4 §5.1.1).
-fn compressed(blocks: &[[u8; 64]]) -> Hash {
-    let mut state = SHA256_H0;
-    sha2::block_api::compress256(&mut state, blocks);
-    let mut hash = [0u8; 32];
-    for (bytes, word) in hash.chunks_exact_mut(4).zip(state) {
-        bytes.copy_from_slice(&word.to_be_bytes());
-    }
-    hash
 }
 
 /// The root of the empty tree: SHA-256 of nothing.

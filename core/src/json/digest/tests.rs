@@ -78,3 +78,13 @@ fn nibble_accepts_exactly_lowercase_hex() {
         }
     }
 }
+
+#[test]
+fn a_short_message_padded_here_has_sha256s_digest_at_every_length() {
+    use sha2::{Digest as _, Sha256};
+    let bytes: Vec<u8> = (0..=200u8).map(|b| b.wrapping_mul(37)).collect();
+    for n in 0..=bytes.len() {
+        let want: [u8; 32] = Sha256::digest(&bytes[..n]).into();
+        assert_eq!(Digest::of(&bytes[..n]).as_bytes(), &want, "{n} bytes");
+    }
+}
