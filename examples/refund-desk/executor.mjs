@@ -23,7 +23,7 @@ import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 
 const here = dirname(new URL(import.meta.url).pathname)
-const { Ledger, verifyProof, verifyDelegation, batchVerifyDecision, batchVerifyItem, canonicalize, fingerprint, shortFingerprint } =
+const { Ledger, verifyProof, verifyDelegation, batchVerifyDecision, batchVerifyItem, canonicalize, fingerprint, shortFingerprint, revealAction } =
   createRequire(import.meta.url)(join(here, '../../bindings-node/index.js'))
 
 const { values: opt } = parseArgs({ options: { config: { type: 'string' }, name: { type: 'string' }, 'crash-after': { type: 'string' } } })
@@ -139,6 +139,26 @@ async function pay(claim) {
   return (await r.json()).payment
 }
 
+/**
+ * An amended task's proposal and action as the agent's hand-off spells them: as held, or, under
+ * a contract that marks values sensitive (issue 29), revealed with the task's disclosures,
+ * each checked against its commitment in core. The proposal is `null` when it cannot be
+ * revealed: a sensitive value the reviewer changed took its disclosure with it.
+ */
+async function inTheClear(task) {
+  const contract = config.contracts[task.action.tool]
+  if (!contract?.sensitive) return [task.proposed_action, task.action]
+  const disclosures = await ledger.disclosures(task.id)
+  const reveal = (action) => revealAction(contract, action, disclosures, 'every')
+  let proposal = null
+  try {
+    proposal = reveal(task.proposed_action)
+  } catch (e) {
+    if (!e.code?.startsWith('disclosure_')) throw e
+  }
+  return [proposal, reveal(task.action)]
+}
+
 /** How long to wait for the agent's hand-off of a task that was just approved (it hands the call over once it sees the approval). */
 const HANDOFF_WAIT_MS = 10_000
 /** How long one read of the change feed blocks when nothing happens. */
@@ -166,8 +186,9 @@ async function dispatch(task, fresh) {
   let presented = handoff.body.action
   // The reviewer amended the proposal before deciding; the agent presents the model's proposal
   // unchanged: what was approved is the amendment. Anything else is drift.
-  if (task.amendments > 0 && task.proposed_digest !== task.action_digest && fingerprint(presented) === task.proposed_digest) {
-    presented = task.action
+  if (task.amendments > 0 && task.proposed_digest !== task.action_digest) {
+    const [proposal, amended] = await inTheClear(task)
+    if (proposal !== null && fingerprint(presented) === fingerprint(proposal)) presented = amended
   }
   const checked = fingerprint(presented)
   log('checked', { task_id: task.id, fingerprint: checked, short: shortFingerprint(checked), approved: verified.approval.action_digest, signer: verified.signer })

@@ -917,7 +917,7 @@ try {
     console.log(`    ${paid.length} paid once each, ${declined.length} declined, ${LEFT_OUT.length} left out; ${remainder.items.length} re-approved after the trip`)
   })
 
-  await scenario('a sensitive e-mail: frozen as a commitment, marked on the page, paid with, shredded when the refund ends, gone from the ledger\'s storage', async () => {
+  await scenario('a sensitive e-mail: frozen as a commitment, marked on the page, its refund corrected, paid with, shredded when the refund ends, gone from the ledger\'s storage', async () => {
     // The customer's e-mail (refund_receipt's contract: "sensitive": {"/args/customer_email": "pii"}).
     const email = `alice.receipt.${backend}@example.com`
     const before = scan(email)
@@ -939,11 +939,24 @@ try {
       assert.ok(shown.includes(part), `the page shows ${part}: ${shown}`)
     }
     assert.ok(await page.$('table.args tr.sensitive .tag.sensitive'), 'the argument is marked sensitive')
-    assert.ok(await page.$('#correction[hidden]'), 'no correction offered: the desk does not send a sensitive action in the clear')
     const fp = await fingerprints()
     assert.deepEqual([fp.server, fp.page, fp.match], [a.fingerprint, a.fingerprint, 'true'], 'the page fingerprints the committed action')
     await shot('sensitive')
     if (backend === 'sqlite') await page.locator('#d-sensitive').screenshot({ path: join(here, 'sensitive.png') })
+    // The reviewer corrects the amount. The page sends the action in the clear; the ledger
+    // commits it again, and the e-mail, left alone, keeps its commitment.
+    const to = frozen.action.args.amount_minor - 100
+    await page.fill('#amount', String(to))
+    await page.click('#save-correction')
+    await page.waitForSelector('#decide-status[data-result="amended"]', { state: 'attached' })
+    const corrected = await ledger.task(a.task)
+    assert.deepEqual(corrected.amended_pointers, ['/args/amount_minor'], 'only the amount changed')
+    assert.equal(corrected.action.args.customer_email._sd, frozen.action.args.customer_email._sd, 'the e-mail keeps its commitment')
+    assert.ok(!JSON.stringify(corrected).includes(email), 'the corrected task holds no e-mail')
+    await page.waitForSelector(`#fp-server[data-digest="${corrected.action_digest}"]`, { state: 'attached' })
+    await page.waitForSelector('#d-sensitive[data-state="disclosed"]')
+    const fixed = await fingerprints()
+    assert.deepEqual([fixed.page, fixed.match], [corrected.action_digest, 'true'], 'the page fingerprints the corrected action')
     await approve(a.task)
     await until(() => a.events.find((e) => e.event === 'done'), 'agent done')
     if (executors.length === 0) startExecutors()
@@ -952,7 +965,7 @@ try {
     const key = (await ledger.task(a.task)).idempotency_key
     const receipts = (await (await fetch(`${opt.payment}/receipts`)).json()).receipts
     assert.equal(receipts[key], email, 'the executor passed the revealed e-mail to the payment service')
-    assert.deepEqual((await effectsOf(a.task)).map((e) => e.requests), [1])
+    assert.deepEqual((await effectsOf(a.task)).map((e) => [e.amount_minor, e.requests]), [[to, 1]], 'the corrected amount, paid once')
     const k = await kinds(a.task)
     assert.equal(count(k, 'shredded'), 1, `shredded as the refund ended (the desk tenant's policy): ${k}`)
     assert.ok(k.indexOf('shredded') > k.indexOf('claimed'), `shredded after the claim that ran with the values: ${k}`)

@@ -275,6 +275,9 @@ async function refreshDetail({ focus = false } = {}) {
   const opened = revealForReview(revealAction, contract, t.action, d.disclosures ?? []);
   const places = sensitivePlaces(d.contract, t.action, opened.action);
   showSensitive(places, opened.error, d.shredded);
+  // What a correction edits: the action in the clear, once every value is disclosed and
+  // checked (the ledger amends a sensitive action sent in the clear).
+  d.clear = opened.error || places.some((p) => !p.disclosed) ? null : opened.action;
 
   // The contract decides whether this action may be approved at all, and why it needs a person.
   let requirement = null;
@@ -338,9 +341,8 @@ async function refreshDetail({ focus = false } = {}) {
   }
 
   $("decide").hidden = !waiting;
-  // No correction of a task with sensitive values here: the ledger amends one sent in the
-  // clear (its values revealed), and this page's correction edits the action as held.
-  $("correction").hidden = places.length > 0;
+  // A correction needs every value in the clear: the ledger amends a sensitive action sent so.
+  $("correction").hidden = d.clear === null;
   $("approver").textContent = d.reviewer;
   $("approver-roles").textContent = d.roles.length ? `(${d.roles.join(", ")})` : "(no role)";
   // Whom this reviewer may decide for: delegations the desk recorded (its fact, not the page's).
@@ -379,9 +381,9 @@ async function refreshDetail({ focus = false } = {}) {
 
 /** What the amount field holds: the task's amount, a valid correction, or why it is not one. */
 function amountEdit() {
-  const t = shown.task;
+  const held = shown.clear;
   const text = $("amount").value.trim();
-  if (text === String(t.action.args.amount_minor)) return { kind: "same" };
+  if (text === String(held.args.amount_minor)) return { kind: "same" };
   if (text === "") return { kind: "invalid", message: "Enter an amount: an empty field is not 0." };
   let value;
   try {
@@ -391,7 +393,7 @@ function amountEdit() {
   }
   try {
     // Exactly the check the ledger's amend will make: only the arguments, within the contract.
-    const amended = amend(t.action, { ...t.action, args: { ...t.action.args, amount_minor: value } }, contract);
+    const amended = amend(held, { ...held, args: { ...held.args, amount_minor: value } }, contract);
     return amended.amended_pointers.length ? { kind: "changed", value, amended } : { kind: "same" };
   } catch (err) {
     return { kind: "invalid", message: `${err.code} at ${err.path}: ${err.message}` };
