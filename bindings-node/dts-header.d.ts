@@ -1752,7 +1752,7 @@ export interface RetentionRequest {
    * never kept forever by omission.
    */
   keep_ms: number | null
-  /** What happens to them when their task succeeds or fails. */
+  /** What happens to them when their task succeeds, fails or is rejected. */
   at_finish: 'keep' | 'shred'
   /** Who sets it. */
   actor: string

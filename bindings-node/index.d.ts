@@ -1752,7 +1752,7 @@ export interface RetentionRequest {
    * never kept forever by omission.
    */
   keep_ms: number | null
-  /** What happens to them when their task succeeds or fails. */
+  /** What happens to them when their task succeeds, fails or is rejected. */
   at_finish: 'keep' | 'shred'
   /** Who sets it. */
   actor: string
@@ -2875,8 +2875,8 @@ export declare class Ledger {
    * Sets how long a tenant keeps its sensitive values of a class.
    *
    * `tenant` keeps its values of `class` `keep_ms` after their proposal (`null`: until
-   * redacted) and, with `at_finish: 'shred'`, shreds them when their task succeeds or
-   * fails. Resolves to the policy.
+   * redacted) and, with `at_finish: 'shred'`, shreds them when their task succeeds, fails
+   * or is rejected. Resolves to the policy.
    */
   setRetention(request: RetentionRequest): Promise<RetentionPolicy>
   /** Every tenant's retention policies. */

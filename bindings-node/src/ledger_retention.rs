@@ -38,8 +38,8 @@ impl Ledger {
     /// Sets how long a tenant keeps its sensitive values of a class.
     ///
     /// `tenant` keeps its values of `class` `keep_ms` after their proposal (`null`: until
-    /// redacted) and, with `at_finish: 'shred'`, shreds them when their task succeeds or
-    /// fails. Resolves to the policy.
+    /// redacted) and, with `at_finish: 'shred'`, shreds them when their task succeeds, fails
+    /// or is rejected. Resolves to the policy.
     #[napi(
         ts_args_type = "request: RetentionRequest",
         ts_return_type = "Promise<RetentionPolicy>"

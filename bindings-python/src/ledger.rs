@@ -652,7 +652,7 @@ impl PyLedger {
     ///
     /// Tenant ``tenant`` keeps its values of class ``class_name`` ``keep_ms=`` after their
     /// proposal (``None``: until redacted) and, with ``at_finish="shred"``, shreds them when
-    /// their task succeeds or fails. Returns the policy.
+    /// their task succeeds, fails or is rejected. Returns the policy.
     #[pyo3(
         signature = (tenant, class_name, **request),
         text_signature = "(self, tenant, class_name, *, keep_ms, at_finish, actor)"

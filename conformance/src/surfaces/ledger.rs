@@ -4,7 +4,7 @@
 
 use super::shape_types::{field, Field, Shape, Ty};
 use super::shapes::shapes as model_shapes;
-use actionseal_core::ledger::{EventKind, Observed, Reported, State};
+use actionseal_core::ledger::{AtFinish, EventKind, Observed, Reported, State};
 use actionseal_core::ProofRequirement;
 
 /// A union of string literals: its name, its doc, its members.
@@ -88,6 +88,11 @@ pub fn unions() -> Vec<Union> {
             members: problems_of_audits(),
         },
     ]
+}
+
+/// The names of a retention policy's modes at a task's finish, from core.
+fn at_finish() -> Vec<&'static str> {
+    AtFinish::ALL.iter().map(|a| a.as_str()).collect()
 }
 
 fn optional(f: Field) -> Field {
@@ -205,7 +210,7 @@ fn task_shapes() -> Vec<Shape> {
             field("tenant", Identity, ""),
             field("class", Str, "A class the contracts' `sensitive` member names (1 to 64 lowercase letters, digits or `_`, starting with a letter)."),
             field("keep_ms", nullable(Int), "How long after the proposal (ms); `null`: until redacted. Required, so that values are never kept forever by omission."),
-            field("at_finish", OneOf(vec!["keep", "shred"]), "What happens to them when their task succeeds or fails."),
+            field("at_finish", OneOf(at_finish()), "What happens to them when their task succeeds, fails or is rejected."),
             field("actor", Identity, "Who sets it."),
         ]),
         input("BudgetLimit", "What `setBudget` takes.", vec![
@@ -340,7 +345,7 @@ fn task_shapes() -> Vec<Shape> {
             field("tenant", Str, ""),
             field("class", Str, ""),
             field("keep_ms", nullable(Int), "How long after the proposal (ms); `null`: until redacted."),
-            field("at_finish", OneOf(vec!["keep", "shred"]), ""),
+            field("at_finish", OneOf(at_finish()), ""),
             field("changed_at", Millis, ""),
             field("changed_by", Str, ""),
         ]),

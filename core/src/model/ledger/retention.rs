@@ -6,7 +6,8 @@ use crate::json::value::{Object, Value};
 use crate::model::sensitive::Sensitive;
 use std::borrow::Cow;
 
-/// What happens to a class's disclosures when their task finishes (succeeded or failed).
+/// What happens to a class's disclosures when their task finishes (succeeded, failed, or
+/// rejected by a reviewer or before dispatch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtFinish {
     /// Kept, until redacted or the policy's time runs out.
