@@ -7,8 +7,8 @@ export type TelemetrySchema = ReturnType<typeof Ledger.telemetrySchema>
 
 /** Whether `@opentelemetry/api` was found. */
 export declare const enabled: boolean
-/** The ledger operations that have a span. */
-export declare const OPS: readonly ['propose', 'amend', 'decide', 'claim', 'complete', 'reconcile']
+/** The ledger method of an operation of core's table (`claim_item` -> `claimItem`): each but the gate has a span. */
+export declare function methodOf(op: string): string
 /** The attributes of `op`'s span from its result, as core's table maps them. */
 export declare function attributes(schema: TelemetrySchema, op: string, result: unknown): Record<string, string | number | boolean | string[]>
 /** `ledger` with a span around each operation (itself without the API or when traced already). */

@@ -18,8 +18,8 @@ try {
 
 const TRACED = Symbol('actionseal.traced')
 
-/** The table's name of a ledger method (`claimItem` -> `claim_item`). */
-const opOf = (method) => method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+/** The ledger method of an operation of the table (`claim_item` -> `claimItem`). */
+const methodOf = (op) => op.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
 
 /** The member at an RFC 6901 pointer of the table (plain names: no unescaping), or undefined. */
 function at(value, pointer) {
@@ -131,13 +131,15 @@ function span(schema, op, fn, name = schema.ops[op].span) {
 function instrumentLedger(ledger) {
   if (!api || ledger[TRACED]) return ledger
   const schema = Object.getPrototypeOf(ledger).constructor.telemetrySchema()
+  // Each traced method's operation, found once: every property read goes through the proxy.
+  const ops = new Map(Object.keys(schema.ops).filter((op) => op !== 'gate').map((op) => [methodOf(op), op]))
   return new Proxy(ledger, {
     get(target, prop) {
       if (prop === TRACED) return true
       const v = Reflect.get(target, prop, target)
       if (typeof v !== 'function') return v
-      const op = typeof prop === 'string' ? opOf(prop) : ''
-      if (op === 'gate' || !Object.hasOwn(schema.ops, op)) return v.bind(target)
+      const op = ops.get(prop)
+      if (op === undefined) return v.bind(target)
       return (...args) => span(schema, op, async (rec) => {
         const out = await v.apply(target, args)
         rec.result(out)
@@ -181,7 +183,7 @@ function gateSpan(schema, tool, fn, summary) {
 
 // One assignment each, so that Node's ESM loader sees every name (import { gateSpan } from ...).
 exports.enabled = api !== null
-exports.opOf = opOf
+exports.methodOf = methodOf
 exports.attributes = attributes
 exports.instrumentLedger = instrumentLedger
 exports.instrumentClass = instrumentClass

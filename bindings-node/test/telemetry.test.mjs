@@ -104,7 +104,7 @@ describe('telemetry', () => {
     // Every operation of the table but the gate is a method of the ledger, by its camelCase.
     for (const op of Object.keys(SCHEMA.ops).filter((op) => op !== 'gate')) {
       const method = op.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
-      assert.equal(telemetry.opOf(method), op)
+      assert.equal(telemetry.methodOf(op), method)
       assert.equal(typeof api.Ledger.prototype[method], 'function', method)
     }
     const python = process.env.ACTIONSEAL_PYTHON

@@ -24,9 +24,9 @@ except ImportError:  # the optional dependency is absent: everything below is a 
 
 SCHEMA: Optional[Dict[str, Any]] = _Ledger.telemetry_schema() if trace is not None else None
 
-OPS = tuple(op for op in _Ledger.telemetry_schema()["ops"] if op != "gate")
+OPS = tuple(op for op in SCHEMA["ops"] if op != "gate") if SCHEMA is not None else ()
 """The ledger operations that have a span: core's table's, the gate's aside (the names of the
-ledger's methods)."""
+ledger's methods); none without OpenTelemetry."""
 
 
 def _pointer(value: Any, pointer: str) -> Any:
