@@ -1,22 +1,16 @@
 //! `actionseal ledger evidence export` then `actionseal evidence verify`: a bundle written by
 //! one command verifies with the other and no database; a tampered one exits 4 with its code.
 
+mod common;
+
+use common::run_clean;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The signer and verifier keys of Go's `golang.org/x/mod/sumdb/note` examples.
 const LOG_KEY: &str =
     "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
 const LOG_VERIFIER: &str = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_actionseal"))
-        .args(args)
-        .env_remove("ACTIONSEAL_LEDGER")
-        .env_remove("ACTIONSEAL_LOG_KEY")
-        .output()
-        .expect("spawn actionseal")
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -59,7 +53,7 @@ fn an_exported_bundle_verifies_without_the_ledger() {
     let ledger = |args: &[&str]| {
         let mut all = vec!["ledger", "--db", &db, "--log-key", &key];
         all.extend_from_slice(args);
-        run(&all)
+        run_clean(&all)
     };
     let proposed = ledger(&[
         "propose",
@@ -78,7 +72,7 @@ fn an_exported_bundle_verifies_without_the_ledger() {
     let out = ledger(&["evidence", "export", id, "--actor", "auditor:carol"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let bundle = file("bundle.json", &String::from_utf8(out.stdout).unwrap());
-    let verified = run(&["evidence", "verify", "--trust", &trust, &bundle]);
+    let verified = run_clean(&["evidence", "verify", "--trust", &trust, &bundle]);
     assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
     let timeline: serde_json::Value = serde_json::from_slice(&verified.stdout).unwrap();
     assert_eq!(timeline["task"], task["id"]);
@@ -89,7 +83,7 @@ fn an_exported_bundle_verifies_without_the_ledger() {
     let out = ledger(&["evidence", "export", id, "--out", k]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
-    let again = run(&["evidence", "verify", "--trust", &trust, k]);
+    let again = run_clean(&["evidence", "verify", "--trust", &trust, k]);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
 
     // An event edited after the export: its leaf is not in the signed tree.
@@ -98,7 +92,7 @@ fn an_exported_bundle_verifies_without_the_ledger() {
         "tampered.json",
         &text.replacen("\"agent\"", "\"agent:2\"", 1),
     );
-    let refused = run(&["evidence", "verify", "--trust", &trust, &tampered]);
+    let refused = run_clean(&["evidence", "verify", "--trust", &trust, &tampered]);
     assert_eq!(refused.status.code(), Some(4));
     assert!(
         stderr(&refused).starts_with("error: inclusion_proof_invalid: "),
@@ -110,6 +104,6 @@ fn an_exported_bundle_verifies_without_the_ledger() {
     let unknown = ledger(&["evidence", "export", "task_0"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(stderr(&unknown).contains("task_not_found"));
-    let keyless = run(&["ledger", "--db", &db, "evidence", "export", id]);
+    let keyless = run_clean(&["ledger", "--db", &db, "evidence", "export", id]);
     assert_eq!(keyless.status.code(), Some(64));
 }

@@ -1,25 +1,16 @@
 //! `actionseal ledger` end to end on a SQLite file: results as JSON, documented exit codes,
 //! and the ledger demo.
 
+mod common;
+
 use actionseal_core::tlog::cosignature::Cosigner;
 use actionseal_core::tlog::note::{SignerKey, VerifierKey};
 use actionseal_core::tlog::witness::{add_checkpoint, Latest, Log, Request};
+use common::run_clean;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_actionseal"))
-        .args(args)
-        .env_remove("ACTIONSEAL_LEDGER")
-        .env_remove("ACTIONSEAL_LOG_KEY")
-        .env_remove("ACTIONSEAL_TSA")
-        .env_remove("ACTIONSEAL_TSA_ROOT")
-        .env_remove("ACTIONSEAL_TSA_POLICY")
-        .output()
-        .expect("spawn actionseal")
-}
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
@@ -61,7 +52,7 @@ fn a_lifecycle_through_the_command_line() {
     let l = |args: &[&str]| {
         let mut all = vec!["ledger", "--db", db.as_str()];
         all.extend_from_slice(args);
-        run(&all)
+        run_clean(&all)
     };
     assert!(l(&["init"]).status.success());
     let out = l(&[
@@ -167,7 +158,7 @@ fn a_lifecycle_through_the_command_line() {
     assert!(stdout(&verify).contains("\"valid\":true"));
     let export = d.0.join("audit.jsonl");
     std::fs::write(&export, l(&["audit", "export"]).stdout).unwrap();
-    let ok = run(&[
+    let ok = run_clean(&[
         "ledger",
         "audit",
         "verify",
@@ -181,7 +172,7 @@ fn a_lifecycle_through_the_command_line() {
         1,
     );
     std::fs::write(&export, text).unwrap();
-    let bad = run(&[
+    let bad = run_clean(&[
         "ledger",
         "audit",
         "verify",
@@ -204,12 +195,12 @@ fn a_lifecycle_through_the_command_line() {
     let full = l(&["audit", "export"]).stdout;
     std::fs::write(&export, &full).unwrap();
     let e = export.to_str().unwrap();
-    let ok = run(&["ledger", "audit", "verify", "--file", e, "--heads", h]);
+    let ok = run_clean(&["ledger", "audit", "verify", "--file", e, "--heads", h]);
     assert_eq!(ok.status.code(), Some(0));
     let text = String::from_utf8(full).unwrap();
     let cut: Vec<&str> = text.lines().collect();
     std::fs::write(&export, cut[..cut.len() - 1].join("\n")).unwrap();
-    let cut = run(&["ledger", "audit", "verify", "--file", e, "--heads", h]);
+    let cut = run_clean(&["ledger", "audit", "verify", "--file", e, "--heads", h]);
     assert_eq!(cut.status.code(), Some(6));
     assert!(stdout(&cut).contains("\"problem\":\"truncated\""));
     // A heads file of another version is bad input, with its code.
@@ -222,11 +213,13 @@ fn a_lifecycle_through_the_command_line() {
 #[test]
 fn exit_codes_for_bad_ledgers() {
     assert_eq!(
-        run(&["ledger", "--db", "mysql://x", "init"]).status.code(),
+        run_clean(&["ledger", "--db", "mysql://x", "init"])
+            .status
+            .code(),
         Some(2)
     );
     assert_eq!(
-        run(&[
+        run_clean(&[
             "ledger",
             "--db",
             "postgres://postgres@127.0.0.1:1/x?connect_timeout=5",
@@ -236,7 +229,7 @@ fn exit_codes_for_bad_ledgers() {
         .code(),
         Some(69)
     );
-    assert_eq!(run(&["ledger", "init"]).status.code(), Some(64));
+    assert_eq!(run_clean(&["ledger", "init"]).status.code(), Some(64));
     // A mistyped path is no new, empty ledger: every command but init refuses it (66,
     // EX_NOINPUT), naming the path, and creates nothing.
     let d = dir("missing");
@@ -249,7 +242,7 @@ fn exit_codes_for_bad_ledgers() {
     ] {
         let mut all = vec!["ledger", "--db", db.as_str()];
         all.extend_from_slice(args);
-        let out = run(&all);
+        let out = run_clean(&all);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(66), "{args:?}: {stderr}");
         assert!(stderr.starts_with("error: ledger_not_found: "), "{stderr}");
@@ -257,22 +250,22 @@ fn exit_codes_for_bad_ledgers() {
         assert!(stdout(&out).is_empty());
         assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0, "{args:?}");
     }
-    assert!(run(&["ledger", "--db", &db, "init"]).status.success());
-    let out = run(&["ledger", "--db", &db, "show", "--task", "task_nope"]);
+    assert!(run_clean(&["ledger", "--db", &db, "init"]).status.success());
+    let out = run_clean(&["ledger", "--db", &db, "show", "--task", "task_nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: task_not_found: "));
     // Or the URL asks for it.
     let other = format!("sqlite:{}?mode=create", d.0.join("m.db").display());
-    let out = run(&["ledger", "--db", &other, "show"]);
+    let out = run_clean(&["ledger", "--db", &other, "show"]);
     assert_eq!(stdout(&out), "[]\n");
-    assert!(run(&["ledger", "--help"]).status.success());
+    assert!(run_clean(&["ledger", "--help"]).status.success());
 }
 
 #[test]
 fn the_ledger_demo_tells_the_story() {
     let d = dir("demo");
     let db = format!("sqlite:{}", d.0.join("demo.db").display());
-    let out = run(&["ledger", "--db", &db, "demo"]);
+    let out = run_clean(&["ledger", "--db", &db, "demo"]);
     assert!(
         out.status.success(),
         "{}",
@@ -301,7 +294,10 @@ fn the_ledger_demo_tells_the_story() {
     }
     assert!(!text.contains("this is a bug"), "{text}");
     // A second run on the same file refuses rather than mixing stories.
-    assert_eq!(run(&["ledger", "--db", &db, "demo"]).status.code(), Some(2));
+    assert_eq!(
+        run_clean(&["ledger", "--db", &db, "demo"]).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -313,7 +309,7 @@ fn a_reviewer_amends_through_the_command_line() {
     let l = |args: &[&str]| {
         let mut all = vec!["ledger", "--db", db.as_str()];
         all.extend_from_slice(args);
-        run(&all)
+        run_clean(&all)
     };
     assert!(l(&["init"]).status.success());
     let task = stdout(&l(&[
@@ -385,7 +381,7 @@ fn a_decision_signed_by_the_approval_service() {
     let l = |args: &[&str]| {
         let mut all = vec!["ledger", "--db", db.as_str()];
         all.extend_from_slice(args);
-        run(&all)
+        run_clean(&all)
     };
     assert!(l(&["init"]).status.success());
     let out = l(&[
@@ -485,7 +481,7 @@ fn a_quorum_refuses_a_decider_by_the_rounds_state() {
     let l = |args: &[&str]| {
         let mut all = vec!["ledger", "--db", db.as_str()];
         all.extend_from_slice(args);
-        run(&all)
+        run_clean(&all)
     };
     assert!(l(&["init"]).status.success());
     // The example's contract, asking two approvers, and its action made under it.
@@ -584,7 +580,7 @@ fn logged(d: &Dir, name: &str, args: &[&str]) -> Output {
     let db = format!("sqlite:{}", d.0.join(name).display());
     let mut all = vec!["ledger", "--db", &db, "--log-key", key.to_str().unwrap()];
     all.extend_from_slice(args);
-    run(&all)
+    run_clean(&all)
 }
 
 /// The example refund proposed by `proposer` on the ledger `name` (made first if need be):
@@ -661,7 +657,7 @@ fn a_checkpoint_kept_outside_the_ledger() {
     assert!(String::from_utf8_lossy(&other.stderr).contains("audit_chain_broken"));
     // No key, no checkpoint.
     let db = format!("sqlite:{}", d.0.join("a.db").display());
-    let none = run(&["ledger", "--db", &db, "audit", "checkpoint"]);
+    let none = run_clean(&["ledger", "--db", &db, "audit", "checkpoint"]);
     assert_eq!(none.status.code(), Some(64));
 }
 

@@ -2,9 +2,11 @@
 //! a task under a contract with sensitive values, shredded, then refused at its claim with
 //! its own exit status; retention by class.
 
+mod common;
+
 use actionseal_core::{canonicalize, parse, Action, ActionIds, Contract, Options};
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use common::{run_clean, temp_dir, write};
+use std::process::Output;
 
 const CONTRACT: &str = r#"{"tool": "refund_create", "version": "1", "effect": "write",
     "approval": "always", "cost_minor": 0,
@@ -12,18 +14,6 @@ const CONTRACT: &str = r#"{"tool": "refund_create", "version": "1", "effect": "w
     "args": {"type": "object", "required": ["order_id", "customer_email"],
              "properties": {"order_id": {"type": "string"},
                             "customer_email": {"type": "string"}}}}"#;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_actionseal"))
-        .args(args)
-        .env_remove("ACTIONSEAL_LEDGER")
-        .env_remove("ACTIONSEAL_LOG_KEY")
-        .env_remove("ACTIONSEAL_TSA")
-        .env_remove("ACTIONSEAL_TSA_ROOT")
-        .env_remove("ACTIONSEAL_TSA_POLICY")
-        .output()
-        .expect("spawn actionseal")
-}
 
 fn ok(o: Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -37,23 +27,14 @@ fn member(text: &str, key: &str) -> String {
     rest[..rest.find('"').unwrap()].to_owned()
 }
 
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
-
 #[test]
 fn a_redacted_task_is_refused_and_retention_runs_by_class() {
-    let d: PathBuf =
-        std::env::temp_dir().join(format!("actionseal-cli-redact-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = temp_dir("cli-redact");
     let db = format!("sqlite:{}", d.join("l.db").display());
     let l = |args: &[&str]| {
         let mut all = vec!["ledger", "--db", db.as_str()];
         all.extend_from_slice(args);
-        run(&all)
+        run_clean(&all)
     };
     let contract_v = parse(CONTRACT.as_bytes(), &Options::default()).unwrap();
     let contract = Contract::from_value(&contract_v).unwrap();
@@ -71,15 +52,15 @@ fn a_redacted_task_is_refused_and_retention_runs_by_class() {
         &ids,
     )
     .unwrap();
-    let contract_file = write(&d, "contract.json", CONTRACT);
-    let action_file = write(&d, "action.json", &canonicalize(action.value()));
+    let contract_file = write(&d.join("contract.json"), CONTRACT);
+    let action_file = write(&d.join("action.json"), &canonicalize(action.value()));
     let facts = format!(
         r#"{{"tenant": "tenant-a", "policy_version": "p1", "contract": {},
             "approver_authorized": {{"approver": "user:bob", "authorized": true}},
             "subject_authorized": {{"subject": "user:alice", "authorized": true}}}}"#,
         canonicalize(&contract_v)
     );
-    let facts_file = write(&d, "facts.json", &facts);
+    let facts_file = write(&d.join("facts.json"), &facts);
     ok(l(&["init"]));
     let task = ok(l(&[
         "propose",

@@ -22,6 +22,21 @@ pub fn run<S: AsRef<OsStr>>(args: &[S], stdin: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Runs `actionseal` with `args` and without the environment its ledger commands read (the
+/// database, the log key, the time-stamping authority), so that a shell's settings cannot
+/// change what a test sees.
+pub fn run_clean(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_actionseal"))
+        .args(args)
+        .env_remove("ACTIONSEAL_LEDGER")
+        .env_remove("ACTIONSEAL_LOG_KEY")
+        .env_remove("ACTIONSEAL_TSA")
+        .env_remove("ACTIONSEAL_TSA_ROOT")
+        .env_remove("ACTIONSEAL_TSA_POLICY")
+        .output()
+        .expect("spawn actionseal")
+}
+
 /// An empty directory of this process named for `name` (emptied if a run left it).
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("actionseal-{name}-{}", std::process::id()));
