@@ -8,8 +8,8 @@
 mod common;
 
 use actionseal_core::ledger::{Observed, Reported};
-use actionseal_core::{canonicalize, Code, Digest, OwnedValue};
-use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, ManualClock, Task};
+use actionseal_core::{Code, Digest, OwnedValue};
+use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, ManualClock};
 use common::*;
 
 fn claim(l: &Ledger, task: &str, presented: &OwnedValue, lease_ms: i64) -> ClaimOutcome {
@@ -30,16 +30,6 @@ fn fence(out: &ClaimOutcome) -> i64 {
         ClaimOutcome::Claimed(c, _) => c.fence,
         other => panic!("not claimed: {}", other.result()),
     }
-}
-
-fn amendment(t: &Task, action: &OwnedValue) -> OwnedValue {
-    json(&format!(
-        r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:carol",
-            "reason": "the customer asked for less"}}"#,
-        t.id,
-        t.action_digest,
-        canonicalize(action)
-    ))
 }
 
 /// (chain, seq) of each event about `task` in the exported audit, in export order (the order

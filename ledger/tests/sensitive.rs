@@ -611,16 +611,6 @@ fn a_reviewer_reads_the_disclosures_until_they_are_shredded() {
     }
 }
 
-fn amendment(t: &Task, action: &OwnedValue) -> OwnedValue {
-    json(&format!(
-        r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:carol",
-            "reason": "the customer wrote"}}"#,
-        t.id,
-        t.action_digest,
-        canonicalize(action)
-    ))
-}
-
 #[test]
 fn a_reviewer_amends_in_the_clear_and_the_values_left_alone_keep_their_commitments() {
     const FIXED: &str = "erin.fixed-9a17@example.com";

@@ -405,6 +405,17 @@ pub fn refund(job: &str, request: &str, amount: i64) -> OwnedValue {
 }
 
 /// The executor's facts: tenant-a, the policy in force, `contract`, everyone authorised.
+/// user:carol's amendment of task `t`'s current action to `action`.
+pub fn amendment(t: &Task, action: &OwnedValue) -> OwnedValue {
+    json(&format!(
+        r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:carol",
+            "reason": "the customer asked for less"}}"#,
+        t.id,
+        t.action_digest,
+        actionseal_core::canonicalize(action)
+    ))
+}
+
 pub fn facts(contract: &OwnedValue) -> OwnedValue {
     json(&format!(
         r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
