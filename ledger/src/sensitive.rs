@@ -118,14 +118,14 @@ fn with_salts(
     Ok((Action::from_value(&envelope)?, disclosures))
 }
 
-/// Refuses what the ledger does not commit yet: a batch under a contract with sensitive
-/// values would store them in the clear.
-pub(crate) fn refuse_unsupported(contract: &Contract, what: &str) -> Result<()> {
+/// Refuses a batch under a contract with sensitive values, which the ledger does not commit
+/// yet: its items would be stored in the clear.
+pub(crate) fn refuse_batch(contract: &Contract) -> Result<()> {
     match contract.sensitive() {
         None => Ok(()),
         Some(_) => Err(Error::new(
             Code::InvalidRequest,
-            format!("{what} under a contract that marks values sensitive is not supported yet"),
+            "a batch under a contract that marks values sensitive is not supported yet",
         )),
     }
 }
