@@ -123,19 +123,29 @@ impl Codec {
         out
     }
 
-    /// Appends the text of `bytes` to `out`, whole groups of three bytes at a time.
+    /// Appends the text of `bytes` to `out`: six bytes at a time (four look-ups, eight
+    /// characters), then whole groups of three, then the rest.
     fn encode_into(&self, bytes: &[u8], out: &mut String) {
         let mut text = std::mem::take(out).into_bytes();
         let start = text.len();
-        text.reserve(bytes.len().div_ceil(3) * 4);
-        let at = |n: u32, shift: u32| self.alphabet[(n >> shift) as usize & 63];
-        let mut groups = bytes.chunks_exact(3);
-        text.resize(start + groups.len() * 4, 0);
-        for (g, four) in groups.by_ref().zip(text[start..].chunks_exact_mut(4)) {
-            let n = u32::from(g[0]) << 16 | u32::from(g[1]) << 8 | u32::from(g[2]);
-            four[..2].copy_from_slice(&self.pairs[(n >> 12) as usize & 0xFFF]);
-            four[2..].copy_from_slice(&self.pairs[n as usize & 0xFFF]);
+        let pair = |n: u64, shift: u32| self.pairs[(n >> shift) as usize & 0xFFF];
+        let mut sixes = bytes.chunks_exact(6);
+        let threes = sixes.remainder().len() / 3;
+        text.resize(start + sixes.len() * 8 + threes * 4, 0);
+        let (eights, fours) = text[start..].split_at_mut(sixes.len() * 8);
+        for (g, eight) in sixes.by_ref().zip(eights.chunks_exact_mut(8)) {
+            let n = u64::from_be_bytes([0, 0, g[0], g[1], g[2], g[3], g[4], g[5]]);
+            for (two, shift) in eight.chunks_exact_mut(2).zip([36, 24, 12, 0]) {
+                two.copy_from_slice(&pair(n, shift));
+            }
         }
+        let mut groups = sixes.remainder().chunks_exact(3);
+        for (g, four) in groups.by_ref().zip(fours.chunks_exact_mut(4)) {
+            let n = u64::from_be_bytes([0, 0, 0, 0, 0, g[0], g[1], g[2]]);
+            four[..2].copy_from_slice(&pair(n, 12));
+            four[2..].copy_from_slice(&pair(n, 0));
+        }
+        let at = |n: u32, shift: u32| self.alphabet[(n >> shift) as usize & 63];
         let last = groups.remainder();
         if !last.is_empty() {
             let n = last

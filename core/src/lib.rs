@@ -91,19 +91,27 @@ pub fn canonicalize_json(input: &[u8], options: &Options) -> Result<String> {
 
 /// The fingerprint of a value: SHA-256 of its canonical bytes.
 pub fn fingerprint(value: &Value<'_>) -> Digest {
+    with_scratch(|text| {
+        write_canonical(value, text);
+        Digest::of(text.as_bytes())
+    })
+}
+
+/// Calls `f` with an empty string to write a text that is only read before `f` returns: the
+/// buffer the thread's last call used (a ledger operation fingerprints several values of a few
+/// hundred bytes, and a commit writes a disclosure for each sensitive value).
+pub(crate) fn with_scratch<R>(f: impl FnOnce(&mut String) -> R) -> R {
     thread_local! {
-        /// The text is only hashed: written into the buffer the thread's last call used
-        /// (a ledger operation fingerprints several values of a few hundred bytes).
         static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
     }
+    // A call inside `f` finds the cell empty and grows a buffer of its own.
     let mut text = TEXT.take();
     text.clear();
-    write_canonical(value, &mut text);
-    let digest = Digest::of(text.as_bytes());
+    let out = f(&mut text);
     if text.capacity() <= 1 << 16 {
         TEXT.set(text);
     }
-    digest
+    out
 }
 
 /// The fingerprint of a JSON text: SHA-256 of its canonical bytes.

@@ -53,6 +53,35 @@ fn round_trips_every_length_and_byte() {
 }
 
 #[test]
+fn encodes_every_length_as_six_bits_at_a_time_would() {
+    // A reference that takes the bits one sextet at a time, against the encoder's groups of
+    // six and of three bytes and its short tail, at every length and alignment.
+    let reference = |bytes: &[u8], alphabet: &[u8; 64]| -> String {
+        let bits = bytes.len() * 8;
+        (0..bits.div_ceil(6))
+            .map(|i| {
+                let sextet = (0..6).fold(0, |n, j| {
+                    let bit = i * 6 + j;
+                    let set = bit < bits && bytes[bit / 8] & (0x80 >> (bit % 8)) != 0;
+                    n << 1 | usize::from(set)
+                });
+                char::from(alphabet[sextet])
+            })
+            .collect()
+    };
+    let bytes: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(157) ^ 0xA5).collect();
+    for n in 0..bytes.len() {
+        assert_eq!(
+            url::encode(&bytes[..n]),
+            reference(&bytes[..n], URL_ALPHABET)
+        );
+        let mut padded = reference(&bytes[..n], STANDARD_ALPHABET);
+        padded.extend(std::iter::repeat_n('=', (4 - padded.len() % 4) % 4));
+        assert_eq!(standard::encode(&bytes[..n]), padded);
+    }
+}
+
+#[test]
 fn exactly_the_alphabet_decodes_in_each_place() {
     // Each byte as each character of a full group and of a short last group: accepted exactly
     // when in the alphabet, refused at its own offset otherwise.

@@ -2,13 +2,18 @@
 
 /// Appends `token` to `out` with `~` and `/` escaped as RFC 6901 requires.
 pub(crate) fn push_escaped(out: &mut String, token: &str) {
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
-        }
+    // Runs without `~` or `/` (most tokens are one) are copied whole.
+    let mut rest = token;
+    while let Some(i) = rest.bytes().position(|b| b == b'~' || b == b'/') {
+        out.push_str(&rest[..i]);
+        out.push_str(if rest.as_bytes()[i] == b'~' {
+            "~0"
+        } else {
+            "~1"
+        });
+        rest = &rest[i + 1..];
     }
+    out.push_str(rest);
 }
 
 /// Splits a JSON Pointer into its unescaped reference tokens.

@@ -149,11 +149,15 @@ impl Action {
         ids: &ActionIds<'_>,
         draw: impl FnOnce(&mut [[u8; crate::sensitive::SALT_BYTES]]) -> std::result::Result<(), E>,
     ) -> std::result::Result<Result<(Action, Vec<crate::sensitive::Disclosure>)>, E> {
-        let clear = match Action::envelope(contract, args, ids) {
+        let mut clear = match Action::envelope(contract, args, ids) {
             Ok(clear) => clear,
             Err(e) => return Ok(Err(e)),
         };
-        let places = contract.sensitive().map_or(0, |s| s.places(&clear).len());
+        // Counted by the commit's own walk, which builds no list and no pointer.
+        let mut places = 0;
+        if let Some(sensitive) = contract.sensitive() {
+            sensitive.each_place_mut(&mut clear, &mut |_, _| places += 1);
+        }
         let mut salts = vec![[0; crate::sensitive::SALT_BYTES]; places];
         draw(&mut salts)?;
         // One salt per place: the walk that counted them is the walk that takes them.

@@ -53,22 +53,22 @@ pub(crate) fn commit_owned(
     kept: &[Disclosure],
     salt: &mut dyn FnMut() -> [u8; SALT_BYTES],
 ) -> (OwnedValue, Vec<Disclosure>) {
-    let mut disclosures = Vec::new();
-    // Room for a salt, a pointer and a short value, such as a card number or an e-mail.
-    let mut text = String::with_capacity(128);
-    sensitive.each_place_mut(&mut action, &mut |pointer, at| {
-        // The value moves into its disclosure; its commitment takes its place.
-        let value = std::mem::replace(at, Value::Null);
-        let same = kept.iter().find(|k| {
-            k.pointer() == pointer
-                && Disclosure::digest_of(k.salt(), pointer, &value).ct_eq(&k.digest())
-        });
-        let d = match same {
-            Some(k) => k.clone(),
-            None => Disclosure::made(&salt(), pointer, value, &mut text),
-        };
-        *at = commitment(&d.digest());
-        disclosures.push(d);
+    let mut disclosures = Vec::with_capacity(sensitive.len());
+    crate::with_scratch(|text| {
+        sensitive.each_place_mut(&mut action, &mut |pointer, at| {
+            // The value moves into its disclosure; its commitment takes its place.
+            let value = std::mem::replace(at, Value::Null);
+            let same = kept.iter().find(|k| {
+                k.pointer() == pointer
+                    && Disclosure::digest_of(k.salt(), pointer, &value).ct_eq(&k.digest())
+            });
+            let d = match same {
+                Some(k) => k.clone(),
+                None => Disclosure::made(&salt(), pointer, value, text),
+            };
+            *at = commitment(&d.digest());
+            disclosures.push(d);
+        })
     });
     (action, disclosures)
 }

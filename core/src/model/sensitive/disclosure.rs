@@ -15,9 +15,12 @@ pub const SALT_BYTES: usize = 16;
 /// A disclosure, read or made: the value at `pointer`, salted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Disclosure {
-    encoded: String,
+    /// The encoded text, then the pointer: one allocation for both, since a commit makes a
+    /// disclosure for every sensitive value of every action.
+    held: String,
+    /// Where the pointer starts in `held`.
+    split: usize,
     salt: [u8; SALT_BYTES],
-    pointer: String,
     value: OwnedValue,
     digest: Digest,
 }
@@ -48,15 +51,9 @@ impl Disclosure {
     ) -> Disclosure {
         text.clear();
         write_text(salt, pointer, &value, text);
-        let mut encoded = String::with_capacity(text.len().div_ceil(3) * 4);
-        b64url::encode_into(text.as_bytes(), &mut encoded);
-        Disclosure {
-            digest: Digest::of(encoded.as_bytes()),
-            encoded,
-            salt: *salt,
-            pointer: pointer.to_owned(),
-            value,
-        }
+        let mut held = String::with_capacity(text.len().div_ceil(3) * 4 + pointer.len());
+        b64url::encode_into(text.as_bytes(), &mut held);
+        Disclosure::held(held, *salt, pointer, value)
     }
 
     /// The digest of the disclosure of `value` at `pointer` with `salt`: the commitment a
@@ -100,23 +97,44 @@ impl Disclosure {
                  value is another digest",
             ));
         }
-        Ok(Disclosure {
-            digest: Digest::of(encoded.as_bytes()),
-            encoded: encoded.to_owned(),
+        let mut held = String::with_capacity(encoded.len() + pointer.len());
+        held.push_str(encoded);
+        Ok(Disclosure::held(
+            held,
             salt,
-            pointer: pointer.to_owned(),
-            value: value.clone().into_owned(),
-        })
+            pointer,
+            value.clone().into_owned(),
+        ))
+    }
+
+    /// A disclosure whose encoded text is `held`, with `pointer` appended to it.
+    fn held(
+        mut held: String,
+        salt: [u8; SALT_BYTES],
+        pointer: &str,
+        value: OwnedValue,
+    ) -> Disclosure {
+        let split = held.len();
+        let digest = Digest::of(held.as_bytes());
+        held.push_str(pointer);
+        Disclosure {
+            held,
+            split,
+            salt,
+            value,
+            digest,
+        }
     }
 
     /// As it travels (base64url).
     pub fn encoded(&self) -> &str {
-        &self.encoded
+        &self.held[..self.split]
     }
 
     /// As it travels (base64url), given up.
-    pub fn into_encoded(self) -> String {
-        self.encoded
+    pub fn into_encoded(mut self) -> String {
+        self.held.truncate(self.split);
+        self.held
     }
 
     /// The salt's bytes.
@@ -126,7 +144,7 @@ impl Disclosure {
 
     /// The place of the value it discloses.
     pub fn pointer(&self) -> &str {
-        &self.pointer
+        &self.held[self.split..]
     }
 
     /// The value.

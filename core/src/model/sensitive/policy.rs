@@ -90,6 +90,12 @@ impl Sensitive {
         Ok(Sensitive { entries })
     }
 
+    /// How many pointers there are: the least number of places an action has when each
+    /// member is present and no pointer has `*`.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     /// The pointers as written, each with its class, in the contract's (canonical) order.
     pub fn pointers(&self) -> impl Iterator<Item = (&str, &str)> {
         self.entries
@@ -118,7 +124,13 @@ impl Sensitive {
     ) {
         let mut at = String::new();
         for e in &self.entries {
-            walk_mut(action, &e.tokens, &mut at, f);
+            if e.tokens.contains(&Token::Each) {
+                walk_mut(action, &e.tokens, &mut at, f);
+            } else if let Some(v) = place_mut(action, &e.tokens) {
+                // A pointer without `*` names its one place as written: RFC 6901 has one
+                // spelling of each token.
+                f(&e.pointer, v);
+            }
         }
     }
 
@@ -223,6 +235,18 @@ fn walk<'v, 'a>(
         _ => {}
     }
     at.truncate(len);
+}
+
+/// The one place of a pointer without `*`, if `v` has it: [`walk_mut`]'s match without the
+/// place's pointer to build.
+fn place_mut<'v>(v: &'v mut OwnedValue, tokens: &[Token]) -> Option<&'v mut OwnedValue> {
+    tokens.iter().try_fold(v, |v, token| match (token, v) {
+        (Token::Key(k), Value::Object(o)) => o.get_mut(k),
+        (Token::Key(k), Value::Array(items)) if is_index(k) => {
+            k.parse::<usize>().ok().and_then(|i| items.get_mut(i))
+        }
+        _ => None,
+    })
 }
 
 /// [`walk`] with the values to replace: the same matches, in the same order.

@@ -417,6 +417,35 @@ fn the_commits_walk_finds_the_places_the_reads_walk_finds_in_order() {
     });
     assert_eq!(read.len(), 4, "card, e-mail and two recipients");
     assert_eq!(replaced, read);
+
+    // Escaped tokens, an index, a `*` below an escaped token, a member left out and a
+    // pointer that does not fit the value's type.
+    let sensitive = Sensitive::from_value(&json(
+        r#"{"/args/a~1b": "x", "/args/list/1": "x", "/args/m~0n/*/k": "x",
+            "/args/absent": "x", "/args/list/k": "x"}"#,
+    ))
+    .unwrap();
+    let mut value = json(r#"{"args": {"a/b": 1, "list": [1, 2], "m~n": [{"k": 3}, {"k": 4}]}}"#);
+    let read: Vec<(String, OwnedValue)> = sensitive
+        .places(&value)
+        .iter()
+        .map(|p| (p.pointer.clone(), p.value.clone().into_owned()))
+        .collect();
+    let mut replaced = Vec::new();
+    sensitive.each_place_mut(&mut value, &mut |pointer, at| {
+        replaced.push((pointer.to_owned(), at.clone()));
+    });
+    let pointers: Vec<&str> = read.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/args/a~1b",
+            "/args/list/1",
+            "/args/m~0n/0/k",
+            "/args/m~0n/1/k"
+        ]
+    );
+    assert_eq!(replaced, read);
 }
 
 #[test]
