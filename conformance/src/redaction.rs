@@ -398,6 +398,12 @@ fn cases() -> Vec<Case> {
             verdict("permit", &[], &[]),
         ),
         check_case(
+            "y_check_committed_action_with_its_disclosures",
+            "the approved action presented committed, as a drift returned it to resume with: the disclosures open it, permitted",
+            &approval, &action, context(true, &ds),
+            verdict("permit", &[], &[]),
+        ),
+        check_case(
             "n_reject_drift_in_a_sensitive_value",
             "another card number presented: drift at its place, no value in the verdict",
             &approval, &with(&|a| a["card_number"] = json!("4000000000000002")), context(true, &ds),

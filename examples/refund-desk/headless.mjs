@@ -917,11 +917,13 @@ try {
     console.log(`    ${paid.length} paid once each, ${declined.length} declined, ${LEFT_OUT.length} left out; ${remainder.items.length} re-approved after the trip`)
   })
 
-  await scenario('a sensitive e-mail: frozen as a commitment, marked on the page, its refund corrected, paid with, shredded when the refund ends, gone from the ledger\'s storage', async () => {
+  await scenario('a sensitive e-mail: frozen as a commitment, marked on the page, its refund corrected, the regenerated call refused and resumed, paid with, shredded when the refund ends, gone from the ledger\'s storage', async () => {
     // The customer's e-mail (refund_receipt's contract: "sensitive": {"/args/customer_email": "pii"}).
     const email = `alice.receipt.${backend}@example.com`
     const before = scan(email)
-    const a = await agent('job-receipt', ['--tool', 'refund_receipt', '--email', email])
+    // The model regenerates the call after the decision: drift, and a resume with the action
+    // as approved, committed, which the ledger opens with the task's disclosure.
+    const a = await agent('job-receipt', ['--tool', 'refund_receipt', '--email', email, '--regenerate', '2700'])
     const frozen = await ledger.task(a.task)
     assert.match(frozen.action.args.customer_email._sd, /^sha256:[0-9a-f]{64}$/, 'the ledger froze a commitment')
     assert.ok(!JSON.stringify(frozen).includes(email), 'the task holds no e-mail')
@@ -966,6 +968,12 @@ try {
     const receipts = (await (await fetch(`${opt.payment}/receipts`)).json()).receipts
     assert.equal(receipts[key], email, 'the executor passed the revealed e-mail to the payment service')
     assert.deepEqual((await effectsOf(a.task)).map((e) => [e.amount_minor, e.requests]), [[to, 1]], 'the corrected amount, paid once')
+    const drift = execFor(a.task, 'drift_refused')
+    assert.ok(drift.length >= 1, 'the executor refused the regenerated call')
+    assert.deepEqual(drift[0].drift, ['/args/amount_minor'])
+    assert.equal(drift[0].args.customer_email, '(sensitive)', 'the log masks the e-mail')
+    assert.equal((await dispatched(a.task)).fingerprint, (await ledger.task(a.task)).action_digest, 'resumed with the approved action')
+    assert.ok(!execEvents.some((e) => JSON.stringify(e).includes(email)), 'no executor log line holds the e-mail')
     const k = await kinds(a.task)
     assert.equal(count(k, 'shredded'), 1, `shredded as the refund ended (the desk tenant's policy): ${k}`)
     assert.ok(k.indexOf('shredded') > k.indexOf('claimed'), `shredded after the claim that ran with the values: ${k}`)

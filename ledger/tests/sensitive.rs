@@ -164,6 +164,79 @@ fn a_claim_gets_the_values_and_drift_in_one_names_only_its_place() {
 }
 
 #[test]
+fn a_resume_with_the_approved_action_as_drift_returned_it_runs_in_the_clear() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let act = sensitive_refund("job-1", 1, "");
+        let t = approved(&l, &act, "d-1");
+        let drifted = json(&canonicalize(&act).replace("2500", "2600"));
+        let ClaimOutcome::Drift {
+            approved_action, ..
+        } = claim(&l, &t.id, &drifted, "worker-1").unwrap()
+        else {
+            panic!("{engine:?}: not drift")
+        };
+        // What a drift returns is the frozen action, its values committed.
+        assert_eq!(
+            canonicalize(&approved_action),
+            canonicalize(t.action.value())
+        );
+        assert!(!canonicalize(&approved_action).contains(EMAIL));
+        // Presented as returned, it is the approved action: claimed, with the values to run
+        // with, and audited by its own fingerprint.
+        let ClaimOutcome::Claimed(c, _) = claim(&l, &t.id, &approved_action, "worker-1").unwrap()
+        else {
+            panic!("{engine:?}: the resume was not claimed")
+        };
+        assert_eq!(
+            canonicalize(c.revealed.as_ref().unwrap()),
+            canonicalize(&act),
+            "{engine:?}"
+        );
+        let audit = l.audit_export().unwrap();
+        let claimed = audit
+            .lines()
+            .find(|e| e.contains(r#""kind":"claimed""#))
+            .expect("a claimed event");
+        assert!(
+            claimed.contains(&t.action_digest.to_string()),
+            "{engine:?}: {claimed}"
+        );
+        assert!(!audit.contains(EMAIL) && !audit.contains(CARD));
+    }
+}
+
+#[test]
+fn commitments_another_task_made_are_drift_even_presented_as_frozen() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let act = sensitive_refund("job-1", 1, "");
+        let t = approved(&l, &act, "d-1");
+        // Another task of the same values: other salts, other commitments. Its e-mail's
+        // commitment put in this frozen action's place.
+        let other = approved(&l, &sensitive_refund("job-2", 1, ""), "d-2");
+        let sd = |task: &Task| {
+            let at = task.action.value().pointer("/args/customer_email/_sd");
+            at.and_then(|v| v.as_str()).unwrap().to_owned()
+        };
+        assert_ne!(sd(&t), sd(&other));
+        let presented = json(&canonicalize(t.action.value()).replace(&sd(&t), &sd(&other)));
+        let out = claim(&l, &t.id, &presented, "worker-1").unwrap();
+        let ClaimOutcome::Drift { verdict, .. } = &out else {
+            panic!("{engine:?}: not drift: {}", out.result())
+        };
+        assert!(
+            verdict.drift.iter().any(|p| p == "/args/customer_email"),
+            "{engine:?}: {:?}",
+            verdict.drift
+        );
+        assert!(!canonicalize(&out.to_value()).contains(EMAIL));
+    }
+}
+
+#[test]
 fn a_redacted_task_is_refused_and_still_verifies() {
     for engine in engines() {
         let db = Db::fast(engine);

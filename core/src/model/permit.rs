@@ -77,9 +77,11 @@ pub use set::{check_set, check_set_with, MAX_SET};
 ///
 /// When the contract marks values sensitive (see [`crate::sensitive`]), optionally
 /// `"disclosures"`: the disclosures (base64url) of the approved action's commitments, as the
-/// host stored them apart. The action is then presented in the clear; the check commits it
-/// again with the disclosures' salts ([`crate::sensitive::recommit`]) and compares that with
-/// the approved action, so a sensitive value that differs is drift at its place and never
+/// host stored them apart. The action is then presented in the clear, or committed as it was
+/// frozen (what a resume presents), which the disclosures then open
+/// ([`crate::sensitive::reveal_presented`]); the check commits the clear action again with the
+/// disclosures' salts ([`crate::sensitive::recommit`]) and compares that with the approved
+/// action, so a sensitive value that differs is drift at its place and never
 /// appears in the verdict. A disclosure that does not read is an error with its own code
 /// ([`Code::InvalidDisclosure`], [`Code::DisclosureNotCanonical`]) under `/disclosures`;
 /// disclosures that do not open the approved action's commitments are the reason

@@ -24,7 +24,7 @@ mod commit;
 mod disclosure;
 mod policy;
 
-pub use commit::{commit, commit_keeping, recommit, reveal, verify, Coverage};
+pub use commit::{commit, commit_keeping, recommit, reveal, reveal_presented, verify, Coverage};
 pub(crate) use commit::{commit_owned, place_of_difference};
 pub use disclosure::{Disclosure, SALT_BYTES};
 pub use policy::Sensitive;

@@ -13,7 +13,7 @@ use actionseal_core::ledger::{
     approval_id, claim_step, context_recorded, drift_between, has_bare_link, next, reattach,
     reserve, ClaimStep, EventKind, Op, Recorded, State,
 };
-use actionseal_core::sensitive::{recommit, reveal, Coverage};
+use actionseal_core::sensitive::{recommit, reveal, reveal_presented, Coverage};
 use actionseal_core::{
     check_set_with, check_with, Code, Contract, Error, OwnedValue, ProofRequirement, Result, Value,
     Verdict,
@@ -71,6 +71,12 @@ pub(crate) fn run(
         },
     };
     let sensitive = ctx.contract().and_then(Contract::sensitive).cloned();
+    // A resume presents the claim's `approved_action`, committed as it was frozen: the task's
+    // disclosures open it, and it is checked, committed again and audited in the clear.
+    let opened = sensitive
+        .as_ref()
+        .and_then(|s| reveal_presented(s, c.action, &disclosed));
+    let action = opened.as_ref().unwrap_or(c.action);
     let ctx = match disclosed.is_empty() {
         true => ctx,
         false => ctx.with_disclosures(disclosed.clone()),
@@ -85,8 +91,8 @@ pub(crate) fn run(
         .map(|r| stored(&r.record))
         .collect::<Result<Vec<_>>>()?;
     let mut verdict = match members {
-        Some(_) => check_set_with(&set, c.action, &ctx),
-        None => check_with(record.as_ref(), c.action, &ctx),
+        Some(_) => check_set_with(&set, action, &ctx),
+        None => check_with(record.as_ref(), action, &ctx),
     };
     // A decision recorded without proof, or made through a bare delegation link: the task's,
     // or any member's of its round.
@@ -106,7 +112,7 @@ pub(crate) fn run(
     // fingerprint, which a guess at a value could be hashed to).
     let committed = sensitive
         .as_ref()
-        .map(|s| recommit(s, c.action, ctx.disclosures()));
+        .map(|s| recommit(s, action, ctx.disclosures()));
     let (presented, presented_digest) = match &committed {
         Some(v) => (v, verdict.action_digest),
         None => (c.action, presented_digest),

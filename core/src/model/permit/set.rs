@@ -174,6 +174,10 @@ pub(super) fn decide_known(
     // approvals froze it committed: it is compared as committed again with the context's
     // salts, and its arguments are checked in the clear.
     let sensitive = ctx.contract.as_ref().and_then(Contract::sensitive);
+    // An action presented committed, as it was frozen, is read in the clear first.
+    let opened =
+        sensitive.and_then(|s| crate::sensitive::reveal_presented(s, action, &ctx.disclosures));
+    let action = opened.as_ref().unwrap_or(action);
     let recommitted = sensitive.map(|s| crate::sensitive::recommit(s, action, &ctx.disclosures));
     let (clear, action) = (action, recommitted.as_ref().unwrap_or(action));
     let known = known.filter(|_| sensitive.is_none());

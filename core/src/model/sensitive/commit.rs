@@ -100,6 +100,22 @@ pub fn verify(
     opened(sensitive, action, disclosures, coverage).map(|_| ())
 }
 
+/// `action` revealed with `disclosures` when it is presented as it was frozen: every sensitive
+/// place holds a commitment, and the disclosures open each one (a claim's `approved_action`,
+/// resumed with). `None` for an action in the clear, for one without sensitive places, and for
+/// commitments these disclosures do not open: such an action is compared as it is presented.
+pub fn reveal_presented(
+    sensitive: &Sensitive,
+    action: &Value<'_>,
+    disclosures: &[Disclosure],
+) -> Option<OwnedValue> {
+    let places = sensitive.places(action);
+    if places.is_empty() || places.iter().any(|p| committed(p.value).is_none()) {
+        return None;
+    }
+    reveal(sensitive, action, disclosures, Coverage::Every).ok()
+}
+
 /// `action`, an action in the clear, committed again with the salts of `disclosures` (each
 /// place's by its pointer): equal to the committed action they disclose exactly when every
 /// sensitive value is the one committed, so its fingerprint is compared with the approved one.
