@@ -1,7 +1,7 @@
 // OpenTelemetry through the Node addon (telemetry.js), on SQLite and on PostgreSQL, with the
 // SDK's in-memory span exporter and metric reader: the spans of propose, amend, decide, claim,
-// complete and reconcile, and of a batch's (proposeBatch, amendBatch, decideBatch, claimItem,
-// completeItem), carry the attributes core's table (`Ledger.telemetrySchema()`, the one Python
+// complete and reconcile, of a batch's (proposeBatch, amendBatch, decideBatch, claimItem,
+// completeItem) and of shredding's (setRetention, redact, retentionRun) carry the attributes core's table (`Ledger.telemetrySchema()`, the one Python
 // reads) maps, and no others; a refused call has its event and an error status with
 // its code; the counters count claims, refusals by reason and drift; the adapters' gate is an
 // `execute_tool` span over the ledger's; no argument value reaches any of it; and without
@@ -199,6 +199,36 @@ describe('telemetry', () => {
       assert.deepEqual(got[SCHEMA.counters.claims.name], { [key({ 'actionseal.outcome': 'claimed', 'gen_ai.tool.name': 'refund_create' })]: 1 })
       const text = emitted(finished, got)
       for (const v of [...VALUES, 'order-10', 'order-11']) assert.ok(!text.includes(v), v)
+    })
+
+    it(`spans of a redaction, a retention policy and a retention run on ${engine}`, async () => {
+      // The reason a customer wrote, marked sensitive (issue 29).
+      const contract = { ...REFUND, sensitive: { '/args/reason': 'pii' } }
+      const proposed = (request) => ({ action: api.action(contract, ARGS, { tenant, subject, job_id: 'job-s', request_id: request, policy_version }), contract, proposer: 'agent' })
+      spans.reset()
+      const ledger = await Ledger.open(freshFor(engine).url())
+      const policy = await ledger.setRetention({ tenant, class: 'pii', keep_ms: 0, at_finish: 'keep', actor: 'ops' })
+      const a = await ledger.propose(proposed('call-s1'))
+      await ledger.propose(proposed('call-s2'))
+      const redacted = await ledger.redact({ task_id: a.id, actor: 'ops' })
+      const ran = await ledger.retentionRun('ops')
+      const again = await rejection(ledger.redact({ task_id: 'no-such-task', actor: 'ops' }))
+      ledger.close()
+      const finished = spans.getFinishedSpans()
+      const byOp = [['set_retention', policy], ['propose', a], ['propose', null], ['redact', redacted], ['retention_run', ran], ['redact', null]]
+      assert.deepEqual(finished.map((s) => s.name), byOp.map(([op]) => SCHEMA.ops[op].span))
+      byOp.forEach(([op, result], i) => {
+        if (result) assert.deepEqual({ ...finished[i].attributes }, expected(op, result), op)
+      })
+      const [setSpan, , , redactSpan, runSpan, refusedSpan] = finished
+      assert.deepEqual(
+        ['actionseal.tenant', 'actionseal.retention.class', 'actionseal.retention.at_finish', 'actionseal.actor'].map((k) => setSpan.attributes[k]),
+        [tenant, 'pii', 'keep', 'ops'])
+      assert.equal(redactSpan.attributes['actionseal.task.id'], a.id)
+      assert.deepEqual({ ...runSpan.attributes }, {})
+      assert.deepEqual([refusedSpan.status.code, refusedSpan.status.message], [SpanStatusCode.ERROR, again.code])
+      const text = emitted(finished)
+      for (const v of VALUES) assert.ok(!text.includes(v), v)
     })
 
     it(`the adapters' gate is an execute_tool span over the ledger's on ${engine}`, async () => {

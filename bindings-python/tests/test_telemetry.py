@@ -1,10 +1,11 @@
 """OpenTelemetry through the Python binding, on SQLite and on PostgreSQL, with the SDK's
 in-memory exporter and metric reader: the spans of propose, amend, decide, claim, complete and
-reconcile, and of a batch's (propose_batch, amend_batch, decide_batch, claim_item, complete_item)
-carry the attributes core's table (``Ledger.telemetry_schema()``) maps, and no others;
-a refused call has its event and an error status with its code; the counters count claims,
-refusals by reason and drift; an adapter's gate is an ``execute_tool`` span over the ledger's;
-no argument value reaches any of it; and without ``opentelemetry-api`` nothing is wrapped."""
+reconcile, of a batch's (propose_batch, amend_batch, decide_batch, claim_item, complete_item)
+and of shredding's (set_retention, redact, retention_run) carry the attributes core's table
+(``Ledger.telemetry_schema()``) maps, and no others; a refused call has its event and an error
+status with its code; the counters count claims, refusals by reason and drift; an adapter's
+gate is an ``execute_tool`` span over the ledger's; no argument value reaches any of it; and
+without ``opentelemetry-api`` nothing is wrapped."""
 
 import asyncio
 import subprocess
@@ -221,6 +222,41 @@ def test_spans_of_a_batch_its_items_claimed_and_completed(fresh, spans):
         frozenset({("actionseal.outcome", "claimed"), ("gen_ai.tool.name", "refund_create")}): 1}
     emitted = "\n".join(everything_emitted(finished, counts()))
     for v in VALUES + ["order-10", "order-11"]:
+        assert v not in emitted, v
+
+
+def test_spans_of_a_redaction_a_retention_policy_and_a_retention_run(fresh, spans):
+    # The reason a customer wrote, marked sensitive (issue 29).
+    contract = {**REFUND, "sensitive": {"/args/reason": "pii"}}
+
+    def proposed(ledger, request):
+        act = actionseal.action(contract, ARGS, job_id="job-s", request_id=request, **IDS)
+        return ledger.propose(act, contract, proposer="agent")
+
+    with actionseal.Ledger(fresh.url()) as ledger:
+        policy = ledger.set_retention(IDS["tenant"], "pii", keep_ms=0, at_finish="keep", actor="ops")
+        a = proposed(ledger, "call-s1")
+        proposed(ledger, "call-s2")
+        redacted = ledger.redact(a["id"], actor="ops")
+        ran = ledger.retention_run(actor="ops")
+        with pytest.raises(actionseal.ActionsealError) as refused:
+            ledger.redact("no-such-task", actor="ops")
+    finished = spans.get_finished_spans()
+    by_op = [("set_retention", policy), ("propose", a), ("propose", None), ("redact", redacted),
+             ("retention_run", ran), ("redact", None)]
+    assert [s.name for s in finished] == [SCHEMA["ops"][op]["span"] for op, _ in by_op]
+    for s, (op, result) in zip(finished, by_op):
+        if result is not None:
+            assert attrs(s) == expected(op, result), op
+    set_span, _, _, redact_span, run_span, refused_span = finished
+    assert [attrs(set_span)[k] for k in ("actionseal.tenant", "actionseal.retention.class",
+                                          "actionseal.retention.at_finish", "actionseal.actor")] == [
+        IDS["tenant"], "pii", "keep", "ops"]
+    assert attrs(redact_span)["actionseal.task.id"] == a["id"]
+    assert attrs(run_span) == {}
+    assert refused_span.status.description == refused.value.code
+    emitted = "\n".join(everything_emitted(finished, counts()))
+    for v in VALUES:
         assert v not in emitted, v
 
 

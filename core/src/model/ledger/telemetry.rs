@@ -16,8 +16,9 @@ use crate::json::value::OwnedValue;
 /// The table, as the bindings read it (`telemetry_schema()`):
 /// - `ops`: per operation (named as in Python; Node's method is its camelCase), its span name
 ///   and the pointer of its task, or of its batch, in the operation's result (the gate's result
-///   is the record the adapter builds: `{task, tool, call_id, decision, reasons}`), and
-///   `"claims": true` for the claims the `claims` and `drift` counters count;
+///   is the record the adapter builds: `{task, tool, call_id, decision, reasons}`; the
+///   shredding and retention operations of issue 29 have neither), and `"claims": true` for
+///   the claims the `claims` and `drift` counters count;
 /// - `constants`: attributes with a fixed value, per operation;
 /// - `task`: attributes every operation takes from its task, by pointer into the task; `batch`
 ///   likewise from its batch (issue 28);
@@ -41,6 +42,9 @@ const TABLE: &str = r#"{
     "claim_item": {"span": "actionseal.claim_item", "task": "/task", "claims": true},
     "complete_item": {"span": "actionseal.complete_item", "task": ""},
     "reconcile_item": {"span": "actionseal.reconcile_item", "task": ""},
+    "redact": {"span": "actionseal.redact"},
+    "set_retention": {"span": "actionseal.set_retention"},
+    "retention_run": {"span": "actionseal.retention_run"},
     "gate": {"span": "execute_tool", "task": "/task"}
   },
   "constants": {
@@ -89,6 +93,10 @@ const TABLE: &str = r#"{
                    "actionseal.executor": "/task/executor"},
     "complete_item": {"actionseal.outcome": "/state", "actionseal.executor": "/executor"},
     "reconcile_item": {"actionseal.outcome": "/state"},
+    "redact": {"actionseal.task.id": "/task_id"},
+    "set_retention": {"actionseal.tenant": "/tenant", "actionseal.retention.class": "/class",
+                      "actionseal.retention.at_finish": "/at_finish",
+                      "actionseal.actor": "/changed_by"},
     "gate": {"gen_ai.tool.name": "/tool", "gen_ai.tool.call.id": "/call_id",
              "actionseal.outcome": "/decision", "actionseal.reasons": "/reasons"}
   },
