@@ -162,7 +162,9 @@ impl Ledger {
 
     /// Sets `tenant`'s retention policy for the sensitive values of `class`: kept `keep_ms`
     /// after their proposal (`None`: until redacted), and shredded or kept when their task
-    /// finishes. Applies from the next [`Ledger::retention_run`] (and the next finish).
+    /// finishes. Applies from the next [`Ledger::retention_run`] (and the next finish). A
+    /// change is an audited `retention_changed` event; the policy the class already has
+    /// changes nothing and records nothing.
     pub fn set_retention(
         &self,
         tenant: &str,
@@ -190,7 +192,7 @@ impl Ledger {
                 changed_at: now,
                 changed_by: actor.to_owned(),
             };
-            tx.put_retention(&row)?;
+            let row = crate::ops::retention::set(tx, now, row)?;
             Ok(Done::Ok(RetentionPolicy::from_row(row)?))
         })
     }

@@ -267,6 +267,53 @@ fn a_redacted_task_is_refused_and_still_verifies() {
 }
 
 #[test]
+fn each_change_of_a_retention_policy_is_audited_and_a_repeat_is_not() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let first = l
+            .set_retention("tenant-a", "pii", Some(HOUR), AtFinish::Keep, "dpo:carol")
+            .unwrap();
+        clock.advance(1000);
+        // The same policy again: the row keeps who set it and when.
+        let again = l
+            .set_retention("tenant-a", "pii", Some(HOUR), AtFinish::Keep, "dpo:dave")
+            .unwrap();
+        assert_eq!(again, first, "{engine:?}");
+        let longer = l
+            .set_retention("tenant-a", "pii", None, AtFinish::Shred, "dpo:erin")
+            .unwrap();
+        assert_eq!(longer.changed_by, "dpo:erin");
+        let audit = l.audit_export().unwrap();
+        let changes: Vec<OwnedValue> = audit
+            .lines()
+            .filter(|e| e.contains(r#""kind":"retention_changed""#))
+            .map(json)
+            .collect();
+        assert_eq!(changes.len(), 2, "{engine:?}: {audit}");
+        let at = |e: &OwnedValue, p: &str| canonicalize(e.pointer(p).unwrap());
+        assert_eq!(at(&changes[0], "/actor"), r#""dpo:carol""#);
+        assert_eq!(at(&changes[0], "/task"), "null");
+        assert_eq!(at(&changes[0], "/tenant"), r#""tenant-a""#);
+        assert_eq!(
+            at(&changes[0], "/detail"),
+            format!(
+                r#"{{"class":"pii","from":null,"to":{{"at_finish":"keep","keep_ms":{HOUR}}}}}"#
+            )
+        );
+        assert_eq!(
+            at(&changes[1], "/detail"),
+            format!(
+                r#"{{"class":"pii","from":{{"at_finish":"keep","keep_ms":{HOUR}}},"to":{{"at_finish":"shred","keep_ms":null}}}}"#
+            )
+        );
+        assert_eq!(at(&changes[1], "/outcome"), r#""shred""#);
+        assert!(l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+    }
+}
+
+#[test]
 fn retention_shreds_a_class_once_its_time_is_up() {
     for engine in engines() {
         let db = Db::fast(engine);

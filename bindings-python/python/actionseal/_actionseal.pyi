@@ -270,6 +270,7 @@ EventKind = Literal[
     "breaker_tripped",
     "breaker_half_opened",
     "breaker_closed",
+    "retention_changed",
 ]
 # How a wait ended: the task reached a state waited for, or the timeout passed first.
 WaitOutcome = Literal[
@@ -1270,7 +1271,7 @@ class _EvidenceStep(TypedDict):
     index: int
     """Its leaf index in the log."""
     at: int
-    kind: Literal["proposed", "propose_duplicate", "propose_refused", "decided", "decision_duplicate", "decision_refused", "claimed", "claim_refused", "tool_args_drift", "sent_to_reapproval", "rejected_pre_dispatch", "completed", "complete_refused", "lease_expired", "reconciled", "reconcile_refused", "revoked", "amended", "amend_duplicate", "amend_refused", "proof_policy_changed", "append_only_restored", "quorum_met", "evidence_exported", "shredded", "batch_proposed", "batch_propose_duplicate", "batch_amended", "batch_amend_refused", "batch_decided", "batch_decision_duplicate", "batch_decision_refused", "batch_claim_refused", "deselected", "breaker_tripped", "breaker_half_opened", "breaker_closed"]
+    kind: Literal["proposed", "propose_duplicate", "propose_refused", "decided", "decision_duplicate", "decision_refused", "claimed", "claim_refused", "tool_args_drift", "sent_to_reapproval", "rejected_pre_dispatch", "completed", "complete_refused", "lease_expired", "reconciled", "reconcile_refused", "revoked", "amended", "amend_duplicate", "amend_refused", "proof_policy_changed", "append_only_restored", "quorum_met", "evidence_exported", "shredded", "batch_proposed", "batch_propose_duplicate", "batch_amended", "batch_amend_refused", "batch_decided", "batch_decision_duplicate", "batch_decision_refused", "batch_claim_refused", "deselected", "breaker_tripped", "breaker_half_opened", "breaker_closed", "retention_changed"]
     actor: str
     state: Optional[Literal["awaiting_approval", "approved", "claimed", "succeeded", "failed", "unknown", "awaiting_reapproval", "rejected", "rejected_pre_dispatch"]]
     """The task's state after it."""

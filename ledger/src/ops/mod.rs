@@ -11,6 +11,7 @@ pub(crate) mod finish;
 pub(crate) mod policy;
 pub(crate) mod propose;
 pub(crate) mod quorum;
+pub(crate) mod retention;
 pub(crate) mod revoke;
 pub(crate) mod shred;
 pub(crate) mod sweep;

@@ -158,6 +158,11 @@ kinds! {
     BreakerHalfOpened => "breaker_half_opened",
     /// Enough successes after the half-open closed the breaker.
     BreakerClosed => "breaker_closed",
+    /// A tenant's retention of a class of sensitive values was set or changed (issue 29):
+    /// about no task (`task` is `null`, chain 0; `tenant` is the policy's). `detail` names the
+    /// class and the policy before (`null`: none) and after, each `{keep_ms, at_finish}`;
+    /// `outcome` is the new `at_finish`. Setting the policy a class already has records nothing.
+    RetentionChanged => "retention_changed",
 }
 
 /// How many chains the audit has: the one place the number is written (the README and the

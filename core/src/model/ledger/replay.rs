@@ -219,7 +219,9 @@ impl EventKind {
     pub fn is_about_a_task(self) -> bool {
         !matches!(
             self,
-            EventKind::AppendOnlyRestored | EventKind::ProofPolicyChanged
+            EventKind::AppendOnlyRestored
+                | EventKind::ProofPolicyChanged
+                | EventKind::RetentionChanged
         ) && !batches::is_about_a_batch(self)
     }
 }
@@ -583,6 +585,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
         }
         AppendOnlyRestored
         | ProofPolicyChanged
+        | RetentionChanged
         | BatchProposed
         | BatchProposeDuplicate
         | BatchAmended
