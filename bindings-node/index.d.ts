@@ -690,6 +690,7 @@ export type EventKind =
   | 'breaker_tripped'
   | 'breaker_half_opened'
   | 'breaker_closed'
+  | 'retention_changed'
 
 /** How a wait ended: the task reached a state waited for, or the timeout passed first. */
 export type WaitOutcome =
@@ -1563,7 +1564,7 @@ export interface EvidenceStep {
   /** Its leaf index in the log. */
   index: number
   at: number
-  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'shredded' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed'
+  kind: 'proposed' | 'propose_duplicate' | 'propose_refused' | 'decided' | 'decision_duplicate' | 'decision_refused' | 'claimed' | 'claim_refused' | 'tool_args_drift' | 'sent_to_reapproval' | 'rejected_pre_dispatch' | 'completed' | 'complete_refused' | 'lease_expired' | 'reconciled' | 'reconcile_refused' | 'revoked' | 'amended' | 'amend_duplicate' | 'amend_refused' | 'proof_policy_changed' | 'append_only_restored' | 'quorum_met' | 'evidence_exported' | 'shredded' | 'batch_proposed' | 'batch_propose_duplicate' | 'batch_amended' | 'batch_amend_refused' | 'batch_decided' | 'batch_decision_duplicate' | 'batch_decision_refused' | 'batch_claim_refused' | 'deselected' | 'breaker_tripped' | 'breaker_half_opened' | 'breaker_closed' | 'retention_changed'
   actor: string
   /** The task's state after it. */
   state: 'awaiting_approval' | 'approved' | 'claimed' | 'succeeded' | 'failed' | 'unknown' | 'awaiting_reapproval' | 'rejected' | 'rejected_pre_dispatch' | null
