@@ -10,7 +10,7 @@
 //! Rounds are interleaved (ledger, naive, ledger, naive, ...); the table gives the median
 //! lifecycles/s of the rounds with their spread, and p50/p99 latency of one lifecycle.
 
-use actionseal_bench::{lifecycle, wanted, Refund};
+use actionseal_bench::{lifecycle, median, wanted, Refund};
 use actionseal_core::canonicalize;
 use actionseal_ledger::Ledger;
 use std::collections::BTreeMap;
@@ -172,11 +172,6 @@ fn round(
     let total = workers * per_worker;
     s.rates.push(total as f64 / start.elapsed().as_secs_f64());
     s.latencies.extend(lats.into_iter().flatten());
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 fn pct(v: &mut [Duration], p: f64) -> f64 {

@@ -11,6 +11,7 @@
 //!
 //!   cargo bench -p actionseal-bench --bench pattern
 
+use actionseal_bench::median;
 use actionseal_core::{canonicalize, parse, Options, Schema, Value};
 use regex::Regex;
 use std::hint::black_box;
@@ -194,11 +195,6 @@ fn iterations(f: &mut dyn FnMut() -> bool) -> u64 {
         }
         n *= 2;
     }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn show(ns: f64) -> String {

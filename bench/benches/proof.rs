@@ -11,7 +11,7 @@
 //! OpenSSL runs three times, before, between and after the two halves of the rounds, and its
 //! median is the reference. Not a test: nothing here asserts a time.
 
-use actionseal_bench::{cpu_seconds, refund_check};
+use actionseal_bench::{cpu_seconds, median, refund_check};
 use actionseal_core::{
     check_with, pae, sign_approval, KeySet, Object, Outcome, ProofPolicy, SigningKey, Value,
     PAYLOAD_TYPE,
@@ -48,11 +48,6 @@ fn openssl_verify_per_second() -> Option<f64> {
     // "253 bits EdDSA (Ed25519)   0.0000s   0.0001s  25017.4   8960.1": sign/s, verify/s.
     let line = text.lines().find(|l| l.contains("(Ed25519)"))?;
     line.split_whitespace().last()?.parse().ok()
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() {
