@@ -1,11 +1,12 @@
 // OpenTelemetry through the Node addon (telemetry.js), on SQLite and on PostgreSQL, with the
 // SDK's in-memory span exporter and metric reader: the spans of propose, amend, decide, claim,
 // complete and reconcile, of a batch's (proposeBatch, amendBatch, decideBatch, claimItem,
-// completeItem) and of shredding's (setRetention, redact, retentionRun) carry the attributes core's table (`Ledger.telemetrySchema()`, the one Python
-// reads) maps, and no others; a refused call has its event and an error status with
-// its code; the counters count claims, refusals by reason and drift; the adapters' gate is an
-// `execute_tool` span over the ledger's; no argument value reaches any of it; and without
-// `@opentelemetry/api` nothing is wrapped.
+// completeItem, claimBatch) and of shredding's (setRetention, redact, retentionRun) carry the
+// attributes core's table (`Ledger.telemetrySchema()`, the one Python reads) maps, and no
+// others; a refused call has its event and an error status with its code; the counters count
+// claims, refusals by reason and drift; the adapters' gate is an `execute_tool` span over the
+// ledger's; no argument value reaches any of it; and without `@opentelemetry/api` nothing is
+// wrapped.
 //
 //   scripts/pg run node --test bindings-node/test/telemetry.test.mjs
 
@@ -199,6 +200,28 @@ describe('telemetry', () => {
       assert.deepEqual(got[SCHEMA.counters.claims.name], { [key({ 'actionseal.outcome': 'claimed', 'gen_ai.tool.name': 'refund_create' })]: 1 })
       const text = emitted(finished, got)
       for (const v of [...VALUES, 'order-10', 'order-11']) assert.ok(!text.includes(v), v)
+    })
+
+    it(`the span of an all-or-nothing batch claimed whole on ${engine}`, async () => {
+      const contract = { ...REFUND, batch: { max_items: 2 } }
+      const actions = [0, 1].map((i) => api.action(contract, { ...ARGS, order_id: `order-2${i}` },
+        { tenant, subject, job_id: 'outage-2', request_id: `refund-${i}`, policy_version }))
+      const ledger = await Ledger.open(freshFor(engine).url())
+      const batch = await ledger.proposeBatch({ actions, contract: new api.Contract(contract), semantics: 'all_or_nothing', proposer: 'agent' })
+      const now = ledger.now()
+      await ledger.decideBatch({ approval_id: batch.approval_id, decision_id: 'bd2', batch_id: batch.id,
+        batch_digest: batch.digest, decision: 'approved', approver: COMMON.approver, decided_at: now, expires_at: now + 3_600_000 })
+      spans.reset()
+      const base = { batch_id: batch.id, facts: facts(contract), executor: 'w1', lease_ms: 60_000 }
+      const drifted = await ledger.claimBatch({ ...base, actions: [actions[0], { ...actions[1], args: { ...actions[1].args, amount_minor: 2600 } }] })
+      const whole = await ledger.claimBatch({ ...base, actions })
+      ledger.close()
+      const finished = spans.getFinishedSpans()
+      assert.deepEqual(finished.map((s) => s.name), [SCHEMA.ops.claim_batch.span, SCHEMA.ops.claim_batch.span])
+      assert.deepEqual(finished.map((s) => ({ ...s.attributes })), [expected('claim_batch', drifted), expected('claim_batch', whole)])
+      assert.deepEqual(finished.map((s) => s.attributes['actionseal.outcome']), ['tool_args_drift', 'claimed'])
+      const text = emitted(finished)
+      for (const v of [...VALUES, 'order-20', 'order-21']) assert.ok(!text.includes(v), v)
     })
 
     it(`spans of a redaction, a retention policy and a retention run on ${engine}`, async () => {

@@ -1,11 +1,11 @@
 """OpenTelemetry through the Python binding, on SQLite and on PostgreSQL, with the SDK's
 in-memory exporter and metric reader: the spans of propose, amend, decide, claim, complete and
-reconcile, of a batch's (propose_batch, amend_batch, decide_batch, claim_item, complete_item)
-and of shredding's (set_retention, redact, retention_run) carry the attributes core's table
-(``Ledger.telemetry_schema()``) maps, and no others; a refused call has its event and an error
-status with its code; the counters count claims, refusals by reason and drift; an adapter's
-gate is an ``execute_tool`` span over the ledger's; no argument value reaches any of it; and
-without ``opentelemetry-api`` nothing is wrapped."""
+reconcile, of a batch's (propose_batch, amend_batch, decide_batch, claim_item, complete_item,
+claim_batch) and of shredding's (set_retention, redact, retention_run) carry the attributes
+core's table (``Ledger.telemetry_schema()``) maps, and no others; a refused call has its event
+and an error status with its code; the counters count claims, refusals by reason and drift; an
+adapter's gate is an ``execute_tool`` span over the ledger's; no argument value reaches any of
+it; and without ``opentelemetry-api`` nothing is wrapped."""
 
 import asyncio
 import subprocess
@@ -222,6 +222,30 @@ def test_spans_of_a_batch_its_items_claimed_and_completed(fresh, spans):
         frozenset({("actionseal.outcome", "claimed"), ("gen_ai.tool.name", "refund_create")}): 1}
     emitted = "\n".join(everything_emitted(finished, counts()))
     for v in VALUES + ["order-10", "order-11"]:
+        assert v not in emitted, v
+
+
+def test_the_span_of_an_all_or_nothing_batch_claimed_whole(fresh, spans):
+    contract = {**REFUND, "batch": {"max_items": 2}}
+    actions = [actionseal.action(contract, {**ARGS, "order_id": f"order-2{i}"}, job_id="outage-2",
+                                 request_id=f"refund-{i}", **IDS) for i in range(2)]
+    drifted = [actions[0], {**actions[1], "args": {**actions[1]["args"], "amount_minor": 2600}}]
+    with actionseal.Ledger(fresh.url()) as ledger:
+        batch = ledger.propose_batch(actions, contract, semantics="all_or_nothing", proposer="agent")
+        now = ledger.now()
+        ledger.decide_batch({
+            "approval_id": batch["approval_id"], "decision_id": "bd2", "batch_id": batch["id"],
+            "batch_digest": batch["digest"], "decision": "approved", "approver": COMMON["approver"],
+            "decided_at": now, "expires_at": now + 3_600_000})
+        spans.clear()
+        drift = ledger.claim_batch(batch["id"], drifted, facts_for(contract), executor="w1", lease_ms=60_000)
+        whole = ledger.claim_batch(batch["id"], actions, facts_for(contract), executor="w1", lease_ms=60_000)
+    finished = spans.get_finished_spans()
+    assert [s.name for s in finished] == [SCHEMA["ops"]["claim_batch"]["span"]] * 2
+    assert [attrs(s) for s in finished] == [expected("claim_batch", drift), expected("claim_batch", whole)]
+    assert [attrs(s)["actionseal.outcome"] for s in finished] == ["tool_args_drift", "claimed"]
+    emitted = "\n".join(everything_emitted(finished, counts()))
+    for v in VALUES + ["order-20", "order-21"]:
         assert v not in emitted, v
 
 

@@ -16,8 +16,9 @@ use crate::json::value::OwnedValue;
 /// The table, as the bindings read it (`telemetry_schema()`):
 /// - `ops`: per operation (named as in Python; Node's method is its camelCase), its span name
 ///   and the pointer of its task, or of its batch, in the operation's result (the gate's result
-///   is the record the adapter builds: `{task, tool, call_id, decision, reasons}`; the
-///   shredding and retention operations of issue 29 have neither), and `"claims": true` for
+///   is the record the adapter builds: `{task, tool, call_id, decision, reasons}`; a whole
+///   batch's claim, whose result lists its items, and the shredding and retention operations
+///   of issue 29 have neither), and `"claims": true` for
 ///   the claims the `claims` and `drift` counters count;
 /// - `constants`: attributes with a fixed value, per operation;
 /// - `task`: attributes every operation takes from its task, by pointer into the task; `batch`
@@ -40,6 +41,7 @@ const TABLE: &str = r#"{
     "amend_batch": {"span": "actionseal.amend_batch", "batch": ""},
     "decide_batch": {"span": "actionseal.decide_batch", "batch": "/batch"},
     "claim_item": {"span": "actionseal.claim_item", "task": "/task", "claims": true},
+    "claim_batch": {"span": "actionseal.claim_batch"},
     "complete_item": {"span": "actionseal.complete_item", "task": ""},
     "reconcile_item": {"span": "actionseal.reconcile_item", "task": ""},
     "redact": {"span": "actionseal.redact"},
@@ -91,6 +93,7 @@ const TABLE: &str = r#"{
     "claim_item": {"actionseal.outcome": "/result", "actionseal.reasons": "/verdict/reasons",
                    "actionseal.drift.pointers": "/verdict/drift",
                    "actionseal.executor": "/task/executor"},
+    "claim_batch": {"actionseal.outcome": "/result"},
     "complete_item": {"actionseal.outcome": "/state", "actionseal.executor": "/executor"},
     "reconcile_item": {"actionseal.outcome": "/state"},
     "redact": {"actionseal.task.id": "/task_id"},
