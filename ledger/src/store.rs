@@ -313,19 +313,24 @@ pub(crate) mod batch_sql {
 
     /// PostgreSQL's statements, prepared by name, that read ahead for an operation on one
     /// item ([`super::BatchTx::read_item_ahead`]), each from the item's task id: its lineage
-    /// and that lineage's current batch's head, locked, and its item row.
+    /// and that lineage's current batch's head, locked, and its item row; and the same
+    /// without locks (`_free`, a free attempt's).
     pub(crate) fn item_ahead() -> String {
         let lineage_of = "(SELECT lineage FROM ledger_batch_items WHERE task_id = $1)";
         let current =
             format!("(SELECT current FROM ledger_batch_lineages WHERE id = {lineage_of})");
-        format!(
-            "PREPARE ledger_item_lineage(text) AS {};\n\
-             PREPARE ledger_item_head(text) AS {};\n\
-             PREPARE ledger_item(text) AS {};\n",
-            lineage(" FOR UPDATE").replace("$1", lineage_of),
-            batch_head(" FOR UPDATE").replace("$1", &current),
-            item(),
-        )
+        let mut sql = String::new();
+        for (suffix, lock) in [("", " FOR UPDATE"), ("_free", "")] {
+            sql += &format!(
+                "PREPARE ledger_item_lineage{suffix}(text) AS {};\n\
+                 PREPARE ledger_item_head{suffix}(text) AS {};\n\
+                 PREPARE ledger_item{suffix}(text) AS {};\n",
+                lineage(lock).replace("$1", lineage_of),
+                batch_head(lock).replace("$1", &current),
+                item(),
+            );
+        }
+        sql
     }
 
     pub(crate) fn all_batches() -> String {

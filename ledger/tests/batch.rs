@@ -607,3 +607,51 @@ fn a_tripped_batch_names_the_batch_its_remainder_went_to_not_the_lineages_last()
         verified(&l);
     }
 }
+
+/// Caps keep totals, and only they do: without a cap (or a claim rate) an item's claim
+/// leaves its lineage's row as it was. On PostgreSQL either claim is one free attempt (its
+/// statement holds the lineage and batch to what it read), so nothing runs again.
+#[test]
+fn totals_are_kept_under_caps_alone_and_a_claim_runs_once() {
+    let capped = batch_contract(100_000);
+    let text = actionseal_core::canonicalize(&capped);
+    let caps = r#","caps":{"sum":{"max":100000,"pointer":"/args/amount_minor"}}"#;
+    assert!(text.contains(caps), "{text}");
+    let uncapped = json(&text.replace(caps, ""));
+    for engine in engines() {
+        for (c, kept) in [(&capped, true), (&uncapped, false)] {
+            let db = Db::fresh(engine);
+            let l = db.open();
+            let actions = refunds(c, "bulk", 3);
+            let b = l
+                .propose_batch(&actions, c, Semantics::PerItem, "agent")
+                .unwrap();
+            let b = l
+                .decide_batch(&batch_decision(&b, "dec-1", "approved", l.now()))
+                .unwrap()
+                .batch;
+            let before = db.texts(
+                "SELECT totals, breaker, CAST(updated_at AS TEXT) FROM ledger_batch_lineages",
+            );
+            let f = facts(c);
+            let retries = l.retries();
+            for (id, a) in items(&b).iter().zip(&actions) {
+                let out = l.claim_item(&claim(id, a, &f)).unwrap();
+                assert!(matches!(out, ClaimOutcome::Claimed(..)), "{engine:?}");
+            }
+            let totals = l.batch(&b.id).unwrap().totals;
+            let (count, sum) = if kept { ("3", "300") } else { ("0", "0") };
+            assert_eq!(
+                actionseal_core::canonicalize(field(&totals, "count")),
+                count
+            );
+            assert_eq!(actionseal_core::canonicalize(field(&totals, "sum")), sum);
+            let after = db.texts(
+                "SELECT totals, breaker, CAST(updated_at AS TEXT) FROM ledger_batch_lineages",
+            );
+            assert_eq!(before == after, !kept, "{engine:?}: the lineage's row");
+            assert_eq!(l.retries(), retries, "{engine:?}: a claim ran again");
+            verified(&l);
+        }
+    }
+}

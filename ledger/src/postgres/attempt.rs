@@ -17,11 +17,13 @@ pub(super) enum Attempt {
     /// transaction (the `_free` statements of `first::FIRST`), or not at all when this
     /// ledger wrote it last ([`TaskBasis::Remembered`]) or a proposal creates it
     /// ([`TaskBasis::NotLooked`]); a decision does not look up its id ([`Lookup::Skipped`]).
-    /// Locks: nothing before its last statement, which locks the task's row and the chain
-    /// head for itself alone. Writes: that one statement, its own transaction, gated on the
-    /// task's last event being as read (all or nothing; a new task without a gate, failing
-    /// on an existing one). Falls back to: [`Attempt::Locked`], on any [`Retry`]: when it
-    /// needs more than that, or what it took on trust does not hold.
+    /// An item's operation reads the item's lineage and batch with its task. Locks: nothing
+    /// before its last statement, which locks the task's row (after an item's lineage and
+    /// batch) and the chain head for itself alone. Writes: that one statement, its own
+    /// transaction, gated on the task's last event (and an item's lineage and batch) being
+    /// as read (all or nothing; a new task without a gate, failing on an existing one).
+    /// Falls back to: [`Attempt::Locked`], on any [`Retry`]: when it needs more than that,
+    /// or what it took on trust does not hold.
     Free(Trust),
     /// Every later attempt of a write. Reads: in one `READ COMMITTED` transaction whose
     /// `BEGIN` travels with its first read (`first::FIRST`); a task, a budget and a passkey
@@ -76,8 +78,8 @@ pub(super) enum Retry {
     /// Its writes were not all about its one task in one chain, so no gate could make them
     /// all or nothing.
     Ungated,
-    /// Its gated statement wrote nothing: the task moved since it was read or remembered, or
-    /// its decision was recorded meanwhile.
+    /// Its gated statement wrote nothing: the task (an item's lineage or batch) moved since
+    /// it was read or remembered, or its decision was recorded meanwhile.
     Moved,
     /// It answered from a remembered task that no gated statement proved current.
     Unproved,

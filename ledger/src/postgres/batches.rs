@@ -1,9 +1,11 @@
 //! The batch tables on PostgreSQL ([`BatchTx`]): each a statement of its own (but a lineage's
 //! write, which goes with the last statement), so a free attempt runs again locked
-//! (`Retry::Locks`) before it sends one, and a locked read takes the row `FOR UPDATE`.
+//! (`Retry::Locks`) before it sends one, and a locked read takes the row `FOR UPDATE`. An
+//! operation on one item reads its rows ahead in one round trip, freely in a free attempt,
+//! whose one statement then holds them to what it read (`item_ahead::ItemGate`).
 
 use super::attempt::{Attempt, Retry};
-use super::item_ahead::ItemAhead;
+use super::item_ahead::{ItemAhead, ItemGate};
 use super::tx::{derived, PgTx};
 use crate::store::{
     batch_from, batch_sql, batch_sql::Statements, defer, item_from, lineage_from, storage, whole,
@@ -98,8 +100,11 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn put_lineage(&mut self, l: &LineageRow) -> Result<()> {
-        // Deferred to the last statement; a free attempt runs again under locks first.
-        self.begin()?;
+        // Deferred to the last statement. A free attempt writes only the lineage its statement
+        // gates on (an item's, `ItemGate`); any other runs again under locks first.
+        if self.item_gate.as_ref().is_none_or(|g| g.lineage.id != l.id) {
+            self.begin()?;
+        }
         defer(&mut self.writes, Write::PutLineage(l.clone()));
         Ok(())
     }
@@ -137,13 +142,15 @@ impl BatchTx for PgTx<'_> {
     }
 
     fn read_item_ahead(&mut self, task_id: &str) -> Result<()> {
-        // A free attempt runs again under locks, as on its first batch statement.
-        if let Attempt::Free(_) = self.attempt {
-            self.again = Some(Retry::Locks);
-            return Err(storage("read", "this operation reads under locks"));
-        }
         if !self.first_read() || !derived(task_id, "task_") {
-            return Ok(());
+            return match self.attempt {
+                // Only the first read of a free attempt can be gated: run again, locked.
+                Attempt::Free(_) => {
+                    self.again = Some(Retry::Locks);
+                    Err(storage("read", "this operation reads under locks"))
+                }
+                Attempt::Snapshot | Attempt::Locked => Ok(()),
+            };
         }
         let id = task_id;
         let mut groups = self.begin_with_all(&[
@@ -157,6 +164,9 @@ impl BatchTx for PgTx<'_> {
         let item = last().map(|r| item_from(&r)).transpose()?;
         let head = last().map(|r| batch_from(&r)).transpose()?;
         let lineage = last().map(|r| lineage_from(&r)).transpose()?;
+        if let (Attempt::Free(_), Some(l), Some(b)) = (&self.attempt, &lineage, &head) {
+            self.item_gate = Some(ItemGate::new(l, b));
+        }
         self.item_ahead = ItemAhead {
             lineage,
             head,

@@ -88,7 +88,9 @@ impl PgTx<'_> {
                     Write::InsertDecision { .. } | Write::PutLineage(_) => {}
                 }
             }
-            let shape = last::shape(&writes, chain.as_ref(), unseen, gate.is_some());
+            // An item's rows read freely are held to what was read, with the task's.
+            let item = self.item_gate.as_ref().filter(|_| gate.is_some());
+            let shape = last::shape(&writes, chain.as_ref(), unseen, gate.is_some(), item);
             let kept = self.shaped.get(&shape).cloned();
             // The text is built and prepared once per shape and session.
             let last = match last::statement(
@@ -97,6 +99,7 @@ impl PgTx<'_> {
                 unseen,
                 gate.as_ref()
                     .map(|(task, version)| (task.as_str(), *version)),
+                item,
                 kept.is_none(),
                 &self.links,
                 self.schema.sequence,

@@ -10,6 +10,7 @@
 //! `Event::canonical_around`) and fingerprinted with the server's `sha256()`, byte for byte
 //! what the SQLite backend seals in Rust (the tests compare the two audits).
 
+use super::item_ahead::ItemGate;
 use crate::store::{Links, Write, LINEAGE_COLUMNS, TASK_COLUMNS};
 use actionseal_core::ledger::Event;
 use actionseal_core::Result;
@@ -46,14 +47,21 @@ fn last_about(events: &[Event], task: &str) -> Option<usize> {
 /// What a last statement's text depends on (its writes' kinds, whether a new task was looked
 /// for, how many events, which of them a task row and each event's link name): statements of
 /// one shape share their text, so a session builds and prepares it once.
-pub(super) fn shape(writes: &[Write], chain: Option<&Chain>, unseen: bool, gated: bool) -> Vec<u8> {
+pub(super) fn shape(
+    writes: &[Write],
+    chain: Option<&Chain>,
+    unseen: bool,
+    gated: bool,
+    item: Option<&ItemGate>,
+) -> Vec<u8> {
     let events = chain.map_or(&[][..], |(_, events)| events);
     let index = |i: Option<usize>| {
         u32::try_from(i.map_or(0, |i| i + 1))
             .unwrap_or(u32::MAX)
             .to_le_bytes()
     };
-    let mut key = vec![u8::from(gated)];
+    let item = item.map_or(0, |g| 1 + u8::from(writes_lineage(writes, g)));
+    let mut key = vec![u8::from(gated), item];
     for w in writes {
         key.push(match w {
             Write::UpdateTask { .. } => b'u',
@@ -76,6 +84,14 @@ pub(super) fn shape(writes: &[Write], chain: Option<&Chain>, unseen: bool, gated
         }
     }
     key
+}
+
+/// Whether `writes` write the gated item's lineage (then its gate locks the row for update,
+/// else shared: claims without caps or a claim rate do not wait for each other).
+fn writes_lineage(writes: &[Write], g: &ItemGate) -> bool {
+    writes
+        .iter()
+        .any(|w| matches!(w, Write::PutLineage(l) if l.id == g.lineage.id))
 }
 
 /// A statement's parameters, and its text when it was asked for.
@@ -120,11 +136,19 @@ impl Last {
 /// went in, and every other write only if the events were made. So it writes all or nothing,
 /// and when it writes nothing it returns no row (it is then its own transaction, which
 /// commits nothing; the operation runs again, under locks).
+///
+/// With an `item` gate as well (an operation on a batch's item read freely), the task's row
+/// is locked only after its lineage and that lineage's current batch, each locked and found
+/// as read (the order every batch operation locks them in; PostgreSQL reads a row it waited
+/// for again, as committed): the caps' totals, the breaker and the decision the operation
+/// decided from are the ones in force when it commits.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn statement(
     writes: Vec<Write>,
     chain: Option<Chain>,
     unseen: bool,
     gate: Option<(&str, i64)>,
+    item: Option<&ItemGate>,
     with_sql: bool,
     links: &Links,
     sequence: u32,
@@ -141,11 +165,18 @@ pub(super) fn statement(
     let mut ctes: Vec<String> = Vec::new();
     let mut writes_sql: Vec<String> = Vec::new();
     if let Some((task, version)) = gate {
+        let after_batch = match item {
+            Some(g) => {
+                item_gate(&mut last, g, writes_lineage(&writes, g), &mut gate_sql);
+                " AND EXISTS (SELECT 1 FROM b)"
+            }
+            None => "",
+        };
         let (task, version) = (last.param(task.to_owned()), last.param(version));
         if with_sql {
             gate_sql.push(format!(
-                "t AS (SELECT 1 FROM ledger_tasks WHERE id = {task} AND last_event = {version} \
-                 FOR UPDATE)"
+                "t AS (SELECT 1 FROM ledger_tasks WHERE id = {task} AND last_event = {version}\
+                 {after_batch} FOR UPDATE)"
             ));
         }
     }
@@ -449,4 +480,37 @@ pub(super) fn statement(
         format!("WITH {} {tail}", ctes.join(", "))
     };
     Ok(last)
+}
+
+/// The item gate's lineage (`l`) and batch (`b`), each locked and as read; `b` waits for `l`.
+fn item_gate(last: &mut Last, g: &ItemGate, update: bool, sql: &mut Vec<String>) {
+    let l = &g.lineage;
+    let [id, current, generation, totals, breaker] = [
+        last.param(l.id.clone()),
+        last.param(l.current.clone()),
+        last.param(l.generation),
+        last.param(l.totals.clone()),
+        last.param(l.breaker.clone()),
+    ];
+    let [batch, state, at, record, proof] = [
+        last.param(g.batch.clone()),
+        last.param(g.state.as_str().to_owned()),
+        last.param(g.updated_at),
+        last.param(g.record.clone()),
+        last.param(g.proof.clone()),
+    ];
+    if !last.with_sql {
+        return;
+    }
+    let lock = if update { "UPDATE" } else { "SHARE" };
+    sql.push(format!(
+        "l AS (SELECT 1 FROM ledger_batch_lineages WHERE id = {id} AND current = {current} \
+         AND generation = {generation} AND totals = {totals} AND breaker = {breaker} \
+         FOR {lock})"
+    ));
+    sql.push(format!(
+        "b AS (SELECT 1 FROM ledger_batches WHERE id = {batch} AND state = {state} \
+         AND updated_at = {at} AND record IS NOT DISTINCT FROM {record}::text \
+         AND proof IS NOT DISTINCT FROM {proof}::text AND EXISTS (SELECT 1 FROM l) FOR SHARE)"
+    ));
 }

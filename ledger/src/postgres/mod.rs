@@ -16,7 +16,7 @@
 //! |---|---|---|
 //! | `locks` | `Free` | it needed a transaction: a read of its own, a budget, a passkey counter, a second statement |
 //! | `ungated` | `Free` | its writes were not all about its one task in one chain |
-//! | `moved` | `Free` | its gated statement wrote nothing: the task moved since read or remembered (or its decision was recorded meanwhile) |
+//! | `moved` | `Free` | its gated statement wrote nothing: the task (an item's lineage or batch) moved since read or remembered (or its decision was recorded meanwhile) |
 //! | `unproved` | `Free` | it answered from a remembered task that no gated statement proved current |
 //! | `remembered_failed` | `Free` | it failed on a remembered task, which may be out of date |
 //! | `decision_unchecked` | `Free` | a decision that did not look up its id answered other than with a new decision |
@@ -33,11 +33,13 @@
 //! are written into its text. So a free attempt is two round trips (read, write), a locked
 //! claim or completion three (begin with the locked read, write, commit), a locked decision
 //! four (its round's task locked, then its round and decision id; write; commit). An
-//! operation on a batch's item always runs locked: its first read takes its lineage, batch
-//! head and task (locked in that order) and its item row in that one round trip (`batches`),
-//! and its lineage's write goes with the last statement, so its claim is three (that read,
-//! the last statement, commit). A
-//! trigger refuses UPDATE, DELETE and TRUNCATE on the events table.
+//! operation on a batch's item reads its lineage, that lineage's current batch's head, its
+//! item row and its task in its first round trip (`batches`). Free, it reads them without
+//! locks, and its one statement locks the lineage (shared, unless it writes the lineage's
+//! totals or breaker), the batch and the task in that order and writes only if each is
+//! still as read (`last`): a claim is two round trips. Locked, it takes them in that order,
+//! and its lineage's write goes with its last statement: three (that read, the last
+//! statement, commit). A trigger refuses UPDATE, DELETE and TRUNCATE on the events table.
 
 mod attempt;
 mod batches;

@@ -51,6 +51,9 @@ pub(super) struct PgTx<'a> {
     /// The rows an operation on one item read ahead in its first round trip, each answered
     /// once (`item_ahead::ItemAhead`).
     pub(super) item_ahead: super::item_ahead::ItemAhead,
+    /// The item's lineage and batch a free attempt read and decided from, which its one
+    /// statement must find unchanged (`item_ahead::ItemGate`).
+    pub(super) item_gate: Option<super::item_ahead::ItemGate>,
 }
 
 /// Whether the attempt's transaction is open. A snapshot opens it before its first read, a
@@ -94,6 +97,7 @@ impl<'a> PgTx<'a> {
             links: Links::default(),
             schema,
             item_ahead: Default::default(),
+            item_gate: None,
         }
     }
 }

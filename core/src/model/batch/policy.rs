@@ -138,6 +138,11 @@ fn min_of<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
 }
 
 impl Caps {
+    /// Whether no cap is set: then nothing needs running totals (a ledger keeps none).
+    pub fn is_empty(&self) -> bool {
+        self.count.is_none() && self.sum.is_none() && self.distinct.is_none()
+    }
+
     /// Reads `{"count", "sum", "distinct"}` (each optional).
     pub fn from_value(v: &Value<'_>) -> Result<Caps> {
         let f = Fields::new(

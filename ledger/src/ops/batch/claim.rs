@@ -2,7 +2,9 @@
 //! breaker (open refuses with `breaker_open`), the item's inclusion proof, its drift against
 //! its frozen action and the batch decision's validity (core's `check_item_with`), then the
 //! caps against the lineage's running totals and the claim rate, then the task's own claim
-//! (lease, fence, idempotency key, budget).
+//! (lease, fence, idempotency key, budget). The lineage's row is written only when the claim
+//! moves its totals (under caps) or its breaker (under a claim rate): other claims of the
+//! lineage need not wait for it.
 //!
 //! A per-item batch's items are claimed one at a time ([`item`]); an all-or-nothing batch is
 //! claimed whole ([`whole`]): every remaining item's check must permit, or nothing is
@@ -98,8 +100,12 @@ fn count_claim(
         Ok(t) => t,
         Err(e) => return Ok(Some((e, Vec::new()))),
     };
-    l.breaker = canon(&br.to_value());
-    l.updated_at = now;
+    // Only a claim rate counts claims: without one the breaker, and its row, stay as read.
+    let text = canon(&br.to_value());
+    if text != l.breaker {
+        l.breaker = text;
+        l.updated_at = now;
+    }
     if let Transition::Tripped(_) = transition {
         let cause = Cause { task: None, actor };
         let moved = transit(tx, now, (l, b), transition, cause, srv)?;
@@ -231,11 +237,19 @@ pub(crate) fn item(
     };
     ev.detail = ops::detail(vec![("executor", s(c.executor)), ("batch_id", s(&db.id))]);
     conclude(tx, now, c, (t, before), ev, checked, |tx, t, ev| {
-        let totals = Totals::from_value(&stored(&l.totals)?)?;
-        let totals = match p.caps.admit(&totals, &stored(&t.action)?) {
-            Ok(t) => t,
-            Err(e) => return Ok(Err(e)),
+        // Totals are kept for caps (a sum only under a sum cap): without any cap they, and
+        // the lineage's row, stay as read.
+        let totals = match p.caps.is_empty() {
+            true => None,
+            false => {
+                let totals = Totals::from_value(&stored(&l.totals)?)?;
+                match p.caps.admit(&totals, &stored(&t.action)?) {
+                    Ok(t) => Some(t),
+                    Err(e) => return Ok(Err(e)),
+                }
+            }
         };
+        let breaker = l.breaker.clone();
         if let Some((e, moved)) = count_claim(tx, now, (&mut l, &b, &p), c.executor, srv)? {
             if moved.contains(&t.id) {
                 ev.state = Some(State::AwaitingReapproval);
@@ -243,8 +257,13 @@ pub(crate) fn item(
             tx.put_lineage(&l)?;
             return Ok(Err(e));
         }
-        l.totals = canon(&totals.to_value());
-        tx.put_lineage(&l)?;
+        if let Some(totals) = &totals {
+            l.totals = canon(&totals.to_value());
+            l.updated_at = now;
+        }
+        if totals.is_some() || l.breaker != breaker {
+            tx.put_lineage(&l)?;
+        }
         Ok(Ok(claimed_detail(&db, &l)))
     })
 }
@@ -427,14 +446,17 @@ pub(crate) fn whole(
         );
         return refuse(tx, ev, e);
     }
-    // The caps and the budget over every remaining item before any is claimed.
+    // The caps (totals kept only under one) and the budget over every remaining item before
+    // any is claimed.
     let mut totals = Totals::from_value(&stored(&l.totals)?)?;
     let mut cost = 0i64;
     for &i in &remaining {
-        totals = match p.caps.admit(&totals, &stored(&items[i].action)?) {
-            Ok(t) => t,
-            Err(e) => return refuse(tx, ev, e.in_index(i)),
-        };
+        if !p.caps.is_empty() {
+            totals = match p.caps.admit(&totals, &stored(&items[i].action)?) {
+                Ok(t) => t,
+                Err(e) => return refuse(tx, ev, e.in_index(i)),
+            };
+        }
         cost = cost.saturating_add(items[i].cost_minor);
     }
     if let Some(name) = w.budget {
