@@ -1,58 +1,20 @@
 //! Salts for sensitive values' commitments (issue 29), taken from a block of the host's CSPRNG
-//! drawn ahead. One `crypto.getRandomValues` call through Node-API or wasm-bindgen cost about
-//! 3 µs, a fifth of a `commitAction` of three values; a block of [`BLOCK`] bytes serves 85 such
-//! calls, each then a copy. Every byte still comes from the host's CSPRNG and is handed out
-//! once; it is zeroed as it is taken, since a salt is what keeps a low-entropy value (a card
-//! number) from being guessed from its commitment, so the block keeps no copy of one in use.
+//! drawn ahead (core's [`SaltBlock`], which says why and keeps each byte to one use).
 //! JavaScript hosts do not fork, so a block cannot be inherited by another process.
 
-use actionseal_core::sensitive::SALT_BYTES;
+use actionseal_core::sensitive::{SaltBlock, SALT_BLOCK, SALT_BYTES};
 use std::cell::RefCell;
 
-/// Bytes drawn from the host at a time: 256 salts, within Web Crypto's 65,536-byte limit of
-/// one `getRandomValues` call.
-pub const BLOCK: usize = 4096;
-
-/// The unused rest of the last block drawn on this thread (each Node environment and each
-/// WebAssembly instance runs on one thread).
-struct Pool {
-    bytes: Vec<u8>,
-    /// Where the unused bytes begin; the bytes before it are zero.
-    next: usize,
-}
-
 thread_local! {
-    static POOL: RefCell<Pool> = const { RefCell::new(Pool { bytes: Vec::new(), next: 0 }) };
-}
-
-impl Pool {
-    /// Moves `out.len()` unused bytes into `out`, zeroing them here; false (nothing taken)
-    /// when fewer are left.
-    fn take(&mut self, out: &mut [u8]) -> bool {
-        let Some(end) = self
-            .next
-            .checked_add(out.len())
-            .filter(|&end| end <= self.bytes.len())
-        else {
-            return false;
-        };
-        let taken = &mut self.bytes[self.next..end];
-        out.copy_from_slice(taken);
-        taken.fill(0);
-        self.next = end;
-        true
-    }
-
-    /// Replaces the rest of this block (never handed out) with `bytes`, fresh from the host.
-    fn replace(&mut self, bytes: Vec<u8>) {
-        *self = Pool { bytes, next: 0 };
-    }
+    /// This thread's block (each Node environment and each WebAssembly instance runs on one
+    /// thread).
+    static POOL: RefCell<SaltBlock> = const { RefCell::new(SaltBlock::new()) };
 }
 
 /// Fills `slots` with salts from this thread's block, drawing a new block with `fill` (the
-/// host's CSPRNG: it fills the slice it is given, of at most [`BLOCK`] bytes) when too few
-/// bytes are left. More salts than a block holds are drawn straight into `slots`. `fill` may
-/// run JavaScript that calls back into this function: no borrow of the block is held
+/// host's CSPRNG: it fills the slice it is given, of at most [`SALT_BLOCK`] bytes) when too
+/// few bytes are left. More salts than a block holds are drawn straight into `slots`. `fill`
+/// may run JavaScript that calls back into this function: no borrow of the block is held
 /// meanwhile, and the block it draws replaces whatever the inner call left.
 pub fn draw<E>(
     slots: &mut [[u8; SALT_BYTES]],
@@ -62,13 +24,13 @@ pub fn draw<E>(
     if out.is_empty() {
         return Ok(());
     }
-    if out.len() > BLOCK {
-        return out.chunks_mut(BLOCK).try_for_each(fill);
+    if out.len() > SALT_BLOCK {
+        return out.chunks_mut(SALT_BLOCK).try_for_each(fill);
     }
     if POOL.with_borrow_mut(|pool| pool.take(out)) {
         return Ok(());
     }
-    let mut block = vec![0; BLOCK];
+    let mut block = vec![0; SALT_BLOCK];
     fill(&mut block)?;
     POOL.with_borrow_mut(|pool| {
         pool.replace(block);
@@ -118,11 +80,8 @@ mod tests {
     }
 
     #[test]
-    fn taken_bytes_are_zeroed_and_a_failed_draw_hands_out_nothing() {
-        let mut slots = [[0; SALT_BYTES]; 2];
-        draw(&mut slots, counter()).unwrap();
-        POOL.with_borrow(|pool| assert!(pool.bytes[..pool.next].iter().all(|&b| b == 0)));
-        POOL.with_borrow_mut(|pool| pool.next = pool.bytes.len());
+    fn a_failed_draw_hands_out_nothing() {
+        POOL.with_borrow_mut(|pool| pool.replace(Vec::new()));
         let mut slots = [[7; SALT_BYTES]; 1];
         assert_eq!(draw(&mut slots, |_| Err("no CSPRNG")), Err("no CSPRNG"));
         assert_eq!(slots, [[7; SALT_BYTES]; 1]);
@@ -132,7 +91,7 @@ mod tests {
     fn a_call_made_while_a_block_is_drawn_gets_other_salts() {
         let mut outer = [[0; SALT_BYTES]; 3];
         let mut inner = [[0; SALT_BYTES]; 3];
-        POOL.with_borrow_mut(|pool| pool.next = pool.bytes.len());
+        POOL.with_borrow_mut(|pool| pool.replace(Vec::new()));
         let mut fill = counter();
         draw(&mut outer, |b| {
             fill(b)?;

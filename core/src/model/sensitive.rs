@@ -19,11 +19,13 @@
 //! each disclosure checked against the commitment at its pointer: a missing, extra (or
 //! repeated), wrong or non-canonical disclosure each has a code of its own.
 
+mod block;
 pub mod calls;
 mod commit;
 mod disclosure;
 mod policy;
 
+pub use block::{SaltBlock, SALT_BLOCK};
 pub use commit::{commit, commit_keeping, recommit, reveal, reveal_presented, verify, Coverage};
 pub(crate) use commit::{commit_owned, place_of_difference};
 pub use disclosure::{Disclosure, SALT_BYTES};
