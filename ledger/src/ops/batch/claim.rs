@@ -83,40 +83,52 @@ fn claimed_detail(b: &BatchRow, l: &LineageRow) -> Extra {
     ]
 }
 
-/// A claim the breaker refused, and the items its trip moved (none when it was open).
-type Tripped = (Error, Vec<String>);
+/// What counting a claim on a lineage's breaker did.
+enum Counted {
+    /// Nothing: without a claim rate the breaker, and the lineage's row, stay as read.
+    Unchanged,
+    /// The claim counts toward the rate: the lineage's row is to be written.
+    Moved,
+    /// The breaker refused the claim: the refusal, and the items its trip moved (none when
+    /// it was open already). The lineage's row is to be written.
+    Refused(Error, Vec<String>),
+}
 
-/// Counts a claim on the lineage's breaker under policy `p` (the batch's): `None`, or (the
-/// rate exceeded) the trip done and the refusal to return; the caller writes the lineage.
+/// Counts a claim on the lineage's breaker under policy `p` (the batch's), tripping it when
+/// the rate is exceeded; the caller writes the lineage.
 fn count_claim(
     tx: &mut dyn Tx,
     now: i64,
     (l, b, p): (&mut LineageRow, &BatchRow, &Policy),
     actor: &str,
     srv: &Server<'_>,
-) -> Result<Option<Tripped>> {
+) -> Result<Counted> {
     let mut br = breaker(l)?;
     let transition = match br.on_claim(p.breaker.as_ref(), now) {
         Ok(t) => t,
-        Err(e) => return Ok(Some((e, Vec::new()))),
+        Err(e) => return Ok(Counted::Refused(e, Vec::new())),
     };
-    // Only a claim rate counts claims: without one the breaker, and its row, stay as read.
     let text = canon(&br.to_value());
-    if text != l.breaker {
+    let moved = text != l.breaker;
+    if moved {
         l.breaker = text;
         l.updated_at = now;
     }
     if let Transition::Tripped(_) = transition {
         let cause = Cause { task: None, actor };
-        let moved = transit(tx, now, (l, b), transition, cause, srv)?;
+        let items = transit(tx, now, (l, b), transition, cause, srv)?;
         let e = Error::new(
             Code::BreakerOpen,
             "the claim went over the batch's claim rate: its breaker opened, and the remaining \
              items wait for a reviewer",
         );
-        return Ok(Some((e, moved)));
+        return Ok(Counted::Refused(e, items));
     }
-    Ok(None)
+    Ok(if moved {
+        Counted::Moved
+    } else {
+        Counted::Unchanged
+    })
 }
 
 /// The records the items of batch `db` (under `contract`) are checked against: its decision,
@@ -249,8 +261,8 @@ pub(crate) fn item(
                 }
             }
         };
-        let breaker = l.breaker.clone();
-        if let Some((e, moved)) = count_claim(tx, now, (&mut l, &b, &p), c.executor, srv)? {
+        let counted = count_claim(tx, now, (&mut l, &b, &p), c.executor, srv)?;
+        if let Counted::Refused(e, moved) = counted {
             if moved.contains(&t.id) {
                 ev.state = Some(State::AwaitingReapproval);
             }
@@ -261,7 +273,7 @@ pub(crate) fn item(
             l.totals = canon(&totals.to_value());
             l.updated_at = now;
         }
-        if totals.is_some() || l.breaker != breaker {
+        if totals.is_some() || matches!(counted, Counted::Moved) {
             tx.put_lineage(&l)?;
         }
         Ok(Ok(claimed_detail(&db, &l)))
@@ -473,7 +485,7 @@ pub(crate) fn whole(
         }
     }
     // The whole batch is one dispatch decision: one claim on the breaker's rate.
-    if let Some((e, _)) = count_claim(tx, now, (&mut l, &b, &p), w.executor, srv)? {
+    if let Counted::Refused(e, _) = count_claim(tx, now, (&mut l, &b, &p), w.executor, srv)? {
         tx.put_lineage(&l)?;
         return refuse(tx, ev, e);
     }
