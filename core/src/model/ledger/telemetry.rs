@@ -18,8 +18,8 @@ use crate::json::value::OwnedValue;
 ///   and the pointer of its task, or of its batch, in the operation's result (the gate's result
 ///   is the record the adapter builds: `{task, tool, call_id, decision, reasons}`; a whole
 ///   batch's claim, whose result lists its items, and the shredding and retention operations
-///   of issue 29 have neither), and `"claims": true` for
-///   the claims the `claims` and `drift` counters count;
+///   of issue 29 have neither), and `"claims": true` for the claims the `claims` and `drift`
+///   counters count;
 /// - `constants`: attributes with a fixed value, per operation;
 /// - `task`: attributes every operation takes from its task, by pointer into the task; `batch`
 ///   likewise from its batch (issue 28);

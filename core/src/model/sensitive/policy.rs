@@ -240,13 +240,23 @@ fn walk<'v, 'a>(
 /// The one place of a pointer without `*`, if `v` has it: [`walk_mut`]'s match without the
 /// place's pointer to build.
 fn place_mut<'v>(v: &'v mut OwnedValue, tokens: &[Token]) -> Option<&'v mut OwnedValue> {
-    tokens.iter().try_fold(v, |v, token| match (token, v) {
-        (Token::Key(k), Value::Object(o)) => o.get_mut(k),
-        (Token::Key(k), Value::Array(items)) if is_index(k) => {
+    tokens.iter().try_fold(v, |v, token| match token {
+        Token::Key(k) => member_mut(v, k),
+        Token::Each => None,
+    })
+}
+
+/// The member `k` of an object, or the element at index `k` of an array.
+fn member_mut<'v>(v: &'v mut OwnedValue, k: &str) -> Option<&'v mut OwnedValue> {
+    match v {
+        Value::Object(o) => o.get_mut(k),
+        Value::Array(items) if is_index(k) => {
             k.parse::<usize>().ok().and_then(|i| items.get_mut(i))
         }
+        // The schema says what type a place has; a pointer that does not fit this value
+        // matches nothing here.
         _ => None,
-    })
+    }
 }
 
 /// [`walk`] with the values to replace: the same matches, in the same order.
@@ -262,17 +272,11 @@ fn walk_mut(
     };
     let len = at.len();
     match (first, v) {
-        (Token::Key(k), Value::Object(o)) => {
-            if let Some(child) = o.get_mut(k) {
+        (Token::Key(k), v) => {
+            if let Some(child) = member_mut(v, k) {
+                // An index has no `~` or `/`: escaped, it is as written.
                 at.push('/');
                 push_escaped(at, k);
-                walk_mut(child, rest, at, f);
-            }
-        }
-        (Token::Key(k), Value::Array(items)) if is_index(k) => {
-            if let Some(child) = k.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
-                at.push('/');
-                at.push_str(k);
                 walk_mut(child, rest, at, f);
             }
         }
@@ -284,7 +288,7 @@ fn walk_mut(
                 at.truncate(len);
             }
         }
-        _ => {}
+        (Token::Each, _) => {}
     }
     at.truncate(len);
 }
