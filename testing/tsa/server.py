@@ -10,6 +10,7 @@ so a test can start it and read the URL from its first line.
 """
 
 import argparse
+import fcntl
 import http.server
 import os
 import subprocess
@@ -32,8 +33,11 @@ def main():
         subprocess.run([tsa, "init", args.dir], check=True)
 
     # `openssl ts -reply` reads and rewrites the serial file with no lock of its own: two at
-    # once can read it half written ("Error during serial number generation").
+    # once can read it half written ("Error during serial number generation"). Two threads of
+    # this server, or two servers on one directory (a test binary's tests each start one), so
+    # a reply holds both this lock and an exclusive flock of a file beside the serial.
     one_at_a_time = threading.Lock()
+    lock_file = os.path.join(args.dir, "reply.lock")
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
@@ -47,7 +51,8 @@ def main():
             if not 0 < length <= MAX_QUERY:
                 return self.answer(413, "text/plain", b"query too large\n")
             query = self.rfile.read(length)
-            with one_at_a_time:
+            with one_at_a_time, open(lock_file, "a") as held:
+                fcntl.flock(held, fcntl.LOCK_EX)
                 reply = subprocess.run(
                     [tsa, "reply", args.dir, args.section],
                     input=query,
