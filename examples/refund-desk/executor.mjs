@@ -21,6 +21,8 @@ import { readFileSync, existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
+// What the log shows of an action's arguments: no value its contract marks sensitive (issue 29).
+import { masked } from './page/sensitive.mjs'
 
 const here = dirname(new URL(import.meta.url).pathname)
 const { Ledger, verifyProof, verifyDelegation, batchVerifyDecision, batchVerifyItem, canonicalize, fingerprint, shortFingerprint, revealAction } =
@@ -159,28 +161,6 @@ async function inTheClear(task) {
   return [proposal, reveal(task.action)]
 }
 
-/**
- * What the log shows of an action's arguments: each value the task's contract marks sensitive
- * (issue 29) replaced by a mark, since no such value goes into a log. The approved action, frozen
- * committed, needs no mask.
- */
-function logged(args, task) {
-  const pointers = Object.keys(config.contracts[task.action.tool]?.sensitive ?? {})
-  if (pointers.length === 0) return args
-  const copy = structuredClone(args)
-  const mask = (v, [token, ...rest]) => {
-    if (v === null || typeof v !== 'object') return
-    const keys = token === '*' && Array.isArray(v) ? [...v.keys()] : [token]
-    for (const k of keys.filter((k) => Object.hasOwn(v, k))) {
-      if (rest.length === 0) v[k] = '(sensitive)'
-      else mask(v[k], rest)
-    }
-  }
-  // "/args/a~1b/*" → ["a/b", "*"], as RFC 6901 unescapes.
-  for (const p of pointers) mask(copy, p.split('/').slice(2).map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~')))
-  return copy
-}
-
 /** How long to wait for the agent's hand-off of a task that was just approved (it hands the call over once it sees the approval). */
 const HANDOFF_WAIT_MS = 10_000
 /** How long one read of the change feed blocks when nothing happens. */
@@ -217,7 +197,7 @@ async function dispatch(task, fresh) {
   let out = await claim(task, presented)
   if (out === null) return
   if (out.result === 'tool_args_drift') {
-    log('drift_refused', { task_id: task.id, presented: checked, args: logged(presented.args, task), approved: out.approved_action.args, drift: out.verdict.drift })
+    log('drift_refused', { task_id: task.id, presented: checked, args: masked(config.contracts[task.action.tool], presented.args), approved: out.approved_action.args, drift: out.verdict.drift })
     // The approved action is the one that may run: resume with it.
     out = await claim(task, out.approved_action)
     if (out === null) return

@@ -18,20 +18,32 @@ function tokens(pointer) {
   return pointer.split("/").slice(2).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
-/** Each concrete place of `args` a sensitive pointer matches, with what is there: [{pointer, value}]. */
+/**
+ * Each concrete place of `args` a sensitive pointer matches, with what is there and where it
+ * hangs: [{pointer, value, parent, key}].
+ */
 function placesOf(args, pointer) {
   const out = [];
-  const walk = (value, rest, at) => {
-    if (rest.length === 0) return out.push({ pointer: at, value });
+  const walk = (value, rest, at, parent, key) => {
+    if (rest.length === 0) return out.push({ pointer: at, value, parent, key });
     const [t, ...more] = rest;
-    if (t === "*" && Array.isArray(value)) value.forEach((v, i) => walk(v, more, `${at}/${i}`));
-    else if (Array.isArray(value)) { if (/^(0|[1-9][0-9]*)$/.test(t) && Number(t) < value.length) walk(value[Number(t)], more, `${at}/${t}`); }
+    if (t === "*" && Array.isArray(value)) value.forEach((v, i) => walk(v, more, `${at}/${i}`, value, i));
+    else if (Array.isArray(value)) { if (/^(0|[1-9][0-9]*)$/.test(t) && Number(t) < value.length) walk(value[Number(t)], more, `${at}/${t}`, value, Number(t)); }
     else if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, t)) {
-      walk(value[t], more, `${at}/${t.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+      walk(value[t], more, `${at}/${t.replaceAll("~", "~0").replaceAll("/", "~1")}`, value, t);
     }
   };
-  walk(args, tokens(pointer), "/args");
+  walk(args, tokens(pointer), "/args", null, null);
   return out;
+}
+
+/** `args` with each value contract document `doc` marks sensitive replaced by a mark: what a log may show. */
+export function masked(doc, args) {
+  const copy = structuredClone(args);
+  for (const pointer of Object.keys(doc?.sensitive ?? {})) {
+    for (const p of placesOf(copy, pointer)) p.parent[p.key] = "(sensitive)";
+  }
+  return copy;
 }
 
 const isCommitment = (v) => v !== null && typeof v === "object" && !Array.isArray(v) &&

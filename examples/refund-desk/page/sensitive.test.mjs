@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { committedArgs, revealForReview, sensitivePlaces } from "./sensitive.mjs";
+import { committedArgs, masked, revealForReview, sensitivePlaces } from "./sensitive.mjs";
 
 const repo = join(fileURLToPath(import.meta.url), "..", "..", "..", "..");
 const { Contract, commitAction, revealAction } = createRequire(import.meta.url)(join(repo, "bindings-node", "index.js"));
@@ -88,4 +88,13 @@ test("disclosures from the ledger's commit open their commitments; another task'
   assert.equal(wrong.error.code, "disclosure_mismatch");
   assert.equal(wrong.action, mine.action, "nothing revealed");
   assert.ok(!JSON.stringify(wrong.error).includes("alice"), "no value in the error");
+});
+
+test("a log's copy of the arguments masks every sensitive place, an array's each element too", () => {
+  const args = { order_id: "o-1", amount_minor: 2500, customer_email: "erin@example.com", cc: [{ email: "a@example.com" }, {}] };
+  assert.deepEqual(masked(DOC, args), {
+    order_id: "o-1", amount_minor: 2500, customer_email: "(sensitive)", cc: [{ email: "(sensitive)" }, {}],
+  });
+  assert.equal(args.customer_email, "erin@example.com", "the arguments themselves are left alone");
+  assert.deepEqual(masked({ ...DOC, sensitive: undefined }, args), args);
 });
