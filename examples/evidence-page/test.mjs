@@ -72,6 +72,9 @@ async function drop(zone, name, content = readFileSync(sample(name), 'utf8')) {
     target.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }))
     target.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }))
   }, { zone, name, content })
+  // The page reads a dropped file asynchronously ("reading" until then): wait for it, so that
+  // nothing read next is about the documents as they were before this drop.
+  await page.waitForSelector('body:not([data-state="reading"])')
 }
 
 /** Pastes a trust (JSON text) and uses it. */
