@@ -2487,6 +2487,16 @@ export declare class Contract {
    * under `/args`.
    */
   validateAction(action: object): void
+  /**
+   * Whether a frozen action fits this contract, its commitments held back, and needs a person.
+   *
+   * What a reviewer's page checks of an action the ledger froze: `validateAction`, except
+   * that a sensitive place may hold its commitment (`{"_sd": "sha256:…"}`), which stands
+   * for a value the ledger validated in the clear when the call was proposed; then
+   * `{required, rule}` as `requiresApproval` gives it (a rule that tests a value still
+   * committed cannot tell, and asks for a person). Throws as `validateAction` does.
+   */
+  reviewAction(action: object): Requirement
 }
 
 /**

@@ -21,6 +21,15 @@ pub struct Requirement {
     pub rule: String,
 }
 
+impl From<actionseal_core::Requirement> for Requirement {
+    fn from(r: actionseal_core::Requirement) -> Requirement {
+        Requirement {
+            required: r.required,
+            rule: r.rule,
+        }
+    }
+}
+
 /// A validated tool contract, loaded once and shared; immutable, thread-safe, picklable.
 ///
 /// A validated tool contract: the tool, its argument schema (compiled once, here), when a
@@ -160,6 +169,29 @@ impl Contract {
             Ok(())
         })
     }
+
+    /// Whether a frozen action fits this contract, its commitments held back, and needs a person.
+    ///
+    /// What a reviewer's page checks of an action the ledger froze: `validateAction`, except
+    /// that a sensitive place may hold its commitment (`{"_sd": "sha256:…"}`), which stands
+    /// for a value the ledger validated in the clear when the call was proposed; then
+    /// `{required, rule}` as `requiresApproval` gives it (a rule that tests a value still
+    /// committed cannot tell, and asks for a person). Throws as `validateAction` does.
+    #[napi(ts_args_type = "action: object")]
+    pub fn review_action(
+        &self,
+        env: Env,
+        action: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> Result<Requirement> {
+        run(&env, |js| {
+            options::none(js, options.map(|o| o.raw()))?;
+            let r = host::with_value(js, action.raw(), &Options::default(), |action, _| {
+                self.inner.review_action(action)
+            })??;
+            Ok(r.into())
+        })
+    }
 }
 
 /// Loads a contract document given as a JavaScript value.
@@ -177,10 +209,7 @@ pub(crate) fn requirement(js: Js, contract: &CoreContract, args: Handle) -> JsRe
     let r = host::with_value(js, args, &Options::default(), |args, _| {
         contract.requires_approval(args)
     })??;
-    Ok(Requirement {
-        required: r.required,
-        rule: r.rule,
-    })
+    Ok(r.into())
 }
 
 /// A `Contract` instance's contract, or a contract document loaded (and compiled) for this

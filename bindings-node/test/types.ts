@@ -111,6 +111,7 @@ refund.validateArgs({ amount_minor: 2500 })
 const ids: ActionIds = { tenant: 't', subject: 's', job_id: 'j', request_id: 'r', policy_version: 'p' }
 const envelope: ActionEnvelope = action(refund, { amount_minor: 2500 }, ids)
 refund.validateAction(envelope)
+const reviewed: Requirement = refund.reviewAction(envelope)
 const decision: DecisionInput = {
   approval_id: 'a', decision_id: 'd', decision: 'approved', approver: 'bob', decided_at: 1, expires_at: 2,
 }

@@ -146,6 +146,27 @@ impl PyContract {
             .map_err(|e| to_py(py, &e))
     }
 
+    /// Whether a frozen action fits this contract, its commitments held back, and needs a person.
+    ///
+    /// What a reviewer's page checks of an action the ledger froze: ``validate_action``,
+    /// except that a sensitive place may hold its commitment (``{"_sd": "sha256:..."}``),
+    /// which stands for a value the ledger validated in the clear when the call was proposed;
+    /// then ``{"required": bool, "rule": str}`` as ``requires_approval`` gives it (a rule that
+    /// tests a value still committed cannot tell, and asks for a person). Raises
+    /// ActionsealError as ``validate_action`` does.
+    #[pyo3(signature = (action, *, profile = None), text_signature = "(self, action)")]
+    fn review_action<'py>(
+        &self,
+        action: &Bound<'py, PyAny>,
+        profile: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        refuse(action.py(), profile)?;
+        let py = action.py();
+        let requirement = with_value(action, &Options::default(), |a| self.0.review_action(a))?
+            .map_err(|e| to_py(py, &e))?;
+        to_py::requirement(py, &requirement)
+    }
+
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let py = slf.py();
         let c = &slf.get().0;

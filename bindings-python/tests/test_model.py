@@ -531,7 +531,7 @@ def test_signatures_and_docs():
     assert actionseal.Contract.__module__ == actionseal.Schema.__module__ == "actionseal"
     assert actionseal.Contract.__doc__ and actionseal.Schema.__doc__ and actionseal.Schema.validate.__doc__
     for name in ("digest", "tool", "version", "effect", "cost_minor", "document",
-                 "requires_approval", "validate_args", "validate_action"):
+                 "requires_approval", "validate_args", "validate_action", "review_action"):
         assert getattr(actionseal.Contract, name).__doc__, name
 
 

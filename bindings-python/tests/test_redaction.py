@@ -1,5 +1,5 @@
 """Every redaction vector through the Python API (``conformance/vectors/redaction/``, ``op``
-per file: ``commit``, ``reveal``, ``check``), with the contract as a document and loaded once;
+per file: ``commit``, ``reveal``, ``check``, ``review``), with the contract as a document and loaded once;
 salts drawn from the OS CSPRNG; no secret in any error message or verdict.
 
 Inputs are the vectors' raw texts read by ``actionseal.loads``; results are compared exactly
@@ -14,7 +14,7 @@ import actionseal
 from conftest import CODES, CONFORMANCE
 
 VECTORS = sorted((CONFORMANCE / "vectors" / "redaction").glob("*.json"))
-OPS = {"commit", "reveal", "check"}
+OPS = {"commit", "reveal", "check", "review"}
 
 
 def run_op(doc, preloaded=False, raising=False):
@@ -48,6 +48,9 @@ def run_op(doc, preloaded=False, raising=False):
         if preloaded:
             context = dict(context, contract=actionseal.Contract(context["contract"]))
         return outcome(lambda: actionseal.check(load(doc["approval"]), load(doc["action"]), context))
+    if op == "review":
+        # A method of a loaded contract only: a page reviews with the contract it holds.
+        return outcome(lambda: actionseal.Contract(load(doc["contract"])).review_action(load(doc["action"])))
     raise AssertionError(f"unknown op {op!r}")
 
 

@@ -11,7 +11,7 @@ use crate::error;
 use crate::host;
 use crate::to_js;
 use crate::NoOptions;
-use actionseal_core::{Contract, Effect, Options, Value};
+use actionseal_core::{Contract, Effect, Options, Requirement, Value};
 use actionseal_js::wasm::HOST;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
@@ -156,6 +156,26 @@ impl JsContract {
         .map_err(|e| error::to_js(&e))
     }
 
+    /// Whether a frozen action fits this contract, its commitments held back, and needs a person.
+    ///
+    /// What a reviewer's page checks of an action the ledger froze: `validateAction`, except
+    /// that a sensitive place may hold its commitment (`{"_sd": "sha256:…"}`), which stands
+    /// for a value the ledger validated in the clear when the call was proposed; then
+    /// `{required, rule}` as `requiresApproval` gives it (a rule that tests a value still
+    /// committed cannot tell, and asks for a person). Throws as `validateAction` does.
+    #[wasm_bindgen(js_name = reviewAction, unchecked_return_type = "Requirement")]
+    pub fn review_action(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "object")] action: JsValue,
+        options: Option<NoOptions>,
+    ) -> Result<JsValue, JsValue> {
+        crate::no_options(options)?;
+        let r = host::with_value(&action, &Options::default(), |a| {
+            self.inner.review_action(a)
+        })?;
+        requirement_js(r)
+    }
+
     /// Not part of the API: hands this contract to Rust code that found the instance inside
     /// another value (see the module documentation).
     #[wasm_bindgen(js_name = __actionsealLend, skip_typescript)]
@@ -192,8 +212,14 @@ pub(crate) fn contract_of(value: &JsValue) -> Result<Contract, JsValue> {
 
 /// `{required, rule}` for a call of `contract` with `args`.
 pub(crate) fn requirement(contract: &Contract, args: &JsValue) -> Result<JsValue, JsValue> {
-    let r = host::with_value(args, &Options::default(), |a| contract.requires_approval(a))?
-        .map_err(|e| error::to_js(&e))?;
+    requirement_js(host::with_value(args, &Options::default(), |a| {
+        contract.requires_approval(a)
+    })?)
+}
+
+/// `{required, rule}`, or the error.
+fn requirement_js(r: actionseal_core::Result<Requirement>) -> Result<JsValue, JsValue> {
+    let r = r.map_err(|e| error::to_js(&e))?;
     to_js::object(vec![
         ("required", Value::Bool(r.required)),
         ("rule", Value::from(r.rule)),

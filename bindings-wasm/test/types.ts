@@ -69,6 +69,7 @@ export async function confirm(document: ContractDocument, pending: ActionEnvelop
     const copy: ContractDocument = contract.document;
     const need: Requirement = contract.requiresApproval(pending.args);
     const also: boolean = requiresApproval(copy, pending.args).required;
+    const reviewed: Requirement = contract.reviewAction(pending);
     const envelope: ActionEnvelope = action(contract, pending.args, {
       tenant: pending.tenant,
       subject: pending.subject,

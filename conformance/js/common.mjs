@@ -216,6 +216,9 @@ export function redactionOps(v) {
       const make = (c) => ({ fn: 'check', args: [json(v.approval), json(v.action), c] })
       return [['', make(json(v.context)), result], [' (contract preloaded)', make({ ...context, contract: { $contract: context.contract } }), result]]
     }
+    case 'review':
+      // A method of a loaded contract only: a page reviews with the contract it holds.
+      return [['', { fn: 'Contract#reviewAction', args: [{ $contract: contract }, json(v.action)] }, result]]
     default:
       throw new Error(`unknown op ${JSON.stringify(v.op)}`)
   }

@@ -1,5 +1,5 @@
 // Sensitive values in every JavaScript runtime: every vector of conformance/vectors/redaction/
-// (`op` per file: commit, reveal, check; computed in Rust by `regen`, re-derived by
+// (`op` per file: commit, reveal, check, review; computed in Rust by `regen`, re-derived by
 // conformance/tools/redaction-check.py), the same commitments, revealed actions, verdicts,
 // codes and paths everywhere, with the contract as a document and loaded once; no secret in
 // an error's message or a verdict; and salts drawn from the runtime's CSPRNG.

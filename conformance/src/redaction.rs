@@ -8,6 +8,8 @@
 //!   "disclosures"}`;
 //! - `reveal`: `contract`, `action`, `disclosures`, `coverage` → the revealed action;
 //! - `check`: `approval`, `action`, `context` → the verdict;
+//! - `review`: `contract`, `action` (frozen, its sensitive places committed) → `{"required",
+//!   "rule"}`, as a reviewer's page judges it (`Contract::review_action`);
 //!
 //! or `{"error", "path"}`. `secrets` lists the sensitive strings of the vector: none may be in
 //! its result or, in any runtime, in an error's message.
@@ -62,9 +64,17 @@ pub fn redaction_outcome(
                 &value("context")?,
             )
             .map(|v| v.to_value()),
+            "review" => contract()?
+                .review_action(&value("action")?)
+                .map(|r| requirement_value(&r)),
             other => return Err(format!("unknown op {other:?}")),
         },
     )
+}
+
+/// `{"required", "rule"}`.
+fn requirement_value(r: &actionseal_core::Requirement) -> OwnedValue {
+    core(&json!({"required": r.required, "rule": r.rule}))
 }
 
 const CARD: &str = "4111111111111111";
@@ -260,6 +270,27 @@ fn check_case(
     }
 }
 
+fn review_case(
+    name: &'static str,
+    description: &'static str,
+    action: &OwnedValue,
+    want: Json,
+) -> Case {
+    Case {
+        name,
+        description,
+        doc: json!({"op": "review", "contract": text(&contract_doc(true)), "action": core_text(action)}),
+        want,
+    }
+}
+
+/// `action` with the value at `pointer` replaced by `with`.
+fn replaced_at(action: &OwnedValue, pointer: &str, with: Json) -> OwnedValue {
+    let mut v: Json = serde_json::from_str(&actionseal_core::canonicalize(action)).expect("JSON");
+    *v.pointer_mut(pointer).expect("the place") = with;
+    core(&v)
+}
+
 fn verdict(outcome: &str, reasons: &[&str], drift: &[&str]) -> Json {
     json!({"outcome": outcome, "reasons": reasons, "drift": drift})
 }
@@ -444,6 +475,50 @@ fn cases() -> Vec<Case> {
             refused("disclosure_not_canonical", "/disclosures/1"),
         ),
     ];
+    // A reviewer's page judges the frozen action: its commitments held back, nothing else.
+    let card: Json = serde_json::from_str(&actionseal_core::canonicalize(
+        action
+            .value()
+            .pointer("/args/card_number")
+            .expect("the card"),
+    ))
+    .expect("JSON");
+    let required = json!({"required": true, "rule": "/approval"});
+    out.extend([
+        review_case(
+            "y_review_committed_action",
+            "the action as the ledger froze it: each commitment at a sensitive place stands for a value validated when it was proposed",
+            action.value(), required.clone(),
+        ),
+        review_case(
+            "y_review_clear_action",
+            "the same action in the clear: judged as a proposal is",
+            presented.value(), required.clone(),
+        ),
+        review_case(
+            "y_review_some_values_disclosed",
+            "the e-mail disclosed to the reviewer, the others still commitments",
+            &replaced_at(action.value(), "/args/customer/email", json!(EMAIL)), required,
+        ),
+        review_case(
+            "n_type_mismatch_review_commitment_at_a_plain_place",
+            "a commitment where the contract marks nothing sensitive stands for nothing: validated as given",
+            &replaced_at(action.value(), "/args/amount_minor", card.clone()),
+            refused("type_mismatch", "/args/amount_minor"),
+        ),
+        review_case(
+            "n_type_mismatch_review_malformed_commitment",
+            "a commitment with a short digest is no commitment: validated as given",
+            &replaced_at(action.value(), "/args/recipients/1/email", json!({"_sd": "sha256:585a"})),
+            refused("type_mismatch", "/args/recipients/1/email"),
+        ),
+        review_case(
+            "n_pattern_mismatch_review_clear_value_off_the_schema",
+            "a value in the clear at a sensitive place is validated as it is",
+            &replaced_at(action.value(), "/args/card_number", json!("4111")),
+            refused("pattern_mismatch", "/args/card_number"),
+        ),
+    ]);
     // Today's bytes: a check under a contract without sensitive pointers.
     let plain = clear(false, &args());
     out.push(check_case(
@@ -471,6 +546,7 @@ fn agrees(op: &str, want: &Json, got: &Json) -> bool {
                 .is_some_and(|w| w.iter().all(|(k, v)| &got[k] == v))
                 && (want.get("action_error").is_some() || got["action_error"].is_null())
         }
+        "review" => got == want,
         "commit" => {
             let n = got["disclosures"].as_array().map_or(0, Vec::len);
             want["disclosures"] == json!(n)

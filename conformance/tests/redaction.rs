@@ -30,6 +30,6 @@ fn redaction_vectors() {
             assert!(!shown.contains(s), "redaction/{}: {s} in {shown}", v.name);
         }
     }
-    let every = ["check", "commit", "reveal"];
+    let every = ["check", "commit", "reveal", "review"];
     assert_eq!(ops, every.iter().map(|s| (*s).to_owned()).collect());
 }

@@ -17,7 +17,10 @@ base64url by base64, and here:
    without one holds `{"_sd": "undisclosed"}`), its fingerprint as `action_digest`, the drift
    against the frozen action with a commitment's `/_sd` folded to its place, `action_drift`
    exactly when it drifts, `disclosure_invalid` with the code and path of the disclosures'
-   fault exactly when they do not open the frozen action, and no secret in the verdict.
+   fault exactly when they do not open the frozen action, and no secret in the verdict;
+4. `review`: a frozen action as a reviewer's page judges it: a sensitive place holding a
+   well-formed commitment (`{"_sd": "sha256:" + 64 hex}`) is not validated, every other
+   value is (the vectors' schema subset), then the contract's requirement.
 
 Exits non-zero on any disagreement. `--self-test` alters expectations in memory, one of each
 kind, and fails unless every alteration is caught.
@@ -311,6 +314,53 @@ def check_check(v, expect):
          f"action_error {fault}")
 
 
+# --- review ------------------------------------------------------------------------------
+
+COMMITMENT = re.compile(r"sha256:[0-9a-f]{64}")
+TYPES = {"integer": lambda x: isinstance(x, int) and not isinstance(x, bool), "string": lambda x: isinstance(x, str),
+         "object": lambda x: isinstance(x, dict), "array": lambda x: isinstance(x, list)}
+
+
+def validated(schema, value, at, held):
+    """The first fault of `value` against the vectors' schema subset (type, pattern, required,
+    properties, items), members in key order; a value at a pointer in `held` is not entered."""
+    if at in held:
+        return
+    if "type" in schema and not TYPES[schema["type"]](value):
+        raise Fault("type_mismatch", at)
+    if "pattern" in schema and not re.search(schema["pattern"], value):
+        raise Fault("pattern_mismatch", at)
+    if isinstance(value, dict):
+        for name in schema.get("required", []):
+            if name not in value:
+                raise Fault("missing_field", f"{at}/{escape(name)}")
+        for k in sorted(value, key=utf16):
+            if k in schema.get("properties", {}):
+                validated(schema["properties"][k], value[k], f"{at}/{escape(k)}", held)
+    if isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            validated(schema["items"], item, f"{at}/{i}", held)
+
+
+def check_review(v, expect):
+    contract, action = (json.loads(v[k]) for k in ("contract", "action"))
+    # A sensitive place holding a well-formed commitment is held back; nothing else is.
+    held = {p for p, value in places(contract.get("sensitive", {}), action)
+            if isinstance(value, dict) and set(value) == {"_sd"} and isinstance(value["_sd"], str)
+            and COMMITMENT.fullmatch(value["_sd"])}
+    try:
+        if action.get("tool") != contract["tool"]:
+            raise Fault("invalid_action", "/tool")
+        if action.get("contract") != fingerprint(contract):
+            raise Fault("invalid_action", "/contract")
+        validated(contract["args"], action["args"], "/args", held)
+        want(contract["approval"] in ("always", "never"), "the vectors' approvals are always or never")
+        result = {"required": contract["approval"] == "always", "rule": "/approval"}
+    except Fault as f:
+        result = f.json()
+    want(expect == result, f"review: {json.dumps(result)[:200]}")
+
+
 def check_secrets(v, expect):
     shown = json.dumps(expect)
     if v["op"] == "check" or "error" in expect:
@@ -318,7 +368,7 @@ def check_secrets(v, expect):
         want(not leaked, f"secrets in the result: {leaked}")
 
 
-CHECKS = {"commit": check_commit, "reveal": check_reveal, "check": check_check}
+CHECKS = {"commit": check_commit, "reveal": check_reveal, "check": check_check, "review": check_review}
 
 
 def problems_of(vectors):
@@ -370,6 +420,10 @@ def self_test(vectors):
                                      lambda e: e.update(action_digest="sha256:" + "2" * 64)),
         "disclosure fault": ("n_reject_disclosure_invalid_missing.json",
                              lambda e: e.update(action_error={"code": "disclosure_mismatch", "path": "/0"})),
+        "a review that refuses its commitments": ("y_review_committed_action.json",
+                                                  lambda e: (e.clear(), e.update(error="type_mismatch", path="/args/card_number"))),
+        "a review that holds a plain place back": ("n_type_mismatch_review_commitment_at_a_plain_place.json",
+                                                   lambda e: (e.clear(), e.update(required=True, rule="/approval"))),
     }
     missed = [what for what, (name, change) in cases.items() if not altered(name, change)]
     assert not missed, f"alterations not caught: {missed}"

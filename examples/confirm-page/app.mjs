@@ -158,6 +158,7 @@ function load(input, source) {
   const { action } = request;
   let contract = null;
   let error = null;
+  let need = null;
   try {
     contract = new api.Contract(request.contract);
   } catch (err) {
@@ -165,12 +166,14 @@ function load(input, source) {
   }
   if (contract !== null) {
     try {
-      contract.validateAction(action);
+      // The action as the ledger froze it: a sensitive value's commitment is held back (core
+      // validated the value when it was proposed); everything else is validated as it is.
+      need = contract.reviewAction(action);
     } catch (err) {
       error = { where: "action", err };
     }
   }
-  current = { request, action, contract, fingerprint: api.fingerprint(action), error };
+  current = { request, action, contract, need, fingerprint: api.fingerprint(action), error };
   $("load-status").textContent = `Loaded ${source}.`;
   show(current);
 }
@@ -338,7 +341,7 @@ function showVerdict(c) {
     return;
   }
   setState("ready");
-  const need = c.contract.requiresApproval(c.action.args);
+  const { need } = c;
   const doc = c.contract.document;
   banner.className = "banner ok";
   banner.replaceChildren(

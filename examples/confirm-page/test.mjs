@@ -498,6 +498,34 @@ try {
     assert.equal(await text('#fingerprint'), shown.full, 'the action is the same, and so is its fingerprint')
   })
 
+  await step('a frozen sensitive value: its commitment held back, and the same commitment elsewhere refused', async () => {
+    // The ledger froze the reason as a commitment (issue 29); the page judges it with
+    // reviewAction, as a proposal's validateAction would refuse it.
+    const contract = { ...request.contract, sensitive: { '/args/reason': 'pii' } }
+    const ids = { tenant: 'tenant-a', subject: 'user:alice', job_id: 'job-1', request_id: 'req-1', policy_version: 'p1' }
+    const { action } = addon.commitAction(contract, { ...request.action.args, reason: 'card stolen' }, ids)
+    assert.throws(() => new addon.Contract(contract).validateAction(action), (e) => e.code === 'type_mismatch')
+    await page.goto(pageUrl)
+    await page.waitForSelector('body[data-state="empty"]')
+    await page.click('.paste summary')
+    await page.fill('#request-text', JSON.stringify({ action, contract }))
+    await page.click('#load-text')
+    await page.waitForSelector('body[data-state="ready"]')
+    assert.ok((await text('#banner')).includes('The action satisfies its contract'), await text('#banner'))
+    assert.ok(!(await page.content()).includes('card stolen'), 'the value is nowhere on the page')
+    assert.equal(await text('#fingerprint'), addon.fingerprint(action))
+    const moved = { ...action, args: { ...action.args, order_id: action.args.reason } }
+    await page.goto(pageUrl)
+    await page.waitForSelector('body[data-state="empty"]')
+    await page.click('.paste summary')
+    await page.fill('#request-text', JSON.stringify({ action: moved, contract }))
+    await page.click('#load-text')
+    await page.waitForSelector('body[data-state="invalid"]')
+    const error = await text('#decision-error')
+    assert.ok(error.includes('type_mismatch') && error.includes('/args/order_id'), error)
+    assert.equal(await page.locator('#approve').count(), 0)
+  })
+
   await step('served as the README says, by python3 -m http.server', async () => {
     const python = spawn('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '0'], { cwd: repo, stdio: ['ignore', 'pipe', 'ignore'] })
     try {

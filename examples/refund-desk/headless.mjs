@@ -985,6 +985,9 @@ try {
     assert.equal(after.total, 0, `no e-mail left in the ledger's storage (${JSON.stringify(after)}; retention run ${run})`)
     await open(a.task)
     await page.waitForSelector('#d-sensitive[data-state="shredded"]')
+    // The e-mail is a commitment the page cannot open: held back by core's reviewAction, so
+    // the action still satisfies its contract (a proposal's validation would refuse it).
+    assert.equal(await page.locator('#d-contract-error').isHidden(), true, await page.textContent('#d-contract-error'))
     await shot('shredded')
     // Its evidence still verifies, and holds the commitment only.
     const cookie = (await page.context().cookies(opt.server)).map((c) => `${c.name}=${c.value}`).join('; ')

@@ -1415,6 +1415,9 @@ class Contract:
         """Raises ActionsealError with the first way the arguments break the schema."""
     def validate_action(self, action: Dict[str, Any]) -> None:
         """Raises ActionsealError unless the action is an envelope for a call of this contract."""
+    def review_action(self, action: Dict[str, Any]) -> _Requirement:
+        """Whether a frozen action fits this contract, its commitments held back, and needs a
+        person."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 

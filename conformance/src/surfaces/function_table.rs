@@ -92,6 +92,10 @@ pub fn table() -> Vec<Function> {
             .py("action: Dict[str, Any]", "None")
             .ts("action: object", "void")
             .wasm("action: object, options?: undefined | null", "void"),
+        method("Contract.review_action", "Whether a frozen action fits this contract, its commitments held back, and needs a person.")
+            .py("action: Dict[str, Any]", "_Requirement")
+            .ts("action: object", "Requirement")
+            .wasm("action: object, options?: undefined | null", "Requirement"),
         method("Contract.__eq__", "")
             .py("other: object, /", "bool"),
         method("Contract.__hash__", "")

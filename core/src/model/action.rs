@@ -10,6 +10,7 @@ use crate::json::digest::Digest;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::contract::Contract;
 use crate::model::fields::{check_identity, Fields};
+use crate::model::rule::Requirement;
 use std::borrow::Cow;
 
 /// The fields of an action envelope, in canonical order.
@@ -199,11 +200,7 @@ impl Action {
 
     /// The call's arguments.
     pub fn args(&self) -> &OwnedValue {
-        static EMPTY: OwnedValue = Value::Null;
-        self.envelope
-            .as_object()
-            .and_then(|o| o.get("args"))
-            .unwrap_or(&EMPTY)
+        args_of(&self.envelope)
     }
 }
 
@@ -233,7 +230,35 @@ impl Contract {
     /// must before it offers an Approve button: a well-formed envelope ([`Code::InvalidAction`]),
     /// naming this tool and this contract's fingerprint ([`Code::InvalidAction`] at `/tool` or
     /// `/contract`), with arguments this contract accepts (their own codes, under `/args`).
+    /// Every value is judged as given: a proposal's arguments are in the clear.
     pub fn validate_action(&self, action: &Value<'_>) -> Result<()> {
+        self.validate_envelope(action, &[])
+    }
+
+    /// What a reviewer's page asks of an action the ledger froze: [`Contract::validate_action`],
+    /// except that a sensitive place may hold its commitment (`{"_sd": "sha256:<hex>"}`, see
+    /// [`crate::sensitive`]) in place of its value, and whether the call needs a person, by
+    /// which rule ([`Contract::requires_approval`]). A commitment stands for a value the
+    /// ledger validated in the clear when the call was proposed, so it is not validated here;
+    /// anything else at a sensitive place, and anything at any other place, is validated as
+    /// given. A rule that reads a value still committed cannot tell, and asks for a person.
+    /// A schema that tells values apart by a sensitive value from outside it (a `oneOf` of
+    /// whole objects, an `enum` of them) sees the commitment and refuses it.
+    pub fn review_action(&self, action: &Value<'_>) -> Result<Requirement> {
+        // Held back by address: the values are the action's own, found by its places.
+        let held: Vec<usize> = self
+            .sensitive()
+            .map(|s| s.commitments(action))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v as *const Value<'_> as usize)
+            .collect();
+        self.validate_envelope(action, &held)?;
+        Ok(self.requirement_of_valid(args_of(action), &held))
+    }
+
+    /// [`Contract::validate_action`] with the values at the addresses in `held` held back.
+    fn validate_envelope(&self, action: &Value<'_>, held: &[usize]) -> Result<()> {
         check_shape(action)?;
         let get = |k| field(action, k);
         if get("tool") != self.tool() {
@@ -250,10 +275,18 @@ impl Contract {
             )
             .in_key("contract"));
         }
-        let args = action.as_object().and_then(|o| o.get("args"));
-        self.validate_args(args.unwrap_or(&Value::Null))
+        self.validate_args_holding(args_of(action), held)
             .map_err(|e| e.in_key("args"))
     }
+}
+
+/// The arguments of an envelope whose shape was checked.
+fn args_of<'v, 'a>(action: &'v Value<'a>) -> &'v Value<'a> {
+    static NONE: Value<'static> = Value::Null;
+    action
+        .as_object()
+        .and_then(|o| o.get("args"))
+        .unwrap_or(&NONE)
 }
 
 /// Checks that `v` is an action envelope: exactly the eight fields, identities, a digest,

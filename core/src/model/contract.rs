@@ -214,7 +214,19 @@ impl Contract {
     /// arguments are validated first: invalid arguments are an error, never "no approval".
     pub fn requires_approval(&self, args: &Value<'_>) -> Result<Requirement> {
         self.validate_args(args)?;
-        Ok(self.0.approval.rule.evaluate(args))
+        Ok(self.requirement_of_valid(args, &[]))
+    }
+
+    /// [`Contract::validate_args`] with the values in `held` (inside `args`: a frozen
+    /// action's commitments) present but not validated.
+    pub(crate) fn validate_args_holding(&self, args: &Value<'_>, held: &[usize]) -> Result<()> {
+        self.0.schema.validate_holding(args, held)
+    }
+
+    /// The requirement of arguments already validated, the values in `held` held back (see
+    /// [`ApprovalRule::evaluate_holding`](crate::model::rule::ApprovalRule)).
+    pub(crate) fn requirement_of_valid(&self, args: &Value<'_>, held: &[usize]) -> Requirement {
+        self.0.approval.rule.evaluate_holding(args, held)
     }
 }
 

@@ -152,10 +152,20 @@ impl ApprovalRule {
 
     /// Decides whether a call with these (already validated) arguments needs an approval.
     pub fn evaluate(&self, args: &Value<'_>) -> Requirement {
+        self.evaluate_holding(args, &[])
+    }
+
+    /// [`ApprovalRule::evaluate`] of arguments some of whose values are held back (the
+    /// addresses in `held`: a frozen action's commitments). A test of a held value's
+    /// presence answers as written; any other test of it cannot tell, and asks for a person.
+    pub(crate) fn evaluate_holding(&self, args: &Value<'_>, held: &[usize]) -> Requirement {
         let (required, rule) = match self {
             ApprovalRule::Always => (true, "/approval".to_owned()),
             ApprovalRule::Never => (false, "/approval".to_owned()),
-            ApprovalRule::When(conds) => match conds.iter().position(|c| c.matches(args)) {
+            ApprovalRule::When(conds) => match conds
+                .iter()
+                .position(|c| c.evaluate(args, Unknown::Matches, held))
+            {
                 Some(i) => (true, format!("/approval/when/{i}")),
                 None => (false, "/approval/when".to_owned()),
             },
@@ -195,7 +205,7 @@ impl Condition {
     /// Whether a scope condition holds for `envelope`: only when its pointer resolves and the
     /// test is true (`exists` and `absent` as written); what cannot be told does not hold.
     pub(crate) fn holds(&self, envelope: &Value<'_>) -> bool {
-        self.evaluate(envelope, Unknown::Fails)
+        self.evaluate(envelope, Unknown::Fails, &[])
     }
 
     /// The pointer's reference tokens.
@@ -303,11 +313,7 @@ impl Condition {
         Ok(Test::Compare(op, value))
     }
 
-    fn matches(&self, args: &Value<'_>) -> bool {
-        self.evaluate(args, Unknown::Matches)
-    }
-
-    fn evaluate(&self, root: &Value<'_>, unknown: Unknown) -> bool {
+    fn evaluate(&self, root: &Value<'_>, unknown: Unknown, held: &[usize]) -> bool {
         let Some(arg) = root.pointer_tokens(&self.tokens) else {
             // Fail closed: an argument that is not there cannot show the call is harmless (a
             // rule), nor that it is within what was delegated (a scope).
@@ -317,7 +323,11 @@ impl Condition {
                 _ => unknown == Unknown::Matches,
             };
         };
-        let inner = |inner: &Condition, e: &Value<'_>| inner.evaluate(e, unknown);
+        let inner = |inner: &Condition, e: &Value<'_>| inner.evaluate(e, unknown, held);
+        let presence = matches!(self.test, Test::Compare(Op::Exists | Op::Absent, _));
+        if !presence && held.contains(&(arg as *const Value<'_> as usize)) {
+            return unknown == Unknown::Matches;
+        }
         match &self.test {
             Test::Compare(op, given) => compare(*op, given.as_ref(), arg, unknown),
             // Fail closed on anything but an array.

@@ -21,7 +21,7 @@ import { historyItems } from "/page/history.mjs";
 import { showTasks } from "/page/list.mjs";
 import { assert as passkeyAssert, register as passkeyRegister } from "/page/passkey.mjs";
 import { flagBadge, flagsOf, oneLine, reviewFacts } from "/page/review.mjs";
-import { committedArgs, revealForReview, sensitivePlaces } from "/page/sensitive.mjs";
+import { revealForReview, sensitivePlaces } from "/page/sensitive.mjs";
 
 const $ = (id) => document.getElementById(id);
 await init();
@@ -280,23 +280,16 @@ async function refreshDetail({ focus = false } = {}) {
   d.clear = opened.error || places.some((p) => !p.disclosed) ? null : opened.action;
 
   // The contract decides whether this action may be approved at all, and why it needs a person.
+  // A value still committed is held back (core's reviewAction): the ledger validated it in the
+  // clear when it was proposed; every other value is validated as it is.
   let requirement = null;
-  const committed = places.some((p) => !p.disclosed);
-  // A value still committed is validated as a commitment: the ledger validated it in the clear.
-  const judge = committed ? new Contract(committedArgs(d.contract)) : contract;
   try {
     if (opened.error) throw opened.error;
-    if (!committed) contract.validateAction(opened.action);
-    else if (opened.action.tool !== contract.tool || opened.action.contract !== contract.digest) {
-      throw { code: "invalid_action", path: "/contract", message: "the action was made under another contract than this one" };
-    } else judge.validateArgs(opened.action.args);
-    requirement = judge.requiresApproval(opened.action.args);
+    requirement = contract.reviewAction(opened.action);
     $("d-contract-error").hidden = true;
   } catch (err) {
     $("d-contract-error").hidden = false;
     $("d-contract-error").textContent = `${err.code} at ${err.path}: ${err.message}`;
-  } finally {
-    if (committed) judge.free();
   }
   $("d-review").replaceChildren(...(requirement ? reviewFacts(opened.action, contract, review, requirement) : []));
   $("d-rationale").hidden = !d.rationale;

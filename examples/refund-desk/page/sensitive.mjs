@@ -5,14 +5,6 @@
 // reveal, coverage "given": the places without a disclosure stay committed). A disclosure that
 // does not open its commitment is an error on the page, with its code, and no value is shown.
 
-/** What a commitment is, for the arguments' schema of a place that holds one. */
-const COMMITMENT = {
-  type: "object",
-  properties: { _sd: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" } },
-  required: ["_sd"],
-  additionalProperties: false,
-};
-
 /** RFC 6901 tokens of a pointer below /args/ (`*` kept: every element of an array). */
 function tokens(pointer) {
   return pointer.split("/").slice(2).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
@@ -76,30 +68,4 @@ export function revealForReview(reveal, contract, committed, disclosures) {
   } catch (e) {
     return { action: committed, error: { code: e.code, path: e.path, message: e.message } };
   }
-}
-
-/**
- * `doc` as the page validates an action whose sensitive places may still hold commitments (not
- * disclosed to the page, or shredded): each such place accepts a commitment in place of its
- * value. The ledger validated the values in the clear when the agent proposed them. Only for
- * `validateArgs` and `requiresApproval`: an action names the contract's own digest.
- */
-export function committedArgs(doc) {
-  const args = structuredClone(doc.args);
-  for (const pointer of Object.keys(doc.sensitive ?? {})) {
-    const path = tokens(pointer);
-    let parent = null;
-    let key = null;
-    let schema = args;
-    for (const t of path) {
-      parent = schema;
-      key = t === "*" ? "items" : t;
-      schema = t === "*" ? schema.items : schema.properties?.[t];
-      if (t !== "*") parent = parent.properties;
-      if (schema === undefined) break;
-    }
-    if (schema !== undefined) parent[key] = { anyOf: [schema, COMMITMENT] };
-  }
-  const { sensitive: _, ...rest } = doc;
-  return { ...rest, args };
 }

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { committedArgs, masked, revealForReview, sensitivePlaces } from "./sensitive.mjs";
+import { masked, revealForReview, sensitivePlaces } from "./sensitive.mjs";
 
 const repo = join(fileURLToPath(import.meta.url), "..", "..", "..", "..");
 const { Contract, commitAction, revealAction } = createRequire(import.meta.url)(join(repo, "bindings-node", "index.js"));
@@ -41,18 +41,19 @@ test("each committed place is found, with its class and commitment; an array's b
   ]);
 });
 
-test("a committed place validates as a commitment, never as anything else; the rule still reads the rest", () => {
-  const judge = new Contract(committedArgs(DOC));
-  const args = { order_id: "order-17", amount_minor: 2500, customer_email: SD("a"), cc: [{ email: SD("b") }] };
-  judge.validateArgs(args);
-  assert.equal(judge.requiresApproval(args).required, true);
-  judge.validateArgs({ ...args, customer_email: "alice@example.com" }); // disclosed: the value's own schema
+test("the page's judge (core's reviewAction) holds a commitment back, never anything else; the rule still reads the rest", () => {
+  const contract = new Contract(DOC);
+  const ids = { tenant: "tenant-a", subject: "user:alice", job_id: "job-1", request_id: "call_refund", policy_version: "p1" };
+  const frozen = commitAction(contract, { order_id: "order-17", amount_minor: 2500, customer_email: "alice@example.com", cc: [{ email: "bob@example.com" }] }, ids).action;
+  const at = (args) => ({ ...frozen, args: { ...frozen.args, ...args } });
+  assert.throws(() => contract.validateAction(frozen), (e) => e.code === "type_mismatch", "a proposal's validation refuses it");
+  assert.deepEqual(contract.reviewAction(frozen), { required: true, rule: "/approval/when/0" });
+  contract.reviewAction(at({ customer_email: "alice@example.com" })); // disclosed: the value's own schema
   for (const bad of [{ _sd: "sha256:00" }, { _sd: `sha256:${"a".repeat(64)}`, x: 1 }, "ab", 7]) {
-    assert.throws(() => judge.validateArgs({ ...args, customer_email: bad }), (e) => e.path.startsWith("/customer_email"));
+    assert.throws(() => contract.reviewAction(at({ customer_email: bad })), (e) => e.path === "/args/customer_email");
   }
-  assert.throws(() => judge.validateArgs({ ...args, amount_minor: 0 }), (e) => e.code === "out_of_range");
-  // The contract itself refuses a commitment where a value is due (what the page never relaxes).
-  assert.throws(() => new Contract(DOC).validateArgs(args));
+  assert.throws(() => contract.reviewAction(at({ amount_minor: 0 })), (e) => e.code === "out_of_range");
+  assert.throws(() => contract.reviewAction(at({ order_id: SD("a") })), (e) => e.path === "/args/order_id", "not a sensitive place");
 });
 
 test("a disclosure that does not open its commitment is an error, and nothing is revealed", () => {

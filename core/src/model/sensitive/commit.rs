@@ -9,6 +9,18 @@ use crate::json::value::{Object, OwnedValue, Value};
 use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
 
+impl Sensitive {
+    /// The values at this contract's sensitive places in `action` that are commitments: what
+    /// a review of the frozen action holds back (see `Contract::review_action`).
+    pub(crate) fn commitments<'v, 'a>(&'v self, action: &'v Value<'a>) -> Vec<&'v Value<'a>> {
+        self.places(action)
+            .into_iter()
+            .filter(|p| committed(p.value).is_some())
+            .map(|p| p.value)
+            .collect()
+    }
+}
+
 /// How many of a committed action's values a reveal needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coverage {

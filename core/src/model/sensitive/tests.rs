@@ -1,6 +1,6 @@
 use super::*;
 use crate::base64::url as b64url;
-use crate::{canonicalize, parse, Action, ActionIds, Code, Contract, Options, OwnedValue};
+use crate::{canonicalize, parse, Action, ActionIds, Code, Contract, Options, OwnedValue, Value};
 
 fn json(text: &str) -> OwnedValue {
     parse(text.as_bytes(), &Options::default())
@@ -482,4 +482,135 @@ fn an_amended_action_keeps_the_commitments_of_the_values_left_alone() {
     assert_eq!(changed, ["/args/amount_minor", "/args/recipients/1/email"]);
     let opened = reveal(sensitive, &after, &ds, Coverage::Every).unwrap();
     assert_eq!(canonicalize(&opened), canonicalize(clear.value()));
+}
+
+/// `action` with the value at `pointer` replaced by `with`.
+fn with_at(action: &OwnedValue, pointer: &str, with: OwnedValue) -> OwnedValue {
+    let mut out = action.clone();
+    let mut at = &mut out;
+    for token in crate::json::pointer::parse_pointer(pointer).expect("a pointer") {
+        at = match at {
+            Value::Array(items) => &mut items[token.parse::<usize>().expect("an index")],
+            Value::Object(o) => o.get_mut(&token).expect("a member"),
+            _ => panic!("{pointer} is inside a scalar"),
+        };
+    }
+    *at = with;
+    out
+}
+
+fn review(
+    contract: &Contract,
+    action: &OwnedValue,
+) -> std::result::Result<(bool, String), (Code, String)> {
+    contract
+        .review_action(action)
+        .map(|r| (r.required, r.rule))
+        .map_err(|e| (e.code(), e.path().to_owned()))
+}
+
+#[test]
+fn a_review_holds_back_commitments_at_sensitive_places_only() {
+    let c = contract(true);
+    let (frozen, _) = committed("req-1");
+    let frozen = frozen.into_value();
+    // What a reviewer's page receives: a proposal's validation would refuse it.
+    let e = c.validate_action(&frozen).unwrap_err();
+    assert_eq!(
+        (e.code(), e.path()),
+        (Code::TypeMismatch, "/args/card_number")
+    );
+    assert_eq!(review(&c, &frozen), Ok((true, "/approval".to_owned())));
+    // In the clear it is the same judgement as a proposal's.
+    let clear = Action::build(&c, &json(ARGS), &ids("req-1"))
+        .unwrap()
+        .into_value();
+    assert_eq!(review(&c, &clear), Ok((true, "/approval".to_owned())));
+    assert!(c.validate_action(&clear).is_ok());
+    // A commitment where nothing is sensitive stands for nothing: validated, and refused.
+    let moved = with_at(
+        &frozen,
+        "/args/amount_minor",
+        frozen.pointer("/args/card_number").unwrap().clone(),
+    );
+    assert_eq!(
+        review(&c, &moved),
+        Err((Code::TypeMismatch, "/args/amount_minor".to_owned()))
+    );
+    // Anything at a sensitive place that is not a well-formed commitment is validated.
+    for bad in [
+        r#"{"_sd": "sha256:00"}"#,
+        r#"{"_sd": "md5:d41d8cd98f00b204e9800998ecf8427e"}"#,
+        r#"{"_sd": "undisclosed"}"#,
+        r#"{"sd": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}"#,
+        r#"{"_sd": "sha256:0000000000000000000000000000000000000000000000000000000000000000", "x": 1}"#,
+    ] {
+        let at = with_at(&frozen, "/args/card_number", json(bad));
+        assert_eq!(
+            review(&c, &at),
+            Err((Code::TypeMismatch, "/args/card_number".to_owned())),
+            "{bad}"
+        );
+        let at = with_at(&frozen, "/args/recipients/1/email", json(bad));
+        assert_eq!(
+            review(&c, &at),
+            Err((Code::TypeMismatch, "/args/recipients/1/email".to_owned())),
+            "{bad}"
+        );
+    }
+    // A value in the clear at a sensitive place is judged as it is.
+    let wrong = with_at(&frozen, "/args/card_number", json(r#""4111""#));
+    assert_eq!(
+        review(&c, &wrong),
+        Err((Code::PatternMismatch, "/args/card_number".to_owned()))
+    );
+    // The envelope's own checks stay.
+    let other = with_at(&frozen, "/tool", json(r#""other""#));
+    assert_eq!(
+        review(&c, &other),
+        Err((Code::InvalidAction, "/tool".to_owned()))
+    );
+    // Without sensitive places nothing is held back.
+    let plain = contract(false);
+    let under_plain = with_at(
+        &frozen,
+        "/contract",
+        json(&format!("{:?}", plain.digest_text())),
+    );
+    assert_eq!(
+        review(&plain, &under_plain),
+        Err((Code::TypeMismatch, "/args/card_number".to_owned()))
+    );
+}
+
+#[test]
+fn a_review_enters_a_commitment_nowhere_so_no_alternative_counts_it_twice() {
+    // The card is a string or an integer: a oneOf whose every branch would accept a value
+    // held back per node. Held back where the member is entered, it passes once. A rule that
+    // tests the committed value cannot tell and asks for a person; one that tests its
+    // presence answers as written.
+    for (test, clear, frozen) in [
+        (r#""op": "eq", "value": "4111""#, false, true),
+        (r#""op": "ne", "value": "4111""#, true, true),
+        (r#""op": "exists""#, true, true),
+        (r#""op": "absent""#, false, false),
+    ] {
+        let c = Contract::from_value(&json(&format!(
+            r#"{{"tool": "t", "version": "1", "effect": "write", "cost_minor": 0,
+                "approval": {{"when": [{{"pointer": "/card", {test}}}]}},
+                "args": {{"type": "object", "properties": {{
+                    "card": {{"oneOf": [{{"type": "string"}}, {{"type": "integer"}}]}}}}}},
+                "sensitive": {{"/args/card": "pci"}}}}"#
+        )))
+        .unwrap();
+        let args = json(r#"{"card": "4112"}"#);
+        assert_eq!(
+            c.requires_approval(&args).unwrap().required,
+            clear,
+            "{test}"
+        );
+        let (action, _) = Action::commit(&c, &args, &ids("req-1"), &mut counting()).unwrap();
+        let got = review(&c, action.value()).expect("the frozen action is valid");
+        assert_eq!(got.0, frozen, "{test}");
+    }
 }
