@@ -13,7 +13,12 @@ use std::sync::Mutex;
 const KEPT: usize = 32;
 
 #[derive(Default)]
-pub(crate) struct Contracts(Mutex<Vec<Contract>>, Mutex<Vec<Digest>>);
+pub(crate) struct Contracts(
+    Mutex<Vec<Contract>>,
+    Mutex<Vec<Digest>>,
+    /// Canonical texts read from storage with their contracts (see `load_canonical`).
+    Mutex<Vec<(Box<str>, Contract)>>,
+);
 
 impl Contracts {
     /// The compiled contract of `doc`, from the ones kept or compiled now.
@@ -37,14 +42,31 @@ impl Contracts {
     /// The compiled contract of `text`, a document stored in its canonical form (a batch's):
     /// the kept one whose fingerprint is the text's SHA-256, which only that contract's
     /// canonical form has, without reading the text; else the text read and compiled now.
+    /// A text seen before is compared byte for byte, not hashed again: a claim of a batch's
+    /// item loads its batch's contract each time.
     pub(crate) fn load_canonical(&self, text: &str) -> Result<Contract> {
-        let digest = Digest::of(text.as_bytes());
-        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = kept.iter().find(|c| c.digest().ct_eq(&digest)).cloned() {
+        let seen = |v: &Vec<(Box<str>, Contract)>| {
+            v.iter().find(|(t, _)| **t == *text).map(|(_, c)| c.clone())
+        };
+        if let Some(c) = seen(&self.2.lock().unwrap_or_else(|p| p.into_inner())) {
             return Ok(c);
         }
+        let digest = Digest::of(text.as_bytes());
+        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let found = kept.iter().find(|c| c.digest().ct_eq(&digest)).cloned();
         drop(kept);
-        self.load(&crate::json::stored(text)?)
+        let c = match found {
+            Some(c) => c,
+            None => self.load(&crate::json::stored(text)?)?,
+        };
+        let mut v = self.2.lock().unwrap_or_else(|p| p.into_inner());
+        if seen(&v).is_none() {
+            if v.len() == KEPT {
+                v.remove(0);
+            }
+            v.push((text.into(), c.clone()));
+        }
+        Ok(c)
     }
 
     /// Whether this handle already stored `c` in the database's `ledger_contracts`.

@@ -30,6 +30,7 @@ use actionseal_core::ledger::{
 use actionseal_core::{
     Code, Context, Contract, Error, Outcome, OwnedValue, ProofRequirement, Result, Value,
 };
+use std::borrow::Cow;
 
 /// The refusal of any claim while the lineage's breaker is open.
 fn open() -> Error {
@@ -61,15 +62,17 @@ fn context(
 
 /// The frozen action and inclusion proof of item `t` (whose item row is `row`) in the batch
 /// that approved it.
-fn item_of(t: &TaskRow, row: ItemRow) -> Result<(String, OwnedValue)> {
+fn item_of(t: &TaskRow, row: ItemRow) -> Result<(String, OwnedValue, OwnedValue)> {
     let (Some(batch), Some(proof)) = (row.batch, row.proof) else {
         return Err(storage("batch item", "approved without its batch's proof"));
     };
+    // Read once: the claim hands out the frozen action and the item that holds it.
+    let frozen = stored(&t.action)?.into_owned();
     let item = obj(vec![
-        ("action", stored(&t.action)?.into_owned()),
+        ("action", frozen.clone()),
         ("proof", stored(&proof)?.into_owned()),
     ]);
-    Ok((batch, item))
+    Ok((batch, frozen, item))
 }
 
 /// The claimed event's detail of a batch's item: its batch and lineage, and the digests of
@@ -103,6 +106,15 @@ fn count_claim(
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<Counted> {
+    // Without a claim rate a claim moves nothing (core's `on_claim`): both callers refused an
+    // open breaker already, so the breaker is neither read again nor written.
+    if p.breaker
+        .as_ref()
+        .and_then(|b| b.max_claims_per_minute)
+        .is_none()
+    {
+        return Ok(Counted::Unchanged);
+    }
     let mut br = breaker(l)?;
     let transition = match br.on_claim(p.breaker.as_ref(), now) {
         Ok(t) => t,
@@ -187,15 +199,15 @@ pub(crate) fn item(
     if state == BreakerState::Open {
         return ops::refuse(tx, ev, open());
     }
-    let (batch_id, item) = item_of(&t, row)?;
+    let (batch_id, frozen, item) = item_of(&t, row)?;
     // The batch whose decision approved the item: the lineage's current one, or (an item
     // reconciled as not executed since) an earlier one of the lineage.
     let (db, contract) = match batch_id == b.id {
-        true => (b.clone(), contract),
+        true => (Cow::Borrowed(&b), contract),
         false => {
             let db = super::locked_batch(tx, &batch_id)?;
             let contract = srv.contract(&db)?;
-            (db, contract)
+            (Cow::Owned(db), contract)
         }
     };
     let (record, set, unproven) = decisions(tx, &db, &contract)?;
@@ -238,7 +250,7 @@ pub(crate) fn item(
     let checked = Checked {
         step,
         verdict,
-        frozen: stored(&t.action)?.into_owned(),
+        frozen,
         record: Some(record),
         set,
         unproven,
@@ -364,7 +376,8 @@ pub(crate) fn whole(
         let row = tx
             .item(&items[i].id)?
             .ok_or_else(|| storage("batch item", "its row is missing"))?;
-        found.push(item_of(&items[i], row)?.1);
+        let (_, frozen, item) = item_of(&items[i], row)?;
+        found.push((frozen, item));
     }
     let requests: Vec<ClaimRequest<'_, '_>> = remaining
         .iter()
@@ -385,7 +398,7 @@ pub(crate) fn whole(
     let pairs: Vec<(&Value<'_>, &Value<'_>)> = found
         .iter()
         .zip(&remaining)
-        .map(|(item, &i)| (item, &w.actions[i]))
+        .map(|((_, item), &i)| (item, &w.actions[i]))
         .collect();
     let approvals = match set.is_empty() {
         true => std::slice::from_ref(&record),
@@ -398,12 +411,12 @@ pub(crate) fn whole(
             Ok(Checked {
                 step,
                 verdict,
-                frozen: stored(&items[remaining[k]].action)?.into_owned(),
+                frozen: found[k].0.clone(),
                 record: Some(record.clone()),
                 set: set.clone(),
                 unproven,
                 proof: b.proof.clone(),
-                item: Some(found[k].clone()),
+                item: Some(found[k].1.clone()),
                 decider: Decider::Batch,
                 revealed: None,
             })
