@@ -136,6 +136,20 @@ def decide(ledger, task_id, *, verdict="approved", ttl_ms=3_600_000, approver="u
     })["task"]
 
 
+def decide_batch(ledger, batch_id, *, verdict="approved", deselect=()):
+    """The approval server: one reviewer's decision over the batch as shown (after deselecting
+    the positions ``deselect``)."""
+    b = ledger.batch(batch_id)
+    if deselect:
+        b = ledger.amend_batch(batch_id, amends=b["digest"], deselect=list(deselect), reviewer="user:bob",
+                               reason="not these")
+    now = ledger.now()
+    return ledger.decide_batch({
+        "approval_id": b["approval_id"], "decision_id": f"batch-dec-{next(_decisions)}", "batch_id": batch_id,
+        "batch_digest": b["digest"], "decision": verdict, "approver": "user:bob", "decided_at": now,
+        "expires_at": now + 3_600_000})
+
+
 def kinds(ledger, task_id):
     return [e["kind"] for e in ledger.history(task_id)["events"]]
 

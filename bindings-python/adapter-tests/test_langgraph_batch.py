@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REFUND_RULE, TRUSTED, Body, decide, framework, kinds
+from conftest import REFUND_RULE, TRUSTED, Body, decide, decide_batch, framework, kinds
 
 DISTS = ["langchain", "langchain-core", "langgraph"]
 lg = framework("actionseal.adapters.langgraph", DISTS)
@@ -75,23 +75,6 @@ def start(agent):
 def resume(agent, config, r):
     """Wakes every pending interrupt; the value is never a decision (the ledger is asked)."""
     return agent.invoke(Command(resume={i.id: "resume" for i in r.interrupts}), config, version="v2")
-
-
-_decisions = iter(range(1, 1_000_000))
-
-
-def decide_batch(ledger, batch_id, *, verdict="approved", deselect=()):
-    """The approval server: one reviewer's decision over the batch as shown (after deselecting
-    the positions ``deselect``)."""
-    b = ledger.batch(batch_id)
-    if deselect:
-        b = ledger.amend_batch(batch_id, amends=b["digest"], deselect=list(deselect), reviewer="user:bob",
-                               reason="not these")
-    now = ledger.now()
-    return ledger.decide_batch({
-        "approval_id": b["approval_id"], "decision_id": f"batch-dec-{next(_decisions)}", "batch_id": batch_id,
-        "batch_digest": b["digest"], "decision": verdict, "approver": "user:bob", "decided_at": now,
-        "expires_at": now + 3_600_000})
 
 
 def answers(agent, config):

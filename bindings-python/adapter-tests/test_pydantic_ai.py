@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import pytest
 
-from conftest import FROZEN_2500, REFUND_RULE, TRUSTED, Body, decide, framework, kinds, run_example
+from conftest import FROZEN_2500, REFUND_RULE, TRUSTED, Body, decide, decide_batch, framework, kinds, run_example
 
 DISTS = ["pydantic-ai-slim", "pydantic"]
 pa = framework("actionseal.adapters.pydantic_ai", DISTS)
@@ -288,3 +288,56 @@ def test_without_the_adapter_the_same_deferred_results_run_twice():
         asyncio.run(agent.run(message_history=r.all_messages(),
                               deferred_tool_results=DeferredToolResults(approvals={"call_1": True})))
     assert BODY.ran == [("refund_create", FROZEN_2500)] * 2
+
+
+# -- a model response's parallel calls as one batch (issue 28) --------------------------------
+# Refunds over 1000 need a person; up to 3 of them are reviewed as one batch, under caps.
+BATCH = {"max_items": 3, "caps": {"count": 3, "sum": {"pointer": "/args/amount_minor", "max": 50000}}}
+BATCHED = {**CONTRACTS, "refund_create": pa.contract_for_tool(tools, "refund_create", approval=REFUND_RULE,
+                                                               cost_minor=25, batch=BATCH)}
+
+
+def parallel(*amounts: int):
+    """One model response: a refund per amount, in parallel (call_0, call_1, ...)."""
+    return [("refund_create", {**FROZEN_2500, "order_id": f"order-{i}", "amount_minor": a}, f"call_{i}")
+            for i, a in enumerate(amounts)]
+
+
+def test_parallel_calls_make_one_review_and_each_runs_once(ledger):
+    _, ts, agent = setup(ledger, parallel(2500, 3000, 4000), contracts=BATCHED)
+    r = run(agent, "refund the outage")
+    assert isinstance(r.output, DeferredToolRequests) and BODY.ran == []
+    shown = [r.output.metadata[f"call_{i}"] for i in range(3)]
+    # Every call's deferral names the same batch: the reviewer decides once, not three times.
+    [batch] = {s["batch"]["id"] for s in shown}
+    assert {s["batch"]["size"] for s in shown} == {3}
+    assert {s["batch"]["approval_id"] for s in shown} == {ledger.batch(batch)["approval_id"]}
+    decide_batch(ledger, batch)
+    r2 = run(agent, message_history=r.all_messages(), deferred_tool_results=ts.deferred_results(r.output))
+    assert r2.output == "done"
+    assert sorted(a["amount_minor"] for _, a in BODY.ran) == [2500, 3000, 4000]
+    for i in range(3):
+        assert ledger.task(tid(f"call_{i}"))["state"] == "succeeded"
+        assert kinds(ledger, tid(f"call_{i}")).count("claimed") == 1
+    # Claimed as items: the lineage counted them under its caps.
+    assert ledger.batch(batch)["totals"]["count"] == 3
+
+
+def test_a_deselected_call_is_refused_and_the_others_run(ledger):
+    _, ts, agent = setup(ledger, parallel(2500, 3000, 4000), contracts=BATCHED)
+    r = run(agent, "refund the outage")
+    decide_batch(ledger, r.output.metadata["call_0"]["batch"]["id"], deselect=[1])
+    r2 = run(agent, message_history=r.all_messages(), deferred_tool_results=ts.deferred_results(r.output))
+    assert sorted(a["amount_minor"] for _, a in BODY.ran) == [2500, 4000]
+    assert ledger.task(tid("call_1"))["state"] != "succeeded" and r2.output == "done"
+
+
+def test_without_a_batch_member_each_call_is_its_own_review(ledger):
+    _, ts, agent = setup(ledger, parallel(2500, 3000, 4000))
+    r = run(agent, "refund the outage")
+    shown = [r.output.metadata[f"call_{i}"] for i in range(3)]
+    assert len({s["approval_id"] for s in shown}) == 3 and all("batch" not in s for s in shown)
+    for i in range(3):  # three reviews
+        decide(ledger, tid(f"call_{i}"))
+    r2 = run(agent, message_history=r.all_messages(), deferred_tool_results=ts.deferred_results(r.output))
+    assert sorted(a["amount_minor"] for _, a in BODY.ran) == [2500, 3000, 4000] and r2.output == "done"

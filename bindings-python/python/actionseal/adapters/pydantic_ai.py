@@ -21,15 +21,19 @@ the frozen arguments, deferring for approval with Pydantic AI's own ``DeferredTo
   approved args.
 - The job is ``trusted(ctx).job_id`` (the app's conversation id: ``ctx.run_id`` changes on
   resume), the request the tool call id.
+- The model response's parallel calls are one turn (``Seal.turn``): where their contract has a
+  ``batch`` member, core puts the calls that need a person in one batch, proposed as the first
+  of them runs; every call's deferral names the batch, the reviewer decides it once, and each
+  call claims its own item on resume.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from .._actionseal import ActionsealError
-from ._common import Pause, Refuse, Seal, Trusted, contract, invalid_args, resumed, strict_args
+from ._common import Pause, Refuse, Seal, Trusted, TurnCall, contract, invalid_args, resumed, strict_args
 
 try:
     from pydantic_ai import DeferredToolRequests, DeferredToolResults, ModelRetry, ToolApproved, ToolDenied
@@ -46,11 +50,11 @@ __all__ = ["SealedToolset", "Seal", "Trusted", "contract_for_tool"]
 
 
 def contract_for_tool(toolset: Any, name: str, *, approval: Any, cost_minor: int = 0, effect: str = "write",
-                      version: str = "1") -> Any:
+                      version: str = "1", batch: Optional[Mapping[str, Any]] = None) -> Any:
     """The contract of a tool of a ``FunctionToolset``: its ``parameters_json_schema`` (what the
-    model is shown), unchanged; the rule and cost from the application."""
+    model is shown), unchanged; the rule, cost and ``batch`` member from the application."""
     return contract(name, toolset.tools[name].tool_def.parameters_json_schema, approval=approval,
-                    cost_minor=cost_minor, effect=effect, version=version)
+                    cost_minor=cost_minor, effect=effect, version=version, batch=batch)
 
 
 def _raw_args(ctx: Any) -> Any:
@@ -61,6 +65,25 @@ def _raw_args(ctx: Any) -> Any:
                 if isinstance(p, ToolCallPart) and p.tool_call_id == ctx.tool_call_id:
                     return strict_args(p.args)
     return None
+
+
+def _turn(ctx: Any) -> List[TurnCall]:
+    """The calls of the model response that made this call: its turn, in the response's order.
+    A call whose args do not parse strictly takes part in none (its own gate says why)."""
+    for m in reversed(ctx.messages):
+        if not isinstance(m, ModelResponse):
+            continue
+        parts = [p for p in m.parts if isinstance(p, ToolCallPart)]
+        if not any(p.tool_call_id == ctx.tool_call_id for p in parts):
+            continue
+        calls = []
+        for p in parts:
+            try:
+                calls.append(TurnCall(p.tool_name, strict_args(p.args), p.tool_call_id))
+            except ActionsealError:
+                continue
+        return calls
+    return []
 
 
 @dataclass
@@ -93,7 +116,17 @@ class SealedToolset(WrapperToolset):
             except ActionsealError as e:
                 raise ModelRetry(invalid_args(e, name).message) from None
         presented = to_jsonable_python(tool_args)
-        gate = await self.seal.agate(name, presented, t, job_id=t.job_id, request_id=ctx.tool_call_id)
+        # The turn's parallel calls, batched where their contract allows: proposed together
+        # before the first of them is gated (again by each: the ledger returns a batch
+        # proposed before as it is), and named by every call's deferral.
+        batch = None
+        calls = _turn(ctx)
+        if len(calls) > 1:
+            if not ctx.tool_call_approved:
+                await self.seal.aturn(calls, t, job_id=t.job_id)
+            batch = self.seal.batch_of(calls, t, job_id=t.job_id, request_id=ctx.tool_call_id)
+        gate = await self.seal.agate(name, presented, t, job_id=t.job_id, request_id=ctx.tool_call_id,
+                                     batch_id=batch)
         if isinstance(gate, Pause):
             raise ApprovalRequired(metadata=gate.request)
         if isinstance(gate, Refuse):
