@@ -208,17 +208,11 @@ fn walk<'v, 'a>(
     };
     let len = at.len();
     match (first, v) {
-        (Token::Key(k), Value::Object(o)) => {
-            if let Some(child) = o.get(k) {
+        (Token::Key(k), v) => {
+            if let Some(child) = member(v, k) {
+                // An index has no `~` or `/`: escaped, it is as written.
                 at.push('/');
                 push_escaped(at, k);
-                walk(child, rest, at, class, out);
-            }
-        }
-        (Token::Key(k), Value::Array(items)) if is_index(k) => {
-            if let Some(child) = k.parse::<usize>().ok().and_then(|i| items.get(i)) {
-                at.push('/');
-                at.push_str(k);
                 walk(child, rest, at, class, out);
             }
         }
@@ -230,11 +224,20 @@ fn walk<'v, 'a>(
                 at.truncate(len);
             }
         }
-        // The schema says what type a place has; a pointer that does not fit this value
-        // matches nothing here.
-        _ => {}
+        (Token::Each, _) => {}
     }
     at.truncate(len);
+}
+
+/// The member `k` of an object, or the element at index `k` of an array.
+fn member<'v, 'a>(v: &'v Value<'a>, k: &str) -> Option<&'v Value<'a>> {
+    match v {
+        Value::Object(o) => o.get(k),
+        Value::Array(items) if is_index(k) => k.parse::<usize>().ok().and_then(|i| items.get(i)),
+        // The schema says what type a place has; a pointer that does not fit this value
+        // matches nothing here.
+        _ => None,
+    }
 }
 
 /// The one place of a pointer without `*`, if `v` has it: [`walk_mut`]'s match without the
@@ -246,15 +249,13 @@ fn place_mut<'v>(v: &'v mut OwnedValue, tokens: &[Token]) -> Option<&'v mut Owne
     })
 }
 
-/// The member `k` of an object, or the element at index `k` of an array.
+/// [`member`], to replace.
 fn member_mut<'v>(v: &'v mut OwnedValue, k: &str) -> Option<&'v mut OwnedValue> {
     match v {
         Value::Object(o) => o.get_mut(k),
         Value::Array(items) if is_index(k) => {
             k.parse::<usize>().ok().and_then(|i| items.get_mut(i))
         }
-        // The schema says what type a place has; a pointer that does not fit this value
-        // matches nothing here.
         _ => None,
     }
 }
