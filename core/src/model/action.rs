@@ -241,9 +241,10 @@ impl Contract {
     /// which rule ([`Contract::requires_approval`]). A commitment stands for a value the
     /// ledger validated in the clear when the call was proposed, so it is not validated here;
     /// anything else at a sensitive place, and anything at any other place, is validated as
-    /// given. A rule that reads a value still committed cannot tell, and asks for a person.
-    /// A schema that tells values apart by a sensitive value from outside it (a `oneOf` of
-    /// whole objects, an `enum` of them) sees the commitment and refuses it.
+    /// given. A rule that tests a value still committed, other than for its presence, cannot
+    /// tell, and asks for a person. A schema that tells values apart by a sensitive value from
+    /// outside its place (a `oneOf` of whole objects, an `enum` of them) sees the commitment
+    /// and refuses it.
     pub fn review_action(&self, action: &Value<'_>) -> Result<Requirement> {
         // Held back by address: the values are the action's own, found by its places.
         let held: Vec<usize> = self
