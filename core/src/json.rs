@@ -5,6 +5,7 @@
 
 pub(crate) mod canon;
 pub(crate) mod digest;
+pub(crate) mod held;
 pub(crate) mod keyorder;
 pub(crate) mod number;
 pub(crate) mod options;

@@ -7,6 +7,7 @@
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
+use crate::json::held::Held;
 use crate::json::value::{Object, OwnedValue, Value};
 use crate::model::contract::Contract;
 use crate::model::fields::{check_identity, Fields};
@@ -232,7 +233,7 @@ impl Contract {
     /// `/contract`), with arguments this contract accepts (their own codes, under `/args`).
     /// Every value is judged as given: a proposal's arguments are in the clear.
     pub fn validate_action(&self, action: &Value<'_>) -> Result<()> {
-        self.validate_envelope(action, &[])
+        self.validate_envelope(action, &Held::default())
     }
 
     /// What a reviewer's page asks of an action the ledger froze: [`Contract::validate_action`],
@@ -246,20 +247,17 @@ impl Contract {
     /// outside its place (a `oneOf` of whole objects, an `enum` of them) sees the commitment
     /// and refuses it.
     pub fn review_action(&self, action: &Value<'_>) -> Result<Requirement> {
-        // Held back by address: the values are the action's own, found by its places.
-        let held: Vec<usize> = self
-            .sensitive()
-            .map(|s| s.commitments(action))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| v as *const Value<'_> as usize)
-            .collect();
+        let held = Held::of(
+            self.sensitive()
+                .map(|s| s.commitments(action))
+                .unwrap_or_default(),
+        );
         self.validate_envelope(action, &held)?;
         Ok(self.requirement_of_valid(args_of(action), &held))
     }
 
-    /// [`Contract::validate_action`] with the values at the addresses in `held` held back.
-    fn validate_envelope(&self, action: &Value<'_>, held: &[usize]) -> Result<()> {
+    /// [`Contract::validate_action`] with the values in `held` held back.
+    fn validate_envelope(&self, action: &Value<'_>, held: &Held) -> Result<()> {
         check_shape(action)?;
         let get = |k| field(action, k);
         if get("tool") != self.tool() {

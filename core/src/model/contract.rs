@@ -22,6 +22,7 @@
 
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
+use crate::json::held::Held;
 use crate::json::value::{OwnedValue, Value};
 use crate::model::fields::Fields;
 use crate::model::quorum::{Authority, Duty, Quorum};
@@ -214,18 +215,18 @@ impl Contract {
     /// arguments are validated first: invalid arguments are an error, never "no approval".
     pub fn requires_approval(&self, args: &Value<'_>) -> Result<Requirement> {
         self.validate_args(args)?;
-        Ok(self.requirement_of_valid(args, &[]))
+        Ok(self.requirement_of_valid(args, &Held::default()))
     }
 
     /// [`Contract::validate_args`] with the values in `held` (inside `args`: a frozen
     /// action's commitments) present but not validated.
-    pub(crate) fn validate_args_holding(&self, args: &Value<'_>, held: &[usize]) -> Result<()> {
+    pub(crate) fn validate_args_holding(&self, args: &Value<'_>, held: &Held) -> Result<()> {
         self.0.schema.validate_holding(args, held)
     }
 
     /// The requirement of arguments already validated, the values in `held` held back (see
     /// [`ApprovalRule::evaluate_holding`](crate::model::rule::ApprovalRule)).
-    pub(crate) fn requirement_of_valid(&self, args: &Value<'_>, held: &[usize]) -> Requirement {
+    pub(crate) fn requirement_of_valid(&self, args: &Value<'_>, held: &Held) -> Requirement {
         self.0.approval.rule.evaluate_holding(args, held)
     }
 }

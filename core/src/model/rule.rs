@@ -38,6 +38,7 @@
 //! holds only when its pointer resolves and its test is true ([`Condition::holds`]).
 
 use crate::error::{Code, Error, Result};
+use crate::json::held::Held;
 use crate::json::pointer::parse_pointer;
 use crate::json::value::{OwnedValue, Value};
 use crate::model::fields::Fields;
@@ -152,13 +153,13 @@ impl ApprovalRule {
 
     /// Decides whether a call with these (already validated) arguments needs an approval.
     pub fn evaluate(&self, args: &Value<'_>) -> Requirement {
-        self.evaluate_holding(args, &[])
+        self.evaluate_holding(args, &Held::default())
     }
 
-    /// [`ApprovalRule::evaluate`] of arguments some of whose values are held back (the
-    /// addresses in `held`: a frozen action's commitments). A test of a held value's
-    /// presence answers as written; any other test of it cannot tell, and asks for a person.
-    pub(crate) fn evaluate_holding(&self, args: &Value<'_>, held: &[usize]) -> Requirement {
+    /// [`ApprovalRule::evaluate`] of arguments some of whose values are held back (`held`: a
+    /// frozen action's commitments). A test of a held value's presence answers as written;
+    /// any other test of it cannot tell, and asks for a person.
+    pub(crate) fn evaluate_holding(&self, args: &Value<'_>, held: &Held) -> Requirement {
         let (required, rule) = match self {
             ApprovalRule::Always => (true, "/approval".to_owned()),
             ApprovalRule::Never => (false, "/approval".to_owned()),
@@ -205,7 +206,7 @@ impl Condition {
     /// Whether a scope condition holds for `envelope`: only when its pointer resolves and the
     /// test is true (`exists` and `absent` as written); what cannot be told does not hold.
     pub(crate) fn holds(&self, envelope: &Value<'_>) -> bool {
-        self.evaluate(envelope, Unknown::Fails, &[])
+        self.evaluate(envelope, Unknown::Fails, &Held::default())
     }
 
     /// The pointer's reference tokens.
@@ -313,7 +314,7 @@ impl Condition {
         Ok(Test::Compare(op, value))
     }
 
-    fn evaluate(&self, root: &Value<'_>, unknown: Unknown, held: &[usize]) -> bool {
+    fn evaluate(&self, root: &Value<'_>, unknown: Unknown, held: &Held) -> bool {
         let Some(arg) = root.pointer_tokens(&self.tokens) else {
             // Fail closed: an argument that is not there cannot show the call is harmless (a
             // rule), nor that it is within what was delegated (a scope).
@@ -325,7 +326,7 @@ impl Condition {
         };
         let inner = |inner: &Condition, e: &Value<'_>| inner.evaluate(e, unknown, held);
         let presence = matches!(self.test, Test::Compare(Op::Exists | Op::Absent, _));
-        if !presence && held.contains(&(arg as *const Value<'_> as usize)) {
+        if !presence && held.contains(arg) {
             return unknown == Unknown::Matches;
         }
         match &self.test {

@@ -164,6 +164,7 @@ mod validate;
 #[cfg(doc)]
 use crate::error::Code;
 use crate::error::Result;
+use crate::json::held::Held;
 use crate::json::value::Value;
 use node::{Node, NodeId};
 use std::sync::Arc;
@@ -203,13 +204,12 @@ impl Schema {
     /// Validates a value, returning the first error in the order the module documents, its
     /// path a JSON Pointer into the value (such as `/items/2/amount_minor`).
     pub fn validate(&self, value: &Value<'_>) -> Result<()> {
-        validate::validate(&self.nodes, self.root, value, &[]).0
+        validate::validate(&self.nodes, self.root, value, &Held::default()).0
     }
 
-    /// [`Schema::validate`] with the members and items at the addresses in `held` (values
-    /// inside `value`, such as sensitive values' commitments) held back: present, but not
-    /// validated.
-    pub(crate) fn validate_holding(&self, value: &Value<'_>, held: &[usize]) -> Result<()> {
+    /// [`Schema::validate`] with the members and items in `held` (values inside `value`, such
+    /// as sensitive values' commitments) held back: present, but not validated.
+    pub(crate) fn validate_holding(&self, value: &Value<'_>, held: &Held) -> Result<()> {
         validate::validate(&self.nodes, self.root, value, held).0
     }
 
@@ -219,7 +219,7 @@ impl Schema {
     #[cfg(feature = "fuzzing")]
     #[doc(hidden)]
     pub fn validate_counting(&self, value: &Value<'_>) -> (Result<()>, u64) {
-        validate::validate(&self.nodes, self.root, value, &[])
+        validate::validate(&self.nodes, self.root, value, &Held::default())
     }
 
     /// The number of compiled schema nodes (fuzzing bounds validation work with it; not a

@@ -13,6 +13,7 @@ use super::node::{Additional, Items, Node, NodeId, Types, EMPTY};
 use super::{MAX_PATTERN_INPUT, MAX_VALIDATION_DEPTH};
 use crate::error::{Code, Error, Result};
 use crate::json::canon::canonicalize;
+use crate::json::held::Held;
 use crate::json::number::MAX_SAFE_INTEGER;
 use crate::json::value::{Object, Value};
 use std::collections::HashMap;
@@ -23,13 +24,13 @@ type Checked = std::result::Result<(), Box<Error>>;
 
 /// Validates `value` against the schema rooted at `root`; also returns how many times a
 /// node was applied to a value (the measure of work that tests and fuzzing bound). A member
-/// or item whose address is in `held` is a value held back (a sensitive value's commitment):
-/// its schema is not applied to it.
+/// or item in `held` (a sensitive value's commitment) is not entered: no schema is applied
+/// to it.
 pub(crate) fn validate(
     nodes: &[Node],
     root: NodeId,
     value: &Value<'_>,
-    held: &[usize],
+    held: &Held,
 ) -> (Result<()>, u64) {
     let mut v = Validator {
         nodes,
@@ -51,8 +52,8 @@ type Key = (NodeId, usize, bool);
 
 struct Validator<'s> {
     nodes: &'s [Node],
-    /// The addresses of the values held back.
-    held: &'s [usize],
+    /// The values held back.
+    held: &'s Held,
     /// Results of shared nodes by (node, address of the value, closing): see
     /// `compile::apply::mark_shared`. With it, each (node, value) pair is checked at most
     /// twice (closing or not), so validation is polynomial in schema size times value size.
@@ -174,7 +175,7 @@ impl<'s> Validator<'s> {
                     Items::Absent => (closing && !n.items_elsewhere).then_some(EMPTY),
                 },
             };
-            if let Some(s) = schema.filter(|_| !self.holds(item)) {
+            if let Some(s) = schema.filter(|_| !self.held.contains(item)) {
                 self.check(s, item, true, depth + 1)
                     .map_err(|e| in_index(e, i))?;
             }
@@ -192,19 +193,15 @@ impl<'s> Validator<'s> {
                 (Some(s), _) | (None, Additional::Schema(s)) => s,
                 _ => continue,
             };
-            if self.holds(child) {
+            // Held back where a member is entered, not per node: each alternative of a
+            // `oneOf` would otherwise accept it.
+            if self.held.contains(child) {
                 continue;
             }
             self.check(schema, child, true, depth + 1)
                 .map_err(|e| in_key(e, k))?;
         }
         Ok(())
-    }
-
-    /// Whether `v` is a value held back. Checked where a member or item is entered, not per
-    /// node: each alternative of a `oneOf` would otherwise accept it.
-    fn holds(&self, v: &Value<'_>) -> bool {
-        !self.held.is_empty() && self.held.contains(&(v as *const Value<'_> as usize))
     }
 
     fn alternatives(
