@@ -31,10 +31,7 @@ impl Contracts {
         let c = Contract::from_value(doc)?;
         let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if kept(&v).is_none() {
-            if v.len() == KEPT {
-                v.remove(0);
-            }
-            v.push(c.clone());
+            keep(&mut v, c.clone());
         }
         Ok(c)
     }
@@ -61,10 +58,7 @@ impl Contracts {
         };
         let mut v = self.2.lock().unwrap_or_else(|p| p.into_inner());
         if seen(&v).is_none() {
-            if v.len() == KEPT {
-                v.remove(0);
-            }
-            v.push((text.into(), c.clone()));
+            keep(&mut v, (text.into(), c.clone()));
         }
         Ok(c)
     }
@@ -79,10 +73,15 @@ impl Contracts {
     pub(crate) fn mark_stored(&self, c: &Contract) {
         let mut v = self.1.lock().unwrap_or_else(|p| p.into_inner());
         if !v.contains(&c.digest()) {
-            if v.len() == KEPT {
-                v.remove(0);
-            }
-            v.push(c.digest());
+            keep(&mut v, c.digest());
         }
     }
+}
+
+/// Appends `x` to a list of at most [`KEPT`], the oldest going first.
+fn keep<T>(v: &mut Vec<T>, x: T) {
+    if v.len() == KEPT {
+        v.remove(0);
+    }
+    v.push(x);
 }
