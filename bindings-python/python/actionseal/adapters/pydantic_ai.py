@@ -57,33 +57,35 @@ def contract_for_tool(toolset: Any, name: str, *, approval: Any, cost_minor: int
                     cost_minor=cost_minor, effect=effect, version=version, batch=batch)
 
 
-def _raw_args(ctx: Any) -> Any:
-    """The args the model sent for this call, before any validation, or None if not found."""
+def _calls_of_turn(ctx: Any) -> List[Any]:
+    """The tool calls of the model response that made this call (its turn), in the response's
+    order; empty if it is not in the run's messages."""
     for m in reversed(ctx.messages):
         if isinstance(m, ModelResponse):
-            for p in m.parts:
-                if isinstance(p, ToolCallPart) and p.tool_call_id == ctx.tool_call_id:
-                    return strict_args(p.args)
+            parts = [p for p in m.parts if isinstance(p, ToolCallPart)]
+            if any(p.tool_call_id == ctx.tool_call_id for p in parts):
+                return parts
+    return []
+
+
+def _raw_args(ctx: Any) -> Any:
+    """The args the model sent for this call, before any validation, or None if not found."""
+    for p in _calls_of_turn(ctx):
+        if p.tool_call_id == ctx.tool_call_id:
+            return strict_args(p.args)
     return None
 
 
 def _turn(ctx: Any) -> List[TurnCall]:
-    """The calls of the model response that made this call: its turn, in the response's order.
-    A call whose args do not parse strictly takes part in none (its own gate says why)."""
-    for m in reversed(ctx.messages):
-        if not isinstance(m, ModelResponse):
+    """The turn of this call as ``Seal.turn`` takes it. A call whose args do not parse strictly
+    takes part in none (its own gate says why)."""
+    calls = []
+    for p in _calls_of_turn(ctx):
+        try:
+            calls.append(TurnCall(p.tool_name, strict_args(p.args), p.tool_call_id))
+        except ActionsealError:
             continue
-        parts = [p for p in m.parts if isinstance(p, ToolCallPart)]
-        if not any(p.tool_call_id == ctx.tool_call_id for p in parts):
-            continue
-        calls = []
-        for p in parts:
-            try:
-                calls.append(TurnCall(p.tool_name, strict_args(p.args), p.tool_call_id))
-            except ActionsealError:
-                continue
-        return calls
-    return []
+    return calls
 
 
 @dataclass
