@@ -5,7 +5,7 @@ use crate::convert::with_value;
 use crate::error::to_py;
 use crate::profile::refuse;
 use crate::to_py;
-use actionseal_core::{Contract, Effect, Options};
+use actionseal_core::{Contract, Effect, Options, Requirement};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use std::hash::{Hash, Hasher};
@@ -161,10 +161,8 @@ impl PyContract {
         profile: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         refuse(action.py(), profile)?;
-        let py = action.py();
-        let requirement = with_value(action, &Options::default(), |a| self.0.review_action(a))?
-            .map_err(|e| to_py(py, &e))?;
-        to_py::requirement(py, &requirement)
+        let judged = with_value(action, &Options::default(), |a| self.0.review_action(a))?;
+        requirement(action.py(), judged)
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -207,8 +205,14 @@ pub(crate) fn requires_approval<'py>(
     contract: &Contract,
     args: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let py = args.py();
-    let requirement = with_value(args, &Options::default(), |a| contract.requires_approval(a))?
-        .map_err(|e| to_py(py, &e))?;
-    to_py::requirement(py, &requirement)
+    let judged = with_value(args, &Options::default(), |a| contract.requires_approval(a))?;
+    requirement(args.py(), judged)
+}
+
+/// `{"required", "rule"}` of what a contract judged, or its error raised.
+fn requirement(
+    py: Python<'_>,
+    judged: actionseal_core::Result<Requirement>,
+) -> PyResult<Bound<'_, PyAny>> {
+    to_py::requirement(py, &judged.map_err(|e| to_py(py, &e))?)
 }
