@@ -286,7 +286,7 @@ fn review_case(
 
 /// `action` with the value at `pointer` replaced by `with`.
 fn replaced_at(action: &OwnedValue, pointer: &str, with: Json) -> OwnedValue {
-    let mut v: Json = serde_json::from_str(&actionseal_core::canonicalize(action)).expect("JSON");
+    let mut v = from_core(action).expect("JSON");
     *v.pointer_mut(pointer).expect("the place") = with;
     core(&v)
 }
@@ -476,12 +476,12 @@ fn cases() -> Vec<Case> {
         ),
     ];
     // A reviewer's page judges the frozen action: its commitments held back, nothing else.
-    let card: Json = serde_json::from_str(&actionseal_core::canonicalize(
+    let card = from_core(
         action
             .value()
             .pointer("/args/card_number")
             .expect("the card"),
-    ))
+    )
     .expect("JSON");
     let required = json!({"required": true, "rule": "/approval"});
     out.extend([
