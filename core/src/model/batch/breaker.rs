@@ -127,6 +127,12 @@ fn window(times: &mut Vec<i64>, since: i64, keep: usize) {
 }
 
 impl Breaker {
+    /// The claims per minute that trip a breaker under `policy`, if any: without a rate,
+    /// [`Breaker::on_claim`] of a breaker that is not open changes nothing.
+    pub fn claim_rate(policy: Option<&BreakerPolicy>) -> Option<u32> {
+        policy.and_then(|p| p.max_claims_per_minute)
+    }
+
     /// A claim at `now`: refused while open ([`Code::BreakerOpen`]); `Tripped(ClaimRate)`
     /// when it would go over the claim rate, and the claim is then refused too.
     pub fn on_claim(&mut self, policy: Option<&BreakerPolicy>, now: i64) -> Result<Transition> {
@@ -136,7 +142,7 @@ impl Breaker {
                 "the batch's circuit breaker is open: a reviewer decides on the remainder first",
             ));
         }
-        let Some(rate) = policy.and_then(|p| p.max_claims_per_minute) else {
+        let Some(rate) = Breaker::claim_rate(policy) else {
             return Ok(Transition::None);
         };
         window(&mut self.claims, now - MINUTE_MS, rate as usize);

@@ -20,7 +20,7 @@ use crate::ops;
 use crate::ops::claim::{conclude, refused_claim, Checked, Decider, Extra};
 use crate::store::{storage, BatchRow, Done, ItemRow, LineageRow, TaskRow, Tx};
 use actionseal_core::batch::{
-    check_batch_with, policy_of, BreakerState, Policy, Semantics, Totals, Transition,
+    check_batch_with, policy_of, Breaker, BreakerState, Policy, Semantics, Totals, Transition,
 };
 use actionseal_core::ledger::request::Claim as ClaimRequest;
 use actionseal_core::ledger::{
@@ -106,13 +106,9 @@ fn count_claim(
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<Counted> {
-    // Without a claim rate a claim moves nothing (core's `on_claim`): both callers refused an
-    // open breaker already, so the breaker is neither read again nor written.
-    if p.breaker
-        .as_ref()
-        .and_then(|b| b.max_claims_per_minute)
-        .is_none()
-    {
+    // Without a claim rate a claim moves nothing: both callers refused an open breaker
+    // already, so the breaker is neither read again nor written.
+    if Breaker::claim_rate(p.breaker.as_ref()).is_none() {
         return Ok(Counted::Unchanged);
     }
     let mut br = breaker(l)?;
