@@ -323,6 +323,22 @@ def test_parallel_calls_make_one_review_and_each_runs_once(ledger):
     assert ledger.batch(batch)["totals"]["count"] == 3
 
 
+def test_a_turn_is_proposed_once_for_all_its_calls(ledger, monkeypatch):
+    seal, _, agent = setup(ledger, parallel(2500, 3000, 4000), contracts=BATCHED)
+    proposed = []
+    aturn = seal.aturn
+
+    async def counted(calls, t, **kw):
+        proposed.append([c.request_id for c in calls])
+        return await aturn(calls, t, **kw)
+
+    monkeypatch.setattr(seal, "aturn", counted)
+    r = run(agent, "refund the outage")
+    # Three calls gated, one proposal of their turn (not one per call), and one batch.
+    assert proposed == [["call_0", "call_1", "call_2"]]
+    assert len({r.output.metadata[f"call_{i}"]["batch"]["id"] for i in range(3)}) == 1
+
+
 def test_a_deselected_call_is_refused_and_the_others_run(ledger):
     _, ts, agent = setup(ledger, parallel(2500, 3000, 4000), contracts=BATCHED)
     r = run(agent, "refund the outage")

@@ -158,6 +158,15 @@ class TurnCall:
     request_id: str
 
 
+def batch_in(plan: Dict[str, Any], calls: Sequence[TurnCall], request_id: str) -> Optional[str]:
+    """The id of the batch a turn's ``plan`` (``Seal.plan``, ``Seal.turn``) puts the call
+    ``request_id`` of ``calls`` in, if any."""
+    for b in plan["batches"]:
+        if any(calls[i].request_id == request_id for i in b["calls"]):
+            return b["batch_id"]
+    return None
+
+
 Gate = Union[Run, Pause, Refuse]
 
 T = TypeVar("T")
@@ -298,11 +307,7 @@ class Seal:
     def batch_of(self, calls: Sequence[TurnCall], trusted: Trusted, *, job_id: str,
                  request_id: str) -> Optional[str]:
         """The id of the batch core puts the call ``request_id`` of this turn in, if any."""
-        plan = self.plan(calls, trusted, job_id=job_id)
-        for b in plan["batches"]:
-            if any(calls[i].request_id == request_id for i in b["calls"]):
-                return b["batch_id"]
-        return None
+        return batch_in(self.plan(calls, trusted, job_id=job_id), calls, request_id)
 
     def turn(self, calls: Sequence[TurnCall], trusted: Trusted, *, job_id: str) -> Dict[str, Any]:
         """Proposes a model turn's governed calls as soon as the model asks: each batch core

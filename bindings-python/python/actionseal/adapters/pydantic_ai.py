@@ -22,18 +22,21 @@ the frozen arguments, deferring for approval with Pydantic AI's own ``DeferredTo
 - The job is ``trusted(ctx).job_id`` (the app's conversation id: ``ctx.run_id`` changes on
   resume), the request the tool call id.
 - The model response's parallel calls are one turn (``Seal.turn``): where their contract has a
-  ``batch`` member, core puts the calls that need a person in one batch, proposed as the first
-  of them runs; every call's deferral names the batch, the reviewer decides it once, and each
-  call claims its own item on resume.
+  ``batch`` member, core puts the calls that need a person in one batch, proposed once, as the
+  first of them runs; every call's deferral names the batch, the reviewer decides it once, and
+  each call claims its own item on resume.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from .._actionseal import ActionsealError
-from ._common import Pause, Refuse, Seal, Trusted, TurnCall, contract, invalid_args, resumed, strict_args
+from .._actionseal import ActionsealError, canonicalize
+from ._common import (Pause, Refuse, Seal, Trusted, TurnCall, batch_in, contract, invalid_args, resumed,
+                      strict_args)
 
 try:
     from pydantic_ai import DeferredToolRequests, DeferredToolResults, ModelRetry, ToolApproved, ToolDenied
@@ -88,12 +91,19 @@ def _turn(ctx: Any) -> List[TurnCall]:
     return calls
 
 
+# A turn's proposal is wanted only while its calls are gated, which they are together.
+_TURNS_KEPT = 16
+
+
 @dataclass
 class SealedToolset(WrapperToolset):
     """Wraps a toolset; the tools ``seal`` has contracts for are governed, the others pass."""
 
     seal: Seal = None  # type: ignore[assignment]
     trusted: Callable[[Any], Trusted] = None  # type: ignore[assignment]
+    # The proposals of the last turns, by what they were made of (see ``_proposed``).
+    _turns: "OrderedDict[Tuple[Any, ...], asyncio.Future[Dict[str, Any]]]" = field(
+        default_factory=OrderedDict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.seal is None or self.trusted is None:
@@ -104,6 +114,26 @@ class SealedToolset(WrapperToolset):
         if not t.job_id:
             raise ValueError("pydantic_ai: trusted(ctx) must give a job_id (the app's conversation id)")
         return t
+
+    async def _proposed(self, calls: List[TurnCall], t: Trusted) -> Dict[str, Any]:
+        """The plan of a turn, proposed on the ledger once for all its calls: the first call
+        to ask proposes it, and the others (run concurrently) wait for that proposal instead
+        of making the same one again, which would build and look up the whole batch once per
+        call. A proposal that failed is forgotten, so that the next call makes it again."""
+        key = (repr(t), tuple((c.name, canonicalize(c.args), c.request_id) for c in calls))
+        proposal = self._turns.get(key)
+        if proposal is None:
+            proposal = asyncio.ensure_future(self.seal.aturn(calls, t, job_id=t.job_id))
+            self._turns[key] = proposal
+            while len(self._turns) > _TURNS_KEPT:
+                self._turns.popitem(last=False)
+        try:
+            # Shielded: a call cancelled while it waits does not cancel the others' proposal.
+            return await asyncio.shield(proposal)
+        except BaseException:
+            if proposal.done() and self._turns.get(key) is proposal:
+                del self._turns[key]
+            raise
 
     async def call_tool(self, name: str, tool_args: Dict[str, Any], ctx: Any, tool: Any) -> Any:
         if not self.seal.governs(name):
@@ -118,15 +148,15 @@ class SealedToolset(WrapperToolset):
             except ActionsealError as e:
                 raise ModelRetry(invalid_args(e, name).message) from None
         presented = to_jsonable_python(tool_args)
-        # The turn's parallel calls, batched where their contract allows: proposed together
-        # before the first of them is gated (again by each: the ledger returns a batch
-        # proposed before as it is), and named by every call's deferral.
+        # The turn's parallel calls, batched where their contract allows: proposed together,
+        # once, before the first of them is gated, and named by every call's deferral.
         batch = None
         calls = _turn(ctx)
         if len(calls) > 1:
-            if not ctx.tool_call_approved:
-                await self.seal.aturn(calls, t, job_id=t.job_id)
-            batch = self.seal.batch_of(calls, t, job_id=t.job_id, request_id=ctx.tool_call_id)
+            if ctx.tool_call_approved:
+                batch = self.seal.batch_of(calls, t, job_id=t.job_id, request_id=ctx.tool_call_id)
+            else:
+                batch = batch_in(await self._proposed(calls, t), calls, ctx.tool_call_id)
         gate = await self.seal.agate(name, presented, t, job_id=t.job_id, request_id=ctx.tool_call_id,
                                      batch_id=batch)
         if isinstance(gate, Pause):
