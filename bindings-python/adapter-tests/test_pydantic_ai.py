@@ -20,7 +20,7 @@ function = framework("pydantic_ai.models.function", DISTS)
 test_model = framework("pydantic_ai.models.test", DISTS)
 toolsets = framework("pydantic_ai.toolsets", DISTS)
 
-from actionseal import Ledger  # noqa: E402
+from actionseal import Contract, Ledger  # noqa: E402
 from actionseal.adapters import Seal, parse_message  # noqa: E402
 
 DeferredToolRequests, DeferredToolResults, ToolApproved = (
@@ -346,6 +346,16 @@ def test_a_deselected_call_is_refused_and_the_others_run(ledger):
     r2 = run(agent, message_history=r.all_messages(), deferred_tool_results=ts.deferred_results(r.output))
     assert sorted(a["amount_minor"] for _, a in BODY.ran) == [2500, 4000]
     assert ledger.task(tid("call_1"))["state"] != "succeeded" and r2.output == "done"
+
+
+def test_calls_under_a_contract_that_marks_values_sensitive_are_each_their_own_review(ledger):
+    # A batch would freeze the order ids in the clear: core plans none, and nothing is raised.
+    marked = Contract({**BATCHED["refund_create"].document, "sensitive": {"/args/order_id": "order_ref"}})
+    _, ts, agent = setup(ledger, parallel(2500, 3000, 4000), contracts={**BATCHED, "refund_create": marked})
+    r = run(agent, "refund the outage")
+    shown = [r.output.metadata[f"call_{i}"] for i in range(3)]
+    assert len({s["approval_id"] for s in shown}) == 3 and all("batch" not in s for s in shown)
+    assert all("order-" not in str(s["action"]["args"]["order_id"]) for s in shown)
 
 
 def test_without_a_batch_member_each_call_is_its_own_review(ledger):

@@ -412,7 +412,10 @@ export type ErrorCode =
    * of the wrong shape, or a deselection naming no item or every item.
    */
   | 'invalid_batch'
-  /** The tool's contract has no `batch` member, so its calls are approved one at a time. */
+  /**
+   * The tool's contract has no `batch` member (or marks values sensitive, which a batch would
+   * freeze in the clear), so its calls are approved one at a time.
+   */
   | 'batch_not_allowed'
   /** A batch has more items than the contract's `batch.max_items` lets one decision cover. */
   | 'batch_too_large'
@@ -633,8 +636,8 @@ export interface ContractDocument {
   /** The longest an approval may hold (`expires_at - decided_at`), in milliseconds. */
   max_approval_ms?: number
   /**
-   * Allows batches of the tool's calls, decided once, and bounds them; without it a batch is
-   * `batch_not_allowed`.
+   * Allows batches of the tool's calls, decided once, and bounds them; without it, or beside
+   * `sensitive`, a batch is `batch_not_allowed`.
    */
   batch?: BatchPolicy
   /**

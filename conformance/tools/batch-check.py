@@ -217,6 +217,9 @@ def check_build(v, expect):
     policy = contract.get("batch")
     if policy is None:
         return want(expect.get("error") == "batch_not_allowed", "a contract without batch must refuse")
+    if "sensitive" in contract:
+        return want(expect.get("error") == "batch_not_allowed",
+                    "a contract that marks values sensitive must refuse a batch (it would freeze them in the clear)")
     if semantics not in ("all_or_nothing", "per_item"):
         return want(expect.get("error") == "invalid_batch", "an unknown semantics must refuse")
     max_items, caps = caps_in_force(policy, server)

@@ -349,7 +349,8 @@ codes! {
     /// tenant, two items with the same task identity, an unknown semantics, a header or an
     /// inclusion proof of the wrong shape, or a deselection naming no item or every item.
     InvalidBatch => "invalid_batch",
-    /// The tool's contract has no `batch` member, so its calls are approved one at a time.
+    /// The tool's contract has no `batch` member (or marks values sensitive, which a batch
+    /// would freeze in the clear), so its calls are approved one at a time.
     BatchNotAllowed => "batch_not_allowed",
     /// A batch has more items than the contract's `batch.max_items` lets one decision cover.
     BatchTooLarge => "batch_too_large",

@@ -48,7 +48,6 @@ impl Ledger {
             .load(contract)
             .map_err(|e| e.in_key("contract"))?;
         batch::check_decidable(&contract)?;
-        crate::sensitive::refuse_batch(&contract)?;
         let built = actionseal_core::batch::Batch::build(
             &contract,
             semantics,

@@ -118,18 +118,6 @@ fn with_salts(
     Ok((Action::from_value(&envelope)?, disclosures))
 }
 
-/// Refuses a batch under a contract with sensitive values, which the ledger does not commit
-/// yet: its items would be stored in the clear.
-pub(crate) fn refuse_batch(contract: &Contract) -> Result<()> {
-    match contract.sensitive() {
-        None => Ok(()),
-        Some(_) => Err(Error::new(
-            Code::InvalidRequest,
-            "a batch under a contract that marks values sensitive is not supported yet",
-        )),
-    }
-}
-
 impl Ledger {
     /// Shreds every disclosure of task `task_id` (an audited `shredded` event by `actor`,
     /// naming places and classes), then scrubs what the engine keeps of the old values (see

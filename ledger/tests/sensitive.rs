@@ -7,6 +7,7 @@
 
 mod common;
 
+use actionseal_core::batch::Semantics;
 use actionseal_core::evidence::verify_evidence;
 use actionseal_core::ledger::{Observed, Reported};
 use actionseal_core::sensitive::{reveal, Coverage};
@@ -127,6 +128,42 @@ fn a_task_is_frozen_committed_and_its_values_kept_apart() {
         let plain = refund("job-2", "req-1", 2500);
         let p = l.propose(&plain, &refund_contract(), "agent").unwrap();
         assert_eq!(canonicalize(p.action.value()), canonicalize(&plain));
+    }
+}
+
+#[test]
+fn a_batch_under_a_contract_that_marks_values_sensitive_is_refused_and_stores_nothing() {
+    // A batch freezes its items as given: their values would be kept in the clear.
+    let mut text = canonicalize(&sensitive_contract());
+    text.insert_str(text.len() - 1, r#","batch":{"max_items":10}"#);
+    let contract = json(&text);
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let actions: Vec<OwnedValue> = (1..=3)
+            .map(|i| {
+                let args = format!(
+                    r#"{{"order_id": "order-{i}", "amount_minor": 2500, "currency": "USD",
+                        "customer_email": "{EMAIL}", "card_number": "{CARD}"}}"#
+                );
+                action(&contract, &args, "job-batch", &format!("req-{i}"))
+            })
+            .collect();
+        let e = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap_err();
+        assert_eq!(e.code(), Code::BatchNotAllowed, "{engine:?}: {e}");
+        assert!(
+            db.texts("SELECT id FROM ledger_tasks").is_empty(),
+            "{engine:?}"
+        );
+        assert!(found(&db, EMAIL).is_empty(), "{engine:?}");
+        // Each call proposed on its own is committed as usual.
+        let t = l.propose(&actions[0], &contract, "agent").unwrap();
+        assert!(
+            !canonicalize(t.action.value()).contains(EMAIL),
+            "{engine:?}"
+        );
     }
 }
 

@@ -27,7 +27,7 @@ pub fn shapes() -> Vec<Shape> {
                 },
                 Field {
                     optional: true,
-                    ..field("batch", Ty::Shape("BatchPolicy"), "Allows batches of the tool's calls, decided once, and bounds them; without it a batch is `batch_not_allowed`.")
+                    ..field("batch", Ty::Shape("BatchPolicy"), "Allows batches of the tool's calls, decided once, and bounds them; without it, or beside `sensitive`, a batch is `batch_not_allowed`.")
                 },
                 optional("sensitive", Ty::Map(Box::new(Ty::Str)), "The arguments' sensitive values: JSON Pointers into the action (`/args/...`, `*` for every element of an array), each with the class a retention policy names. Each such value is frozen as a salted commitment and travels beside the action as a disclosure."),
             ],

@@ -65,17 +65,27 @@ impl Semantics {
 }
 
 /// The batch policy in force for `contract`'s calls: its own, narrowed by the server's;
-/// [`Code::BatchNotAllowed`] when the contract has none.
+/// [`Code::BatchNotAllowed`] when the contract has none, or marks values sensitive: a batch
+/// freezes its items as given, so their values would be kept in the clear wherever the batch
+/// is, where a single call's are committed (see [`crate::sensitive`]).
 pub fn policy_of(contract: &Contract, server: Option<&Policy>) -> Result<Policy> {
-    let own = contract.batch().ok_or_else(|| {
+    let refused = |why: &str| {
         Error::new(
             Code::BatchNotAllowed,
             format!(
-                "the contract of {:?} has no batch member: its calls are decided one at a time",
+                "the contract of {:?} {why}: its calls are decided one at a time",
                 contract.tool()
             ),
         )
-    })?;
+    };
+    let own = contract
+        .batch()
+        .ok_or_else(|| refused("has no batch member"))?;
+    if contract.sensitive().is_some() {
+        return Err(refused(
+            "marks values sensitive, which a batch would freeze in the clear",
+        ));
+    }
     Ok(match server {
         Some(s) => own.narrow(s),
         None => own.clone(),

@@ -91,9 +91,9 @@ def sensitive(contract: Contract, places: dict) -> Contract:
 
 CONTRACTS = {
     "refund_create": contract_for_tool(refund_create, approval=REFUND_RULE, cost_minor=25),
-    # A separate tool, not refund_create with an e-mail: the ledger refuses a batch under a
-    # contract with sensitive values (invalid_request: it does not commit a batch's items yet),
-    # and the desk batches refund_create.
+    # A separate tool, not refund_create with an e-mail: a contract that marks values sensitive
+    # allows no batch (batch_not_allowed: a batch would freeze them in the clear), and the desk
+    # batches refund_create.
     "refund_receipt": sensitive(contract_for_tool(refund_receipt, approval=REFUND_RULE, cost_minor=25), SENSITIVE),
     "refund_large": contract_for_tool(refund_large, approval=FOUR_EYES, cost_minor=25),
     "order_search": contract_for_tool(order_search, approval="never", effect="read"),

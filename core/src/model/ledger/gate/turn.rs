@@ -125,7 +125,7 @@ fn read_call(v: &Value<'_>) -> Result<Call> {
         .map_err(|e| e.in_key("action"))?
         .required;
     Ok(Call {
-        joins: needs_person && contract.batch().is_some(),
+        joins: needs_person && crate::batch::policy_of(&contract, None).is_ok(),
         contract,
         action: action.clone().into_owned(),
     })

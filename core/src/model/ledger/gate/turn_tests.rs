@@ -107,6 +107,27 @@ fn a_group_over_the_contracts_caps_is_reviewed_call_by_call() {
 }
 
 #[test]
+fn calls_under_a_contract_that_marks_values_sensitive_are_reviewed_call_by_call() {
+    // A batch would freeze the order ids in the clear: no batch is planned (and one proposed
+    // anyway is `batch_not_allowed`, which leaves its calls alone).
+    let mut text = canonicalize(&refund(50));
+    text.insert_str(
+        text.len() - 1,
+        r#","sensitive":{"/args/order_id":"order_ref"}"#,
+    );
+    let marked = json(&text);
+    let calls = [call(&marked, 0, 2500), call(&marked, 1, 4000)];
+    assert_eq!(batches(&turn(&calls)), Vec::<Vec<usize>>::new());
+    let actions: Vec<OwnedValue> = calls
+        .iter()
+        .map(|c| c.pointer("/action").unwrap().clone())
+        .collect();
+    let c = Contract::from_value(&marked).unwrap();
+    let e = Batch::build(&c, Semantics::PerItem, &actions, None).unwrap_err();
+    assert_eq!(e.code().as_str(), "batch_not_allowed");
+}
+
+#[test]
 fn a_batch_the_ledger_refuses_leaves_its_calls_alone_and_other_errors_are_raised() {
     for (code, expect) in [
         ("batch_not_allowed", Gate::Alone),
