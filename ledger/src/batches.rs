@@ -9,7 +9,9 @@ use actionseal_core::batch::Semantics;
 use actionseal_core::ledger::{
     batch_id, check_identity, request, BatchEnvelope, Observed, Presented, Reported,
 };
-use actionseal_core::{Action, Code, Error, Result, Value};
+#[cfg(doc)]
+use actionseal_core::Code;
+use actionseal_core::{Action, Result, Value};
 
 /// A claim of a whole all-or-nothing batch: every item's action as the executor is about to
 /// dispatch it, in the batch's order, with the facts, identity, lease, budget and proof
@@ -223,24 +225,6 @@ impl Ledger {
             let (l, b) = batch::lock(tx, id)?;
             let items = batch::locked_items(tx, &b)?;
             batch::view(&b, &l, &items)
-        })
-    }
-
-    /// A claim request's own checks, and the proof the ledger's policy requires of it.
-    fn checked_claim<'v, 'a>(&self, r: &ClaimRequest<'v, 'a>) -> Result<ClaimRequest<'v, 'a>> {
-        check_identity("executor", r.executor)?;
-        if let Some(b) = r.budget {
-            check_identity("budget", b)?;
-        }
-        if r.lease_ms <= 0 || r.lease_ms > actionseal_core::MAX_SAFE_INTEGER / 2 {
-            return Err(Error::new(
-                Code::InvalidRequest,
-                format!("a lease is a positive number of ms, not {}", r.lease_ms),
-            ));
-        }
-        Ok(ClaimRequest {
-            proof: r.proof.max(self.requirement()),
-            ..*r
         })
     }
 }

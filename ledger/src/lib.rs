@@ -455,6 +455,16 @@ impl Ledger {
     /// own records (facts naming `proposer` or `amended_by` are [`Code::InvalidContext`]);
     /// the claim carries the set ([`Claim::approvals`]).
     pub fn claim(&self, r: &ClaimRequest<'_, '_>) -> Result<ClaimOutcome> {
+        let r = self.checked_claim(r)?;
+        self.write(|tx, now| {
+            let done = ops::claim::run(tx, now, &r, &self.contracts)?;
+            ops::with_quorum(tx, &self.contracts, done)
+        })
+    }
+
+    /// A claim request's own checks, and the proof the ledger's policy requires of it (its
+    /// own may require more of the decision than the request does).
+    fn checked_claim<'v, 'a>(&self, r: &ClaimRequest<'v, 'a>) -> Result<ClaimRequest<'v, 'a>> {
         check_identity("executor", r.executor)?;
         if let Some(b) = r.budget {
             check_identity("budget", b)?;
@@ -465,14 +475,9 @@ impl Ledger {
                 format!("a lease is a positive number of ms, not {}", r.lease_ms),
             ));
         }
-        // The ledger's own policy may require more of the decision than the request does.
-        let r = ClaimRequest {
+        Ok(ClaimRequest {
             proof: r.proof.max(self.requirement()),
             ..*r
-        };
-        self.write(|tx, now| {
-            let done = ops::claim::run(tx, now, &r, &self.contracts)?;
-            ops::with_quorum(tx, &self.contracts, done)
         })
     }
 
