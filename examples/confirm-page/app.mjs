@@ -13,6 +13,7 @@ import * as batches from "./batch.mjs";
 import * as passkeys from "./passkey.mjs";
 import { loadCore } from "./core.mjs";
 import { argumentRows, contractFacts, download, el, errorDetails, fact, ruleText, showDigest, showScalar, showString } from "./render.mjs";
+import { markSensitiveRows, revealForReview, sensitiveFacts, sensitivePlaces, sensitiveState } from "./sensitive.mjs";
 import { showQuorum } from "./quorum.mjs";
 import { showSigned } from "./signature.mjs";
 
@@ -150,15 +151,21 @@ function load(input, source) {
   if (!isObject(request) || !("action" in request) || !("contract" in request)) {
     return problem(`Could not load ${source}: a pending request is {"action": …, "contract": …} or {"batch": …}.`);
   }
-  const extra = Object.keys(request).find((k) => !["action", "contract", "signed", "keys", "quorum"].includes(k));
+  const extra = Object.keys(request).find((k) => !["action", "contract", "disclosures", "signed", "keys", "quorum"].includes(k));
   if (extra !== undefined) {
-    return problem(`Could not load ${source}: it has a member "${extra}" besides "action", "contract", "signed", "keys" and "quorum".`);
+    return problem(`Could not load ${source}: it has a member "${extra}" besides "action", "contract", "disclosures", "signed", "keys" and "quorum".`);
+  }
+  const disclosures = request.disclosures ?? [];
+  if (!Array.isArray(disclosures) || !disclosures.every((d) => typeof d === "string")) {
+    return problem(`Could not load ${source}: "disclosures" is a list of the disclosures' texts.`);
   }
 
   const { action } = request;
   let contract = null;
   let error = null;
   let need = null;
+  let shown = action;
+  let places = [];
   try {
     contract = new api.Contract(request.contract);
   } catch (err) {
@@ -173,7 +180,26 @@ function load(input, source) {
       error = { where: "action", err };
     }
   }
-  current = { request, action, contract, need, fingerprint: api.fingerprint(action), error };
+  if (error === null) {
+    // Each disclosure given is checked against the commitment at its place before its value
+    // is shown. One that does not open its commitment shows no value at all, and the action
+    // cannot be approved here. The rule is then judged with the values disclosed.
+    const opened = revealForReview(api.revealAction, contract, action, disclosures);
+    places = sensitivePlaces(contract.document, action, opened.action);
+    if (opened.error !== null) {
+      error = { where: "disclosures", err: opened.error };
+    } else if (opened.action !== action) {
+      // A disclosed value is validated in the clear too: a commitment to a value the contract
+      // refuses is refused here, whoever made it.
+      shown = opened.action;
+      try {
+        need = contract.reviewAction(shown);
+      } catch (err) {
+        error = { where: "action", err };
+      }
+    }
+  }
+  current = { request, action, shown, places, contract, need, fingerprint: api.fingerprint(action), error };
   $("load-status").textContent = `Loaded ${source}.`;
   show(current);
 }
@@ -225,11 +251,17 @@ function show(c) {
   $("short-fingerprint").textContent = api.shortFingerprint(fingerprint);
   $("fingerprint").replaceChildren(showDigest(fingerprint));
 
-  const args = isObject(envelope.args) ? envelope.args : null;
+  // The arguments with the values this page opened; the fingerprint is the frozen action's.
+  const args = isObject(envelope.args) ? c.shown.args : null;
   const rows = args === null ? [] : argumentRows(args);
   $("args").replaceChildren(
     ...(rows.length > 0 ? rows : [el("tr", "", cell(args === null ? "The action has no argument object." : "No arguments."))]),
   );
+  markSensitiveRows($("args"), c.places);
+  const opening = error?.where === "disclosures" ? error.err : null;
+  $("sensitive").hidden = c.places.length === 0;
+  $("sensitive-list").replaceChildren(...sensitiveFacts(c.places, opening));
+  $("sensitive").dataset.state = sensitiveState(c.places, opening);
 
   showContract(contract, error?.where === "contract" ? error.err : null);
   showSigned(api, $("signed"), c.request, fingerprint);
@@ -326,7 +358,10 @@ function showVerdict(c) {
   const decision = $("decision-error");
   if (c.error !== null) {
     setState("invalid");
-    const what = c.error.where === "contract" ? "The contract in this request is not valid" : "This action does not satisfy its contract";
+    const what = {
+      contract: "The contract in this request is not valid",
+      disclosures: "A sensitive value's disclosure does not open its commitment",
+    }[c.error.where] ?? "This action does not satisfy its contract";
     banner.className = "banner bad";
     banner.replaceChildren(el("strong", "", `✕ ${what}.`), " It cannot be approved; the executor would refuse it too.");
     decision.hidden = false;

@@ -526,6 +526,54 @@ try {
     assert.equal(await page.locator('#approve').count(), 0)
   })
 
+  await step('a sensitive value disclosed to the page: checked in WebAssembly, shown and marked; another task\'s disclosure is refused', async () => {
+    const contract = { ...request.contract, sensitive: { '/args/reason': 'pii' } }
+    const ids = { tenant: 'tenant-a', subject: 'user:alice', job_id: 'job-1', request_id: 'req-1', policy_version: 'p1' }
+    const args = { ...request.action.args, reason: 'card stolen' }
+    const { action, disclosures } = addon.commitAction(contract, args, ids)
+    const load = async (req, state) => {
+      await page.goto(pageUrl)
+      await page.waitForSelector('body[data-state="empty"]')
+      await page.click('.paste summary')
+      await page.fill('#request-text', JSON.stringify(req))
+      await page.click('#load-text')
+      await page.waitForSelector(`body[data-state="${state}"]`)
+    }
+    // Without its disclosure the value is not on the page; the place says so.
+    await load({ action, contract }, 'ready')
+    assert.equal(await page.getAttribute('#sensitive', 'data-state'), 'committed')
+    assert.ok((await text('#sensitive-list')).includes('not disclosed to this page'))
+    // With it: the value, checked, in the arguments and beside its commitment; the fingerprint
+    // is still the frozen action's, which is what an approval binds.
+    await load({ action, contract, disclosures }, 'ready')
+    assert.equal(await page.getAttribute('#sensitive', 'data-state'), 'disclosed')
+    const row = page.locator('#args tr[data-pointer="/reason"]')
+    assert.ok((await row.getAttribute('class')).includes('sensitive'))
+    assert.ok((await row.textContent()).includes('card stolen') && (await row.textContent()).includes('sensitive · pii'))
+    assert.ok((await text('#sensitive-list')).includes(action.args.reason._sd))
+    assert.equal(await text('#fingerprint'), addon.fingerprint(action))
+    assert.ok((await text('#banner')).includes('The action satisfies its contract'), await text('#banner'))
+    await screenshot('sensitive-disclosed')
+    // The same value committed for another task: its disclosure does not open this commitment.
+    const other = addon.commitAction(contract, args, { ...ids, request_id: 'req-2' })
+    await load({ action, contract, disclosures: other.disclosures }, 'invalid')
+    const error = await text('#decision-error')
+    assert.ok(error.includes('disclosure_mismatch'), error)
+    assert.equal(await page.getAttribute('#sensitive', 'data-state'), 'error')
+    assert.ok(!(await page.content()).includes('card stolen'), 'no value is shown when a disclosure fails')
+    assert.equal(await page.locator('#approve').count(), 0)
+    // A commitment made by hand to a value the contract refuses (201 characters, over the
+    // reason's maxLength), with its disclosure: the disclosure opens it, and the value is
+    // refused in the clear as a proposal's would be.
+    const long = 'x'.repeat(201)
+    const disclosure = Buffer.from(JSON.stringify([Buffer.alloc(16, 7).toString('base64url'), '/args/reason', long])).toString('base64url')
+    const forged = { ...action, args: { ...action.args, reason: { _sd: `sha256:${createHash('sha256').update(disclosure).digest('hex')}` } } }
+    await load({ action: forged, contract, disclosures: [disclosure] }, 'invalid')
+    const refused = await text('#decision-error')
+    assert.ok(refused.includes('/args/reason') && !refused.includes('disclosure_'), refused)
+    assert.equal(await page.locator('#approve').count(), 0)
+  })
+
   await step('served as the README says, by python3 -m http.server', async () => {
     const python = spawn('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '0'], { cwd: repo, stdio: ['ignore', 'pipe', 'ignore'] })
     try {

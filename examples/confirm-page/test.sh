@@ -44,5 +44,8 @@ node -e 'require(process.argv[1]).fingerprint({})' "$root/bindings-node"
 step "Rust: the CLI"
 cargo build -q -p actionseal-cli
 
+step "the sensitive values' module in Node"
+node --test "$here/sensitive.test.mjs"
+
 step "the page in headless Chromium"
 node "$here/test.mjs"

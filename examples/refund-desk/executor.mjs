@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 // What the log shows of an action's arguments: no value its contract marks sensitive (issue 29).
-import { masked } from './page/sensitive.mjs'
+import { masked } from '../confirm-page/sensitive.mjs'
 
 const here = dirname(new URL(import.meta.url).pathname)
 const { Ledger, verifyProof, verifyDelegation, batchVerifyDecision, batchVerifyItem, canonicalize, fingerprint, shortFingerprint, revealAction } =

@@ -21,7 +21,7 @@ import { historyItems } from "/page/history.mjs";
 import { showTasks } from "/page/list.mjs";
 import { assert as passkeyAssert, register as passkeyRegister } from "/page/passkey.mjs";
 import { flagBadge, flagsOf, oneLine, reviewFacts } from "/page/review.mjs";
-import { revealForReview, sensitivePlaces } from "/page/sensitive.mjs";
+import { markSensitiveRows, revealForReview, sensitiveFacts, sensitivePlaces, sensitiveState } from "/confirm-page/sensitive.mjs";
 
 const $ = (id) => document.getElementById(id);
 await init();
@@ -172,26 +172,11 @@ async function refreshList() {
 }
 
 /** The mark of a sensitive value: its class, and whether the page holds it checked. */
-function sensitiveMark(p) {
-  const mark = el("span", `tag sensitive ${p.disclosed ? "ok" : ""}`, `sensitive · ${p.class}`);
-  mark.title = p.disclosed ? "disclosed to this page and checked against its commitment in WebAssembly"
-    : "frozen as a commitment: the value is not on this page";
-  return mark;
-}
-
 /** Each sensitive place of the task: its commitment, and its value once checked, or why not. */
 function showSensitive(places, error, shredded) {
   $("d-sensitive").hidden = places.length === 0;
-  const state = (p) => {
-    if (error) return el("span", "problem", `not shown: a disclosure does not open its commitment (${error.code} at ${error.path})`);
-    if (p.disclosed) return [showString(p.value).node, " ", el("span", "tag ok", "checked in WebAssembly against its commitment")];
-    return shredded ? "shredded by the ledger: the value is gone" : "not disclosed to this page";
-  };
-  $("d-sensitive-list").replaceChildren(...places.flatMap((p) => [
-    el("dt", "", el("code", "", p.pointer), " ", sensitiveMark(p)),
-    el("dd", "", el("code", "digest", p.commitment), el("br"), ...[state(p)].flat()),
-  ]));
-  $("d-sensitive").dataset.state = error ? "error" : places.every((p) => p.disclosed) ? "disclosed" : shredded ? "shredded" : "committed";
+  $("d-sensitive-list").replaceChildren(...sensitiveFacts(places, error, shredded));
+  $("d-sensitive").dataset.state = sensitiveState(places, error, shredded);
 }
 
 function digestCode(node, digest) {
@@ -301,11 +286,7 @@ async function refreshDetail({ focus = false } = {}) {
   $("d-decided").dataset.decision = t.approval?.decision ?? "";
 
   $("d-args").replaceChildren(...argumentRows(opened.action.args));
-  for (const p of places) {
-    const row = $("d-args").querySelector(`tr[data-pointer="${CSS.escape(p.pointer.slice("/args".length))}"]`);
-    row?.classList.add("sensitive");
-    row?.lastElementChild.append(" ", sensitiveMark(p));
-  }
+  markSensitiveRows($("d-args"), places);
   $("d-contract").replaceChildren(...contractFacts(contract));
   $("d-ids").replaceChildren(
     ...fact("tenant · subject", showString(t.action.tenant).node, " · ", showString(t.action.subject).node),

@@ -1,9 +1,12 @@
-// Values a contract marks sensitive (issue 29), as the reviewer sees them. The ledger froze each
-// as a commitment, {"_sd": "sha256:<hex>"}, and keeps its disclosure apart; the page shows each
-// place marked sensitive with its class and its commitment, and, for each disclosure it is
-// given, the value once WebAssembly checked it against the commitment at its place (core's
-// reveal, coverage "given": the places without a disclosure stay committed). A disclosure that
-// does not open its commitment is an error on the page, with its code, and no value is shown.
+// Values a contract marks sensitive (issue 29), as a reviewer's page shows them: this page's and
+// the refund desk's. The ledger froze each as a commitment, {"_sd": "sha256:<hex>"}, and keeps
+// its disclosure apart; a page shows each place marked sensitive with its class and its
+// commitment, and, for each disclosure it is given, the value once WebAssembly checked it
+// against the commitment at its place (core's reveal, coverage "given": the places without a
+// disclosure stay committed). A disclosure that does not open its commitment is an error on the
+// page, with its code, and no value is shown.
+
+import { el, showString } from "./render.mjs";
 
 /** RFC 6901 tokens of a pointer below /args/ (`*` kept: every element of an array). */
 function tokens(pointer) {
@@ -67,5 +70,44 @@ export function revealForReview(reveal, contract, committed, disclosures) {
     return { action: reveal(contract, committed, disclosures, "given"), error: null };
   } catch (e) {
     return { action: committed, error: { code: e.code, path: e.path, message: e.message } };
+  }
+}
+
+/** The mark beside a sensitive place: its class, and whether this page checked its value. */
+export function sensitiveMark(p) {
+  const mark = el("span", `tag sensitive ${p.disclosed ? "ok" : ""}`, `sensitive · ${p.class}`);
+  mark.title = p.disclosed ? "disclosed to this page and checked against its commitment in WebAssembly"
+    : "frozen as a commitment: the value is not on this page";
+  return mark;
+}
+
+/**
+ * Each sensitive place as a term and its description (for a `<dl>`): its pointer and mark, its
+ * commitment, and its value once checked, or why there is none (`error`: a disclosure that did
+ * not open its commitment; `shredded`: the ledger destroyed the values).
+ */
+export function sensitiveFacts(places, error, shredded = false) {
+  const state = (p) => {
+    if (error) return el("span", "problem", `not shown: a disclosure does not open its commitment (${error.code} at ${error.path})`);
+    if (p.disclosed) return [showString(p.value).node, " ", el("span", "tag ok", "checked in WebAssembly against its commitment")];
+    return shredded ? "shredded by the ledger: the value is gone" : "not disclosed to this page";
+  };
+  return places.flatMap((p) => [
+    el("dt", "", el("code", "", p.pointer), " ", sensitiveMark(p)),
+    el("dd", "", el("code", "digest", p.commitment), el("br"), ...[state(p)].flat()),
+  ]);
+}
+
+/** What the places' values are on the page, as a `data-state`. */
+export function sensitiveState(places, error, shredded = false) {
+  return error ? "error" : places.every((p) => p.disclosed) ? "disclosed" : shredded ? "shredded" : "committed";
+}
+
+/** Marks each row of an arguments table (`argumentRows`) that holds a sensitive place. */
+export function markSensitiveRows(table, places) {
+  for (const p of places) {
+    const row = table.querySelector(`tr[data-pointer="${CSS.escape(p.pointer.slice("/args".length))}"]`);
+    row?.classList.add("sensitive");
+    row?.lastElementChild.append(" ", sensitiveMark(p));
   }
 }

@@ -1,6 +1,6 @@
 // The page's view of sensitive values (sensitive.mjs), in Node with the addon's Contract,
-// commitAction and revealAction (the page uses the wasm package's, the same core):
-// `node --test examples/refund-desk/page/`.
+// commitAction and revealAction (the pages use the wasm package's, the same core):
+// `node --test examples/confirm-page/sensitive.test.mjs`.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { masked, revealForReview, sensitivePlaces } from "./sensitive.mjs";
 
-const repo = join(fileURLToPath(import.meta.url), "..", "..", "..", "..");
+const repo = join(fileURLToPath(import.meta.url), "..", "..", "..");
 const { Contract, commitAction, revealAction } = createRequire(import.meta.url)(join(repo, "bindings-node", "index.js"));
 
 const DOC = {
