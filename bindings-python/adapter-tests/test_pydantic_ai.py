@@ -324,7 +324,7 @@ def test_parallel_calls_make_one_review_and_each_runs_once(ledger):
 
 
 def test_a_turn_is_proposed_once_for_all_its_calls(ledger, monkeypatch):
-    seal, _, agent = setup(ledger, parallel(2500, 3000, 4000), contracts=BATCHED)
+    seal, ts, agent = setup(ledger, parallel(2500, 3000, 4000), contracts=BATCHED)
     proposed = []
     aturn = seal.aturn
 
@@ -336,7 +336,21 @@ def test_a_turn_is_proposed_once_for_all_its_calls(ledger, monkeypatch):
     r = run(agent, "refund the outage")
     # Three calls gated, one proposal of their turn (not one per call), and one batch.
     assert proposed == [["call_0", "call_1", "call_2"]]
-    assert len({r.output.metadata[f"call_{i}"]["batch"]["id"] for i in range(3)}) == 1
+    batches = {r.output.metadata[f"call_{i}"]["batch"]["id"] for i in range(3)}
+    assert len(batches) == 1
+    # On resume the turn is planned once for its three calls, and proposed no more.
+    planned = []
+    plan = seal.plan
+
+    def counted_plan(calls, t, **kw):
+        planned.append([c.request_id for c in calls])
+        return plan(calls, t, **kw)
+
+    monkeypatch.setattr(seal, "plan", counted_plan)
+    decide_batch(ledger, batches.pop())
+    r2 = run(agent, message_history=r.all_messages(), deferred_tool_results=ts.deferred_results(r.output))
+    assert r2.output == "done" and len(BODY.ran) == 3
+    assert planned == [["call_0", "call_1", "call_2"]] and len(proposed) == 1
 
 
 def test_a_deselected_call_is_refused_and_the_others_run(ledger):

@@ -91,8 +91,13 @@ def _turn(ctx: Any) -> List[TurnCall]:
     return calls
 
 
-# A turn's proposal is wanted only while its calls are gated, which they are together.
+# A turn's plan is wanted only while its calls are gated, which they are together.
 _TURNS_KEPT = 16
+
+
+async def _planned(seal: Seal, calls: List[TurnCall], t: Trusted) -> Dict[str, Any]:
+    """``Seal.plan`` of a turn, which touches no ledger, as ``_plan`` awaits it."""
+    return seal.plan(calls, t, job_id=t.job_id)
 
 
 @dataclass
@@ -101,7 +106,7 @@ class SealedToolset(WrapperToolset):
 
     seal: Seal = None  # type: ignore[assignment]
     trusted: Callable[[Any], Trusted] = None  # type: ignore[assignment]
-    # The proposals of the last turns, by what they were made of (see ``_proposed``).
+    # The plans (and proposals) of the last turns, by what they were made of (see ``_plan``).
     _turns: "OrderedDict[Tuple[Any, ...], asyncio.Future[Dict[str, Any]]]" = field(
         default_factory=OrderedDict, init=False, repr=False, compare=False)
 
@@ -115,23 +120,25 @@ class SealedToolset(WrapperToolset):
             raise ValueError("pydantic_ai: trusted(ctx) must give a job_id (the app's conversation id)")
         return t
 
-    async def _proposed(self, calls: List[TurnCall], t: Trusted) -> Dict[str, Any]:
-        """The plan of a turn, proposed on the ledger once for all its calls: the first call
-        to ask proposes it, and the others (run concurrently) wait for that proposal instead
-        of making the same one again, which would build and look up the whole batch once per
-        call. A proposal that failed is forgotten, so that the next call makes it again."""
-        key = (repr(t), tuple((c.name, canonicalize(c.args), c.request_id) for c in calls))
-        proposal = self._turns.get(key)
-        if proposal is None:
-            proposal = asyncio.ensure_future(self.seal.aturn(calls, t, job_id=t.job_id))
-            self._turns[key] = proposal
+    async def _plan(self, calls: List[TurnCall], t: Trusted, *, propose: bool) -> Dict[str, Any]:
+        """The plan of a turn (``propose``: also proposed on the ledger), made once for all its
+        calls: the first call to ask makes it, and the others (run concurrently) wait for it
+        instead of making the same one again, which would build the whole batch (and look it up
+        on the ledger) once per call. One that failed is forgotten, so that the next call makes
+        it again."""
+        key = (propose, repr(t), tuple((c.name, canonicalize(c.args), c.request_id) for c in calls))
+        plan = self._turns.get(key)
+        if plan is None:
+            made = self.seal.aturn(calls, t, job_id=t.job_id) if propose else _planned(self.seal, calls, t)
+            plan = asyncio.ensure_future(made)
+            self._turns[key] = plan
             while len(self._turns) > _TURNS_KEPT:
                 self._turns.popitem(last=False)
         try:
-            # Shielded: a call cancelled while it waits does not cancel the others' proposal.
-            return await asyncio.shield(proposal)
+            # Shielded: a call cancelled while it waits does not cancel the others' plan.
+            return await asyncio.shield(plan)
         except BaseException:
-            if proposal.done() and self._turns.get(key) is proposal:
+            if plan.done() and self._turns.get(key) is plan:
                 del self._turns[key]
             raise
 
@@ -153,10 +160,9 @@ class SealedToolset(WrapperToolset):
         batch = None
         calls = _turn(ctx)
         if len(calls) > 1:
-            if ctx.tool_call_approved:
-                batch = self.seal.batch_of(calls, t, job_id=t.job_id, request_id=ctx.tool_call_id)
-            else:
-                batch = batch_in(await self._proposed(calls, t), calls, ctx.tool_call_id)
+            # On resume the turn was proposed already: its plan is enough.
+            plan = await self._plan(calls, t, propose=not ctx.tool_call_approved)
+            batch = batch_in(plan, calls, ctx.tool_call_id)
         gate = await self.seal.agate(name, presented, t, job_id=t.job_id, request_id=ctx.tool_call_id,
                                      batch_id=batch)
         if isinstance(gate, Pause):
