@@ -13,7 +13,7 @@ import * as batches from "./batch.mjs";
 import * as passkeys from "./passkey.mjs";
 import { loadCore } from "./core.mjs";
 import { argumentRows, contractFacts, download, el, errorDetails, fact, ruleText, showDigest, showScalar, showString } from "./render.mjs";
-import { markSensitiveRows, revealForReview, sensitiveFacts, sensitivePlaces, sensitiveState } from "./sensitive.mjs";
+import { markSensitiveRows, revealForReview, sensitivePlaces, showSensitive } from "./sensitive.mjs";
 import { showQuorum } from "./quorum.mjs";
 import { showSigned } from "./signature.mjs";
 
@@ -258,10 +258,7 @@ function show(c) {
     ...(rows.length > 0 ? rows : [el("tr", "", cell(args === null ? "The action has no argument object." : "No arguments."))]),
   );
   markSensitiveRows($("args"), c.places);
-  const opening = error?.where === "disclosures" ? error.err : null;
-  $("sensitive").hidden = c.places.length === 0;
-  $("sensitive-list").replaceChildren(...sensitiveFacts(c.places, opening));
-  $("sensitive").dataset.state = sensitiveState(c.places, opening);
+  showSensitive($("sensitive"), $("sensitive-list"), c.places, error?.where === "disclosures" ? error.err : null);
 
   showContract(contract, error?.where === "contract" ? error.err : null);
   showSigned(api, $("signed"), c.request, fingerprint);

@@ -74,7 +74,7 @@ export function revealForReview(reveal, contract, committed, disclosures) {
 }
 
 /** The mark beside a sensitive place: its class, and whether this page checked its value. */
-export function sensitiveMark(p) {
+function sensitiveMark(p) {
   const mark = el("span", `tag sensitive ${p.disclosed ? "ok" : ""}`, `sensitive · ${p.class}`);
   mark.title = p.disclosed ? "disclosed to this page and checked against its commitment in WebAssembly"
     : "frozen as a commitment: the value is not on this page";
@@ -82,11 +82,18 @@ export function sensitiveMark(p) {
 }
 
 /**
- * Each sensitive place as a term and its description (for a `<dl>`): its pointer and mark, its
- * commitment, and its value once checked, or why there is none (`error`: a disclosure that did
- * not open its commitment; `shredded`: the ledger destroyed the values).
+ * Draws a page's "Sensitive values" section (`section`, hidden without a place; its `list`, a
+ * `<dl>`): each place as its pointer and mark, its commitment, and its value once checked, or
+ * why there is none (`error`: a disclosure that did not open its commitment; `shredded`: the
+ * ledger destroyed the values); the section's `data-state` says which.
  */
-export function sensitiveFacts(places, error, shredded = false) {
+export function showSensitive(section, list, places, error, shredded = false) {
+  section.hidden = places.length === 0;
+  list.replaceChildren(...facts(places, error, shredded));
+  section.dataset.state = error ? "error" : places.every((p) => p.disclosed) ? "disclosed" : shredded ? "shredded" : "committed";
+}
+
+function facts(places, error, shredded) {
   const state = (p) => {
     if (error) return el("span", "problem", `not shown: a disclosure does not open its commitment (${error.code} at ${error.path})`);
     if (p.disclosed) return [showString(p.value).node, " ", el("span", "tag ok", "checked in WebAssembly against its commitment")];
@@ -96,11 +103,6 @@ export function sensitiveFacts(places, error, shredded = false) {
     el("dt", "", el("code", "", p.pointer), " ", sensitiveMark(p)),
     el("dd", "", el("code", "digest", p.commitment), el("br"), ...[state(p)].flat()),
   ]);
-}
-
-/** What the places' values are on the page, as a `data-state`. */
-export function sensitiveState(places, error, shredded = false) {
-  return error ? "error" : places.every((p) => p.disclosed) ? "disclosed" : shredded ? "shredded" : "committed";
 }
 
 /** Marks each row of an arguments table (`argumentRows`) that holds a sensitive place. */

@@ -21,7 +21,7 @@ import { historyItems } from "/page/history.mjs";
 import { showTasks } from "/page/list.mjs";
 import { assert as passkeyAssert, register as passkeyRegister } from "/page/passkey.mjs";
 import { flagBadge, flagsOf, oneLine, reviewFacts } from "/page/review.mjs";
-import { markSensitiveRows, revealForReview, sensitiveFacts, sensitivePlaces, sensitiveState } from "/confirm-page/sensitive.mjs";
+import { markSensitiveRows, revealForReview, sensitivePlaces, showSensitive } from "/confirm-page/sensitive.mjs";
 
 const $ = (id) => document.getElementById(id);
 await init();
@@ -171,14 +171,6 @@ async function refreshList() {
   showTasks($("tasks"), body.tasks, selected, { notices, open });
 }
 
-/** The mark of a sensitive value: its class, and whether the page holds it checked. */
-/** Each sensitive place of the task: its commitment, and its value once checked, or why not. */
-function showSensitive(places, error, shredded) {
-  $("d-sensitive").hidden = places.length === 0;
-  $("d-sensitive-list").replaceChildren(...sensitiveFacts(places, error, shredded));
-  $("d-sensitive").dataset.state = sensitiveState(places, error, shredded);
-}
-
 function digestCode(node, digest) {
   node.replaceChildren(showDigest(digest));
   node.dataset.digest = digest;
@@ -259,7 +251,7 @@ async function refreshDetail({ focus = false } = {}) {
   // discloses are checked here against them before they are shown.
   const opened = revealForReview(revealAction, contract, t.action, d.disclosures ?? []);
   const places = sensitivePlaces(d.contract, t.action, opened.action);
-  showSensitive(places, opened.error, d.shredded);
+  showSensitive($("d-sensitive"), $("d-sensitive-list"), places, opened.error, d.shredded);
   // What a correction edits: the action in the clear, once every value is disclosed and
   // checked (the ledger amends a sensitive action sent in the clear).
   d.clear = opened.error || places.some((p) => !p.disclosed) ? null : opened.action;
