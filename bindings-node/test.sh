@@ -21,12 +21,15 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(git -C "$here" rev-parse --show-toplevel 2>/dev/null || (cd "$here/.." && pwd))"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/node}"
 # The ledger's tests need a PostgreSQL: a throwaway cluster for this run unless one is given
 # (ACTIONSEAL_TEST_PG=skip skips them, saying so).
 if [ -z "${ACTIONSEAL_TEST_PG:-}" ]; then
   exec "$root/scripts/pg" run bash "${BASH_SOURCE[0]}" "$@"
 fi
+# The addon's release build has a directory of its own (alternating it with debug builds in
+# one would rebuild both); the host-side checks share the workspace's, built once.
+host_target="${CARGO_TARGET_DIR:-$root/target}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/node}"
 export ACTIONSEAL_JCS_DIR="${ACTIONSEAL_JCS_DIR:-$root/../shared/vectors/jcs}"
 if [ ! -f "$ACTIONSEAL_JCS_DIR/public_vectors.jsonl" ]; then
   if [ "${ACTIONSEAL_REQUIRE_PUBLIC_DATA:-}" = 1 ]; then
@@ -70,8 +73,8 @@ done
 
 step "Rust: fmt, clippy, unit tests"
 (cd "$root" && cargo fmt -p actionseal-node -p actionseal-js -- --check)
-(cd "$root" && cargo clippy -p actionseal-node -p actionseal-js --no-deps --all-targets -- -D warnings)
-(cd "$root" && cargo test -p actionseal-node -p actionseal-js)
+(cd "$root" && CARGO_TARGET_DIR="$host_target" cargo clippy -p actionseal-node -p actionseal-js --no-deps --all-targets -- -D warnings)
+(cd "$root" && CARGO_TARGET_DIR="$host_target" cargo test -p actionseal-node -p actionseal-js)
 
 step "conformance (ACTIONSEAL_RUNTIME=node)"
 (cd "$root" && ACTIONSEAL_RUNTIME=node node --test conformance/js/)

@@ -17,6 +17,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"
+# The wasm builds have a directory of their own; the host-side checks share the workspace's.
+host_target="${CARGO_TARGET_DIR:-$root/target}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/wasm}"
 step() { printf '\n== %s\n' "$*"; }
 
@@ -47,7 +49,7 @@ step "build"
 
 step "declarations: what wasm-bindgen generated is the function table's"
 for flavor in web node; do
-  cargo run -q -p actionseal-conformance --bin declarations -- wasm "$here/pkg/$flavor/actionseal_wasm.d.ts"
+  CARGO_TARGET_DIR="$host_target" cargo run -q -p actionseal-conformance --bin declarations -- wasm "$here/pkg/$flavor/actionseal_wasm.d.ts"
 done
 
 step "conformance: wasm in Node"
@@ -120,7 +122,7 @@ node --input-type=module -e '
 step "lint (this crate; core is linted by the workspace test)"
 cd "$root"
 cargo fmt -p actionseal-wasm -- --check
-cargo clippy -p actionseal-wasm --no-deps --all-targets -- -D warnings
+CARGO_TARGET_DIR="$host_target" cargo clippy -p actionseal-wasm --no-deps --all-targets -- -D warnings
 cargo clippy -p actionseal-wasm --no-deps --target wasm32-unknown-unknown --all-targets -- -D warnings
 cargo clippy -p actionseal-js --features wasm --no-deps --target wasm32-unknown-unknown -- -D warnings
 
