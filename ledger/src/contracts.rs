@@ -6,6 +6,7 @@
 //! document is equal to the one presented: equal values have the same canonical form, hence
 //! the same fingerprint and the same compiled contract.
 
+use crate::sync::locked;
 use actionseal_core::{Contract, Digest, Result, Value};
 use std::sync::Mutex;
 
@@ -24,12 +25,12 @@ impl Contracts {
     /// The compiled contract of `doc`, from the ones kept or compiled now.
     pub(crate) fn load(&self, doc: &Value<'_>) -> Result<Contract> {
         let kept = |v: &Vec<Contract>| v.iter().find(|c| c.document() == doc).cloned();
-        if let Some(c) = kept(&self.0.lock().unwrap_or_else(|p| p.into_inner())) {
+        if let Some(c) = kept(&locked(&self.0)) {
             return Ok(c);
         }
         // Compiled outside the lock; a contract that does not compile is not kept.
         let c = Contract::from_value(doc)?;
-        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v = locked(&self.0);
         if kept(&v).is_none() {
             keep(&mut v, c.clone());
         }
@@ -45,18 +46,18 @@ impl Contracts {
         let seen = |v: &Vec<(Box<str>, Contract)>| {
             v.iter().find(|(t, _)| **t == *text).map(|(_, c)| c.clone())
         };
-        if let Some(c) = seen(&self.2.lock().unwrap_or_else(|p| p.into_inner())) {
+        if let Some(c) = seen(&locked(&self.2)) {
             return Ok(c);
         }
         let digest = Digest::of(text.as_bytes());
-        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = locked(&self.0);
         let found = kept.iter().find(|c| c.digest().ct_eq(&digest)).cloned();
         drop(kept);
         let c = match found {
             Some(c) => c,
             None => self.load(&crate::json::stored(text)?)?,
         };
-        let mut v = self.2.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v = locked(&self.2);
         if seen(&v).is_none() {
             keep(&mut v, (text.into(), c.clone()));
         }
@@ -65,13 +66,13 @@ impl Contracts {
 
     /// Whether this handle already stored `c` in the database's `ledger_contracts`.
     pub(crate) fn stored(&self, c: &Contract) -> bool {
-        let v = self.1.lock().unwrap_or_else(|p| p.into_inner());
+        let v = locked(&self.1);
         v.contains(&c.digest())
     }
 
     /// Notes that `c` is stored, so that the next proposal under it writes nothing more.
     pub(crate) fn mark_stored(&self, c: &Contract) {
-        let mut v = self.1.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v = locked(&self.1);
         if !v.contains(&c.digest()) {
             keep(&mut v, c.digest());
         }

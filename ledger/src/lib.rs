@@ -36,6 +36,7 @@ mod schema;
 mod sensitive;
 mod sqlite;
 mod store;
+mod sync;
 mod tree;
 mod tsa;
 mod url;

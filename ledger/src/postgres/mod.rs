@@ -55,6 +55,7 @@ mod tree;
 mod tx;
 mod wake;
 
+use crate::sync::locked;
 use attempt::{Attempt, Lookup, Retries, Retry, TaskBasis, Trust};
 use in_flight::InFlight;
 use migrate::migrate;
@@ -170,7 +171,7 @@ impl Postgres {
     }
 
     fn take(&self) -> Result<Conn> {
-        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let idle = locked(&self.idle).pop();
         match idle {
             Some(c) if !c.client.is_closed() => Ok(c),
             _ => self.connect(),
@@ -179,7 +180,7 @@ impl Postgres {
 
     fn give_back(&self, c: Conn) {
         if !c.client.is_closed() {
-            self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+            locked(&self.idle).push(c);
         }
     }
 

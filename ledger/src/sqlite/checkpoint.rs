@@ -9,6 +9,7 @@
 //! bound on the log's length, and then has little left to copy. Durability is unchanged: a
 //! checkpoint only moves committed pages from the log to the database.
 
+use crate::sync::locked;
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
@@ -43,7 +44,7 @@ fn run(path: &Path, vfs: Option<&CStr>, stop: &(Mutex<bool>, Condvar)) {
         return;
     };
     let (lock, wake) = stop;
-    let mut stopped = lock.lock().unwrap_or_else(|p| p.into_inner());
+    let mut stopped = locked(lock);
     while !*stopped {
         stopped = wake
             .wait_timeout(stopped, EVERY)
@@ -56,14 +57,14 @@ fn run(path: &Path, vfs: Option<&CStr>, stop: &(Mutex<bool>, Condvar)) {
         // Busy (another checkpoint runs) or failing: the next round, or the commits' own
         // checkpoint, will do it.
         let _ = c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-        stopped = lock.lock().unwrap_or_else(|p| p.into_inner());
+        stopped = locked(lock);
     }
 }
 
 impl Drop for Checkpointer {
     fn drop(&mut self) {
         let (lock, wake) = &*self.stop;
-        *lock.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        *locked(lock) = true;
         wake.notify_all();
         if let Some(t) = self.thread.take() {
             let _ = t.join();

@@ -5,6 +5,7 @@ use super::tx::SqliteTx;
 use crate::store::{
     by_chain, digest_from, seal, storage, Cols, Head, TaskRow, Write, LAST_EVENT_AT, TASK_COLUMNS,
 };
+use crate::sync::locked;
 use actionseal_core::ledger::State;
 use actionseal_core::Result;
 use rusqlite::params;
@@ -27,12 +28,7 @@ impl SqliteTx<'_> {
     pub(super) fn flush(&mut self) -> Result<()> {
         let mut moved: Vec<String> = Vec::new();
         for (chain, mut events) in by_chain(std::mem::take(&mut self.events)) {
-            let guess = self
-                .heads
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(&chain)
-                .copied();
+            let guess = locked(self.heads).get(&chain).copied();
             let head = match guess {
                 Some(head) => head,
                 None => self.head(chain)?,

@@ -15,6 +15,7 @@
 use super::{is_busy, run_cached, sql_error, Ran, Sqlite};
 use crate::store::MAX_ATTEMPTS;
 use crate::store::{storage, Done};
+use crate::sync::locked;
 use actionseal_core::Result;
 use parking_lot::Mutex;
 use rusqlite::Connection;
@@ -173,10 +174,7 @@ impl Sqlite {
         if let Ok((_, moved)) = &out {
             // The next member guesses its chain heads from these (see `Sqlite::heads`); if the
             // batch does not commit, the guess only fails.
-            self.heads
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .extend(moved.iter().cloned());
+            locked(&self.heads).extend(moved.iter().cloned());
         }
         let outcome = batch.outcome.clone();
         if batch.broken.is_none()

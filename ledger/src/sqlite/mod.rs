@@ -28,6 +28,7 @@ mod tree;
 mod tx;
 mod wake;
 
+use crate::sync::locked;
 use open::{connect, open_file};
 pub(crate) use open::{refuse_missing, Vfs};
 pub(crate) use wake::Watch;
@@ -127,7 +128,7 @@ impl Sqlite {
     fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
         match &self.conns {
             Conns::Memory(m) => {
-                let mut c = m.lock().unwrap_or_else(|p| p.into_inner());
+                let mut c = locked(m);
                 f(&mut c)
             }
             Conns::File { .. } => {
@@ -154,7 +155,7 @@ impl Sqlite {
         else {
             return Err(storage("connection", "an in-memory ledger has one"));
         };
-        let taken = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let taken = locked(idle).pop();
         match taken {
             Some(c) => Ok(c),
             None => open_file(path, *durability, *vfs),
@@ -163,7 +164,7 @@ impl Sqlite {
 
     fn give_conn(&self, c: Connection) {
         if let Conns::File { idle, .. } = &self.conns {
-            idle.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+            locked(idle).push(c);
         }
     }
 
@@ -204,10 +205,7 @@ impl Sqlite {
                     Err(e) if attempt < MAX_ATTEMPTS && is_busy(&e) => continue,
                     Err(e) => return Err(sql_error("commit", e)),
                 }
-                self.heads
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .extend(moved_heads);
+                locked(&self.heads).extend(moved_heads);
                 return match done {
                     Done::Ok(v) => Ok(v),
                     Done::Refused(e) => Err(e),

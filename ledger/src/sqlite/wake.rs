@@ -11,6 +11,7 @@
 //! still wakes it.
 
 use super::{sql_error, Sqlite};
+use crate::sync::locked;
 use actionseal_core::Result;
 use rusqlite::Connection;
 use std::sync::{Condvar, Mutex};
@@ -34,17 +35,17 @@ impl Commits {
     /// Called by a writer once its commit is made (or its operation failed: waking for
     /// nothing only makes a waiter read again).
     pub(super) fn made(&self) {
-        *self.count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        *locked(&self.count) += 1;
         self.made.notify_all();
     }
 
     fn count(&self) -> u64 {
-        *self.count.lock().unwrap_or_else(|p| p.into_inner())
+        *locked(&self.count)
     }
 
     /// Waits until a commit after the `seen`th, or `until`; whether one came.
     fn after(&self, seen: u64, until: Instant) -> bool {
-        let mut count = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        let mut count = locked(&self.count);
         while *count == seen {
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {

@@ -55,6 +55,7 @@ mod ledgers;
 
 use super::{over, register, Order};
 use crate::sqlite::Vfs;
+use crate::sync::locked;
 use actionseal_core::ledger::State;
 use actionseal_core::{parse, Options, OwnedValue};
 use disk::{Bytes, Disk, Image, Plan, THE_END};
@@ -255,10 +256,7 @@ fn run(order: Order, seed: u64, losses: usize) -> (Counts, Option<Found>) {
     let mut counts = Counts::default();
     let found: Mutex<Option<Found>> = Mutex::new(None);
     let report = |f: Found| {
-        found
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert(f);
+        locked(&found).get_or_insert(f);
     };
     let checked = AtomicUsize::new(0);
     std::thread::scope(|s| {

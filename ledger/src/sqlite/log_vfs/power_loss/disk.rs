@@ -11,10 +11,11 @@ mod vfs;
 pub(super) use vfs::{vfs, NAME};
 
 use super::{Ack, Rng};
+use crate::sync::locked;
 use std::collections::HashMap;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// A torn write keeps, loses or garbles each sector it covers on its own: 512 bytes, the
 /// smallest sector disks write.
@@ -165,10 +166,6 @@ fn registry() -> &'static Mutex<HashMap<u64, Weak<Disk>>> {
     DISKS.get_or_init(Mutex::default)
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Disk {
     /// A disk holding `files` (names in its directory), durable, crashing as `plan` says.
     pub(super) fn new(files: &[(String, Bytes)], plan: Plan, seed: u64) -> Arc<Disk> {
@@ -204,7 +201,7 @@ impl Disk {
             id,
             state: Mutex::new(state),
         });
-        let mut r = lock(registry());
+        let mut r = locked(registry());
         r.retain(|_, d| d.strong_count() > 0);
         r.insert(id, Arc::downgrade(&disk));
         disk
@@ -217,16 +214,16 @@ impl Disk {
 
     /// Records an operation that returned, for the crash images taken after it.
     pub(super) fn ack(&self, a: Ack) {
-        lock(&self.state).acked.push(a);
+        locked(&self.state).acked.push(a);
     }
 
     pub(super) fn is_off(&self) -> bool {
-        lock(&self.state).off.is_some()
+        locked(&self.state).off.is_some()
     }
 
     /// Turns the power off now, if the plan has not; returns the files it left.
     pub(super) fn power_off(&self) -> Image {
-        let mut s = lock(&self.state);
+        let mut s = locked(&self.state);
         if s.off.is_none() {
             s.off = Some(s.image(THE_END));
         }
@@ -235,13 +232,13 @@ impl Disk {
 
     /// The crash images taken while the world went on, and every acknowledged operation.
     pub(super) fn take(&self) -> (Vec<Image>, Vec<Ack>) {
-        let mut s = lock(&self.state);
+        let mut s = locked(&self.state);
         (std::mem::take(&mut s.images), std::mem::take(&mut s.acked))
     }
 
     /// Changing calls made, and the log's syncs of unsynced writes.
     pub(super) fn counts(&self) -> (u64, u64) {
-        let s = lock(&self.state);
+        let s = locked(&self.state);
         (s.changes, s.log_syncs)
     }
 }

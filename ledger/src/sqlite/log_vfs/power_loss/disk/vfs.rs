@@ -1,7 +1,8 @@
 //! The disk as a SQLite VFS: files, locks and shared memory as the `unix` VFS has them
 //! between connections of one process, each call taking the disk's lock.
 
-use super::{lock, registry, Bytes, Change, Content, Disk, Shm, State};
+use super::{registry, Bytes, Change, Content, Disk, Shm, State};
+use crate::sync::locked;
 use rusqlite::ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr::null_mut;
@@ -83,7 +84,7 @@ unsafe fn handle<'f>(file: *mut ffi::sqlite3_file) -> &'f mut Handle {
 fn disk_of(path: &str) -> Option<Arc<Disk>> {
     let rest = path.strip_prefix("/powerloss-")?;
     let (id, _) = rest.split_once('/')?;
-    lock(registry()).get(&id.parse().ok()?)?.upgrade()
+    locked(registry()).get(&id.parse().ok()?)?.upgrade()
 }
 
 /// A C string SQLite passed, as text.
@@ -120,7 +121,7 @@ unsafe extern "C" fn open(
             return ffi::SQLITE_CANTOPEN;
         };
         {
-            let mut s = lock(&disk.state);
+            let mut s = locked(&disk.state);
             if s.off.is_some() {
                 return ffi::SQLITE_CANTOPEN;
             }
@@ -167,7 +168,7 @@ unsafe extern "C" fn delete(_vfs: *mut ffi::sqlite3_vfs, name: *const c_char, di
     let Some(disk) = disk_of(&path) else {
         return ffi::SQLITE_IOERR_DELETE_NOENT;
     };
-    let mut s = lock(&disk.state);
+    let mut s = locked(&disk.state);
     if !s.names.contains_key(&path) {
         return ffi::SQLITE_IOERR_DELETE_NOENT;
     }
@@ -194,7 +195,7 @@ unsafe extern "C" fn access(
     let Some(disk) = disk_of(&path) else {
         return ffi::SQLITE_OK;
     };
-    let s = lock(&disk.state);
+    let s = locked(&disk.state);
     if s.off.is_some() {
         return ffi::SQLITE_IOERR_ACCESS;
     }
@@ -246,7 +247,7 @@ unsafe fn with_content<T>(
     let h = handle(file);
     match h.disk.clone() {
         None => f(h, None),
-        Some(d) => f(h, Some(&mut lock(&d.state))),
+        Some(d) => f(h, Some(&mut locked(&d.state))),
     }
 }
 
