@@ -144,8 +144,7 @@ impl ManualClock {
     #[napi(ts_args_type = "ms: number")]
     pub fn advance(&self, env: Env, ms: Unknown<'_>) -> Result<()> {
         run(&env, |js| {
-            self.inner.advance(millis(js, ms.raw(), "ms")?);
-            Ok(())
+            Ok(self.inner.advance(millis(js, ms.raw(), "ms")?)?)
         })
     }
 }

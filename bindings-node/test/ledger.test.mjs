@@ -358,6 +358,15 @@ describe('bad input', () => {
     assert.match(e.message, /cannot reach PostgreSQL/)
   })
 
+  it('a manual clock never moves past 2^53 - 1 ms, which no ledger could read back', () => {
+    const clock = new ManualClock(2 ** 53 - 10)
+    assert.throws(() => clock.advance(11), (e) =>
+      e instanceof ActionsealError && e.code === 'invalid_request' && e.path === '/ms')
+    assert.equal(clock.now, 2 ** 53 - 10)
+    clock.advance(9)
+    assert.equal(clock.now, Number.MAX_SAFE_INTEGER)
+  })
+
   it('wrong types reject with coded errors (never a synchronous throw) and change nothing', async () => {
     const ledger = await Ledger.open('sqlite::memory:')
     const action = refund('job-1')

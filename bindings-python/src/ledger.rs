@@ -89,8 +89,9 @@ impl PyManualClock {
 
     /// Moves the clock forward by ``ms``.
     fn advance(&self, ms: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.0.advance(millis(ms, "ms")?);
-        Ok(())
+        self.0
+            .advance(millis(ms, "ms")?)
+            .map_err(|e| to_py(ms.py(), &e))
     }
 }
 

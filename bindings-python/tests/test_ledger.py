@@ -369,6 +369,15 @@ def test_files_that_are_not_ledgers(tmp_path):
     assert junk.read_bytes() == b"x" * 8192, "left as it was"
 
 
+def test_a_manual_clock_never_moves_past_what_a_ledger_reads_back():
+    clock = actionseal.ManualClock(2**53 - 10)
+    err = error_of(clock.advance, 11)
+    assert (err.code, err.path) == ("invalid_request", "/ms")
+    assert clock.now == 2**53 - 10
+    clock.advance(9)
+    assert clock.now == 2**53 - 1
+
+
 def test_wrong_types_are_coded_errors_and_change_nothing():
     ledger = actionseal.Ledger("sqlite::memory:")
     act = refund("job-1")

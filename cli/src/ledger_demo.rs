@@ -303,7 +303,7 @@ impl Story {
         let out = self.claim(&t4.id, &act4, "worker-1")?;
         let (old_fence, key) = self.claimed(out, "worker-1")?;
         self.say("   worker-1 dies before it dispatches or completes");
-        self.time.advance(2 * MINUTE);
+        self.time.advance(2 * MINUTE)?;
         let moved = self.ledger.expire_leases()?;
         self.say(format!(
             "   {} the lease ran out: {} task(s) moved to {}",

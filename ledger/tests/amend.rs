@@ -411,7 +411,7 @@ fn a_task_awaiting_reapproval_can_be_amended() {
         let t = l.propose(&act, &refund_contract(), "agent").unwrap();
         l.decide(&decision(&t, "dec-1", "approved", T0, 30 * MINUTE))
             .unwrap();
-        clock.advance(HOUR);
+        clock.advance(HOUR).unwrap();
         assert_eq!(
             claim(&l, &t.id, &act).unwrap().result(),
             "awaiting_reapproval"

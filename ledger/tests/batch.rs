@@ -222,7 +222,7 @@ fn an_all_or_nothing_batch_is_claimed_whole_or_not_at_all() {
             .decide_batch(&batch_decision(&b, "dec-3", "approved", l.now()))
             .unwrap()
             .batch;
-        clock.advance(2 * HOUR);
+        clock.advance(2 * HOUR).unwrap();
         let out = l
             .claim_batch(&BatchClaimRequest {
                 batch_id: &b.id,
@@ -461,7 +461,7 @@ fn an_expired_batch_decision_sends_every_remaining_item_back_over_a_new_batch() 
         else {
             panic!("not claimed")
         };
-        clock.advance(2 * HOUR);
+        clock.advance(2 * HOUR).unwrap();
         let out = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap();
         assert_eq!(out.result(), "awaiting_reapproval");
         // Not the one item alone: both unclaimed items wait, over a batch of their own.

@@ -186,7 +186,7 @@ fn an_executor_without_keys_claims_a_decision_made_through_a_signed_chain() {
         assert_eq!(t.state.as_str(), "approved", "{engine:?}");
         // The executor's handle holds no keys: the ledger verified the link on arrival.
         let worker = db.open_at(&clock);
-        clock.advance(MINUTE);
+        clock.advance(MINUTE).unwrap();
         let out = claim(&worker, &t, &facts_for(&chain), ProofRequirement::Required);
         let ClaimOutcome::Claimed(c, task) = out else {
             panic!("{engine:?}: {} {:?}", out.result(), out.task().state);
@@ -222,7 +222,7 @@ fn a_claim_still_judges_the_chain_at_its_own_time_and_facts() {
         assert!(reasons(&out).contains(&"delegation_revoked".to_owned()));
         // The link's window ends before the next round's claim.
         let t = approved_through(&desk, "job-2", &chain);
-        clock.advance(2 * HOUR);
+        clock.advance(2 * HOUR).unwrap();
         let out = claim(&worker, &t, &facts_for(&chain), ProofRequirement::Optional);
         assert!(
             reasons(&out).contains(&"delegation_expired".to_owned()),

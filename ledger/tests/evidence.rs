@@ -68,7 +68,7 @@ fn open(db: &Db, clock: &ManualClock) -> Ledger {
 fn signed_refund(l: &Ledger, clock: &ManualClock, job: &str) -> String {
     let (contract, act) = (refund_contract(), refund(job, "req-1", 2500));
     let t = l.propose(&act, &contract, "agent:7").unwrap();
-    clock.advance(MINUTE);
+    clock.advance(MINUTE).unwrap();
     let input = DecisionInput {
         approval_id: t.approval_id.as_deref().unwrap(),
         decision_id: &format!("d-{job}"),
@@ -85,7 +85,7 @@ fn signed_refund(l: &Ledger, clock: &ManualClock, job: &str) -> String {
     let record = Approval::decide(&action, &input).unwrap();
     let signed = sign_approval(record.value(), &service_key()).unwrap();
     l.decide(&signed).unwrap();
-    clock.advance(MINUTE);
+    clock.advance(MINUTE).unwrap();
     let out = l
         .claim(&ClaimRequest {
             task_id: &t.id,
@@ -100,7 +100,7 @@ fn signed_refund(l: &Ledger, clock: &ManualClock, job: &str) -> String {
     let ClaimOutcome::Claimed(c, _) = out else {
         panic!("not claimed: {}", out.result())
     };
-    clock.advance(MINUTE);
+    clock.advance(MINUTE).unwrap();
     l.complete(
         &t.id,
         c.fence,
@@ -437,7 +437,7 @@ impl Fixture {
             l.now() + HOUR
         ));
         l.decide_batch(&decision).unwrap();
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
     }
 
     /// `b` approved by user:bob with a record signed by the service key, for an hour.
@@ -454,7 +454,7 @@ impl Fixture {
             .unwrap();
         let signed = sign_approval(drafted.record.value(), &service_key()).unwrap();
         l.decide_batch(&signed).unwrap();
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
     }
 
     /// Claims item `item` of a batch presenting `action`: the claim's outcome.
@@ -477,7 +477,7 @@ impl Fixture {
         let ClaimOutcome::Claimed(c, _) = self.claim_item(contract, item, action) else {
             panic!("{item} not claimed")
         };
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
         let done = actionseal_core::ledger::Reported::Succeeded;
         self.l
             .complete_item(item, c.fence, done, None, "worker-1")
@@ -493,7 +493,7 @@ fn a_batch_item_verifies_offline_through_its_inclusion_proof() {
         let b =
             f.l.propose_batch(&actions, &contract, Semantics::PerItem, "agent:7")
                 .unwrap();
-        f.clock.advance(MINUTE);
+        f.clock.advance(MINUTE).unwrap();
         f.approve_batch(&b, "d-batch");
         let item = b.items[1].0.clone();
         f.run_item(&contract, &item, &actions[1]);
@@ -573,7 +573,7 @@ fn an_item_decided_twice_holds_its_proof_in_each_batch() {
         let ids: Vec<String> = first.items.iter().map(|(id, _)| id.clone()).collect();
         f.run_item(&contract, &ids[0], &actions[0]);
         // The decision runs out: items 1 and 2 wait, over a batch of their own.
-        f.clock.advance(2 * HOUR);
+        f.clock.advance(2 * HOUR).unwrap();
         let out = f.claim_item(&contract, &ids[2], &actions[2]);
         assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
         let rest = audit_events(l)

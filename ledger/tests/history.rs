@@ -135,7 +135,7 @@ fn busy(l: &Ledger, clock: &ManualClock, prefix: &str) -> Vec<String> {
     let d = decision(&t, &format!("{prefix}-d2"), "approved", l.now(), HOUR);
     l.decide(&d).unwrap();
     let f = fence(&claim(l, &t.id, &amended, MINUTE));
-    clock.advance(2 * MINUTE);
+    clock.advance(2 * MINUTE).unwrap();
     let late = l.complete(&t.id, f, Reported::Succeeded, None, "worker-1");
     assert_eq!(late.unwrap_err().code(), Code::LeaseExpired);
     l.reconcile(&t.id, Observed::NotExecuted, None, "ops")
@@ -168,7 +168,7 @@ fn busy(l: &Ledger, clock: &ManualClock, prefix: &str) -> Vec<String> {
         claim(l, &t.id, &act, MINUTE);
         leased.push(t.id.clone());
     }
-    clock.advance(2 * MINUTE);
+    clock.advance(2 * MINUTE).unwrap();
     let mut expired = l.expire_leases().unwrap();
     expired.sort();
     let mut expected = leased.clone();

@@ -472,7 +472,7 @@ fn completion_needs_the_current_fence_and_unknown_is_reconciled() {
             .unwrap_err();
         assert_eq!(e.code(), Code::StaleFence);
         // The lease runs out: unknown, and a late completion is refused.
-        clock.advance(2 * MINUTE);
+        clock.advance(2 * MINUTE).unwrap();
         let e = l
             .complete(&task.id, c2.fence, Reported::Succeeded, None, "w1")
             .unwrap_err();
@@ -513,10 +513,10 @@ fn both_engines_write_the_same_audit() {
             let contract = refund_contract();
             let act = refund("job-1", "req-1", 2500);
             let task = l.propose(&act, &contract, "agent").unwrap();
-            clock.advance(1000);
+            clock.advance(1000).unwrap();
             l.decide(&decision(&task, "d1", "approved", T0, HOUR))
                 .unwrap();
-            clock.advance(1000);
+            clock.advance(1000).unwrap();
             let _ = claim(
                 &l,
                 &task.id,
@@ -527,7 +527,7 @@ fn both_engines_write_the_same_audit() {
             else {
                 panic!()
             };
-            clock.advance(1000);
+            clock.advance(1000).unwrap();
             l.complete(
                 &task.id,
                 c.fence,
@@ -557,11 +557,11 @@ fn the_audit_answers_seed_003() {
         let contract = refund_contract();
         let act = refund("job-7f93", "req-b285", 2500);
         let task = l.propose(&act, &contract, "agent:refunds").unwrap();
-        clock.advance(MINUTE);
+        clock.advance(MINUTE).unwrap();
         let d = decision(&task, "dec-42", "approved", T0 + MINUTE, HOUR);
         l.decide(&d).unwrap();
         l.decide(&d).unwrap();
-        clock.advance(MINUTE);
+        clock.advance(MINUTE).unwrap();
         let ClaimOutcome::Claimed(c, _) = claim(&l, &task.id, &act, &facts(&contract)).unwrap()
         else {
             panic!()

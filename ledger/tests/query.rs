@@ -392,9 +392,9 @@ fn a_decision_drafted_from_the_task() {
             t.action_digest,
             canonicalize(&refund("job-1", "req-1", 2000))
         ));
-        clock.advance(MINUTE);
+        clock.advance(MINUTE).unwrap();
         let t = l.amend(&amendment, &refund_contract()).unwrap().task;
-        clock.advance(MINUTE);
+        clock.advance(MINUTE).unwrap();
         let drafted = t
             .decision(&DecisionDraft {
                 decision_id: "d-1",

@@ -312,7 +312,7 @@ fn each_change_of_a_retention_policy_is_audited_and_a_repeat_is_not() {
         let first = l
             .set_retention("tenant-a", "pii", Some(HOUR), AtFinish::Keep, "dpo:carol")
             .unwrap();
-        clock.advance(1000);
+        clock.advance(1000).unwrap();
         // The same policy again: the row keeps who set it and when.
         let again = l
             .set_retention("tenant-a", "pii", Some(HOUR), AtFinish::Keep, "dpo:dave")
@@ -359,7 +359,7 @@ fn retention_shreds_a_class_once_its_time_is_up() {
         l.set_retention("tenant-a", "pii", Some(HOUR), AtFinish::Keep, "dpo:carol")
             .unwrap();
         let old = approved(&l, &sensitive_refund("job-1", 1, "-old"), "d-1");
-        clock.advance(2 * HOUR);
+        clock.advance(2 * HOUR).unwrap();
         let new = approved(&l, &sensitive_refund("job-1", 2, "-new"), "d-2");
         let done = l.retention_run("retention").unwrap();
         assert_eq!(done.len(), 1, "{engine:?}");

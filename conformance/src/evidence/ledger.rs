@@ -263,7 +263,7 @@ impl Fixture {
             let a = json!({"task_id": t.id, "amends": t.action_digest.to_string(),
                            "action": amended, "reviewer": "user:carol",
                            "reason": "the customer asked for less"});
-            self.clock.advance(MINUTE);
+            self.clock.advance(MINUTE).unwrap();
             let done = self.l.amend(&to_core(&a)?, &contract_core).map_err(s)?;
             (done.task, amended, Some(t.action_digest))
         } else {
@@ -289,7 +289,7 @@ impl Fixture {
             &["user:bob"]
         };
         for (n, approver) in approvers.iter().enumerate() {
-            self.clock.advance(MINUTE);
+            self.clock.advance(MINUTE).unwrap();
             let decision_id = format!("d-{job}-{n}");
             let delegated = decided == Decided::Delegated;
             let input = DecisionInput {
@@ -333,7 +333,7 @@ impl Fixture {
         if decided == Decided::Rejected {
             return Ok(t.id);
         }
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
         let authorized: Vec<Json> = ["user:bob", "user:carol", "user:dave"]
             .iter()
             .map(|a| json!({"approver": a, "authorized": true}))
@@ -362,14 +362,14 @@ impl Fixture {
         let ClaimOutcome::Claimed(c, _) = out else {
             return Err(format!("{job}: not claimed: {}", out.result()));
         };
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
         let unknown = matches!(reported, Reported::Unknown);
         self.l
             .complete(&t.id, c.fence, reported, None, "worker-1")
             .map_err(s)?;
         if unknown {
             // The executor timed out; the business system says it ran.
-            self.clock.advance(MINUTE);
+            self.clock.advance(MINUTE).unwrap();
             self.l
                 .reconcile(&t.id, Observed::Succeeded, None, "user:ops")
                 .map_err(s)?;
@@ -409,7 +409,7 @@ impl Fixture {
                 "agent:7",
             )
             .map_err(s)?;
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
         let drafted = b
             .decision(&actionseal_ledger::DecisionDraft {
                 decision_id: &format!("d-{job}"),
@@ -424,7 +424,7 @@ impl Fixture {
             _ => drafted.envelope.to_value(),
         };
         self.l.decide_batch(&presented).map_err(s)?;
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
         let item = b.items[1].0.clone();
         let facts = to_core(&json!({
             "tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": contract,
@@ -446,7 +446,7 @@ impl Fixture {
         let ClaimOutcome::Claimed(claimed, _) = out else {
             return Err(format!("{job}: item 1 not claimed: {}", out.result()));
         };
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
         self.l
             .complete_item(&item, claimed.fence, Reported::Succeeded, None, "worker-1")
             .map_err(s)?;
@@ -455,7 +455,7 @@ impl Fixture {
 
     /// The bundle of `task`, its checkpoint cosigned by `cosigner` a minute after the last.
     pub(super) fn export(&mut self, task: &str, cosigner: &Cosigner) -> Result<Json, String> {
-        self.clock.advance(MINUTE);
+        self.clock.advance(MINUTE).unwrap();
         let at = self.cosigned;
         self.cosigned += 60;
         let l = &self.l;

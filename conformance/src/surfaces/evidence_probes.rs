@@ -74,7 +74,7 @@ fn run() -> Result<Exported, String> {
     )?;
     // An earlier checkpoint a witness cosigned: the bundle's `witnessed`.
     cosigned(&l, &witness, &l.checkpoint().map_err(err)?).map_err(err)?;
-    clock.advance(60_000);
+    clock.advance(60_000).unwrap();
     let record = json!({"approval_id": task["approval_id"], "decision_id": "d", "action": action,
         "action_digest": task["action_digest"], "decision": "approved", "approver": "user:b",
         "decided_at": l.now(), "expires_at": l.now() + 3_600_000});

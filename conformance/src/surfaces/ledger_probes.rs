@@ -325,7 +325,7 @@ fn outputs() -> Result<Vec<(&'static str, Json)>, String> {
         claim(t1, &envelope("j1", 6)?, true, Json::Null)?,
     ));
     out.push(("ClaimOutcome", claim(t1, a1, true, json!("b"))?));
-    clock.advance(10);
+    clock.advance(10).unwrap();
     out.push((
         "LedgerTask",
         call(
