@@ -201,6 +201,47 @@ fn a_claim_gets_the_values_and_drift_in_one_names_only_its_place() {
 }
 
 #[test]
+fn drift_in_a_call_that_needed_no_person_names_the_place_not_its_commitment() {
+    // Without an approval the ledger compares the presented action with the proposed one
+    // itself: the same place a check reports, never `/args/card_number/_sd`.
+    let contract = json(
+        &canonicalize(&sensitive_contract())
+            .replace(r#""approval":"always""#, r#""approval":"never""#),
+    );
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let of = |card: &str| {
+            action(
+                &contract,
+                &format!(
+                    r#"{{"order_id": "order-1", "amount_minor": 2500, "currency": "USD", "card_number": "{card}"}}"#
+                ),
+                "job-1",
+                "req-1",
+            )
+        };
+        let t = l.propose(&of(CARD), &contract, "agent").unwrap();
+        let out = l
+            .claim(&ClaimRequest {
+                task_id: &t.id,
+                action: &of("4000-OTHER-CARD"),
+                facts: &facts(&contract),
+                executor: "worker-1",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap();
+        let ClaimOutcome::Drift { verdict, .. } = &out else {
+            panic!("{engine:?}: not drift: {}", out.result())
+        };
+        assert_eq!(verdict.drift, ["/args/card_number"], "{engine:?}");
+        assert!(l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+    }
+}
+
+#[test]
 fn a_resume_with_the_approved_action_as_drift_returned_it_runs_in_the_clear() {
     for engine in engines() {
         let db = Db::fast(engine);

@@ -161,9 +161,6 @@ pub fn amend_action(
 /// reports as drift between an approval and a presented action).
 pub fn amended_pointers(proposed: &Value<'_>, amended: &Value<'_>) -> Vec<String> {
     super::drift_between(proposed, amended)
-        .into_iter()
-        .map(|p| crate::model::sensitive::place_of_difference(proposed, amended, p))
-        .collect()
 }
 
 /// A reviewer's edit, checked as the ledger checks it ([`amend`]): what a page or a runtime

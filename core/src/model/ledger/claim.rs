@@ -163,7 +163,15 @@ pub fn claim_step(v: &Verdict) -> ClaimStep {
 /// reports as drift). A task that needed no approval has no approval to compare with, so the
 /// ledger compares the presented action with the proposed one itself.
 pub fn drift_between(frozen: &Value<'_>, presented: &Value<'_>) -> Vec<String> {
-    let mut out = Vec::new();
-    crate::model::permit::diff(frozen, presented, &mut String::new(), &mut out);
+    let mut found = Vec::new();
+    crate::model::permit::diff(frozen, presented, &mut String::new(), &mut found);
+    let mut out: Vec<String> = Vec::with_capacity(found.len());
+    for p in found {
+        // Two commitments differ in their digest: the drift is the value's, at its place.
+        let p = crate::model::sensitive::place_of_difference(frozen, presented, p);
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
     out
 }
