@@ -608,6 +608,11 @@ export type Reason =
    * runs until a reviewer decides on the remainder.
    */
   | 'breaker_open'
+  /**
+   * The item was presented earlier in the same check of a batch: only its first presentation
+   * may be claimed, since an item runs once.
+   */
+  | 'item_repeated'
 
 /** What the executor does with a checked call. */
 export type Outcome =

@@ -318,7 +318,7 @@ fn build(scenarios: &Json, s: &Json) -> Result<Json, String> {
                 .get("policy")
                 .cloned()
                 .unwrap_or_else(|| contract_doc["batch"]["breaker"].clone());
-            let mut state = Json::Null;
+            let mut state = s.get("start").cloned().unwrap_or(Json::Null);
             let mut steps = Vec::new();
             for event in s["events"].as_array().ok_or("events must be an array")? {
                 steps.push(json!({"breaker": text(&state)?, "event": text(event)?}));
@@ -474,11 +474,23 @@ fn checked(
             vector.insert("context".into(), pretty(&context)?);
         }
         Some("check_batch") => {
-            let items: Vec<Json> = (0..kept.len()).map(|i| item_of(&batch, &kept, i)).collect();
+            // The items presented, by index (`present`; default: each once, in order).
+            let order: Vec<usize> = match s.get("present").and_then(Json::as_array) {
+                Some(list) => list
+                    .iter()
+                    .map(|i| {
+                        i.as_u64()
+                            .map(|i| i as usize)
+                            .ok_or("present lists indices")
+                    })
+                    .collect::<Result<_, _>>()?,
+                None => (0..kept.len()).collect(),
+            };
+            let items: Vec<Json> = order.iter().map(|&i| item_of(&batch, &kept, i)).collect();
             let shown: Vec<Json> = items
                 .iter()
-                .enumerate()
-                .map(|(i, it)| presented(i, &it["action"]))
+                .zip(&order)
+                .map(|(it, &i)| presented(i, &it["action"]))
                 .collect::<Result<_, _>>()?;
             vector.insert("approvals".into(), Json::Array(approvals));
             vector.insert("items".into(), pretty(&json!(items))?);

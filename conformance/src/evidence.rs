@@ -522,7 +522,7 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
         .verifier()
         .to_string();
     let second = witness(10, "witness2.example").verifier().to_string();
-    let trusts: [(&str, &str, Json, Want); 5] = [
+    let trusts: [(&str, &str, Json, Want); 6] = [
         (
             "n_checkpoint_untrusted_other_ledger_key",
             "Verified with another ledger's key (same name, other key).",
@@ -555,6 +555,13 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
                 json!({"keys": [at(trust, "/witnesses/keys/0"), second], "quorum": 2}),
             ),
             ("checkpoint_untrusted", "/checkpoint/note"),
+        ),
+        (
+            "n_invalid_evidence_trust_witness_quorum_past_32_bits",
+            "A witness quorum of 2^32, which no two keys can meet: wasm's 32-bit usize must not \
+             wrap it to 0.",
+            with(trust, "/witnesses/quorum", json!(1u64 << 32)),
+            ("invalid_evidence_trust", "/witnesses/quorum"),
         ),
         (
             "n_invalid_evidence_trust_witness_key_type",

@@ -14,7 +14,7 @@ core: RFC 8785 text by the writer of check-expectations.py, SHA-256 by hashlib, 
    that the verdict agrees: `not_in_batch` exactly when the item is not in the decided
    batch, otherwise the drift pointers between the frozen and the presented action, the
    item's fingerprint as the approved one, and which items `check_batch` says may be claimed
-   under the batch's semantics;
+   under the batch's semantics (an item presented again in one check is `item_repeated`);
 4. under a contract with a quorum (approvers only), the count: distinct approvers of sealed,
    approved decisions of the batch, authorized and neither the subject nor the proposer;
    `quorum_short` exactly when fewer than `approvers`;
@@ -344,8 +344,14 @@ def check_checks(v, expect):
     if v["op"] == "check_item":
         return item_verdict(records, load(v["item"]), load(v["action"]), expect, context)
     items, actions = load(v["items"]), load(v["actions"])
+    seen = set()
     for item, action, verdict in zip(items, actions, expect["verdicts"]):
         item_verdict(records, item, action, verdict, context)
+        # An item runs once: a later presentation of the same frozen action is refused.
+        again = fingerprint(item["action"]) in seen
+        seen.add(fingerprint(item["action"]))
+        want(("item_repeated" in verdict["reasons"]) == again, f"item_repeated exactly when presented again ({again})")
+        want(not again or verdict["outcome"] == "reject", "a repeated item is rejected")
     permitted = [i for i, x in enumerate(expect["verdicts"]) if x["outcome"] == "permit"]
     semantics = next((r["batch"]["semantics"] for r in records if "batch" in r), None)
     want(expect["semantics"] == semantics, "the decided semantics")
@@ -355,6 +361,9 @@ def check_checks(v, expect):
 
 
 # --- the breaker (CONTRACTS.md's state table) ------------------------------------------
+
+
+COUNT_MAX = 2**32 - 1  # a breaker's counts stop there (CONTRACTS.md)
 
 
 def step(policy, breaker, event):
@@ -367,7 +376,7 @@ def step(policy, breaker, event):
 
     def tripped(why):
         b["state"], b["successes"] = "open", 0
-        b["trips"] += 1
+        b["trips"] = min(b["trips"] + 1, COUNT_MAX)
         return "tripped", why
 
     transition = "none"
@@ -388,7 +397,7 @@ def step(policy, breaker, event):
             if failed:
                 transition, trip = tripped("failures")
             else:
-                b["successes"] += 1
+                b["successes"] = min(b["successes"] + 1, COUNT_MAX)
                 if b["successes"] >= policy["close_after"]:
                     b["state"], b["successes"], b["failures"] = "closed", 0, []
                     transition = "closed"
@@ -405,8 +414,9 @@ def step(policy, breaker, event):
 
 def check_breaker(v, expect):
     policy = load(v["policy"])
-    state = None
     want(len(v["steps"]) == len(expect), "one result per step")
+    # The first step starts from the vector's own state (null: a new breaker).
+    state = load(v["steps"][0]["breaker"]) if v["steps"] else None
     for s, result in zip(v["steps"], expect):
         want(load(s["breaker"]) == state, "each step starts where the one before left")
         got = step(policy, state, load(s["event"]))
@@ -470,6 +480,11 @@ def self_test(vectors):
         "drift pointer": ("n_reject_several_items_drift_each_at_its_pointer.json",
                           lambda e: e["verdicts"][2].update(drift=["/args/amount_minor"])),
         "claimable under all_or_nothing": ("n_reject_all_or_nothing_one_drifts.json", lambda e: e.update(claimable=[0, 2])),
+        "a repeated item claimable": ("n_reject_per_item_item_repeated.json",
+                                      lambda e: (e["verdicts"][2].update(outcome="permit", reasons=[]),
+                                                 e.update(claimable=[0, 1, 2]))),
+        "a breaker's count wrapped": ("y_breaker_trip_count_stops_at_its_largest.json",
+                                      lambda e: e[0]["breaker"].update(trips=0)),
         "a quorum met": ("n_reapprove_item_quorum_short.json", lambda e: e.update(outcome="permit", reasons=[])),
         "a quorum short": ("y_permit_item_quorum_two_of_two.json", lambda e: e["reasons"].append("quorum_short")),
         "breaker transition": ("y_breaker_trips_half_opens_and_closes.json", lambda e: e[2].update(transition="none")),

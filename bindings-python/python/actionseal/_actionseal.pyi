@@ -189,6 +189,7 @@ Reason = Literal[
     "quorum_short",
     "not_in_batch",
     "breaker_open",
+    "item_repeated",
 ]
 Outcome = Literal[
     "permit",

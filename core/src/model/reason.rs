@@ -130,6 +130,9 @@ reasons! {
     /// The batch's circuit breaker is open (the trusted context says so): nothing of the batch
     /// runs until a reviewer decides on the remainder.
     BreakerOpen => "breaker_open", Reapprove;
+    /// The item was presented earlier in the same check of a batch: only its first
+    /// presentation may be claimed, since an item runs once.
+    ItemRepeated => "item_repeated", Reject;
 }
 
 /// What the executor does with the call.

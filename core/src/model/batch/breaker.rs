@@ -101,9 +101,9 @@ pub struct Breaker {
     pub failures: Vec<i64>,
     /// When the claims of the last minute happened (at most `max_claims_per_minute`).
     pub claims: Vec<i64>,
-    /// Successes since it half-opened.
+    /// Successes since it half-opened (the count stops at `u32::MAX`).
     pub successes: u32,
-    /// How many times it tripped.
+    /// How many times it tripped (the count stops at `u32::MAX`).
     pub trips: u32,
 }
 
@@ -166,7 +166,8 @@ impl Breaker {
         match (outcome, self.state) {
             (_, BreakerState::Open) => Transition::None,
             (Reported::Succeeded, BreakerState::HalfOpen) => {
-                self.successes += 1;
+                // Counts stop at their largest value: a wrapped count would undo the step.
+                self.successes = self.successes.saturating_add(1);
                 if self.successes < p.close_after {
                     return Transition::None;
                 }
@@ -210,7 +211,7 @@ impl Breaker {
     fn trip(&mut self, why: Trip) -> Transition {
         self.state = BreakerState::Open;
         self.successes = 0;
-        self.trips += 1;
+        self.trips = self.trips.saturating_add(1);
         Transition::Tripped(why)
     }
 

@@ -316,7 +316,8 @@ impl Batch {
     pub fn deselect(&self, indices: &[u64]) -> Result<Batch> {
         let mut drop = vec![false; self.items.len()];
         for (i, &index) in indices.iter().enumerate() {
-            match drop.get_mut(index as usize) {
+            // An index past usize (wasm's is 32 bits) is past the end, never wrapped onto another.
+            match usize::try_from(index).ok().and_then(|i| drop.get_mut(i)) {
                 Some(d) if !*d => *d = true,
                 Some(_) => {
                     return Err(

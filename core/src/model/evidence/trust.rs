@@ -175,11 +175,12 @@ fn witnesses(v: &Value<'_>) -> Result<(Vec<VerifierKey>, usize)> {
         .map(|(i, k)| key_string(k, KeyType::Cosignature).map_err(|e| e.in_index(i).in_key("keys")))
         .collect::<Result<Vec<_>>>()?;
     let quorum = f.integer("quorum", 1)?;
-    if quorum as usize > keys.len() {
-        return Err(bad(format!(
+    // Compared before any narrowing: wasm's usize is 32 bits, and a wrapped quorum is smaller.
+    match usize::try_from(quorum) {
+        Ok(q) if q <= keys.len() => Ok((keys, q)),
+        _ => Err(bad(format!(
             "a quorum of {quorum} needs at least {quorum} witness keys"
         ))
-        .in_key("quorum"));
+        .in_key("quorum")),
     }
-    Ok((keys, quorum as usize))
 }

@@ -48,7 +48,7 @@ pub fn check_item_with(
     let decided: Option<Vec<_>> = opened
         .as_ref()
         .map(|o| o.iter().map(|o| decided(o, ctx)).collect());
-    item_verdict(decided.as_deref(), item, action, ctx)
+    judged(decided.as_deref(), item, action, ctx).0
 }
 
 /// The check of several items of one batch against its decision records: each item's
@@ -101,9 +101,20 @@ pub fn check_batch_with(
         Decided::Batch(b) => Some(b.1.semantics),
         _ => None,
     });
+    // An item runs once: a later presentation of one (its frozen action's fingerprint, which
+    // two items of a batch never share) is refused, and never claimable.
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
     let verdicts: Vec<Verdict> = items
         .iter()
-        .map(|(item, action)| item_verdict(decided.as_deref(), item, action, ctx))
+        .map(|(item, action)| {
+            let (mut verdict, frozen) = judged(decided.as_deref(), item, action, ctx);
+            if frozen.is_some_and(|d| !seen.insert(d)) {
+                verdict.reasons.push(Reason::ItemRepeated);
+                verdict.reasons.sort();
+                verdict.outcome = verdict.outcome.max(Outcome::Reject);
+            }
+            verdict
+        })
         .collect();
     let permitted = |v: &Verdict| v.outcome == Outcome::Permit;
     let claimable = match semantics {
@@ -136,16 +147,17 @@ fn open<'v, 'a, 'p>(
     })
 }
 
-/// One item's verdict against the decisions read (`None`: too many to check).
-fn item_verdict(
+/// One item's verdict against the decisions read (`None`: too many to check), with its
+/// frozen action's fingerprint when the item could be read.
+fn judged(
     decided: Option<&[Decided<'_, '_>]>,
     item: &Value<'_>,
     action: &Value<'_>,
     ctx: &Context,
-) -> Verdict {
-    let (mut presented, known) = match (item_parts(item), decided) {
-        (_, None) => (vec![Presented::Invalid], None),
-        (Err(_), Some(_)) => (vec![Presented::Refused(Reason::NotInBatch)], None),
+) -> (Verdict, Option<Digest>) {
+    let (mut presented, known, frozen_digest) = match (item_parts(item), decided) {
+        (_, None) => (vec![Presented::Invalid], None, None),
+        (Err(_), Some(_)) => (vec![Presented::Refused(Reason::NotInBatch)], None, None),
         (Ok((frozen, proof)), Some(decided)) => {
             let digest = crate::fingerprint(frozen);
             let presented = decided
@@ -155,7 +167,8 @@ fn item_verdict(
             // The item as frozen is usually the action presented: hashed once, and checked
             // as the frozen value itself, which the seal then finds the same without
             // comparing them again.
-            (presented, (frozen == action).then_some((frozen, digest)))
+            let known = (frozen == action).then_some((frozen, digest));
+            (presented, known, Some(digest))
         }
     };
     let (action, known) = match known {
@@ -168,7 +181,7 @@ fn item_verdict(
         verdict.reasons.sort();
         verdict.outcome = verdict.outcome.max(Outcome::Reapprove);
     }
-    verdict
+    (verdict, frozen_digest)
 }
 
 /// A batch decision as opened and read, before any item is put to it.

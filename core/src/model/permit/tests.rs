@@ -253,7 +253,7 @@ fn a_preloaded_contract_gives_the_same_verdict() {
 
 #[test]
 fn reasons_and_outcomes_are_listed_once_in_order() {
-    assert_eq!(Reason::ALL.len(), 37);
+    assert_eq!(Reason::ALL.len(), 38);
     let mut sorted = Reason::ALL.to_vec();
     sorted.sort();
     assert_eq!(sorted, Reason::ALL);
