@@ -655,3 +655,78 @@ fn totals_are_kept_under_caps_alone_and_a_claim_runs_once() {
         }
     }
 }
+
+/// The lineage's batch after `b`, which holds the items sent back from it.
+fn successor(l: &Ledger, b: &str) -> Batch {
+    l.batch(&l.batch(b).unwrap().successor.expect("a successor"))
+        .unwrap()
+}
+
+fn breaker_state(b: &Batch) -> String {
+    let state = b.breaker.as_object().unwrap().get("state").unwrap();
+    state.as_str().unwrap().to_owned()
+}
+
+/// A whole claim whose lease expiries trip the breaker is refused as any claim of an open
+/// breaker is: the item its trip sent back waits in the remainder for a reviewer, and is
+/// not rejected before dispatch by that same claim.
+#[test]
+fn a_whole_claim_that_trips_the_breaker_leaves_what_it_sent_back_to_a_reviewer() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-21", 3);
+        let f = facts(&contract);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-21", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let whole = |batch_id: &str, actions: &[OwnedValue]| {
+            l.claim_batch(&BatchClaimRequest {
+                batch_id,
+                actions,
+                facts: &f,
+                executor: "worker",
+                lease_ms: 5 * MINUTE,
+                budget: None,
+                proof: Default::default(),
+            })
+        };
+        let BatchClaimOutcome::Claimed(cs) = whole(&b.id, &actions).unwrap() else {
+            panic!("not claimed")
+        };
+        l.complete_item(&ids[0], cs[0].fence, Reported::Unknown, None, "worker")
+            .unwrap();
+        l.complete_item(&ids[1], cs[1].fence, Reported::Failed, None, "worker")
+            .unwrap();
+        l.reconcile_item(&ids[0], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        // Item 2's lease runs out: the claim counts the lapse, the third failure.
+        clock.advance(6 * MINUTE);
+        let refused = whole(&b.id, &actions).unwrap_err();
+        assert_eq!(refused.code(), Code::BreakerOpen);
+        assert_eq!(
+            states(&l, &ids),
+            vec![State::AwaitingReapproval, State::Failed, State::Unknown]
+        );
+        let r = successor(&l, &b.id);
+        assert_eq!((items(&r), r.current), (vec![ids[0].clone()], true));
+        verified(&l);
+        let r = l
+            .decide_batch(&batch_decision(&r, "dec-22", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(breaker_state(&r), "half_open");
+        let BatchClaimOutcome::Claimed(cs) = whole(&r.id, &actions[..1]).unwrap() else {
+            panic!("the remainder not claimed")
+        };
+        assert_eq!(cs.len(), 1);
+        verified(&l);
+    }
+}

@@ -358,6 +358,12 @@ pub(crate) fn whole(
     for t in items.iter_mut() {
         expire_locked(tx, now, &mut l, &b, t, &p, srv)?;
     }
+    // A lapse counted just now tripped the breaker: its trip sent the remaining items back,
+    // which the rows read above do not show, and the claim is refused as an open breaker's.
+    if breaker(&l)?.state == BreakerState::Open {
+        tx.put_lineage(&l)?;
+        return refuse(tx, ev, open());
+    }
     let remaining: Vec<usize> = (0..items.len())
         .filter(|&i| items[i].state == State::Approved)
         .collect();
