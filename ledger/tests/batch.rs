@@ -730,3 +730,54 @@ fn a_whole_claim_that_trips_the_breaker_leaves_what_it_sent_back_to_a_reviewer()
         verified(&l);
     }
 }
+
+/// An item of an earlier batch of its lineage, claimable again (reconciled as not executed)
+/// after that batch's decision ran out, goes back to a reviewer over a new batch of the
+/// lineage, as the items sent back before it did: not left awaiting re-approval with no
+/// batch to decide it.
+#[test]
+fn an_earlier_batchs_item_whose_decision_ran_out_goes_back_over_a_new_batch() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-23", 3);
+        let f = facts(&contract);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-23", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let ClaimOutcome::Claimed(c, _) = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap()
+        else {
+            panic!("not claimed")
+        };
+        l.complete_item(&ids[0], c.fence, Reported::Unknown, None, "worker")
+            .unwrap();
+        clock.advance(2 * HOUR);
+        let out = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval");
+        let second = successor(&l, &b.id);
+        l.reconcile_item(&ids[0], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        let out = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval");
+        let third = successor(&l, &second.id);
+        assert_eq!((items(&third), third.current), (vec![ids[0].clone()], true));
+        verified(&l);
+        // Each batch decided, each item is claimed under its own batch's decision.
+        for (r, id) in [(&second, "dec-24"), (&third, "dec-25")] {
+            l.decide_batch(&batch_decision(r, id, "approved", l.now()))
+                .unwrap();
+        }
+        for i in 0..2 {
+            let out = l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap();
+            assert_eq!(out.result(), "claimed", "item {i}");
+        }
+        verified(&l);
+    }
+}

@@ -12,7 +12,9 @@
 //! the frozen actions again); any other refusal stops the batch: every remaining item ends
 //! `rejected_pre_dispatch`.
 
-use super::outcome::{breaker, expire_locked, lock_item, send_back, transit, Cause};
+use super::outcome::{
+    breaker, expire_locked, lock_item, send_back, send_item_back, transit, Cause,
+};
 use super::{event, lock, locked_items, refuse, semantics, text_digest, Server};
 use crate::json::{canon, obj, s, stored};
 use crate::model::{BatchClaimOutcome, ClaimOutcome};
@@ -224,20 +226,28 @@ pub(crate) fn item(
         &ctx,
     );
     let step = claim_step(&verdict);
-    if step == ClaimStep::Reapprove && db.id == b.id {
-        // The batch's decision no longer holds (expired, a policy or contract changed): not
-        // for this item alone, so every remaining item goes back, over a new batch.
+    if step == ClaimStep::Reapprove {
         let reasons: Vec<String> = verdict
             .reasons
             .iter()
             .map(|r| r.as_str().to_owned())
             .collect();
-        let (moved, _) = send_back(tx, now, (&mut l, &b), &reasons, c.executor, srv)?;
+        let task = match db.id == b.id {
+            // The batch's decision no longer holds (expired, revoked, a policy or contract
+            // changed): not for this item alone, so every remaining item goes back, over a
+            // new batch.
+            true => {
+                let (moved, _) = send_back(tx, now, (&mut l, &b), &reasons, c.executor, srv)?;
+                moved
+                    .into_iter()
+                    .find(|m| m.id == t.id)
+                    .ok_or_else(|| storage("batch claim", "the item was not sent back"))?
+            }
+            // An earlier batch's: its other items went back already, this one goes back
+            // alone, over the lineage's next batch, which a reviewer can decide.
+            false => send_item_back(tx, now, (&mut l, &db), t, &reasons, c.executor, srv)?,
+        };
         tx.put_lineage(&l)?;
-        let task = moved
-            .into_iter()
-            .find(|m| m.id == t.id)
-            .ok_or_else(|| storage("batch claim", "the item was not sent back"))?;
         return Ok(Done::Ok(ClaimOutcome::Reapproval {
             task: ops::view(task)?,
             verdict,

@@ -249,9 +249,8 @@ fn trip(
 }
 
 /// Sends every remaining unclaimed item of `b`, the current batch of lineage `l`, back to a
-/// reviewer for `reasons` (`awaiting_reapproval`, a new round each, with no approval row of
-/// its own), and proposes a batch over them, the lineage's next, whose decision covers
-/// them again. Returns the items it moved, as written, and that batch.
+/// reviewer for `reasons` (see [`resend`]). Returns the items it moved, as written, and the
+/// batch over them (none when no item remained).
 pub(crate) fn send_back(
     tx: &mut dyn Tx,
     now: i64,
@@ -263,10 +262,57 @@ pub(crate) fn send_back(
     // Its head may be all the caller read (an item's operation): the lists, now.
     let b = &locked_batch(tx, &b.id)?;
     let items = locked_items(tx, b)?;
-    let (kept, dropped): (Vec<usize>, Vec<usize>) =
-        (0..items.len()).partition(|&i| items[i].state == State::Approved);
+    let kept: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].state == State::Approved)
+        .collect();
+    if kept.is_empty() {
+        return Ok((Vec::new(), None));
+    }
+    let (moved, r) = resend(tx, now, (l, b), (&items, &kept), (reasons, actor), srv)?;
+    Ok((moved, Some(r)))
+}
+
+/// Sends the approved item `t` (locked, as the caller left it) of `db`, the batch of lineage
+/// `l` that approved it, back to a reviewer alone for `reasons`, over the lineage's next
+/// batch (see [`resend`]): the way back of an item claimable again after its batch's
+/// remaining items went back. Returns the item as written.
+pub(crate) fn send_item_back(
+    tx: &mut dyn Tx,
+    now: i64,
+    (l, db): (&mut LineageRow, &BatchRow),
+    t: TaskRow,
+    reasons: &[String],
+    actor: &str,
+    srv: &Server<'_>,
+) -> Result<TaskRow> {
+    let db = &locked_batch(tx, &db.id)?;
+    let mut items = locked_items(tx, db)?;
+    let k = items
+        .iter()
+        .position(|i| i.id == t.id)
+        .ok_or_else(|| storage("batch item", "not in the batch that approved it"))?;
+    // The rows read now are as the transaction began: the caller's is as it left it.
+    items[k] = t;
+    let (mut moved, _) = resend(tx, now, (l, db), (&items, &[k]), (reasons, actor), srv)?;
+    moved
+        .pop()
+        .ok_or_else(|| storage("batch item", "the item was not sent back"))
+}
+
+/// Moves the items at `kept` of `b`'s items (`items`, locked, in its order) back to a
+/// reviewer for `reasons` (`awaiting_reapproval`, a new round each, with no approval row of
+/// its own), and proposes a batch over them, the lineage's next, whose decision covers them
+/// again. Returns the items it moved, as written, and that batch.
+fn resend(
+    tx: &mut dyn Tx,
+    now: i64,
+    (l, b): (&mut LineageRow, &BatchRow),
+    (items, kept): (&[TaskRow], &[usize]),
+    (reasons, actor): (&[String], &str),
+    srv: &Server<'_>,
+) -> Result<(Vec<TaskRow>, BatchRow)> {
     let mut moved = Vec::with_capacity(kept.len());
-    for &i in &kept {
+    for &i in kept {
         let mut t = items[i].clone();
         let before = ops::snapshot(&t);
         t.state = next(&before, Op::ClaimReapprove, now)?;
@@ -290,16 +336,16 @@ pub(crate) fn send_back(
         tx.append(ev);
         moved.push(t);
     }
-    if kept.is_empty() {
-        return Ok((moved, None));
-    }
     let ids: Vec<String> = moved.iter().map(|t| t.id.clone()).collect();
     let contract = srv.contract(b)?;
-    let dropped: Vec<u64> = dropped.iter().map(|&i| i as u64).collect();
+    let dropped: Vec<u64> = (0..items.len())
+        .filter(|i| !kept.contains(i))
+        .map(|i| i as u64)
+        .collect();
     let r = match dropped.is_empty() {
         // Every item remains: the same items, in a batch of their own to decide again.
-        true => rebuild(b, &contract, &items)?,
-        false => rebuild(b, &contract, &items)?.deselect(&dropped)?,
+        true => rebuild(b, &contract, items)?,
+        false => rebuild(b, &contract, items)?.deselect(&dropped)?,
     };
     l.generation = increment(l.generation, "batch generation")?;
     let id = remainder_id(&l.id, l.generation);
@@ -329,5 +375,5 @@ pub(crate) fn send_back(
     l.updated_at = now;
     let proposed = super::propose::proposed_event(&row, l, now, &ids, Some(&b.id));
     tx.append(proposed);
-    Ok((moved, Some(row)))
+    Ok((moved, row))
 }
