@@ -708,7 +708,7 @@ fn a_whole_claim_that_trips_the_breaker_leaves_what_it_sent_back_to_a_reviewer()
         l.reconcile_item(&ids[0], Observed::NotExecuted, None, "ops")
             .unwrap();
         // Item 2's lease runs out: the claim counts the lapse, the third failure.
-        clock.advance(6 * MINUTE);
+        clock.advance(6 * MINUTE).unwrap();
         let refused = whole(&b.id, &actions).unwrap_err();
         assert_eq!(refused.code(), Code::BreakerOpen);
         assert_eq!(
@@ -758,7 +758,7 @@ fn an_earlier_batchs_item_whose_decision_ran_out_goes_back_over_a_new_batch() {
         };
         l.complete_item(&ids[0], c.fence, Reported::Unknown, None, "worker")
             .unwrap();
-        clock.advance(2 * HOUR);
+        clock.advance(2 * HOUR).unwrap();
         let out = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap();
         assert_eq!(out.result(), "awaiting_reapproval");
         let second = successor(&l, &b.id);
@@ -778,6 +778,101 @@ fn an_earlier_batchs_item_whose_decision_ran_out_goes_back_over_a_new_batch() {
             let out = l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap();
             assert_eq!(out.result(), "claimed", "item {i}");
         }
+        verified(&l);
+    }
+}
+
+/// A trip that leaves no unclaimed item proposes no remainder: an item reconciled as not
+/// executed while the breaker is open, with no decision awaited that could half-open it,
+/// goes back over a batch of its own, whose approval half-opens the breaker.
+#[test]
+fn an_item_reconciled_not_executed_under_an_open_breaker_goes_back_to_a_reviewer() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-26", 3);
+        let f = facts(&contract);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-26", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let mut fences = Vec::new();
+        for i in 0..3 {
+            let ClaimOutcome::Claimed(c, _) =
+                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+            fences.push(c.fence);
+        }
+        for (id, fence) in ids.iter().zip(fences) {
+            l.complete_item(id, fence, Reported::Unknown, None, "worker")
+                .unwrap();
+        }
+        let tripped = l.batch(&b.id).unwrap();
+        assert_eq!(
+            (breaker_state(&tripped), tripped.successor),
+            ("open".into(), None)
+        );
+        let t = l
+            .reconcile_item(&ids[0], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        assert_eq!(t.state, State::AwaitingReapproval);
+        let r = successor(&l, &b.id);
+        assert_eq!((items(&r), r.current), (vec![ids[0].clone()], true));
+        verified(&l);
+        let r = l
+            .decide_batch(&batch_decision(&r, "dec-27", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(breaker_state(&r), "half_open");
+        let out = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap();
+        assert_eq!(out.result(), "claimed");
+        verified(&l);
+    }
+}
+
+/// The same when the trip's remainder was rejected: nothing can half-open the breaker, so an
+/// item reconciled as not executed afterwards goes back over a batch of its own.
+#[test]
+fn an_item_reconciled_not_executed_after_the_remainder_was_rejected_goes_back() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-28", 4);
+        let f = facts(&contract);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-28", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        for i in 0..3 {
+            let ClaimOutcome::Claimed(c, _) =
+                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+            l.complete_item(&ids[i], c.fence, Reported::Unknown, None, "worker")
+                .unwrap();
+        }
+        let second = successor(&l, &b.id);
+        l.decide_batch(&batch_decision(&second, "dec-29", "rejected", l.now()))
+            .unwrap();
+        let t = l
+            .reconcile_item(&ids[0], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        assert_eq!(t.state, State::AwaitingReapproval);
+        let third = successor(&l, &second.id);
+        assert_eq!((items(&third), third.current), (vec![ids[0].clone()], true));
         verified(&l);
     }
 }

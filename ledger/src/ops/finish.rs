@@ -148,7 +148,12 @@ pub(crate) fn reconcile(
     }
     expire_if_due(tx, &mut t, now)?;
     let ev = refused_reconcile(&t, now, observed, result, actor);
-    reconcile_locked(tx, now, t, observed, result, ev, Vec::new())
+    Ok(
+        match reconcile_locked(tx, now, t, observed, result, ev, Vec::new())? {
+            Done::Ok(t) => Done::Ok(reconciled_view(t, result)?),
+            Done::Refused(e) => Done::Refused(e),
+        },
+    )
 }
 
 /// The event of a refused reconciliation, until it is one.
@@ -169,7 +174,7 @@ pub(crate) fn refused_reconcile(
 }
 
 /// [`reconcile`] of the locked task `t` (its lease expired first, if due), `ev` its event as
-/// [`refused_reconcile`] made it.
+/// [`refused_reconcile`] made it. Returns the task as written.
 pub(crate) fn reconcile_locked(
     tx: &mut dyn Tx,
     now: i64,
@@ -178,7 +183,7 @@ pub(crate) fn reconcile_locked(
     result: Option<&OwnedValue>,
     mut ev: ledger::Event,
     extra: super::claim::Extra,
-) -> Result<Done<Task>> {
+) -> Result<Done<TaskRow>> {
     let before = snapshot(&t);
     let state = match next(&before, Op::Reconcile(observed), now) {
         Ok(state) => state,
@@ -209,11 +214,16 @@ pub(crate) fn reconcile_locked(
     with_extra(&mut ev, extra);
     tx.append(ev);
     super::shred::at_finish(tx, now, &t, super::LEDGER_ACTOR)?;
+    Ok(Done::Ok(t))
+}
+
+/// The task `t` as its reconciliation with `result` left it, as returned to the caller.
+pub(crate) fn reconciled_view(t: TaskRow, result: Option<&OwnedValue>) -> Result<Task> {
     let parsed = super::Parsed {
         result: result.is_some(),
         ..Default::default()
     };
-    Ok(Done::Ok(super::view_parsed(t, parsed)?))
+    super::view_parsed(t, parsed)
 }
 
 /// Adds `extra` to an event's detail (a batch item's lineage and breaker, issue 28).

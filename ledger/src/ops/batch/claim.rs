@@ -245,7 +245,7 @@ pub(crate) fn item(
             }
             // An earlier batch's: its other items went back already, this one goes back
             // alone, over the lineage's next batch, which a reviewer can decide.
-            false => send_item_back(tx, now, (&mut l, &db), t, &reasons, c.executor, srv)?,
+            false => send_item_back(tx, now, (&mut l, &db.id), t, &reasons, c.executor, srv)?,
         };
         tx.put_lineage(&l)?;
         return Ok(Done::Ok(ClaimOutcome::Reapproval {

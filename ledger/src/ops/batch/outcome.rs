@@ -12,7 +12,7 @@ use crate::ops::claim::Extra;
 use crate::ops::finish;
 use crate::ops::{self, LEDGER_ACTOR};
 use crate::store::{increment, storage, BatchRow, Done, LineageRow, Lock, TaskRow, Tx};
-use actionseal_core::batch::{Breaker, Policy, Transition, Trip};
+use actionseal_core::batch::{Breaker, BreakerState, Policy, Transition, Trip};
 use actionseal_core::ledger::{
     approval_id, next, remainder_id, EventKind, Observed, Op, Reported, State,
 };
@@ -102,6 +102,8 @@ pub(crate) fn complete(
 /// reconcile_item: [`finish::reconcile`] of a batch's item. An item in doubt was counted as a
 /// failure when its doubt began (an `unknown` report or a lapsed lease), so only `succeeded`
 /// is fed to the breaker again (a success, which a half-open breaker counts toward closing).
+/// One claimable again under an open breaker that nothing would half-open goes back to a
+/// reviewer ([`awaits_no_one`]).
 pub(crate) fn reconcile(
     tx: &mut dyn Tx,
     now: i64,
@@ -111,7 +113,7 @@ pub(crate) fn reconcile(
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<Done<Task>> {
-    let (mut l, b, mut t, _) = lock_item(tx, task_id)?;
+    let (mut l, b, mut t, row) = lock_item(tx, task_id)?;
     let p = srv.policy(&b)?;
     expire_locked(tx, now, &mut l, &b, &mut t, &p, srv)?;
     let ev = finish::refused_reconcile(&t, now, observed, result, actor);
@@ -125,18 +127,44 @@ pub(crate) fn reconcile(
         Observed::Succeeded => breaker_detail(&l, &text),
         Observed::Failed | Observed::NotExecuted => Vec::new(),
     };
-    let done = finish::reconcile_locked(tx, now, t, observed, result, ev, extra)?;
-    if let Done::Ok(_) = &done {
-        l.breaker = text;
-        l.updated_at = now;
-        let cause = Cause {
-            task: Some(task_id),
-            actor,
-        };
-        transit(tx, now, (&mut l, &b), transition, cause, srv)?;
-    }
+    let t = match finish::reconcile_locked(tx, now, t, observed, result, ev, extra)? {
+        Done::Ok(t) => t,
+        Done::Refused(e) => {
+            tx.put_lineage(&l)?;
+            return Ok(Done::Refused(e));
+        }
+    };
+    l.breaker = text;
+    l.updated_at = now;
+    let cause = Cause {
+        task: Some(task_id),
+        actor,
+    };
+    transit(tx, now, (&mut l, &b), transition, cause, srv)?;
+    let t = match t.state == State::Approved && awaits_no_one(&l, &b)? {
+        // Claimable again, it would wait for an approval no one is asked for: it goes back
+        // to a reviewer, over the lineage's next batch, whose approval half-opens the breaker.
+        true => {
+            let batch = row
+                .batch
+                .ok_or_else(|| storage("batch item", "approved without its batch"))?;
+            let reasons = ["breaker_open".to_owned()];
+            send_item_back(tx, now, (&mut l, &batch), t, &reasons, actor, srv)?
+        }
+        false => t,
+    };
     tx.put_lineage(&l)?;
-    Ok(done)
+    Ok(Done::Ok(finish::reconciled_view(t, result)?))
+}
+
+/// Whether lineage `l`, whose current batch was `b` when the operation began, has its
+/// breaker open with no batch awaiting the decision that would half-open it: the trip found
+/// no item to send back, or the reviewer rejected the batch they went back in. (A batch
+/// proposed by this operation is awaiting.)
+fn awaits_no_one(l: &LineageRow, b: &BatchRow) -> Result<bool> {
+    Ok(breaker(l)?.state == BreakerState::Open
+        && l.current == b.id
+        && b.state != State::AwaitingApproval)
 }
 
 /// The sweeper's expiry of a batch item's lease: its lineage first. Returns whether it moved.
@@ -272,20 +300,21 @@ pub(crate) fn send_back(
     Ok((moved, Some(r)))
 }
 
-/// Sends the approved item `t` (locked, as the caller left it) of `db`, the batch of lineage
-/// `l` that approved it, back to a reviewer alone for `reasons`, over the lineage's next
-/// batch (see [`resend`]): the way back of an item claimable again after its batch's
-/// remaining items went back. Returns the item as written.
+/// Sends the approved item `t` (locked, as the caller left it) of `batch`, the batch of
+/// lineage `l` that approved it, back to a reviewer alone for `reasons`, over the lineage's
+/// next batch (see [`resend`]): the way back of an item claimable again when no batch would
+/// take it back (its batch's other items went back already, or the breaker stays open).
+/// Returns the item as written.
 pub(crate) fn send_item_back(
     tx: &mut dyn Tx,
     now: i64,
-    (l, db): (&mut LineageRow, &BatchRow),
+    (l, batch): (&mut LineageRow, &str),
     t: TaskRow,
     reasons: &[String],
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<TaskRow> {
-    let db = &locked_batch(tx, &db.id)?;
+    let db = &locked_batch(tx, batch)?;
     let mut items = locked_items(tx, db)?;
     let k = items
         .iter()
