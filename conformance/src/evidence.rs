@@ -522,7 +522,8 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
         .verifier()
         .to_string();
     let second = witness(10, "witness2.example").verifier().to_string();
-    let trusts: [(&str, &str, Json, Want); 6] = [
+    let alias = witness(9, "witness-two.example").verifier().to_string();
+    let trusts: [(&str, &str, Json, Want); 7] = [
         (
             "n_checkpoint_untrusted_other_ledger_key",
             "Verified with another ledger's key (same name, other key).",
@@ -562,6 +563,17 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
              wrap it to 0.",
             with(trust, "/witnesses/quorum", json!(1u64 << 32)),
             ("invalid_evidence_trust", "/witnesses/quorum"),
+        ),
+        (
+            "n_invalid_evidence_trust_witness_key_twice",
+            "The one witness listed again under another name, for a quorum of 2: its one \
+             cosignature (which names no witness) would count twice.",
+            with(
+                trust,
+                "/witnesses",
+                json!({"keys": [at(trust, "/witnesses/keys/0"), alias], "quorum": 2}),
+            ),
+            ("invalid_evidence_trust", "/witnesses/keys/1"),
         ),
         (
             "n_invalid_evidence_trust_witness_key_type",

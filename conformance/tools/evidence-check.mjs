@@ -276,6 +276,9 @@ function readTrust(v) {
         if (key.type !== COSIGNATURE) refuse(code, ptr('keys', i))
         return key
       })
+      // A witness is its key: the same key under two names would count one cosignature twice.
+      const material = witnesses.map((w) => w.text.split('+').slice(2).join('+'))
+      material.forEach((m, i) => { if (material.indexOf(m) < i) refuse(code, ptr('keys', i)) })
       quorum = g.int('quorum', 1)
       if (quorum > witnesses.length) refuse(code, '/quorum')
     })

@@ -13,7 +13,9 @@
 //!   keys), each with its window; a rotated key stays listed with its `valid_until` so that
 //!   bundles it signed before then keep verifying.
 //! - `witnesses`: cosignature keys, and how many of them must have cosigned the checkpoint
-//!   (`quorum`, at least 1 when keys are given).
+//!   (`quorum`, at least 1 when keys are given). A witness is its key: the same key listed
+//!   again under another name is refused, since what a witness signs names no witness and
+//!   its one cosignature would count twice.
 //! - `tsa_roots`: the RFC 3161 authorities' roots; a bundle's time-stamp token must chain to
 //!   one of them.
 //! - `approval_keys`: the service keys and passkeys that prove decisions, with their windows
@@ -174,6 +176,20 @@ fn witnesses(v: &Value<'_>) -> Result<(Vec<VerifierKey>, usize)> {
         .enumerate()
         .map(|(i, k)| key_string(k, KeyType::Cosignature).map_err(|e| e.in_index(i).in_key("keys")))
         .collect::<Result<Vec<_>>>()?;
+    // A witness is its key: one listed again under another name would have its one
+    // cosignature counted twice (what it signs names no witness).
+    for (i, k) in keys.iter().enumerate() {
+        let first = keys
+            .iter()
+            .position(|o| o.public_key().as_bytes() == k.public_key().as_bytes());
+        if first.is_some_and(|j| j < i) {
+            return Err(bad(
+                "a witness key listed again, under another name: each witness counts once",
+            )
+            .in_index(i)
+            .in_key("keys"));
+        }
+    }
     let quorum = f.integer("quorum", 1)?;
     // Compared before any narrowing: wasm's usize is 32 bits, and a wrapped quorum is smaller.
     match usize::try_from(quorum) {
