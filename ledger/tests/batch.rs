@@ -876,3 +876,64 @@ fn an_item_reconciled_not_executed_after_the_remainder_was_rejected_goes_back() 
         verified(&l);
     }
 }
+
+/// An item reconciled as not executed while the trip's remainder awaits stays approved, for
+/// that remainder's approval to half-open the breaker. When the reviewer rejects it instead,
+/// nothing would: the item goes back to a reviewer over the lineage's next batch.
+#[test]
+fn rejecting_the_remainder_sends_back_an_item_reconciled_not_executed() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-30", 4);
+        let f = facts(&contract);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-30", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        for i in 0..3 {
+            let ClaimOutcome::Claimed(c, _) =
+                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+            else {
+                panic!("not claimed")
+            };
+            l.complete_item(&ids[i], c.fence, Reported::Unknown, None, "worker")
+                .unwrap();
+        }
+        let second = successor(&l, &b.id);
+        assert_eq!(items(&second), vec![ids[3].clone()]);
+        let t = l
+            .reconcile_item(&ids[0], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        assert_eq!(t.state, State::Approved);
+        l.decide_batch(&batch_decision(&second, "dec-31", "rejected", l.now()))
+            .unwrap();
+        assert_eq!(
+            states(&l, &ids),
+            vec![
+                State::AwaitingReapproval,
+                State::Unknown,
+                State::Unknown,
+                State::Rejected
+            ]
+        );
+        let third = successor(&l, &second.id);
+        assert_eq!((items(&third), third.current), (vec![ids[0].clone()], true));
+        verified(&l);
+        let third = l
+            .decide_batch(&batch_decision(&third, "dec-32", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(breaker_state(&third), "half_open");
+        let out = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap();
+        assert_eq!(out.result(), "claimed");
+        let again = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap_err();
+        assert_eq!(again.code(), Code::AlreadyClaimed);
+        verified(&l);
+    }
+}

@@ -14,7 +14,7 @@
 //! the batch and its items stay awaiting until the decision that meets the quorum (or vetoes
 //! the round) decides them with its record. Claims check the round's records as a set.
 
-use super::outcome::{breaker, transit, Cause};
+use super::outcome::{awaits_no_one, breaker, send_approved_back, transit, Cause};
 use super::Server;
 use super::{event, ids, lock_by_approval, locked_items, rebuild, refuse, text_digest, view};
 use crate::json::{canon, n, opt_s, s, stored};
@@ -237,6 +237,13 @@ pub(crate) fn run(
             actor: &d.approver,
         };
         transit(tx, now, (&mut l, &b), transition, cause, srv)?;
+        tx.put_lineage(&l)?;
+    }
+    // Rejected, the remainder leaves its lineage's breaker open with nothing to half-open it:
+    // items claimable again meanwhile (reconciled not executed) go back to a reviewer.
+    if d.decision == Decision::Rejected && awaits_no_one(&l, &b)? {
+        let reasons = ["breaker_open".to_owned()];
+        send_approved_back(tx, now, &mut l, &reasons, &d.approver, srv)?;
         tx.put_lineage(&l)?;
     }
     Ok(Done::Ok(BatchDecided {

@@ -161,7 +161,7 @@ pub(crate) fn reconcile(
 /// breaker open with no batch awaiting the decision that would half-open it: the trip found
 /// no item to send back, or the reviewer rejected the batch they went back in. (A batch
 /// proposed by this operation is awaiting.)
-fn awaits_no_one(l: &LineageRow, b: &BatchRow) -> Result<bool> {
+pub(crate) fn awaits_no_one(l: &LineageRow, b: &BatchRow) -> Result<bool> {
     Ok(breaker(l)?.state == BreakerState::Open
         && l.current == b.id
         && b.state != State::AwaitingApproval)
@@ -326,6 +326,42 @@ pub(crate) fn send_item_back(
     moved
         .pop()
         .ok_or_else(|| storage("batch item", "the item was not sent back"))
+}
+
+/// Sends every approved item of lineage `l` back to a reviewer for `reasons`: those one
+/// batch approved last go back together, over the lineage's next batch (see [`resend`]), one
+/// such batch for each batch that approved some. The way back of items claimable again under
+/// an open breaker once nothing awaits the decision that would half-open it.
+pub(crate) fn send_approved_back(
+    tx: &mut dyn Tx,
+    now: i64,
+    l: &mut LineageRow,
+    reasons: &[String],
+    actor: &str,
+    srv: &Server<'_>,
+) -> Result<()> {
+    // A lineage's batches are its generations: the first is named as the lineage, the rest
+    // derived. Listed before any is proposed here.
+    let batches: Vec<String> = std::iter::once(l.id.clone())
+        .chain((2..=l.generation).map(|g| remainder_id(&l.id, g)))
+        .collect();
+    for id in batches {
+        let db = locked_batch(tx, &id)?;
+        let items = locked_items(tx, &db)?;
+        let mut kept = Vec::new();
+        for (i, t) in items.iter().enumerate() {
+            // An item lists in every batch it went back in: it is the last approver's.
+            if t.state == State::Approved
+                && tx.item(&t.id)?.and_then(|r| r.batch).as_ref() == Some(&id)
+            {
+                kept.push(i);
+            }
+        }
+        if !kept.is_empty() {
+            resend(tx, now, (l, &db), (&items, &kept), (reasons, actor), srv)?;
+        }
+    }
+    Ok(())
 }
 
 /// Moves the items at `kept` of `b`'s items (`items`, locked, in its order) back to a
