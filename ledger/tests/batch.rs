@@ -937,3 +937,75 @@ fn rejecting_the_remainder_sends_back_an_item_reconciled_not_executed() {
         verified(&l);
     }
 }
+
+/// An all-or-nothing batch is claimed whole, and only through claim_batch: an item of an
+/// earlier batch of the lineage claimable again (reconciled as not executed after the batch
+/// it was claimed with stopped being current) is claimed by claiming that batch again, which
+/// claims what remains of it, once.
+#[test]
+fn an_earlier_all_or_nothing_batch_claims_what_remains_of_it() {
+    for engine in engines() {
+        let db = Db::fresh(engine);
+        let l = db.open();
+        let contract = batch_contract(100_000);
+        let actions = refunds(&contract, "job-33", 3);
+        let f = facts(&contract);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
+            .unwrap();
+        let b = l
+            .decide_batch(&batch_decision(&b, "dec-33", "approved", l.now()))
+            .unwrap()
+            .batch;
+        let ids = items(&b);
+        let whole = |batch_id: &str, actions: &[OwnedValue]| {
+            l.claim_batch(&BatchClaimRequest {
+                batch_id,
+                actions,
+                facts: &f,
+                executor: "worker",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+        };
+        let BatchClaimOutcome::Claimed(cs) = whole(&b.id, &actions).unwrap() else {
+            panic!("not claimed")
+        };
+        l.complete_item(&ids[0], cs[0].fence, Reported::Unknown, None, "worker")
+            .unwrap();
+        l.complete_item(&ids[1], cs[1].fence, Reported::Unknown, None, "worker")
+            .unwrap();
+        l.complete_item(&ids[2], cs[2].fence, Reported::Failed, None, "worker")
+            .unwrap();
+        // Tripped with nothing to send back: item 0 goes back alone, the lineage's next batch.
+        l.reconcile_item(&ids[0], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        let second = successor(&l, &b.id);
+        assert_eq!(items(&second), vec![ids[0].clone()]);
+        // Item 1 waits for that batch's approval, approved by the first batch still.
+        let t = l
+            .reconcile_item(&ids[1], Observed::NotExecuted, None, "ops")
+            .unwrap();
+        assert_eq!(t.state, State::Approved);
+        let second = l
+            .decide_batch(&batch_decision(&second, "dec-34", "approved", l.now()))
+            .unwrap()
+            .batch;
+        assert_eq!(breaker_state(&second), "half_open");
+        let BatchClaimOutcome::Claimed(cs) = whole(&second.id, &actions[..1]).unwrap() else {
+            panic!("the second batch not claimed")
+        };
+        assert_eq!(cs.len(), 1);
+        let refused = l.claim_item(&claim(&ids[1], &actions[1], &f)).unwrap_err();
+        assert_eq!(refused.code(), Code::BatchAllOrNothing);
+        let BatchClaimOutcome::Claimed(cs) = whole(&b.id, &actions).unwrap() else {
+            panic!("what remains of the first batch not claimed")
+        };
+        assert_eq!(cs.len(), 1);
+        assert_eq!(l.task(&ids[1]).unwrap().state, State::Claimed);
+        let again = whole(&b.id, &actions).unwrap_err();
+        assert_eq!(again.code(), Code::TaskNotClaimable);
+        verified(&l);
+    }
+}

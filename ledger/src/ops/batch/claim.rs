@@ -20,7 +20,7 @@ use crate::json::{canon, obj, s, stored};
 use crate::model::{BatchClaimOutcome, ClaimOutcome};
 use crate::ops;
 use crate::ops::claim::{conclude, refused_claim, Checked, Decider, Extra};
-use crate::store::{storage, BatchRow, Done, ItemRow, LineageRow, TaskRow, Tx};
+use crate::store::{storage, BatchRow, Done, ItemRow, LineageRow, Lock, TaskRow, Tx};
 use actionseal_core::batch::{
     check_batch_with, policy_of, Breaker, BreakerState, Policy, Semantics, Totals, Transition,
 };
@@ -309,7 +309,8 @@ pub(crate) struct Whole<'v, 'a> {
     pub proof: ProofRequirement,
 }
 
-/// claim_batch: every remaining item of an all-or-nothing batch, or none.
+/// claim_batch: every remaining item of an all-or-nothing batch, or none. Of an earlier batch
+/// of the lineage, what remains is the items it approved last that are claimable again.
 pub(crate) fn whole(
     tx: &mut dyn Tx,
     now: i64,
@@ -331,7 +332,7 @@ pub(crate) fn whole(
             Code::InvalidRequest,
             "a per-item batch is claimed item by item (claim_item)",
         ))
-    } else if l.current != b.id || b.state != State::Approved {
+    } else if b.state != State::Approved {
         Some(Error::new(
             Code::TaskNotClaimable,
             format!(
@@ -365,8 +366,20 @@ pub(crate) fn whole(
         .in_key("actions");
         return refuse(tx, ev, e);
     }
+    // An earlier batch of the lineage is claimed for what remains of it (items claimable
+    // again after it stopped being current); a trip sends back the current batch's items.
+    let head;
+    let current = match l.current == b.id {
+        true => &b,
+        false => {
+            head = tx
+                .batch_head(&l.current, Lock::Row)?
+                .ok_or_else(|| storage("batch", format!("{:?} is missing", l.current)))?;
+            &head
+        }
+    };
     for t in items.iter_mut() {
-        expire_locked(tx, now, &mut l, &b, t, &p, srv)?;
+        expire_locked(tx, now, &mut l, current, t, &p, srv)?;
     }
     // A lapse counted just now tripped the breaker: its trip sent the remaining items back,
     // which the rows read above do not show, and the claim is refused as an open breaker's.
@@ -374,23 +387,36 @@ pub(crate) fn whole(
         tx.put_lineage(&l)?;
         return refuse(tx, ev, open());
     }
-    let remaining: Vec<usize> = (0..items.len())
-        .filter(|&i| items[i].state == State::Approved)
-        .collect();
+    let mut remaining = Vec::new();
+    let mut found = Vec::new();
+    for (i, t) in items.iter().enumerate() {
+        if t.state != State::Approved {
+            continue;
+        }
+        let row = tx
+            .item(&t.id)?
+            .ok_or_else(|| storage("batch item", "its row is missing"))?;
+        // An earlier batch's item that went back is a later batch's to claim once approved.
+        if row.batch.as_deref() != Some(b.id.as_str()) {
+            continue;
+        }
+        let (_, frozen, item) = item_of(t, row)?;
+        remaining.push(i);
+        found.push((frozen, item));
+    }
     if remaining.is_empty() {
         tx.put_lineage(&l)?;
-        let e = Error::new(Code::AlreadyClaimed, "every item of the batch was claimed");
+        let e = match l.current == b.id {
+            true => Error::new(Code::AlreadyClaimed, "every item of the batch was claimed"),
+            false => Error::new(
+                Code::TaskNotClaimable,
+                "no item of the batch remains to claim, and it is no longer its lineage's \
+                 current batch",
+            ),
+        };
         return refuse(tx, ev, e);
     }
     let (record, set, unproven) = decisions(tx, &b, &contract)?;
-    let mut found = Vec::with_capacity(remaining.len());
-    for &i in &remaining {
-        let row = tx
-            .item(&items[i].id)?
-            .ok_or_else(|| storage("batch item", "its row is missing"))?;
-        let (_, frozen, item) = item_of(&items[i], row)?;
-        found.push((frozen, item));
-    }
     let requests: Vec<ClaimRequest<'_, '_>> = remaining
         .iter()
         .map(|&i| ClaimRequest {
@@ -510,7 +536,7 @@ pub(crate) fn whole(
         }
     }
     // The whole batch is one dispatch decision: one claim on the breaker's rate.
-    if let Counted::Refused(e, _) = count_claim(tx, now, (&mut l, &b, &p), w.executor, srv)? {
+    if let Counted::Refused(e, _) = count_claim(tx, now, (&mut l, current, &p), w.executor, srv)? {
         tx.put_lineage(&l)?;
         return refuse(tx, ev, e);
     }
