@@ -28,28 +28,53 @@ export function leaves(value, pointer = "", out = new Map()) {
 export const same = (a, b) => (a === undefined ? b === undefined : b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 
 /**
+ * The kind of every array and object of `value` by JSON Pointer. A pointer does not tell an
+ * array from an object with the same keys: `["a"]` and `{"0": "a"}` have the same leaves.
+ */
+function kinds(value, pointer = "", out = new Map()) {
+  if (!isContainer(value)) return out;
+  out.set(pointer, Array.isArray(value) ? "array" : "object");
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  for (const [key, v] of entries) kinds(v, `${pointer}/${token(key)}`, out);
+  return out;
+}
+
+/** The pointers of the containers `pointer` passes through, the whole value first. */
+const above = (pointer) => pointer.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"));
+
+/**
  * Which pointers are shown where: `common` (an envelope member equal in every item, shown
  * once) and `columns` (every argument, and every envelope member that varies), in the order
  * they first appear.
  */
 export function layout(actions) {
   const all = actions.map((a) => leaves(a));
+  const shapes = actions.map((a) => kinds(a));
   const order = [...new Set(all.flatMap((l) => [...l.keys()]))];
   const args = (p) => p === "/args" || p.startsWith("/args/");
-  const shared = (p) => all.every((l) => l.has(p) && same(l.get(p), all[0].get(p)));
+  // Item `i`'s leaf at `p` differs from the first item's: its value, or the kind of a
+  // container on its way there.
+  const differs = (i, p) =>
+    !same(all[i].get(p), all[0].get(p)) || above(p).some((c) => shapes[i].get(c) !== shapes[0].get(c));
+  const shared = (p) => all.every((l, i) => l.has(p) && !differs(i, p));
   return {
     all,
+    differs,
     common: order.filter((p) => !args(p) && shared(p)),
     columns: [...order.filter(args), ...order.filter((p) => !args(p) && !shared(p))],
   };
 }
 
-/** A pointer as a column header shows it: every token as a key is shown. */
+/**
+ * A pointer as a column header shows it: each token as the pointer writes it, `~1` for a `/`
+ * in a key (as the single action's table shows keys), so that a key `"limits/max"` and the
+ * member `max` of `limits` never read alike.
+ */
 export function pointerLabel(pointer) {
   if (pointer === "") return el("span", "", "(the item)");
   const node = el("span", "path mono");
   for (const t of pointer.split("/").slice(1)) {
-    node.append(el("span", "seg", "/", showString(t.replaceAll("~1", "/").replaceAll("~0", "~"), { quotes: false }).node));
+    node.append(el("span", "seg", "/", showString(t, { quotes: false }).node));
   }
   return node;
 }
@@ -75,7 +100,7 @@ function valueCell(value, changed) {
  * The table's head row and one row per item: a checkbox (include the item), its number, each
  * column's value, and its fingerprint's short form (`digests[i]`, computed in the page).
  */
-export function itemRows(api, actions, { columns, all }, digests) {
+export function itemRows(api, actions, { columns, all, differs }, digests) {
   const head = el("tr", "",
     el("th", "pick", "Include"),
     el("th", "num", "#"),
@@ -95,7 +120,7 @@ export function itemRows(api, actions, { columns, all }, digests) {
     const num = el("th", "num", String(i + 1));
     num.scope = "row";
     const cells = columns.map((p) => {
-      const td = valueCell(all[i].get(p), i > 0 && !same(all[i].get(p), all[0].get(p)));
+      const td = valueCell(all[i].get(p), i > 0 && differs(i, p));
       td.dataset.pointer = p;
       return td;
     });

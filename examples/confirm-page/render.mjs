@@ -28,6 +28,9 @@ function noticesOf(value) {
 const SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
 
 /** A `\u200B`-style escape for one character (code point form beyond the BMP). */
+/** `U+202E`, as core's notices write a code point. */
+const codePoint = (c) => `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+
 function escapeOf(c) {
   if (SHORT_ESCAPES[c]) return SHORT_ESCAPES[c];
   const cp = c.codePointAt(0);
@@ -60,6 +63,10 @@ export function showString(s, { quotes = true } = {}) {
   // A string is one notice at most; it lists the first 64 of the characters it counts.
   const notice = noticesOf(s)[0];
   const marks = new Map((notice?.marks ?? []).map((m) => [m.at, m]));
+  // Past the last listed mark of a notice that counts more, core has not said which characters
+  // are invisible: every one outside printable ASCII is shown as its escape, so that none (a
+  // bidirectional override among them) acts on the text around it.
+  const unlisted = notice && notice.count > notice.marks.length ? notice.marks.at(-1).at : Infinity;
   let plain = "";
   const flush = () => {
     if (plain) node.append(plain);
@@ -67,6 +74,13 @@ export function showString(s, { quotes = true } = {}) {
   };
   Array.from(s).forEach((c, i) => {
     const n = marks.get(i);
+    if (n === undefined && i > unlisted && !(c >= " " && c <= "~")) {
+      flush();
+      const mark = el("span", "esc", escapeOf(c));
+      mark.title = `${codePoint(c)}: past the characters listed one by one, shown escaped`;
+      node.append(mark);
+      return;
+    }
     if (n === undefined) {
       plain += c;
       return;

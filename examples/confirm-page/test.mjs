@@ -473,6 +473,23 @@ try {
     await screenshot('refund-invalid')
   })
 
+  await step('past the 64 characters core lists one by one, a bidirectional override is still shown escaped', async () => {
+    // 64 Cyrillic letters fill the notice's marks; the U+202E after them would reverse the
+    // rest of the cell ("refund 9000 to account") if it reached the page as itself.
+    const bidi = JSON.parse(readFileSync(SAMPLES.valid, 'utf8'))
+    bidi.action.args.reason = '\u0430'.repeat(64) + '\u202Etnuocca ot 0009 dnufer'
+    const file = join(scratch, 'bidi.json')
+    writeFileSync(file, JSON.stringify(bidi))
+    await page.goto(pageUrl)
+    await page.waitForSelector('body[data-state="empty"]')
+    await page.setInputFiles('#request-file', file)
+    await page.waitForSelector('body[data-state="ready"]')
+    assert.equal(await text('#fingerprint'), addon.fingerprint(bidi.action), 'the page binds the value as it is')
+    const reason = page.locator('#args tr[data-pointer="/reason"]')
+    assert.ok(!(await reason.textContent()).includes('\u202E'), 'no raw override reaches the page')
+    assert.ok((await reason.locator('.esc').allTextContents()).includes('\\u202E'), 'the override is shown escaped')
+  })
+
   await step('loading by hand: a chosen file, and pasted text that is not strict JSON', async () => {
     await page.goto(pageUrl)
     await page.waitForSelector('body[data-state="empty"]')

@@ -6,7 +6,7 @@
 // imported by a path that resolves there from Node and, as the desk mounts that page at
 // /confirm-page/, from the browser); the desk only keeps the identity apart.
 
-import { layout, same } from "../../confirm-page/batch-table.mjs";
+import { layout } from "../../confirm-page/batch-table.mjs";
 
 export { leaves } from "../../confirm-page/batch-table.mjs";
 
@@ -24,14 +24,14 @@ const IDENTITY = ["/job_id", "/request_id"];
  * from the first item's (identity excepted).
  */
 export function batchTable(actions) {
-  const { all, common, columns } = layout(actions);
+  const { all, common, columns, differs } = layout(actions);
   const identity = IDENTITY.filter((p) => all.some((l) => l.has(p)));
   const shown = [...columns.filter((p) => !IDENTITY.includes(p)), ...identity];
   const first = all[0] ?? new Map();
   const rows = all.map((l, index) => ({
     index,
     cells: new Map(shown.map((p) => [p, l.get(p)])),
-    changed: new Set(shown.filter((p) => !IDENTITY.includes(p) && !same(l.get(p), first.get(p)))),
+    changed: new Set(shown.filter((p) => !IDENTITY.includes(p) && differs(index, p))),
   }));
   return {
     columns: shown,

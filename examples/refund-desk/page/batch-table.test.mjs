@@ -38,6 +38,16 @@ test("a missing value, a value of another type and null are changes", () => {
   assert.ok(t.rows[3].changed.has("/args/currency"));
 });
 
+test("an array and an object with the same leaves are a change, and a key with / is its own column", () => {
+  // ["admin"] and {"0": "admin"} both have the leaf /args/tags/0 = "admin".
+  const t = batchTable([refund(1, { tags: ["admin"], limits: { max: 10 } }),
+    refund(2, { tags: { 0: "admin" }, "limits/max": 5000 })]);
+  assert.ok(t.rows[1].changed.has("/args/tags/0"), "the container's kind changed");
+  assert.ok(!t.rows[0].changed.has("/args/tags/0"));
+  assert.ok(t.columns.includes("/args/limits/max") && t.columns.includes("/args/limits~1max"));
+  assert.ok(t.rows[1].changed.has("/args/limits~1max") && t.rows[1].changed.has("/args/limits/max"));
+});
+
 test("an argument only a later item has is a column, changed there", () => {
   const t = batchTable([refund(1, {}), refund(2, { note: "x" })]);
   assert.ok(t.columns.includes("/args/note"));
