@@ -96,7 +96,8 @@ pub(crate) fn held(
             Code::DisclosuresShredded,
             format!(
                 "task {} had its {} value at {} shredded before it ran: it cannot run \
-                 (propose the call again to run it)",
+                 (running the call needs a new proposal, under a new request id, and a new \
+                 decision: this task's identity stays with its shredded values)",
                 t.id, r.class, r.pointer
             ),
         )));
