@@ -181,6 +181,30 @@ fn the_subject_the_proposer_and_the_amender_cannot_approve() {
         .unwrap_err();
         assert_eq!(e.code(), Code::ApproverNotSeparate, "{engine:?}");
         assert!(e.message().contains("amended"), "{engine:?}: {e}");
+        // Another reviewer amends it again, by a cent: neither may approve, the first
+        // amender included (the change was hers).
+        let again = action(
+            &contract,
+            r#"{"order_id": "order-17", "amount_minor": 1999, "currency": "USD"}"#,
+            "job-1",
+            "req-1",
+        );
+        let b = l
+            .amend(
+                &json(&format!(
+                    r#"{{"task_id": "{}", "amends": "{}", "action": {}, "reviewer": "user:frank",
+                        "reason": "a cent"}}"#,
+                    t.id,
+                    a.task.action_digest,
+                    canonicalize(&again)
+                )),
+                &contract,
+            )
+            .unwrap();
+        for (id, who) in [("d-z", "user:erin"), ("d-w", "user:frank")] {
+            let e = decide(&l, &member(&b.task, id, "approved", who, l.now(), "")).unwrap_err();
+            assert_eq!(e.code(), Code::ApproverNotSeparate, "{engine:?} {who}");
+        }
         audit_holds(&l, &format!("{engine:?}"));
     }
 }
@@ -248,6 +272,26 @@ fn an_amendment_starts_a_new_round_and_earlier_members_do_not_carry_over() {
         assert_eq!(counted(&b.task), (1, 1), "{engine:?}");
         let c = approve(&l, &a.task, "d-4", "user:carol");
         assert_eq!(c.task.state.as_str(), "approved", "{engine:?}");
+        audit_holds(&l, &format!("{engine:?}"));
+    }
+}
+
+#[test]
+fn a_revocation_of_the_round_before_an_amendment_does_not_revoke_the_next() {
+    // Each round has its own approval id, so revoking one never revokes the next.
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = two_of_any();
+        let t = propose(&l, &contract, "job-1");
+        l.revoke(t.approval_id.as_deref().unwrap(), "user:erin")
+            .unwrap();
+        let a = l.amend(&lowered(&t, &contract), &contract).unwrap();
+        approve(&l, &a.task, "d-1", "user:bob");
+        let c = approve(&l, &a.task, "d-2", "user:carol");
+        assert_eq!(c.task.state.as_str(), "approved", "{engine:?}");
+        let out = claim(&l, &c.task, &quorum_facts(&contract, "")).unwrap();
+        assert_eq!(out.result(), "claimed", "{engine:?}: {:?}", out.to_value());
         audit_holds(&l, &format!("{engine:?}"));
     }
 }

@@ -159,6 +159,8 @@ pub(crate) fn run(
             revoked_at: None,
         })?;
         t.approval_id = Some(apr);
+        // The task's row holds its current round's revocation: the new round has none.
+        t.revoked_at = None;
         save(tx, &t, &before)?;
     }
     ev.kind = EventKind::Amended;

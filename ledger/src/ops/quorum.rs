@@ -28,7 +28,7 @@ pub(crate) fn contract_of(t: &TaskRow, contracts: &Contracts) -> Result<Option<C
 /// Refuses a decision by someone the contract's separation of duties excludes: the decider's
 /// counting identity or, through a delegation, any of the `delegates` along its chain (the
 /// approver is the last), being the action's subject, the task's proposer or (when listed)
-/// the reviewer who last amended the action. The proposer and the amender are the ledger's
+/// any reviewer who amended the action. The proposer and the amender are the ledger's
 /// own records, never the caller's word.
 pub(crate) fn check_separate(
     tx: &mut dyn Tx,
@@ -45,15 +45,16 @@ pub(crate) fn check_separate(
                 vec![action.field("subject").to_owned()],
             ),
             Duty::Proposer => ("the task's proposer", vec![t.proposer.clone()]),
+            // Every reviewer who amended it: one who made the change and let another make a
+            // smaller one after would otherwise approve their own.
             Duty::Amender => (
-                "the reviewer who amended the action",
+                "a reviewer who amended the action",
                 match t.amendments {
                     0 => Vec::new(),
                     _ => tx
                         .amendments(&t.id)?
-                        .pop()
-                        .map(|a| a.reviewer)
                         .into_iter()
+                        .map(|a| a.reviewer)
                         .collect(),
                 },
             ),

@@ -485,6 +485,7 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 t.round += 1;
                 t.approval_id = Some(apr);
                 t.member = None;
+                t.revoked_at = None;
             }
             // The action to decide about changed: its round begins again.
             t.round_started_at = e.at;
