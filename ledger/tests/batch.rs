@@ -782,6 +782,41 @@ fn an_earlier_batchs_item_whose_decision_ran_out_goes_back_over_a_new_batch() {
     }
 }
 
+/// A per-item batch of `n` refunds (job `job`, decision `decision`) whose first three items
+/// were claimed and completed in doubt, which trips its breaker (three failures): the batch,
+/// its items' ids, their actions and the executor's facts.
+fn tripped_in_doubt(
+    l: &Ledger,
+    job: &str,
+    decision: &str,
+    n: usize,
+) -> (Batch, Vec<String>, Vec<OwnedValue>, OwnedValue) {
+    let contract = batch_contract(100_000);
+    let actions = refunds(&contract, job, n);
+    let f = facts(&contract);
+    let b = l
+        .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+        .unwrap();
+    let b = l
+        .decide_batch(&batch_decision(&b, decision, "approved", l.now()))
+        .unwrap()
+        .batch;
+    let ids = items(&b);
+    let mut fences = Vec::new();
+    for i in 0..3 {
+        let ClaimOutcome::Claimed(c, _) = l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
+        else {
+            panic!("not claimed")
+        };
+        fences.push(c.fence);
+    }
+    for (id, fence) in ids.iter().zip(fences) {
+        l.complete_item(id, fence, Reported::Unknown, None, "worker")
+            .unwrap();
+    }
+    (b, ids, actions, f)
+}
+
 /// A trip that leaves no unclaimed item proposes no remainder: an item reconciled as not
 /// executed while the breaker is open, with no decision awaited that could half-open it,
 /// goes back over a batch of its own, whose approval half-opens the breaker.
@@ -790,30 +825,7 @@ fn an_item_reconciled_not_executed_under_an_open_breaker_goes_back_to_a_reviewer
     for engine in engines() {
         let db = Db::fresh(engine);
         let l = db.open();
-        let contract = batch_contract(100_000);
-        let actions = refunds(&contract, "job-26", 3);
-        let f = facts(&contract);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-26", "approved", l.now()))
-            .unwrap()
-            .batch;
-        let ids = items(&b);
-        let mut fences = Vec::new();
-        for i in 0..3 {
-            let ClaimOutcome::Claimed(c, _) =
-                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
-            else {
-                panic!("not claimed")
-            };
-            fences.push(c.fence);
-        }
-        for (id, fence) in ids.iter().zip(fences) {
-            l.complete_item(id, fence, Reported::Unknown, None, "worker")
-                .unwrap();
-        }
+        let (b, ids, actions, f) = tripped_in_doubt(&l, "job-26", "dec-26", 3);
         let tripped = l.batch(&b.id).unwrap();
         assert_eq!(
             (breaker_state(&tripped), tripped.successor),
@@ -844,26 +856,7 @@ fn an_item_reconciled_not_executed_after_the_remainder_was_rejected_goes_back() 
     for engine in engines() {
         let db = Db::fresh(engine);
         let l = db.open();
-        let contract = batch_contract(100_000);
-        let actions = refunds(&contract, "job-28", 4);
-        let f = facts(&contract);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-28", "approved", l.now()))
-            .unwrap()
-            .batch;
-        let ids = items(&b);
-        for i in 0..3 {
-            let ClaimOutcome::Claimed(c, _) =
-                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
-            else {
-                panic!("not claimed")
-            };
-            l.complete_item(&ids[i], c.fence, Reported::Unknown, None, "worker")
-                .unwrap();
-        }
+        let (b, ids, _, _) = tripped_in_doubt(&l, "job-28", "dec-28", 4);
         let second = successor(&l, &b.id);
         l.decide_batch(&batch_decision(&second, "dec-29", "rejected", l.now()))
             .unwrap();
@@ -885,26 +878,7 @@ fn rejecting_the_remainder_sends_back_an_item_reconciled_not_executed() {
     for engine in engines() {
         let db = Db::fresh(engine);
         let l = db.open();
-        let contract = batch_contract(100_000);
-        let actions = refunds(&contract, "job-30", 4);
-        let f = facts(&contract);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-30", "approved", l.now()))
-            .unwrap()
-            .batch;
-        let ids = items(&b);
-        for i in 0..3 {
-            let ClaimOutcome::Claimed(c, _) =
-                l.claim_item(&claim(&ids[i], &actions[i], &f)).unwrap()
-            else {
-                panic!("not claimed")
-            };
-            l.complete_item(&ids[i], c.fence, Reported::Unknown, None, "worker")
-                .unwrap();
-        }
+        let (b, ids, actions, f) = tripped_in_doubt(&l, "job-30", "dec-30", 4);
         let second = successor(&l, &b.id);
         assert_eq!(items(&second), vec![ids[3].clone()]);
         let t = l
