@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from typing import Annotated, Literal
 
 import pytest
@@ -283,6 +284,21 @@ def test_bad_input_is_a_clear_error_and_nothing_is_forwarded(ledger, extra, code
     r = scenario(ledger, body)
     assert r.is_error and r.structured_content["actionseal"]["error"] == code
     assert BODY.ran == [] and ledger.tasks() == []
+
+
+def test_args_that_do_not_fingerprint_are_refused_to_the_model_and_logged_nowhere(ledger, caplog):
+    # 2^64 + ...: no runtime holds it exactly. Before the gate, the gateway names the call by
+    # its fingerprint; a refusal there is the model's to read, never the server's error log.
+    caplog.set_level(logging.DEBUG)
+
+    async def body(host, gateway):
+        return await host.call_tool("order_search", {"query": 12345678901234567890})
+
+    r = scenario(ledger, body)
+    assert r.is_error and r.structured_content["actionseal"]["error"] == "inexact_number"
+    assert BODY.ran == [] and ledger.tasks() == []
+    logged = [(rec.getMessage(), rec.exc_text or "") for rec in caplog.records]
+    assert not any("1234567890123456" in m + x for m, x in logged), logged
 
 
 def test_tools_without_a_rule_are_not_listed_and_not_forwarded(ledger):

@@ -110,6 +110,31 @@ def test_approved_call_runs_once_with_frozen_args(ledger):
     assert ledger.task(task["id"])["state"] == "succeeded"
 
 
+@sdk.function_tool
+def refund_that_times_out(order_id: str, amount_minor: int, currency: Literal["USD", "EUR", "CNY"]) -> str:
+    """Refund part or all of an order; the provider times out after sending it."""
+    BODY("refund_create", {"order_id": order_id, "amount_minor": amount_minor, "currency": currency})
+    raise RuntimeError("payment provider timeout after sending the refund")
+
+
+def test_a_body_that_raises_is_in_doubt_though_the_sdk_answers_the_model(ledger):
+    # The SDK turns the exception into text for the model (its failure_error_function), so
+    # the tool's invoker returns: the effect may still have happened, never a success.
+    failing = dataclasses.replace(refund_that_times_out, name="refund_create")
+    seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="agents-worker")
+    sealed = oa.SealedTools(seal, trusted=trusted)
+    agent = sdk.Agent(name="desk", model=testing.ScriptedModel([refund(2500), done()]),
+                      tools=[sealed.tool(failing)])
+    r = run(agent, "refund order-17")
+    decide(ledger, tid(sealed))
+    state = r.to_state()
+    sealed.apply_decisions(state, CTX)
+    r = resume(agent, state)
+    assert BODY.ran == [("refund_create", FROZEN_2500)]
+    assert outputs(r) and "error" in outputs(r)[0].lower()
+    assert ledger.task(tid(sealed))["state"] == "unknown"
+
+
 def test_runstate_approve_without_a_ledger_decision_runs_nothing(ledger):
     sealed, agent = setup(ledger, [refund(2500), done()])
     r = run(agent, "refund")

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
 from .._actionseal import ActionsealError, fingerprint, gate_step
-from ._common import Pause, Refuse, Seal, Trusted, contract, outcome, unrouted, unserved
+from ._common import Pause, Refuse, Seal, Trusted, contract, invalid_args, outcome, unrouted, unserved
 
 try:
     import mcp_types as types
@@ -132,7 +132,12 @@ class Gateway:
     async def _request_id(self, name: str, key: str, args: Any, pointer: Any,
                           trusted: Trusted) -> Union[str, Refuse]:
         if pointer is None:
-            return "call-" + fingerprint({"tool": key, "args": args})[7:23]
+            try:
+                return "call-" + fingerprint({"tool": key, "args": args})[7:23]
+            except ActionsealError as e:
+                # Args that do not even fingerprint (an inexact number, ...) are refused to the
+                # model as the gate refuses them, never raised into the server's log.
+                return invalid_args(e, name)
         try:
             task = await self.seal.aledger.task(pointer) if isinstance(pointer, str) else None
         except ActionsealError:

@@ -28,10 +28,11 @@ import threading
 from typing import Any, Callable, Dict, List
 
 from .._actionseal import ActionsealError, Ledger, gate_step
-from ._common import Pause, Run, Seal, Trusted, contract, invalid_args, resumed, strict_args
+from ._common import Pause, Run, Seal, Trusted, contract, invalid_args, outcome, resumed, strict_args
 
 try:
     from agents import FunctionTool, RunState, ToolGuardrailFunctionOutput, tool_input_guardrail
+    from agents.tool import resolve_function_tool_failure_error_function, set_function_tool_failure_error_function
 except ImportError as e:  # pragma: no cover - exercised by the adapter tests' version report
     raise ImportError(
         f"actionseal.adapters.openai_agents needs openai-agents>=0.24 (pip install 'actionseal[openai-agents]'): {e}"
@@ -100,7 +101,18 @@ class SealedTools:
                 return ToolGuardrailFunctionOutput.raise_exception(gate.request)
             return ToolGuardrailFunctionOutput.reject_content(gate.message, gate.payload)
 
-        inner = ft.on_invoke_tool
+        # The SDK's invoker turns a body's exception into text for the model (the tool's
+        # failure_error_function), so the invoker never raises: a copy of the tool whose
+        # formatter notes the call first tells a body that raised from one that returned.
+        raised: set = set()
+
+        def noted(ctx: Any, error: Exception) -> Any:
+            with self._lock:
+                raised.add(ctx.tool_call_id)
+            formatter = resolve_function_tool_failure_error_function(ft, ctx)
+            return None if formatter is None else formatter(ctx, error)
+
+        inner = set_function_tool_failure_error_function(dataclasses.replace(ft), noted).on_invoke_tool
 
         async def invoke(ctx: Any, _args_the_sdk_hands_over: str) -> Any:
             with self._lock:
@@ -110,9 +122,16 @@ class SealedTools:
             try:
                 result = await inner(ctx, json.dumps(run.args))
             except Exception:
-                await seal.afinish(run, "unknown")
+                await seal.afinish(run, outcome("raised"))
                 raise
-            await seal.afinish(run, "succeeded", {"output": str(result)})
+            with self._lock:
+                body_raised = ctx.tool_call_id in raised
+                raised.discard(ctx.tool_call_id)
+            if body_raised:
+                # Its effect may have happened: in doubt, for reconciliation, never a success.
+                await seal.afinish(run, outcome("raised"))
+            else:
+                await seal.afinish(run, outcome("returned"), {"output": str(result)})
             return result
 
         return dataclasses.replace(ft, needs_approval=needs_approval, on_invoke_tool=invoke,
