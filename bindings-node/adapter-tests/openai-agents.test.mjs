@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Agent, RunState, run, setTracingDisabled, tool } from '@openai/agents-core'
+import { Agent, RunState, ToolGuardrailFunctionOutputFactory as G, defineToolInputGuardrail, run, setTracingDisabled, tool } from '@openai/agents-core'
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents-core/testing'
 import { z } from 'zod'
 import { applyDecisions, sealTool } from 'actionseal/adapters/openai-agents'
@@ -148,6 +148,34 @@ for (const engine of engines()) {
       const answers = [...raced, third].map((x) => outputs(x)[0])
       assert.equal(answers.filter((a) => a === 'refunded 2500').length, 1)
       assert.equal(answers.filter((a) => a.includes('"error":"already_claimed"')).length, 2)
+    })
+
+    it('an app guardrail that stops the approved call runs before the claim: once it lets it pass, the call runs once', async () => {
+      const { ledger } = await freshLedger(engine)
+      const seal = sealFor(ledger, { executor: 'agents-worker' })
+      const refund = counter()
+      let open = false
+      const appGuard = defineToolInputGuardrail({
+        name: 'rate-limit',
+        run: async () => (open ? G.allow() : G.throwException({ message: 'rate limited, try later' })),
+      })
+      const agent = new Agent({
+        name: 'desk',
+        model: new ScriptedModel([fc(2500), ...done()]),
+        tools: [sealTool(seal, { name: 'refund_create', description: 'Refund.', parameters: refundParams, execute: refund.body, inputGuardrails: [appGuard] }, { approval: REFUND_RULE })],
+      })
+      const r = await first(agent)
+      const task = await taskOf(ledger, JOB, 'call_1')
+      await review(ledger, task.id)
+      await applyDecisions(seal, r.state, CTX)
+      const saved = r.state.toString()
+      await stopped(resume(agent, await RunState.fromString(agent, saved)))
+      assert.deepEqual([(await ledger.task(task.id)).state, refund.calls.length], ['approved', 0], 'nothing was claimed')
+      open = true
+      const r2 = await resume(agent, await RunState.fromString(agent, saved))
+      assert.deepEqual([outputs(r2), refund.calls], [['refunded 2500'], [R(2500)]])
+      assert.equal((await ledger.task(task.id)).state, 'succeeded')
+      await auditValid(ledger)
     })
 
     it('an approval that expires while paused goes back for approval as the same task; nothing runs', async () => {

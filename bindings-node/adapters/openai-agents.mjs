@@ -63,7 +63,9 @@ export function sealTool(seal, options, rule) {
       const p = await seal.proposal(contract, input, seal.ids(runContext.context, callId))
       return p.decision === 'pause'
     },
-    inputGuardrails: [guard, ...(options.inputGuardrails ?? [])],
+    // Last: an app's guardrail that refuses runs before anything is claimed (a claim made first
+    // would be spent on a call that then never runs).
+    inputGuardrails: [...(options.inputGuardrails ?? []), guard],
     execute: async (_input, runContext, details) => {
       const key = `${seal.context(runContext.context).job_id}\0${details?.toolCall?.callId}`
       const won = claims.get(key)
