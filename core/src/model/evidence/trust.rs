@@ -179,10 +179,8 @@ fn witnesses(v: &Value<'_>) -> Result<(Vec<VerifierKey>, usize)> {
     // A witness is its key: one listed again under another name would have its one
     // cosignature counted twice (what it signs names no witness).
     for (i, k) in keys.iter().enumerate() {
-        let first = keys
-            .iter()
-            .position(|o| o.public_key().as_bytes() == k.public_key().as_bytes());
-        if first.is_some_and(|j| j < i) {
+        let key = k.public_key().as_bytes();
+        if keys[..i].iter().any(|o| o.public_key().as_bytes() == key) {
             return Err(bad(
                 "a witness key listed again, under another name: each witness counts once",
             )

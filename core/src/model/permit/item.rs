@@ -109,9 +109,7 @@ pub fn check_batch_with(
         .map(|(item, action)| {
             let (mut verdict, frozen) = judged(decided.as_deref(), item, action, ctx);
             if frozen.is_some_and(|d| !seen.insert(d)) {
-                verdict.reasons.push(Reason::ItemRepeated);
-                verdict.reasons.sort();
-                verdict.outcome = verdict.outcome.max(Outcome::Reject);
+                with_reason(&mut verdict, Reason::ItemRepeated);
             }
             verdict
         })
@@ -177,11 +175,16 @@ fn judged(
     };
     let mut verdict = decide_known(&mut presented, action, known, ctx);
     if ctx.breaker == Some(BreakerState::Open) {
-        verdict.reasons.push(Reason::BreakerOpen);
-        verdict.reasons.sort();
-        verdict.outcome = verdict.outcome.max(Outcome::Reapprove);
+        with_reason(&mut verdict, Reason::BreakerOpen);
     }
     (verdict, frozen_digest)
+}
+
+/// `verdict` with a reason of the batch added, in order, its outcome at least the reason's.
+fn with_reason(verdict: &mut Verdict, reason: Reason) {
+    verdict.reasons.push(reason);
+    verdict.reasons.sort();
+    verdict.outcome = verdict.outcome.max(reason.outcome());
 }
 
 /// A batch decision as opened and read, before any item is put to it.

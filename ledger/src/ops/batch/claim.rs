@@ -13,7 +13,7 @@
 //! `rejected_pre_dispatch`.
 
 use super::outcome::{
-    breaker, expire_locked, lock_item, send_back, send_item_back, transit, Cause,
+    approved_by, breaker, expire_locked, lock_item, send_back, send_item_back, transit, Cause,
 };
 use super::{event, lock, locked_items, refuse, semantics, text_digest, Server};
 use crate::json::{canon, obj, s, stored};
@@ -227,17 +227,13 @@ pub(crate) fn item(
     );
     let step = claim_step(&verdict);
     if step == ClaimStep::Reapprove {
-        let reasons: Vec<String> = verdict
-            .reasons
-            .iter()
-            .map(|r| r.as_str().to_owned())
-            .collect();
+        let reasons = &verdict.reasons;
         let task = match db.id == b.id {
             // The batch's decision no longer holds (expired, revoked, a policy or contract
             // changed): not for this item alone, so every remaining item goes back, over a
             // new batch.
             true => {
-                let (moved, _) = send_back(tx, now, (&mut l, &b), &reasons, c.executor, srv)?;
+                let (moved, _) = send_back(tx, now, (&mut l, &b), reasons, c.executor, srv)?;
                 moved
                     .into_iter()
                     .find(|m| m.id == t.id)
@@ -245,7 +241,7 @@ pub(crate) fn item(
             }
             // An earlier batch's: its other items went back already, this one goes back
             // alone, over the lineage's next batch, which a reviewer can decide.
-            false => send_item_back(tx, now, (&mut l, &db.id), t, &reasons, c.executor, srv)?,
+            false => send_item_back(tx, now, (&mut l, &db.id), t, reasons, c.executor, srv)?,
         };
         tx.put_lineage(&l)?;
         return Ok(Done::Ok(ClaimOutcome::Reapproval {
@@ -387,20 +383,11 @@ pub(crate) fn whole(
         tx.put_lineage(&l)?;
         return refuse(tx, ev, open());
     }
+    // An earlier batch's item that went back is a later batch's to claim once approved.
     let mut remaining = Vec::new();
     let mut found = Vec::new();
-    for (i, t) in items.iter().enumerate() {
-        if t.state != State::Approved {
-            continue;
-        }
-        let row = tx
-            .item(&t.id)?
-            .ok_or_else(|| storage("batch item", "its row is missing"))?;
-        // An earlier batch's item that went back is a later batch's to claim once approved.
-        if row.batch.as_deref() != Some(b.id.as_str()) {
-            continue;
-        }
-        let (_, frozen, item) = item_of(t, row)?;
+    for (i, row) in approved_by(tx, &b.id, &items)? {
+        let (_, frozen, item) = item_of(&items[i], row)?;
         remaining.push(i);
         found.push((frozen, item));
     }

@@ -27,7 +27,9 @@ use actionseal_core::batch::BatchDecision;
 use actionseal_core::ledger::{
     next, BatchEnvelope, Envelope, EventKind, Op, Presented, Snapshot, State,
 };
-use actionseal_core::{Code, Contract, Decision, Duty, Error, OwnedValue, Result, Value, Veto};
+use actionseal_core::{
+    Code, Contract, Decision, Duty, Error, OwnedValue, Reason, Result, Value, Veto,
+};
 
 pub(crate) fn run(
     tx: &mut dyn Tx,
@@ -242,7 +244,7 @@ pub(crate) fn run(
     // Rejected, the remainder leaves its lineage's breaker open with nothing to half-open it:
     // items claimable again meanwhile (reconciled not executed) go back to a reviewer.
     if d.decision == Decision::Rejected && awaits_no_one(&l, &b)? {
-        let reasons = ["breaker_open".to_owned()];
+        let reasons = [Reason::BreakerOpen];
         send_approved_back(tx, now, &mut l, &reasons, &d.approver, srv)?;
         tx.put_lineage(&l)?;
     }

@@ -11,11 +11,12 @@ use crate::model::Task;
 use crate::ops::claim::Extra;
 use crate::ops::finish;
 use crate::ops::{self, LEDGER_ACTOR};
-use crate::store::{increment, storage, BatchRow, Done, LineageRow, Lock, TaskRow, Tx};
+use crate::store::{increment, storage, BatchRow, Done, ItemRow, LineageRow, Lock, TaskRow, Tx};
 use actionseal_core::batch::{Breaker, BreakerState, Policy, Transition, Trip};
 use actionseal_core::ledger::{
     approval_id, next, remainder_id, EventKind, Observed, Op, Reported, State,
 };
+use actionseal_core::Reason;
 use actionseal_core::{Code, Error, OwnedValue, Result};
 
 /// The lineage's breaker as stored.
@@ -148,7 +149,7 @@ pub(crate) fn reconcile(
             let batch = row
                 .batch
                 .ok_or_else(|| storage("batch item", "approved without its batch"))?;
-            let reasons = ["breaker_open".to_owned()];
+            let reasons = [Reason::BreakerOpen];
             send_item_back(tx, now, (&mut l, &batch), t, &reasons, actor, srv)?
         }
         false => t,
@@ -265,7 +266,7 @@ fn trip(
     cause: Cause<'_>,
     srv: &Server<'_>,
 ) -> Result<Vec<String>> {
-    let reasons = ["breaker_open".to_owned()];
+    let reasons = [Reason::BreakerOpen];
     let (moved, remainder) = send_back(tx, now, (l, b), &reasons, cause.actor, srv)?;
     let remainder_id = remainder.as_ref().map(|r| r.id.as_str());
     let mut detail = transition_detail(l, cause.task, remainder_id);
@@ -283,7 +284,7 @@ pub(crate) fn send_back(
     tx: &mut dyn Tx,
     now: i64,
     (l, b): (&mut LineageRow, &BatchRow),
-    reasons: &[String],
+    reasons: &[Reason],
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<(Vec<TaskRow>, Option<BatchRow>)> {
@@ -310,7 +311,7 @@ pub(crate) fn send_item_back(
     now: i64,
     (l, batch): (&mut LineageRow, &str),
     t: TaskRow,
-    reasons: &[String],
+    reasons: &[Reason],
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<TaskRow> {
@@ -336,7 +337,7 @@ pub(crate) fn send_approved_back(
     tx: &mut dyn Tx,
     now: i64,
     l: &mut LineageRow,
-    reasons: &[String],
+    reasons: &[Reason],
     actor: &str,
     srv: &Server<'_>,
 ) -> Result<()> {
@@ -348,20 +349,38 @@ pub(crate) fn send_approved_back(
     for id in batches {
         let db = locked_batch(tx, &id)?;
         let items = locked_items(tx, &db)?;
-        let mut kept = Vec::new();
-        for (i, t) in items.iter().enumerate() {
-            // An item lists in every batch it went back in: it is the last approver's.
-            if t.state == State::Approved
-                && tx.item(&t.id)?.and_then(|r| r.batch).as_ref() == Some(&id)
-            {
-                kept.push(i);
-            }
-        }
+        let kept: Vec<usize> = approved_by(tx, &id, &items)?
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
         if !kept.is_empty() {
             resend(tx, now, (l, &db), (&items, &kept), (reasons, actor), srv)?;
         }
     }
     Ok(())
+}
+
+/// The items of batch `batch` (its `items`, locked, in its order) that are approved and that
+/// it approved last, by index, with their item rows: an item lists in every batch it went back
+/// in, and is the last approver's.
+pub(crate) fn approved_by(
+    tx: &mut dyn Tx,
+    batch: &str,
+    items: &[TaskRow],
+) -> Result<Vec<(usize, ItemRow)>> {
+    let mut out = Vec::new();
+    for (i, t) in items.iter().enumerate() {
+        if t.state != State::Approved {
+            continue;
+        }
+        let row = tx
+            .item(&t.id)?
+            .ok_or_else(|| storage("batch item", "its row is missing"))?;
+        if row.batch.as_deref() == Some(batch) {
+            out.push((i, row));
+        }
+    }
+    Ok(out)
 }
 
 /// Moves the items at `kept` of `b`'s items (`items`, locked, in its order) back to a
@@ -373,7 +392,7 @@ fn resend(
     now: i64,
     (l, b): (&mut LineageRow, &BatchRow),
     (items, kept): (&[TaskRow], &[usize]),
-    (reasons, actor): (&[String], &str),
+    (reasons, actor): (&[Reason], &str),
     srv: &Server<'_>,
 ) -> Result<(Vec<TaskRow>, BatchRow)> {
     let mut moved = Vec::with_capacity(kept.len());
@@ -391,7 +410,7 @@ fn resend(
         t.updated_at = now;
         ops::save(tx, &t, &before)?;
         let mut ev = ops::event(&t, now, EventKind::SentToReapproval, actor);
-        ev.reasons = reasons.to_vec();
+        ev.reasons = reasons.iter().map(|r| r.as_str().to_owned()).collect();
         ev.outcome = Some("reapprove".to_owned());
         ev.detail = ops::detail(vec![
             ("approval_id", s(&apr)),
