@@ -86,17 +86,7 @@ fn signed_refund(l: &Ledger, clock: &ManualClock, job: &str) -> String {
     let signed = sign_approval(record.value(), &service_key()).unwrap();
     l.decide(&signed).unwrap();
     clock.advance(MINUTE).unwrap();
-    let out = l
-        .claim(&ClaimRequest {
-            task_id: &t.id,
-            action: &act,
-            facts: &facts(&contract),
-            executor: "worker-1",
-            lease_ms: HOUR,
-            budget: None,
-            proof: Default::default(),
-        })
-        .unwrap();
+    let out = claim_under(l, &t.id, &act, &contract, "worker-1").unwrap();
     let ClaimOutcome::Claimed(c, _) = out else {
         panic!("not claimed: {}", out.result())
     };

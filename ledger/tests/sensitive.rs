@@ -14,8 +14,7 @@ use actionseal_core::sensitive::{reveal, Coverage};
 use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::{canonicalize, Code, Contract, OwnedValue};
 use actionseal_ledger::{
-    AtFinish, ClaimOutcome, ClaimRequest, DisclosureExport, Ledger, LedgerOptions, ManualClock,
-    Task,
+    AtFinish, ClaimOutcome, DisclosureExport, Ledger, LedgerOptions, ManualClock, Task,
 };
 use common::*;
 use std::sync::Arc;
@@ -60,15 +59,7 @@ fn claim(
     act: &OwnedValue,
     executor: &str,
 ) -> actionseal_core::Result<ClaimOutcome> {
-    l.claim(&ClaimRequest {
-        task_id: task,
-        action: act,
-        facts: &facts(&sensitive_contract()),
-        executor,
-        lease_ms: HOUR,
-        budget: None,
-        proof: Default::default(),
-    })
+    claim_under(l, task, act, &sensitive_contract(), executor)
 }
 
 /// Proposed and approved: claimable.
@@ -222,17 +213,7 @@ fn drift_in_a_call_that_needed_no_person_names_the_place_not_its_commitment() {
             )
         };
         let t = l.propose(&of(CARD), &contract, "agent").unwrap();
-        let out = l
-            .claim(&ClaimRequest {
-                task_id: &t.id,
-                action: &of("4000-OTHER-CARD"),
-                facts: &facts(&contract),
-                executor: "worker-1",
-                lease_ms: HOUR,
-                budget: None,
-                proof: Default::default(),
-            })
-            .unwrap();
+        let out = claim_under(&l, &t.id, &of("4000-OTHER-CARD"), &contract, "worker-1").unwrap();
         let ClaimOutcome::Drift { verdict, .. } = &out else {
             panic!("{engine:?}: not drift: {}", out.result())
         };

@@ -446,23 +446,33 @@ pub fn whole_lifecycle(l: &Ledger, job: &str, decision_id: &str, executor: &str)
     let t = l.propose(&act, &contract, "agent").unwrap();
     l.decide(&decision(&t, decision_id, "approved", l.now(), HOUR))
         .unwrap();
-    let out = l
-        .claim(&ClaimRequest {
-            task_id: &t.id,
-            action: &act,
-            facts: &facts(&contract),
-            executor,
-            lease_ms: HOUR,
-            budget: None,
-            proof: Default::default(),
-        })
-        .unwrap();
+    let out = claim_under(l, &t.id, &act, &contract, executor).unwrap();
     let ClaimOutcome::Claimed(c, _) = out else {
         panic!("not claimed: {}", out.result())
     };
     l.complete(&t.id, c.fence, Reported::Succeeded, None, executor)
         .unwrap();
     t.id
+}
+
+/// `executor`'s claim of task `task_id` for `action`, under `contract`'s facts, with an hour's
+/// lease, no budget and the ledger's own proof requirement.
+pub fn claim_under(
+    l: &Ledger,
+    task_id: &str,
+    action: &OwnedValue,
+    contract: &OwnedValue,
+    executor: &str,
+) -> actionseal_core::Result<ClaimOutcome> {
+    l.claim(&ClaimRequest {
+        task_id,
+        action,
+        facts: &facts(contract),
+        executor,
+        lease_ms: HOUR,
+        budget: None,
+        proof: Default::default(),
+    })
 }
 
 /// The business system: keyed by idempotency key, it applies each effect once, and counts
