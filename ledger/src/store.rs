@@ -6,12 +6,12 @@ mod rows;
 
 pub(crate) use disclosures::{disclosure_sql, DisclosureTx};
 pub(crate) use rows::{
-    amendment_from, approval_from, batch_from, budget_from, disclosure_from, item_from,
+    amendment_from, approval_from, batch_from, budget_from, columns, disclosure_from, item_from,
     lineage_from, policy_from, retention_from, round_decision_from, task_from, AmendmentRow,
     ApprovalRow, BatchRow, BudgetRow, Cols, DisclosureRow, ItemRow, LineageRow, PolicyRow,
-    RetentionRow, RoundDecisionRow, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
-    BATCH_COLUMNS, BUDGET_COLUMNS, ITEM_COLUMNS, LAST_EVENT_AT, LINEAGE_COLUMNS, POLICY_COLUMNS,
-    ROUND_DECISION_COLUMNS, TASK_COLUMNS,
+    RetentionRow, RoundDecisionRow, Shifted, TaskRow, AFTER_APPROVAL, AMENDMENT_COLUMNS,
+    APPROVAL_COLUMNS, BATCH_COLUMNS, BUDGET_COLUMNS, ITEM_COLUMNS, LAST_EVENT_AT, LINEAGE_COLUMNS,
+    POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
 };
 
 use crate::query::Bounds;
@@ -180,11 +180,21 @@ pub(crate) trait BatchTx {
     fn audit_batches(&mut self) -> Result<(Vec<BatchRow>, Vec<LineageRow>)>;
     /// Before an operation on item `task_id` reads its item row, its lineage and that
     /// lineage's current batch's head, and its task, locked in that order: a backend may read
-    /// them all at once here and answer those reads from what it read (PostgreSQL, in its
-    /// first round trip). Nothing by default.
+    /// them all at once here and answer those reads from what it read ([`ItemAhead`]:
+    /// PostgreSQL in its first round trip, SQLite in one statement). Nothing by default.
     fn read_item_ahead(&mut self, _task_id: &str) -> Result<()> {
         Ok(())
     }
+}
+
+/// The rows an operation on one item read ahead ([`BatchTx::read_item_ahead`]), each taken
+/// by the first read that asks for that row.
+#[derive(Default)]
+pub(crate) struct ItemAhead {
+    pub(crate) lineage: Option<LineageRow>,
+    pub(crate) head: Option<BatchRow>,
+    pub(crate) item: Option<ItemRow>,
+    pub(crate) task: Option<TaskRow>,
 }
 
 /// Whether a read of a batch locks its row: a batch's lineage is locked before the batch,
@@ -216,7 +226,7 @@ pub(crate) fn whole(b: &BatchRow) -> Result<()> {
 /// The statements of [`BatchTx`], `$1`.. placeholders (SQLite's spelling replaces `$`), with
 /// `lock` after each locking read.
 pub(crate) mod batch_sql {
-    use super::{BATCH_COLUMNS, ITEM_COLUMNS, LINEAGE_COLUMNS};
+    use super::{BATCH_COLUMNS, ITEM_COLUMNS, LINEAGE_COLUMNS, TASK_COLUMNS};
 
     fn batch(lock: &str) -> String {
         format!("SELECT {BATCH_COLUMNS} FROM ledger_batches WHERE id = $1{lock}")
@@ -225,15 +235,21 @@ pub(crate) mod batch_sql {
     /// [`batch`] without the item lists (read as empty strings): what an operation on one
     /// item needs, without a batch's every task id twice.
     fn batch_head(lock: &str) -> String {
-        let head = BATCH_COLUMNS
+        let head = head_columns("");
+        format!("SELECT {head} FROM ledger_batches WHERE id = $1{lock}")
+    }
+
+    /// [`BATCH_COLUMNS`] of the table `alias` (`""` or `"b."`) with the item lists read as
+    /// empty strings.
+    fn head_columns(alias: &str) -> String {
+        BATCH_COLUMNS
             .split(", ")
             .map(|c| match c {
                 "items" | "proposed_items" => format!("'' AS {c}"),
-                c => c.to_owned(),
+                c => format!("{alias}{c}"),
             })
             .collect::<Vec<_>>()
-            .join(", ");
-        format!("SELECT {head} FROM ledger_batches WHERE id = $1{lock}")
+            .join(", ")
     }
 
     fn batch_of_approval(lock: &str) -> String {
@@ -331,6 +347,29 @@ pub(crate) mod batch_sql {
             );
         }
         sql
+    }
+
+    /// SQLite's one statement that reads ahead for an operation on one item, from its task
+    /// id: the lineage's, the current batch head's, the item's and the task's columns, then
+    /// the task's `last_event`, in that order. No row when any of them is missing: the reads
+    /// one by one then say which.
+    pub(crate) fn item_rows() -> String {
+        let of = |alias: &str, list: &str| {
+            list.split(", ")
+                .map(|c| format!("{alias}{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "SELECT {}, {}, {}, {}, t.last_event FROM ledger_batch_items i \
+             JOIN ledger_batch_lineages l ON l.id = i.lineage \
+             JOIN ledger_batches b ON b.id = l.current \
+             JOIN ledger_tasks t ON t.id = i.task_id WHERE i.task_id = $1",
+            of("l.", LINEAGE_COLUMNS),
+            head_columns("b."),
+            of("i.", ITEM_COLUMNS),
+            of("t.", TASK_COLUMNS),
+        )
     }
 
     pub(crate) fn all_batches() -> String {

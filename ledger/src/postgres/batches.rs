@@ -2,14 +2,14 @@
 //! write, which goes with the last statement), so a free attempt runs again locked
 //! (`Retry::Locks`) before it sends one, and a locked read takes the row `FOR UPDATE`. An
 //! operation on one item reads its rows ahead in one round trip, freely in a free attempt,
-//! whose one statement then holds them to what it read (`item_ahead::ItemGate`).
+//! whose one statement then holds them to what it read (`item_gate::ItemGate`).
 
 use super::attempt::{Attempt, Retry};
-use super::item_ahead::{ItemAhead, ItemGate};
+use super::item_gate::ItemGate;
 use super::tx::{derived, PgTx};
 use crate::store::{
     batch_from, batch_sql, batch_sql::Statements, defer, item_from, lineage_from, storage, whole,
-    BatchRow, BatchTx, ItemRow, LineageRow, Lock, Write,
+    BatchRow, BatchTx, ItemAhead, ItemRow, LineageRow, Lock, Write,
 };
 use actionseal_core::Result;
 use std::sync::LazyLock;

@@ -10,7 +10,7 @@
 //! `Event::canonical_around`) and fingerprinted with the server's `sha256()`, byte for byte
 //! what the SQLite backend seals in Rust (the tests compare the two audits).
 
-use super::item_ahead::ItemGate;
+use super::item_gate::ItemGate;
 use crate::store::{Links, Write, LINEAGE_COLUMNS, TASK_COLUMNS};
 use actionseal_core::ledger::Event;
 use actionseal_core::Result;

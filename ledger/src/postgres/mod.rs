@@ -47,7 +47,7 @@ mod disclosures;
 mod first;
 mod flush;
 mod in_flight;
-mod item_ahead;
+mod item_gate;
 mod last;
 mod migrate;
 mod scrub;

@@ -49,11 +49,11 @@ pub(super) struct PgTx<'a> {
     pub(super) links: Links,
     pub(super) schema: Schema,
     /// The rows an operation on one item read ahead in its first round trip, each answered
-    /// once (`item_ahead::ItemAhead`).
-    pub(super) item_ahead: super::item_ahead::ItemAhead,
+    /// once.
+    pub(super) item_ahead: crate::store::ItemAhead,
     /// The item's lineage and batch a free attempt read and decided from, which its one
-    /// statement must find unchanged (`item_ahead::ItemGate`).
-    pub(super) item_gate: Option<super::item_ahead::ItemGate>,
+    /// statement must find unchanged (`item_gate::ItemGate`).
+    pub(super) item_gate: Option<super::item_gate::ItemGate>,
 }
 
 /// Whether the attempt's transaction is open. A snapshot opens it before its first read, a

@@ -105,12 +105,11 @@ impl SqliteTx<'_> {
     /// A chain's head as stored.
     fn head(&self, chain: i64) -> Result<Head> {
         let (seq, digest) = self
-            .rows(
+            .row(
                 "SELECT seq, digest FROM ledger_head WHERE chain = ?1",
                 params![chain],
                 |r| Ok((r.int(0)?, r.opt_text(1)?)),
             )?
-            .pop()
             .ok_or_else(|| storage("audit head", format!("chain {chain} has none")))?;
         Ok((seq, digest.as_deref().map(digest_from).transpose()?))
     }

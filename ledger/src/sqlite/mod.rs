@@ -37,7 +37,7 @@ use crate::clock::Clock;
 use crate::store::{storage, Done, Head, Tx, MAX_ATTEMPTS};
 use crate::url::Durability;
 use actionseal_core::Result;
-use open::{is_busy, sql_error, STATEMENT_CACHE};
+use open::{is_busy, prepared_once, sql_error};
 use rusqlite::Connection;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -113,7 +113,7 @@ impl Sqlite {
 
     pub(crate) fn open_memory(now: i64) -> Result<Sqlite> {
         let mut c = Connection::open_in_memory().map_err(|e| sql_error("open", e))?;
-        c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        prepared_once(&c)?;
         let cutoff = migrate::migrate(&mut c, now)?;
         Ok(Sqlite {
             cutoff,

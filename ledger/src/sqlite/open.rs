@@ -4,6 +4,7 @@
 use crate::store::storage;
 use crate::url::{Durability, IfMissing};
 use actionseal_core::{Code, Error, Result};
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use std::ffi::CStr;
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 /// Statements a connection keeps prepared: every statement of every operation, so that none
 /// is parsed twice.
-pub(super) const STATEMENT_CACHE: usize = 64;
+const STATEMENT_CACHE: usize = 64;
 
 /// The page size of a new ledger file: every commit writes each page it dirtied to the log
 /// whole, and half of SQLite's default page is the smallest that still holds a task row
@@ -96,7 +97,7 @@ pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result
         .map_err(|e| sql_error("cache spill", e))?;
     c.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sql_error("busy timeout", e))?;
-    c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    prepared_once(&c)?;
     // A new file only (the size of an existing one is fixed), and before WAL, which fixes it.
     c.execute_batch(&format!("PRAGMA page_size={PAGE_SIZE}"))
         .map_err(|e| sql_error("page size", e))?;
@@ -118,6 +119,18 @@ pub(crate) fn open_file(path: &Path, durability: Durability, vfs: Vfs) -> Result
     ))
     .map_err(|e| sql_error("synchronous", e))?;
     Ok(c)
+}
+
+/// Keeps each statement as first prepared, `STATEMENT_CACHE` of them, with SQLite's query
+/// planner stability guarantee: otherwise SQLite may make a plan depend on a value bound and
+/// prepare the statement again whenever another is bound, as if the schema had changed (the
+/// join that reads an item's rows ahead was, at every claim). The ledger's partial indexes
+/// have literal conditions, which their queries imply without the values.
+pub(super) fn prepared_once(c: &Connection) -> Result<()> {
+    c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    c.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+        .map(|_| ())
+        .map_err(|e| sql_error("query planner", e))
 }
 
 pub(super) fn is_busy(e: &rusqlite::Error) -> bool {

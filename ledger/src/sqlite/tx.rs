@@ -6,9 +6,10 @@ use crate::query::Bounds;
 use crate::store::{
     amendment_from, approval_from, audit_round_decisions_sql, audit_rows_sql, budget_from, defer,
     history_of, history_sql, policy_from, put_sign_count_sql, round_decision_from, round_task,
-    storage, task_from, AmendmentRow, ApprovalRow, BudgetRow, Cols, Head, Links, PolicyRow,
-    RoundDecisionRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS, APPROVAL_COLUMNS,
-    BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, ROUND_DECISION_COLUMNS, TASK_COLUMNS,
+    storage, task_from, AmendmentRow, ApprovalRow, BudgetRow, Cols, Head, ItemAhead, Links,
+    PolicyRow, RoundDecisionRow, TaskRow, Tx, Write, AFTER_APPROVAL, AMENDMENT_COLUMNS,
+    APPROVAL_COLUMNS, BUDGET_COLUMNS, LAST_EVENT_AT, POLICY_COLUMNS, ROUND_DECISION_COLUMNS,
+    TASK_COLUMNS,
 };
 use actionseal_core::ledger::{Event, State};
 use actionseal_core::{Digest, Result};
@@ -74,6 +75,9 @@ pub(super) struct SqliteTx<'c> {
     pub(super) heads: &'c Mutex<HashMap<i64, Head>>,
     /// The heads this transaction moved, for the guess once it commits.
     pub(super) moved_heads: Vec<(i64, Head)>,
+    /// The rows an operation on one item read in one statement, each answered once
+    /// (`batches`).
+    pub(super) item_ahead: ItemAhead,
     mode: Mode,
 }
 
@@ -105,6 +109,7 @@ impl<'c> SqliteTx<'c> {
             cutoff,
             heads,
             moved_heads: Vec::new(),
+            item_ahead: ItemAhead::default(),
             mode,
         }
     }
@@ -126,6 +131,25 @@ impl<'c> SqliteTx<'c> {
             out.push(f(r)?);
         }
         Ok(out)
+    }
+
+    /// The row a query by a unique key finds, mapped by `f` (`None`: no row), without
+    /// gathering rows in a list first.
+    pub(super) fn row<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+        f: impl FnOnce(&rusqlite::Row<'_>) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let mut st = self
+            .tx
+            .prepare_cached(sql)
+            .map_err(|e| sql_error("prepare", e))?;
+        let mut rows = st.query(params).map_err(|e| sql_error("query", e))?;
+        rows.next()
+            .map_err(|e| sql_error("query", e))?
+            .map(f)
+            .transpose()
     }
 
     pub(super) fn exec(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) -> Result<usize> {
@@ -156,6 +180,9 @@ impl<'c> SqliteTx<'c> {
 
 impl Tx for SqliteTx<'_> {
     fn task(&mut self, id: &str) -> Result<Option<TaskRow>> {
+        if let Some(t) = self.item_ahead.task.take_if(|t| t.id == id) {
+            return Ok(Some(t));
+        }
         let sql = format!("SELECT {TASK_COLUMNS}, last_event FROM ledger_tasks WHERE id = ?1");
         self.linked_task(&sql, id)
     }
@@ -178,16 +205,15 @@ impl Tx for SqliteTx<'_> {
         decision_id: &str,
     ) -> Result<(Option<ApprovalRow>, Option<String>)> {
         // Without the round there is nothing to decide, whatever the decision id holds: the
-        // envelope is read only with it. (A query that joins both to a row of its own is
-        // prepared again by SQLite each time it is run.)
+        // envelope is read only with it.
         let sql = format!(
             "SELECT {APPROVAL_COLUMNS}, (SELECT envelope FROM ledger_decisions \
              WHERE decision_id = ?2) FROM ledger_approvals WHERE approval_id = ?1"
         );
-        let mut rows = self.rows(&sql, params![approval_id, decision_id], |r| {
+        let read = self.row(&sql, params![approval_id, decision_id], |r| {
             Ok((Some(approval_from(r)?), r.opt_text(AFTER_APPROVAL)?))
         })?;
-        Ok(rows.pop().unwrap_or((None, None)))
+        Ok(read.unwrap_or((None, None)))
     }
 
     fn insert_task(&mut self, t: &TaskRow) -> Result<bool> {
@@ -263,9 +289,7 @@ impl Tx for SqliteTx<'_> {
 
     fn approval(&mut self, approval_id: &str) -> Result<Option<ApprovalRow>> {
         let sql = format!("SELECT {APPROVAL_COLUMNS} FROM ledger_approvals WHERE approval_id = ?1");
-        Ok(self
-            .rows(&sql, params![approval_id], |r| approval_from(r))?
-            .pop())
+        self.row(&sql, params![approval_id], |r| approval_from(r))
     }
 
     fn put_approval(&mut self, a: &ApprovalRow) -> Result<()> {
@@ -285,13 +309,11 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn decision(&mut self, decision_id: &str) -> Result<Option<String>> {
-        Ok(self
-            .rows(
-                "SELECT envelope FROM ledger_decisions WHERE decision_id = ?1",
-                params![decision_id],
-                |r| r.text(0),
-            )?
-            .pop())
+        self.row(
+            "SELECT envelope FROM ledger_decisions WHERE decision_id = ?1",
+            params![decision_id],
+            |r| r.text(0),
+        )
     }
 
     fn insert_decision(
@@ -342,7 +364,7 @@ impl Tx for SqliteTx<'_> {
 
     fn budget(&mut self, name: &str) -> Result<Option<BudgetRow>> {
         let sql = format!("SELECT {BUDGET_COLUMNS} FROM ledger_budgets WHERE name = ?1");
-        Ok(self.rows(&sql, params![name], |r| budget_from(r))?.pop())
+        self.row(&sql, params![name], |r| budget_from(r))
     }
 
     fn put_budget(&mut self, b: &BudgetRow) -> Result<()> {
@@ -367,8 +389,7 @@ impl Tx for SqliteTx<'_> {
 
     fn policy(&mut self) -> Result<PolicyRow> {
         let sql = format!("SELECT {POLICY_COLUMNS} FROM ledger_policy WHERE id = 1");
-        self.rows(&sql, params![], |r| policy_from(r))?
-            .pop()
+        self.row(&sql, params![], |r| policy_from(r))?
             .ok_or_else(|| storage("policy", "the ledger has no policy row"))
     }
 
@@ -381,13 +402,11 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn sign_count(&mut self, credential_id: &str) -> Result<Option<i64>> {
-        Ok(self
-            .rows(
-                "SELECT sign_count FROM ledger_passkeys WHERE credential_id = ?1",
-                params![credential_id],
-                |r| r.int(0),
-            )?
-            .pop())
+        self.row(
+            "SELECT sign_count FROM ledger_passkeys WHERE credential_id = ?1",
+            params![credential_id],
+            |r| r.int(0),
+        )
     }
 
     fn put_sign_count(&mut self, credential_id: &str, count: i64, at: i64) -> Result<bool> {

@@ -316,8 +316,24 @@ pub(crate) trait Cols {
     }
 }
 
+/// The columns of a result row from position `.1` on: a row that selects several rows'
+/// columns one after another, each decoded from where its own begin.
+pub(crate) struct Shifted<'r>(pub &'r dyn Cols, pub usize);
+
+impl Cols for Shifted<'_> {
+    fn text(&self, i: usize) -> Result<String> {
+        self.0.text(self.1 + i)
+    }
+    fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        self.0.opt_text(self.1 + i)
+    }
+    fn stored_int(&self, i: usize) -> Result<Option<i64>> {
+        self.0.stored_int(self.1 + i)
+    }
+}
+
 /// How many columns a comma-separated list names.
-const fn columns(list: &str) -> usize {
+pub(crate) const fn columns(list: &str) -> usize {
     let b = list.as_bytes();
     let (mut i, mut n) = (0, 1);
     while i < b.len() {

@@ -1,21 +1,9 @@
-//! What an operation on one batch item reads ahead on PostgreSQL (`batches`), kept on its
-//! attempt (`tx`) until the reads that ask for it, and, read freely, what its one statement
-//! must find unchanged (`last`).
+//! What an operation on one batch item read freely on PostgreSQL (`batches`, in its first
+//! round trip, kept on its attempt as `crate::store::ItemAhead` until the reads that ask for
+//! it) and its one statement must find unchanged (`last`).
 
-use crate::store::{BatchRow, ItemRow, LineageRow, TaskRow};
+use crate::store::{BatchRow, LineageRow};
 use actionseal_core::ledger::State;
-
-/// The rows an operation on one item read in its first round trip (four `EXECUTE`s: lineage
-/// and batch head, the item row, the task, in the order every batch operation locks them;
-/// locked, after `BEGIN`, or freely), each taken by the first read that asks for that row:
-/// one round trip instead of five.
-#[derive(Default)]
-pub(super) struct ItemAhead {
-    pub(super) lineage: Option<LineageRow>,
-    pub(super) head: Option<BatchRow>,
-    pub(super) item: Option<ItemRow>,
-    pub(super) task: Option<TaskRow>,
-}
 
 /// What a free attempt on an item read of its lineage and of the lineage's current batch,
 /// and decided from: its statement locks both rows (lineage, batch, then the task, the order
