@@ -21,8 +21,11 @@
 //   `undecided`.
 // - Passkey assertions of decisions: the record is read and compared with its event, the
 //   assertion itself is not verified; a failure at `/decisions/<k>/passkey...` is not judged.
-// - Delegation links' proofs (a decision through a delegation): their digests are compared
-//   with the event's, their signatures are not verified.
+// - Delegation links' proofs and the chain's rules (a decision through a delegation): the
+//   links' digests are compared with the event's; their signatures are not verified, nor is
+//   the chain held to the action (core's `delegation_refused`: connection, attenuation,
+//   windows, scope at the event's time; crosscheck-model.mjs re-derives those rules for the
+//   permit vectors, and no bundle of an honest ledger holds a chain that breaks them).
 // - The ledger's state machine (core's Replay, `audit_chain_broken`): the timeline copies each
 //   step's kind, actor, state and outcome from its event; whether one event may follow another
 //   is not judged.
@@ -683,6 +686,9 @@ function decisions(b, trust, ctx, actions) {
     }
     if (Array.isArray(record.delegation) && record.delegation.some((l) => isObject(l) && (has(l, 'payloadType') || has(l, 'passkey')))) {
       ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')}`)
+    }
+    if (Array.isArray(record.delegation) && record.delegation.length > 0) {
+      ctx.notRederived.push(`the delegation chain's rules at ${ptr('decisions', k, 'delegation')}`)
     }
     holds(record, e)
     // A bare record held to its own action as a proven one is (core does not: see the header).

@@ -34,6 +34,7 @@ pub use claim::{
     FACT_FIELDS,
 };
 pub use decision::DecisionEnvelope;
+pub(crate) use envelope::Arrival;
 pub use envelope::{link_digest, Envelope};
 pub use event::{
     chain_of, verify_audit, verify_audit_with, verify_audit_with_batches, AuditReport, BatchRows,

@@ -12,16 +12,19 @@ use crate::model::approval::Approval;
 use crate::model::batch::tree::verify_known;
 use crate::model::batch::{BatchDecision, Header, ItemProof};
 use crate::model::contract::Contract;
+use crate::model::delegation::verify_chain;
 use crate::model::ledger::link_digest;
 use crate::model::ledger::values::string;
 use crate::model::ledger::{
-    task_id, BatchEnvelope, DecisionEnvelope, Envelope, EventKind, Presented, Replay,
+    task_id, Arrival, BatchEnvelope, DecisionEnvelope, Envelope, EventKind, Presented, Replay,
 };
 use crate::model::proof::{carries_proof, ProofRequirement};
 use crate::tlog::merkle::{leaf_hash, verify_inclusion};
 
 mod anchor;
 pub(crate) mod disclosed;
+#[cfg(test)]
+mod tests;
 
 /// Verifies an evidence bundle against `trust` (see [`super::Trust`] for its shape) without
 /// any database: the verified timeline, or the first failure with its code and the JSON
@@ -336,7 +339,7 @@ fn decisions(b: &Bundle, trust: &Trust, actions: &[(Digest, Action)]) -> Result<
             })));
         }
         let proof = match item {
-            None => single(given, e, (k, *i), trust)?,
+            None => single(given, e, (k, *i), (trust, actions))?,
             Some(item) => over_batch(given, e, (k, *i), item, (trust, actions))?,
         };
         proofs.push(proof);
@@ -353,7 +356,7 @@ fn single(
     given: &Value<'_>,
     e: &crate::model::ledger::Event,
     (k, i): (usize, usize),
-    trust: &Trust,
+    (trust, actions): (&Trust, &[(Digest, Action)]),
 ) -> Result<Option<Proven>> {
     let at = |e: Error| e.in_index(k).in_key("decisions");
     let (record, proof) = if detail(e, "proof").is_some() {
@@ -373,6 +376,7 @@ fn single(
         )
         .in_key("action")));
     }
+    delegated(record.value(), e, actions).map_err(at)?;
     Ok(proof)
 }
 
@@ -402,7 +406,61 @@ fn over_batch(
         .in_key("batch")));
     }
     in_batch(record.header(), e, item, actions).map_err(|e| e.in_index(k).in_key("in_batch"))?;
+    delegated(record.value(), e, actions).map_err(at)?;
     Ok(proof)
+}
+
+/// A decision made through a delegation (`on_behalf_of` and `delegation`, held to its event
+/// by [`holds`]): its chain holds for the action the event names, as the ledger had to judge
+/// it when the decision arrived, at the event's time (steps 1 to 7 of `delegation::chain`;
+/// revocation is a claim's fact, which no bundle states). A proven decision's links had their
+/// proofs verified with it; this checks that they connect, stay within each other, were in
+/// force and cover the action, which the links' signatures alone do not say. A chain that
+/// does not hold is [`Code::DelegationRefused`] at `delegation`: only a ledger that broke its
+/// own rules records one.
+fn delegated(
+    record: &Value<'_>,
+    e: &crate::model::ledger::Event,
+    actions: &[(Digest, Action)],
+) -> Result<()> {
+    let member = |k: &str| record.as_object().and_then(|o| o.get(k));
+    let (Some(Value::Array(links)), Some(root)) = (
+        member("delegation"),
+        member("on_behalf_of").and_then(Value::as_str),
+    ) else {
+        return Ok(());
+    };
+    let approver = member("approver")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let decided_at = match member("decided_at") {
+        Some(Value::Number(n)) => n.as_safe_integer().unwrap_or_default(),
+        _ => 0,
+    };
+    let (_, action) = actions
+        .iter()
+        .find(|(d, _)| e.action_digest.is_some_and(|a| a.ct_eq(d)))
+        .ok_or_else(|| mismatch("the decision is about an action the bundle does not hold"))?;
+    verify_chain(
+        links,
+        root,
+        approver,
+        decided_at,
+        action.value(),
+        &Arrival(e.at),
+    )
+    .map(|_| ())
+    .map_err(|reason| {
+        Error::new(
+            Code::DelegationRefused,
+            format!(
+                "the delegation chain the decision was made through does not hold for \
+                     its action when the ledger recorded it: {}",
+                reason.as_str()
+            ),
+        )
+        .in_key("delegation")
+    })
 }
 
 /// Decision `k`'s proof, as event `i` recorded it: verified no later than the event was

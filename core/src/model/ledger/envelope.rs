@@ -179,8 +179,9 @@ pub fn link_digest(link: &Value<'_>) -> Digest {
 }
 
 /// A chain judged as its decision arrives: at the ledger's clock, its links' proofs verified
-/// moments before against the server's keys.
-struct Arrival(i64);
+/// moments before against the server's keys (or, offline, against the verifier's trust: see
+/// `evidence::verify`).
+pub(crate) struct Arrival(pub(crate) i64);
 
 impl ChainFacts for Arrival {
     fn now(&self) -> i64 {
