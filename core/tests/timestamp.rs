@@ -196,3 +196,69 @@ fn malformed_trust_is_an_invalid_option() {
     let err = request(&data, &options).unwrap_err();
     assert_eq!((err.code(), err.path()), (Code::InvalidOption, "/nonce"));
 }
+
+/// The token `token` (a ContentInfo of SignedData) with its certificates replaced by `certs`
+/// (each a certificate's DER): outside what the TSA signed, so the signature still holds.
+fn with_certificates(token: &[u8], certs: impl Fn(Vec<Vec<u8>>) -> Vec<Vec<u8>>) -> Vec<u8> {
+    use der::{Any, Decode, Encode, Reader, SliceReader, Tag, TagNumber, Tagged};
+    let parts = |bytes: &[u8]| -> Vec<Any> {
+        let mut r = SliceReader::new(bytes).unwrap();
+        let mut out = Vec::new();
+        while !r.is_finished() {
+            out.push(Any::decode(&mut r).unwrap());
+        }
+        out
+    };
+    let join =
+        |tag: Tag, items: &[Vec<u8>]| Any::new(tag, items.concat()).unwrap().to_der().unwrap();
+    let info = Any::from_der(token).unwrap();
+    let [oid, explicit] = parts(info.value()).try_into().unwrap();
+    let signed = Any::from_der(explicit.value()).unwrap();
+    let certs_tag = Tag::ContextSpecific {
+        constructed: true,
+        number: TagNumber(0),
+    };
+    let fields: Vec<Vec<u8>> = parts(signed.value())
+        .into_iter()
+        .map(|f| match f.tag() == certs_tag {
+            true => {
+                let held = parts(f.value())
+                    .iter()
+                    .map(|c| c.to_der().unwrap())
+                    .collect();
+                join(certs_tag, &certs(held))
+            }
+            false => f.to_der().unwrap(),
+        })
+        .collect();
+    let signed = join(Tag::Sequence, &fields);
+    join(
+        Tag::Sequence,
+        &[oid.to_der().unwrap(), join(explicit.tag(), &[signed])],
+    )
+}
+
+#[test]
+fn a_token_with_more_certificates_than_a_path_needs_is_refused_before_any_is_tried() {
+    let trust = TimestampTrust {
+        roots: vec![read("root.der")],
+        ..TimestampTrust::default()
+    };
+    let (token, data) = (read("rsa.tst"), read("data.txt"));
+    let padded = |to: usize| {
+        with_certificates(&token, |mut certs| {
+            let first = certs[0].clone();
+            certs.resize(to, first);
+            certs
+        })
+    };
+    // Rebuilt as it was, the token verifies; padded with copies up to the bound, too.
+    verify_token(&with_certificates(&token, |c| c), &data, &trust).unwrap();
+    verify_token(&padded(16), &data, &trust).unwrap();
+    let err = verify_token(&padded(17), &data, &trust).unwrap_err();
+    assert_eq!(
+        (err.code(), err.path()),
+        (Code::TimestampInvalid, "/certificates")
+    );
+    assert!(err.message().contains("carries 17 certificates"), "{err}");
+}

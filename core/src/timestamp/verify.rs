@@ -11,6 +11,10 @@ use super::chain::{verify_path, Cert};
 use super::{invalid, mismatch, signer, time, token};
 use crate::{Error, Result};
 
+/// Certificates a token may carry: a TSA's path is one to three, and the path search tries
+/// every certificate named as an issuer, a signature check each.
+const MAX_CERTIFICATES: usize = 16;
+
 /// What a time-stamp is checked against: the TSA roots the verifier trusts, and the nonce and
 /// policy it expects, when it asked for them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -94,6 +98,15 @@ pub fn verify_token(token_der: &[u8], data: &[u8], trust: &TimestampTrust) -> Re
     let (gen_time_ms, gen_time) =
         time::gen_time(&tst.gen_time).map_err(|e| e.in_key("tst_info"))?;
 
+    let carried = token.signed.certificates.as_ref().map_or(0, Vec::len);
+    if carried > MAX_CERTIFICATES {
+        return Err(invalid(format!(
+            "the token carries {carried} certificates; at most {MAX_CERTIFICATES} are read: a TSA \
+             sends its own and the few above it, and each one more could cost a signature check \
+             at every step of the path"
+        ))
+        .in_key("certificates"));
+    }
     let mut pool = Vec::new();
     for (i, cert) in token.signed.certificates.iter().flatten().enumerate() {
         // Only X.509 certificates matter; other CertificateChoices are context-tagged.
