@@ -21,11 +21,13 @@
 //   `undecided`.
 // - Passkey assertions of decisions: the record is read and compared with its event, the
 //   assertion itself is not verified; a failure at `/decisions/<k>/passkey...` is not judged.
-// - Delegation links' proofs and the chain's rules (a decision through a delegation): the
-//   links' digests are compared with the event's; their signatures are not verified, nor is
-//   the chain held to the action (core's `delegation_refused`: connection, attenuation,
-//   windows, scope at the event's time; crosscheck-model.mjs re-derives those rules for the
-//   permit vectors, and no bundle of an honest ledger holds a chain that breaks them).
+// - Delegation links' proofs, and part of the chain's rules (a decision through a
+//   delegation): the links' digests are compared with the event's and the chain is held to
+//   the action at the event's time (core's `delegation_refused`: depth, connection, no
+//   repeat, each link within its parent by tenant, tools and window, in force, covering the
+//   action's tenant and tool), but the links' signatures are not verified, nor their
+//   documents' own rules, nor their `when` conditions (crosscheck-model.mjs re-derives those
+//   for the permit vectors).
 // - The ledger's state machine (core's Replay, `audit_chain_broken`): the timeline copies each
 //   step's kind, actor, state and outcome from its event; whether one event may follow another
 //   is not judged.
@@ -548,6 +550,47 @@ function linkDigest(link) {
   return fingerprint(link)
 }
 
+/** A delegation link's document as stored: a DSSE payload, a record without `passkey`, or bare. */
+function linkDocument(link) {
+  if (isObject(link) && has(link, 'payloadType')) return JSON.parse(Buffer.from(link.payload, 'base64url').toString('utf8'))
+  if (isObject(link) && has(link, 'passkey')) {
+    const { passkey, ...doc } = link
+    return doc
+  }
+  return link
+}
+
+/**
+ * A decision through a delegation: its chain holds for `action` at `at`, the decided event's
+ * time, as the ledger judged it when the decision arrived (SPEC-25 §6, steps 1 to 7; revocation
+ * is a claim's fact). Any step that fails is `delegation_refused` at `where`.
+ */
+function chainHolds(record, action, at, where, ctx) {
+  const links = record.delegation
+  if (!Array.isArray(links) || typeof record.on_behalf_of !== 'string') return
+  const refused = () => { throw new Rooted('delegation_refused', where) }
+  if (links.length === 0 || links.length > 4) refused()
+  let docs
+  try {
+    docs = links.map(linkDocument)
+  } catch {
+    refused()
+  }
+  const id = (v) => typeof v === 'string' && v.length > 0
+  const window = (d) => Number.isSafeInteger(d.not_before) && Number.isSafeInteger(d.not_after) && d.not_before < d.not_after
+  if (!docs.every((d) => isObject(d) && id(d.delegator) && id(d.delegate) && id(d.tenant) && Array.isArray(d.tools) && window(d))) refused()
+  if (docs.some((d) => Array.isArray(d.when))) ctx.notRederived.push(`delegation scope conditions at ${where}`)
+  if (docs[0].delegator !== record.on_behalf_of || docs.at(-1).delegate !== record.approver) refused()
+  if (docs.some((d, i) => i > 0 && docs[i - 1].delegate !== d.delegator)) refused()
+  const ids = [record.on_behalf_of, ...docs.map((d) => d.delegate)]
+  if (new Set(ids).size !== ids.length) refused()
+  const within = (c, p) => c.tenant === p.tenant && c.tools.every((t) => p.tools.includes(t)) &&
+    c.not_before >= p.not_before && c.not_after <= p.not_after
+  if (docs.some((d, i) => i > 0 && !within(d, docs[i - 1]))) refused()
+  if (docs.some((d) => at < d.not_before || at >= d.not_after || record.decided_at < d.not_before)) refused()
+  if (!docs.every((d) => d.tenant === action.tenant && d.tools.includes(action.tool))) refused()
+}
+
 /** A batch decision record (docs/CONTRACTS.md, "Batches"): a header in place of an action. */
 function readBatchRecord(r, code) {
   const f = members(r, code, ['batch', 'batch_digest', 'approval_id', 'approver', 'decided_at', 'decision', 'decision_id', 'expires_at',
@@ -648,6 +691,7 @@ function decisions(b, trust, ctx, actions) {
         if (err instanceof Refused && !(err instanceof Rooted)) throw new Rooted(err.code, ptr('in_batch', k) + err.path)
         throw err
       }
+      chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
       return proof
     }
     const envelope = isObject(given) && has(given, 'payloadType')
@@ -687,10 +731,8 @@ function decisions(b, trust, ctx, actions) {
     if (Array.isArray(record.delegation) && record.delegation.some((l) => isObject(l) && (has(l, 'payloadType') || has(l, 'passkey')))) {
       ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')}`)
     }
-    if (Array.isArray(record.delegation) && record.delegation.length > 0) {
-      ctx.notRederived.push(`the delegation chain's rules at ${ptr('decisions', k, 'delegation')}`)
-    }
     holds(record, e)
+    chainHolds(record, record.action, e.at, ptr('decisions', k, 'delegation'), ctx)
     // A bare record held to its own action as a proven one is (core does not: see the header).
     if (!proven && fingerprint(record.action) !== record.action_digest) refuse('evidence_mismatch', '/action')
     return proof

@@ -103,16 +103,19 @@ const foreign = { ...base, task: derive('task_', ['actionseal/task/v1', 'tenant-
  * The task's events and its export: proposed, optionally amended, decided (signed, or bare),
  * claimed, completed. `decisionDetail` replaces the decided event's detail.
  */
-function history({ amend = false, bare = false, decisionDetail } = {}) {
+function history({ amend = false, bare = false, decisionDetail, delegation } = {}) {
   const final = amend ? amended : action
   const digestNow = fp(final)
-  const proposed = amend ? { proposed_digest: actionDigest } : {}
+  // A decision by user:bob on behalf of user:carol through `delegation` (bare link documents).
+  const acting = delegation ? { on_behalf_of: 'user:carol', delegation } : {}
+  const proposed = { ...(amend ? { proposed_digest: actionDigest } : {}), ...acting }
+  const named = delegation ? { on_behalf_of: 'user:carol', delegations: delegation.map(fp) } : {}
   const decision = bare ? {} : proofDetail(proofOf(recordOf(final, proposed)))
   const steps = [
     { kind: 'proposed', at: T, actor: 'agent:refunds', state: 'awaiting_approval', detail: { approval_id: apr, approval_required: true, contract: fp(contract), idempotency_key: idem, job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tool: 'refund_create' } },
     ...(amend ? [{ kind: 'amended', at: T + 500, actor: 'user:bob', action_digest: digestNow, drift: ['/amount_minor'], state: 'awaiting_approval', detail: { amends: actionDigest, approval_id: apr, n: 1, proposed_digest: actionDigest, reason_digest: reasonDigest } }] : []),
     { kind: 'decided', at: T + 1000, actor: 'user:bob', action_digest: digestNow, approved_digest: digestNow, decision_id: 'dec-1', outcome: 'approved', state: 'approved',
-      detail: decisionDetail ?? { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 1800000, ...proposed, ...decision } },
+      detail: decisionDetail ?? { approval_id: apr, approver: 'user:bob', decided_at: T + 1000, decision: 'approved', expires_at: T + 1800000, ...(amend ? { proposed_digest: actionDigest } : {}), ...named, ...decision } },
     { kind: 'claimed', at: T + 2000, actor: 'worker-1', action_digest: digestNow, approved_digest: digestNow, fence: 1, outcome: 'permit', state: 'claimed', detail: { budget: null, cost_minor: 0, executor: 'worker-1', idempotency_key: idem, lease_until: T + 62000 } },
     { kind: 'completed', at: T + 3000, actor: 'worker-1', action_digest: digestNow, fence: 1, outcome: 'succeeded', state: 'succeeded', detail: { reported: 'succeeded', result_digest: null } },
     { kind: 'evidence_exported', at: T + 4000, actor: 'auditor:carol', action_digest: digestNow, state: 'succeeded', detail: {} },
@@ -170,6 +173,16 @@ const cases = []
 const add = (name, bundle, t, expected, finding) => cases.push({ name, bundle, trust: t ?? trust, expected, finding })
 const good = build()
 add('y_good', good, trust, 'ok')
+{
+  // A decision through a delegation whose chain the ledger should have refused on arrival:
+  // the link's tenant is another, or it ran out before the decided event.
+  const link = (change = {}) => ({ delegation_id: 'dlg-bob', delegator: 'user:carol', delegate: 'user:bob', tenant: 'tenant-a', tools: ['refund_create'], not_before: T - 1000, not_after: T + 100000, ...change })
+  const through = (l) => build({ history: history({ delegation: [l] }) })
+  add('y_delegated', through(link()), trust, 'ok')
+  add('n_delegation_other_tenant', through(link({ tenant: 'tenant-b' })), trust, ['delegation_refused', '/decisions/0/delegation'])
+  add('n_delegation_ran_out_before_recorded', through(link({ not_after: T + 1000 })), trust, ['delegation_refused', '/decisions/0/delegation'])
+  add('n_delegation_not_from_whom_it_counts_for', through(link({ delegator: 'user:dave' })), trust, ['delegation_refused', '/decisions/0/delegation'])
+}
 add('y_power_of_two_witnessed', build({ witnessedAt: [4, 8] }), trust, 'ok')
 add('y_no_witness_unwindowed_key', build({ witnesses: [] }), { ledger_keys: [{ key: ledgerKey.verifier }], approval_keys: trust.approval_keys }, 'ok')
 {
