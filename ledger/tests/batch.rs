@@ -26,6 +26,23 @@ fn batch_decision(b: &Batch, decision_id: &str, verdict: &str, at: i64) -> Owned
     ))
 }
 
+/// `actions` proposed as one batch under `contract` and approved at once by user:bob with
+/// decision `decision_id`: the batch as its decision left it.
+fn approved_batch(
+    l: &Ledger,
+    actions: &[OwnedValue],
+    contract: &OwnedValue,
+    semantics: Semantics,
+    decision_id: &str,
+) -> Batch {
+    let b = l
+        .propose_batch(actions, contract, semantics, "agent")
+        .unwrap();
+    l.decide_batch(&batch_decision(&b, decision_id, "approved", l.now()))
+        .unwrap()
+        .batch
+}
+
 fn claim<'v, 'a>(
     task: &'v str,
     action: &'v OwnedValue,
@@ -172,13 +189,7 @@ fn an_all_or_nothing_batch_is_claimed_whole_or_not_at_all() {
         let l = db.open();
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-2", 3);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-2", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::AllOrNothing, "dec-2");
         let ids = items(&b);
         let f = facts(&contract);
         let one = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap_err();
@@ -215,13 +226,7 @@ fn an_all_or_nothing_batch_is_claimed_whole_or_not_at_all() {
         let clock = ManualClock::new(T0);
         let l = db.open_at(&clock);
         let actions = refunds(&contract, "job-3", 3);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-3", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::AllOrNothing, "dec-3");
         clock.advance(2 * HOUR).unwrap();
         let out = l
             .claim_batch(&BatchClaimRequest {
@@ -247,13 +252,7 @@ fn the_breaker_trips_the_remainder_waits_and_a_new_decision_half_opens_it() {
         let l = db.open();
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-4", 8);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-4", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::PerItem, "dec-4");
         let ids = items(&b);
         let f = facts(&contract);
         let mut fences = Vec::new();
@@ -364,13 +363,7 @@ fn a_changed_batch_or_lineage_row_breaks_the_audit() {
         let l = db.open();
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-6", 3);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-6", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::PerItem, "dec-6");
         let ids = items(&b);
         let f = facts(&contract);
         let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap()
@@ -448,13 +441,7 @@ fn an_expired_batch_decision_sends_every_remaining_item_back_over_a_new_batch() 
         let l = db.open_at(&clock);
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-9", 3);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-9", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::PerItem, "dec-9");
         let ids = items(&b);
         let f = facts(&contract);
         let ClaimOutcome::Claimed(..) = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap()
@@ -513,13 +500,7 @@ fn a_claim_over_the_rate_trips_the_breaker_and_is_refused() {
         );
         let contract = json(&text);
         let actions = refunds(&contract, "job-11", 4);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-11", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::PerItem, "dec-11");
         let ids = items(&b);
         let f = facts(&contract);
         for i in 0..2 {
@@ -679,13 +660,7 @@ fn a_whole_claim_that_trips_the_breaker_leaves_what_it_sent_back_to_a_reviewer()
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-21", 3);
         let f = facts(&contract);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-21", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::AllOrNothing, "dec-21");
         let ids = items(&b);
         let whole = |batch_id: &str, actions: &[OwnedValue]| {
             l.claim_batch(&BatchClaimRequest {
@@ -744,13 +719,7 @@ fn an_earlier_batchs_item_whose_decision_ran_out_goes_back_over_a_new_batch() {
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-23", 3);
         let f = facts(&contract);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-23", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::PerItem, "dec-23");
         let ids = items(&b);
         let ClaimOutcome::Claimed(c, _) = l.claim_item(&claim(&ids[0], &actions[0], &f)).unwrap()
         else {
@@ -794,13 +763,7 @@ fn tripped_in_doubt(
     let contract = batch_contract(100_000);
     let actions = refunds(&contract, job, n);
     let f = facts(&contract);
-    let b = l
-        .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
-        .unwrap();
-    let b = l
-        .decide_batch(&batch_decision(&b, decision, "approved", l.now()))
-        .unwrap()
-        .batch;
+    let b = approved_batch(l, &actions, &contract, Semantics::PerItem, decision);
     let ids = items(&b);
     let mut fences = Vec::new();
     for i in 0..3 {
@@ -924,13 +887,7 @@ fn an_earlier_all_or_nothing_batch_claims_what_remains_of_it() {
         let contract = batch_contract(100_000);
         let actions = refunds(&contract, "job-33", 3);
         let f = facts(&contract);
-        let b = l
-            .propose_batch(&actions, &contract, Semantics::AllOrNothing, "agent")
-            .unwrap();
-        let b = l
-            .decide_batch(&batch_decision(&b, "dec-33", "approved", l.now()))
-            .unwrap()
-            .batch;
+        let b = approved_batch(&l, &actions, &contract, Semantics::AllOrNothing, "dec-33");
         let ids = items(&b);
         let whole = |batch_id: &str, actions: &[OwnedValue]| {
             l.claim_batch(&BatchClaimRequest {
