@@ -531,8 +531,17 @@ function readRecord(r, code) {
   if (f.int('expires_at', 0) <= decided) refuse(code, '/expires_at')
   if (!isDigest(f.required('action_digest'))) refuse(code, '/action_digest')
   if (has(r, 'proposed_digest') && !isDigest(r.proposed_digest)) refuse(code, '/proposed_digest')
-  under('/action', () => readAction(f.required('action')))
+  readAuthority(r, code)
+  const action = f.required('action')
+  under('/action', () => readAction(action))
   return r
+}
+/** `role`, and `on_behalf_of` with `delegation` (a non-empty array), present together or not. */
+function readAuthority(r, code) {
+  for (const k of ['role', 'on_behalf_of']) if (has(r, k) && (typeof r[k] !== 'string' || r[k] === '')) refuse(code, `/${k}`)
+  if (has(r, 'delegation') && (!Array.isArray(r.delegation) || r.delegation.length === 0)) refuse(code, '/delegation')
+  if (has(r, 'on_behalf_of') && !has(r, 'delegation')) refuse(code, '/on_behalf_of')
+  if (has(r, 'delegation') && !has(r, 'on_behalf_of')) refuse(code, '/delegation')
 }
 /** A delegation link's document (chain.rs's rule): a payload, a record without `passkey`. */
 function linkDigest(link) {
@@ -600,8 +609,10 @@ function readBatchRecord(r, code) {
   const decided = f.int('decided_at', 0)
   if (f.int('expires_at', 0) <= decided) refuse(code, '/expires_at')
   if (!isDigest(f.required('batch_digest'))) refuse(code, '/batch_digest')
+  readAuthority(r, code)
+  const batch = f.required('batch')
   under('/batch', () => {
-    const h = members(f.required('batch'), code, ['contract', 'root', 'semantics', 'size', 'tenant'])
+    const h = members(batch, code, ['contract', 'root', 'semantics', 'size', 'tenant'])
     if (!isDigest(h.required('contract'))) refuse(code, '/contract')
     hash(h.string('root'), '/root')
     if (!['all_or_nothing', 'per_item'].includes(h.string('semantics'))) refuse(code, '/semantics')
@@ -732,9 +743,12 @@ function decisions(b, trust, ctx, actions) {
       ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')}`)
     }
     holds(record, e)
-    chainHolds(record, record.action, e.at, ptr('decisions', k, 'delegation'), ctx)
     // A bare record held to its own action as a proven one is (core does not: see the header).
     if (!proven && fingerprint(record.action) !== record.action_digest) refuse('evidence_mismatch', '/action')
+    // The chain against the bundle's action the event names, not the record's own copy.
+    const action = actions.find((a) => a.digest === e.action_digest)
+    if (!action) refuse('evidence_mismatch')
+    chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
     return proof
   }))
 }

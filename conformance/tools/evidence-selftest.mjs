@@ -182,6 +182,12 @@ add('y_good', good, trust, 'ok')
   add('n_delegation_other_tenant', through(link({ tenant: 'tenant-b' })), trust, ['delegation_refused', '/decisions/0/delegation'])
   add('n_delegation_ran_out_before_recorded', through(link({ not_after: T + 1000 })), trust, ['delegation_refused', '/decisions/0/delegation'])
   add('n_delegation_not_from_whom_it_counts_for', through(link({ delegator: 'user:dave' })), trust, ['delegation_refused', '/decisions/0/delegation'])
+  // Recorded bare: the record's own copy of the action is not what the chain is held to.
+  const bare = build({ history: history({ delegation: [link()], bare: true }) })
+  add('y_delegated_bare', bare, trust, 'ok')
+  const altered = clone(bare)
+  altered.decisions[0].action.tenant = 'tenant-b'
+  add('n_delegated_bare_record_action_altered', altered, trust, ['evidence_mismatch', '/decisions/0/action'])
 }
 add('y_power_of_two_witnessed', build({ witnessedAt: [4, 8] }), trust, 'ok')
 add('y_no_witness_unwindowed_key', build({ witnesses: [] }), { ledger_keys: [{ key: ledgerKey.verifier }], approval_keys: trust.approval_keys }, 'ok')
