@@ -12,8 +12,8 @@ use actionseal_core::tlog::cosignature::Cosigner;
 use actionseal_core::tlog::note::SignerKey;
 use actionseal_core::tlog::witness::{add_checkpoint, Log, Request};
 use actionseal_core::{
-    base64url_encode, canonicalize, sign_approval, Action, Approval, Code, Decision, DecisionInput,
-    OwnedValue, ProofPolicy, SigningKey, Value,
+    base64url_encode, canonicalize, sign_approval, sign_delegation, Action, Approval, Code,
+    Decision, DecisionInput, OwnedValue, ProofPolicy, SigningKey, Value,
 };
 use actionseal_ledger::{ClaimOutcome, ClaimRequest, Ledger, LedgerOptions, ManualClock};
 use common::*;
@@ -641,6 +641,82 @@ fn a_batch_item_decided_with_a_signed_record_names_its_signer_offline() {
         assert_eq!(
             (code, path.as_str()),
             (Code::UnknownKey, "/decisions/0/signatures/0/keyid"),
+            "{engine:?}"
+        );
+        assert!(f.l.audit_verify().unwrap().broken.is_none(), "{engine:?}");
+    }
+}
+
+#[test]
+fn a_batch_item_decided_through_a_delegation_verifies_offline_with_its_chain() {
+    // The verifier holds the chain to the item's own action at the decided event's time, as
+    // the ledger held it to every item when the decision arrived: an honest ledger's bundle
+    // passes, on both engines.
+    for engine in engines() {
+        let f = Fixture::new(engine);
+        let (contract, actions) = batch_refunds();
+        let b =
+            f.l.propose_batch(&actions, &contract, Semantics::PerItem, "agent:7")
+                .unwrap();
+        let link = sign_delegation(
+            &json(
+                r#"{"delegation_id": "dlg-bob", "delegator": "user:carol", "delegate": "user:bob",
+                    "tenant": "tenant-a", "tools": ["refund_create"], "not_before": 0,
+                    "not_after": 9000000000000}"#,
+            ),
+            &service_key(),
+        )
+        .unwrap();
+        let l = &f.l;
+        let decision = json(&format!(
+            r#"{{"approval_id": "{}", "decision_id": "d-delegated", "batch_id": "{}",
+                "batch_digest": "{}", "decision": "approved", "approver": "user:bob",
+                "decided_at": {}, "expires_at": {}, "on_behalf_of": "user:carol",
+                "delegation": [{}]}}"#,
+            b.approval_id,
+            b.id,
+            b.digest,
+            l.now(),
+            l.now() + HOUR,
+            canonicalize(&link)
+        ));
+        l.decide_batch(&decision)
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+        f.clock.advance(MINUTE).unwrap();
+        // The executor states that carol may approve and that her link is not revoked.
+        let facts = json(&format!(
+            r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01",
+                "contract": {}, "subject_authorized": {{"subject": "user:alice", "authorized": true}},
+                "approver_authorized": {{"approver": "user:carol", "authorized": true}},
+                "delegations_revoked": [{{"delegation": "{}", "revoked": false}}]}}"#,
+            canonicalize(&contract),
+            actionseal_core::ledger::link_digest(&link)
+        ));
+        let item = b.items[0].0.clone();
+        let claimed = l
+            .claim_item(&ClaimRequest {
+                task_id: &item,
+                action: &actions[0],
+                facts: &facts,
+                executor: "worker-1",
+                lease_ms: HOUR,
+                budget: None,
+                proof: Default::default(),
+            })
+            .unwrap();
+        let ClaimOutcome::Claimed(c, _) = claimed else {
+            panic!("{engine:?}: not claimed: {}", claimed.result())
+        };
+        let done = actionseal_core::ledger::Reported::Succeeded;
+        l.complete_item(&item, c.fence, done, None, "worker-1")
+            .unwrap();
+        let bundle = f.bundle(&item, 1_764_500_000);
+        let timeline = verify_evidence(&bundle, &trust(&log_key(), &approval_keys(None)))
+            .unwrap_or_else(|e| panic!("{engine:?}: {e}"))
+            .to_value();
+        assert_eq!(
+            get(&timeline, &["steps", "1", "on_behalf_of"]).as_str(),
+            Some("user:carol"),
             "{engine:?}"
         );
         assert!(f.l.audit_verify().unwrap().broken.is_none(), "{engine:?}");

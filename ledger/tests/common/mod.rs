@@ -404,7 +404,6 @@ pub fn refund(job: &str, request: &str, amount: i64) -> OwnedValue {
     )
 }
 
-/// The executor's facts: tenant-a, the policy in force, `contract`, everyone authorised.
 /// user:carol's amendment of task `t`'s current action to `action`.
 pub fn amendment(t: &Task, action: &OwnedValue) -> OwnedValue {
     json(&format!(
@@ -416,6 +415,8 @@ pub fn amendment(t: &Task, action: &OwnedValue) -> OwnedValue {
     ))
 }
 
+/// The executor's facts: tenant-a, the policy in force, `contract`, user:bob authorised to
+/// approve and user:alice to be the subject.
 pub fn facts(contract: &OwnedValue) -> OwnedValue {
     json(&format!(
         r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": {},
