@@ -543,20 +543,16 @@ function readAuthority(r, code) {
   if (has(r, 'on_behalf_of') && !has(r, 'delegation')) refuse(code, '/on_behalf_of')
   if (has(r, 'delegation') && !has(r, 'on_behalf_of')) refuse(code, '/delegation')
 }
-/** A delegation link's document (chain.rs's rule): a payload, a record without `passkey`. */
+/** A delegation link's digest: its document's fingerprint (chain.rs's rule). */
 function linkDigest(link) {
-  if (isObject(link) && has(link, 'payloadType')) {
-    try {
-      return fingerprint(JSON.parse(Buffer.from(link.payload, 'base64url').toString('utf8')))
-    } catch {
-      return fingerprint(link)
-    }
+  let doc
+  try {
+    doc = linkDocument(link)
+  } catch {
+    // A payload that cannot be read: the link is named by its own fingerprint.
+    return fingerprint(link)
   }
-  if (isObject(link) && has(link, 'passkey')) {
-    const { passkey, ...doc } = link
-    return fingerprint(doc)
-  }
-  return fingerprint(link)
+  return fingerprint(doc)
 }
 
 /** A delegation link's document as stored: a DSSE payload, a record without `passkey`, or bare. */

@@ -126,21 +126,24 @@ impl BatchTx for SqliteTx<'_> {
 
     fn read_item_ahead(&mut self, task_id: &str) -> Result<()> {
         let read = self.row(&ITEM_ROWS, params![task_id], |r| {
-            let ahead = ItemAhead {
-                lineage: Some(lineage_from(r)?),
-                head: Some(batch_from(&Shifted(r, HEAD_AT))?),
-                item: Some(item_from(&Shifted(r, ITEM_AT))?),
-                task: Some(task_from(&Shifted(r, TASK_AT))?),
-            };
-            Ok((ahead, r.int(EVENT_AT)?))
+            Ok((
+                lineage_from(r)?,
+                batch_from(&Shifted(r, HEAD_AT))?,
+                item_from(&Shifted(r, ITEM_AT))?,
+                task_from(&Shifted(r, TASK_AT))?,
+                r.int(EVENT_AT)?,
+            ))
         })?;
         self.item_ahead = match read {
-            Some((ahead, last_event)) => {
+            Some((lineage, head, item, task, last_event)) => {
                 // As a read of the task remembers it, for the next event about it to link to.
-                if let Some(t) = &ahead.task {
-                    self.links.set(&t.id, last_event);
+                self.links.set(&task.id, last_event);
+                ItemAhead {
+                    lineage: Some(lineage),
+                    head: Some(head),
+                    item: Some(item),
+                    task: Some(task),
                 }
-                ahead
             }
             None => ItemAhead::default(),
         };

@@ -162,19 +162,13 @@ impl<'c> SqliteTx<'c> {
     /// The task a query of its columns and its last event finds (by `key`); its last event is
     /// remembered, for the next event about it to link to.
     fn linked_task(&mut self, sql: &str, key: &str) -> Result<Option<TaskRow>> {
-        let mut st = self
-            .tx
-            .prepare_cached(sql)
-            .map_err(|e| sql_error("prepare", e))?;
-        let mut rows = st.query(params![key]).map_err(|e| sql_error("query", e))?;
-        match rows.next().map_err(|e| sql_error("query", e))? {
-            Some(r) => {
-                let t = task_from(r)?;
-                self.links.set(&t.id, r.int(LAST_EVENT_AT)?);
-                Ok(Some(t))
-            }
-            None => Ok(None),
-        }
+        let read = self.row(sql, params![key], |r| {
+            Ok((task_from(r)?, r.int(LAST_EVENT_AT)?))
+        })?;
+        Ok(read.map(|(t, last_event)| {
+            self.links.set(&t.id, last_event);
+            t
+        }))
     }
 }
 

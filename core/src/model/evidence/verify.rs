@@ -437,10 +437,7 @@ fn delegated(
         Some(Value::Number(n)) => n.as_safe_integer().unwrap_or_default(),
         _ => 0,
     };
-    let (_, action) = actions
-        .iter()
-        .find(|(d, _)| e.action_digest.is_some_and(|a| a.ct_eq(d)))
-        .ok_or_else(|| mismatch("the decision is about an action the bundle does not hold"))?;
+    let (_, action) = named_action(e, actions)?;
     verify_chain(
         links,
         root,
@@ -520,11 +517,19 @@ fn in_batch(
     proof: &ItemProof,
     actions: &[(Digest, Action)],
 ) -> Result<()> {
-    let action = actions
+    let (digest, action) = named_action(e, actions)?;
+    verify_known(header, action.value(), digest, proof)
+}
+
+/// The bundle's action that decided event `e` names.
+fn named_action<'b>(
+    e: &crate::model::ledger::Event,
+    actions: &'b [(Digest, Action)],
+) -> Result<&'b (Digest, Action)> {
+    actions
         .iter()
         .find(|(d, _)| e.action_digest.is_some_and(|a| a.ct_eq(d)))
-        .ok_or_else(|| mismatch("the decision is about an action the bundle does not hold"))?;
-    verify_known(header, action.1.value(), &action.0, proof)
+        .ok_or_else(|| mismatch("the decision is about an action the bundle does not hold"))
 }
 
 /// What a decision record's subject is, and so which members of the decided event it is held
