@@ -415,11 +415,17 @@ fn batch_refunds() -> (OwnedValue, Vec<OwnedValue>) {
 impl Fixture {
     /// `b` approved bare by user:bob, for an hour.
     fn approve_batch(&self, b: &actionseal_ledger::Batch, decision_id: &str) {
+        self.approve_batch_acting(b, decision_id, "");
+    }
+
+    /// [`Fixture::approve_batch`] with `acting`'s members too (JSON text starting with a
+    /// comma, or empty): whom bob decides for, and through which delegation.
+    fn approve_batch_acting(&self, b: &actionseal_ledger::Batch, decision_id: &str, acting: &str) {
         let l = &self.l;
         let decision = json(&format!(
             r#"{{"approval_id": "{}", "decision_id": "{decision_id}", "batch_id": "{}",
                 "batch_digest": "{}", "decision": "approved", "approver": "user:bob",
-                "decided_at": {}, "expires_at": {}}}"#,
+                "decided_at": {}, "expires_at": {}{acting}}}"#,
             b.approval_id,
             b.id,
             b.digest,
@@ -447,13 +453,13 @@ impl Fixture {
         self.clock.advance(MINUTE).unwrap();
     }
 
-    /// Claims item `item` of a batch presenting `action`: the claim's outcome.
-    fn claim_item(&self, contract: &OwnedValue, item: &str, action: &OwnedValue) -> ClaimOutcome {
+    /// Claims item `item` of a batch presenting `action`, under `facts`: the claim's outcome.
+    fn claim_item(&self, facts: &OwnedValue, item: &str, action: &OwnedValue) -> ClaimOutcome {
         self.l
             .claim_item(&ClaimRequest {
                 task_id: item,
                 action,
-                facts: &facts(contract),
+                facts,
                 executor: "worker-1",
                 lease_ms: HOUR,
                 budget: None,
@@ -462,10 +468,16 @@ impl Fixture {
             .unwrap()
     }
 
-    /// Claims item `item` and completes it as succeeded.
+    /// Claims item `item` under the contract's usual facts and completes it as succeeded.
     fn run_item(&self, contract: &OwnedValue, item: &str, action: &OwnedValue) {
-        let ClaimOutcome::Claimed(c, _) = self.claim_item(contract, item, action) else {
-            panic!("{item} not claimed")
+        self.run_item_under(&facts(contract), item, action);
+    }
+
+    /// Claims item `item` under `facts` and completes it as succeeded.
+    fn run_item_under(&self, facts: &OwnedValue, item: &str, action: &OwnedValue) {
+        let claimed = self.claim_item(facts, item, action);
+        let ClaimOutcome::Claimed(c, _) = claimed else {
+            panic!("{item} not claimed: {}", claimed.result())
         };
         self.clock.advance(MINUTE).unwrap();
         let done = actionseal_core::ledger::Reported::Succeeded;
@@ -564,7 +576,7 @@ fn an_item_decided_twice_holds_its_proof_in_each_batch() {
         f.run_item(&contract, &ids[0], &actions[0]);
         // The decision runs out: items 1 and 2 wait, over a batch of their own.
         f.clock.advance(2 * HOUR).unwrap();
-        let out = f.claim_item(&contract, &ids[2], &actions[2]);
+        let out = f.claim_item(&facts(&contract), &ids[2], &actions[2]);
         assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
         let rest = audit_events(l)
             .iter()
@@ -667,22 +679,11 @@ fn a_batch_item_decided_through_a_delegation_verifies_offline_with_its_chain() {
             &service_key(),
         )
         .unwrap();
-        let l = &f.l;
-        let decision = json(&format!(
-            r#"{{"approval_id": "{}", "decision_id": "d-delegated", "batch_id": "{}",
-                "batch_digest": "{}", "decision": "approved", "approver": "user:bob",
-                "decided_at": {}, "expires_at": {}, "on_behalf_of": "user:carol",
-                "delegation": [{}]}}"#,
-            b.approval_id,
-            b.id,
-            b.digest,
-            l.now(),
-            l.now() + HOUR,
+        let acting = format!(
+            r#", "on_behalf_of": "user:carol", "delegation": [{}]"#,
             canonicalize(&link)
-        ));
-        l.decide_batch(&decision)
-            .unwrap_or_else(|e| panic!("{engine:?}: {e}"));
-        f.clock.advance(MINUTE).unwrap();
+        );
+        f.approve_batch_acting(&b, "d-delegated", &acting);
         // The executor states that carol may approve and that her link is not revoked.
         let facts = json(&format!(
             r#"{{"tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01",
@@ -693,23 +694,7 @@ fn a_batch_item_decided_through_a_delegation_verifies_offline_with_its_chain() {
             actionseal_core::ledger::link_digest(&link)
         ));
         let item = b.items[0].0.clone();
-        let claimed = l
-            .claim_item(&ClaimRequest {
-                task_id: &item,
-                action: &actions[0],
-                facts: &facts,
-                executor: "worker-1",
-                lease_ms: HOUR,
-                budget: None,
-                proof: Default::default(),
-            })
-            .unwrap();
-        let ClaimOutcome::Claimed(c, _) = claimed else {
-            panic!("{engine:?}: not claimed: {}", claimed.result())
-        };
-        let done = actionseal_core::ledger::Reported::Succeeded;
-        l.complete_item(&item, c.fence, done, None, "worker-1")
-            .unwrap();
+        f.run_item_under(&facts, &item, &actions[0]);
         let bundle = f.bundle(&item, 1_764_500_000);
         let timeline = verify_evidence(&bundle, &trust(&log_key(), &approval_keys(None)))
             .unwrap_or_else(|e| panic!("{engine:?}: {e}"))
