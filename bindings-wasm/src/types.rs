@@ -378,6 +378,14 @@ export type ErrorCode =
    */
   | 'evidence_other_task'
   /**
+   * An evidence bundle's decisions do not meet the contract's quorum where its events say they
+   * did: a `quorum_met` event whose round's decisions, as the bundle's records hold them, are
+   * too few distinct approvers or roles, out of the roles' order, after a veto, or not the ones
+   * the event counts; a decision under a quorum that no round counts, or one that moved the
+   * task by itself. Only a ledger that broke its own rules records these.
+   */
+  | 'quorum_not_met'
+  /**
    * The ledger's time-stamping authority could not be asked (RFC 3161 §3.4 over HTTP): it did
    * not answer, answered an HTTP error or another content type than
    * application/timestamp-reply, or an answer too large for a time-stamp. A checkpoint is then

@@ -31,7 +31,7 @@ const LEDGER_CODES = [
   'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
   'decided_outside_round', 'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
   'ledger_schema_invalid', 'ledger_unprotected', 'invalid_audit_heads', 'approver_already_decided',
-  'approver_not_separate', 'delegation_refused', 'batch_all_or_nothing', 'batch_item', 'batch_not_found',
+  'delegation_refused', 'batch_all_or_nothing', 'batch_item', 'batch_not_found',
   'disclosures_shredded',
 ]
 

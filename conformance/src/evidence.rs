@@ -8,6 +8,7 @@
 //! time-stamping authority: [`Tokens`] gives the stored token back while the checkpoint's text
 //! is unchanged, and only asks `testing/tsa/` (openssl) for a new one when it is not.
 
+mod forged;
 mod ledger;
 mod tokens;
 
@@ -202,10 +203,11 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
         trust.clone(),
         None,
     );
+    let quorum_b = f.export(&quorum, &w)?;
     out.add(
         "y_quorum_two_approvers",
         "A contract that needs two approvers: two signed approvals, by user:bob and user:dave.",
-        f.export(&quorum, &w)?,
+        quorum_b.clone(),
         trust.clone(),
         None,
     );
@@ -242,6 +244,7 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
     );
 
     negatives(out, &b, &other_b, &trust)?;
+    dishonest(out, &quorum_b, &trust)?;
     forked(out, &other_b, &trust)?;
     stamps(out, &b, &trust, tokens)?;
     stamped_decision(out, &trust, tokens)?;
@@ -613,6 +616,70 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
         ),
     ];
     for (name, description, bundle, want) in shapes {
+        out.add(name, description, bundle, trust.clone(), Some(want));
+    }
+    Ok(())
+}
+
+/// What only a ledger that broke the contract's approval rules records, in the quorum
+/// task's history (`q`: proposed; decided by user:bob, then user:dave, each a member of the
+/// round; quorum_met; claimed; completed), forged and signed with the ledger's own key: a
+/// verifier refuses these only by re-deriving the rule.
+fn dishonest(out: &mut Out, q: &Json, trust: &Json) -> Result<(), String> {
+    let trust = without_witnesses(trust);
+    out.add(
+        "y_quorum_forged_log_as_recorded",
+        "The quorum task's history as the ledger recorded it, in a log of its own under the \
+         ledger's key without witnesses: what the forgeries below start from verifies.",
+        forged::forged(q, |_| {})?,
+        trust.clone(),
+        None,
+    );
+    let cases: [(&str, &str, Json, Want); 4] = [
+        (
+            "n_quorum_not_met_one_approval",
+            "user:bob's decision left out of the history: quorum_met after one approval of \
+             the two the contract asks for.",
+            forged::forged(q, |h| {
+                h.events.remove(1);
+                h.decisions.remove(0);
+            })?,
+            ("quorum_not_met", "/events/2/event"),
+        ),
+        (
+            "n_quorum_not_met_counted_otherwise",
+            "quorum_met counts user:mallory where the round's record is user:bob's.",
+            forged::forged(q, |h| {
+                h.events[3]["detail"]["quorum"]["counted"][0]["approver"] = json!("user:mallory");
+            })?,
+            ("quorum_not_met", "/events/3/event/detail/quorum"),
+        ),
+        (
+            "n_quorum_not_met_decided_alone",
+            "user:dave's decision approves the task by itself, counted in no round: no \
+             quorum_met, and user:bob's decision left out.",
+            forged::forged(q, |h| {
+                h.events.remove(3);
+                h.events.remove(1);
+                h.decisions.remove(0);
+                let d = &mut h.events[1];
+                d["state"] = json!("approved");
+                if let Some(detail) = d["detail"].as_object_mut() {
+                    detail.remove("counted_as");
+                    detail.remove("role");
+                }
+            })?,
+            ("quorum_not_met", "/events/1/event/detail"),
+        ),
+        (
+            "n_approver_not_separate_proposer",
+            "The task proposed by user:bob, who then approved it: a quorum's separation of \
+             duties excludes the proposer.",
+            forged::forged(q, |h| h.events[0]["actor"] = json!("user:bob"))?,
+            ("approver_not_separate", "/decisions/0/approver"),
+        ),
+    ];
+    for (name, description, bundle, want) in cases {
         out.add(name, description, bundle, trust.clone(), Some(want));
     }
     Ok(())

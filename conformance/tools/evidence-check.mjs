@@ -10,7 +10,9 @@
 // witnesses' cosignatures and quorum, the ledger's signature by a key valid at the time the
 // ledger does not choose, earlier witnessed checkpoints and their consistency proofs), each
 // event's task, log order and inclusion proof, the export's completeness, the documents
-// (contract and actions fingerprinted by the events, reasons), each decision's record and proof.
+// (contract and actions fingerprinted by the events, reasons), each decision's record and proof,
+// and the contract's approval rules over them (separation of duties; each quorum_met event's
+// round re-tallied from the records, with roles as the records name them).
 //
 // NOT re-derived (each result lists what it skipped in `notRederived`):
 // - RFC 3161 tokens' signatures and certificate chains (checked by openssl and Python
@@ -572,7 +574,7 @@ function linkDocument(link) {
  */
 function chainHolds(record, action, at, where, ctx) {
   const links = record.delegation
-  if (!Array.isArray(links) || typeof record.on_behalf_of !== 'string') return
+  if (!Array.isArray(links) || typeof record.on_behalf_of !== 'string') return []
   const refused = () => { throw new Rooted('delegation_refused', where) }
   if (links.length === 0 || links.length > 4) refused()
   let docs
@@ -594,6 +596,7 @@ function chainHolds(record, action, at, where, ctx) {
   if (docs.some((d, i) => i > 0 && !within(d, docs[i - 1]))) refused()
   if (docs.some((d) => at < d.not_before || at >= d.not_after || record.decided_at < d.not_before)) refused()
   if (!docs.every((d) => d.tenant === action.tenant && d.tools.includes(action.tool))) refused()
+  return docs.map((d) => d.delegate)
 }
 
 /** A batch decision record (docs/CONTRACTS.md, "Batches"): a header in place of an action. */
@@ -651,6 +654,9 @@ function holds(r, e, batch = false) {
     ['proposed_digest', rec('proposed_digest') === text('proposed_digest')],
     ['on_behalf_of', rec('on_behalf_of') === text('on_behalf_of')],
     ['delegation', canonicalize(links) === canonicalize(named)],
+    // A round's member counts for whom its record decided, in the role the record names.
+    ['counted_as', !has(d, 'counted_as') || d.counted_as === (rec('on_behalf_of') ?? rec('approver'))],
+    ['role', !has(d, 'counted_as') || rec('role') === text('role')],
   ]
   const failed = checks.find(([, ok]) => !ok)
   if (failed) refuse('evidence_mismatch', ptr(failed[0]))
@@ -698,8 +704,8 @@ function decisions(b, trust, ctx, actions) {
         if (err instanceof Refused && !(err instanceof Rooted)) throw new Rooted(err.code, ptr('in_batch', k) + err.path)
         throw err
       }
-      chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
-      return proof
+      const delegates = chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
+      return { proof, record, delegates, i, overBatch: true }
     }
     const envelope = isObject(given) && has(given, 'payloadType')
     const passkey = isObject(given) && has(given, 'passkey')
@@ -744,9 +750,108 @@ function decisions(b, trust, ctx, actions) {
     // The chain against the bundle's action the event names, not the record's own copy.
     const action = actions.find((a) => a.digest === e.action_digest)
     if (!action) refuse('evidence_mismatch')
-    chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
-    return proof
+    const delegates = chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
+    return { proof, record, delegates, i, overBatch: false }
   }))
+}
+
+// ---------------------------------------------------------------------------- approval rules
+// Written from the contract's documented `approval` (docs/CONTRACTS.md, quorum and separation
+// of duties), not from core: a ledger refuses a decision that breaks them as it arrives, so
+// only a dishonest ledger's bundle reaches these refusals.
+
+/** Whom a record counts for: `on_behalf_of` through a delegation, else its approver. */
+const countsFor = (r) => (typeof r.on_behalf_of === 'string' ? r.on_behalf_of : r.approver)
+
+/**
+ * No decision by a duty's holder: subject and proposer under a quorum whether listed or not,
+ * amender when listed; each judged on whom the record counts for and every delegate.
+ */
+function separated(b, judged, actions) {
+  const approval = isObject(b.contract.approval) ? b.contract.approval : {}
+  const listed = Array.isArray(approval.separation) ? approval.separation : []
+  const quorum = isObject(approval.quorum)
+  const duties = ['subject', 'proposer', 'amender'].filter((d) => listed.includes(d) || (quorum && d !== 'amender'))
+  const proposed = b.events.find(({ event }) => event.kind === 'proposed')
+  judged.forEach(({ record, delegates, i }, k) => {
+    const e = b.events[i].event
+    const who = [countsFor(record), ...delegates]
+    for (const duty of duties) {
+      const holders = {
+        subject: () => [actions.find((a) => a.digest === e.action_digest)?.action.subject],
+        proposer: () => (proposed ? [proposed.event.actor] : []),
+        amender: () => b.events.slice(0, i).filter(({ event }) => event.kind === 'amended').map(({ event }) => event.actor),
+      }[duty]()
+      if (who.some((w) => holders.includes(w))) refuse('approver_not_separate', ptr('decisions', k, 'approver'))
+    }
+  })
+}
+
+/** Counts approving members, one per person (whom it counts for, or its delegate), by role. */
+function tally(q, members) {
+  const ids = (m) => [m.approver, m.delegate].filter((x) => x !== null)
+  const counted = []
+  for (const m of members) {
+    if (m.decision === 'approved' && !counted.some((c) => ids(c).some((x) => ids(m).includes(x)))) counted.push(m)
+  }
+  const roles = Array.isArray(q.roles) ? q.roles : []
+  const missingRoles = roles
+    .map((r) => ({ role: r.role, count: r.count - counted.filter((c) => c.role === r.role).length }))
+    .filter((r) => r.count > 0)
+  const missing = Math.max(q.approvers - counted.length, missingRoles.reduce((n, r) => n + r.count, 0), 0)
+  const rank = (m) => roles.findIndex((r) => r.role === m.role)
+  const outOfOrder = q.order === 'as_listed' && counted.some((early) => counted.some((late) =>
+    rank(early) >= 0 && rank(late) >= 0 && rank(early) < rank(late) && late.decided_at < early.decided_at))
+  return {
+    outOfOrder,
+    state: {
+      required: q.approvers,
+      counted: counted.map(({ approver, role, decision_id, delegate, delegations }) => ({ approver, role, decision_id, delegate, delegations })),
+      missing,
+      missing_roles: missingRoles,
+    },
+  }
+}
+
+/**
+ * Under a quorum every decision about this task alone is a member of a round (`counted_as`)
+ * that leaves the task awaiting the rest, or rejected by a veto; each quorum_met event's
+ * round (the counted decisions before it with its approval_id) meets the quorum, with no veto
+ * before it, counted as the event says. Without a quorum nothing counts.
+ */
+function tallied(b, judged) {
+  const approval = isObject(b.contract.approval) ? b.contract.approval : {}
+  const q = isObject(approval.quorum) ? { order: 'any', veto: 'any_rejection', ...approval.quorum } : null
+  const counted = (i) => has(b.events[i].event.detail, 'counted_as')
+  for (const { record, i } of judged.filter((j) => !j.overBatch)) {
+    const e = b.events[i].event
+    if (!q && counted(i)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail', 'counted_as'))
+    if (q && !counted(i)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail'))
+    if (q) {
+      const left = record.decision === 'rejected' && q.veto === 'any_rejection' ? 'rejected' : 'awaiting_approval'
+      if (e.state !== left) refuse('quorum_not_met', ptr('events', i, 'event', 'state'))
+    }
+  }
+  b.events.forEach(({ event }, i) => {
+    if (event.kind !== 'quorum_met') return
+    if (!q) refuse('quorum_not_met', ptr('events', i, 'event', 'kind'))
+    const round = event.detail.approval_id
+    const members = judged
+      .filter((j) => !j.overBatch && j.i < i && counted(j.i) && b.events[j.i].event.detail.approval_id === round)
+      .map(({ record }) => ({
+        approver: countsFor(record),
+        role: typeof record.role === 'string' ? record.role : null,
+        decision: record.decision,
+        decided_at: record.decided_at,
+        decision_id: record.decision_id,
+        delegate: typeof record.on_behalf_of === 'string' ? record.approver : null,
+        delegations: (record.delegation ?? []).map(linkDigest),
+      }))
+    const { state, outOfOrder } = tally(q, members)
+    const vetoed = q.veto === 'any_rejection' && members.some((m) => m.decision === 'rejected')
+    if (vetoed || state.missing > 0 || outOfOrder) refuse('quorum_not_met', ptr('events', i, 'event'))
+    if (canonicalize(event.detail.quorum) !== canonicalize(state)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail', 'quorum'))
+  })
 }
 
 // ---------------------------------------------------------------------------- RFC 3161 time
@@ -879,7 +984,10 @@ export function verifyEvidence(bundle, trust, { tokenTime } = {}) {
     included(b, s.checkpoint)
     complete(b)
     const { contract, proposal, actions } = documents(b)
-    const proofs = decisions(b, t, ctx, actions)
+    const judged = decisions(b, t, ctx, actions)
+    separated(b, judged, actions)
+    tallied(b, judged)
+    const proofs = judged.map((j) => j.proof)
     return { ok: true, timeline: timeline(b, contract, proposal, proofs, s), notRederived: ctx.notRederived }
   } catch (e) {
     if (e instanceof Refused || e instanceof ProofError) return { ok: false, code: e.code, path: e.path, notRederived: ctx.notRederived }

@@ -129,6 +129,7 @@ ErrorCode = Literal[
     "evidence_mismatch",
     "evidence_incomplete",
     "evidence_other_task",
+    "quorum_not_met",
     "timestamp_unavailable",
     "ledger_not_found",
     "native_binding_unavailable",

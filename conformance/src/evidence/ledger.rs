@@ -104,7 +104,7 @@ pub(super) fn witness(seed: u8, name: &str) -> Cosigner {
     Cosigner::new(SignerKey::from_seed(name, &[seed; 32]).expect("witness key"))
 }
 
-fn log_signer() -> SignerKey {
+pub(super) fn log_signer() -> SignerKey {
     SignerKey::parse(LOG_KEY).expect("log key")
 }
 

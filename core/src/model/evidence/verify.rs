@@ -6,7 +6,7 @@ use super::timeline::{Step, Timeline};
 use super::trust::Trust;
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
-use crate::json::value::Value;
+use crate::json::value::{OwnedValue, Value};
 use crate::model::action::Action;
 use crate::model::approval::Approval;
 use crate::model::batch::tree::verify_known;
@@ -20,9 +20,11 @@ use crate::model::ledger::{
 };
 use crate::model::proof::{carries_proof, ProofRequirement};
 use crate::tlog::merkle::{leaf_hash, verify_inclusion};
+use rounds::Judged;
 
 mod anchor;
 pub(crate) mod disclosed;
+mod rounds;
 #[cfg(test)]
 mod tests;
 
@@ -38,9 +40,11 @@ pub fn verify_evidence(bundle: &Value<'_>, trust: &Value<'_>) -> Result<Timeline
     complete(&bundle)?;
     replayed(&bundle)?;
     let (contract, actions) = documents(&bundle)?;
-    let proofs = decisions(&bundle, &trust, &actions)?;
+    let (proofs, judged) = decisions(&bundle, &trust, &actions)?;
     let in_force = Contract::from_value(&bundle.contract)
         .map_err(|e| e.with_code(Code::InvalidEvidence).in_key("contract"))?;
+    rounds::separated(&bundle, &in_force, &judged, &actions)?;
+    rounds::tallied(&bundle, &in_force, &judged)?;
     let decided = &actions[actions.len() - 1].1;
     let values = disclosed::disclosed(&bundle, &in_force, decided)?;
     let mut timeline = timeline(&bundle, contract, &actions[0].1, proofs, log.view);
@@ -286,8 +290,13 @@ type Proofs = Vec<Option<Proven>>;
 /// (when the event has one, verified no later than the event was recorded) verifies under the
 /// trusted approval keys at the time the ledger verified it, or its RFC 3161 token's time when
 /// it carries one and the verifier trusts time-stamping roots. A decision over a batch also
-/// holds this task's action, by the inclusion proof `in_batch` gives for it.
-fn decisions(b: &Bundle, trust: &Trust, actions: &[(Digest, Action)]) -> Result<Proofs> {
+/// holds this task's action, by the inclusion proof `in_batch` gives for it. Returns each
+/// decision's proof and what the bundle proves of it.
+fn decisions(
+    b: &Bundle,
+    trust: &Trust,
+    actions: &[(Digest, Action)],
+) -> Result<(Proofs, Vec<Judged>)> {
     // Each with its index in the bundle's events, for a failure in the event itself.
     let decided: Vec<(usize, &Entry)> = b
         .events
@@ -312,6 +321,7 @@ fn decisions(b: &Bundle, trust: &Trust, actions: &[(Digest, Action)]) -> Result<
         .in_key("in_batch"));
     }
     let mut proofs = Vec::with_capacity(decided.len());
+    let mut judged = Vec::with_capacity(decided.len());
     for (k, ((i, entry), given)) in decided.iter().zip(&b.decisions).enumerate() {
         let at = |e: Error| e.in_index(k).in_key("decisions");
         let e = &entry.event;
@@ -338,14 +348,23 @@ fn decisions(b: &Bundle, trust: &Trust, actions: &[(Digest, Action)]) -> Result<
                 "the decision was recorded bare and the bundle's record carries a proof"
             })));
         }
-        let proof = match item {
+        let (proof, record, delegates) = match item {
             None => single(given, e, (k, *i), (trust, actions))?,
             Some(item) => over_batch(given, e, (k, *i), item, (trust, actions))?,
         };
         proofs.push(proof);
+        judged.push(Judged {
+            event: *i,
+            record,
+            delegates,
+            over_batch: item.is_some(),
+        });
     }
-    Ok(proofs)
+    Ok((proofs, judged))
 }
+
+/// Who proved a decision, what it recorded and whom it went through.
+type Read = (Option<Proven>, OwnedValue, Vec<String>);
 
 /// Who proved a decision: (signer, the time its key was judged at, where that time comes from).
 type Proven = (crate::model::proof::Signer, i64, &'static str);
@@ -357,7 +376,7 @@ fn single(
     e: &crate::model::ledger::Event,
     (k, i): (usize, usize),
     (trust, actions): (&Trust, &[(Digest, Action)]),
-) -> Result<Option<Proven>> {
+) -> Result<Read> {
     let at = |e: Error| e.in_index(k).in_key("decisions");
     let (record, proof) = if detail(e, "proof").is_some() {
         let (record, proof) = proven::<DecisionEnvelope>(given, e, (k, i), trust)?;
@@ -376,8 +395,8 @@ fn single(
         )
         .in_key("action")));
     }
-    delegated(record.value(), e, actions).map_err(at)?;
-    Ok(proof)
+    let delegates = delegated(record.value(), e, actions).map_err(at)?;
+    Ok((proof, record.value().clone(), delegates))
 }
 
 /// A decision over a batch holding this task, decision `k` of the bundle: its record, read or
@@ -388,7 +407,7 @@ fn over_batch(
     (k, i): (usize, usize),
     item: &ItemProof,
     (trust, actions): (&Trust, &[(Digest, Action)]),
-) -> Result<Option<Proven>> {
+) -> Result<Read> {
     let at = |e: Error| e.in_index(k).in_key("decisions");
     let (record, proof) = if detail(e, "proof").is_some() {
         let (record, proof) = proven::<BatchEnvelope>(given, e, (k, i), trust)?;
@@ -406,8 +425,8 @@ fn over_batch(
         .in_key("batch")));
     }
     in_batch(record.header(), e, item, actions).map_err(|e| e.in_index(k).in_key("in_batch"))?;
-    delegated(record.value(), e, actions).map_err(at)?;
-    Ok(proof)
+    let delegates = delegated(record.value(), e, actions).map_err(at)?;
+    Ok((proof, record.value().clone(), delegates))
 }
 
 /// A decision made through a delegation (`on_behalf_of` and `delegation`, held to its event
@@ -417,18 +436,19 @@ fn over_batch(
 /// proofs verified with it; this checks that they connect, stay within each other, were in
 /// force and cover the action, which the links' signatures alone do not say. A chain that
 /// does not hold is [`Code::DelegationRefused`] at `delegation`: only a ledger that broke its
-/// own rules records one.
+/// own rules records one. Returns the chain's delegates, the approver last (none without a
+/// delegation).
 fn delegated(
     record: &Value<'_>,
     e: &crate::model::ledger::Event,
     actions: &[(Digest, Action)],
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let member = |k: &str| record.as_object().and_then(|o| o.get(k));
     let (Some(Value::Array(links)), Some(root)) = (
         member("delegation"),
         member("on_behalf_of").and_then(Value::as_str),
     ) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let approver = member("approver")
         .and_then(Value::as_str)
@@ -446,7 +466,7 @@ fn delegated(
         action.value(),
         &Arrival(e.at),
     )
-    .map(|_| ())
+    .map(|chain| chain.delegates)
     .map_err(|reason| {
         Error::new(
             Code::DelegationRefused,
@@ -598,6 +618,15 @@ fn holds(v: &Value<'_>, e: &crate::model::ledger::Event, subject: Subject) -> Re
         ),
         ("on_behalf_of", rec("on_behalf_of") == text("on_behalf_of")),
         ("delegation", links == named),
+        // A round's member counts as whom its record decided for, in the role it names.
+        (
+            "counted_as",
+            text("counted_as").is_none_or(|c| Some(c) == rec("on_behalf_of").or(rec("approver"))),
+        ),
+        (
+            "role",
+            text("counted_as").is_none() || rec("role") == text("role"),
+        ),
     ];
     match checks.iter().find(|(_, ok)| !ok) {
         None => Ok(()),

@@ -1,0 +1,236 @@
+//! The contract's approval rules re-derived from the decisions a bundle proves (issue 25,
+//! offline): no decision by someone the separation of duties excludes, and every round the
+//! ledger says met its quorum met it. The ledger refuses such decisions as they arrive; an
+//! honest ledger's bundle always passes, and these catch one that did not refuse them.
+//!
+//! A batch item's bundle holds only the batch's deciding decision: the batch round's other
+//! members are the batch's events, so an item's quorum is not re-tallied here, and its
+//! separation is judged on the one item it holds (its subject and proposer).
+
+use super::{at_event, detail, named_action};
+use crate::error::{Code, Error, Result};
+use crate::json::digest::Digest;
+use crate::json::value::{OwnedValue, Value};
+use crate::model::action::Action;
+use crate::model::contract::Contract;
+use crate::model::decision::Decision;
+use crate::model::evidence::bundle::Bundle;
+use crate::model::ledger::{link_digest, EventKind, State};
+use crate::model::quorum::{tally, Duty, Member, Veto};
+
+/// A decision the bundle proves.
+pub(super) struct Judged {
+    /// Its decided event's index in the bundle's events.
+    pub(super) event: usize,
+    /// Its record, verified when it was proven.
+    pub(super) record: OwnedValue,
+    /// The delegates along its chain, the approver last (none without a delegation).
+    pub(super) delegates: Vec<String>,
+    /// Whether it is a batch's decision.
+    pub(super) over_batch: bool,
+}
+
+impl Judged {
+    fn text(&self, key: &str) -> Option<&str> {
+        self.record
+            .as_object()
+            .and_then(|o| o.get(key))
+            .and_then(Value::as_str)
+    }
+
+    /// Whom it counts for: `on_behalf_of` through a delegation, else the approver.
+    fn counting_identity(&self) -> &str {
+        self.text("on_behalf_of")
+            .or_else(|| self.text("approver"))
+            .unwrap_or_default()
+    }
+
+    /// It as the quorum counts it, with the ledger's `tally`'s own reading of a record.
+    fn member(&self) -> Member {
+        let int = |k: &str| match self.record.as_object().and_then(|o| o.get(k)) {
+            Some(Value::Number(n)) => n.as_safe_integer().unwrap_or_default(),
+            _ => 0,
+        };
+        let links = match self.record.as_object().and_then(|o| o.get("delegation")) {
+            Some(Value::Array(links)) => links.iter().map(link_digest).collect(),
+            _ => Vec::<Digest>::new(),
+        };
+        let approver = self.text("approver").unwrap_or_default();
+        Member {
+            approver: self.counting_identity().to_owned(),
+            role: self.text("role").map(str::to_owned),
+            // A record's decision was read when it was verified.
+            decision: match self.text("decision") {
+                Some("approved") => Decision::Approved,
+                _ => Decision::Rejected,
+            },
+            decided_at: int("decided_at"),
+            decision_id: self.text("decision_id").unwrap_or_default().to_owned(),
+            delegate: self
+                .text("on_behalf_of")
+                .is_some()
+                .then(|| approver.to_owned()),
+            delegations: links,
+        }
+    }
+}
+
+fn not_met(message: impl Into<String>) -> Error {
+    Error::new(Code::QuorumNotMet, message)
+}
+
+/// No decision comes from a holder of a duty the contract excludes: its counting identity, or
+/// a delegate along its chain, is not the subject of the action it decided, not the task's
+/// proposer (the proposed event's actor), and, when the contract lists `amender`, no reviewer
+/// who amended the action before it (an amended event's actor). [`Code::ApproverNotSeparate`]
+/// at the decision's `approver` otherwise, as the ledger refuses it.
+pub(super) fn separated(
+    b: &Bundle,
+    contract: &Contract,
+    judged: &[Judged],
+    actions: &[(Digest, Action)],
+) -> Result<()> {
+    let events = &b.events;
+    let proposer = events
+        .iter()
+        .find(|e| e.event.kind == EventKind::Proposed)
+        .map(|e| e.event.actor.as_str());
+    for (k, j) in judged.iter().enumerate() {
+        let e = &events[j.event].event;
+        let who: Vec<&str> = std::iter::once(j.counting_identity())
+            .chain(j.delegates.iter().map(String::as_str))
+            .collect();
+        for duty in contract.separation() {
+            let (name, holders): (&str, Vec<&str>) = match duty {
+                Duty::Subject => {
+                    let (_, action) = named_action(e, actions)
+                        .map_err(|err| err.in_index(k).in_key("decisions"))?;
+                    ("the action's subject", vec![action.field("subject")])
+                }
+                Duty::Proposer => ("the task's proposer", proposer.into_iter().collect()),
+                Duty::Amender => (
+                    "a reviewer who amended the action",
+                    events[..j.event]
+                        .iter()
+                        .filter(|x| x.event.kind == EventKind::Amended)
+                        .map(|x| x.event.actor.as_str())
+                        .collect(),
+                ),
+            };
+            if let Some(identity) = who.iter().find(|w| holders.contains(w)) {
+                return Err(Error::new(
+                    Code::ApproverNotSeparate,
+                    format!(
+                        "{identity:?} is {name}, whom the contract's separation of duties \
+                         excludes: the ledger recorded a decision it had to refuse"
+                    ),
+                )
+                .in_key("approver")
+                .in_index(k)
+                .in_key("decisions"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Under the contract's quorum every decision about this task alone counts in a round (its
+/// event names `counted_as`) and moves nothing by itself: its event leaves the task awaiting
+/// the round, or rejected by a veto. Each `quorum_met` event's round (the counted decisions
+/// before it with its `approval_id`) meets the quorum by core's [`tally`]: enough distinct
+/// people and roles, in the roles' order, with no veto before it, and counted as the event
+/// says. Without a quorum, no decision counts and no `quorum_met` is recorded. Failures are
+/// [`Code::QuorumNotMet`] at the event.
+pub(super) fn tallied(b: &Bundle, contract: &Contract, judged: &[Judged]) -> Result<()> {
+    let quorum = contract.quorum();
+    let events = &b.events;
+    let counted = |i: usize| detail(&events[i].event, "counted_as").is_some();
+    for j in judged.iter().filter(|j| !j.over_batch) {
+        let e = &events[j.event].event;
+        let at = at_event(j.event, "event");
+        match quorum {
+            None if counted(j.event) => {
+                return Err(at(not_met(
+                    "a decision counted in a round of a quorum the contract does not ask for",
+                )
+                .in_key("counted_as")
+                .in_key("detail")))
+            }
+            None => {}
+            Some(_) if !counted(j.event) => {
+                return Err(at(not_met(
+                    "a decision under the contract's quorum that no round counts: it decided \
+                     alone",
+                )
+                .in_key("detail")))
+            }
+            Some(q) => {
+                let vetoes = j.text("decision") == Some("rejected") && q.veto == Veto::AnyRejection;
+                let left = if vetoes {
+                    State::Rejected
+                } else {
+                    State::AwaitingApproval
+                };
+                if e.state != Some(left) {
+                    return Err(at(not_met(format!(
+                        "a member's decision under a quorum leaves the task {}: only \
+                         quorum_met approves it",
+                        left.as_str()
+                    ))
+                    .in_key("state")));
+                }
+            }
+        }
+    }
+    for (i, entry) in events.iter().enumerate() {
+        if entry.event.kind != EventKind::QuorumMet {
+            continue;
+        }
+        let at = at_event(i, "event");
+        let Some(q) = quorum else {
+            return Err(at(not_met(
+                "a quorum_met event under a contract without a quorum",
+            )
+            .in_key("kind")));
+        };
+        let round = detail(&entry.event, "approval_id").and_then(Value::as_str);
+        let members: Vec<Member> = judged
+            .iter()
+            .filter(|j| !j.over_batch && j.event < i && counted(j.event))
+            .filter(|j| {
+                detail(&events[j.event].event, "approval_id").and_then(Value::as_str) == round
+            })
+            .map(Judged::member)
+            .collect();
+        let state = tally(q, &members);
+        let why = if q.veto == Veto::AnyRejection
+            && members.iter().any(|m| m.decision == Decision::Rejected)
+        {
+            Some("a rejection vetoed the round before it".to_owned())
+        } else if !state.holds() {
+            Some(format!(
+                "the round's decisions count {} of the {} distinct approvals the contract asks \
+                 for, or lack a role it names",
+                state.counted.len(),
+                state.required
+            ))
+        } else if q.out_of_order(&state.counted) {
+            Some("the round's roles approved out of the order the contract lists".to_owned())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(at(not_met(format!("the quorum was not met: {why}"))));
+        }
+        let said = detail(&entry.event, "quorum").map(crate::canonicalize);
+        if said != Some(crate::canonicalize(&state.to_value())) {
+            return Err(at(not_met(
+                "the event counts other decisions than its round's, as the bundle's records \
+                 hold them",
+            )
+            .in_key("quorum")
+            .in_key("detail")));
+        }
+    }
+    Ok(())
+}
