@@ -2,9 +2,10 @@
 // A self-test of evidence-check.mjs against the Rust core: synthetic evidence bundles built
 // here (a Merkle tree of our own, RFC 9162 §2.1; a C2SP checkpoint signed with throwaway
 // Ed25519 keys from node:crypto and cosigned by a throwaway witness; a task's proposed,
-// decided (a DSSE-signed record), claimed, completed and evidence_exported events shaped as
-// event.rs and the ledger write them), each good or mutated one judged by evidence-check and by
-// `actionseal evidence verify` (the CLI built from this tree), and by what this file predicts.
+// decided (a DSSE-signed record, or a quorum's round of them and quorum_met), claimed, completed
+// and evidence_exported events shaped as event.rs and the ledger write them), each good or
+// mutated one judged by evidence-check, by `actionseal evidence verify` (the CLI built from
+// this tree), and by what this file predicts.
 // Catches a misreading of the format by either side before the ledger's vectors exist.
 //
 //   node conformance/tools/evidence-selftest.mjs [path to the actionseal binary] [--write DIR] [--mutate N]
@@ -126,6 +127,39 @@ function history({ amend = false, bare = false, decisionDetail, delegation } = {
   const record = recordOf(final, proposed)
   return { events, exported, actions: amend ? [action, amended] : [action], reasons: amend ? [REASON] : [], decisions: [bare ? record : signedOf(record)] }
 }
+/**
+ * The history of a task under `quorum` (the example contract's approval made `{when:
+ * "always", quorum}`): each of `members` ({who, role?, decision?}) decides in turn, signed,
+ * as a round's member; quorum_met then counts the members at the indices `counted`, whatever
+ * the quorum's rules say; the task is claimed and completed.
+ */
+function quorumHistory(quorum, members, counted) {
+  const c = { ...contract, approval: { when: 'always', quorum } }
+  const a = { ...action, contract: fp(c) }
+  const ad = fp(a)
+  const at = (n) => T + 1000 * (n + 1)
+  const records = members.map((m, n) => recordOf(a, {
+    approver: m.who, decision: m.decision ?? 'approved', decision_id: `dec-${n}`, decided_at: at(n), ...(m.role ? { role: m.role } : {}),
+  }))
+  const decided = members.map((m, n) => ({
+    kind: 'decided', at: at(n), actor: m.who, action_digest: ad, approved_digest: ad, decision_id: `dec-${n}`, outcome: records[n].decision, state: 'awaiting_approval',
+    detail: { approval_id: apr, approver: m.who, counted_as: m.who, decided_at: at(n), decision: records[n].decision, expires_at: T + 1800000, role: m.role ?? null, ...proofDetail(proofOf(records[n])), verified_at: at(n) },
+  }))
+  const last = members.length
+  const met = { required: quorum.approvers, counted: counted.map((n) => ({ approver: members[n].who, decision_id: `dec-${n}`, delegate: null, delegations: [], role: members[n].role ?? null })), missing: 0, missing_roles: [] }
+  const steps = [
+    { kind: 'proposed', at: T, actor: 'agent:refunds', action_digest: ad, state: 'awaiting_approval', detail: { approval_id: apr, approval_required: true, contract: fp(c), idempotency_key: idem, job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tool: 'refund_create' } },
+    ...decided,
+    { kind: 'quorum_met', at: at(last - 1), actor: members[last - 1].who, action_digest: ad, approved_digest: ad, decision_id: `dec-${last - 1}`, outcome: 'approved', state: 'approved', detail: { approval_id: apr, quorum: met } },
+    { kind: 'claimed', at: at(last), actor: 'worker-1', action_digest: ad, approved_digest: ad, fence: 1, outcome: 'permit', state: 'claimed', detail: { budget: null, cost_minor: 0, executor: 'worker-1', idempotency_key: idem, lease_until: at(last) + 60000 } },
+    { kind: 'completed', at: at(last + 1), actor: 'worker-1', action_digest: ad, fence: 1, outcome: 'succeeded', state: 'succeeded', detail: { reported: 'succeeded', result_digest: null } },
+    { kind: 'evidence_exported', at: at(last + 2), actor: 'auditor:carol', action_digest: ad, state: 'succeeded', detail: {} },
+  ]
+  const events = chainEvents(steps)
+  const exported = events.pop()
+  exported.detail = { events: events.map((e) => digest(canonicalize(e))) }
+  return { events, exported, contract: c, actions: [a], reasons: [], decisions: records.map(signedOf) }
+}
 function signedOf(r) {
   return envelope(Buffer.from(canonicalize(r), 'utf8'), approver)
 }
@@ -151,7 +185,7 @@ function build({ witnessedAt = [5], cosignAt = T / 1000 + 10, witnesses = [witne
   const note = (n) => `${body(n)}\n${signLine(ledgerKey, body(n))}${witnesses.map((w, i) => cosignLine(w, body(n), times[i] ?? cosignAt)).join('')}`
   const entry = (i, event) => ({ index: i, event, proof: path(i, leaves).map((h) => h.toString('base64')) })
   return {
-    version: 1, task, contract, actions: h.actions, reasons: h.reasons, decisions: h.decisions,
+    version: 1, task, contract: h.contract ?? contract, actions: h.actions, reasons: h.reasons, decisions: h.decisions,
     // The other task's event (leaf 1), first among the task's when asked for.
     events: [...(withForeign ? [entry(1, foreign)] : []), ...events.map((e, k) => entry(at[k], e))],
     export: entry(exportAt, exported),
@@ -189,6 +223,24 @@ add('y_good', good, trust, 'ok')
   altered.decisions[0].action.tenant = 'tenant-b'
   add('n_delegated_bare_record_action_altered', altered, trust, ['evidence_mismatch', '/decisions/0/action'])
 }
+{
+  // A task under a quorum of two: each member's decided event (signed, counted as its
+  // approver, in its role), quorum_met counting `counted`, the claim and the outcome. The n_
+  // cases are what only a ledger that broke the quorum's rules records.
+  const roles = [{ role: 'finance', count: 1 }, { role: 'risk', count: 1 }]
+  const quorumCase = (quorum, members, counted) => build({ history: quorumHistory(quorum, members, counted) })
+  const bob = { who: 'user:bob', role: 'finance' }
+  const dave = { who: 'user:dave', role: 'risk' }
+  add('y_quorum_roles_in_order', quorumCase({ approvers: 2, roles, order: 'as_listed' }, [bob, dave], [0, 1]), trust, 'ok')
+  add('n_quorum_roles_out_of_order', quorumCase({ approvers: 2, roles, order: 'as_listed' }, [dave, bob], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
+  add('n_quorum_role_missing', quorumCase({ approvers: 2, roles }, [bob, { ...dave, role: 'finance' }], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
+  add('n_quorum_one_person_twice', quorumCase({ approvers: 2 }, [{ who: 'user:bob' }, { who: 'user:bob' }], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
+  const carol = { who: 'user:carol', decision: 'rejected' }
+  add('y_quorum_rejection_without_veto', quorumCase({ approvers: 2, veto: 'none' }, [carol, { who: 'user:bob' }, { who: 'user:dave' }], [1, 2]), trust, 'ok')
+  add('n_quorum_veto_ignored', quorumCase({ approvers: 2 }, [carol, { who: 'user:bob' }, { who: 'user:dave' }], [1, 2]), trust, ['quorum_not_met', '/events/1/event/state'])
+  add('n_quorum_counts_another', quorumCase({ approvers: 2 }, [{ who: 'user:bob' }, { who: 'user:dave' }], [0, 0]), trust, ['quorum_not_met', '/events/3/event/detail/quorum'])
+  add('n_separation_subject_approves', quorumCase({ approvers: 2 }, [{ who: 'user:alice' }, { who: 'user:dave' }], [0, 1]), trust, ['approver_not_separate', '/decisions/0/approver'])
+}
 add('y_power_of_two_witnessed', build({ witnessedAt: [4, 8] }), trust, 'ok')
 add('y_no_witness_unwindowed_key', build({ witnesses: [] }), { ledger_keys: [{ key: ledgerKey.verifier }], approval_keys: trust.approval_keys }, 'ok')
 {
@@ -214,7 +266,7 @@ add('n_untrusted_origin_key', good, { ...trust, ledger_keys: [{ key: otherLedger
   b.checkpoint.note = b.checkpoint.note.replace('\n10\n', '\n11\n')
   add('n_checkpoint_size_altered', b, trust, ['checkpoint_untrusted', '/checkpoint/note/signatures/1'])
 }
-add('n_quorum_not_met', good, { ...trust, witnesses: { keys: [witness.verifier, witness2.verifier], quorum: 2 } }, ['checkpoint_untrusted', '/checkpoint/note'])
+add('n_witness_quorum_not_met', good, { ...trust, witnesses: { keys: [witness.verifier, witness2.verifier], quorum: 2 } }, ['checkpoint_untrusted', '/checkpoint/note'])
 {
   const b = clone(good)
   b.checkpoint.note = b.checkpoint.note.replace('\n\n', '\n')
