@@ -23,13 +23,14 @@
 //   `undecided`.
 // - Passkey assertions of decisions: the record is read and compared with its event, the
 //   assertion itself is not verified; a failure at `/decisions/<k>/passkey...` is not judged.
-// - Delegation links' proofs, and part of the chain's rules (a decision through a
-//   delegation): the links' digests are compared with the event's and the chain is held to
-//   the action at the event's time (core's `delegation_refused`: depth, connection, no
-//   repeat, each link within its parent by tenant, tools and window, in force, covering the
-//   action's tenant and tool), but the links' signatures are not verified, nor their
-//   documents' own rules, nor their `when` conditions (crosscheck-model.mjs re-derives those
-//   for the permit vectors).
+// - Part of a delegation's rules (a decision through a delegation): the links' digests are
+//   compared with the event's, a proven decision's signed links are verified as its record
+//   is (DSSE under the approval keys at the decision's time, signed for the delegator), and
+//   the chain is held to the action at the event's time (core's `delegation_refused`: depth,
+//   connection, no repeat, each link within its parent by tenant, tools and window, in force,
+//   covering the action's tenant and tool); passkey-approved links, the links' documents' own
+//   rules and their `when` conditions are not (crosscheck-model.mjs re-derives those for the
+//   permit vectors).
 // - The ledger's state machine (core's Replay, `audit_chain_broken`): the timeline copies each
 //   step's kind, actor, state and outcome from its event; whether one event may follow another
 //   is not judged.
@@ -54,7 +55,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { APPROVAL_TYPE, ProofError, readKeySet, verifyEnvelope } from './model-proof.mjs'
+import { APPROVAL_TYPE, DELEGATION_TYPE, ProofError, readKeySet, verifyEnvelope } from './model-proof.mjs'
 
 const canonicalize = createRequire(import.meta.url)('canonicalize')
 
@@ -599,6 +600,23 @@ function chainHolds(record, action, at, where, ctx) {
   return docs.map((d) => d.delegate)
 }
 
+/**
+ * A proven decision's signed delegation links, verified as its record was: DSSE under the
+ * trusted approval keys, each key judged at the decision's time, signed for the delegator
+ * (core reads a recorded chain's links back unverified only where the decision was bare). A
+ * passkey-approved link is not re-derived.
+ */
+function linksVerified(record, trust, at, ctx, where) {
+  if (!Array.isArray(record.delegation)) return
+  record.delegation.forEach((link, j) => {
+    if (isObject(link) && has(link, 'payloadType')) {
+      under(ptr('delegation', j), () => verifyEnvelope(link, DELEGATION_TYPE, trust.approvalKeys, at, (d) => d.delegator))
+    } else if (isObject(link) && has(link, 'passkey')) {
+      ctx.notRederived.push(`a passkey-approved delegation link at ${where}/delegation/${j}`)
+    }
+  })
+}
+
 /** A batch decision record (docs/CONTRACTS.md, "Batches"): a header in place of an action. */
 function readBatchRecord(r, code) {
   const f = members(r, code, ['batch', 'batch_digest', 'approval_id', 'approver', 'decided_at', 'decision', 'decision_id', 'expires_at',
@@ -687,6 +705,7 @@ function decisions(b, trust, ctx, actions) {
           if (fingerprint(doc.batch) !== doc.batch_digest) refuse('invalid_approval', '/batch_digest')
         }
         const v = verifyEnvelope(given, APPROVAL_TYPE, trust.approvalKeys, at, (doc) => doc.approver, sealed)
+        linksVerified(v.document, trust, at, ctx, ptr('decisions', k))
         const { payload, ...detached } = given
         if (canonicalize(e.detail.proof) !== canonicalize(detached)) refuse('evidence_mismatch')
         record = v.document
@@ -725,6 +744,7 @@ function decisions(b, trust, ctx, actions) {
           if (fingerprint(doc.action) !== doc.action_digest) refuse('invalid_approval', '/action_digest')
         }
         const v = verifyEnvelope(given, APPROVAL_TYPE, trust.approvalKeys, at, (doc) => doc.approver, sealed)
+        linksVerified(v.document, trust, at, ctx, ptr('decisions', k))
         const { payload, ...detached } = given
         if (canonicalize(e.detail.proof) !== canonicalize(detached)) refuse('evidence_mismatch')
         record = v.document
@@ -732,6 +752,9 @@ function decisions(b, trust, ctx, actions) {
       } else {
         ctx.notRederived.push(`passkey assertion at ${ptr('decisions', k)}`)
         const { passkey: assertion, ...doc } = given
+        if (Array.isArray(doc.delegation) && doc.delegation.some((l) => isObject(l) && (has(l, 'payloadType') || has(l, 'passkey')))) {
+          ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')} (a passkey-approved decision)`)
+        }
         if (canonicalize(e.detail.proof) !== canonicalize(assertion)) refuse('evidence_mismatch')
         record = readRecord(doc, 'invalid_approval')
         const entryKey = trust.approvalKeys?.passkeys.get(assertion?.credential_id)
@@ -740,9 +763,6 @@ function decisions(b, trust, ctx, actions) {
       }
     } else {
       readRecord(given, 'invalid_evidence')
-    }
-    if (Array.isArray(record.delegation) && record.delegation.some((l) => isObject(l) && (has(l, 'payloadType') || has(l, 'passkey')))) {
-      ctx.notRederived.push(`delegation links' proofs at ${ptr('decisions', k, 'delegation')}`)
     }
     holds(record, e)
     // A bare record held to its own action as a proven one is (core does not: see the header).

@@ -110,7 +110,9 @@ function history({ amend = false, bare = false, decisionDetail, delegation } = {
   // A decision by user:bob on behalf of user:carol through `delegation` (bare link documents).
   const acting = delegation ? { on_behalf_of: 'user:carol', delegation } : {}
   const proposed = { ...(amend ? { proposed_digest: actionDigest } : {}), ...acting }
-  const named = delegation ? { on_behalf_of: 'user:carol', delegations: delegation.map(fp) } : {}
+  // A link's digest is its document's fingerprint, signed or not.
+  const linkFp = (l) => fp(l.payloadType ? JSON.parse(Buffer.from(l.payload, 'base64url').toString('utf8')) : l)
+  const named = delegation ? { on_behalf_of: 'user:carol', delegations: delegation.map(linkFp) } : {}
   const decision = bare ? {} : proofDetail(proofOf(recordOf(final, proposed)))
   const steps = [
     { kind: 'proposed', at: T, actor: 'agent:refunds', state: 'awaiting_approval', detail: { approval_id: apr, approval_required: true, contract: fp(contract), idempotency_key: idem, job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tool: 'refund_create' } },
@@ -219,6 +221,25 @@ add('y_good', good, trust, 'ok')
   // Recorded bare: the record's own copy of the action is not what the chain is held to.
   const bare = build({ history: history({ delegation: [link()], bare: true }) })
   add('y_delegated_bare', bare, trust, 'ok')
+  // Signed links, verified with the proven decision that carries them (the same keys, judged
+  // at the same time); a bare decision's recorded links are read, as the ledger kept them.
+  const signedLink = (l, alter = false, by = approver) => {
+    const env = envelope(Buffer.from(canonicalize(l), 'utf8'), by, { type: 'application/vnd.actionseal.delegation+json' })
+    if (alter) {
+      const sig = Buffer.from(env.signatures[0].sig, 'base64url')
+      sig[0] ^= 1
+      env.signatures[0].sig = sig.toString('base64url')
+    }
+    return env
+  }
+  add('y_delegated_signed_link', through(signedLink(link())), trust, 'ok')
+  add('n_delegated_link_signature_altered', through(signedLink(link(), true)), trust, ['invalid_signature', '/decisions/0/delegation/0/signatures/0/sig'])
+  // The link's own key (carol's), retired before the decision was verified.
+  const carolKey = labelledKey('evidence-selftest-carol')
+  const keys = (carolUntil) => ({ ...trust, approval_keys: { service_keys: { [approver.keyid]: { key: approver.publicJwk }, [carolKey.keyid]: { key: carolKey.publicJwk, valid_until: carolUntil } } } })
+  add('y_delegated_link_by_its_own_key', through(signedLink(link(), false, carolKey)), keys(T + 2000), 'ok')
+  add('n_delegated_link_key_retired', through(signedLink(link(), false, carolKey)), keys(T + 1000), ['key_outside_window', '/decisions/0/delegation/0'])
+  add('y_delegated_bare_decision_signed_link_read', build({ history: history({ delegation: [signedLink(link(), true)], bare: true }) }), trust, 'ok')
   const altered = clone(bare)
   altered.decisions[0].action.tenant = 'tenant-b'
   add('n_delegated_bare_record_action_altered', altered, trust, ['evidence_mismatch', '/decisions/0/action'])
