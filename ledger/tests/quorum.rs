@@ -1,10 +1,13 @@
 //! Quorums in the ledger (issue 25): each member's decision is its own row of the round; the
 //! task is approved once, by the decision that meets the quorum, or rejected by a veto; the
 //! same approver cannot count twice, and the subject, the proposer and (when listed) the
-//! amender cannot approve. Races of 2 to 8 approvers give exactly one transition.
+//! amender cannot approve. Races of 2 to 8 approvers give exactly one transition. Each
+//! round's evidence verifies offline, re-tallied from its records; a round row written into
+//! the database makes the ledger meet a quorum that the bundle then shows was not met.
 
 mod common;
 
+use actionseal_core::evidence::verify_evidence;
 use actionseal_core::{canonicalize, Code, OwnedValue};
 use actionseal_ledger::{Decided, Ledger, Task};
 use common::*;
@@ -72,6 +75,25 @@ fn audit_holds(l: &Ledger, what: &str) {
     assert!(report.broken.is_none(), "{what}: {:?}", report.broken);
 }
 
+/// Task `task`'s evidence bundle, exported through a handle that signs checkpoints, as
+/// `verify_evidence` judges it without the database (trusting the ledger's key alone: the
+/// decisions here are bare).
+fn evidence_of(db: &Db, task: &str) -> actionseal_core::Result<()> {
+    let b = db
+        .open_logged()
+        .evidence(task, "auditor:carol", None)
+        .unwrap();
+    let trust = json(&format!(
+        r#"{{"ledger_keys": [{{"key": "{LOG_VERIFIER}"}}]}}"#
+    ));
+    verify_evidence(&json(&canonicalize(&b.to_value())), &trust).map(|_| ())
+}
+
+/// An honest ledger's rounds are what the bundle's offline re-tally finds.
+fn evidence_holds(db: &Db, task: &str, what: &str) {
+    evidence_of(db, task).unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
 #[test]
 fn the_task_is_approved_once_when_the_quorum_is_met() {
     for engine in engines() {
@@ -127,6 +149,7 @@ fn the_task_is_approved_once_when_the_quorum_is_met() {
             db.texts("SELECT decision_id, counted_as FROM ledger_round_decisions ORDER BY n");
         assert_eq!(rows.len(), 2, "{engine:?}: every decision recorded once");
         audit_holds(&l, &format!("{engine:?}"));
+        evidence_holds(&db, &t.id, &format!("{engine:?}"));
     }
 }
 
@@ -242,6 +265,12 @@ fn a_rejection_vetoes_unless_the_contract_says_none() {
         let yes = approve(&l, &t, "d-5", "user:dan");
         assert_eq!(yes.task.state.as_str(), "approved", "{engine:?}");
         audit_holds(&l, &format!("{engine:?}"));
+        evidence_holds(&db, &vetoed.task.id, &format!("{engine:?}: vetoed"));
+        evidence_holds(
+            &db,
+            &t.id,
+            &format!("{engine:?}: a rejection without a veto"),
+        );
     }
 }
 
@@ -273,6 +302,7 @@ fn an_amendment_starts_a_new_round_and_earlier_members_do_not_carry_over() {
         let c = approve(&l, &a.task, "d-4", "user:carol");
         assert_eq!(c.task.state.as_str(), "approved", "{engine:?}");
         audit_holds(&l, &format!("{engine:?}"));
+        evidence_holds(&db, &t.id, &format!("{engine:?}: two rounds"));
     }
 }
 
@@ -537,6 +567,12 @@ fn a_claim_checks_the_whole_round_again() {
             "{engine:?}: a new round"
         );
         audit_holds(&l, &format!("{engine:?}"));
+        evidence_holds(&db, &t.id, &format!("{engine:?}: a role's member, claimed"));
+        evidence_holds(
+            &db,
+            &t2.id,
+            &format!("{engine:?}: sent back for a new round"),
+        );
     }
 }
 
@@ -558,6 +594,31 @@ fn the_audit_catches_a_task_approved_before_its_quorum() {
         let broken = l.audit_verify().unwrap().broken;
         let b = broken.unwrap_or_else(|| panic!("{engine:?}: the audit missed it"));
         assert_eq!(b.task.as_deref(), Some(t.id.as_str()), "{engine:?}");
+    }
+}
+
+#[test]
+fn a_round_row_written_into_the_database_meets_no_quorum_offline() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let t = propose(&l, &two_of_any(), "job-1");
+        // Someone with the database adds a member who never decided; the next real decision
+        // then meets the quorum in the ledger, and quorum_met counts the row.
+        db.sql(&format!(
+            "INSERT INTO ledger_round_decisions (approval_id, n, decision_id, counted_as, role, \
+             decision, record, proof, decided_at, recorded_at) VALUES ('{}', 1, 'd-forged', \
+             'user:mallory', NULL, 'approved', '{{\"approver\":\"user:mallory\"}}', NULL, {}, {})",
+            t.approval_id.as_deref().unwrap(),
+            l.now(),
+            l.now()
+        ));
+        let met = approve(&l, &t, "d-1", "user:bob");
+        assert_eq!(met.task.state.as_str(), "approved", "{engine:?}");
+        assert!(l.audit_verify().unwrap().broken.is_some(), "{engine:?}");
+        let e = evidence_of(&db, &t.id).unwrap_err();
+        assert_eq!(e.code(), Code::QuorumNotMet, "{engine:?}: {e}");
+        assert_eq!(e.path(), "/events/2/event", "{engine:?}: quorum_met");
     }
 }
 
@@ -599,6 +660,7 @@ fn the_audit_names_each_delegation_used_by_digest() {
             "no argument value in the audit"
         );
         audit_holds(&l, &format!("{engine:?}"));
+        evidence_holds(&db, &t.id, &format!("{engine:?}: a delegated member"));
     }
 }
 
