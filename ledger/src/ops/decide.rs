@@ -12,7 +12,7 @@ use crate::json::{canon, n, obj, opt_s, s, stored};
 use crate::model::Decided;
 use crate::store::{storage, Done, RoundDecisionRow, Tx};
 use actionseal_core::ledger::{
-    next, DecisionEnvelope, Envelope, Event, EventKind, Op, Presented, ProvenDecision, State,
+    next, DecisionEnvelope, Envelope, Event, EventKind, Op, Presented, ProvenDecision,
 };
 use actionseal_core::{
     base64url_encode, Action, Approval, Code, Decision, Error, OwnedValue, QuorumState, Result,
@@ -240,8 +240,10 @@ pub(crate) fn run(
         save(tx, &t, &before)?;
     }
     ev.kind = EventKind::Decided;
+    // The member that meets the quorum leaves the task as it found it: its quorum_met event,
+    // next, approves it.
     ev.state = Some(match round {
-        Some(Round::Met(_)) => State::AwaitingApproval,
+        Some(Round::Met(_)) => before.state,
         _ => t.state,
     });
     ev.outcome = Some(d.decision.as_str().to_owned());

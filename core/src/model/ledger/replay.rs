@@ -494,10 +494,15 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
         }
         Decided => {
             let decision = Decision::parse(outcome).map_err(|_| "outcome")?;
-            // A member of a round under a quorum that neither met it nor vetoed: the task
-            // still awaits the rest of the round.
+            // A member of a round under a quorum that did not veto it: the task still awaits
+            // the rest of the round, in a first round or a re-approval's (the member that meets
+            // it too: its quorum_met approves). A ledger before 2026-12-06 recorded that member
+            // of a re-approval's round as awaiting approval.
             let counted = member(&e.detail, "counted_as").is_some();
-            if counted && e.state == Some(t.state) {
+            let met_as_written_before =
+                t.state == State::AwaitingReapproval && e.state == Some(State::AwaitingApproval);
+            let pending = counted && (e.state == Some(t.state) || met_as_written_before);
+            if pending {
                 if next(&snapshot, Op::Decide(decision), e.at).is_err() {
                     return Err("state");
                 }
@@ -511,9 +516,10 @@ fn step(t: &mut Replayed, e: &Event, task: &str) -> Result<(), &'static str> {
                 return Err("action_digest");
             }
             let decided = decided_of(e, outcome)?;
-            match t.state {
-                State::AwaitingApproval => t.member = Some(decided),
-                _ => t.decided = Some(decided),
+            if pending {
+                t.member = Some(decided);
+            } else {
+                t.decided = Some(decided);
             }
         }
         QuorumMet => {

@@ -599,3 +599,79 @@ fn round_decisions_are_held_to_their_decided_events() {
     rows[0].counted_as = "user:carol";
     assert_eq!(check(&rows), at(2, "round_decisions/counted_as"));
 }
+
+/// A task under a quorum of two, approved, sent back for re-approval, and approved again by a
+/// second round whose meeting member's event records `met_state`.
+fn reapproved(met_state: State) -> Story {
+    let mut s = Story::new();
+    let (first, second) = (s.apr.clone(), approval_id(&s.task, 2));
+    s.push(
+        EventKind::Proposed,
+        State::AwaitingApproval,
+        None,
+        format!(
+            r#"{{"job_id": "job", "request_id": "req", "approval_required": true,
+                "approval_id": "{first}"}}"#
+        ),
+    );
+    let round = |s: &mut Story, apr: &str, waiting: State, met: State, ids: [&str; 2]| {
+        for (n, (who, id)) in ["user:bob", "user:carol"].iter().zip(ids).enumerate() {
+            let state = if n == 0 { waiting } else { met };
+            s.push(
+                EventKind::Decided,
+                state,
+                None,
+                format!(
+                    r#"{{"approval_id": "{apr}", "decision": "approved", "approver": "{who}",
+                        "decided_at": 1000, "expires_at": 9000, "counted_as": "{who}",
+                        "role": null}}"#
+                ),
+            );
+            let e = s.events.last_mut().unwrap();
+            e.decision_id = Some(id.into());
+            e.outcome = Some("approved".into());
+        }
+        s.push(
+            EventKind::QuorumMet,
+            State::Approved,
+            None,
+            format!(r#"{{"approval_id": "{apr}"}}"#),
+        );
+        let e = s.events.last_mut().unwrap();
+        e.decision_id = Some(ids[1].into());
+        e.outcome = Some("approved".into());
+    };
+    round(
+        &mut s,
+        &first,
+        State::AwaitingApproval,
+        State::AwaitingApproval,
+        ["dec-1", "dec-2"],
+    );
+    s.push(
+        EventKind::SentToReapproval,
+        State::AwaitingReapproval,
+        None,
+        format!(r#"{{"approval_id": "{second}"}}"#),
+    );
+    round(
+        &mut s,
+        &second,
+        State::AwaitingReapproval,
+        met_state,
+        ["dec-3", "dec-4"],
+    );
+    s
+}
+
+#[test]
+fn a_quorum_round_of_a_reapproval_replays() {
+    // Its members leave the task awaiting re-approval, the meeting one too (a ledger before
+    // 2026-12-06 recorded that one as awaiting approval); its quorum_met approves the task.
+    for met in [State::AwaitingReapproval, State::AwaitingApproval] {
+        let r = verify_audit(reapproved(met).export().as_bytes(), &[]);
+        assert!(r.broken.is_none(), "{met:?}: {:?}", r.broken);
+    }
+    let r = verify_audit(reapproved(State::Approved).export().as_bytes(), &[]);
+    assert!(r.broken.is_some(), "a member that approves by itself");
+}
