@@ -835,9 +835,11 @@ function tally(q, members) {
 
 /**
  * Under a quorum every decision about this task alone is a member of a round (`counted_as`)
- * that leaves the task awaiting the rest, or rejected by a veto; each quorum_met event's
- * round (the counted decisions before it with its approval_id) meets the quorum, with no veto
- * before it, counted as the event says. Without a quorum nothing counts.
+ * that leaves the task awaiting (approval or re-approval), or rejected by a veto; each
+ * quorum_met event's round (the counted decisions before it with its approval_id, each about
+ * the action it approves) meets the quorum, with no veto before it, counted as the event says;
+ * a round met out of the roles' listed order may be recorded, but no claim follows it.
+ * Without a quorum nothing counts.
  */
 function tallied(b, judged) {
   const approval = isObject(b.contract.approval) ? b.contract.approval : {}
@@ -848,30 +850,43 @@ function tallied(b, judged) {
     if (!q && counted(i)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail', 'counted_as'))
     if (q && !counted(i)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail'))
     if (q) {
-      const left = record.decision === 'rejected' && q.veto === 'any_rejection' ? 'rejected' : 'awaiting_approval'
-      if (e.state !== left) refuse('quorum_not_met', ptr('events', i, 'event', 'state'))
+      const vetoes = record.decision === 'rejected' && q.veto === 'any_rejection'
+      const left = vetoes ? e.state === 'rejected' : ['awaiting_approval', 'awaiting_reapproval'].includes(e.state)
+      if (!left) refuse('quorum_not_met', ptr('events', i, 'event', 'state'))
     }
   }
+  let met = null
   b.events.forEach(({ event }, i) => {
-    if (event.kind !== 'quorum_met') return
-    if (!q) refuse('quorum_not_met', ptr('events', i, 'event', 'kind'))
-    const round = event.detail.approval_id
-    const members = judged
-      .filter((j) => !j.overBatch && j.i < i && counted(j.i) && b.events[j.i].event.detail.approval_id === round)
-      .map(({ record }) => ({
-        approver: countsFor(record),
-        role: typeof record.role === 'string' ? record.role : null,
-        decision: record.decision,
-        decided_at: record.decided_at,
-        decision_id: record.decision_id,
-        delegate: typeof record.on_behalf_of === 'string' ? record.approver : null,
-        delegations: (record.delegation ?? []).map(linkDigest),
-      }))
-    const { state, outOfOrder } = tally(q, members)
-    const vetoed = q.veto === 'any_rejection' && members.some((m) => m.decision === 'rejected')
-    if (vetoed || state.missing > 0 || outOfOrder) refuse('quorum_not_met', ptr('events', i, 'event'))
-    if (canonicalize(event.detail.quorum) !== canonicalize(state)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail', 'quorum'))
+    if (event.kind === 'quorum_met') {
+      if (!q) refuse('quorum_not_met', ptr('events', i, 'event', 'kind'))
+      met = roundMet(b, i, q, judged, counted)
+    } else if (event.kind === 'claimed' && q && met !== null && met.outOfOrder) {
+      refuse('quorum_not_met', ptr('events', i, 'event'))
+    } else if (event.kind === 'sent_to_reapproval' || event.kind === 'amended') {
+      met = null
+    }
   })
+}
+
+/** The quorum_met event `i`'s round re-tallied from the bundle's records: {state, outOfOrder}. */
+function roundMet(b, i, q, judged, counted) {
+  const event = b.events[i].event
+  const round = judged.filter((j) => !j.overBatch && j.i < i && counted(j.i) && b.events[j.i].event.detail.approval_id === event.detail.approval_id)
+  if (round.some((j) => b.events[j.i].event.action_digest !== event.action_digest)) refuse('quorum_not_met', ptr('events', i, 'event'))
+  const members = round.map(({ record }) => ({
+    approver: countsFor(record),
+    role: typeof record.role === 'string' ? record.role : null,
+    decision: record.decision,
+    decided_at: record.decided_at,
+    decision_id: record.decision_id,
+    delegate: typeof record.on_behalf_of === 'string' ? record.approver : null,
+    delegations: (record.delegation ?? []).map(linkDigest),
+  }))
+  const tallied = tally(q, members)
+  const vetoed = q.veto === 'any_rejection' && members.some((m) => m.decision === 'rejected')
+  if (vetoed || tallied.state.missing > 0) refuse('quorum_not_met', ptr('events', i, 'event'))
+  if (canonicalize(event.detail.quorum) !== canonicalize(tallied.state)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail', 'quorum'))
+  return tallied
 }
 
 // ---------------------------------------------------------------------------- RFC 3161 time

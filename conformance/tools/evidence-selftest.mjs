@@ -135,32 +135,45 @@ function history({ amend = false, bare = false, decisionDetail, delegation } = {
  * as a round's member; quorum_met then counts the members at the indices `counted`, whatever
  * the quorum's rules say; the task is claimed and completed.
  */
-function quorumHistory(quorum, members, counted) {
+function quorumHistory(quorum, members, counted, { claim = true, amendBefore = -1 } = {}) {
   const c = { ...contract, approval: { when: 'always', quorum } }
-  const a = { ...action, contract: fp(c) }
+  const a0 = { ...action, contract: fp(c) }
+  // `amendBefore`: a reviewer amends the action before that member decides, keeping the round.
+  const a1 = { ...a0, args: { amount_minor: 2000 } }
+  const about = (n) => (amendBefore >= 0 && n >= amendBefore ? a1 : a0)
+  const a = about(members.length)
   const ad = fp(a)
   const at = (n) => T + 1000 * (n + 1)
-  const records = members.map((m, n) => recordOf(a, {
-    approver: m.who, decision: m.decision ?? 'approved', decision_id: `dec-${n}`, decided_at: at(n), ...(m.role ? { role: m.role } : {}),
+  const proposal = (n) => (about(n) === a1 ? { proposed_digest: fp(a0) } : {})
+  const records = members.map((m, n) => recordOf(about(n), {
+    approver: m.who, decision: m.decision ?? 'approved', decision_id: `dec-${n}`, decided_at: at(n), ...(m.role ? { role: m.role } : {}), ...proposal(n),
   }))
-  const decided = members.map((m, n) => ({
-    kind: 'decided', at: at(n), actor: m.who, action_digest: ad, approved_digest: ad, decision_id: `dec-${n}`, outcome: records[n].decision, state: 'awaiting_approval',
-    detail: { approval_id: apr, approver: m.who, counted_as: m.who, decided_at: at(n), decision: records[n].decision, expires_at: T + 1800000, role: m.role ?? null, ...proofDetail(proofOf(records[n])), verified_at: at(n) },
-  }))
+  const decided = members.flatMap((m, n) => [
+    ...(n === amendBefore ? [{ kind: 'amended', at: at(n) - 500, actor: 'user:erin', action_digest: fp(a1), drift: ['/amount_minor'], state: 'awaiting_approval', detail: { amends: fp(a0), approval_id: apr, n: 1, proposed_digest: fp(a0), reason_digest: reasonDigest } }] : []),
+    {
+      kind: 'decided', at: at(n), actor: m.who, action_digest: fp(about(n)), approved_digest: fp(about(n)), decision_id: `dec-${n}`, outcome: records[n].decision, state: 'awaiting_approval',
+      detail: { approval_id: apr, approver: m.who, counted_as: m.who, decided_at: at(n), decision: records[n].decision, expires_at: T + 1800000, role: m.role ?? null, ...proposal(n), ...proofDetail(proofOf(records[n])), verified_at: at(n) },
+    },
+  ])
   const last = members.length
   const met = { required: quorum.approvers, counted: counted.map((n) => ({ approver: members[n].who, decision_id: `dec-${n}`, delegate: null, delegations: [], role: members[n].role ?? null })), missing: 0, missing_roles: [] }
   const steps = [
-    { kind: 'proposed', at: T, actor: 'agent:refunds', action_digest: ad, state: 'awaiting_approval', detail: { approval_id: apr, approval_required: true, contract: fp(c), idempotency_key: idem, job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tool: 'refund_create' } },
+    { kind: 'proposed', at: T, actor: 'agent:refunds', action_digest: fp(a0), state: 'awaiting_approval', detail: { approval_id: apr, approval_required: true, contract: fp(c), idempotency_key: idem, job_id: 'job-1', policy_version: 'p-1', request_id: 'req-1', subject: 'user:alice', tool: 'refund_create' } },
     ...decided,
     { kind: 'quorum_met', at: at(last - 1), actor: members[last - 1].who, action_digest: ad, approved_digest: ad, decision_id: `dec-${last - 1}`, outcome: 'approved', state: 'approved', detail: { approval_id: apr, quorum: met } },
-    { kind: 'claimed', at: at(last), actor: 'worker-1', action_digest: ad, approved_digest: ad, fence: 1, outcome: 'permit', state: 'claimed', detail: { budget: null, cost_minor: 0, executor: 'worker-1', idempotency_key: idem, lease_until: at(last) + 60000 } },
-    { kind: 'completed', at: at(last + 1), actor: 'worker-1', action_digest: ad, fence: 1, outcome: 'succeeded', state: 'succeeded', detail: { reported: 'succeeded', result_digest: null } },
-    { kind: 'evidence_exported', at: at(last + 2), actor: 'auditor:carol', action_digest: ad, state: 'succeeded', detail: {} },
+    ...(claim
+      ? [
+          { kind: 'claimed', at: at(last), actor: 'worker-1', action_digest: ad, approved_digest: ad, fence: 1, outcome: 'permit', state: 'claimed', detail: { budget: null, cost_minor: 0, executor: 'worker-1', idempotency_key: idem, lease_until: at(last) + 60000 } },
+          { kind: 'completed', at: at(last + 1), actor: 'worker-1', action_digest: ad, fence: 1, outcome: 'succeeded', state: 'succeeded', detail: { reported: 'succeeded', result_digest: null } },
+        ]
+      : []),
+    { kind: 'evidence_exported', at: at(last + 2), actor: 'auditor:carol', action_digest: ad, state: claim ? 'succeeded' : 'approved', detail: {} },
   ]
   const events = chainEvents(steps)
   const exported = events.pop()
   exported.detail = { events: events.map((e) => digest(canonicalize(e))) }
-  return { events, exported, contract: c, actions: [a], reasons: [], decisions: records.map(signedOf) }
+  const amended = amendBefore >= 0
+  return { events, exported, contract: c, actions: amended ? [a0, a1] : [a0], reasons: amended ? [REASON] : [], decisions: records.map(signedOf) }
 }
 function signedOf(r) {
   return envelope(Buffer.from(canonicalize(r), 'utf8'), approver)
@@ -249,11 +262,15 @@ add('y_good', good, trust, 'ok')
   // approver, in its role), quorum_met counting `counted`, the claim and the outcome. The n_
   // cases are what only a ledger that broke the quorum's rules records.
   const roles = [{ role: 'finance', count: 1 }, { role: 'risk', count: 1 }]
-  const quorumCase = (quorum, members, counted) => build({ history: quorumHistory(quorum, members, counted) })
+  const quorumCase = (quorum, members, counted, options) => build({ history: quorumHistory(quorum, members, counted, options) })
   const bob = { who: 'user:bob', role: 'finance' }
   const dave = { who: 'user:dave', role: 'risk' }
   add('y_quorum_roles_in_order', quorumCase({ approvers: 2, roles, order: 'as_listed' }, [bob, dave], [0, 1]), trust, 'ok')
-  add('n_quorum_roles_out_of_order', quorumCase({ approvers: 2, roles, order: 'as_listed' }, [dave, bob], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
+  // Out of the listed order the ledger meets the round, and the claim's check refuses it.
+  add('y_quorum_met_out_of_order_unclaimed', quorumCase({ approvers: 2, roles, order: 'as_listed' }, [dave, bob], [0, 1], { claim: false }), trust, 'ok')
+  add('n_quorum_claimed_out_of_order', quorumCase({ approvers: 2, roles, order: 'as_listed' }, [dave, bob], [0, 1]), trust, ['quorum_not_met', '/events/4/event'])
+  // An amendment starts a new round under a quorum: kept, the approval before it would count.
+  add('n_quorum_counts_a_decision_before_an_amendment', quorumCase({ approvers: 2 }, [{ who: 'user:bob' }, { who: 'user:dave' }], [0, 1], { amendBefore: 1 }), trust, ['quorum_not_met', '/events/4/event'])
   add('n_quorum_role_missing', quorumCase({ approvers: 2, roles }, [bob, { ...dave, role: 'finance' }], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
   add('n_quorum_one_person_twice', quorumCase({ approvers: 2 }, [{ who: 'user:bob' }, { who: 'user:bob' }], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
   const carol = { who: 'user:carol', decision: 'rejected' }

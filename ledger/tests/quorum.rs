@@ -573,6 +573,76 @@ fn a_claim_checks_the_whole_round_again() {
             &t2.id,
             &format!("{engine:?}: sent back for a new round"),
         );
+        // The new round: one member pending, then the one that meets it.
+        let pending = decide(
+            &l,
+            &member(&task, "d-5", "approved", "user:bob", l.now(), AS_FINANCE),
+        )
+        .unwrap();
+        assert_eq!(
+            pending.task.state.as_str(),
+            "awaiting_reapproval",
+            "{engine:?}"
+        );
+        audit_holds(&l, &format!("{engine:?}: a member of the new round"));
+        evidence_holds(
+            &db,
+            &t2.id,
+            &format!("{engine:?}: a member of the new round"),
+        );
+        let met = approve(&l, &task, "d-6", "user:carol");
+        assert_eq!(met.task.state.as_str(), "approved", "{engine:?}");
+        audit_holds(&l, &format!("{engine:?}: the new round met"));
+        evidence_holds(&db, &t2.id, &format!("{engine:?}: the new round met"));
+    }
+}
+
+#[test]
+fn a_round_met_out_of_the_listed_order_is_recorded_and_its_claim_refused() {
+    for engine in engines() {
+        let db = Db::fast(engine);
+        let l = db.open();
+        let contract = quorum_contract(
+            r#"{"when": "always", "quorum": {"approvers": 2, "order": "as_listed",
+                "roles": [{"role": "finance", "count": 1}, {"role": "risk", "count": 1}]}}"#,
+        );
+        let t = propose(&l, &contract, "job-1");
+        decide(
+            &l,
+            &member(
+                &t,
+                "d-1",
+                "approved",
+                "user:carol",
+                l.now(),
+                r#", "role": "risk""#,
+            ),
+        )
+        .unwrap();
+        // Finance decides strictly after risk.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let t = decide(
+            &l,
+            &member(&t, "d-2", "approved", "user:bob", l.now(), AS_FINANCE),
+        )
+        .unwrap()
+        .task;
+        assert_eq!(
+            t.state.as_str(),
+            "approved",
+            "{engine:?}: the ledger counts"
+        );
+        evidence_holds(&db, &t.id, &format!("{engine:?}: met out of order"));
+        let roles = r#", "approver_roles": [{"approver": "user:bob", "role": "finance", "holds": true},
+            {"approver": "user:carol", "role": "risk", "holds": true}]"#;
+        let out = claim(&l, &t, &quorum_facts(&contract, roles)).unwrap();
+        assert_eq!(
+            out.result(),
+            "awaiting_reapproval",
+            "{engine:?}: the claim orders"
+        );
+        audit_holds(&l, &format!("{engine:?}"));
+        evidence_holds(&db, &t.id, &format!("{engine:?}: sent back"));
     }
 }
 

@@ -136,11 +136,13 @@ pub(super) fn separated(
 
 /// Under the contract's quorum every decision about this task alone counts in a round (its
 /// event names `counted_as`) and moves nothing by itself: its event leaves the task awaiting
-/// the round, or rejected by a veto. Each `quorum_met` event's round (the counted decisions
-/// before it with its `approval_id`) meets the quorum by core's [`tally`]: enough distinct
-/// people and roles, in the roles' order, with no veto before it, and counted as the event
-/// says. Without a quorum, no decision counts and no `quorum_met` is recorded. Failures are
-/// [`Code::QuorumNotMet`] at the event.
+/// (approval, or re-approval), or rejected by a veto. Each `quorum_met` event's round (the
+/// counted decisions before it with its `approval_id`, each about the action it approves)
+/// meets the quorum by core's [`tally`]: enough distinct people and roles, with no veto before
+/// it, counted as the event says. A round met out of the roles' listed order is the ledger's
+/// to record and the claim's to refuse, so no `claimed` event follows one. Without a quorum,
+/// no decision counts and no `quorum_met` is recorded. Failures are [`Code::QuorumNotMet`] at
+/// the event.
 pub(super) fn tallied(b: &Bundle, contract: &Contract, judged: &[Judged]) -> Result<()> {
     let quorum = contract.quorum();
     let events = &b.events;
@@ -166,71 +168,109 @@ pub(super) fn tallied(b: &Bundle, contract: &Contract, judged: &[Judged]) -> Res
             }
             Some(q) => {
                 let vetoes = j.text("decision") == Some("rejected") && q.veto == Veto::AnyRejection;
-                let left = if vetoes {
-                    State::Rejected
-                } else {
-                    State::AwaitingApproval
+                let left = match e.state {
+                    Some(State::Rejected) => vetoes,
+                    Some(State::AwaitingApproval | State::AwaitingReapproval) => !vetoes,
+                    _ => false,
                 };
-                if e.state != Some(left) {
-                    return Err(at(not_met(format!(
-                        "a member's decision under a quorum leaves the task {}: only \
-                         quorum_met approves it",
-                        left.as_str()
-                    ))
+                if !left {
+                    return Err(at(not_met(
+                        "a member's decision under a quorum moves the task by itself: only a \
+                         veto rejects it, only quorum_met approves it",
+                    )
                     .in_key("state")));
                 }
             }
         }
     }
+    let mut met: Option<Vec<Member>> = None;
     for (i, entry) in events.iter().enumerate() {
-        if entry.event.kind != EventKind::QuorumMet {
-            continue;
-        }
+        let e = &entry.event;
         let at = at_event(i, "event");
-        let Some(q) = quorum else {
-            return Err(at(not_met(
-                "a quorum_met event under a contract without a quorum",
-            )
-            .in_key("kind")));
-        };
-        let round = detail(&entry.event, "approval_id").and_then(Value::as_str);
-        let members: Vec<Member> = judged
-            .iter()
-            .filter(|j| !j.over_batch && j.event < i && counted(j.event))
-            .filter(|j| {
-                detail(&events[j.event].event, "approval_id").and_then(Value::as_str) == round
-            })
-            .map(Judged::member)
-            .collect();
-        let state = tally(q, &members);
-        let why = if q.veto == Veto::AnyRejection
-            && members.iter().any(|m| m.decision == Decision::Rejected)
-        {
-            Some("a rejection vetoed the round before it".to_owned())
-        } else if !state.holds() {
-            Some(format!(
-                "the round's decisions count {} of the {} distinct approvals the contract asks \
-                 for, or lack a role it names",
-                state.counted.len(),
-                state.required
-            ))
-        } else if q.out_of_order(&state.counted) {
-            Some("the round's roles approved out of the order the contract lists".to_owned())
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err(at(not_met(format!("the quorum was not met: {why}"))));
-        }
-        let said = detail(&entry.event, "quorum").map(crate::canonicalize);
-        if said != Some(crate::canonicalize(&state.to_value())) {
-            return Err(at(not_met(
-                "the event counts other decisions than its round's, as the bundle's records \
-                 hold them",
-            )
-            .in_key("quorum")
-            .in_key("detail")));
+        match (e.kind, quorum) {
+            (EventKind::QuorumMet, None) => {
+                return Err(at(not_met(
+                    "a quorum_met event under a contract without a quorum",
+                )
+                .in_key("kind")))
+            }
+            (EventKind::QuorumMet, Some(q)) => {
+                let state = round_met(events, i, q, judged).map_err(&at)?;
+                met = Some(state.counted);
+            }
+            (EventKind::Claimed, Some(q))
+                if met
+                    .as_deref()
+                    .is_some_and(|counted| q.out_of_order(counted)) =>
+            {
+                return Err(at(not_met(
+                    "claimed after a round met out of the order the contract lists its roles \
+                     in, which the claim's check refuses",
+                )));
+            }
+            (EventKind::SentToReapproval | EventKind::Amended, _) => met = None,
+            _ => {}
         }
     }
     Ok(())
+}
+
+/// The quorum the `quorum_met` event `i` says its round met, re-tallied from the bundle's
+/// records of the round.
+fn round_met(
+    events: &[crate::model::evidence::bundle::Entry],
+    i: usize,
+    q: &crate::model::quorum::Quorum,
+    judged: &[Judged],
+) -> Result<crate::model::quorum::QuorumState> {
+    let e = &events[i].event;
+    let of_round = |j: &&Judged| {
+        let m = &events[j.event].event;
+        !j.over_batch
+            && j.event < i
+            && detail(m, "counted_as").is_some()
+            && detail(m, "approval_id").and_then(Value::as_str)
+                == detail(e, "approval_id").and_then(Value::as_str)
+    };
+    let round: Vec<&Judged> = judged.iter().filter(of_round).collect();
+    if round
+        .iter()
+        .any(|j| !same_digest(events[j.event].event.action_digest, e.action_digest))
+    {
+        return Err(not_met(
+            "the round counts a decision about another action than the one it approves",
+        ));
+    }
+    let members: Vec<Member> = round.iter().map(|j| j.member()).collect();
+    let state = tally(q, &members);
+    let why = if q.veto == Veto::AnyRejection
+        && members.iter().any(|m| m.decision == Decision::Rejected)
+    {
+        Some("a rejection vetoed the round before it".to_owned())
+    } else if !state.holds() {
+        Some(format!(
+            "the round's decisions count {} of the {} distinct approvals the contract asks for, \
+             or lack a role it names",
+            state.counted.len(),
+            state.required
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(not_met(format!("the quorum was not met: {why}")));
+    }
+    let said = detail(e, "quorum").map(crate::canonicalize);
+    if said != Some(crate::canonicalize(&state.to_value())) {
+        return Err(not_met(
+            "the event counts other decisions than its round's, as the bundle's records hold them",
+        )
+        .in_key("quorum")
+        .in_key("detail"));
+    }
+    Ok(state)
+}
+
+fn same_digest(a: Option<Digest>, b: Option<Digest>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.ct_eq(&b))
 }
