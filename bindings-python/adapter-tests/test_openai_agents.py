@@ -120,18 +120,50 @@ def refund_that_times_out(order_id: str, amount_minor: int, currency: Literal["U
 def test_a_body_that_raises_is_in_doubt_though_the_sdk_answers_the_model(ledger):
     # The SDK turns the exception into text for the model (its failure_error_function), so
     # the tool's invoker returns: the effect may still have happened, never a success.
-    failing = dataclasses.replace(refund_that_times_out, name="refund_create")
+    sealed, agent, state = failing_run(ledger, dataclasses.replace(refund_that_times_out, name="refund_create"))
+    r = resume(agent, state)
+    assert BODY.ran == [("refund_create", FROZEN_2500)]
+    assert outputs(r) and "error" in outputs(r)[0].lower()
+    assert ledger.task(tid(sealed))["state"] == "unknown"
+
+
+def failing_run(ledger, tool):
+    """A governed `tool` whose body raises, proposed and approved: the run to resume."""
     seal = Seal(ledger, CONTRACTS, proposer="agent:refunds", executor="agents-worker")
     sealed = oa.SealedTools(seal, trusted=trusted)
     agent = sdk.Agent(name="desk", model=testing.ScriptedModel([refund(2500), done()]),
-                      tools=[sealed.tool(failing)])
+                      tools=[sealed.tool(tool)])
     r = run(agent, "refund order-17")
     decide(ledger, tid(sealed))
     state = r.to_state()
     sealed.apply_decisions(state, CTX)
-    r = resume(agent, state)
+    return sealed, agent, state
+
+
+def test_the_runs_tool_error_formatter_words_a_governed_tools_failure(ledger):
+    # With the tool's default failure policy the SDK asks RunConfig.tool_error_formatter for
+    # the model's text: the adapter's copy of the tool keeps that policy.
+    failing = dataclasses.replace(refund_that_times_out, name="refund_create")
+    sealed, agent, state = failing_run(ledger, failing)
+    config = sdk.RunConfig(tool_error_formatter=lambda a: f"the desk says: {a.kind} in {a.tool_name}")
+    r = asyncio.run(sdk.Runner.run(agent, state, run_config=config))
+    assert outputs(r) == ["the desk says: tool_exception in refund_create"]
+    assert ledger.task(tid(sealed))["state"] == "unknown"
+
+
+@sdk.function_tool(name_override="refund_create", failure_error_function=None)
+def refund_that_reraises(order_id: str, amount_minor: int, currency: Literal["USD", "EUR", "CNY"]) -> str:
+    """Refund part or all of an order; a failure is raised to the app, not told to the model."""
+    BODY("refund_create", {"order_id": order_id, "amount_minor": amount_minor, "currency": currency})
+    raise RuntimeError("payment provider timeout after sending the refund")
+
+
+def test_a_tool_that_reraises_fails_the_run_and_leaves_its_task_in_doubt(ledger):
+    # failure_error_function=None: the SDK re-raises the body's exception to the app.
+    sealed, agent, state = failing_run(ledger, refund_that_reraises)
+    with pytest.raises(Exception, match="payment provider timeout"):
+        asyncio.run(sdk.Runner.run(agent, state))
     assert BODY.ran == [("refund_create", FROZEN_2500)]
-    assert outputs(r) and "error" in outputs(r)[0].lower()
     assert ledger.task(tid(sealed))["state"] == "unknown"
 
 

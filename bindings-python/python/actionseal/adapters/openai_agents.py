@@ -32,7 +32,7 @@ from ._common import Pause, Run, Seal, Trusted, contract, invalid_args, outcome,
 
 try:
     from agents import FunctionTool, RunState, ToolGuardrailFunctionOutput, tool_input_guardrail
-    from agents.tool import resolve_function_tool_failure_error_function, set_function_tool_failure_error_function
+    from agents.tool import maybe_invoke_function_tool_failure_error_function, set_function_tool_failure_error_function
 except ImportError as e:  # pragma: no cover - exercised by the adapter tests' version report
     raise ImportError(
         f"actionseal.adapters.openai_agents needs openai-agents>=0.24 (pip install 'actionseal[openai-agents]'): {e}"
@@ -104,13 +104,14 @@ class SealedTools:
         # The SDK's invoker turns a body's exception into text for the model (the tool's
         # failure_error_function), so the invoker never raises: a copy of the tool whose
         # formatter notes the call first tells a body that raised from one that returned.
+        # The text is the original tool's, by the SDK's own policy (its formatter, or the
+        # default one and then the run's RunConfig.tool_error_formatter; None re-raises).
         raised: set = set()
 
-        def noted(ctx: Any, error: Exception) -> Any:
+        async def noted(ctx: Any, error: Exception) -> Any:
             with self._lock:
                 raised.add(ctx.tool_call_id)
-            formatter = resolve_function_tool_failure_error_function(ft, ctx)
-            return None if formatter is None else formatter(ctx, error)
+            return await maybe_invoke_function_tool_failure_error_function(function_tool=ft, context=ctx, error=error)
 
         inner = set_function_tool_failure_error_function(dataclasses.replace(ft), noted).on_invoke_tool
 
@@ -122,6 +123,8 @@ class SealedTools:
             try:
                 result = await inner(ctx, json.dumps(run.args))
             except Exception:
+                with self._lock:
+                    raised.discard(ctx.tool_call_id)
                 await seal.afinish(run, outcome("raised"))
                 raise
             with self._lock:
