@@ -244,7 +244,7 @@ fn build(out: &mut Out, tokens: &mut dyn Tokens) -> Result<(), String> {
     );
 
     negatives(out, &b, &other_b, &trust)?;
-    dishonest(out, &quorum_b, &trust)?;
+    dishonest(out, &quorum_b, &b, &trust)?;
     forked(out, &other_b, &trust)?;
     stamps(out, &b, &trust, tokens)?;
     stamped_decision(out, &trust, tokens)?;
@@ -299,6 +299,18 @@ fn batch(out: &mut Out, trust: &Json) -> Result<(), String> {
         ),
         trust.clone(),
         Some(("evidence_mismatch", "/decisions/0/batch")),
+    );
+    out.add(
+        "n_evidence_mismatch_lone_task_decided_by_a_batch",
+        "The item's history forged as a task proposed alone (its proposed event without a \
+         batch_id) and decided by the batch's decision: only an item is decided by its batch.",
+        forged::forged(&b, |h| {
+            if let Some(d) = h.events[0]["detail"].as_object_mut() {
+                d.remove("batch_id");
+            }
+        })?,
+        without_witnesses(trust),
+        Some(("evidence_mismatch", "/in_batch/0")),
     );
     let mut f = Fixture::new()?;
     let item = f.batch_item("job-12", Decided::Signed)?;
@@ -623,9 +635,10 @@ fn negatives(out: &mut Out, b: &Json, other: &Json, trust: &Json) -> Result<(), 
 
 /// What only a ledger that broke the contract's approval rules records, in the quorum
 /// task's history (`q`: proposed; decided by user:bob, then user:dave, each a member of the
-/// round; quorum_met; claimed; completed), forged and signed with the ledger's own key: a
-/// verifier refuses these only by re-deriving the rule.
-fn dishonest(out: &mut Out, q: &Json, trust: &Json) -> Result<(), String> {
+/// round; quorum_met; claimed; completed) or the signed refund's (`s`: proposed, decided,
+/// claimed, completed), forged and signed with the ledger's own key: a verifier refuses these
+/// only by re-deriving the rule.
+fn dishonest(out: &mut Out, q: &Json, s: &Json, trust: &Json) -> Result<(), String> {
     let trust = without_witnesses(trust);
     out.add(
         "y_quorum_forged_log_as_recorded",
@@ -635,7 +648,62 @@ fn dishonest(out: &mut Out, q: &Json, trust: &Json) -> Result<(), String> {
         trust.clone(),
         None,
     );
-    let cases: [(&str, &str, Json, Want); 4] = [
+    // The decisions and quorum_met left out, the task recorded as needing no approval.
+    let unasked = |b: &Json, decided: &[usize]| {
+        forged::forged(b, |h| {
+            for &i in decided.iter().rev() {
+                h.events.remove(i);
+            }
+            h.decisions.clear();
+            h.events[0]["state"] = json!("approved");
+            h.events[0]["detail"]["approval_required"] = json!(false);
+            h.events[0]["detail"]["approval_id"] = Json::Null;
+        })
+    };
+    // The claim (and what follows it) moved to when the approval ran out.
+    let late = |b: &Json, claimed: usize, expires_at: &str| {
+        let until = b.pointer(expires_at).cloned().unwrap_or(Json::Null);
+        forged::forged(b, |h| {
+            let until = until.as_i64().unwrap_or_default();
+            for (n, e) in h.events.iter_mut().skip(claimed).enumerate() {
+                e["at"] = json!(until + n as i64);
+            }
+        })
+    };
+    let cases: [(&str, &str, Json, Want); 8] = [
+        (
+            "n_evidence_mismatch_claimed_after_the_approval_expired",
+            "The refund claimed the millisecond its signed approval expired.",
+            late(s, 2, "/events/1/event/detail/expires_at")?,
+            ("evidence_mismatch", "/events/2/event"),
+        ),
+        (
+            "n_evidence_mismatch_claimed_after_a_member_expired",
+            "The quorum task claimed once user:bob's approval, the first of the round's to \
+             expire, ran out.",
+            late(q, 4, "/events/1/event/detail/expires_at")?,
+            ("evidence_mismatch", "/events/4/event"),
+        ),
+        (
+            "n_evidence_mismatch_quorum_task_recorded_as_unasked",
+            "The quorum task recorded as needing no approval (its contract's rule is \
+             \"always\") and claimed without a decision.",
+            unasked(q, &[1, 2, 3])?,
+            (
+                "evidence_mismatch",
+                "/events/0/event/detail/approval_required",
+            ),
+        ),
+        (
+            "n_evidence_mismatch_refund_recorded_as_unasked",
+            "A refund of 2500 recorded as needing no approval (its contract asks a person \
+             above 1000) and claimed without a decision.",
+            unasked(s, &[1])?,
+            (
+                "evidence_mismatch",
+                "/events/0/event/detail/approval_required",
+            ),
+        ),
         (
             "n_quorum_not_met_one_approval",
             "user:bob's decision left out of the history: quorum_met after one approval of \

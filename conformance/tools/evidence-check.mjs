@@ -11,8 +11,9 @@
 // ledger does not choose, earlier witnessed checkpoints and their consistency proofs), each
 // event's task, log order and inclusion proof, the export's completeness, the documents
 // (contract and actions fingerprinted by the events, reasons), each decision's record and proof,
-// and the contract's approval rules over them (separation of duties; each quorum_met event's
-// round re-tallied from the records, with roles as the records name them).
+// and the contract's approval rules over them (whether the proposal needed a person, for a rule
+// of "always" or "never"; separation of duties; each quorum_met event's round re-tallied from
+// the records, with roles as the records name them; each claim before its approval expired).
 //
 // NOT re-derived (each result lists what it skipped in `notRederived`):
 // - RFC 3161 tokens' signatures and certificate chains (checked by openssl and Python
@@ -685,11 +686,14 @@ function decisions(b, trust, ctx, actions) {
   const decided = b.events.map((entry, i) => ({ entry, i })).filter(({ entry }) => entry.event.kind === 'decided')
   if (decided.length !== b.decisions.length) refuse('evidence_mismatch', '/decisions')
   if (b.inBatch.length > 0 && b.inBatch.length !== b.decisions.length) refuse('evidence_mismatch', '/in_batch')
+  // Only an item is decided by its batch: a task proposed alone is not one.
+  const proposedInBatch = has(b.events.find(({ event }) => event.kind === 'proposed')?.event.detail ?? {}, 'batch_id')
   return decided.map(({ entry, i }, k) => under(ptr('decisions', k), () => {
     const e = entry.event
     const given = b.decisions[k]
     const item = b.inBatch[k] ?? null
     if (has(e.detail, 'batch_id') !== (item !== null)) throw new Rooted('evidence_mismatch', ptr('in_batch', k))
+    if (item !== null && !proposedInBatch) throw new Rooted('evidence_mismatch', ptr('in_batch', k))
     if (item !== null) {
       // A batch's decision speaks about this task through the item's inclusion proof.
       let record = given
@@ -779,6 +783,48 @@ function decisions(b, trust, ctx, actions) {
 // Written from the contract's documented `approval` (docs/CONTRACTS.md, quorum and separation
 // of duties), not from core: a ledger refuses a decision that breaks them as it arrives, so
 // only a dishonest ledger's bundle reaches these refusals.
+
+/**
+ * The proposed event says the action needed a person whenever the contract's rule says so:
+ * `always` does, `never` does not (a ledger may ask where the rule does not). A rule of
+ * conditions is core's rule language and is not re-derived here, nor any rule under a
+ * contract that marks values sensitive (it may read a committed value).
+ */
+function required(b, ctx) {
+  const i = b.events.findIndex(({ event }) => event.kind === 'proposed')
+  if (i < 0 || has(b.contract, 'sensitive')) return
+  const at = ptr('events', i, 'event', 'detail', 'approval_required')
+  const approval = b.contract.approval
+  const rule = isObject(approval) ? approval.when : approval
+  if (rule !== 'always' && rule !== 'never') {
+    ctx.notRederived.push(`approval rule's conditions at ${at}`)
+    return
+  }
+  if (rule === 'always' && b.events[i].event.detail.approval_required !== true) refuse('evidence_mismatch', at)
+}
+
+/**
+ * Every claim was made while its approval held (the claim's check refuses `expired`): before
+ * the expiry of the decision that approved the task, or under a quorum the first expiry
+ * among the members quorum_met counts; a re-approval or an amendment starts over.
+ */
+function claimedInTime(b, judged) {
+  const byId = (id) => judged.find((j) => j.record.decision_id === id)?.record.expires_at
+  let until = null
+  b.events.forEach(({ event }, i) => {
+    if (event.kind === 'decided' && !has(event.detail, 'counted_as')) {
+      until = judged.find((j) => j.i === i)?.record.expires_at ?? null
+    } else if (event.kind === 'quorum_met') {
+      const counted = Array.isArray(event.detail.quorum?.counted) ? event.detail.quorum.counted : []
+      const expiries = counted.map((m) => byId(m.decision_id)).filter((x) => Number.isSafeInteger(x))
+      until = expiries.length ? Math.min(...expiries) : null
+    } else if (event.kind === 'sent_to_reapproval' || event.kind === 'amended') {
+      until = null
+    } else if (event.kind === 'claimed' && until !== null && event.at >= until) {
+      refuse('evidence_mismatch', ptr('events', i, 'event'))
+    }
+  })
+}
 
 /** Whom a record counts for: `on_behalf_of` through a delegation, else its approver. */
 const countsFor = (r) => (typeof r.on_behalf_of === 'string' ? r.on_behalf_of : r.approver)
@@ -1020,8 +1066,10 @@ export function verifyEvidence(bundle, trust, { tokenTime } = {}) {
     complete(b)
     const { contract, proposal, actions } = documents(b)
     const judged = decisions(b, t, ctx, actions)
+    required(b, ctx)
     separated(b, judged, actions)
     tallied(b, judged)
+    claimedInTime(b, judged)
     const proofs = judged.map((j) => j.proof)
     return { ok: true, timeline: timeline(b, contract, proposal, proofs, s), notRederived: ctx.notRederived }
   } catch (e) {
@@ -1037,7 +1085,7 @@ function unjudged(expected, got) {
   if (got.undecided) return got.undecided
   if (expected.code === 'audit_chain_broken') return 'the ledger\'s transition rules'
   if (/^timestamp_/.test(expected.code ?? '')) return 'the RFC 3161 token'
-  const skipped = got.notRederived.find((n) => n.startsWith('passkey') && expected.path?.startsWith(n.split(' at ')[1]))
+  const skipped = got.notRederived.find((n) => (n.startsWith('passkey') || n.startsWith('approval rule')) && expected.path?.startsWith(n.split(' at ')[1]))
   return skipped ?? null
 }
 

@@ -43,8 +43,10 @@ pub fn verify_evidence(bundle: &Value<'_>, trust: &Value<'_>) -> Result<Timeline
     let (proofs, judged) = decisions(&bundle, &trust, &actions)?;
     let in_force = Contract::from_value(&bundle.contract)
         .map_err(|e| e.with_code(Code::InvalidEvidence).in_key("contract"))?;
+    rounds::required(&bundle, &in_force, &actions)?;
     rounds::separated(&bundle, &in_force, &judged, &actions)?;
     rounds::tallied(&bundle, &in_force, &judged)?;
+    rounds::claimed_in_time(&bundle, &judged)?;
     let decided = &actions[actions.len() - 1].1;
     let values = disclosed::disclosed(&bundle, &in_force, decided)?;
     let mut timeline = timeline(&bundle, contract, &actions[0].1, proofs, log.view);
@@ -320,6 +322,12 @@ fn decisions(
         ))
         .in_key("in_batch"));
     }
+    // Only an item is decided by its batch: a task proposed alone is not one.
+    let proposed_in_batch = b
+        .events
+        .iter()
+        .find(|e| e.event.kind == EventKind::Proposed)
+        .is_some_and(|e| detail(&e.event, "batch_id").is_some());
     let mut proofs = Vec::with_capacity(decided.len());
     let mut judged = Vec::with_capacity(decided.len());
     for (k, ((i, entry), given)) in decided.iter().zip(&b.decisions).enumerate() {
@@ -337,6 +345,13 @@ fn decisions(
                             batch's inclusion proof for it"
                 }
             })
+            .in_index(k)
+            .in_key("in_batch"));
+        }
+        if item.is_some() && !proposed_in_batch {
+            return Err(mismatch(
+                "the decision was over a batch and the task was proposed alone, not as an item",
+            )
             .in_index(k)
             .in_key("in_batch"));
         }

@@ -1,7 +1,9 @@
 //! The contract's approval rules re-derived from the decisions a bundle proves (issue 25,
-//! offline): no decision by someone the separation of duties excludes, and every round the
-//! ledger says met its quorum met it. The ledger refuses such decisions as they arrive; an
-//! honest ledger's bundle always passes, and these catch one that did not refuse them.
+//! offline): the proposal needed a person where the rule says so, no decision comes from
+//! someone the separation of duties excludes, every round the ledger says met its quorum met
+//! it, and no claim came after its approval expired. The ledger applies these as decisions
+//! and claims arrive; an honest ledger's bundle always passes, and these catch one that did
+//! not apply them.
 //!
 //! A batch item's bundle holds only the batch's deciding decision: the batch round's other
 //! members are the batch's events, so an item's quorum is not re-tallied here, and its
@@ -73,6 +75,93 @@ impl Judged {
             delegations: links,
         }
     }
+}
+
+/// The proposed event says the action needed a person whenever the contract's rule says so
+/// for the action as proposed: a ledger that recorded none needed skipped the decision. (A
+/// ledger may ask for one where the rule does not; a batch's items all wait for its decision.)
+/// Not re-derived under a contract that marks values sensitive: its rule may read a value the
+/// proposal holds only as a commitment. [`Code::EvidenceMismatch`] at the flag otherwise.
+pub(super) fn required(
+    b: &Bundle,
+    contract: &Contract,
+    actions: &[(Digest, Action)],
+) -> Result<()> {
+    let (Some((i, proposed)), Some((_, proposal))) = (
+        b.events
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.event.kind == EventKind::Proposed),
+        actions.first(),
+    ) else {
+        return Ok(());
+    };
+    if contract.sensitive().is_some() {
+        return Ok(());
+    }
+    // Arguments the contract refuses were never proposed: a person is the safe answer.
+    let needed = contract
+        .requires_approval(proposal.args())
+        .map_or(true, |r| r.required);
+    let said = detail(&proposed.event, "approval_required");
+    if needed && !matches!(said, Some(Value::Bool(true))) {
+        return Err(at_event(i, "event")(
+            Error::new(
+                Code::EvidenceMismatch,
+                "the contract's rule sends the proposed action to a person and the ledger \
+                 recorded no approval needed",
+            )
+            .in_key("approval_required")
+            .in_key("detail"),
+        ));
+    }
+    Ok(())
+}
+
+/// Every claim was made while its approval held, as the claim's check requires (`expired`
+/// otherwise): before the expiry of the decision that approved the task, or under a quorum
+/// before the first expiry among the members its `quorum_met` counts. A re-approval or an
+/// amendment starts over. [`Code::EvidenceMismatch`] at the `claimed` event.
+pub(super) fn claimed_in_time(b: &Bundle, judged: &[Judged]) -> Result<()> {
+    let expiry = |j: &Judged| match j.record.as_object().and_then(|o| o.get("expires_at")) {
+        Some(Value::Number(n)) => n.as_safe_integer(),
+        _ => None,
+    };
+    let of_decision = |id: &str| {
+        judged
+            .iter()
+            .find(|j| j.text("decision_id") == Some(id))
+            .and_then(expiry)
+    };
+    let mut until: Option<i64> = None;
+    for (i, entry) in b.events.iter().enumerate() {
+        let e = &entry.event;
+        match e.kind {
+            EventKind::Decided if detail(e, "counted_as").is_none() => {
+                until = judged.iter().find(|j| j.event == i).and_then(expiry);
+            }
+            EventKind::QuorumMet => {
+                let counted = match detail(e, "quorum").and_then(|q| q.pointer("/counted")) {
+                    Some(Value::Array(members)) => members.as_slice(),
+                    _ => &[],
+                };
+                until = counted
+                    .iter()
+                    .filter_map(|m| m.pointer("/decision_id").and_then(Value::as_str))
+                    .filter_map(of_decision)
+                    .min();
+            }
+            EventKind::SentToReapproval | EventKind::Amended => until = None,
+            EventKind::Claimed if until.is_some_and(|u| e.at >= u) => {
+                return Err(at_event(i, "event")(Error::new(
+                    Code::EvidenceMismatch,
+                    "claimed after its approval expired, which the claim's check refuses",
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn not_met(message: impl Into<String>) -> Error {
