@@ -891,8 +891,15 @@ function tallied(b, judged) {
   const approval = isObject(b.contract.approval) ? b.contract.approval : {}
   const q = isObject(approval.quorum) ? { order: 'any', veto: 'any_rejection', ...approval.quorum } : null
   const counted = (i) => has(b.events[i].event.detail, 'counted_as')
+  // Each identity decides once a round.
+  const seen = new Set()
   for (const { record, i } of judged.filter((j) => !j.overBatch)) {
     const e = b.events[i].event
+    if (counted(i)) {
+      const member = JSON.stringify([e.detail.approval_id ?? null, countsFor(record)])
+      if (seen.has(member)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail', 'counted_as'))
+      seen.add(member)
+    }
     if (!q && counted(i)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail', 'counted_as'))
     if (q && !counted(i)) refuse('quorum_not_met', ptr('events', i, 'event', 'detail'))
     if (q) {

@@ -272,7 +272,9 @@ add('y_good', good, trust, 'ok')
   // An amendment starts a new round under a quorum: kept, the approval before it would count.
   add('n_quorum_counts_a_decision_before_an_amendment', quorumCase({ approvers: 2 }, [{ who: 'user:bob' }, { who: 'user:dave' }], [0, 1], { amendBefore: 1 }), trust, ['quorum_not_met', '/events/4/event'])
   add('n_quorum_role_missing', quorumCase({ approvers: 2, roles }, [bob, { ...dave, role: 'finance' }], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
-  add('n_quorum_one_person_twice', quorumCase({ approvers: 2 }, [{ who: 'user:bob' }, { who: 'user:bob' }], [0, 1]), trust, ['quorum_not_met', '/events/3/event'])
+  add('n_quorum_one_person_twice', quorumCase({ approvers: 2 }, [{ who: 'user:bob' }, { who: 'user:bob' }], [0, 1]), trust, ['quorum_not_met', '/events/2/event/detail/counted_as'])
+  // Under veto "none" a rejection counts for nothing; its author still decided once.
+  add('n_quorum_rejects_then_approves', quorumCase({ approvers: 2, veto: 'none' }, [{ who: 'user:bob', decision: 'rejected' }, { who: 'user:bob' }, { who: 'user:dave' }], [1, 2]), trust, ['quorum_not_met', '/events/2/event/detail/counted_as'])
   const carol = { who: 'user:carol', decision: 'rejected' }
   add('y_quorum_rejection_without_veto', quorumCase({ approvers: 2, veto: 'none' }, [carol, { who: 'user:bob' }, { who: 'user:dave' }], [1, 2]), trust, 'ok')
   add('n_quorum_veto_ignored', quorumCase({ approvers: 2 }, [carol, { who: 'user:bob' }, { who: 'user:dave' }], [1, 2]), trust, ['quorum_not_met', '/events/1/event/state'])

@@ -236,9 +236,26 @@ pub(super) fn tallied(b: &Bundle, contract: &Contract, judged: &[Judged]) -> Res
     let quorum = contract.quorum();
     let events = &b.events;
     let counted = |i: usize| detail(&events[i].event, "counted_as").is_some();
+    // Each identity decides once a round (the ledger refuses a second: approver_already_decided).
+    let mut seen: Vec<(Option<&str>, &str)> = Vec::new();
     for j in judged.iter().filter(|j| !j.over_batch) {
         let e = &events[j.event].event;
         let at = at_event(j.event, "event");
+        if counted(j.event) {
+            let member = (
+                detail(e, "approval_id").and_then(Value::as_str),
+                j.counting_identity(),
+            );
+            if seen.contains(&member) {
+                return Err(at(not_met(format!(
+                    "{:?} decided twice in one round, where each identity decides once",
+                    member.1
+                ))
+                .in_key("counted_as")
+                .in_key("detail")));
+            }
+            seen.push(member);
+        }
         match quorum {
             None if counted(j.event) => {
                 return Err(at(not_met(
