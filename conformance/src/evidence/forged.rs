@@ -35,21 +35,21 @@ pub(super) fn forged(b: &Json, edit: impl FnOnce(&mut History)) -> Result<Json, 
     let mut export = b["export"]["event"].clone();
     let mut prev = Json::Null;
     let mut listed = Vec::new();
-    for (n, e) in h.events.iter_mut().chain([&mut export]).enumerate() {
+    let mut tree = MemoryTree::new();
+    for (n, e) in h.events.iter_mut().enumerate() {
         e["seq"] = json!(n + 1);
         e["prev"] = prev;
         let text = canonicalize(&to_core(e)?);
+        tree.push(leaf_hash(text.as_bytes()));
         prev = json!(Digest::of(text.as_bytes()).to_string());
         listed.push(prev.clone());
     }
-    listed.pop();
+    export["seq"] = json!(h.events.len() + 1);
+    export["prev"] = prev;
     export["detail"]["events"] = Json::Array(listed);
+    tree.push(leaf_hash(canonicalize(&to_core(&export)?).as_bytes()));
 
     let all: Vec<&Json> = h.events.iter().chain([&export]).collect();
-    let mut tree = MemoryTree::new();
-    for e in &all {
-        tree.push(leaf_hash(canonicalize(&to_core(e)?).as_bytes()));
-    }
     let size = tree.size();
     let signer = log_signer();
     let checkpoint = Checkpoint::new(signer.name(), size, tree.root()).map_err(s)?;

@@ -477,6 +477,32 @@ pub(crate) struct Record<'v, 'a> {
     pub(crate) expires_at: i64,
 }
 
+impl<'v> Record<'v, '_> {
+    /// Who it counts as: its counting identity and, when it decided through a delegation,
+    /// its delegate.
+    pub(crate) fn identities(&self) -> (&'v str, Option<&'v str>) {
+        match self.on_behalf_of {
+            Some(root) => (root, Some(self.approver)),
+            None => (self.approver, None),
+        }
+    }
+
+    /// It as a quorum's [`tally`](crate::model::quorum::tally) takes it, decided through the
+    /// delegation links whose digests are `delegations`.
+    pub(crate) fn member(&self, delegations: Vec<Digest>) -> crate::model::quorum::Member {
+        let (who, delegate) = self.identities();
+        crate::model::quorum::Member {
+            approver: who.to_owned(),
+            role: self.role.map(str::to_owned),
+            decision: self.decision,
+            decided_at: self.decided_at,
+            decision_id: self.decision_id.to_owned(),
+            delegate: delegate.map(str::to_owned),
+            delegations,
+        }
+    }
+}
+
 /// Checks the shape of an approval record (of one action).
 pub(crate) fn read<'v, 'a>(v: &'v Value<'a>) -> Result<Record<'v, 'a>> {
     read_as(v, Subject::Action)

@@ -6,13 +6,13 @@ use super::timeline::{Step, Timeline};
 use super::trust::Trust;
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
-use crate::json::value::{OwnedValue, Value};
+use crate::json::value::Value;
 use crate::model::action::Action;
-use crate::model::approval::Approval;
+use crate::model::approval::{Approval, Subject as RecordSubject};
 use crate::model::batch::tree::verify_known;
 use crate::model::batch::{BatchDecision, Header, ItemProof};
 use crate::model::contract::Contract;
-use crate::model::delegation::verify_chain;
+use crate::model::delegation::{verify_chain, Chain};
 use crate::model::ledger::link_digest;
 use crate::model::ledger::values::string;
 use crate::model::ledger::{
@@ -192,6 +192,14 @@ fn replayed(b: &Bundle) -> Result<()> {
     Ok(())
 }
 
+/// The task's proposed event, with its index in the bundle's events.
+fn proposed(b: &Bundle) -> Option<(usize, &Entry)> {
+    b.events
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.event.kind == EventKind::Proposed)
+}
+
 /// A string member of an event's detail.
 fn detail<'e>(e: &'e crate::model::ledger::Event, key: &str) -> Option<&'e Value<'static>> {
     e.detail.as_object().and_then(|o| o.get(key))
@@ -323,11 +331,8 @@ fn decisions(
         .in_key("in_batch"));
     }
     // Only an item is decided by its batch: a task proposed alone is not one.
-    let proposed_in_batch = b
-        .events
-        .iter()
-        .find(|e| e.event.kind == EventKind::Proposed)
-        .is_some_and(|e| detail(&e.event, "batch_id").is_some());
+    let proposed_in_batch =
+        proposed(b).is_some_and(|(_, e)| detail(&e.event, "batch_id").is_some());
     let mut proofs = Vec::with_capacity(decided.len());
     let mut judged = Vec::with_capacity(decided.len());
     for (k, ((i, entry), given)) in decided.iter().zip(&b.decisions).enumerate() {
@@ -363,23 +368,18 @@ fn decisions(
                 "the decision was recorded bare and the bundle's record carries a proof"
             })));
         }
-        let (proof, record, delegates) = match item {
+        let (proof, decision) = match item {
             None => single(given, e, (k, *i), (trust, actions))?,
             Some(item) => over_batch(given, e, (k, *i), item, (trust, actions))?,
         };
         proofs.push(proof);
-        judged.push(Judged {
-            event: *i,
-            record,
-            delegates,
-            over_batch: item.is_some(),
-        });
+        judged.push(decision);
     }
     Ok((proofs, judged))
 }
 
-/// Who proved a decision, what it recorded and whom it went through.
-type Read = (Option<Proven>, OwnedValue, Vec<String>);
+/// Who proved a decision, and what the bundle proves of it.
+type Read = (Option<Proven>, Judged);
 
 /// Who proved a decision: (signer, the time its key was judged at, where that time comes from).
 type Proven = (crate::model::proof::Signer, i64, &'static str);
@@ -410,8 +410,9 @@ fn single(
         )
         .in_key("action")));
     }
-    let delegates = delegated(record.value(), e, actions).map_err(at)?;
-    Ok((proof, record.value().clone(), delegates))
+    let chain = delegated(record.value(), e, actions).map_err(at)?;
+    let judged = Judged::of(i, record.value(), RecordSubject::Action, chain).map_err(at)?;
+    Ok((proof, judged))
 }
 
 /// A decision over a batch holding this task, decision `k` of the bundle: its record, read or
@@ -440,8 +441,9 @@ fn over_batch(
         .in_key("batch")));
     }
     in_batch(record.header(), e, item, actions).map_err(|e| e.in_index(k).in_key("in_batch"))?;
-    let delegates = delegated(record.value(), e, actions).map_err(at)?;
-    Ok((proof, record.value().clone(), delegates))
+    let chain = delegated(record.value(), e, actions).map_err(at)?;
+    let judged = Judged::of(i, record.value(), RecordSubject::Batch, chain).map_err(at)?;
+    Ok((proof, judged))
 }
 
 /// A decision made through a delegation (`on_behalf_of` and `delegation`, held to its event
@@ -451,19 +453,18 @@ fn over_batch(
 /// proofs verified with it; this checks that they connect, stay within each other, were in
 /// force and cover the action, which the links' signatures alone do not say. A chain that
 /// does not hold is [`Code::DelegationRefused`] at `delegation`: only a ledger that broke its
-/// own rules records one. Returns the chain's delegates, the approver last (none without a
-/// delegation).
+/// own rules records one. Returns the chain (empty without a delegation).
 fn delegated(
     record: &Value<'_>,
     e: &crate::model::ledger::Event,
     actions: &[(Digest, Action)],
-) -> Result<Vec<String>> {
+) -> Result<Chain> {
     let member = |k: &str| record.as_object().and_then(|o| o.get(k));
     let (Some(Value::Array(links)), Some(root)) = (
         member("delegation"),
         member("on_behalf_of").and_then(Value::as_str),
     ) else {
-        return Ok(Vec::new());
+        return Ok(Chain::default());
     };
     let approver = member("approver")
         .and_then(Value::as_str)
@@ -481,7 +482,6 @@ fn delegated(
         action.value(),
         &Arrival(e.at),
     )
-    .map(|chain| chain.delegates)
     .map_err(|reason| {
         Error::new(
             Code::DelegationRefused,

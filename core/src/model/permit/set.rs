@@ -17,7 +17,7 @@ use crate::model::approval::{self, Approval, Decision, Record};
 use crate::model::contract::Contract;
 use crate::model::delegation::{verify_chain, Chain, ChainFacts, LinkSource};
 use crate::model::proof::{self, Opened, ProofPolicy};
-use crate::model::quorum::{tally, Duty, Member, Veto};
+use crate::model::quorum::{tally, Duty, Veto};
 use crate::model::reason::{Outcome, Reason};
 use crate::Result;
 
@@ -143,15 +143,6 @@ fn chain_of(record: &Record<'_, '_>, action: &Value<'_>, ctx: &Context) -> Resul
     }
 }
 
-/// Who a record counts as: its counting identity and, when it decided through a delegation,
-/// its delegate.
-fn identities<'v>(r: &Record<'v, '_>) -> (&'v str, Option<&'v str>) {
-    match r.on_behalf_of {
-        Some(root) => (root, Some(r.approver)),
-        None => (r.approver, None),
-    }
-}
-
 /// The verdict for the approvals presented (in place, each record that is not sealed becomes
 /// `invalid_approval`, so a check of one approval allocates no set).
 pub(super) fn decide(
@@ -252,7 +243,7 @@ pub(super) fn decide_known(
         set.check(r, &mut own);
         // Without a quorum nothing is tallied: a member that does not count has a reason.
         if own.is_empty() && quorum.is_some() {
-            members.push(member(r, chain.map(|c| c.links).unwrap_or_default()));
+            members.push(r.member(chain.map(|c| c.links).unwrap_or_default()));
         }
         reasons.extend(own);
     }
@@ -451,7 +442,7 @@ impl<'v> SetRules<'v> {
         if r.decision != Decision::Approved || own.contains(Reason::DuplicateDecision) {
             return;
         }
-        let (who, delegate) = identities(r);
+        let (who, delegate) = r.identities();
         let same = |(w, d): &(&str, Option<&str>)| {
             [Some(*w), *d]
                 .iter()
@@ -462,20 +453,6 @@ impl<'v> SetRules<'v> {
             own.insert(Reason::ApproverCountedTwice);
         }
         self.approving.push((who, delegate));
-    }
-}
-
-/// A member that counts, as [`tally`] takes it.
-fn member(r: &Record<'_, '_>, delegations: Vec<Digest>) -> Member {
-    let (who, delegate) = identities(r);
-    Member {
-        approver: who.to_owned(),
-        role: r.role.map(str::to_owned),
-        decision: r.decision,
-        decided_at: r.decided_at,
-        decision_id: r.decision_id.to_owned(),
-        delegate: delegate.map(str::to_owned),
-        delegations,
     }
 }
 
@@ -513,7 +490,7 @@ fn check_record(
     if ctx.now >= r.expires_at {
         own.insert(Reason::Expired);
     }
-    let (who, delegate) = identities(r);
+    let (who, delegate) = r.identities();
     if !ctx.approver_authorized(who) {
         own.insert(Reason::ApproverUnauthorized);
     }

@@ -9,23 +9,27 @@
 //! members are the batch's events, so an item's quorum is not re-tallied here, and its
 //! separation is judged on the one item it holds (its subject and proposer).
 
-use super::{at_event, detail, named_action};
+use super::{at_event, detail, named_action, proposed};
 use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
-use crate::json::value::{OwnedValue, Value};
+use crate::json::value::Value;
 use crate::model::action::Action;
+use crate::model::approval::{read_as, Subject as RecordSubject};
 use crate::model::contract::Contract;
 use crate::model::decision::Decision;
+use crate::model::delegation::Chain;
 use crate::model::evidence::bundle::Bundle;
-use crate::model::ledger::{link_digest, EventKind, State};
+use crate::model::ledger::{EventKind, State};
 use crate::model::quorum::{tally, Duty, Member, Veto};
 
 /// A decision the bundle proves.
 pub(super) struct Judged {
     /// Its decided event's index in the bundle's events.
     pub(super) event: usize,
-    /// Its record, verified when it was proven.
-    pub(super) record: OwnedValue,
+    /// It as a quorum counts it: core's reading of its record, as a check's.
+    pub(super) member: Member,
+    /// When its record expires.
+    pub(super) expires_at: i64,
     /// The delegates along its chain, the approver last (none without a delegation).
     pub(super) delegates: Vec<String>,
     /// Whether it is a batch's decision.
@@ -33,47 +37,22 @@ pub(super) struct Judged {
 }
 
 impl Judged {
-    fn text(&self, key: &str) -> Option<&str> {
-        self.record
-            .as_object()
-            .and_then(|o| o.get(key))
-            .and_then(Value::as_str)
-    }
-
-    /// Whom it counts for: `on_behalf_of` through a delegation, else the approver.
-    fn counting_identity(&self) -> &str {
-        self.text("on_behalf_of")
-            .or_else(|| self.text("approver"))
-            .unwrap_or_default()
-    }
-
-    /// It as the quorum counts it, with the ledger's `tally`'s own reading of a record.
-    fn member(&self) -> Member {
-        let int = |k: &str| match self.record.as_object().and_then(|o| o.get(k)) {
-            Some(Value::Number(n)) => n.as_safe_integer().unwrap_or_default(),
-            _ => 0,
-        };
-        let links = match self.record.as_object().and_then(|o| o.get("delegation")) {
-            Some(Value::Array(links)) => links.iter().map(link_digest).collect(),
-            _ => Vec::<Digest>::new(),
-        };
-        let approver = self.text("approver").unwrap_or_default();
-        Member {
-            approver: self.counting_identity().to_owned(),
-            role: self.text("role").map(str::to_owned),
-            // A record's decision was read when it was verified.
-            decision: match self.text("decision") {
-                Some("approved") => Decision::Approved,
-                _ => Decision::Rejected,
-            },
-            decided_at: int("decided_at"),
-            decision_id: self.text("decision_id").unwrap_or_default().to_owned(),
-            delegate: self
-                .text("on_behalf_of")
-                .is_some()
-                .then(|| approver.to_owned()),
-            delegations: links,
-        }
+    /// The decision of the decided event `event`: its record `value` (read, or verified, as
+    /// about `subject`), decided through `chain`.
+    pub(super) fn of(
+        event: usize,
+        value: &Value<'_>,
+        subject: RecordSubject,
+        chain: Chain,
+    ) -> Result<Judged> {
+        let r = read_as(value, subject)?;
+        Ok(Judged {
+            event,
+            member: r.member(chain.links),
+            expires_at: r.expires_at,
+            delegates: chain.delegates,
+            over_batch: subject == RecordSubject::Batch,
+        })
     }
 }
 
@@ -87,13 +66,7 @@ pub(super) fn required(
     contract: &Contract,
     actions: &[(Digest, Action)],
 ) -> Result<()> {
-    let (Some((i, proposed)), Some((_, proposal))) = (
-        b.events
-            .iter()
-            .enumerate()
-            .find(|(_, e)| e.event.kind == EventKind::Proposed),
-        actions.first(),
-    ) else {
+    let (Some((i, proposed)), Some((_, proposal))) = (proposed(b), actions.first()) else {
         return Ok(());
     };
     if contract.sensitive().is_some() {
@@ -123,22 +96,18 @@ pub(super) fn required(
 /// before the first expiry among the members its `quorum_met` counts. A re-approval or an
 /// amendment starts over. [`Code::EvidenceMismatch`] at the `claimed` event.
 pub(super) fn claimed_in_time(b: &Bundle, judged: &[Judged]) -> Result<()> {
-    let expiry = |j: &Judged| match j.record.as_object().and_then(|o| o.get("expires_at")) {
-        Some(Value::Number(n)) => n.as_safe_integer(),
-        _ => None,
-    };
     let of_decision = |id: &str| {
         judged
             .iter()
-            .find(|j| j.text("decision_id") == Some(id))
-            .and_then(expiry)
+            .find(|j| j.member.decision_id == id)
+            .map(|j| j.expires_at)
     };
     let mut until: Option<i64> = None;
     for (i, entry) in b.events.iter().enumerate() {
         let e = &entry.event;
         match e.kind {
             EventKind::Decided if detail(e, "counted_as").is_none() => {
-                until = judged.iter().find(|j| j.event == i).and_then(expiry);
+                until = judged.iter().find(|j| j.event == i).map(|j| j.expires_at);
             }
             EventKind::QuorumMet => {
                 let counted = match detail(e, "quorum").and_then(|q| q.pointer("/counted")) {
@@ -180,13 +149,10 @@ pub(super) fn separated(
     actions: &[(Digest, Action)],
 ) -> Result<()> {
     let events = &b.events;
-    let proposer = events
-        .iter()
-        .find(|e| e.event.kind == EventKind::Proposed)
-        .map(|e| e.event.actor.as_str());
+    let proposer = proposed(b).map(|(_, e)| e.event.actor.as_str());
     for (k, j) in judged.iter().enumerate() {
         let e = &events[j.event].event;
-        let who: Vec<&str> = std::iter::once(j.counting_identity())
+        let who: Vec<&str> = std::iter::once(j.member.approver.as_str())
             .chain(j.delegates.iter().map(String::as_str))
             .collect();
         for duty in contract.separation() {
@@ -244,7 +210,7 @@ pub(super) fn tallied(b: &Bundle, contract: &Contract, judged: &[Judged]) -> Res
         if counted(j.event) {
             let member = (
                 detail(e, "approval_id").and_then(Value::as_str),
-                j.counting_identity(),
+                j.member.approver.as_str(),
             );
             if seen.contains(&member) {
                 return Err(at(not_met(format!(
@@ -273,7 +239,8 @@ pub(super) fn tallied(b: &Bundle, contract: &Contract, judged: &[Judged]) -> Res
                 .in_key("detail")))
             }
             Some(q) => {
-                let vetoes = j.text("decision") == Some("rejected") && q.veto == Veto::AnyRejection;
+                let vetoes =
+                    j.member.decision == Decision::Rejected && q.veto == Veto::AnyRejection;
                 let left = match e.state {
                     Some(State::Rejected) => vetoes,
                     Some(State::AwaitingApproval | State::AwaitingReapproval) => !vetoes,
@@ -347,7 +314,7 @@ fn round_met(
             "the round counts a decision about another action than the one it approves",
         ));
     }
-    let members: Vec<Member> = round.iter().map(|j| j.member()).collect();
+    let members: Vec<Member> = round.iter().map(|j| j.member.clone()).collect();
     let state = tally(q, &members);
     let why = if q.veto == Veto::AnyRejection
         && members.iter().any(|m| m.decision == Decision::Rejected)
