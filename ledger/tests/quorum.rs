@@ -94,6 +94,12 @@ fn evidence_holds(db: &Db, task: &str, what: &str) {
     evidence_of(db, task).unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
+/// The ledger's audit holds, and so does `task`'s evidence offline.
+fn both_hold(db: &Db, l: &Ledger, task: &str, what: &str) {
+    audit_holds(l, what);
+    evidence_holds(db, task, what);
+}
+
 #[test]
 fn the_task_is_approved_once_when_the_quorum_is_met() {
     for engine in engines() {
@@ -148,8 +154,7 @@ fn the_task_is_approved_once_when_the_quorum_is_met() {
         let rows =
             db.texts("SELECT decision_id, counted_as FROM ledger_round_decisions ORDER BY n");
         assert_eq!(rows.len(), 2, "{engine:?}: every decision recorded once");
-        audit_holds(&l, &format!("{engine:?}"));
-        evidence_holds(&db, &t.id, &format!("{engine:?}"));
+        both_hold(&db, &l, &t.id, &format!("{engine:?}"));
     }
 }
 
@@ -264,8 +269,7 @@ fn a_rejection_vetoes_unless_the_contract_says_none() {
         approve(&l, &t, "d-4", "user:carol");
         let yes = approve(&l, &t, "d-5", "user:dan");
         assert_eq!(yes.task.state.as_str(), "approved", "{engine:?}");
-        audit_holds(&l, &format!("{engine:?}"));
-        evidence_holds(&db, &vetoed.task.id, &format!("{engine:?}: vetoed"));
+        both_hold(&db, &l, &vetoed.task.id, &format!("{engine:?}: vetoed"));
         evidence_holds(
             &db,
             &t.id,
@@ -301,8 +305,7 @@ fn an_amendment_starts_a_new_round_and_earlier_members_do_not_carry_over() {
         assert_eq!(counted(&b.task), (1, 1), "{engine:?}");
         let c = approve(&l, &a.task, "d-4", "user:carol");
         assert_eq!(c.task.state.as_str(), "approved", "{engine:?}");
-        audit_holds(&l, &format!("{engine:?}"));
-        evidence_holds(&db, &t.id, &format!("{engine:?}: two rounds"));
+        both_hold(&db, &l, &t.id, &format!("{engine:?}: two rounds"));
     }
 }
 
@@ -566,8 +569,12 @@ fn a_claim_checks_the_whole_round_again() {
             (0, 2),
             "{engine:?}: a new round"
         );
-        audit_holds(&l, &format!("{engine:?}"));
-        evidence_holds(&db, &t.id, &format!("{engine:?}: a role's member, claimed"));
+        both_hold(
+            &db,
+            &l,
+            &t.id,
+            &format!("{engine:?}: a role's member, claimed"),
+        );
         evidence_holds(
             &db,
             &t2.id,
@@ -584,16 +591,15 @@ fn a_claim_checks_the_whole_round_again() {
             "awaiting_reapproval",
             "{engine:?}"
         );
-        audit_holds(&l, &format!("{engine:?}: a member of the new round"));
-        evidence_holds(
+        both_hold(
             &db,
+            &l,
             &t2.id,
             &format!("{engine:?}: a member of the new round"),
         );
         let met = approve(&l, &task, "d-6", "user:carol");
         assert_eq!(met.task.state.as_str(), "approved", "{engine:?}");
-        audit_holds(&l, &format!("{engine:?}: the new round met"));
-        evidence_holds(&db, &t2.id, &format!("{engine:?}: the new round met"));
+        both_hold(&db, &l, &t2.id, &format!("{engine:?}: the new round met"));
     }
 }
 
@@ -641,8 +647,7 @@ fn a_round_met_out_of_the_listed_order_is_recorded_and_its_claim_refused() {
             "awaiting_reapproval",
             "{engine:?}: the claim orders"
         );
-        audit_holds(&l, &format!("{engine:?}"));
-        evidence_holds(&db, &t.id, &format!("{engine:?}: sent back"));
+        both_hold(&db, &l, &t.id, &format!("{engine:?}: sent back"));
     }
 }
 
@@ -729,8 +734,7 @@ fn the_audit_names_each_delegation_used_by_digest() {
             !counted.contains("order-17"),
             "no argument value in the audit"
         );
-        audit_holds(&l, &format!("{engine:?}"));
-        evidence_holds(&db, &t.id, &format!("{engine:?}: a delegated member"));
+        both_hold(&db, &l, &t.id, &format!("{engine:?}: a delegated member"));
     }
 }
 

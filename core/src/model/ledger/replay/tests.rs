@@ -52,8 +52,8 @@ impl Story {
         });
     }
 
-    /// proposed, decided (approved), claimed (fence 1, lease until 5000), completed.
-    fn lifecycle() -> Story {
+    /// A task proposed, awaiting a decision in its first round.
+    fn proposed() -> Story {
         let mut s = Story::new();
         let apr = s.apr.clone();
         s.push(
@@ -65,6 +65,13 @@ impl Story {
                     "approval_id": "{apr}"}}"#
             ),
         );
+        s
+    }
+
+    /// proposed, decided (approved), claimed (fence 1, lease until 5000), completed.
+    fn lifecycle() -> Story {
+        let mut s = Story::proposed();
+        let apr = s.apr.clone();
         s.push(
             EventKind::Decided,
             State::Approved,
@@ -479,17 +486,8 @@ impl Round {
             crate::base64url_encode(document.as_bytes())
         ));
         let links = [link];
-        let mut s = Story::new();
+        let mut s = Story::proposed();
         let apr = s.apr.clone();
-        s.push(
-            EventKind::Proposed,
-            State::AwaitingApproval,
-            None,
-            format!(
-                r#"{{"job_id": "job", "request_id": "req", "approval_required": true,
-                    "approval_id": "{apr}"}}"#
-            ),
-        );
         let mut records = Vec::new();
         for (id, approver, behalf) in [
             ("dec-1", "user:bob", None),
@@ -603,17 +601,8 @@ fn round_decisions_are_held_to_their_decided_events() {
 /// A task under a quorum of two, approved, sent back for re-approval, and approved again by a
 /// second round whose meeting member's event records `met_state`.
 fn reapproved(met_state: State) -> Story {
-    let mut s = Story::new();
+    let mut s = Story::proposed();
     let (first, second) = (s.apr.clone(), approval_id(&s.task, 2));
-    s.push(
-        EventKind::Proposed,
-        State::AwaitingApproval,
-        None,
-        format!(
-            r#"{{"job_id": "job", "request_id": "req", "approval_required": true,
-                "approval_id": "{first}"}}"#
-        ),
-    );
     let round = |s: &mut Story, apr: &str, waiting: State, met: State, ids: [&str; 2]| {
         for (n, (who, id)) in ["user:bob", "user:carol"].iter().zip(ids).enumerate() {
             let state = if n == 0 { waiting } else { met };
