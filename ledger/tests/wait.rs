@@ -211,6 +211,7 @@ fn a_dropped_listening_connection_is_replaced() {
     let l = Arc::new(db.open());
     let task = awaiting(&l, "job-1");
     let mut admin = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    // Its LISTEN may still be answering when it is cut off: the watch replaces it all the same.
     let listening = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() \
                      AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()";
     let (l2, id) = (l.clone(), task.id.clone());

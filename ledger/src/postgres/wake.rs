@@ -4,7 +4,8 @@
 //!
 //! A notification is lost when the listening connection drops (PostgreSQL keeps none for a
 //! session that is gone): the watch then listens on a new connection and returns, so that the
-//! caller reads again after listening, as it does after every wake.
+//! caller reads again after listening, as it does after every wake. A connection cut off under
+//! its `LISTEN` is replaced the same way.
 
 use super::{pg_error, Conn, Postgres};
 use actionseal_core::Result;
@@ -37,14 +38,27 @@ impl Postgres {
     }
 }
 
+/// How many connections a watch tries for one `LISTEN`: one cut off under it is replaced as
+/// one cut off after it, and a server that cuts off every one is an error, not a loop.
+const LISTEN_ATTEMPTS: u32 = 3;
+
 impl Watch<'_> {
     fn listen(&mut self) -> Result<()> {
-        let mut c = self.pg.take()?;
-        c.client
-            .batch_execute(&format!("LISTEN {CHANNEL}"))
-            .map_err(|e| pg_error("listen", &e))?;
-        self.conn = Some(c);
-        Ok(())
+        let mut left = LISTEN_ATTEMPTS;
+        loop {
+            let mut c = self.pg.take()?;
+            match c.client.batch_execute(&format!("LISTEN {CHANNEL}")) {
+                Ok(()) => {
+                    self.conn = Some(c);
+                    return Ok(());
+                }
+                Err(e) if left > 1 && cut_off(&e) => {
+                    left -= 1;
+                    log::debug!("a ledger watch's connection failed under LISTEN: {e}");
+                }
+                Err(e) => return Err(pg_error("listen", &e)),
+            }
+        }
     }
 
     /// Returns once a commit about the watched task (or any, when it watches every task)
@@ -83,6 +97,13 @@ impl Watch<'_> {
             }
         }
     }
+}
+
+/// Whether `e` ended the connection rather than refused the statement: closed, or the
+/// server's operator intervention (SQLSTATE class 57: an administrator ending the session,
+/// a shutdown), which arrives as the statement's own error when it comes before its answer.
+fn cut_off(e: &postgres::Error) -> bool {
+    e.is_closed() || e.code().is_some_and(|c| c.code().starts_with("57"))
 }
 
 impl Drop for Watch<'_> {
