@@ -322,6 +322,36 @@ fn batch(out: &mut Out, trust: &Json) -> Result<(), String> {
         trust.clone(),
         None,
     );
+    batch_quorum(out, trust)
+}
+
+/// An item of a batch decided by a quorum of two, in a ledger of its own: the item's events
+/// record each member's batch decision as a task's do, so its round is re-tallied offline.
+fn batch_quorum(out: &mut Out, trust: &Json) -> Result<(), String> {
+    let mut f = Fixture::new()?;
+    let item = f.batch_item("job-13", Decided::Quorum)?;
+    let b = f.export(&item, &witness(9, "witness.example"))?;
+    out.add(
+        "y_batch_item_quorum",
+        "Item 1 of a three-refund batch under a quorum of two: user:bob's and user:dave's \
+         batch decisions are each a decided event of the item (counted in the batch's round, \
+         each with the item's inclusion proof), then quorum_met approves it.",
+        b.clone(),
+        trust.clone(),
+        None,
+    );
+    out.add(
+        "n_quorum_not_met_batch_item_one_approval",
+        "user:bob's batch decision left out of the item's history: quorum_met after one \
+         approval of the two the contract asks for.",
+        forged::forged(&b, |h| {
+            h.events.remove(1);
+            h.decisions.remove(0);
+            h.in_batch.remove(0);
+        })?,
+        without_witnesses(trust),
+        Some(("quorum_not_met", "/events/2/event")),
+    );
     Ok(())
 }
 

@@ -728,7 +728,7 @@ function decisions(b, trust, ctx, actions) {
         throw err
       }
       const delegates = chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
-      return { proof, record, delegates, i, overBatch: true }
+      return { proof, record, delegates, i }
     }
     const envelope = isObject(given) && has(given, 'payloadType')
     const passkey = isObject(given) && has(given, 'passkey')
@@ -775,7 +775,7 @@ function decisions(b, trust, ctx, actions) {
     const action = actions.find((a) => a.digest === e.action_digest)
     if (!action) refuse('evidence_mismatch')
     const delegates = chainHolds(record, action.action, e.at, ptr('decisions', k, 'delegation'), ctx)
-    return { proof, record, delegates, i, overBatch: false }
+    return { proof, record, delegates, i }
   }))
 }
 
@@ -880,7 +880,8 @@ function tally(q, members) {
 }
 
 /**
- * Under a quorum every decision about this task alone is a member of a round (`counted_as`)
+ * Under a quorum every decision about this task (alone, or as an item of the batch decided:
+ * its events record each member of the batch's round) is a member of a round (`counted_as`)
  * that leaves the task awaiting (approval or re-approval), or rejected by a veto; each
  * quorum_met event's round (the counted decisions before it with its approval_id, each about
  * the action it approves) meets the quorum, with no veto before it, counted as the event says;
@@ -893,7 +894,7 @@ function tallied(b, judged) {
   const counted = (i) => has(b.events[i].event.detail, 'counted_as')
   // Each identity decides once a round.
   const seen = new Set()
-  for (const { record, i } of judged.filter((j) => !j.overBatch)) {
+  for (const { record, i } of judged) {
     const e = b.events[i].event
     if (counted(i)) {
       const member = JSON.stringify([e.detail.approval_id ?? null, countsFor(record)])
@@ -924,8 +925,11 @@ function tallied(b, judged) {
 /** The quorum_met event `i`'s round re-tallied from the bundle's records: {state, outOfOrder}. */
 function roundMet(b, i, q, judged, counted) {
   const event = b.events[i].event
-  const round = judged.filter((j) => !j.overBatch && j.i < i && counted(j.i) && b.events[j.i].event.detail.approval_id === event.detail.approval_id)
+  const round = judged.filter((j) => j.i < i && counted(j.i) && b.events[j.i].event.detail.approval_id === event.detail.approval_id)
   if (round.some((j) => b.events[j.i].event.action_digest !== event.action_digest)) refuse('quorum_not_met', ptr('events', i, 'event'))
+  // A batch item's round is its batch's: every member decided that one batch.
+  const batchOf = (j) => b.events[j.i].event.detail.batch_digest ?? null
+  if (round.some((j) => batchOf(j) !== batchOf(round[0]))) refuse('quorum_not_met', ptr('events', i, 'event'))
   const members = round.map(({ record }) => ({
     approver: countsFor(record),
     role: typeof record.role === 'string' ? record.role : null,

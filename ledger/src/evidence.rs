@@ -299,15 +299,18 @@ fn batch_decision(
     let b = tx
         .batch(batch_id, Lock::None)?
         .ok_or_else(|| storage("evidence", format!("the batch {batch_id:?} is not kept")))?;
+    // The decision that decided the batch is on its row; any other member of its round under a
+    // quorum is a row of the round.
     let record = match (&b.record, &b.decision_id) {
-        (Some(record), Some(id)) if Some(id) == e.decision_id.as_ref() => stored(record)?,
-        _ => {
-            return Err(storage(
-                "evidence",
-                "a batch without the decision its item names",
-            ))
-        }
+        (Some(record), Some(id)) if Some(id) == e.decision_id.as_ref() => record.clone(),
+        _ => tx
+            .round_decisions(&b.approval_id)?
+            .into_iter()
+            .find(|r| Some(&r.decision_id) == e.decision_id.as_ref())
+            .map(|r| r.record)
+            .ok_or_else(|| storage("evidence", "a batch without the decision its item names"))?,
     };
+    let record = stored(&record)?;
     let items = crate::ops::batch::ids(&b.items)?
         .iter()
         .map(|id| crate::ops::locked_task(tx, id))

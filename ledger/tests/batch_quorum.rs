@@ -3,8 +3,9 @@
 //! identity, held by the contract's separation of duties; the batch and its items stay
 //! awaiting until the decision that meets the quorum (a veto rejects them all), and each
 //! item's claim checks the round's records as a set. The audit holds the round's rows to the
-//! `batch_decided` events. A ledger that approved the batch on its first member's decision
-//! (as it does without a quorum) would let `claim_item` win after one approval.
+//! `batch_decided` events, and each item's evidence re-tallies it offline from the members'
+//! decisions its own events record. A ledger that approved the batch on its first member's
+//! decision (as it does without a quorum) would let `claim_item` win after one approval.
 
 mod common;
 
@@ -162,6 +163,21 @@ fn a_batch_is_claimable_once_its_quorum_is_met() {
             .collect();
         assert_eq!(rows, [["d-1", "user:bob"], ["d-3", "user:carol"]], "{what}");
         verified(&l, &what);
+        // Each item records both members as a task does, so its evidence re-tallies the round.
+        let item = &b.items[0].0;
+        assert_eq!(
+            kinds(&l, item),
+            [
+                "proposed",
+                "decided",
+                "claim_refused",
+                "decided",
+                "quorum_met",
+                "claimed"
+            ],
+            "{what}"
+        );
+        evidence_holds(&db, item, &what);
     }
 }
 
@@ -223,6 +239,7 @@ fn a_veto_rejects_every_item_and_an_all_or_nothing_batch_is_claimed_whole() {
             .unwrap();
         assert_eq!(no.batch.state, State::Rejected, "{what}");
         items_are(&l, &vetoed, State::Rejected, &what);
+        evidence_holds(&db, &vetoed.items[1].0, &what);
 
         let actions = refunds(&contract, "job-2", 3);
         let whole = l
@@ -251,6 +268,44 @@ fn a_veto_rejects_every_item_and_an_all_or_nothing_batch_is_claimed_whole() {
             other => panic!("{what}: {other:?}"),
         }
         verified(&l, &what);
+        evidence_holds(&db, &whole.items[2].0, &what);
+    }
+}
+
+#[test]
+fn a_round_row_written_into_the_database_meets_no_items_quorum_offline() {
+    for engine in engines() {
+        let what = format!("{engine:?}");
+        let db = Db::fast(engine);
+        let l = db.open_at(&ManualClock::new(T0));
+        let contract = two_of_three();
+        let b = l
+            .propose_batch(
+                &refunds(&contract, "job-1", 2),
+                &contract,
+                Semantics::PerItem,
+                "agent",
+            )
+            .unwrap();
+        // Someone with the database adds a member who never decided; the next real decision
+        // then meets the batch's quorum in the ledger, and each item's quorum_met counts it.
+        db.sql(&format!(
+            "INSERT INTO ledger_round_decisions (approval_id, n, decision_id, counted_as, role, \
+             decision, record, proof, decided_at, recorded_at) VALUES ('{}', 1, 'd-forged', \
+             'user:mallory', NULL, 'approved', '{{\"approver\":\"user:mallory\"}}', NULL, {T0}, \
+             {T0})",
+            b.approval_id
+        ));
+        let met = l
+            .decide_batch(&envelope(&b, "d-1", "user:bob", Decision::Approved))
+            .unwrap();
+        assert_eq!(met.batch.state, State::Approved, "{what}");
+        assert!(l.audit_verify().unwrap().broken.is_some(), "{what}");
+        for (item, _) in &b.items {
+            let e = evidence_of(&db, item).unwrap_err();
+            assert_eq!(e.code(), Code::QuorumNotMet, "{what}: {e}");
+            assert_eq!(e.path(), "/events/2/event", "{what}: quorum_met");
+        }
     }
 }
 
@@ -272,6 +327,8 @@ fn the_audit_holds_a_batchs_round_to_its_events() {
         l.decide_batch(&envelope(&b, "d-1", "user:bob", Decision::Approved))
             .unwrap();
         verified(&l, &what);
+        // Pending, each item holds the member's decision, and its evidence the round so far.
+        evidence_holds(&db, &b.items[0].0, &what);
         // A member's row counted as someone else, or a row no event made: both found.
         for tamper in [
             "UPDATE ledger_round_decisions SET counted_as = 'user:carol'",

@@ -7,7 +7,6 @@
 
 mod common;
 
-use actionseal_core::evidence::verify_evidence;
 use actionseal_core::{canonicalize, Code, OwnedValue};
 use actionseal_ledger::{Decided, Ledger, Task};
 use common::*;
@@ -73,25 +72,6 @@ fn counted(t: &Task) -> (usize, u8) {
 fn audit_holds(l: &Ledger, what: &str) {
     let report = l.audit_verify().unwrap();
     assert!(report.broken.is_none(), "{what}: {:?}", report.broken);
-}
-
-/// Task `task`'s evidence bundle, exported through a handle that signs checkpoints, as
-/// `verify_evidence` judges it without the database (trusting the ledger's key alone: the
-/// decisions here are bare).
-fn evidence_of(db: &Db, task: &str) -> actionseal_core::Result<()> {
-    let b = db
-        .open_logged()
-        .evidence(task, "auditor:carol", None)
-        .unwrap();
-    let trust = json(&format!(
-        r#"{{"ledger_keys": [{{"key": "{LOG_VERIFIER}"}}]}}"#
-    ));
-    verify_evidence(&json(&canonicalize(&b.to_value())), &trust).map(|_| ())
-}
-
-/// An honest ledger's rounds are what the bundle's offline re-tally finds.
-fn evidence_holds(db: &Db, task: &str, what: &str) {
-    evidence_of(db, task).unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
 /// The ledger's audit holds, and so does `task`'s evidence offline.

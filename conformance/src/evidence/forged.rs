@@ -16,10 +16,12 @@ use base64::Engine;
 use serde_json::{json, Value as Json};
 
 /// A task's history as a forger edits it: its events before the export, and the bundle's
-/// decision records (one per decided event).
+/// decision records (one per decided event), with their inclusion proofs in their batches
+/// when the task is a batch's item (else empty).
 pub(super) struct History {
     pub(super) events: Vec<Json>,
     pub(super) decisions: Vec<Json>,
+    pub(super) in_batch: Vec<Json>,
 }
 
 /// `b` after `edit` changed its history: each event numbered and chained again (`seq`,
@@ -30,6 +32,11 @@ pub(super) fn forged(b: &Json, edit: impl FnOnce(&mut History)) -> Result<Json, 
     let mut h = History {
         events: events.iter().map(|e| e["event"].clone()).collect(),
         decisions: b["decisions"].as_array().ok_or("no decisions")?.clone(),
+        in_batch: b
+            .get("in_batch")
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default(),
     };
     edit(&mut h);
     let mut export = b["export"]["event"].clone();
@@ -66,6 +73,9 @@ pub(super) fn forged(b: &Json, edit: impl FnOnce(&mut History)) -> Result<Json, 
     out["events"] = Json::Array(entries);
     out["export"] = export;
     out["decisions"] = Json::Array(h.decisions);
+    if !h.in_batch.is_empty() {
+        out["in_batch"] = Json::Array(h.in_batch);
+    }
     out["checkpoint"] = json!({"note": note.to_string(), "timestamp": null});
     out["witnessed"] = json!([]);
     Ok(out)

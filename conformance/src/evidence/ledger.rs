@@ -379,9 +379,14 @@ impl Fixture {
 
     /// Proposes three refunds of `job` as one per-item batch under the example contract made
     /// batchable, approves the batch (user:bob; bare, or [`Decided::Signed`] with a record
-    /// signed by the service key), and claims and completes item 1; returns item 1's task id.
+    /// signed by the service key; [`Decided::Quorum`]: bare decisions of user:bob, then
+    /// user:dave, under the quorum contract), and claims and completes item 1; returns item
+    /// 1's task id.
     pub(super) fn batch_item(&self, job: &str, decided: Decided) -> Result<String, String> {
-        let mut contract = contract();
+        let mut contract = match decided {
+            Decided::Quorum => quorum_contract(),
+            _ => contract(),
+        };
         contract["batch"] = json!({"max_items": 10});
         let c = actionseal_core::Contract::from_value(&to_core(&contract)?).map_err(s)?;
         let actions = (0..3)
@@ -409,26 +414,43 @@ impl Fixture {
                 "agent:7",
             )
             .map_err(s)?;
-        self.clock.advance(MINUTE).unwrap();
-        let drafted = b
-            .decision(&actionseal_ledger::DecisionDraft {
-                decision_id: &format!("d-{job}"),
-                decision: Decision::Approved,
-                approver: "user:bob",
-                decided_at: self.l.now(),
-                expires_at: self.l.now() + HOUR,
-            })
-            .map_err(s)?;
-        let presented = match decided {
-            Decided::Signed => sign_approval(drafted.record.value(), &service_key()).map_err(s)?,
-            _ => drafted.envelope.to_value(),
+        let approvers: &[&str] = match decided {
+            Decided::Quorum => &["user:bob", "user:dave"],
+            _ => &["user:bob"],
         };
-        self.l.decide_batch(&presented).map_err(s)?;
+        for (n, approver) in approvers.iter().enumerate() {
+            self.clock.advance(MINUTE).unwrap();
+            // The first decision's id is the one a batch decided alone has.
+            let decision_id = match n {
+                0 => format!("d-{job}"),
+                n => format!("d-{job}-{n}"),
+            };
+            let drafted = b
+                .decision(&actionseal_ledger::DecisionDraft {
+                    decision_id: &decision_id,
+                    decision: Decision::Approved,
+                    approver,
+                    decided_at: self.l.now(),
+                    expires_at: self.l.now() + HOUR,
+                })
+                .map_err(s)?;
+            let presented = match decided {
+                Decided::Signed => {
+                    sign_approval(drafted.record.value(), &service_key()).map_err(s)?
+                }
+                _ => drafted.envelope.to_value(),
+            };
+            self.l.decide_batch(&presented).map_err(s)?;
+        }
         self.clock.advance(MINUTE).unwrap();
         let item = b.items[1].0.clone();
+        let authorized: Vec<Json> = approvers
+            .iter()
+            .map(|a| json!({"approver": a, "authorized": true}))
+            .collect();
         let facts = to_core(&json!({
             "tenant": "tenant-a", "policy_version": "refund-policy-2026-08-01", "contract": contract,
-            "approver_authorized": {"approver": "user:bob", "authorized": true},
+            "approver_authorized": authorized,
             "subject_authorized": {"subject": "user:alice", "authorized": true},
         }))?;
         let out = self

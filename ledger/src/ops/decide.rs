@@ -293,7 +293,7 @@ pub(crate) fn run(
 
 /// The event of a quorum met by the decision whose `decided` event is `decided`: the task is
 /// approved; the detail names the round and each counted member, never an argument value.
-fn quorum_met(decided: &Event, t: &crate::store::TaskRow, q: &QuorumState) -> Event {
+pub(crate) fn quorum_met(decided: &Event, t: &crate::store::TaskRow, q: &QuorumState) -> Event {
     let mut ev = decided.clone();
     ev.kind = EventKind::QuorumMet;
     ev.state = Some(t.state);

@@ -39,6 +39,29 @@ pub enum Engine {
 /// The engines every test runs on. PostgreSQL comes from `scripts/pg run` (which sets
 /// ACTIONSEAL_TEST_PG); leaving it out is an error unless skipped explicitly with
 /// ACTIONSEAL_TEST_PG=skip.
+/// Task `task`'s evidence bundle, exported through a handle that signs checkpoints, as
+/// `verify_evidence` judges it without the database (trusting the ledger's key alone: the
+/// decisions here are bare).
+pub fn evidence_of(db: &Db, task: &str) -> actionseal_core::Result<()> {
+    let b = db
+        .open_logged()
+        .evidence(task, "auditor:carol", None)
+        .unwrap();
+    let trust = json(&format!(
+        r#"{{"ledger_keys": [{{"key": "{LOG_VERIFIER}"}}]}}"#
+    ));
+    actionseal_core::evidence::verify_evidence(
+        &json(&actionseal_core::canonicalize(&b.to_value())),
+        &trust,
+    )
+    .map(|_| ())
+}
+
+/// An honest ledger's rounds are what the bundle's offline re-tally finds.
+pub fn evidence_holds(db: &Db, task: &str, what: &str) {
+    evidence_of(db, task).unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
 pub fn engines() -> Vec<Engine> {
     match std::env::var("ACTIONSEAL_TEST_PG").as_deref() {
         Ok("skip") => {

@@ -12,7 +12,10 @@
 //! Under a quorum each member's decision binds the batch digest and is a row of the batch's
 //! round (its approval id), as a task's is: a `batch_decided` event naming whom it counted as;
 //! the batch and its items stay awaiting until the decision that meets the quorum (or vetoes
-//! the round) decides them with its record. Claims check the round's records as a set.
+//! the round) decides them with its record. Each item records every member's decision as a
+//! task's round does (a `decided` event naming `counted_as`, then the meeting member's
+//! `quorum_met`), so that its own evidence holds the whole round. Claims check the round's
+//! records as a set.
 
 use super::outcome::{awaits_no_one, breaker, send_approved_back, transit, Cause};
 use super::Server;
@@ -28,7 +31,7 @@ use actionseal_core::ledger::{
     next, BatchEnvelope, Envelope, EventKind, Op, Presented, Snapshot, State,
 };
 use actionseal_core::{
-    Code, Contract, Decision, Duty, Error, OwnedValue, Reason, Result, Value, Veto,
+    Code, Contract, Decision, Duty, Error, OwnedValue, QuorumState, Reason, Result, Value, Veto,
 };
 
 pub(crate) fn run(
@@ -156,10 +159,16 @@ pub(crate) fn run(
         None => None,
         Some(rows) => Some(count(tx, now, d, rows, (&record_text, &proof), &contract)?),
     };
+    let proven = proven_entries(p, token);
     if let Some(Round::Pending) = round {
-        // The round goes on: the batch and its items await the rest of it.
+        // The round goes on: the batch and its items await the rest of it. Each item records
+        // the member's decision too, so that its own evidence holds the whole round.
+        for t in &items {
+            let e = item_decided(t, now, (d, &b), proposed, &proven, &round);
+            tx.append(e);
+        }
         let mut entries = decided_entries(d, &record_text, &round);
-        entries.extend(proven_entries(p, token));
+        entries.extend(proven.iter().cloned());
         let mut e = event(&b, now, EventKind::BatchDecided, &d.approver, entries);
         e.decision_id = Some(d.decision_id.clone());
         e.approved_digest = Some(b.digest);
@@ -180,7 +189,6 @@ pub(crate) fn run(
     tx.put_batch(&b)?;
     // Each item's decided event says who proved the decision, as a task's does, so that the
     // item's own evidence verifies the signer without the batch's events.
-    let proven = proven_entries(p, token);
     for (i, t) in items.iter_mut().enumerate() {
         let before = ops::snapshot(t);
         t.state = next(&before, Op::Decide(d.decision), now)?;
@@ -201,28 +209,22 @@ pub(crate) fn run(
                 ..item
             })?;
         }
-        let mut e = ops::event(t, now, EventKind::Decided, &d.approver);
-        e.decision_id = Some(d.decision_id.clone());
-        e.approved_digest = Some(b.digest);
-        e.outcome = Some(d.decision.as_str().to_owned());
-        let mut entries = vec![
-            ("approval_id", crate::json::opt_s(t.approval_id.as_deref())),
-            ("decision", s(d.decision.as_str())),
-            ("approver", s(&d.approver)),
-            ("decided_at", n(d.decided_at)),
-            ("expires_at", n(d.expires_at)),
-            ("batch_id", s(&b.id)),
-            ("batch_approval_id", s(&b.approval_id)),
-            ("batch_digest", s(&b.digest.to_string())),
-        ];
-        entries.extend(proposed.map(|p| ("proposed_digest", s(&p.to_string()))));
-        entries.extend(proven.iter().cloned());
-        e.detail = ops::detail(entries);
-        tx.append(e);
+        let mut e = item_decided(t, now, (d, &b), proposed, &proven, &round);
+        match &round {
+            // The member that meets the quorum leaves the item as it found it: its
+            // quorum_met event, next, approves it, as a task's does.
+            Some(Round::Met(q)) => {
+                e.state = Some(before.state);
+                let met = ops::decide::quorum_met(&e, t, q);
+                tx.append(e);
+                tx.append(met);
+            }
+            _ => tx.append(e),
+        }
     }
     deselected(tx, now, &b, &d.approver)?;
     let mut entries = decided_entries(d, &record_text, &round);
-    entries.extend(proven_entries(p, token));
+    entries.extend(proven);
     let mut e = event(&b, now, EventKind::BatchDecided, &d.approver, entries);
     e.decision_id = Some(d.decision_id.clone());
     e.approved_digest = Some(b.digest);
@@ -259,8 +261,10 @@ pub(crate) fn run(
 enum Round {
     /// The quorum is not met yet: the batch awaits the rest of the round.
     Pending,
-    /// This decision met the quorum, or vetoed the round: the batch is decided by it.
-    Decided,
+    /// This approval met the quorum, as counted: the batch is approved by it.
+    Met(QuorumState),
+    /// This rejection vetoed the round: the batch is rejected by it.
+    Vetoed,
 }
 
 /// The members of `d`'s round so far, or the refusal of an approver who already decided in it.
@@ -315,8 +319,8 @@ fn count(
         .ok_or_else(|| crate::store::storage("quorum", "the contract lost its quorum"))?;
     let veto = contract.quorum().map(|q| q.veto);
     Ok(match d.decision {
-        Decision::Rejected if veto == Some(Veto::AnyRejection) => Round::Decided,
-        Decision::Approved if q.missing == 0 => Round::Decided,
+        Decision::Rejected if veto == Some(Veto::AnyRejection) => Round::Vetoed,
+        Decision::Approved if q.missing == 0 => Round::Met(q),
         _ => Round::Pending,
     })
 }
@@ -341,6 +345,42 @@ fn decided_entries(
         entries.push(("role", opt_s(d.role.as_deref())));
     }
     entries
+}
+
+/// Item `t`'s `decided` event for the batch decision `d` about `b` (the model's proposal
+/// `proposed`, proven by `proven`): the item's own approval id beside the batch's, and
+/// under a quorum whom the decision counted as, as a task's member event names it. Its
+/// state is the item's as it is now.
+fn item_decided(
+    t: &TaskRow,
+    now: i64,
+    (d, b): (&BatchEnvelope, &crate::store::BatchRow),
+    proposed: Option<actionseal_core::Digest>,
+    proven: &[(&'static str, OwnedValue)],
+    round: &Option<Round>,
+) -> actionseal_core::ledger::Event {
+    let mut e = ops::event(t, now, EventKind::Decided, &d.approver);
+    e.decision_id = Some(d.decision_id.clone());
+    e.approved_digest = Some(b.digest);
+    e.outcome = Some(d.decision.as_str().to_owned());
+    let mut entries = vec![
+        ("approval_id", opt_s(t.approval_id.as_deref())),
+        ("decision", s(d.decision.as_str())),
+        ("approver", s(&d.approver)),
+        ("decided_at", n(d.decided_at)),
+        ("expires_at", n(d.expires_at)),
+        ("batch_id", s(&b.id)),
+        ("batch_approval_id", s(&b.approval_id)),
+        ("batch_digest", s(&b.digest.to_string())),
+    ];
+    entries.extend(proposed.map(|p| ("proposed_digest", s(&p.to_string()))));
+    if round.is_some() {
+        entries.push(("counted_as", s(d.counting_identity())));
+        entries.push(("role", opt_s(d.role.as_deref())));
+    }
+    entries.extend(proven.iter().cloned());
+    e.detail = ops::detail(entries);
+    e
 }
 
 /// The contract's separation of duties over a batch: its decider (and every delegate along

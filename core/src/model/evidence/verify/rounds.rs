@@ -5,9 +5,10 @@
 //! and claims arrive; an honest ledger's bundle always passes, and these catch one that did
 //! not apply them.
 //!
-//! A batch item's bundle holds only the batch's deciding decision: the batch round's other
-//! members are the batch's events, so an item's quorum is not re-tallied here, and its
-//! separation is judged on the one item it holds (its subject and proposer).
+//! A batch item's events record each member of its batch's round as a task's do (the member's
+//! batch record, which holds the item by its inclusion proof), so its round is re-tallied the
+//! same way, and its separation judged on the one item the bundle holds (its subject and
+//! proposer).
 
 use super::{at_event, detail, named_action, proposed};
 use crate::error::{Code, Error, Result};
@@ -32,8 +33,6 @@ pub(super) struct Judged {
     pub(super) expires_at: i64,
     /// The delegates along its chain, the approver last (none without a delegation).
     pub(super) delegates: Vec<String>,
-    /// Whether it is a batch's decision.
-    pub(super) over_batch: bool,
 }
 
 impl Judged {
@@ -51,7 +50,6 @@ impl Judged {
             member: r.member(chain.links),
             expires_at: r.expires_at,
             delegates: chain.delegates,
-            over_batch: subject == RecordSubject::Batch,
         })
     }
 }
@@ -189,8 +187,8 @@ pub(super) fn separated(
     Ok(())
 }
 
-/// Under the contract's quorum every decision about this task alone counts in a round (its
-/// event names `counted_as`) and moves nothing by itself: its event leaves the task awaiting
+/// Under the contract's quorum every decision about this task (alone, or as an item of the
+/// batch decided) counts in a round (its event names `counted_as`) and moves nothing by itself: its event leaves the task awaiting
 /// (approval, or re-approval), or rejected by a veto. Each `quorum_met` event's round (the
 /// counted decisions before it with its `approval_id`, each about the action it approves)
 /// meets the quorum by core's [`tally`]: enough distinct people and roles, with no veto before
@@ -204,7 +202,7 @@ pub(super) fn tallied(b: &Bundle, contract: &Contract, judged: &[Judged]) -> Res
     let counted = |i: usize| detail(&events[i].event, "counted_as").is_some();
     // Each identity decides once a round (the ledger refuses a second: approver_already_decided).
     let mut seen: Vec<(Option<&str>, &str)> = Vec::new();
-    for j in judged.iter().filter(|j| !j.over_batch) {
+    for j in judged {
         let e = &events[j.event].event;
         let at = at_event(j.event, "event");
         if counted(j.event) {
@@ -299,8 +297,7 @@ fn round_met(
     let e = &events[i].event;
     let of_round = |j: &&Judged| {
         let m = &events[j.event].event;
-        !j.over_batch
-            && j.event < i
+        j.event < i
             && detail(m, "counted_as").is_some()
             && detail(m, "approval_id").and_then(Value::as_str)
                 == detail(e, "approval_id").and_then(Value::as_str)
@@ -312,6 +309,17 @@ fn round_met(
     {
         return Err(not_met(
             "the round counts a decision about another action than the one it approves",
+        ));
+    }
+    // A batch item's round is its batch's: every member decided that one batch.
+    let batch = |j: &&Judged| detail(&events[j.event].event, "batch_digest");
+    if round
+        .first()
+        .is_some_and(|first| round.iter().any(|j| batch(j) != batch(first)))
+    {
+        return Err(not_met(
+            "the round counts decisions about different batches, or a batch's beside the \
+             task's own",
         ));
     }
     let members: Vec<Member> = round.iter().map(|j| j.member.clone()).collect();

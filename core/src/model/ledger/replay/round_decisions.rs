@@ -12,7 +12,8 @@
 //!
 //! A batch's round (issue 28) is the same, with `batch_decided` events about the batch: its
 //! rows' records freeze the batch's header (whose fingerprint is the event's digest) and are
-//! rebuilt as batch decisions.
+//! rebuilt as batch decisions. Each item records every member's decision as a `decided` event
+//! of its own (for its evidence); those are the batch's rows, not rows of the item's round.
 
 use super::{decided_of, member, Decided, Mismatch, Place, StoredDecision};
 use crate::json::digest::Digest;
@@ -69,8 +70,15 @@ impl Rounds {
             task: task.to_owned(),
             members: Vec::new(),
         });
+        // An item's record of its batch's member is the batch's row, held by its
+        // `batch_decided` event.
+        let of_item = e.kind == EventKind::Decided && member(&e.detail, "batch_id").is_some();
         let counted_as = match member(&e.detail, "counted_as") {
-            Some(c) if matches!(e.kind, EventKind::Decided | EventKind::BatchDecided) => c,
+            Some(c)
+                if matches!(e.kind, EventKind::Decided | EventKind::BatchDecided) && !of_item =>
+            {
+                c
+            }
             _ => return Ok(()),
         };
         let decided = decided_of(e, e.outcome.as_deref().unwrap_or(""))?;
