@@ -352,7 +352,53 @@ fn batch_quorum(out: &mut Out, trust: &Json) -> Result<(), String> {
         without_witnesses(trust),
         Some(("quorum_not_met", "/events/2/event")),
     );
+    out.add(
+        "n_evidence_mismatch_batch_item_round_answered_again",
+        "The item sent back for re-approval after its round was met, and its second round \
+         answered by the same two batch decisions again (each batch answers the round it was \
+         proposed for: a re-approval is over a new batch).",
+        forged::forged(&b, reanswered)?,
+        without_witnesses(trust),
+        Some((
+            "evidence_mismatch",
+            "/events/5/event/detail/batch_approval_id",
+        )),
+    );
     Ok(())
+}
+
+/// The quorum batch item's history (proposed; decided by user:bob, then user:dave; quorum_met;
+/// claimed; completed) with a re-approval after quorum_met, whose round the same two batch
+/// decisions answer again.
+fn reanswered(h: &mut forged::History) {
+    let task = h.events[0]["task"].as_str().unwrap_or_default().to_owned();
+    let second = actionseal_core::ledger::approval_id(&task, 2);
+    let met_at = h.events[3]["at"].as_i64().unwrap_or_default();
+    let mut sent = h.events[3].clone();
+    sent["kind"] = json!("sent_to_reapproval");
+    sent["state"] = json!("awaiting_reapproval");
+    sent["outcome"] = json!("reapprove");
+    sent["reasons"] = json!(["breaker_open"]);
+    sent["approved_digest"] = Json::Null;
+    sent["decision_id"] = Json::Null;
+    sent["detail"] = json!({"approval_id": second, "batch_id": h.events[1]["detail"]["batch_id"],
+                            "lineage": h.events[1]["detail"]["batch_id"]});
+    let mut again = vec![sent];
+    for i in [1, 2, 3] {
+        let mut e = h.events[i].clone();
+        e["detail"]["approval_id"] = json!(second);
+        if i != 3 {
+            e["state"] = json!("awaiting_reapproval");
+        }
+        again.push(e);
+    }
+    for (n, e) in again.iter_mut().enumerate() {
+        e["at"] = json!(met_at + 1 + n as i64);
+    }
+    h.events.splice(4..4, again);
+    let (decisions, proofs) = (h.decisions.clone(), h.in_batch.clone());
+    h.decisions.extend(decisions);
+    h.in_batch.extend(proofs);
 }
 
 /// A decision verified after its event was recorded, in a ledger of its own whose clock read

@@ -880,6 +880,25 @@ function tally(q, members) {
 }
 
 /**
+ * A batch's decisions answer the one round of its items it was proposed for: a batch
+ * (`batch_approval_id`) appears under one of the task's approval ids, and an approval id holds
+ * decisions of one batch; else the later round could be answered with an earlier batch's
+ * records, which name the batch's round, not the item's.
+ */
+function oneBatchARound(b) {
+  const seen = []
+  b.events.forEach(({ event }, i) => {
+    const batch = event.detail?.batch_approval_id
+    if (event.kind !== 'decided' || typeof batch !== 'string') return
+    const round = event.detail.approval_id ?? null
+    if (seen.some(([r, x]) => (x === batch) !== (r === round))) {
+      refuse('evidence_mismatch', ptr('events', i, 'event', 'detail', 'batch_approval_id'))
+    }
+    seen.push([round, batch])
+  })
+}
+
+/**
  * Under a quorum every decision about this task (alone, or as an item of the batch decided:
  * its events record each member of the batch's round) is a member of a round (`counted_as`)
  * that leaves the task awaiting (approval or re-approval), or rejected by a veto; each
@@ -1078,6 +1097,7 @@ export function verifyEvidence(bundle, trust, { tokenTime } = {}) {
     const { contract, proposal, actions } = documents(b)
     const judged = decisions(b, t, ctx, actions)
     required(b, ctx)
+    oneBatchARound(b)
     separated(b, judged, actions)
     tallied(b, judged)
     claimedInTime(b, judged)

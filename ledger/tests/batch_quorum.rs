@@ -13,8 +13,8 @@ use actionseal_core::batch::Semantics;
 use actionseal_core::ledger::{Problem, State};
 use actionseal_core::{canonicalize, Code, Decision, OwnedValue};
 use actionseal_ledger::{
-    Batch, BatchClaimOutcome, BatchClaimRequest, ClaimOutcome, ClaimRequest, DecisionDraft, Ledger,
-    ManualClock,
+    Batch, BatchClaimOutcome, BatchClaimRequest, ClaimOutcome, ClaimRequest, Clock, DecisionDraft,
+    Ledger, ManualClock,
 };
 use common::*;
 
@@ -40,14 +40,23 @@ fn facts_of(contract: &OwnedValue) -> OwnedValue {
     ))
 }
 
-/// `approver`'s decision about `b` as it is now.
+/// `approver`'s decision about `b` as it is now, made at T0 for an hour.
 fn envelope(b: &Batch, decision_id: &str, approver: &str, decision: Decision) -> OwnedValue {
+    envelope_at(b, (decision_id, approver, decision), T0)
+}
+
+/// [`envelope`] made at `at`.
+fn envelope_at(
+    b: &Batch,
+    (decision_id, approver, decision): (&str, &str, Decision),
+    at: i64,
+) -> OwnedValue {
     b.decision(&DecisionDraft {
         decision_id,
         decision,
         approver,
-        decided_at: T0,
-        expires_at: T0 + HOUR,
+        decided_at: at,
+        expires_at: at + HOUR,
     })
     .unwrap()
     .envelope
@@ -269,6 +278,50 @@ fn a_veto_rejects_every_item_and_an_all_or_nothing_batch_is_claimed_whole() {
         }
         verified(&l, &what);
         evidence_holds(&db, &whole.items[2].0, &what);
+    }
+}
+
+#[test]
+fn a_remainders_round_is_tallied_apart_from_the_first_offline() {
+    for engine in engines() {
+        let what = format!("{engine:?}");
+        let db = Db::fast(engine);
+        let clock = ManualClock::new(T0);
+        let l = db.open_at(&clock);
+        let contract = two_of_three();
+        let actions = refunds(&contract, "job-1", 2);
+        let f = facts_of(&contract);
+        let b = l
+            .propose_batch(&actions, &contract, Semantics::PerItem, "agent")
+            .unwrap();
+        for (id, who) in [("d-1", "user:bob"), ("d-2", "user:carol")] {
+            l.decide_batch(&envelope(&b, id, who, Decision::Approved))
+                .unwrap();
+        }
+        // The round's approvals run out: the items wait again, over a batch of their own,
+        // whose round two members meet anew.
+        clock.advance(2 * HOUR).unwrap();
+        let item = &b.items[1].0;
+        let out = l.claim_item(&claim(item, &actions[1], &f)).unwrap();
+        assert_eq!(out.result(), "awaiting_reapproval", "{what}");
+        let rest = audit_events(&l)
+            .iter()
+            .rev()
+            .find(|e| str_field(e, "kind") == "batch_proposed")
+            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
+            .unwrap();
+        let rest = l.batch(&rest).unwrap();
+        for (id, who) in [("d-3", "user:bob"), ("d-4", "user:dave")] {
+            let at = clock.now_ms();
+            l.decide_batch(&envelope_at(&rest, (id, who, Decision::Approved), at))
+                .unwrap();
+        }
+        match l.claim_item(&claim(item, &actions[1], &f)).unwrap() {
+            ClaimOutcome::Claimed(..) => {}
+            other => panic!("{what}: {other:?}"),
+        }
+        verified(&l, &what);
+        evidence_holds(&db, item, &what);
     }
 }
 

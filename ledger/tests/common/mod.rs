@@ -36,9 +36,6 @@ pub enum Engine {
     Postgres,
 }
 
-/// The engines every test runs on. PostgreSQL comes from `scripts/pg run` (which sets
-/// ACTIONSEAL_TEST_PG); leaving it out is an error unless skipped explicitly with
-/// ACTIONSEAL_TEST_PG=skip.
 /// Task `task`'s evidence bundle, exported through a handle that signs checkpoints, as
 /// `verify_evidence` judges it without the database (trusting the ledger's key alone: the
 /// decisions here are bare).
@@ -62,6 +59,9 @@ pub fn evidence_holds(db: &Db, task: &str, what: &str) {
     evidence_of(db, task).unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
+/// The engines every test runs on. PostgreSQL comes from `scripts/pg run` (which sets
+/// ACTIONSEAL_TEST_PG); leaving it out is an error unless skipped explicitly with
+/// ACTIONSEAL_TEST_PG=skip.
 pub fn engines() -> Vec<Engine> {
     match std::env::var("ACTIONSEAL_TEST_PG").as_deref() {
         Ok("skip") => {

@@ -8,7 +8,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::Value;
 use crate::model::action::Action;
-use crate::model::approval::{Approval, Subject as RecordSubject};
+use crate::model::approval::{Approval, Subject};
 use crate::model::batch::tree::verify_known;
 use crate::model::batch::{BatchDecision, Header, ItemProof};
 use crate::model::contract::Contract;
@@ -44,6 +44,7 @@ pub fn verify_evidence(bundle: &Value<'_>, trust: &Value<'_>) -> Result<Timeline
     let in_force = Contract::from_value(&bundle.contract)
         .map_err(|e| e.with_code(Code::InvalidEvidence).in_key("contract"))?;
     rounds::required(&bundle, &in_force, &actions)?;
+    rounds::one_batch_a_round(&bundle)?;
     rounds::separated(&bundle, &in_force, &judged, &actions)?;
     rounds::tallied(&bundle, &in_force, &judged)?;
     rounds::claimed_in_time(&bundle, &judged)?;
@@ -411,7 +412,7 @@ fn single(
         .in_key("action")));
     }
     let chain = delegated(record.value(), e, actions).map_err(at)?;
-    let judged = Judged::of(i, record.value(), RecordSubject::Action, chain).map_err(at)?;
+    let judged = Judged::of(i, record.value(), Subject::Action, chain).map_err(at)?;
     Ok((proof, judged))
 }
 
@@ -442,7 +443,7 @@ fn over_batch(
     }
     in_batch(record.header(), e, item, actions).map_err(|e| e.in_index(k).in_key("in_batch"))?;
     let chain = delegated(record.value(), e, actions).map_err(at)?;
-    let judged = Judged::of(i, record.value(), RecordSubject::Batch, chain).map_err(at)?;
+    let judged = Judged::of(i, record.value(), Subject::Batch, chain).map_err(at)?;
     Ok((proof, judged))
 }
 
@@ -567,17 +568,6 @@ fn named_action<'b>(
         .ok_or_else(|| mismatch("the decision is about an action the bundle does not hold"))
 }
 
-/// What a decision record's subject is, and so which members of the decided event it is held
-/// to.
-#[derive(Clone, Copy, PartialEq)]
-enum Subject {
-    /// This task's action: `approval_id` and `action_digest` are the task's.
-    Action,
-    /// A batch holding it: `approval_id` and `batch_digest` are the batch's, which the item's
-    /// decided event names as `batch_approval_id` and `batch_digest` (and its approved digest).
-    Batch,
-}
-
 /// The record says what its decided event says: round, decision, approver, times, subject,
 /// the model's proposal, delegation.
 fn holds(v: &Value<'_>, e: &crate::model::ledger::Event, subject: Subject) -> Result<()> {
@@ -605,7 +595,11 @@ fn holds(v: &Value<'_>, e: &crate::model::ledger::Event, subject: Subject) -> Re
         _ => Vec::new(),
     };
     let (approval_id, subject_key, subject_digest) = match subject {
+        // This task's action: `approval_id` and `action_digest` are the task's.
         Subject::Action => ("approval_id", "action_digest", e.action_digest),
+        // A batch holding it: `approval_id` and `batch_digest` are the batch's, which the
+        // item's decided event names as `batch_approval_id` and `batch_digest` (and its
+        // approved digest).
         Subject::Batch => (
             "batch_approval_id",
             "batch_digest",

@@ -15,7 +15,7 @@ use crate::error::{Code, Error, Result};
 use crate::json::digest::Digest;
 use crate::json::value::Value;
 use crate::model::action::Action;
-use crate::model::approval::{read_as, Subject as RecordSubject};
+use crate::model::approval::{read_as, Subject};
 use crate::model::contract::Contract;
 use crate::model::decision::Decision;
 use crate::model::delegation::Chain;
@@ -41,7 +41,7 @@ impl Judged {
     pub(super) fn of(
         event: usize,
         value: &Value<'_>,
-        subject: RecordSubject,
+        subject: Subject,
         chain: Chain,
     ) -> Result<Judged> {
         let r = read_as(value, subject)?;
@@ -127,6 +127,40 @@ pub(super) fn claimed_in_time(b: &Bundle, judged: &[Judged]) -> Result<()> {
             }
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// A batch's decisions answer one round of its items: each decision over a batch is recorded
+/// in the item's round that batch was proposed for, so a batch (its `batch_approval_id`)
+/// appears under one of this task's approval ids, and one approval id holds decisions of one
+/// batch. A record of a batch names the batch's round, not the item's, so without this a
+/// ledger could answer a later round (a re-approval the breaker or a claim asked for) with an
+/// earlier batch's records. [`Code::EvidenceMismatch`] at the decided event's
+/// `batch_approval_id` otherwise.
+pub(super) fn one_batch_a_round(b: &Bundle) -> Result<()> {
+    let mut rounds: Vec<(Option<&str>, &str)> = Vec::new();
+    for (i, entry) in b.events.iter().enumerate() {
+        let e = &entry.event;
+        let text = |k: &str| detail(e, k).and_then(Value::as_str);
+        let (EventKind::Decided, Some(batch)) = (e.kind, text("batch_approval_id")) else {
+            continue;
+        };
+        let round = text("approval_id");
+        let clash = rounds.iter().any(|(r, x)| (*x == batch) != (*r == round));
+        if clash {
+            return Err(at_event(i, "event")(
+                Error::new(
+                    Code::EvidenceMismatch,
+                    "a batch's decision recorded in another round of the item than its batch's \
+                     others, or beside another batch's in one round: each batch answers the \
+                     one round it was proposed for",
+                )
+                .in_key("batch_approval_id")
+                .in_key("detail"),
+            ));
+        }
+        rounds.push((round, batch));
     }
     Ok(())
 }
