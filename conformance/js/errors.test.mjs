@@ -29,7 +29,7 @@ const LEDGER_CODES = [
   'task_not_claimed', 'task_not_in_doubt', 'stale_fence', 'lease_expired',
   'invalid_decision', 'invalid_ledger_url', 'ledger_unavailable', 'not_a_ledger',
   'ledger_schema_too_new', 'ledger_storage', 'audit_chain_broken', 'amend_conflict',
-  'decided_outside_round', 'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
+  'sign_count_not_increasing', 'proof_policy_weakened', 'ledger_value_out_of_range',
   'ledger_schema_invalid', 'ledger_unprotected', 'invalid_audit_heads', 'approver_already_decided',
   'delegation_refused', 'batch_all_or_nothing', 'batch_item', 'batch_not_found',
   'disclosures_shredded',

@@ -20,7 +20,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use ledger::{
     approval_key_window, approval_keys, log_verifier, passkey_keys, s, trust, witness, Decided,
-    Fixture, HOUR, T0, WITNESSED,
+    Fixture, HOUR, MINUTE, T0, WITNESSED,
 };
 use serde_json::{json, Value as Json};
 pub use tokens::{Kept, Tokens};
@@ -746,7 +746,24 @@ fn dishonest(out: &mut Out, q: &Json, s: &Json, trust: &Json) -> Result<(), Stri
             }
         })
     };
-    let cases: [(&str, &str, Json, Want); 8] = [
+    // The proposal moved to a minute after the signed decision, the rest a minute later.
+    let backdated = forged::forged(s, |h| {
+        let decided_at = h.events[1]["detail"]["decided_at"]
+            .as_i64()
+            .unwrap_or_default();
+        for (n, e) in h.events.iter_mut().enumerate() {
+            e["at"] = json!(decided_at + MINUTE * (n as i64 + 1));
+        }
+    })?;
+    let cases: [(&str, &str, Json, Want); 9] = [
+        (
+            "n_decided_outside_round_before_the_proposal",
+            "The refund's signed approval made a minute before the task was proposed (its \
+             decided_at before the round began), and recorded: the ledger refuses a decision \
+             made outside its round.",
+            backdated,
+            ("decided_outside_round", "/decisions/0/decided_at"),
+        ),
         (
             "n_evidence_mismatch_claimed_after_the_approval_expired",
             "The refund claimed the millisecond its signed approval expired.",

@@ -880,6 +880,23 @@ function tally(q, members) {
 }
 
 /**
+ * Every decision was made inside its round, as the ledger takes one: its record's decided_at no
+ * earlier than the last proposed, amended or sent_to_reapproval event, and no later than its
+ * own decided event.
+ */
+function decidedInRound(b, judged) {
+  let began = null
+  b.events.forEach(({ event }, i) => {
+    if (['proposed', 'amended', 'sent_to_reapproval'].includes(event.kind)) began = event.at
+    if (event.kind !== 'decided') return
+    const k = judged.findIndex((j) => j.i === i)
+    if (k < 0) return
+    const at = judged[k].record.decided_at
+    if ((began !== null && at < began) || at > event.at) refuse('decided_outside_round', ptr('decisions', k, 'decided_at'))
+  })
+}
+
+/**
  * A batch's decisions answer the one round of its items it was proposed for: a batch
  * (`batch_approval_id`) appears under one of the task's approval ids, and an approval id holds
  * decisions of one batch; else the later round could be answered with an earlier batch's
@@ -1098,6 +1115,7 @@ export function verifyEvidence(bundle, trust, { tokenTime } = {}) {
     const judged = decisions(b, t, ctx, actions)
     required(b, ctx)
     oneBatchARound(b)
+    decidedInRound(b, judged)
     separated(b, judged, actions)
     tallied(b, judged)
     claimedInTime(b, judged)

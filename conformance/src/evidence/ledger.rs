@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 /// 2025-11-30 10:00 UTC: when the ledger's clock starts.
 pub(super) const T0: i64 = 1_764_496_800_000;
-const MINUTE: i64 = 60_000;
+pub(super) const MINUTE: i64 = 60_000;
 pub(super) const HOUR: i64 = 60 * MINUTE;
 /// When the witness cosigns the first export (seconds); later ones a minute apart.
 pub(super) const WITNESSED: u64 = 1_764_500_000;

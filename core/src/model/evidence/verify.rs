@@ -45,6 +45,7 @@ pub fn verify_evidence(bundle: &Value<'_>, trust: &Value<'_>) -> Result<Timeline
         .map_err(|e| e.with_code(Code::InvalidEvidence).in_key("contract"))?;
     rounds::required(&bundle, &in_force, &actions)?;
     rounds::one_batch_a_round(&bundle)?;
+    rounds::decided_in_round(&bundle, &judged)?;
     rounds::separated(&bundle, &in_force, &judged, &actions)?;
     rounds::tallied(&bundle, &in_force, &judged)?;
     rounds::claimed_in_time(&bundle, &judged)?;

@@ -165,6 +165,49 @@ pub(super) fn one_batch_a_round(b: &Bundle) -> Result<()> {
     Ok(())
 }
 
+/// Every decision was made inside its round, as the ledger takes one
+/// (`decided_outside_round`): its record's `decided_at` no earlier than the round began (the
+/// proposal, the last amendment or re-approval of the task) and no later than the ledger
+/// recorded it. A signer's backdated decision, or one a ledger recorded for a round it was not
+/// made in, is [`Code::DecidedOutsideRound`] at the decision's `decided_at`. (A batch's round
+/// begins with its proposal or last deselection, never before its items' round: an item's
+/// decisions are held to the item's.)
+pub(super) fn decided_in_round(b: &Bundle, judged: &[Judged]) -> Result<()> {
+    let mut began: Option<i64> = None;
+    for (i, entry) in b.events.iter().enumerate() {
+        let e = &entry.event;
+        match e.kind {
+            EventKind::Proposed | EventKind::Amended | EventKind::SentToReapproval => {
+                began = Some(e.at)
+            }
+            EventKind::Decided => {
+                let Some((k, j)) = judged.iter().enumerate().find(|(_, j)| j.event == i) else {
+                    continue;
+                };
+                let at = j.member.decided_at;
+                let why = match began {
+                    Some(start) if at < start => {
+                        format!("decided_at {at} is before its round began at {start}")
+                    }
+                    _ if at > e.at => {
+                        format!(
+                            "decided_at {at} is after the ledger recorded it at {}",
+                            e.at
+                        )
+                    }
+                    _ => continue,
+                };
+                return Err(Error::new(Code::DecidedOutsideRound, why)
+                    .in_key("decided_at")
+                    .in_index(k)
+                    .in_key("decisions"));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn not_met(message: impl Into<String>) -> Error {
     Error::new(Code::QuorumNotMet, message)
 }
