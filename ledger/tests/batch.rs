@@ -304,13 +304,7 @@ fn the_breaker_trips_the_remainder_waits_and_a_new_decision_half_opens_it() {
             .unwrap();
         // The remainder: a batch of the same lineage over the four.
         let lineage = l.batch(&b.id).unwrap().lineage;
-        let remainder = audit_events(&l)
-            .iter()
-            .rev()
-            .find(|e| str_field(e, "kind") == "batch_proposed")
-            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
-            .unwrap();
-        let r = l.batch(&remainder).unwrap();
+        let r = last_batch(&l);
         assert_eq!(
             (r.lineage.as_str(), r.items.len(), r.current),
             (lineage.as_str(), 4, true)
@@ -460,13 +454,7 @@ fn an_expired_batch_decision_sends_every_remaining_item_back_over_a_new_batch() 
                 State::AwaitingReapproval
             ]
         );
-        let r = audit_events(&l)
-            .iter()
-            .rev()
-            .find(|e| str_field(e, "kind") == "batch_proposed")
-            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
-            .unwrap();
-        let r = l.batch(&r).unwrap();
+        let r = last_batch(&l);
         assert_eq!((r.items.len(), r.current), (2, true));
         let r = l
             .decide_batch(&batch_decision(&r, "dec-10", "approved", l.now()))

@@ -40,6 +40,17 @@ fn facts_of(contract: &OwnedValue) -> OwnedValue {
     ))
 }
 
+/// Two refunds of job-1 proposed by the agent as one per-item batch under `contract`.
+fn two_refunds(l: &Ledger, contract: &OwnedValue) -> Batch {
+    l.propose_batch(
+        &refunds(contract, "job-1", 2),
+        contract,
+        Semantics::PerItem,
+        "agent",
+    )
+    .unwrap()
+}
+
 /// `approver`'s decision about `b` as it is now, made at T0 for an hour.
 fn envelope(b: &Batch, decision_id: &str, approver: &str, decision: Decision) -> OwnedValue {
     envelope_at(b, (decision_id, approver, decision), T0)
@@ -233,14 +244,7 @@ fn a_veto_rejects_every_item_and_an_all_or_nothing_batch_is_claimed_whole() {
         let contract = two_of_three();
         let f = facts_of(&contract);
 
-        let vetoed = l
-            .propose_batch(
-                &refunds(&contract, "job-1", 2),
-                &contract,
-                Semantics::PerItem,
-                "agent",
-            )
-            .unwrap();
+        let vetoed = two_refunds(&l, &contract);
         l.decide_batch(&envelope(&vetoed, "d-1", "user:bob", Decision::Approved))
             .unwrap();
         let no = l
@@ -304,13 +308,7 @@ fn a_remainders_round_is_tallied_apart_from_the_first_offline() {
         let item = &b.items[1].0;
         let out = l.claim_item(&claim(item, &actions[1], &f)).unwrap();
         assert_eq!(out.result(), "awaiting_reapproval", "{what}");
-        let rest = audit_events(&l)
-            .iter()
-            .rev()
-            .find(|e| str_field(e, "kind") == "batch_proposed")
-            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
-            .unwrap();
-        let rest = l.batch(&rest).unwrap();
+        let rest = last_batch(&l);
         for (id, who) in [("d-3", "user:bob"), ("d-4", "user:dave")] {
             let at = clock.now_ms();
             l.decide_batch(&envelope_at(&rest, (id, who, Decision::Approved), at))
@@ -332,14 +330,7 @@ fn a_round_row_written_into_the_database_meets_no_items_quorum_offline() {
         let db = Db::fast(engine);
         let l = db.open_at(&ManualClock::new(T0));
         let contract = two_of_three();
-        let b = l
-            .propose_batch(
-                &refunds(&contract, "job-1", 2),
-                &contract,
-                Semantics::PerItem,
-                "agent",
-            )
-            .unwrap();
+        let b = two_refunds(&l, &contract);
         // Someone with the database adds a member who never decided; the next real decision
         // then meets the batch's quorum in the ledger, and each item's quorum_met counts it.
         db.sql(&format!(
@@ -369,14 +360,7 @@ fn the_audit_holds_a_batchs_round_to_its_events() {
         let db = Db::fast(engine);
         let l = db.open_at(&ManualClock::new(T0));
         let contract = two_of_three();
-        let b = l
-            .propose_batch(
-                &refunds(&contract, "job-1", 2),
-                &contract,
-                Semantics::PerItem,
-                "agent",
-            )
-            .unwrap();
+        let b = two_refunds(&l, &contract);
         l.decide_batch(&envelope(&b, "d-1", "user:bob", Decision::Approved))
             .unwrap();
         verified(&l, &what);

@@ -578,13 +578,7 @@ fn an_item_decided_twice_holds_its_proof_in_each_batch() {
         f.clock.advance(2 * HOUR).unwrap();
         let out = f.claim_item(&facts(&contract), &ids[2], &actions[2]);
         assert_eq!(out.result(), "awaiting_reapproval", "{engine:?}");
-        let rest = audit_events(l)
-            .iter()
-            .rev()
-            .find(|e| str_field(e, "kind") == "batch_proposed")
-            .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
-            .unwrap();
-        let rest = l.batch(&rest).unwrap();
+        let rest = last_batch(l);
         f.approve_batch(&rest, "d-rest");
         f.run_item(&contract, &ids[2], &actions[2]);
 

@@ -546,6 +546,17 @@ pub fn audit_events(ledger: &Ledger) -> Vec<OwnedValue> {
     ledger.audit_export().unwrap().lines().map(json).collect()
 }
 
+/// The batch proposed last (a lineage's remainder, after a send-back), as the audit names it.
+pub fn last_batch(ledger: &Ledger) -> actionseal_ledger::Batch {
+    let id = audit_events(ledger)
+        .iter()
+        .rev()
+        .find(|e| str_field(e, "kind") == "batch_proposed")
+        .map(|e| str_field(field(e, "detail"), "batch_id").to_owned())
+        .expect("a batch was proposed");
+    ledger.batch(&id).unwrap()
+}
+
 pub fn field<'a>(v: &'a OwnedValue, key: &str) -> &'a Value<'static> {
     v.as_object()
         .and_then(|o| o.get(key))

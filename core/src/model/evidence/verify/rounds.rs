@@ -265,8 +265,9 @@ pub(super) fn separated(
 }
 
 /// Under the contract's quorum every decision about this task (alone, or as an item of the
-/// batch decided) counts in a round (its event names `counted_as`) and moves nothing by itself: its event leaves the task awaiting
-/// (approval, or re-approval), or rejected by a veto. Each `quorum_met` event's round (the
+/// batch decided) counts in a round (its event names `counted_as`) and moves nothing by
+/// itself: its event leaves the task awaiting (approval, or re-approval), or rejected by a
+/// veto. Each `quorum_met` event's round (the
 /// counted decisions before it with its `approval_id`, each about the action it approves)
 /// meets the quorum by core's [`tally`]: enough distinct people and roles, with no veto before
 /// it, counted as the event says. A round met out of the roles' listed order is the ledger's
